@@ -1,0 +1,134 @@
+//! The command line: `serve`, `export`, `import`.
+//!
+//! `main` parses arguments into `Cli` and calls `run`; each command opens the
+//! store it needs and reports what it did. Every flag also reads a
+//! `FORKFUL_*` environment variable. Errors carry context for the person at
+//! the terminal (which file, which store) and end the process non-zero.
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand};
+
+use crate::store::transfer;
+use crate::store::Store;
+
+/// forkful: recipes with their whole history, forkable like repositories.
+#[derive(Debug, Parser)]
+#[command(name = "forkful", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Open the store and serve the site.
+    Serve {
+        /// The store's directory.
+        #[arg(long, env = "FORKFUL_DATA", default_value = "./data")]
+        data: PathBuf,
+        /// Serve a temporary store instead of the directory.
+        #[arg(long, env = "FORKFUL_DEMO")]
+        demo: bool,
+    },
+    /// Write every datom, history included, to a line-per-datom file.
+    Export {
+        #[arg(long, env = "FORKFUL_DATA", default_value = "./data")]
+        data: PathBuf,
+        /// The file to write (`-` for standard output).
+        file: PathBuf,
+    },
+    /// Load an export file into an empty store.
+    Import {
+        #[arg(long, env = "FORKFUL_DATA", default_value = "./data")]
+        data: PathBuf,
+        /// The export file to read.
+        file: PathBuf,
+    },
+}
+
+/// Runs one command; what it prints goes to `out`.
+pub fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
+    match cli.command {
+        Command::Serve { data, demo } => {
+            let store = if demo {
+                Store::temporary().context("opening a temporary store")?
+            } else {
+                open_store(&data)?
+            };
+            let where_ = store
+                .path()
+                .map_or("a temporary store".to_owned(), |p| p.display().to_string());
+            writeln!(
+                out,
+                "forkful: {where_} is open at basis {}",
+                store.db().basis()
+            )?;
+            writeln!(
+                out,
+                "forkful: the web site is not built yet; see the README"
+            )?;
+        }
+        Command::Export { data, file } => {
+            if !data.exists() {
+                bail!("there is no store at {}", data.display());
+            }
+            let store = open_store(&data)?;
+            let summary = if file == Path::new("-") {
+                transfer::export(&store.db(), &mut std::io::stdout().lock())?
+            } else {
+                // Written beside the target and renamed, so a failed export
+                // never leaves a half-written file under the real name.
+                let partial = file.with_extension("partial");
+                let mut writer = BufWriter::new(
+                    File::create(&partial)
+                        .with_context(|| format!("creating {}", partial.display()))?,
+                );
+                let summary = transfer::export(&store.db(), &mut writer)
+                    .with_context(|| format!("writing {}", partial.display()))?;
+                writer
+                    .into_inner()
+                    .map_err(|e| e.into_error())
+                    .and_then(|f| f.sync_all())
+                    .with_context(|| format!("writing {}", partial.display()))?;
+                std::fs::rename(&partial, &file)
+                    .with_context(|| format!("renaming to {}", file.display()))?;
+                summary
+            };
+            if file != Path::new("-") {
+                writeln!(
+                    out,
+                    "exported {} transactions, {} datoms (basis {}) to {}",
+                    summary.transactions,
+                    summary.datoms,
+                    summary.basis,
+                    file.display()
+                )?;
+            }
+        }
+        Command::Import { data, file } => {
+            if !file.is_file() {
+                bail!("there is no file at {}", file.display());
+            }
+            let store = open_store(&data)?;
+            let summary = transfer::import(&store, || File::open(&file).map(BufReader::new))
+                .with_context(|| format!("importing {} into {}", file.display(), data.display()))?;
+            writeln!(
+                out,
+                "imported {} transactions, {} datoms (basis {}) into {}",
+                summary.transactions,
+                summary.datoms,
+                summary.basis,
+                data.display()
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn open_store(dir: &Path) -> Result<Store> {
+    Store::open(dir).with_context(|| format!("opening the store at {}", dir.display()))
+}

@@ -1,0 +1,312 @@
+//! Database values: the store as of one basis, read without locks.
+//!
+//! A `Db` is a basis `t` plus a view (current, since, history) over the one
+//! sled tree. Nothing is ever overwritten, so a `Db` needs no snapshot: it
+//! reads the same keys as everybody else and ignores every datom whose `tx` is
+//! after its basis. That is why a request that pins a `Db` never sees a write
+//! that lands while it runs, and why readers never wait for the writer.
+//!
+//! In the current view, the datoms of one fact `(e, a, v)` sit next to each
+//! other in tx order; the last one at or before the basis says whether the
+//! fact holds. `Datoms` folds each such run into at most one datom as it
+//! scans, so a read costs the keys it passes over and nothing more.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use super::encoding::{decode_datom, key_tx_added, Components, Datom, Index, TX_SUFFIX_LEN};
+use super::error::StoreError;
+use super::schema::{Attribute, Schema, DB_TX_INSTANT};
+use super::value::{EntityId, Keyword, Value};
+
+/// How a `Db` presents the datoms at or before its basis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum View {
+    /// The facts that hold at the basis.
+    Current,
+    /// The facts that hold at the basis and were asserted after `t`.
+    Since(EntityId),
+    /// Every assertion and retraction up to the basis.
+    History,
+}
+
+/// An immutable database value.
+#[derive(Clone)]
+pub struct Db {
+    tree: sled::Tree,
+    basis: EntityId,
+    view: View,
+    schema: Arc<Schema>,
+    reads: Arc<AtomicU64>,
+}
+
+impl Db {
+    pub(crate) fn new(
+        tree: sled::Tree,
+        basis: EntityId,
+        schema: Arc<Schema>,
+        reads: Arc<AtomicU64>,
+    ) -> Db {
+        Db {
+            tree,
+            basis,
+            view: View::Current,
+            schema,
+            reads,
+        }
+    }
+
+    /// The transaction this value is as of: the newest one it can see.
+    pub fn basis(&self) -> EntityId {
+        self.basis
+    }
+
+    /// The database as it was just after transaction `t` (never later than
+    /// this value's own basis).
+    pub fn as_of(&self, t: EntityId) -> Db {
+        Db {
+            basis: t.min(self.basis),
+            ..self.clone()
+        }
+    }
+
+    /// Only the facts asserted after transaction `t` that still hold.
+    pub fn since(&self, t: EntityId) -> Db {
+        Db {
+            view: View::Since(t),
+            ..self.clone()
+        }
+    }
+
+    /// Every assertion and retraction, not just what holds.
+    pub fn history(&self) -> Db {
+        Db {
+            view: View::History,
+            ..self.clone()
+        }
+    }
+
+    pub fn is_history(&self) -> bool {
+        self.view == View::History
+    }
+
+    pub fn schema(&self) -> &Schema {
+        &self.schema
+    }
+
+    /// The attribute named `ident`, or `UnknownAttribute`.
+    pub fn attribute(&self, ident: &Keyword) -> Result<&Arc<Attribute>, StoreError> {
+        self.schema.attribute_named(ident)
+    }
+
+    /// The entity with `ident`, if any.
+    pub fn entid(&self, ident: &Keyword) -> Option<EntityId> {
+        self.schema.entid(ident)
+    }
+
+    /// How many index reads (range scans) this store has started, for the
+    /// cost accounting in pages and benches.
+    pub fn reads_so_far(&self) -> u64 {
+        self.reads.load(Ordering::Relaxed)
+    }
+
+    /// The datoms of `index` that match `components`, in index order.
+    pub fn datoms(&self, index: Index, components: &Components) -> Datoms {
+        let (prefix, needs_filter) = components.key_prefix(index);
+        self.reads.fetch_add(1, Ordering::Relaxed);
+        Datoms {
+            iter: self.tree.scan_prefix(prefix),
+            index,
+            basis: self.basis,
+            view: self.view,
+            filter: needs_filter.then(|| components.clone()),
+            held: None,
+        }
+    }
+
+    /// The values entity `e` has for attribute `a`, in value order.
+    pub fn values(&self, e: EntityId, a: EntityId) -> Result<Vec<Value>, StoreError> {
+        self.datoms(Index::Eavt, &Components::any().e(e).a(a))
+            .map(|d| d.map(|d| d.v))
+            .collect()
+    }
+
+    /// The first value entity `e` has for attribute `a`: one EAVT seek.
+    pub fn value(&self, e: EntityId, a: EntityId) -> Result<Option<Value>, StoreError> {
+        self.datoms(Index::Eavt, &Components::any().e(e).a(a))
+            .next()
+            .transpose()
+            .map(|d| d.map(|d| d.v))
+    }
+
+    /// The entity whose unique attribute `a` has value `v`: one AVET seek.
+    pub fn entity_with(&self, a: EntityId, v: &Value) -> Result<Option<EntityId>, StoreError> {
+        self.datoms(Index::Avet, &Components::any().a(a).v(v.clone()))
+            .next()
+            .transpose()
+            .map(|d| d.map(|d| d.e))
+    }
+
+    /// Everything entity `e` says at this basis.
+    pub fn entity(&self, e: EntityId) -> Result<Entity, StoreError> {
+        let mut attrs: BTreeMap<Keyword, Vec<Value>> = BTreeMap::new();
+        for datom in self.datoms(Index::Eavt, &Components::any().e(e)) {
+            let datom = datom?;
+            let ident = self
+                .schema
+                .attribute(datom.a)
+                .map(|a| a.ident.clone())
+                .ok_or_else(|| {
+                    StoreError::Corrupt(format!("datom of unknown attribute {}", datom.a))
+                })?;
+            attrs.entry(ident).or_default().push(datom.v);
+        }
+        Ok(Entity { id: e, attrs })
+    }
+
+    /// The instant of transaction `tx`.
+    pub fn tx_instant(&self, tx: EntityId) -> Result<Option<i64>, StoreError> {
+        Ok(self.value(tx, DB_TX_INSTANT)?.and_then(|v| v.as_instant()))
+    }
+
+    /// The datoms of the transactions in `from..=to` (and at or before the
+    /// basis), in log order: by tx, then entity, attribute, value.
+    pub fn log(
+        &self,
+        from: EntityId,
+        to: EntityId,
+    ) -> impl Iterator<Item = Result<Datom, StoreError>> {
+        let to = to.min(self.basis);
+        let start = [&[Index::Log.prefix_byte()][..], &from.to_be_bytes()].concat();
+        let end = [
+            &[Index::Log.prefix_byte()][..],
+            &to.saturating_add(1).to_be_bytes(),
+        ]
+        .concat();
+        self.reads.fetch_add(1, Ordering::Relaxed);
+        let iter = if from > to {
+            None
+        } else {
+            Some(self.tree.range(start..end))
+        };
+        iter.into_iter()
+            .flatten()
+            .map(|item| decode_datom(Index::Log, &item?.0))
+    }
+}
+
+/// What one entity says: its attributes, each with its values in value order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entity {
+    id: EntityId,
+    attrs: BTreeMap<Keyword, Vec<Value>>,
+}
+
+impl Entity {
+    pub fn id(&self) -> EntityId {
+        self.id
+    }
+
+    /// The first value of `attr`, if any (the value, for cardinality one).
+    pub fn get(&self, attr: &Keyword) -> Option<&Value> {
+        self.attrs.get(attr).and_then(|vs| vs.first())
+    }
+
+    /// All values of `attr`, in value order.
+    pub fn get_all(&self, attr: &Keyword) -> &[Value] {
+        self.attrs.get(attr).map_or(&[], Vec::as_slice)
+    }
+
+    pub fn attributes(&self) -> &BTreeMap<Keyword, Vec<Value>> {
+        &self.attrs
+    }
+
+    /// An entity with no facts at this basis (never made, or fully retracted).
+    pub fn is_empty(&self) -> bool {
+        self.attrs.is_empty()
+    }
+}
+
+/// A range read over one index, folded to the `Db`'s view as it goes.
+pub struct Datoms {
+    iter: sled::Iter,
+    index: Index,
+    basis: EntityId,
+    view: View,
+    /// Bound components the key prefix does not cover.
+    filter: Option<Components>,
+    /// The newest visible key of the fact being folded (current views only).
+    held: Option<sled::IVec>,
+}
+
+impl Datoms {
+    fn emit(&self, key: &[u8]) -> Option<Result<Datom, StoreError>> {
+        let (tx, added) = key_tx_added_any(self.index, key);
+        let keep = match self.view {
+            View::History => true,
+            View::Current => added,
+            View::Since(t) => added && tx > t,
+        };
+        if !keep {
+            return None;
+        }
+        match decode_datom(self.index, key) {
+            Ok(d) if self.filter.as_ref().is_none_or(|f| f.matches(&d)) => Some(Ok(d)),
+            Ok(_) => None,
+            Err(e) => Some(Err(e)),
+        }
+    }
+}
+
+fn key_tx_added_any(index: Index, key: &[u8]) -> (EntityId, bool) {
+    if index == Index::Log {
+        let tx = u64::from_be_bytes(key[1..9].try_into().expect("eight bytes"));
+        (tx, key[key.len() - 1] != 0)
+    } else {
+        key_tx_added(key)
+    }
+}
+
+fn same_fact(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a[..a.len() - TX_SUFFIX_LEN] == b[..b.len() - TX_SUFFIX_LEN]
+}
+
+impl Iterator for Datoms {
+    type Item = Result<Datom, StoreError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let key = match self.iter.next() {
+                Some(Ok((key, _))) => key,
+                Some(Err(e)) => return Some(Err(e.into())),
+                None => {
+                    let held = self.held.take()?;
+                    match self.emit(&held) {
+                        Some(out) => return Some(out),
+                        None => continue,
+                    }
+                }
+            };
+            let (tx, _) = key_tx_added_any(self.index, &key);
+            if tx > self.basis {
+                continue;
+            }
+            if self.view == View::History || self.index == Index::Log {
+                match self.emit(&key) {
+                    Some(out) => return Some(out),
+                    None => continue,
+                }
+            }
+            match self.held.take() {
+                Some(held) if !same_fact(&held, &key) => {
+                    self.held = Some(key);
+                    if let Some(out) = self.emit(&held) {
+                        return Some(out);
+                    }
+                }
+                _ => self.held = Some(key),
+            }
+        }
+    }
+}

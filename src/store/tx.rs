@@ -1,0 +1,748 @@
+//! Transactions: what a caller asks for, and how it becomes datoms.
+//!
+//! A `Transaction` is a list of operations in Datomic's shapes: entity maps
+//! (nested maps for components), `add`, `retract` of a value or of all values,
+//! `retract_entity`, and compare-and-swap. Entities are named by id, tempid,
+//! lookup ref `[attr value]`, ident, or as the transaction itself.
+//!
+//! `prepare` turns one into datoms against the writer's current database, in
+//! stages, each of which may fail; nothing is written until all have passed:
+//!
+//! 1. **Flatten**: maps become `add` terms, nested maps get their own tempid;
+//!    every attribute name is resolved against the schema and every value is
+//!    checked against the attribute's type.
+//! 2. **Resolve**: lookup refs and idents become entity ids; tempids that
+//!    assert a unique-identity value someone already has become that entity
+//!    (upsert); the rest get fresh ids, after the transaction's own id.
+//! 3. **Derive datoms**: cardinality-one assertions retract the old value;
+//!    assertions of what already holds and retractions of what does not are
+//!    dropped, so history records only change; `retract_entity` follows
+//!    components and the refs pointing in; compare-and-swap checks the value.
+//! 4. **Check**: no fact both asserted and retracted, no two values for one
+//!    cardinality-one attribute, no unique value held by two entities, and the
+//!    schema that results (if the transaction touched it) is well formed.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
+
+use super::db::Db;
+use super::encoding::{Components, Datom, Index};
+use super::error::StoreError;
+use super::schema::{Attribute, Cardinality, Schema, Unique, DB_TX_INSTANT};
+use super::value::{EntityId, Keyword, Value, ValueType};
+
+/// A way to name an entity in a transaction.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EntityRef {
+    /// An existing entity id.
+    Id(EntityId),
+    /// A name local to this transaction for an entity it creates (or finds,
+    /// by a unique-identity value). The report maps it to the id.
+    Temp(String),
+    /// `[attr value]` on a unique attribute: the entity that has it.
+    Lookup(Keyword, Value),
+    /// The entity with this `:db/ident`.
+    Ident(Keyword),
+    /// The transaction entity itself, for its author, note and instant.
+    CurrentTx,
+}
+
+impl EntityRef {
+    pub fn temp(name: impl Into<String>) -> EntityRef {
+        EntityRef::Temp(name.into())
+    }
+}
+
+impl From<EntityId> for EntityRef {
+    fn from(id: EntityId) -> EntityRef {
+        EntityRef::Id(id)
+    }
+}
+
+/// A value as written in a transaction.
+#[derive(Debug, Clone)]
+pub enum TxValue {
+    Value(Value),
+    /// For ref attributes: an entity named any way an entity can be.
+    Entity(EntityRef),
+    /// For ref attributes: a nested entity map, created with the parent.
+    Map(EntityMap),
+}
+
+impl From<Value> for TxValue {
+    fn from(v: Value) -> TxValue {
+        TxValue::Value(v)
+    }
+}
+
+/// Plain Rust values stand for the store's values of the same type.
+macro_rules! tx_value_from {
+    ($($t:ty),*) => {$(
+        impl From<$t> for TxValue {
+            fn from(v: $t) -> TxValue {
+                TxValue::Value(Value::from(v))
+            }
+        }
+    )*};
+}
+
+tx_value_from!(&str, String, i64, f64, bool, Keyword);
+
+impl From<EntityRef> for TxValue {
+    fn from(r: EntityRef) -> TxValue {
+        TxValue::Entity(r)
+    }
+}
+
+impl From<EntityMap> for TxValue {
+    fn from(m: EntityMap) -> TxValue {
+        TxValue::Map(m)
+    }
+}
+
+/// An entity map: `{:db/id id, attr value, attr [values...]}`.
+#[derive(Debug, Clone, Default)]
+pub struct EntityMap {
+    id: Option<EntityRef>,
+    attrs: Vec<(String, Vec<TxValue>)>,
+}
+
+impl EntityMap {
+    /// A map for an entity named by `id`.
+    pub fn new(id: impl Into<EntityRef>) -> EntityMap {
+        EntityMap {
+            id: Some(id.into()),
+            attrs: Vec::new(),
+        }
+    }
+
+    /// A map with no id: a new entity (or, nested, a new component).
+    pub fn anonymous() -> EntityMap {
+        EntityMap::default()
+    }
+
+    /// Asserts one value of `attr` (a keyword such as `:recipe/title`).
+    pub fn with(mut self, attr: &str, value: impl Into<TxValue>) -> EntityMap {
+        self.attrs.push((attr.to_owned(), vec![value.into()]));
+        self
+    }
+
+    /// Asserts several values of a cardinality-many `attr`.
+    pub fn with_many<V: Into<TxValue>>(
+        mut self,
+        attr: &str,
+        values: impl IntoIterator<Item = V>,
+    ) -> EntityMap {
+        self.attrs.push((
+            attr.to_owned(),
+            values.into_iter().map(Into::into).collect(),
+        ));
+        self
+    }
+}
+
+/// One operation of a transaction.
+#[derive(Debug, Clone)]
+enum Op {
+    Map(EntityMap),
+    Add(EntityRef, String, TxValue),
+    Retract(EntityRef, String, Option<TxValue>),
+    RetractEntity(EntityRef),
+    Cas(EntityRef, String, Option<TxValue>, TxValue),
+}
+
+/// A list of operations applied atomically: all or nothing.
+#[derive(Debug, Clone, Default)]
+pub struct Transaction {
+    ops: Vec<Op>,
+}
+
+impl Transaction {
+    pub fn new() -> Transaction {
+        Transaction::default()
+    }
+
+    /// An entity map (see `EntityMap`).
+    pub fn map(&mut self, map: EntityMap) -> &mut Transaction {
+        self.ops.push(Op::Map(map));
+        self
+    }
+
+    /// `[:db/add e attr value]`.
+    pub fn add(
+        &mut self,
+        e: impl Into<EntityRef>,
+        attr: &str,
+        value: impl Into<TxValue>,
+    ) -> &mut Transaction {
+        self.ops
+            .push(Op::Add(e.into(), attr.to_owned(), value.into()));
+        self
+    }
+
+    /// `[:db/retract e attr value]`: retracts one value if it holds.
+    pub fn retract(
+        &mut self,
+        e: impl Into<EntityRef>,
+        attr: &str,
+        value: impl Into<TxValue>,
+    ) -> &mut Transaction {
+        self.ops
+            .push(Op::Retract(e.into(), attr.to_owned(), Some(value.into())));
+        self
+    }
+
+    /// `[:db/retract e attr]`: retracts every value of `attr`.
+    pub fn retract_all(&mut self, e: impl Into<EntityRef>, attr: &str) -> &mut Transaction {
+        self.ops.push(Op::Retract(e.into(), attr.to_owned(), None));
+        self
+    }
+
+    /// `[:db/retractEntity e]`: every fact of `e` and of its components, and
+    /// every ref to them.
+    pub fn retract_entity(&mut self, e: impl Into<EntityRef>) -> &mut Transaction {
+        self.ops.push(Op::RetractEntity(e.into()));
+        self
+    }
+
+    /// `[:db/cas e attr old new]`: sets `attr` to `new` only if it is `old`
+    /// now (`None`: only if it has no value), else fails the transaction.
+    pub fn cas(
+        &mut self,
+        e: impl Into<EntityRef>,
+        attr: &str,
+        old: Option<TxValue>,
+        new: impl Into<TxValue>,
+    ) -> &mut Transaction {
+        self.ops
+            .push(Op::Cas(e.into(), attr.to_owned(), old, new.into()));
+        self
+    }
+
+    /// An attribute of the transaction entity: its author, its note, or its
+    /// `:db/txInstant` (which must not go back in time).
+    pub fn tx_attr(&mut self, attr: &str, value: impl Into<TxValue>) -> &mut Transaction {
+        self.add(EntityRef::CurrentTx, attr, value)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+}
+
+/// What a committed transaction did.
+#[derive(Debug, Clone)]
+pub struct TxReport {
+    /// The basis before: the newest transaction this one was checked against.
+    pub basis_before: EntityId,
+    /// The basis after: this transaction's own id.
+    pub basis_after: EntityId,
+    /// Each tempid and the entity it became.
+    pub tempids: HashMap<String, EntityId>,
+    /// Every datom written, the transaction's own included, in EAVT order.
+    pub datoms: Vec<Datom>,
+    pub tx_instant: i64,
+}
+
+impl TxReport {
+    /// The entity a tempid became.
+    pub fn tempid(&self, name: &str) -> Option<EntityId> {
+        self.tempids.get(name).copied()
+    }
+}
+
+/// The outcome of `prepare`: everything needed to write and report.
+pub(crate) struct Prepared {
+    pub report: TxReport,
+    pub next_id: EntityId,
+    pub schema: Option<Schema>,
+}
+
+/// An entity position after flattening.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Ent {
+    Id(EntityId),
+    Temp(String),
+    Tx,
+}
+
+#[derive(Debug, Clone)]
+enum Val {
+    Value(Value),
+    Ref(Ent),
+}
+
+#[derive(Debug)]
+enum Term {
+    Add(Ent, Arc<Attribute>, Val),
+    Retract(Ent, Arc<Attribute>, Option<Val>),
+    RetractEntity(Ent),
+    Cas(Ent, Arc<Attribute>, Option<Val>, Val),
+}
+
+/// The writer's position, which `prepare` reads and advances.
+pub(crate) struct WriterClock {
+    pub next_id: EntityId,
+    pub last_instant: i64,
+    pub now: i64,
+}
+
+/// Turns `tx` into datoms against `db` (the writer's current database). See
+/// the module doc for the stages.
+pub(crate) fn prepare(
+    db: &Db,
+    clock: &WriterClock,
+    tx: &Transaction,
+) -> Result<Prepared, StoreError> {
+    let schema = db.schema();
+    let mut flat = Flattener {
+        db,
+        schema,
+        terms: Vec::new(),
+        anonymous: 0,
+    };
+    for op in &tx.ops {
+        flat.op(op)?;
+    }
+    let terms = flat.terms;
+
+    let tx_id = clock.next_id;
+    let mut next_id = tx_id + 1;
+    let tempids = resolve_tempids(db, &terms, tx_id, &mut next_id)?;
+    let id_of = |ent: &Ent| -> EntityId {
+        match ent {
+            Ent::Id(id) => *id,
+            Ent::Temp(name) => tempids[name],
+            Ent::Tx => tx_id,
+        }
+    };
+    let value_of = |val: &Val| -> Value {
+        match val {
+            Val::Value(v) => v.clone(),
+            Val::Ref(ent) => Value::Ref(id_of(ent)),
+        }
+    };
+
+    let mut derive = Deriver {
+        db,
+        tx_id,
+        asserted: BTreeSet::new(),
+        retracted: BTreeSet::new(),
+        card_one: HashMap::new(),
+    };
+    let mut instant = None;
+    for term in &terms {
+        match term {
+            Term::Add(e, a, v) => {
+                let (e, v) = (id_of(e), value_of(v));
+                if a.id == DB_TX_INSTANT && e == tx_id {
+                    instant = v.as_instant();
+                }
+                derive.assert(e, a, v)?;
+            }
+            Term::Retract(e, a, Some(v)) => derive.retract_value(id_of(e), a, value_of(v))?,
+            Term::Retract(e, a, None) => {
+                let e = id_of(e);
+                for v in db.values(e, a.id)? {
+                    derive.retract_value(e, a, v)?;
+                }
+            }
+            Term::RetractEntity(e) => derive.retract_entity(id_of(e), &mut HashSet::new())?,
+            Term::Cas(e, a, old, new) => {
+                let e = id_of(e);
+                let found = db.value(e, a.id)?;
+                let expected = old.as_ref().map(value_of);
+                if found != expected {
+                    let show =
+                        |v: Option<Value>| v.map_or("no value".to_owned(), |v| v.to_string());
+                    return Err(StoreError::CasFailed {
+                        entity: e,
+                        attr: a.ident.clone(),
+                        expected: show(expected),
+                        found: show(found),
+                    });
+                }
+                derive.assert(e, a, value_of(new))?;
+            }
+        }
+    }
+    let instant = match instant {
+        Some(given) if given < clock.last_instant => {
+            return Err(StoreError::InvalidValue {
+                attr: Keyword::parse(":db/txInstant")?,
+                why: format!(
+                    "a transaction's instant ({}) must not be before the last one's ({})",
+                    super::instant::format_rfc3339(given),
+                    super::instant::format_rfc3339(clock.last_instant)
+                ),
+            });
+        }
+        Some(given) => given,
+        None => {
+            let instant = clock.now.max(clock.last_instant);
+            let attr = schema
+                .attribute(DB_TX_INSTANT)
+                .expect("bootstrap attribute")
+                .clone();
+            derive.assert(tx_id, &attr, Value::Instant(instant))?;
+            instant
+        }
+    };
+
+    let datoms = derive.finish()?;
+    check_unique(db, &datoms)?;
+    let new_schema = schema.after(&datoms)?;
+    let mut tempids = tempids;
+    tempids.retain(|name, _| !name.starts_with(ANONYMOUS));
+    Ok(Prepared {
+        report: TxReport {
+            basis_before: db.basis(),
+            basis_after: tx_id,
+            tempids,
+            datoms,
+            tx_instant: instant,
+        },
+        next_id,
+        schema: new_schema,
+    })
+}
+
+/// Tempids the store makes up for maps without an id; they cannot clash with
+/// a caller's, and are left out of the report.
+const ANONYMOUS: &str = "\0anonymous-";
+
+struct Flattener<'a> {
+    db: &'a Db,
+    schema: &'a Schema,
+    terms: Vec<Term>,
+    anonymous: usize,
+}
+
+impl Flattener<'_> {
+    fn op(&mut self, op: &Op) -> Result<(), StoreError> {
+        match op {
+            Op::Map(map) => {
+                self.map(map)?;
+            }
+            Op::Add(e, attr, v) => {
+                let (e, a) = (self.entity(e)?, self.attribute(attr)?);
+                let v = self.value(&a, v)?;
+                self.terms.push(Term::Add(e, a, v));
+            }
+            Op::Retract(e, attr, v) => {
+                let (e, a) = (self.entity(e)?, self.attribute(attr)?);
+                let v = v.as_ref().map(|v| self.value(&a, v)).transpose()?;
+                self.terms.push(Term::Retract(e, a, v));
+            }
+            Op::RetractEntity(e) => {
+                let e = self.entity(e)?;
+                self.terms.push(Term::RetractEntity(e));
+            }
+            Op::Cas(e, attr, old, new) => {
+                let (e, a) = (self.entity(e)?, self.attribute(attr)?);
+                if a.cardinality != Cardinality::One {
+                    return Err(StoreError::InvalidValue {
+                        attr: a.ident.clone(),
+                        why: "compare-and-swap needs a cardinality-one attribute".into(),
+                    });
+                }
+                let old = old.as_ref().map(|v| self.value(&a, v)).transpose()?;
+                let new = self.value(&a, new)?;
+                self.terms.push(Term::Cas(e, a, old, new));
+            }
+        }
+        Ok(())
+    }
+
+    fn map(&mut self, map: &EntityMap) -> Result<Ent, StoreError> {
+        let e = match &map.id {
+            Some(id) => self.entity(id)?,
+            None => {
+                self.anonymous += 1;
+                Ent::Temp(format!("{ANONYMOUS}{}", self.anonymous))
+            }
+        };
+        for (attr, values) in &map.attrs {
+            let a = self.attribute(attr)?;
+            if a.cardinality == Cardinality::One && values.len() != 1 {
+                return Err(StoreError::InvalidValue {
+                    attr: a.ident.clone(),
+                    why: format!(
+                        "a cardinality-one attribute takes one value, not {}",
+                        values.len()
+                    ),
+                });
+            }
+            for v in values {
+                let v = self.value(&a, v)?;
+                self.terms.push(Term::Add(e.clone(), a.clone(), v));
+            }
+        }
+        Ok(e)
+    }
+
+    fn attribute(&self, name: &str) -> Result<Arc<Attribute>, StoreError> {
+        let ident = Keyword::parse(name)?;
+        self.schema.attribute_named(&ident).cloned()
+    }
+
+    fn entity(&self, r: &EntityRef) -> Result<Ent, StoreError> {
+        Ok(match r {
+            EntityRef::Id(id) => Ent::Id(*id),
+            EntityRef::Temp(name) if name.is_empty() || name.starts_with(ANONYMOUS) => {
+                return Err(StoreError::InvalidValue {
+                    attr: Keyword::parse(":db/id")?,
+                    why: format!("{name:?} is not a usable tempid"),
+                })
+            }
+            EntityRef::Temp(name) => Ent::Temp(name.clone()),
+            EntityRef::CurrentTx => Ent::Tx,
+            EntityRef::Ident(ident) => Ent::Id(
+                self.schema
+                    .entid(ident)
+                    .ok_or_else(|| StoreError::UnknownIdent(ident.clone()))?,
+            ),
+            EntityRef::Lookup(attr, value) => {
+                let fail = |why: &str| StoreError::LookupRef {
+                    attr: attr.clone(),
+                    value: value.clone(),
+                    why: why.to_owned(),
+                };
+                let a = self.schema.attribute_named(attr)?;
+                if a.unique.is_none() {
+                    return Err(fail("the attribute is not unique"));
+                }
+                let id = self
+                    .db
+                    .entity_with(a.id, value)?
+                    .ok_or_else(|| fail("no entity has that value"))?;
+                Ent::Id(id)
+            }
+        })
+    }
+
+    fn value(&mut self, a: &Attribute, v: &TxValue) -> Result<Val, StoreError> {
+        match (v, a.value_type) {
+            (TxValue::Map(map), ValueType::Ref) => Ok(Val::Ref(self.map(map)?)),
+            (TxValue::Entity(r), ValueType::Ref) => Ok(Val::Ref(self.entity(r)?)),
+            (TxValue::Value(Value::Ref(id)), ValueType::Ref) => Ok(Val::Ref(Ent::Id(*id))),
+            (TxValue::Value(Value::Keyword(ident)), ValueType::Ref) => {
+                Ok(Val::Ref(self.entity(&EntityRef::Ident(ident.clone()))?))
+            }
+            (TxValue::Value(Value::Double(x)), ValueType::Double) if x.is_nan() => {
+                Err(StoreError::InvalidValue {
+                    attr: a.ident.clone(),
+                    why: "NaN equals nothing, so it cannot be stored".into(),
+                })
+            }
+            (TxValue::Value(value), expected) if value.value_type() == expected => {
+                Ok(Val::Value(value.clone()))
+            }
+            (TxValue::Value(value), expected) => Err(StoreError::WrongType {
+                attr: a.ident.clone(),
+                expected,
+                got: value.clone(),
+                got_type: value.value_type(),
+            }),
+            (TxValue::Map(_) | TxValue::Entity(_), _) => Err(StoreError::InvalidValue {
+                attr: a.ident.clone(),
+                why: format!("it takes {:?} values, not entities", a.value_type),
+            }),
+        }
+    }
+}
+
+/// Upserts tempids through unique-identity values, then numbers the rest.
+fn resolve_tempids(
+    db: &Db,
+    terms: &[Term],
+    tx_id: EntityId,
+    next_id: &mut EntityId,
+) -> Result<HashMap<String, EntityId>, StoreError> {
+    let mut ids: HashMap<String, EntityId> = HashMap::new();
+    for term in terms {
+        if let Term::Add(Ent::Temp(name), a, Val::Value(v)) = term {
+            if a.unique != Some(Unique::Identity) {
+                continue;
+            }
+            if let Some(existing) = db.entity_with(a.id, v)? {
+                match ids.get(name) {
+                    Some(&first) if first != existing => {
+                        return Err(StoreError::TempidConflict {
+                            tempid: name.clone(),
+                            first,
+                            second: existing,
+                        })
+                    }
+                    _ => {
+                        ids.insert(name.clone(), existing);
+                    }
+                }
+            }
+        }
+    }
+    let mut number = |ent: &Ent| -> Result<(), StoreError> {
+        match ent {
+            Ent::Temp(name) if !ids.contains_key(name) => {
+                ids.insert(name.clone(), *next_id);
+                *next_id += 1;
+            }
+            // Ids from the transaction's own on were never handed out.
+            Ent::Id(id) if *id >= tx_id => return Err(StoreError::UnknownEntity(*id)),
+            _ => {}
+        }
+        Ok(())
+    };
+    for term in terms {
+        match term {
+            Term::Add(e, _, v) | Term::Cas(e, _, _, v) => {
+                number(e)?;
+                if let Val::Ref(r) = v {
+                    number(r)?;
+                }
+            }
+            Term::Retract(e, _, v) => {
+                number(e)?;
+                if let Some(Val::Ref(r)) = v {
+                    number(r)?;
+                }
+            }
+            Term::RetractEntity(e) => number(e)?,
+        }
+    }
+    Ok(ids)
+}
+
+/// Derives the datoms of a transaction from its resolved terms.
+struct Deriver<'a> {
+    db: &'a Db,
+    tx_id: EntityId,
+    asserted: BTreeSet<(EntityId, EntityId, Value)>,
+    retracted: BTreeSet<(EntityId, EntityId, Value)>,
+    /// The value each cardinality-one (e, a) is given by this transaction.
+    card_one: HashMap<(EntityId, EntityId), Value>,
+}
+
+impl Deriver<'_> {
+    fn assert(&mut self, e: EntityId, a: &Attribute, v: Value) -> Result<(), StoreError> {
+        let holds = if e == self.tx_id {
+            Vec::new()
+        } else {
+            self.db.values(e, a.id)?
+        };
+        if a.cardinality == Cardinality::One {
+            if let Some(other) = self.card_one.insert((e, a.id), v.clone()) {
+                if other != v {
+                    return Err(StoreError::Conflict(format!(
+                        "entity {e} is given two values of {} ({other} and {v})",
+                        a.ident
+                    )));
+                }
+            }
+            for old in holds.iter().filter(|old| **old != v) {
+                self.retracted.insert((e, a.id, old.clone()));
+            }
+        }
+        if !holds.contains(&v) {
+            self.asserted.insert((e, a.id, v));
+        }
+        Ok(())
+    }
+
+    fn retract_value(&mut self, e: EntityId, a: &Attribute, v: Value) -> Result<(), StoreError> {
+        if self.db.values(e, a.id)?.contains(&v) {
+            self.retracted.insert((e, a.id, v));
+        }
+        Ok(())
+    }
+
+    fn retract_entity(
+        &mut self,
+        e: EntityId,
+        seen: &mut HashSet<EntityId>,
+    ) -> Result<(), StoreError> {
+        if !seen.insert(e) {
+            return Ok(());
+        }
+        let own: Vec<Datom> = self
+            .db
+            .datoms(Index::Eavt, &Components::any().e(e))
+            .collect::<Result<_, _>>()?;
+        for d in own {
+            let component = self
+                .db
+                .schema()
+                .attribute(d.a)
+                .is_some_and(|a| a.is_component);
+            if let (true, Value::Ref(child)) = (component, &d.v) {
+                self.retract_entity(*child, seen)?;
+            }
+            self.retracted.insert((d.e, d.a, d.v));
+        }
+        let pointing_in = self
+            .db
+            .datoms(Index::Vaet, &Components::any().v(Value::Ref(e)));
+        for d in pointing_in {
+            let d = d?;
+            self.retracted.insert((d.e, d.a, d.v));
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> Result<Vec<Datom>, StoreError> {
+        if let Some((e, a, v)) = self.asserted.intersection(&self.retracted).next() {
+            let ident = self
+                .db
+                .schema()
+                .attribute(*a)
+                .map(|a| a.ident.to_string())
+                .unwrap_or_default();
+            return Err(StoreError::Conflict(format!(
+                "entity {e} {ident} {v} is both asserted and retracted"
+            )));
+        }
+        let tx = self.tx_id;
+        let datom = |(e, a, v): (EntityId, EntityId, Value), added| Datom { e, a, v, tx, added };
+        let mut datoms: Vec<Datom> = self
+            .asserted
+            .into_iter()
+            .map(|f| datom(f, true))
+            .chain(self.retracted.into_iter().map(|f| datom(f, false)))
+            .collect();
+        datoms.sort_by(|x, y| (x.e, x.a, &x.v, x.added).cmp(&(y.e, y.a, &y.v, y.added)));
+        Ok(datoms)
+    }
+}
+
+/// No unique value may end up held by two entities.
+fn check_unique(db: &Db, datoms: &[Datom]) -> Result<(), StoreError> {
+    let retracted: HashSet<(EntityId, EntityId, &Value)> = datoms
+        .iter()
+        .filter(|d| !d.added)
+        .map(|d| (d.e, d.a, &d.v))
+        .collect();
+    let mut claimed: HashMap<(EntityId, &Value), EntityId> = HashMap::new();
+    for d in datoms.iter().filter(|d| d.added) {
+        let Some(a) = db.schema().attribute(d.a).filter(|a| a.unique.is_some()) else {
+            continue;
+        };
+        let clash = |existing| StoreError::UniqueConflict {
+            attr: a.ident.clone(),
+            value: d.v.clone(),
+            existing,
+            entity: d.e,
+        };
+        if let Some(&other) = claimed.get(&(d.a, &d.v)) {
+            if other != d.e {
+                return Err(clash(other));
+            }
+        }
+        claimed.insert((d.a, &d.v), d.e);
+        if let Some(holder) = db.entity_with(d.a, &d.v)? {
+            if holder != d.e && !retracted.contains(&(holder, d.a, &d.v)) {
+                return Err(clash(holder));
+            }
+        }
+    }
+    Ok(())
+}
