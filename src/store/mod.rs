@@ -104,6 +104,21 @@ struct Inner {
     flush: Mutex<FlushState>,
     flushed: Condvar,
     reads: Arc<AtomicU64>,
+    /// Transactions acknowledged and flushes done since open: their ratio is
+    /// how well group commit is working.
+    transactions: AtomicU64,
+    flushes: AtomicU64,
+}
+
+/// Counters since the store was opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoreStats {
+    /// Transactions committed (durable and acknowledged).
+    pub transactions: u64,
+    /// sled flushes (fsyncs) that made them durable.
+    pub flushes: u64,
+    /// Index reads (range scans) started by database values.
+    pub reads: u64,
 }
 
 /// What the writer knows that is not in the indexes.
@@ -183,6 +198,8 @@ impl Store {
                 }),
                 flushed: Condvar::new(),
                 reads,
+                transactions: AtomicU64::new(0),
+                flushes: AtomicU64::new(0),
             }),
         })
     }
@@ -257,7 +274,16 @@ impl Store {
             report
         };
         self.wait_durable(report.basis_after)?;
+        self.inner.transactions.fetch_add(1, Ordering::Relaxed);
         Ok(report)
+    }
+
+    pub fn stats(&self) -> StoreStats {
+        StoreStats {
+            transactions: self.inner.transactions.load(Ordering::Relaxed),
+            flushes: self.inner.flushes.load(Ordering::Relaxed),
+            reads: self.inner.reads.load(Ordering::Relaxed),
+        }
     }
 
     /// Blocks until transaction `t` is durable, flushing if nobody is.
@@ -280,6 +306,7 @@ impl Store {
             let target = inner.applied.load(Ordering::Acquire);
             drop(state);
             let outcome = inner.sled.flush();
+            inner.flushes.fetch_add(1, Ordering::Relaxed);
             state = inner.flush.lock().expect("flush lock");
             state.running = false;
             match outcome {

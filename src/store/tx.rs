@@ -329,6 +329,8 @@ pub(crate) fn prepare(
         asserted: BTreeSet::new(),
         retracted: BTreeSet::new(),
         card_one: HashMap::new(),
+        wanted: HashSet::new(),
+        unwanted: HashSet::new(),
     };
     let mut instant = None;
     for term in &terms {
@@ -621,10 +623,15 @@ struct Deriver<'a> {
     retracted: BTreeSet<(EntityId, EntityId, Value)>,
     /// The value each cardinality-one (e, a) is given by this transaction.
     card_one: HashMap<(EntityId, EntityId), Value>,
+    /// Facts the transaction asks to hold and to not hold, whether or not
+    /// they hold already: asking both is a contradiction either way.
+    wanted: HashSet<(EntityId, EntityId, Value)>,
+    unwanted: HashSet<(EntityId, EntityId, Value)>,
 }
 
 impl Deriver<'_> {
     fn assert(&mut self, e: EntityId, a: &Attribute, v: Value) -> Result<(), StoreError> {
+        self.wanted.insert((e, a.id, v.clone()));
         let holds = if e == self.tx_id {
             Vec::new()
         } else {
@@ -650,6 +657,7 @@ impl Deriver<'_> {
     }
 
     fn retract_value(&mut self, e: EntityId, a: &Attribute, v: Value) -> Result<(), StoreError> {
+        self.unwanted.insert((e, a.id, v.clone()));
         if self.db.values(e, a.id)?.contains(&v) {
             self.retracted.insert((e, a.id, v));
         }
@@ -677,6 +685,7 @@ impl Deriver<'_> {
             if let (true, Value::Ref(child)) = (component, &d.v) {
                 self.retract_entity(*child, seen)?;
             }
+            self.unwanted.insert((d.e, d.a, d.v.clone()));
             self.retracted.insert((d.e, d.a, d.v));
         }
         let pointing_in = self
@@ -684,13 +693,19 @@ impl Deriver<'_> {
             .datoms(Index::Vaet, &Components::any().v(Value::Ref(e)));
         for d in pointing_in {
             let d = d?;
+            self.unwanted.insert((d.e, d.a, d.v.clone()));
             self.retracted.insert((d.e, d.a, d.v));
         }
         Ok(())
     }
 
     fn finish(self) -> Result<Vec<Datom>, StoreError> {
-        if let Some((e, a, v)) = self.asserted.intersection(&self.retracted).next() {
+        let contradiction = self
+            .wanted
+            .intersection(&self.unwanted)
+            .next()
+            .or_else(|| self.asserted.intersection(&self.retracted).next());
+        if let Some((e, a, v)) = contradiction {
             let ident = self
                 .db
                 .schema()

@@ -1,0 +1,112 @@
+//! The binary's commands, run as a person would run them.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use forkful::store::Store;
+
+use crate::helpers::{add_recipe, schema_tx};
+
+fn forkful(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_forkful"))
+        .args(args)
+        .env_remove("FORKFUL_DATA")
+        .output()
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn export_and_import_on_the_command_line_copy_a_store() {
+    let root = tempfile::tempdir().unwrap();
+    let (source, copy, file) = (
+        root.path().join("source"),
+        root.path().join("copy"),
+        root.path().join("dump.edn"),
+    );
+    {
+        let store = Store::open(&source).unwrap();
+        store.transact(&schema_tx()).unwrap();
+        add_recipe(&store, "dal", "Dal");
+    }
+    let out = forkful(&["export", "--data", path(&source), path(&file)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("exported 2 transactions"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = forkful(&["import", "--data", path(&copy), path(&file)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("imported 2 transactions"),
+        "{}",
+        text(&out.stdout)
+    );
+    let a = Store::open(&source).unwrap().db().basis();
+    let b = Store::open(&copy).unwrap().db().basis();
+    assert_eq!(a, b);
+}
+
+#[test]
+fn mistakes_on_the_command_line_say_what_was_wrong_and_exit_non_zero() {
+    let root = tempfile::tempdir().unwrap();
+    let missing = root.path().join("missing");
+    let out = forkful(&["export", "--data", path(&missing), "out.edn"]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("there is no store at"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let out = forkful(&[
+        "import",
+        "--data",
+        path(&root.path().join("s")),
+        path(&missing),
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("there is no file at"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let bad = root.path().join("bad.edn");
+    std::fs::write(&bad, "[1 :nope/nope 2 40 true]\n").unwrap();
+    let target = root.path().join("target");
+    let out = forkful(&["import", "--data", path(&target), path(&bad)]);
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("line 1") && stderr.contains(":nope/nope"),
+        "{stderr}"
+    );
+    assert!(
+        Store::open(&target).unwrap().is_empty(),
+        "a failed import leaves the store empty"
+    );
+
+    let out = forkful(&["serve", "--no-such-flag"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--no-such-flag"));
+}
+
+#[test]
+fn serve_opens_the_store_and_reports_its_basis() {
+    let out = forkful(&["serve", "--demo"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("temporary store is open at basis 32"),
+        "{}",
+        text(&out.stdout)
+    );
+}

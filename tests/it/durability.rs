@@ -1,0 +1,189 @@
+//! Durable stores: reopening, format versions, export and import.
+
+use std::io::{BufReader, Cursor};
+
+use forkful::store::transfer::{export, import};
+use forkful::store::{kw, Store, StoreError, Transaction, Value};
+
+use crate::helpers::{add_recipe, everything, schema_tx};
+
+fn durable_store(dir: &std::path::Path) -> Store {
+    let store = Store::open(dir).unwrap();
+    store.transact(&schema_tx()).unwrap();
+    store
+}
+
+/// A store with a little history: recipes, edits, a retraction.
+fn with_history(store: &Store) {
+    let id = add_recipe(store, "dal", "Dal");
+    add_recipe(store, "khichdi", "Khichdi");
+    let mut tx = Transaction::new();
+    tx.add(id, ":recipe/title", "Dal tadka")
+        .add(id, ":recipe/rating", 4.25)
+        .add(id, ":recipe/created", Value::Instant(-86_400_000))
+        .add(id, ":recipe/vegetarian", true)
+        .add(id, ":recipe/kind", kw(":kind/main"))
+        .add(id, ":recipe/uuid", Value::Uuid([9; 16]))
+        .add(
+            id,
+            ":recipe/tags",
+            "line one\n\"quoted\" \\ and ; not a comment",
+        )
+        .tx_attr(":tx/note", "edit");
+    store.transact(&tx).unwrap();
+    let mut tx = Transaction::new();
+    tx.retract(id, ":recipe/vegetarian", true);
+    store.transact(&tx).unwrap();
+}
+
+#[test]
+fn a_durable_store_reopens_with_every_datom_and_the_same_basis() {
+    let dir = tempfile::tempdir().unwrap();
+    let before = {
+        let store = durable_store(dir.path());
+        with_history(&store);
+        everything(&store)
+    };
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(everything(&store), before);
+    // It goes on from where it was: new ids do not collide with old ones.
+    let id = add_recipe(&store, "new", "New");
+    assert!(before.1.iter().all(|(_, d)| d.e != id && d.tx < id));
+}
+
+#[test]
+fn a_store_of_another_format_version_is_refused_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    drop(Store::open(dir.path()).unwrap());
+    {
+        let sled = sled::open(dir.path()).unwrap();
+        sled.insert(b"\x00format", &99u32.to_be_bytes()).unwrap();
+        sled.flush().unwrap();
+    }
+    let error = Store::open(dir.path())
+        .err()
+        .expect("another version is refused");
+    assert!(
+        matches!(error, StoreError::FormatVersion { expected: 1, .. }),
+        "{error}"
+    );
+    assert!(
+        error.to_string().contains("this build reads version 1"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_directory_that_is_not_a_forkful_store_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let sled = sled::open(dir.path()).unwrap();
+        sled.insert(b"something", b"else").unwrap();
+        sled.flush().unwrap();
+    }
+    let error = Store::open(dir.path()).err().expect("refused");
+    assert!(error.to_string().contains("not a forkful store"), "{error}");
+}
+
+fn exported(store: &Store) -> String {
+    let mut out = Vec::new();
+    export(&store.db(), &mut out).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn export_then_import_round_trips_a_store_exactly() {
+    let source = Store::temporary().unwrap();
+    source.transact(&schema_tx()).unwrap();
+    with_history(&source);
+    let text = exported(&source);
+    assert!(text.lines().count() > 20);
+    assert!(text.contains(":recipe/rating 4.25"), "{text}");
+    assert!(
+        text.contains("#inst \"1969-12-31T00:00:00.000Z\""),
+        "{text}"
+    );
+
+    let target = Store::temporary().unwrap();
+    let summary = import(&target, || Ok(BufReader::new(Cursor::new(text.clone())))).unwrap();
+    assert_eq!(summary.basis, source.db().basis());
+    assert_eq!(
+        everything(&target),
+        everything(&source),
+        "every datom of every index, history too"
+    );
+    assert_eq!(
+        exported(&target),
+        text,
+        "exporting again gives the same file"
+    );
+    // The imported store goes on like the original.
+    add_recipe(&target, "after-import", "After");
+}
+
+#[test]
+fn a_bad_import_file_is_refused_with_its_line_and_writes_nothing() {
+    let source = Store::temporary().unwrap();
+    source.transact(&schema_tx()).unwrap();
+    with_history(&source);
+    let good = exported(&source);
+    let lines: Vec<&str> = good.lines().collect();
+    let at = lines.len() + 1;
+    let cases = [
+        ("[1 2 3", "unterminated"),
+        (
+            "[100 :recipe/colour \"red\" 999 true]",
+            "unknown attribute :recipe/colour",
+        ),
+        (
+            "[100 :recipe/serves \"four\" 999 true]",
+            "takes Long values",
+        ),
+        ("[100 :recipe/title \"x\" 3 true]", "at or before genesis"),
+        (
+            "{:not \"a datom\"}",
+            "expected [entity attribute value tx added]",
+        ),
+    ];
+    for (bad_line, expect) in cases {
+        let mut broken: Vec<&str> = lines.clone();
+        broken.push(bad_line);
+        let text = broken.join("\n");
+        let target = Store::temporary().unwrap();
+        let before = everything(&target);
+        let error = import(&target, || Ok(BufReader::new(Cursor::new(text.clone())))).unwrap_err();
+        assert!(error.to_string().contains(expect), "{bad_line}: {error}");
+        assert!(
+            error.to_string().contains(&format!("line {at}:")),
+            "{error}"
+        );
+        assert_eq!(
+            everything(&target),
+            before,
+            "{bad_line}: the failed import wrote something"
+        );
+    }
+    // Out of order transactions are refused too.
+    let mut shuffled: Vec<&str> = lines.clone();
+    let last = shuffled.pop().unwrap();
+    shuffled.insert(3, last);
+    let target = Store::temporary().unwrap();
+    let error = import(&target, || {
+        Ok(BufReader::new(Cursor::new(shuffled.join("\n"))))
+    })
+    .unwrap_err();
+    assert!(error.to_string().contains("tx order"), "{error}");
+    assert!(target.is_empty());
+}
+
+#[test]
+fn import_refuses_a_store_that_is_not_empty() {
+    let source = Store::temporary().unwrap();
+    source.transact(&schema_tx()).unwrap();
+    let text = exported(&source);
+    let error = import(&source, || Ok(BufReader::new(Cursor::new(text.clone())))).unwrap_err();
+    assert!(
+        error.to_string().contains("needs an empty store"),
+        "{error}"
+    );
+}

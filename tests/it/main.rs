@@ -1,0 +1,18 @@
+//! Integration tests, in one binary (see STYLE.md, "Tests as data").
+//!
+//! # Layout
+//! - `helpers`: stores with a small schema, and ways to compare whole stores
+//! - `transactions`: what transactions write, and what bad ones do not
+//! - `time`: as-of, since, history, and readers pinned while a writer runs
+//! - `pull`: pull patterns over nested, reverse and recursive refs
+//! - `durability`: reopening stores, format versions, export and import
+//! - `crash`: a writer killed with SIGKILL loses no acknowledged transaction
+//! - `cli`: the binary's commands and their errors
+
+mod cli;
+mod crash;
+mod durability;
+mod helpers;
+mod pull;
+mod time;
+mod transactions;

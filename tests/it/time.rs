@@ -1,0 +1,204 @@
+//! Database values in time: as-of, since, history, and pinned readers.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread;
+
+use forkful::store::{kw, Components, Index, Transaction, Value};
+
+use crate::helpers::{add_recipe, store};
+
+#[test]
+fn as_of_reads_the_database_as_it_was() {
+    let store = store();
+    let id = add_recipe(&store, "dal", "Dal");
+    let first = store.db().basis();
+    let mut tx = Transaction::new();
+    tx.add(id, ":recipe/title", "Dal tadka");
+    let second = store.transact(&tx).unwrap().basis_after;
+    let mut tx = Transaction::new();
+    tx.add(id, ":recipe/title", "Dal makhani");
+    store.transact(&tx).unwrap();
+    let db = store.db();
+    let title = |db: &forkful::store::Db| db.entity(id).unwrap().get(&kw(":recipe/title")).cloned();
+    assert_eq!(title(&db.as_of(first)), Some(Value::from("Dal")));
+    assert_eq!(title(&db.as_of(second)), Some(Value::from("Dal tadka")));
+    assert_eq!(
+        title(&db.as_of(second - 1)),
+        Some(Value::from("Dal")),
+        "between transactions"
+    );
+    assert_eq!(title(&db), Some(Value::from("Dal makhani")));
+    assert_eq!(title(&db.as_of(first - 1)), None, "before it was made");
+    assert_eq!(
+        db.as_of(u64::MAX).basis(),
+        db.basis(),
+        "as_of never reaches past the basis"
+    );
+}
+
+#[test]
+fn since_shows_only_facts_asserted_after_a_basis() {
+    let store = store();
+    let id = add_recipe(&store, "dal", "Dal");
+    let t = store.db().basis();
+    let mut tx = Transaction::new();
+    tx.add(id, ":recipe/serves", 4i64);
+    store.transact(&tx).unwrap();
+    let since = store.db().since(t);
+    let facts: Vec<_> = since
+        .datoms(Index::Eavt, &Components::any().e(id))
+        .map(|d| d.unwrap().v)
+        .collect();
+    assert_eq!(facts, [Value::Long(4)]);
+}
+
+#[test]
+fn history_keeps_every_assertion_and_retraction_in_order() {
+    let store = store();
+    let id = add_recipe(&store, "dal", "Dal");
+    for title in ["Dal tadka", "Dal"] {
+        let mut tx = Transaction::new();
+        tx.add(id, ":recipe/title", title);
+        store.transact(&tx).unwrap();
+    }
+    let db = store.db();
+    let title = db.attribute(&kw(":recipe/title")).unwrap().id;
+    let mut history: Vec<_> = db
+        .history()
+        .datoms(Index::Eavt, &Components::any().e(id).a(title))
+        .map(|d| d.unwrap())
+        .collect();
+    history.sort_by_key(|d| (d.tx, d.added));
+    let story: Vec<_> = history
+        .iter()
+        .map(|d| (d.v.as_str().unwrap().to_owned(), d.added))
+        .collect();
+    assert_eq!(
+        story,
+        [
+            ("Dal".to_owned(), true),
+            ("Dal".to_owned(), false),
+            ("Dal tadka".to_owned(), true),
+            ("Dal tadka".to_owned(), false),
+            ("Dal".to_owned(), true),
+        ]
+    );
+}
+
+#[test]
+fn the_log_reads_transactions_in_order() {
+    let store = store();
+    let a = add_recipe(&store, "a", "A");
+    let t = store.db().basis();
+    add_recipe(&store, "b", "B");
+    let db = store.db();
+    let txs: Vec<u64> = db.log(t, db.basis()).map(|d| d.unwrap().tx).collect();
+    assert!(txs.windows(2).all(|w| w[0] <= w[1]));
+    assert_eq!(txs.first(), Some(&t));
+    assert!(db.log(t, t).all(|d| d.unwrap().tx == t));
+    assert!(db.log(t, t).any(|d| d.unwrap().e == a));
+}
+
+#[test]
+fn a_pinned_database_never_sees_a_later_transaction_while_a_writer_runs() {
+    let store = store();
+    let id = add_recipe(&store, "counter", "0");
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let (store, stop) = (store.clone(), stop.clone());
+        thread::spawn(move || {
+            let mut n = 0u64;
+            while !stop.load(Ordering::Relaxed) && n < 400 {
+                n += 1;
+                let mut tx = Transaction::new();
+                tx.add(id, ":recipe/title", n.to_string())
+                    .add(id, ":recipe/serves", n as i64)
+                    .add(id, ":recipe/tags", format!("t{n}"));
+                store.transact(&tx).unwrap();
+            }
+            n
+        })
+    };
+    let readers: Vec<_> = (0..3)
+        .map(|_| {
+            let store = store.clone();
+            thread::spawn(move || {
+                let mut checks = 0;
+                for _ in 0..150 {
+                    let db = store.db();
+                    let first = db.entity(id).unwrap();
+                    // Consistent within the value: title, serves and the
+                    // count of tags all come from one transaction.
+                    let title: u64 = first
+                        .get(&kw(":recipe/title"))
+                        .unwrap()
+                        .as_str()
+                        .unwrap()
+                        .parse()
+                        .unwrap();
+                    let serves = first
+                        .get(&kw(":recipe/serves"))
+                        .map_or(0, |v| v.as_long().unwrap() as u64);
+                    assert_eq!(title, serves, "one db value mixes two transactions");
+                    assert_eq!(first.get_all(&kw(":recipe/tags")).len() as u64, title);
+                    thread::yield_now();
+                    // Stable over time: the same value reads the same later.
+                    assert_eq!(
+                        db.entity(id).unwrap(),
+                        first,
+                        "a pinned db changed under a reader"
+                    );
+                    assert!(db.basis() <= store.db().basis());
+                    checks += 1;
+                }
+                checks
+            })
+        })
+        .collect();
+    let checks: usize = readers.into_iter().map(|r| r.join().unwrap()).sum();
+    stop.store(true, Ordering::Relaxed);
+    let written = writer.join().unwrap();
+    assert_eq!(checks, 450);
+    assert!(written > 0);
+    let last = store.db().entity(id).unwrap();
+    assert_eq!(
+        last.get(&kw(":recipe/title")),
+        Some(&Value::from(written.to_string()))
+    );
+}
+
+#[test]
+fn concurrent_writers_share_flushes_and_every_acknowledged_write_is_there() {
+    let store = store();
+    let before = store.stats();
+    let writers: Vec<_> = (0..4)
+        .map(|w| {
+            let store = store.clone();
+            thread::spawn(move || {
+                (0..40)
+                    .map(|i| add_recipe(&store, &format!("w{w}-{i}"), "Grouped"))
+                    .collect::<Vec<u64>>()
+            })
+        })
+        .collect();
+    let ids: Vec<u64> = writers
+        .into_iter()
+        .flat_map(|w| w.join().unwrap())
+        .collect();
+    let after = store.stats();
+    let transactions = after.transactions - before.transactions;
+    let flushes = after.flushes - before.flushes;
+    assert_eq!(transactions, 160);
+    assert!(
+        flushes < transactions,
+        "{flushes} flushes for {transactions} transactions: no grouping"
+    );
+    let db = store.db();
+    for id in ids {
+        assert!(
+            !db.entity(id).unwrap().is_empty(),
+            "acknowledged recipe {id} is missing"
+        );
+    }
+}
