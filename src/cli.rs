@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 
-use crate::store::transfer;
-use crate::store::Store;
+use crate::store::query::{self, Input, Query};
+use crate::store::{edn, transfer, Store};
 
 /// forkful: recipes with their whole history, forkable like repositories.
 #[derive(Debug, Parser)]
@@ -40,6 +40,27 @@ pub enum Command {
         data: PathBuf,
         /// The file to write (`-` for standard output).
         file: PathBuf,
+    },
+    /// Run a datalog query against the store and print a table.
+    ///
+    /// Example: forkful query '[:find ?e ?doc :where [?e :db/doc ?doc]]'
+    Query {
+        #[arg(long, env = "FORKFUL_DATA", default_value = "./data")]
+        data: PathBuf,
+        /// Query the database as of this basis (a transaction id).
+        #[arg(long)]
+        as_of: Option<u64>,
+        /// Query every assertion and retraction, not just what holds.
+        #[arg(long)]
+        history: bool,
+        /// Stop the query after this many steps of work.
+        #[arg(long, default_value_t = query::DEFAULT_WORK_LIMIT)]
+        work_limit: u64,
+        /// The query, e.g. '[:find ?t :in $ ?s :where [?r :recipe/slug ?s] [?r :recipe/title ?t]]'.
+        query: String,
+        /// Values for the inputs after $ in :in, as EDN: a scalar (`"shakshuka"`, `42`),
+        /// a collection (`["a" "b"]`), a relation (`[["a" 1] ["b" 2]]`), or rules.
+        args: Vec<String>,
     },
     /// Load an export file into an empty store.
     Import {
@@ -109,6 +130,37 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
                 )?;
             }
         }
+        Command::Query {
+            data,
+            as_of,
+            history,
+            work_limit,
+            query,
+            args,
+        } => {
+            if !data.exists() {
+                bail!("there is no store at {}", data.display());
+            }
+            let store = open_store(&data)?;
+            let mut db = store.db();
+            if let Some(t) = as_of {
+                db = db.as_of(t);
+            }
+            if history {
+                db = db.history();
+            }
+            let parsed = Query::parse(&query).context("reading the query")?;
+            let mut inputs = vec![Input::Db(db)];
+            for (i, arg) in args.iter().enumerate() {
+                inputs.push(
+                    query_input(arg).with_context(|| format!("reading input {} ({arg})", i + 1))?,
+                );
+            }
+            let result = parsed
+                .run(&inputs, work_limit)
+                .context("running the query")?;
+            write!(out, "{}", query::table::render(&result))?;
+        }
         Command::Import { data, file } => {
             if !file.is_file() {
                 bail!("there is no file at {}", file.display());
@@ -131,4 +183,38 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
 
 fn open_store(dir: &Path) -> Result<Store> {
     Store::open(dir).with_context(|| format!("opening the store at {}", dir.display()))
+}
+
+/// An input given on the command line, as EDN: rules are a vector of
+/// vectors whose first element is a list (a rule head).
+fn query_input(text: &str) -> Result<Input> {
+    let form = edn::parse(text)?;
+    let value = |e: &edn::Edn| -> Result<crate::store::Value> {
+        Ok(match e {
+            edn::Edn::Int(n) => crate::store::Value::Long(*n),
+            edn::Edn::Float(x) => crate::store::Value::Double(*x),
+            edn::Edn::String(s) => crate::store::Value::from(s.as_str()),
+            edn::Edn::Bool(b) => crate::store::Value::Boolean(*b),
+            edn::Edn::Keyword(k) => crate::store::Value::Keyword(crate::store::Keyword::parse(k)?),
+            other => bail!("{other} is not a value forkful can take as input"),
+        })
+    };
+    Ok(match &form {
+        edn::Edn::Vector(items) => match items.first() {
+            Some(edn::Edn::Vector(first)) if matches!(first.first(), Some(edn::Edn::List(_))) => {
+                Input::Rules(text.to_owned())
+            }
+            Some(edn::Edn::Vector(_)) => Input::Relation(
+                items
+                    .iter()
+                    .map(|row| match row {
+                        edn::Edn::Vector(cells) => cells.iter().map(value).collect(),
+                        other => bail!("{other} is not a row"),
+                    })
+                    .collect::<Result<_>>()?,
+            ),
+            _ => Input::Collection(items.iter().map(value).collect::<Result<_>>()?),
+        },
+        scalar => Input::Scalar(value(scalar)?),
+    })
 }

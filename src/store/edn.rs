@@ -5,7 +5,10 @@
 //! turns text into an [`Edn`] tree ([`parse`], [`parse_all`]) and prints a
 //! tree back as canonical EDN (the [`std::fmt::Display`] impl), such that
 //! printing and re-reading gives an equal value. It knows nothing about what
-//! the forms mean; giving them meaning is up to the query and pull code.
+//! the forms mean; giving them meaning is up to the query and pull code,
+//! which can ask for a [`Node`] tree instead ([`parse_node`],
+//! [`parse_nodes`]) when it needs to say where in the text a form it rejects
+//! was written.
 //!
 //! Deliberate limits: character literals (`\c`) and the `N`/`M` number
 //! suffixes are rejected rather than approximated, duplicate map keys and set
@@ -83,6 +86,116 @@ impl fmt::Display for ParseError {
 
 impl std::error::Error for ParseError {}
 
+/// A form with where it starts in the text, and its sub-forms likewise, for
+/// callers that must point at the form they reject ("line 3, column 12:
+/// unknown attribute :recipe/colour").
+///
+/// Each node holds its whole form as an [`Edn`] as well as its children, so
+/// a node tree costs a copy of each form per level it is nested in; that is
+/// nothing for a query, but [`parse`] is the one to use for bulk data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    /// The whole form, as [`parse`] would return it.
+    pub edn: Edn,
+    /// Byte offset of the form's first char (the `#` of `#{`, `##NaN` or a
+    /// tag).
+    pub offset: usize,
+    /// 1-based line, as in [`ParseError`].
+    pub line: usize,
+    /// 1-based column, counted in chars, as in [`ParseError`].
+    pub column: usize,
+    /// The direct sub-forms, in source order: the elements of a vector,
+    /// list or set; `k1, v1, k2, v2, ...` for a map; the one inner form for
+    /// a tagged form; none for anything else. `#_`-discarded forms are not
+    /// included.
+    pub children: Vec<Node>,
+}
+
+impl Node {
+    /// Where the form starts, as `"line L, column C"`: the same wording as
+    /// a [`ParseError`], so that semantic errors read like syntax errors.
+    #[must_use]
+    pub fn position(&self) -> String {
+        format!("line {}, column {}", self.line, self.column)
+    }
+}
+
+/// Like [`parse`], but keeps where each form starts.
+///
+/// # Errors
+///
+/// Exactly those of [`parse`].
+pub fn parse_node(text: &str) -> Result<Node, ParseError> {
+    let mut reader = Reader::new(text);
+    reader.spans = Some(Vec::new());
+    let form = read_one(&mut reader)?;
+    let mut spans = reader.spans.take().unwrap_or_default().into_iter();
+    Ok(build_node(form, &mut spans))
+}
+
+/// Like [`parse_all`], but keeps where each form starts.
+///
+/// # Errors
+///
+/// Exactly those of [`parse_all`].
+pub fn parse_nodes(text: &str) -> Result<Vec<Node>, ParseError> {
+    let mut reader = Reader::new(text);
+    reader.spans = Some(Vec::new());
+    let forms = read_all(&mut reader)?;
+    let mut spans = reader.spans.take().unwrap_or_default().into_iter();
+    Ok(forms
+        .into_iter()
+        .map(|form| build_node(form, &mut spans))
+        .collect())
+}
+
+/// Where a form starts, as the reader records it for [`parse_node`].
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    offset: usize,
+    line: usize,
+    column: usize,
+}
+
+/// Pairs a form read with spans on with the spans the reader recorded,
+/// which are one per form in pre-order (a form, then its children in source
+/// order, map keys before their values), so the tree is rebuilt without
+/// looking at the text again. Recursion is bounded by [`MAX_DEPTH`], since
+/// the form came from the reader.
+fn build_node(edn: Edn, spans: &mut std::vec::IntoIter<Span>) -> Node {
+    let span = spans.next();
+    debug_assert!(span.is_some(), "the reader records a span per form");
+    let Span {
+        offset,
+        line,
+        column,
+    } = span.unwrap_or(Span {
+        offset: 0,
+        line: 1,
+        column: 1,
+    });
+    let mut child = |form: &Edn| build_node(form.clone(), spans);
+    let children = match &edn {
+        Edn::Vector(items) | Edn::List(items) | Edn::Set(items) => {
+            items.iter().map(&mut child).collect()
+        }
+        Edn::Map(pairs) => pairs
+            .iter()
+            .flat_map(|(key, value)| [key, value])
+            .map(&mut child)
+            .collect(),
+        Edn::Tagged(_, inner) => vec![child(inner)],
+        _ => Vec::new(),
+    };
+    Node {
+        edn,
+        offset,
+        line,
+        column,
+        children,
+    }
+}
+
 /// Reads exactly one form from `text`.
 ///
 /// Surrounding whitespace, commas, comments and `#_` discards are allowed;
@@ -94,7 +207,20 @@ impl std::error::Error for ParseError {}
 /// A [`ParseError`] locating the first problem: no form, a second form, or
 /// anything the reader rejects inside the form.
 pub fn parse(text: &str) -> Result<Edn, ParseError> {
-    let mut reader = Reader::new(text);
+    read_one(&mut Reader::new(text))
+}
+
+/// Reads every form in `text`, in order; empty input gives an empty vector.
+///
+/// # Errors
+///
+/// A [`ParseError`] locating the first malformed form; the forms before it
+/// are not returned, since a half-read export file is not worth trusting.
+pub fn parse_all(text: &str) -> Result<Vec<Edn>, ParseError> {
+    read_all(&mut Reader::new(text))
+}
+
+fn read_one(reader: &mut Reader<'_>) -> Result<Edn, ParseError> {
     reader.skip_ignorable()?;
     if reader.at_end() {
         return Err(reader.error_at(reader.pos, "expected a form but found end of input"));
@@ -111,14 +237,7 @@ pub fn parse(text: &str) -> Result<Edn, ParseError> {
     }
 }
 
-/// Reads every form in `text`, in order; empty input gives an empty vector.
-///
-/// # Errors
-///
-/// A [`ParseError`] locating the first malformed form; the forms before it
-/// are not returned, since a half-read export file is not worth trusting.
-pub fn parse_all(text: &str) -> Result<Vec<Edn>, ParseError> {
-    let mut reader = Reader::new(text);
+fn read_all(reader: &mut Reader<'_>) -> Result<Vec<Edn>, ParseError> {
     let mut forms = Vec::new();
     loop {
         reader.skip_ignorable()?;
@@ -148,11 +267,18 @@ fn is_name_char(c: char) -> bool {
 
 /// A cursor over the input. Positions are byte offsets that always sit on a
 /// char boundary; line and column are only worked out when an error is
-/// built, since errors are rare and counting on every char is not free.
+/// built, since errors are rare and counting on every char is not free, or
+/// when `spans` asks for them.
 struct Reader<'a> {
     text: &'a str,
     pos: usize,
     depth: usize,
+    /// `Some` for [`parse_node`]: where each form read starts, in pre-order,
+    /// leaving out discarded forms.
+    spans: Option<Vec<Span>>,
+    /// The last span recorded, from which the next one is counted on, so
+    /// that recording is linear in the text rather than quadratic.
+    last_span: Span,
 }
 
 impl<'a> Reader<'a> {
@@ -161,7 +287,50 @@ impl<'a> Reader<'a> {
             text,
             pos: 0,
             depth: 0,
+            spans: None,
+            last_span: Span {
+                offset: 0,
+                line: 1,
+                column: 1,
+            },
         }
+    }
+
+    /// Records that a form starts at `offset`, if spans are wanted. Forms
+    /// start in increasing order, so only the text since the last one needs
+    /// counting.
+    fn record_span(&mut self, offset: usize) {
+        if self.spans.is_none() {
+            return;
+        }
+        let last = self.last_span;
+        let span = if offset < last.offset {
+            // Not reached, since forms are read in order; kept correct anyway.
+            let (line, column) = self.line_column(offset);
+            Span {
+                offset,
+                line,
+                column,
+            }
+        } else {
+            let between = &self.text[last.offset..offset];
+            match between.rfind('\n') {
+                Some(i) => Span {
+                    offset,
+                    line: last.line + between.bytes().filter(|&b| b == b'\n').count(),
+                    column: between[i + 1..].chars().count() + 1,
+                },
+                None => Span {
+                    offset,
+                    line: last.line,
+                    column: last.column + between.chars().count(),
+                },
+            }
+        };
+        if let Some(spans) = &mut self.spans {
+            spans.push(span);
+        }
+        self.last_span = span;
     }
 
     fn at_end(&self) -> bool {
@@ -246,7 +415,11 @@ impl<'a> Reader<'a> {
                 if self.no_form_next() {
                     return Err(self.error_at(start, "#_ must be followed by a form to discard"));
                 }
+                let spans_before = self.spans.as_ref().map(Vec::len);
                 self.read_form()?;
+                if let (Some(spans), Some(len)) = (&mut self.spans, spans_before) {
+                    spans.truncate(len);
+                }
                 self.depth -= 1;
             } else {
                 break;
@@ -262,6 +435,7 @@ impl<'a> Reader<'a> {
         self.skip_ignorable()?;
         let start = self.pos;
         self.descend(start)?;
+        self.record_span(start);
         let form = self.read_form_at(start);
         self.depth -= 1;
         form
@@ -1173,5 +1347,189 @@ mod tests {
         assert_eq!(parse(&printed), Ok(sample.clone()), "{printed}");
         // Printing is canonical: a second trip gives the same text.
         assert_eq!(parse(&printed).unwrap().to_string(), printed);
+    }
+
+    /// (offset, line, column) of a node, for compact assertions.
+    fn at(node: &Node) -> (usize, usize, usize) {
+        (node.offset, node.line, node.column)
+    }
+
+    /// Checks every node against positions worked out from scratch, and
+    /// that its children are the sub-forms of its `edn`.
+    fn check_tree(text: &str, node: &Node) {
+        let before = &text[..node.offset];
+        let line = before.matches('\n').count() + 1;
+        let column = before[before.rfind('\n').map_or(0, |i| i + 1)..]
+            .chars()
+            .count()
+            + 1;
+        assert_eq!((node.line, node.column), (line, column), "{node:?}");
+        // Compared as printed, since NaN is not equal to itself.
+        let children: Vec<String> = node.children.iter().map(|c| c.edn.to_string()).collect();
+        let expected: Vec<&Edn> = match &node.edn {
+            Edn::Vector(items) | Edn::List(items) | Edn::Set(items) => items.iter().collect(),
+            Edn::Map(pairs) => pairs.iter().flat_map(|(k, v)| [k, v]).collect(),
+            Edn::Tagged(_, inner) => vec![inner],
+            _ => vec![],
+        };
+        let expected: Vec<String> = expected.iter().map(ToString::to_string).collect();
+        assert_eq!(children, expected);
+        for child in &node.children {
+            assert!(child.offset > node.offset, "{child:?} not after {node:?}");
+            check_tree(text, child);
+        }
+    }
+
+    const QUERY: &str =
+        "[:find ?title\n :where [?r :recipe/colour \"red\"]\n        (not [?r :recipe/crème ?c])]";
+
+    #[test]
+    fn nodes_locate_nested_children_across_lines() {
+        let node = parse_node(QUERY).unwrap();
+        assert_eq!(at(&node), (0, 1, 1));
+        let items = &node.children;
+        assert_eq!(items.len(), 5);
+        assert_eq!(items[0].edn, kw("find"));
+        assert_eq!(at(&items[0]), (1, 1, 2));
+        assert_eq!(at(&items[1]), (7, 1, 8));
+        assert_eq!(at(&items[2]), (15, 2, 2));
+        let clause = &items[3];
+        assert_eq!((clause.line, clause.column), (2, 9));
+        assert_eq!(clause.children[1].edn, kw("recipe/colour"));
+        assert_eq!(clause.children[1].position(), "line 2, column 13");
+        assert_eq!(clause.children[2].position(), "line 2, column 28");
+        let not = &items[4];
+        assert_eq!(not.position(), "line 3, column 9");
+        let inner = &not.children[1];
+        assert_eq!(inner.position(), "line 3, column 14");
+        // Columns count chars: `crème` is one char shorter than its bytes.
+        assert_eq!(inner.children[1].edn, kw("recipe/crème"));
+        assert_eq!(inner.children[2].position(), "line 3, column 32");
+        assert_eq!(inner.children[2].offset, 80);
+        check_tree(QUERY, &node);
+    }
+
+    #[test]
+    fn map_children_alternate_keys_and_values_in_source_order() {
+        let node = parse_node("{:b 1,\n :a [2]}").unwrap();
+        let children: Vec<(Edn, (usize, usize, usize))> = node
+            .children
+            .iter()
+            .map(|c| (c.edn.clone(), at(c)))
+            .collect();
+        assert_eq!(
+            children,
+            vec![
+                (kw("b"), (1, 1, 2)),
+                (Edn::Int(1), (4, 1, 5)),
+                (kw("a"), (8, 2, 2)),
+                (Edn::Vector(vec![Edn::Int(2)]), (11, 2, 5)),
+            ]
+        );
+        assert_eq!(at(&node.children[3].children[0]), (12, 2, 6));
+        assert!(parse_node("{}").unwrap().children.is_empty());
+    }
+
+    #[test]
+    fn a_tagged_node_has_its_form_as_its_one_child() {
+        let node = parse_node("[#inst\n  \"2026-01-01\" #{1}]").unwrap();
+        let tagged = &node.children[0];
+        assert_eq!(
+            tagged.edn,
+            Edn::Tagged("inst".into(), Box::new(string("2026-01-01")))
+        );
+        assert_eq!(at(tagged), (1, 1, 2));
+        assert_eq!(tagged.children.len(), 1);
+        assert_eq!(tagged.children[0].edn, string("2026-01-01"));
+        assert_eq!(at(&tagged.children[0]), (9, 2, 3));
+        assert!(tagged.children[0].children.is_empty());
+        // A set starts at its `#`.
+        assert_eq!(at(&node.children[1]), (22, 2, 16));
+        assert_eq!(at(&node.children[1].children[0]), (24, 2, 18));
+    }
+
+    #[test]
+    fn discarded_forms_are_not_children() {
+        let node = parse_node("[1 #_ [2 (3)] 4 #_ #_ 5 6 {#_ :x :a #_ 7 8}]").unwrap();
+        let kept: Vec<(Edn, usize)> = node
+            .children
+            .iter()
+            .map(|c| (c.edn.clone(), c.offset))
+            .collect();
+        assert_eq!(
+            kept,
+            vec![
+                (Edn::Int(1), 1),
+                (Edn::Int(4), 14),
+                (Edn::Map(vec![(kw("a"), Edn::Int(8))]), 26),
+            ]
+        );
+        let map = &node.children[2];
+        assert_eq!(map.children.len(), 2);
+        assert_eq!((map.children[0].offset, map.children[1].offset), (33, 41));
+        assert_eq!(at(&parse_node("#_ :gone\n :kept").unwrap()), (10, 2, 2));
+    }
+
+    #[test]
+    fn nodes_hold_what_parse_returns_and_fail_where_parse_fails() {
+        for text in [
+            QUERY,
+            "[1 (2 3) {:b 1 :a 2} #{3 1 2} [] ##NaN ##-Inf nil true \"s\\n\" sym/x]",
+            "#my/tag #uuid \"x\"",
+            "; comment\n{:a\r\n [1, 2],}",
+            "42",
+        ] {
+            let node = parse_node(text).unwrap();
+            let edn = parse(text).unwrap();
+            // NaN is not equal to itself, so compare printed forms.
+            assert_eq!(node.edn.to_string(), edn.to_string(), "{text}");
+            check_tree(text, &node);
+        }
+        let sample = "[1 (2 3) {:b 1 :a 2} #{3 1 2} #inst \"2026\" #_ 9 \"é\"]";
+        assert_eq!(parse_node(sample).map(|n| n.edn), parse(sample));
+        for bad in ["", "[1 2)", "[:a] :b", "{:a}", "[1 #_]", "\"open"] {
+            assert_eq!(parse_node(bad).unwrap_err(), error(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn parse_nodes_reads_zero_or_more_located_forms() {
+        assert_eq!(parse_nodes(" ;; nothing\n"), Ok(vec![]));
+        let text = "1 :two\n#_ 3 [4\n 5]";
+        let nodes = parse_nodes(text).unwrap();
+        assert_eq!(
+            nodes.iter().map(|n| n.edn.clone()).collect::<Vec<_>>(),
+            parse_all(text).unwrap()
+        );
+        let places: Vec<_> = nodes.iter().map(at).collect();
+        assert_eq!(places, vec![(0, 1, 1), (2, 1, 3), (12, 2, 6)]);
+        assert_eq!(at(&nodes[2].children[1]), (16, 3, 2));
+        for node in &nodes {
+            check_tree(text, node);
+        }
+        assert_eq!(
+            parse_nodes("1 )").unwrap_err(),
+            parse_all("1 )").unwrap_err()
+        );
+    }
+
+    #[test]
+    fn deeply_nested_nodes_stay_within_the_stack() {
+        std::thread::Builder::new()
+            .stack_size(2 * 1024 * 1024)
+            .spawn(|| {
+                let deepest = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+                let mut node = &parse_node(&deepest).unwrap();
+                let mut depth = 1;
+                while let Some(child) = node.children.first() {
+                    assert_eq!(child.column, depth + 1);
+                    node = child;
+                    depth += 1;
+                }
+                assert_eq!(depth, MAX_DEPTH);
+            })
+            .unwrap()
+            .join()
+            .unwrap();
     }
 }

@@ -33,6 +33,7 @@ pub mod encoding;
 pub mod error;
 pub mod instant;
 pub mod pull;
+pub mod query;
 pub mod schema;
 pub mod transfer;
 pub mod tx;

@@ -5,6 +5,7 @@
 //! - `transactions`: what transactions write, and what bad ones do not
 //! - `time`: as-of, since, history, and readers pinned while a writer runs
 //! - `pull`: pull patterns over nested, reverse and recursive refs
+//! - `query`: datalog clauses, aggregates, rules, planning and errors
 //! - `durability`: reopening stores, format versions, export and import
 //! - `crash`: a writer killed with SIGKILL loses no acknowledged transaction
 //! - `cli`: the binary's commands and their errors
@@ -14,5 +15,6 @@ mod crash;
 mod durability;
 mod helpers;
 mod pull;
+mod query;
 mod time;
 mod transactions;

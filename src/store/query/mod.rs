@@ -1,0 +1,146 @@
+//! Datalog over the fact store, in Datomic's notation.
+//!
+//! ```text
+//! [:find ?title (count ?f)
+//!  :in $ ?slug
+//!  :where [?r :recipe/slug ?slug]
+//!         [?r :recipe/title ?title]
+//!         [?f :recipe/forked-from ?r]]
+//! ```
+//!
+//! A query is parsed from text once (`Query::parse`) and run against inputs
+//! (`Query::run`): database values for `$` sources, scalars, collections,
+//! relations, and rules for `%`. Answers are a set of rows, returned sorted.
+//!
+//! # How a query runs
+//! The `:where` clauses are not run in the order written. At each step the
+//! planner (`plan`) picks the cheapest clause that can run given the variables
+//! bound so far: predicates and functions as soon as their inputs are bound,
+//! data patterns by the index their bound positions allow (an entity seek
+//! before a value lookup before an attribute scan), ties broken by the
+//! clause's text. So a query's plan, and its cost, depend on the set of its
+//! clauses and not on the order they were written in.
+//!
+//! Rules are evaluated bottom-up and semi-naively, seeded from the bound
+//! arguments of the call (`rules`): asking for the ancestors of one recipe
+//! starts from that recipe and touches its lineage only, however large the
+//! fork graph around it. Every datom scanned and row made counts against a
+//! work budget, so a runaway query ends with an error, not an exhausted
+//! machine.
+//!
+//! # Layout
+//! - `ast`: the parsed query, and the parser from EDN nodes
+//! - `eval`: relations, clause evaluation, the planner, `:find`
+//! - `rules`: seeded, semi-naive evaluation of rules
+//! - `functions`: predicates and functions callable in clauses
+//! - `table`: answers printed as a text table, for the command line
+
+mod ast;
+mod eval;
+mod functions;
+mod rules;
+pub mod table;
+
+use std::fmt;
+
+pub use ast::Query;
+pub use eval::QueryResult;
+
+use super::db::Db;
+use super::pull::Pulled;
+use super::value::Value;
+
+/// The work a query may do (datoms scanned plus rows made) unless told
+/// otherwise: enough for any page of the site by orders of magnitude, and a
+/// few seconds at most.
+pub const DEFAULT_WORK_LIMIT: u64 = 20_000_000;
+
+/// What a query was wrong about, or ran into.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum QueryError {
+    /// The text is not EDN, or not the shape of a query; at a position.
+    #[error("{position}: {message}")]
+    Syntax { position: String, message: String },
+    /// A variable that a predicate, function or `not` needs is never bound.
+    #[error("{position}: {message}")]
+    Unbound { position: String, message: String },
+    /// A rule whose head variables the body does not bind, or an unknown or
+    /// misused rule.
+    #[error("{position}: {message}")]
+    Rule { position: String, message: String },
+    /// An attribute the schema does not have.
+    #[error("{position}: unknown attribute {attribute}")]
+    UnknownAttribute { position: String, attribute: String },
+    /// The inputs do not match `:in`.
+    #[error("inputs: {0}")]
+    Input(String),
+    /// A function was given values it cannot take.
+    #[error("{0}")]
+    Function(String),
+    /// The query did more work than its limit allows.
+    #[error("the query was stopped after {limit} steps of work; narrow it, or raise the limit")]
+    TooMuchWork { limit: u64 },
+    /// The store failed underneath.
+    #[error("store: {0}")]
+    Store(String),
+}
+
+impl From<super::error::StoreError> for QueryError {
+    fn from(e: super::error::StoreError) -> QueryError {
+        QueryError::Store(e.to_string())
+    }
+}
+
+/// One input to a query, matched in order to its `:in` list.
+#[derive(Clone)]
+pub enum Input {
+    /// A database value, for `$` or `$name`.
+    Db(Db),
+    /// A value for `?x`.
+    Scalar(Value),
+    /// Values for `[?x ...]`.
+    Collection(Vec<Value>),
+    /// Rows for `[[?a ?b]]`, or one row for `[?a ?b]`.
+    Relation(Vec<Vec<Value>>),
+    /// Rules in EDN text, for `%`.
+    Rules(String),
+}
+
+impl fmt::Debug for Input {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Input::Db(db) => write!(f, "Db(basis {})", db.basis()),
+            Input::Scalar(v) => write!(f, "Scalar({v})"),
+            Input::Collection(vs) => write!(f, "Collection({vs:?})"),
+            Input::Relation(rows) => write!(f, "Relation({rows:?})"),
+            Input::Rules(text) => write!(f, "Rules({text})"),
+        }
+    }
+}
+
+impl Db {
+    /// Parses and runs `query` with this database as `$` and `args` for the
+    /// rest of its `:in` (after `$`), under the default work limit.
+    pub fn q(&self, query: &str, args: &[Input]) -> Result<QueryResult, QueryError> {
+        let query = Query::parse(query)?;
+        let mut inputs = vec![Input::Db(self.clone())];
+        inputs.extend(args.iter().cloned());
+        query.run(&inputs, DEFAULT_WORK_LIMIT)
+    }
+}
+
+impl QueryResult {
+    /// The rows' cells as plain values (pulled cells are skipped).
+    pub fn values(&self) -> Vec<Vec<Value>> {
+        self.rows
+            .iter()
+            .map(|row| row.iter().filter_map(|c| c.as_value().cloned()).collect())
+            .collect()
+    }
+
+    /// The first cell of the first row, for `:find ?x .` and aggregates.
+    pub fn scalar(&self) -> Option<&Pulled> {
+        self.rows.first().and_then(|r| r.first())
+    }
+}

@@ -1,0 +1,356 @@
+//! Rules: seeded, semi-naive, bottom-up evaluation.
+//!
+//! A call such as `(ancestor ?r ?a)` with `?r` bound is a *demand*: the rule
+//! with its first argument bound (its adornment, `bf`) for these values of
+//! `?r` (its seeds). Each (rule, adornment) pair has a table of the seeds
+//! asked of it and the answers found. A call inside a rule body adds seeds to
+//! the table it calls and reads the answers that table has so far; so the
+//! evaluation only ever looks at what the query's own seeds lead to (the
+//! lineage of one recipe, not the whole fork graph), which is what the
+//! "magic sets" rewriting of textbook datalog achieves.
+//!
+//! The tables grow in rounds until a round adds nothing (a fixpoint). Each
+//! round is semi-naive: a rule body is evaluated for the seeds new in the last
+//! round against all answers, and for all seeds against the answers new in
+//! the last round (one pass per rule call in the body), so no derivation is
+//! made from old facts alone twice. A body whose rule calls sit inside an
+//! `or` is evaluated naively (all seeds, all answers), which is slower but
+//! equally right. `not` is evaluated apart, to completion, before its answers
+//! are used; a rule that depends on itself through `not` is refused.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use super::ast::{Clause, ClauseKind, RuleDef, Term, Var};
+use super::eval::{eval_clauses, Ctx, Rel};
+use super::QueryError;
+use crate::store::value::Value;
+
+/// A rule and which of its arguments a call binds.
+type Key = (String, Vec<bool>);
+
+#[derive(Default)]
+struct Table {
+    /// Every seed asked of this table (values of the bound arguments).
+    seeds: HashSet<Vec<Value>>,
+    /// Seeds asked since the round started; next round's delta.
+    new_seeds: Vec<Vec<Value>>,
+    /// Seeds new in the last round: this round's delta.
+    delta_seeds: Vec<Vec<Value>>,
+    /// Every answer (all arguments), and grouped by their seed.
+    answers: HashSet<Vec<Value>>,
+    by_seed: HashMap<Vec<Value>, Vec<Vec<Value>>>,
+    /// Answers found since the round started; next round's delta.
+    new_answers: Vec<Vec<Value>>,
+    /// Answers new in the last round, grouped by seed: this round's delta.
+    delta_by_seed: HashMap<Vec<Value>, Vec<Vec<Value>>>,
+}
+
+/// The fixpoint a rule body is being evaluated in.
+pub(super) struct Scope<'t> {
+    tables: Option<&'t mut BTreeMap<Key, Table>>,
+    /// The index in the rule body of the call that reads delta answers this
+    /// pass; every other call reads all answers.
+    delta_call: Option<usize>,
+    /// The index in the rule body of the clause being evaluated (`None` inside
+    /// an `or`, whose calls read all answers).
+    pub current: Option<usize>,
+}
+
+impl Scope<'_> {
+    /// Outside any rule: a call is evaluated to completion on its own.
+    pub fn top() -> Scope<'static> {
+        Scope {
+            tables: None,
+            delta_call: None,
+            current: None,
+        }
+    }
+
+    /// The same fixpoint, for clauses nested in an `or`.
+    pub fn nested(&mut self) -> Scope<'_> {
+        Scope {
+            tables: self.tables.as_deref_mut(),
+            delta_call: None,
+            current: None,
+        }
+    }
+}
+
+/// Evaluates the rule call `(name args...)` against `rel`.
+pub(super) fn eval_call(
+    ctx: &Ctx,
+    rel: Rel,
+    name: &str,
+    args: &[Term],
+    clause: &Clause,
+    scope: &mut Scope,
+) -> Result<Rel, QueryError> {
+    let bound: Vec<bool> = args
+        .iter()
+        .map(|t| match t {
+            Term::Var(v) => rel.column(v).is_some(),
+            Term::Const(_) => true,
+            Term::Blank | Term::Src(_) => false,
+        })
+        .collect();
+    let key: Key = (name.to_owned(), bound.clone());
+    let seed_of = |row: &[Value]| -> Vec<Value> {
+        args.iter()
+            .zip(&bound)
+            .filter(|(_, b)| **b)
+            .map(|(t, _)| match t {
+                Term::Var(v) => row[rel.column(v).expect("bound")].clone(),
+                Term::Const(c) => c.clone(),
+                _ => unreachable!("only vars and constants are bound"),
+            })
+            .collect()
+    };
+    let seeds: Vec<Vec<Value>> = rel.rows.iter().map(|r| seed_of(r)).collect();
+
+    // Answers for each seed: from the enclosing fixpoint's tables, or from a
+    // complete evaluation of this call on its own.
+    let owned;
+    let answers: &HashMap<Vec<Value>, Vec<Vec<Value>>> = match scope.tables.as_deref_mut() {
+        Some(tables) => {
+            let table = tables.entry(key.clone()).or_default();
+            for seed in &seeds {
+                if table.seeds.insert(seed.clone()) {
+                    table.new_seeds.push(seed.clone());
+                }
+            }
+            let delta = scope.delta_call.is_some() && scope.delta_call == scope.current;
+            let table = &tables[&key];
+            if delta {
+                &table.delta_by_seed
+            } else {
+                &table.by_seed
+            }
+        }
+        None => {
+            owned = complete(ctx, &key, seeds.iter().cloned().collect(), clause)?;
+            &owned
+        }
+    };
+
+    // Join: each row with each answer for its seed, binding free arguments.
+    let mut vars = rel.vars.clone();
+    let mut outputs: Vec<Option<usize>> = Vec::with_capacity(args.len());
+    for (term, is_bound) in args.iter().zip(&bound) {
+        outputs.push(match term {
+            Term::Var(v) if !is_bound => {
+                Some(vars.iter().position(|x| x == v).unwrap_or_else(|| {
+                    vars.push(v.clone());
+                    vars.len() - 1
+                }))
+            }
+            _ => None,
+        });
+    }
+    let width = vars.len();
+    let mut rows = Vec::new();
+    for (row, seed) in rel.rows.iter().zip(&seeds) {
+        'answers: for answer in answers.get(seed).into_iter().flatten() {
+            ctx.spend(1)?;
+            let mut out = row.clone();
+            out.resize(width, Value::Boolean(false));
+            let mut set = vec![false; width];
+            for (i, column) in outputs.iter().enumerate() {
+                let Some(column) = *column else {
+                    continue;
+                };
+                if set[column] && out[column] != answer[i] {
+                    continue 'answers;
+                }
+                out[column] = answer[i].clone();
+                set[column] = true;
+            }
+            rows.push(out);
+        }
+    }
+    Ok(Rel { vars, rows })
+}
+
+/// Evaluates `key` for `seeds` to its fixpoint, in tables of its own, and
+/// returns its answers grouped by seed.
+fn complete(
+    ctx: &Ctx,
+    key: &Key,
+    seeds: HashSet<Vec<Value>>,
+    clause: &Clause,
+) -> Result<HashMap<Vec<Value>, Vec<Vec<Value>>>, QueryError> {
+    if ctx.evaluating.borrow().contains(&key.0) {
+        return Err(QueryError::Rule {
+            position: clause.position.clone(),
+            message: format!(
+                "rule {} depends on itself through not, which has no meaning",
+                key.0
+            ),
+        });
+    }
+    ctx.evaluating.borrow_mut().push(key.0.clone());
+    let result = fixpoint(ctx, key, seeds);
+    ctx.evaluating.borrow_mut().pop();
+    let mut tables = result?;
+    Ok(tables.remove(key).map(|t| t.by_seed).unwrap_or_default())
+}
+
+fn fixpoint(
+    ctx: &Ctx,
+    root: &Key,
+    seeds: HashSet<Vec<Value>>,
+) -> Result<BTreeMap<Key, Table>, QueryError> {
+    let mut tables: BTreeMap<Key, Table> = BTreeMap::new();
+    let table = tables.entry(root.clone()).or_default();
+    table.new_seeds = seeds.iter().cloned().collect();
+    table.seeds = seeds;
+    loop {
+        // Promote what the last round found to this round's deltas.
+        let mut changed = false;
+        let mut any_delta_answers = false;
+        for (key, table) in tables.iter_mut() {
+            table.delta_seeds = std::mem::take(&mut table.new_seeds);
+            table.delta_by_seed.clear();
+            let new_answers = std::mem::take(&mut table.new_answers);
+            changed |= !table.delta_seeds.is_empty() || !new_answers.is_empty();
+            any_delta_answers |= !new_answers.is_empty();
+            for answer in new_answers {
+                table
+                    .delta_by_seed
+                    .entry(seed_part(&key.1, &answer))
+                    .or_default()
+                    .push(answer);
+            }
+        }
+        if !changed {
+            return Ok(tables);
+        }
+        let keys: Vec<Key> = tables.keys().cloned().collect();
+        for key in keys {
+            let defs = ctx.rules.get(&key.0).cloned().unwrap_or_default();
+            for def in &defs {
+                let naive = has_nested_calls(&def.body);
+                let (delta_seeds, all_seeds) = {
+                    let t = &tables[&key];
+                    (
+                        t.delta_seeds.clone(),
+                        t.seeds.iter().cloned().collect::<Vec<_>>(),
+                    )
+                };
+                if naive {
+                    evaluate(ctx, &mut tables, &key, def, &all_seeds, None)?;
+                    continue;
+                }
+                if !delta_seeds.is_empty() {
+                    evaluate(ctx, &mut tables, &key, def, &delta_seeds, None)?;
+                }
+                if any_delta_answers {
+                    for (i, clause) in def.body.iter().enumerate() {
+                        if matches!(clause.kind, ClauseKind::Rule { .. }) {
+                            evaluate(ctx, &mut tables, &key, def, &all_seeds, Some(i))?;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The values of an answer's bound arguments: the seed it answers.
+fn seed_part(bound: &[bool], answer: &[Value]) -> Vec<Value> {
+    answer
+        .iter()
+        .zip(bound)
+        .filter(|(_, b)| **b)
+        .map(|(v, _)| v.clone())
+        .collect()
+}
+
+/// Evaluates one definition of `key`'s rule for `seeds`, recording new answers.
+fn evaluate(
+    ctx: &Ctx,
+    tables: &mut BTreeMap<Key, Table>,
+    key: &Key,
+    def: &RuleDef,
+    seeds: &[Vec<Value>],
+    delta_call: Option<usize>,
+) -> Result<(), QueryError> {
+    if seeds.is_empty() {
+        return Ok(());
+    }
+    let bound_vars: Vec<Var> = def
+        .head
+        .iter()
+        .zip(&key.1)
+        .filter(|(_, b)| **b)
+        .map(|(v, _)| v.clone())
+        .collect();
+    // A head that names one variable twice binds it once; seeds that disagree
+    // with themselves there match nothing.
+    let mut start = Rel {
+        vars: Vec::new(),
+        rows: Vec::new(),
+    };
+    let mut first_at: Vec<usize> = Vec::new();
+    for (i, v) in bound_vars.iter().enumerate() {
+        if !start.vars.contains(v) {
+            start.vars.push(v.clone());
+            first_at.push(i);
+        }
+    }
+    for seed in seeds {
+        let consistent = bound_vars.iter().enumerate().all(|(i, v)| {
+            seed[bound_vars.iter().position(|x| x == v).expect("present")] == seed[i]
+        });
+        if consistent {
+            start
+                .rows
+                .push(first_at.iter().map(|&i| seed[i].clone()).collect());
+        }
+    }
+    let mut scope = Scope {
+        tables: Some(tables),
+        delta_call,
+        current: None,
+    };
+    let out = eval_clauses(ctx, start, &def.body, &mut scope)?;
+    let columns: Vec<usize> = def
+        .head
+        .iter()
+        .map(|v| {
+            out.column(v).ok_or_else(|| QueryError::Rule {
+                position: def.position.clone(),
+                message: format!("unsafe rule {}: its body does not bind {v}", def.name),
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    let table = tables
+        .get_mut(key)
+        .expect("the table being evaluated exists");
+    for row in &out.rows {
+        let answer: Vec<Value> = columns.iter().map(|&c| row[c].clone()).collect();
+        if table.answers.insert(answer.clone()) {
+            ctx.spend(1)?;
+            table
+                .by_seed
+                .entry(seed_part(&key.1, &answer))
+                .or_default()
+                .push(answer.clone());
+            table.new_answers.push(answer);
+        }
+    }
+    Ok(())
+}
+
+/// Whether a body has rule calls inside `or` (which semi-naive passes do not
+/// target one by one).
+fn has_nested_calls(body: &[Clause]) -> bool {
+    fn calls(clause: &Clause) -> bool {
+        match &clause.kind {
+            ClauseKind::Rule { .. } => true,
+            ClauseKind::Or { branches, .. } => branches.iter().flatten().any(calls),
+            _ => false,
+        }
+    }
+    body.iter()
+        .any(|c| matches!(c.kind, ClauseKind::Or { .. }) && calls(c))
+}
