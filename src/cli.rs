@@ -13,7 +13,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 
 use crate::store::query::{self, Input, Query};
-use crate::store::{edn, transfer, Store};
+use crate::store::{transfer, Store};
 
 /// forkful: recipes with their whole history, forkable like repositories.
 #[derive(Debug, Parser)]
@@ -153,7 +153,8 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
             let mut inputs = vec![Input::Db(db)];
             for (i, arg) in args.iter().enumerate() {
                 inputs.push(
-                    query_input(arg).with_context(|| format!("reading input {} ({arg})", i + 1))?,
+                    Input::from_edn(arg)
+                        .with_context(|| format!("reading input {} ({arg})", i + 1))?,
                 );
             }
             let result = parsed
@@ -183,38 +184,4 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
 
 fn open_store(dir: &Path) -> Result<Store> {
     Store::open(dir).with_context(|| format!("opening the store at {}", dir.display()))
-}
-
-/// An input given on the command line, as EDN: rules are a vector of
-/// vectors whose first element is a list (a rule head).
-fn query_input(text: &str) -> Result<Input> {
-    let form = edn::parse(text)?;
-    let value = |e: &edn::Edn| -> Result<crate::store::Value> {
-        Ok(match e {
-            edn::Edn::Int(n) => crate::store::Value::Long(*n),
-            edn::Edn::Float(x) => crate::store::Value::Double(*x),
-            edn::Edn::String(s) => crate::store::Value::from(s.as_str()),
-            edn::Edn::Bool(b) => crate::store::Value::Boolean(*b),
-            edn::Edn::Keyword(k) => crate::store::Value::Keyword(crate::store::Keyword::parse(k)?),
-            other => bail!("{other} is not a value forkful can take as input"),
-        })
-    };
-    Ok(match &form {
-        edn::Edn::Vector(items) => match items.first() {
-            Some(edn::Edn::Vector(first)) if matches!(first.first(), Some(edn::Edn::List(_))) => {
-                Input::Rules(text.to_owned())
-            }
-            Some(edn::Edn::Vector(_)) => Input::Relation(
-                items
-                    .iter()
-                    .map(|row| match row {
-                        edn::Edn::Vector(cells) => cells.iter().map(value).collect(),
-                        other => bail!("{other} is not a row"),
-                    })
-                    .collect::<Result<_>>()?,
-            ),
-            _ => Input::Collection(items.iter().map(value).collect::<Result<_>>()?),
-        },
-        scalar => Input::Scalar(value(scalar)?),
-    })
 }

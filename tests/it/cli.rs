@@ -110,3 +110,59 @@ fn serve_opens_the_store_and_reports_its_basis() {
         text(&out.stdout)
     );
 }
+
+#[test]
+fn query_prints_a_table_and_reports_mistakes_with_positions() {
+    let root = tempfile::tempdir().unwrap();
+    let data = root.path().join("store");
+    {
+        let store = Store::open(&data).unwrap();
+        store.transact(&schema_tx()).unwrap();
+        add_recipe(&store, "dal", "Dal");
+    }
+    let query = "[:find ?t :in $ ?s :where [?r :recipe/slug ?s] [?r :recipe/title ?t]]";
+    let out = forkful(&["query", "--data", path(&data), query, "\"dal\""]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.starts_with("?t\n"), "{stdout}");
+    assert!(
+        stdout.contains("\"Dal\"") && stdout.contains("(1 row)"),
+        "{stdout}"
+    );
+
+    let out = forkful(&[
+        "query",
+        "--data",
+        path(&data),
+        "--as-of",
+        "32",
+        query,
+        "\"dal\"",
+    ]);
+    assert!(
+        text(&out.stdout).contains("(0 rows)"),
+        "before any recipe: {}",
+        text(&out.stdout)
+    );
+
+    let out = forkful(&[
+        "query",
+        "--data",
+        path(&data),
+        "[:find ?t :where [?r :recipe/colour ?t]]",
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("line 1, column 18: unknown attribute :recipe/colour"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let out = forkful(&["query", "--data", path(&data), query, "[unclosed"]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("reading input 1"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -6,6 +6,7 @@
 //! - `time`: as-of, since, history, and readers pinned while a writer runs
 //! - `pull`: pull patterns over nested, reverse and recursive refs
 //! - `query`: datalog clauses, aggregates, rules, planning and errors
+//! - `query_docs`: the examples of docs/QUERY.md, run
 //! - `durability`: reopening stores, format versions, export and import
 //! - `crash`: a writer killed with SIGKILL loses no acknowledged transaction
 //! - `cli`: the binary's commands and their errors
@@ -16,5 +17,6 @@ mod durability;
 mod helpers;
 mod pull;
 mod query;
+mod query_docs;
 mod time;
 mod transactions;

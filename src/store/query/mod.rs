@@ -47,8 +47,9 @@ pub use ast::Query;
 pub use eval::QueryResult;
 
 use super::db::Db;
+use super::edn::{self, Edn};
 use super::pull::Pulled;
-use super::value::Value;
+use super::value::{Keyword, Value};
 
 /// The work a query may do (datoms scanned plus rows made) unless told
 /// otherwise: enough for any page of the site by orders of magnitude, and a
@@ -105,6 +106,48 @@ pub enum Input {
     Relation(Vec<Vec<Value>>),
     /// Rules in EDN text, for `%`.
     Rules(String),
+}
+
+impl Input {
+    /// An input written as EDN, as on the command line: a scalar (`"dal"`,
+    /// `42`, `:kind/main`), a collection (`["a" "b"]`), a relation
+    /// (`[["a" 1] ["b" 2]]`), or rules (a vector of vectors that start with
+    /// a list: `[[(name ?a) ...]]`).
+    pub fn from_edn(text: &str) -> Result<Input, QueryError> {
+        let form = edn::parse(text).map_err(|e| QueryError::Input(e.to_string()))?;
+        let value = |e: &Edn| -> Result<Value, QueryError> {
+            Ok(match e {
+                Edn::Int(n) => Value::Long(*n),
+                Edn::Float(x) => Value::Double(*x),
+                Edn::String(s) => Value::from(s.as_str()),
+                Edn::Bool(b) => Value::Boolean(*b),
+                Edn::Keyword(k) => Value::Keyword(Keyword::parse(k)?),
+                other => {
+                    return Err(QueryError::Input(format!(
+                        "{other} is not a value a query can take"
+                    )))
+                }
+            })
+        };
+        Ok(match &form {
+            Edn::Vector(items) => match items.first() {
+                Some(Edn::Vector(first)) if matches!(first.first(), Some(Edn::List(_))) => {
+                    Input::Rules(text.to_owned())
+                }
+                Some(Edn::Vector(_)) => Input::Relation(
+                    items
+                        .iter()
+                        .map(|row| match row {
+                            Edn::Vector(cells) => cells.iter().map(value).collect(),
+                            other => Err(QueryError::Input(format!("{other} is not a row"))),
+                        })
+                        .collect::<Result<_, _>>()?,
+                ),
+                _ => Input::Collection(items.iter().map(value).collect::<Result<_, _>>()?),
+            },
+            scalar => Input::Scalar(value(scalar)?),
+        })
+    }
 }
 
 impl fmt::Debug for Input {

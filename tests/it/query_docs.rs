@@ -1,0 +1,155 @@
+//! The examples in docs/QUERY.md, run against the fixture it describes.
+//!
+//! Each ```query block (and its ```inputs, one EDN input per line, a
+//! multi-line vector counting as one) is run, and its table must equal the
+//! ```answers block after it; a ```query-error block must fail with the
+//! message shown. Run with FORKFUL_BLESS_DOCS=1 to write the current answers
+//! into the doc instead (then read the diff before committing it).
+
+use std::path::Path;
+
+use forkful::store::query::{table, Input, Query, DEFAULT_WORK_LIMIT};
+use forkful::store::{EntityMap, EntityRef, Store, Transaction, Value};
+
+use crate::helpers::store;
+
+/// Slug, title, serves, tags, and the slug it forks.
+type FixtureRecipe = (
+    &'static str,
+    &'static str,
+    i64,
+    &'static [&'static str],
+    Option<&'static str>,
+);
+
+/// The fixture docs/QUERY.md describes.
+fn fixture() -> Store {
+    let store = store();
+    let recipes: [FixtureRecipe; 6] = [
+        ("shakshuka", "Shakshuka", 4, &["eggs", "vegetarian"], None),
+        (
+            "green-shakshuka",
+            "Green shakshuka",
+            4,
+            &["eggs", "greens", "vegetarian"],
+            Some("shakshuka"),
+        ),
+        (
+            "green-shakshuka-feta",
+            "Green shakshuka with feta",
+            2,
+            &["eggs", "greens"],
+            Some("green-shakshuka"),
+        ),
+        (
+            "spicy-shakshuka",
+            "Spicy shakshuka",
+            6,
+            &["eggs", "spicy"],
+            Some("shakshuka"),
+        ),
+        ("dal", "Dal", 6, &["lentils", "vegan"], None),
+        (
+            "dal-tadka",
+            "Dal tadka",
+            4,
+            &["lentils", "vegan"],
+            Some("dal"),
+        ),
+    ];
+    for (slug, title, serves, tags, parent) in recipes {
+        let mut map = EntityMap::new(EntityRef::temp("r"))
+            .with(":recipe/slug", slug)
+            .with(":recipe/title", title)
+            .with(":recipe/serves", serves)
+            .with_many(":recipe/tags", tags.iter().copied());
+        if let Some(parent) = parent {
+            map = map.with(
+                ":recipe/forked-from",
+                EntityRef::Lookup(forkful::store::kw(":recipe/slug"), Value::from(parent)),
+            );
+        }
+        let mut tx = Transaction::new();
+        tx.map(map);
+        store.transact(&tx).unwrap();
+    }
+    store
+}
+
+/// Splits the inputs block into one EDN text per input.
+fn inputs(block: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut depth = 0i32;
+    for line in block.lines() {
+        if depth > 0 {
+            out.last_mut()
+                .expect("open input")
+                .push_str(&format!("\n{line}"));
+        } else if !line.trim().is_empty() {
+            out.push(line.to_owned());
+        }
+        depth += line.matches(['[', '(', '{']).count() as i32
+            - line.matches([']', ')', '}']).count() as i32;
+    }
+    out
+}
+
+#[test]
+fn every_example_in_the_query_guide_gives_the_answers_shown() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/QUERY.md");
+    let doc = std::fs::read_to_string(&path).unwrap();
+    let store = fixture();
+    let bless = std::env::var_os("FORKFUL_BLESS_DOCS").is_some();
+    let mut blessed = String::new();
+    let mut examples = 0;
+    let mut query: Option<(String, bool)> = None;
+    let mut given: Vec<String> = Vec::new();
+    let mut lines = doc.split_inclusive('\n');
+    while let Some(line) = lines.next() {
+        blessed.push_str(line);
+        let kind = line.trim_end().strip_prefix("```").unwrap_or("");
+        if !["query", "query-error", "inputs", "answers"].contains(&kind) {
+            continue;
+        }
+        let mut body = String::new();
+        let mut closing = String::new();
+        for inner in lines.by_ref() {
+            if inner.trim_end() == "```" {
+                closing = inner.to_owned();
+                break;
+            }
+            body.push_str(inner);
+        }
+        match kind {
+            "query" | "query-error" => {
+                query = Some((body.clone(), kind == "query-error"));
+                given.clear();
+            }
+            "inputs" => given = inputs(&body),
+            _ => {
+                let (text, expect_error) = query.take().expect("an answers block follows a query");
+                let mut args = vec![Input::Db(store.db())];
+                args.extend(given.iter().map(|i| Input::from_edn(i).unwrap()));
+                let outcome = Query::parse(&text).and_then(|q| q.run(&args, DEFAULT_WORK_LIMIT));
+                let actual = match (outcome, expect_error) {
+                    (Ok(result), false) => table::render(&result),
+                    (Err(e), true) => format!("error: {e}\n"),
+                    (Ok(_), true) => panic!("{text}: expected an error"),
+                    (Err(e), false) => panic!("{text}: {e}"),
+                };
+                if bless {
+                    body = actual;
+                } else {
+                    assert_eq!(actual, body, "docs/QUERY.md example:\n{text}");
+                }
+                examples += 1;
+            }
+        }
+        blessed.push_str(&body);
+        blessed.push_str(&closing);
+    }
+    if bless {
+        std::fs::write(&path, blessed).unwrap();
+    }
+    assert!(examples >= 12, "only {examples} examples found");
+}
