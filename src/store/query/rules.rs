@@ -188,10 +188,221 @@ fn complete(
         });
     }
     ctx.evaluating.borrow_mut().push(key.0.clone());
-    let result = fixpoint(ctx, key, seeds);
+    let result = match right_linear(ctx, key) {
+        Some(plan) => linear(ctx, key, &plan, seeds),
+        None => fixpoint(ctx, key, seeds)
+            .map(|mut tables| tables.remove(key).map(|t| t.by_seed).unwrap_or_default()),
+    };
     ctx.evaluating.borrow_mut().pop();
-    let mut tables = result?;
-    Ok(tables.remove(key).map(|t| t.by_seed).unwrap_or_default())
+    result
+}
+
+/// A recursive rule whose recursion only carries its free arguments up
+/// unchanged, like `ancestor` asked with `?r` bound:
+///
+/// ```text
+/// (ancestor ?r ?a) :- [?r :recipe/forked-from ?a]
+/// (ancestor ?r ?a) :- [?r :recipe/forked-from ?p] (ancestor ?p ?a)
+/// ```
+///
+/// The answers for `?r` are then the base answers of every seed reachable
+/// from `?r` through the recursive bodies: the ancestors of `?r` are the
+/// parents of everything on its lineage. Computed that way the cost is
+/// linear in the lineage; the general fixpoint would compute the ancestors
+/// of every recipe on the lineage too, which is quadratic (the classic
+/// failure on genealogies, which right-linear evaluation avoids).
+struct LinearPlan {
+    /// Definitions without rule calls.
+    base: Vec<RuleDef>,
+    /// Recursive definitions, their bodies without the call, and the call's
+    /// arguments.
+    steps: Vec<(RuleDef, Vec<Term>)>,
+}
+
+fn right_linear(ctx: &Ctx, key: &Key) -> Option<LinearPlan> {
+    let defs = ctx.rules.get(&key.0)?;
+    let mut plan = LinearPlan {
+        base: Vec::new(),
+        steps: Vec::new(),
+    };
+    for def in defs {
+        let calls: Vec<usize> = (0..def.body.len())
+            .filter(|&i| calls_rule(&def.body[i]))
+            .collect();
+        match calls.as_slice() {
+            [] => plan.base.push(def.clone()),
+            [at] => {
+                let ClauseKind::Rule { name, args } = &def.body[*at].kind else {
+                    return None;
+                };
+                if name != &key.0 {
+                    return None;
+                }
+                let rest: Vec<Clause> = def
+                    .body
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| i != at)
+                    .map(|(_, c)| c.clone())
+                    .collect();
+                if !carries_free_arguments(def, key, &rest, args) {
+                    return None;
+                }
+                let step = RuleDef {
+                    body: rest,
+                    ..def.clone()
+                };
+                plan.steps.push((step, args.clone()));
+            }
+            _ => return None,
+        }
+    }
+    (!plan.steps.is_empty()).then_some(plan)
+}
+
+/// Whether the recursive call `args` passes each free head variable up in
+/// its own position, using it nowhere else, and gets its bound arguments
+/// from the rest of the body or the bound head.
+fn carries_free_arguments(def: &RuleDef, key: &Key, rest: &[Clause], args: &[Term]) -> bool {
+    let elsewhere: std::collections::BTreeSet<Var> = rest.iter().flat_map(Clause::vars).collect();
+    let bound_head: Vec<&Var> = def
+        .head
+        .iter()
+        .zip(&key.1)
+        .filter(|(_, b)| **b)
+        .map(|(v, _)| v)
+        .collect();
+    key.1.iter().enumerate().all(|(i, bound)| {
+        let head = &def.head[i];
+        if *bound {
+            match &args[i] {
+                Term::Const(_) => true,
+                Term::Var(v) => elsewhere.contains(v) || bound_head.contains(&v),
+                _ => false,
+            }
+        } else {
+            let passed = Term::Var(head.clone());
+            args[i] == passed
+                && !elsewhere.contains(head)
+                && !bound_head.contains(&head)
+                && args.iter().filter(|a| **a == passed).count() == 1
+        }
+    })
+}
+
+/// Whether a clause calls a rule, at any depth.
+fn calls_rule(clause: &Clause) -> bool {
+    match &clause.kind {
+        ClauseKind::Rule { .. } => true,
+        ClauseKind::Or { branches, .. } => branches.iter().flatten().any(calls_rule),
+        ClauseKind::Not { clauses, .. } => clauses.iter().any(calls_rule),
+        _ => false,
+    }
+}
+
+/// Evaluates a right-linear rule: the seeds reachable from each seed, then
+/// the base answers of those, carried back to the seed they were asked for.
+fn linear(
+    ctx: &Ctx,
+    key: &Key,
+    plan: &LinearPlan,
+    seeds: HashSet<Vec<Value>>,
+) -> Result<HashMap<Vec<Value>, Vec<Vec<Value>>>, QueryError> {
+    let mut visited: HashSet<Vec<Value>> = seeds.clone();
+    let mut edges: HashMap<Vec<Value>, Vec<Vec<Value>>> = HashMap::new();
+    let mut frontier: Vec<Vec<Value>> = seeds.iter().cloned().collect();
+    while !frontier.is_empty() {
+        ctx.spend(frontier.len() as u64)?;
+        let mut next = Vec::new();
+        for (step, args) in &plan.steps {
+            let out = eval_clauses(
+                ctx,
+                start_relation(step, key, &frontier),
+                &step.body,
+                &mut Scope::top(),
+            )?;
+            let from_columns: Vec<usize> = bound_head(step, key)
+                .map(|v| out.column(v).expect("seeded"))
+                .collect();
+            for row in &out.rows {
+                let from: Vec<Value> = from_columns.iter().map(|&c| row[c].clone()).collect();
+                let to: Vec<Value> = args
+                    .iter()
+                    .zip(&key.1)
+                    .filter(|(_, b)| **b)
+                    .filter_map(|(t, _)| match t {
+                        Term::Var(v) => out.column(v).map(|c| row[c].clone()),
+                        Term::Const(c) => Some(c.clone()),
+                        _ => None,
+                    })
+                    .collect();
+                if visited.insert(to.clone()) {
+                    next.push(to.clone());
+                }
+                edges.entry(from).or_default().push(to);
+            }
+        }
+        frontier = next;
+    }
+    // The base answers of every seed reached.
+    let reached: Vec<Vec<Value>> = visited.into_iter().collect();
+    let mut base: HashMap<Vec<Value>, Vec<Vec<Value>>> = HashMap::new();
+    for def in &plan.base {
+        let out = eval_clauses(
+            ctx,
+            start_relation(def, key, &reached),
+            &def.body,
+            &mut Scope::top(),
+        )?;
+        let columns = head_columns(def, &out)?;
+        for row in &out.rows {
+            let answer: Vec<Value> = columns.iter().map(|&c| row[c].clone()).collect();
+            base.entry(seed_part(&key.1, &answer))
+                .or_default()
+                .push(answer);
+        }
+    }
+    // Each asked seed gets the base answers of all it reaches, under its
+    // own bound values.
+    let mut by_seed: HashMap<Vec<Value>, Vec<Vec<Value>>> = HashMap::new();
+    for seed in seeds {
+        let mut seen: HashSet<&Vec<Value>> = HashSet::from([&seed]);
+        let mut stack = vec![&seed];
+        let mut answers: HashSet<Vec<Value>> = HashSet::new();
+        while let Some(at) = stack.pop() {
+            for answer in base.get(at).into_iter().flatten() {
+                ctx.spend(1)?;
+                let mut own = seed.iter();
+                let tuple = answer
+                    .iter()
+                    .zip(&key.1)
+                    .map(|(v, b)| {
+                        if *b {
+                            own.next().unwrap_or(v).clone()
+                        } else {
+                            v.clone()
+                        }
+                    })
+                    .collect();
+                answers.insert(tuple);
+            }
+            for next in edges.get(at).into_iter().flatten() {
+                if seen.insert(next) {
+                    stack.push(next);
+                }
+            }
+        }
+        by_seed.insert(seed.clone(), answers.into_iter().collect());
+    }
+    Ok(by_seed)
+}
+
+fn bound_head<'d>(def: &'d RuleDef, key: &'d Key) -> impl Iterator<Item = &'d Var> {
+    def.head
+        .iter()
+        .zip(&key.1)
+        .filter(|(_, b)| **b)
+        .map(|(v, _)| v)
 }
 
 fn fixpoint(
@@ -277,52 +488,14 @@ fn evaluate(
     if seeds.is_empty() {
         return Ok(());
     }
-    let bound_vars: Vec<Var> = def
-        .head
-        .iter()
-        .zip(&key.1)
-        .filter(|(_, b)| **b)
-        .map(|(v, _)| v.clone())
-        .collect();
-    // A head that names one variable twice binds it once; seeds that disagree
-    // with themselves there match nothing.
-    let mut start = Rel {
-        vars: Vec::new(),
-        rows: Vec::new(),
-    };
-    let mut first_at: Vec<usize> = Vec::new();
-    for (i, v) in bound_vars.iter().enumerate() {
-        if !start.vars.contains(v) {
-            start.vars.push(v.clone());
-            first_at.push(i);
-        }
-    }
-    for seed in seeds {
-        let consistent = bound_vars.iter().enumerate().all(|(i, v)| {
-            seed[bound_vars.iter().position(|x| x == v).expect("present")] == seed[i]
-        });
-        if consistent {
-            start
-                .rows
-                .push(first_at.iter().map(|&i| seed[i].clone()).collect());
-        }
-    }
+    let start = start_relation(def, key, seeds);
     let mut scope = Scope {
         tables: Some(tables),
         delta_call,
         current: None,
     };
     let out = eval_clauses(ctx, start, &def.body, &mut scope)?;
-    let columns: Vec<usize> = def
-        .head
-        .iter()
-        .map(|v| {
-            out.column(v).ok_or_else(|| QueryError::Rule {
-                position: def.position.clone(),
-                message: format!("unsafe rule {}: its body does not bind {v}", def.name),
-            })
-        })
-        .collect::<Result<_, _>>()?;
+    let columns = head_columns(def, &out)?;
     let table = tables
         .get_mut(key)
         .expect("the table being evaluated exists");
@@ -339,6 +512,46 @@ fn evaluate(
         }
     }
     Ok(())
+}
+
+/// The relation a body starts from: the bound head variables, one row per
+/// seed. A head that names one variable twice binds it once; a seed that
+/// disagrees with itself there matches nothing.
+fn start_relation(def: &RuleDef, key: &Key, seeds: &[Vec<Value>]) -> Rel {
+    let bound: Vec<&Var> = bound_head(def, key).collect();
+    let mut start = Rel::default();
+    let mut first_at: Vec<usize> = Vec::new();
+    for (i, v) in bound.iter().enumerate() {
+        if !start.vars.contains(v) {
+            start.vars.push((*v).clone());
+            first_at.push(i);
+        }
+    }
+    for seed in seeds {
+        let consistent = bound
+            .iter()
+            .enumerate()
+            .all(|(i, v)| seed[bound.iter().position(|x| x == v).expect("present")] == seed[i]);
+        if consistent {
+            start
+                .rows
+                .push(first_at.iter().map(|&i| seed[i].clone()).collect());
+        }
+    }
+    start
+}
+
+/// Where each head variable is in the body's result, or an unsafe-rule error.
+fn head_columns(def: &RuleDef, out: &Rel) -> Result<Vec<usize>, QueryError> {
+    def.head
+        .iter()
+        .map(|v| {
+            out.column(v).ok_or_else(|| QueryError::Rule {
+                position: def.position.clone(),
+                message: format!("unsafe rule {}: its body does not bind {v}", def.name),
+            })
+        })
+        .collect()
 }
 
 /// Whether a body has rule calls inside `or` (which semi-naive passes do not
