@@ -1,1 +1,113 @@
-fn main() {}
+//! The fact store's own costs, below the domain and the web: one recipe-sized
+//! write, and the reads a recipe page is made of. See `docs/BENCHMARKING.md`
+//! for what each figure means and the targets they are held to.
+
+mod common;
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use forkful::store::{kw, EntityMap, EntityRef, PullPattern, Transaction, Value};
+
+/// Recipes in the store the reads run against: a small catalog, enough that
+/// its keys span many sled leaves.
+const CATALOG: usize = 1_000;
+
+/// The pattern of a recipe page: every attribute, ingredients and steps whole.
+const RECIPE_PATTERN: &str = "[* {:recipe/ingredients [*]} {:recipe/steps [*]}]";
+
+/// The datoms `small_recipe` writes, its transaction's `:db/txInstant`
+/// included; checked once before measuring, so the bench's name stays true.
+const SMALL_RECIPE_DATOMS: usize = 30;
+
+/// A new recipe of 30 datoms: slug, title, ~2 KB summary, yield and prep time,
+/// and 8 ingredients as nested component maps (the ref, position, raw line).
+fn small_recipe(n: usize) -> Transaction {
+    let ingredients = (0..8).map(|k| {
+        EntityMap::anonymous()
+            .with(":ingredient/position", k as i64)
+            .with(":ingredient/raw", format!("{} tbsp ingredient {k}", k + 1))
+    });
+    let mut tx = Transaction::new();
+    tx.map(
+        EntityMap::new(EntityRef::temp("r"))
+            .with(":recipe/slug", format!("written-{n}"))
+            .with(":recipe/title", format!("Written recipe {n}"))
+            .with(":recipe/summary", common::summary(n, "Written recipe"))
+            .with(":recipe/yield", 4_i64)
+            .with(":recipe/prep-minutes", 20_i64)
+            .with_many(":recipe/ingredients", ingredients),
+    );
+    tx
+}
+
+fn store(c: &mut Criterion) {
+    let mut group = c.benchmark_group("store");
+
+    // Writes go to a store of their own, so the reads below see a catalog
+    // that does not grow while they are measured.
+    let writes = common::schema_store();
+    let first = writes.transact(&small_recipe(0)).expect("first write");
+    assert_eq!(first.datoms.len(), SMALL_RECIPE_DATOMS);
+    let mut written = 1;
+    group.bench_function("transact_recipe_30_datoms", |b| {
+        b.iter_batched(
+            || {
+                written += 1;
+                small_recipe(written)
+            },
+            |tx| writes.transact(black_box(&tx)).expect("transact"),
+            BatchSize::SmallInput,
+        )
+    });
+
+    // Reads cycle through the catalog rather than hit one hot key.
+    let seeded = common::seeded_store(CATALOG);
+    let db = seeded.store.db();
+    let attr = |ident| db.attribute(&kw(ident)).expect("attribute").id;
+    let (slug, title) = (attr(":recipe/slug"), attr(":recipe/title"));
+    let pattern = PullPattern::parse(RECIPE_PATTERN).expect("pattern");
+    let sample = seeded.recipes[CATALOG / 2];
+    let pulled = db.pull(sample, &pattern).expect("pull");
+    let ingredients = pulled.get(":recipe/ingredients").and_then(|p| p.as_list());
+    assert_eq!(
+        ingredients.map(<[_]>::len),
+        Some(8),
+        "a whole recipe pulled"
+    );
+
+    let mut ids = seeded.recipes.iter().copied().cycle();
+    group.bench_function("eavt_point_seek", |b| {
+        b.iter(|| {
+            db.value(black_box(ids.next().unwrap()), title)
+                .expect("seek")
+        })
+    });
+    group.bench_function("entity_read", |b| {
+        b.iter(|| db.entity(black_box(ids.next().unwrap())).expect("entity"))
+    });
+    group.bench_function("pull_recipe", |b| {
+        b.iter(|| {
+            db.pull(black_box(ids.next().unwrap()), &pattern)
+                .expect("pull")
+        })
+    });
+
+    let slugs: Vec<Value> = (0..CATALOG).map(|i| Value::from(common::slug(i))).collect();
+    let mut slugs = slugs.iter().cycle();
+    group.bench_function("avet_lookup", |b| {
+        b.iter(|| {
+            db.entity_with(slug, black_box(slugs.next().unwrap()))
+                .expect("lookup")
+        })
+    });
+
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = common::criterion();
+    targets = store
+}
+criterion_main!(benches);

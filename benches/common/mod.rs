@@ -1,0 +1,253 @@
+//! The one harness every bench shares: the criterion config and seeded stores.
+//!
+//! Each bench file says `mod common;` and builds its groups with
+//! `config = common::criterion()`, so every bench is profiled the same way and
+//! its figures are taken with the same warm-up and measurement times.
+//!
+//! The seeded store is shaped like the site's catalog rather than like a
+//! micro-benchmark: a ~2 KB Markdown summary per recipe, ordered ingredient and
+//! step components, tags, and short fork chains. Index keys carry their values,
+//! so the sizes here are what a seek, a scan and a write actually pay for.
+
+// Compiled into each bench binary on its own, and no one bench uses every
+// helper; without this, clippy's `-D warnings` fails the benches that don't.
+#![allow(dead_code)]
+
+use std::time::Duration;
+
+use criterion::Criterion;
+use forkful::store::{kw, EntityId, EntityMap, EntityRef, Store, Transaction};
+use pprof::criterion::{Output, PProfProfiler};
+
+/// Criterion with pprof attached. `cargo bench --bench NAME -- --profile-time 10`
+/// then writes `target/criterion/<group>/<bench>/profile/flamegraph.svg`
+/// instead of measuring. The times are short so that a whole bench file runs in
+/// well under two minutes on a two-core machine; the store's read paths are
+/// microseconds, so a few seconds still give criterion thousands of iterations
+/// per sample set.
+pub fn criterion() -> Criterion {
+    Criterion::default()
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+        .sample_size(50)
+        .with_profiler(PProfProfiler::new(100, Output::Flamegraph(None)))
+}
+
+/// A temporary store with the recipe schema installed and nothing else.
+///
+/// Temporary stores live in `/dev/shm` (sled's choice on Linux), so a
+/// transaction's flush is real but its fsync costs next to nothing: write
+/// figures from these stores leave out the disk.
+pub fn schema_store() -> Store {
+    let store = Store::temporary().expect("temporary store");
+    // An attribute cannot be used in the transaction that installs it.
+    store.transact(&recipe_schema()).expect("recipe schema");
+    store
+}
+
+/// A store of `n` recipes (see `recipe`), and their ids in seeding order.
+pub struct Seeded {
+    pub store: Store,
+    pub recipes: Vec<EntityId>,
+}
+
+/// How many recipes go into one seeding transaction: few enough to keep each
+/// transaction's working set small, many enough that seeding 1,000 recipes
+/// does not wait on 1,000 flushes. A multiple of `FORK_CHAIN`, so that every
+/// fork's parent is in its own transaction.
+const SEED_BATCH: usize = 100;
+
+/// Recipes come in chains of this many: the first is an original and each of
+/// the others forks the one before it.
+const FORK_CHAIN: usize = 4;
+
+/// A temporary store holding `n` recipes.
+pub fn seeded_store(n: usize) -> Seeded {
+    let store = schema_store();
+    let mut recipes = Vec::with_capacity(n);
+    for start in (0..n).step_by(SEED_BATCH) {
+        let batch = start..n.min(start + SEED_BATCH);
+        let mut tx = Transaction::new();
+        for i in batch.clone() {
+            let mut map = recipe(i);
+            if i % FORK_CHAIN != 0 {
+                map = map.with(":recipe/forked-from", EntityRef::temp(tempid(i - 1)));
+            }
+            tx.map(map);
+        }
+        tx.tx_attr(":tx/note", "seed");
+        let report = store.transact(&tx).expect("seed transaction");
+        recipes.extend(batch.map(|i| report.tempid(&tempid(i)).expect("seeded recipe")));
+    }
+    Seeded { store, recipes }
+}
+
+fn tempid(i: usize) -> String {
+    format!("r{i}")
+}
+
+/// The unique slug of seeded recipe `i`.
+pub fn slug(i: usize) -> String {
+    format!("recipe-{i}")
+}
+
+const DISHES: [&str; 8] = [
+    "Shakshuka",
+    "Dal tadka",
+    "Pasta e ceci",
+    "Bibimbap",
+    "Shepherd's pie",
+    "Pho ga",
+    "Ratatouille",
+    "Chilaquiles",
+];
+
+const TAGS: [&str; 12] = [
+    "vegetarian",
+    "vegan",
+    "quick",
+    "weeknight",
+    "breakfast",
+    "soup",
+    "one-pot",
+    "spicy",
+    "baking",
+    "gluten-free",
+    "make-ahead",
+    "freezer",
+];
+
+/// Seeded recipe `i`, under tempid `r{i}`: 8 ingredients (position, quantity,
+/// unit, item, raw line) and 6 steps (position, text) as components, 3 tags,
+/// and a ~2 KB summary; about 75 datoms.
+pub fn recipe(i: usize) -> EntityMap {
+    let dish = DISHES[i % DISHES.len()];
+    let ingredients = (0..8).map(|k| {
+        let (quantity, unit, item) = ingredient(i + k);
+        EntityMap::anonymous()
+            .with(":ingredient/position", k as i64)
+            .with(":ingredient/quantity", quantity)
+            .with(":ingredient/unit", unit)
+            .with(":ingredient/item", item)
+            .with(":ingredient/raw", format!("{quantity} {unit} {item}"))
+    });
+    let steps = (0..6).map(|k| {
+        EntityMap::anonymous()
+            .with(":step/position", k as i64)
+            .with(
+                ":step/text",
+                format!(
+                    "Step {}: cook the {} over medium heat for {} minutes, stirring now \
+                     and then, until it smells right.",
+                    k + 1,
+                    dish.to_lowercase(),
+                    5 + (i + k) % 10
+                ),
+            )
+    });
+    EntityMap::new(EntityRef::temp(tempid(i)))
+        .with(":recipe/slug", slug(i))
+        .with(":recipe/title", format!("{dish} no. {i}"))
+        .with(":recipe/summary", summary(i, dish))
+        .with(":recipe/yield", 2 + (i % 5) as i64)
+        .with(":recipe/prep-minutes", 10 + (i % 20) as i64)
+        .with(":recipe/cook-minutes", 15 + (i % 45) as i64)
+        .with_many(
+            ":recipe/tags",
+            (0..3).map(|k| TAGS[(i * 3 + k) % TAGS.len()]),
+        )
+        .with_many(":recipe/ingredients", ingredients)
+        .with_many(":recipe/steps", steps)
+}
+
+fn ingredient(k: usize) -> (f64, &'static str, &'static str) {
+    const ITEMS: [(f64, &str, &str); 10] = [
+        (2.0, "tbsp", "olive oil"),
+        (1.0, "whole", "onion"),
+        (3.0, "cloves", "garlic"),
+        (400.0, "g", "chopped tomatoes"),
+        (6.0, "whole", "eggs"),
+        (1.5, "tsp", "ground cumin"),
+        (0.5, "tsp", "chilli flakes"),
+        (200.0, "g", "feta"),
+        (1.0, "bunch", "coriander"),
+        (250.0, "ml", "stock"),
+    ];
+    ITEMS[k % ITEMS.len()]
+}
+
+/// About 2 KB of Markdown, different for every recipe, the size of a real
+/// summary: long enough that carrying it in index keys is visible in a profile.
+pub fn summary(i: usize, dish: &str) -> String {
+    let mut text = format!("# {dish} no. {i}\n\n");
+    let mut paragraph = 0;
+    while text.len() < 2048 {
+        text.push_str(&format!(
+            "Paragraph {paragraph} of recipe {i}. This is a **{dish}** for a weeknight: \
+             the base goes in one pan, the _aromatics_ bloom in the oil, and nothing is \
+             measured that a spoon cannot judge. See [the notes](#notes) for swaps.\n\n\
+             - serve it hot\n- keep leftovers for two days\n\n"
+        ));
+        paragraph += 1;
+    }
+    text
+}
+
+/// The recipe attributes, as one schema transaction.
+pub fn recipe_schema() -> Transaction {
+    let attributes: [(&str, &str, &str); 19] = [
+        (":recipe/slug", ":db.type/string", ":db.cardinality/one"),
+        (":recipe/title", ":db.type/string", ":db.cardinality/one"),
+        (":recipe/summary", ":db.type/string", ":db.cardinality/one"),
+        (":recipe/yield", ":db.type/long", ":db.cardinality/one"),
+        (
+            ":recipe/prep-minutes",
+            ":db.type/long",
+            ":db.cardinality/one",
+        ),
+        (
+            ":recipe/cook-minutes",
+            ":db.type/long",
+            ":db.cardinality/one",
+        ),
+        (":recipe/tags", ":db.type/string", ":db.cardinality/many"),
+        (
+            ":recipe/ingredients",
+            ":db.type/ref",
+            ":db.cardinality/many",
+        ),
+        (":recipe/steps", ":db.type/ref", ":db.cardinality/many"),
+        (":recipe/forked-from", ":db.type/ref", ":db.cardinality/one"),
+        (
+            ":ingredient/position",
+            ":db.type/long",
+            ":db.cardinality/one",
+        ),
+        (
+            ":ingredient/quantity",
+            ":db.type/double",
+            ":db.cardinality/one",
+        ),
+        (":ingredient/unit", ":db.type/string", ":db.cardinality/one"),
+        (":ingredient/item", ":db.type/string", ":db.cardinality/one"),
+        (":ingredient/raw", ":db.type/string", ":db.cardinality/one"),
+        (":step/position", ":db.type/long", ":db.cardinality/one"),
+        (":step/text", ":db.type/string", ":db.cardinality/one"),
+        (":tx/note", ":db.type/string", ":db.cardinality/one"),
+        (":tx/author", ":db.type/string", ":db.cardinality/one"),
+    ];
+    let mut tx = Transaction::new();
+    for (ident, value_type, cardinality) in attributes {
+        let mut map = EntityMap::anonymous()
+            .with(":db/ident", kw(ident))
+            .with(":db/valueType", kw(value_type))
+            .with(":db/cardinality", kw(cardinality));
+        match ident {
+            ":recipe/slug" => map = map.with(":db/unique", kw(":db.unique/identity")),
+            ":recipe/ingredients" | ":recipe/steps" => map = map.with(":db/isComponent", true),
+            _ => {}
+        }
+        tx.map(map);
+    }
+    tx
+}
