@@ -122,6 +122,88 @@ impl Db {
             view: self.view,
             filter: needs_filter.then(|| components.clone()),
             held: None,
+            reverse: false,
+        }
+    }
+
+    /// The datoms of `index` within `within`'s key prefix, starting just
+    /// after every datom of the fact `after` names (a keyset cursor: its
+    /// components in the index's order), going forward or backward.
+    ///
+    /// Backward, `after` is the upper end: the datoms before it, newest key
+    /// first. This is what a paginated list sorted by an indexed value reads.
+    pub fn datoms_range(
+        &self,
+        index: Index,
+        within: &Components,
+        after: Option<&Components>,
+        reverse: bool,
+    ) -> Datoms {
+        let (lower, needs_filter) = within.key_prefix(index);
+        let upper = prefix_end(&lower);
+        let cursor = after.map(|c| c.key_prefix(index).0);
+        let range = match (cursor, reverse) {
+            (None, _) => self.tree.range(lower..upper),
+            (Some(at), false) => {
+                let start = prefix_end(&at).max(lower).min(upper.clone());
+                self.tree.range(start..upper)
+            }
+            (Some(at), true) => self.tree.range(lower.clone()..at.clamp(lower, upper)),
+        };
+        self.reads.fetch_add(1, Ordering::Relaxed);
+        Datoms {
+            iter: range,
+            index,
+            basis: self.basis,
+            view: self.view,
+            filter: needs_filter.then(|| within.clone()),
+            held: None,
+            reverse,
+        }
+    }
+
+    /// The datoms of entity `e` for attributes `first..=last` (by id), in
+    /// EAVT order: one range read for attributes installed side by side.
+    pub fn entity_attributes(&self, e: EntityId, first: EntityId, last: EntityId) -> Datoms {
+        let lower = [
+            &[Index::Eavt.prefix_byte()][..],
+            &e.to_be_bytes(),
+            &first.to_be_bytes(),
+        ]
+        .concat();
+        let upper = [
+            &[Index::Eavt.prefix_byte()][..],
+            &e.to_be_bytes(),
+            &last.saturating_add(1).to_be_bytes(),
+        ]
+        .concat();
+        self.reads.fetch_add(1, Ordering::Relaxed);
+        Datoms {
+            iter: self.tree.range(lower..upper),
+            index: Index::Eavt,
+            basis: self.basis,
+            view: self.view,
+            filter: None,
+            held: None,
+            reverse: false,
+        }
+    }
+
+    /// The datoms of string attribute `a` whose value starts with `prefix`,
+    /// in AVET order (the attribute must be unique or indexed).
+    pub fn text_prefix(&self, a: EntityId, prefix: &str) -> Datoms {
+        let mut key = vec![Index::Avet.prefix_byte()];
+        key.extend_from_slice(&a.to_be_bytes());
+        crate::store::encoding::encode_text_prefix(&mut key, prefix);
+        self.reads.fetch_add(1, Ordering::Relaxed);
+        Datoms {
+            iter: self.tree.scan_prefix(key),
+            index: Index::Avet,
+            basis: self.basis,
+            view: self.view,
+            filter: None,
+            held: None,
+            reverse: false,
         }
     }
 
@@ -236,8 +318,11 @@ pub struct Datoms {
     view: View,
     /// Bound components the key prefix does not cover.
     filter: Option<Components>,
-    /// The newest visible key of the fact being folded (current views only).
+    /// Current views: going forward, the newest visible key of the fact
+    /// being folded; going backward, the fact already decided (its first
+    /// visible key from the back is its newest).
     held: Option<sled::IVec>,
+    reverse: bool,
 }
 
 impl Datoms {
@@ -268,6 +353,18 @@ fn key_tx_added_any(index: Index, key: &[u8]) -> (EntityId, bool) {
     }
 }
 
+/// The smallest key greater than every key that starts with `prefix`.
+fn prefix_end(prefix: &[u8]) -> Vec<u8> {
+    let mut end = prefix.to_vec();
+    while let Some(last) = end.pop() {
+        if last < 0xFF {
+            end.push(last + 1);
+            return end;
+        }
+    }
+    vec![0xFF; prefix.len() + 1]
+}
+
 fn same_fact(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a[..a.len() - TX_SUFFIX_LEN] == b[..b.len() - TX_SUFFIX_LEN]
 }
@@ -277,9 +374,15 @@ impl Iterator for Datoms {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            let key = match self.iter.next() {
+            let next = if self.reverse {
+                self.iter.next_back()
+            } else {
+                self.iter.next()
+            };
+            let key = match next {
                 Some(Ok((key, _))) => key,
                 Some(Err(e)) => return Some(Err(e.into())),
+                None if self.reverse => return None,
                 None => {
                     let held = self.held.take()?;
                     match self.emit(&held) {
@@ -293,6 +396,20 @@ impl Iterator for Datoms {
                 continue;
             }
             if self.view == View::History || self.index == Index::Log {
+                match self.emit(&key) {
+                    Some(out) => return Some(out),
+                    None => continue,
+                }
+            }
+            if self.reverse {
+                if self
+                    .held
+                    .as_ref()
+                    .is_some_and(|decided| same_fact(decided, &key))
+                {
+                    continue;
+                }
+                self.held = Some(key.clone());
                 match self.emit(&key) {
                     Some(out) => return Some(out),
                     None => continue,

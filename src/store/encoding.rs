@@ -138,6 +138,18 @@ fn encode_text(out: &mut Vec<u8>, text: &str) {
     out.extend_from_slice(&[0x00, 0x01]);
 }
 
+/// The encoding of every string value that starts with `prefix`, up to
+/// where they differ: the tag and the escaped bytes, without a terminator.
+pub fn encode_text_prefix(out: &mut Vec<u8>, prefix: &str) {
+    out.push(ValueType::String as u8);
+    for &b in prefix.as_bytes() {
+        out.push(b);
+        if b == 0 {
+            out.push(0xFF);
+        }
+    }
+}
+
 /// A cursor over an encoded key, decoding components in order.
 pub struct KeyReader<'a> {
     bytes: &'a [u8],

@@ -202,3 +202,61 @@ fn concurrent_writers_share_flushes_and_every_acknowledged_write_is_there() {
         );
     }
 }
+
+#[test]
+fn range_reads_page_forward_and_backward_from_a_cursor() {
+    let store = store();
+    let titles = ["Apple", "Banana", "Cherry", "Date", "Elder"];
+    let ids: Vec<u64> = titles
+        .iter()
+        .map(|t| add_recipe(&store, &t.to_lowercase(), t))
+        .collect();
+    // A retitled recipe moves: only its current title is in the range.
+    let mut tx = Transaction::new();
+    tx.add(ids[0], ":recipe/created", Value::Instant(5));
+    store.transact(&tx).unwrap();
+    let db = store.db();
+    let slug = db.attribute(&kw(":recipe/slug")).unwrap().id;
+    let within = Components::any().a(slug);
+    let page = |after: Option<&Components>, reverse| -> Vec<String> {
+        db.datoms_range(Index::Avet, &within, after, reverse)
+            .map(|d| d.unwrap().v.as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        page(None, false),
+        ["apple", "banana", "cherry", "date", "elder"]
+    );
+    assert_eq!(
+        page(None, true),
+        ["elder", "date", "cherry", "banana", "apple"]
+    );
+    let cherry = Components::any().a(slug).v("cherry").e(ids[2]);
+    assert_eq!(page(Some(&cherry), false), ["date", "elder"]);
+    assert_eq!(page(Some(&cherry), true), ["banana", "apple"]);
+    // History is folded going backward too: a changed value shows once.
+    let mut tx = Transaction::new();
+    tx.add(ids[1], ":recipe/slug", "blueberry");
+    store.transact(&tx).unwrap();
+    let db = store.db();
+    let backward: Vec<String> = db
+        .datoms_range(Index::Avet, &within, None, true)
+        .map(|d| d.unwrap().v.as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(backward, ["elder", "date", "cherry", "blueberry", "apple"]);
+    let starting: Vec<String> = db
+        .text_prefix(slug, "b")
+        .map(|d| d.unwrap().v.as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(starting, ["blueberry"]);
+    let title = db.attribute(&kw(":recipe/title")).unwrap().id;
+    let both: Vec<u64> = db
+        .entity_attributes(ids[2], slug, title)
+        .map(|d| d.unwrap().a)
+        .collect();
+    assert_eq!(
+        both,
+        [slug, title],
+        "slug and title are installed side by side"
+    );
+}
