@@ -1,4 +1,4 @@
-//! The command line: `serve`, `export`, `import`.
+//! The command line: `serve`, `seed`, `query`, `export`, `import`.
 //!
 //! `main` parses arguments into `Cli` and calls `run`; each command opens the
 //! store it needs and reports what it did. Every flag also reads a
@@ -6,12 +6,13 @@
 //! the terminal (which file, which store) and end the process non-zero.
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Write};
+use std::io::{BufReader, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 
+use crate::seed;
 use crate::store::query::{self, Input, Query};
 use crate::store::{transfer, Store};
 
@@ -33,6 +34,26 @@ pub enum Command {
         /// Serve a temporary store instead of the directory.
         #[arg(long, env = "FORKFUL_DEMO")]
         demo: bool,
+    },
+    /// Load the demo seed (or a synthetic catalog) into an empty store.
+    Seed {
+        #[arg(long, env = "FORKFUL_DATA", default_value = "./data")]
+        data: PathBuf,
+        /// Instead of the demo, N synthetic recipes in fork forests.
+        #[arg(long, value_name = "N")]
+        synthetic: Option<usize>,
+        /// Synthetic: the lineage depth of each forest's deepest recipe.
+        #[arg(long, default_value_t = 12, requires = "synthetic")]
+        depth: usize,
+        /// Synthetic: forks per recipe along each forest's spine.
+        #[arg(long, default_value_t = 3, requires = "synthetic")]
+        fanout: usize,
+        /// Synthetic: the generator's seed; the same numbers give the same catalog.
+        #[arg(long, default_value_t = 1, requires = "synthetic")]
+        rng: u64,
+        /// Delete whatever the store holds first.
+        #[arg(long)]
+        force: bool,
     },
     /// Write every datom, history included, to a line-per-datom file.
     Export {
@@ -76,7 +97,14 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
     match cli.command {
         Command::Serve { data, demo } => {
             let store = if demo {
-                Store::temporary().context("opening a temporary store")?
+                let store = Store::temporary().context("opening a temporary store")?;
+                let report = seed::demo(&store).context("seeding the demo")?;
+                writeln!(
+                    out,
+                    "forkful: seeded the demo: {} recipes, {} versions",
+                    report.recipes, report.versions
+                )?;
+                store
             } else {
                 open_store(&data)?
             };
@@ -92,6 +120,68 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
                 out,
                 "forkful: the web site is not built yet; see the README"
             )?;
+        }
+        Command::Seed {
+            data,
+            synthetic,
+            depth,
+            fanout,
+            rng,
+            force,
+        } => {
+            if force && data.exists() {
+                std::fs::remove_dir_all(&data)
+                    .with_context(|| format!("removing {}", data.display()))?;
+            }
+            let store = open_store(&data)?;
+            match synthetic {
+                None => {
+                    let report = seed::demo(&store)
+                        .with_context(|| format!("seeding {}", data.display()))?;
+                    writeln!(
+                        out,
+                        "seeded {} recipes ({} of them forks) in {} versions into {} (basis {})",
+                        report.recipes,
+                        report.forks,
+                        report.versions,
+                        data.display(),
+                        report.basis
+                    )?;
+                }
+                Some(recipes) => {
+                    if depth > crate::domain::MAX_LINEAGE {
+                        bail!(
+                            "--depth {depth} is deeper than a lineage may go ({})",
+                            crate::domain::MAX_LINEAGE
+                        );
+                    }
+                    if fanout == 0 {
+                        bail!("--fanout must be at least 1");
+                    }
+                    if !store.is_empty() {
+                        bail!(
+                            "the store at {} is not empty; use --force to replace it",
+                            data.display()
+                        );
+                    }
+                    let shape = seed::synthetic::Shape {
+                        recipes,
+                        depth,
+                        fanout,
+                        rng,
+                    };
+                    let ids =
+                        seed::synthetic::generate(&store, shape, std::io::stderr().is_terminal())
+                            .with_context(|| format!("seeding {}", data.display()))?;
+                    writeln!(
+                        out,
+                        "seeded {} synthetic recipes (lineage depth {depth}, fanout {fanout}, rng {rng}) into {} (basis {})",
+                        ids.len(),
+                        data.display(),
+                        store.db().basis()
+                    )?;
+                }
+            }
         }
         Command::Export { data, file } => {
             if !data.exists() {

@@ -7,4 +7,6 @@
 //! - `cli`: the command line's commands, for the thin `main`.
 
 pub mod cli;
+pub mod domain;
+pub mod seed;
 pub mod store;

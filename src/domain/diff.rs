@@ -1,0 +1,360 @@
+//! Diffs between two versions of a recipe (or a fork and its parent).
+//!
+//! Ingredient lines and steps are compared by a longest common subsequence;
+//! a run of removed lines facing a run of added ones is paired line by line
+//! into changed lines, and those are diffed word by word. Scalar fields are
+//! compared one by one (`yield 4 -> 6`, `cook 20 min -> 35 min`).
+
+use std::fmt;
+
+use super::content::{Content, Step};
+
+/// The pairs `(i, j)` of a longest common subsequence of `old` and `new`,
+/// in order. Quadratic in time and space, which recipe-sized inputs afford
+/// (a thousand lines is a million cells; real recipes have tens).
+pub fn lcs_pairs<T: PartialEq>(old: &[T], new: &[T]) -> Vec<(usize, usize)> {
+    let (n, m) = (old.len(), new.len());
+    // lengths[i][j]: the LCS length of old[i..] and new[j..].
+    let mut lengths = vec![vec![0u32; m + 1]; n + 1];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            lengths[i][j] = if old[i] == new[j] {
+                lengths[i + 1][j + 1] + 1
+            } else {
+                lengths[i + 1][j].max(lengths[i][j + 1])
+            };
+        }
+    }
+    let (mut i, mut j) = (0, 0);
+    let mut pairs = Vec::new();
+    while i < n && j < m {
+        if old[i] == new[j] {
+            pairs.push((i, j));
+            i += 1;
+            j += 1;
+        } else if lengths[i + 1][j] >= lengths[i][j + 1] {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    pairs
+}
+
+/// A piece of a diff: kept, added or removed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Piece<T> {
+    Same(T),
+    Added(T),
+    Removed(T),
+}
+
+/// The edit script from `old` to `new`: removals before additions where
+/// both happen at one place.
+pub fn diff<T: PartialEq + Clone>(old: &[T], new: &[T]) -> Vec<Piece<T>> {
+    let mut out = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    for (pi, pj) in lcs_pairs(old, new)
+        .into_iter()
+        .chain([(old.len(), new.len())])
+    {
+        out.extend(old[i..pi].iter().cloned().map(Piece::Removed));
+        out.extend(new[j..pj].iter().cloned().map(Piece::Added));
+        if pi < old.len() {
+            out.push(Piece::Same(old[pi].clone()));
+        }
+        (i, j) = (pi + 1, pj + 1);
+    }
+    out
+}
+
+/// One line of a list diff.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LineChange {
+    Same(String),
+    Added(String),
+    Removed(String),
+    /// A line rewritten in place: its words, kept, added and removed.
+    Changed(Vec<Piece<String>>),
+}
+
+/// A scalar field that changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldChange {
+    pub field: &'static str,
+    pub from: Option<String>,
+    pub to: Option<String>,
+}
+
+impl fmt::Display for FieldChange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "(none)".into());
+        write!(
+            f,
+            "{} {} -> {}",
+            self.field,
+            show(&self.from),
+            show(&self.to)
+        )
+    }
+}
+
+/// Everything that differs between two versions.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RecipeDiff {
+    pub fields: Vec<FieldChange>,
+    pub ingredients: Vec<LineChange>,
+    pub steps: Vec<LineChange>,
+}
+
+impl RecipeDiff {
+    /// Whether the two versions say the same.
+    pub fn is_empty(&self) -> bool {
+        self.fields.is_empty()
+            && self
+                .ingredients
+                .iter()
+                .all(|l| matches!(l, LineChange::Same(_)))
+            && self.steps.iter().all(|l| matches!(l, LineChange::Same(_)))
+    }
+
+    /// A one-line account of what changed: `title, yield, 2 ingredients, 1 step`.
+    pub fn summary(&self) -> String {
+        let mut parts: Vec<String> = self.fields.iter().map(|f| f.field.to_owned()).collect();
+        let count = |lines: &[LineChange]| {
+            lines
+                .iter()
+                .filter(|l| !matches!(l, LineChange::Same(_)))
+                .count()
+        };
+        let plural =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        match count(&self.ingredients) {
+            0 => {}
+            n => parts.push(plural(n, "ingredient", "ingredients")),
+        }
+        match count(&self.steps) {
+            0 => {}
+            n => parts.push(plural(n, "step", "steps")),
+        }
+        if parts.is_empty() {
+            "no change to the recipe".into()
+        } else {
+            parts.join(", ")
+        }
+    }
+}
+
+/// Words, the spaces between them, and each punctuation mark on its own,
+/// so that `cumin,` shares `cumin` with `cumin` and the pieces rebuild the
+/// line exactly.
+fn words(line: &str) -> Vec<String> {
+    #[derive(PartialEq)]
+    enum Class {
+        Word,
+        Space,
+        Mark,
+    }
+    let class = |c: char| match c {
+        c if c.is_alphanumeric() || c == '/' || c == '.' => Class::Word,
+        c if c.is_whitespace() => Class::Space,
+        _ => Class::Mark,
+    };
+    let mut out: Vec<String> = Vec::new();
+    let mut last: Option<Class> = None;
+    for c in line.chars() {
+        let this = class(c);
+        match out.last_mut() {
+            Some(current) if last.as_ref() == Some(&this) && this != Class::Mark => current.push(c),
+            _ => out.push(c.to_string()),
+        }
+        last = Some(this);
+    }
+    out
+}
+
+/// A list diff, with facing runs of removed and added lines paired into
+/// changed lines.
+pub fn lines(old: &[String], new: &[String]) -> Vec<LineChange> {
+    let pieces = diff(old, new);
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < pieces.len() {
+        match &pieces[at] {
+            Piece::Same(line) => {
+                out.push(LineChange::Same(line.clone()));
+                at += 1;
+            }
+            _ => {
+                let removed: Vec<&String> = pieces[at..]
+                    .iter()
+                    .map_while(|p| match p {
+                        Piece::Removed(l) => Some(l),
+                        _ => None,
+                    })
+                    .collect();
+                let added: Vec<&String> = pieces[at + removed.len()..]
+                    .iter()
+                    .map_while(|p| match p {
+                        Piece::Added(l) => Some(l),
+                        _ => None,
+                    })
+                    .collect();
+                let paired = removed.len().min(added.len());
+                for k in 0..paired {
+                    out.push(LineChange::Changed(diff(
+                        &words(removed[k]),
+                        &words(added[k]),
+                    )));
+                }
+                out.extend(
+                    removed[paired..]
+                        .iter()
+                        .map(|l| LineChange::Removed((*l).clone())),
+                );
+                out.extend(
+                    added[paired..]
+                        .iter()
+                        .map(|l| LineChange::Added((*l).clone())),
+                );
+                at += removed.len() + added.len();
+            }
+        }
+    }
+    out
+}
+
+fn step_line(step: &Step) -> String {
+    match &step.section {
+        Some(section) => format!("[{section}] {}", step.text),
+        None => step.text.clone(),
+    }
+}
+
+/// The diff from `old` to `new`.
+pub fn recipes(old: &Content, new: &Content) -> RecipeDiff {
+    let mut fields = Vec::new();
+    let mut field = |name: &'static str, from: Option<String>, to: Option<String>| {
+        if from != to {
+            fields.push(FieldChange {
+                field: name,
+                from,
+                to,
+            });
+        }
+    };
+    field("title", Some(old.title.clone()), Some(new.title.clone()));
+    field("summary", old.summary.clone(), new.summary.clone());
+    let servings = |c: &Content| c.recipe_yield.servings.map(|n| n.to_string());
+    field("yield", servings(old), servings(new));
+    field(
+        "yield text",
+        old.recipe_yield.text.clone(),
+        new.recipe_yield.text.clone(),
+    );
+    field(
+        "prep",
+        old.prep.map(|m| m.to_string()),
+        new.prep.map(|m| m.to_string()),
+    );
+    field(
+        "cook",
+        old.cook.map(|m| m.to_string()),
+        new.cook.map(|m| m.to_string()),
+    );
+    field(
+        "total",
+        old.total.map(|m| m.to_string()),
+        new.total.map(|m| m.to_string()),
+    );
+    field("notes", old.notes.clone(), new.notes.clone());
+    let tags = |c: &Content| (!c.tags.is_empty()).then(|| c.tags.join(", "));
+    field("tags", tags(old), tags(new));
+    field("cuisine", old.cuisine.clone(), new.cuisine.clone());
+    field("category", old.category.clone(), new.category.clone());
+    field("image", old.image.clone(), new.image.clone());
+    let steps = |c: &Content| c.steps.iter().map(step_line).collect::<Vec<_>>();
+    RecipeDiff {
+        fields,
+        ingredients: lines(&old.ingredients, &new.ingredients),
+        steps: lines(&steps(old), &steps(new)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::content::{Minutes, Yield};
+
+    fn strings(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn the_longest_common_subsequence_is_found() {
+        let old = strings(&["a", "b", "c", "d"]);
+        let new = strings(&["a", "c", "x", "d"]);
+        assert_eq!(lcs_pairs(&old, &new), [(0, 0), (2, 1), (3, 3)]);
+        assert_eq!(lcs_pairs::<String>(&[], &new), []);
+    }
+
+    #[test]
+    fn a_rewritten_line_is_diffed_word_by_word() {
+        let old = strings(&["2 eggs", "1 tsp cumin", "salt"]);
+        let new = strings(&["2 eggs", "2 tsp cumin, toasted", "salt", "pepper"]);
+        let diff = lines(&old, &new);
+        assert_eq!(diff[0], LineChange::Same("2 eggs".into()));
+        let LineChange::Changed(words) = &diff[1] else {
+            panic!("{diff:?}");
+        };
+        assert!(words.contains(&Piece::Removed("1".into())));
+        assert!(words.contains(&Piece::Added("2".into())));
+        assert!(words.contains(&Piece::Same("cumin".into())));
+        assert!(words.contains(&Piece::Added("toasted".into())));
+        assert_eq!(diff[3], LineChange::Added("pepper".into()));
+        // The word pieces rebuild both lines.
+        let rebuild = |keep: fn(&Piece<String>) -> Option<&String>| {
+            words.iter().filter_map(keep).cloned().collect::<String>()
+        };
+        assert_eq!(
+            rebuild(|p| match p {
+                Piece::Same(w) | Piece::Removed(w) => Some(w),
+                _ => None,
+            }),
+            "1 tsp cumin"
+        );
+        assert_eq!(
+            rebuild(|p| match p {
+                Piece::Same(w) | Piece::Added(w) => Some(w),
+                _ => None,
+            }),
+            "2 tsp cumin, toasted"
+        );
+    }
+
+    #[test]
+    fn field_changes_read_like_a_cook_would_say_them() {
+        let old = Content {
+            title: "Dal".into(),
+            recipe_yield: Yield {
+                servings: Some(4),
+                text: None,
+            },
+            cook: Some(Minutes::new(20).unwrap()),
+            ..Content::default()
+        };
+        let new = Content {
+            recipe_yield: Yield {
+                servings: Some(6),
+                text: None,
+            },
+            cook: Some(Minutes::new(35).unwrap()),
+            ..old.clone()
+        };
+        let diff = recipes(&old, &new);
+        let shown: Vec<String> = diff.fields.iter().map(ToString::to_string).collect();
+        assert_eq!(shown, ["yield 4 -> 6", "cook 20 min -> 35 min"]);
+        assert_eq!(diff.summary(), "yield, cook");
+        assert!(recipes(&old, &old).is_empty());
+    }
+}

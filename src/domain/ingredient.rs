@@ -1,0 +1,336 @@
+//! Ingredient lines: `1 1/2 cups flour, sifted` read into quantity, unit,
+//! item and note, keeping the line as the cook wrote it.
+//!
+//! Parsing never fails: a line it cannot read a quantity or unit from is
+//! all item (and note). The raw line is what pages show; the parts are for
+//! search, scaling and diffs.
+
+/// A parsed ingredient line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IngredientLine {
+    raw: String,
+    quantity: Option<Quantity>,
+    unit: Option<&'static str>,
+    item: String,
+    note: Option<String>,
+}
+
+/// An amount: `2`, `1.5`, `1 1/2`, `½`, or a range `2-3`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Quantity {
+    pub amount: f64,
+    /// The top of a range (`2-3 cloves`).
+    pub up_to: Option<f64>,
+}
+
+/// Units as cooks write them, each with its canonical short form.
+const UNITS: &[(&str, &[&str])] = &[
+    ("tsp", &["tsp", "tsps", "teaspoon", "teaspoons", "t"]),
+    (
+        "tbsp",
+        &["tbsp", "tbsps", "tablespoon", "tablespoons", "tbs", "T"],
+    ),
+    ("cup", &["cup", "cups", "c"]),
+    ("g", &["g", "gram", "grams", "gr"]),
+    ("kg", &["kg", "kilogram", "kilograms"]),
+    (
+        "ml",
+        &[
+            "ml",
+            "millilitre",
+            "millilitres",
+            "milliliter",
+            "milliliters",
+        ],
+    ),
+    ("l", &["l", "litre", "litres", "liter", "liters"]),
+    ("oz", &["oz", "ounce", "ounces"]),
+    ("lb", &["lb", "lbs", "pound", "pounds"]),
+    ("pinch", &["pinch", "pinches"]),
+    ("dash", &["dash", "dashes"]),
+    ("clove", &["clove", "cloves"]),
+    ("can", &["can", "cans", "tin", "tins"]),
+    ("slice", &["slice", "slices"]),
+    ("bunch", &["bunch", "bunches"]),
+    ("handful", &["handful", "handfuls"]),
+    ("sprig", &["sprig", "sprigs"]),
+    ("stick", &["stick", "sticks"]),
+    ("piece", &["piece", "pieces"]),
+    ("pint", &["pint", "pints"]),
+    ("quart", &["quart", "quarts"]),
+    ("cm", &["cm"]),
+    ("inch", &["inch", "inches", "in"]),
+];
+
+fn unicode_fraction(c: char) -> Option<f64> {
+    Some(match c {
+        '½' => 0.5,
+        '⅓' => 1.0 / 3.0,
+        '⅔' => 2.0 / 3.0,
+        '¼' => 0.25,
+        '¾' => 0.75,
+        '⅕' => 0.2,
+        '⅛' => 0.125,
+        '⅜' => 0.375,
+        '⅝' => 0.625,
+        '⅞' => 0.875,
+        _ => return None,
+    })
+}
+
+/// One number: `2`, `1.5`, `1/2`, `½`, `1½`.
+fn number(word: &str) -> Option<f64> {
+    if let Some((n, d)) = word.split_once('/') {
+        let (n, d): (f64, f64) = (n.parse().ok()?, d.parse().ok()?);
+        return (d != 0.0).then(|| n / d);
+    }
+    let mut chars = word.chars();
+    let last = chars.next_back()?;
+    if let Some(fraction) = unicode_fraction(last) {
+        let whole = chars.as_str();
+        return Some(if whole.is_empty() {
+            fraction
+        } else {
+            whole.parse::<f64>().ok()? + fraction
+        });
+    }
+    if word.starts_with(|c: char| c.is_ascii_digit()) {
+        word.parse().ok().filter(|x: &f64| x.is_finite())
+    } else {
+        None
+    }
+}
+
+fn unit(word: &str) -> Option<&'static str> {
+    let trimmed = word.trim_end_matches('.');
+    UNITS.iter().find_map(|(canonical, spellings)| {
+        spellings
+            .iter()
+            .any(|s| *s == trimmed || (s.len() > 1 && s.eq_ignore_ascii_case(trimmed)))
+            .then_some(*canonical)
+    })
+}
+
+impl IngredientLine {
+    /// Reads a line; surrounding whitespace is trimmed, nothing else lost.
+    pub fn parse(line: &str) -> IngredientLine {
+        let raw = line.trim().to_owned();
+        let mut words: Vec<String> = raw.split_whitespace().map(str::to_owned).collect();
+        // `200g` is a number and a unit.
+        if let Some(first) = words.first().cloned() {
+            let split = first.find(|c: char| c.is_alphabetic() && unicode_fraction(c).is_none());
+            if let Some(at) = split.filter(|&at| at > 0) {
+                let (n, u) = first.split_at(at);
+                if number(n).is_some() && unit(u).is_some() {
+                    words.splice(0..1, [n.to_owned(), u.to_owned()]);
+                }
+            }
+        }
+        let mut at = 0;
+        let mut quantity: Option<Quantity> = None;
+        if let Some(first) = words.first() {
+            // A range written `2-3` or `2–3`.
+            let range = first
+                .split_once(['-', '–'])
+                .and_then(|(a, b)| Some((number(a)?, number(b)?)));
+            if let Some((low, high)) = range {
+                quantity = Some(Quantity {
+                    amount: low,
+                    up_to: Some(high),
+                });
+                at = 1;
+            } else if let Some(n) = number(first) {
+                quantity = Some(Quantity {
+                    amount: n,
+                    up_to: None,
+                });
+                at = 1;
+                // `1 1/2` and `1 ½`: a whole number then a fraction.
+                if let Some(fraction) = words
+                    .get(1)
+                    .filter(|w| w.contains('/') || w.chars().count() == 1)
+                    .and_then(|w| number(w))
+                {
+                    if fraction < 1.0 && n.fract() == 0.0 {
+                        quantity = Some(Quantity {
+                            amount: n + fraction,
+                            up_to: None,
+                        });
+                        at = 2;
+                    }
+                }
+                // `2 to 3`.
+                if words.get(at).is_some_and(|w| w == "to") {
+                    if let Some(high) = words.get(at + 1).and_then(|w| number(w)) {
+                        quantity = Some(Quantity {
+                            amount: n,
+                            up_to: Some(high),
+                        });
+                        at += 2;
+                    }
+                }
+            }
+        }
+        let unit = if quantity.is_some() {
+            words.get(at).and_then(|w| unit(w))
+        } else {
+            None
+        };
+        if unit.is_some() {
+            at += 1;
+            if words.get(at).is_some_and(|w| w == "of") {
+                at += 1;
+            }
+        }
+        let rest = words[at.min(words.len())..].join(" ");
+        let (item, note) = match rest.split_once(',') {
+            Some((item, note)) if !note.trim().is_empty() => {
+                (item.trim().to_owned(), Some(note.trim().to_owned()))
+            }
+            _ => (rest.trim_end_matches(',').trim().to_owned(), None),
+        };
+        IngredientLine {
+            raw,
+            quantity,
+            unit,
+            item,
+            note,
+        }
+    }
+
+    /// The line as written.
+    pub fn raw(&self) -> &str {
+        &self.raw
+    }
+
+    pub fn quantity(&self) -> Option<Quantity> {
+        self.quantity
+    }
+
+    /// The canonical unit: `tbsp` for "tablespoons".
+    pub fn unit(&self) -> Option<&'static str> {
+        self.unit
+    }
+
+    pub fn item(&self) -> &str {
+        &self.item
+    }
+
+    pub fn note(&self) -> Option<&str> {
+        self.note.as_deref()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Amount, top of range, unit, item, note.
+    type Expected = (
+        Option<f64>,
+        Option<f64>,
+        Option<&'static str>,
+        &'static str,
+        Option<&'static str>,
+    );
+
+    fn parts(
+        line: &str,
+    ) -> (
+        Option<f64>,
+        Option<f64>,
+        Option<&'static str>,
+        String,
+        Option<String>,
+    ) {
+        let l = IngredientLine::parse(line);
+        (
+            l.quantity().map(|q| q.amount),
+            l.quantity().and_then(|q| q.up_to),
+            l.unit(),
+            l.item().to_owned(),
+            l.note().map(str::to_owned),
+        )
+    }
+
+    #[test]
+    fn quantities_units_items_and_notes_are_read() {
+        let cases: Vec<(&str, Expected)> = vec![
+            (
+                "1 1/2 cups flour, sifted",
+                (Some(1.5), None, Some("cup"), "flour", Some("sifted")),
+            ),
+            ("½ tsp salt", (Some(0.5), None, Some("tsp"), "salt", None)),
+            (
+                "1½ tbsp olive oil",
+                (Some(1.5), None, Some("tbsp"), "olive oil", None),
+            ),
+            (
+                "1 ½ Tablespoons butter",
+                (Some(1.5), None, Some("tbsp"), "butter", None),
+            ),
+            (
+                "200g spinach",
+                (Some(200.0), None, Some("g"), "spinach", None),
+            ),
+            (
+                "2-3 cloves garlic, crushed",
+                (
+                    Some(2.0),
+                    Some(3.0),
+                    Some("clove"),
+                    "garlic",
+                    Some("crushed"),
+                ),
+            ),
+            (
+                "2 to 3 sprigs of thyme",
+                (Some(2.0), Some(3.0), Some("sprig"), "thyme", None),
+            ),
+            ("4 eggs", (Some(4.0), None, None, "eggs", None)),
+            (
+                "salt, to taste",
+                (None, None, None, "salt", Some("to taste")),
+            ),
+            (
+                "1 (400 g) can chickpeas, drained",
+                (
+                    Some(1.0),
+                    None,
+                    None,
+                    "(400 g) can chickpeas",
+                    Some("drained"),
+                ),
+            ),
+            ("0.5 l stock", (Some(0.5), None, Some("l"), "stock", None)),
+        ];
+        for (line, (amount, up_to, unit, item, note)) in cases {
+            assert_eq!(
+                parts(line),
+                (
+                    amount,
+                    up_to,
+                    unit,
+                    item.to_owned(),
+                    note.map(str::to_owned)
+                ),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_raw_line_is_kept_as_written() {
+        let line = IngredientLine::parse("  1 1/2 cups flour, sifted ");
+        assert_eq!(line.raw(), "1 1/2 cups flour, sifted");
+    }
+
+    #[test]
+    fn odd_lines_become_all_item_and_never_fail() {
+        for line in ["", "1/0 cup", "a pinch of love", "/", "½", "1 1/2"] {
+            let parsed = IngredientLine::parse(line);
+            assert_eq!(parsed.raw(), line.trim());
+        }
+        assert_eq!(parts("1/0 cup").0, None);
+    }
+}

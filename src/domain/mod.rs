@@ -1,0 +1,78 @@
+//! Recipes, versions, forks, lineage and diffs, on the fact store.
+//!
+//! The domain knows nothing of HTTP or HTML. `Recipes` is its handle on a
+//! store: it installs the schema and makes every write (create, edit, fork,
+//! retire), each one transaction with an author and a note. `View` reads one
+//! pinned database value: a recipe's content now or at any version, its
+//! versions, its lineage (the hand-written walk), its forks, the catalog,
+//! tags and search.
+//!
+//! # Layout
+//! - `schema`: the attributes, installed at open
+//! - `slug`, `ingredient`, `content`: typed values, parsed at the edge
+//! - `attrs`: attribute ids resolved once
+//! - `write`: create, edit, fork, retire
+//! - `read`: content, versions, lineage, forks, catalog, search
+//! - `search`: the terms of the inverted index
+//! - `diff`: line and word diffs between two versions
+
+mod attrs;
+pub mod content;
+pub mod diff;
+pub mod ingredient;
+mod read;
+pub mod schema;
+mod search;
+pub mod slug;
+pub(crate) mod write;
+
+pub use attrs::Attrs;
+pub use content::{Content, Minutes, Step, Yield};
+pub use read::{
+    Ancestor, CatalogEntry, CatalogPage, CatalogQuery, ForkNode, Recipe, Sort, Version, View,
+};
+pub use slug::{BadSlug, Slug};
+pub use write::{Change, Recipes};
+
+use crate::store::{EntityId, StoreError};
+
+/// How deep a lineage may go before the walk refuses it.
+pub const MAX_LINEAGE: usize = 4_096;
+
+/// What went wrong in the domain, in words for the person who asked.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DomainError {
+    /// No recipe has this slug.
+    #[error("there is no recipe called {0}")]
+    NoSuchRecipe(String),
+    /// The recipe has fewer versions.
+    #[error("{slug} has no version {version}: it has {count}")]
+    NoSuchVersion {
+        slug: String,
+        version: usize,
+        count: usize,
+    },
+    /// Another recipe has the slug.
+    #[error("the slug {0} is taken")]
+    SlugTaken(String),
+    #[error(transparent)]
+    BadSlug(#[from] BadSlug),
+    /// The content or request cannot be a recipe.
+    #[error("{0}")]
+    Invalid(String),
+    /// An edit that changes nothing is not a version.
+    #[error("nothing changed, so there is no new version")]
+    NothingChanged,
+    /// The lineage is longer than `MAX_LINEAGE`.
+    #[error("the lineage of recipe {0} is deeper than {MAX_LINEAGE}")]
+    LineageTooDeep(EntityId),
+    /// A recipe is its own ancestor.
+    #[error("the lineage of recipe {0} runs in a cycle")]
+    LineageCycle(EntityId),
+    /// A pagination cursor that names no recipe.
+    #[error("{0:?} is not a page of this list")]
+    BadCursor(String),
+    #[error("store: {0}")]
+    Store(#[from] StoreError),
+}

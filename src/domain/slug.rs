@@ -1,0 +1,131 @@
+//! `Slug`: the name of a recipe in URLs and seed files.
+
+use std::fmt;
+
+/// A recipe's slug: 1 to 80 characters of `a-z`, `0-9` and single hyphens,
+/// not starting or ending with a hyphen. Parsed once at the edge; a `Slug`
+/// is always valid.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Slug(String);
+
+/// Why a text is not a slug.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{text:?} is not a slug: {why}")]
+pub struct BadSlug {
+    pub text: String,
+    pub why: &'static str,
+}
+
+pub const MAX_SLUG_LEN: usize = 80;
+
+impl Slug {
+    pub fn parse(text: &str) -> Result<Slug, BadSlug> {
+        let bad = |why| BadSlug {
+            text: text.to_owned(),
+            why,
+        };
+        if text.is_empty() {
+            return Err(bad("it is empty"));
+        }
+        if text.len() > MAX_SLUG_LEN {
+            return Err(bad("it is longer than 80 characters"));
+        }
+        if !text
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        {
+            return Err(bad("only a-z, 0-9 and - are allowed"));
+        }
+        if text.starts_with('-') || text.ends_with('-') || text.contains("--") {
+            return Err(bad("hyphens go between words, one at a time"));
+        }
+        Ok(Slug(text.to_owned()))
+    }
+
+    /// A slug made from a title: `"Green shakshuka!"` -> `green-shakshuka`.
+    /// Letters outside a-z are dropped (accents are not transliterated); an
+    /// empty result becomes `recipe`.
+    pub fn from_title(title: &str) -> Slug {
+        let mut out = String::new();
+        for c in title.chars().flat_map(char::to_lowercase) {
+            if c.is_ascii_lowercase() || c.is_ascii_digit() {
+                out.push(c);
+            } else if !out.is_empty()
+                && !out.ends_with('-')
+                && (c.is_whitespace() || c == '-' || c == '_')
+            {
+                out.push('-');
+            }
+            if out.len() >= MAX_SLUG_LEN - 8 {
+                break;
+            }
+        }
+        let trimmed = out.trim_matches('-');
+        Slug(if trimmed.is_empty() {
+            "recipe".to_owned()
+        } else {
+            trimmed.to_owned()
+        })
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// This slug with a numeric suffix, for a fork whose slug is taken.
+    pub fn with_suffix(&self, n: usize) -> Slug {
+        let suffix = format!("-{n}");
+        let keep = self.0.len().min(MAX_SLUG_LEN - suffix.len());
+        Slug(format!("{}{suffix}", self.0[..keep].trim_end_matches('-')))
+    }
+}
+
+impl fmt::Display for Slug {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn good_slugs_parse_and_bad_ones_say_why() {
+        assert_eq!(
+            Slug::parse("green-shakshuka-2").unwrap().as_str(),
+            "green-shakshuka-2"
+        );
+        for bad in [
+            "",
+            "Green",
+            "a--b",
+            "-a",
+            "a-",
+            "a b",
+            "ä",
+            &"x".repeat(81),
+            "../etc",
+        ] {
+            assert!(Slug::parse(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn titles_become_slugs() {
+        assert_eq!(
+            Slug::from_title("Green Shakshuka, with Feta!").as_str(),
+            "green-shakshuka-with-feta"
+        );
+        assert_eq!(Slug::from_title("  Crème brûlée  ").as_str(), "crme-brle");
+        assert_eq!(Slug::from_title("!!!").as_str(), "recipe");
+        assert!(Slug::parse(Slug::from_title(&"long title ".repeat(30)).as_str()).is_ok());
+    }
+
+    #[test]
+    fn suffixes_keep_slugs_valid() {
+        let long = Slug::parse(&"a".repeat(80)).unwrap();
+        assert!(Slug::parse(long.with_suffix(12).as_str()).is_ok());
+        assert_eq!(Slug::parse("dal").unwrap().with_suffix(2).as_str(), "dal-2");
+    }
+}

@@ -1,0 +1,473 @@
+//! Every write the domain makes: one transaction each, with an author and a
+//! note, acknowledged once durable.
+//!
+//! An edit asserts only what changed. Ingredient lines and steps are matched
+//! old to new by a longest common subsequence: a line that stays keeps its
+//! component entity (its position is updated if it moved), a line that goes
+//! is retracted, a new line is a new component. So a one-line change to a
+//! twenty-line recipe writes a handful of datoms, and history stays small.
+
+use std::collections::BTreeSet;
+
+use super::attrs::Attrs;
+use super::content::{Content, Step};
+use super::diff::lcs_pairs;
+use super::ingredient::IngredientLine;
+use super::read::View;
+use super::search;
+use super::slug::Slug;
+use super::{schema, DomainError};
+use crate::store::{
+    kw, EntityId, EntityMap, EntityRef, Store, Transaction, TxReport, TxValue, Value,
+};
+
+/// The domain's handle on a store.
+#[derive(Clone)]
+pub struct Recipes {
+    store: Store,
+    attrs: Attrs,
+}
+
+/// Who makes a change, why, and (for imported history) when.
+#[derive(Debug, Clone)]
+pub struct Change {
+    /// The author's handle; the user is created on first use.
+    pub author: String,
+    pub note: String,
+    /// Milliseconds since the epoch; `None` is now. Never before the
+    /// store's newest transaction.
+    pub at: Option<i64>,
+}
+
+impl Change {
+    pub fn by(author: &str, note: &str) -> Change {
+        Change {
+            author: author.to_owned(),
+            note: note.to_owned(),
+            at: None,
+        }
+    }
+}
+
+/// What a new recipe forks, for `create`.
+#[derive(Debug, Clone)]
+pub(crate) struct ForkOf {
+    pub parent: EntityRef,
+    /// The parent's version transaction, or this transaction itself when the
+    /// parent is created alongside (a synthetic batch).
+    pub at_tx: EntityRef,
+    pub at_version: i64,
+}
+
+impl Recipes {
+    /// Opens the domain on `store`, installing any missing attribute.
+    pub fn open(store: Store) -> Result<Recipes, DomainError> {
+        schema::install(&store)?;
+        let attrs = Attrs::resolve(&store.db())?;
+        Ok(Recipes { store, attrs })
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    pub fn attrs(&self) -> &Attrs {
+        &self.attrs
+    }
+
+    /// A view of the latest database value.
+    pub fn view(&self) -> View {
+        View::new(self.store.db(), self.attrs)
+    }
+
+    /// Creates a recipe; the slug must be free.
+    pub fn create(
+        &self,
+        slug: &Slug,
+        content: Content,
+        change: &Change,
+    ) -> Result<TxReport, DomainError> {
+        let content = content.normalized().map_err(DomainError::Invalid)?;
+        if self.view().find(slug)?.is_some() {
+            return Err(DomainError::SlugTaken(slug.to_string()));
+        }
+        let mut tx = Transaction::new();
+        tx.map(new_recipe_map("recipe", slug, &content, None, change));
+        stamp(&mut tx, change)?;
+        Ok(self.store.transact(&tx)?)
+    }
+
+    /// Adds many new recipes in one transaction (the synthetic catalog).
+    /// Each is `(tempid, slug, content, fork)`; tempids may be forked by
+    /// later entries of the same batch.
+    pub(crate) fn create_batch(
+        &self,
+        recipes: &[(String, Slug, Content, Option<ForkOf>)],
+        change: &Change,
+    ) -> Result<TxReport, DomainError> {
+        let mut tx = Transaction::new();
+        for (tempid, slug, content, fork) in recipes {
+            tx.map(new_recipe_map(tempid, slug, content, fork.as_ref(), change));
+        }
+        stamp(&mut tx, change)?;
+        Ok(self.store.transact(&tx)?)
+    }
+
+    /// Makes `content` the recipe's new version. Refuses an edit that changes
+    /// nothing.
+    pub fn edit(
+        &self,
+        slug: &Slug,
+        content: Content,
+        change: &Change,
+    ) -> Result<TxReport, DomainError> {
+        let content = content.normalized().map_err(DomainError::Invalid)?;
+        let view = self.view();
+        let recipe = view.recipe(slug)?;
+        let e = recipe.id;
+        let old = &recipe.content;
+        if *old == content {
+            return Err(DomainError::NothingChanged);
+        }
+        let a = &self.attrs;
+        let mut tx = Transaction::new();
+        let ident = |id: EntityId| ident_of(&view, id);
+        let optional = |tx: &mut Transaction,
+                        attr: EntityId,
+                        old: Option<Value>,
+                        new: Option<Value>| match (old, new) {
+            (old, Some(new)) if old.as_ref() != Some(&new) => {
+                tx.add(e, ident(attr).as_str(), new);
+            }
+            (Some(old), None) => {
+                tx.retract(e, ident(attr).as_str(), old);
+            }
+            _ => {}
+        };
+        let text = |t: &Option<String>| t.as_deref().map(Value::from);
+        let long = |m: Option<i64>| m.map(Value::Long);
+        optional(
+            &mut tx,
+            a.title,
+            Some(Value::from(old.title.as_str())),
+            Some(Value::from(content.title.as_str())),
+        );
+        optional(
+            &mut tx,
+            a.summary,
+            text(&old.summary),
+            text(&content.summary),
+        );
+        optional(&mut tx, a.notes, text(&old.notes), text(&content.notes));
+        optional(
+            &mut tx,
+            a.cuisine,
+            text(&old.cuisine),
+            text(&content.cuisine),
+        );
+        optional(
+            &mut tx,
+            a.category,
+            text(&old.category),
+            text(&content.category),
+        );
+        optional(&mut tx, a.image, text(&old.image), text(&content.image));
+        optional(
+            &mut tx,
+            a.yield_text,
+            text(&old.recipe_yield.text),
+            text(&content.recipe_yield.text),
+        );
+        optional(
+            &mut tx,
+            a.servings,
+            long(old.recipe_yield.servings),
+            long(content.recipe_yield.servings),
+        );
+        let minutes = |m: Option<super::Minutes>| m.map(|m| Value::Long(i64::from(m.get())));
+        optional(&mut tx, a.prep, minutes(old.prep), minutes(content.prep));
+        optional(&mut tx, a.cook, minutes(old.cook), minutes(content.cook));
+        optional(&mut tx, a.total, minutes(old.total), minutes(content.total));
+        set_difference(&mut tx, e, ":recipe/tags", &old.tags, &content.tags);
+        let old_terms: Vec<String> = view.strings(e, a.terms)?;
+        let new_terms: Vec<String> = search::terms(&content).into_iter().collect();
+        set_difference(&mut tx, e, ":recipe/terms", &old_terms, &new_terms);
+
+        // Components: keep what stays, move what moved, retract what went.
+        let old_ingredients = view.ingredient_components(e)?;
+        let old_lines: Vec<&String> = old_ingredients.iter().map(|(_, l)| l).collect();
+        let new_lines: Vec<&String> = content.ingredients.iter().collect();
+        let kept = lcs_pairs(&old_lines, &new_lines);
+        for (j, line) in content.ingredients.iter().enumerate() {
+            match kept.iter().find(|(_, n)| *n == j) {
+                Some((i, _)) => {
+                    let position = (j + 1) as i64;
+                    if position != (*i + 1) as i64 {
+                        tx.add(old_ingredients[*i].0, ":ingredient/position", position);
+                    }
+                }
+                None => {
+                    tx.add(e, ":recipe/ingredients", ingredient_map(j, line));
+                }
+            }
+        }
+        for (i, (id, _)) in old_ingredients.iter().enumerate() {
+            if !kept.iter().any(|(o, _)| *o == i) {
+                tx.retract_entity(*id);
+            }
+        }
+        let old_steps = view.step_components(e)?;
+        let old_texts: Vec<&Step> = old_steps.iter().map(|(_, s)| s).collect();
+        let new_texts: Vec<&Step> = content.steps.iter().collect();
+        let kept = lcs_pairs(&old_texts, &new_texts);
+        for (j, step) in content.steps.iter().enumerate() {
+            match kept.iter().find(|(_, n)| *n == j) {
+                Some((i, _)) if *i != j => {
+                    tx.add(old_steps[*i].0, ":step/position", (j + 1) as i64);
+                }
+                Some(_) => {}
+                None => {
+                    tx.add(e, ":recipe/steps", step_map(j, step));
+                }
+            }
+        }
+        for (i, (id, _)) in old_steps.iter().enumerate() {
+            if !kept.iter().any(|(o, _)| *o == i) {
+                tx.retract_entity(*id);
+            }
+        }
+        tx.add(e, ":recipe/version-count", recipe.version_count + 1);
+        tx.add(
+            e,
+            ":recipe/updated-at",
+            Value::Instant(change.at.unwrap_or_else(crate::store::instant::now_millis)),
+        );
+        stamp(&mut tx, change)?;
+        Ok(self.store.transact(&tx)?)
+    }
+
+    /// Forks `parent` at `version` (its newest when `None`) into a new recipe
+    /// under `slug` (the parent's slug and the author's handle when `None`,
+    /// numbered if taken), with `changes` applied to the copied content.
+    pub fn fork(
+        &self,
+        parent: &Slug,
+        version: Option<usize>,
+        slug: Option<&Slug>,
+        changes: impl FnOnce(Content) -> Content,
+        change: &Change,
+    ) -> Result<(Slug, TxReport), DomainError> {
+        let view = self.view();
+        let recipe = view.recipe(parent)?;
+        let versions = view.versions(recipe.id)?;
+        let number = version.unwrap_or(versions.len());
+        let at =
+            versions
+                .get(number.wrapping_sub(1))
+                .ok_or_else(|| DomainError::NoSuchVersion {
+                    slug: parent.to_string(),
+                    version: number,
+                    count: versions.len(),
+                })?;
+        let content = view.content_at(recipe.id, at.tx)?;
+        let content = changes(content)
+            .normalized()
+            .map_err(DomainError::Invalid)?;
+        let slug = match slug {
+            Some(slug) if view.find(slug)?.is_some() => {
+                return Err(DomainError::SlugTaken(slug.to_string()))
+            }
+            Some(slug) => slug.clone(),
+            None => {
+                let base = Slug::parse(&format!("{parent}-{}", change.author))
+                    .unwrap_or_else(|_| parent.clone());
+                let mut candidate = base.clone();
+                let mut n = 2;
+                while view.find(&candidate)?.is_some() {
+                    candidate = base.with_suffix(n);
+                    n += 1;
+                }
+                candidate
+            }
+        };
+        let fork = ForkOf {
+            parent: EntityRef::Id(recipe.id),
+            at_tx: EntityRef::Id(at.tx),
+            at_version: number as i64,
+        };
+        let mut tx = Transaction::new();
+        tx.map(new_recipe_map("fork", &slug, &content, Some(&fork), change));
+        stamp(&mut tx, change)?;
+        let report = self.store.transact(&tx)?;
+        Ok((slug, report))
+    }
+
+    /// Hides a recipe from the catalog; it stays in its forks' lineage and
+    /// every version stays readable.
+    pub fn retire(&self, slug: &Slug, change: &Change) -> Result<TxReport, DomainError> {
+        let view = self.view();
+        let recipe = view.recipe(slug)?;
+        if recipe.retired {
+            return Err(DomainError::NothingChanged);
+        }
+        let mut tx = Transaction::new();
+        tx.add(recipe.id, ":recipe/retired", true).add(
+            recipe.id,
+            ":recipe/version-count",
+            recipe.version_count + 1,
+        );
+        stamp(&mut tx, change)?;
+        Ok(self.store.transact(&tx)?)
+    }
+}
+
+fn ident_of(view: &View, attr: EntityId) -> String {
+    view.db()
+        .schema()
+        .attribute(attr)
+        .map(|a| a.ident.to_string())
+        .expect("the domain's attributes are installed")
+}
+
+/// Asserts what `new` has and `old` lacks, retracts the reverse.
+fn set_difference(tx: &mut Transaction, e: EntityId, attr: &str, old: &[String], new: &[String]) {
+    let (old, new): (BTreeSet<&String>, BTreeSet<&String>) =
+        (old.iter().collect(), new.iter().collect());
+    for added in new.difference(&old) {
+        tx.add(e, attr, added.as_str());
+    }
+    for removed in old.difference(&new) {
+        tx.retract(e, attr, removed.as_str());
+    }
+}
+
+/// The transaction's author (created on first use), note and instant.
+fn stamp(tx: &mut Transaction, change: &Change) -> Result<(), DomainError> {
+    let handle = Slug::parse(&change.author).map_err(|_| {
+        DomainError::Invalid(format!(
+            "{:?} is not a user handle (a-z, 0-9, -)",
+            change.author
+        ))
+    })?;
+    if change.note.trim().is_empty() {
+        return Err(DomainError::Invalid(
+            "a change needs a note saying what changed".into(),
+        ));
+    }
+    tx.map(EntityMap::new(EntityRef::temp("author")).with(":user/handle", handle.as_str()));
+    tx.tx_attr(":tx/author", EntityRef::temp("author"))
+        .tx_attr(":tx/note", change.note.trim());
+    if let Some(at) = change.at {
+        tx.tx_attr(":db/txInstant", Value::Instant(at));
+    }
+    Ok(())
+}
+
+fn ingredient_map(index: usize, line: &str) -> EntityMap {
+    let parsed = IngredientLine::parse(line);
+    let mut map = EntityMap::anonymous()
+        .with(":ingredient/position", (index + 1) as i64)
+        .with(":ingredient/line", parsed.raw())
+        .with(":ingredient/item", parsed.item());
+    if let Some(q) = parsed.quantity() {
+        map = map.with(":ingredient/quantity", q.amount);
+        if let Some(max) = q.up_to {
+            map = map.with(":ingredient/quantity-max", max);
+        }
+    }
+    if let Some(unit) = parsed.unit() {
+        map = map.with(":ingredient/unit", unit);
+    }
+    if let Some(note) = parsed.note() {
+        map = map.with(":ingredient/note", note);
+    }
+    map
+}
+
+fn step_map(index: usize, step: &Step) -> EntityMap {
+    let mut map = EntityMap::anonymous()
+        .with(":step/position", (index + 1) as i64)
+        .with(":step/text", step.text.as_str());
+    if let Some(section) = &step.section {
+        map = map.with(":step/section", section.as_str());
+    }
+    map
+}
+
+/// The entity map of a new recipe: content, components, terms, bookkeeping.
+fn new_recipe_map(
+    tempid: &str,
+    slug: &Slug,
+    content: &Content,
+    fork: Option<&ForkOf>,
+    change: &Change,
+) -> EntityMap {
+    let now = change.at.unwrap_or_else(crate::store::instant::now_millis);
+    let mut map = EntityMap::new(EntityRef::temp(tempid))
+        .with(":recipe/slug", slug.as_str())
+        .with(":recipe/title", content.title.as_str())
+        .with(":recipe/author", EntityRef::temp("author"))
+        .with(":recipe/created-at", Value::Instant(now))
+        .with(":recipe/updated-at", Value::Instant(now))
+        .with(":recipe/version-count", 1i64);
+    let optional_text = [
+        (":recipe/summary", &content.summary),
+        (":recipe/notes", &content.notes),
+        (":recipe/cuisine", &content.cuisine),
+        (":recipe/category", &content.category),
+        (":recipe/image", &content.image),
+        (":recipe/yield-text", &content.recipe_yield.text),
+    ];
+    for (attr, value) in optional_text {
+        if let Some(value) = value {
+            map = map.with(attr, value.as_str());
+        }
+    }
+    if let Some(n) = content.recipe_yield.servings {
+        map = map.with(":recipe/servings", n);
+    }
+    for (attr, minutes) in [
+        (":recipe/prep-minutes", content.prep),
+        (":recipe/cook-minutes", content.cook),
+        (":recipe/total-minutes", content.total),
+    ] {
+        if let Some(m) = minutes {
+            map = map.with(attr, i64::from(m.get()));
+        }
+    }
+    if !content.tags.is_empty() {
+        map = map.with_many(":recipe/tags", content.tags.iter().map(String::as_str));
+    }
+    let terms = search::terms(content);
+    if !terms.is_empty() {
+        map = map.with_many(":recipe/terms", terms.iter().map(String::as_str));
+    }
+    if !content.ingredients.is_empty() {
+        map = map.with_many(
+            ":recipe/ingredients",
+            content
+                .ingredients
+                .iter()
+                .enumerate()
+                .map(|(i, l)| ingredient_map(i, l)),
+        );
+    }
+    if !content.steps.is_empty() {
+        map = map.with_many(
+            ":recipe/steps",
+            content
+                .steps
+                .iter()
+                .enumerate()
+                .map(|(i, s)| step_map(i, s)),
+        );
+    }
+    if let Some(fork) = fork {
+        map = map
+            .with(":recipe/forked-from", TxValue::Entity(fork.parent.clone()))
+            .with(":recipe/forked-at", TxValue::Entity(fork.at_tx.clone()))
+            .with(":recipe/forked-at-version", fork.at_version);
+    }
+    let _ = kw;
+    map
+}

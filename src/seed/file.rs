@@ -1,0 +1,370 @@
+//! One seed file: an EDN map read into a `SeedRecipe`, with the line of
+//! everything that can be wrong.
+
+use crate::domain::{Content, Minutes, Slug, Step};
+use crate::store::edn::{self, Edn, Node};
+use crate::store::instant;
+
+use super::SeedError;
+
+/// A recipe file as read: its versions are partial until `plan` fills them.
+#[derive(Debug, Clone)]
+pub struct SeedRecipe {
+    pub file: String,
+    pub slug: String,
+    pub forks: Option<SeedFork>,
+    pub versions: Vec<SeedVersion>,
+}
+
+#[derive(Debug, Clone)]
+pub struct SeedFork {
+    pub slug: String,
+    pub version: usize,
+    pub line: usize,
+}
+
+/// One version: who, when, why, and the fields it sets.
+#[derive(Debug, Clone)]
+pub struct SeedVersion {
+    pub line: usize,
+    pub at: i64,
+    pub author: String,
+    pub note: String,
+    fields: Vec<Field>,
+}
+
+#[derive(Debug, Clone)]
+enum Field {
+    Title(String),
+    Summary(String),
+    Yield(Option<i64>, Option<String>),
+    Prep(Minutes),
+    Cook(Minutes),
+    Total(Minutes),
+    Tags(Vec<String>),
+    Cuisine(String),
+    Category(String),
+    Image(String),
+    Ingredients(Vec<String>),
+    Steps(Vec<Step>),
+    Notes(String),
+}
+
+impl SeedVersion {
+    /// `content` with this version's fields over it.
+    pub fn apply(&self, mut content: Content) -> Content {
+        for field in &self.fields {
+            match field.clone() {
+                Field::Title(t) => content.title = t,
+                Field::Summary(t) => content.summary = Some(t),
+                Field::Yield(servings, text) => {
+                    content.recipe_yield.servings = servings;
+                    content.recipe_yield.text = text;
+                }
+                Field::Prep(m) => content.prep = Some(m),
+                Field::Cook(m) => content.cook = Some(m),
+                Field::Total(m) => content.total = Some(m),
+                Field::Tags(t) => content.tags = t,
+                Field::Cuisine(t) => content.cuisine = Some(t),
+                Field::Category(t) => content.category = Some(t),
+                Field::Image(t) => content.image = Some(t),
+                Field::Ingredients(lines) => content.ingredients = lines,
+                Field::Steps(steps) => content.steps = steps,
+                Field::Notes(t) => content.notes = Some(t),
+            }
+        }
+        content
+    }
+}
+
+struct Reader<'a> {
+    file: &'a str,
+}
+
+impl Reader<'_> {
+    fn fail(&self, node: &Node, message: impl Into<String>) -> SeedError {
+        SeedError {
+            file: self.file.to_owned(),
+            line: node.line,
+            message: message.into(),
+        }
+    }
+
+    /// The entries of a map node, keys as keyword text.
+    fn entries<'n>(&self, node: &'n Node) -> Result<Vec<(&'n str, &'n Node, &'n Node)>, SeedError> {
+        if !matches!(node.edn, Edn::Map(_)) {
+            return Err(self.fail(
+                node,
+                format!("expected a map {{...}}, found {}", short(&node.edn)),
+            ));
+        }
+        node.children
+            .chunks(2)
+            .map(|pair| match (&pair[0].edn, pair.get(1)) {
+                (Edn::Keyword(k), Some(value)) => Ok((k.as_str(), &pair[0], value)),
+                _ => Err(self.fail(
+                    &pair[0],
+                    format!("map keys are keywords, not {}", short(&pair[0].edn)),
+                )),
+            })
+            .collect()
+    }
+
+    fn string(&self, node: &Node, what: &str) -> Result<String, SeedError> {
+        match &node.edn {
+            Edn::String(s) => Ok(s.clone()),
+            other => Err(self.fail(node, format!("{what} is a string, not {}", short(other)))),
+        }
+    }
+
+    fn int(&self, node: &Node, what: &str) -> Result<i64, SeedError> {
+        match &node.edn {
+            Edn::Int(n) => Ok(*n),
+            other => Err(self.fail(
+                node,
+                format!("{what} is a whole number, not {}", short(other)),
+            )),
+        }
+    }
+
+    fn strings(&self, node: &Node, what: &str) -> Result<Vec<String>, SeedError> {
+        match &node.edn {
+            Edn::Vector(_) => node.children.iter().map(|c| self.string(c, what)).collect(),
+            other => Err(self.fail(
+                node,
+                format!("{what} are a vector of strings, not {}", short(other)),
+            )),
+        }
+    }
+
+    fn minutes(&self, node: &Node, what: &str) -> Result<Minutes, SeedError> {
+        Minutes::new(self.int(node, what)?).map_err(|e| self.fail(node, e))
+    }
+
+    fn version(&self, node: &Node) -> Result<SeedVersion, SeedError> {
+        let mut at = None;
+        let mut author = None;
+        let mut note = None;
+        let mut fields = Vec::new();
+        for (key, key_node, value) in self.entries(node)? {
+            match key {
+                "at" => {
+                    at = Some(match &value.edn {
+                        Edn::Tagged(tag, inner) if tag == "inst" => match inner.as_ref() {
+                            Edn::String(s) => instant::parse_rfc3339(s).ok_or_else(|| {
+                                self.fail(value, format!("{s:?} is not an RFC 3339 instant"))
+                            })?,
+                            other => {
+                                return Err(self.fail(
+                                    value,
+                                    format!("#inst takes a string, not {}", short(other)),
+                                ))
+                            }
+                        },
+                        other => {
+                            return Err(self.fail(
+                                value,
+                                format!(":at is #inst \"...\", not {}", short(other)),
+                            ))
+                        }
+                    })
+                }
+                "author" => {
+                    let handle = self.string(value, ":author")?;
+                    Slug::parse(&handle).map_err(|_| {
+                        self.fail(value, format!("{handle:?} is not a handle (a-z, 0-9, -)"))
+                    })?;
+                    author = Some(handle);
+                }
+                "note" => note = Some(self.string(value, ":note")?),
+                "title" => fields.push(Field::Title(self.string(value, ":title")?)),
+                "summary" => fields.push(Field::Summary(self.string(value, ":summary")?)),
+                "notes" => fields.push(Field::Notes(self.string(value, ":notes")?)),
+                "cuisine" => fields.push(Field::Cuisine(self.string(value, ":cuisine")?)),
+                "category" => fields.push(Field::Category(self.string(value, ":category")?)),
+                "image" => fields.push(Field::Image(self.string(value, ":image")?)),
+                "prep" => fields.push(Field::Prep(self.minutes(value, ":prep")?)),
+                "cook" => fields.push(Field::Cook(self.minutes(value, ":cook")?)),
+                "total" => fields.push(Field::Total(self.minutes(value, ":total")?)),
+                "tags" => fields.push(Field::Tags(self.strings(value, ":tags")?)),
+                "ingredients" => {
+                    fields.push(Field::Ingredients(self.strings(value, ":ingredients")?))
+                }
+                "yield" => {
+                    let (mut servings, mut text) = (None, None);
+                    for (k, k_node, v) in self.entries(value)? {
+                        match k {
+                            "servings" => servings = Some(self.int(v, ":servings")?),
+                            "text" => text = Some(self.string(v, ":text")?),
+                            other => {
+                                return Err(self.fail(
+                                    k_node,
+                                    format!("a yield has :servings and :text, not :{other}"),
+                                ))
+                            }
+                        }
+                    }
+                    fields.push(Field::Yield(servings, text));
+                }
+                "steps" => {
+                    let Edn::Vector(_) = &value.edn else {
+                        return Err(self.fail(value, ":steps are a vector"));
+                    };
+                    let mut steps = Vec::new();
+                    for step in &value.children {
+                        steps.push(match &step.edn {
+                            Edn::String(text) => Step {
+                                section: None,
+                                text: text.clone(),
+                            },
+                            Edn::Map(_) => {
+                                let (mut section, mut text) = (None, None);
+                                for (k, k_node, v) in self.entries(step)? {
+                                    match k {
+                                        "section" => section = Some(self.string(v, ":section")?),
+                                        "text" => text = Some(self.string(v, ":text")?),
+                                        other => {
+                                            return Err(self.fail(
+                                                k_node,
+                                                format!(
+                                                    "a step has :section and :text, not :{other}"
+                                                ),
+                                            ))
+                                        }
+                                    }
+                                }
+                                Step {
+                                    section,
+                                    text: text
+                                        .ok_or_else(|| self.fail(step, "a step needs :text"))?,
+                                }
+                            }
+                            other => {
+                                return Err(self.fail(
+                                    step,
+                                    format!("a step is a string or a map, not {}", short(other)),
+                                ))
+                            }
+                        });
+                    }
+                    fields.push(Field::Steps(steps));
+                }
+                other => {
+                    return Err(self.fail(key_node, format!("a version has no field :{other}")))
+                }
+            }
+        }
+        let missing = |what: &str| self.fail(node, format!("every version needs {what}"));
+        Ok(SeedVersion {
+            line: node.line,
+            at: at.ok_or_else(|| missing(":at"))?,
+            author: author.ok_or_else(|| missing(":author"))?,
+            note: note.ok_or_else(|| missing(":note"))?,
+            fields,
+        })
+    }
+}
+
+/// A form shortened for an error message.
+fn short(edn: &Edn) -> String {
+    let text = edn.to_string();
+    if text.chars().count() > 40 {
+        format!("{}…", text.chars().take(39).collect::<String>())
+    } else {
+        text
+    }
+}
+
+/// Reads the file `name` (e.g. `shakshuka.edn`) with text `text`.
+pub fn read(name: &str, text: &str) -> Result<SeedRecipe, SeedError> {
+    let reader = Reader { file: name };
+    let root = edn::parse_node(text).map_err(|e| SeedError {
+        file: name.to_owned(),
+        line: e.line,
+        message: e.message,
+    })?;
+    let mut slug = None;
+    let mut forks = None;
+    let mut versions = Vec::new();
+    for (key, key_node, value) in reader.entries(&root)? {
+        match key {
+            "slug" => {
+                let text = reader.string(value, ":slug")?;
+                Slug::parse(&text).map_err(|e| reader.fail(value, e.to_string()))?;
+                if Some(text.as_str()) != name.strip_suffix(".edn") {
+                    return Err(
+                        reader.fail(value, format!("the slug {text} is not the file's name"))
+                    );
+                }
+                slug = Some(text);
+            }
+            "forks" => {
+                let (mut parent, mut version) = (None, None);
+                for (k, k_node, v) in reader.entries(value)? {
+                    match k {
+                        "slug" => parent = Some(reader.string(v, ":slug")?),
+                        "version" => {
+                            let n = reader.int(v, ":version")?;
+                            version =
+                                Some(usize::try_from(n).ok().filter(|n| *n >= 1).ok_or_else(
+                                    || reader.fail(v, format!("versions count from 1, not {n}")),
+                                )?);
+                        }
+                        other => {
+                            return Err(reader.fail(
+                                k_node,
+                                format!(":forks has :slug and :version, not :{other}"),
+                            ))
+                        }
+                    }
+                }
+                forks = Some(SeedFork {
+                    slug: parent.ok_or_else(|| reader.fail(value, ":forks needs :slug"))?,
+                    version: version.ok_or_else(|| reader.fail(value, ":forks needs :version"))?,
+                    line: value.line,
+                });
+            }
+            "versions" => {
+                let Edn::Vector(_) = &value.edn else {
+                    return Err(reader.fail(value, ":versions is a vector of maps"));
+                };
+                for node in &value.children {
+                    versions.push(reader.version(node)?);
+                }
+            }
+            other => {
+                return Err(reader.fail(
+                    key_node,
+                    format!("a recipe file has :slug, :forks and :versions, not :{other}"),
+                ))
+            }
+        }
+    }
+    let slug = slug.ok_or_else(|| reader.fail(&root, "the recipe needs a :slug"))?;
+    if versions.is_empty() {
+        return Err(reader.fail(&root, "the recipe needs at least one version"));
+    }
+    for pair in versions.windows(2) {
+        if pair[1].at <= pair[0].at {
+            return Err(SeedError {
+                file: name.to_owned(),
+                line: pair[1].line,
+                message: "versions must be in time order, each later than the one before".into(),
+            });
+        }
+    }
+    if forks.is_none()
+        && !versions[0]
+            .fields
+            .iter()
+            .any(|f| matches!(f, Field::Title(_)))
+    {
+        return Err(reader.fail(&root, "an original's first version needs a :title"));
+    }
+    Ok(SeedRecipe {
+        file: name.to_owned(),
+        slug,
+        forks,
+        versions,
+    })
+}

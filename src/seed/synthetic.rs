@@ -1,0 +1,262 @@
+//! A synthetic catalog: N recipes in fork forests of a chosen shape, the
+//! same every time for the same numbers, for scale tests and benches.
+//!
+//! Each tree has a spine: an original forked `depth` times in a chain, so the
+//! deepest recipe's lineage is exactly `depth` long; and every recipe on the
+//! spine has `fanout - 1` more forks beside the next link. Trees repeat until
+//! there are N recipes (the last one may be cut short). Recipes are written
+//! in batches, each one transaction, parents before their forks.
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::SeedFailure;
+use crate::domain::write::ForkOf;
+use crate::domain::{Change, Content, Minutes, Recipes, Slug, Step, Yield};
+use crate::store::{EntityId, EntityRef, Store};
+
+/// The shape of a synthetic catalog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shape {
+    pub recipes: usize,
+    /// The length of each tree's spine: its deepest lineage.
+    pub depth: usize,
+    /// Forks per spine recipe, the next link included (at least 1).
+    pub fanout: usize,
+    /// The seed of the generator: the same numbers give the same catalog.
+    pub rng: u64,
+}
+
+/// Recipes per transaction.
+const BATCH: usize = 500;
+
+/// SplitMix64: small, fast, and good enough to vary titles.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[(self.next() % items.len() as u64) as usize]
+    }
+}
+
+const DISHES: &[&str] = &[
+    "shakshuka",
+    "dal",
+    "ragù",
+    "chili",
+    "pancakes",
+    "banana bread",
+    "focaccia",
+    "pho",
+    "bibimbap",
+    "ratatouille",
+    "risotto",
+    "tagine",
+    "curry",
+    "frittata",
+    "paella",
+    "gumbo",
+    "laksa",
+    "goulash",
+    "moussaka",
+    "biryani",
+];
+const TWISTS: &[&str] = &[
+    "smoky",
+    "green",
+    "weeknight",
+    "slow-cooked",
+    "spicy",
+    "lemony",
+    "herby",
+    "sheet-pan",
+    "one-pot",
+    "crispy",
+    "vegan",
+    "brown-butter",
+    "charred",
+    "golden",
+    "summer",
+    "winter",
+];
+const ITEMS: &[&str] = &[
+    "olive oil",
+    "onion, diced",
+    "garlic cloves, crushed",
+    "tomatoes",
+    "smoked paprika",
+    "cumin seeds",
+    "eggs",
+    "spinach",
+    "feta, crumbled",
+    "lemon, zested",
+    "chickpeas, drained",
+    "coconut milk",
+    "basmati rice",
+    "butter",
+    "flour",
+    "stock",
+    "parsley, chopped",
+    "chilli flakes",
+];
+const UNITS: &[&str] = &[
+    "2 tbsp",
+    "1",
+    "3",
+    "400 g",
+    "1 tsp",
+    "½ tsp",
+    "200 g",
+    "1 cup",
+    "1 1/2 cups",
+    "2",
+];
+const TAGS: &[&str] = &[
+    "vegetarian",
+    "vegan",
+    "quick",
+    "weeknight",
+    "one-pot",
+    "spicy",
+    "baking",
+    "soup",
+    "make-ahead",
+];
+
+fn content(rng: &mut Rng, i: usize) -> Content {
+    let title = format!("{} {} {i}", capitalise(rng.pick(TWISTS)), rng.pick(DISHES));
+    let ingredients = (0..8)
+        .map(|_| format!("{} {}", rng.pick(UNITS), rng.pick(ITEMS)))
+        .collect();
+    let steps = (1..=5)
+        .map(|n| Step {
+            section: (n == 5).then(|| "To serve".to_owned()),
+            text: format!(
+                "Step {n}: cook the {} until **golden**, about {} minutes.",
+                rng.pick(ITEMS),
+                3 + n * 2
+            ),
+        })
+        .collect();
+    Content {
+        title,
+        summary: Some(format!(
+            "A {} take on {}, made often and changed a little each time.",
+            rng.pick(TWISTS),
+            rng.pick(DISHES)
+        )),
+        recipe_yield: Yield {
+            servings: Some(2 + (rng.next() % 5) as i64),
+            text: None,
+        },
+        prep: Minutes::new(10).ok(),
+        cook: Minutes::new(20 + (rng.next() % 40) as i64).ok(),
+        total: None,
+        ingredients,
+        steps,
+        notes: None,
+        tags: vec![rng.pick(TAGS).to_owned(), rng.pick(TAGS).to_owned()],
+        cuisine: None,
+        category: Some("Main".into()),
+        image: None,
+    }
+}
+
+fn capitalise(word: &str) -> String {
+    let mut chars = word.chars();
+    chars
+        .next()
+        .map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
+}
+
+/// Where recipe `i` of a tree sits: its parent's index in the tree, if any.
+/// Spine recipes are `0..=depth`; then each spine recipe's side forks.
+fn parent_in_tree(i: usize, depth: usize, fanout: usize) -> Option<usize> {
+    if i == 0 {
+        None
+    } else if i <= depth {
+        Some(i - 1)
+    } else {
+        Some((i - depth - 1) / (fanout - 1).max(1))
+    }
+}
+
+/// The size of one tree.
+pub fn tree_size(depth: usize, fanout: usize) -> usize {
+    (depth + 1) * fanout.max(1)
+}
+
+/// Writes a synthetic catalog into `store` and returns the ids of the
+/// recipes, in order (recipe 0 of each tree is its original; recipe `depth`
+/// of the first tree has the deepest lineage).
+pub fn generate(store: &Store, shape: Shape, progress: bool) -> Result<Vec<EntityId>, SeedFailure> {
+    let shape = Shape {
+        fanout: shape.fanout.max(1),
+        ..shape
+    };
+    // A fixed, old starting instant, so a catalog's history is the same
+    // every time and later edits are never "before" it.
+    let start =
+        crate::store::instant::parse_rfc3339("2020-01-01T00:00:00Z").expect("a literal instant");
+    crate::domain::schema::install_at(store, Some(start))
+        .map_err(crate::domain::DomainError::from)?;
+    let recipes = Recipes::open(store.clone())?;
+    let bar = if progress {
+        ProgressBar::new(shape.recipes as u64)
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} recipes, {per_sec}, {eta} left")
+            .expect("a valid template"),
+    );
+    let per_tree = tree_size(shape.depth, shape.fanout);
+    let mut rng = Rng(shape.rng);
+    let mut ids: Vec<EntityId> = Vec::with_capacity(shape.recipes);
+    let mut created_tx: Vec<EntityId> = Vec::with_capacity(shape.recipes);
+    for (batch_number, start_at) in (0..shape.recipes).step_by(BATCH).enumerate() {
+        let end = shape.recipes.min(start_at + BATCH);
+        let mut batch = Vec::with_capacity(end - start_at);
+        for i in start_at..end {
+            let (tree, at) = (i / per_tree, i % per_tree);
+            let fork = parent_in_tree(at, shape.depth, shape.fanout).map(|p| {
+                let parent = tree * per_tree + p;
+                if parent < start_at {
+                    ForkOf {
+                        parent: EntityRef::Id(ids[parent]),
+                        at_tx: EntityRef::Id(created_tx[parent]),
+                        at_version: 1,
+                    }
+                } else {
+                    ForkOf {
+                        parent: EntityRef::temp(format!("r{parent}")),
+                        at_tx: EntityRef::CurrentTx,
+                        at_version: 1,
+                    }
+                }
+            });
+            let slug = Slug::parse(&format!("synthetic-{i}")).expect("a valid slug");
+            batch.push((format!("r{i}"), slug, content(&mut rng, i), fork));
+        }
+        let change = Change {
+            author: "synthetic".into(),
+            note: format!("synthetic batch {batch_number}"),
+            at: Some(start + (batch_number as i64 + 1) * 60_000),
+        };
+        let report = recipes.create_batch(&batch, &change)?;
+        for (tempid, ..) in &batch {
+            ids.push(report.tempid(tempid).expect("each recipe has an id"));
+            created_tx.push(report.basis_after);
+        }
+        bar.inc(batch.len() as u64);
+    }
+    bar.finish_and_clear();
+    Ok(ids)
+}
