@@ -129,6 +129,16 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
             rng,
             force,
         } => {
+            // Every argument is checked before --force deletes anything.
+            if depth > crate::domain::MAX_LINEAGE {
+                bail!(
+                    "--depth {depth} is deeper than a lineage may go ({})",
+                    crate::domain::MAX_LINEAGE
+                );
+            }
+            if fanout == 0 {
+                bail!("--fanout must be at least 1");
+            }
             if force && data.exists() {
                 std::fs::remove_dir_all(&data)
                     .with_context(|| format!("removing {}", data.display()))?;
@@ -149,15 +159,6 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
                     )?;
                 }
                 Some(recipes) => {
-                    if depth > crate::domain::MAX_LINEAGE {
-                        bail!(
-                            "--depth {depth} is deeper than a lineage may go ({})",
-                            crate::domain::MAX_LINEAGE
-                        );
-                    }
-                    if fanout == 0 {
-                        bail!("--fanout must be at least 1");
-                    }
                     if !store.is_empty() {
                         bail!(
                             "the store at {} is not empty; use --force to replace it",

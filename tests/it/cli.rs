@@ -105,7 +105,7 @@ fn serve_opens_the_store_and_reports_its_basis() {
     let out = forkful(&["serve", "--demo"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
-        text(&out.stdout).contains("temporary store is open at basis 32"),
+        text(&out.stdout).contains("seeded the demo: 66 recipes"),
         "{}",
         text(&out.stdout)
     );
@@ -163,6 +163,70 @@ fn query_prints_a_table_and_reports_mistakes_with_positions() {
     assert!(
         text(&out.stderr).contains("reading input 1"),
         "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn seed_loads_the_demo_refuses_to_overwrite_and_replaces_with_force() {
+    let root = tempfile::tempdir().unwrap();
+    let data = root.path().join("store");
+    let out = forkful(&["seed", "--data", path(&data)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("seeded 66 recipes"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = forkful(&["seed", "--data", path(&data)]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("already has recipes"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = forkful(&[
+        "seed",
+        "--data",
+        path(&data),
+        "--force",
+        "--synthetic",
+        "40",
+        "--depth",
+        "5",
+        "--fanout",
+        "2",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("seeded 40 synthetic recipes"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = forkful(&["seed", "--data", path(&data), "--depth", "5"]);
+    assert_eq!(out.status.code(), Some(2), "--depth needs --synthetic");
+    let out = forkful(&[
+        "seed",
+        "--data",
+        path(&data),
+        "--force",
+        "--synthetic",
+        "10",
+        "--fanout",
+        "0",
+    ]);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("--fanout must be at least 1"));
+    let out = forkful(&[
+        "query",
+        "--data",
+        path(&data),
+        "[:find (count ?r) . :where [?r :recipe/slug]]",
+    ]);
+    assert!(
+        text(&out.stdout).contains("\n40\n"),
+        "a refused --force deletes nothing: {}{}",
+        text(&out.stdout),
         text(&out.stderr)
     );
 }

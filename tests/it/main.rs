@@ -7,16 +7,20 @@
 //! - `pull`: pull patterns over nested, reverse and recursive refs
 //! - `query`: datalog clauses, aggregates, rules, planning and errors
 //! - `query_docs`: the examples of docs/QUERY.md, run
+//! - `seed`: the demo seed, seed-file mistakes, the synthetic catalog
+//! - `domain`: recipes, history, forks, lineage, catalog, search, diffs
 //! - `durability`: reopening stores, format versions, export and import
 //! - `crash`: a writer killed with SIGKILL loses no acknowledged transaction
 //! - `cli`: the binary's commands and their errors
 
 mod cli;
 mod crash;
+mod domain;
 mod durability;
 mod helpers;
 mod pull;
 mod query;
 mod query_docs;
+mod seed;
 mod time;
 mod transactions;

@@ -1,0 +1,538 @@
+//! Recipes on the store: history, forks, lineage, catalog, search, diffs.
+
+use std::sync::OnceLock;
+
+use forkful::domain::diff::{self, LineChange};
+use forkful::domain::{
+    CatalogQuery, Change, Content, DomainError, Minutes, Recipes, Slug, Sort, Step, View, Yield,
+};
+use forkful::store::query::Input;
+use forkful::store::{EntityRef, Store, Transaction, TxValue, Value};
+use proptest::prelude::*;
+
+/// The demo seed, loaded once for every test that only reads it.
+pub fn demo() -> &'static Recipes {
+    static DEMO: OnceLock<Recipes> = OnceLock::new();
+    DEMO.get_or_init(|| {
+        let store = Store::temporary().unwrap();
+        forkful::seed::demo(&store).unwrap();
+        Recipes::open(store).unwrap()
+    })
+}
+
+fn slug(s: &str) -> Slug {
+    Slug::parse(s).unwrap()
+}
+
+fn fresh() -> Recipes {
+    Recipes::open(Store::temporary().unwrap()).unwrap()
+}
+
+fn content(title: &str, ingredients: &[&str], steps: &[&str]) -> Content {
+    Content {
+        title: title.into(),
+        summary: Some("A *good* one.".into()),
+        recipe_yield: Yield {
+            servings: Some(4),
+            text: None,
+        },
+        cook: Some(Minutes::new(20).unwrap()),
+        ingredients: ingredients.iter().map(|s| s.to_string()).collect(),
+        steps: steps
+            .iter()
+            .map(|s| Step {
+                section: None,
+                text: s.to_string(),
+            })
+            .collect(),
+        tags: vec!["quick".into()],
+        ..Content::default()
+    }
+}
+
+fn by(note: &str) -> Change {
+    Change::by("tester", note)
+}
+
+#[test]
+fn every_version_of_an_edited_recipe_reads_back_exactly() {
+    let recipes = fresh();
+    let s = slug("dal");
+    let mut written = vec![content(
+        "Dal",
+        &["1 cup lentils", "1 onion"],
+        &["Boil.", "Fry."],
+    )];
+    recipes
+        .create(&s, written[0].clone(), &by("first"))
+        .unwrap();
+    let edits = [
+        content("Dal", &["1 cup red lentils", "1 onion"], &["Boil.", "Fry."]),
+        content(
+            "Dal tadka",
+            &["1 cup red lentils", "1 onion", "2 tsp cumin"],
+            &["Boil.", "Fry.", "Pour over."],
+        ),
+        Content {
+            cook: Some(Minutes::new(35).unwrap()),
+            ..content("Dal tadka", &["1 onion", "2 tsp cumin"], &["Fry.", "Boil."])
+        },
+        Content {
+            tags: vec!["lentils".into(), "vegan".into()],
+            notes: Some("Keeps 3 days.".into()),
+            ..content("Dal tadka", &["1 onion"], &["Boil."])
+        },
+    ];
+    for (i, edit) in edits.iter().enumerate() {
+        recipes
+            .edit(&s, edit.clone(), &by(&format!("edit {i}")))
+            .unwrap();
+        written.push(edit.clone().normalized().unwrap());
+    }
+    let view = recipes.view();
+    let recipe = view.recipe(&s).unwrap();
+    let versions = view.versions(recipe.id).unwrap();
+    assert_eq!(versions.len(), written.len());
+    assert_eq!(
+        recipe.version_count as usize,
+        written.len(),
+        "the kept count agrees with history"
+    );
+    for (n, expected) in written.iter().enumerate() {
+        let (version, read) = view.version(&s, n + 1).unwrap();
+        assert_eq!(&read, expected, "version {}", n + 1);
+        assert_eq!(version.number, n + 1);
+        assert_eq!(version.author.as_deref(), Some("tester"));
+    }
+    assert_eq!(versions[2].note.as_deref(), Some("edit 1"));
+    assert!(matches!(
+        view.version(&s, 99),
+        Err(DomainError::NoSuchVersion { count: 5, .. })
+    ));
+}
+
+#[test]
+fn an_edit_writes_only_what_changed() {
+    let recipes = fresh();
+    let s = slug("pasta");
+    let lines = [
+        "200 g pasta",
+        "2 tbsp oil",
+        "1 onion",
+        "2 cloves garlic",
+        "1 can tomatoes",
+        "salt",
+        "pepper",
+        "basil",
+    ];
+    recipes
+        .create(
+            &s,
+            content("Pasta", &lines, &["Boil.", "Sauce.", "Toss."]),
+            &by("first"),
+        )
+        .unwrap();
+    let before = recipes.view().ingredient_ids(&s);
+    let mut changed = lines;
+    changed[3] = "3 cloves garlic";
+    let report = recipes
+        .edit(
+            &s,
+            content("Pasta", &changed, &["Boil.", "Sauce.", "Toss."]),
+            &by("more garlic"),
+        )
+        .unwrap();
+    let after = recipes.view().ingredient_ids(&s);
+    let kept = before.iter().filter(|id| after.contains(id)).count();
+    assert_eq!(kept, 7, "seven unchanged lines keep their components");
+    // A new component (about six datoms), the old one's retraction, the
+    // terms, the version count, the updated-at and the transaction's own.
+    assert!(
+        report.datoms.len() < 30,
+        "{} datoms for one changed line",
+        report.datoms.len()
+    );
+    assert!(matches!(
+        recipes.edit(
+            &s,
+            content("Pasta", &changed, &["Boil.", "Sauce.", "Toss."]),
+            &by("again")
+        ),
+        Err(DomainError::NothingChanged)
+    ));
+}
+
+trait Ids {
+    fn ingredient_ids(&self, s: &Slug) -> Vec<u64>;
+}
+
+impl Ids for View {
+    fn ingredient_ids(&self, s: &Slug) -> Vec<u64> {
+        let id = self.recipe(s).unwrap().id;
+        let attr = self.attrs().ingredients;
+        self.db()
+            .values(id, attr)
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_ref)
+            .collect()
+    }
+}
+
+#[test]
+fn a_fork_copies_its_parent_at_a_version_and_records_where_it_came_from() {
+    let recipes = fresh();
+    let s = slug("soup");
+    recipes
+        .create(&s, content("Soup", &["1 leek"], &["Simmer."]), &by("v1"))
+        .unwrap();
+    recipes
+        .edit(&s, content("Soup", &["2 leeks"], &["Simmer."]), &by("v2"))
+        .unwrap();
+    let (fork, _) = recipes
+        .fork(
+            &s,
+            Some(1),
+            None,
+            |mut c| {
+                c.title = "Leek soup".into();
+                c
+            },
+            &Change::by("sam", "my version"),
+        )
+        .unwrap();
+    assert_eq!(fork.as_str(), "soup-sam");
+    let view = recipes.view();
+    let forked = view.recipe(&fork).unwrap();
+    assert_eq!(
+        forked.content.ingredients,
+        ["1 leek"],
+        "copied from version 1, not 2"
+    );
+    assert_eq!(forked.content.title, "Leek soup");
+    let parent = view.recipe(&s).unwrap();
+    assert_eq!(forked.forked_from, Some((parent.id, 1)));
+    assert_eq!(view.versions(forked.id).unwrap().len(), 1);
+    assert_eq!(view.forks(parent.id).unwrap(), [forked.id]);
+    // A second fork by the same cook gets a numbered slug; a taken one is refused.
+    let (again, _) = recipes
+        .fork(&s, None, None, |c| c, &Change::by("sam", "again"))
+        .unwrap();
+    assert_eq!(again.as_str(), "soup-sam-2");
+    assert!(matches!(
+        recipes.fork(&s, None, Some(&fork), |c| c, &by("clash")),
+        Err(DomainError::SlugTaken(_))
+    ));
+    assert!(matches!(
+        recipes.fork(&s, Some(7), None, |c| c, &by("x")),
+        Err(DomainError::NoSuchVersion { .. })
+    ));
+}
+
+#[test]
+fn a_retired_recipe_leaves_the_catalog_but_stays_in_its_forks_lineage() {
+    let recipes = fresh();
+    let root = slug("root");
+    recipes
+        .create(&root, content("Root", &["1 egg"], &["Cook."]), &by("v1"))
+        .unwrap();
+    let (child, _) = recipes
+        .fork(&root, None, Some(&slug("child")), |c| c, &by("fork"))
+        .unwrap();
+    recipes.retire(&root, &by("retired")).unwrap();
+    let view = recipes.view();
+    let page = view
+        .catalog(&CatalogQuery {
+            limit: 10,
+            ..CatalogQuery::default()
+        })
+        .unwrap();
+    let slugs: Vec<&str> = page.entries.iter().map(|e| e.slug.as_str()).collect();
+    assert_eq!(slugs, ["child"]);
+    let child_id = view.recipe(&child).unwrap().id;
+    let lineage = view.lineage(child_id).unwrap();
+    assert_eq!(lineage.len(), 1);
+    assert_eq!(view.slug_of(lineage[0].id).unwrap(), "root");
+    assert!(view.recipe(&root).unwrap().retired);
+}
+
+#[test]
+fn the_demo_seed_has_what_the_fixture_promises() {
+    let view = demo().view();
+    let all = view
+        .catalog(&CatalogQuery {
+            limit: 500,
+            ..CatalogQuery::default()
+        })
+        .unwrap();
+    assert!(all.entries.len() >= 60, "{} recipes", all.entries.len());
+    let deepest = all
+        .entries
+        .iter()
+        .map(|e| view.lineage(e.id).unwrap().len())
+        .max()
+        .unwrap();
+    assert!(deepest >= 12, "deepest lineage {deepest}");
+    assert!(all.entries.iter().any(|e| e.version_count >= 10));
+    assert!(all.entries.iter().any(|e| e.fork_count >= 20));
+    let originals = all
+        .entries
+        .iter()
+        .filter(|e| view.lineage(e.id).unwrap().is_empty())
+        .count();
+    let families = all
+        .entries
+        .iter()
+        .filter(|e| view.lineage(e.id).unwrap().is_empty() && e.fork_count > 0)
+        .count();
+    assert!(
+        families >= 4 && originals > families,
+        "{families} families, {originals} originals"
+    );
+    assert!(view.tags().unwrap().len() >= 10);
+    for entry in &all.entries {
+        let versions = view.versions(entry.id).unwrap();
+        assert_eq!(versions.len() as i64, entry.version_count, "{}", entry.slug);
+    }
+}
+
+const ANCESTOR: &str = r#"[[(ancestor ?r ?a) [?r :recipe/forked-from ?a]]
+                          [(ancestor ?r ?a) [?r :recipe/forked-from ?p] (ancestor ?p ?a)]]"#;
+
+/// The ancestors of `id` by the datalog rule, as a sorted list.
+fn by_rule(view: &View, id: u64) -> Vec<u64> {
+    let rows = view
+        .db()
+        .q(
+            "[:find ?a :in $ % ?r :where (ancestor ?r ?a)]",
+            &[Input::Rules(ANCESTOR.into()), Input::Scalar(Value::Ref(id))],
+        )
+        .unwrap()
+        .values();
+    let mut out: Vec<u64> = rows.iter().map(|r| r[0].as_ref().unwrap()).collect();
+    out.sort();
+    out
+}
+
+fn by_walk(view: &View, id: u64) -> Vec<u64> {
+    let mut out: Vec<u64> = view.lineage(id).unwrap().iter().map(|a| a.id).collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn the_lineage_walk_agrees_with_the_ancestor_rule_on_the_demo_seed() {
+    let view = demo().view();
+    let all = view
+        .catalog(&CatalogQuery {
+            limit: 500,
+            ..CatalogQuery::default()
+        })
+        .unwrap();
+    for entry in all.entries {
+        assert_eq!(
+            by_walk(&view, entry.id),
+            by_rule(&view, entry.id),
+            "{}",
+            entry.slug
+        );
+    }
+    let deepest = view
+        .recipe(&slug("milk-bread-sourdough-tangzhong"))
+        .unwrap();
+    let lineage = view.lineage(deepest.id).unwrap();
+    assert_eq!(
+        view.slug_of(lineage.last().unwrap().id).unwrap(),
+        "country-sourdough"
+    );
+    assert!(lineage.iter().all(|a| a.forked_version >= 1));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    #[test]
+    fn the_lineage_walk_agrees_with_the_ancestor_rule_on_random_forests(
+        parents in prop::collection::vec(any::<prop::sample::Index>(), 1..25),
+        depth in 1usize..6,
+        fanout in 1usize..4,
+        rng in any::<u64>(),
+    ) {
+        let store = Store::temporary().unwrap();
+        let n = parents.len() * 4;
+        let shape = forkful::seed::synthetic::Shape { recipes: n, depth, fanout, rng };
+        let ids = forkful::seed::synthetic::generate(&store, shape, false).unwrap();
+        let recipes = Recipes::open(store).unwrap();
+        let view = recipes.view();
+        for id in &ids {
+            prop_assert_eq!(by_walk(&view, *id), by_rule(&view, *id));
+        }
+        let deepest = view.lineage(ids[depth.min(n - 1)]).unwrap().len();
+        prop_assert_eq!(deepest, depth.min(n - 1));
+    }
+}
+
+#[test]
+fn a_lineage_that_runs_in_a_cycle_is_refused() {
+    let recipes = fresh();
+    for s in ["a", "b"] {
+        recipes
+            .create(&slug(s), content(s, &["x"], &["y"]), &by("make"))
+            .unwrap();
+    }
+    let view = recipes.view();
+    let (a, b) = (
+        view.recipe(&slug("a")).unwrap().id,
+        view.recipe(&slug("b")).unwrap().id,
+    );
+    // Only a raw transaction can make a cycle: the domain's forks cannot.
+    let mut tx = Transaction::new();
+    tx.add(a, ":recipe/forked-from", TxValue::Entity(EntityRef::Id(b)))
+        .add(b, ":recipe/forked-from", TxValue::Entity(EntityRef::Id(a)));
+    recipes.store().transact(&tx).unwrap();
+    assert!(matches!(
+        recipes.view().lineage(a),
+        Err(DomainError::LineageCycle(_))
+    ));
+}
+
+#[test]
+fn the_fork_tree_holds_the_whole_family_within_its_bound() {
+    let view = demo().view();
+    let root = view.recipe(&slug("country-sourdough")).unwrap();
+    let tree = view.fork_tree(root.id, 1000).unwrap();
+    fn count(node: &forkful::domain::ForkNode) -> usize {
+        1 + node.children.iter().map(count).sum::<usize>()
+    }
+    assert_eq!(count(&tree), 15);
+    assert_eq!(
+        count(&view.fork_tree(root.id, 3).unwrap()),
+        4,
+        "three forks plus the root"
+    );
+}
+
+#[test]
+fn the_catalog_pages_through_every_recipe_once_in_order() {
+    let view = demo().view();
+    for sort in [Sort::Title, Sort::Recent] {
+        let mut seen = Vec::new();
+        let mut after = None;
+        loop {
+            let page = view
+                .catalog(&CatalogQuery {
+                    sort,
+                    after,
+                    limit: 7,
+                    tag: None,
+                })
+                .unwrap();
+            seen.extend(
+                page.entries
+                    .iter()
+                    .map(|e| (e.title.clone(), e.updated_at, e.id)),
+            );
+            match page.next {
+                Some(next) => after = Some(next),
+                None => break,
+            }
+        }
+        let all = view
+            .catalog(&CatalogQuery {
+                sort,
+                limit: 500,
+                ..CatalogQuery::default()
+            })
+            .unwrap();
+        assert_eq!(seen.len(), all.entries.len());
+        let ids: std::collections::BTreeSet<u64> = seen.iter().map(|s| s.2).collect();
+        assert_eq!(ids.len(), seen.len(), "no recipe twice");
+        match sort {
+            Sort::Title => assert!(seen.windows(2).all(|w| w[0].0 <= w[1].0)),
+            Sort::Recent => assert!(seen.windows(2).all(|w| w[0].1 >= w[1].1)),
+        }
+    }
+    let vegan = view
+        .catalog(&CatalogQuery {
+            tag: Some("vegan".into()),
+            limit: 100,
+            ..CatalogQuery::default()
+        })
+        .unwrap();
+    assert!(!vegan.entries.is_empty());
+    assert!(vegan
+        .entries
+        .iter()
+        .all(|e| e.tags.contains(&"vegan".to_owned())));
+    assert!(matches!(
+        view.catalog(&CatalogQuery {
+            after: Some(3),
+            limit: 5,
+            ..CatalogQuery::default()
+        }),
+        Err(DomainError::BadCursor(_))
+    ));
+}
+
+#[test]
+fn search_finds_recipes_by_title_summary_ingredients_and_tags() {
+    let view = demo().view();
+    let titles = |q: &str| {
+        view.search(q, 100)
+            .unwrap()
+            .into_iter()
+            .map(|e| e.slug)
+            .collect::<Vec<_>>()
+    };
+    assert!(titles("shakshuka").contains(&"shakshuka".to_owned()));
+    assert!(
+        titles("shaksh").contains(&"green-shakshuka".to_owned()),
+        "the last word is a prefix"
+    );
+    let buttermilk = titles("buttermilk");
+    assert!(
+        buttermilk.contains(&"buttermilk-pancakes".to_owned()),
+        "{buttermilk:?}"
+    );
+    let both = titles("lentil vegan");
+    assert!(!both.is_empty() && both.iter().all(|s| titles("lentil").contains(s)));
+    assert!(titles("zzzzqqq").is_empty());
+    assert!(titles("").is_empty());
+}
+
+#[test]
+fn diffs_of_known_pairs_show_fields_lines_and_words() {
+    let old = content(
+        "Dal",
+        &["1 cup lentils", "1 tsp cumin", "salt"],
+        &["Boil.", "Fry the spices."],
+    );
+    let new = Content {
+        recipe_yield: Yield {
+            servings: Some(6),
+            text: None,
+        },
+        cook: Some(Minutes::new(35).unwrap()),
+        ..content(
+            "Dal",
+            &["1 cup lentils", "2 tsp cumin seeds", "salt", "ghee"],
+            &["Boil.", "Fry the spices."],
+        )
+    };
+    let d = diff::recipes(&old, &new);
+    let fields: Vec<String> = d.fields.iter().map(ToString::to_string).collect();
+    assert_eq!(fields, ["yield 4 -> 6", "cook 20 min -> 35 min"]);
+    assert!(matches!(&d.ingredients[1], LineChange::Changed(_)));
+    assert_eq!(d.ingredients[3], LineChange::Added("ghee".into()));
+    assert!(d.steps.iter().all(|s| matches!(s, LineChange::Same(_))));
+    assert_eq!(d.summary(), "yield, cook, 2 ingredients");
+
+    // A seeded fork against the parent version it forked.
+    let view = demo().view();
+    let fork = view.recipe(&slug("green-shakshuka")).unwrap();
+    let (parent, version) = fork.forked_from.unwrap();
+    let parent_slug = slug(&view.slug_of(parent).unwrap());
+    let (_, parent_content) = view.version(&parent_slug, version as usize).unwrap();
+    let (_, first) = view.version(&slug("green-shakshuka"), 1).unwrap();
+    assert!(!diff::recipes(&parent_content, &first).is_empty());
+}

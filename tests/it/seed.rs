@@ -1,0 +1,147 @@
+//! Loading the demo seed, seed-file mistakes, and the synthetic catalog.
+
+use forkful::domain::{CatalogQuery, Recipes};
+use forkful::seed::{self, synthetic, SeedFailure};
+use forkful::store::Store;
+
+use crate::helpers::everything;
+
+const ORIGINAL: &str = r#"{:slug "toast"
+ :versions [{:at #inst "2024-01-01T08:00:00Z" :author "ben" :note "first"
+             :title "Toast" :ingredients ["1 slice bread"] :steps ["Toast it."]}]}"#;
+
+fn files(extra: &[(&str, &str)]) -> Vec<(String, String)> {
+    let mut out = vec![("toast.edn".to_owned(), ORIGINAL.to_owned())];
+    out.extend(extra.iter().map(|(n, t)| (n.to_string(), t.to_string())));
+    out
+}
+
+/// Plans `files`, expecting a mistake in `file` at `line` saying `words`.
+fn mistake(files: &[(String, String)], file: &str, line: usize, words: &str) {
+    let error = seed::plan(files).expect_err("the seed should be refused");
+    assert_eq!((error.file.as_str(), error.line), (file, line), "{error}");
+    assert!(error.message.contains(words), "{error}");
+    assert!(error.to_string().starts_with(&format!("{file}:{line}: ")));
+}
+
+#[test]
+fn the_demo_seed_loads_into_a_fresh_store_and_reports_what_it_wrote() {
+    let store = Store::temporary().unwrap();
+    let report = seed::demo(&store).unwrap();
+    assert!(
+        report.recipes >= 60 && report.versions > report.recipes && report.forks > 20,
+        "{report:?}"
+    );
+    assert_eq!(report.basis, store.db().basis());
+    let recipes = Recipes::open(store.clone()).unwrap();
+    let all = recipes
+        .view()
+        .catalog(&CatalogQuery {
+            limit: 500,
+            ..CatalogQuery::default()
+        })
+        .unwrap();
+    assert_eq!(all.entries.len(), report.recipes);
+    // Seeding again is refused, and changes nothing.
+    let before = everything(&store);
+    assert!(matches!(seed::demo(&store), Err(SeedFailure::NotEmpty)));
+    assert_eq!(everything(&store), before);
+}
+
+#[test]
+fn seed_mistakes_name_the_file_and_line_and_write_nothing() {
+    mistake(
+        &files(&[("bad.edn", "{:slug \"bad\"\n :versions [")]),
+        "bad.edn",
+        2,
+        "unterminated",
+    );
+    mistake(
+        &files(&[("fork.edn", "{:slug \"fork\"\n :forks {:slug \"nope\" :version 1}\n :versions [{:at #inst \"2024-02-01T00:00:00Z\" :author \"ben\" :note \"x\" :title \"F\"}]}")]),
+        "fork.edn",
+        2,
+        "nope, which is not in the seed",
+    );
+    mistake(
+        &files(&[("fork.edn", "{:slug \"fork\"\n :forks {:slug \"toast\" :version 3}\n :versions [{:at #inst \"2024-02-01T00:00:00Z\" :author \"ben\" :note \"x\" :title \"F\"}]}")]),
+        "fork.edn",
+        2,
+        "has 1 versions, not 3",
+    );
+    mistake(
+        &files(&[("early.edn", "{:slug \"early\" :forks {:slug \"toast\" :version 1}\n :versions\n [{:at #inst \"2023-02-01T00:00:00Z\" :author \"ben\" :note \"x\" :title \"F\"}]}")]),
+        "early.edn",
+        3,
+        "not later than version 1 of toast",
+    );
+    let cycle = [
+        ("x.edn", "{:slug \"x\" :forks {:slug \"y\" :version 1}\n :versions [{:at #inst \"2024-03-01T00:00:00Z\" :author \"ben\" :note \"x\" :title \"X\"}]}"),
+        ("y.edn", "{:slug \"y\" :forks {:slug \"x\" :version 1}\n :versions [{:at #inst \"2024-04-01T00:00:00Z\" :author \"ben\" :note \"y\" :title \"Y\"}]}"),
+    ];
+    let error = seed::plan(&files(&cycle)).unwrap_err();
+    assert!(
+        error.to_string().contains("cycle") || error.to_string().contains("not later"),
+        "{error}"
+    );
+    mistake(
+        &files(&[("order.edn", "{:slug \"order\"\n :versions [{:at #inst \"2024-02-01T00:00:00Z\" :author \"ben\" :note \"a\" :title \"O\" :ingredients [\"x\"] :steps [\"y\"]}\n  {:at #inst \"2024-01-01T00:00:00Z\" :author \"ben\" :note \"b\" :title \"P\"}]}")]),
+        "order.edn",
+        3,
+        "time order",
+    );
+    mistake(
+        &files(&[("typo.edn", "{:slug \"typo\"\n :versions [{:at #inst \"2024-02-01T00:00:00Z\" :author \"ben\" :note \"a\"\n   :title \"T\" :ingredeints [\"x\"]}]}")]),
+        "typo.edn",
+        3,
+        "no field :ingredeints",
+    );
+    mistake(
+        &files(&[("named.edn", "{:slug \"other\"\n :versions []}")]),
+        "named.edn",
+        1,
+        "not the file's name",
+    );
+    mistake(
+        &files(&[("same.edn", "{:slug \"same\"\n :versions [{:at #inst \"2024-02-01T00:00:00Z\" :author \"ben\" :note \"a\" :title \"S\" :ingredients [\"x\"] :steps [\"y\"]}\n  {:at #inst \"2024-03-01T00:00:00Z\" :author \"ben\" :note \"b\" :title \"S\"}]}")]),
+        "same.edn",
+        3,
+        "changes nothing",
+    );
+    // Nothing was written by any of these: plan never touches a store.
+    let store = Store::temporary().unwrap();
+    let plan = seed::plan(&files(&[])).unwrap();
+    assert_eq!(seed::apply(&store, &plan).unwrap().recipes, 1);
+}
+
+#[test]
+fn a_synthetic_catalog_has_the_shape_asked_for_and_is_the_same_every_time() {
+    let shape = synthetic::Shape {
+        recipes: 130,
+        depth: 12,
+        fanout: 3,
+        rng: 7,
+    };
+    let titles = |shape| {
+        let store = Store::temporary().unwrap();
+        let ids = synthetic::generate(&store, shape, false).unwrap();
+        let recipes = Recipes::open(store).unwrap();
+        let view = recipes.view();
+        assert_eq!(ids.len(), 130);
+        assert_eq!(
+            view.lineage(ids[12]).unwrap().len(),
+            12,
+            "the spine's end is 12 deep"
+        );
+        assert_eq!(
+            view.forks(ids[0]).unwrap().len(),
+            3,
+            "the spine's next link and two more"
+        );
+        ids.iter()
+            .map(|id| view.title_of(*id).unwrap())
+            .collect::<Vec<_>>()
+    };
+    let first = titles(shape);
+    assert_eq!(first, titles(shape));
+    assert_ne!(first, titles(synthetic::Shape { rng: 8, ..shape }));
+}
