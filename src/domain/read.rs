@@ -9,6 +9,7 @@ use std::collections::{BTreeSet, HashSet};
 
 use super::attrs::Attrs;
 use super::content::{Content, Minutes, Step};
+use super::diff::{self, RecipeDiff};
 use super::search;
 use super::slug::Slug;
 use super::{DomainError, MAX_LINEAGE};
@@ -389,6 +390,63 @@ impl View {
             })?;
         let content = self.content_at(id, version.tx)?;
         Ok((version, content))
+    }
+
+    /// Every version with a one-line account of what it changed from the
+    /// one before (`title, yield, 2 ingredients`); the first is "created"
+    /// (or "forked" for a fork).
+    pub fn changes(&self, id: EntityId) -> Result<Vec<(Version, String)>, DomainError> {
+        let versions = self.versions(id)?;
+        let forked = self.db.value(id, self.attrs.forked_from)?.is_some();
+        let mut out = Vec::with_capacity(versions.len());
+        let mut previous: Option<Content> = None;
+        for version in versions {
+            let content = self.content_at(id, version.tx)?;
+            let what = match &previous {
+                None if forked => "forked".to_owned(),
+                None => "created".to_owned(),
+                Some(before) => {
+                    let retired_now =
+                        View::new(self.db.as_of(version.tx), self.attrs).is_retired(id)?;
+                    let diff = diff::recipes(before, &content);
+                    if diff.is_empty() && retired_now {
+                        "retired".to_owned()
+                    } else {
+                        diff.summary()
+                    }
+                }
+            };
+            previous = Some(content);
+            out.push((version, what));
+        }
+        Ok(out)
+    }
+
+    /// A fork against its parent: the diff from the parent's version it
+    /// forked, and the diff from the parent as it is now. `None` for an
+    /// original.
+    pub fn compare_with_parent(
+        &self,
+        id: EntityId,
+    ) -> Result<Option<(RecipeDiff, RecipeDiff)>, DomainError> {
+        let recipe = self.recipe_by_id(id)?;
+        let Some((parent, version)) = recipe.forked_from else {
+            return Ok(None);
+        };
+        let parent_versions = self.versions(parent)?;
+        let forked = parent_versions
+            .get((version as usize).wrapping_sub(1))
+            .ok_or_else(|| {
+                DomainError::Invalid(format!(
+                    "recipe {id} forked a version its parent does not have"
+                ))
+            })?;
+        let then = self.content_at(parent, forked.tx)?;
+        let now = self.recipe_by_id(parent)?.content;
+        Ok(Some((
+            diff::recipes(&then, &recipe.content),
+            diff::recipes(&now, &recipe.content),
+        )))
     }
 
     /// The lineage of recipe `id`: its parent, the parent's parent, and so

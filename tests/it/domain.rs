@@ -536,3 +536,82 @@ fn diffs_of_known_pairs_show_fields_lines_and_words() {
     let (_, first) = view.version(&slug("green-shakshuka"), 1).unwrap();
     assert!(!diff::recipes(&parent_content, &first).is_empty());
 }
+
+#[test]
+fn history_says_what_each_version_changed() {
+    let recipes = fresh();
+    let s = slug("stew");
+    recipes
+        .create(
+            &s,
+            content("Stew", &["1 kg beef", "2 onions"], &["Brown.", "Simmer."]),
+            &by("first"),
+        )
+        .unwrap();
+    recipes
+        .edit(
+            &s,
+            content(
+                "Beef stew",
+                &["1 kg beef", "3 onions"],
+                &["Brown.", "Simmer."],
+            ),
+            &by("more onion"),
+        )
+        .unwrap();
+    recipes.retire(&s, &by("old")).unwrap();
+    let view = recipes.view();
+    let id = view.recipe(&s).unwrap().id;
+    let changes: Vec<String> = view
+        .changes(id)
+        .unwrap()
+        .into_iter()
+        .map(|(_, what)| what)
+        .collect();
+    assert_eq!(changes, ["created", "title, 1 ingredient", "retired"]);
+}
+
+#[test]
+fn a_fork_compares_with_its_parent_then_and_now() {
+    let recipes = fresh();
+    let s = slug("bread");
+    recipes
+        .create(
+            &s,
+            content("Bread", &["500 g flour", "350 g water"], &["Mix.", "Bake."]),
+            &by("v1"),
+        )
+        .unwrap();
+    let (fork, _) = recipes
+        .fork(
+            &s,
+            None,
+            Some(&slug("rye-bread")),
+            |mut c| {
+                c.ingredients[0] = "500 g rye flour".into();
+                c
+            },
+            &by("rye"),
+        )
+        .unwrap();
+    recipes
+        .edit(
+            &s,
+            content("Bread", &["500 g flour", "360 g water"], &["Mix.", "Bake."]),
+            &by("wetter"),
+        )
+        .unwrap();
+    let view = recipes.view();
+    let id = view.recipe(&fork).unwrap().id;
+    let (then, now) = view.compare_with_parent(id).unwrap().unwrap();
+    assert_eq!(then.summary(), "1 ingredient");
+    assert_eq!(
+        now.summary(),
+        "2 ingredients",
+        "the parent's water changed since"
+    );
+    assert!(view
+        .compare_with_parent(view.recipe(&s).unwrap().id)
+        .unwrap()
+        .is_none());
+}
