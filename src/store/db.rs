@@ -15,7 +15,10 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use super::encoding::{decode_datom, key_tx_added, Components, Datom, Index, TX_SUFFIX_LEN};
+use super::current;
+use super::encoding::{
+    decode_datom, encode_value, key_tx_added, Components, Datom, Index, TX_SUFFIX_LEN,
+};
 use super::error::StoreError;
 use super::schema::{Attribute, Schema, DB_TX_INSTANT};
 use super::value::{EntityId, Keyword, Value};
@@ -39,6 +42,8 @@ pub struct Db {
     view: View,
     schema: Arc<Schema>,
     reads: Arc<AtomicU64>,
+    /// Whether entity reads may use the current-entity index.
+    cached: bool,
 }
 
 impl Db {
@@ -54,6 +59,7 @@ impl Db {
             view: View::Current,
             schema,
             reads,
+            cached: true,
         }
     }
 
@@ -87,6 +93,87 @@ impl Db {
         }
     }
 
+    /// The same value, reading every entity from its datoms rather than the
+    /// current-entity index: for checking that index, and for measuring it.
+    pub fn uncached(&self) -> Db {
+        Db {
+            cached: false,
+            ..self.clone()
+        }
+    }
+
+    /// The datoms of entity `e` with an attribute in `first..=last` (and the
+    /// value `v`, if given), from the current-entity index, when it answers
+    /// exactly at this value's basis (see `current`); `None` when the
+    /// datoms must be read instead.
+    fn from_current(
+        &self,
+        e: EntityId,
+        first: EntityId,
+        last: EntityId,
+        v: Option<&Value>,
+    ) -> Option<Result<Vec<Datom>, StoreError>> {
+        if self.view != View::Current || !self.cached {
+            return None;
+        }
+        let entry = match self.tree.get(current::key(e)) {
+            Ok(Some(entry)) => entry,
+            Ok(None) => return None,
+            Err(error) => return Some(Err(error.into())),
+        };
+        if current::last_tx(&entry)? > self.basis {
+            return None;
+        }
+        let wanted = v.map(|v| {
+            let mut bytes = Vec::new();
+            encode_value(&mut bytes, v);
+            bytes
+        });
+        let read = || -> Result<Vec<Datom>, StoreError> {
+            let mut out = Vec::new();
+            for fact in current::facts(&entry)? {
+                let fact = fact?;
+                if fact.a < first {
+                    continue;
+                }
+                if fact.a > last {
+                    break;
+                }
+                if wanted.as_deref().is_some_and(|w| w != fact.value) {
+                    continue;
+                }
+                out.push(Datom {
+                    e,
+                    a: fact.a,
+                    v: current::value(fact.value)?,
+                    tx: fact.tx,
+                    added: true,
+                });
+            }
+            Ok(out)
+        };
+        Some(read())
+    }
+
+    fn failed(&self, index: Index, error: StoreError) -> Datoms {
+        Datoms {
+            iter: Source::Failed(Some(error)),
+            ..self.ready(index, Vec::new())
+        }
+    }
+
+    fn ready(&self, index: Index, datoms: Vec<Datom>) -> Datoms {
+        Datoms {
+            iter: Source::Ready(datoms.into_iter()),
+            index,
+            basis: self.basis,
+            view: self.view,
+            filter: None,
+            held: None,
+            reverse: false,
+        }
+    }
+
     pub fn is_history(&self) -> bool {
         self.view == View::History
     }
@@ -113,10 +200,18 @@ impl Db {
 
     /// The datoms of `index` that match `components`, in index order.
     pub fn datoms(&self, index: Index, components: &Components) -> Datoms {
-        let (prefix, needs_filter) = components.key_prefix(index);
         self.reads.fetch_add(1, Ordering::Relaxed);
+        if let (Index::Eavt, Some(e)) = (index, components.e) {
+            let (first, last) = components.a.map_or((0, EntityId::MAX), |a| (a, a));
+            match self.from_current(e, first, last, components.v.as_ref()) {
+                Some(Ok(datoms)) => return self.ready(index, datoms),
+                Some(Err(error)) => return self.failed(index, error),
+                None => {}
+            }
+        }
+        let (prefix, needs_filter) = components.key_prefix(index);
         Datoms {
-            iter: self.tree.scan_prefix(prefix),
+            iter: Source::Sled(self.tree.scan_prefix(prefix)),
             index,
             basis: self.basis,
             view: self.view,
@@ -152,7 +247,7 @@ impl Db {
         };
         self.reads.fetch_add(1, Ordering::Relaxed);
         Datoms {
-            iter: range,
+            iter: Source::Sled(range),
             index,
             basis: self.basis,
             view: self.view,
@@ -165,6 +260,14 @@ impl Db {
     /// The datoms of entity `e` for attributes `first..=last` (by id), in
     /// EAVT order: one range read for attributes installed side by side.
     pub fn entity_attributes(&self, e: EntityId, first: EntityId, last: EntityId) -> Datoms {
+        match self.from_current(e, first, last, None) {
+            Some(Ok(datoms)) => {
+                self.reads.fetch_add(1, Ordering::Relaxed);
+                return self.ready(Index::Eavt, datoms);
+            }
+            Some(Err(error)) => return self.failed(Index::Eavt, error),
+            None => {}
+        }
         let lower = [
             &[Index::Eavt.prefix_byte()][..],
             &e.to_be_bytes(),
@@ -179,7 +282,7 @@ impl Db {
         .concat();
         self.reads.fetch_add(1, Ordering::Relaxed);
         Datoms {
-            iter: self.tree.range(lower..upper),
+            iter: Source::Sled(self.tree.range(lower..upper)),
             index: Index::Eavt,
             basis: self.basis,
             view: self.view,
@@ -197,7 +300,7 @@ impl Db {
         crate::store::encoding::encode_text_prefix(&mut key, prefix);
         self.reads.fetch_add(1, Ordering::Relaxed);
         Datoms {
-            iter: self.tree.scan_prefix(key),
+            iter: Source::Sled(self.tree.scan_prefix(key)),
             index: Index::Avet,
             basis: self.basis,
             view: self.view,
@@ -312,7 +415,7 @@ impl Entity {
 
 /// A range read over one index, folded to the `Db`'s view as it goes.
 pub struct Datoms {
-    iter: sled::Iter,
+    iter: Source,
     index: Index,
     basis: EntityId,
     view: View,
@@ -323,6 +426,15 @@ pub struct Datoms {
     /// visible key from the back is its newest).
     held: Option<sled::IVec>,
     reverse: bool,
+}
+
+/// Where a range read's datoms come from.
+enum Source {
+    /// Keys of an index, folded to the view as they come.
+    Sled(sled::Iter),
+    /// Datoms already read (from the current-entity index), or an error.
+    Ready(std::vec::IntoIter<Datom>),
+    Failed(Option<StoreError>),
 }
 
 impl Datoms {
@@ -373,11 +485,19 @@ impl Iterator for Datoms {
     type Item = Result<Datom, StoreError>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        match &mut self.iter {
+            Source::Sled(_) => {}
+            Source::Ready(datoms) => return datoms.next().map(Ok),
+            Source::Failed(error) => return error.take().map(Err),
+        }
         loop {
+            let Source::Sled(iter) = &mut self.iter else {
+                unreachable!("checked above");
+            };
             let next = if self.reverse {
-                self.iter.next_back()
+                iter.next_back()
             } else {
-                self.iter.next()
+                iter.next()
             };
             let key = match next {
                 Some(Ok((key, _))) => key,

@@ -22,11 +22,13 @@
 //! - `encoding`: order-preserving keys of the five indexes
 //! - `schema`: attributes as entities, and their cache
 //! - `tx`: transactions and how they become datoms
+//! - `current`: each entity's current facts under one key, derived
 //! - `db`: database values and range reads
 //! - `pull`: pull patterns
 //! - `transfer`: export to and import from a line-per-datom file
 //! - `edn`, `instant`: the text forms of values
 
+mod current;
 pub mod db;
 pub mod edn;
 pub mod encoding;
@@ -55,7 +57,7 @@ use encoding::{datom_key, META_PREFIX};
 use schema::GENESIS_TX;
 
 /// The on-disk format this build reads and writes. Bump it when keys change.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 const META_FORMAT: &[u8] = b"\x00format";
 const META_BASIS: &[u8] = b"\x00basis";
@@ -260,6 +262,7 @@ impl Store {
                 .clone();
                 insert_datom(&mut batch, &attribute, datom);
             }
+            self.put_current_entries(&mut batch, &report.datoms, report.basis_after)?;
             batch.insert(META_BASIS, &report.basis_after.to_be_bytes());
             batch.insert(META_NEXT_ID, &prepared.next_id.to_be_bytes());
             batch.insert(META_LAST_INSTANT, &report.tx_instant.to_be_bytes());
@@ -328,6 +331,22 @@ impl Store {
         Ok(())
     }
 
+    /// Adds to `batch` the current-entity entries of every entity `datoms`
+    /// touch (see `current`), read as the writer sees them.
+    fn put_current_entries(
+        &self,
+        batch: &mut sled::Batch,
+        datoms: &[Datom],
+        tx: EntityId,
+    ) -> Result<(), StoreError> {
+        let entries =
+            current::updated_entries(datoms, tx, |e| Ok(self.inner.sled.get(current::key(e))?))?;
+        for (key, entry) in entries {
+            batch.insert(&key[..], entry);
+        }
+        Ok(())
+    }
+
     /// Applies one checked transaction from an import as it is, keeping its
     /// ids and tx. Not durable until `wait_durable`: an import flushes once.
     fn apply_imported(
@@ -353,6 +372,7 @@ impl Store {
             insert_datom(&mut batch, attribute, datom);
         }
         let next_id = next_id.max(writer.next_id);
+        self.put_current_entries(&mut batch, tx_datoms, tx)?;
         batch.insert(META_BASIS, &tx.to_be_bytes());
         batch.insert(META_NEXT_ID, &next_id.to_be_bytes());
         batch.insert(META_LAST_INSTANT, &instant.to_be_bytes());
@@ -387,6 +407,9 @@ fn write_genesis(sled: &sled::Db) -> Result<(), StoreError> {
     for datom in &datoms {
         let attribute = schema.attribute(datom.a).expect("bootstrap attribute");
         insert_datom(&mut batch, attribute, datom);
+    }
+    for (key, entry) in current::updated_entries(&datoms, GENESIS_TX, |_| Ok(None))? {
+        batch.insert(&key[..], entry);
     }
     batch.insert(META_FORMAT, &FORMAT_VERSION.to_be_bytes());
     batch.insert(META_BASIS, &GENESIS_TX.to_be_bytes());

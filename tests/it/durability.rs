@@ -64,11 +64,11 @@ fn a_store_of_another_format_version_is_refused_clearly() {
         .err()
         .expect("another version is refused");
     assert!(
-        matches!(error, StoreError::FormatVersion { expected: 1, .. }),
+        matches!(error, StoreError::FormatVersion { expected: 2, .. }),
         "{error}"
     );
     assert!(
-        error.to_string().contains("this build reads version 1"),
+        error.to_string().contains("this build reads version 2"),
         "{error}"
     );
 }
