@@ -100,13 +100,16 @@ pub fn value(bytes: &[u8]) -> Result<Value, StoreError> {
     KeyReader::new(bytes).value()
 }
 
+/// An entry's key and value, ready for a batch.
+pub type Entry = ([u8; 9], Vec<u8>);
+
 /// The new entries of every entity a transaction's datoms touch, given a
 /// way to read an entity's entry as it was before.
 pub fn updated_entries(
     datoms: &[Datom],
     tx: EntityId,
     mut before: impl FnMut(EntityId) -> Result<Option<sled::IVec>, StoreError>,
-) -> Result<Vec<([u8; 9], Vec<u8>)>, StoreError> {
+) -> Result<Vec<Entry>, StoreError> {
     let mut by_entity: BTreeMap<EntityId, Vec<&Datom>> = BTreeMap::new();
     for datom in datoms {
         by_entity.entry(datom.e).or_default().push(datom);

@@ -106,7 +106,7 @@ impl Db {
     /// value `v`, if given), from the current-entity index, when it answers
     /// exactly at this value's basis (see `current`); `None` when the
     /// datoms must be read instead.
-    fn from_current(
+    fn current_facts(
         &self,
         e: EntityId,
         first: EntityId,
@@ -203,7 +203,7 @@ impl Db {
         self.reads.fetch_add(1, Ordering::Relaxed);
         if let (Index::Eavt, Some(e)) = (index, components.e) {
             let (first, last) = components.a.map_or((0, EntityId::MAX), |a| (a, a));
-            match self.from_current(e, first, last, components.v.as_ref()) {
+            match self.current_facts(e, first, last, components.v.as_ref()) {
                 Some(Ok(datoms)) => return self.ready(index, datoms),
                 Some(Err(error)) => return self.failed(index, error),
                 None => {}
@@ -260,7 +260,7 @@ impl Db {
     /// The datoms of entity `e` for attributes `first..=last` (by id), in
     /// EAVT order: one range read for attributes installed side by side.
     pub fn entity_attributes(&self, e: EntityId, first: EntityId, last: EntityId) -> Datoms {
-        match self.from_current(e, first, last, None) {
+        match self.current_facts(e, first, last, None) {
             Some(Ok(datoms)) => {
                 self.reads.fetch_add(1, Ordering::Relaxed);
                 return self.ready(Index::Eavt, datoms);
@@ -429,6 +429,9 @@ pub struct Datoms {
 }
 
 /// Where a range read's datoms come from.
+// A `Datoms` lives on the stack for one read; boxing the large sled
+// iterator would cost an allocation on every read to save bytes there.
+#[allow(clippy::large_enum_variant)]
 enum Source {
     /// Keys of an index, folded to the view as they come.
     Sled(sled::Iter),
