@@ -14,7 +14,7 @@ use clap::{Parser, Subcommand};
 
 use crate::seed;
 use crate::store::query::{self, Input, Query};
-use crate::store::{transfer, Store};
+use crate::store::{transfer, Store, StoreConfig};
 
 /// forkful: recipes with their whole history, forkable like repositories.
 #[derive(Debug, Parser)]
@@ -51,6 +51,9 @@ pub enum Command {
         /// Synthetic: the generator's seed; the same numbers give the same catalog.
         #[arg(long, default_value_t = 1, requires = "synthetic")]
         rng: u64,
+        /// Synthetic: bare recipes (title, one ingredient, one step), for scale tests.
+        #[arg(long, requires = "synthetic")]
+        skeleton: bool,
         /// Delete whatever the store holds first.
         #[arg(long)]
         force: bool,
@@ -127,6 +130,7 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
             depth,
             fanout,
             rng,
+            skeleton,
             force,
         } => {
             // Every argument is checked before --force deletes anything.
@@ -170,6 +174,7 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
                         depth,
                         fanout,
                         rng,
+                        skeleton,
                     };
                     let ids =
                         seed::synthetic::generate(&store, shape, std::io::stderr().is_terminal())
@@ -274,5 +279,12 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
 }
 
 fn open_store(dir: &Path) -> Result<Store> {
-    Store::open(dir).with_context(|| format!("opening the store at {}", dir.display()))
+    let mut config = StoreConfig::durable(dir);
+    if let Some(mb) = std::env::var("FORKFUL_CACHE_MB")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        config.cache_bytes = mb * 1024 * 1024;
+    }
+    Store::open_with(config).with_context(|| format!("opening the store at {}", dir.display()))
 }

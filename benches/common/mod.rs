@@ -24,12 +24,15 @@ use pprof::criterion::{Output, PProfProfiler};
 /// instead of measuring. The times are short so that a whole bench file runs in
 /// well under two minutes on a two-core machine; the store's read paths are
 /// microseconds, so a few seconds still give criterion thousands of iterations
-/// per sample set.
+/// per sample set. Criterion calls a change "within noise" below 5%, not its
+/// default 1%: from one run to the next on that machine, medians move by more
+/// than that with nothing changed (see `docs/BENCHMARKING.md`).
 pub fn criterion() -> Criterion {
     Criterion::default()
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3))
         .sample_size(50)
+        .noise_threshold(0.05)
         .with_profiler(PProfProfiler::new(100, Output::Flamegraph(None)))
 }
 

@@ -131,111 +131,72 @@ impl Recipes {
         }
         let a = &self.attrs;
         let mut tx = Transaction::new();
-        let ident = |id: EntityId| ident_of(&view, id);
-        let optional = |tx: &mut Transaction,
-                        attr: EntityId,
-                        old: Option<Value>,
-                        new: Option<Value>| match (old, new) {
-            (old, Some(new)) if old.as_ref() != Some(&new) => {
-                tx.add(e, ident(attr).as_str(), new);
-            }
-            (Some(old), None) => {
-                tx.retract(e, ident(attr).as_str(), old);
-            }
-            _ => {}
-        };
         let text = |t: &Option<String>| t.as_deref().map(Value::from);
-        let long = |m: Option<i64>| m.map(Value::Long);
-        optional(
-            &mut tx,
-            a.title,
-            Some(Value::from(old.title.as_str())),
-            Some(Value::from(content.title.as_str())),
-        );
-        optional(
-            &mut tx,
-            a.summary,
-            text(&old.summary),
-            text(&content.summary),
-        );
-        optional(&mut tx, a.notes, text(&old.notes), text(&content.notes));
-        optional(
-            &mut tx,
-            a.cuisine,
-            text(&old.cuisine),
-            text(&content.cuisine),
-        );
-        optional(
-            &mut tx,
-            a.category,
-            text(&old.category),
-            text(&content.category),
-        );
-        optional(&mut tx, a.image, text(&old.image), text(&content.image));
-        optional(
-            &mut tx,
-            a.yield_text,
-            text(&old.recipe_yield.text),
-            text(&content.recipe_yield.text),
-        );
-        optional(
-            &mut tx,
-            a.servings,
-            long(old.recipe_yield.servings),
-            long(content.recipe_yield.servings),
-        );
+        let long = |n: Option<i64>| n.map(Value::Long);
         let minutes = |m: Option<super::Minutes>| m.map(|m| Value::Long(i64::from(m.get())));
-        optional(&mut tx, a.prep, minutes(old.prep), minutes(content.prep));
-        optional(&mut tx, a.cook, minutes(old.cook), minutes(content.cook));
-        optional(&mut tx, a.total, minutes(old.total), minutes(content.total));
+        let scalars = [
+            (
+                a.title,
+                Some(Value::from(old.title.as_str())),
+                Some(Value::from(content.title.as_str())),
+            ),
+            (a.summary, text(&old.summary), text(&content.summary)),
+            (a.notes, text(&old.notes), text(&content.notes)),
+            (a.cuisine, text(&old.cuisine), text(&content.cuisine)),
+            (a.category, text(&old.category), text(&content.category)),
+            (a.image, text(&old.image), text(&content.image)),
+            (
+                a.yield_text,
+                text(&old.recipe_yield.text),
+                text(&content.recipe_yield.text),
+            ),
+            (
+                a.servings,
+                long(old.recipe_yield.servings),
+                long(content.recipe_yield.servings),
+            ),
+            (a.prep, minutes(old.prep), minutes(content.prep)),
+            (a.cook, minutes(old.cook), minutes(content.cook)),
+            (a.total, minutes(old.total), minutes(content.total)),
+        ];
+        for (attr, before, after) in scalars {
+            let attr = ident_of(&view, attr);
+            match (before, after) {
+                (before, Some(after)) if before.as_ref() != Some(&after) => {
+                    tx.add(e, &attr, after);
+                }
+                (Some(before), None) => {
+                    tx.retract(e, &attr, before);
+                }
+                _ => {}
+            }
+        }
         set_difference(&mut tx, e, ":recipe/tags", &old.tags, &content.tags);
         let old_terms: Vec<String> = view.strings(e, a.terms)?;
         let new_terms: Vec<String> = search::terms(&content).into_iter().collect();
         set_difference(&mut tx, e, ":recipe/terms", &old_terms, &new_terms);
-
-        // Components: keep what stays, move what moved, retract what went.
-        let old_ingredients = view.ingredient_components(e)?;
-        let old_lines: Vec<&String> = old_ingredients.iter().map(|(_, l)| l).collect();
-        let new_lines: Vec<&String> = content.ingredients.iter().collect();
-        let kept = lcs_pairs(&old_lines, &new_lines);
-        for (j, line) in content.ingredients.iter().enumerate() {
-            match kept.iter().find(|(_, n)| *n == j) {
-                Some((i, _)) => {
-                    let position = (j + 1) as i64;
-                    if position != (*i + 1) as i64 {
-                        tx.add(old_ingredients[*i].0, ":ingredient/position", position);
-                    }
-                }
-                None => {
-                    tx.add(e, ":recipe/ingredients", ingredient_map(j, line));
-                }
-            }
-        }
-        for (i, (id, _)) in old_ingredients.iter().enumerate() {
-            if !kept.iter().any(|(o, _)| *o == i) {
-                tx.retract_entity(*id);
-            }
-        }
-        let old_steps = view.step_components(e)?;
-        let old_texts: Vec<&Step> = old_steps.iter().map(|(_, s)| s).collect();
-        let new_texts: Vec<&Step> = content.steps.iter().collect();
-        let kept = lcs_pairs(&old_texts, &new_texts);
-        for (j, step) in content.steps.iter().enumerate() {
-            match kept.iter().find(|(_, n)| *n == j) {
-                Some((i, _)) if *i != j => {
-                    tx.add(old_steps[*i].0, ":step/position", (j + 1) as i64);
-                }
-                Some(_) => {}
-                None => {
-                    tx.add(e, ":recipe/steps", step_map(j, step));
-                }
-            }
-        }
-        for (i, (id, _)) in old_steps.iter().enumerate() {
-            if !kept.iter().any(|(o, _)| *o == i) {
-                tx.retract_entity(*id);
-            }
-        }
+        let ingredients = OrderedParts {
+            attr: ":recipe/ingredients",
+            position: ":ingredient/position",
+        };
+        ingredients.reconcile(
+            &mut tx,
+            e,
+            &view.ingredient_components(e)?,
+            &content.ingredients,
+            |i, line| ingredient_map(i, line),
+        );
+        let steps = OrderedParts {
+            attr: ":recipe/steps",
+            position: ":step/position",
+        };
+        steps.reconcile(
+            &mut tx,
+            e,
+            &view.step_components(e)?,
+            &content.steps,
+            step_map,
+        );
         tx.add(e, ":recipe/version-count", recipe.version_count + 1);
         tx.add(
             e,
@@ -318,6 +279,46 @@ impl Recipes {
         );
         stamp(&mut tx, change)?;
         Ok(self.store.transact(&tx)?)
+    }
+}
+
+/// A recipe's ordered components (ingredient lines or steps).
+struct OrderedParts {
+    attr: &'static str,
+    position: &'static str,
+}
+
+impl OrderedParts {
+    /// Makes `old` components read as `new`: those on a longest common
+    /// subsequence stay (moved if their position changed), the others are
+    /// retracted, and new lines become new components made by `make`.
+    fn reconcile<T: PartialEq>(
+        &self,
+        tx: &mut Transaction,
+        e: EntityId,
+        old: &[(EntityId, T)],
+        new: &[T],
+        make: impl Fn(usize, &T) -> EntityMap,
+    ) {
+        let old_items: Vec<&T> = old.iter().map(|(_, item)| item).collect();
+        let new_items: Vec<&T> = new.iter().collect();
+        let kept = lcs_pairs(&old_items, &new_items);
+        for (j, item) in new.iter().enumerate() {
+            match kept.iter().find(|(_, n)| *n == j) {
+                Some((i, _)) if *i != j => {
+                    tx.add(old[*i].0, self.position, (j + 1) as i64);
+                }
+                Some(_) => {}
+                None => {
+                    tx.add(e, self.attr, make(j, item));
+                }
+            }
+        }
+        for (i, (id, _)) in old.iter().enumerate() {
+            if !kept.iter().any(|(o, _)| *o == i) {
+                tx.retract_entity(*id);
+            }
+        }
     }
 }
 

@@ -24,6 +24,10 @@ pub struct Shape {
     pub fanout: usize,
     /// The seed of the generator: the same numbers give the same catalog.
     pub rng: u64,
+    /// Bare recipes (a title, one ingredient, one step, no summary or tags):
+    /// a tenth of the datoms, for scale tests of lineage and forks, where a
+    /// full 100,000-recipe catalog takes sled many minutes to write.
+    pub skeleton: bool,
 }
 
 /// Recipes per transaction.
@@ -130,8 +134,19 @@ const TAGS: &[&str] = &[
     "make-ahead",
 ];
 
-fn content(rng: &mut Rng, i: usize) -> Content {
+fn content(rng: &mut Rng, i: usize, skeleton: bool) -> Content {
     let title = format!("{} {} {i}", capitalise(rng.pick(TWISTS)), rng.pick(DISHES));
+    if skeleton {
+        return Content {
+            title,
+            ingredients: vec![format!("{} {}", rng.pick(UNITS), rng.pick(ITEMS))],
+            steps: vec![Step {
+                section: None,
+                text: "Cook.".into(),
+            }],
+            ..Content::default()
+        };
+    }
     let ingredients = (0..8)
         .map(|_| format!("{} {}", rng.pick(UNITS), rng.pick(ITEMS)))
         .collect();
@@ -243,7 +258,12 @@ pub fn generate(store: &Store, shape: Shape, progress: bool) -> Result<Vec<Entit
                 }
             });
             let slug = Slug::parse(&format!("synthetic-{i}")).expect("a valid slug");
-            batch.push((format!("r{i}"), slug, content(&mut rng, i), fork));
+            batch.push((
+                format!("r{i}"),
+                slug,
+                content(&mut rng, i, shape.skeleton),
+                fork,
+            ));
         }
         let change = Change {
             author: "synthetic".into(),

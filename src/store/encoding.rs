@@ -190,8 +190,21 @@ impl<'a> KeyReader<'a> {
         Ok(u64::from_be_bytes(self.take8()?))
     }
 
-    fn text(&mut self) -> Result<String, StoreError> {
-        let mut raw = Vec::new();
+    /// Decodes an escaped, terminated text. Most texts have no NUL byte, so
+    /// their bytes are the text itself: those are borrowed, not copied.
+    fn text(&mut self) -> Result<std::borrow::Cow<'a, str>, StoreError> {
+        let rest = &self.bytes[self.at..];
+        let nul = rest
+            .iter()
+            .position(|&b| b == 0)
+            .ok_or_else(|| self.corrupt("text has no terminator"))?;
+        if rest.get(nul + 1) == Some(&0x01) {
+            let text =
+                std::str::from_utf8(&rest[..nul]).map_err(|_| self.corrupt("text is not UTF-8"))?;
+            self.at += nul + 2;
+            return Ok(std::borrow::Cow::Borrowed(text));
+        }
+        let mut raw = Vec::with_capacity(rest.len());
         loop {
             match self.u8()? {
                 0x00 => match self.u8()? {
@@ -202,7 +215,9 @@ impl<'a> KeyReader<'a> {
                 b => raw.push(b),
             }
         }
-        String::from_utf8(raw).map_err(|_| self.corrupt("text is not UTF-8"))
+        String::from_utf8(raw)
+            .map(std::borrow::Cow::Owned)
+            .map_err(|_| self.corrupt("text is not UTF-8"))
     }
 
     pub fn value(&mut self) -> Result<Value, StoreError> {
@@ -213,7 +228,7 @@ impl<'a> KeyReader<'a> {
             .ok_or_else(|| self.corrupt("unknown value tag"))?;
         Ok(match value_type {
             ValueType::Ref => Value::Ref(self.u64()?),
-            ValueType::String => Value::from(self.text()?),
+            ValueType::String => Value::String(std::sync::Arc::from(self.text()?.as_ref())),
             ValueType::Long => Value::Long(decode_i64(self.take8()?)),
             ValueType::Instant => Value::Instant(decode_i64(self.take8()?)),
             ValueType::Double => Value::Double(decode_f64(self.take8()?)),

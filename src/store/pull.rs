@@ -255,7 +255,7 @@ impl Puller<'_> {
     ) -> Result<BTreeMap<Keyword, Pulled>, StoreError> {
         let mut out = BTreeMap::new();
         if pattern.db_id || pattern.wildcard {
-            out.insert(kw("db/id"), Pulled::Value(Value::Ref(e)));
+            out.insert(db_id(), Pulled::Value(Value::Ref(e)));
         }
         if pattern.wildcard {
             let mut by_attr: BTreeMap<EntityId, Vec<Value>> = BTreeMap::new();
@@ -384,11 +384,14 @@ impl Puller<'_> {
     }
 }
 
+/// `:db/id`, made once: every pulled entity has one.
+fn db_id() -> Keyword {
+    static DB_ID: std::sync::OnceLock<Keyword> = std::sync::OnceLock::new();
+    DB_ID.get_or_init(|| kw("db/id")).clone()
+}
+
 fn id_map(e: EntityId) -> Pulled {
-    Pulled::Map(BTreeMap::from([(
-        kw("db/id"),
-        Pulled::Value(Value::Ref(e)),
-    )]))
+    Pulled::Map(BTreeMap::from([(db_id(), Pulled::Value(Value::Ref(e)))]))
 }
 
 /// One value for cardinality one, a list for many.

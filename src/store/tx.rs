@@ -632,7 +632,9 @@ struct Deriver<'a> {
 impl Deriver<'_> {
     fn assert(&mut self, e: EntityId, a: &Attribute, v: Value) -> Result<(), StoreError> {
         self.wanted.insert((e, a.id, v.clone()));
-        let holds = if e == self.tx_id {
+        // Entities this transaction makes (its own id and every id after it)
+        // hold nothing yet: no need to read them.
+        let holds = if e >= self.tx_id {
             Vec::new()
         } else {
             self.db.values(e, a.id)?
@@ -658,7 +660,7 @@ impl Deriver<'_> {
 
     fn retract_value(&mut self, e: EntityId, a: &Attribute, v: Value) -> Result<(), StoreError> {
         self.unwanted.insert((e, a.id, v.clone()));
-        if self.db.values(e, a.id)?.contains(&v) {
+        if e < self.tx_id && self.db.values(e, a.id)?.contains(&v) {
             self.retracted.insert((e, a.id, v));
         }
         Ok(())

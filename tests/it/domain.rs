@@ -360,7 +360,7 @@ proptest! {
     ) {
         let store = Store::temporary().unwrap();
         let n = parents.len() * 4;
-        let shape = forkful::seed::synthetic::Shape { recipes: n, depth, fanout, rng };
+        let shape = forkful::seed::synthetic::Shape { recipes: n, depth, fanout, rng, skeleton: false };
         let ids = forkful::seed::synthetic::generate(&store, shape, false).unwrap();
         let recipes = Recipes::open(store).unwrap();
         let view = recipes.view();

@@ -81,6 +81,19 @@ pub fn add_recipe(store: &Store, slug: &str, title: &str) -> u64 {
         .expect("tempid resolves")
 }
 
+/// Transacts a recipe that forks `parent`, and returns its entity id.
+pub fn add_fork(store: &Store, slug: &str, title: &str, parent: u64) -> u64 {
+    let id = add_recipe(store, slug, title);
+    let mut tx = Transaction::new();
+    tx.add(
+        id,
+        ":recipe/forked-from",
+        forkful::store::TxValue::Entity(forkful::store::EntityRef::Id(parent)),
+    );
+    store.transact(&tx).unwrap();
+    id
+}
+
 /// Every key of every index, as datoms, with the basis: two stores with the
 /// same `everything` hold the same facts at the same times.
 pub fn everything(store: &Store) -> (u64, Vec<(Index, Datom)>) {

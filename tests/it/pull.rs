@@ -13,15 +13,7 @@ fn pull(store: &forkful::store::Store, e: u64, pattern: &str) -> Pulled {
 }
 
 fn fork(store: &forkful::store::Store, slug: &str, parent: u64) -> u64 {
-    let id = add_recipe(store, slug, slug);
-    let mut tx = Transaction::new();
-    tx.add(
-        id,
-        ":recipe/forked-from",
-        TxValue::Entity(EntityRef::Id(parent)),
-    );
-    store.transact(&tx).unwrap();
-    id
+    crate::helpers::add_fork(store, slug, slug, parent)
 }
 
 #[test]

@@ -10,15 +10,7 @@ const ANCESTOR: &str = r#"[[(ancestor ?r ?a) [?r :recipe/forked-from ?a]]
                           [(ancestor ?r ?a) [?r :recipe/forked-from ?p] (ancestor ?p ?a)]]"#;
 
 fn fork(store: &Store, slug: &str, parent: u64) -> u64 {
-    let id = add_recipe(store, slug, &format!("Title of {slug}"));
-    let mut tx = Transaction::new();
-    tx.add(
-        id,
-        ":recipe/forked-from",
-        TxValue::Entity(EntityRef::Id(parent)),
-    );
-    store.transact(&tx).unwrap();
-    id
+    crate::helpers::add_fork(store, slug, &format!("Title of {slug}"), parent)
 }
 
 /// root <- a <- b <- c, and root <- x; with tags and servings.

@@ -120,6 +120,7 @@ fn a_synthetic_catalog_has_the_shape_asked_for_and_is_the_same_every_time() {
         depth: 12,
         fanout: 3,
         rng: 7,
+        skeleton: false,
     };
     let titles = |shape| {
         let store = Store::temporary().unwrap();
