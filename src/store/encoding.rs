@@ -343,7 +343,7 @@ pub fn key_tx_added(key: &[u8]) -> (EntityId, bool) {
 /// A read uses the longest run of bound components in the index's own order
 /// as a key prefix, and filters on any bound component after a gap; so any
 /// combination is answered correctly, and the right index makes it cheap.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Components {
     pub e: Option<EntityId>,
     pub a: Option<EntityId>,

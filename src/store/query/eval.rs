@@ -114,6 +114,18 @@ pub(super) struct Ctx {
     /// Rules whose complete evaluation is under way: meeting one again means
     /// recursion through `not`, which has no stratified meaning.
     pub evaluating: std::cell::RefCell<Vec<String>>,
+    /// The datoms each distinct index read found, for this query's run.
+    scans: std::cell::RefCell<HashMap<ScanKey, std::rc::Rc<Vec<Datom>>>>,
+}
+
+/// One index read: a source, an index, bound components, tx and added.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct ScanKey {
+    source: String,
+    index: &'static str,
+    components: Components,
+    tx: Option<EntityId>,
+    added: Option<bool>,
 }
 
 impl Ctx {
@@ -153,6 +165,7 @@ impl Query {
             work: Cell::new(0),
             limit: work_limit,
             evaluating: Default::default(),
+            scans: Default::default(),
         };
         let mut rel = Rel::unit();
         for (spec, input) in self.inputs.iter().zip(inputs) {
@@ -484,7 +497,7 @@ fn cost(ctx: &Ctx, bound: &BTreeSet<Var>, clause: &Clause) -> Option<u32> {
 fn eval_clause(ctx: &Ctx, rel: Rel, clause: &Clause, scope: &mut Scope) -> Result<Rel, QueryError> {
     match &clause.kind {
         ClauseKind::Data { src, terms } => {
-            eval_data(ctx, rel, ctx.source(src, clause)?, terms, clause)
+            eval_data(ctx, rel, src, ctx.source(src, clause)?, terms, clause)
         }
         ClauseKind::Pred { name, args } => {
             let mut rows = Vec::with_capacity(rel.rows.len());
@@ -631,6 +644,7 @@ enum Pos {
 fn eval_data(
     ctx: &Ctx,
     rel: Rel,
+    src: &str,
     db: &Db,
     terms: &[Term],
     clause: &Clause,
@@ -685,7 +699,7 @@ fn eval_data(
             })
             .collect();
         if !cache.contains_key(&key) {
-            let found = scan(ctx, db, &positions, fixed_attribute.as_ref(), clause)?;
+            let found = scan(ctx, src, db, &positions, fixed_attribute.as_ref(), clause)?;
             cache.insert(key.clone(), found);
         }
         for assignment in &cache[&key] {
@@ -704,6 +718,7 @@ fn eval_data(
 /// The assignments of free positions to values, for one set of fixed ones.
 fn scan(
     ctx: &Ctx,
+    src: &str,
     db: &Db,
     positions: &[Pos],
     fixed_attribute: Option<&std::sync::Arc<Attribute>>,
@@ -782,14 +797,36 @@ fn scan(
     } else {
         Index::Eavt
     };
-    let mut found = Vec::new();
-    for datom in db.datoms(index, &components) {
-        ctx.spend(1)?;
-        let datom = datom?;
-        if tx.is_some_and(|t| t != datom.tx) || added.is_some_and(|b| b != datom.added) {
-            continue;
+    // The same read comes up again and again in rules (a step's body and
+    // the base case read the same fork link): read each once per query.
+    let key = ScanKey {
+        source: src.to_owned(),
+        index: index.name(),
+        components: components.clone(),
+        tx,
+        added,
+    };
+    let cached = ctx.scans.borrow().get(&key).cloned();
+    let datoms = match cached {
+        Some(datoms) => datoms,
+        None => {
+            let mut read = Vec::new();
+            for datom in db.datoms(index, &components) {
+                ctx.spend(1)?;
+                let datom = datom?;
+                if tx.is_some_and(|t| t != datom.tx) || added.is_some_and(|b| b != datom.added) {
+                    continue;
+                }
+                read.push(datom);
+            }
+            let read = std::rc::Rc::new(read);
+            ctx.scans.borrow_mut().insert(key, read.clone());
+            read
         }
-        if let Some(assignment) = assign(db, positions, &datom, clause)? {
+    };
+    let mut found = Vec::with_capacity(datoms.len());
+    for datom in datoms.iter() {
+        if let Some(assignment) = assign(db, positions, datom, clause)? {
             found.push(assignment);
         }
     }
