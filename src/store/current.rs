@@ -146,3 +146,91 @@ pub fn updated_entries(
     }
     Ok(out)
 }
+
+/// One entity's current facts, decoded, as of `last_tx`.
+#[derive(Debug)]
+pub struct Cached {
+    pub last_tx: EntityId,
+    /// In EAVT order.
+    pub facts: Vec<Datom>,
+}
+
+/// Decoded current-entity entries kept in memory, so that a hot entity is
+/// read without sled at all (as a Datomic peer caches index segments).
+///
+/// Entries are immutable snapshots tagged with `last_tx`, used under the
+/// same rule as the index they come from. A write invalidates the entities
+/// it touches and bumps `epoch` under the map's lock; a reader offers what
+/// it read from sled only if no write happened since it started reading, so
+/// a stale entry can never be put back after its invalidation.
+pub struct EntityCache {
+    map: std::sync::RwLock<std::collections::HashMap<EntityId, std::sync::Arc<Cached>>>,
+    epoch: std::sync::atomic::AtomicU64,
+    capacity: usize,
+}
+
+impl EntityCache {
+    pub fn new(capacity: usize) -> EntityCache {
+        EntityCache {
+            map: Default::default(),
+            epoch: Default::default(),
+            capacity,
+        }
+    }
+
+    pub fn get(&self, e: EntityId) -> Option<std::sync::Arc<Cached>> {
+        self.map.read().expect("entity cache lock").get(&e).cloned()
+    }
+
+    /// Read before reading sled; hand back to `offer`.
+    pub fn epoch(&self) -> u64 {
+        self.epoch.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Keeps `cached` unless a write has happened since `epoch` was read.
+    /// Past capacity the cache starts over: simple, and a full cache of a
+    /// large catalog refills with what is hot.
+    pub fn offer(&self, e: EntityId, epoch: u64, cached: std::sync::Arc<Cached>) {
+        if self.capacity == 0 {
+            return;
+        }
+        let mut map = self.map.write().expect("entity cache lock");
+        if self.epoch() != epoch {
+            return;
+        }
+        if map.len() >= self.capacity {
+            map.clear();
+        }
+        map.insert(e, cached);
+    }
+
+    /// Forgets the entities a write touched.
+    pub fn invalidate(&self, touched: impl IntoIterator<Item = EntityId>) {
+        let mut map = self.map.write().expect("entity cache lock");
+        for e in touched {
+            map.remove(&e);
+        }
+        self.epoch.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+    }
+}
+
+/// Decodes a whole entry.
+pub fn decode(e: EntityId, entry: &[u8]) -> Result<Cached, StoreError> {
+    let last_tx = last_tx(entry)
+        .ok_or_else(|| StoreError::Corrupt("current-entity entry is too short".into()))?;
+    let mut facts_out = Vec::new();
+    for fact in facts(entry)? {
+        let fact = fact?;
+        facts_out.push(Datom {
+            e,
+            a: fact.a,
+            v: value(fact.value)?,
+            tx: fact.tx,
+            added: true,
+        });
+    }
+    Ok(Cached {
+        last_tx,
+        facts: facts_out,
+    })
+}

@@ -16,9 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use super::current;
-use super::encoding::{
-    decode_datom, encode_value, key_tx_added, Components, Datom, Index, TX_SUFFIX_LEN,
-};
+use super::encoding::{decode_datom, key_tx_added, Components, Datom, Index, TX_SUFFIX_LEN};
 use super::error::StoreError;
 use super::schema::{Attribute, Schema, DB_TX_INSTANT};
 use super::value::{EntityId, Keyword, Value};
@@ -44,6 +42,7 @@ pub struct Db {
     reads: Arc<AtomicU64>,
     /// Whether entity reads may use the current-entity index.
     cached: bool,
+    entities: Arc<current::EntityCache>,
 }
 
 impl Db {
@@ -52,6 +51,7 @@ impl Db {
         basis: EntityId,
         schema: Arc<Schema>,
         reads: Arc<AtomicU64>,
+        entities: Arc<current::EntityCache>,
     ) -> Db {
         Db {
             tree,
@@ -60,6 +60,7 @@ impl Db {
             schema,
             reads,
             cached: true,
+            entities,
         }
     }
 
@@ -116,43 +117,37 @@ impl Db {
         if self.view != View::Current || !self.cached {
             return None;
         }
-        let entry = match self.tree.get(current::key(e)) {
-            Ok(Some(entry)) => entry,
-            Ok(None) => return None,
-            Err(error) => return Some(Err(error.into())),
+        let cached = match self.entities.get(e) {
+            Some(cached) => cached,
+            None => {
+                let epoch = self.entities.epoch();
+                let entry = match self.tree.get(current::key(e)) {
+                    Ok(Some(entry)) => entry,
+                    Ok(None) => return None,
+                    Err(error) => return Some(Err(error.into())),
+                };
+                match current::decode(e, &entry) {
+                    Ok(decoded) => {
+                        let decoded = Arc::new(decoded);
+                        self.entities.offer(e, epoch, decoded.clone());
+                        decoded
+                    }
+                    Err(error) => return Some(Err(error)),
+                }
+            }
         };
-        if current::last_tx(&entry)? > self.basis {
+        if cached.last_tx > self.basis {
             return None;
         }
-        let wanted = v.map(|v| {
-            let mut bytes = Vec::new();
-            encode_value(&mut bytes, v);
-            bytes
-        });
-        let read = || -> Result<Vec<Datom>, StoreError> {
-            let mut out = Vec::new();
-            for fact in current::facts(&entry)? {
-                let fact = fact?;
-                if fact.a < first {
-                    continue;
-                }
-                if fact.a > last {
-                    break;
-                }
-                if wanted.as_deref().is_some_and(|w| w != fact.value) {
-                    continue;
-                }
-                out.push(Datom {
-                    e,
-                    a: fact.a,
-                    v: current::value(fact.value)?,
-                    tx: fact.tx,
-                    added: true,
-                });
-            }
-            Ok(out)
-        };
-        Some(read())
+        let facts = cached
+            .facts
+            .iter()
+            .skip_while(|d| d.a < first)
+            .take_while(|d| d.a <= last)
+            .filter(|d| v.is_none_or(|v| d.v == *v))
+            .cloned()
+            .collect();
+        Some(Ok(facts))
     }
 
     fn failed(&self, index: Index, error: StoreError) -> Datoms {

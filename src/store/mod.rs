@@ -71,6 +71,8 @@ pub struct StoreConfig {
     pub path: Option<PathBuf>,
     /// sled's page cache, in bytes.
     pub cache_bytes: u64,
+    /// How many entities' decoded current facts to keep in memory.
+    pub cached_entities: usize,
 }
 
 impl StoreConfig {
@@ -78,6 +80,7 @@ impl StoreConfig {
         StoreConfig {
             path: Some(path.into()),
             cache_bytes: 256 * 1024 * 1024,
+            cached_entities: 200_000,
         }
     }
 
@@ -85,6 +88,7 @@ impl StoreConfig {
         StoreConfig {
             path: None,
             cache_bytes: 64 * 1024 * 1024,
+            cached_entities: 200_000,
         }
     }
 }
@@ -107,6 +111,7 @@ struct Inner {
     flush: Mutex<FlushState>,
     flushed: Condvar,
     reads: Arc<AtomicU64>,
+    entities: Arc<current::EntityCache>,
     /// Transactions acknowledged and flushes done since open: their ratio is
     /// how well group commit is working.
     transactions: AtomicU64,
@@ -180,8 +185,15 @@ impl Store {
         let next_id = read_meta_u64(&sled, META_NEXT_ID)?;
         let last_instant = read_meta_u64(&sled, META_LAST_INSTANT)? as i64;
         let reads = Arc::new(AtomicU64::new(0));
+        let entities = Arc::new(current::EntityCache::new(config.cached_entities));
         let empty = Arc::new(Schema::default());
-        let bootstrap_db = Db::new(sled.deref_tree(), basis, empty, reads.clone());
+        let bootstrap_db = Db::new(
+            sled.deref_tree(),
+            basis,
+            empty,
+            reads.clone(),
+            entities.clone(),
+        );
         let schema = load_schema(&bootstrap_db)?;
         Ok(Store {
             inner: Arc::new(Inner {
@@ -201,6 +213,7 @@ impl Store {
                 }),
                 flushed: Condvar::new(),
                 reads,
+                entities,
                 transactions: AtomicU64::new(0),
                 flushes: AtomicU64::new(0),
             }),
@@ -225,6 +238,7 @@ impl Store {
             basis,
             schema,
             self.inner.reads.clone(),
+            self.inner.entities.clone(),
         )
     }
 
@@ -267,6 +281,9 @@ impl Store {
             batch.insert(META_NEXT_ID, &prepared.next_id.to_be_bytes());
             batch.insert(META_LAST_INSTANT, &report.tx_instant.to_be_bytes());
             self.inner.sled.apply_batch(batch)?;
+            self.inner
+                .entities
+                .invalidate(report.datoms.iter().map(|d| d.e));
             writer.next_id = prepared.next_id;
             writer.last_instant = report.tx_instant;
             if let Some(schema) = prepared.schema {
@@ -377,6 +394,9 @@ impl Store {
         batch.insert(META_NEXT_ID, &next_id.to_be_bytes());
         batch.insert(META_LAST_INSTANT, &instant.to_be_bytes());
         self.inner.sled.apply_batch(batch)?;
+        self.inner
+            .entities
+            .invalidate(tx_datoms.iter().map(|d| d.e));
         writer.next_id = next_id;
         writer.last_instant = instant;
         *self.inner.schema.write().expect("schema lock") = schema.clone();

@@ -116,6 +116,13 @@ fn a_pinned_database_never_sees_a_later_transaction_while_a_writer_runs() {
                     .add(id, ":recipe/serves", n as i64)
                     .add(id, ":recipe/tags", format!("t{n}"));
                 store.transact(&tx).unwrap();
+                // What is acknowledged is what the next read sees, however
+                // the readers fill the entity cache meanwhile.
+                let now = store.db().entity(id).unwrap();
+                assert_eq!(
+                    now.get(&kw(":recipe/title")),
+                    Some(&Value::from(n.to_string()))
+                );
             }
             n
         })
