@@ -15,6 +15,10 @@
 
 use std::time::Duration;
 
+/// The same allocator as the `forkful` binary, so figures are the binary's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use criterion::Criterion;
 use forkful::store::{kw, EntityId, EntityMap, EntityRef, Store, Transaction};
 use pprof::criterion::{Output, PProfProfiler};
