@@ -121,7 +121,7 @@ pub(super) struct Ctx {
 /// One index read: a source, an index, bound components, tx and added.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct ScanKey {
-    source: String,
+    source: usize,
     index: &'static str,
     components: Components,
     tx: Option<EntityId>,
@@ -368,7 +368,7 @@ pub(super) fn eval_clauses(
 ) -> Result<Rel, QueryError> {
     let mut pending: Vec<usize> = (0..clauses.len()).collect();
     while !pending.is_empty() {
-        let at = pick(ctx, &rel.bound(), clauses, &pending)?;
+        let at = pick(ctx, &rel.vars, clauses, &pending)?;
         let index = pending.remove(at);
         scope.current = Some(index);
         rel = eval_clause(ctx, rel, &clauses[index], scope)?;
@@ -395,7 +395,7 @@ pub(super) fn eval_clauses(
 /// plan depends on the set of clauses, not the order they were written in.
 fn pick(
     ctx: &Ctx,
-    bound: &BTreeSet<Var>,
+    bound: &[Var],
     clauses: &[Clause],
     pending: &[usize],
 ) -> Result<usize, QueryError> {
@@ -433,7 +433,7 @@ fn pick(
 }
 
 /// The cost class of running `clause` now, or `None` if it cannot run yet.
-fn cost(ctx: &Ctx, bound: &BTreeSet<Var>, clause: &Clause) -> Option<u32> {
+fn cost(ctx: &Ctx, bound: &[Var], clause: &Clause) -> Option<u32> {
     let is_bound = |t: &Term| match t {
         Term::Var(v) => bound.contains(v),
         Term::Const(_) | Term::Src(_) => true,
@@ -497,7 +497,7 @@ fn cost(ctx: &Ctx, bound: &BTreeSet<Var>, clause: &Clause) -> Option<u32> {
 fn eval_clause(ctx: &Ctx, rel: Rel, clause: &Clause, scope: &mut Scope) -> Result<Rel, QueryError> {
     match &clause.kind {
         ClauseKind::Data { src, terms } => {
-            eval_data(ctx, rel, src, ctx.source(src, clause)?, terms, clause)
+            eval_data(ctx, rel, ctx.source(src, clause)?, terms, clause)
         }
         ClauseKind::Pred { name, args } => {
             let mut rows = Vec::with_capacity(rel.rows.len());
@@ -644,7 +644,6 @@ enum Pos {
 fn eval_data(
     ctx: &Ctx,
     rel: Rel,
-    src: &str,
     db: &Db,
     terms: &[Term],
     clause: &Clause,
@@ -676,7 +675,6 @@ fn eval_data(
         _ => None,
     };
     let width = vars.len();
-    let mut cache: HashMap<Vec<Option<Value>>, Vec<Assignment>> = HashMap::new();
     let mut rows = Vec::new();
     for row in &rel.rows {
         let positions: Vec<Pos> = terms
@@ -691,18 +689,8 @@ fn eval_data(
                 Term::Blank | Term::Src(_) => Pos::Free(None),
             })
             .collect();
-        let key: Vec<Option<Value>> = positions
-            .iter()
-            .map(|p| match p {
-                Pos::Fixed(v) => Some(v.clone()),
-                Pos::Free(_) => None,
-            })
-            .collect();
-        if !cache.contains_key(&key) {
-            let found = scan(ctx, src, db, &positions, fixed_attribute.as_ref(), clause)?;
-            cache.insert(key.clone(), found);
-        }
-        for assignment in &cache[&key] {
+        let found = scan(ctx, db, &positions, fixed_attribute.as_ref(), clause)?;
+        for assignment in &found {
             ctx.spend(1)?;
             let mut out = row.clone();
             out.resize(width, Value::Boolean(false));
@@ -718,7 +706,6 @@ fn eval_data(
 /// The assignments of free positions to values, for one set of fixed ones.
 fn scan(
     ctx: &Ctx,
-    src: &str,
     db: &Db,
     positions: &[Pos],
     fixed_attribute: Option<&std::sync::Arc<Attribute>>,
@@ -800,7 +787,9 @@ fn scan(
     // The same read comes up again and again in rules (a step's body and
     // the base case read the same fork link): read each once per query.
     let key = ScanKey {
-        source: src.to_owned(),
+        // The source's Db lives in `ctx.sources` for the whole run, so its
+        // address names it without allocating.
+        source: db as *const Db as usize,
         index: index.name(),
         components: components.clone(),
         tx,
