@@ -84,6 +84,12 @@ fn store(c: &mut Criterion) {
     let mut ids = seeded.recipes.iter().copied().cycle();
     group.bench_function("eavt_point_seek", |b| {
         b.iter(|| {
+            db.value(black_box(ids.next().unwrap()), title)
+                .expect("seek")
+        })
+    });
+    group.bench_function("eavt_point_seek_from_datoms", |b| {
+        b.iter(|| {
             from_datoms
                 .value(black_box(ids.next().unwrap()), title)
                 .expect("seek")

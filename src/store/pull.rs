@@ -257,24 +257,28 @@ impl Puller<'_> {
         if pattern.db_id || pattern.wildcard {
             out.insert(db_id(), Pulled::Value(Value::Ref(e)));
         }
+        // A wildcard reads the entity once; its named attributes take their
+        // values from that read instead of reading again.
+        let mut by_attr: BTreeMap<EntityId, Vec<Value>> = BTreeMap::new();
         if pattern.wildcard {
-            let mut by_attr: BTreeMap<EntityId, Vec<Value>> = BTreeMap::new();
             for datom in self.db.datoms(Index::Eavt, &Components::any().e(e)) {
                 let datom = datom?;
                 by_attr.entry(datom.a).or_default().push(datom.v);
             }
-            for (a, values) in by_attr {
-                let attribute = self.attribute_by_id(a)?;
-                if pattern
-                    .specs
-                    .iter()
-                    .any(|s| !s.reverse && s.attr == attribute.ident)
-                {
+            let named: Vec<EntityId> = pattern
+                .specs
+                .iter()
+                .filter(|s| !s.reverse)
+                .filter_map(|s| self.db.attribute(&s.attr).ok().map(|a| a.id))
+                .collect();
+            for (&a, values) in &by_attr {
+                if named.contains(&a) {
                     continue;
                 }
+                let attribute = self.attribute_by_id(a)?;
                 let values: Vec<Pulled> = values
-                    .into_iter()
-                    .map(|v| self.plain(&attribute, v))
+                    .iter()
+                    .map(|v| self.plain(&attribute, v.clone()))
                     .collect::<Result<_, _>>()?;
                 out.insert(attribute.ident.clone(), shape(&attribute, values));
             }
@@ -296,6 +300,10 @@ impl Puller<'_> {
                     .take(spec.limit.unwrap_or(usize::MAX))
                     .map(|d| d.map(|d| Value::Ref(d.e)))
                     .collect::<Result<_, _>>()?
+            } else if pattern.wildcard {
+                let mut values = by_attr.remove(&attribute.id).unwrap_or_default();
+                values.truncate(spec.limit.unwrap_or(usize::MAX));
+                values
             } else {
                 self.db
                     .datoms(Index::Eavt, &Components::any().e(e).a(attribute.id))

@@ -23,6 +23,13 @@ fn path(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// A durable store in `dir` with the test schema and one recipe, closed.
+fn store_with_dal(dir: &Path) {
+    let store = Store::open(dir).unwrap();
+    store.transact(&schema_tx()).unwrap();
+    add_recipe(&store, "dal", "Dal");
+}
+
 #[test]
 fn export_and_import_on_the_command_line_copy_a_store() {
     let root = tempfile::tempdir().unwrap();
@@ -31,11 +38,7 @@ fn export_and_import_on_the_command_line_copy_a_store() {
         root.path().join("copy"),
         root.path().join("dump.edn"),
     );
-    {
-        let store = Store::open(&source).unwrap();
-        store.transact(&schema_tx()).unwrap();
-        add_recipe(&store, "dal", "Dal");
-    }
+    store_with_dal(&source);
     let out = forkful(&["export", "--data", path(&source), path(&file)]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
@@ -115,11 +118,7 @@ fn serve_opens_the_store_and_reports_its_basis() {
 fn query_prints_a_table_and_reports_mistakes_with_positions() {
     let root = tempfile::tempdir().unwrap();
     let data = root.path().join("store");
-    {
-        let store = Store::open(&data).unwrap();
-        store.transact(&schema_tx()).unwrap();
-        add_recipe(&store, "dal", "Dal");
-    }
+    store_with_dal(&data);
     let query = "[:find ?t :in $ ?s :where [?r :recipe/slug ?s] [?r :recipe/title ?t]]";
     let out = forkful(&["query", "--data", path(&data), query, "\"dal\""]);
     assert!(out.status.success(), "{}", text(&out.stderr));
