@@ -259,11 +259,15 @@ impl Puller<'_> {
         }
         // A wildcard reads the entity once; its named attributes take their
         // values from that read instead of reading again.
-        let mut by_attr: BTreeMap<EntityId, Vec<Value>> = BTreeMap::new();
+        // Datoms come in EAVT order, so each attribute's values are a run.
+        let mut by_attr: Vec<(EntityId, Vec<Value>)> = Vec::new();
         if pattern.wildcard {
             for datom in self.db.datoms(Index::Eavt, &Components::any().e(e)) {
                 let datom = datom?;
-                by_attr.entry(datom.a).or_default().push(datom.v);
+                match by_attr.last_mut() {
+                    Some((a, values)) if *a == datom.a => values.push(datom.v),
+                    _ => by_attr.push((datom.a, vec![datom.v])),
+                }
             }
             let named: Vec<EntityId> = pattern
                 .specs
@@ -271,7 +275,8 @@ impl Puller<'_> {
                 .filter(|s| !s.reverse)
                 .filter_map(|s| self.db.attribute(&s.attr).ok().map(|a| a.id))
                 .collect();
-            for (&a, values) in &by_attr {
+            for (a, values) in &by_attr {
+                let a = *a;
                 if named.contains(&a) {
                     continue;
                 }
@@ -301,7 +306,10 @@ impl Puller<'_> {
                     .map(|d| d.map(|d| Value::Ref(d.e)))
                     .collect::<Result<_, _>>()?
             } else if pattern.wildcard {
-                let mut values = by_attr.remove(&attribute.id).unwrap_or_default();
+                let at = by_attr.iter().position(|(a, _)| *a == attribute.id);
+                let mut values = at
+                    .map(|at| std::mem::take(&mut by_attr[at].1))
+                    .unwrap_or_default();
                 values.truncate(spec.limit.unwrap_or(usize::MAX));
                 values
             } else {
