@@ -138,7 +138,7 @@ impl Ctx {
         Ok(())
     }
 
-    fn source(&self, name: &str, clause: &Clause) -> Result<&Db, QueryError> {
+    pub fn source(&self, name: &str, clause: &Clause) -> Result<&Db, QueryError> {
         self.sources.get(name).ok_or_else(|| {
             QueryError::Input(format!(
                 "{}: the source {name} is not in :in",
@@ -703,6 +703,17 @@ fn eval_data(
     Ok(Rel { vars, rows })
 }
 
+/// The entity a value names in an entity position: an id, a non-negative
+/// number, or an ident.
+pub(super) fn entity_of(db: &Db, v: &Value) -> Option<EntityId> {
+    match v {
+        Value::Ref(e) => Some(*e),
+        Value::Long(n) => u64::try_from(*n).ok(),
+        Value::Keyword(k) => db.entid(k),
+        _ => None,
+    }
+}
+
 /// The assignments of free positions to values, for one set of fixed ones.
 fn scan(
     ctx: &Ctx,
@@ -715,14 +726,7 @@ fn scan(
         Some(Pos::Fixed(v)) => Some(v),
         _ => None,
     };
-    let entity_of = |v: &Value| -> Option<EntityId> {
-        match v {
-            Value::Ref(e) => Some(*e),
-            Value::Long(n) => u64::try_from(*n).ok(),
-            Value::Keyword(k) => db.entid(k),
-            _ => None,
-        }
-    };
+    let entity_of = |v: &Value| entity_of(db, v);
     let attribute = match (fixed_attribute, fixed(1)) {
         (Some(a), _) => Some(a.clone()),
         (None, Some(Value::Keyword(k))) => match db.attribute(k) {

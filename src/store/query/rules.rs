@@ -23,7 +23,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use super::ast::{Clause, ClauseKind, RuleDef, Term, Var};
 use super::eval::{eval_clauses, Ctx, Rel};
 use super::QueryError;
-use crate::store::value::Value;
+use crate::store::value::{EntityId, Value};
 
 /// A rule and which of its arguments a call binds.
 type Key = (String, Vec<bool>);
@@ -315,27 +315,7 @@ fn linear(
         ctx.spend(frontier.len() as u64)?;
         let mut next = Vec::new();
         for (step, args) in &plan.steps {
-            let out = eval_clauses(
-                ctx,
-                start_relation(step, key, &frontier),
-                &step.body,
-                &mut Scope::top(),
-            )?;
-            let from_columns: Vec<usize> = bound_head(step, key)
-                .map(|v| out.column(v).expect("seeded"))
-                .collect();
-            for row in &out.rows {
-                let from: Vec<Value> = from_columns.iter().map(|&c| row[c].clone()).collect();
-                let to: Vec<Value> = args
-                    .iter()
-                    .zip(&key.1)
-                    .filter(|(_, b)| **b)
-                    .filter_map(|(t, _)| match t {
-                        Term::Var(v) => out.column(v).map(|c| row[c].clone()),
-                        Term::Const(c) => Some(c.clone()),
-                        _ => None,
-                    })
-                    .collect();
+            for (from, to) in step_links(ctx, key, step, args, &frontier)? {
                 if visited.insert(to.clone()) {
                     next.push(to.clone());
                 }
@@ -348,6 +328,25 @@ fn linear(
     let reached: Vec<Vec<Value>> = visited.into_iter().collect();
     let mut base: HashMap<Vec<Value>, Vec<Vec<Value>>> = HashMap::new();
     for def in &plan.base {
+        // `[?bound :attr ?free]`, head `(rule ?bound ?free)`: the answers are
+        // each seed's values of the attribute, read directly.
+        if let Some((db, attr)) = direct_base(ctx, key, def) {
+            for seed in &reached {
+                let Some(e) = super::eval::entity_of(db, &seed[0]) else {
+                    continue;
+                };
+                for value in db.values(e, attr)? {
+                    ctx.spend(1)?;
+                    let answer = if key.1[0] {
+                        vec![seed[0].clone(), value]
+                    } else {
+                        vec![value, seed[0].clone()]
+                    };
+                    base.entry(seed.clone()).or_default().push(answer);
+                }
+            }
+            continue;
+        }
         let out = eval_clauses(
             ctx,
             start_relation(def, key, &reached),
@@ -395,6 +394,113 @@ fn linear(
         by_seed.insert(seed.clone(), answers.into_iter().collect());
     }
     Ok(by_seed)
+}
+
+/// The (seed, next seed) pairs one recursive step makes from `frontier`.
+fn step_links(
+    ctx: &Ctx,
+    key: &Key,
+    step: &RuleDef,
+    args: &[Term],
+    frontier: &[Vec<Value>],
+) -> Result<Vec<(Vec<Value>, Vec<Value>)>, QueryError> {
+    if let Some((db, attr)) = direct_link(ctx, key, step, args) {
+        let mut links = Vec::new();
+        for seed in frontier {
+            let Some(e) = super::eval::entity_of(db, &seed[0]) else {
+                continue;
+            };
+            for value in db.values(e, attr)? {
+                ctx.spend(1)?;
+                links.push((seed.clone(), vec![value]));
+            }
+        }
+        return Ok(links);
+    }
+    let out = eval_clauses(
+        ctx,
+        start_relation(step, key, frontier),
+        &step.body,
+        &mut Scope::top(),
+    )?;
+    let from_columns: Vec<usize> = bound_head(step, key)
+        .map(|v| out.column(v).expect("seeded"))
+        .collect();
+    let mut links = Vec::with_capacity(out.rows.len());
+    for row in &out.rows {
+        let from: Vec<Value> = from_columns.iter().map(|&c| row[c].clone()).collect();
+        let to: Vec<Value> = args
+            .iter()
+            .zip(&key.1)
+            .filter(|(_, b)| **b)
+            .filter_map(|(t, _)| match t {
+                Term::Var(v) => out.column(v).map(|c| row[c].clone()),
+                Term::Const(c) => Some(c.clone()),
+                _ => None,
+            })
+            .collect();
+        links.push((from, to));
+    }
+    Ok(links)
+}
+
+/// A step whose body is the one data pattern `[?head :attr ?next]`, from
+/// the one bound head variable to the call's one bound argument (a fork
+/// link, a parent link): its next seeds are the values of one attribute of
+/// each seed, read directly. The general evaluator would plan a one-clause
+/// body and build a relation for every step of the walk.
+fn direct_link<'c>(
+    ctx: &'c Ctx,
+    key: &Key,
+    step: &RuleDef,
+    args: &[Term],
+) -> Option<(&'c crate::store::db::Db, EntityId)> {
+    let bound: Vec<usize> = (0..key.1.len()).filter(|&i| key.1[i]).collect();
+    let ([at], [clause]) = (bound.as_slice(), step.body.as_slice()) else {
+        return None;
+    };
+    let ClauseKind::Data { src, terms } = &clause.kind else {
+        return None;
+    };
+    let [Term::Var(head), Term::Const(Value::Keyword(attr)), Term::Var(next)] = terms.as_slice()
+    else {
+        return None;
+    };
+    if *head != step.head[*at] || args[*at] != Term::Var(next.clone()) || head == next {
+        return None;
+    }
+    let db = ctx.source(src, clause).ok()?;
+    let attribute = db.attribute(attr).ok()?;
+    Some((db, attribute.id))
+}
+
+/// A base case whose body is the one data pattern `[?bound :attr ?free]`
+/// over its two head variables, one bound by the call and one free.
+fn direct_base<'c>(
+    ctx: &'c Ctx,
+    key: &Key,
+    def: &RuleDef,
+) -> Option<(&'c crate::store::db::Db, EntityId)> {
+    let ([first, second], [clause]) = (def.head.as_slice(), def.body.as_slice()) else {
+        return None;
+    };
+    let (bound, free) = match key.1.as_slice() {
+        [true, false] => (first, second),
+        [false, true] => (second, first),
+        _ => return None,
+    };
+    let ClauseKind::Data { src, terms } = &clause.kind else {
+        return None;
+    };
+    let [Term::Var(h), Term::Const(Value::Keyword(attr)), Term::Var(f)] = terms.as_slice() else {
+        return None;
+    };
+    if h != bound || f != free || h == f {
+        return None;
+    }
+    let db = ctx.source(src, clause).ok()?;
+    let attribute = db.attribute(attr).ok()?;
+    Some((db, attribute.id))
 }
 
 fn bound_head<'d>(def: &'d RuleDef, key: &'d Key) -> impl Iterator<Item = &'d Var> {
