@@ -106,7 +106,7 @@ fn ancestors(c: &mut Criterion) {
             .id;
         let inputs = [
             Input::Db(db.clone()),
-            Input::Rules(RULES.into()),
+            Input::rules(RULES).expect("rules"),
             Input::Scalar(Value::Ref(deep)),
         ];
         let by_rule = query

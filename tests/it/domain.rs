@@ -305,7 +305,10 @@ fn by_rule(view: &View, id: u64) -> Vec<u64> {
         .db()
         .q(
             "[:find ?a :in $ % ?r :where (ancestor ?r ?a)]",
-            &[Input::Rules(ANCESTOR.into()), Input::Scalar(Value::Ref(id))],
+            &[
+                Input::rules(ANCESTOR).unwrap(),
+                Input::Scalar(Value::Ref(id)),
+            ],
         )
         .unwrap()
         .values();

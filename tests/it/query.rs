@@ -59,7 +59,7 @@ fn q(store: &Store, query: &str, args: &[Input]) -> Vec<Vec<String>> {
 }
 
 fn rules() -> Input {
-    Input::Rules(ANCESTOR.into())
+    Input::rules(ANCESTOR).unwrap()
 }
 
 #[test]
@@ -448,12 +448,7 @@ fn malformed_queries_are_reported_with_their_position() {
 #[test]
 fn rule_mistakes_are_clear_errors() {
     let (store, _) = family();
-    let unsafe_rule = Input::Rules(r#"[[(bad ?a ?b) [?a :recipe/slug _]]]"#.into());
-    let e = error(
-        &store,
-        r#"[:find ?a :in $ % :where (bad ?a ?b)]"#,
-        &[unsafe_rule],
-    );
+    let e = Input::rules(r#"[[(bad ?a ?b) [?a :recipe/slug _]]]"#).unwrap_err();
     assert!(
         matches!(e, QueryError::Rule { .. }) && e.to_string().contains("unsafe rule bad"),
         "{e}"
@@ -466,7 +461,7 @@ fn rule_mistakes_are_clear_errors() {
         &[rules()],
     );
     assert!(e.to_string().contains("takes 2 arguments"), "{e}");
-    let through_not = Input::Rules(r#"[[(odd ?r) [?r :recipe/slug _] (not (odd ?r))]]"#.into());
+    let through_not = Input::rules(r#"[[(odd ?r) [?r :recipe/slug _] (not (odd ?r))]]"#).unwrap();
     let e = error(
         &store,
         r#"[:find ?r :in $ % :where (odd ?r)]"#,

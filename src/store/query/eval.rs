@@ -108,7 +108,7 @@ impl Rel {
 /// What a running query shares: its sources, rules, and work budget.
 pub(super) struct Ctx {
     sources: HashMap<String, Db>,
-    pub rules: HashMap<String, Vec<RuleDef>>,
+    pub rules: HashMap<String, Vec<std::sync::Arc<RuleDef>>>,
     work: Cell<u64>,
     limit: u64,
     /// Rules whose complete evaluation is under way: meeting one again means
@@ -173,9 +173,12 @@ impl Query {
                 (InputSpec::Src(name), Input::Db(db)) => {
                     ctx.sources.insert(name.clone(), db.clone());
                 }
-                (InputSpec::Rules, Input::Rules(text)) => {
-                    for rule in super::ast::parse_rules(text)? {
-                        ctx.rules.entry(rule.name.clone()).or_default().push(rule);
+                (InputSpec::Rules, Input::Rules(rules)) => {
+                    for rule in rules.defs() {
+                        ctx.rules
+                            .entry(rule.name.clone())
+                            .or_default()
+                            .push(rule.clone());
                     }
                 }
                 (InputSpec::Binding(binding), input) => {

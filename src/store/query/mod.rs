@@ -104,11 +104,37 @@ pub enum Input {
     Collection(Vec<Value>),
     /// Rows for `[[?a ?b]]`, or one row for `[?a ?b]`.
     Relation(Vec<Vec<Value>>),
-    /// Rules in EDN text, for `%`.
-    Rules(String),
+    /// Rules for `%`, parsed once by `Input::rules`.
+    Rules(Rules),
+}
+
+/// Parsed rules: parse once, run many queries with them.
+#[derive(Clone)]
+pub struct Rules {
+    text: std::sync::Arc<str>,
+    defs: std::sync::Arc<Vec<std::sync::Arc<ast::RuleDef>>>,
+}
+
+impl Rules {
+    pub(crate) fn defs(&self) -> &[std::sync::Arc<ast::RuleDef>] {
+        &self.defs
+    }
 }
 
 impl Input {
+    /// Rules from their EDN text, `[[(name ?a ?b) clauses...] ...]`,
+    /// checked (syntax, and that each rule binds its head) as they are read.
+    pub fn rules(text: &str) -> Result<Input, QueryError> {
+        let defs = ast::parse_rules(text)?
+            .into_iter()
+            .map(std::sync::Arc::new)
+            .collect();
+        Ok(Input::Rules(Rules {
+            text: std::sync::Arc::from(text),
+            defs: std::sync::Arc::new(defs),
+        }))
+    }
+
     /// An input written as EDN, as on the command line: a scalar (`"dal"`,
     /// `42`, `:kind/main`), a collection (`["a" "b"]`), a relation
     /// (`[["a" 1] ["b" 2]]`), or rules (a vector of vectors that start with
@@ -132,7 +158,7 @@ impl Input {
         Ok(match &form {
             Edn::Vector(items) => match items.first() {
                 Some(Edn::Vector(first)) if matches!(first.first(), Some(Edn::List(_))) => {
-                    Input::Rules(text.to_owned())
+                    Input::rules(text)?
                 }
                 Some(Edn::Vector(_)) => Input::Relation(
                     items
@@ -157,7 +183,7 @@ impl fmt::Debug for Input {
             Input::Scalar(v) => write!(f, "Scalar({v})"),
             Input::Collection(vs) => write!(f, "Collection({vs:?})"),
             Input::Relation(rows) => write!(f, "Relation({rows:?})"),
-            Input::Rules(text) => write!(f, "Rules({text})"),
+            Input::Rules(rules) => write!(f, "Rules({})", rules.text),
         }
     }
 }

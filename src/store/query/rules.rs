@@ -230,7 +230,7 @@ fn right_linear(ctx: &Ctx, key: &Key) -> Option<LinearPlan> {
             .filter(|&i| calls_rule(&def.body[i]))
             .collect();
         match calls.as_slice() {
-            [] => plan.base.push(def.clone()),
+            [] => plan.base.push(def.as_ref().clone()),
             [at] => {
                 let ClauseKind::Rule { name, args } = &def.body[*at].kind else {
                     return None;
@@ -250,7 +250,7 @@ fn right_linear(ctx: &Ctx, key: &Key) -> Option<LinearPlan> {
                 }
                 let step = RuleDef {
                     body: rest,
-                    ..def.clone()
+                    ..def.as_ref().clone()
                 };
                 plan.steps.push((step, args.clone()));
             }
@@ -396,6 +396,9 @@ fn linear(
     Ok(by_seed)
 }
 
+/// A seed and a next seed one recursive step leads to.
+type Link = (Vec<Value>, Vec<Value>);
+
 /// The (seed, next seed) pairs one recursive step makes from `frontier`.
 fn step_links(
     ctx: &Ctx,
@@ -403,7 +406,7 @@ fn step_links(
     step: &RuleDef,
     args: &[Term],
     frontier: &[Vec<Value>],
-) -> Result<Vec<(Vec<Value>, Vec<Value>)>, QueryError> {
+) -> Result<Vec<Link>, QueryError> {
     if let Some((db, attr)) = direct_link(ctx, key, step, args) {
         let mut links = Vec::new();
         for seed in frontier {
@@ -544,6 +547,7 @@ fn fixpoint(
         let keys: Vec<Key> = tables.keys().cloned().collect();
         for key in keys {
             let defs = ctx.rules.get(&key.0).cloned().unwrap_or_default();
+            let defs: Vec<&RuleDef> = defs.iter().map(|d| d.as_ref()).collect();
             for def in &defs {
                 let naive = has_nested_calls(&def.body);
                 let (delta_seeds, all_seeds) = {
