@@ -243,7 +243,10 @@ impl Query {
                 .collect();
             set.into_iter().collect()
         };
-        rows.sort();
+        if aggregated {
+            // A set of rows comes out of its BTreeSet sorted already.
+            rows.sort();
+        }
         match self.shape {
             FindShape::Scalar | FindShape::Tuple => rows.truncate(1),
             FindShape::Relation | FindShape::Collection => {}

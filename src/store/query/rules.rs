@@ -148,12 +148,13 @@ pub(super) fn eval_call(
     }
     let width = vars.len();
     let mut rows = Vec::new();
+    let mut set = vec![false; width];
     for (row, seed) in rel.rows.iter().zip(&seeds) {
         'answers: for answer in answers.get(seed).into_iter().flatten() {
             ctx.spend(1)?;
             let mut out = row.clone();
             out.resize(width, Value::Boolean(false));
-            let mut set = vec![false; width];
+            set.fill(false);
             for (i, column) in outputs.iter().enumerate() {
                 let Some(column) = *column else {
                     continue;
