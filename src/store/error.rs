@@ -14,6 +14,9 @@ pub enum StoreError {
     /// A key or value on disk could not be decoded.
     #[error("the store is corrupt: {0}")]
     Corrupt(String),
+    /// Another process has the store's directory open.
+    #[error("the store at {0} is in use by another process")]
+    Locked(String),
     /// The directory holds a store written in another format version.
     #[error(
         "the store at {path} has format version {found}, but this build reads version {expected}"

@@ -156,7 +156,7 @@ impl Store {
     pub fn open_with(config: StoreConfig) -> Result<Store, StoreError> {
         let sled_config = sled::Config::new().cache_capacity(config.cache_bytes);
         let sled = match &config.path {
-            Some(path) => sled_config.path(path).open()?,
+            Some(path) => open_locked(&sled_config.path(path), path)?,
             None => sled_config.temporary(true).open()?,
         };
         let shown_path = config
@@ -416,6 +416,27 @@ fn insert_datom(batch: &mut sled::Batch, attribute: &Attribute, datom: &Datom) {
     }
     if attribute.is_ref() {
         put(Index::Vaet);
+    }
+}
+
+/// Opens a directory store, waiting a little for its file lock: a store
+/// dropped a moment ago (by this process or one that just exited) can hold
+/// it while sled's background threads wind down. A store still in use after
+/// that is a clear error.
+fn open_locked(config: &sled::Config, path: &Path) -> Result<sled::Db, StoreError> {
+    let mut waited = std::time::Duration::ZERO;
+    let step = std::time::Duration::from_millis(20);
+    loop {
+        match config.open() {
+            Err(sled::Error::Io(e)) if e.to_string().contains("could not acquire lock") => {
+                if waited >= std::time::Duration::from_secs(2) {
+                    return Err(StoreError::Locked(path.display().to_string()));
+                }
+                std::thread::sleep(step);
+                waited += step;
+            }
+            other => return Ok(other?),
+        }
     }
 }
 

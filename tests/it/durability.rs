@@ -7,6 +7,21 @@ use forkful::store::{kw, Store, StoreError, Transaction, Value};
 
 use crate::helpers::{add_recipe, everything, schema_tx};
 
+/// The sled database under a store, for tampering with it. A store dropped
+/// a moment ago may hold the file lock while sled's threads wind down.
+fn raw_sled(dir: &std::path::Path) -> sled::Db {
+    for _ in 0..100 {
+        match sled::open(dir) {
+            Ok(db) => return db,
+            Err(e) if e.to_string().contains("could not acquire lock") => {
+                std::thread::sleep(std::time::Duration::from_millis(20))
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+    panic!("the store's lock was never released");
+}
+
 fn durable_store(dir: &std::path::Path) -> Store {
     let store = Store::open(dir).unwrap();
     store.transact(&schema_tx()).unwrap();
@@ -56,7 +71,7 @@ fn a_store_of_another_format_version_is_refused_clearly() {
     let dir = tempfile::tempdir().unwrap();
     drop(Store::open(dir.path()).unwrap());
     {
-        let sled = sled::open(dir.path()).unwrap();
+        let sled = raw_sled(dir.path());
         sled.insert(b"\x00format", &99u32.to_be_bytes()).unwrap();
         sled.flush().unwrap();
     }
@@ -77,7 +92,7 @@ fn a_store_of_another_format_version_is_refused_clearly() {
 fn a_directory_that_is_not_a_forkful_store_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     {
-        let sled = sled::open(dir.path()).unwrap();
+        let sled = raw_sled(dir.path());
         sled.insert(b"something", b"else").unwrap();
         sled.flush().unwrap();
     }
@@ -184,6 +199,20 @@ fn import_refuses_a_store_that_is_not_empty() {
     let error = import(&source, || Ok(BufReader::new(Cursor::new(text.clone())))).unwrap_err();
     assert!(
         error.to_string().contains("needs an empty store"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_store_another_handle_holds_open_is_refused_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let _held = Store::open(dir.path()).unwrap();
+    let error = Store::open(dir.path())
+        .err()
+        .expect("a second open is refused");
+    assert!(matches!(error, StoreError::Locked(_)), "{error}");
+    assert!(
+        error.to_string().contains("in use by another process"),
         "{error}"
     );
 }
