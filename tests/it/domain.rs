@@ -10,11 +10,16 @@ use forkful::store::query::Input;
 use forkful::store::{EntityRef, Store, Transaction, TxValue, Value};
 use proptest::prelude::*;
 
-/// The demo seed, loaded once for every test that only reads it.
+/// The demo seed, loaded once for every test that only reads it. A static
+/// is never dropped, so a temporary store here would be left behind in
+/// /dev/shm by every run: it lives in cargo's scratch dir for tests instead,
+/// replaced by each run.
 pub fn demo() -> &'static Recipes {
     static DEMO: OnceLock<Recipes> = OnceLock::new();
     DEMO.get_or_init(|| {
-        let store = Store::temporary().unwrap();
+        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("demo-store");
+        let _ = std::fs::remove_dir_all(&dir);
+        let store = Store::open(&dir).unwrap();
         forkful::seed::demo(&store).unwrap();
         Recipes::open(store).unwrap()
     })
