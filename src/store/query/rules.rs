@@ -309,30 +309,34 @@ fn linear(
     plan: &LinearPlan,
     seeds: HashSet<Vec<Value>>,
 ) -> Result<HashMap<Vec<Value>, Vec<Vec<Value>>>, QueryError> {
-    let mut visited: HashSet<Vec<Value>> = seeds.clone();
-    let mut edges: HashMap<Vec<Value>, Vec<Vec<Value>>> = HashMap::new();
-    let mut frontier: Vec<Vec<Value>> = seeds.iter().cloned().collect();
+    // Every seed met gets a number once; the link graph and the searches
+    // below work on numbers, so a seed's values are hashed once, not at
+    // every step.
+    let mut graph = SeedGraph::default();
+    let mut frontier: Vec<usize> = seeds.iter().map(|s| graph.number(s).0).collect();
     while !frontier.is_empty() {
         ctx.spend(frontier.len() as u64)?;
+        let values: Vec<Vec<Value>> = frontier.iter().map(|&n| graph.seeds[n].clone()).collect();
         let mut next = Vec::new();
         for (step, args) in &plan.steps {
-            for (from, to) in step_links(ctx, key, step, args, &frontier)? {
-                if visited.insert(to.clone()) {
-                    next.push(to.clone());
+            for (from, to) in step_links(ctx, key, step, args, &values)? {
+                let (from, _) = graph.number(&from);
+                let (to, new) = graph.number(&to);
+                if new {
+                    next.push(to);
                 }
-                edges.entry(from).or_default().push(to);
+                graph.edges[from].push(to);
             }
         }
         frontier = next;
     }
-    // The base answers of every seed reached.
-    let reached: Vec<Vec<Value>> = visited.into_iter().collect();
-    let mut base: HashMap<Vec<Value>, Vec<Vec<Value>>> = HashMap::new();
+    // The base answers of every seed reached, by seed number.
+    let mut base: Vec<Vec<Vec<Value>>> = vec![Vec::new(); graph.seeds.len()];
     for def in &plan.base {
         // `[?bound :attr ?free]`, head `(rule ?bound ?free)`: the answers are
         // each seed's values of the attribute, read directly.
         if let Some((db, attr)) = direct_base(ctx, key, def) {
-            for seed in &reached {
+            for (n, seed) in graph.seeds.iter().enumerate() {
                 let Some(e) = super::eval::entity_of(db, &seed[0]) else {
                     continue;
                 };
@@ -343,34 +347,37 @@ fn linear(
                     } else {
                         vec![value, seed[0].clone()]
                     };
-                    base.entry(seed.clone()).or_default().push(answer);
+                    base[n].push(answer);
                 }
             }
             continue;
         }
         let out = eval_clauses(
             ctx,
-            start_relation(def, key, &reached),
+            start_relation(def, key, &graph.seeds),
             &def.body,
             &mut Scope::top(),
         )?;
         let columns = head_columns(def, &out)?;
         for row in &out.rows {
             let answer: Vec<Value> = columns.iter().map(|&c| row[c].clone()).collect();
-            base.entry(seed_part(&key.1, &answer))
-                .or_default()
-                .push(answer);
+            if let Some(&n) = graph.numbers.get(&seed_part(&key.1, &answer)) {
+                base[n].push(answer);
+            }
         }
     }
     // Each asked seed gets the base answers of all it reaches, under its
     // own bound values.
     let mut by_seed: HashMap<Vec<Value>, Vec<Vec<Value>>> = HashMap::new();
+    let mut seen = vec![false; graph.seeds.len()];
     for seed in seeds {
-        let mut seen: HashSet<&Vec<Value>> = HashSet::from([&seed]);
-        let mut stack = vec![&seed];
+        let start = graph.numbers[&seed];
+        seen.fill(false);
+        seen[start] = true;
+        let mut stack = vec![start];
         let mut answers: HashSet<Vec<Value>> = HashSet::new();
         while let Some(at) = stack.pop() {
-            for answer in base.get(at).into_iter().flatten() {
+            for answer in &base[at] {
                 ctx.spend(1)?;
                 let mut own = seed.iter();
                 let tuple = answer
@@ -386,15 +393,39 @@ fn linear(
                     .collect();
                 answers.insert(tuple);
             }
-            for next in edges.get(at).into_iter().flatten() {
-                if seen.insert(next) {
+            for &next in &graph.edges[at] {
+                if !seen[next] {
+                    seen[next] = true;
                     stack.push(next);
                 }
             }
         }
-        by_seed.insert(seed.clone(), answers.into_iter().collect());
+        by_seed.insert(seed, answers.into_iter().collect());
     }
     Ok(by_seed)
+}
+
+/// The seeds a right-linear evaluation meets, numbered, and the links
+/// between them.
+#[derive(Default)]
+struct SeedGraph {
+    seeds: Vec<Vec<Value>>,
+    numbers: HashMap<Vec<Value>, usize>,
+    edges: Vec<Vec<usize>>,
+}
+
+impl SeedGraph {
+    /// The number of `seed`, and whether it is new.
+    fn number(&mut self, seed: &[Value]) -> (usize, bool) {
+        if let Some(&n) = self.numbers.get(seed) {
+            return (n, false);
+        }
+        let n = self.seeds.len();
+        self.seeds.push(seed.to_vec());
+        self.numbers.insert(seed.to_vec(), n);
+        self.edges.push(Vec::new());
+        (n, true)
+    }
 }
 
 /// A seed and a next seed one recursive step leads to.
