@@ -175,3 +175,52 @@ impl Content {
         Ok(self)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn minutes_read_as_a_cook_and_as_iso_8601() {
+        let m = |n| Minutes::new(n).unwrap();
+        assert_eq!(
+            (m(45).to_string(), m(45).iso8601()),
+            ("45 min".into(), "PT45M".into())
+        );
+        assert_eq!(
+            (m(60).to_string(), m(60).iso8601()),
+            ("1 h".into(), "PT1H".into())
+        );
+        assert_eq!(
+            (m(95).to_string(), m(95).iso8601()),
+            ("1 h 35 min".into(), "PT1H35M".into())
+        );
+        assert!(Minutes::new(-1).is_err() && Minutes::new(i64::from(Minutes::MAX) + 1).is_err());
+    }
+
+    #[test]
+    fn normalizing_tidies_what_a_cook_would_not_mean_and_refuses_what_cannot_be_a_recipe() {
+        let content = Content {
+            title: "  Dal  ".into(),
+            tags: vec!["Vegan".into(), "quick".into(), "vegan".into(), " ".into()],
+            ingredients: vec!["  1 cup lentils ".into(), "".into()],
+            summary: Some("   ".into()),
+            ..Content::default()
+        }
+        .normalized()
+        .unwrap();
+        assert_eq!(content.title, "Dal");
+        assert_eq!(content.tags, ["quick", "vegan"]);
+        assert_eq!(content.ingredients, ["1 cup lentils"]);
+        assert_eq!(content.summary, None);
+        assert!(
+            Content::default().normalized().is_err(),
+            "a recipe needs a title"
+        );
+        let huge = Content {
+            title: "x".repeat(MAX_TITLE + 1),
+            ..Content::default()
+        };
+        assert!(huge.normalized().is_err());
+    }
+}

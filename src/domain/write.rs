@@ -17,9 +17,7 @@ use super::read::View;
 use super::search;
 use super::slug::Slug;
 use super::{schema, DomainError};
-use crate::store::{
-    kw, EntityId, EntityMap, EntityRef, Store, Transaction, TxReport, TxValue, Value,
-};
+use crate::store::{EntityId, EntityMap, EntityRef, Store, Transaction, TxReport, TxValue, Value};
 
 /// The domain's handle on a store.
 #[derive(Clone)]
@@ -469,6 +467,5 @@ fn new_recipe_map(
             .with(":recipe/forked-at", TxValue::Entity(fork.at_tx.clone()))
             .with(":recipe/forked-at-version", fork.at_version);
     }
-    let _ = kw;
     map
 }
