@@ -13,7 +13,10 @@ mod common;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use forkful::store::query::{Input, Query, DEFAULT_WORK_LIMIT};
-use forkful::store::{kw, EntityId, EntityMap, EntityRef, Store, Transaction, Value};
+use forkful::store::schema::attribute_map;
+use forkful::store::{
+    kw, Cardinality, EntityId, EntityMap, EntityRef, Store, Transaction, Unique, Value, ValueType,
+};
 use std::hint::black_box;
 
 /// Recipes in one family (a tree grown from one original).
@@ -39,19 +42,18 @@ fn forest(n: usize) -> (Store, EntityId, usize) {
     let store = Store::temporary().expect("temporary store");
     let mut schema = Transaction::new();
     schema
-        .map(
-            EntityMap::anonymous()
-                .with(":db/ident", kw(":recipe/slug"))
-                .with(":db/valueType", kw(":db.type/string"))
-                .with(":db/cardinality", kw(":db.cardinality/one"))
-                .with(":db/unique", kw(":db.unique/identity")),
-        )
-        .map(
-            EntityMap::anonymous()
-                .with(":db/ident", kw(":recipe/forked-from"))
-                .with(":db/valueType", kw(":db.type/ref"))
-                .with(":db/cardinality", kw(":db.cardinality/one")),
-        );
+        .map(attribute_map(
+            ":recipe/slug",
+            ValueType::String,
+            Cardinality::One,
+            Some(Unique::Identity),
+        ))
+        .map(attribute_map(
+            ":recipe/forked-from",
+            ValueType::Ref,
+            Cardinality::One,
+            None,
+        ));
     store.transact(&schema).expect("schema");
     let mut ids = Vec::with_capacity(n);
     for start in (0..n).step_by(BATCH) {

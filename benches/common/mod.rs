@@ -20,7 +20,10 @@ use std::time::Duration;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use criterion::Criterion;
-use forkful::store::{kw, EntityId, EntityMap, EntityRef, Store, Transaction};
+use forkful::store::schema::attribute_map;
+use forkful::store::{
+    Cardinality, EntityId, EntityMap, EntityRef, Store, Transaction, Unique, ValueType,
+};
 use pprof::criterion::{Output, PProfProfiler};
 
 /// Criterion with pprof attached. `cargo bench --bench NAME -- --profile-time 10`
@@ -202,57 +205,33 @@ pub fn summary(i: usize, dish: &str) -> String {
 
 /// The recipe attributes, as one schema transaction.
 pub fn recipe_schema() -> Transaction {
-    let attributes: [(&str, &str, &str); 19] = [
-        (":recipe/slug", ":db.type/string", ":db.cardinality/one"),
-        (":recipe/title", ":db.type/string", ":db.cardinality/one"),
-        (":recipe/summary", ":db.type/string", ":db.cardinality/one"),
-        (":recipe/yield", ":db.type/long", ":db.cardinality/one"),
-        (
-            ":recipe/prep-minutes",
-            ":db.type/long",
-            ":db.cardinality/one",
-        ),
-        (
-            ":recipe/cook-minutes",
-            ":db.type/long",
-            ":db.cardinality/one",
-        ),
-        (":recipe/tags", ":db.type/string", ":db.cardinality/many"),
-        (
-            ":recipe/ingredients",
-            ":db.type/ref",
-            ":db.cardinality/many",
-        ),
-        (":recipe/steps", ":db.type/ref", ":db.cardinality/many"),
-        (":recipe/forked-from", ":db.type/ref", ":db.cardinality/one"),
-        (
-            ":ingredient/position",
-            ":db.type/long",
-            ":db.cardinality/one",
-        ),
-        (
-            ":ingredient/quantity",
-            ":db.type/double",
-            ":db.cardinality/one",
-        ),
-        (":ingredient/unit", ":db.type/string", ":db.cardinality/one"),
-        (":ingredient/item", ":db.type/string", ":db.cardinality/one"),
-        (":ingredient/raw", ":db.type/string", ":db.cardinality/one"),
-        (":step/position", ":db.type/long", ":db.cardinality/one"),
-        (":step/text", ":db.type/string", ":db.cardinality/one"),
-        (":tx/note", ":db.type/string", ":db.cardinality/one"),
-        (":tx/author", ":db.type/string", ":db.cardinality/one"),
+    let attributes: [(&str, ValueType, Cardinality); 19] = [
+        (":recipe/slug", ValueType::String, Cardinality::One),
+        (":recipe/title", ValueType::String, Cardinality::One),
+        (":recipe/summary", ValueType::String, Cardinality::One),
+        (":recipe/yield", ValueType::Long, Cardinality::One),
+        (":recipe/prep-minutes", ValueType::Long, Cardinality::One),
+        (":recipe/cook-minutes", ValueType::Long, Cardinality::One),
+        (":recipe/tags", ValueType::String, Cardinality::Many),
+        (":recipe/ingredients", ValueType::Ref, Cardinality::Many),
+        (":recipe/steps", ValueType::Ref, Cardinality::Many),
+        (":recipe/forked-from", ValueType::Ref, Cardinality::One),
+        (":ingredient/position", ValueType::Long, Cardinality::One),
+        (":ingredient/quantity", ValueType::Double, Cardinality::One),
+        (":ingredient/unit", ValueType::String, Cardinality::One),
+        (":ingredient/item", ValueType::String, Cardinality::One),
+        (":ingredient/raw", ValueType::String, Cardinality::One),
+        (":step/position", ValueType::Long, Cardinality::One),
+        (":step/text", ValueType::String, Cardinality::One),
+        (":tx/note", ValueType::String, Cardinality::One),
+        (":tx/author", ValueType::String, Cardinality::One),
     ];
     let mut tx = Transaction::new();
     for (ident, value_type, cardinality) in attributes {
-        let mut map = EntityMap::anonymous()
-            .with(":db/ident", kw(ident))
-            .with(":db/valueType", kw(value_type))
-            .with(":db/cardinality", kw(cardinality));
-        match ident {
-            ":recipe/slug" => map = map.with(":db/unique", kw(":db.unique/identity")),
-            ":recipe/ingredients" | ":recipe/steps" => map = map.with(":db/isComponent", true),
-            _ => {}
+        let unique = (ident == ":recipe/slug").then_some(Unique::Identity);
+        let mut map = attribute_map(ident, value_type, cardinality, unique);
+        if matches!(ident, ":recipe/ingredients" | ":recipe/steps") {
+            map = map.with(":db/isComponent", true);
         }
         tx.map(map);
     }

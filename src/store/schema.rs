@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use super::encoding::Datom;
 use super::error::StoreError;
+use super::tx::EntityMap;
 use super::value::{kw, EntityId, Keyword, Value, ValueType};
 
 pub const DB_IDENT: EntityId = 1;
@@ -46,6 +47,44 @@ pub enum Unique {
     Identity,
     /// At most one entity has a value; asserting it again elsewhere is an error.
     Value,
+}
+
+impl Cardinality {
+    /// The ident that names it in the schema, e.g. `:db.cardinality/one`.
+    pub fn ident(self) -> &'static str {
+        match self {
+            Cardinality::One => "db.cardinality/one",
+            Cardinality::Many => "db.cardinality/many",
+        }
+    }
+}
+
+impl Unique {
+    /// The ident that names it in the schema, e.g. `:db.unique/identity`.
+    pub fn ident(self) -> &'static str {
+        match self {
+            Unique::Identity => "db.unique/identity",
+            Unique::Value => "db.unique/value",
+        }
+    }
+}
+
+/// An entity map that installs the attribute `ident` when transacted. Add
+/// `:db/doc`, `:db/index` or `:db/isComponent` to it with `EntityMap::with`.
+pub fn attribute_map(
+    ident: &str,
+    value_type: ValueType,
+    cardinality: Cardinality,
+    unique: Option<Unique>,
+) -> EntityMap {
+    let map = EntityMap::anonymous()
+        .with(":db/ident", kw(ident))
+        .with(":db/valueType", kw(value_type.ident()))
+        .with(":db/cardinality", kw(cardinality.ident()));
+    match unique {
+        Some(unique) => map.with(":db/unique", kw(unique.ident())),
+        None => map,
+    }
 }
 
 /// One installed attribute.
@@ -153,7 +192,7 @@ pub fn bootstrap_datoms() -> Vec<Datom> {
         };
         add(DB_IDENT, Value::Keyword(kw(ident)));
         add(DB_VALUE_TYPE, Value::Keyword(kw(value_type.ident())));
-        add(DB_CARDINALITY, Value::Keyword(kw("db.cardinality/one")));
+        add(DB_CARDINALITY, Value::Keyword(kw(Cardinality::One.ident())));
         if let Some(unique) = unique {
             add(DB_UNIQUE, Value::Keyword(kw(unique)));
         }
@@ -244,14 +283,14 @@ impl Schema {
             let value_type = ValueType::from_ident(type_ident)
                 .ok_or_else(|| fail(format!("unknown value type {type_ident}")))?;
             let cardinality = match keyword(DB_CARDINALITY).map(Keyword::as_str) {
-                Some("db.cardinality/one") => Cardinality::One,
-                Some("db.cardinality/many") => Cardinality::Many,
+                Some(one) if one == Cardinality::One.ident() => Cardinality::One,
+                Some(many) if many == Cardinality::Many.ident() => Cardinality::Many,
                 Some(other) => return Err(fail(format!("unknown cardinality :{other}"))),
                 None => return Err(fail("it has no :db/cardinality".into())),
             };
             let unique = match keyword(DB_UNIQUE).map(Keyword::as_str) {
-                Some("db.unique/identity") => Some(Unique::Identity),
-                Some("db.unique/value") => Some(Unique::Value),
+                Some(identity) if identity == Unique::Identity.ident() => Some(Unique::Identity),
+                Some(value) if value == Unique::Value.ident() => Some(Unique::Value),
                 Some(other) => return Err(fail(format!("unknown uniqueness :{other}"))),
                 None => None,
             };

@@ -1,41 +1,71 @@
 //! Stores with a small, recipe-shaped schema for the tests, and comparisons.
 
-use forkful::store::{kw, Components, Datom, EntityMap, Index, Store, Transaction};
+use forkful::store::schema::attribute_map;
+use forkful::store::{
+    Cardinality, Components, Datom, EntityMap, Index, Store, Transaction, Unique, ValueType,
+};
 
 /// `(ident, type, cardinality, extra)` where extra is `unique-identity`,
 /// `unique-value`, `component`, `index` or empty.
-const TEST_SCHEMA: &[(&str, &str, &str, &str)] = &[
-    (":recipe/slug", "string", "one", "unique-identity"),
-    (":recipe/title", "string", "one", ""),
-    (":recipe/serves", "long", "one", ""),
-    (":recipe/rating", "double", "one", ""),
-    (":recipe/vegetarian", "boolean", "one", ""),
-    (":recipe/created", "instant", "one", "index"),
-    (":recipe/kind", "keyword", "one", ""),
-    (":recipe/uuid", "uuid", "one", "unique-value"),
-    (":recipe/tags", "string", "many", ""),
-    (":recipe/ingredients", "ref", "many", "component"),
-    (":recipe/forked-from", "ref", "one", ""),
-    (":recipe/related", "ref", "many", ""),
-    (":ingredient/item", "string", "one", ""),
-    (":ingredient/position", "long", "one", ""),
-    (":tx/note", "string", "one", ""),
+const TEST_SCHEMA: &[(&str, ValueType, Cardinality, &str)] = &[
+    (
+        ":recipe/slug",
+        ValueType::String,
+        Cardinality::One,
+        "unique-identity",
+    ),
+    (":recipe/title", ValueType::String, Cardinality::One, ""),
+    (":recipe/serves", ValueType::Long, Cardinality::One, ""),
+    (":recipe/rating", ValueType::Double, Cardinality::One, ""),
+    (
+        ":recipe/vegetarian",
+        ValueType::Boolean,
+        Cardinality::One,
+        "",
+    ),
+    (
+        ":recipe/created",
+        ValueType::Instant,
+        Cardinality::One,
+        "index",
+    ),
+    (":recipe/kind", ValueType::Keyword, Cardinality::One, ""),
+    (
+        ":recipe/uuid",
+        ValueType::Uuid,
+        Cardinality::One,
+        "unique-value",
+    ),
+    (":recipe/tags", ValueType::String, Cardinality::Many, ""),
+    (
+        ":recipe/ingredients",
+        ValueType::Ref,
+        Cardinality::Many,
+        "component",
+    ),
+    (":recipe/forked-from", ValueType::Ref, Cardinality::One, ""),
+    (":recipe/related", ValueType::Ref, Cardinality::Many, ""),
+    (":ingredient/item", ValueType::String, Cardinality::One, ""),
+    (
+        ":ingredient/position",
+        ValueType::Long,
+        Cardinality::One,
+        "",
+    ),
+    (":tx/note", ValueType::String, Cardinality::One, ""),
 ];
 
 /// The schema as one transaction.
 pub fn schema_tx() -> Transaction {
     let mut tx = Transaction::new();
     for (ident, value_type, cardinality, extra) in TEST_SCHEMA {
-        let mut map = EntityMap::anonymous()
-            .with(":db/ident", kw(ident))
-            .with(":db/valueType", kw(&format!(":db.type/{value_type}")))
-            .with(
-                ":db/cardinality",
-                kw(&format!(":db.cardinality/{cardinality}")),
-            );
+        let unique = match *extra {
+            "unique-identity" => Some(Unique::Identity),
+            "unique-value" => Some(Unique::Value),
+            _ => None,
+        };
+        let mut map = attribute_map(ident, *value_type, *cardinality, unique);
         map = match *extra {
-            "unique-identity" => map.with(":db/unique", kw(":db.unique/identity")),
-            "unique-value" => map.with(":db/unique", kw(":db.unique/value")),
             "component" => map.with(":db/isComponent", true),
             "index" => map.with(":db/index", true),
             _ => map,
