@@ -25,6 +25,15 @@ pub fn demo() -> &'static Recipes {
     })
 }
 
+/// Every recipe in the catalog, in one page (the demo fits in one).
+pub fn whole_catalog(view: &View) -> forkful::domain::CatalogPage {
+    view.catalog(&CatalogQuery {
+        limit: 500,
+        ..CatalogQuery::default()
+    })
+    .unwrap()
+}
+
 fn slug(s: &str) -> Slug {
     Slug::parse(s).unwrap()
 }
@@ -264,12 +273,7 @@ fn a_retired_recipe_leaves_the_catalog_but_stays_in_its_forks_lineage() {
 #[test]
 fn the_demo_seed_has_what_the_fixture_promises() {
     let view = demo().view();
-    let all = view
-        .catalog(&CatalogQuery {
-            limit: 500,
-            ..CatalogQuery::default()
-        })
-        .unwrap();
+    let all = whole_catalog(&view);
     assert!(all.entries.len() >= 60, "{} recipes", all.entries.len());
     let deepest = all
         .entries
@@ -331,12 +335,7 @@ fn by_walk(view: &View, id: u64) -> Vec<u64> {
 #[test]
 fn the_lineage_walk_agrees_with_the_ancestor_rule_on_the_demo_seed() {
     let view = demo().view();
-    let all = view
-        .catalog(&CatalogQuery {
-            limit: 500,
-            ..CatalogQuery::default()
-        })
-        .unwrap();
+    let all = whole_catalog(&view);
     for entry in all.entries {
         assert_eq!(
             by_walk(&view, entry.id),
