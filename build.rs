@@ -1,9 +1,19 @@
-//! Embeds the demo seed (seed/recipes/*.edn) in the binary, so that
-//! `forkful serve --demo` and `forkful seed` work from any directory.
+//! Embeds the demo seed (seed/recipes/*.edn) and the site's static assets
+//! (templates/) in the binary, so that `forkful serve --demo` and
+//! `forkful seed` work from any directory.
+//!
+//! Each asset is served under a name carrying a hash of its bytes
+//! (`style.1f2e3d4c5b6a.css`), so browsers may cache it forever: a changed
+//! file is a new name.
 
 use std::path::Path;
 
 fn main() {
+    embed_seed();
+    embed_assets();
+}
+
+fn embed_seed() {
     let dir = Path::new("seed/recipes");
     println!("cargo:rerun-if-changed=seed/recipes");
     let mut files: Vec<String> = std::fs::read_dir(dir)
@@ -27,4 +37,71 @@ fn main() {
     let target =
         Path::new(&std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("demo_seed.rs");
     std::fs::write(target, out).expect("write the embedded seed list");
+}
+
+/// FNV-1a, 64 bits: enough to tell one version of a small file from another.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        hash ^= u64::from(*b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
+}
+
+fn content_type(extension: &str) -> &'static str {
+    match extension {
+        "css" => "text/css; charset=utf-8",
+        "js" => "text/javascript; charset=utf-8",
+        "svg" => "image/svg+xml",
+        "png" => "image/png",
+        "ico" => "image/x-icon",
+        "txt" => "text/plain; charset=utf-8",
+        other => panic!("templates/: no content type known for .{other} files"),
+    }
+}
+
+fn embed_assets() {
+    let dir = Path::new("templates");
+    println!("cargo:rerun-if-changed=templates");
+    let mut files: Vec<String> = std::fs::read_dir(dir)
+        .expect("templates/ holds the static assets")
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name != "README.md" && !name.starts_with('.'))
+        .collect();
+    files.sort();
+    let mut out = String::new();
+    let mut all = Vec::new();
+    let mut every = 0u64;
+    for name in &files {
+        println!("cargo:rerun-if-changed=templates/{name}");
+        let bytes = std::fs::read(dir.join(name)).expect("read an asset");
+        let hash = fnv1a(&bytes);
+        every = every.rotate_left(5) ^ hash;
+        let (stem, extension) = name.rsplit_once('.').expect("assets have extensions");
+        let constant: String = stem
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_uppercase()
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        out.push_str(&format!(
+            "/// templates/{name}\npub const {constant}: Asset = Asset {{\n    path: \"/static/{stem}.{hash:012x}.{extension}\",\n    content_type: {ct:?},\n    body: include_bytes!(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/templates/{name}\")),\n}};\n",
+            hash = hash & 0xffff_ffff_ffff,
+            ct = content_type(extension),
+        ));
+        all.push(constant);
+    }
+    out.push_str(&format!(
+        "/// Every asset.\npub const ALL: &[&Asset] = &[{}];\n/// A hash of every asset, part of each page's ETag.\npub const VERSION: u64 = {every};\n",
+        all.iter().map(|c| format!("&{c}")).collect::<Vec<_>>().join(", ")
+    ));
+    let target =
+        Path::new(&std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("assets.rs");
+    std::fs::write(target, out).expect("write the embedded asset list");
 }

@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 
+use crate::app;
+use crate::domain::Recipes;
 use crate::seed;
 use crate::store::query::{self, Input, Query};
 use crate::store::{transfer, Store, StoreConfig};
@@ -31,9 +33,25 @@ pub enum Command {
         /// The store's directory.
         #[arg(long, env = "FORKFUL_DATA", default_value = "./data")]
         data: PathBuf,
-        /// Serve a temporary store instead of the directory.
+        /// Seed the demo into a fresh temporary store and serve that instead.
         #[arg(long, env = "FORKFUL_DEMO")]
         demo: bool,
+        /// The address to listen on (port 0 picks a free port).
+        #[arg(long, env = "FORKFUL_ADDR", default_value = "127.0.0.1:8080")]
+        addr: String,
+        /// Worker threads (0: one per core).
+        #[arg(long, env = "FORKFUL_WORKERS", default_value_t = 0)]
+        workers: usize,
+        /// The store's page cache, in MiB.
+        #[arg(long, env = "FORKFUL_CACHE_MB")]
+        cache_mb: Option<u64>,
+        /// The site's public address, for absolute links (default: http:// and --addr).
+        #[arg(long, env = "FORKFUL_BASE_URL")]
+        base_url: Option<String>,
+        /// Request logs as JSON lines instead of text (both go to standard error;
+        /// FORKFUL_LOG filters them, e.g. FORKFUL_LOG=warn).
+        #[arg(long, env = "FORKFUL_LOG_JSON")]
+        log_json: bool,
     },
     /// Load the demo seed (or a synthetic catalog) into an empty store.
     Seed {
@@ -98,31 +116,33 @@ pub enum Command {
 /// Runs one command; what it prints goes to `out`.
 pub fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
     match cli.command {
-        Command::Serve { data, demo } => {
+        Command::Serve {
+            data,
+            demo,
+            addr,
+            workers,
+            cache_mb,
+            base_url,
+            log_json,
+        } => {
+            let cache_mb = cache_mb.or_else(cache_mb_from_env);
             let store = if demo {
-                let store = Store::temporary().context("opening a temporary store")?;
+                let mut config = StoreConfig::temporary();
+                if let Some(mb) = cache_mb {
+                    config.cache_bytes = mb * 1024 * 1024;
+                }
+                let store = Store::open_with(config).context("opening a temporary store")?;
                 let report = seed::demo(&store).context("seeding the demo")?;
                 writeln!(
                     out,
-                    "forkful: seeded the demo: {} recipes, {} versions",
+                    "forkful: seeded the demo into a temporary store: {} recipes, {} versions",
                     report.recipes, report.versions
                 )?;
                 store
             } else {
-                open_store(&data)?
+                open_store_with(&data, cache_mb)?
             };
-            let where_ = store
-                .path()
-                .map_or("a temporary store".to_owned(), |p| p.display().to_string());
-            writeln!(
-                out,
-                "forkful: {where_} is open at basis {}",
-                store.db().basis()
-            )?;
-            writeln!(
-                out,
-                "forkful: the web site is not built yet; see the README"
-            )?;
+            serve(store, &addr, workers, base_url, log_json, out)?;
         }
         Command::Seed {
             data,
@@ -278,13 +298,65 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
     Ok(())
 }
 
-fn open_store(dir: &Path) -> Result<Store> {
-    let mut config = StoreConfig::durable(dir);
-    if let Some(mb) = std::env::var("FORKFUL_CACHE_MB")
+fn cache_mb_from_env() -> Option<u64> {
+    std::env::var("FORKFUL_CACHE_MB")
         .ok()
         .and_then(|v| v.parse::<u64>().ok())
-    {
+}
+
+fn open_store(dir: &Path) -> Result<Store> {
+    open_store_with(dir, cache_mb_from_env())
+}
+
+fn open_store_with(dir: &Path, cache_mb: Option<u64>) -> Result<Store> {
+    let mut config = StoreConfig::durable(dir);
+    if let Some(mb) = cache_mb {
         config.cache_bytes = mb * 1024 * 1024;
     }
     Store::open_with(config).with_context(|| format!("opening the store at {}", dir.display()))
+}
+
+/// Sends logs to standard error (standard output carries the command's
+/// own report), filtered by FORKFUL_LOG (default `info`).
+fn init_logs(json: bool) {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("FORKFUL_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let logs = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    // A second call (tests run several servers in one process) keeps the first.
+    let _ = if json {
+        logs.json().try_init()
+    } else {
+        logs.try_init()
+    };
+}
+
+/// Serves the site on `store` until SIGINT or SIGTERM, then flushes the
+/// store: the requests in flight finish first.
+fn serve(
+    store: Store,
+    addr: &str,
+    workers: usize,
+    base_url: Option<String>,
+    log_json: bool,
+    out: &mut impl Write,
+) -> Result<()> {
+    init_logs(log_json);
+    let recipes = Recipes::open(store.clone()).context("opening the recipes")?;
+    let config = app::Config {
+        addr: addr.to_owned(),
+        workers,
+        base_url,
+    };
+    actix_web::rt::System::new().block_on(async {
+        let running =
+            app::build(&config, recipes).with_context(|| format!("listening on {addr}"))?;
+        writeln!(out, "forkful: serving http://{}", running.addr)?;
+        out.flush()?;
+        running.server.await.context("serving")
+    })?;
+    store.flush().context("flushing the store")?;
+    writeln!(out, "forkful: stopped; the store is flushed")?;
+    Ok(())
 }

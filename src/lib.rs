@@ -4,9 +4,21 @@
 //! # Layout
 //! - `store`: the fact store: datoms, schema, transactions, indexes on sled,
 //!   database values, pull. Knows nothing of recipes.
+//! - `domain`: recipes, versions, forks, lineage, diffs, over the store.
+//! - `seed`: the demo fixture and synthetic catalogs.
+//! - `views`: maud views, pure functions from view models to markup;
+//!   Markdown, JSON-LD, feeds.
+//! - `web`: actix-web: the URL table, thin handlers, caching headers,
+//!   middleware.
+//! - `app`: `build`, the one way to make the server.
+//! - `assets`: the static files from `templates/`, compiled in.
 //! - `cli`: the command line's commands, for the thin `main`.
 
+pub mod app;
+pub mod assets;
 pub mod cli;
 pub mod domain;
 pub mod seed;
 pub mod store;
+pub mod views;
+pub mod web;

@@ -193,6 +193,15 @@ impl Db {
         self.reads.load(Ordering::Relaxed)
     }
 
+    /// This value with a read count of its own, starting at zero, so that
+    /// one request's reads can be told from everyone else's.
+    pub fn with_own_read_count(&self) -> Db {
+        Db {
+            reads: Arc::new(AtomicU64::new(0)),
+            ..self.clone()
+        }
+    }
+
     /// The datoms of `index` that match `components`, in index order.
     pub fn datoms(&self, index: Index, components: &Components) -> Datoms {
         self.reads.fetch_add(1, Ordering::Relaxed);

@@ -103,15 +103,126 @@ fn mistakes_on_the_command_line_say_what_was_wrong_and_exit_non_zero() {
     assert!(text(&out.stderr).contains("--no-such-flag"));
 }
 
+/// A `forkful serve` child and the address it reported.
+struct Server {
+    child: std::process::Child,
+    addr: String,
+    stdout: Option<std::io::BufReader<std::process::ChildStdout>>,
+}
+
+impl Drop for Server {
+    /// A test that fails leaves no server running.
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(args: &[&str]) -> Server {
+    use std::io::BufRead;
+    let child = Command::new(env!("CARGO_BIN_EXE_forkful"))
+        .arg("serve")
+        .args(args)
+        .args(["--addr", "127.0.0.1:0", "--workers", "2"])
+        .env_remove("FORKFUL_DATA")
+        .env("FORKFUL_LOG", "warn")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut server = Server {
+        child,
+        addr: String::new(),
+        stdout: None,
+    };
+    let stdout = server.child.stdout.take().unwrap();
+    let stdout = server.stdout.insert(std::io::BufReader::new(stdout));
+    let mut line = String::new();
+    loop {
+        line.clear();
+        assert!(
+            stdout.read_line(&mut line).unwrap() > 0,
+            "serve exited early"
+        );
+        if let Some(addr) = line.trim().strip_prefix("forkful: serving http://") {
+            server.addr = addr.to_owned();
+            return server;
+        }
+    }
+}
+
+/// A plain HTTP/1.1 GET over a socket: (status line, whole response).
+fn http_get(addr: &str, path: &str) -> (String, String) {
+    use std::io::{Read, Write};
+    let mut socket = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        socket,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    socket.read_to_string(&mut response).unwrap();
+    (
+        response.lines().next().unwrap_or_default().to_owned(),
+        response,
+    )
+}
+
+impl Server {
+    /// SIGTERM, then everything it printed after the address.
+    fn stop(mut self) -> (std::process::ExitStatus, String) {
+        use std::io::Read;
+        let pid = self.child.id().to_string();
+        assert!(Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success());
+        let status = self.child.wait().unwrap();
+        let mut rest = String::new();
+        if let Some(stdout) = &mut self.stdout {
+            stdout.read_to_string(&mut rest).unwrap();
+        }
+        (status, rest)
+    }
+}
+
 #[test]
-fn serve_opens_the_store_and_reports_its_basis() {
-    let out = forkful(&["serve", "--demo"]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
+fn serve_demo_serves_the_site_over_http_and_stops_cleanly_on_sigterm() {
+    let server = serve(&["--demo"]);
+    let (status, page) = http_get(&server.addr, "/recipes/buttermilk-pancakes");
+    assert_eq!(status, "HTTP/1.1 200 OK", "{page}");
+    assert!(page.contains("<h1>Buttermilk pancakes</h1>"), "{page}");
+    let (status, _) = http_get(&server.addr, "/recipes/no-such-recipe");
+    assert_eq!(status, "HTTP/1.1 404 Not Found");
+    let (exit, rest) = server.stop();
+    assert!(exit.success(), "{exit:?}");
+    assert!(rest.contains("the store is flushed"), "{rest}");
+}
+
+#[test]
+fn serve_on_a_directory_keeps_the_store_and_refuses_a_busy_address() {
+    let root = tempfile::tempdir().unwrap();
+    let data = root.path().join("store");
+    let server = serve(&["--data", path(&data)]);
+    let (status, page) = http_get(&server.addr, "/");
+    assert_eq!(status, "HTTP/1.1 200 OK", "{page}");
+    let busy = forkful(&[
+        "serve",
+        "--data",
+        path(&root.path().join("other")),
+        "--addr",
+        &server.addr,
+    ]);
+    assert!(!busy.status.success());
     assert!(
-        text(&out.stdout).contains("seeded the demo: 66 recipes"),
+        text(&busy.stderr).contains("listening on"),
         "{}",
-        text(&out.stdout)
+        text(&busy.stderr)
     );
+    let (exit, _) = server.stop();
+    assert!(exit.success());
+    // Flushed and closed: the store opens again.
+    Store::open(&data).unwrap();
 }
 
 #[test]

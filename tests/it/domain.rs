@@ -1,7 +1,5 @@
 //! Recipes on the store: history, forks, lineage, catalog, search, diffs.
 
-use std::sync::OnceLock;
-
 use forkful::domain::diff::{self, LineChange};
 use forkful::domain::{
     CatalogQuery, Change, Content, DomainError, Minutes, Recipes, Slug, Sort, Step, View, Yield,
@@ -10,29 +8,7 @@ use forkful::store::query::Input;
 use forkful::store::{EntityRef, Store, Transaction, TxValue, Value};
 use proptest::prelude::*;
 
-/// The demo seed, loaded once for every test that only reads it. A static
-/// is never dropped, so a temporary store here would be left behind in
-/// /dev/shm by every run: it lives in cargo's scratch dir for tests instead,
-/// replaced by each run.
-pub fn demo() -> &'static Recipes {
-    static DEMO: OnceLock<Recipes> = OnceLock::new();
-    DEMO.get_or_init(|| {
-        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("demo-store");
-        let _ = std::fs::remove_dir_all(&dir);
-        let store = Store::open(&dir).unwrap();
-        forkful::seed::demo(&store).unwrap();
-        Recipes::open(store).unwrap()
-    })
-}
-
-/// Every recipe in the catalog, in one page (the demo fits in one).
-pub fn whole_catalog(view: &View) -> forkful::domain::CatalogPage {
-    view.catalog(&CatalogQuery {
-        limit: 500,
-        ..CatalogQuery::default()
-    })
-    .unwrap()
-}
+use crate::helpers::{demo, whole_catalog};
 
 fn slug(s: &str) -> Slug {
     Slug::parse(s).unwrap()

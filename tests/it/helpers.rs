@@ -1,5 +1,8 @@
 //! Stores with a small, recipe-shaped schema for the tests, and comparisons.
 
+use std::sync::OnceLock;
+
+use forkful::domain::{CatalogQuery, Recipes, View};
 use forkful::store::schema::attribute_map;
 use forkful::store::{
     Cardinality, Components, Datom, EntityMap, Index, Store, Transaction, Unique, ValueType,
@@ -141,4 +144,117 @@ pub fn everything(store: &Store) -> (u64, Vec<(Index, Datom)>) {
         }
     }
     (db.basis(), all)
+}
+
+/// The demo seed, loaded once for every test that only reads it. A static
+/// is never dropped, so a temporary store here would be left behind in
+/// /dev/shm by every run: it lives in cargo's scratch dir for tests instead,
+/// replaced by each run.
+pub fn demo() -> &'static Recipes {
+    static DEMO: OnceLock<Recipes> = OnceLock::new();
+    DEMO.get_or_init(|| {
+        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("demo-store");
+        let _ = std::fs::remove_dir_all(&dir);
+        let store = Store::open(&dir).unwrap();
+        forkful::seed::demo(&store).unwrap();
+        Recipes::open(store).unwrap()
+    })
+}
+
+/// A response, read whole.
+pub struct Page {
+    pub status: u16,
+    pub headers: actix_web::http::header::HeaderMap,
+    pub body: String,
+}
+
+impl Page {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    pub fn html(&self) -> scraper::Html {
+        scraper::Html::parse_document(&self.body)
+    }
+
+    /// The text of every element matching `css`, whitespace collapsed.
+    pub fn texts(&self, css: &str) -> Vec<String> {
+        let selector = scraper::Selector::parse(css).unwrap();
+        self.html()
+            .select(&selector)
+            .map(|e| {
+                e.text()
+                    .collect::<String>()
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect()
+    }
+
+    /// Attribute `attr` of every element matching `css`.
+    pub fn attrs(&self, css: &str, attr: &str) -> Vec<String> {
+        let selector = scraper::Selector::parse(css).unwrap();
+        self.html()
+            .select(&selector)
+            .filter_map(|e| e.value().attr(attr).map(str::to_owned))
+            .collect()
+    }
+
+    /// The page's schema.org JSON-LD, parsed.
+    pub fn json_ld(&self) -> serde_json::Value {
+        let scripts = self.texts_raw("script[type=\"application/ld+json\"]");
+        assert_eq!(scripts.len(), 1, "one JSON-LD block");
+        serde_json::from_str(&scripts[0]).unwrap()
+    }
+
+    /// The raw text of every element matching `css`.
+    pub fn texts_raw(&self, css: &str) -> Vec<String> {
+        let selector = scraper::Selector::parse(css).unwrap();
+        self.html()
+            .select(&selector)
+            .map(|e| e.text().collect::<String>())
+            .collect()
+    }
+}
+
+/// A site over `recipes`, at `http://forkful.test`.
+pub fn site(recipes: &Recipes) -> actix_web::web::Data<forkful::web::Site> {
+    actix_web::web::Data::new(forkful::web::Site::new(
+        recipes.clone(),
+        "http://forkful.test",
+    ))
+}
+
+/// Sends `request` through the whole app (routes and middleware).
+pub async fn send(
+    site: &actix_web::web::Data<forkful::web::Site>,
+    request: actix_web::test::TestRequest,
+) -> Page {
+    let app = actix_web::test::init_service(forkful::app::app(site.clone())).await;
+    let response = actix_web::test::call_service(&app, request.to_request()).await;
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let bytes = actix_web::body::to_bytes(response.into_body())
+        .await
+        .unwrap_or_default();
+    Page {
+        status,
+        headers,
+        body: String::from_utf8_lossy(&bytes).into_owned(),
+    }
+}
+
+/// GETs `uri` from `site`.
+pub async fn get(site: &actix_web::web::Data<forkful::web::Site>, uri: &str) -> Page {
+    send(site, actix_web::test::TestRequest::get().uri(uri)).await
+}
+
+/// Every recipe in the catalog, in one page (the demo fits in one).
+pub fn whole_catalog(view: &View) -> forkful::domain::CatalogPage {
+    view.catalog(&CatalogQuery {
+        limit: 500,
+        ..CatalogQuery::default()
+    })
+    .unwrap()
 }

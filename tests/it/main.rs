@@ -11,6 +11,7 @@
 //! - `domain`: recipes, history, forks, lineage, catalog, search, diffs
 //! - `durability`: reopening stores, format versions, export and import
 //! - `crash`: a writer killed with SIGKILL loses no acknowledged transaction
+//! - `web`: the site's pages, headers and errors, over the demo seed
 //! - `cli`: the binary's commands and their errors
 
 mod cli;
@@ -24,3 +25,4 @@ mod query_docs;
 mod seed;
 mod time;
 mod transactions;
+mod web;

@@ -34,7 +34,7 @@ fn the_demo_seed_loads_into_a_fresh_store_and_reports_what_it_wrote() {
     );
     assert_eq!(report.basis, store.db().basis());
     let recipes = Recipes::open(store.clone()).unwrap();
-    let all = crate::domain::whole_catalog(&recipes.view());
+    let all = crate::helpers::whole_catalog(&recipes.view());
     assert_eq!(all.entries.len(), report.recipes);
     // Seeding again is refused, and changes nothing.
     let before = everything(&store);

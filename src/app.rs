@@ -1,0 +1,79 @@
+//! Building the server: one `build` for `main`, the tests and the benches.
+
+use std::io;
+use std::net::{SocketAddr, TcpListener};
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{Server, ServiceFactory, ServiceRequest, ServiceResponse};
+use actix_web::middleware::{from_fn, Compress};
+use actix_web::web::{Data, QueryConfig};
+use actix_web::{App, HttpServer};
+
+use crate::domain::Recipes;
+use crate::web::{middleware, routes, Site, WebError};
+
+/// How to serve.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// `host:port`; port 0 picks a free one.
+    pub addr: String,
+    /// Worker threads; 0 means one per core.
+    pub workers: usize,
+    /// The site's public address, for absolute links; by default
+    /// `http://` and the bound address.
+    pub base_url: Option<String>,
+}
+
+/// A server that is listening, and the address it got.
+pub struct Running {
+    pub server: Server,
+    pub addr: SocketAddr,
+}
+
+/// The application: routes, shared state, error pages for bad query
+/// strings, and the middleware, innermost first: compression, security
+/// headers, the request log.
+pub fn app(
+    site: Data<Site>,
+) -> App<
+    impl ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse<impl MessageBody>,
+        Error = actix_web::Error,
+        InitError = (),
+    >,
+> {
+    App::new()
+        .app_data(site)
+        .app_data(QueryConfig::default().error_handler(|error, _| {
+            WebError::BadRequest(format!("This page does not take that query: {error}.")).into()
+        }))
+        .wrap(Compress::default())
+        .wrap(middleware::security_headers())
+        .wrap(from_fn(middleware::log_request))
+        .configure(routes)
+}
+
+/// Binds `config.addr` and makes the server over `recipes`; it runs once
+/// awaited (on an actix system), and stops gracefully on SIGINT or SIGTERM,
+/// finishing the requests in flight.
+pub fn build(config: &Config, recipes: Recipes) -> io::Result<Running> {
+    let listener = TcpListener::bind(&config.addr)?;
+    let addr = listener.local_addr()?;
+    let base_url = config
+        .base_url
+        .clone()
+        .unwrap_or_else(|| format!("http://{addr}"));
+    let site = Data::new(Site::new(recipes, &base_url));
+    let mut server = HttpServer::new(move || app(site.clone()))
+        .shutdown_timeout(30)
+        .listen(listener)?;
+    if config.workers > 0 {
+        server = server.workers(config.workers);
+    }
+    Ok(Running {
+        server: server.run(),
+        addr,
+    })
+}

@@ -1,0 +1,125 @@
+//! The catalog: every recipe, or a tag's, a page at a time.
+
+use maud::{html, Markup};
+
+use super::layout::{self, Head, Section};
+use super::markdown::plain_text;
+use super::{count, human_date, jsonld, machine_time, recipe_path, tag_path, RecipeLink};
+use crate::domain::{CatalogEntry, Sort};
+
+/// A page of the catalog.
+pub struct CatalogView<'a> {
+    pub base_url: &'a str,
+    /// The tag the catalog is filtered by, if any.
+    pub tag: Option<&'a str>,
+    pub sort: Sort,
+    pub entries: &'a [CatalogEntry],
+    /// The link to the next page, if there is one.
+    pub next: Option<String>,
+    /// Whether this is a later page (not the first).
+    pub later: bool,
+}
+
+/// A list of recipes as catalog cards (the catalog, tags, search).
+pub fn cards(entries: &[CatalogEntry]) -> Markup {
+    html! {
+        ul class="recipe-list" {
+            @for entry in entries {
+                li class="recipe-card" {
+                    h2 { a href=(recipe_path(&entry.slug)) { (entry.title) } }
+                    @if let Some(summary) = &entry.summary {
+                        p class="summary" { (plain_text(summary)) }
+                    }
+                    @if !entry.tags.is_empty() {
+                        ul class="tags" aria-label="Tags" {
+                            @for tag in &entry.tags {
+                                li { a class="tag" href=(tag_path(tag)) { (tag) } }
+                            }
+                        }
+                    }
+                    p class="meta" {
+                        (count(entry.version_count, "version", "versions")) " · "
+                        (count(entry.fork_count as i64, "fork", "forks"))
+                        @if let Some(at) = entry.updated_at {
+                            " · changed " time datetime=(machine_time(at)) { (human_date(at)) }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn sort_link(view: &CatalogView, sort: Sort, text: &str) -> Markup {
+    let base = view.tag.map_or("/".to_owned(), tag_path);
+    let href = match sort {
+        Sort::Title => base,
+        Sort::Recent => format!("{base}?sort=recent"),
+    };
+    html! {
+        li {
+            @if view.sort == sort {
+                a href=(href) aria-current="page" { (text) }
+            } @else {
+                a href=(href) { (text) }
+            }
+        }
+    }
+}
+
+/// The catalog page, with an `ItemList` of its recipes.
+pub fn page(view: &CatalogView) -> Markup {
+    let title = match view.tag {
+        Some(tag) => format!("Recipes tagged {tag}"),
+        None => "Recipes".to_owned(),
+    };
+    let links: Vec<RecipeLink> = view
+        .entries
+        .iter()
+        .map(|e| RecipeLink {
+            slug: e.slug.clone(),
+            title: e.title.clone(),
+        })
+        .collect();
+    let mut head = Head::new(&title, Section::Recipes);
+    if view.tag.is_some() {
+        head.section = Section::Tags;
+    }
+    head.description = Some("Recipes that keep their whole history and can be forked.");
+    head.json_ld = Some(jsonld::item_list(view.base_url, links.iter(), 1));
+    // Only the first page of a list, sorted by title, is the one to index.
+    let canonical = format!(
+        "{}{}",
+        view.base_url,
+        view.tag.map_or("/".to_owned(), tag_path)
+    );
+    head.canonical = Some(&canonical);
+    layout::page(
+        &head,
+        html! {
+            h1 { (title) }
+            nav class="sort" aria-label="Sort" {
+                ul {
+                    (sort_link(view, Sort::Title, "By title"))
+                    (sort_link(view, Sort::Recent, "Recently changed"))
+                }
+            }
+            @if view.entries.is_empty() {
+                p class="notice" { "No recipes here yet." }
+            } @else {
+                (cards(view.entries))
+            }
+            @if view.next.is_some() || view.later {
+                nav class="pager" aria-label="Pages" {
+                    @if view.later {
+                        a href=(view.tag.map_or("/".to_owned(), tag_path)) { "First page" }
+                        " "
+                    }
+                    @if let Some(next) = &view.next {
+                        a rel="next" href=(next) { "Next page" }
+                    }
+                }
+            }
+        },
+    )
+}

@@ -1,0 +1,192 @@
+//! Diffs between versions, inline or side by side.
+//!
+//! Changes are marked with `<ins>` and `<del>` (with words for screen
+//! readers), so a diff reads without colour: the stylesheet underlines and
+//! strikes through, and print keeps both.
+
+use maud::{html, Markup};
+
+use super::layout::{self, Head, Section};
+use super::recipe_path;
+use crate::domain::diff::{FieldChange, LineChange, Piece, RecipeDiff};
+
+/// How the lines of a diff are laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Layout {
+    /// One list, removed lines just before added ones.
+    #[default]
+    Inline,
+    /// Two columns, old and new.
+    Side,
+}
+
+/// One diff on a page, with what its two sides are.
+pub struct DiffSection<'a> {
+    pub heading: String,
+    pub from: String,
+    pub to: String,
+    pub diff: &'a RecipeDiff,
+}
+
+/// A page of diffs (one for two versions, two for a fork and its parent).
+pub struct DiffView<'a> {
+    pub slug: &'a str,
+    pub title: &'a str,
+    pub heading: String,
+    pub sections: Vec<DiffSection<'a>>,
+    pub layout: Layout,
+    /// This page's address without the layout parameter, to build the
+    /// links between the two layouts.
+    pub here: String,
+}
+
+fn removed(text: &str) -> Markup {
+    html! { del { span class="visually-hidden" { "removed: " } (text) } }
+}
+
+fn added(text: &str) -> Markup {
+    html! { ins { span class="visually-hidden" { "added: " } (text) } }
+}
+
+/// The old side of a changed line (kept and removed words) or the new side
+/// (kept and added words).
+fn words(pieces: &[Piece<String>], old: bool) -> Markup {
+    html! {
+        @for piece in pieces {
+            @match piece {
+                Piece::Same(w) => (w),
+                Piece::Removed(w) => @if old { (removed(w)) },
+                Piece::Added(w) => @if !old { (added(w)) },
+            }
+        }
+    }
+}
+
+fn both_sides(pieces: &[Piece<String>]) -> Markup {
+    html! {
+        @for piece in pieces {
+            @match piece {
+                Piece::Same(w) => (w),
+                Piece::Removed(w) => (removed(w)),
+                Piece::Added(w) => (added(w)),
+            }
+        }
+    }
+}
+
+fn inline(lines: &[LineChange]) -> Markup {
+    html! {
+        ul class="diff diff-inline" {
+            @for line in lines {
+                @match line {
+                    LineChange::Same(text) => li class="same" { (text) },
+                    LineChange::Removed(text) => li class="removed" { (removed(text)) },
+                    LineChange::Added(text) => li class="added" { (added(text)) },
+                    LineChange::Changed(pieces) => li class="changed" { (both_sides(pieces)) },
+                }
+            }
+        }
+    }
+}
+
+fn side(lines: &[LineChange], from: &str, to: &str) -> Markup {
+    html! {
+        div class="table-scroll" {
+            table class="diff diff-side" {
+                thead { tr { th scope="col" { (from) } th scope="col" { (to) } } }
+                tbody {
+                    @for line in lines {
+                        @match line {
+                            LineChange::Same(text) => tr class="same" { td { (text) } td { (text) } },
+                            LineChange::Removed(text) => tr class="removed" { td { (removed(text)) } td {} },
+                            LineChange::Added(text) => tr class="added" { td {} td { (added(text)) } },
+                            LineChange::Changed(pieces) => tr class="changed" {
+                                td { (words(pieces, true)) }
+                                td { (words(pieces, false)) }
+                            },
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn fields(fields: &[FieldChange]) -> Markup {
+    let none = "(none)";
+    html! {
+        dl {
+            @for f in fields {
+                div {
+                    dt { (f.field) }
+                    dd {
+                        (removed(f.from.as_deref().unwrap_or(none))) " "
+                        (added(f.to.as_deref().unwrap_or(none)))
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn changed(lines: &[LineChange]) -> bool {
+    lines.iter().any(|l| !matches!(l, LineChange::Same(_)))
+}
+
+fn section(view: &DiffView, s: &DiffSection) -> Markup {
+    let lines = |lines: &[LineChange]| match view.layout {
+        Layout::Inline => inline(lines),
+        Layout::Side => side(lines, &s.from, &s.to),
+    };
+    html! {
+        section class="diff-section" {
+            h2 { (s.heading) }
+            p class="meta" { "From " (s.from) " to " (s.to) "." }
+            @if s.diff.is_empty() {
+                p class="notice" { "No differences." }
+            } @else {
+                @if !s.diff.fields.is_empty() {
+                    section class="diff-fields" { h3 { "Details" } (fields(&s.diff.fields)) }
+                }
+                @if changed(&s.diff.ingredients) {
+                    h3 { "Ingredients" } (lines(&s.diff.ingredients))
+                }
+                @if changed(&s.diff.steps) {
+                    h3 { "Method" } (lines(&s.diff.steps))
+                }
+            }
+        }
+    }
+}
+
+fn layout_link(view: &DiffView, layout: Layout, text: &str) -> Markup {
+    let joiner = if view.here.contains('?') { '&' } else { '?' };
+    let href = match layout {
+        Layout::Inline => view.here.clone(),
+        Layout::Side => format!("{}{joiner}view=side", view.here),
+    };
+    html! {
+        @if view.layout == layout {
+            a href=(href) aria-current="page" { (text) }
+        } @else {
+            a href=(href) { (text) }
+        }
+    }
+}
+
+pub fn page(view: &DiffView) -> Markup {
+    let mut head = Head::new(&view.heading, Section::Recipes);
+    head.noindex = true;
+    layout::page(
+        &head,
+        html! {
+            h1 { (view.heading) }
+            p class="lede" { a href=(recipe_path(view.slug)) { "Back to " (view.title) } }
+            nav class="diff-views" aria-label="Diff layout" {
+                (layout_link(view, Layout::Inline, "Inline")) " "
+                (layout_link(view, Layout::Side, "Side by side"))
+            }
+            @for s in &view.sections { (section(view, s)) }
+        },
+    )
+}

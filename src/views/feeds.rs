@@ -1,0 +1,108 @@
+//! Atom, the sitemap and robots.txt: XML and text, written directly.
+//!
+//! maud writes HTML (void elements without a closing slash), so these small
+//! XML documents are written as strings, every text escaped with `xml`.
+
+use std::fmt::Write;
+
+use super::machine_time;
+use super::markdown::plain_text;
+use crate::domain::CatalogEntry;
+
+/// `text` escaped for XML text and attribute values.
+pub fn xml(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            // Characters XML 1.0 does not allow at all.
+            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// An Atom feed of recently changed recipes, newest first; `updated` is the
+/// instant of the newest change (the store's basis).
+pub fn atom(base_url: &str, entries: &[CatalogEntry], updated: i64) -> String {
+    let mut out = String::with_capacity(512 + entries.len() * 512);
+    let base = xml(base_url);
+    let _ = write!(
+        out,
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n\
+         <feed xmlns=\"http://www.w3.org/2005/Atom\">\n\
+         <title>forkful: recent changes</title>\n\
+         <id>{base}/</id>\n\
+         <link rel=\"alternate\" href=\"{base}/\"/>\n\
+         <link rel=\"self\" href=\"{base}/feed.xml\"/>\n\
+         <updated>{}</updated>\n\
+         <author><name>forkful</name></author>\n",
+        machine_time(updated)
+    );
+    for entry in entries {
+        let url = format!("{base}/recipes/{}", xml(&entry.slug));
+        let at = entry.updated_at.unwrap_or(updated);
+        let _ = write!(
+            out,
+            "<entry>\n<title>{}</title>\n<id>{url}/versions/{}</id>\n\
+             <link rel=\"alternate\" href=\"{url}\"/>\n<updated>{}</updated>\n",
+            xml(&entry.title),
+            entry.version_count,
+            machine_time(at),
+        );
+        if let Some(summary) = &entry.summary {
+            let _ = writeln!(out, "<summary>{}</summary>", xml(&plain_text(summary)));
+        }
+        for tag in &entry.tags {
+            let _ = writeln!(out, "<category term=\"{}\"/>", xml(tag));
+        }
+        out.push_str("</entry>\n");
+    }
+    out.push_str("</feed>\n");
+    out
+}
+
+/// A sitemap of the site's pages: the catalog, the about page and every
+/// recipe (with the instant it last changed).
+pub fn sitemap(base_url: &str, recipes: &[(String, Option<i64>)]) -> String {
+    let base = xml(base_url);
+    let mut out = String::with_capacity(256 + recipes.len() * 128);
+    out.push_str(
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n\
+         <urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
+    );
+    let _ = writeln!(out, "<url><loc>{base}/</loc></url>");
+    let _ = writeln!(out, "<url><loc>{base}/about</loc></url>");
+    for (slug, changed) in recipes {
+        let _ = write!(out, "<url><loc>{base}/recipes/{}</loc>", xml(slug));
+        if let Some(at) = changed {
+            let _ = write!(out, "<lastmod>{}</lastmod>", machine_time(*at));
+        }
+        out.push_str("</url>\n");
+    }
+    out.push_str("</urlset>\n");
+    out
+}
+
+/// robots.txt: everything may be crawled but the diffs, which only repeat
+/// the versions, and the search results.
+pub fn robots(base_url: &str) -> String {
+    format!(
+        "User-agent: *\nDisallow: /search\nDisallow: /recipes/*/diff\nDisallow: /recipes/*/compare\n\nSitemap: {base_url}/sitemap.xml\n"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn xml_escapes_markup_and_drops_control_characters() {
+        assert_eq!(xml("a<b>&\"c'\u{1}"), "a&lt;b&gt;&amp;&quot;c&apos;");
+    }
+}

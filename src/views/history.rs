@@ -1,0 +1,50 @@
+//! A recipe's history: every version, newest first.
+
+use maud::{html, Markup};
+
+use super::layout::{self, Head, Section};
+use super::{human_time, machine_time, recipe_path, version_path};
+use crate::domain::Version;
+
+/// A recipe's versions, each with what it changed.
+pub struct HistoryView<'a> {
+    pub slug: &'a str,
+    pub title: &'a str,
+    /// Oldest first, as the domain gives them.
+    pub versions: &'a [(Version, String)],
+}
+
+pub fn page(view: &HistoryView) -> Markup {
+    let title = format!("History of {}", view.title);
+    let head = Head::new(&title, Section::Recipes);
+    let slug = view.slug;
+    layout::page(
+        &head,
+        html! {
+            h1 { "History of " a href=(recipe_path(slug)) { (view.title) } }
+            p class="lede" { (view.versions.len()) " versions, newest first." }
+            ol class="versions" reversed {
+                @for (version, what) in view.versions.iter().rev() {
+                    li {
+                        h2 { a href=(version_path(slug, version.number)) { "Version " (version.number) } }
+                        p class="meta" {
+                            time datetime=(machine_time(version.instant)) { (human_time(version.instant)) }
+                            @if let Some(author) = &version.author { " by " (author) }
+                        }
+                        @if let Some(note) = &version.note {
+                            p class="note" { (note) }
+                        }
+                        p class="what" { "Changed: " (what) }
+                        @if version.number > 1 {
+                            p class="links" {
+                                a href={ (recipe_path(slug)) "/diff?from=" (version.number - 1) "&to=" (version.number) } {
+                                    "Compare with version " (version.number - 1)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        },
+    )
+}

@@ -1,0 +1,253 @@
+//! schema.org structured data: a `Recipe` for each recipe page and an
+//! `ItemList` for the catalog, built with serde.
+//!
+//! The JSON goes inside `<script type="application/ld+json">`, where HTML
+//! escaping does not apply: `</script>` in a title would end the element.
+//! `script_safe` writes `<`, `>` and `&` as JSON's `\u003c`-style escapes,
+//! which every JSON reader decodes back and no HTML parser sees as markup.
+
+use serde::Serialize;
+
+use super::markdown::plain_text;
+use super::{machine_time, step_runs, RecipeLink};
+use crate::domain::{Content, Step};
+
+/// JSON text made safe to sit inside a `<script>` element.
+pub fn script_safe(json: &str) -> String {
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            // Legal in JSON, but line terminators in older JavaScript.
+            '\u{2028}' => out.push_str("\\u2028"),
+            '\u{2029}' => out.push_str("\\u2029"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn to_script<T: Serialize>(value: &T) -> String {
+    // Serialising these plain structs cannot fail: no maps with non-string
+    // keys, no failing `Serialize` impls.
+    script_safe(&serde_json::to_string(value).expect("JSON-LD serialises"))
+}
+
+/// What a recipe's JSON-LD says, beyond its content.
+pub struct RecipeFacts<'a> {
+    /// The recipe page's absolute URL.
+    pub url: &'a str,
+    pub author: Option<&'a str>,
+    pub published: Option<i64>,
+    pub modified: Option<i64>,
+    /// The absolute URL of the parent at the version that was forked.
+    pub based_on: Option<&'a str>,
+    pub version: i64,
+}
+
+#[derive(Serialize)]
+struct Thing<'a> {
+    #[serde(rename = "@type")]
+    kind: &'static str,
+    name: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Instruction {
+    Step(HowToStep),
+    Section {
+        #[serde(rename = "@type")]
+        kind: &'static str,
+        name: String,
+        #[serde(rename = "itemListElement")]
+        steps: Vec<HowToStep>,
+    },
+}
+
+#[derive(Serialize)]
+struct HowToStep {
+    #[serde(rename = "@type")]
+    kind: &'static str,
+    text: String,
+}
+
+impl HowToStep {
+    fn of(step: &Step) -> HowToStep {
+        HowToStep {
+            kind: "HowToStep",
+            text: plain_text(&step.text),
+        }
+    }
+}
+
+/// Steps as `HowToStep`s, in `HowToSection`s where they have sections.
+fn instructions(steps: &[Step]) -> Vec<Instruction> {
+    let mut out: Vec<Instruction> = Vec::new();
+    for (section, run, _) in step_runs(steps) {
+        match section {
+            None => out.extend(run.iter().map(|s| Instruction::Step(HowToStep::of(s)))),
+            Some(name) => out.push(Instruction::Section {
+                kind: "HowToSection",
+                name: name.to_owned(),
+                steps: run.iter().map(HowToStep::of).collect(),
+            }),
+        }
+    }
+    out
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RecipeLd<'a> {
+    #[serde(rename = "@context")]
+    context: &'static str,
+    #[serde(rename = "@type")]
+    kind: &'static str,
+    name: &'a str,
+    url: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    image: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    author: Option<Thing<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    date_published: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    date_modified: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    recipe_yield: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prep_time: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cook_time: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    total_time: Option<String>,
+    recipe_ingredient: &'a [String],
+    recipe_instructions: Vec<Instruction>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    recipe_category: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    recipe_cuisine: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    keywords: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    is_based_on: Option<&'a str>,
+    version: i64,
+}
+
+/// A schema.org `Recipe` for `content`, ready for a `<script>` element.
+pub fn recipe(content: &Content, facts: &RecipeFacts) -> String {
+    let y = &content.recipe_yield;
+    // recipeYield takes several values: a number of servings and the words.
+    let recipe_yield = y
+        .servings
+        .map(|n| n.to_string())
+        .into_iter()
+        .chain(y.text.clone())
+        .collect();
+    to_script(&RecipeLd {
+        context: "https://schema.org",
+        kind: "Recipe",
+        name: &content.title,
+        url: facts.url,
+        image: content.image.as_deref(),
+        author: facts.author.map(|name| Thing {
+            kind: "Person",
+            name,
+        }),
+        date_published: facts.published.map(machine_time),
+        date_modified: facts.modified.map(machine_time),
+        description: content.summary.as_deref().map(plain_text),
+        recipe_yield,
+        prep_time: content.prep.map(|m| m.iso8601()),
+        cook_time: content.cook.map(|m| m.iso8601()),
+        total_time: content.total.map(|m| m.iso8601()),
+        recipe_ingredient: &content.ingredients,
+        recipe_instructions: instructions(&content.steps),
+        recipe_category: content.category.as_deref(),
+        recipe_cuisine: content.cuisine.as_deref(),
+        keywords: (!content.tags.is_empty()).then(|| content.tags.join(", ")),
+        is_based_on: facts.based_on,
+        version: facts.version,
+    })
+}
+
+#[derive(Serialize)]
+struct ListItem<'a> {
+    #[serde(rename = "@type")]
+    kind: &'static str,
+    position: usize,
+    url: String,
+    name: &'a str,
+}
+
+#[derive(Serialize)]
+struct ItemList<'a> {
+    #[serde(rename = "@context")]
+    context: &'static str,
+    #[serde(rename = "@type")]
+    kind: &'static str,
+    #[serde(rename = "itemListElement")]
+    items: Vec<ListItem<'a>>,
+}
+
+/// A schema.org `ItemList` of recipe pages, `first_position` being the
+/// position of the first (pages after the first continue the count).
+pub fn item_list<'a>(
+    base_url: &str,
+    recipes: impl Iterator<Item = &'a RecipeLink>,
+    first_position: usize,
+) -> String {
+    to_script(&ItemList {
+        context: "https://schema.org",
+        kind: "ItemList",
+        items: recipes
+            .enumerate()
+            .map(|(i, r)| ListItem {
+                kind: "ListItem",
+                position: first_position + i,
+                url: format!("{base_url}/recipes/{}", r.slug),
+                name: &r.title,
+            })
+            .collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn script_safe_json_cannot_close_the_script_and_still_parses() {
+        let json = serde_json::to_string(&["</script><script>alert(1)</script>&"]).unwrap();
+        let safe = script_safe(&json);
+        assert!(!safe.contains('<') && !safe.contains('>') && !safe.contains('&'));
+        let back: Vec<String> = serde_json::from_str(&safe).unwrap();
+        assert_eq!(back, ["</script><script>alert(1)</script>&"]);
+    }
+
+    #[test]
+    fn sections_gather_their_steps() {
+        let step = |section: Option<&str>, text: &str| Step {
+            section: section.map(str::to_owned),
+            text: text.to_owned(),
+        };
+        let steps = [
+            step(None, "Heat the pan."),
+            step(Some("Sauce"), "Melt *butter*."),
+            step(None, "Add flour."),
+            step(Some("Pasta"), "Boil."),
+        ];
+        let json = serde_json::to_value(instructions(&steps)).unwrap();
+        assert_eq!(json[0]["@type"], "HowToStep");
+        assert_eq!(json[1]["@type"], "HowToSection");
+        assert_eq!(json[1]["name"], "Sauce");
+        assert_eq!(json[1]["itemListElement"][0]["text"], "Melt butter.");
+        assert_eq!(json[1]["itemListElement"][1]["text"], "Add flour.");
+        assert_eq!(json[2]["name"], "Pasta");
+    }
+}

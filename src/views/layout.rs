@@ -1,0 +1,111 @@
+//! The page around every view: `<head>`, the site's header and footer.
+
+use maud::{html, Markup, PreEscaped, DOCTYPE};
+
+use crate::assets;
+
+/// Which part of the site a page belongs to, so the navigation can mark it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Section {
+    Recipes,
+    Tags,
+    About,
+    Other,
+}
+
+/// What goes in a page's `<head>`.
+pub struct Head<'a> {
+    /// The page's own title; the site's name is added.
+    pub title: &'a str,
+    pub description: Option<&'a str>,
+    /// The absolute URL search engines should index instead of this one.
+    pub canonical: Option<&'a str>,
+    /// Structured data, already escaped for a `<script>` element.
+    pub json_ld: Option<String>,
+    pub section: Section,
+    /// Keep search engines off pages that only repeat others (diffs).
+    pub noindex: bool,
+    /// What the search box shows (the search page's own query).
+    pub query: Option<&'a str>,
+}
+
+impl<'a> Head<'a> {
+    pub fn new(title: &'a str, section: Section) -> Head<'a> {
+        Head {
+            title,
+            description: None,
+            canonical: None,
+            json_ld: None,
+            section,
+            noindex: false,
+            query: None,
+        }
+    }
+}
+
+fn nav_link(href: &str, text: &str, current: bool) -> Markup {
+    html! {
+        li {
+            @if current {
+                a href=(href) aria-current="page" { (text) }
+            } @else {
+                a href=(href) { (text) }
+            }
+        }
+    }
+}
+
+/// A whole page: `main` inside the site's layout.
+pub fn page(head: &Head, main: Markup) -> Markup {
+    html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (head.title) " · forkful" }
+                @if let Some(description) = head.description {
+                    meta name="description" content=(description);
+                }
+                @if let Some(canonical) = head.canonical {
+                    link rel="canonical" href=(canonical);
+                }
+                @if head.noindex {
+                    meta name="robots" content="noindex";
+                }
+                link rel="stylesheet" href=(assets::STYLE.path);
+                link rel="icon" type="image/svg+xml" href=(assets::ICON.path);
+                link rel="alternate" type="application/atom+xml" title="Recent changes" href="/feed.xml";
+                script src=(assets::APP.path) defer {}
+                @if let Some(json_ld) = &head.json_ld {
+                    script type="application/ld+json" { (PreEscaped(json_ld)) }
+                }
+            }
+            body {
+                a class="skip-link" href="#main" { "Skip to content" }
+                header class="site-header" {
+                    a class="brand" href="/" { "forkful" }
+                    nav aria-label="Site" {
+                        ul {
+                            (nav_link("/", "Recipes", head.section == Section::Recipes))
+                            (nav_link("/tags", "Tags", head.section == Section::Tags))
+                            (nav_link("/about", "About", head.section == Section::About))
+                        }
+                    }
+                    form class="search" role="search" action="/search" method="get" {
+                        label for="q" class="visually-hidden" { "Search recipes" }
+                        input id="q" name="q" type="search" placeholder="Search recipes" value=[head.query];
+                        button type="submit" { "Search" }
+                    }
+                }
+                main id="main" { (main) }
+                footer class="site-footer" {
+                    p {
+                        "forkful: every recipe keeps its whole history and can be forked. "
+                        a href="/feed.xml" { "Recent changes (Atom)" }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,169 @@
+//! Markdown, rendered safely, through maud's `Render`.
+//!
+//! Recipe text is Markdown written by people, so rendering it must never let
+//! them write HTML into the page. Rather than render everything and clean the
+//! result afterwards, the renderer never produces anything unsafe: raw HTML
+//! in the source (blocks and inline tags) is passed through as *text*, so it
+//! is escaped like any other text, and a link or image whose address is not
+//! `http`, `https`, `mailto` or relative keeps its words but loses the
+//! address. What remains is pulldown-cmark's own HTML, which escapes every
+//! text and attribute it writes. Safe by construction, it needs no sanitiser
+//! pass per request (and none when written).
+
+use maud::{Markup, PreEscaped, Render};
+use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+
+/// Markdown text that renders as HTML.
+pub struct Markdown<'a>(pub &'a str);
+
+fn options() -> Options {
+    Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TABLES | Options::ENABLE_SMART_PUNCTUATION
+}
+
+/// Whether a link's address is one a page may carry: no `javascript:`,
+/// `data:` or other scheme that can run or embed something.
+fn safe_url(url: &str) -> bool {
+    let url = url.trim_start();
+    match url.find([':', '/', '?', '#']) {
+        // A scheme is what comes before the first colon, if that colon comes
+        // before any '/', '?' or '#'.
+        Some(i) if url.as_bytes()[i] == b':' => {
+            let scheme = url[..i].to_ascii_lowercase();
+            matches!(scheme.as_str(), "http" | "https" | "mailto")
+        }
+        _ => true,
+    }
+}
+
+/// The events of `text`, with raw HTML turned into text and unsafe
+/// addresses removed.
+fn safe_events(text: &str) -> impl Iterator<Item = Event<'_>> {
+    // Links and images are rewritten as a whole (start, contents, end), so
+    // the parser's stack of open tags decides which end closes a dropped one.
+    let mut dropped: Vec<bool> = Vec::new();
+    Parser::new_ext(text, options()).filter_map(move |event| match event {
+        Event::Html(html) | Event::InlineHtml(html) => Some(Event::Text(html)),
+        Event::Start(Tag::Link {
+            link_type,
+            dest_url,
+            title,
+            id,
+        }) => {
+            let safe = safe_url(&dest_url);
+            dropped.push(!safe);
+            safe.then_some(Event::Start(Tag::Link {
+                link_type,
+                dest_url,
+                title,
+                id,
+            }))
+        }
+        Event::Start(Tag::Image {
+            link_type,
+            dest_url,
+            title,
+            id,
+        }) => {
+            let safe = safe_url(&dest_url);
+            dropped.push(!safe);
+            safe.then_some(Event::Start(Tag::Image {
+                link_type,
+                dest_url,
+                title,
+                id,
+            }))
+        }
+        Event::End(end @ (TagEnd::Link | TagEnd::Image)) => {
+            let was_dropped = dropped.pop().unwrap_or(false);
+            (!was_dropped).then_some(Event::End(end))
+        }
+        other => Some(other),
+    })
+}
+
+impl Render for Markdown<'_> {
+    fn render_to(&self, buffer: &mut String) {
+        pulldown_cmark::html::push_html(buffer, safe_events(self.0));
+    }
+}
+
+/// Markdown as HTML, for callers that want a `Markup`.
+pub fn render(text: &str) -> Markup {
+    PreEscaped(Markdown(text).render().into_string())
+}
+
+/// Markdown as plain text, for places that take no markup (JSON-LD, feeds,
+/// `<meta name=description>`): the words, with block breaks as spaces.
+pub fn plain_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for event in Parser::new_ext(text, options()) {
+        match event {
+            Event::Text(t) | Event::Code(t) | Event::Html(t) | Event::InlineHtml(t) => {
+                out.push_str(&t)
+            }
+            Event::SoftBreak | Event::HardBreak => out.push(' '),
+            Event::End(TagEnd::Paragraph | TagEnd::Item | TagEnd::Heading(_))
+                if !out.ends_with(' ') =>
+            {
+                out.push(' ')
+            }
+            _ => {}
+        }
+    }
+    let trimmed = out.trim_end().len();
+    out.truncate(trimmed);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn html(text: &str) -> String {
+        render(text).into_string()
+    }
+
+    #[test]
+    fn markdown_renders_emphasis_lists_and_links() {
+        assert_eq!(html("*soft* peaks"), "<p><em>soft</em> peaks</p>\n");
+        assert!(html("- a\n- b").contains("<ul>\n<li>a</li>\n<li>b</li>\n</ul>"));
+        assert!(html("[site](https://example.com)")
+            .contains(r#"<a href="https://example.com">site</a>"#));
+    }
+
+    #[test]
+    fn raw_html_comes_out_as_text() {
+        let out = html("<script>alert(1)</script>\n\nStir <b onclick=x>well</b>");
+        assert!(!out.contains("<script"), "{out}");
+        assert!(!out.contains("<b "), "{out}");
+        assert!(
+            out.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn unsafe_addresses_lose_the_link_but_keep_the_words() {
+        for url in [
+            "javascript:alert(1)",
+            " JavaScript:alert(1)",
+            "data:text/html,x",
+            "vbscript:x",
+        ] {
+            let out = html(&format!("[click me]({url}) ![pic]({url})"));
+            assert!(!out.contains("href"), "{url}: {out}");
+            assert!(!out.contains("<img"), "{url}: {out}");
+            assert!(out.contains("click me"), "{url}: {out}");
+        }
+        assert!(html("[a](/recipes/x)").contains(r#"href="/recipes/x""#));
+        assert!(html("[a](mailto:me@example.com)").contains("href"));
+    }
+
+    #[test]
+    fn plain_text_keeps_the_words_only() {
+        assert_eq!(
+            plain_text("Whisk the **eggs**.\n\n- one\n- `two`"),
+            "Whisk the eggs. one two"
+        );
+    }
+}

@@ -1,0 +1,231 @@
+//! The recipe page, and the same page for one past version.
+
+use maud::{html, Markup};
+
+use super::layout::{self, Head, Section};
+use super::markdown::{plain_text, Markdown};
+use super::{count, human_date, human_time, machine_time, recipe_path, tag_path, version_path};
+use super::{step_runs, Crumb, RecipeLink};
+use crate::domain::{Content, Minutes, Step};
+
+/// Which version of a recipe a page shows.
+#[derive(Debug, Clone)]
+pub enum Showing {
+    /// The recipe as it is now.
+    Current,
+    /// A past version, with what its transaction says.
+    Version {
+        number: usize,
+        instant: i64,
+        author: Option<String>,
+        note: Option<String>,
+    },
+}
+
+/// Everything a recipe page shows.
+pub struct RecipePage<'a> {
+    /// The site's absolute URL, without a trailing slash.
+    pub base_url: &'a str,
+    pub slug: &'a str,
+    pub content: &'a Content,
+    pub author: Option<&'a str>,
+    pub published: Option<i64>,
+    pub modified: Option<i64>,
+    pub version_count: i64,
+    /// Ancestors, the original first and the parent last.
+    pub lineage: &'a [Crumb],
+    /// Direct forks, oldest first.
+    pub forks: &'a [RecipeLink],
+    pub showing: Showing,
+}
+
+fn minutes(label: &str, value: Option<Minutes>) -> Markup {
+    html! {
+        @if let Some(m) = value {
+            div { dt { (label) } dd { time datetime=(m.iso8601()) { (m) } } }
+        }
+    }
+}
+
+fn facts(content: &Content) -> Markup {
+    let y = &content.recipe_yield;
+    let makes = y.text.is_some() || y.servings.is_some();
+    html! {
+        @if makes || content.prep.is_some() || content.cook.is_some() || content.total.is_some() {
+            dl class="facts" {
+                @if let Some(n) = y.servings {
+                    div { dt { "Serves" } dd { (n) } }
+                }
+                @if let Some(text) = &y.text {
+                    div { dt { "Makes" } dd { (text) } }
+                }
+                (minutes("Prep", content.prep))
+                (minutes("Cook", content.cook))
+                (minutes("Total", content.total))
+            }
+        }
+    }
+}
+
+/// Steps as ordered lists, one per run of steps in the same section, the
+/// numbering carried on across sections.
+fn method(steps: &[Step]) -> Markup {
+    let runs = step_runs(steps);
+    html! {
+        @for (section, run, first) in runs {
+            @if let Some(name) = section { h3 { (name) } }
+            ol class="steps" start=[(first > 1).then_some(first)] {
+                @for step in run { li { (Markdown(&step.text)) } }
+            }
+        }
+    }
+}
+
+fn lineage(page: &RecipePage) -> Markup {
+    html! {
+        @if !page.lineage.is_empty() {
+            nav class="lineage" aria-label="Lineage" {
+                ol {
+                    @for crumb in page.lineage {
+                        li {
+                            a href=(version_path(&crumb.slug, crumb.version)) { (crumb.title) }
+                            " " span class="at" { "v" (crumb.version) }
+                        }
+                    }
+                    li aria-current="page" { (page.content.title) }
+                }
+            }
+        }
+    }
+}
+
+fn family(page: &RecipePage) -> Markup {
+    let slug = page.slug;
+    html! {
+        aside class="family" aria-label="Versions and forks" {
+            h2 { "Versions and forks" }
+            p {
+                a href={ (recipe_path(slug)) "/history" } {
+                    (count(page.version_count, "version", "versions"))
+                }
+                @if let Some(parent) = page.lineage.last() {
+                    ", forked from "
+                    a href=(version_path(&parent.slug, parent.version)) { (parent.title) }
+                    " at version " (parent.version)
+                }
+                "."
+            }
+            @if page.forks.is_empty() {
+                p { "No forks yet." }
+            } @else {
+                h3 { (count(page.forks.len() as i64, "fork", "forks")) }
+                ul class="forks" {
+                    @for fork in page.forks {
+                        li { a href=(recipe_path(&fork.slug)) { (fork.title) } }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// On a past version's page, which version it is and a way back.
+fn version_notice(page: &RecipePage) -> Markup {
+    let Showing::Version {
+        number,
+        instant,
+        author,
+        note,
+    } = &page.showing
+    else {
+        return html! {};
+    };
+    html! {
+        p class="notice" {
+            "This is version " (number) " of " (page.version_count) ", as it was on "
+            time datetime=(machine_time(*instant)) { (human_time(*instant)) }
+            @if let Some(author) = author { " by " (author) }
+            @if let Some(note) = note { " (" (note) ")" }
+            ". "
+            a href=(recipe_path(page.slug)) { "See the recipe as it is now" } "."
+        }
+    }
+}
+
+/// The article itself, shared by the current page and a version's.
+fn article(page: &RecipePage) -> Markup {
+    let c = page.content;
+    let slug = page.slug;
+    html! {
+        article class="recipe" {
+            (lineage(page))
+            header class="recipe-header" {
+                h1 { (c.title) }
+                (version_notice(page))
+                @if let Some(image) = c.image.as_deref().filter(|i| i.starts_with("https://") || i.starts_with("http://")) {
+                    img class="recipe-image" src=(image) alt="" loading="lazy";
+                }
+                @if let Some(summary) = &c.summary {
+                    div class="summary" { (Markdown(summary)) }
+                }
+                p class="meta" {
+                    @if let Some(author) = page.author { "By " (author) ". " }
+                    @if let Some(at) = page.modified {
+                        "Changed " time datetime=(machine_time(at)) { (human_date(at)) } ". "
+                    }
+                    @if let Some(category) = &c.category { (category) ". " }
+                    @if let Some(cuisine) = &c.cuisine { (cuisine) " cuisine." }
+                }
+                (facts(c))
+                @if !c.tags.is_empty() {
+                    ul class="tags" aria-label="Tags" {
+                        @for tag in &c.tags { li { a class="tag" href=(tag_path(tag)) { (tag) } } }
+                    }
+                }
+            }
+            div class="recipe-body" {
+                section class="ingredients" aria-labelledby="ingredients" {
+                    h2 id="ingredients" { "Ingredients" }
+                    ul { @for line in &c.ingredients { li { (line) } } }
+                }
+                section class="method" aria-labelledby="method" {
+                    h2 id="method" { "Method" }
+                    (method(&c.steps))
+                }
+            }
+            @if let Some(notes) = &c.notes {
+                section class="notes" aria-labelledby="notes" {
+                    h2 id="notes" { "Notes" }
+                    (Markdown(notes))
+                }
+            }
+            @if let Showing::Current = page.showing {
+                (family(page))
+            }
+            p class="recipe-actions" {
+                a href={ (recipe_path(slug)) "/history" } { "History" }
+                @if !page.lineage.is_empty() {
+                    " " a href={ (recipe_path(slug)) "/compare" } { "Compare with parent" }
+                }
+                " " a href={ (recipe_path(slug)) "/forks" } { "Fork tree" }
+                " " a href={ (recipe_path(slug)) ".json" } type="application/json" { "JSON" }
+            }
+        }
+    }
+}
+
+/// The whole page; `json_ld` is the recipe's structured data, if the page
+/// carries it (the current recipe's page does, a past version's does not).
+pub fn page(page: &RecipePage, json_ld: Option<String>) -> Markup {
+    let description = page.content.summary.as_deref().map(plain_text);
+    let canonical = format!("{}{}", page.base_url, recipe_path(page.slug));
+    let title = match &page.showing {
+        Showing::Current => page.content.title.clone(),
+        Showing::Version { number, .. } => format!("{} (version {number})", page.content.title),
+    };
+    let mut head = Head::new(&title, Section::Recipes);
+    head.description = description.as_deref();
+    head.canonical = Some(&canonical);
+    head.json_ld = json_ld;
+    layout::page(&head, article(page))
+}

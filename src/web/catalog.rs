@@ -1,0 +1,103 @@
+//! The catalog and tag pages: a keyset-paginated list of recipes.
+
+use actix_web::{web, HttpRequest, HttpResponse};
+use serde::Deserialize;
+
+use super::respond::{self, Body};
+use super::{Site, WebError};
+use crate::domain::{CatalogQuery, Sort};
+use crate::store::EntityId;
+use crate::views::catalog::{self, CatalogView};
+use crate::views::tag_path;
+
+/// Recipes a catalog page lists: the demo seed's whole catalog fits one.
+pub const PAGE_SIZE: usize = 100;
+
+/// The catalog's query string: `?tag=&sort=&after=`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CatalogParams {
+    tag: Option<String>,
+    sort: Option<String>,
+    after: Option<String>,
+}
+
+fn parse_sort(sort: Option<&str>) -> Result<Sort, WebError> {
+    match sort {
+        None | Some("title") => Ok(Sort::Title),
+        Some("recent") => Ok(Sort::Recent),
+        Some(other) => Err(WebError::BadRequest(format!(
+            "{other:?} is not a way to sort the catalog: use title or recent."
+        ))),
+    }
+}
+
+fn parse_after(after: Option<&str>) -> Result<Option<EntityId>, WebError> {
+    after
+        .map(|text| {
+            text.parse::<EntityId>()
+                .map_err(|_| WebError::BadRequest(format!("{text:?} is not a page of this list.")))
+        })
+        .transpose()
+}
+
+pub async fn index(
+    site: web::Data<Site>,
+    req: HttpRequest,
+    params: web::Query<CatalogParams>,
+) -> Result<HttpResponse, WebError> {
+    let params = params.into_inner();
+    let tag = params.tag.clone();
+    list(&site, &req, tag, params)
+}
+
+pub async fn tag(
+    site: web::Data<Site>,
+    req: HttpRequest,
+    tag: web::Path<String>,
+    params: web::Query<CatalogParams>,
+) -> Result<HttpResponse, WebError> {
+    list(&site, &req, Some(tag.into_inner()), params.into_inner())
+}
+
+fn list(
+    site: &Site,
+    req: &HttpRequest,
+    tag: Option<String>,
+    params: CatalogParams,
+) -> Result<HttpResponse, WebError> {
+    let query = CatalogQuery {
+        tag: tag.clone(),
+        sort: parse_sort(params.sort.as_deref())?,
+        after: parse_after(params.after.as_deref())?,
+        limit: PAGE_SIZE,
+    };
+    respond::page(
+        site,
+        req,
+        |view| {
+            let page = view.catalog(&query)?;
+            if let (Some(tag), None, true) = (&query.tag, query.after, page.entries.is_empty()) {
+                return Err(WebError::NotFound(format!("No recipe is tagged {tag:?}.")));
+            }
+            Ok(page)
+        },
+        |site, page| {
+            let next = page.next.map(|after| {
+                let base = query.tag.as_deref().map_or("/".to_owned(), tag_path);
+                match query.sort {
+                    Sort::Title => format!("{base}?after={after}"),
+                    Sort::Recent => format!("{base}?sort=recent&after={after}"),
+                }
+            });
+            Body::from(catalog::page(&CatalogView {
+                base_url: site.base_url(),
+                tag: query.tag.as_deref(),
+                sort: query.sort,
+                entries: &page.entries,
+                next,
+                later: query.after.is_some(),
+            }))
+        },
+    )
+}

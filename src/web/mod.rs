@@ -1,0 +1,88 @@
+//! The web: the URL table, thin handlers, and how pages are answered.
+//!
+//! A handler parses its request into typed values (a `Slug`, a version
+//! number), reads a model from one pinned database value through the
+//! domain, and hands it to a view. `respond::page` wraps that in the
+//! conditional GET, ETag, Last-Modified and Server-Timing every page has;
+//! `middleware` adds the security headers, compression and request logs.
+
+mod catalog;
+pub mod error;
+mod feeds;
+pub mod middleware;
+mod pages;
+mod recipes;
+pub mod respond;
+
+use actix_web::{guard, web, HttpRequest, HttpResponse, Route};
+
+use crate::domain::{Recipes, View};
+pub use error::WebError;
+
+/// What every handler shares: the recipes and the site's public address.
+pub struct Site {
+    recipes: Recipes,
+    /// The site's absolute URL without a trailing slash, for links that
+    /// leave the page (JSON-LD, Atom, the sitemap, canonical links).
+    base_url: String,
+}
+
+impl Site {
+    pub fn new(recipes: Recipes, base_url: &str) -> Site {
+        Site {
+            recipes,
+            base_url: base_url.trim_end_matches('/').to_owned(),
+        }
+    }
+
+    pub fn recipes(&self) -> &Recipes {
+        &self.recipes
+    }
+
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// The latest database value, pinned for one request, counting its own
+    /// index reads.
+    pub fn pin(&self) -> View {
+        View::new(
+            self.recipes.store().db().with_own_read_count(),
+            *self.recipes.attrs(),
+        )
+    }
+}
+
+/// A route for GET, and HEAD (the same response without its body).
+fn get() -> Route {
+    web::route().guard(guard::Any(guard::Get()).or(guard::Head()))
+}
+
+/// The site's map: every address it answers, in one place.
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route("/", get().to(catalog::index))
+        .route("/recipes/{slug}.json", get().to(recipes::json))
+        .route("/recipes/{slug}", get().to(recipes::show))
+        .route("/recipes/{slug}/history", get().to(recipes::history))
+        .route("/recipes/{slug}/versions/{n}", get().to(recipes::version))
+        .route("/recipes/{slug}/diff", get().to(recipes::diff))
+        .route("/recipes/{slug}/compare", get().to(recipes::compare))
+        .route("/recipes/{slug}/forks", get().to(recipes::forks))
+        .route("/tags", get().to(pages::tags))
+        .route("/tags/{tag}", get().to(catalog::tag))
+        .route("/search", get().to(pages::search))
+        .route("/about", get().to(pages::about))
+        .route("/feed.xml", get().to(feeds::atom))
+        .route("/sitemap.xml", get().to(feeds::sitemap))
+        .route("/robots.txt", get().to(feeds::robots))
+        .route("/static/{name}", get().to(pages::asset))
+        .default_service(web::to(not_found));
+}
+
+/// Anything not in the table.
+async fn not_found(req: HttpRequest) -> Result<HttpResponse, WebError> {
+    Err(WebError::NotFound(format!(
+        "There is no page at {}.",
+        req.path()
+    )))
+}

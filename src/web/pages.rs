@@ -1,0 +1,70 @@
+//! Tags, search, about, and the static assets.
+
+use actix_web::http::header;
+use actix_web::{web, HttpRequest, HttpResponse};
+use serde::Deserialize;
+
+use super::respond::{self, Body};
+use super::{Site, WebError};
+use crate::assets;
+use crate::views;
+
+pub async fn tags(site: web::Data<Site>, req: HttpRequest) -> Result<HttpResponse, WebError> {
+    respond::page(
+        &site,
+        &req,
+        |view| Ok(view.tags()?),
+        |_, tags| Body::from(views::pages::tags(tags)),
+    )
+}
+
+/// The search's query string: `?q=`.
+#[derive(Debug, Deserialize)]
+pub struct SearchParams {
+    #[serde(default)]
+    q: String,
+}
+
+/// Results a search shows.
+const SEARCH_LIMIT: usize = 50;
+/// A longer query is not a search for a recipe.
+const MAX_QUERY: usize = 200;
+
+pub async fn search(
+    site: web::Data<Site>,
+    req: HttpRequest,
+    params: web::Query<SearchParams>,
+) -> Result<HttpResponse, WebError> {
+    let q = params.into_inner().q.trim().to_owned();
+    if q.chars().count() > MAX_QUERY {
+        return Err(WebError::BadRequest(format!(
+            "A search may be at most {MAX_QUERY} characters long."
+        )));
+    }
+    respond::page(
+        &site,
+        &req,
+        |view| Ok(view.search(&q, SEARCH_LIMIT)?),
+        |_, results| Body::from(views::pages::search(&q, results, SEARCH_LIMIT)),
+    )
+}
+
+pub async fn about(site: web::Data<Site>, req: HttpRequest) -> Result<HttpResponse, WebError> {
+    respond::page(
+        &site,
+        &req,
+        |_| Ok(()),
+        |_, ()| Body::from(views::pages::about()),
+    )
+}
+
+/// A static asset, by its hashed name: cached for a year, since a changed
+/// file gets a new name.
+pub async fn asset(req: HttpRequest) -> Result<HttpResponse, WebError> {
+    let asset = assets::find(req.path())
+        .ok_or_else(|| WebError::NotFound(format!("There is no file at {}.", req.path())))?;
+    Ok(HttpResponse::Ok()
+        .insert_header((header::CONTENT_TYPE, asset.content_type))
+        .insert_header((header::CACHE_CONTROL, "public, max-age=31536000, immutable"))
+        .body(asset.body))
+}

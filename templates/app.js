@@ -1,0 +1,57 @@
+// forkful: tick off ingredients and steps while cooking.
+// Progressive enhancement only; does nothing on pages without a recipe.
+(function () {
+  "use strict";
+  var SEL = ".recipe .ingredients li, .recipe .steps > li";
+  var items = Array.prototype.slice.call(document.querySelectorAll(SEL));
+  if (!items.length) return;
+  var key = location.pathname;
+
+  // sessionStorage may be missing or throw (privacy modes, sandboxing).
+  function load() {
+    try {
+      var v = JSON.parse(window.sessionStorage.getItem(key));
+      return Array.isArray(v) ? v : [];
+    } catch (e) {
+      return [];
+    }
+  }
+  function save() {
+    var done = [];
+    items.forEach(function (li, i) {
+      if (li.classList.contains("done")) done.push(i);
+    });
+    try {
+      if (done.length) window.sessionStorage.setItem(key, JSON.stringify(done));
+      else window.sessionStorage.removeItem(key);
+    } catch (e) { /* not remembered; still works */ }
+  }
+  function toggle(li) {
+    li.classList.toggle("done");
+    save();
+  }
+
+  var saved = load();
+  items.forEach(function (li, i) {
+    li.tabIndex = 0;
+    if (saved.indexOf(i) >= 0) li.classList.add("done");
+  });
+
+  document.addEventListener("click", function (e) {
+    var t = e.target;
+    if (!t || !t.closest || t.closest("a, button, input, label, summary")) return;
+    // Selecting text to copy should not tick the item.
+    var sel = window.getSelection && window.getSelection();
+    if (sel && !sel.isCollapsed) return;
+    var li = t.closest(".ingredients li, .steps > li");
+    if (li && items.indexOf(li) >= 0) toggle(li);
+  });
+
+  document.addEventListener("keydown", function (e) {
+    if (e.altKey || e.ctrlKey || e.metaKey || e.repeat) return;
+    if ((e.key === "Enter" || e.key === " ") && items.indexOf(e.target) >= 0) {
+      e.preventDefault(); // Space would otherwise scroll
+      toggle(e.target);
+    }
+  });
+})();

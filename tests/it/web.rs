@@ -1,0 +1,697 @@
+//! The site over the demo seed: every page's status and content, read with
+//! an HTML parser; JSON-LD; conditional GETs; errors; hostile input.
+
+use actix_web::test::TestRequest;
+use forkful::domain::{Change, Content, Recipes, Slug, Step, Yield};
+use forkful::store::Store;
+
+use crate::helpers::{demo, get, send, site, whole_catalog, Page};
+
+fn slug(s: &str) -> Slug {
+    Slug::parse(s).unwrap()
+}
+
+/// The deepest lineage in the demo, found, not named.
+fn deepest() -> (String, Vec<(String, i64)>) {
+    let view = demo().view();
+    whole_catalog(&view)
+        .entries
+        .iter()
+        .map(|e| {
+            let mut lineage: Vec<(String, i64)> = view
+                .lineage(e.id)
+                .unwrap()
+                .into_iter()
+                .map(|a| (view.title_of(a.id).unwrap(), a.forked_version))
+                .collect();
+            lineage.reverse();
+            (e.slug.clone(), lineage)
+        })
+        .max_by_key(|(_, lineage)| lineage.len())
+        .unwrap()
+}
+
+fn assert_in_layout(page: &Page) {
+    assert_eq!(page.texts("header.site-header a.brand"), ["forkful"]);
+    assert_eq!(page.texts("main#main").len(), 1);
+    assert_eq!(page.texts("h1").len(), 1, "one h1");
+}
+
+#[actix_web::test]
+async fn the_catalog_lists_every_demo_recipe_on_its_first_page() {
+    let site = site(demo());
+    let page = get(&site, "/").await;
+    assert_eq!(page.status, 200);
+    assert_in_layout(&page);
+    let catalog = whole_catalog(&demo().view());
+    let titles = page.texts("li.recipe-card h2 a");
+    let expected: Vec<String> = catalog.entries.iter().map(|e| e.title.clone()).collect();
+    assert_eq!(titles, expected, "every recipe, by title");
+    assert_eq!(titles.len(), 66);
+    assert!(page.attrs("a[rel=next]", "href").is_empty(), "one page");
+    let pancakes = catalog
+        .entries
+        .iter()
+        .position(|e| e.slug == "buttermilk-pancakes")
+        .unwrap();
+    let meta = &page.texts("li.recipe-card p.meta")[pancakes];
+    assert!(meta.contains("21 forks"), "{meta}");
+    let list = page.json_ld();
+    assert_eq!(list["@type"], "ItemList");
+    let items = list["itemListElement"].as_array().unwrap();
+    assert_eq!(items.len(), 66);
+    assert_eq!(items[0]["position"], 1);
+    assert_eq!(
+        items[0]["url"],
+        format!("http://forkful.test/recipes/{}", catalog.entries[0].slug)
+    );
+}
+
+#[actix_web::test]
+async fn the_catalog_sorts_by_recent_and_filters_by_tag() {
+    let site = site(demo());
+    let recent = get(&site, "/?sort=recent").await;
+    assert_eq!(recent.status, 200);
+    let times = recent.attrs("li.recipe-card p.meta time", "datetime");
+    assert_eq!(times.len(), 66);
+    assert!(times.windows(2).all(|w| w[0] >= w[1]), "newest first");
+    assert_eq!(
+        recent.attrs("nav.sort a[aria-current=page]", "href"),
+        ["/?sort=recent"]
+    );
+
+    let tagged = get(&site, "/tags/vegan").await;
+    assert_eq!(tagged.status, 200);
+    let html = tagged.html();
+    let cards = scraper::Selector::parse("li.recipe-card").unwrap();
+    let tags = scraper::Selector::parse("a.tag").unwrap();
+    let mut n = 0;
+    for card in html.select(&cards) {
+        n += 1;
+        assert!(card
+            .select(&tags)
+            .any(|t| t.text().collect::<String>() == "vegan"));
+    }
+    assert!(n > 0);
+    assert_eq!(
+        get(&site, "/?tag=vegan").await.texts("li.recipe-card h2"),
+        tagged.texts("li.recipe-card h2")
+    );
+}
+
+#[actix_web::test]
+async fn the_catalog_pages_through_a_long_list_by_cursor() {
+    let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
+    for i in 0..130 {
+        let content = Content {
+            title: format!("Recipe {i:03}"),
+            ingredients: vec!["1 egg".into()],
+            steps: vec![Step {
+                section: None,
+                text: "Cook.".into(),
+            }],
+            ..Content::default()
+        };
+        recipes
+            .create(
+                &slug(&format!("recipe-{i:03}")),
+                content,
+                &Change::by("ann", "new"),
+            )
+            .unwrap();
+    }
+    let site = site(&recipes);
+    let mut seen = Vec::new();
+    let mut uri = "/".to_owned();
+    loop {
+        let page = get(&site, &uri).await;
+        assert_eq!(page.status, 200, "{uri}");
+        seen.extend(page.texts("li.recipe-card h2"));
+        match page.attrs("a[rel=next]", "href").pop() {
+            Some(next) => uri = next,
+            None => break,
+        }
+    }
+    let expected: Vec<String> = (0..130).map(|i| format!("Recipe {i:03}")).collect();
+    assert_eq!(seen, expected);
+}
+
+#[actix_web::test]
+async fn bad_catalog_parameters_are_400_pages_in_the_layout() {
+    let site = site(demo());
+    for uri in [
+        "/?sort=sideways",
+        "/?after=abc",
+        "/?after=999999999",
+        "/?unknown=1",
+        "/?sort=title&sort=recent",
+    ] {
+        let page = get(&site, uri).await;
+        assert_eq!(page.status, 400, "{uri}");
+        assert_in_layout(&page);
+        assert_eq!(page.texts("h1"), ["Bad request"], "{uri}");
+    }
+    assert_eq!(get(&site, "/tags/no-such-tag").await.status, 404);
+}
+
+#[actix_web::test]
+async fn the_deepest_recipe_shows_its_lineage_from_the_original_down() {
+    let site = site(demo());
+    let (deepest, lineage) = deepest();
+    assert!(lineage.len() >= 12, "the demo's chain is 12 deep");
+    let page = get(&site, &format!("/recipes/{deepest}")).await;
+    assert_eq!(page.status, 200);
+    let crumbs = page.texts("nav.lineage li a");
+    let titles: Vec<String> = lineage.iter().map(|(t, _)| t.clone()).collect();
+    assert_eq!(crumbs, titles);
+    let hrefs = page.attrs("nav.lineage li a", "href");
+    for (href, (_, version)) in hrefs.iter().zip(&lineage) {
+        assert!(href.ends_with(&format!("/versions/{version}")), "{href}");
+    }
+    let title = demo().view().recipe(&slug(&deepest)).unwrap().content.title;
+    assert_eq!(
+        page.texts("nav.lineage li[aria-current=page]"),
+        [title.as_str()]
+    );
+    assert_eq!(page.texts("h1"), [title]);
+}
+
+#[actix_web::test]
+async fn a_recipe_page_shows_the_recipe_its_versions_and_forks() {
+    let site = site(demo());
+    let recipe = demo().view().recipe(&slug("buttermilk-pancakes")).unwrap();
+    let page = get(&site, "/recipes/buttermilk-pancakes").await;
+    assert_eq!(page.status, 200);
+    assert_in_layout(&page);
+    assert_eq!(page.texts("h1"), [recipe.content.title.as_str()]);
+    assert_eq!(
+        page.texts("section.ingredients li"),
+        recipe.content.ingredients
+    );
+    assert_eq!(
+        page.texts("section.method ol.steps > li").len(),
+        recipe.content.steps.len()
+    );
+    assert_eq!(page.texts("aside.family ul.forks li").len(), 21);
+    let history = page.attrs("aside.family p a", "href");
+    assert_eq!(history[0], "/recipes/buttermilk-pancakes/history");
+    assert!(
+        page.texts("aside.family p")[0].starts_with(&format!("{} versions", recipe.version_count))
+    );
+    let actions = page.texts("p.recipe-actions a");
+    assert!(
+        !actions.contains(&"Compare with parent".to_owned()),
+        "an original"
+    );
+    assert!(
+        page.texts("nav.lineage").is_empty(),
+        "an original has no lineage"
+    );
+    // Headings in order: h1, then h2s, h3s only below an h2.
+    let headings = page.html();
+    let selector = scraper::Selector::parse("main h1, main h2, main h3").unwrap();
+    let levels: Vec<u8> = headings
+        .select(&selector)
+        .map(|h| h.value().name()[1..].parse().unwrap())
+        .collect();
+    assert_eq!(levels[0], 1);
+    assert!(levels.windows(2).all(|w| w[1] <= w[0] + 1), "{levels:?}");
+
+    let (deepest, _) = deepest();
+    let fork = get(&site, &format!("/recipes/{deepest}")).await;
+    assert!(fork
+        .texts("p.recipe-actions a")
+        .contains(&"Compare with parent".to_owned()));
+}
+
+#[actix_web::test]
+async fn json_ld_describes_the_recipe_field_by_field() {
+    let site = site(demo());
+    let (deepest, lineage) = deepest();
+    let view = demo().view();
+    let recipe = view.recipe(&slug(&deepest)).unwrap();
+    let c = &recipe.content;
+    let page = get(&site, &format!("/recipes/{deepest}")).await;
+    let ld = page.json_ld();
+    assert_eq!(ld["@context"], "https://schema.org");
+    assert_eq!(ld["@type"], "Recipe");
+    assert_eq!(ld["name"], c.title.as_str());
+    assert_eq!(ld["url"], format!("http://forkful.test/recipes/{deepest}"));
+    assert_eq!(ld["author"]["@type"], "Person");
+    assert_eq!(
+        ld["author"]["name"],
+        recipe.author.clone().unwrap().as_str()
+    );
+    let date = |millis: Option<i64>| forkful::store::instant::format_rfc3339(millis.unwrap());
+    assert_eq!(ld["datePublished"], date(recipe.created_at));
+    assert_eq!(ld["dateModified"], date(recipe.updated_at));
+    let description = ld["description"].as_str().unwrap();
+    assert!(!description.contains('*') && !description.is_empty());
+    assert_eq!(ld["prepTime"], c.prep.unwrap().iso8601());
+    assert_eq!(ld["cookTime"], c.cook.unwrap().iso8601());
+    assert_eq!(ld["totalTime"], c.total.unwrap().iso8601());
+    let ingredients: Vec<&str> = ld["recipeIngredient"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(ingredients, c.ingredients);
+    // Every step once, in order, inside sections where the recipe has them.
+    let mut steps = Vec::new();
+    for item in ld["recipeInstructions"].as_array().unwrap() {
+        match item["@type"].as_str().unwrap() {
+            "HowToStep" => steps.push(item["text"].as_str().unwrap().to_owned()),
+            "HowToSection" => {
+                assert!(item["name"].is_string());
+                for step in item["itemListElement"].as_array().unwrap() {
+                    assert_eq!(step["@type"], "HowToStep");
+                    steps.push(step["text"].as_str().unwrap().to_owned());
+                }
+            }
+            other => panic!("{other}"),
+        }
+    }
+    assert_eq!(steps.len(), c.steps.len());
+    assert!(steps.iter().all(|s| !s.contains("**")), "plain text");
+    let yields = ld["recipeYield"].as_array().unwrap();
+    if let Some(n) = c.recipe_yield.servings {
+        assert_eq!(yields[0], n.to_string());
+    }
+    assert_eq!(ld["recipeCategory"], c.category.clone().unwrap().as_str());
+    assert_eq!(ld["recipeCuisine"], c.cuisine.clone().unwrap().as_str());
+    assert_eq!(ld["keywords"], c.tags.join(", "));
+    let (parent, version) = recipe.forked_from.unwrap();
+    assert_eq!(
+        ld["isBasedOn"],
+        format!(
+            "http://forkful.test/recipes/{}/versions/{version}",
+            view.slug_of(parent).unwrap()
+        )
+    );
+    assert_eq!(version, lineage.last().unwrap().1);
+    assert_eq!(ld["version"], recipe.version_count);
+}
+
+#[actix_web::test]
+async fn history_lists_every_version_and_a_version_page_shows_it_as_it_was() {
+    let site = site(demo());
+    let view = demo().view();
+    let id = view.find(&slug("shakshuka")).unwrap().unwrap();
+    let changes = view.changes(id).unwrap();
+    let page = get(&site, "/recipes/shakshuka/history").await;
+    assert_eq!(page.status, 200);
+    let versions = page.texts("ol.versions > li h2");
+    assert_eq!(versions.len(), changes.len());
+    assert_eq!(
+        versions[0],
+        format!("Version {}", changes.len()),
+        "newest first"
+    );
+    let whats = page.texts("ol.versions > li p.what");
+    assert_eq!(whats.last().unwrap(), "Changed: created");
+    assert_eq!(
+        page.attrs("ol.versions > li p.meta time", "datetime").len(),
+        changes.len()
+    );
+
+    let (first, content) = view.version(&slug("shakshuka"), 1).unwrap();
+    let old = get(&site, "/recipes/shakshuka/versions/1").await;
+    assert_eq!(old.status, 200);
+    assert_eq!(old.texts("h1"), [content.title.as_str()]);
+    assert_eq!(old.texts("section.ingredients li"), content.ingredients);
+    assert_eq!(
+        old.attrs("link[rel=canonical]", "href"),
+        ["http://forkful.test/recipes/shakshuka"]
+    );
+    assert!(old.texts("p.notice")[0].contains("version 1 of"));
+    assert_eq!(
+        old.attrs("p.notice time", "datetime"),
+        [forkful::store::instant::format_rfc3339(first.instant)]
+    );
+    assert!(old
+        .texts_raw("script[type=\"application/ld+json\"]")
+        .is_empty());
+
+    for (uri, status) in [
+        ("/recipes/shakshuka/versions/0", 400),
+        ("/recipes/shakshuka/versions/two", 400),
+        ("/recipes/shakshuka/versions/99", 404),
+        ("/recipes/no-such-recipe/versions/1", 404),
+        ("/recipes/no-such-recipe/history", 404),
+    ] {
+        let page = get(&site, uri).await;
+        assert_eq!(page.status, status, "{uri}");
+        assert_in_layout(&page);
+    }
+}
+
+#[actix_web::test]
+async fn diffs_mark_changes_with_ins_and_del_inline_or_side_by_side() {
+    let site = site(demo());
+    let inline = get(&site, "/recipes/shakshuka/diff?from=1&to=11").await;
+    assert_eq!(inline.status, 200);
+    assert!(!inline.texts("ul.diff-inline ins").is_empty());
+    assert!(
+        !inline.texts("ul.diff-inline del").is_empty()
+            || !inline.texts("section.diff-fields del").is_empty()
+    );
+    assert!(inline
+        .texts("ul.diff-inline .visually-hidden")
+        .iter()
+        .all(|t| t == "added:" || t == "removed:"));
+    let side = get(&site, "/recipes/shakshuka/diff?from=1&to=11&view=side").await;
+    assert_eq!(side.status, 200);
+    assert_eq!(
+        side.texts("table.diff-side thead th")[..2],
+        ["Version 1", "Version 11"]
+    );
+    assert!(!side.texts("table.diff-side ins").is_empty());
+    // The default: the newest version against the one before.
+    let latest = get(&site, "/recipes/shakshuka/diff").await;
+    assert_eq!(latest.status, 200);
+    assert!(latest.texts("h1")[0].contains("version 10 against version 11"));
+    for (uri, status) in [
+        ("/recipes/shakshuka/diff?from=0&to=2", 400),
+        ("/recipes/shakshuka/diff?from=x", 400),
+        ("/recipes/shakshuka/diff?from=1&to=12", 404),
+        ("/recipes/shakshuka/diff?view=sideways", 400),
+    ] {
+        assert_eq!(get(&site, uri).await.status, status, "{uri}");
+    }
+}
+
+#[actix_web::test]
+async fn a_fork_compares_with_its_parent_then_and_now() {
+    let site = site(demo());
+    let (deepest, _) = deepest();
+    let page = get(&site, &format!("/recipes/{deepest}/compare")).await;
+    assert_eq!(page.status, 200);
+    assert_eq!(
+        page.texts("section.diff-section > h2"),
+        ["Since the fork", "Against the parent now"]
+    );
+    let original = get(&site, "/recipes/buttermilk-pancakes/compare").await;
+    assert_eq!(original.status, 404);
+    assert_in_layout(&original);
+}
+
+#[actix_web::test]
+async fn the_fork_tree_nests_the_whole_family_and_marks_the_recipe() {
+    let site = site(demo());
+    let (deepest, lineage) = deepest();
+    let page = get(&site, &format!("/recipes/{deepest}/forks")).await;
+    assert_eq!(page.status, 200);
+    let current = page.texts("ul.fork-tree strong[aria-current=page]");
+    assert_eq!(current.len(), 1);
+    // The root is the original; the chain's recipes sit one list deeper each.
+    assert_eq!(page.texts("ul.fork-tree > li > a")[0], lineage[0].0);
+    let depth = "ul.fork-tree".to_owned() + &" > li > ul".repeat(lineage.len()) + " > li > strong";
+    assert_eq!(page.texts(&depth).len(), 1, "{depth}");
+
+    let pancakes = get(&site, "/recipes/buttermilk-pancakes/forks").await;
+    let family = pancakes.texts("ul.fork-tree li").len();
+    assert!(family >= 22, "{family}");
+}
+
+#[actix_web::test]
+async fn tags_search_about_and_feeds_answer() {
+    let site = site(demo());
+    let tags = get(&site, "/tags").await;
+    assert_eq!(tags.status, 200);
+    let all = demo().view().tags().unwrap();
+    assert_eq!(tags.texts("ul.tag-cloud li").len(), all.len());
+
+    let search = get(&site, "/search?q=buttermilk").await;
+    assert_eq!(search.status, 200);
+    let found = search.attrs("li.recipe-card h2 a", "href");
+    assert!(
+        found.contains(&"/recipes/buttermilk-pancakes".to_owned()),
+        "{found:?}"
+    );
+    assert_eq!(search.attrs("input#q", "value"), ["buttermilk"]);
+    let nothing = get(&site, "/search?q=zzzzqqq").await;
+    assert_eq!(nothing.status, 200);
+    assert!(nothing.texts("li.recipe-card").is_empty());
+    assert_eq!(get(&site, "/search").await.status, 200);
+    let long = "a".repeat(500);
+    assert_eq!(get(&site, &format!("/search?q={long}")).await.status, 400);
+
+    let about = get(&site, "/about").await;
+    assert_eq!(about.status, 200);
+    assert_in_layout(&about);
+
+    let feed = get(&site, "/feed.xml").await;
+    assert_eq!(feed.status, 200);
+    assert!(feed
+        .header("content-type")
+        .unwrap()
+        .starts_with("application/atom+xml"));
+    assert_eq!(feed.body.matches("<entry>").count(), 30);
+    assert!(feed.body.starts_with("<?xml"));
+
+    let sitemap = get(&site, "/sitemap.xml").await;
+    assert_eq!(sitemap.status, 200);
+    assert_eq!(
+        sitemap
+            .body
+            .matches("<loc>http://forkful.test/recipes/")
+            .count(),
+        66
+    );
+
+    let robots = get(&site, "/robots.txt").await;
+    assert!(robots
+        .body
+        .contains("Sitemap: http://forkful.test/sitemap.xml"));
+}
+
+#[actix_web::test]
+async fn the_json_of_a_recipe_is_for_programs() {
+    let site = site(demo());
+    let (deepest, lineage) = deepest();
+    let page = get(&site, &format!("/recipes/{deepest}.json")).await;
+    assert_eq!(page.status, 200);
+    assert_eq!(page.header("content-type"), Some("application/json"));
+    let json: serde_json::Value = serde_json::from_str(&page.body).unwrap();
+    let recipe = demo().view().recipe(&slug(&deepest)).unwrap();
+    assert_eq!(json["slug"], deepest.as_str());
+    assert_eq!(json["title"], recipe.content.title.as_str());
+    assert_eq!(
+        json["ingredients"].as_array().unwrap().len(),
+        recipe.content.ingredients.len()
+    );
+    assert_eq!(
+        json["steps"].as_array().unwrap().len(),
+        recipe.content.steps.len()
+    );
+    assert_eq!(json["versions"], recipe.version_count);
+    assert_eq!(json["forked_from"]["version"], lineage.last().unwrap().1);
+    assert_eq!(get(&site, "/recipes/no-such.json").await.status, 404);
+}
+
+#[actix_web::test]
+async fn conditional_gets_answer_304_until_a_new_version_changes_the_etag() {
+    let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
+    let content = Content {
+        title: "Toast".into(),
+        ingredients: vec!["1 slice bread".into()],
+        steps: vec![Step {
+            section: None,
+            text: "Toast it.".into(),
+        }],
+        ..Content::default()
+    };
+    recipes
+        .create(&slug("toast"), content.clone(), &Change::by("ann", "new"))
+        .unwrap();
+    let site = site(&recipes);
+    let first = get(&site, "/recipes/toast").await;
+    assert_eq!(first.status, 200);
+    let etag = first.header("etag").unwrap().to_owned();
+    let modified = first.header("last-modified").unwrap().to_owned();
+
+    let again = send(
+        &site,
+        TestRequest::get()
+            .uri("/recipes/toast")
+            .insert_header(("If-None-Match", etag.as_str())),
+    )
+    .await;
+    assert_eq!(again.status, 304);
+    assert!(again.body.is_empty());
+    assert_eq!(again.header("etag"), Some(etag.as_str()));
+    let since = send(
+        &site,
+        TestRequest::get()
+            .uri("/recipes/toast")
+            .insert_header(("If-Modified-Since", modified.as_str())),
+    )
+    .await;
+    assert_eq!(since.status, 304);
+
+    let edited = Content {
+        title: "Buttered toast".into(),
+        ..content
+    };
+    recipes
+        .edit(&slug("toast"), edited, &Change::by("ann", "butter"))
+        .unwrap();
+    let after = send(
+        &site,
+        TestRequest::get()
+            .uri("/recipes/toast")
+            .insert_header(("If-None-Match", etag.as_str())),
+    )
+    .await;
+    assert_eq!(after.status, 200);
+    assert_ne!(after.header("etag"), Some(etag.as_str()));
+    assert_eq!(after.texts("h1"), ["Buttered toast"]);
+}
+
+#[actix_web::test]
+async fn unknown_addresses_are_404_pages_in_the_layout() {
+    let site = site(demo());
+    for uri in [
+        "/recipes/no-such-recipe",
+        "/recipes/Not%20A%20Slug",
+        "/no/such/page",
+        "/static/style.000000000000.css",
+    ] {
+        let page = get(&site, uri).await;
+        assert_eq!(page.status, 404, "{uri}");
+        assert_in_layout(&page);
+        assert_eq!(page.texts("h1"), ["Not found"], "{uri}");
+        assert!(page.header("content-security-policy").is_some(), "{uri}");
+    }
+    let post = send(&site, TestRequest::post().uri("/recipes/shakshuka")).await;
+    assert_eq!(post.status, 404);
+}
+
+#[actix_web::test]
+async fn every_page_has_security_headers_timing_and_validators() {
+    let site = site(demo());
+    let page = get(&site, "/recipes/shakshuka").await;
+    let csp = page.header("content-security-policy").unwrap();
+    assert!(!csp.contains("unsafe-inline") && csp.contains("default-src 'none'"));
+    assert_eq!(page.header("x-content-type-options"), Some("nosniff"));
+    assert_eq!(page.header("x-frame-options"), Some("DENY"));
+    assert!(page.header("referrer-policy").is_some());
+    let timing = page.header("server-timing").unwrap();
+    assert!(
+        timing.contains("store;dur=") && timing.contains("render;dur="),
+        "{timing}"
+    );
+    assert!(
+        timing.contains("index reads"),
+        "debug builds count reads: {timing}"
+    );
+    assert!(page.header("etag").unwrap().starts_with("W/\""));
+    assert!(page.header("last-modified").is_some());
+    // No inline script or style anywhere: only the app's file and JSON-LD.
+    let scripts = page.attrs("script", "src");
+    assert_eq!(scripts.len(), 1);
+    assert!(page.texts("style").is_empty() && page.attrs("[style]", "style").is_empty());
+
+    let css = page.attrs("link[rel=stylesheet]", "href").pop().unwrap();
+    let asset = get(&site, &css).await;
+    assert_eq!(asset.status, 200);
+    assert!(asset
+        .header("content-type")
+        .unwrap()
+        .starts_with("text/css"));
+    assert!(asset.header("cache-control").unwrap().contains("immutable"));
+}
+
+#[actix_web::test]
+async fn pages_are_compressed_when_asked_and_head_sends_no_body() {
+    let site = site(demo());
+    for encoding in ["gzip", "br"] {
+        let page = send(
+            &site,
+            TestRequest::get()
+                .uri("/")
+                .insert_header(("Accept-Encoding", encoding)),
+        )
+        .await;
+        assert_eq!(page.status, 200);
+        assert_eq!(page.header("content-encoding"), Some(encoding));
+    }
+    let head = send(
+        &site,
+        TestRequest::default()
+            .method(actix_web::http::Method::HEAD)
+            .uri("/about"),
+    )
+    .await;
+    assert_eq!(head.status, 200);
+}
+
+#[actix_web::test]
+async fn a_hostile_recipe_comes_out_inert() {
+    let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
+    let title = "</script><script>alert(1)</script> & <b>bold</b>";
+    let content = Content {
+        title: title.into(),
+        summary: Some("<img src=x onerror=alert(1)> [click](javascript:alert(1))".into()),
+        recipe_yield: Yield {
+            servings: Some(2),
+            text: Some("</script>".into()),
+        },
+        ingredients: vec!["<script>alert(2)</script>".into()],
+        steps: vec![Step {
+            section: Some("</script><script>".into()),
+            text: "<iframe src=x></iframe> stir".into(),
+        }],
+        tags: vec!["<script>".into()],
+        image: Some("https://example.com/x.jpg\"><script>".into()),
+        ..Content::default()
+    };
+    recipes
+        .create(&slug("hostile"), content, &Change::by("mallory", "hi"))
+        .unwrap();
+    let site = site(&recipes);
+    for uri in [
+        "/recipes/hostile",
+        "/",
+        "/recipes/hostile/history",
+        "/search?q=script",
+        "/tags",
+    ] {
+        let page = get(&site, uri).await;
+        assert_eq!(page.status, 200, "{uri}");
+        let html = page.html();
+        let scripts = scraper::Selector::parse("script").unwrap();
+        for script in html.select(&scripts) {
+            let kind = script.value().attr("type");
+            let src = script.value().attr("src");
+            assert!(
+                kind == Some("application/ld+json")
+                    || src.is_some_and(|s| s.starts_with("/static/")),
+                "{uri}: a script the site did not write: {}",
+                script.html()
+            );
+        }
+        for css in ["iframe", "b", "[onerror]", "a[href^=javascript]"] {
+            assert!(page.texts(css).is_empty(), "{uri}: {css}");
+        }
+        for src in page.attrs("img", "src") {
+            assert_eq!(
+                src, "https://example.com/x.jpg\"><script>",
+                "{uri}: only the recipe's image"
+            );
+        }
+    }
+    let page = get(&site, "/recipes/hostile").await;
+    assert_eq!(page.texts("h1"), [title]);
+    let ld = page.json_ld();
+    assert_eq!(ld["name"], title);
+    assert_eq!(ld["recipeYield"][1], "</script>");
+    assert_eq!(ld["recipeInstructions"][0]["name"], "</script><script>");
+    assert_eq!(ld["image"], "https://example.com/x.jpg\"><script>");
+    let summary = page.texts("div.summary").join(" ");
+    assert!(
+        summary.contains("<img src=x onerror=alert(1)>"),
+        "shown as text: {summary}"
+    );
+}
