@@ -19,68 +19,13 @@ mod common;
 
 use std::hint::black_box;
 
+use common::{demo, stored_catalog, synthetic_catalog};
 use criterion::{criterion_group, criterion_main, Criterion};
-use forkful::domain::{Recipes, Slug, View};
-use forkful::seed::synthetic::{self, Shape};
-use forkful::store::{Components, EntityId, Index, Store};
+use forkful::domain::{Slug, View};
+use forkful::seed::synthetic::Shape;
+use forkful::store::{Components, EntityId, Index};
 
 const SYNTHETIC: usize = 100_000;
-
-fn demo() -> Recipes {
-    let store = Store::temporary().expect("temporary store");
-    forkful::seed::demo(&store).expect("demo seed");
-    Recipes::open(store).expect("domain")
-}
-
-fn synthetic_catalog(shape: Shape) -> (Recipes, Vec<EntityId>) {
-    let store = Store::temporary().expect("temporary store");
-    let ids = synthetic::generate(&store, shape, false).expect("synthetic catalog");
-    (Recipes::open(store).expect("domain"), ids)
-}
-
-/// A synthetic catalog kept on disk under `target/bench-stores`, built on
-/// the first run only: writing 100,000 recipes takes sled minutes, reading
-/// them takes none. The directory's name holds the shape and the store's
-/// format version, and a marker file is written last, so a half-built or
-/// stale store is never used.
-fn stored_catalog(name: &str, shape: Shape) -> (Recipes, Vec<EntityId>) {
-    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
-        || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target"),
-        std::path::PathBuf::from,
-    );
-    let dir = target.join("bench-stores").join(format!(
-        "{name}-{}-{}-{}-{}-{}-v{}",
-        shape.recipes,
-        shape.depth,
-        shape.fanout,
-        shape.rng,
-        shape.skeleton,
-        forkful::store::FORMAT_VERSION
-    ));
-    let marker = dir.join("complete");
-    let ids_file = dir.join("ids");
-    if marker.exists() {
-        let store = Store::open(&dir).expect("stored catalog");
-        let ids = std::fs::read_to_string(&ids_file)
-            .expect("ids")
-            .lines()
-            .map(|l| l.parse().expect("an id"))
-            .collect();
-        return (Recipes::open(store).expect("domain"), ids);
-    }
-    let _ = std::fs::remove_dir_all(&dir);
-    eprintln!(
-        "building {} once, in {} (minutes; later runs reuse it)",
-        name,
-        dir.display()
-    );
-    let store = Store::open(&dir).expect("bench store");
-    let ids = synthetic::generate(&store, shape, true).expect("synthetic catalog");
-    let listed: Vec<String> = ids.iter().map(ToString::to_string).collect();
-    std::fs::write(&ids_file, listed.join("\n")).expect("ids");
-    std::fs::write(&marker, "").expect("marker");
-    (Recipes::open(store).expect("domain"), ids)
-}
 
 fn id(view: &View, slug: &str) -> EntityId {
     view.recipe(&Slug::parse(slug).expect("slug"))

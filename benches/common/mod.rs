@@ -15,9 +15,14 @@
 
 use std::time::Duration;
 
-/// The same allocator as the `forkful` binary, so figures are the binary's.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+mod alloc;
+mod catalogs;
+
+// Not every bench uses every helper (see the `allow(dead_code)` above).
+#[allow(unused_imports)]
+pub use alloc::{allocations, report_allocations, Allocations};
+#[allow(unused_imports)]
+pub use catalogs::{deepest, demo, stored_catalog, synthetic_catalog};
 
 use criterion::Criterion;
 use forkful::store::schema::attribute_map;

@@ -499,20 +499,10 @@ impl View {
         }
     }
 
-    /// The recipes forked directly from `id`, oldest first.
+    /// The recipes forked directly from `id`, oldest first (ids grow with
+    /// time, and the store lists referrers in id order).
     pub fn forks(&self, id: EntityId) -> Result<Vec<EntityId>, DomainError> {
-        let mut forks: Vec<EntityId> = self
-            .db
-            .datoms(
-                Index::Vaet,
-                &Components::any()
-                    .v(Value::Ref(id))
-                    .a(self.attrs.forked_from),
-            )
-            .map(|d| d.map(|d| d.e))
-            .collect::<Result<_, _>>()?;
-        forks.sort_unstable();
-        Ok(forks)
+        Ok(self.db.referrers(self.attrs.forked_from, id)?.to_vec())
     }
 
     /// The family below `id`: forks, their forks, and so on, at most `limit`
@@ -575,13 +565,7 @@ impl View {
                 _ => {}
             }
         }
-        entry.fork_count = self
-            .db
-            .datoms(
-                Index::Vaet,
-                &Components::any().v(Value::Ref(id)).a(a.forked_from),
-            )
-            .count();
+        entry.fork_count = self.db.referrers(a.forked_from, id)?.len();
         Ok(entry)
     }
 

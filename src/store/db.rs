@@ -18,6 +18,7 @@ use std::sync::Arc;
 use super::current;
 use super::encoding::{decode_datom, key_tx_added, Components, Datom, Index, TX_SUFFIX_LEN};
 use super::error::StoreError;
+use super::referrers::ReferrerCache;
 use super::schema::{Attribute, Schema, DB_TX_INSTANT};
 use super::value::{EntityId, Keyword, Value};
 
@@ -43,6 +44,7 @@ pub struct Db {
     /// Whether entity reads may use the current-entity index.
     cached: bool,
     entities: Arc<current::EntityCache>,
+    referrers: Arc<ReferrerCache>,
 }
 
 impl Db {
@@ -52,6 +54,7 @@ impl Db {
         schema: Arc<Schema>,
         reads: Arc<AtomicU64>,
         entities: Arc<current::EntityCache>,
+        referrers: Arc<ReferrerCache>,
     ) -> Db {
         Db {
             tree,
@@ -61,6 +64,7 @@ impl Db {
             reads,
             cached: true,
             entities,
+            referrers,
         }
     }
 
@@ -191,6 +195,28 @@ impl Db {
     /// cost accounting in pages and benches.
     pub fn reads_so_far(&self) -> u64 {
         self.reads.load(Ordering::Relaxed)
+    }
+
+    /// The entities whose facts refer to `target` through the ref
+    /// attribute `a`, in id order (VAET's order). At a current basis the
+    /// list comes from the in-memory referrer cache when it is exact there.
+    pub fn referrers(&self, a: EntityId, target: EntityId) -> Result<Arc<[EntityId]>, StoreError> {
+        let cacheable = self.view == View::Current && self.cached;
+        if cacheable {
+            if let Some(referrers) = self.referrers.get(target, a, self.basis) {
+                return Ok(referrers);
+            }
+        }
+        let referrers: Arc<[EntityId]> = self
+            .datoms(Index::Vaet, &Components::any().v(Value::Ref(target)).a(a))
+            .map(|d| d.map(|d| d.e))
+            .collect::<Result<Vec<_>, _>>()?
+            .into();
+        if cacheable {
+            self.referrers
+                .offer(target, a, self.basis, referrers.clone());
+        }
+        Ok(referrers)
     }
 
     /// This value with a read count of its own, starting at zero, so that

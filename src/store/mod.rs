@@ -23,6 +23,7 @@
 //! - `schema`: attributes as entities, and their cache
 //! - `tx`: transactions and how they become datoms
 //! - `current`: each entity's current facts under one key, derived
+//! - `referrers`: who refers to an entity, kept in memory while exact
 //! - `db`: database values and range reads
 //! - `pull`: pull patterns
 //! - `transfer`: export to and import from a line-per-datom file
@@ -36,6 +37,7 @@ pub mod error;
 pub mod instant;
 pub mod pull;
 pub mod query;
+mod referrers;
 pub mod schema;
 pub mod transfer;
 pub mod tx;
@@ -54,6 +56,7 @@ pub use tx::{EntityMap, EntityRef, Transaction, TxReport, TxValue};
 pub use value::{kw, EntityId, Keyword, Value, ValueType};
 
 use encoding::{datom_key, META_PREFIX};
+use referrers::ReferrerCache;
 use schema::GENESIS_TX;
 
 /// The on-disk format this build reads and writes. Bump it when keys change.
@@ -112,6 +115,7 @@ struct Inner {
     flushed: Condvar,
     reads: Arc<AtomicU64>,
     entities: Arc<current::EntityCache>,
+    referrers: Arc<ReferrerCache>,
     /// Transactions acknowledged and flushes done since open: their ratio is
     /// how well group commit is working.
     transactions: AtomicU64,
@@ -186,6 +190,7 @@ impl Store {
         let last_instant = read_meta_u64(&sled, META_LAST_INSTANT)? as i64;
         let reads = Arc::new(AtomicU64::new(0));
         let entities = Arc::new(current::EntityCache::new(config.cached_entities));
+        let referrers = Arc::new(ReferrerCache::new(config.cached_entities, basis));
         let empty = Arc::new(Schema::default());
         let bootstrap_db = Db::new(
             sled.deref_tree(),
@@ -193,6 +198,7 @@ impl Store {
             empty,
             reads.clone(),
             entities.clone(),
+            referrers.clone(),
         );
         let schema = load_schema(&bootstrap_db)?;
         Ok(Store {
@@ -214,6 +220,7 @@ impl Store {
                 flushed: Condvar::new(),
                 reads,
                 entities,
+                referrers,
                 transactions: AtomicU64::new(0),
                 flushes: AtomicU64::new(0),
             }),
@@ -239,6 +246,7 @@ impl Store {
             schema,
             self.inner.reads.clone(),
             self.inner.entities.clone(),
+            self.inner.referrers.clone(),
         )
     }
 
@@ -284,6 +292,9 @@ impl Store {
             self.inner
                 .entities
                 .invalidate(report.datoms.iter().map(|d| d.e));
+            self.inner
+                .referrers
+                .commit(report.basis_after, references(&report.datoms));
             writer.next_id = prepared.next_id;
             writer.last_instant = report.tx_instant;
             if let Some(schema) = prepared.schema {
@@ -397,12 +408,22 @@ impl Store {
         self.inner
             .entities
             .invalidate(tx_datoms.iter().map(|d| d.e));
+        self.inner.referrers.commit(tx, references(tx_datoms));
         writer.next_id = next_id;
         writer.last_instant = instant;
         *self.inner.schema.write().expect("schema lock") = schema.clone();
         self.inner.applied.store(tx, Ordering::Release);
         Ok(())
     }
+}
+
+/// The `(target, attribute)` pairs whose references `datoms` assert or
+/// retract, for the referrer cache.
+fn references(datoms: &[Datom]) -> impl Iterator<Item = (EntityId, EntityId)> + '_ {
+    datoms.iter().filter_map(|d| match d.v {
+        Value::Ref(target) => Some((target, d.a)),
+        _ => None,
+    })
 }
 
 /// Puts a datom's key into every index it belongs in.

@@ -9,6 +9,15 @@
 //! address. What remains is pulldown-cmark's own HTML, which escapes every
 //! text and attribute it writes. Safe by construction, it needs no sanitiser
 //! pass per request (and none when written).
+//!
+//! Rendering is a pure function of the text, and the same texts come back
+//! on every request for a page, so both renderings are memoised (`Memo`):
+//! pulldown-cmark allocates tens of kilobytes per parse, which made it most
+//! of a page's render time and almost all of its allocated bytes.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher};
+use std::sync::{Arc, OnceLock, RwLock};
 
 use maud::{Markup, PreEscaped, Render};
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
@@ -81,9 +90,96 @@ fn safe_events(text: &str) -> impl Iterator<Item = Event<'_>> {
     })
 }
 
+/// A word-at-a-time multiplicative hash (FxHash's), keyed per process:
+/// hashing a text must cost far less than rendering it, which SipHash does
+/// not for the kilobyte summaries of a catalog page. Its weaker mixing
+/// only costs probe length, and the memo is bounded.
+#[derive(Clone, Copy)]
+struct TextHash(u64);
+
+impl BuildHasher for TextHash {
+    type Hasher = TextHasher;
+    fn build_hasher(&self) -> TextHasher {
+        TextHasher(self.0)
+    }
+}
+
+struct TextHasher(u64);
+
+impl Hasher for TextHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+            self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// Renderings by text, up to `MEMO_BYTES` of text and output together;
+/// past that it starts over (the hot texts come back at once).
+struct Memo {
+    map: RwLock<Memoised>,
+}
+
+/// The bytes held, and the renderings by text.
+type Memoised = (usize, HashMap<Box<str>, Arc<str>, TextHash>);
+
+const MEMO_BYTES: usize = 32 << 20;
+
+impl Memo {
+    fn new() -> Memo {
+        let key = std::collections::hash_map::RandomState::new().hash_one(0u8);
+        Memo {
+            map: RwLock::new((0, HashMap::with_hasher(TextHash(key)))),
+        }
+    }
+
+    fn get_or_render(&self, text: &str, render: impl FnOnce(&str) -> String) -> Arc<str> {
+        if let Some(done) = self.map.read().expect("markdown memo").1.get(text) {
+            return done.clone();
+        }
+        let done: Arc<str> = render(text).into();
+        let mut map = self.map.write().expect("markdown memo");
+        let (bytes, entries) = &mut *map;
+        if *bytes + text.len() + done.len() > MEMO_BYTES {
+            entries.clear();
+            *bytes = 0;
+        }
+        *bytes += text.len() + done.len();
+        entries.insert(text.into(), done.clone());
+        done
+    }
+}
+
+fn html_memo() -> &'static Memo {
+    static MEMO: OnceLock<Memo> = OnceLock::new();
+    MEMO.get_or_init(Memo::new)
+}
+
+fn plain_memo() -> &'static Memo {
+    static MEMO: OnceLock<Memo> = OnceLock::new();
+    MEMO.get_or_init(Memo::new)
+}
+
+/// Markdown as HTML, rendered now (not memoised): what the memo stores,
+/// and what the Markdown bench measures.
+pub fn render_uncached(text: &str) -> String {
+    let mut html = String::with_capacity(text.len() + text.len() / 4);
+    pulldown_cmark::html::push_html(&mut html, safe_events(text));
+    html
+}
+
 impl Render for Markdown<'_> {
     fn render_to(&self, buffer: &mut String) {
-        pulldown_cmark::html::push_html(buffer, safe_events(self.0));
+        buffer.push_str(&html_memo().get_or_render(self.0, render_uncached));
     }
 }
 
@@ -95,6 +191,10 @@ pub fn render(text: &str) -> Markup {
 /// Markdown as plain text, for places that take no markup (JSON-LD, feeds,
 /// `<meta name=description>`): the words, with block breaks as spaces.
 pub fn plain_text(text: &str) -> String {
+    plain_memo().get_or_render(text, plain_uncached).to_string()
+}
+
+fn plain_uncached(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for event in Parser::new_ext(text, options()) {
         match event {
@@ -157,6 +257,15 @@ mod tests {
         }
         assert!(html("[a](/recipes/x)").contains(r#"href="/recipes/x""#));
         assert!(html("[a](mailto:me@example.com)").contains("href"));
+    }
+
+    #[test]
+    fn memoised_renderings_equal_fresh_ones() {
+        for text in ["*a*", "- b\n- c", "*a*", "<b>x</b>"] {
+            assert_eq!(html(text), render_uncached(text));
+            assert_eq!(html(text), render_uncached(text), "second, from the memo");
+            assert_eq!(plain_text(text), plain_uncached(text));
+        }
     }
 
     #[test]

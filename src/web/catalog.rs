@@ -5,7 +5,7 @@ use serde::Deserialize;
 
 use super::respond::{self, Body};
 use super::{Site, WebError};
-use crate::domain::{CatalogQuery, Sort};
+use crate::domain::{CatalogPage, CatalogQuery, Sort, View};
 use crate::store::EntityId;
 use crate::views::catalog::{self, CatalogView};
 use crate::views::tag_path;
@@ -67,7 +67,7 @@ fn list(
     params: CatalogParams,
 ) -> Result<HttpResponse, WebError> {
     let query = CatalogQuery {
-        tag: tag.clone(),
+        tag,
         sort: parse_sort(params.sort.as_deref())?,
         after: parse_after(params.after.as_deref())?,
         limit: PAGE_SIZE,
@@ -75,29 +75,35 @@ fn list(
     respond::page(
         site,
         req,
-        |view| {
-            let page = view.catalog(&query)?;
-            if let (Some(tag), None, true) = (&query.tag, query.after, page.entries.is_empty()) {
-                return Err(WebError::NotFound(format!("No recipe is tagged {tag:?}.")));
-            }
-            Ok(page)
-        },
-        |site, page| {
-            let next = page.next.map(|after| {
-                let base = query.tag.as_deref().map_or("/".to_owned(), tag_path);
-                match query.sort {
-                    Sort::Title => format!("{base}?after={after}"),
-                    Sort::Recent => format!("{base}?sort=recent&after={after}"),
-                }
-            });
-            Body::from(catalog::page(&CatalogView {
-                base_url: site.base_url(),
-                tag: query.tag.as_deref(),
-                sort: query.sort,
-                entries: &page.entries,
-                next,
-                later: query.after.is_some(),
-            }))
-        },
+        |view| read(view, &query),
+        |site, page| render(site, &query, page),
     )
+}
+
+/// Reads a catalog page; a tag no recipe carries is a 404.
+pub fn read(view: &View, query: &CatalogQuery) -> Result<CatalogPage, WebError> {
+    let page = view.catalog(query)?;
+    if let (Some(tag), None, true) = (&query.tag, query.after, page.entries.is_empty()) {
+        return Err(WebError::NotFound(format!("No recipe is tagged {tag:?}.")));
+    }
+    Ok(page)
+}
+
+/// Renders a catalog page read for `query`.
+pub fn render(site: &Site, query: &CatalogQuery, page: &CatalogPage) -> Body {
+    let next = page.next.map(|after| {
+        let base = query.tag.as_deref().map_or("/".to_owned(), tag_path);
+        match query.sort {
+            Sort::Title => format!("{base}?after={after}"),
+            Sort::Recent => format!("{base}?sort=recent&after={after}"),
+        }
+    });
+    Body::from(catalog::page(&CatalogView {
+        base_url: site.base_url(),
+        tag: query.tag.as_deref(),
+        sort: query.sort,
+        entries: &page.entries,
+        next,
+        later: query.after.is_some(),
+    }))
 }

@@ -6,12 +6,12 @@
 //! conditional GET, ETag, Last-Modified and Server-Timing every page has;
 //! `middleware` adds the security headers, compression and request logs.
 
-mod catalog;
+pub mod catalog;
 pub mod error;
 mod feeds;
 pub mod middleware;
 mod pages;
-mod recipes;
+pub mod recipes;
 pub mod respond;
 
 use actix_web::{guard, web, HttpRequest, HttpResponse, Route};

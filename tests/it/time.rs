@@ -329,4 +329,111 @@ mod current_entity_index {
             }
         }
     }
+
+    #[derive(Debug, Clone)]
+    enum RefOp {
+        Fork(usize, usize),
+        Unfork(usize),
+        RetractEntity(usize),
+        Read,
+    }
+
+    fn ref_op() -> impl Strategy<Value = RefOp> {
+        prop_oneof![
+            (0..4usize, 0..4usize).prop_map(|(c, p)| RefOp::Fork(c, p)),
+            (0..4usize).prop_map(RefOp::Unfork),
+            (0..4usize).prop_map(RefOp::RetractEntity),
+            Just(RefOp::Read),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(32))]
+
+        #[test]
+        fn referrers_from_the_cache_equal_a_vaet_scan_at_every_basis(
+            ops in prop::collection::vec(ref_op(), 1..25),
+        ) {
+            let store = store();
+            let ids: Vec<u64> = (0..4).map(|i| add_recipe(&store, &format!("r{i}"), "Start")).collect();
+            let forked_from = store.db().attribute(&kw(":recipe/forked-from")).unwrap().id;
+            let mut bases = vec![store.db().basis()];
+            let check = |db: &forkful::store::Db| -> Result<(), TestCaseError> {
+                for &p in &ids {
+                    let scanned: Vec<u64> = db
+                        .uncached()
+                        .datoms(Index::Vaet, &Components::any().v(Value::Ref(p)).a(forked_from))
+                        .map(|d| d.unwrap().e)
+                        .collect();
+                    prop_assert_eq!(db.referrers(forked_from, p).unwrap().to_vec(), scanned);
+                }
+                Ok(())
+            };
+            for op in ops {
+                let mut tx = Transaction::new();
+                match op {
+                    RefOp::Fork(c, p) => {
+                        tx.add(ids[c], ":recipe/forked-from", forkful::store::TxValue::Entity(forkful::store::EntityRef::Id(ids[p])));
+                    }
+                    RefOp::Unfork(c) => {
+                        tx.retract_all(ids[c], ":recipe/forked-from");
+                    }
+                    RefOp::RetractEntity(e) => {
+                        tx.retract_entity(ids[e]);
+                    }
+                    RefOp::Read => {
+                        // Reads between writes fill the cache at this basis.
+                        check(&store.db())?;
+                        continue;
+                    }
+                };
+                if store.transact(&tx).is_ok() {
+                    bases.push(store.db().basis());
+                }
+            }
+            let latest = store.db();
+            for basis in bases.into_iter().rev() {
+                check(&latest.as_of(basis))?;
+            }
+            check(&latest)?;
+        }
+    }
+}
+
+#[test]
+fn readers_counting_referrers_while_a_writer_forks_see_exactly_their_basis() {
+    let store = store();
+    let parent = add_recipe(&store, "parent", "Parent");
+    let forked_from = store.db().attribute(&kw(":recipe/forked-from")).unwrap().id;
+    let done = Arc::new(AtomicBool::new(false));
+    let readers: Vec<_> = (0..2)
+        .map(|_| {
+            let (store, done) = (store.clone(), done.clone());
+            thread::spawn(move || {
+                let mut checked = 0;
+                while !done.load(Ordering::Acquire) {
+                    let db = store.db();
+                    let cached = db.referrers(forked_from, parent).unwrap();
+                    let scanned = db
+                        .uncached()
+                        .datoms(
+                            Index::Vaet,
+                            &Components::any().v(Value::Ref(parent)).a(forked_from),
+                        )
+                        .count();
+                    assert_eq!(cached.len(), scanned, "at basis {}", db.basis());
+                    checked += 1;
+                }
+                checked
+            })
+        })
+        .collect();
+    for i in 0..40 {
+        crate::helpers::add_fork(&store, &format!("fork-{i}"), "Fork", parent);
+    }
+    done.store(true, Ordering::Release);
+    for reader in readers {
+        assert!(reader.join().unwrap() > 0);
+    }
+    assert_eq!(store.db().referrers(forked_from, parent).unwrap().len(), 40);
 }

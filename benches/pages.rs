@@ -1,0 +1,199 @@
+//! The site's headline pages, at the handler: a request in, the bytes out,
+//! through the whole app (routes, middleware, the pinned read, the view),
+//! and each page's store read and view render alone beside it, so the split
+//! between deciding what to show and writing the bytes is visible.
+//!
+//! - `pages/demo`: `recipe_show` on the demo's deepest lineage (found by
+//!   walking every recipe's lineage, not named) and `recipes_index`, the
+//!   whole demo catalog on one page.
+//! - `pages/synthetic_100k`: the same on a 100,000-recipe synthetic catalog
+//!   (skeleton recipes, lineage depth 12), to show how cost grows with it.
+//! - `markdown`: the Markdown pipeline alone on a 2,400-byte and a
+//!   43,200-byte body, with throughput in bytes per second (`render`), and
+//!   the memoised rendering pages use for a text seen before (`memoised`).
+//!
+//! Before measuring, each headline bench prints its allocations per
+//! operation (a counting allocator, `common::alloc`) and the recipe page
+//! its index reads per render.
+
+mod common;
+
+use std::hint::black_box;
+
+use actix_web::dev::{Service, ServiceResponse};
+use actix_web::rt::{System, SystemRunner};
+use actix_web::test::{self, TestRequest};
+use actix_web::web::Data;
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use forkful::domain::{CatalogQuery, Recipes, Slug};
+use forkful::seed::synthetic::Shape;
+use forkful::views::markdown::{render_uncached, Markdown};
+use forkful::web::{catalog, recipes, Site};
+use maud::Render;
+
+/// One catalog to measure pages on.
+struct Catalog {
+    name: &'static str,
+    recipes: Recipes,
+    /// The ids to search for the deepest lineage (empty: the whole catalog).
+    ids: Vec<forkful::store::EntityId>,
+}
+
+/// A request through the app, its body read to the end.
+async fn fetch<S, B>(app: &S, uri: &str) -> actix_web::web::Bytes
+where
+    S: Service<actix_http::Request, Response = ServiceResponse<B>, Error = actix_web::Error>,
+    B: actix_web::body::MessageBody,
+{
+    let response = test::call_service(app, TestRequest::get().uri(uri).to_request()).await;
+    assert!(
+        response.status().is_success(),
+        "{uri}: {}",
+        response.status()
+    );
+    actix_web::body::to_bytes(response.into_body())
+        .await
+        .unwrap_or_else(|_| panic!("{uri}: body"))
+}
+
+fn pages(c: &mut Criterion, system: &SystemRunner, catalog: &Catalog) {
+    let site = Data::new(Site::new(catalog.recipes.clone(), "http://forkful.bench"));
+    let app = system.block_on(test::init_service(forkful::app::app(site.clone())));
+    let (deepest, depth) = common::deepest(&catalog.recipes.view(), &catalog.ids);
+    assert!(
+        depth >= 12,
+        "{}: the deepest lineage is {depth}",
+        catalog.name
+    );
+    let slug = Slug::parse(&deepest).expect("slug");
+    let show = format!("/recipes/{deepest}");
+    let index_query = CatalogQuery {
+        limit: forkful::web::catalog::PAGE_SIZE,
+        ..CatalogQuery::default()
+    };
+
+    // What each page costs beyond time, printed before criterion's lines.
+    let name = catalog.name;
+    let bytes = system.block_on(fetch(&app, &show)).len();
+    let view = site.pin();
+    let model = recipes::read_show(&view, &slug).expect("recipe page");
+    println!(
+        "pages/{name}/recipe_show: {deepest} (lineage {depth}), {bytes} bytes, {} index reads",
+        view.db().reads_so_far()
+    );
+    let view = site.pin();
+    let page = catalog::read(&view, &index_query).expect("catalog");
+    println!(
+        "pages/{name}/recipes_index: {} recipes, {} bytes, {} index reads",
+        page.entries.len(),
+        system.block_on(fetch(&app, "/")).len(),
+        view.db().reads_so_far()
+    );
+    common::report_allocations(&format!("pages/{name}/recipe_show/handler"), || {
+        system.block_on(fetch(&app, &show))
+    });
+    common::report_allocations(&format!("pages/{name}/recipe_show/read"), || {
+        recipes::read_show(&site.pin(), &slug)
+    });
+    common::report_allocations(&format!("pages/{name}/recipe_show/render"), || {
+        recipes::render_show(&site, &model)
+    });
+    common::report_allocations(&format!("pages/{name}/recipes_index/handler"), || {
+        system.block_on(fetch(&app, "/"))
+    });
+    common::report_allocations(&format!("pages/{name}/recipes_index/read"), || {
+        catalog::read(&site.pin(), &index_query)
+    });
+    common::report_allocations(&format!("pages/{name}/recipes_index/render"), || {
+        catalog::render(&site, &index_query, &page)
+    });
+
+    let mut group = c.benchmark_group(format!("pages/{name}"));
+    group.bench_function("recipe_show/handler", |b| {
+        b.iter(|| system.block_on(fetch(&app, black_box(&show))))
+    });
+    group.bench_function("recipe_show/read", |b| {
+        b.iter(|| recipes::read_show(&site.pin(), black_box(&slug)).expect("read"))
+    });
+    group.bench_function("recipe_show/render", |b| {
+        b.iter(|| recipes::render_show(&site, black_box(&model)))
+    });
+    group.bench_function("recipes_index/handler", |b| {
+        b.iter(|| system.block_on(fetch(&app, black_box("/"))))
+    });
+    group.bench_function("recipes_index/read", |b| {
+        b.iter(|| catalog::read(&site.pin(), black_box(&index_query)).expect("read"))
+    });
+    group.bench_function("recipes_index/render", |b| {
+        b.iter(|| catalog::render(&site, &index_query, black_box(&page)))
+    });
+    group.finish();
+}
+
+/// Recipe Markdown as steps and notes are written: a paragraph with
+/// emphasis, a link, a short list and inline code.
+const MARKDOWN_UNIT: &str = "Whisk the **eggs** with the *buttermilk* until smooth, \
+then fold in the flour; see [the notes](/about).\n\n\
+- rest the batter 10 minutes\n- heat the pan to medium\n\n\
+Cook until bubbles `pop`, flip once.\n\n";
+
+/// `bytes` of Markdown: the unit repeated, the last one cut short (the
+/// unit is ASCII, so any cut is a character boundary).
+fn markdown_body(bytes: usize) -> String {
+    let mut body = MARKDOWN_UNIT.repeat(bytes / MARKDOWN_UNIT.len() + 1);
+    body.truncate(bytes);
+    body
+}
+
+fn markdown(c: &mut Criterion) {
+    let mut group = c.benchmark_group("markdown");
+    for bytes in [2_400, 43_200] {
+        let body = markdown_body(bytes);
+        assert_eq!(body.len(), bytes);
+        common::report_allocations(&format!("markdown/render/{bytes}"), || {
+            render_uncached(&body)
+        });
+        group.throughput(Throughput::Bytes(bytes as u64));
+        group.bench_with_input(BenchmarkId::new("render", bytes), &body, |b, body| {
+            b.iter(|| render_uncached(black_box(body)))
+        });
+        group.bench_with_input(BenchmarkId::new("memoised", bytes), &body, |b, body| {
+            b.iter(|| Markdown(black_box(body)).render())
+        });
+    }
+    group.finish();
+}
+
+fn benches(c: &mut Criterion) {
+    let system = System::new();
+    let demo = Catalog {
+        name: "demo",
+        recipes: common::demo(),
+        ids: Vec::new(),
+    };
+    pages(c, &system, &demo);
+    let (recipes, ids) = common::stored_catalog(
+        "synthetic-100k",
+        Shape {
+            recipes: 100_000,
+            depth: 12,
+            fanout: 3,
+            rng: 1,
+            skeleton: true,
+        },
+    );
+    let synthetic = Catalog {
+        name: "synthetic_100k",
+        recipes,
+        ids,
+    };
+    pages(c, &system, &synthetic);
+    markdown(c);
+}
+
+criterion_group! {
+    name = pages_benches;
+    config = common::criterion();
+    targets = benches
+}
+criterion_main!(pages_benches);
