@@ -553,18 +553,19 @@ impl View {
             version_count: 0,
             updated_at: None,
         };
-        for datom in self.db.entity_attributes(id, a.slug, a.version_count) {
-            let Datom { a: attr, v, .. } = datom?;
-            match attr {
-                x if x == a.slug => entry.slug = v.as_str().unwrap_or_default().to_owned(),
-                x if x == a.title => entry.title = v.as_str().unwrap_or_default().to_owned(),
-                x if x == a.summary => entry.summary = v.as_str().map(str::to_owned),
-                x if x == a.tags => entry.tags.extend(v.as_str().map(str::to_owned)),
-                x if x == a.version_count => entry.version_count = v.as_long().unwrap_or(0),
-                x if x == a.updated_at => entry.updated_at = v.as_instant(),
-                _ => {}
-            }
-        }
+        self.db
+            .visit_attributes(id, a.slug, a.version_count, |datom| {
+                let v = &datom.v;
+                match datom.a {
+                    x if x == a.slug => entry.slug = v.as_str().unwrap_or_default().to_owned(),
+                    x if x == a.title => entry.title = v.as_str().unwrap_or_default().to_owned(),
+                    x if x == a.summary => entry.summary = v.as_str().map(str::to_owned),
+                    x if x == a.tags => entry.tags.extend(v.as_str().map(str::to_owned)),
+                    x if x == a.version_count => entry.version_count = v.as_long().unwrap_or(0),
+                    x if x == a.updated_at => entry.updated_at = v.as_instant(),
+                    _ => {}
+                }
+            })?;
         entry.fork_count = self.db.referrers(a.forked_from, id)?.len();
         Ok(entry)
     }

@@ -24,23 +24,51 @@ const MILLIS_PER_DAY: i64 = 24 * MILLIS_PER_HOUR;
 /// [`parse_rfc3339`] does not read those back.
 #[must_use]
 pub fn format_rfc3339(millis: i64) -> String {
+    let mut out = String::with_capacity(24);
+    write_rfc3339(&mut out, millis);
+    out
+}
+
+/// Appends `millis` as `format_rfc3339` writes it, without allocating: pages
+/// write an instant or two per line of a list.
+pub fn write_rfc3339(out: &mut String, millis: i64) {
     // Euclidean division so that instants before 1970 fall on the earlier
     // day with a positive time of day, not on a "negative" time.
     let days = millis.div_euclid(MILLIS_PER_DAY);
     let of_day = millis.rem_euclid(MILLIS_PER_DAY);
     let (year, month, day) = civil_from_days(days);
-    let hour = of_day / MILLIS_PER_HOUR;
-    let minute = of_day % MILLIS_PER_HOUR / MILLIS_PER_MINUTE;
-    let second = of_day % MILLIS_PER_MINUTE / MILLIS_PER_SECOND;
-    let milli = of_day % MILLIS_PER_SECOND;
-    let year = if (0..=9999).contains(&year) {
-        format!("{year:04}")
-    } else if year < 0 {
-        format!("-{:04}", -year)
-    } else {
-        format!("+{year}")
+    let push = |out: &mut String, n: i64, width: u32| {
+        for k in (0..width).rev() {
+            let digit = (n / 10i64.pow(k)) % 10;
+            out.push(char::from(b'0' + digit as u8));
+        }
     };
-    format!("{year}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}.{milli:03}Z")
+    if (0..=9999).contains(&year) {
+        push(out, year, 4);
+    } else if year < 0 {
+        out.push('-');
+        push(out, -year, 4.max(digit_count(-year)));
+    } else {
+        out.push('+');
+        push(out, year, digit_count(year));
+    }
+    out.push('-');
+    push(out, month, 2);
+    out.push('-');
+    push(out, day, 2);
+    out.push('T');
+    push(out, of_day / MILLIS_PER_HOUR, 2);
+    out.push(':');
+    push(out, of_day % MILLIS_PER_HOUR / MILLIS_PER_MINUTE, 2);
+    out.push(':');
+    push(out, of_day % MILLIS_PER_MINUTE / MILLIS_PER_SECOND, 2);
+    out.push('.');
+    push(out, of_day % MILLIS_PER_SECOND, 3);
+    out.push('Z');
+}
+
+fn digit_count(n: i64) -> u32 {
+    n.checked_ilog10().map_or(1, |d| d + 1)
 }
 
 /// Parses RFC 3339 text into an instant, or `None` if it is not a valid

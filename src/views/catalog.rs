@@ -4,7 +4,7 @@ use maud::{html, Markup};
 
 use super::layout::{self, Head, Section};
 use super::markdown::plain_text;
-use super::{count, human_date, jsonld, machine_time, recipe_path, tag_path, RecipeLink};
+use super::{count, excerpt, jsonld, tag_path, Day, RecipePath, Rfc3339, TagPath, Text};
 use crate::domain::{CatalogEntry, Sort};
 
 /// A page of the catalog.
@@ -20,20 +20,23 @@ pub struct CatalogView<'a> {
     pub later: bool,
 }
 
+/// Characters of a summary a card shows.
+const EXCERPT: usize = 160;
+
 /// A list of recipes as catalog cards (the catalog, tags, search).
 pub fn cards(entries: &[CatalogEntry]) -> Markup {
     html! {
-        ul class="recipe-list" {
+        ul class="recipe-list" role="list" {
             @for entry in entries {
                 li class="recipe-card" {
-                    h2 { a href=(recipe_path(&entry.slug)) { (entry.title) } }
+                    h2 { a href=(RecipePath(&entry.slug)) { (Text(&entry.title)) } }
                     @if let Some(summary) = &entry.summary {
-                        p class="summary" { (plain_text(summary)) }
+                        p class="summary" { (Text(&excerpt(&plain_text(summary), EXCERPT))) }
                     }
                     @if !entry.tags.is_empty() {
-                        ul class="tags" aria-label="Tags" {
+                        ul class="tags" role="list" aria-label="Tags" {
                             @for tag in &entry.tags {
-                                li { a class="tag" href=(tag_path(tag)) { (tag) } }
+                                li { a class="tag" href=(TagPath(tag)) { (Text(tag)) } }
                             }
                         }
                     }
@@ -41,7 +44,7 @@ pub fn cards(entries: &[CatalogEntry]) -> Markup {
                         (count(entry.version_count, "version", "versions")) " · "
                         (count(entry.fork_count as i64, "fork", "forks"))
                         @if let Some(at) = entry.updated_at {
-                            " · changed " time datetime=(machine_time(at)) { (human_date(at)) }
+                            " · changed " time datetime=(Rfc3339(at)) { (Day(at)) }
                         }
                     }
                 }
@@ -73,20 +76,18 @@ pub fn page(view: &CatalogView) -> Markup {
         Some(tag) => format!("Recipes tagged {tag}"),
         None => "Recipes".to_owned(),
     };
-    let links: Vec<RecipeLink> = view
-        .entries
-        .iter()
-        .map(|e| RecipeLink {
-            slug: e.slug.clone(),
-            title: e.title.clone(),
-        })
-        .collect();
     let mut head = Head::new(&title, Section::Recipes);
     if view.tag.is_some() {
         head.section = Section::Tags;
     }
     head.description = Some("Recipes that keep their whole history and can be forked.");
-    head.json_ld = Some(jsonld::item_list(view.base_url, links.iter(), 1));
+    head.json_ld = Some(jsonld::item_list(
+        view.base_url,
+        view.entries
+            .iter()
+            .map(|e| (e.slug.as_str(), e.title.as_str())),
+        1,
+    ));
     // Only the first page of a list, sorted by title, is the one to index.
     let canonical = format!(
         "{}{}",

@@ -54,7 +54,7 @@ pub fn page(view: &ForkTreeView) -> Markup {
                 (count(size(view.root) as i64, "recipe", "recipes")) ", from the original "
                 a href=(recipe_path(&view.root.slug)) { (view.root.title) } " down."
             }
-            ul class="fork-tree" { (node(view, view.root)) }
+            ul class="fork-tree" role="list" { (node(view, view.root)) }
             @if view.truncated {
                 p class="notice" { "The family is larger than this page shows." }
             }

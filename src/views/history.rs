@@ -23,7 +23,7 @@ pub fn page(view: &HistoryView) -> Markup {
         html! {
             h1 { "History of " a href=(recipe_path(slug)) { (view.title) } }
             p class="lede" { (view.versions.len()) " versions, newest first." }
-            ol class="versions" reversed {
+            ol class="versions" role="list" reversed {
                 @for (version, what) in view.versions.iter().rev() {
                     li {
                         h2 { a href=(version_path(slug, version.number)) { "Version " (version.number) } }

@@ -3,36 +3,55 @@
 //!
 //! The JSON goes inside `<script type="application/ld+json">`, where HTML
 //! escaping does not apply: `</script>` in a title would end the element.
-//! `script_safe` writes `<`, `>` and `&` as JSON's `\u003c`-style escapes,
+//! `to_script` writes `<`, `>` and `&` as JSON's `\u003c`-style escapes,
 //! which every JSON reader decodes back and no HTML parser sees as markup.
 
 use serde::Serialize;
 
 use super::markdown::plain_text;
-use super::{machine_time, step_runs, RecipeLink};
+use super::{machine_time, step_runs};
 use crate::domain::{Content, Step};
 
-/// JSON text made safe to sit inside a `<script>` element.
-pub fn script_safe(json: &str) -> String {
-    let mut out = String::with_capacity(json.len() + 16);
-    for c in json.chars() {
-        match c {
-            '<' => out.push_str("\\u003c"),
-            '>' => out.push_str("\\u003e"),
-            '&' => out.push_str("\\u0026"),
-            // Legal in JSON, but line terminators in older JavaScript.
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            c => out.push(c),
+/// serde_json's compact output, but with `<`, `>`, `&` and the two
+/// JavaScript line terminators inside strings written as `\uXXXX`, in the
+/// same pass (structural JSON never contains them, so strings are all there
+/// is to escape).
+struct ScriptSafe;
+
+impl serde_json::ser::Formatter for ScriptSafe {
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        let mut start = 0;
+        for (i, c) in fragment.char_indices() {
+            let escaped = match c {
+                '<' => "\\u003c",
+                '>' => "\\u003e",
+                '&' => "\\u0026",
+                '\u{2028}' => "\\u2028",
+                '\u{2029}' => "\\u2029",
+                _ => continue,
+            };
+            writer.write_all(&fragment.as_bytes()[start..i])?;
+            writer.write_all(escaped.as_bytes())?;
+            start = i + c.len_utf8();
         }
+        writer.write_all(&fragment.as_bytes()[start..])
     }
-    out
 }
 
-fn to_script<T: Serialize>(value: &T) -> String {
+/// `value` as JSON that is safe inside a `<script>` element.
+pub fn to_script<T: Serialize>(value: &T) -> String {
+    let mut out = Vec::with_capacity(1024);
+    let mut serializer = serde_json::Serializer::with_formatter(&mut out, ScriptSafe);
     // Serialising these plain structs cannot fail: no maps with non-string
     // keys, no failing `Serialize` impls.
-    script_safe(&serde_json::to_string(value).expect("JSON-LD serialises"))
+    value
+        .serialize(&mut serializer)
+        .expect("JSON-LD serialises");
+    String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
 /// What a recipe's JSON-LD says, beyond its content.
@@ -78,7 +97,7 @@ impl HowToStep {
     fn of(step: &Step) -> HowToStep {
         HowToStep {
             kind: "HowToStep",
-            text: plain_text(&step.text),
+            text: plain_text(&step.text).to_string(),
         }
     }
 }
@@ -161,7 +180,10 @@ pub fn recipe(content: &Content, facts: &RecipeFacts) -> String {
         }),
         date_published: facts.published.map(machine_time),
         date_modified: facts.modified.map(machine_time),
-        description: content.summary.as_deref().map(plain_text),
+        description: content
+            .summary
+            .as_deref()
+            .map(|s| plain_text(s).to_string()),
         recipe_yield,
         prep_time: content.prep.map(|m| m.iso8601()),
         cook_time: content.cook.map(|m| m.iso8601()),
@@ -181,8 +203,20 @@ struct ListItem<'a> {
     #[serde(rename = "@type")]
     kind: &'static str,
     position: usize,
-    url: String,
+    url: PageUrl<'a>,
     name: &'a str,
+}
+
+/// A recipe page's absolute URL, written straight into the JSON.
+struct PageUrl<'a> {
+    base_url: &'a str,
+    slug: &'a str,
+}
+
+impl Serialize for PageUrl<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&format_args!("{}/recipes/{}", self.base_url, self.slug))
+    }
 }
 
 #[derive(Serialize)]
@@ -197,9 +231,10 @@ struct ItemList<'a> {
 
 /// A schema.org `ItemList` of recipe pages, `first_position` being the
 /// position of the first (pages after the first continue the count).
+/// `recipes` are `(slug, title)`.
 pub fn item_list<'a>(
-    base_url: &str,
-    recipes: impl Iterator<Item = &'a RecipeLink>,
+    base_url: &'a str,
+    recipes: impl Iterator<Item = (&'a str, &'a str)>,
     first_position: usize,
 ) -> String {
     to_script(&ItemList {
@@ -207,11 +242,11 @@ pub fn item_list<'a>(
         kind: "ItemList",
         items: recipes
             .enumerate()
-            .map(|(i, r)| ListItem {
+            .map(|(i, (slug, name))| ListItem {
                 kind: "ListItem",
                 position: first_position + i,
-                url: format!("{base_url}/recipes/{}", r.slug),
-                name: &r.title,
+                url: PageUrl { base_url, slug },
+                name,
             })
             .collect(),
     })
@@ -223,11 +258,12 @@ mod tests {
 
     #[test]
     fn script_safe_json_cannot_close_the_script_and_still_parses() {
-        let json = serde_json::to_string(&["</script><script>alert(1)</script>&"]).unwrap();
-        let safe = script_safe(&json);
+        let hostile = "</script><script>alert(1)</script>&\u{2028}é\"\\";
+        let safe = to_script(&[hostile]);
         assert!(!safe.contains('<') && !safe.contains('>') && !safe.contains('&'));
+        assert!(!safe.contains('\u{2028}'));
         let back: Vec<String> = serde_json::from_str(&safe).unwrap();
-        assert_eq!(back, ["</script><script>alert(1)</script>&"]);
+        assert_eq!(back, [hostile]);
     }
 
     #[test]

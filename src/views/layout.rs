@@ -56,56 +56,78 @@ fn nav_link(href: &str, text: &str, current: bool) -> Markup {
 }
 
 /// A whole page: `main` inside the site's layout.
+///
+/// Written as three pieces into one buffer sized for all of them, so a
+/// long page's body is copied once instead of through a doubling buffer.
 pub fn page(head: &Head, main: Markup) -> Markup {
+    let top = top(head);
+    let bottom = bottom();
+    let main = main.into_string();
+    let mut page = String::with_capacity(top.0.len() + main.len() + bottom.0.len());
+    page.push_str(&top.0);
+    page.push_str(&main);
+    page.push_str(&bottom.0);
+    PreEscaped(page)
+}
+
+/// Everything before the page's own content, up to and including the
+/// opening `<main>`; `bottom` closes what this opens.
+fn top(head: &Head) -> Markup {
     html! {
         (DOCTYPE)
-        html lang="en" {
-            head {
-                meta charset="utf-8";
-                meta name="viewport" content="width=device-width, initial-scale=1";
-                title { (head.title) " · forkful" }
-                @if let Some(description) = head.description {
-                    meta name="description" content=(description);
-                }
-                @if let Some(canonical) = head.canonical {
-                    link rel="canonical" href=(canonical);
-                }
-                @if head.noindex {
-                    meta name="robots" content="noindex";
-                }
-                link rel="stylesheet" href=(assets::STYLE.path);
-                link rel="icon" type="image/svg+xml" href=(assets::ICON.path);
-                link rel="alternate" type="application/atom+xml" title="Recent changes" href="/feed.xml";
-                script src=(assets::APP.path) defer {}
-                @if let Some(json_ld) = &head.json_ld {
-                    script type="application/ld+json" { (PreEscaped(json_ld)) }
-                }
+        (PreEscaped("<html lang=\"en\">"))
+        head {
+            meta charset="utf-8";
+            meta name="viewport" content="width=device-width, initial-scale=1";
+            title { (head.title) " · forkful" }
+            @if let Some(description) = head.description {
+                meta name="description" content=(description);
             }
-            body {
-                a class="skip-link" href="#main" { "Skip to content" }
-                header class="site-header" {
-                    a class="brand" href="/" { "forkful" }
-                    nav aria-label="Site" {
-                        ul {
-                            (nav_link("/", "Recipes", head.section == Section::Recipes))
-                            (nav_link("/tags", "Tags", head.section == Section::Tags))
-                            (nav_link("/about", "About", head.section == Section::About))
-                        }
-                    }
-                    form class="search" role="search" action="/search" method="get" {
-                        label for="q" class="visually-hidden" { "Search recipes" }
-                        input id="q" name="q" type="search" placeholder="Search recipes" value=[head.query];
-                        button type="submit" { "Search" }
-                    }
-                }
-                main id="main" { (main) }
-                footer class="site-footer" {
-                    p {
-                        "forkful: every recipe keeps its whole history and can be forked. "
-                        a href="/feed.xml" { "Recent changes (Atom)" }
-                    }
-                }
+            @if let Some(canonical) = head.canonical {
+                link rel="canonical" href=(canonical);
+            }
+            @if head.noindex {
+                meta name="robots" content="noindex";
+            }
+            link rel="stylesheet" href=(assets::STYLE.path);
+            link rel="icon" type="image/svg+xml" href=(assets::ICON.path);
+            link rel="alternate" type="application/atom+xml" title="Recent changes" href="/feed.xml";
+            script src=(assets::APP.path) defer {}
+            @if let Some(json_ld) = &head.json_ld {
+                script type="application/ld+json" { (PreEscaped(json_ld)) }
             }
         }
+        (PreEscaped("<body>"))
+        a class="skip-link" href="#main" { "Skip to content" }
+        header class="site-header" {
+            a class="brand" href="/" { "forkful" }
+            nav aria-label="Site" {
+                ul {
+                    (nav_link("/", "Recipes", head.section == Section::Recipes))
+                    (nav_link("/tags", "Tags", head.section == Section::Tags))
+                    (nav_link("/about", "About", head.section == Section::About))
+                }
+            }
+            form class="search" role="search" action="/search" method="get" {
+                label for="q" class="visually-hidden" { "Search recipes" }
+                input id="q" name="q" type="search" placeholder="Search recipes" value=[head.query];
+                button type="submit" { "Search" }
+            }
+        }
+        (PreEscaped("<main id=\"main\">"))
+    }
+}
+
+/// What closes every page: `</main>`, the footer, `</body></html>`.
+fn bottom() -> Markup {
+    html! {
+        (PreEscaped("</main>"))
+        footer class="site-footer" {
+            p {
+                "forkful: every recipe keeps its whole history and can be forked. "
+                a href="/feed.xml" { "Recent changes (Atom)" }
+            }
+        }
+        (PreEscaped("</body></html>"))
     }
 }

@@ -190,8 +190,8 @@ pub fn render(text: &str) -> Markup {
 
 /// Markdown as plain text, for places that take no markup (JSON-LD, feeds,
 /// `<meta name=description>`): the words, with block breaks as spaces.
-pub fn plain_text(text: &str) -> String {
-    plain_memo().get_or_render(text, plain_uncached).to_string()
+pub fn plain_text(text: &str) -> Arc<str> {
+    plain_memo().get_or_render(text, plain_uncached)
 }
 
 fn plain_uncached(text: &str) -> String {
@@ -264,14 +264,14 @@ mod tests {
         for text in ["*a*", "- b\n- c", "*a*", "<b>x</b>"] {
             assert_eq!(html(text), render_uncached(text));
             assert_eq!(html(text), render_uncached(text), "second, from the memo");
-            assert_eq!(plain_text(text), plain_uncached(text));
+            assert_eq!(*plain_text(text), plain_uncached(text));
         }
     }
 
     #[test]
     fn plain_text_keeps_the_words_only() {
         assert_eq!(
-            plain_text("Whisk the **eggs**.\n\n- one\n- `two`"),
+            &*plain_text("Whisk the **eggs**.\n\n- one\n- `two`"),
             "Whisk the eggs. one two"
         );
     }

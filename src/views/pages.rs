@@ -17,7 +17,7 @@ pub fn tags(tags: &[(String, usize)]) -> Markup {
             @if tags.is_empty() {
                 p class="notice" { "No recipe has a tag yet." }
             } @else {
-                ul class="tag-cloud" {
+                ul class="tag-cloud" role="list" {
                     @for (tag, n) in tags {
                         li {
                             a class="tag" href=(tag_path(tag)) {

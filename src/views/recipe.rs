@@ -4,7 +4,10 @@ use maud::{html, Markup};
 
 use super::layout::{self, Head, Section};
 use super::markdown::{plain_text, Markdown};
-use super::{count, human_date, human_time, machine_time, recipe_path, tag_path, version_path};
+use super::{
+    count, human_time, machine_time, recipe_path, version_path, Day, RecipePath, Rfc3339, TagPath,
+    Text,
+};
 use super::{step_runs, Crumb, RecipeLink};
 use crate::domain::{Content, Minutes, Step};
 
@@ -121,7 +124,7 @@ fn family(page: &RecipePage) -> Markup {
                 h3 { (count(page.forks.len() as i64, "fork", "forks")) }
                 ul class="forks" {
                     @for fork in page.forks {
-                        li { a href=(recipe_path(&fork.slug)) { (fork.title) } }
+                        li { a href=(RecipePath(&fork.slug)) { (fork.title) } }
                     }
                 }
             }
@@ -171,22 +174,22 @@ fn article(page: &RecipePage) -> Markup {
                 p class="meta" {
                     @if let Some(author) = page.author { "By " (author) ". " }
                     @if let Some(at) = page.modified {
-                        "Changed " time datetime=(machine_time(at)) { (human_date(at)) } ". "
+                        "Changed " time datetime=(Rfc3339(at)) { (Day(at)) } ". "
                     }
                     @if let Some(category) = &c.category { (category) ". " }
                     @if let Some(cuisine) = &c.cuisine { (cuisine) " cuisine." }
                 }
                 (facts(c))
                 @if !c.tags.is_empty() {
-                    ul class="tags" aria-label="Tags" {
-                        @for tag in &c.tags { li { a class="tag" href=(tag_path(tag)) { (tag) } } }
+                    ul class="tags" role="list" aria-label="Tags" {
+                        @for tag in &c.tags { li { a class="tag" href=(TagPath(tag)) { (tag) } } }
                     }
                 }
             }
             div class="recipe-body" {
                 section class="ingredients" aria-labelledby="ingredients" {
                     h2 id="ingredients" { "Ingredients" }
-                    ul { @for line in &c.ingredients { li { (line) } } }
+                    ul { @for line in &c.ingredients { li { (Text(line)) } } }
                 }
                 section class="method" aria-labelledby="method" {
                     h2 id="method" { "Method" }
