@@ -6,6 +6,7 @@
 //! come from VAET, the catalog pages through AVET from a cursor.
 
 use std::collections::{BTreeSet, HashSet};
+use std::sync::Arc;
 
 use super::attrs::Attrs;
 use super::content::{Content, Minutes, Step};
@@ -82,14 +83,15 @@ pub struct CatalogQuery {
     pub limit: usize,
 }
 
-/// What a catalog line shows.
+/// What a catalog line shows. The texts are shared with the store's
+/// cached entity, not copied: a page of the catalog is many lines.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CatalogEntry {
     pub id: EntityId,
-    pub slug: String,
-    pub title: String,
-    pub summary: Option<String>,
-    pub tags: Vec<String>,
+    pub slug: Arc<str>,
+    pub title: Arc<str>,
+    pub summary: Option<Arc<str>>,
+    pub tags: Vec<Arc<str>>,
     pub fork_count: usize,
     pub version_count: i64,
     pub updated_at: Option<i64>,
@@ -542,32 +544,41 @@ impl View {
 
     /// The catalog line of recipe `id`.
     pub fn catalog_entry(&self, id: EntityId) -> Result<CatalogEntry, DomainError> {
+        Ok(self.catalog_line(id)?.0)
+    }
+
+    /// The catalog line of recipe `id`, and whether it is retired: one read
+    /// of the attributes from the slug to `:recipe/retired`, installed in
+    /// that order so that a catalog page reads each recipe once.
+    fn catalog_line(&self, id: EntityId) -> Result<(CatalogEntry, bool), DomainError> {
         let a = &self.attrs;
+        debug_assert!(a.slug < a.updated_at && a.version_count < a.retired);
+        let mut retired = false;
         let mut entry = CatalogEntry {
             id,
-            slug: String::new(),
-            title: String::new(),
+            slug: Arc::from(""),
+            title: Arc::from(""),
             summary: None,
             tags: Vec::new(),
             fork_count: 0,
             version_count: 0,
             updated_at: None,
         };
-        self.db
-            .visit_attributes(id, a.slug, a.version_count, |datom| {
-                let v = &datom.v;
-                match datom.a {
-                    x if x == a.slug => entry.slug = v.as_str().unwrap_or_default().to_owned(),
-                    x if x == a.title => entry.title = v.as_str().unwrap_or_default().to_owned(),
-                    x if x == a.summary => entry.summary = v.as_str().map(str::to_owned),
-                    x if x == a.tags => entry.tags.extend(v.as_str().map(str::to_owned)),
-                    x if x == a.version_count => entry.version_count = v.as_long().unwrap_or(0),
-                    x if x == a.updated_at => entry.updated_at = v.as_instant(),
-                    _ => {}
-                }
-            })?;
+        self.db.visit_attributes(id, a.slug, a.retired, |datom| {
+            let v = &datom.v;
+            match datom.a {
+                x if x == a.slug => entry.slug = v.as_shared_str().cloned().unwrap_or_default(),
+                x if x == a.title => entry.title = v.as_shared_str().cloned().unwrap_or_default(),
+                x if x == a.summary => entry.summary = v.as_shared_str().cloned(),
+                x if x == a.tags => entry.tags.extend(v.as_shared_str().cloned()),
+                x if x == a.version_count => entry.version_count = v.as_long().unwrap_or(0),
+                x if x == a.updated_at => entry.updated_at = v.as_instant(),
+                x if x == a.retired => retired = v.as_bool().unwrap_or(false),
+                _ => {}
+            }
+        })?;
         entry.fork_count = self.db.referrers(a.forked_from, id)?.len();
-        Ok(entry)
+        Ok((entry, retired))
     }
 
     fn is_retired(&self, id: EntityId) -> Result<bool, DomainError> {
@@ -586,7 +597,7 @@ impl View {
             Sort::Title => (self.attrs.title, false),
             Sort::Recent => (self.attrs.updated_at, true),
         };
-        let mut ids = Vec::with_capacity(limit + 1);
+        let mut entries = Vec::with_capacity(limit + 1);
         match &query.tag {
             None => {
                 let cursor = match query.after {
@@ -604,10 +615,10 @@ impl View {
                     .db
                     .datoms_range(Index::Avet, &within, cursor.as_ref(), reverse)
                 {
-                    let id = datom?.e;
-                    if !self.is_retired(id)? {
-                        ids.push(id);
-                        if ids.len() > limit {
+                    let (entry, retired) = self.catalog_line(datom?.e)?;
+                    if !retired {
+                        entries.push(entry);
+                        if entries.len() > limit {
                             break;
                         }
                     }
@@ -641,21 +652,13 @@ impl View {
                     }
                     None => 0,
                 };
-                ids.extend(
-                    keyed
-                        .into_iter()
-                        .skip(start)
-                        .take(limit + 1)
-                        .map(|(_, id)| id),
-                );
+                for (_, id) in keyed.into_iter().skip(start).take(limit + 1) {
+                    entries.push(self.catalog_entry(id)?);
+                }
             }
         }
-        let next = (ids.len() > limit).then(|| ids[limit - 1]);
-        ids.truncate(limit);
-        let entries = ids
-            .into_iter()
-            .map(|id| self.catalog_entry(id))
-            .collect::<Result<_, _>>()?;
+        let next = (entries.len() > limit).then(|| entries[limit - 1].id);
+        entries.truncate(limit);
         Ok(CatalogPage { entries, next })
     }
 

@@ -143,6 +143,8 @@ const ATTRIBUTES: &[(&str, ValueType, Cardinality, &str, &str)] = &[
         "",
         "How many versions it has: kept by every write, so lists need not count history.",
     ),
+    // Everything a catalog line shows, and whether to show it, lies between
+    // :recipe/slug and :recipe/retired: one attribute range per recipe.
     (
         ":recipe/retired",
         ValueType::Boolean,

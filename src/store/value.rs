@@ -183,6 +183,14 @@ impl Value {
         }
     }
 
+    /// The string, shared: a copy of the handle, not of the text.
+    pub fn as_shared_str(&self) -> Option<&Arc<str>> {
+        match self {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
     pub fn as_long(&self) -> Option<i64> {
         match self {
             Value::Long(n) => Some(*n),

@@ -4,7 +4,7 @@ use maud::{html, Markup};
 
 use super::layout::{self, Head, Section};
 use super::markdown::plain_text;
-use super::{count, excerpt, jsonld, tag_path, Day, RecipePath, Rfc3339, TagPath, Text};
+use super::{count, jsonld, tag_path, Day, Excerpt, RecipePath, Rfc3339, TagPath, Text};
 use crate::domain::{CatalogEntry, Sort};
 
 /// A page of the catalog.
@@ -31,7 +31,7 @@ pub fn cards(entries: &[CatalogEntry]) -> Markup {
                 li class="recipe-card" {
                     h2 { a href=(RecipePath(&entry.slug)) { (Text(&entry.title)) } }
                     @if let Some(summary) = &entry.summary {
-                        p class="summary" { (Text(&excerpt(&plain_text(summary), EXCERPT))) }
+                        p class="summary" { (Excerpt(&plain_text(summary), EXCERPT)) }
                     }
                     @if !entry.tags.is_empty() {
                         ul class="tags" role="list" aria-label="Tags" {
@@ -83,9 +83,7 @@ pub fn page(view: &CatalogView) -> Markup {
     head.description = Some("Recipes that keep their whole history and can be forked.");
     head.json_ld = Some(jsonld::item_list(
         view.base_url,
-        view.entries
-            .iter()
-            .map(|e| (e.slug.as_str(), e.title.as_str())),
+        view.entries.iter().map(|e| (&*e.slug, &*e.title)),
         1,
     ));
     // Only the first page of a list, sorted by title, is the one to index.

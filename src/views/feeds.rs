@@ -69,7 +69,7 @@ pub fn atom(base_url: &str, entries: &[CatalogEntry], updated: i64) -> String {
 
 /// A sitemap of the site's pages: the catalog, the about page and every
 /// recipe (with the instant it last changed).
-pub fn sitemap(base_url: &str, recipes: &[(String, Option<i64>)]) -> String {
+pub fn sitemap(base_url: &str, recipes: &[(std::sync::Arc<str>, Option<i64>)]) -> String {
     let base = xml(base_url);
     let mut out = String::with_capacity(256 + recipes.len() * 128);
     out.push_str(

@@ -187,13 +187,26 @@ impl Render for Text<'_> {
 
 /// At most `chars` characters of `text`, cut at a word, with an ellipsis
 /// when cut: a catalog card shows the start of a summary, not all of it.
-pub fn excerpt(text: &str, chars: usize) -> std::borrow::Cow<'_, str> {
-    match text.char_indices().nth(chars) {
-        None => std::borrow::Cow::Borrowed(text),
-        Some((cut, _)) => {
-            let head = &text[..cut];
-            let head = head.rfind(' ').map_or(head, |space| &head[..space]);
-            std::borrow::Cow::Owned(format!("{}…", head.trim_end_matches([',', ';', ':', '.'])))
+/// Rendered escaped, in place.
+pub struct Excerpt<'a>(pub &'a str, pub usize);
+
+impl Render for Excerpt<'_> {
+    fn render_to(&self, buffer: &mut String) {
+        let Excerpt(text, chars) = *self;
+        // A text no longer in bytes than the limit is within it in chars.
+        let cut = if text.len() <= chars {
+            None
+        } else {
+            text.char_indices().nth(chars).map(|(i, _)| i)
+        };
+        match cut {
+            None => Text(text).render_to(buffer),
+            Some(cut) => {
+                let head = &text[..cut];
+                let head = head.rfind(' ').map_or(head, |space| &head[..space]);
+                Text(head.trim_end_matches([',', ';', ':', '.'])).render_to(buffer);
+                buffer.push('…');
+            }
         }
     }
 }
@@ -247,9 +260,12 @@ mod tests {
 
     #[test]
     fn an_excerpt_cuts_at_a_word() {
+        let excerpt = |text, n| Excerpt(text, n).render().into_string();
         assert_eq!(excerpt("short", 10), "short");
         assert_eq!(excerpt("one two three four", 10), "one two…");
         assert_eq!(excerpt("one, two three", 8), "one…");
+        assert_eq!(excerpt("é<é> é", 3), "é&lt;é…");
+        assert_eq!(excerpt("ééé", 3), "ééé", "six bytes, three characters");
     }
 
     #[test]

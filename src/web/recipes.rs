@@ -448,8 +448,8 @@ const TREE_LIMIT: usize = 500;
 fn tree(view: &View, node: ForkNode) -> Result<TreeNode, WebError> {
     let entry = view.catalog_entry(node.id)?;
     Ok(TreeNode {
-        slug: entry.slug,
-        title: entry.title,
+        slug: entry.slug.to_string(),
+        title: entry.title.to_string(),
         version_count: entry.version_count,
         children: node
             .children

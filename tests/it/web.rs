@@ -25,7 +25,7 @@ fn deepest() -> (String, Vec<(String, i64)>) {
                 .map(|a| (view.title_of(a.id).unwrap(), a.forked_version))
                 .collect();
             lineage.reverse();
-            (e.slug.clone(), lineage)
+            (e.slug.to_string(), lineage)
         })
         .max_by_key(|(_, lineage)| lineage.len())
         .unwrap()
@@ -45,14 +45,18 @@ async fn the_catalog_lists_every_demo_recipe_on_its_first_page() {
     assert_in_layout(&page);
     let catalog = whole_catalog(&demo().view());
     let titles = page.texts("li.recipe-card h2 a");
-    let expected: Vec<String> = catalog.entries.iter().map(|e| e.title.clone()).collect();
+    let expected: Vec<String> = catalog
+        .entries
+        .iter()
+        .map(|e| e.title.to_string())
+        .collect();
     assert_eq!(titles, expected, "every recipe, by title");
     assert_eq!(titles.len(), 66);
     assert!(page.attrs("a[rel=next]", "href").is_empty(), "one page");
     let pancakes = catalog
         .entries
         .iter()
-        .position(|e| e.slug == "buttermilk-pancakes")
+        .position(|e| &*e.slug == "buttermilk-pancakes")
         .unwrap();
     let meta = &page.texts("li.recipe-card p.meta")[pancakes];
     assert!(meta.contains("21 forks"), "{meta}");
