@@ -699,3 +699,130 @@ async fn a_hostile_recipe_comes_out_inert() {
         "shown as text: {summary}"
     );
 }
+
+/// What an HTML validator and an accessibility audit check that a parser
+/// can: no parse errors, a language, one h1 and no skipped heading levels,
+/// labelled navigation and form fields, alt text, unique ids, links with
+/// words.
+fn assert_valid_and_accessible(uri: &str, page: &Page) {
+    let html = page.html();
+    assert!(html.errors.is_empty(), "{uri}: {:?}", html.errors);
+    let select = |css: &str| scraper::Selector::parse(css).unwrap();
+    assert_eq!(
+        page.attrs("html", "lang"),
+        ["en"],
+        "{uri}: the page's language"
+    );
+    assert!(!page.texts("head title")[0].is_empty(), "{uri}: a title");
+    let levels: Vec<u8> = html
+        .select(&select("h1, h2, h3, h4, h5, h6"))
+        .map(|h| h.value().name()[1..].parse().unwrap())
+        .collect();
+    assert_eq!(
+        levels.iter().filter(|l| **l == 1).count(),
+        1,
+        "{uri}: one h1"
+    );
+    assert_eq!(levels[0], 1, "{uri}: the h1 comes first");
+    assert!(
+        levels.windows(2).all(|w| w[1] <= w[0] + 1),
+        "{uri}: heading levels {levels:?}"
+    );
+    for nav in html.select(&select("nav")) {
+        assert!(
+            nav.value().attr("aria-label").is_some(),
+            "{uri}: {}",
+            nav.html()
+        );
+    }
+    for input in html.select(&select("input:not([type=hidden])")) {
+        let id = input.value().attr("id").unwrap_or_default();
+        let labelled = input.value().attr("aria-label").is_some()
+            || html
+                .select(&select("label"))
+                .any(|l| l.value().attr("for") == Some(id));
+        assert!(labelled, "{uri}: {}", input.html());
+    }
+    for img in html.select(&select("img")) {
+        assert!(img.value().attr("alt").is_some(), "{uri}: {}", img.html());
+    }
+    let mut ids: Vec<&str> = html
+        .select(&select("[id]"))
+        .filter_map(|e| e.value().attr("id"))
+        .collect();
+    let count = ids.len();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), count, "{uri}: ids are unique");
+    for link in html.select(&select("a")) {
+        let words = link.text().collect::<String>();
+        assert!(
+            !words.trim().is_empty() || link.value().attr("aria-label").is_some(),
+            "{uri}: a link without words: {}",
+            link.html()
+        );
+    }
+}
+
+#[actix_web::test]
+async fn every_page_is_valid_html_and_passes_structural_accessibility_checks() {
+    // The parser does report what a validator would.
+    let broken = scraper::Html::parse_document("<!DOCTYPE html><title>x</title><p>a</b></i>");
+    assert!(!broken.errors.is_empty());
+    let site = site(demo());
+    let (deepest, _) = deepest();
+    let uris = [
+        "/".to_owned(),
+        "/?sort=recent".to_owned(),
+        "/tags".to_owned(),
+        "/tags/vegan".to_owned(),
+        "/search?q=pancake".to_owned(),
+        "/search".to_owned(),
+        "/about".to_owned(),
+        format!("/recipes/{deepest}"),
+        "/recipes/buttermilk-pancakes".to_owned(),
+        "/recipes/shakshuka/history".to_owned(),
+        "/recipes/shakshuka/versions/1".to_owned(),
+        "/recipes/shakshuka/diff?from=1&to=11".to_owned(),
+        "/recipes/shakshuka/diff?from=1&to=11&view=side".to_owned(),
+        format!("/recipes/{deepest}/compare"),
+        format!("/recipes/{deepest}/forks"),
+        "/recipes/no-such-recipe".to_owned(),
+        "/?sort=sideways".to_owned(),
+    ];
+    for uri in &uris {
+        let page = get(&site, uri).await;
+        assert_valid_and_accessible(uri, &page);
+    }
+}
+
+#[actix_web::test]
+async fn a_retired_recipe_is_gone_from_the_catalog_and_its_page_but_keeps_its_history() {
+    let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
+    let content = Content {
+        title: "Old soup".into(),
+        ingredients: vec!["1 l water".into()],
+        steps: vec![Step {
+            section: None,
+            text: "Boil.".into(),
+        }],
+        ..Content::default()
+    };
+    recipes
+        .create(&slug("old-soup"), content, &Change::by("ann", "new"))
+        .unwrap();
+    recipes
+        .retire(&slug("old-soup"), &Change::by("ann", "gone"))
+        .unwrap();
+    let site = site(&recipes);
+    let page = get(&site, "/recipes/old-soup").await;
+    assert_eq!(page.status, 410);
+    assert_in_layout(&page);
+    assert!(get(&site, "/").await.texts("li.recipe-card").is_empty());
+    let history = get(&site, "/recipes/old-soup/history").await;
+    assert_eq!(history.status, 200);
+    assert_eq!(
+        history.texts("ol.versions > li p.what")[0],
+        "Changed: retired"
+    );
+}
