@@ -164,7 +164,9 @@ pub struct Cached {
 /// it read from sled only if no write happened since it started reading, so
 /// a stale entry can never be put back after its invalidation.
 pub struct EntityCache {
-    map: std::sync::RwLock<std::collections::HashMap<EntityId, std::sync::Arc<Cached>>>,
+    map: std::sync::RwLock<
+        std::collections::HashMap<EntityId, std::sync::Arc<Cached>, super::idhash::IdHash>,
+    >,
     epoch: std::sync::atomic::AtomicU64,
     capacity: usize,
 }

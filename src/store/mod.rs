@@ -24,6 +24,7 @@
 //! - `tx`: transactions and how they become datoms
 //! - `current`: each entity's current facts under one key, derived
 //! - `referrers`: who refers to an entity, kept in memory while exact
+//! - `idhash`: the hasher of the in-memory caches' id-keyed maps
 //! - `db`: database values and range reads
 //! - `pull`: pull patterns
 //! - `transfer`: export to and import from a line-per-datom file
@@ -34,6 +35,7 @@ pub mod db;
 pub mod edn;
 pub mod encoding;
 pub mod error;
+mod idhash;
 pub mod instant;
 pub mod pull;
 pub mod query;

@@ -20,6 +20,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
+use super::idhash::IdHash;
 use super::value::EntityId;
 
 /// `(target, attribute)`
@@ -28,7 +29,7 @@ type Key = (EntityId, EntityId);
 struct State {
     /// The newest transaction applied to the store.
     latest: EntityId,
-    entries: HashMap<Key, (EntityId, Arc<[EntityId]>)>,
+    entries: HashMap<Key, (EntityId, Arc<[EntityId]>), IdHash>,
 }
 
 /// See the module's documentation.
@@ -43,7 +44,7 @@ impl ReferrerCache {
         ReferrerCache {
             state: RwLock::new(State {
                 latest,
-                entries: HashMap::new(),
+                entries: HashMap::default(),
             }),
             capacity,
         }

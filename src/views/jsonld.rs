@@ -24,27 +24,39 @@ impl serde_json::ser::Formatter for ScriptSafe {
         writer: &mut W,
         fragment: &str,
     ) -> std::io::Result<()> {
+        // A byte scan: the five characters are `<`, `>`, `&` and the
+        // three-byte sequences E2 80 A8 and E2 80 A9.
+        let bytes = fragment.as_bytes();
         let mut start = 0;
-        for (i, c) in fragment.char_indices() {
-            let escaped = match c {
-                '<' => "\\u003c",
-                '>' => "\\u003e",
-                '&' => "\\u0026",
-                '\u{2028}' => "\\u2028",
-                '\u{2029}' => "\\u2029",
-                _ => continue,
+        let mut i = 0;
+        while i < bytes.len() {
+            let (escaped, width) = match bytes[i] {
+                b'<' => ("\\u003c", 1),
+                b'>' => ("\\u003e", 1),
+                b'&' => ("\\u0026", 1),
+                0xE2 if bytes.get(i + 1) == Some(&0x80) && bytes.get(i + 2) == Some(&0xA8) => {
+                    ("\\u2028", 3)
+                }
+                0xE2 if bytes.get(i + 1) == Some(&0x80) && bytes.get(i + 2) == Some(&0xA9) => {
+                    ("\\u2029", 3)
+                }
+                _ => {
+                    i += 1;
+                    continue;
+                }
             };
-            writer.write_all(&fragment.as_bytes()[start..i])?;
+            writer.write_all(&bytes[start..i])?;
             writer.write_all(escaped.as_bytes())?;
-            start = i + c.len_utf8();
+            i += width;
+            start = i;
         }
-        writer.write_all(&fragment.as_bytes()[start..])
+        writer.write_all(&bytes[start..])
     }
 }
 
 /// `value` as JSON that is safe inside a `<script>` element.
 pub fn to_script<T: Serialize>(value: &T) -> String {
-    let mut out = Vec::with_capacity(1024);
+    let mut out = Vec::with_capacity(8 << 10);
     let mut serializer = serde_json::Serializer::with_formatter(&mut out, ScriptSafe);
     // Serialising these plain structs cannot fail: no maps with non-string
     // keys, no failing `Serialize` impls.
@@ -258,7 +270,7 @@ mod tests {
 
     #[test]
     fn script_safe_json_cannot_close_the_script_and_still_parses() {
-        let hostile = "</script><script>alert(1)</script>&\u{2028}é\"\\";
+        let hostile = "</script><script>alert(1)</script>&\u{2028}\u{2029}é\"\\";
         let safe = to_script(&[hostile]);
         assert!(!safe.contains('<') && !safe.contains('>') && !safe.contains('&'));
         assert!(!safe.contains('\u{2028}'));
