@@ -72,21 +72,24 @@ fn pages(c: &mut Criterion, system: &SystemRunner, catalog: &Catalog) {
         ..CatalogQuery::default()
     };
 
-    // What each page costs beyond time, printed before criterion's lines.
+    // What each page costs beyond time, printed before criterion's lines:
+    // its size, and the index reads of one render once the store's caches
+    // are warm (each page is fetched once first, as criterion's warm-up
+    // would).
     let name = catalog.name;
-    let bytes = system.block_on(fetch(&app, &show)).len();
+    let show_bytes = system.block_on(fetch(&app, &show)).len();
+    let index_bytes = system.block_on(fetch(&app, "/")).len();
     let view = site.pin();
     let model = recipes::read_show(&view, &slug).expect("recipe page");
     println!(
-        "pages/{name}/recipe_show: {deepest} (lineage {depth}), {bytes} bytes, {} index reads",
+        "pages/{name}/recipe_show: {deepest} (lineage {depth}), {show_bytes} bytes, {} index reads",
         view.db().reads_so_far()
     );
     let view = site.pin();
     let page = catalog::read(&view, &index_query).expect("catalog");
     println!(
-        "pages/{name}/recipes_index: {} recipes, {} bytes, {} index reads",
+        "pages/{name}/recipes_index: {} recipes, {index_bytes} bytes, {} index reads",
         page.entries.len(),
-        system.block_on(fetch(&app, "/")).len(),
         view.db().reads_so_far()
     );
     common::report_allocations(&format!("pages/{name}/recipe_show/handler"), || {

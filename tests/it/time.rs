@@ -437,3 +437,22 @@ fn readers_counting_referrers_while_a_writer_forks_see_exactly_their_basis() {
     }
     assert_eq!(store.db().referrers(forked_from, parent).unwrap().len(), 40);
 }
+
+#[test]
+fn a_reopened_store_keeps_referrers_in_memory_after_the_first_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let parent = {
+        let store = forkful::store::Store::open(dir.path()).unwrap();
+        store.transact(&crate::helpers::schema_tx()).unwrap();
+        let parent = add_recipe(&store, "parent", "Parent");
+        crate::helpers::add_fork(&store, "fork", "Fork", parent);
+        parent
+    };
+    let store = forkful::store::Store::open(dir.path()).unwrap();
+    let db = store.db();
+    let forked_from = db.attribute(&kw(":recipe/forked-from")).unwrap().id;
+    assert_eq!(db.referrers(forked_from, parent).unwrap().len(), 1);
+    let before = db.reads_so_far();
+    assert_eq!(db.referrers(forked_from, parent).unwrap().len(), 1);
+    assert_eq!(db.reads_so_far(), before, "the second read is the cache's");
+}
