@@ -3,7 +3,7 @@
 use maud::{html, Markup};
 
 use super::layout::{self, Head, Section};
-use super::markdown::plain_text;
+use super::markdown::plain_text_shared;
 use super::{count, jsonld, tag_path, Day, Excerpt, RecipePath, Rfc3339, TagPath, Text};
 use crate::domain::{CatalogEntry, Sort};
 
@@ -31,7 +31,7 @@ pub fn cards(entries: &[CatalogEntry]) -> Markup {
                 li class="recipe-card" {
                     h2 { a href=(RecipePath(&entry.slug)) { (Text(&entry.title)) } }
                     @if let Some(summary) = &entry.summary {
-                        p class="summary" { (Excerpt(&plain_text(summary), EXCERPT)) }
+                        p class="summary" { (Excerpt(&plain_text_shared(summary), EXCERPT)) }
                     }
                     @if !entry.tags.is_empty() {
                         ul class="tags" role="list" aria-label="Tags" {
@@ -83,7 +83,7 @@ pub fn page(view: &CatalogView) -> Markup {
     head.description = Some("Recipes that keep their whole history and can be forked.");
     head.json_ld = Some(jsonld::item_list(
         view.base_url,
-        view.entries.iter().map(|e| (&*e.slug, &*e.title)),
+        view.entries.iter().map(|e| &*e.slug),
         1,
     ));
     // Only the first page of a list, sorted by title, is the one to index.

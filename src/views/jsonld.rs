@@ -210,13 +210,14 @@ pub fn recipe(content: &Content, facts: &RecipeFacts) -> String {
     })
 }
 
+/// A list entry as search engines read a list of pages ("summary page"):
+/// its position and the page's URL; the page itself carries the rest.
 #[derive(Serialize)]
 struct ListItem<'a> {
     #[serde(rename = "@type")]
     kind: &'static str,
     position: usize,
     url: PageUrl<'a>,
-    name: &'a str,
 }
 
 /// A recipe page's absolute URL, written straight into the JSON.
@@ -243,22 +244,21 @@ struct ItemList<'a> {
 
 /// A schema.org `ItemList` of recipe pages, `first_position` being the
 /// position of the first (pages after the first continue the count).
-/// `recipes` are `(slug, title)`.
+/// `slugs` are the listed recipes'.
 pub fn item_list<'a>(
     base_url: &'a str,
-    recipes: impl Iterator<Item = (&'a str, &'a str)>,
+    slugs: impl Iterator<Item = &'a str>,
     first_position: usize,
 ) -> String {
     to_script(&ItemList {
         context: "https://schema.org",
         kind: "ItemList",
-        items: recipes
+        items: slugs
             .enumerate()
-            .map(|(i, (slug, name))| ListItem {
+            .map(|(i, slug)| ListItem {
                 kind: "ListItem",
                 position: first_position + i,
                 url: PageUrl { base_url, slug },
-                name,
             })
             .collect(),
     })

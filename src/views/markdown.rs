@@ -188,6 +188,42 @@ pub fn render(text: &str) -> Markup {
     PreEscaped(Markdown(text).render().into_string())
 }
 
+/// Plain text of a shared text, memoised by the text's address.
+///
+/// A catalog page's summaries are `Arc<str>`s shared with the store's
+/// cached entities, so a summary comes back as the same allocation on every
+/// request, and finding it by address skips hashing its bytes (which was
+/// most of a catalog card's cost). The memo keeps a clone of each key's
+/// `Arc`, so an address cannot be freed and reused by another text while it
+/// is a key; and it is bounded, like the text memo.
+pub fn plain_text_shared(text: &Arc<str>) -> Arc<str> {
+    let key = Arc::as_ptr(text) as *const u8 as usize;
+    let memo = shared_memo();
+    if let Some((source, plain)) = memo.read().expect("markdown memo").1.get(&key) {
+        if Arc::ptr_eq(source, text) {
+            return plain.clone();
+        }
+    }
+    let plain = plain_text(text);
+    let mut memo = memo.write().expect("markdown memo");
+    let (bytes, entries) = &mut *memo;
+    if *bytes + text.len() + plain.len() > MEMO_BYTES / 4 {
+        entries.clear();
+        *bytes = 0;
+    }
+    *bytes += text.len() + plain.len();
+    entries.insert(key, (text.clone(), plain.clone()));
+    plain
+}
+
+/// The bytes held, and (source, plain text) by the source's address.
+type SharedMemo = RwLock<(usize, HashMap<usize, (Arc<str>, Arc<str>), TextHash>)>;
+
+fn shared_memo() -> &'static SharedMemo {
+    static MEMO: OnceLock<SharedMemo> = OnceLock::new();
+    MEMO.get_or_init(|| RwLock::new((0, HashMap::with_hasher(TextHash(0)))))
+}
+
 /// Markdown as plain text, for places that take no markup (JSON-LD, feeds,
 /// `<meta name=description>`): the words, with block breaks as spaces.
 pub fn plain_text(text: &str) -> Arc<str> {
@@ -266,6 +302,17 @@ mod tests {
             assert_eq!(html(text), render_uncached(text), "second, from the memo");
             assert_eq!(*plain_text(text), plain_uncached(text));
         }
+    }
+
+    #[test]
+    fn shared_texts_are_found_by_address_and_never_confused() {
+        let a: Arc<str> = Arc::from("*one*");
+        let b: Arc<str> = Arc::from("**two**");
+        assert_eq!(&*plain_text_shared(&a), "one");
+        assert_eq!(&*plain_text_shared(&a), "one", "from the memo");
+        assert_eq!(&*plain_text_shared(&b), "two");
+        let same_text: Arc<str> = Arc::from("*one*");
+        assert_eq!(&*plain_text_shared(&same_text), "one");
     }
 
     #[test]
