@@ -18,6 +18,7 @@ use std::sync::Arc;
 use super::current;
 use super::encoding::{decode_datom, key_tx_added, Components, Datom, Index, TX_SUFFIX_LEN};
 use super::error::StoreError;
+use super::ordered::{Order, OrderCache};
 use super::referrers::ReferrerCache;
 use super::schema::{Attribute, Schema, DB_TX_INSTANT};
 use super::value::{EntityId, Keyword, Value};
@@ -45,6 +46,7 @@ pub struct Db {
     cached: bool,
     entities: Arc<current::EntityCache>,
     referrers: Arc<ReferrerCache>,
+    orders: Arc<OrderCache>,
 }
 
 impl Db {
@@ -55,6 +57,7 @@ impl Db {
         reads: Arc<AtomicU64>,
         entities: Arc<current::EntityCache>,
         referrers: Arc<ReferrerCache>,
+        orders: Arc<OrderCache>,
     ) -> Db {
         Db {
             tree,
@@ -65,6 +68,7 @@ impl Db {
             cached: true,
             entities,
             referrers,
+            orders,
         }
     }
 
@@ -294,6 +298,30 @@ impl Db {
         let (lower, needs_filter) = within.key_prefix(index);
         let upper = prefix_end(&lower);
         let cursor = after.map(|c| c.key_prefix(index).0);
+        if let (Index::Avet, Some(a), None, None) = (index, within.a, &within.v, within.e) {
+            if let Some(order) = self.order(a) {
+                // The same bounds as the sled ranges below, on the keys of
+                // the attribute's current facts (all within lower..upper).
+                let (start, end) = match (&cursor, reverse) {
+                    (None, _) => (0, order.len()),
+                    (Some(at), false) => {
+                        let from = prefix_end(at);
+                        (order.partition_point(|k| **k < *from), order.len())
+                    }
+                    (Some(at), true) => (0, order.partition_point(|k| **k < **at)),
+                };
+                self.reads.fetch_add(1, Ordering::Relaxed);
+                return Datoms {
+                    iter: Source::Ordered {
+                        keys: order,
+                        next: start,
+                        end,
+                    },
+                    ..self.ready(index, Vec::new())
+                }
+                .reversed(reverse);
+            }
+        }
         let range = match (cursor, reverse) {
             (None, _) => self.tree.range(lower..upper),
             (Some(at), false) => {
@@ -312,6 +340,33 @@ impl Db {
             held: None,
             reverse,
         }
+    }
+
+    /// Attribute `a`'s order of current facts from the order cache, read
+    /// into it first if this is a current value at the newest basis;
+    /// `None` when sled must be read instead.
+    fn order(&self, a: EntityId) -> Option<Order> {
+        if self.view != View::Current || !self.cached {
+            return None;
+        }
+        if let Some(order) = self.orders.get(a, self.basis) {
+            return Some(order);
+        }
+        // One range read fills it: the keys a current range read folds to.
+        let within = Components::any().a(a);
+        let (lower, _) = within.key_prefix(Index::Avet);
+        let upper = prefix_end(&lower);
+        let mut scan = Datoms {
+            iter: Source::Sled(self.tree.range(lower..upper)),
+            ..self.ready(Index::Avet, Vec::new())
+        };
+        self.reads.fetch_add(1, Ordering::Relaxed);
+        let mut keys = Vec::new();
+        for datom in &mut scan {
+            keys.push(super::encoding::datom_key(Index::Avet, &datom.ok()?).into_boxed_slice());
+        }
+        self.orders.offer(a, self.basis, keys);
+        self.orders.get(a, self.basis)
     }
 
     /// The datoms of entity `e` for attributes `first..=last` (by id), in
@@ -509,10 +564,22 @@ enum Source {
     Sled(sled::Iter),
     /// Datoms already read (from the current-entity index), or an error.
     Ready(std::vec::IntoIter<Datom>),
+    /// Keys of current facts from the order cache, `next..end`, decoded as
+    /// they are taken (from the back when reversed).
+    Ordered {
+        keys: Order,
+        next: usize,
+        end: usize,
+    },
     Failed(Option<StoreError>),
 }
 
 impl Datoms {
+    fn reversed(mut self, reverse: bool) -> Datoms {
+        self.reverse = reverse;
+        self
+    }
+
     fn emit(&self, key: &[u8]) -> Option<Result<Datom, StoreError>> {
         let (tx, added) = key_tx_added_any(self.index, key);
         let keep = match self.view {
@@ -564,6 +631,19 @@ impl Iterator for Datoms {
             Source::Sled(_) => {}
             Source::Ready(datoms) => return datoms.next().map(Ok),
             Source::Failed(error) => return error.take().map(Err),
+            Source::Ordered { keys, next, end } => {
+                if next >= end {
+                    return None;
+                }
+                let key = if self.reverse {
+                    *end -= 1;
+                    &keys[*end]
+                } else {
+                    *next += 1;
+                    &keys[*next - 1]
+                };
+                return Some(decode_datom(Index::Avet, key));
+            }
         }
         loop {
             let Source::Sled(iter) = &mut self.iter else {

@@ -24,6 +24,7 @@
 //! - `tx`: transactions and how they become datoms
 //! - `current`: each entity's current facts under one key, derived
 //! - `referrers`: who refers to an entity, kept in memory while exact
+//! - `ordered`: an indexed attribute's current facts in order, in memory
 //! - `idhash`: the hasher of the in-memory caches' id-keyed maps
 //! - `db`: database values and range reads
 //! - `pull`: pull patterns
@@ -37,6 +38,7 @@ pub mod encoding;
 pub mod error;
 mod idhash;
 pub mod instant;
+mod ordered;
 pub mod pull;
 pub mod query;
 mod referrers;
@@ -58,6 +60,7 @@ pub use tx::{EntityMap, EntityRef, Transaction, TxReport, TxValue};
 pub use value::{kw, EntityId, Keyword, Value, ValueType};
 
 use encoding::{datom_key, META_PREFIX};
+use ordered::OrderCache;
 use referrers::ReferrerCache;
 use schema::GENESIS_TX;
 
@@ -118,6 +121,7 @@ struct Inner {
     reads: Arc<AtomicU64>,
     entities: Arc<current::EntityCache>,
     referrers: Arc<ReferrerCache>,
+    orders: Arc<OrderCache>,
     /// Transactions acknowledged and flushes done since open: their ratio is
     /// how well group commit is working.
     transactions: AtomicU64,
@@ -193,6 +197,7 @@ impl Store {
         let reads = Arc::new(AtomicU64::new(0));
         let entities = Arc::new(current::EntityCache::new(config.cached_entities));
         let referrers = Arc::new(ReferrerCache::new(config.cached_entities, basis));
+        let orders = Arc::new(OrderCache::new(config.cached_entities, basis));
         let empty = Arc::new(Schema::default());
         let bootstrap_db = Db::new(
             sled.deref_tree(),
@@ -201,6 +206,7 @@ impl Store {
             reads.clone(),
             entities.clone(),
             referrers.clone(),
+            orders.clone(),
         );
         let schema = load_schema(&bootstrap_db)?;
         Ok(Store {
@@ -223,6 +229,7 @@ impl Store {
                 reads,
                 entities,
                 referrers,
+                orders,
                 transactions: AtomicU64::new(0),
                 flushes: AtomicU64::new(0),
             }),
@@ -249,6 +256,7 @@ impl Store {
             self.inner.reads.clone(),
             self.inner.entities.clone(),
             self.inner.referrers.clone(),
+            self.inner.orders.clone(),
         )
     }
 
@@ -297,6 +305,7 @@ impl Store {
             self.inner
                 .referrers
                 .commit(report.basis_after, references(&report.datoms));
+            self.inner.orders.commit(report.basis_after, &report.datoms);
             writer.next_id = prepared.next_id;
             writer.last_instant = report.tx_instant;
             if let Some(schema) = prepared.schema {
@@ -411,6 +420,7 @@ impl Store {
             .entities
             .invalidate(tx_datoms.iter().map(|d| d.e));
         self.inner.referrers.commit(tx, references(tx_datoms));
+        self.inner.orders.commit(tx, tx_datoms);
         writer.next_id = next_id;
         writer.last_instant = instant;
         *self.inner.schema.write().expect("schema lock") = schema.clone();

@@ -52,35 +52,13 @@ fn safe_events(text: &str) -> impl Iterator<Item = Event<'_>> {
     let mut dropped: Vec<bool> = Vec::new();
     Parser::new_ext(text, options()).filter_map(move |event| match event {
         Event::Html(html) | Event::InlineHtml(html) => Some(Event::Text(html)),
-        Event::Start(Tag::Link {
-            link_type,
-            dest_url,
-            title,
-            id,
-        }) => {
-            let safe = safe_url(&dest_url);
+        Event::Start(tag @ (Tag::Link { .. } | Tag::Image { .. })) => {
+            let (Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) = &tag else {
+                unreachable!("matched a link or an image")
+            };
+            let safe = safe_url(dest_url);
             dropped.push(!safe);
-            safe.then_some(Event::Start(Tag::Link {
-                link_type,
-                dest_url,
-                title,
-                id,
-            }))
-        }
-        Event::Start(Tag::Image {
-            link_type,
-            dest_url,
-            title,
-            id,
-        }) => {
-            let safe = safe_url(&dest_url);
-            dropped.push(!safe);
-            safe.then_some(Event::Start(Tag::Image {
-                link_type,
-                dest_url,
-                title,
-                id,
-            }))
+            safe.then_some(Event::Start(tag))
         }
         Event::End(end @ (TagEnd::Link | TagEnd::Image)) => {
             let was_dropped = dropped.pop().unwrap_or(false);

@@ -398,6 +398,93 @@ mod current_entity_index {
             check(&latest)?;
         }
     }
+
+    #[derive(Debug, Clone)]
+    enum OrderOp {
+        Created(usize, i64),
+        Uncreate(usize),
+        RetractEntity(usize),
+        Read,
+    }
+
+    fn order_op() -> impl Strategy<Value = OrderOp> {
+        prop_oneof![
+            (0..5usize, 0..4i64).prop_map(|(e, n)| OrderOp::Created(e, n)),
+            (0..5usize).prop_map(OrderOp::Uncreate),
+            (0..5usize).prop_map(OrderOp::RetractEntity),
+            Just(OrderOp::Read),
+        ]
+    }
+
+    /// Pages of `size` through attribute `a`'s AVET order, by keyset
+    /// cursor, forward or backward: the entity ids, as a catalog reads them.
+    fn pages(db: &forkful::store::Db, a: u64, reverse: bool, size: usize) -> Vec<u64> {
+        let within = Components::any().a(a);
+        let mut out = Vec::new();
+        let mut cursor: Option<Components> = None;
+        loop {
+            let page: Vec<forkful::store::Datom> = db
+                .datoms_range(Index::Avet, &within, cursor.as_ref(), reverse)
+                .take(size)
+                .map(Result::unwrap)
+                .collect();
+            let Some(last) = page.last() else { break out };
+            cursor = Some(Components::any().a(a).v(last.v.clone()).e(last.e));
+            out.extend(page.iter().map(|d| d.e));
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(32))]
+
+        #[test]
+        fn ordered_range_reads_from_memory_equal_reads_from_sled_at_every_basis(
+            ops in prop::collection::vec(order_op(), 1..25),
+        ) {
+            let store = store();
+            let ids: Vec<u64> = (0..5).map(|i| add_recipe(&store, &format!("r{i}"), "Start")).collect();
+            let created = store.db().attribute(&kw(":recipe/created")).unwrap().id;
+            let check = |db: &forkful::store::Db| -> Result<(), TestCaseError> {
+                for reverse in [false, true] {
+                    for size in [1, 2, 100] {
+                        prop_assert_eq!(
+                            pages(db, created, reverse, size),
+                            pages(&db.uncached(), created, reverse, size),
+                            "reverse {} size {} at {}", reverse, size, db.basis()
+                        );
+                    }
+                }
+                Ok(())
+            };
+            let mut bases = vec![store.db().basis()];
+            for op in ops {
+                let mut tx = Transaction::new();
+                match op {
+                    OrderOp::Created(e, n) => {
+                        tx.add(ids[e], ":recipe/created", Value::Instant(1_000 * n));
+                    }
+                    OrderOp::Uncreate(e) => {
+                        tx.retract_all(ids[e], ":recipe/created");
+                    }
+                    OrderOp::RetractEntity(e) => {
+                        tx.retract_entity(ids[e]);
+                    }
+                    OrderOp::Read => {
+                        check(&store.db())?;
+                        continue;
+                    }
+                };
+                if store.transact(&tx).is_ok() {
+                    bases.push(store.db().basis());
+                }
+            }
+            let latest = store.db();
+            check(&latest)?;
+            for basis in bases.into_iter().rev() {
+                check(&latest.as_of(basis))?;
+            }
+        }
+    }
 }
 
 #[test]
@@ -455,4 +542,42 @@ fn a_reopened_store_keeps_referrers_in_memory_after_the_first_read() {
     let before = db.reads_so_far();
     assert_eq!(db.referrers(forked_from, parent).unwrap().len(), 1);
     assert_eq!(db.reads_so_far(), before, "the second read is the cache's");
+}
+
+#[test]
+fn readers_paging_an_order_while_a_writer_adds_see_exactly_their_basis() {
+    let store = store();
+    let created = store.db().attribute(&kw(":recipe/created")).unwrap().id;
+    let done = Arc::new(AtomicBool::new(false));
+    let readers: Vec<_> = (0..2)
+        .map(|_| {
+            let (store, done) = (store.clone(), done.clone());
+            thread::spawn(move || {
+                let within = Components::any().a(created);
+                let mut checked = 0;
+                while !done.load(Ordering::Acquire) {
+                    let db = store.db();
+                    let ids = |db: &forkful::store::Db| -> Vec<u64> {
+                        db.datoms_range(Index::Avet, &within, None, true)
+                            .take(10)
+                            .map(|d| d.unwrap().e)
+                            .collect()
+                    };
+                    assert_eq!(ids(&db), ids(&db.uncached()), "at basis {}", db.basis());
+                    checked += 1;
+                }
+                checked
+            })
+        })
+        .collect();
+    for i in 0..40 {
+        let id = add_recipe(&store, &format!("r{i}"), "R");
+        let mut tx = Transaction::new();
+        tx.add(id, ":recipe/created", Value::Instant(i * 1_000));
+        store.transact(&tx).unwrap();
+    }
+    done.store(true, Ordering::Release);
+    for reader in readers {
+        assert!(reader.join().unwrap() > 0);
+    }
 }

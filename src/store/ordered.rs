@@ -1,0 +1,184 @@
+//! Attribute orders kept in memory: for an attribute in AVET, the keys of
+//! its current facts in index order, so a paginated list sorted by that
+//! attribute (the catalog by title, by newest change) reads a page from
+//! memory instead of iterating sled, which pays a descent and a leaf copy
+//! for every key it yields.
+//!
+//! An order is built by one range read, then kept up to date: every
+//! transaction that asserts or retracts a fact of a cached attribute edits
+//! the order in place (copy on write: readers holding the old one keep it),
+//! so a write costs a binary search and a copy of the order, never a
+//! rebuild. An order answers readers at or after `valid_from`, the last
+//! transaction that changed it; older database values read sled.
+//!
+//! Staleness is kept out as in the referrer cache: the cache tracks the
+//! newest transaction applied (`latest`), `commit` moves it and edits the
+//! orders under the lock, and a new order is taken only if it was read at
+//! `latest`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+use super::encoding::{datom_key, Datom, Index, TX_SUFFIX_LEN};
+use super::value::EntityId;
+
+/// The AVET keys of one attribute's current facts, each fact's newest
+/// assertion, in key order.
+pub type Order = Arc<Vec<Box<[u8]>>>;
+
+struct Entry {
+    valid_from: EntityId,
+    keys: Order,
+}
+
+struct State {
+    latest: EntityId,
+    orders: HashMap<EntityId, Entry>,
+}
+
+/// See the module's documentation.
+pub struct OrderCache {
+    state: RwLock<State>,
+    /// The most keys an order may hold; a longer one is not kept.
+    capacity: usize,
+}
+
+/// A key without its `tx` and `added`: the fact it is about.
+fn fact(key: &[u8]) -> &[u8] {
+    &key[..key.len().saturating_sub(TX_SUFFIX_LEN)]
+}
+
+impl OrderCache {
+    pub fn new(capacity: usize, latest: EntityId) -> OrderCache {
+        OrderCache {
+            state: RwLock::new(State {
+                latest,
+                orders: HashMap::new(),
+            }),
+            capacity,
+        }
+    }
+
+    /// The order of attribute `a` for a reader at `basis`, if kept and
+    /// exact there.
+    pub fn get(&self, a: EntityId, basis: EntityId) -> Option<Order> {
+        let state = self.state.read().expect("order cache lock");
+        match state.orders.get(&a) {
+            Some(entry) if entry.valid_from <= basis => Some(entry.keys.clone()),
+            _ => None,
+        }
+    }
+
+    /// Keeps `keys`, attribute `a`'s order read at `basis`, if that is the
+    /// newest state; `valid_from` is the newest `tx` among the keys (the
+    /// order is the same at every basis from there to `basis`).
+    pub fn offer(&self, a: EntityId, basis: EntityId, keys: Vec<Box<[u8]>>) {
+        if keys.len() > self.capacity {
+            return;
+        }
+        let mut state = self.state.write().expect("order cache lock");
+        if state.latest != basis {
+            return;
+        }
+        // Retractions leave no key in the order, so the order is known to
+        // hold from `basis` only: a reader before it may see a fact since
+        // retracted.
+        state.orders.insert(
+            a,
+            Entry {
+                valid_from: basis,
+                keys: Arc::new(keys),
+            },
+        );
+    }
+
+    /// Records transaction `tx` as applied, editing the orders of the
+    /// attributes its `datoms` (asserted and retracted facts) touch.
+    pub fn commit(&self, tx: EntityId, datoms: &[Datom]) {
+        let mut state = self.state.write().expect("order cache lock");
+        state.latest = state.latest.max(tx);
+        if state.orders.is_empty() {
+            return;
+        }
+        for datom in datoms {
+            let Some(entry) = state.orders.get_mut(&datom.a) else {
+                continue;
+            };
+            let key = datom_key(Index::Avet, datom);
+            let keys = Arc::make_mut(&mut entry.keys);
+            let at = keys.partition_point(|k| fact(k) < fact(&key));
+            let present = keys.get(at).is_some_and(|k| fact(k) == fact(&key));
+            match (datom.added, present) {
+                (true, true) => keys[at] = key.into_boxed_slice(),
+                (true, false) => keys.insert(at, key.into_boxed_slice()),
+                (false, true) => {
+                    keys.remove(at);
+                }
+                (false, false) => {}
+            }
+            entry.valid_from = tx;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::value::Value;
+
+    fn datom(e: EntityId, title: &str, tx: EntityId, added: bool) -> Datom {
+        Datom {
+            e,
+            a: 10,
+            v: Value::string(title),
+            tx,
+            added,
+        }
+    }
+
+    fn titles(order: &Order) -> Vec<String> {
+        order
+            .iter()
+            .map(|k| {
+                crate::store::encoding::decode_datom(Index::Avet, k)
+                    .unwrap()
+                    .v
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_transaction_edits_the_order_in_place_and_moves_its_validity() {
+        let cache = OrderCache::new(100, 100);
+        let keys = vec![
+            datom_key(Index::Avet, &datom(1, "b", 50, true)).into_boxed_slice(),
+            datom_key(Index::Avet, &datom(2, "d", 60, true)).into_boxed_slice(),
+        ];
+        cache.offer(10, 100, keys);
+        let before = cache.get(10, 100).unwrap();
+        cache.commit(
+            101,
+            &[
+                datom(3, "c", 101, true),
+                datom(1, "b", 101, false),
+                datom(1, "e", 101, true),
+            ],
+        );
+        assert_eq!(titles(&before), ["b", "d"], "readers keep their copy");
+        assert!(cache.get(10, 100).is_none(), "too old for the new order");
+        assert_eq!(titles(&cache.get(10, 101).unwrap()), ["c", "d", "e"]);
+    }
+
+    #[test]
+    fn an_order_read_before_the_newest_transaction_is_refused() {
+        let cache = OrderCache::new(100, 100);
+        cache.commit(101, &[]);
+        cache.offer(10, 100, Vec::new());
+        assert!(cache.get(10, 101).is_none());
+        cache.offer(10, 101, Vec::new());
+        assert!(cache.get(10, 101).is_some());
+    }
+}
