@@ -73,7 +73,7 @@ fn embed_assets() {
     files.sort();
     let mut out = String::new();
     let mut all = Vec::new();
-    let mut every = 0u64;
+    let mut every = source_hash(Path::new("src"));
     for name in &files {
         println!("cargo:rerun-if-changed=templates/{name}");
         let bytes = std::fs::read(dir.join(name)).expect("read an asset");
@@ -98,10 +98,30 @@ fn embed_assets() {
         all.push(constant);
     }
     out.push_str(&format!(
-        "/// Every asset.\npub const ALL: &[&Asset] = &[{}];\n/// A hash of every asset, part of each page's ETag.\npub const VERSION: u64 = {every};\n",
+        "/// Every asset.\npub const ALL: &[&Asset] = &[{}];\n/// A hash of every asset and every source file: part of each page's ETag,\n/// so a new build's pages never match a cached copy of an old build's.\npub const VERSION: u64 = {every};\n",
         all.iter().map(|c| format!("&{c}")).collect::<Vec<_>>().join(", ")
     ));
     let target =
         Path::new(&std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("assets.rs");
     std::fs::write(target, out).expect("write the embedded asset list");
+}
+
+/// A hash of every file under `dir`, in name order: what a page's bytes
+/// can depend on besides the data and the assets.
+fn source_hash(dir: &Path) -> u64 {
+    println!("cargo:rerun-if-changed={}", dir.display());
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .map(|e| e.filter_map(Result::ok).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    entries.sort();
+    let mut hash = 0u64;
+    for path in entries {
+        let part = if path.is_dir() {
+            source_hash(&path)
+        } else {
+            fnv1a(&std::fs::read(&path).unwrap_or_default())
+        };
+        hash = hash.rotate_left(7) ^ part;
+    }
+    hash
 }

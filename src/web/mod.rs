@@ -25,14 +25,27 @@ pub struct Site {
     /// The site's absolute URL without a trailing slash, for links that
     /// leave the page (JSON-LD, Atom, the sitemap, canonical links).
     base_url: String,
+    /// What a page's bytes depend on besides the data: the build (its
+    /// sources and assets) and the base URL. Part of every ETag.
+    edition: u64,
 }
 
 impl Site {
     pub fn new(recipes: Recipes, base_url: &str) -> Site {
+        let base_url = base_url.trim_end_matches('/').to_owned();
+        let edition = base_url.bytes().fold(crate::assets::VERSION, |hash, b| {
+            (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
         Site {
             recipes,
-            base_url: base_url.trim_end_matches('/').to_owned(),
+            base_url,
+            edition,
         }
+    }
+
+    /// See `edition`.
+    pub fn edition(&self) -> u64 {
+        self.edition
     }
 
     pub fn recipes(&self) -> &Recipes {

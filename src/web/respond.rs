@@ -1,9 +1,10 @@
 //! How every page is answered: one pinned database value, a conditional GET
 //! check before any work, and the response's caching and timing headers.
 //!
-//! A page's ETag is the basis it was read at and the build that wrote it
-//! (the views and assets): the same basis and build always give the same
-//! bytes for the same address, and any write moves the basis. So a
+//! A page's ETag is the basis it was read at and the site's edition (the
+//! build's sources and assets, and the base URL): the same basis and
+//! edition always give the same bytes for the same address, and any write
+//! moves the basis. So a
 //! conditional GET is answered with 304 before the page reads anything.
 //! `Last-Modified` is the instant of the basis transaction.
 
@@ -16,7 +17,6 @@ use maud::Markup;
 
 use super::error::WebError;
 use super::Site;
-use crate::assets;
 use crate::domain::View;
 
 /// A response body and its media type.
@@ -40,10 +40,10 @@ impl Body {
     }
 }
 
-/// The ETag of a page read at `basis`.
-fn etag(basis: u64) -> EntityTag {
+/// The ETag of a page read at `basis` by a site of `edition`.
+fn etag(basis: u64, edition: u64) -> EntityTag {
     // Weak: compressed and identity encodings of a page are the same page.
-    EntityTag::new_weak(format!("{basis:x}-{:x}", assets::VERSION))
+    EntityTag::new_weak(format!("{basis:x}-{edition:x}"))
 }
 
 /// Whether the request's validators say the client has this page already.
@@ -78,7 +78,7 @@ pub fn page<M>(
     let basis = db.basis();
     let modified_millis = db.tx_instant(basis).ok().flatten().unwrap_or(0);
     let modified = UNIX_EPOCH + Duration::from_millis(modified_millis.max(0) as u64);
-    let tag = etag(basis);
+    let tag = etag(basis, site.edition());
     let validators = |response: &mut actix_web::HttpResponseBuilder| {
         response
             .insert_header(header::ETag(tag.clone()))

@@ -826,3 +826,23 @@ async fn a_retired_recipe_is_gone_from_the_catalog_and_its_page_but_keeps_its_hi
         "Changed: retired"
     );
 }
+
+#[actix_web::test]
+async fn the_etag_changes_with_what_the_page_shows_besides_the_data() {
+    let here = site(demo());
+    let elsewhere = actix_web::web::Data::new(forkful::web::Site::new(
+        demo().clone(),
+        "https://recipes.example.com",
+    ));
+    let a = get(&here, "/recipes/shakshuka").await;
+    let b = get(&elsewhere, "/recipes/shakshuka").await;
+    assert_ne!(
+        a.header("etag"),
+        b.header("etag"),
+        "absolute links differ, so must the ETag"
+    );
+    assert_eq!(
+        a.header("etag"),
+        get(&here, "/recipes/shakshuka").await.header("etag")
+    );
+}
