@@ -323,6 +323,8 @@ fn init_logs(json: bool) {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let logs = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        // Colours only for a person at a terminal, not in a log file.
+        .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr);
     // A second call (tests run several servers in one process) keeps the first.
     let _ = if json {
