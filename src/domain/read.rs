@@ -311,6 +311,24 @@ impl View {
             .and_then(|v| v.as_str().map(str::to_owned)))
     }
 
+    /// The slug and title of recipe `id`, in one read (the two attributes
+    /// are installed side by side): what a link to a recipe shows.
+    pub fn slug_and_title(&self, id: EntityId) -> Result<(String, String), DomainError> {
+        let (slug_attr, title_attr) = (self.attrs.slug, self.attrs.title);
+        debug_assert_eq!(title_attr, slug_attr + 1, "slug and title are adjacent");
+        let (mut slug, mut title) = (String::new(), String::new());
+        self.db
+            .visit_attributes(id, slug_attr, title_attr, |datom| {
+                let text = datom.v.as_str().unwrap_or_default().to_owned();
+                if datom.a == slug_attr {
+                    slug = text;
+                } else {
+                    title = text;
+                }
+            })?;
+        Ok((slug, title))
+    }
+
     /// The slug of recipe `id`.
     pub fn slug_of(&self, id: EntityId) -> Result<String, DomainError> {
         Ok(self

@@ -48,10 +48,8 @@ fn current(view: &View, slug: &Slug) -> Result<Recipe, WebError> {
 }
 
 fn link(view: &View, id: EntityId) -> Result<RecipeLink, WebError> {
-    Ok(RecipeLink {
-        slug: view.slug_of(id)?,
-        title: view.title_of(id)?,
-    })
+    let (slug, title) = view.slug_and_title(id)?;
+    Ok(RecipeLink { slug, title })
 }
 
 /// The lineage of `id` as a breadcrumb, the original first.

@@ -598,3 +598,21 @@ fn a_fork_compares_with_its_parent_then_and_now() {
         .unwrap()
         .is_none());
 }
+
+#[test]
+fn a_recipes_slug_and_title_come_in_one_read_and_agree_with_each_alone() {
+    let view = demo().view();
+    for entry in whole_catalog(&view).entries.iter().take(10) {
+        let pinned = View::new(view.db().with_own_read_count(), *view.attrs());
+        let pair = pinned.slug_and_title(entry.id).unwrap();
+        assert_eq!(pinned.db().reads_so_far(), 1);
+        assert_eq!(
+            pair,
+            (
+                view.slug_of(entry.id).unwrap(),
+                view.title_of(entry.id).unwrap()
+            )
+        );
+        assert_eq!(pair.0, &*entry.slug);
+    }
+}
