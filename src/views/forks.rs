@@ -39,8 +39,11 @@ fn node(view: &ForkTreeView, node: &TreeNode) -> Markup {
     }
 }
 
-fn size(node: &TreeNode) -> usize {
-    1 + node.children.iter().map(size).sum::<usize>()
+impl TreeNode {
+    /// How many recipes the tree holds, this one included.
+    pub fn size(&self) -> usize {
+        1 + self.children.iter().map(TreeNode::size).sum::<usize>()
+    }
 }
 
 pub fn page(view: &ForkTreeView) -> Markup {
@@ -51,7 +54,7 @@ pub fn page(view: &ForkTreeView) -> Markup {
         html! {
             h1 { "The family of " a href=(recipe_path(view.slug)) { (view.title) } }
             p class="lede" {
-                (count(size(view.root) as i64, "recipe", "recipes")) ", from the original "
+                (count(view.root.size() as i64, "recipe", "recipes")) ", from the original "
                 a href=(recipe_path(&view.root.slug)) { (view.root.title) } " down."
             }
             ul class="fork-tree" role="list" { (node(view, view.root)) }

@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
 use std::sync::{Arc, OnceLock, RwLock};
 
-use maud::{Markup, PreEscaped, Render};
+use maud::Render;
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
 /// Markdown text that renders as HTML.
@@ -161,11 +161,6 @@ impl Render for Markdown<'_> {
     }
 }
 
-/// Markdown as HTML, for callers that want a `Markup`.
-pub fn render(text: &str) -> Markup {
-    PreEscaped(Markdown(text).render().into_string())
-}
-
 /// Plain text of a shared text, memoised by the text's address.
 ///
 /// A catalog page's summaries are `Arc<str>`s shared with the store's
@@ -234,7 +229,7 @@ mod tests {
     use super::*;
 
     fn html(text: &str) -> String {
-        render(text).into_string()
+        Markdown(text).render().into_string()
     }
 
     #[test]

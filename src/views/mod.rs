@@ -67,12 +67,6 @@ pub fn human_time(millis: i64) -> String {
     }
 }
 
-/// An instant's day for people: `2026-03-14`.
-pub fn human_date(millis: i64) -> String {
-    let text = format_rfc3339(millis);
-    text.get(..10).map_or(text.clone(), str::to_owned)
-}
-
 /// `1 version`, `3 versions`.
 pub fn count<'a>(n: impl Into<i64>, one: &'a str, many: &'a str) -> Count<'a> {
     Count {
@@ -258,7 +252,6 @@ mod tests {
     fn rendered_helpers_write_what_their_string_forms_say() {
         let at = 1_773_480_600_123; // 2026-03-14T09:30:00.123Z
         assert_eq!(Rfc3339(at).render().into_string(), machine_time(at));
-        assert_eq!(Day(at).render().into_string(), human_date(at));
         assert_eq!(Day(at).render().into_string(), "2026-03-14");
         assert_eq!(count(1, "fork", "forks").render().into_string(), "1 fork");
         assert_eq!(count(3, "fork", "forks").render().into_string(), "3 forks");

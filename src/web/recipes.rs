@@ -457,10 +457,6 @@ fn tree(view: &View, node: ForkNode) -> Result<TreeNode, WebError> {
     })
 }
 
-fn tree_size(node: &TreeNode) -> usize {
-    1 + node.children.iter().map(tree_size).sum::<usize>()
-}
-
 pub async fn forks(
     site: web::Data<Site>,
     req: HttpRequest,
@@ -481,7 +477,7 @@ pub async fn forks(
                 slug: slug.as_str(),
                 title,
                 root,
-                truncated: tree_size(root) > TREE_LIMIT,
+                truncated: root.size() > TREE_LIMIT,
             }))
         },
     )
