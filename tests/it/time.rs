@@ -487,41 +487,56 @@ mod current_entity_index {
     }
 }
 
-#[test]
-fn readers_counting_referrers_while_a_writer_forks_see_exactly_their_basis() {
-    let store = store();
-    let parent = add_recipe(&store, "parent", "Parent");
-    let forked_from = store.db().attribute(&kw(":recipe/forked-from")).unwrap().id;
+/// Two reader threads run `check` on the newest database value, again and
+/// again, while `write` runs on this one; each must have checked at least
+/// once.
+fn check_while_writing(
+    store: &forkful::store::Store,
+    check: impl Fn(&forkful::store::Db) + Clone + Send + 'static,
+    write: impl FnOnce(),
+) {
     let done = Arc::new(AtomicBool::new(false));
     let readers: Vec<_> = (0..2)
         .map(|_| {
-            let (store, done) = (store.clone(), done.clone());
+            let (store, done, check) = (store.clone(), done.clone(), check.clone());
             thread::spawn(move || {
                 let mut checked = 0;
                 while !done.load(Ordering::Acquire) {
-                    let db = store.db();
-                    let cached = db.referrers(forked_from, parent).unwrap();
-                    let scanned = db
-                        .uncached()
-                        .datoms(
-                            Index::Vaet,
-                            &Components::any().v(Value::Ref(parent)).a(forked_from),
-                        )
-                        .count();
-                    assert_eq!(cached.len(), scanned, "at basis {}", db.basis());
+                    check(&store.db());
                     checked += 1;
                 }
                 checked
             })
         })
         .collect();
-    for i in 0..40 {
-        crate::helpers::add_fork(&store, &format!("fork-{i}"), "Fork", parent);
-    }
+    write();
     done.store(true, Ordering::Release);
     for reader in readers {
         assert!(reader.join().unwrap() > 0);
     }
+}
+
+#[test]
+fn readers_counting_referrers_while_a_writer_forks_see_exactly_their_basis() {
+    let store = store();
+    let parent = add_recipe(&store, "parent", "Parent");
+    let forked_from = store.db().attribute(&kw(":recipe/forked-from")).unwrap().id;
+    let check = move |db: &forkful::store::Db| {
+        let cached = db.referrers(forked_from, parent).unwrap();
+        let scanned = db
+            .uncached()
+            .datoms(
+                Index::Vaet,
+                &Components::any().v(Value::Ref(parent)).a(forked_from),
+            )
+            .count();
+        assert_eq!(cached.len(), scanned, "at basis {}", db.basis());
+    };
+    check_while_writing(&store, check, || {
+        for i in 0..40 {
+            crate::helpers::add_fork(&store, &format!("fork-{i}"), "Fork", parent);
+        }
+    });
     assert_eq!(store.db().referrers(forked_from, parent).unwrap().len(), 40);
 }
 
@@ -548,36 +563,21 @@ fn a_reopened_store_keeps_referrers_in_memory_after_the_first_read() {
 fn readers_paging_an_order_while_a_writer_adds_see_exactly_their_basis() {
     let store = store();
     let created = store.db().attribute(&kw(":recipe/created")).unwrap().id;
-    let done = Arc::new(AtomicBool::new(false));
-    let readers: Vec<_> = (0..2)
-        .map(|_| {
-            let (store, done) = (store.clone(), done.clone());
-            thread::spawn(move || {
-                let within = Components::any().a(created);
-                let mut checked = 0;
-                while !done.load(Ordering::Acquire) {
-                    let db = store.db();
-                    let ids = |db: &forkful::store::Db| -> Vec<u64> {
-                        db.datoms_range(Index::Avet, &within, None, true)
-                            .take(10)
-                            .map(|d| d.unwrap().e)
-                            .collect()
-                    };
-                    assert_eq!(ids(&db), ids(&db.uncached()), "at basis {}", db.basis());
-                    checked += 1;
-                }
-                checked
-            })
-        })
-        .collect();
-    for i in 0..40 {
-        let id = add_recipe(&store, &format!("r{i}"), "R");
-        let mut tx = Transaction::new();
-        tx.add(id, ":recipe/created", Value::Instant(i * 1_000));
-        store.transact(&tx).unwrap();
-    }
-    done.store(true, Ordering::Release);
-    for reader in readers {
-        assert!(reader.join().unwrap() > 0);
-    }
+    let check = move |db: &forkful::store::Db| {
+        let ids = |db: &forkful::store::Db| -> Vec<u64> {
+            db.datoms_range(Index::Avet, &Components::any().a(created), None, true)
+                .take(10)
+                .map(|d| d.unwrap().e)
+                .collect()
+        };
+        assert_eq!(ids(db), ids(&db.uncached()), "at basis {}", db.basis());
+    };
+    check_while_writing(&store, check, || {
+        for i in 0..40 {
+            let id = add_recipe(&store, &format!("r{i}"), "R");
+            let mut tx = Transaction::new();
+            tx.add(id, ":recipe/created", Value::Instant(i * 1_000));
+            store.transact(&tx).unwrap();
+        }
+    });
 }
