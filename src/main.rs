@@ -5,17 +5,22 @@ use clap::Parser;
 /// glibc's allocator slows as sled's heap grows and fragments: a profile of
 /// a rule query on a 100,000-recipe store spent 56% of its time in
 /// `_int_malloc`, and its cost grew with the store. mimalloc's does not.
+///
+/// The `system-allocator` feature keeps the system's allocator instead, so
+/// that a heap profiler which hooks `malloc` (heaptrack) sees every
+/// allocation: `docs/BENCHMARKING.md` says how it is used.
+#[cfg(not(feature = "system-allocator"))]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", not(feature = "system-allocator")))]
 unsafe extern "C" {
     /// mimalloc's option setter (mimalloc.h); linked with the allocator.
     fn mi_option_set(option: std::ffi::c_int, value: std::ffi::c_long);
 }
 
 /// `mi_option_arena_eager_commit` in mimalloc.h's `mi_option_e`.
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", not(feature = "system-allocator")))]
 const MI_OPTION_ARENA_EAGER_COMMIT: std::ffi::c_int = 4;
 
 /// By default mimalloc commits its arenas eagerly on Linux, and sled's
@@ -24,7 +29,7 @@ const MI_OPTION_ARENA_EAGER_COMMIT: std::ffi::c_int = 4;
 /// must be set before the first allocation reserves an arena, which Rust's
 /// runtime makes before `main`: so this runs from `.init_array`, as a C
 /// constructor would.
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", not(feature = "system-allocator")))]
 extern "C" fn lazy_arena_commit() {
     // SAFETY: mimalloc's options may be set at any time, before its
     // initialisation included; this one only decides how arena memory is
@@ -32,7 +37,7 @@ extern "C" fn lazy_arena_commit() {
     unsafe { mi_option_set(MI_OPTION_ARENA_EAGER_COMMIT, 0) };
 }
 
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", not(feature = "system-allocator")))]
 #[used]
 #[unsafe(link_section = ".init_array")]
 static LAZY_ARENA_COMMIT: extern "C" fn() = lazy_arena_commit;

@@ -22,7 +22,7 @@ pub mod diff;
 pub mod ingredient;
 mod read;
 pub mod schema;
-mod search;
+pub mod search;
 pub mod slug;
 pub(crate) mod write;
 
@@ -61,6 +61,13 @@ pub enum DomainError {
     /// The content or request cannot be a recipe.
     #[error("{0}")]
     Invalid(String),
+    /// The recipe moved on since the version a write was based on.
+    #[error("{slug} has changed since version {based_on}: it is at version {newest} now")]
+    Stale {
+        slug: String,
+        based_on: usize,
+        newest: usize,
+    },
     /// An edit that changes nothing is not a version.
     #[error("nothing changed, so there is no new version")]
     NothingChanged,

@@ -1,6 +1,13 @@
 //! Every write the domain makes: one transaction each, with an author and a
 //! note, acknowledged once durable.
 //!
+//! Each write is decided inside the store's single writer, on the latest
+//! database value (`Store::transact_with`): that a slug is free, that the
+//! recipe is still at the version an edit was based on, the version count,
+//! the search terms and which components change are all read from the value
+//! the transaction applies to. Nothing is checked against a published value
+//! and written later, so two writers cannot race.
+//!
 //! An edit asserts only what changed. Ingredient lines and steps are matched
 //! old to new by a longest common subsequence: a line that stays keeps its
 //! component entity (its position is updated if it moved), a line that goes
@@ -17,7 +24,9 @@ use super::read::View;
 use super::search;
 use super::slug::Slug;
 use super::{schema, DomainError};
-use crate::store::{EntityId, EntityMap, EntityRef, Store, Transaction, TxReport, TxValue, Value};
+use crate::store::{
+    Db, EntityId, EntityMap, EntityRef, Store, Transaction, TxReport, TxValue, Value,
+};
 
 /// The domain's handle on a store.
 #[derive(Clone)]
@@ -86,18 +95,26 @@ impl Recipes {
         change: &Change,
     ) -> Result<TxReport, DomainError> {
         let content = content.normalized().map_err(DomainError::Invalid)?;
-        if self.view().find(slug)?.is_some() {
-            return Err(DomainError::SlugTaken(slug.to_string()));
-        }
         let mut tx = Transaction::new();
         tx.map(new_recipe_map("recipe", slug, &content, None, change));
         stamp(&mut tx, change)?;
-        Ok(self.store.transact(&tx)?)
+        let (report, ()) = self.store.transact_with(|db| -> Result<_, DomainError> {
+            if self.view_of(db).find(slug)?.is_some() {
+                return Err(DomainError::SlugTaken(slug.to_string()));
+            }
+            Ok((tx, ()))
+        })?;
+        Ok(report)
     }
 
-    /// Adds many new recipes in one transaction (the synthetic catalog).
-    /// Each is `(tempid, slug, content, fork)`; tempids may be forked by
-    /// later entries of the same batch.
+    fn view_of(&self, db: &Db) -> View {
+        View::new(db.clone(), self.attrs)
+    }
+
+    /// Adds many new recipes in one transaction (the synthetic catalog),
+    /// without waiting for it to be durable: the caller waits once per
+    /// group (`Store::wait_durable`). Each is `(tempid, slug, content,
+    /// fork)`; tempids may be forked by later entries of the same batch.
     pub(crate) fn create_batch(
         &self,
         recipes: &[(String, Slug, Content, Option<ForkOf>)],
@@ -108,23 +125,56 @@ impl Recipes {
             tx.map(new_recipe_map(tempid, slug, content, fork.as_ref(), change));
         }
         stamp(&mut tx, change)?;
-        Ok(self.store.transact(&tx)?)
+        let (report, ()) = self
+            .store
+            .transact_deferred_with(|db| -> Result<_, DomainError> {
+                let view = self.view_of(db);
+                for (_, slug, ..) in recipes {
+                    if view.find(slug)?.is_some() {
+                        return Err(DomainError::SlugTaken(slug.to_string()));
+                    }
+                }
+                Ok((tx, ()))
+            })?;
+        Ok(report)
     }
 
-    /// Makes `content` the recipe's new version. Refuses an edit that changes
-    /// nothing.
+    /// Makes `content` the recipe's new version. `based_on` is the version
+    /// the author edited: if the recipe has moved on since, the edit is
+    /// refused (`Stale`) and nothing is written. Refuses an edit that
+    /// changes nothing.
     pub fn edit(
         &self,
         slug: &Slug,
+        based_on: usize,
         content: Content,
         change: &Change,
     ) -> Result<TxReport, DomainError> {
         let content = content.normalized().map_err(DomainError::Invalid)?;
-        let view = self.view();
-        let recipe = view.recipe(slug)?;
+        let mut stamped = Transaction::new();
+        stamp(&mut stamped, change)?;
+        let (report, ()) = self.store.transact_with(|db| -> Result<_, DomainError> {
+            let view = self.view_of(db);
+            let recipe = view.recipe(slug)?;
+            check_based_on(slug, &recipe, based_on)?;
+            let mut tx = self.edit_transaction(&view, &recipe, &content, change)?;
+            tx.extend(stamped);
+            Ok((tx, ()))
+        })?;
+        Ok(report)
+    }
+
+    /// The datoms that make `recipe` (as `view` has it) read as `content`.
+    fn edit_transaction(
+        &self,
+        view: &View,
+        recipe: &super::read::Recipe,
+        content: &Content,
+        change: &Change,
+    ) -> Result<Transaction, DomainError> {
         let e = recipe.id;
         let old = &recipe.content;
-        if *old == content {
+        if *old == *content {
             return Err(DomainError::NothingChanged);
         }
         let a = &self.attrs;
@@ -158,7 +208,7 @@ impl Recipes {
             (a.total, minutes(old.total), minutes(content.total)),
         ];
         for (attr, before, after) in scalars {
-            let attr = ident_of(&view, attr);
+            let attr = ident_of(view, attr);
             match (before, after) {
                 (before, Some(after)) if before.as_ref() != Some(&after) => {
                     tx.add(e, &attr, after);
@@ -171,7 +221,7 @@ impl Recipes {
         }
         set_difference(&mut tx, e, ":recipe/tags", &old.tags, &content.tags);
         let old_terms: Vec<String> = view.strings(e, a.terms)?;
-        let new_terms: Vec<String> = search::terms(&content).into_iter().collect();
+        let new_terms: Vec<String> = search::terms(content).into_iter().collect();
         set_difference(&mut tx, e, ":recipe/terms", &old_terms, &new_terms);
         let ingredients = OrderedParts {
             attr: ":recipe/ingredients",
@@ -201,8 +251,7 @@ impl Recipes {
             ":recipe/updated-at",
             Value::Instant(change.at.unwrap_or_else(crate::store::instant::now_millis)),
         );
-        stamp(&mut tx, change)?;
-        Ok(self.store.transact(&tx)?)
+        Ok(tx)
     }
 
     /// Forks `parent` at `version` (its newest when `None`) into a new recipe
@@ -216,68 +265,103 @@ impl Recipes {
         changes: impl FnOnce(Content) -> Content,
         change: &Change,
     ) -> Result<(Slug, TxReport), DomainError> {
-        let view = self.view();
-        let recipe = view.recipe(parent)?;
-        let versions = view.versions(recipe.id)?;
-        let number = version.unwrap_or(versions.len());
-        let at =
-            versions
-                .get(number.wrapping_sub(1))
-                .ok_or_else(|| DomainError::NoSuchVersion {
-                    slug: parent.to_string(),
-                    version: number,
-                    count: versions.len(),
-                })?;
-        let content = view.content_at(recipe.id, at.tx)?;
-        let content = changes(content)
-            .normalized()
-            .map_err(DomainError::Invalid)?;
-        let slug = match slug {
-            Some(slug) if view.find(slug)?.is_some() => {
-                return Err(DomainError::SlugTaken(slug.to_string()))
-            }
-            Some(slug) => slug.clone(),
-            None => {
-                let base = Slug::parse(&format!("{parent}-{}", change.author))
-                    .unwrap_or_else(|_| parent.clone());
-                let mut candidate = base.clone();
-                let mut n = 2;
-                while view.find(&candidate)?.is_some() {
-                    candidate = base.with_suffix(n);
-                    n += 1;
+        let mut stamped = Transaction::new();
+        stamp(&mut stamped, change)?;
+        let (report, slug) = self.store.transact_with(|db| -> Result<_, DomainError> {
+            let view = self.view_of(db);
+            let recipe = view.recipe(parent)?;
+            let versions = view.versions(recipe.id)?;
+            let number = version.unwrap_or(versions.len());
+            let at =
+                versions
+                    .get(number.wrapping_sub(1))
+                    .ok_or_else(|| DomainError::NoSuchVersion {
+                        slug: parent.to_string(),
+                        version: number,
+                        count: versions.len(),
+                    })?;
+            let content = view.content_at(recipe.id, at.tx)?;
+            let content = changes(content)
+                .normalized()
+                .map_err(DomainError::Invalid)?;
+            let slug = match slug {
+                Some(slug) if view.find(slug)?.is_some() => {
+                    return Err(DomainError::SlugTaken(slug.to_string()))
                 }
-                candidate
-            }
-        };
-        let fork = ForkOf {
-            parent: EntityRef::Id(recipe.id),
-            at_tx: EntityRef::Id(at.tx),
-            at_version: number as i64,
-        };
-        let mut tx = Transaction::new();
-        tx.map(new_recipe_map("fork", &slug, &content, Some(&fork), change));
-        stamp(&mut tx, change)?;
-        let report = self.store.transact(&tx)?;
+                Some(slug) => slug.clone(),
+                None => free_fork_slug(&view, parent, &change.author)?,
+            };
+            let fork = ForkOf {
+                parent: EntityRef::Id(recipe.id),
+                at_tx: EntityRef::Id(at.tx),
+                at_version: number as i64,
+            };
+            let mut tx = Transaction::new();
+            tx.map(new_recipe_map("fork", &slug, &content, Some(&fork), change));
+            tx.extend(stamped);
+            Ok((tx, slug))
+        })?;
         Ok((slug, report))
     }
 
     /// Hides a recipe from the catalog; it stays in its forks' lineage and
-    /// every version stays readable.
-    pub fn retire(&self, slug: &Slug, change: &Change) -> Result<TxReport, DomainError> {
-        let view = self.view();
-        let recipe = view.recipe(slug)?;
-        if recipe.retired {
-            return Err(DomainError::NothingChanged);
-        }
-        let mut tx = Transaction::new();
-        tx.add(recipe.id, ":recipe/retired", true).add(
-            recipe.id,
-            ":recipe/version-count",
-            recipe.version_count + 1,
-        );
-        stamp(&mut tx, change)?;
-        Ok(self.store.transact(&tx)?)
+    /// every version stays readable. `based_on` is the version the author
+    /// saw, as for `edit`.
+    pub fn retire(
+        &self,
+        slug: &Slug,
+        based_on: usize,
+        change: &Change,
+    ) -> Result<TxReport, DomainError> {
+        let mut stamped = Transaction::new();
+        stamp(&mut stamped, change)?;
+        let (report, ()) = self.store.transact_with(|db| -> Result<_, DomainError> {
+            let recipe = self.view_of(db).recipe(slug)?;
+            check_based_on(slug, &recipe, based_on)?;
+            if recipe.retired {
+                return Err(DomainError::NothingChanged);
+            }
+            let mut tx = Transaction::new();
+            tx.add(recipe.id, ":recipe/retired", true).add(
+                recipe.id,
+                ":recipe/version-count",
+                recipe.version_count + 1,
+            );
+            tx.extend(stamped);
+            Ok((tx, ()))
+        })?;
+        Ok(report)
     }
+}
+
+/// Refuses a write based on a version other than the recipe's newest.
+fn check_based_on(
+    slug: &Slug,
+    recipe: &super::read::Recipe,
+    based_on: usize,
+) -> Result<(), DomainError> {
+    let newest = usize::try_from(recipe.version_count).unwrap_or(0);
+    if based_on == newest {
+        Ok(())
+    } else {
+        Err(DomainError::Stale {
+            slug: slug.to_string(),
+            based_on,
+            newest,
+        })
+    }
+}
+
+/// The parent's slug and the author's handle, numbered if that is taken.
+fn free_fork_slug(view: &View, parent: &Slug, author: &str) -> Result<Slug, DomainError> {
+    let base = Slug::parse(&format!("{parent}-{author}")).unwrap_or_else(|_| parent.clone());
+    let mut candidate = base.clone();
+    let mut n = 2;
+    while view.find(&candidate)?.is_some() {
+        candidate = base.with_suffix(n);
+        n += 1;
+    }
+    Ok(candidate)
 }
 
 /// A recipe's ordered components (ingredient lines or steps).

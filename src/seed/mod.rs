@@ -253,7 +253,10 @@ pub fn apply(store: &Store, plan: &[PlannedVersion]) -> Result<SeedReport, SeedF
         forks: 0,
         basis: 0,
     };
+    // Each recipe's newest version so far: an edit is based on it.
+    let mut newest: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for version in plan {
+        let count = newest.entry(version.slug.as_str()).or_insert(0);
         match (&version.fork_of, version.first) {
             (Some((parent, number)), _) => {
                 let content = version.content.clone();
@@ -272,9 +275,15 @@ pub fn apply(store: &Store, plan: &[PlannedVersion]) -> Result<SeedReport, SeedF
                 report.recipes += 1;
             }
             (None, false) => {
-                recipes.edit(&version.slug, version.content.clone(), &version.change)?;
+                recipes.edit(
+                    &version.slug,
+                    *count,
+                    version.content.clone(),
+                    &version.change,
+                )?;
             }
         }
+        *count += 1;
         report.versions += 1;
     }
     report.basis = store.db().basis();

@@ -5,7 +5,8 @@
 //! deepest recipe's lineage is exactly `depth` long; and every recipe on the
 //! spine has `fanout - 1` more forks beside the next link. Trees repeat until
 //! there are N recipes (the last one may be cut short). Recipes are written
-//! in batches, each one transaction, parents before their forks.
+//! in batches, each one transaction, parents before their forks; a group of
+//! batches is made durable by one flush.
 
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -30,8 +31,17 @@ pub struct Shape {
     pub skeleton: bool,
 }
 
-/// Recipes per transaction.
-const BATCH: usize = 500;
+/// Recipes per transaction. A full recipe is about a hundred datoms, so a
+/// transaction stays far inside `MAX_TX_DATOMS`. Small transactions keep
+/// sled's memory small: it holds every node version a batch replaces until
+/// the batch ends (10,000 recipes: 2.8 GB peak at 500 a transaction, 0.8 GB
+/// at 5; docs/BENCHMARKING.md).
+const BATCH: usize = 5;
+
+/// Transactions per flush: written one after another and made durable
+/// together, one fsync for the group. sled cannot page out what is not yet
+/// flushed, so a group is kept small too.
+const GROUP: usize = 10;
 
 /// SplitMix64: small, fast, and good enough to vary titles.
 struct Rng(u64);
@@ -274,6 +284,11 @@ pub fn generate(store: &Store, shape: Shape, progress: bool) -> Result<Vec<Entit
         for (tempid, ..) in &batch {
             ids.push(report.tempid(tempid).expect("each recipe has an id"));
             created_tx.push(report.basis_after);
+        }
+        if (batch_number + 1) % GROUP == 0 || end == shape.recipes {
+            store
+                .wait_durable(report.basis_after)
+                .map_err(crate::domain::DomainError::from)?;
         }
         bar.inc(batch.len() as u64);
     }

@@ -206,6 +206,12 @@ impl EntityCache {
         map.insert(e, cached);
     }
 
+    /// Forgets everything (after writes were undone).
+    pub fn clear(&self) {
+        self.map.write().expect("entity cache lock").clear();
+        self.epoch.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+    }
+
     /// Forgets the entities a write touched.
     pub fn invalidate(&self, touched: impl IntoIterator<Item = EntityId>) {
         let mut map = self.map.write().expect("entity cache lock");

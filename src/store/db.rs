@@ -352,6 +352,9 @@ impl Db {
         if let Some(order) = self.orders.get(a, self.basis) {
             return Some(order);
         }
+        if !self.orders.accepts(self.basis) {
+            return None;
+        }
         // One range read fills it: the keys a current range read folds to.
         let within = Components::any().a(a);
         let (lower, _) = within.key_prefix(Index::Avet);
@@ -363,7 +366,7 @@ impl Db {
         self.reads.fetch_add(1, Ordering::Relaxed);
         let mut keys = Vec::new();
         for datom in &mut scan {
-            keys.push(super::encoding::datom_key(Index::Avet, &datom.ok()?).into_boxed_slice());
+            keys.push(super::encoding::datom_key(Index::Avet, &datom.ok()?).into());
         }
         self.orders.offer(a, self.basis, keys);
         self.orders.get(a, self.basis)

@@ -64,6 +64,12 @@ use ordered::OrderCache;
 use referrers::ReferrerCache;
 use schema::GENESIS_TX;
 
+/// The most datoms one transaction may write. A bigger one is refused:
+/// sled 0.34 keeps every node version a batch replaces until the batch ends
+/// (its epoch is pinned for the whole batch), so memory grows with the
+/// batch; bulk loads write many transactions of this size or less instead.
+pub const MAX_TX_DATOMS: usize = 20_000;
+
 /// The on-disk format this build reads and writes. Bump it when keys change.
 pub const FORMAT_VERSION: u32 = 2;
 
@@ -113,10 +119,14 @@ struct Inner {
     writer: Mutex<Writer>,
     /// The newest transaction applied to sled (durable or not yet).
     applied: AtomicU64,
-    /// The newest durable transaction: the basis readers get.
-    published: AtomicU64,
-    schema: RwLock<Arc<Schema>>,
+    /// The newest durable transaction and the schema as of it: what
+    /// readers get, read together so a reader never sees an attribute
+    /// before the transaction that installed it is durable.
+    published: RwLock<Published>,
     flush: Mutex<FlushState>,
+    /// Fault injection for tests: what the next flush does instead of
+    /// flushing (`FlushFault`), as a `u8`; 0 is nothing.
+    next_flush_fault: std::sync::atomic::AtomicU8,
     flushed: Condvar,
     reads: Arc<AtomicU64>,
     entities: Arc<current::EntityCache>,
@@ -139,17 +149,32 @@ pub struct StoreStats {
     pub reads: u64,
 }
 
+/// The basis readers get, with its schema.
+struct Published {
+    basis: EntityId,
+    schema: Arc<Schema>,
+}
+
 /// What the writer knows that is not in the indexes.
 struct Writer {
     next_id: EntityId,
     last_instant: i64,
+    /// The schema as of the newest applied transaction.
+    schema: Arc<Schema>,
 }
 
 struct FlushState {
     durable: EntityId,
     running: bool,
-    /// Set by a failed flush; no write is acknowledged after it.
+    /// Set by a failed flush; no write is acknowledged after it, and
+    /// nothing is flushed again (see `Drop for Inner`).
     failed: Option<String>,
+    /// Schemas installed by transactions applied but not yet durable,
+    /// oldest first: each is published with its transaction's basis.
+    schemas: Vec<(EntityId, Arc<Schema>)>,
+    /// For each transaction applied but not yet durable, oldest first, the
+    /// batch that takes it back out of sled.
+    undo: Vec<(EntityId, sled::Batch)>,
 }
 
 impl Store {
@@ -164,7 +189,13 @@ impl Store {
     }
 
     pub fn open_with(config: StoreConfig) -> Result<Store, StoreError> {
-        let sled_config = sled::Config::new().cache_capacity(config.cache_bytes);
+        // sled's background flusher stays on: it is also what cleans sled's
+        // segments, without which a bulk load's memory more than doubled
+        // (docs/BENCHMARKING.md). It may write out a batch not yet
+        // acknowledged, so a failed flush undoes those (`undo_unflushed`).
+        let sled_config = sled::Config::new()
+            .cache_capacity(config.cache_bytes)
+            .flush_every_ms(Some(500));
         let sled = match &config.path {
             Some(path) => open_locked(&sled_config.path(path), path)?,
             None => sled_config.temporary(true).open()?,
@@ -208,7 +239,7 @@ impl Store {
             referrers.clone(),
             orders.clone(),
         );
-        let schema = load_schema(&bootstrap_db)?;
+        let schema = Arc::new(load_schema(&bootstrap_db)?);
         Ok(Store {
             inner: Arc::new(Inner {
                 sled,
@@ -216,15 +247,18 @@ impl Store {
                 writer: Mutex::new(Writer {
                     next_id,
                     last_instant,
+                    schema: schema.clone(),
                 }),
                 applied: AtomicU64::new(basis),
-                published: AtomicU64::new(basis),
-                schema: RwLock::new(Arc::new(schema)),
+                published: RwLock::new(Published { basis, schema }),
                 flush: Mutex::new(FlushState {
                     durable: basis,
                     running: false,
                     failed: None,
+                    schemas: Vec::new(),
+                    undo: Vec::new(),
                 }),
+                next_flush_fault: std::sync::atomic::AtomicU8::new(0),
                 flushed: Condvar::new(),
                 reads,
                 entities,
@@ -243,12 +277,14 @@ impl Store {
 
     /// The latest durable database value. Never blocks on a writer.
     pub fn db(&self) -> Db {
-        let basis = self.inner.published.load(Ordering::Acquire);
-        self.db_at(basis)
-    }
-
-    fn db_at(&self, basis: EntityId) -> Db {
-        let schema = self.inner.schema.read().expect("schema lock").clone();
+        let (basis, schema) = {
+            let published = self
+                .inner
+                .published
+                .read()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            (published.basis, published.schema.clone())
+        };
         Db::new(
             self.inner.sled.deref_tree(),
             basis,
@@ -268,57 +304,225 @@ impl Store {
     /// Applies `tx` atomically and returns once it is durable. On any error,
     /// nothing was written.
     pub fn transact(&self, tx: &Transaction) -> Result<TxReport, StoreError> {
-        let report = {
-            let mut writer = self.inner.writer.lock().expect("writer lock");
-            if let Some(why) = &self.inner.flush.lock().expect("flush lock").failed {
-                return Err(StoreError::Poisoned(why.clone()));
-            }
-            let db = self.db_at(self.inner.applied.load(Ordering::Acquire));
-            let clock = tx::WriterClock {
-                next_id: writer.next_id,
-                last_instant: writer.last_instant,
-                now: instant::now_millis(),
-            };
-            let prepared = tx::prepare(&db, &clock, tx)?;
-            let report = prepared.report;
-            let mut batch = sled::Batch::default();
-            for datom in &report.datoms {
-                let attribute = match &prepared.schema {
-                    Some(schema) => schema.attribute(datom.a),
-                    None => db.schema().attribute(datom.a),
-                }
-                .or_else(|| db.schema().attribute(datom.a))
-                .ok_or_else(|| {
-                    StoreError::Corrupt(format!("datom of unknown attribute {}", datom.a))
-                })?
-                .clone();
-                insert_datom(&mut batch, &attribute, datom);
-            }
-            self.put_current_entries(&mut batch, &report.datoms, report.basis_after)?;
-            batch.insert(META_BASIS, &report.basis_after.to_be_bytes());
-            batch.insert(META_NEXT_ID, &prepared.next_id.to_be_bytes());
-            batch.insert(META_LAST_INSTANT, &report.tx_instant.to_be_bytes());
-            self.inner.sled.apply_batch(batch)?;
-            self.inner
-                .entities
-                .invalidate(report.datoms.iter().map(|d| d.e));
-            self.inner
-                .referrers
-                .commit(report.basis_after, references(&report.datoms));
-            self.inner.orders.commit(report.basis_after, &report.datoms);
-            writer.next_id = prepared.next_id;
-            writer.last_instant = report.tx_instant;
-            if let Some(schema) = prepared.schema {
-                *self.inner.schema.write().expect("schema lock") = Arc::new(schema);
-            }
-            self.inner
-                .applied
-                .store(report.basis_after, Ordering::Release);
-            report
-        };
+        let report = self.apply_in_writer(|_| Ok::<_, StoreError>((tx, ())))?.0;
         self.wait_durable(report.basis_after)?;
         self.inner.transactions.fetch_add(1, Ordering::Relaxed);
         Ok(report)
+    }
+
+    /// Runs `decide` on the latest database value inside the single writer,
+    /// and applies the transaction it returns; returns once that is durable.
+    ///
+    /// This is the store's transaction function: what `decide` reads is the
+    /// state its transaction applies to, since no other write can land in
+    /// between. A check made here (a slug is free, a recipe is still at the
+    /// version an edit was based on) cannot be raced. `decide` should be
+    /// quick: every other writer waits for it. If it fails or panics,
+    /// nothing is written and the store stays usable.
+    pub fn transact_with<T, E: From<StoreError>>(
+        &self,
+        decide: impl FnOnce(&Db) -> Result<(Transaction, T), E>,
+    ) -> Result<(TxReport, T), E> {
+        let (report, value) = self.apply_in_writer(decide)?;
+        self.wait_durable(report.basis_after)?;
+        self.inner.transactions.fetch_add(1, Ordering::Relaxed);
+        Ok((report, value))
+    }
+
+    /// `transact_with` without waiting for the transaction to be durable,
+    /// for bulk loads, which write many bounded transactions and wait once
+    /// per group (`wait_durable` on the last basis): one flush covers them
+    /// all. Readers see a transaction only once it is durable; nothing is
+    /// acknowledged to anyone before that wait returns.
+    pub fn transact_deferred_with<T, E: From<StoreError>>(
+        &self,
+        decide: impl FnOnce(&Db) -> Result<(Transaction, T), E>,
+    ) -> Result<(TxReport, T), E> {
+        let (report, value) = self.apply_in_writer(decide)?;
+        self.inner.transactions.fetch_add(1, Ordering::Relaxed);
+        Ok((report, value))
+    }
+
+    /// Takes the writer, lets `decide` choose a transaction on the latest
+    /// value, and applies it as one sled batch. Durability is the caller's.
+    fn apply_in_writer<T, E: From<StoreError>, Tx: std::borrow::Borrow<Transaction>>(
+        &self,
+        decide: impl FnOnce(&Db) -> Result<(Tx, T), E>,
+    ) -> Result<(TxReport, T), E> {
+        let mut writer = self.lock_writer();
+        if let Some(why) = &self.lock_flush().failed {
+            return Err(StoreError::Poisoned(why.clone()).into());
+        }
+        let db = self.writer_db(&writer);
+        // A panic in `decide` must not poison the writer's mutex: nothing
+        // has been written yet, so the writer's state is intact. Let the
+        // guard go normally, then carry the panic on.
+        let decided = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decide(&db))) {
+            Ok(decided) => decided?,
+            Err(panic) => {
+                drop(writer);
+                std::panic::resume_unwind(panic);
+            }
+        };
+        let (tx, value) = decided;
+        let report = self.apply_locked(&mut writer, &db, tx.borrow())?;
+        Ok((report, value))
+    }
+
+    /// The latest applied database value, as the writer sees it.
+    fn writer_db(&self, writer: &Writer) -> Db {
+        Db::new(
+            self.inner.sled.deref_tree(),
+            self.inner.applied.load(Ordering::Acquire),
+            writer.schema.clone(),
+            self.inner.reads.clone(),
+            self.inner.entities.clone(),
+            self.inner.referrers.clone(),
+            self.inner.orders.clone(),
+        )
+    }
+
+    /// Checks `tx` against `db` (the writer's latest value) and applies it.
+    fn apply_locked(
+        &self,
+        writer: &mut Writer,
+        db: &Db,
+        tx: &Transaction,
+    ) -> Result<TxReport, StoreError> {
+        let clock = tx::WriterClock {
+            next_id: writer.next_id,
+            last_instant: writer.last_instant,
+            now: instant::now_millis(),
+        };
+        let prepared = tx::prepare(db, &clock, tx)?;
+        let report = prepared.report;
+        if report.datoms.len() > MAX_TX_DATOMS {
+            return Err(StoreError::TooLarge {
+                datoms: report.datoms.len(),
+                limit: MAX_TX_DATOMS,
+            });
+        }
+        let schema = prepared.schema.map(Arc::new);
+        let written = Written {
+            datoms: &report.datoms,
+            tx: report.basis_after,
+            next_id: prepared.next_id,
+            instant: report.tx_instant,
+        };
+        self.write_batch(writer, &written, schema.as_ref().unwrap_or(&writer.schema))?;
+        self.after_apply(writer, &written, schema);
+        Ok(report)
+    }
+
+    /// Writes one transaction's datoms, their current-entity entries and
+    /// the new meta keys as one atomic sled batch, and keeps the batch
+    /// that would take it out again until it is durable.
+    fn write_batch(
+        &self,
+        writer: &Writer,
+        written: &Written,
+        schema: &Schema,
+    ) -> Result<(), StoreError> {
+        let mut batch = sled::Batch::default();
+        let mut undo = sled::Batch::default();
+        for datom in written.datoms {
+            let attribute = schema.attribute(datom.a).ok_or_else(|| {
+                StoreError::Corrupt(format!("datom of unknown attribute {}", datom.a))
+            })?;
+            for key in index_keys(attribute, datom) {
+                undo.remove(key.as_slice());
+                batch.insert(key, &[] as &[u8]);
+            }
+        }
+        let mut before = |e| {
+            let entry = self.inner.sled.get(current::key(e))?;
+            match &entry {
+                Some(old) => undo.insert(&current::key(e)[..], old.clone()),
+                None => undo.remove(&current::key(e)[..]),
+            }
+            Ok(entry)
+        };
+        for (key, entry) in current::updated_entries(written.datoms, written.tx, &mut before)? {
+            batch.insert(&key[..], entry);
+        }
+        let applied = self.inner.applied.load(Ordering::Acquire);
+        undo.insert(META_BASIS, &applied.to_be_bytes());
+        undo.insert(META_NEXT_ID, &writer.next_id.to_be_bytes());
+        undo.insert(META_LAST_INSTANT, &writer.last_instant.to_be_bytes());
+        batch.insert(META_BASIS, &written.tx.to_be_bytes());
+        batch.insert(META_NEXT_ID, &written.next_id.to_be_bytes());
+        batch.insert(META_LAST_INSTANT, &written.instant.to_be_bytes());
+        self.inner.sled.apply_batch(batch)?;
+        self.lock_flush().undo.push((written.tx, undo));
+        Ok(())
+    }
+
+    /// Brings the in-memory caches and the writer's state up to a batch
+    /// just applied to sled, and marks its transaction as applied. A new
+    /// schema is queued to be published with the basis that installed it.
+    fn after_apply(&self, writer: &mut Writer, written: &Written, schema: Option<Arc<Schema>>) {
+        let (datoms, tx) = (written.datoms, written.tx);
+        self.inner.entities.invalidate(datoms.iter().map(|d| d.e));
+        self.inner.referrers.commit(tx, references(datoms));
+        self.inner.orders.commit(tx, datoms);
+        if let Some(schema) = schema {
+            writer.schema = schema.clone();
+            self.lock_flush().schemas.push((tx, schema));
+        }
+        writer.next_id = written.next_id;
+        writer.last_instant = written.instant;
+        self.inner.applied.store(tx, Ordering::Release);
+    }
+
+    /// After a failed flush: takes every transaction applied since the
+    /// last durable basis back out of sled, newest first, so that nothing
+    /// that flushes later (sled's own flusher, or its flush on drop) can
+    /// make a write durable that was never acknowledged. The caches are
+    /// derived and may hold what was undone, so they start over.
+    fn undo_unflushed(&self) {
+        let mut writer = self.lock_writer();
+        let (durable, undo) = {
+            let mut state = self.lock_flush();
+            (state.durable, std::mem::take(&mut state.undo))
+        };
+        for (_, batch) in undo.into_iter().rev() {
+            if let Err(e) = self.inner.sled.apply_batch(batch) {
+                tracing::error!(error = %e, "could not undo a write after a failed flush");
+            }
+        }
+        // sled's own flusher may have written out some of what was just
+        // undone: write the undoing out too, if the disk lets us.
+        if let Err(e) = self.inner.sled.flush() {
+            tracing::error!(error = %e, "could not flush the undo after a failed flush");
+        }
+        self.inner.entities.clear();
+        self.inner.referrers.clear();
+        self.inner.orders.clear();
+        self.inner.applied.store(durable, Ordering::Release);
+        writer.schema = self
+            .inner
+            .published
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .schema
+            .clone();
+    }
+
+    fn lock_writer(&self) -> std::sync::MutexGuard<'_, Writer> {
+        // A panic while the writer was held happened before anything was
+        // written (see `apply_in_writer`) or inside sled: either way the
+        // writer's own fields were not half-updated.
+        self.inner
+            .writer
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn lock_flush(&self) -> std::sync::MutexGuard<'_, FlushState> {
+        self.inner
+            .flush
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     pub fn stats(&self) -> StoreStats {
@@ -330,9 +534,9 @@ impl Store {
     }
 
     /// Blocks until transaction `t` is durable, flushing if nobody is.
-    fn wait_durable(&self, t: EntityId) -> Result<(), StoreError> {
+    pub fn wait_durable(&self, t: EntityId) -> Result<(), StoreError> {
         let inner = &self.inner;
-        let mut state = inner.flush.lock().expect("flush lock");
+        let mut state = self.lock_flush();
         loop {
             if state.durable >= t {
                 return Ok(());
@@ -341,48 +545,122 @@ impl Store {
                 return Err(StoreError::Poisoned(why.clone()));
             }
             if state.running {
-                state = inner.flushed.wait(state).expect("flush lock");
+                state = inner
+                    .flushed
+                    .wait(state)
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
                 continue;
             }
             state.running = true;
             // Everything applied before this read is in the flush below.
             let target = inner.applied.load(Ordering::Acquire);
             drop(state);
-            let outcome = inner.sled.flush();
+            // If the flush panics, the guard records a failure and wakes
+            // the writers waiting on it, rather than leaving them waiting
+            // for a flush that will never finish.
+            let guard = FlushGuard { store: self };
+            let outcome = self.flush_sled();
+            std::mem::forget(guard);
             inner.flushes.fetch_add(1, Ordering::Relaxed);
-            state = inner.flush.lock().expect("flush lock");
+            state = self.lock_flush();
             state.running = false;
             match outcome {
-                Ok(_) => {
+                Ok(()) => {
                     state.durable = state.durable.max(target);
-                    inner.published.store(state.durable, Ordering::Release);
+                    self.publish(&mut state);
                 }
-                Err(e) => state.failed = Some(e.to_string()),
+                Err(e) => {
+                    state.failed = Some(e.to_string());
+                    drop(state);
+                    self.undo_unflushed();
+                    state = self.lock_flush();
+                }
             }
             inner.flushed.notify_all();
         }
     }
 
-    /// Flushes everything to disk (for shutdown; every acknowledged write
-    /// already is).
-    pub fn flush(&self) -> Result<(), StoreError> {
+    /// Makes the durable basis, and the schema as of it, what readers get.
+    fn publish(&self, state: &mut FlushState) {
+        let durable = state.durable;
+        let installed = state
+            .schemas
+            .iter()
+            .take_while(|(tx, _)| *tx <= durable)
+            .count();
+        let schema = state.schemas.drain(..installed).next_back().map(|(_, s)| s);
+        let undone = state
+            .undo
+            .iter()
+            .take_while(|(tx, _)| *tx <= durable)
+            .count();
+        state.undo.drain(..undone);
+        let mut published = self
+            .inner
+            .published
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        published.basis = durable;
+        if let Some(schema) = schema {
+            published.schema = schema;
+        }
+        drop(published);
+        self.inner.orders.publish(durable);
+    }
+
+    /// One sled flush, or the injected fault.
+    fn flush_sled(&self) -> Result<(), StoreError> {
+        match self.inner.next_flush_fault.swap(0, Ordering::AcqRel) {
+            1 => {
+                return Err(StoreError::Io(std::io::Error::other(
+                    "injected flush failure",
+                )))
+            }
+            2 => {
+                // Long enough for other writers to be waiting on this flush.
+                std::thread::sleep(std::time::Duration::from_millis(200));
+                panic!("injected flush panic");
+            }
+            _ => {}
+        }
         self.inner.sled.flush()?;
         Ok(())
     }
 
-    /// Adds to `batch` the current-entity entries of every entity `datoms`
-    /// touch (see `current`), read as the writer sees them.
-    fn put_current_entries(
-        &self,
-        batch: &mut sled::Batch,
-        datoms: &[Datom],
-        tx: EntityId,
-    ) -> Result<(), StoreError> {
-        let entries =
-            current::updated_entries(datoms, tx, |e| Ok(self.inner.sled.get(current::key(e))?))?;
-        for (key, entry) in entries {
-            batch.insert(&key[..], entry);
+    /// Makes the next flush fail, for tests of what the store does after
+    /// one. Not for use outside tests.
+    #[doc(hidden)]
+    pub fn inject_flush_fault(&self, fault: FlushFault) {
+        let code = match fault {
+            FlushFault::Error => 1,
+            FlushFault::Panic => 2,
+        };
+        self.inner.next_flush_fault.store(code, Ordering::Release);
+    }
+
+    /// Every key and value of every sled tree, in order: what tests compare
+    /// to show that a refused write wrote nothing, derived keys included.
+    #[doc(hidden)]
+    pub fn raw_contents(&self) -> Result<Vec<RawEntry>, StoreError> {
+        let mut all = Vec::new();
+        for name in self.inner.sled.tree_names() {
+            let tree = self.inner.sled.open_tree(&name)?;
+            for item in tree.iter() {
+                let (key, value) = item?;
+                all.push((name.to_vec(), key.to_vec(), value.to_vec()));
+            }
         }
+        Ok(all)
+    }
+
+    /// Flushes everything to disk (for shutdown; every acknowledged write
+    /// already is). A poisoned store refuses: what it holds beyond the last
+    /// durable basis was never acknowledged and must not be written.
+    pub fn flush(&self) -> Result<(), StoreError> {
+        if let Some(why) = &self.lock_flush().failed {
+            return Err(StoreError::Poisoned(why.clone()));
+        }
+        self.inner.sled.flush()?;
         Ok(())
     }
 
@@ -398,34 +676,65 @@ impl Store {
             return Ok(());
         };
         let tx = last.tx;
-        let mut writer = self.inner.writer.lock().expect("writer lock");
-        let mut batch = sled::Batch::default();
-        let mut instant = writer.last_instant;
-        for datom in tx_datoms {
-            let attribute = schema.attribute(datom.a).ok_or_else(|| {
-                StoreError::Corrupt(format!("datom of unknown attribute {}", datom.a))
-            })?;
-            if datom.a == schema::DB_TX_INSTANT && datom.e == tx && datom.added {
-                instant = datom.v.as_instant().unwrap_or(instant);
-            }
-            insert_datom(&mut batch, attribute, datom);
+        let mut writer = self.lock_writer();
+        if let Some(why) = &self.lock_flush().failed {
+            return Err(StoreError::Poisoned(why.clone()));
         }
-        let next_id = next_id.max(writer.next_id);
-        self.put_current_entries(&mut batch, tx_datoms, tx)?;
-        batch.insert(META_BASIS, &tx.to_be_bytes());
-        batch.insert(META_NEXT_ID, &next_id.to_be_bytes());
-        batch.insert(META_LAST_INSTANT, &instant.to_be_bytes());
-        self.inner.sled.apply_batch(batch)?;
-        self.inner
-            .entities
-            .invalidate(tx_datoms.iter().map(|d| d.e));
-        self.inner.referrers.commit(tx, references(tx_datoms));
-        self.inner.orders.commit(tx, tx_datoms);
-        writer.next_id = next_id;
-        writer.last_instant = instant;
-        *self.inner.schema.write().expect("schema lock") = schema.clone();
-        self.inner.applied.store(tx, Ordering::Release);
+        let instant = tx_datoms
+            .iter()
+            .find(|d| d.a == schema::DB_TX_INSTANT && d.e == tx && d.added)
+            .and_then(|d| d.v.as_instant())
+            .unwrap_or(writer.last_instant);
+        let written = Written {
+            datoms: tx_datoms,
+            tx,
+            next_id: next_id.max(writer.next_id),
+            instant,
+        };
+        self.write_batch(&writer, &written, schema)?;
+        let changed = !Arc::ptr_eq(schema, &writer.schema);
+        self.after_apply(&mut writer, &written, changed.then(|| schema.clone()));
         Ok(())
+    }
+}
+
+/// One transaction as it is written: its datoms, and the writer's
+/// bookkeeping after it.
+struct Written<'a> {
+    datoms: &'a [Datom],
+    tx: EntityId,
+    next_id: EntityId,
+    instant: i64,
+}
+
+/// One stored key as `raw_contents` lists it: the tree's name, the key, the
+/// value.
+#[doc(hidden)]
+pub type RawEntry = (Vec<u8>, Vec<u8>, Vec<u8>);
+
+/// What an injected flush fault does (`Store::inject_flush_fault`).
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlushFault {
+    /// The flush returns an I/O error.
+    Error,
+    /// The flush panics, after a moment.
+    Panic,
+}
+
+/// Records a flush that panicked: see `wait_durable`.
+struct FlushGuard<'a> {
+    store: &'a Store,
+}
+
+impl Drop for FlushGuard<'_> {
+    fn drop(&mut self) {
+        let mut state = self.store.lock_flush();
+        state.running = false;
+        state.failed = Some("a flush panicked".into());
+        drop(state);
+        self.store.undo_unflushed();
+        self.store.inner.flushed.notify_all();
     }
 }
 
@@ -438,18 +747,18 @@ fn references(datoms: &[Datom]) -> impl Iterator<Item = (EntityId, EntityId)> + 
     })
 }
 
-/// Puts a datom's key into every index it belongs in.
-fn insert_datom(batch: &mut sled::Batch, attribute: &Attribute, datom: &Datom) {
-    let mut put = |index| batch.insert(datom_key(index, datom), &[] as &[u8]);
-    put(Index::Eavt);
-    put(Index::Aevt);
-    put(Index::Log);
-    if attribute.in_avet() {
-        put(Index::Avet);
-    }
-    if attribute.is_ref() {
-        put(Index::Vaet);
-    }
+/// A datom's key in every index it belongs in.
+fn index_keys<'d>(attribute: &Attribute, datom: &'d Datom) -> impl Iterator<Item = Vec<u8>> + 'd {
+    [
+        Some(Index::Eavt),
+        Some(Index::Aevt),
+        Some(Index::Log),
+        attribute.in_avet().then_some(Index::Avet),
+        attribute.is_ref().then_some(Index::Vaet),
+    ]
+    .into_iter()
+    .flatten()
+    .map(move |index| datom_key(index, datom))
 }
 
 /// Opens a directory store, waiting a little for its file lock: a store
@@ -480,7 +789,9 @@ fn write_genesis(sled: &sled::Db) -> Result<(), StoreError> {
     let mut batch = sled::Batch::default();
     for datom in &datoms {
         let attribute = schema.attribute(datom.a).expect("bootstrap attribute");
-        insert_datom(&mut batch, attribute, datom);
+        for key in index_keys(attribute, datom) {
+            batch.insert(key, &[] as &[u8]);
+        }
     }
     for (key, entry) in current::updated_entries(&datoms, GENESIS_TX, |_| Ok(None))? {
         batch.insert(&key[..], entry);

@@ -15,6 +15,12 @@
 //! newest transaction applied (`latest`), `commit` moves it and edits the
 //! orders under the lock, and a new order is taken only if it was read at
 //! `latest`.
+//!
+//! Readers see the published basis, which trails `latest` while a write is
+//! being flushed. So an edit keeps the order it replaces as an older
+//! version until `publish` says no reader can need it any more: a reader
+//! at the published basis is answered from memory while writes are in
+//! flight, and never falls back to scanning the whole attribute.
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -24,11 +30,22 @@ use super::value::EntityId;
 
 /// The AVET keys of one attribute's current facts, each fact's newest
 /// assertion, in key order.
-pub type Order = Arc<Vec<Box<[u8]>>>;
+pub type Order = Arc<Vec<Arc<[u8]>>>;
 
+/// An attribute's order at one or more bases: `(valid_from, keys)`,
+/// oldest first, each valid from its `valid_from` until the next one's.
 struct Entry {
-    valid_from: EntityId,
-    keys: Order,
+    versions: Vec<(EntityId, Order)>,
+}
+
+impl Entry {
+    fn at(&self, basis: EntityId) -> Option<&Order> {
+        self.versions
+            .iter()
+            .rev()
+            .find(|(from, _)| *from <= basis)
+            .map(|(_, keys)| keys)
+    }
 }
 
 struct State {
@@ -42,6 +59,9 @@ pub struct OrderCache {
     /// The most keys an order may hold; a longer one is not kept.
     capacity: usize,
 }
+
+/// The most versions of one order kept for readers behind the newest write.
+const MAX_VERSIONS: usize = 8;
 
 /// A key without its `tx` and `added`: the fact it is about.
 fn fact(key: &[u8]) -> &[u8] {
@@ -63,16 +83,20 @@ impl OrderCache {
     /// exact there.
     pub fn get(&self, a: EntityId, basis: EntityId) -> Option<Order> {
         let state = self.state.read().expect("order cache lock");
-        match state.orders.get(&a) {
-            Some(entry) if entry.valid_from <= basis => Some(entry.keys.clone()),
-            _ => None,
-        }
+        state.orders.get(&a)?.at(basis).cloned()
+    }
+
+    /// Whether an order read at `basis` would be kept: only one read at
+    /// the newest applied transaction is. A reader that would be refused
+    /// reads sled for its page instead of scanning the whole attribute.
+    pub fn accepts(&self, basis: EntityId) -> bool {
+        self.state.read().expect("order cache lock").latest == basis
     }
 
     /// Keeps `keys`, attribute `a`'s order read at `basis`, if that is the
     /// newest state; `valid_from` is the newest `tx` among the keys (the
     /// order is the same at every basis from there to `basis`).
-    pub fn offer(&self, a: EntityId, basis: EntityId, keys: Vec<Box<[u8]>>) {
+    pub fn offer(&self, a: EntityId, basis: EntityId, keys: Vec<Arc<[u8]>>) {
         if keys.len() > self.capacity {
             return;
         }
@@ -86,10 +110,26 @@ impl OrderCache {
         state.orders.insert(
             a,
             Entry {
-                valid_from: basis,
-                keys: Arc::new(keys),
+                versions: vec![(basis, Arc::new(keys))],
             },
         );
+    }
+
+    /// Forgets every order (after writes were undone).
+    pub fn clear(&self) {
+        self.state.write().expect("order cache lock").orders.clear();
+    }
+
+    /// Drops the versions no reader can ask for once `basis` is published:
+    /// all but the one valid at `basis` and those after it.
+    pub fn publish(&self, basis: EntityId) {
+        let mut state = self.state.write().expect("order cache lock");
+        for entry in state.orders.values_mut() {
+            let valid = entry.versions.iter().rposition(|(from, _)| *from <= basis);
+            if let Some(valid) = valid {
+                entry.versions.drain(..valid);
+            }
+        }
     }
 
     /// Records transaction `tx` as applied, editing the orders of the
@@ -104,19 +144,36 @@ impl OrderCache {
             let Some(entry) = state.orders.get_mut(&datom.a) else {
                 continue;
             };
-            let key = datom_key(Index::Avet, datom);
-            let keys = Arc::make_mut(&mut entry.keys);
+            // The first edit by this transaction starts a new version; the
+            // one before stays for readers that have not reached `tx`.
+            if entry.versions.last().is_some_and(|(from, _)| *from != tx) {
+                let keys = entry
+                    .versions
+                    .last()
+                    .expect("an entry has a version")
+                    .1
+                    .clone();
+                entry.versions.push((tx, Arc::new(Vec::clone(&keys))));
+                // Without a publish (a bulk load flushing once per group),
+                // versions would pile up: past a few, the oldest readers
+                // read sled instead.
+                if entry.versions.len() > MAX_VERSIONS {
+                    entry.versions.remove(0);
+                }
+            }
+            let (_, keys) = entry.versions.last_mut().expect("an entry has a version");
+            let keys = Arc::make_mut(keys);
+            let key: Arc<[u8]> = datom_key(Index::Avet, datom).into();
             let at = keys.partition_point(|k| fact(k) < fact(&key));
             let present = keys.get(at).is_some_and(|k| fact(k) == fact(&key));
             match (datom.added, present) {
-                (true, true) => keys[at] = key.into_boxed_slice(),
-                (true, false) => keys.insert(at, key.into_boxed_slice()),
+                (true, true) => keys[at] = key,
+                (true, false) => keys.insert(at, key),
                 (false, true) => {
                     keys.remove(at);
                 }
                 (false, false) => {}
             }
-            entry.valid_from = tx;
         }
     }
 }
@@ -154,8 +211,8 @@ mod tests {
     fn a_transaction_edits_the_order_in_place_and_moves_its_validity() {
         let cache = OrderCache::new(100, 100);
         let keys = vec![
-            datom_key(Index::Avet, &datom(1, "b", 50, true)).into_boxed_slice(),
-            datom_key(Index::Avet, &datom(2, "d", 60, true)).into_boxed_slice(),
+            datom_key(Index::Avet, &datom(1, "b", 50, true)).into(),
+            datom_key(Index::Avet, &datom(2, "d", 60, true)).into(),
         ];
         cache.offer(10, 100, keys);
         let before = cache.get(10, 100).unwrap();
@@ -168,7 +225,14 @@ mod tests {
             ],
         );
         assert_eq!(titles(&before), ["b", "d"], "readers keep their copy");
-        assert!(cache.get(10, 100).is_none(), "too old for the new order");
+        assert_eq!(
+            titles(&cache.get(10, 100).unwrap()),
+            ["b", "d"],
+            "a reader before the write in flight keeps the old order"
+        );
+        assert_eq!(titles(&cache.get(10, 101).unwrap()), ["c", "d", "e"]);
+        cache.publish(101);
+        assert!(cache.get(10, 100).is_none(), "gone once 101 is published");
         assert_eq!(titles(&cache.get(10, 101).unwrap()), ["c", "d", "e"]);
     }
 

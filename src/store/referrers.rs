@@ -82,6 +82,15 @@ impl ReferrerCache {
         state.entries.insert((target, a), (basis, referrers));
     }
 
+    /// Forgets every entry (after writes were undone).
+    pub fn clear(&self) {
+        self.state
+            .write()
+            .expect("referrer cache lock")
+            .entries
+            .clear();
+    }
+
     /// Records transaction `tx` as applied, forgetting the `(target,
     /// attribute)` pairs whose references it asserted or retracted.
     pub fn commit(&self, tx: EntityId, touched: impl IntoIterator<Item = Key>) {

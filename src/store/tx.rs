@@ -192,6 +192,12 @@ impl Transaction {
         self
     }
 
+    /// Appends every operation of `other`.
+    pub fn extend(&mut self, other: Transaction) -> &mut Transaction {
+        self.ops.extend(other.ops);
+        self
+    }
+
     /// `[:db/retract e attr]`: retracts every value of `attr`.
     pub fn retract_all(&mut self, e: impl Into<EntityRef>, attr: &str) -> &mut Transaction {
         self.ops.push(Op::Retract(e.into(), attr.to_owned(), None));

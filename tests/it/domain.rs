@@ -75,7 +75,7 @@ fn every_version_of_an_edited_recipe_reads_back_exactly() {
     ];
     for (i, edit) in edits.iter().enumerate() {
         recipes
-            .edit(&s, edit.clone(), &by(&format!("edit {i}")))
+            .edit(&s, i + 1, edit.clone(), &by(&format!("edit {i}")))
             .unwrap();
         written.push(edit.clone().normalized().unwrap());
     }
@@ -128,6 +128,7 @@ fn an_edit_writes_only_what_changed() {
     let report = recipes
         .edit(
             &s,
+            1,
             content("Pasta", &changed, &["Boil.", "Sauce.", "Toss."]),
             &by("more garlic"),
         )
@@ -145,6 +146,7 @@ fn an_edit_writes_only_what_changed() {
     assert!(matches!(
         recipes.edit(
             &s,
+            2,
             content("Pasta", &changed, &["Boil.", "Sauce.", "Toss."]),
             &by("again")
         ),
@@ -177,7 +179,12 @@ fn a_fork_copies_its_parent_at_a_version_and_records_where_it_came_from() {
         .create(&s, content("Soup", &["1 leek"], &["Simmer."]), &by("v1"))
         .unwrap();
     recipes
-        .edit(&s, content("Soup", &["2 leeks"], &["Simmer."]), &by("v2"))
+        .edit(
+            &s,
+            1,
+            content("Soup", &["2 leeks"], &["Simmer."]),
+            &by("v2"),
+        )
         .unwrap();
     let (fork, _) = recipes
         .fork(
@@ -229,7 +236,7 @@ fn a_retired_recipe_leaves_the_catalog_but_stays_in_its_forks_lineage() {
     let (child, _) = recipes
         .fork(&root, None, Some(&slug("child")), |c| c, &by("fork"))
         .unwrap();
-    recipes.retire(&root, &by("retired")).unwrap();
+    recipes.retire(&root, 1, &by("retired")).unwrap();
     let view = recipes.view();
     let page = view
         .catalog(&CatalogQuery {
@@ -534,6 +541,7 @@ fn history_says_what_each_version_changed() {
     recipes
         .edit(
             &s,
+            1,
             content(
                 "Beef stew",
                 &["1 kg beef", "3 onions"],
@@ -542,7 +550,7 @@ fn history_says_what_each_version_changed() {
             &by("more onion"),
         )
         .unwrap();
-    recipes.retire(&s, &by("old")).unwrap();
+    recipes.retire(&s, 2, &by("old")).unwrap();
     let view = recipes.view();
     let id = view.recipe(&s).unwrap().id;
     let changes: Vec<String> = view
@@ -580,6 +588,7 @@ fn a_fork_compares_with_its_parent_then_and_now() {
     recipes
         .edit(
             &s,
+            1,
             content("Bread", &["500 g flour", "360 g water"], &["Mix.", "Bake."]),
             &by("wetter"),
         )

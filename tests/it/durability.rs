@@ -5,7 +5,7 @@ use std::io::{BufReader, Cursor};
 use forkful::store::transfer::{export, import};
 use forkful::store::{kw, Store, StoreError, Transaction, Value};
 
-use crate::helpers::{add_recipe, everything, schema_tx};
+use crate::helpers::{add_recipe, everything, schema_tx, stored};
 
 /// The sled database under a store, for tampering with it. A store dropped
 /// a moment ago may hold the file lock while sled's threads wind down.
@@ -166,6 +166,7 @@ fn a_bad_import_file_is_refused_with_its_line_and_writes_nothing() {
         let text = broken.join("\n");
         let target = Store::temporary().unwrap();
         let before = everything(&target);
+        let raw = stored(&target);
         let error = import(&target, || Ok(BufReader::new(Cursor::new(text.clone())))).unwrap_err();
         assert!(error.to_string().contains(expect), "{bad_line}: {error}");
         assert!(
@@ -177,6 +178,7 @@ fn a_bad_import_file_is_refused_with_its_line_and_writes_nothing() {
             before,
             "{bad_line}: the failed import wrote something"
         );
+        assert!(stored(&target) == raw, "{bad_line}: a key changed");
     }
     // Out of order transactions are refused too.
     let mut shuffled: Vec<&str> = lines.clone();

@@ -127,6 +127,13 @@ pub fn add_fork(store: &Store, slug: &str, title: &str, parent: u64) -> u64 {
     id
 }
 
+/// Every key and value of every sled tree, raw: meta keys, current-entity
+/// entries and any tree beside the datoms included. Equal before and after
+/// is what "wrote nothing" means.
+pub fn stored(store: &Store) -> Vec<forkful::store::RawEntry> {
+    store.raw_contents().expect("every tree reads")
+}
+
 /// Every key of every index, as datoms, with the basis: two stores with the
 /// same `everything` hold the same facts at the same times.
 pub fn everything(store: &Store) -> (u64, Vec<(Index, Datom)>) {

@@ -10,6 +10,8 @@
 //! - `seed`: the demo seed, seed-file mistakes, the synthetic catalog
 //! - `domain`: recipes, history, forks, lineage, catalog, search, diffs
 //! - `durability`: reopening stores, format versions, export and import
+//! - `faults`: failed and panicking flushes, and the size limit
+//! - `races`: concurrent writers of one recipe or one slug
 //! - `crash`: a writer killed with SIGKILL loses no acknowledged transaction
 //! - `web`: the site's pages, headers and errors, over the demo seed
 //! - `cli`: the binary's commands and their errors
@@ -18,10 +20,12 @@ mod cli;
 mod crash;
 mod domain;
 mod durability;
+mod faults;
 mod helpers;
 mod pull;
 mod query;
 mod query_docs;
+mod races;
 mod seed;
 mod time;
 mod transactions;

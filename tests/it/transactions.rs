@@ -2,7 +2,7 @@
 
 use forkful::store::{kw, EntityMap, EntityRef, Store, StoreError, Transaction, TxValue, Value};
 
-use crate::helpers::{add_recipe, everything, recipe, store};
+use crate::helpers::{add_recipe, everything, recipe, store, stored};
 
 fn slug_ref(slug: &str) -> EntityRef {
     EntityRef::Lookup(kw(":recipe/slug"), Value::from(slug))
@@ -291,6 +291,7 @@ fn installed_attributes_can_be_used_by_later_transactions() {
 /// as it was, basis included, and still takes good transactions.
 fn refused(store: &Store, tx: &Transaction) -> StoreError {
     let before = everything(store);
+    let raw = stored(store);
     let error = store
         .transact(tx)
         .expect_err("the transaction should be refused");
@@ -298,6 +299,10 @@ fn refused(store: &Store, tx: &Transaction) -> StoreError {
         everything(store),
         before,
         "a refused transaction changed the store: {error}"
+    );
+    assert!(
+        stored(store) == raw,
+        "a refused transaction changed a key: {error}"
     );
     add_recipe(store, &format!("after-{}", before.0), "Still writable");
     error

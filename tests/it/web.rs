@@ -539,7 +539,7 @@ async fn conditional_gets_answer_304_until_a_new_version_changes_the_etag() {
         ..content
     };
     recipes
-        .edit(&slug("toast"), edited, &Change::by("ann", "butter"))
+        .edit(&slug("toast"), 1, edited, &Change::by("ann", "butter"))
         .unwrap();
     let after = send(
         &site,
@@ -812,7 +812,7 @@ async fn a_retired_recipe_is_gone_from_the_catalog_and_its_page_but_keeps_its_hi
         .create(&slug("old-soup"), content, &Change::by("ann", "new"))
         .unwrap();
     recipes
-        .retire(&slug("old-soup"), &Change::by("ann", "gone"))
+        .retire(&slug("old-soup"), 1, &Change::by("ann", "gone"))
         .unwrap();
     let site = site(&recipes);
     let page = get(&site, "/recipes/old-soup").await;

@@ -1,0 +1,139 @@
+//! What the store promises when a flush fails or panics: nothing that was
+//! not acknowledged becomes durable or visible, no writer waits forever,
+//! and the schema is seen only with the basis that installed it.
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+use forkful::store::schema::attribute_map;
+use forkful::store::{kw, Cardinality, FlushFault, Store, StoreError, Transaction, ValueType};
+
+use crate::helpers::{add_recipe, schema_tx, stored};
+
+fn durable_store(dir: &std::path::Path) -> Store {
+    let store = Store::open(dir).unwrap();
+    store.transact(&schema_tx()).unwrap();
+    store
+}
+
+fn title_tx(slug: &str) -> Transaction {
+    let mut tx = Transaction::new();
+    tx.map(crate::helpers::recipe("r", slug, "Unacknowledged"));
+    tx
+}
+
+#[test]
+fn after_a_failed_flush_nothing_is_written_and_the_failed_write_never_lands() {
+    let dir = tempfile::tempdir().unwrap();
+    let acknowledged = {
+        let store = durable_store(dir.path());
+        add_recipe(&store, "kept", "Kept");
+        let acknowledged = stored(&store);
+        let basis = store.db().basis();
+        store.inject_flush_fault(FlushFault::Error);
+        let error = store.transact(&title_tx("lost")).unwrap_err();
+        assert!(matches!(error, StoreError::Poisoned(_)), "{error}");
+        assert_eq!(store.db().basis(), basis, "readers never see it");
+        assert!(
+            stored(&store) == acknowledged,
+            "the failed batch is taken back out of sled"
+        );
+        let later = store.transact(&title_tx("later")).unwrap_err();
+        assert!(matches!(later, StoreError::Poisoned(_)), "{later}");
+        assert!(store.flush().is_err(), "a poisoned store refuses to flush");
+        acknowledged
+    };
+    let reopened = Store::open(dir.path()).unwrap();
+    assert!(
+        stored(&reopened) == acknowledged,
+        "after reopening, the store is exactly what was acknowledged"
+    );
+    let db = reopened.db();
+    let slug = db.attribute(&kw(":recipe/slug")).unwrap().id;
+    for absent in ["lost", "later"] {
+        assert_eq!(
+            db.entity_with(slug, &forkful::store::Value::from(absent))
+                .unwrap(),
+            None
+        );
+    }
+    add_recipe(&reopened, "after", "A reopened store writes again");
+}
+
+#[test]
+fn a_flush_that_panics_wakes_every_writer_waiting_on_it() {
+    let store = durable_store(tempfile::tempdir().unwrap().path());
+    store.inject_flush_fault(FlushFault::Panic);
+    let panicking = {
+        let store = store.clone();
+        std::thread::spawn(move || store.transact(&title_tx("first")))
+    };
+    // A second writer applies its batch and waits on the panicking flush.
+    std::thread::sleep(Duration::from_millis(50));
+    let (sent, received) = mpsc::channel();
+    {
+        let store = store.clone();
+        std::thread::spawn(move || {
+            let _ = sent.send(store.transact(&title_tx("second")));
+        });
+    }
+    let waiting = received
+        .recv_timeout(Duration::from_secs(20))
+        .expect("the waiting writer is woken, not left waiting forever");
+    assert!(
+        matches!(waiting, Err(StoreError::Poisoned(_))),
+        "{waiting:?}"
+    );
+    assert!(panicking.join().is_err(), "the flushing writer panicked");
+    assert!(store.transact(&title_tx("third")).is_err());
+}
+
+#[test]
+fn a_new_attribute_is_invisible_until_its_transaction_is_durable() {
+    let store = durable_store(tempfile::tempdir().unwrap().path());
+    let mut tx = Transaction::new();
+    tx.map(attribute_map(
+        ":recipe/colour",
+        ValueType::String,
+        Cardinality::One,
+        None,
+    ));
+    store.inject_flush_fault(FlushFault::Error);
+    assert!(store.transact(&tx).is_err());
+    assert!(
+        store.db().attribute(&kw(":recipe/colour")).is_err(),
+        "an attribute whose transaction never became durable is not in the schema"
+    );
+}
+
+#[test]
+fn a_panic_inside_a_transaction_function_leaves_the_store_writable() {
+    let store = durable_store(tempfile::tempdir().unwrap().path());
+    let before = stored(&store);
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        store.transact_with(|_| -> Result<(Transaction, ()), StoreError> {
+            panic!("a bug in a transaction function")
+        })
+    }));
+    assert!(outcome.is_err());
+    assert!(stored(&store) == before);
+    add_recipe(&store, "fine", "Still writable");
+}
+
+#[test]
+fn a_transaction_over_the_size_limit_is_refused_and_writes_nothing() {
+    let store = durable_store(tempfile::tempdir().unwrap().path());
+    let before = stored(&store);
+    let mut tx = Transaction::new();
+    for n in 0..forkful::store::MAX_TX_DATOMS {
+        tx.map(crate::helpers::recipe(
+            &format!("r{n}"),
+            &format!("bulk-{n}"),
+            "Bulk",
+        ));
+    }
+    let error = store.transact(&tx).unwrap_err();
+    assert!(matches!(error, StoreError::TooLarge { .. }), "{error}");
+    assert!(error.to_string().contains("split it"), "{error}");
+    assert!(stored(&store) == before);
+}
