@@ -54,6 +54,17 @@ impl Change {
             at: None,
         }
     }
+
+    /// The author's handle, once the change is known to be writable: a
+    /// handle of a-z, 0-9 and `-`, and a note that says something.
+    pub fn checked_author(&self) -> Result<Slug, String> {
+        let handle = Slug::parse(&self.author)
+            .map_err(|_| format!("{:?} is not a user handle (a-z, 0-9, -)", self.author))?;
+        if self.note.trim().is_empty() {
+            return Err("a change needs a note saying what changed".into());
+        }
+        Ok(handle)
+    }
 }
 
 /// What a new recipe forks, for `create`.
@@ -426,17 +437,7 @@ fn set_difference(tx: &mut Transaction, e: EntityId, attr: &str, old: &[String],
 
 /// The transaction's author (created on first use), note and instant.
 fn stamp(tx: &mut Transaction, change: &Change) -> Result<(), DomainError> {
-    let handle = Slug::parse(&change.author).map_err(|_| {
-        DomainError::Invalid(format!(
-            "{:?} is not a user handle (a-z, 0-9, -)",
-            change.author
-        ))
-    })?;
-    if change.note.trim().is_empty() {
-        return Err(DomainError::Invalid(
-            "a change needs a note saying what changed".into(),
-        ));
-    }
+    let handle = change.checked_author().map_err(DomainError::Invalid)?;
     tx.map(EntityMap::new(EntityRef::temp("author")).with(":user/handle", handle.as_str()));
     tx.tx_attr(":tx/author", EntityRef::temp("author"))
         .tx_attr(":tx/note", change.note.trim());

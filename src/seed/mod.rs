@@ -104,6 +104,23 @@ pub fn plan(files: &[(String, String)]) -> Result<Vec<PlannedVersion>, SeedError
         let parent = by_slug
             .get(fork.slug.as_str())
             .ok_or_else(|| fail(format!("it forks {}, which is not in the seed", fork.slug)))?;
+        // No recipe may be its own ancestor. Checked before the times, which
+        // a cycle also contradicts, so that a cycle is named as one.
+        let mut at = recipe;
+        let mut steps = 0;
+        while let Some(up) = &at.forks {
+            steps += 1;
+            if up.slug == recipe.slug || steps > recipes.len() {
+                return Err(fail(format!(
+                    "{} forks itself through its ancestors (a cycle)",
+                    recipe.slug
+                )));
+            }
+            match by_slug.get(up.slug.as_str()) {
+                Some(next) => at = next,
+                None => break,
+            }
+        }
         let forked = parent
             .versions
             .get(fork.version.wrapping_sub(1))
@@ -124,22 +141,6 @@ pub fn plan(files: &[(String, String)]) -> Result<Vec<PlannedVersion>, SeedError
                     fork.version, fork.slug
                 ),
             });
-        }
-        // No recipe may be its own ancestor.
-        let mut at = recipe;
-        let mut steps = 0;
-        while let Some(up) = &at.forks {
-            steps += 1;
-            if up.slug == recipe.slug || steps > recipes.len() {
-                return Err(fail(format!(
-                    "{} forks itself through its ancestors (a cycle)",
-                    recipe.slug
-                )));
-            }
-            match by_slug.get(up.slug.as_str()) {
-                Some(next) => at = next,
-                None => break,
-            }
         }
     }
     // Each version's whole content: the previous one (or the forked
@@ -162,6 +163,16 @@ pub fn plan(files: &[(String, String)]) -> Result<Vec<PlannedVersion>, SeedError
             };
             let mut versions = Vec::with_capacity(recipe.versions.len());
             for (i, version) in recipe.versions.iter().enumerate() {
+                let change = Change {
+                    author: version.author.clone(),
+                    note: version.note.clone(),
+                    at: Some(version.at),
+                };
+                change.checked_author().map_err(|message| SeedError {
+                    file: recipe.file.clone(),
+                    line: version.line,
+                    message,
+                })?;
                 content = version.apply(content);
                 let normalized = content.clone().normalized().map_err(|message| SeedError {
                     file: recipe.file.clone(),

@@ -72,10 +72,29 @@ fn seed_mistakes_name_the_file_and_line_and_write_nothing() {
         ("x.edn", "{:slug \"x\" :forks {:slug \"y\" :version 1}\n :versions [{:at #inst \"2024-03-01T00:00:00Z\" :author \"ben\" :note \"x\" :title \"X\"}]}"),
         ("y.edn", "{:slug \"y\" :forks {:slug \"x\" :version 1}\n :versions [{:at #inst \"2024-04-01T00:00:00Z\" :author \"ben\" :note \"y\" :title \"Y\"}]}"),
     ];
-    let error = seed::plan(&files(&cycle)).unwrap_err();
-    assert!(
-        error.to_string().contains("cycle") || error.to_string().contains("not later"),
-        "{error}"
+    mistake(
+        &files(&cycle),
+        "x.edn",
+        1,
+        "x forks itself through its ancestors (a cycle)",
+    );
+    mistake(
+        &files(&[("self.edn", "{:slug \"self\" :forks {:slug \"self\" :version 1}\n :versions [{:at #inst \"2024-03-01T00:00:00Z\" :author \"ben\" :note \"x\" :title \"X\"}]}")]),
+        "self.edn",
+        1,
+        "(a cycle)",
+    );
+    mistake(
+        &files(&[("quiet.edn", "{:slug \"quiet\"\n :versions [{:at #inst \"2024-02-01T00:00:00Z\" :author \"ben\" :note \"a\" :title \"Q\" :ingredients [\"x\"] :steps [\"y\"]}\n  {:at #inst \"2024-03-01T00:00:00Z\" :author \"ben\" :note \"  \" :title \"R\"}]}")]),
+        "quiet.edn",
+        3,
+        "needs a note",
+    );
+    mistake(
+        &files(&[("who.edn", "{:slug \"who\"\n :versions [{:at #inst \"2024-02-01T00:00:00Z\" :author \"Ben Smith\" :note \"a\" :title \"Q\" :ingredients [\"x\"] :steps [\"y\"]}]}")]),
+        "who.edn",
+        2,
+        "is not a handle",
     );
     mistake(
         &files(&[("order.edn", "{:slug \"order\"\n :versions [{:at #inst \"2024-02-01T00:00:00Z\" :author \"ben\" :note \"a\" :title \"O\" :ingredients [\"x\"] :steps [\"y\"]}\n  {:at #inst \"2024-01-01T00:00:00Z\" :author \"ben\" :note \"b\" :title \"P\"}]}")]),
