@@ -13,6 +13,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 
 use crate::app;
+use crate::domain::import_check::RecipeImportCheck;
 use crate::domain::Recipes;
 use crate::seed;
 use crate::store::query::{self, Input, Query};
@@ -283,8 +284,28 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
                 bail!("there is no file at {}", file.display());
             }
             let store = open_store(&data)?;
-            let summary = transfer::import(&store, || File::open(&file).map(BufReader::new))
-                .with_context(|| format!("importing {} into {}", file.display(), data.display()))?;
+            let bar = if std::io::stderr().is_terminal() {
+                indicatif::ProgressBar::new(0)
+            } else {
+                indicatif::ProgressBar::hidden()
+            };
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{bar:40} {pos}/{len} datoms, {per_sec}, {eta} left",
+                )
+                .expect("a valid template"),
+            );
+            let summary = transfer::import_with(
+                &store,
+                || File::open(&file).map(BufReader::new),
+                &mut RecipeImportCheck::default(),
+                &mut |progress| {
+                    bar.set_length(progress.total as u64);
+                    bar.set_position(progress.written as u64);
+                },
+            )
+            .with_context(|| format!("importing {} into {}", file.display(), data.display()))?;
+            bar.finish_and_clear();
             writeln!(
                 out,
                 "imported {} transactions, {} datoms (basis {}) into {}",

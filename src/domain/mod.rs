@@ -15,10 +15,12 @@
 //! - `read`: content, versions, lineage, forks, catalog, search
 //! - `search`: the terms of the inverted index
 //! - `diff`: line and word diffs between two versions
+//! - `import_check`: the domain's rules for an import file
 
 mod attrs;
 pub mod content;
 pub mod diff;
+pub mod import_check;
 pub mod ingredient;
 mod read;
 pub mod schema;

@@ -26,6 +26,9 @@ pub enum StoreError {
         found: String,
         expected: u32,
     },
+    /// An import into the store began and did not finish.
+    #[error("the store at {0} holds part of an import that did not finish: remove it and import again into an empty store")]
+    UnfinishedImport(String),
     /// A keyword's text is malformed.
     #[error("bad keyword {text:?}: {why}")]
     BadKeyword { text: String, why: String },

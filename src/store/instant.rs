@@ -14,6 +14,19 @@ const MILLIS_PER_MINUTE: i64 = 60 * MILLIS_PER_SECOND;
 const MILLIS_PER_HOUR: i64 = 60 * MILLIS_PER_MINUTE;
 const MILLIS_PER_DAY: i64 = 24 * MILLIS_PER_HOUR;
 
+/// The first instant the store takes: 0000-01-01T00:00:00.000Z.
+pub const MIN_MILLIS: i64 = -62_167_219_200_000;
+/// The last instant the store takes: 9999-12-31T23:59:59.999Z. Years
+/// outside 0000..=9999 have no RFC 3339 form, so an export could not be
+/// read back: every way in (parse, transact, import) refuses them.
+pub const MAX_MILLIS: i64 = 253_402_300_799_999;
+
+/// Whether an instant lies in the years 0000 to 9999.
+#[must_use]
+pub fn in_range(millis: i64) -> bool {
+    (MIN_MILLIS..=MAX_MILLIS).contains(&millis)
+}
+
 /// Formats an instant as RFC 3339 in UTC with exactly three fractional
 /// digits, e.g. `2026-11-30T03:29:03.123Z`.
 ///
@@ -236,9 +249,17 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
 mod tests {
     use super::*;
 
+    #[test]
+    fn the_range_ends_are_the_first_and_last_instants_of_four_digit_years() {
+        assert_eq!(parse_rfc3339("0000-01-01T00:00:00Z"), Some(MIN_MILLIS));
+        assert_eq!(parse_rfc3339("9999-12-31T23:59:59.999Z"), Some(MAX_MILLIS));
+        assert!(in_range(MIN_MILLIS) && in_range(MAX_MILLIS));
+        assert!(!in_range(MIN_MILLIS - 1) && !in_range(MAX_MILLIS + 1));
+    }
+
     /// First and last millisecond that RFC 3339 (four-digit years) can show.
-    const EARLIEST: i64 = -62_167_219_200_000; // 0000-01-01T00:00:00.000Z
-    const LATEST: i64 = 253_402_300_799_999; // 9999-12-31T23:59:59.999Z
+    const EARLIEST: i64 = MIN_MILLIS;
+    const LATEST: i64 = MAX_MILLIS;
 
     #[test]
     fn the_epoch_is_zero() {

@@ -30,6 +30,7 @@
 //! - `pull`: pull patterns
 //! - `transfer`: export to and import from a line-per-datom file
 //! - `edn`, `instant`: the text forms of values
+//! - `verify`: a check that derived entries match the datoms, for tests
 
 mod current;
 pub mod db;
@@ -46,6 +47,7 @@ pub mod schema;
 pub mod transfer;
 pub mod tx;
 pub mod value;
+mod verify;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -77,6 +79,7 @@ const META_FORMAT: &[u8] = b"\x00format";
 const META_BASIS: &[u8] = b"\x00basis";
 const META_NEXT_ID: &[u8] = b"\x00next-id";
 const META_LAST_INSTANT: &[u8] = b"\x00last-instant";
+const META_IMPORTING: &[u8] = b"\x00importing";
 
 /// How to open a store.
 #[derive(Debug, Clone)]
@@ -221,6 +224,9 @@ impl Store {
                 })
             }
             Some(_) => {}
+        }
+        if sled.contains_key(META_IMPORTING)? {
+            return Err(StoreError::UnfinishedImport(shown_path));
         }
         let basis = read_meta_u64(&sled, META_BASIS)?;
         let next_id = read_meta_u64(&sled, META_NEXT_ID)?;
@@ -496,8 +502,8 @@ impl Store {
             tracing::error!(error = %e, "could not flush the undo after a failed flush");
         }
         self.inner.entities.clear();
-        self.inner.referrers.clear();
-        self.inner.orders.clear();
+        self.inner.referrers.reset(durable);
+        self.inner.orders.reset(durable);
         self.inner.applied.store(durable, Ordering::Release);
         writer.schema = self
             .inner
@@ -664,8 +670,61 @@ impl Store {
         Ok(())
     }
 
-    /// Applies one checked transaction from an import as it is, keeping its
-    /// ids and tx. Not durable until `wait_durable`: an import flushes once.
+    /// Marks the store as being imported into, durably, before the first
+    /// imported transaction: a store found with the mark when opened holds
+    /// part of an import (the process died, or the disk failed) and is
+    /// refused rather than served half-filled.
+    fn begin_import(&self) -> Result<(), StoreError> {
+        self.inner.sled.insert(META_IMPORTING, &[] as &[u8])?;
+        self.inner.sled.flush()?;
+        Ok(())
+    }
+
+    /// Removes the mark once every imported transaction is durable.
+    fn end_import(&self) -> Result<(), StoreError> {
+        self.inner.sled.remove(META_IMPORTING)?;
+        self.inner.sled.flush()?;
+        Ok(())
+    }
+
+    /// Puts a store an import has started on back to what a new store is:
+    /// every key removed, genesis written again. Only for a store that was
+    /// empty when the import began, which `import` requires.
+    fn reset_to_genesis(&self) -> Result<(), StoreError> {
+        let mut writer = self.lock_writer();
+        if let Some(why) = &self.lock_flush().failed {
+            return Err(StoreError::Poisoned(why.clone()));
+        }
+        self.inner.sled.clear()?;
+        write_genesis(&self.inner.sled)?;
+        let schema = Arc::new(Schema::from_datoms(&schema::bootstrap_datoms())?);
+        writer.next_id = GENESIS_TX + 1;
+        writer.last_instant = 0;
+        writer.schema = schema.clone();
+        let mut state = self.lock_flush();
+        state.durable = GENESIS_TX;
+        state.schemas.clear();
+        state.undo.clear();
+        drop(state);
+        *self
+            .inner
+            .published
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Published {
+            basis: GENESIS_TX,
+            schema,
+        };
+        self.inner.applied.store(GENESIS_TX, Ordering::Release);
+        self.inner.entities.clear();
+        self.inner.referrers.reset(GENESIS_TX);
+        self.inner.orders.reset(GENESIS_TX);
+        Ok(())
+    }
+
+    /// Applies one transaction from an import as it is, keeping its ids
+    /// and tx, once it is checked against the store as it stands: no unique
+    /// value held twice, no second value of a cardinality-one attribute.
+    /// Not durable until `wait_durable`: an import flushes once per group.
     fn apply_imported(
         &self,
         tx_datoms: &[Datom],
@@ -685,6 +744,9 @@ impl Store {
             .find(|d| d.a == schema::DB_TX_INSTANT && d.e == tx && d.added)
             .and_then(|d| d.v.as_instant())
             .unwrap_or(writer.last_instant);
+        let db = self.writer_db(&writer);
+        tx::check_unique(&db, tx_datoms)?;
+        tx::check_cardinality(&db, schema, tx_datoms)?;
         let written = Written {
             datoms: tx_datoms,
             tx,

@@ -115,9 +115,12 @@ impl OrderCache {
         );
     }
 
-    /// Forgets every order (after writes were undone).
-    pub fn clear(&self) {
-        self.state.write().expect("order cache lock").orders.clear();
+    /// Forgets everything, and takes `latest` as the newest transaction:
+    /// after writes were undone, it is older than the one recorded.
+    pub fn reset(&self, latest: EntityId) {
+        let mut state = self.state.write().expect("order cache lock");
+        state.orders.clear();
+        state.latest = latest;
     }
 
     /// Drops the versions no reader can ask for once `basis` is published:

@@ -82,13 +82,12 @@ impl ReferrerCache {
         state.entries.insert((target, a), (basis, referrers));
     }
 
-    /// Forgets every entry (after writes were undone).
-    pub fn clear(&self) {
-        self.state
-            .write()
-            .expect("referrer cache lock")
-            .entries
-            .clear();
+    /// Forgets everything, and takes `latest` as the newest transaction:
+    /// after writes were undone, it is older than the one recorded.
+    pub fn reset(&self, latest: EntityId) {
+        let mut state = self.state.write().expect("referrer cache lock");
+        state.entries.clear();
+        state.latest = latest;
     }
 
     /// Records transaction `tx` as applied, forgetting the `(target,

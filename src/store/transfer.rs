@@ -14,22 +14,61 @@
 //! installed attribute's ident can never change. The genesis transaction is
 //! not written; every store has the same one.
 //!
-//! Import reads the file twice: first to check every line (syntax, known
-//! attributes, value types, ids, tx order, the schema each transaction leaves
-//! behind), writing nothing; then to write it, a transaction at a time, each
-//! atomic, and flushed once at the end. A bad file changes nothing.
+//! Import reads the file twice. The first pass checks every line, writing
+//! nothing: syntax, line length, known attributes, value types, ids, tx
+//! order, transaction instants that never go back, transaction sizes, the
+//! schema each transaction leaves behind, and whatever the caller's
+//! `ImportCheck` asks of the datoms (the domain's own rules). The second
+//! pass writes a transaction at a time, each atomic and first checked
+//! against the store as it stands (no unique value held twice, no second
+//! value of a cardinality-one attribute), made durable a group at a time,
+//! one flush per group. If anything fails in the second pass, the store is
+//! put back to the empty store it was: a bad file changes nothing. While it
+//! runs, the store carries a mark, so a store left by a crash half-way is
+//! refused when opened rather than served half-filled.
 
-use std::io::{BufRead, Write};
+use std::io::{BufRead, Read, Write};
 use std::sync::Arc;
 
 use super::edn::{self, Edn};
 use super::encoding::Datom;
 use super::error::StoreError;
-use super::schema::{Schema, GENESIS_TX};
+use super::schema::{Schema, DB_TX_INSTANT, GENESIS_TX};
 use super::value::{parse_uuid, EntityId, Keyword, Value, ValueType};
-use super::{instant, Db, Store};
+use super::{instant, Db, Store, MAX_TX_DATOMS};
 
 const HEADER: &str = ";; forkful export, format 1: [entity attribute value tx added], in log order";
+
+/// The longest line an import reads, in bytes: a datom with a recipe's
+/// longest Markdown is far shorter; a longer line is refused, not buffered.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// Datoms written between two flushes of an import. sled cannot page out
+/// what is not yet flushed, so groups are kept small (docs/BENCHMARKING.md).
+const GROUP_DATOMS: usize = 5_000;
+
+/// What an importer checks of the file beyond the store's own rules: the
+/// store knows nothing of what its attributes mean; the domain does.
+pub trait ImportCheck {
+    /// Sees each datom of the file in order, with its line and attribute.
+    fn datom(&mut self, line: usize, ident: &Keyword, datom: &Datom) -> Result<(), String>;
+    /// After the last datom: what must hold of the whole file, or the line
+    /// of what breaks it and why.
+    fn finish(&mut self) -> Result<(), (usize, String)>;
+}
+
+/// No checks beyond the store's.
+pub struct NoCheck;
+
+impl ImportCheck for NoCheck {
+    fn datom(&mut self, _: usize, _: &Keyword, _: &Datom) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<(), (usize, String)> {
+        Ok(())
+    }
+}
 
 /// What an export or import covered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,7 +112,19 @@ pub fn export(db: &Db, out: &mut impl Write) -> Result<TransferSummary, StoreErr
 /// twice, once per pass, and must give the same text each time.
 pub fn import<R: BufRead>(
     store: &Store,
+    open: impl FnMut() -> std::io::Result<R>,
+) -> Result<TransferSummary, StoreError> {
+    import_with(store, open, &mut NoCheck, &mut |_| {})
+}
+
+/// `import`, with the caller's checks of the file, and `progress` told
+/// how many datoms are written after each group (the check pass's count,
+/// `checked`, is their total).
+pub fn import_with<R: BufRead>(
+    store: &Store,
     mut open: impl FnMut() -> std::io::Result<R>,
+    check: &mut dyn ImportCheck,
+    progress: &mut dyn FnMut(Progress),
 ) -> Result<TransferSummary, StoreError> {
     if !store.is_empty() {
         return Err(StoreError::Import {
@@ -82,21 +133,85 @@ pub fn import<R: BufRead>(
         });
     }
     let base = Arc::new(store.db().schema().clone());
-    let checked = read_transactions(open()?, base.clone(), |_, _, _| Ok(()))?;
-    let summary = read_transactions(open()?, base, |datoms, next_id, schema| {
-        store.apply_imported(datoms, next_id, schema)
-    })?;
-    debug_assert_eq!(checked, summary);
-    store.wait_durable(summary.basis)?;
-    Ok(summary)
+    let checked = read_transactions(open()?, base.clone(), check, |_, _, _, _| Ok(()))?;
+    check
+        .finish()
+        .map_err(|(line, why)| StoreError::Import { line, why })?;
+    progress(Progress {
+        written: 0,
+        total: checked.datoms,
+    });
+    store.begin_import()?;
+    let mut since_flush = 0;
+    let mut written = 0;
+    let outcome = read_transactions(
+        open()?,
+        base,
+        &mut NoCheck,
+        |datoms, next_id, schema, line| {
+            store
+                .apply_imported(datoms, next_id, schema)
+                .map_err(|e| match e {
+                    StoreError::Conflict(_) | StoreError::UniqueConflict { .. } => {
+                        StoreError::Import {
+                            line,
+                            why: format!("the transaction starting here: {e}"),
+                        }
+                    }
+                    other => other,
+                })?;
+            since_flush += datoms.len();
+            written += datoms.len();
+            if since_flush >= GROUP_DATOMS {
+                store.wait_durable(datoms[0].tx)?;
+                since_flush = 0;
+                progress(Progress {
+                    written,
+                    total: checked.datoms,
+                });
+            }
+            Ok(())
+        },
+    )
+    .and_then(|summary| {
+        store.wait_durable(summary.basis)?;
+        Ok(summary)
+    });
+    match outcome {
+        Ok(summary) => {
+            debug_assert_eq!(checked, summary);
+            store.end_import()?;
+            progress(Progress {
+                written,
+                total: checked.datoms,
+            });
+            Ok(summary)
+        }
+        Err(error) => {
+            // If even this fails, the mark stays and the store is refused
+            // when next opened: still nothing half-imported is served.
+            if let Err(reset) = store.reset_to_genesis() {
+                tracing::error!(error = %reset, "could not empty the store after a failed import");
+            }
+            Err(error)
+        }
+    }
+}
+
+/// How far an import's writing is, in datoms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    pub written: usize,
+    pub total: usize,
 }
 
 /// Reads the file a transaction at a time, checking each, and hands each to
-/// `each` with the next free id and the schema after it.
+/// `each` with the next free id, the schema after it and its first line.
 fn read_transactions<R: BufRead>(
-    reader: R,
+    mut reader: R,
     mut schema: Arc<Schema>,
-    mut each: impl FnMut(&[Datom], EntityId, &Arc<Schema>) -> Result<(), StoreError>,
+    check: &mut dyn ImportCheck,
+    mut each: impl FnMut(&[Datom], EntityId, &Arc<Schema>, usize) -> Result<(), StoreError>,
 ) -> Result<TransferSummary, StoreError> {
     let mut summary = TransferSummary {
         transactions: 0,
@@ -106,6 +221,7 @@ fn read_transactions<R: BufRead>(
     let mut pending: Vec<Datom> = Vec::new();
     let mut pending_line = 0;
     let mut next_id = GENESIS_TX + 1;
+    let mut last_instant: Option<(i64, usize)> = None;
     let mut finish = |pending: &mut Vec<Datom>,
                       schema: &mut Arc<Schema>,
                       line,
@@ -120,19 +236,34 @@ fn read_transactions<R: BufRead>(
         })? {
             *schema = Arc::new(next);
         }
-        each(pending, next_id, schema)?;
+        each(pending, next_id, schema, line)?;
         pending.clear();
         Ok(())
     };
-    for (index, line) in reader.lines().enumerate() {
-        let number = index + 1;
-        let line = line?;
-        let text = line.trim();
+    let mut buffer = Vec::new();
+    let mut number = 0;
+    loop {
+        buffer.clear();
+        let read = (&mut reader)
+            .take(MAX_LINE_BYTES as u64 + 1)
+            .read_until(b'\n', &mut buffer)?;
+        if read == 0 {
+            break;
+        }
+        number += 1;
+        let fail = |why: String| StoreError::Import { line: number, why };
+        if buffer.len() > MAX_LINE_BYTES {
+            return Err(fail(format!(
+                "the line is longer than {MAX_LINE_BYTES} bytes"
+            )));
+        }
+        let text = std::str::from_utf8(&buffer)
+            .map_err(|_| fail("the line is not UTF-8".into()))?
+            .trim();
         if text.is_empty() || text.starts_with(';') {
             continue;
         }
-        let fail = |why: String| StoreError::Import { line: number, why };
-        let datom = parse_line(text, &schema).map_err(fail)?;
+        let (ident, datom) = parse_line(text, &schema).map_err(fail)?;
         if datom.tx < summary.basis {
             return Err(fail(format!(
                 "transaction {} comes after transaction {}: the log must be in tx order",
@@ -146,6 +277,23 @@ fn read_transactions<R: BufRead>(
             pending_line = number;
             summary.transactions += 1;
         }
+        if pending.len() >= MAX_TX_DATOMS {
+            return Err(fail(format!(
+                "the transaction starting at line {pending_line} has more than {MAX_TX_DATOMS} datoms, the most one transaction may write"
+            )));
+        }
+        if datom.a == DB_TX_INSTANT && datom.e == datom.tx && datom.added {
+            let instant = datom.v.as_instant().unwrap_or(i64::MIN);
+            if let Some((last, at)) = last_instant.filter(|(last, _)| instant < *last) {
+                return Err(fail(format!(
+                    "this transaction's instant {} is before {} at line {at}: instants never go back",
+                    instant::format_rfc3339(instant),
+                    instant::format_rfc3339(last)
+                )));
+            }
+            last_instant = Some((instant, number));
+        }
+        check.datom(number, &ident, &datom).map_err(fail)?;
         next_id = next_id.max(datom.e + 1).max(datom.tx + 1);
         if let Value::Ref(target) = datom.v {
             next_id = next_id.max(target + 1);
@@ -159,7 +307,7 @@ fn read_transactions<R: BufRead>(
 }
 
 /// `[e :attr value tx added]`, typed by the attribute.
-fn parse_line(text: &str, schema: &Schema) -> Result<Datom, String> {
+fn parse_line(text: &str, schema: &Schema) -> Result<(Keyword, Datom), String> {
     let form = edn::parse(text).map_err(|e| e.to_string())?;
     let Edn::Vector(parts) = &form else {
         return Err(format!(
@@ -204,11 +352,12 @@ fn parse_line(text: &str, schema: &Schema) -> Result<Datom, String> {
         },
         (expected, other) => return Err(format!("{ident} takes {expected:?} values, not {other}")),
     };
-    Ok(Datom {
+    let datom = Datom {
         e: id(*e, "entity")?,
         a: attribute.id,
         v,
         tx,
         added: *added,
-    })
+    };
+    Ok((ident, datom))
 }

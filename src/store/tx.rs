@@ -537,6 +537,17 @@ impl Flattener<'_> {
             (TxValue::Value(Value::Keyword(ident)), ValueType::Ref) => {
                 Ok(Val::Ref(self.entity(&EntityRef::Ident(ident.clone()))?))
             }
+            (TxValue::Value(Value::Instant(ms)), ValueType::Instant)
+                if !super::instant::in_range(*ms) =>
+            {
+                Err(StoreError::InvalidValue {
+                    attr: a.ident.clone(),
+                    why: format!(
+                        "{} is outside the years 0000 to 9999",
+                        super::instant::format_rfc3339(*ms)
+                    ),
+                })
+            }
             (TxValue::Value(Value::Double(x)), ValueType::Double) if x.is_nan() => {
                 Err(StoreError::InvalidValue {
                     attr: a.ident.clone(),
@@ -737,8 +748,54 @@ impl Deriver<'_> {
     }
 }
 
+/// No entity may end up with two values of a cardinality-one attribute.
+/// `prepare` retracts the old value itself; a transaction given as datoms
+/// (an import) must carry that retraction.
+pub(crate) fn check_cardinality(
+    db: &Db,
+    schema: &Schema,
+    datoms: &[Datom],
+) -> Result<(), StoreError> {
+    // (e, a) -> (values asserted, values retracted)
+    type Changes<'d> = (Vec<&'d Value>, Vec<&'d Value>);
+    let mut touched: HashMap<(EntityId, EntityId), Changes> = HashMap::new();
+    for d in datoms {
+        let one = schema
+            .attribute(d.a)
+            .is_some_and(|a| a.cardinality == Cardinality::One);
+        if one {
+            let (added, removed) = touched.entry((d.e, d.a)).or_default();
+            if d.added {
+                added.push(&d.v);
+            } else {
+                removed.push(&d.v);
+            }
+        }
+    }
+    for ((e, a), (added, removed)) in touched {
+        let mut values: Vec<Value> = db.values(e, a)?;
+        values.retain(|v| !removed.contains(&v));
+        for v in added {
+            if !values.contains(v) {
+                values.push(v.clone());
+            }
+        }
+        if values.len() > 1 {
+            let ident = schema.attribute(a).map(|a| a.ident.to_string());
+            let shown: Vec<String> = values.iter().map(ToString::to_string).collect();
+            return Err(StoreError::Conflict(format!(
+                "entity {e} would hold {} values of the cardinality-one {}: {}",
+                values.len(),
+                ident.unwrap_or_default(),
+                shown.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// No unique value may end up held by two entities.
-fn check_unique(db: &Db, datoms: &[Datom]) -> Result<(), StoreError> {
+pub(crate) fn check_unique(db: &Db, datoms: &[Datom]) -> Result<(), StoreError> {
     let retracted: HashSet<(EntityId, EntityId, &Value)> = datoms
         .iter()
         .filter(|d| !d.added)

@@ -144,7 +144,40 @@ fn a_bad_import_file_is_refused_with_its_line_and_writes_nothing() {
     let good = exported(&source);
     let lines: Vec<&str> = good.lines().collect();
     let at = lines.len() + 1;
+    let entity_of = |slug: &str| -> String {
+        let line = lines
+            .iter()
+            .find(|l| l.contains(&format!(":recipe/slug \"{slug}\"")))
+            .unwrap();
+        line[1..].split(' ').next().unwrap().to_owned()
+    };
+    let (dal, khichdi) = (entity_of("dal"), entity_of("khichdi"));
+    let uuid_line = lines
+        .iter()
+        .find(|l| l.contains(":recipe/uuid #uuid"))
+        .unwrap();
+    let uuid = &uuid_line[uuid_line.find("#uuid").unwrap()..uuid_line.rfind('"').unwrap() + 1];
+    let unique_clash = format!("[{khichdi} :recipe/uuid {uuid} 999 true]");
+    let second_title = format!("[{dal} :recipe/title \"Another title\" 999 true]");
+    let long_line = format!("[{dal} :recipe/title \"{}\" 999 true]", "x".repeat(1 << 20));
     let cases = [
+        (
+            unique_clash.as_str(),
+            "the transaction starting here: unique clash on :recipe/uuid",
+        ),
+        (
+            second_title.as_str(),
+            "would hold 2 values of the cardinality-one :recipe/title",
+        ),
+        (
+            "[999 :db/txInstant #inst \"2000-01-01T00:00:00Z\" 999 true]",
+            "instants never go back",
+        ),
+        (
+            "[999 :db/txInstant #inst \"+10000-01-01T00:00:00.000Z\" 999 true]",
+            "bad instant",
+        ),
+        (long_line.as_str(), "longer than 1048576 bytes"),
         ("[1 2 3", "unterminated"),
         (
             "[100 :recipe/colour \"red\" 999 true]",
@@ -168,7 +201,8 @@ fn a_bad_import_file_is_refused_with_its_line_and_writes_nothing() {
         let before = everything(&target);
         let raw = stored(&target);
         let error = import(&target, || Ok(BufReader::new(Cursor::new(text.clone())))).unwrap_err();
-        assert!(error.to_string().contains(expect), "{bad_line}: {error}");
+        let shown: String = bad_line.chars().take(80).collect();
+        assert!(error.to_string().contains(expect), "{shown}: {error}");
         assert!(
             error.to_string().contains(&format!("line {at}:")),
             "{error}"
@@ -176,9 +210,9 @@ fn a_bad_import_file_is_refused_with_its_line_and_writes_nothing() {
         assert_eq!(
             everything(&target),
             before,
-            "{bad_line}: the failed import wrote something"
+            "{shown}: the failed import wrote something"
         );
-        assert!(stored(&target) == raw, "{bad_line}: a key changed");
+        assert!(stored(&target) == raw, "{shown}: a key changed");
     }
     // Out of order transactions are refused too.
     let mut shuffled: Vec<&str> = lines.clone();
@@ -191,6 +225,26 @@ fn a_bad_import_file_is_refused_with_its_line_and_writes_nothing() {
     .unwrap_err();
     assert!(error.to_string().contains("tx order"), "{error}");
     assert!(target.is_empty());
+}
+
+#[test]
+fn an_import_transaction_over_the_size_limit_is_refused_at_its_line() {
+    let mut text = String::new();
+    for n in 0..=forkful::store::MAX_TX_DATOMS {
+        text.push_str(&format!("[{} :db/doc \"x\" 40 true]\n", 1000 + n));
+    }
+    let target = Store::temporary().unwrap();
+    let raw = stored(&target);
+    let error = import(&target, || Ok(BufReader::new(Cursor::new(text.clone())))).unwrap_err();
+    let limit = forkful::store::MAX_TX_DATOMS;
+    assert!(
+        error.to_string().contains(&format!("line {}:", limit + 1)),
+        "{error}"
+    );
+    assert!(error
+        .to_string()
+        .contains("the most one transaction may write"));
+    assert!(stored(&target) == raw);
 }
 
 #[test]
@@ -217,4 +271,128 @@ fn a_store_another_handle_holds_open_is_refused_clearly() {
         error.to_string().contains("in use by another process"),
         "{error}"
     );
+}
+
+/// The export of a store made through the domain: an original and a fork.
+fn recipe_export() -> String {
+    use forkful::domain::{Change, Content, Recipes, Slug, Step};
+    let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
+    let content = Content {
+        title: "Root".into(),
+        ingredients: vec!["1 egg".into()],
+        steps: vec![Step {
+            section: None,
+            text: "Cook.".into(),
+        }],
+        ..Content::default()
+    };
+    let root = Slug::parse("root").unwrap();
+    recipes
+        .create(&root, content, &Change::by("ann", "new"))
+        .unwrap();
+    recipes
+        .fork(
+            &root,
+            Some(1),
+            Some(&Slug::parse("child").unwrap()),
+            |c| c,
+            &Change::by("ben", "fork"),
+        )
+        .unwrap();
+    exported(recipes.store())
+}
+
+/// Imports `text` with the domain's checks into a fresh store, expecting
+/// `words` at `line` and nothing written.
+fn refused_by_the_domain(text: &str, line: usize, words: &str) {
+    use forkful::domain::import_check::RecipeImportCheck;
+    use forkful::store::transfer::import_with;
+    let target = Store::temporary().unwrap();
+    let raw = stored(&target);
+    let error = import_with(
+        &target,
+        || Ok(BufReader::new(Cursor::new(text.to_owned()))),
+        &mut RecipeImportCheck::default(),
+        &mut |_| {},
+    )
+    .unwrap_err();
+    assert!(error.to_string().contains(words), "{error}");
+    assert!(
+        error.to_string().contains(&format!("line {line}:")),
+        "{error}"
+    );
+    assert!(stored(&target) == raw, "a refused import wrote something");
+}
+
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines().position(|l| l.contains(needle)).unwrap() + 1
+}
+
+#[test]
+fn an_import_breaking_the_domain_rules_is_refused_before_anything_is_written() {
+    use forkful::domain::import_check::RecipeImportCheck;
+    use forkful::store::transfer::import_with;
+    let good = recipe_export();
+    // The untouched file imports with the checks.
+    let target = Store::temporary().unwrap();
+    import_with(
+        &target,
+        || Ok(BufReader::new(Cursor::new(good.clone()))),
+        &mut RecipeImportCheck::default(),
+        &mut |_| {},
+    )
+    .unwrap();
+
+    let bad_slug = good.replace(":recipe/slug \"root\"", ":recipe/slug \"Not A Slug\"");
+    refused_by_the_domain(
+        &bad_slug,
+        line_of(&bad_slug, "Not A Slug"),
+        "is not a recipe slug",
+    );
+
+    let too_far = good.replace(
+        ":recipe/forked-at-version 1 ",
+        ":recipe/forked-at-version 7 ",
+    );
+    refused_by_the_domain(
+        &too_far,
+        line_of(&too_far, ":recipe/forked-at-version 7"),
+        "forks version 7",
+    );
+
+    // The original made a fork of its own fork: a cycle.
+    let slug_line = |slug: &str| {
+        let line = good
+            .lines()
+            .find(|l| l.contains(&format!(":recipe/slug \"{slug}\"")))
+            .unwrap();
+        line[1..].split(' ').next().unwrap().to_owned()
+    };
+    let (root, child) = (slug_line("root"), slug_line("child"));
+    let cycle = format!("{good}[{root} :recipe/forked-from {child} 9999 true]\n");
+    refused_by_the_domain(
+        &cycle,
+        line_of(&cycle, &format!("[{root} :recipe/forked-from")),
+        "runs in a cycle",
+    );
+}
+
+#[test]
+fn a_store_left_by_an_import_that_failed_half_way_is_refused_when_opened() {
+    let source = Store::temporary().unwrap();
+    source.transact(&schema_tx()).unwrap();
+    with_history(&source);
+    let text = exported(&source);
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let target = Store::open(dir.path()).unwrap();
+        target.inject_flush_fault(forkful::store::FlushFault::Error);
+        let error = import(&target, || Ok(BufReader::new(Cursor::new(text.clone())))).unwrap_err();
+        assert!(matches!(error, StoreError::Poisoned(_)), "{error}");
+    }
+    let error = Store::open(dir.path())
+        .err()
+        .expect("a half-imported store is refused");
+    assert!(matches!(error, StoreError::UnfinishedImport(_)), "{error}");
+    assert!(error.to_string().contains("did not finish"), "{error}");
 }
