@@ -124,9 +124,55 @@ fn store(c: &mut Criterion) {
     group.finish();
 }
 
+/// Full synthetic recipes in the bulk import's file: about 104 datoms each.
+const IMPORTED_RECIPES: usize = 200;
+
+/// `forkful import`'s core: an export of full recipes read, checked (the
+/// domain's rules included) and written into an empty temporary store,
+/// flushed a group at a time. Measured in datoms per second; each sample
+/// imports the whole file into a store of its own.
+fn bulk_import(c: &mut Criterion) {
+    use forkful::domain::import_check::RecipeImportCheck;
+    use forkful::seed::synthetic::{generate, Shape};
+    use forkful::store::transfer::{export, import_with};
+    use forkful::store::Store;
+
+    let source = Store::temporary().expect("temporary store");
+    let shape = Shape {
+        recipes: IMPORTED_RECIPES,
+        depth: 12,
+        fanout: 3,
+        rng: 1,
+        skeleton: false,
+    };
+    generate(&source, shape, false).expect("synthetic catalog");
+    let mut file = Vec::new();
+    let summary = export(&source.db(), &mut file).expect("export");
+
+    let mut group = c.benchmark_group("bulk");
+    group.sample_size(10);
+    group.throughput(criterion::Throughput::Elements(summary.datoms as u64));
+    group.bench_function("import_full_recipes", |b| {
+        b.iter_batched(
+            || Store::temporary().expect("temporary store"),
+            |target| {
+                import_with(
+                    &target,
+                    || Ok(std::io::Cursor::new(&file)),
+                    &mut RecipeImportCheck::default(),
+                    &mut |_| {},
+                )
+                .expect("import")
+            },
+            BatchSize::PerIteration,
+        )
+    });
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = common::criterion();
-    targets = store
+    targets = store, bulk_import
 }
 criterion_main!(benches);

@@ -12,7 +12,8 @@
 //! - `durability`: reopening stores, format versions, export and import
 //! - `faults`: failed and panicking flushes, and the size limit
 //! - `races`: concurrent writers of one recipe or one slug
-//! - `crash`: a writer killed with SIGKILL loses no acknowledged transaction
+//! - `crash`: writers on several threads killed with SIGKILL lose no acknowledged
+//!   transaction and leave every current-entity entry equal to its datoms
 //! - `web`: the site's pages, headers and errors, over the demo seed
 //! - `cli`: the binary's commands and their errors
 

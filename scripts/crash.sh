@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The long crash test: writers killed with SIGKILL, 1,000 times over.
+#
+#   scripts/crash.sh         # 1,000 rounds, the figure in docs/ARCHITECTURE.md
+#   scripts/crash.sh 100     # a shorter run
+#
+# Runs tests/it/crash.rs with FORKFUL_CRASH_ROUNDS set: each round starts a
+# child with several writer threads, kills it a moment into its writing,
+# reopens the store and checks every acknowledged transaction and every
+# current-entity entry. It prints the test's own summary line, then the
+# rounds run and the time the run took (the build not included).
+#
+# The dev profile, not --release: the dev profile already builds every
+# dependency, sled included, at opt-level 2 (Cargo.toml), and the test's
+# time goes to the children's startup, sled and fsync, not to our code;
+# a release build of the test binary and its dev-dependencies costs many
+# minutes on a small machine and would test a build nobody else tests.
+
+set -euo pipefail
+
+rounds=${1:-1000}
+[[ $rounds =~ ^[0-9]+$ ]] || {
+    printf 'crash: the number of rounds must be a number, not %q\n' "$rounds" >&2
+    exit 2
+}
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [[ $commit != unknown && -n $(git status --porcelain --untracked-files=no 2>/dev/null) ]]; then
+    commit="$commit (working tree has uncommitted changes)"
+fi
+echo "== forkful crash test: $rounds rounds"
+echo "date:     $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+echo "commit:   $commit"
+echo "machine:  $(nproc) CPUs, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), Linux $(uname -r)"
+
+echo "crash: building (cargo test --test it --no-run)"
+cargo test --quiet --test it --no-run
+
+log=$(mktemp "${TMPDIR:-/tmp}/forkful-crash.XXXXXX")
+trap 'rm -f "$log"' EXIT
+
+started=$SECONDS
+status=0
+FORKFUL_CRASH_ROUNDS=$rounds cargo test --test it crash:: -- --nocapture 2>&1 |
+    tee "$log" || status=$?
+elapsed=$((SECONDS - started))
+
+echo
+# The test's summary line (test output may share its line).
+grep -o 'crash: [0-9]* rounds,.*' "$log" || true
+if [[ $status -ne 0 ]]; then
+    echo "crash: FAILED after ${elapsed} s ($rounds rounds asked for); see the output above"
+    exit "$status"
+fi
+echo "crash: passed, $rounds rounds in ${elapsed} s ($(date -u -d "@$elapsed" +%H:%M:%S))"

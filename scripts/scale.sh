@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# A store at full size, as a new user meets it: seeds N full synthetic
+# recipes (default 100,000) into a fresh directory, exports it and imports
+# the export into another, then serves the seeded store and fetches the
+# catalog, the deepest recipe, a search and the sitemap. Prints, for each
+# step, the wall time and peak RSS, and the size on disk of each store
+# beside its export file.
+#
+#   scripts/scale.sh [N]            (FORKFUL_SCALE_DIR keeps the stores)
+#
+# Installs GNU time from Debian's packages if it is missing. Takes several
+# minutes at 100,000 recipes on a 2-core machine; docs/BENCHMARKING.md has
+# the figures.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+recipes=${1:-100000}
+work=${FORKFUL_SCALE_DIR:-$(mktemp -d /tmp/forkful-scale.XXXXXX)}
+mkdir -p "$work"
+rm -rf "$work/store" "$work/imported" "$work/export.edn"
+
+if [ ! -x /usr/bin/time ]; then
+    apt-get update -qq && apt-get install -y -qq time >/dev/null
+fi
+cargo build --release --quiet
+bin=$PWD/target/release/forkful
+
+# Runs a command under GNU time and prints its wall time and peak RSS.
+measure() {
+    local label=$1
+    shift
+    /usr/bin/time -f '%e %M' -o "$work/time" "$@" >"$work/$label.out"
+    read -r seconds kib <"$work/time"
+    printf '%-8s %8.1f s   peak RSS %6d MiB\n' "$label" "$seconds" $((kib / 1024))
+}
+
+mib() { du -sm "$1" | cut -f1; }
+
+echo "forkful scale: $recipes full recipes, depth 12, fanout 3, in $work"
+measure seed "$bin" seed --data "$work/store" --synthetic "$recipes" --depth 12 --fanout 3
+measure export "$bin" export --data "$work/store" "$work/export.edn"
+measure import "$bin" import --data "$work/imported" "$work/export.edn"
+
+export_mib=$(mib "$work/export.edn")
+for store in store imported; do
+    size=$(mib "$work/$store")
+    printf '%-8s %8d MiB on disk, %s x the export (%d MiB)\n' "$store" "$size" \
+        "$(awk -v s="$size" -v e="$export_mib" 'BEGIN { printf "%.1f", s / (e ? e : 1) }')" "$export_mib"
+done
+
+# Serve the seeded store and read the pages a visitor and a crawler read.
+"$bin" serve --data "$work/store" --addr 127.0.0.1:0 >"$work/serve.out" 2>"$work/serve.err" &
+server=$!
+trap 'kill "$server" 2>/dev/null || true' EXIT
+address=
+for _ in $(seq 1 600); do
+    address=$(sed -n 's/^forkful: serving //p' "$work/serve.out")
+    [ -n "$address" ] && break
+    sleep 0.1
+done
+[ -n "$address" ] || { echo "the server did not start:"; cat "$work/serve.err"; exit 1; }
+
+# The deepest recipe of the first tree is recipe `depth` (see synthetic.rs).
+for path in / /recipes/synthetic-12 '/search?q=golden' /sitemap.xml; do
+    read -r status seconds bytes < <(curl -s -o /dev/null \
+        -H 'Accept-Encoding: gzip, deflate, br, zstd' \
+        -w '%{http_code} %{time_total} %{size_download}\n' "$address$path")
+    [ "$status" = 200 ] || { echo "GET $path answered $status"; exit 1; }
+    printf 'GET %-22s %s  %7.1f ms  %8d bytes (first request)\n' "$path" "$status" \
+        "$(awk -v s="$seconds" 'BEGIN { print s * 1000 }')" "$bytes"
+done
+printf 'server   peak RSS %6d MiB\n' $(($(awk '/VmHWM/ { print $2 }' /proc/$server/status) / 1024))
