@@ -31,12 +31,12 @@ pub struct Shape {
     pub skeleton: bool,
 }
 
-/// Recipes per transaction. A full recipe is about a hundred datoms, so a
-/// transaction stays far inside `MAX_TX_DATOMS`. Small transactions keep
-/// sled's memory small: it holds every node version a batch replaces until
-/// the batch ends (10,000 recipes: 2.8 GB peak at 500 a transaction, 0.8 GB
-/// at 5; docs/BENCHMARKING.md).
-const BATCH: usize = 5;
+/// Datoms per transaction, roughly: five full recipes (about a hundred
+/// datoms each) or fifty skeletons, far inside `MAX_TX_DATOMS`. Small
+/// transactions keep sled's memory small: it holds every node version a
+/// batch replaces until the batch ends (10,000 full recipes: 2.8 GB peak at
+/// 500 recipes a transaction, 0.8 GB at 5; docs/BENCHMARKING.md).
+const BATCH_DATOMS: usize = 500;
 
 /// Transactions per flush: written one after another and made durable
 /// together, one fsync for the group. sled cannot page out what is not yet
@@ -246,8 +246,10 @@ pub fn generate(store: &Store, shape: Shape, progress: bool) -> Result<Vec<Entit
     let mut rng = Rng(shape.rng);
     let mut ids: Vec<EntityId> = Vec::with_capacity(shape.recipes);
     let mut created_tx: Vec<EntityId> = Vec::with_capacity(shape.recipes);
-    for (batch_number, start_at) in (0..shape.recipes).step_by(BATCH).enumerate() {
-        let end = shape.recipes.min(start_at + BATCH);
+    let per_recipe = if shape.skeleton { 10 } else { 100 };
+    let batch = BATCH_DATOMS / per_recipe;
+    for (batch_number, start_at) in (0..shape.recipes).step_by(batch).enumerate() {
+        let end = shape.recipes.min(start_at + batch);
         let mut batch = Vec::with_capacity(end - start_at);
         for i in start_at..end {
             let (tree, at) = (i / per_tree, i % per_tree);

@@ -8,7 +8,7 @@ use forkful::store::query::Input;
 use forkful::store::{EntityRef, Store, Transaction, TxValue, Value};
 use proptest::prelude::*;
 
-use crate::helpers::{demo, whole_catalog};
+use crate::helpers::{demo, stored, whole_catalog};
 
 fn slug(s: &str) -> Slug {
     Slug::parse(s).unwrap()
@@ -143,6 +143,7 @@ fn an_edit_writes_only_what_changed() {
         "{} datoms for one changed line",
         report.datoms.len()
     );
+    let before = stored(recipes.store());
     assert!(matches!(
         recipes.edit(
             &s,
@@ -152,6 +153,7 @@ fn an_edit_writes_only_what_changed() {
         ),
         Err(DomainError::NothingChanged)
     ));
+    assert!(stored(recipes.store()) == before, "a refused edit wrote");
 }
 
 trait Ids {
@@ -216,10 +218,12 @@ fn a_fork_copies_its_parent_at_a_version_and_records_where_it_came_from() {
         .fork(&s, None, None, |c| c, &Change::by("sam", "again"))
         .unwrap();
     assert_eq!(again.as_str(), "soup-sam-2");
+    let before = stored(recipes.store());
     assert!(matches!(
         recipes.fork(&s, None, Some(&fork), |c| c, &by("clash")),
         Err(DomainError::SlugTaken(_))
     ));
+    assert!(stored(recipes.store()) == before, "a refused fork wrote");
     assert!(matches!(
         recipes.fork(&s, Some(7), None, |c| c, &by("x")),
         Err(DomainError::NoSuchVersion { .. })
