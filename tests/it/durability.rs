@@ -144,14 +144,7 @@ fn a_bad_import_file_is_refused_with_its_line_and_writes_nothing() {
     let good = exported(&source);
     let lines: Vec<&str> = good.lines().collect();
     let at = lines.len() + 1;
-    let entity_of = |slug: &str| -> String {
-        let line = lines
-            .iter()
-            .find(|l| l.contains(&format!(":recipe/slug \"{slug}\"")))
-            .unwrap();
-        line[1..].split(' ').next().unwrap().to_owned()
-    };
-    let (dal, khichdi) = (entity_of("dal"), entity_of("khichdi"));
+    let (dal, khichdi) = (entity_of(&good, "dal"), entity_of(&good, "khichdi"));
     let uuid_line = lines
         .iter()
         .find(|l| l.contains(":recipe/uuid #uuid"))
@@ -324,6 +317,15 @@ fn refused_by_the_domain(text: &str, line: usize, words: &str) {
     assert!(stored(&target) == raw, "a refused import wrote something");
 }
 
+/// The entity id of the recipe with `slug`, as an export file writes it.
+fn entity_of(export: &str, slug: &str) -> String {
+    let line = export
+        .lines()
+        .find(|l| l.contains(&format!(":recipe/slug \"{slug}\"")))
+        .unwrap();
+    line[1..].split(' ').next().unwrap().to_owned()
+}
+
 fn line_of(text: &str, needle: &str) -> usize {
     text.lines().position(|l| l.contains(needle)).unwrap() + 1
 }
@@ -361,14 +363,7 @@ fn an_import_breaking_the_domain_rules_is_refused_before_anything_is_written() {
     );
 
     // The original made a fork of its own fork: a cycle.
-    let slug_line = |slug: &str| {
-        let line = good
-            .lines()
-            .find(|l| l.contains(&format!(":recipe/slug \"{slug}\"")))
-            .unwrap();
-        line[1..].split(' ').next().unwrap().to_owned()
-    };
-    let (root, child) = (slug_line("root"), slug_line("child"));
+    let (root, child) = (entity_of(&good, "root"), entity_of(&good, "child"));
     let cycle = format!("{good}[{root} :recipe/forked-from {child} 9999 true]\n");
     refused_by_the_domain(
         &cycle,
