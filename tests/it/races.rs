@@ -45,6 +45,26 @@ fn race<T: Send + 'static>(
     threads.into_iter().map(|t| t.join().unwrap()).collect()
 }
 
+/// The content of the one writer that succeeded, every other having failed
+/// as `expected` says.
+fn the_one_winner<T>(
+    results: &[(Content, Result<T, DomainError>)],
+    expected: impl Fn(&DomainError) -> bool,
+) -> &Content {
+    let winners: Vec<&Content> = results
+        .iter()
+        .filter(|(_, outcome)| outcome.is_ok())
+        .map(|(written, _)| written)
+        .collect();
+    assert_eq!(winners.len(), 1, "exactly one writer succeeds");
+    for (_, outcome) in results {
+        if let Err(error) = outcome {
+            assert!(expected(error), "{error}");
+        }
+    }
+    winners[0]
+}
+
 /// What the recipe's facts say, checked against what they should derive:
 /// one component per line, at distinct positions, and exactly the search
 /// terms of its content.
@@ -91,26 +111,15 @@ fn of_many_writers_creating_one_slug_exactly_one_wins_and_nothing_merges() {
         let outcome = recipes.create(&slug("pilaf"), written.clone(), &Change::by("cook", "new"));
         (written, outcome)
     });
-    let winners: Vec<&Content> = results
-        .iter()
-        .filter(|(_, outcome)| outcome.is_ok())
-        .map(|(written, _)| written)
-        .collect();
-    assert_eq!(winners.len(), 1, "exactly one creation succeeds");
-    for (_, outcome) in &results {
-        if let Err(error) = outcome {
-            assert!(
-                matches!(error, DomainError::SlugTaken(s) if s == "pilaf"),
-                "{error}"
-            );
-            assert!(error.to_string().contains("pilaf"));
-        }
-    }
+    let winner = the_one_winner(&results, |error| {
+        matches!(error, DomainError::SlugTaken(s) if s == "pilaf")
+            && error.to_string().contains("pilaf")
+    });
     let view = recipes.view();
     let recipe = view.recipe(&slug("pilaf")).unwrap();
     assert_eq!(
         recipe.content,
-        winners[0].clone().normalized().unwrap(),
+        winner.clone().normalized().unwrap(),
         "the winner's recipe is exactly what it wrote"
     );
     assert_eq!(recipe.version_count, 1);
@@ -137,32 +146,21 @@ fn of_many_writers_editing_from_one_version_exactly_one_makes_a_version() {
         );
         (edited, outcome)
     });
-    let winners: Vec<&Content> = results
-        .iter()
-        .filter(|(_, outcome)| outcome.is_ok())
-        .map(|(edited, _)| edited)
-        .collect();
-    assert_eq!(winners.len(), 1, "exactly one edit succeeds");
-    for (_, outcome) in &results {
-        if let Err(error) = outcome {
-            assert!(
-                matches!(
-                    error,
-                    DomainError::Stale {
-                        based_on: 1,
-                        newest: 2,
-                        ..
-                    }
-                ),
-                "{error}"
-            );
-        }
-    }
+    let winner = the_one_winner(&results, |error| {
+        matches!(
+            error,
+            DomainError::Stale {
+                based_on: 1,
+                newest: 2,
+                ..
+            }
+        )
+    });
     let view = recipes.view();
     let recipe = view.recipe(&s).unwrap();
     assert_eq!(recipe.version_count, 2);
     assert_eq!(view.versions(recipe.id).unwrap().len(), 2);
-    assert_eq!(recipe.content, winners[0].clone().normalized().unwrap());
+    assert_eq!(recipe.content, winner.clone().normalized().unwrap());
     assert_consistent(&view, &s);
 }
 
