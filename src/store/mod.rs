@@ -17,6 +17,14 @@
 //! alone, a transaction pays for its own. Readers see a transaction only once
 //! it is durable, so nothing a reader saw can be lost in a crash.
 //!
+//! `transact_with` runs a function on the latest value inside the writer
+//! and applies the transaction it returns (Datomic's transaction
+//! functions): what it checked is what its transaction applies to. Bulk
+//! loads use `transact_deferred_with` and wait once per group. Until a
+//! transaction is durable the writer keeps the batch that takes it back out
+//! of sled; a failed or panicking flush applies those, poisons the store,
+//! and wakes every writer waiting on it.
+//!
 //! # Layout
 //! - `value`: typed values and keywords
 //! - `encoding`: order-preserving keys of the five indexes
