@@ -168,7 +168,7 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
                 std::fs::remove_dir_all(&data)
                     .with_context(|| format!("removing {}", data.display()))?;
             }
-            let store = open_store(&data)?;
+            let store = open_bulk_store(&data)?;
             match synthetic {
                 None => {
                     let report = seed::demo(&store)
@@ -214,7 +214,7 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
             if !data.exists() {
                 bail!("there is no store at {}", data.display());
             }
-            let store = open_store(&data)?;
+            let store = open_bulk_store(&data)?;
             let summary = if file == Path::new("-") {
                 transfer::export(&store.db(), &mut std::io::stdout().lock())?
             } else {
@@ -283,7 +283,7 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
             if !file.is_file() {
                 bail!("there is no file at {}", file.display());
             }
-            let store = open_store(&data)?;
+            let store = open_bulk_store(&data)?;
             let bar = if std::io::stderr().is_terminal() {
                 indicatif::ProgressBar::new(0)
             } else {
@@ -327,6 +327,17 @@ fn cache_mb_from_env() -> Option<u64> {
 
 fn open_store(dir: &Path) -> Result<Store> {
     open_store_with(dir, cache_mb_from_env())
+}
+
+/// sled's page cache for `seed`, `import` and `export` unless
+/// `FORKFUL_CACHE_MB` says otherwise. They pass over the whole store once,
+/// so a big cache buys little, and sled's memory grows well past its cache:
+/// seeding 100,000 full recipes peaked at 3.6 GB with the default 256 MiB
+/// and at 1.3 GB with 64 (docs/BENCHMARKING.md).
+const BULK_CACHE_MB: u64 = 64;
+
+fn open_bulk_store(dir: &Path) -> Result<Store> {
+    open_store_with(dir, cache_mb_from_env().or(Some(BULK_CACHE_MB)))
 }
 
 fn open_store_with(dir: &Path, cache_mb: Option<u64>) -> Result<Store> {
