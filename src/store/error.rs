@@ -96,12 +96,15 @@ pub enum StoreError {
     /// The import file is malformed, or the target store is not empty.
     #[error("import, line {line}: {why}")]
     Import { line: usize, why: String },
-    /// A transaction writes more datoms than one transaction may
-    /// (`MAX_TX_DATOMS`); split it into several.
-    #[error(
-        "a transaction of {datoms} datoms is over the limit of {limit}: split it into smaller ones"
-    )]
-    TooLarge { datoms: usize, limit: usize },
+    /// A transaction writes more datoms, or more bytes of values, than one
+    /// transaction may (`MAX_TX_DATOMS`, `MAX_TX_BYTES`); split it.
+    #[error("a transaction of {datoms} datoms and {bytes} bytes of values is over the limit of {max_datoms} datoms and {max_bytes} bytes: split it into smaller ones")]
+    TooLarge {
+        datoms: usize,
+        bytes: usize,
+        max_datoms: usize,
+        max_bytes: usize,
+    },
     /// An earlier flush failed, so later writes could not be made durable.
     #[error("the store refuses writes after a failed flush: {0}")]
     Poisoned(String),

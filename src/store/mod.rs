@@ -80,6 +80,11 @@ use schema::GENESIS_TX;
 /// batch; bulk loads write many transactions of this size or less instead.
 pub const MAX_TX_DATOMS: usize = 20_000;
 
+/// The most bytes of values one transaction may write (strings and
+/// keywords by their length, every other value as eight bytes): with values
+/// of up to a line's length, a datom count alone would not bound a batch.
+pub const MAX_TX_BYTES: usize = 32 << 20;
+
 /// The on-disk format this build reads and writes. Bump it when keys change.
 pub const FORMAT_VERSION: u32 = 2;
 
@@ -410,10 +415,13 @@ impl Store {
         };
         let prepared = tx::prepare(db, &clock, tx)?;
         let report = prepared.report;
-        if report.datoms.len() > MAX_TX_DATOMS {
+        let bytes: usize = report.datoms.iter().map(|d| d.v.stored_len()).sum();
+        if report.datoms.len() > MAX_TX_DATOMS || bytes > MAX_TX_BYTES {
             return Err(StoreError::TooLarge {
                 datoms: report.datoms.len(),
-                limit: MAX_TX_DATOMS,
+                bytes,
+                max_datoms: MAX_TX_DATOMS,
+                max_bytes: MAX_TX_BYTES,
             });
         }
         let schema = prepared.schema.map(Arc::new);

@@ -35,7 +35,7 @@ use super::encoding::Datom;
 use super::error::StoreError;
 use super::schema::{Schema, DB_TX_INSTANT, GENESIS_TX};
 use super::value::{parse_uuid, EntityId, Keyword, Value, ValueType};
-use super::{instant, Db, Store, MAX_TX_DATOMS};
+use super::{instant, Db, Store, MAX_TX_BYTES, MAX_TX_DATOMS};
 
 const HEADER: &str = ";; forkful export, format 1: [entity attribute value tx added], in log order";
 
@@ -220,6 +220,7 @@ fn read_transactions<R: BufRead>(
     };
     let mut pending: Vec<Datom> = Vec::new();
     let mut pending_line = 0;
+    let mut pending_bytes = 0;
     let mut next_id = GENESIS_TX + 1;
     let mut last_instant: Option<(i64, usize)> = None;
     let mut finish = |pending: &mut Vec<Datom>,
@@ -275,11 +276,13 @@ fn read_transactions<R: BufRead>(
         }
         if pending.is_empty() {
             pending_line = number;
+            pending_bytes = 0;
             summary.transactions += 1;
         }
-        if pending.len() >= MAX_TX_DATOMS {
+        pending_bytes += datom.v.stored_len();
+        if pending.len() >= MAX_TX_DATOMS || pending_bytes > MAX_TX_BYTES {
             return Err(fail(format!(
-                "the transaction starting at line {pending_line} has more than {MAX_TX_DATOMS} datoms, the most one transaction may write"
+                "the transaction starting at line {pending_line} has more than {MAX_TX_DATOMS} datoms or {MAX_TX_BYTES} bytes of values, the most one transaction may write"
             )));
         }
         if datom.a == DB_TX_INSTANT && datom.e == datom.tx && datom.added {

@@ -183,6 +183,17 @@ impl Value {
         }
     }
 
+    /// About how many bytes the value takes in a key: a string's or a
+    /// keyword's length, eight for anything else. What `MAX_TX_BYTES` counts.
+    pub fn stored_len(&self) -> usize {
+        match self {
+            Value::String(s) => s.len(),
+            Value::Keyword(k) => k.as_str().len(),
+            Value::Uuid(_) => 16,
+            _ => 8,
+        }
+    }
+
     /// The string, shared: a copy of the handle, not of the text.
     pub fn as_shared_str(&self) -> Option<&Arc<str>> {
         match self {

@@ -241,6 +241,24 @@ fn an_import_transaction_over_the_size_limit_is_refused_at_its_line() {
 }
 
 #[test]
+fn an_import_transaction_over_the_byte_limit_is_refused_at_its_line() {
+    let title = "x".repeat(1_000_000);
+    let count = forkful::store::MAX_TX_BYTES / 1_000_000 + 1;
+    let text: String = (0..count)
+        .map(|n| format!("[{} :db/doc \"{title}\" 40 true]\n", 1000 + n))
+        .collect();
+    let target = Store::temporary().unwrap();
+    let raw = stored(&target);
+    let error = import(&target, || Ok(BufReader::new(Cursor::new(text.clone())))).unwrap_err();
+    assert!(
+        error.to_string().contains(&format!("line {count}:")),
+        "{error}"
+    );
+    assert!(error.to_string().contains("bytes of values"), "{error}");
+    assert!(stored(&target) == raw);
+}
+
+#[test]
 fn import_refuses_a_store_that_is_not_empty() {
     let source = Store::temporary().unwrap();
     source.transact(&schema_tx()).unwrap();

@@ -137,3 +137,22 @@ fn a_transaction_over_the_size_limit_is_refused_and_writes_nothing() {
     assert!(error.to_string().contains("split it"), "{error}");
     assert!(stored(&store) == before);
 }
+
+#[test]
+fn a_transaction_over_the_byte_limit_is_refused_and_writes_nothing() {
+    let store = durable_store(tempfile::tempdir().unwrap().path());
+    let before = stored(&store);
+    let title = "x".repeat(1 << 20);
+    let mut tx = Transaction::new();
+    for n in 0..(forkful::store::MAX_TX_BYTES >> 20) + 1 {
+        tx.map(crate::helpers::recipe(
+            &format!("r{n}"),
+            &format!("big-{n}"),
+            &title,
+        ));
+    }
+    let error = store.transact(&tx).unwrap_err();
+    assert!(matches!(error, StoreError::TooLarge { .. }), "{error}");
+    assert!(error.to_string().contains("bytes"), "{error}");
+    assert!(stored(&store) == before);
+}
