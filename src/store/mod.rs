@@ -183,7 +183,7 @@ struct FlushState {
     durable: EntityId,
     running: bool,
     /// Set by a failed flush; no write is acknowledged after it, and
-    /// nothing is flushed again (see `Drop for Inner`).
+    /// nothing is flushed again but the undo of what was not durable.
     failed: Option<String>,
     /// Schemas installed by transactions applied but not yet durable,
     /// oldest first: each is published with its transaction's basis.
@@ -369,9 +369,7 @@ impl Store {
         decide: impl FnOnce(&Db) -> Result<(Tx, T), E>,
     ) -> Result<(TxReport, T), E> {
         let mut writer = self.lock_writer();
-        if let Some(why) = &self.lock_flush().failed {
-            return Err(StoreError::Poisoned(why.clone()).into());
-        }
+        self.refuse_if_poisoned()?;
         let db = self.writer_db(&writer);
         // A panic in `decide` must not poison the writer's mutex: nothing
         // has been written yet, so the writer's state is intact. Let the
@@ -517,17 +515,33 @@ impl Store {
         if let Err(e) = self.inner.sled.flush() {
             tracing::error!(error = %e, "could not flush the undo after a failed flush");
         }
-        self.inner.entities.clear();
-        self.inner.referrers.reset(durable);
-        self.inner.orders.reset(durable);
-        self.inner.applied.store(durable, Ordering::Release);
-        writer.schema = self
+        let schema = self
             .inner
             .published
             .read()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .schema
             .clone();
+        self.rewind(&mut writer, durable, schema);
+    }
+
+    /// After writes were taken out of sled: the newest applied transaction
+    /// is `basis` again, with `schema`, and the derived caches, which may
+    /// hold what was taken out, start over.
+    fn rewind(&self, writer: &mut Writer, basis: EntityId, schema: Arc<Schema>) {
+        self.inner.entities.clear();
+        self.inner.referrers.reset(basis);
+        self.inner.orders.reset(basis);
+        self.inner.applied.store(basis, Ordering::Release);
+        writer.schema = schema;
+    }
+
+    /// The store's refusal of every write after a failed flush.
+    fn refuse_if_poisoned(&self) -> Result<(), StoreError> {
+        match &self.lock_flush().failed {
+            Some(why) => Err(StoreError::Poisoned(why.clone())),
+            None => Ok(()),
+        }
     }
 
     fn lock_writer(&self) -> std::sync::MutexGuard<'_, Writer> {
@@ -679,9 +693,7 @@ impl Store {
     /// already is). A poisoned store refuses: what it holds beyond the last
     /// durable basis was never acknowledged and must not be written.
     pub fn flush(&self) -> Result<(), StoreError> {
-        if let Some(why) = &self.lock_flush().failed {
-            return Err(StoreError::Poisoned(why.clone()));
-        }
+        self.refuse_if_poisoned()?;
         self.inner.sled.flush()?;
         Ok(())
     }
@@ -708,15 +720,12 @@ impl Store {
     /// empty when the import began, which `import` requires.
     fn reset_to_genesis(&self) -> Result<(), StoreError> {
         let mut writer = self.lock_writer();
-        if let Some(why) = &self.lock_flush().failed {
-            return Err(StoreError::Poisoned(why.clone()));
-        }
+        self.refuse_if_poisoned()?;
         self.inner.sled.clear()?;
         write_genesis(&self.inner.sled)?;
         let schema = Arc::new(Schema::from_datoms(&schema::bootstrap_datoms())?);
         writer.next_id = GENESIS_TX + 1;
         writer.last_instant = 0;
-        writer.schema = schema.clone();
         let mut state = self.lock_flush();
         state.durable = GENESIS_TX;
         state.schemas.clear();
@@ -728,12 +737,9 @@ impl Store {
             .write()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = Published {
             basis: GENESIS_TX,
-            schema,
+            schema: schema.clone(),
         };
-        self.inner.applied.store(GENESIS_TX, Ordering::Release);
-        self.inner.entities.clear();
-        self.inner.referrers.reset(GENESIS_TX);
-        self.inner.orders.reset(GENESIS_TX);
+        self.rewind(&mut writer, GENESIS_TX, schema);
         Ok(())
     }
 
@@ -752,9 +758,7 @@ impl Store {
         };
         let tx = last.tx;
         let mut writer = self.lock_writer();
-        if let Some(why) = &self.lock_flush().failed {
-            return Err(StoreError::Poisoned(why.clone()));
-        }
+        self.refuse_if_poisoned()?;
         let instant = tx_datoms
             .iter()
             .find(|d| d.a == schema::DB_TX_INSTANT && d.e == tx && d.added)
