@@ -110,9 +110,7 @@ impl Recipes {
         tx.map(new_recipe_map("recipe", slug, &content, None, change));
         stamp(&mut tx, change)?;
         let (report, ()) = self.store.transact_with(|db| -> Result<_, DomainError> {
-            if self.view_of(db).find(slug)?.is_some() {
-                return Err(DomainError::SlugTaken(slug.to_string()));
-            }
+            refuse_taken(&self.view_of(db), slug)?;
             Ok((tx, ()))
         })?;
         Ok(report)
@@ -141,9 +139,7 @@ impl Recipes {
             .transact_deferred_with(|db| -> Result<_, DomainError> {
                 let view = self.view_of(db);
                 for (_, slug, ..) in recipes {
-                    if view.find(slug)?.is_some() {
-                        return Err(DomainError::SlugTaken(slug.to_string()));
-                    }
+                    refuse_taken(&view, slug)?;
                 }
                 Ok((tx, ()))
             })?;
@@ -296,10 +292,10 @@ impl Recipes {
                 .normalized()
                 .map_err(DomainError::Invalid)?;
             let slug = match slug {
-                Some(slug) if view.find(slug)?.is_some() => {
-                    return Err(DomainError::SlugTaken(slug.to_string()))
+                Some(slug) => {
+                    refuse_taken(&view, slug)?;
+                    slug.clone()
                 }
-                Some(slug) => slug.clone(),
                 None => free_fork_slug(&view, parent, &change.author)?,
             };
             let fork = ForkOf {
@@ -342,6 +338,14 @@ impl Recipes {
             Ok((tx, ()))
         })?;
         Ok(report)
+    }
+}
+
+/// Refuses a new recipe a slug another recipe has.
+fn refuse_taken(view: &View, slug: &Slug) -> Result<(), DomainError> {
+    match view.find(slug)? {
+        Some(_) => Err(DomainError::SlugTaken(slug.to_string())),
+        None => Ok(()),
     }
 }
 
