@@ -21,44 +21,46 @@ use std::hint::black_box;
 
 use common::{demo, stored_catalog, synthetic_catalog};
 use criterion::{criterion_group, criterion_main, Criterion};
-use forkful::domain::{Slug, View};
+use forkful::domain::{RecipeId, Recipes, Slug, Snapshot};
 use forkful::seed::synthetic::Shape;
-use forkful::store::{Components, EntityId, Index};
+use forkful::store::{Components, Index};
 
 const SYNTHETIC: usize = 100_000;
 
-fn id(view: &View, slug: &str) -> EntityId {
+fn id(view: &Snapshot, slug: &str) -> RecipeId {
     view.recipe(&Slug::parse(slug).expect("slug"))
         .expect("recipe")
         .id
 }
 
 /// The synthetic catalog's fork links as an SQLite table, indexed by id.
-fn sqlite_copy(view: &View) -> rusqlite::Connection {
+fn sqlite_copy(recipes: &Recipes) -> rusqlite::Connection {
+    let view = recipes.snapshot();
     let db = rusqlite::Connection::open_in_memory().expect("sqlite");
     db.execute_batch(
         "CREATE TABLE recipes (id INTEGER PRIMARY KEY, slug TEXT NOT NULL, forked_from INTEGER, forked_at_version INTEGER);",
     )
     .expect("schema");
-    let attrs = view.attrs();
+    let attrs = recipes.attrs();
     let tx = db.unchecked_transaction().expect("transaction");
     {
         let mut insert = tx
             .prepare("INSERT INTO recipes (id, slug, forked_from, forked_at_version) VALUES (?1, ?2, ?3, ?4)")
             .expect("insert");
-        for datom in view
+        for datom in recipes
+            .store()
             .db()
             .datoms(Index::Aevt, &Components::any().a(attrs.slug))
         {
             let datom = datom.expect("datom");
-            let lineage = view.lineage(datom.e).expect("lineage");
+            let lineage = view.lineage(RecipeId::new(datom.e)).expect("lineage");
             let parent = lineage.first();
             insert
                 .execute(rusqlite::params![
                     datom.e as i64,
                     datom.v.as_str().expect("slug"),
-                    parent.map(|a| a.id as i64),
-                    parent.map(|a| a.forked_version),
+                    parent.map(|a| a.id.entity() as i64),
+                    parent.map(|a| a.forked_version.get()),
                 ])
                 .expect("row");
         }
@@ -77,7 +79,7 @@ const ANCESTORS_SQL: &str = "WITH RECURSIVE lineage(id, version, depth) AS (
 
 fn benches(c: &mut Criterion) {
     let demo = demo();
-    let demo_view = demo.view();
+    let demo_view = demo.snapshot();
     let (big, big_ids) = stored_catalog(
         "synthetic-100k",
         Shape {
@@ -88,7 +90,7 @@ fn benches(c: &mut Criterion) {
             skeleton: true,
         },
     );
-    let big_view = big.view();
+    let big_view = big.snapshot();
     let (chain, chain_ids) = synthetic_catalog(Shape {
         recipes: 1_001,
         depth: 1_000,
@@ -96,13 +98,13 @@ fn benches(c: &mut Criterion) {
         rng: 1,
         skeleton: false,
     });
-    let chain_view = chain.view();
+    let chain_view = chain.snapshot();
 
     let deepest_demo = id(&demo_view, "milk-bread-sourdough-tangzhong");
     assert_eq!(demo_view.lineage(deepest_demo).expect("walk").len(), 12);
-    let deepest_big = big_ids[12];
+    let deepest_big = RecipeId::new(big_ids[12]);
     assert_eq!(big_view.lineage(deepest_big).expect("walk").len(), 12);
-    let deepest_chain = chain_ids[1_000];
+    let deepest_chain = RecipeId::new(chain_ids[1_000]);
     assert_eq!(
         chain_view.lineage(deepest_chain).expect("walk").len(),
         1_000
@@ -120,11 +122,11 @@ fn benches(c: &mut Criterion) {
     });
     group.finish();
 
-    let sqlite = sqlite_copy(&big_view);
+    let sqlite = sqlite_copy(&big);
     let mut statement = sqlite.prepare_cached(ANCESTORS_SQL).expect("statement");
-    let by_sqlite = |id: EntityId, statement: &mut rusqlite::CachedStatement| -> Vec<(i64, i64)> {
+    let by_sqlite = |id: RecipeId, statement: &mut rusqlite::CachedStatement| -> Vec<(i64, i64)> {
         statement
-            .query_map([id as i64], |row| Ok((row.get(0)?, row.get(1)?)))
+            .query_map([id.entity() as i64], |row| Ok((row.get(0)?, row.get(1)?)))
             .expect("query")
             .map(|r| r.expect("row"))
             .collect()
@@ -133,7 +135,7 @@ fn benches(c: &mut Criterion) {
         .lineage(deepest_big)
         .expect("walk")
         .iter()
-        .map(|a| (a.id as i64, a.forked_version))
+        .map(|a| (a.id.entity() as i64, i64::from(a.forked_version.get())))
         .collect();
     assert_eq!(
         by_sqlite(deepest_big, &mut statement),

@@ -28,7 +28,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use forkful::domain::{CatalogQuery, Recipes, Slug};
 use forkful::seed::synthetic::Shape;
 use forkful::views::markdown::{render_uncached, Markdown};
-use forkful::web::{catalog, recipes, Site};
+use forkful::web::{catalog, Site};
 use maud::Render;
 
 /// One catalog to measure pages on.
@@ -59,7 +59,7 @@ where
 fn pages(c: &mut Criterion, system: &SystemRunner, catalog: &Catalog) {
     let site = Data::new(Site::new(catalog.recipes.clone(), "http://forkful.bench"));
     let app = system.block_on(test::init_service(forkful::app::app(site.clone())));
-    let (deepest, depth) = common::deepest(&catalog.recipes.view(), &catalog.ids);
+    let (deepest, depth) = common::deepest(&catalog.recipes.snapshot(), &catalog.ids);
     assert!(
         depth >= 12,
         "{}: the deepest lineage is {depth}",
@@ -79,33 +79,33 @@ fn pages(c: &mut Criterion, system: &SystemRunner, catalog: &Catalog) {
     let name = catalog.name;
     let show_bytes = system.block_on(fetch(&app, &show)).len();
     let index_bytes = system.block_on(fetch(&app, "/")).len();
-    let view = site.pin();
-    let model = recipes::read_show(&view, &slug).expect("recipe page");
+    let view = site.snapshot();
+    let model = view.recipe_show(&slug).expect("recipe page");
     println!(
         "pages/{name}/recipe_show: {deepest} (lineage {depth}), {show_bytes} bytes, {} index reads",
-        view.db().reads_so_far()
+        view.reads_so_far()
     );
-    let view = site.pin();
+    let view = site.snapshot();
     let page = catalog::read(&view, &index_query).expect("catalog");
     println!(
         "pages/{name}/recipes_index: {} recipes, {index_bytes} bytes, {} index reads",
         page.entries.len(),
-        view.db().reads_so_far()
+        view.reads_so_far()
     );
     common::report_allocations(&format!("pages/{name}/recipe_show/handler"), || {
         system.block_on(fetch(&app, &show))
     });
     common::report_allocations(&format!("pages/{name}/recipe_show/read"), || {
-        recipes::read_show(&site.pin(), &slug)
+        site.snapshot().recipe_show(&slug)
     });
     common::report_allocations(&format!("pages/{name}/recipe_show/render"), || {
-        recipes::render_show(&site, &model)
+        forkful::views::recipe::show(site.base_url(), &model)
     });
     common::report_allocations(&format!("pages/{name}/recipes_index/handler"), || {
         system.block_on(fetch(&app, "/"))
     });
     common::report_allocations(&format!("pages/{name}/recipes_index/read"), || {
-        catalog::read(&site.pin(), &index_query)
+        catalog::read(&site.snapshot(), &index_query)
     });
     common::report_allocations(&format!("pages/{name}/recipes_index/render"), || {
         catalog::render(&site, &index_query, &page)
@@ -116,16 +116,16 @@ fn pages(c: &mut Criterion, system: &SystemRunner, catalog: &Catalog) {
         b.iter(|| system.block_on(fetch(&app, black_box(&show))))
     });
     group.bench_function("recipe_show/read", |b| {
-        b.iter(|| recipes::read_show(&site.pin(), black_box(&slug)).expect("read"))
+        b.iter(|| site.snapshot().recipe_show(black_box(&slug)).expect("read"))
     });
     group.bench_function("recipe_show/render", |b| {
-        b.iter(|| recipes::render_show(&site, black_box(&model)))
+        b.iter(|| forkful::views::recipe::show(site.base_url(), black_box(&model)))
     });
     group.bench_function("recipes_index/handler", |b| {
         b.iter(|| system.block_on(fetch(&app, black_box("/"))))
     });
     group.bench_function("recipes_index/read", |b| {
-        b.iter(|| catalog::read(&site.pin(), black_box(&index_query)).expect("read"))
+        b.iter(|| catalog::read(&site.snapshot(), black_box(&index_query)).expect("read"))
     });
     group.bench_function("recipes_index/render", |b| {
         b.iter(|| catalog::render(&site, &index_query, black_box(&page)))

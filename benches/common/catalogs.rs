@@ -1,7 +1,7 @@
 //! The catalogs the page and domain benches read: the demo seed, synthetic
 //! catalogs, and the deepest lineage in each, found rather than named.
 
-use forkful::domain::{CatalogQuery, Recipes, View};
+use forkful::domain::{CatalogQuery, RecipeId, Recipes, Snapshot};
 use forkful::seed::synthetic::{self, Shape};
 use forkful::store::{EntityId, Store};
 
@@ -65,8 +65,8 @@ pub fn stored_catalog(name: &str, shape: Shape) -> (Recipes, Vec<EntityId>) {
 
 /// The slug of the recipe with the longest lineage among `ids` (the whole
 /// catalog when `ids` is empty), and that lineage's length.
-pub fn deepest(view: &View, ids: &[EntityId]) -> (String, usize) {
-    let ids: Vec<EntityId> = if ids.is_empty() {
+pub fn deepest(view: &Snapshot, ids: &[EntityId]) -> (String, usize) {
+    let ids: Vec<RecipeId> = if ids.is_empty() {
         let mut all = Vec::new();
         let mut query = CatalogQuery {
             limit: 500,
@@ -81,7 +81,7 @@ pub fn deepest(view: &View, ids: &[EntityId]) -> (String, usize) {
             }
         }
     } else {
-        ids.to_vec()
+        ids.iter().copied().map(RecipeId::new).collect()
     };
     let (id, depth) = ids
         .iter()

@@ -2,17 +2,21 @@
 //!
 //! The domain knows nothing of HTTP or HTML. `Recipes` is its handle on a
 //! store: it installs the schema and makes every write (create, edit, fork,
-//! retire), each one transaction with an author and a note. `View` reads one
-//! pinned database value: a recipe's content now or at any version, its
-//! versions, its lineage (the hand-written walk), its forks, the catalog,
-//! tags and search.
+//! retire), each one transaction with an author and a note. A `Snapshot`
+//! reads one pinned database value: a recipe's content now or at any
+//! version, its versions, its lineage (the hand-written walk), its forks,
+//! the catalog, tags and search, and the read model of each page. Nothing
+//! here hands out the store's `Db`: the layers above see recipes, typed ids
+//! (`RecipeId`, `Basis`, `VersionNumber`, `Instant`) and plain models.
 //!
 //! # Layout
 //! - `schema`: the attributes, installed at open
 //! - `slug`, `ingredient`, `content`: typed values, parsed at the edge
 //! - `attrs`: attribute ids resolved once
 //! - `write`: create, edit, fork, retire
-//! - `read`: content, versions, lineage, forks, catalog, search
+//! - `ids`: the typed numbers at the domain's surface
+//! - `read`: the snapshot: recipe, lineage, catalog, search
+//! - `models`: what each page shows, read in one call
 //! - `search`: the terms of the inverted index
 //! - `diff`: line and word diffs between two versions
 //! - `import_check`: the domain's rules for an import file
@@ -20,8 +24,10 @@
 mod attrs;
 pub mod content;
 pub mod diff;
+mod ids;
 pub mod import_check;
 pub mod ingredient;
+mod models;
 mod read;
 pub mod schema;
 pub mod search;
@@ -30,13 +36,17 @@ pub(crate) mod write;
 
 pub use attrs::Attrs;
 pub use content::{Content, Minutes, Step, Yield};
+pub use ids::{Basis, Instant, RecipeId, VersionNumber};
+pub use models::{
+    Comparison, Crumb, Family, History, Link, RecipeShow, TreeNode, VersionDiff, VersionShow,
+};
 pub use read::{
-    Ancestor, CatalogEntry, CatalogPage, CatalogQuery, ForkNode, Recipe, Sort, Version, View,
+    Ancestor, CatalogEntry, CatalogPage, CatalogQuery, ForkNode, Recipe, Snapshot, Sort, Version,
 };
 pub use slug::{BadSlug, Slug};
 pub use write::{Change, Recipes};
 
-use crate::store::{EntityId, StoreError};
+use crate::store::StoreError;
 
 /// How deep a lineage may go before the walk refuses it.
 pub const MAX_LINEAGE: usize = 4_096;
@@ -52,7 +62,7 @@ pub enum DomainError {
     #[error("{slug} has no version {version}: it has {count}")]
     NoSuchVersion {
         slug: String,
-        version: usize,
+        version: VersionNumber,
         count: usize,
     },
     /// Another recipe has the slug.
@@ -67,18 +77,24 @@ pub enum DomainError {
     #[error("{slug} has changed since version {based_on}: it is at version {newest} now")]
     Stale {
         slug: String,
-        based_on: usize,
-        newest: usize,
+        based_on: VersionNumber,
+        newest: VersionNumber,
     },
     /// An edit that changes nothing is not a version.
     #[error("nothing changed, so there is no new version")]
     NothingChanged,
     /// The lineage is longer than `MAX_LINEAGE`.
     #[error("the lineage of recipe {0} is deeper than {MAX_LINEAGE}")]
-    LineageTooDeep(EntityId),
+    LineageTooDeep(RecipeId),
     /// A recipe is its own ancestor.
     #[error("the lineage of recipe {0} runs in a cycle")]
-    LineageCycle(EntityId),
+    LineageCycle(RecipeId),
+    /// The recipe was retired by its author; its history stays readable.
+    #[error("{title} was retired by its author")]
+    Retired { slug: String, title: String },
+    /// A comparison with the parent of a recipe that has none.
+    #[error("{0} is an original: it has no parent to compare with.")]
+    NoParent(String),
     /// A pagination cursor that names no recipe.
     #[error("{0:?} is not a page of this list")]
     BadCursor(String),

@@ -19,8 +19,9 @@ use std::collections::BTreeSet;
 use super::attrs::Attrs;
 use super::content::{Content, Step};
 use super::diff::lcs_pairs;
+use super::ids::VersionNumber;
 use super::ingredient::IngredientLine;
-use super::read::View;
+use super::read::{Recipe, Snapshot};
 use super::search;
 use super::slug::Slug;
 use super::{schema, DomainError};
@@ -93,9 +94,9 @@ impl Recipes {
         &self.attrs
     }
 
-    /// A view of the latest database value.
-    pub fn view(&self) -> View {
-        View::new(self.store.db(), self.attrs)
+    /// The latest database value, pinned: what one request reads.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot::new(self.store.db(), self.attrs)
     }
 
     /// Creates a recipe; the slug must be free.
@@ -116,8 +117,8 @@ impl Recipes {
         Ok(report)
     }
 
-    fn view_of(&self, db: &Db) -> View {
-        View::new(db.clone(), self.attrs)
+    fn view_of(&self, db: &Db) -> Snapshot {
+        Snapshot::new(db.clone(), self.attrs)
     }
 
     /// Adds many new recipes in one transaction (the synthetic catalog),
@@ -153,7 +154,7 @@ impl Recipes {
     pub fn edit(
         &self,
         slug: &Slug,
-        based_on: usize,
+        based_on: VersionNumber,
         content: Content,
         change: &Change,
     ) -> Result<TxReport, DomainError> {
@@ -174,12 +175,12 @@ impl Recipes {
     /// The datoms that make `recipe` (as `view` has it) read as `content`.
     fn edit_transaction(
         &self,
-        view: &View,
-        recipe: &super::read::Recipe,
+        view: &Snapshot,
+        recipe: &Recipe,
         content: &Content,
         change: &Change,
     ) -> Result<Transaction, DomainError> {
-        let e = recipe.id;
+        let e = recipe.id.entity();
         let old = &recipe.content;
         if *old == *content {
             return Err(DomainError::NothingChanged);
@@ -252,7 +253,7 @@ impl Recipes {
             &content.steps,
             step_map,
         );
-        tx.add(e, ":recipe/version-count", recipe.version_count + 1);
+        tx.add(e, ":recipe/version-count", next_count(recipe)?);
         tx.add(
             e,
             ":recipe/updated-at",
@@ -267,7 +268,7 @@ impl Recipes {
     pub fn fork(
         &self,
         parent: &Slug,
-        version: Option<usize>,
+        version: Option<VersionNumber>,
         slug: Option<&Slug>,
         changes: impl FnOnce(Content) -> Content,
         change: &Change,
@@ -278,16 +279,9 @@ impl Recipes {
             let view = self.view_of(db);
             let recipe = view.recipe(parent)?;
             let versions = view.versions(recipe.id)?;
-            let number = version.unwrap_or(versions.len());
-            let at =
-                versions
-                    .get(number.wrapping_sub(1))
-                    .ok_or_else(|| DomainError::NoSuchVersion {
-                        slug: parent.to_string(),
-                        version: number,
-                        count: versions.len(),
-                    })?;
-            let content = view.content_at(recipe.id, at.tx)?;
+            let number = version.unwrap_or_else(|| recipe.newest());
+            let at = Snapshot::nth_version(parent, &versions, number)?;
+            let content = view.content_at(recipe.id, at.basis)?;
             let content = changes(content)
                 .normalized()
                 .map_err(DomainError::Invalid)?;
@@ -299,9 +293,9 @@ impl Recipes {
                 None => free_fork_slug(&view, parent, &change.author)?,
             };
             let fork = ForkOf {
-                parent: EntityRef::Id(recipe.id),
-                at_tx: EntityRef::Id(at.tx),
-                at_version: number as i64,
+                parent: EntityRef::Id(recipe.id.entity()),
+                at_tx: EntityRef::Id(at.basis.tx()),
+                at_version: i64::from(number.get()),
             };
             let mut tx = Transaction::new();
             tx.map(new_recipe_map("fork", &slug, &content, Some(&fork), change));
@@ -317,7 +311,7 @@ impl Recipes {
     pub fn retire(
         &self,
         slug: &Slug,
-        based_on: usize,
+        based_on: VersionNumber,
         change: &Change,
     ) -> Result<TxReport, DomainError> {
         let mut stamped = Transaction::new();
@@ -329,10 +323,10 @@ impl Recipes {
                 return Err(DomainError::NothingChanged);
             }
             let mut tx = Transaction::new();
-            tx.add(recipe.id, ":recipe/retired", true).add(
-                recipe.id,
+            tx.add(recipe.id.entity(), ":recipe/retired", true).add(
+                recipe.id.entity(),
                 ":recipe/version-count",
-                recipe.version_count + 1,
+                next_count(&recipe)?,
             );
             tx.extend(stamped);
             Ok((tx, ()))
@@ -342,7 +336,7 @@ impl Recipes {
 }
 
 /// Refuses a new recipe a slug another recipe has.
-fn refuse_taken(view: &View, slug: &Slug) -> Result<(), DomainError> {
+fn refuse_taken(view: &Snapshot, slug: &Slug) -> Result<(), DomainError> {
     match view.find(slug)? {
         Some(_) => Err(DomainError::SlugTaken(slug.to_string())),
         None => Ok(()),
@@ -352,10 +346,10 @@ fn refuse_taken(view: &View, slug: &Slug) -> Result<(), DomainError> {
 /// Refuses a write based on a version other than the recipe's newest.
 fn check_based_on(
     slug: &Slug,
-    recipe: &super::read::Recipe,
-    based_on: usize,
+    recipe: &Recipe,
+    based_on: VersionNumber,
 ) -> Result<(), DomainError> {
-    let newest = usize::try_from(recipe.version_count).unwrap_or(0);
+    let newest = recipe.newest();
     if based_on == newest {
         Ok(())
     } else {
@@ -368,7 +362,7 @@ fn check_based_on(
 }
 
 /// The parent's slug and the author's handle, numbered if that is taken.
-fn free_fork_slug(view: &View, parent: &Slug, author: &str) -> Result<Slug, DomainError> {
+fn free_fork_slug(view: &Snapshot, parent: &Slug, author: &str) -> Result<Slug, DomainError> {
     let base = Slug::parse(&format!("{parent}-{author}")).unwrap_or_else(|_| parent.clone());
     let mut candidate = base.clone();
     let mut n = 2;
@@ -419,7 +413,16 @@ impl OrderedParts {
     }
 }
 
-fn ident_of(view: &View, attr: EntityId) -> String {
+/// The version count after one more version.
+fn next_count(recipe: &Recipe) -> Result<i64, DomainError> {
+    recipe
+        .newest()
+        .next()
+        .map(|n| i64::from(n.get()))
+        .ok_or_else(|| DomainError::Invalid(format!("{} has too many versions", recipe.slug)))
+}
+
+fn ident_of(view: &Snapshot, attr: EntityId) -> String {
     view.db()
         .schema()
         .attribute(attr)

@@ -17,7 +17,7 @@ pub mod synthetic;
 
 use std::collections::HashMap;
 
-use crate::domain::{Change, Content, DomainError, Recipes, Slug};
+use crate::domain::{Change, Content, DomainError, Recipes, Slug, VersionNumber};
 use crate::store::Store;
 use file::{SeedRecipe, SeedVersion};
 
@@ -273,7 +273,7 @@ pub fn apply(store: &Store, plan: &[PlannedVersion]) -> Result<SeedReport, SeedF
                 let content = version.content.clone();
                 recipes.fork(
                     parent,
-                    Some(*number),
+                    Some(version_number(parent, *number)?),
                     Some(&version.slug),
                     |_| content,
                     &version.change,
@@ -288,7 +288,7 @@ pub fn apply(store: &Store, plan: &[PlannedVersion]) -> Result<SeedReport, SeedF
             (None, false) => {
                 recipes.edit(
                     &version.slug,
-                    *count,
+                    version_number(&version.slug, *count)?,
                     version.content.clone(),
                     &version.change,
                 )?;
@@ -299,6 +299,12 @@ pub fn apply(store: &Store, plan: &[PlannedVersion]) -> Result<SeedReport, SeedF
     }
     report.basis = store.db().basis();
     Ok(report)
+}
+
+/// Version `n` of the recipe `slug`, as the plan counts them (from 1).
+fn version_number(slug: &Slug, n: usize) -> Result<VersionNumber, DomainError> {
+    VersionNumber::new(n as u64)
+        .ok_or_else(|| DomainError::Invalid(format!("{slug} has no version {n}")))
 }
 
 /// Plans and applies the embedded demo seed.

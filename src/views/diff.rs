@@ -9,6 +9,7 @@ use maud::{html, Markup};
 use super::layout::{self, Head, Section};
 use super::recipe_path;
 use crate::domain::diff::{FieldChange, LineChange, Piece, RecipeDiff};
+use crate::domain::{Comparison, VersionDiff};
 
 /// How the lines of a diff are laid out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -189,4 +190,50 @@ pub fn page(view: &DiffView) -> Markup {
             @for s in &view.sections { (section(view, s)) }
         },
     )
+}
+
+/// Two versions of a recipe against each other.
+pub fn versions(slug: &str, model: &VersionDiff, layout: Layout) -> Markup {
+    let VersionDiff {
+        title, from, to, ..
+    } = model;
+    page(&DiffView {
+        slug,
+        title,
+        heading: format!("{title}: version {from} against version {to}"),
+        sections: vec![DiffSection {
+            heading: "Changes".to_owned(),
+            from: format!("Version {from}"),
+            to: format!("Version {to}"),
+            diff: &model.diff,
+        }],
+        layout,
+        here: format!("{}/diff?from={from}&to={to}", recipe_path(slug)),
+    })
+}
+
+/// A fork against its parent: since the fork, and against the parent now.
+pub fn comparison(slug: &str, model: &Comparison, layout: Layout) -> Markup {
+    let (parent, title) = (&model.parent, &model.title);
+    page(&DiffView {
+        slug,
+        title,
+        heading: format!("{title} against its parent, {}", parent.title),
+        sections: vec![
+            DiffSection {
+                heading: "Since the fork".to_owned(),
+                from: format!("{} version {}", parent.title, parent.version),
+                to: format!("{title} now"),
+                diff: &model.since_fork,
+            },
+            DiffSection {
+                heading: "Against the parent now".to_owned(),
+                from: format!("{} now (version {})", parent.title, model.parent_versions),
+                to: format!("{title} now"),
+                diff: &model.against_now,
+            },
+        ],
+        layout,
+        here: format!("{}/compare", recipe_path(slug)),
+    })
 }

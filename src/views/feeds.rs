@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 use super::machine_time;
 use super::markdown::plain_text;
-use crate::domain::CatalogEntry;
+use crate::domain::{CatalogEntry, Instant};
 
 /// `text` escaped for XML text and attribute values.
 pub fn xml(text: &str) -> String {
@@ -29,7 +29,7 @@ pub fn xml(text: &str) -> String {
 
 /// An Atom feed of recently changed recipes, newest first; `updated` is the
 /// instant of the newest change (the store's basis).
-pub fn atom(base_url: &str, entries: &[CatalogEntry], updated: i64) -> String {
+pub fn atom(base_url: &str, entries: &[CatalogEntry], updated: Instant) -> String {
     let mut out = String::with_capacity(512 + entries.len() * 512);
     let base = xml(base_url);
     let _ = write!(
@@ -69,7 +69,7 @@ pub fn atom(base_url: &str, entries: &[CatalogEntry], updated: i64) -> String {
 
 /// A sitemap of the site's pages: the catalog, the about page and every
 /// recipe (with the instant it last changed).
-pub fn sitemap(base_url: &str, recipes: &[(std::sync::Arc<str>, Option<i64>)]) -> String {
+pub fn sitemap(base_url: &str, recipes: &[(std::sync::Arc<str>, Option<Instant>)]) -> String {
     let base = xml(base_url);
     let mut out = String::with_capacity(256 + recipes.len() * 128);
     out.push_str(

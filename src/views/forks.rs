@@ -4,14 +4,7 @@ use maud::{html, Markup};
 
 use super::layout::{self, Head, Section};
 use super::{count, recipe_path};
-
-/// A recipe in the tree, with its forks.
-pub struct TreeNode {
-    pub slug: String,
-    pub title: String,
-    pub version_count: i64,
-    pub children: Vec<TreeNode>,
-}
+use crate::domain::{Family, TreeNode};
 
 /// The family of one recipe: the tree from its original.
 pub struct ForkTreeView<'a> {
@@ -39,13 +32,6 @@ fn node(view: &ForkTreeView, node: &TreeNode) -> Markup {
     }
 }
 
-impl TreeNode {
-    /// How many recipes the tree holds, this one included.
-    pub fn size(&self) -> usize {
-        1 + self.children.iter().map(TreeNode::size).sum::<usize>()
-    }
-}
-
 pub fn page(view: &ForkTreeView) -> Markup {
     let title = format!("The family of {}", view.title);
     let head = Head::new(&title, Section::Recipes);
@@ -63,4 +49,14 @@ pub fn page(view: &ForkTreeView) -> Markup {
             }
         },
     )
+}
+
+/// The family page of the recipe with `slug`.
+pub fn family(slug: &str, family: &Family) -> Markup {
+    page(&ForkTreeView {
+        slug,
+        title: &family.title,
+        root: &family.root,
+        truncated: family.truncated,
+    })
 }

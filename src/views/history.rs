@@ -4,7 +4,7 @@ use maud::{html, Markup};
 
 use super::layout::{self, Head, Section};
 use super::{human_time, machine_time, recipe_path, version_path};
-use crate::domain::Version;
+use crate::domain::{History, Version, VersionNumber};
 
 /// A recipe's versions, each with what it changed.
 pub struct HistoryView<'a> {
@@ -35,10 +35,10 @@ pub fn page(view: &HistoryView) -> Markup {
                             p class="note" { (note) }
                         }
                         p class="what" { "Changed: " (what) }
-                        @if version.number > 1 {
+                        @if version.number > VersionNumber::FIRST {
                             p class="links" {
-                                a href={ (recipe_path(slug)) "/diff?from=" (version.number - 1) "&to=" (version.number) } {
-                                    "Compare with version " (version.number - 1)
+                                a href={ (recipe_path(slug)) "/diff?from=" (version.number.back(1)) "&to=" (version.number) } {
+                                    "Compare with version " (version.number.back(1))
                                 }
                             }
                         }
@@ -47,4 +47,13 @@ pub fn page(view: &HistoryView) -> Markup {
             }
         },
     )
+}
+
+/// The history page of the recipe with `slug`.
+pub fn history(slug: &str, history: &History) -> Markup {
+    page(&HistoryView {
+        slug,
+        title: &history.title,
+        versions: &history.versions,
+    })
 }

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::markdown::plain_text;
 use super::{machine_time, step_runs};
-use crate::domain::{Content, Step};
+use crate::domain::{Content, Instant, Step};
 
 /// serde_json's compact output, but with `<`, `>`, `&` and the two
 /// JavaScript line terminators inside strings written as `\uXXXX`, in the
@@ -76,11 +76,11 @@ pub struct RecipeFacts<'a> {
     /// The recipe page's absolute URL.
     pub url: &'a str,
     pub author: Option<&'a str>,
-    pub published: Option<i64>,
-    pub modified: Option<i64>,
+    pub published: Option<Instant>,
+    pub modified: Option<Instant>,
     /// The absolute URL of the parent at the version that was forked.
     pub based_on: Option<&'a str>,
-    pub version: i64,
+    pub version: u32,
 }
 
 #[derive(Serialize)]
@@ -172,7 +172,7 @@ struct RecipeLd<'a> {
     keywords: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     is_based_on: Option<&'a str>,
-    version: i64,
+    version: u32,
 }
 
 /// A schema.org `Recipe` for `content`, ready for a `<script>` element.

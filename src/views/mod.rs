@@ -8,6 +8,7 @@
 //! - `layout`: the page around every view, its `<head>` and navigation.
 //! - `markdown`: safe Markdown through maud's `Render`, and plain text.
 //! - `jsonld`: schema.org `Recipe` and `ItemList`, escaped for `<script>`.
+//! - `json`: the shapes of the `.json` API.
 //! - `catalog`, `recipe`, `history`, `diff`, `forks`, `pages`: the pages.
 //! - `feeds`: Atom, the sitemap and robots.txt.
 
@@ -16,6 +17,7 @@ pub mod diff;
 pub mod feeds;
 pub mod forks;
 pub mod history;
+pub mod json;
 pub mod jsonld;
 pub mod layout;
 pub mod markdown;
@@ -24,24 +26,7 @@ pub mod recipe;
 
 use maud::Render;
 
-use crate::domain::Step;
-use crate::store::instant::{format_rfc3339, write_rfc3339};
-
-/// A link to a recipe.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RecipeLink {
-    pub slug: String,
-    pub title: String,
-}
-
-/// One ancestor in a lineage breadcrumb: the recipe, and the version of it
-/// that was forked.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Crumb {
-    pub slug: String,
-    pub title: String,
-    pub version: i64,
-}
+use crate::domain::{Instant, Step};
 
 /// The path of a recipe's page.
 pub fn recipe_path(slug: &str) -> String {
@@ -54,13 +39,13 @@ pub fn version_path(slug: &str, version: impl std::fmt::Display) -> String {
 }
 
 /// An instant as `datetime` wants it (RFC 3339).
-pub fn machine_time(millis: i64) -> String {
-    format_rfc3339(millis)
+pub fn machine_time(at: Instant) -> String {
+    at.to_string()
 }
 
 /// An instant for people: `2026-03-14 09:30 UTC`.
-pub fn human_time(millis: i64) -> String {
-    let text = format_rfc3339(millis);
+pub fn human_time(at: Instant) -> String {
+    let text = at.to_string();
     match (text.get(..10), text.get(11..16)) {
         (Some(day), Some(time)) => format!("{day} {time} UTC"),
         _ => text,
@@ -96,21 +81,21 @@ impl Render for Count<'_> {
 // render spent a fifth of its time formatting instants into strings.
 
 /// An instant as `datetime` wants it (RFC 3339), rendered in place.
-pub struct Rfc3339(pub i64);
+pub struct Rfc3339(pub Instant);
 
 impl Render for Rfc3339 {
     fn render_to(&self, buffer: &mut String) {
-        write_rfc3339(buffer, self.0);
+        self.0.write_rfc3339(buffer);
     }
 }
 
 /// An instant's day for people (`2026-03-14`), rendered in place.
-pub struct Day(pub i64);
+pub struct Day(pub Instant);
 
 impl Render for Day {
     fn render_to(&self, buffer: &mut String) {
         let start = buffer.len();
-        write_rfc3339(buffer, self.0);
+        self.0.write_rfc3339(buffer);
         // Years outside 0..=9999 are written with a sign; keep them whole.
         if buffer.as_bytes().get(start + 10) == Some(&b'T') {
             buffer.truncate(start + 10);
@@ -250,7 +235,7 @@ mod tests {
 
     #[test]
     fn rendered_helpers_write_what_their_string_forms_say() {
-        let at = 1_773_480_600_123; // 2026-03-14T09:30:00.123Z
+        let at = Instant::from_millis(1_773_480_600_123); // 2026-03-14T09:30:00.123Z
         assert_eq!(Rfc3339(at).render().into_string(), machine_time(at));
         assert_eq!(Day(at).render().into_string(), "2026-03-14");
         assert_eq!(count(1, "fork", "forks").render().into_string(), "1 fork");

@@ -2,14 +2,17 @@
 
 use maud::{html, Markup};
 
+use super::jsonld::{self, RecipeFacts};
 use super::layout::{self, Head, Section};
 use super::markdown::{plain_text, Markdown};
+use super::step_runs;
 use super::{
     count, human_time, machine_time, recipe_path, version_path, Day, RecipePath, Rfc3339, TagPath,
     Text,
 };
-use super::{step_runs, Crumb, RecipeLink};
-use crate::domain::{Content, Minutes, Step};
+use crate::domain::{
+    Content, Crumb, Instant, Link, Minutes, RecipeShow, Step, VersionNumber, VersionShow,
+};
 
 /// Which version of a recipe a page shows.
 #[derive(Debug, Clone)]
@@ -18,8 +21,8 @@ pub enum Showing {
     Current,
     /// A past version, with what its transaction says.
     Version {
-        number: usize,
-        instant: i64,
+        number: VersionNumber,
+        instant: Instant,
         author: Option<String>,
         note: Option<String>,
     },
@@ -32,13 +35,13 @@ pub struct RecipePage<'a> {
     pub slug: &'a str,
     pub content: &'a Content,
     pub author: Option<&'a str>,
-    pub published: Option<i64>,
-    pub modified: Option<i64>,
-    pub version_count: i64,
+    pub published: Option<Instant>,
+    pub modified: Option<Instant>,
+    pub version_count: u32,
     /// Ancestors, the original first and the parent last.
     pub lineage: &'a [Crumb],
     /// Direct forks, oldest first.
-    pub forks: &'a [RecipeLink],
+    pub forks: &'a [Link],
     pub showing: Showing,
 }
 
@@ -231,4 +234,61 @@ pub fn page(page: &RecipePage, json_ld: Option<String>) -> Markup {
     head.canonical = Some(&canonical);
     head.json_ld = json_ld;
     layout::page(&head, article(page))
+}
+
+/// The recipe page, with its JSON-LD.
+pub fn show(base_url: &str, model: &RecipeShow) -> Markup {
+    let r = &model.recipe;
+    let url = format!("{base_url}{}", recipe_path(r.slug.as_str()));
+    let based_on = model
+        .lineage
+        .last()
+        .map(|p| format!("{base_url}{}", version_path(&p.slug, p.version)));
+    let json_ld = jsonld::recipe(
+        &r.content,
+        &RecipeFacts {
+            url: &url,
+            author: r.author.as_deref(),
+            published: r.created_at,
+            modified: r.updated_at,
+            based_on: based_on.as_deref(),
+            version: r.version_count,
+        },
+    );
+    let recipe = RecipePage {
+        base_url,
+        slug: r.slug.as_str(),
+        content: &r.content,
+        author: r.author.as_deref(),
+        published: r.created_at,
+        modified: r.updated_at,
+        version_count: r.version_count,
+        lineage: &model.lineage,
+        forks: &model.forks,
+        showing: Showing::Current,
+    };
+    page(&recipe, Some(json_ld))
+}
+
+/// A past version's page: no JSON-LD, which belongs to the recipe now.
+pub fn version(base_url: &str, model: &VersionShow) -> Markup {
+    let (recipe, version) = (&model.recipe, &model.version);
+    let shown = RecipePage {
+        base_url,
+        slug: recipe.slug.as_str(),
+        content: &model.content,
+        author: recipe.author.as_deref(),
+        published: recipe.created_at,
+        modified: Some(version.instant),
+        version_count: recipe.version_count,
+        lineage: &model.lineage,
+        forks: &[],
+        showing: Showing::Version {
+            number: version.number,
+            instant: version.instant,
+            author: version.author.clone(),
+            note: version.note.clone(),
+        },
+    };
+    page(&shown, None)
 }

@@ -5,8 +5,7 @@ use serde::Deserialize;
 
 use super::respond::{self, Body};
 use super::{Site, WebError};
-use crate::domain::{CatalogPage, CatalogQuery, Sort, View};
-use crate::store::EntityId;
+use crate::domain::{CatalogPage, CatalogQuery, RecipeId, Snapshot, Sort};
 use crate::views::catalog::{self, CatalogView};
 use crate::views::tag_path;
 
@@ -32,11 +31,12 @@ fn parse_sort(sort: Option<&str>) -> Result<Sort, WebError> {
     }
 }
 
-fn parse_after(after: Option<&str>) -> Result<Option<EntityId>, WebError> {
+fn parse_after(after: Option<&str>) -> Result<Option<RecipeId>, WebError> {
     after
         .map(|text| {
-            text.parse::<EntityId>()
-                .map_err(|_| WebError::BadRequest(format!("{text:?} is not a page of this list.")))
+            RecipeId::parse(text).ok_or_else(|| {
+                WebError::BadRequest(format!("{text:?} is not a page of this list."))
+            })
         })
         .transpose()
 }
@@ -75,14 +75,14 @@ fn list(
     respond::page(
         site,
         req,
-        |view| read(view, &query),
+        |snapshot| read(snapshot, &query),
         |site, page| render(site, &query, page),
     )
 }
 
 /// Reads a catalog page; a tag no recipe carries is a 404.
-pub fn read(view: &View, query: &CatalogQuery) -> Result<CatalogPage, WebError> {
-    let page = view.catalog(query)?;
+pub fn read(snapshot: &Snapshot, query: &CatalogQuery) -> Result<CatalogPage, WebError> {
+    let page = snapshot.catalog(query)?;
     if let (Some(tag), None, true) = (&query.tag, query.after, page.entries.is_empty()) {
         return Err(WebError::NotFound(format!("No recipe is tagged {tag:?}.")));
     }

@@ -20,9 +20,11 @@ pub enum WebError {
     /// The page was here and is gone (a retired recipe).
     #[error("{0}")]
     Gone(String),
-    /// The store failed; the details go to the log, not the page.
+    /// Something failed that the request could not help: the store, or
+    /// data that breaks the domain's rules. The error keeps its sources,
+    /// which go to the log, not the page.
     #[error("{0}")]
-    Internal(String),
+    Internal(#[source] Box<dyn std::error::Error + Send + Sync + 'static>),
 }
 
 impl From<DomainError> for WebError {
@@ -30,9 +32,14 @@ impl From<DomainError> for WebError {
         match error {
             DomainError::NoSuchRecipe(_)
             | DomainError::NoSuchVersion { .. }
+            | DomainError::NoParent(_)
             | DomainError::BadSlug(_) => WebError::NotFound(error.to_string()),
             DomainError::BadCursor(_) => WebError::BadRequest(error.to_string()),
-            other => WebError::Internal(other.to_string()),
+            DomainError::Retired { ref slug, .. } => WebError::Gone(format!(
+                "{error}. Its history is still at {}/history.",
+                views::recipe_path(slug)
+            )),
+            other => WebError::Internal(Box::new(other)),
         }
     }
 }
@@ -52,8 +59,8 @@ impl ResponseError for WebError {
             WebError::NotFound(m) => ("Not found", m.as_str()),
             WebError::BadRequest(m) => ("Bad request", m.as_str()),
             WebError::Gone(m) => ("Gone", m.as_str()),
-            WebError::Internal(m) => {
-                tracing::error!(error = %m, "request failed");
+            WebError::Internal(error) => {
+                tracing::error!(error = %Chain(error.as_ref()), "request failed");
                 (
                     "Something went wrong",
                     "The site could not read its store. Try again in a moment.",
@@ -64,5 +71,20 @@ impl ResponseError for WebError {
             .insert_header((header::CONTENT_TYPE, "text/html; charset=utf-8"))
             .insert_header((header::CACHE_CONTROL, "no-store"))
             .body(views::pages::error(heading, message).into_string())
+    }
+}
+
+/// An error and each of its sources, `outer: inner: innermost`, for the log.
+struct Chain<'a>(&'a (dyn std::error::Error + 'static));
+
+impl std::fmt::Display for Chain<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)?;
+        let mut source = self.0.source();
+        while let Some(error) = source {
+            write!(f, ": {error}")?;
+            source = error.source();
+        }
+        Ok(())
     }
 }

@@ -4,7 +4,7 @@ use actix_web::{web, HttpRequest, HttpResponse};
 
 use super::respond::{self, Body};
 use super::{Site, WebError};
-use crate::domain::{CatalogQuery, Sort};
+use crate::domain::{CatalogQuery, Instant, Sort};
 use crate::views::feeds;
 
 /// Entries in the Atom feed.
@@ -16,10 +16,9 @@ pub async fn atom(site: web::Data<Site>, req: HttpRequest) -> Result<HttpRespons
     respond::page(
         &site,
         &req,
-        |view| {
-            let db = view.db();
-            let updated = db.tx_instant(db.basis()).ok().flatten().unwrap_or(0);
-            let page = view.catalog(&CatalogQuery {
+        |snapshot| {
+            let updated = snapshot.modified()?.unwrap_or(Instant::from_millis(0));
+            let page = snapshot.catalog(&CatalogQuery {
                 sort: Sort::Recent,
                 limit: FEED_SIZE,
                 ..CatalogQuery::default()
@@ -39,14 +38,14 @@ pub async fn sitemap(site: web::Data<Site>, req: HttpRequest) -> Result<HttpResp
     respond::page(
         &site,
         &req,
-        |view| {
+        |snapshot| {
             let mut recipes = Vec::new();
             let mut query = CatalogQuery {
                 limit: 500,
                 ..CatalogQuery::default()
             };
             loop {
-                let page = view.catalog(&query)?;
+                let page = snapshot.catalog(&query)?;
                 recipes.extend(page.entries.into_iter().map(|e| (e.slug, e.updated_at)));
                 match page.next {
                     Some(after) if recipes.len() < SITEMAP_LIMIT => query.after = Some(after),

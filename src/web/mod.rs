@@ -16,7 +16,7 @@ pub mod respond;
 
 use actix_web::{guard, web, HttpRequest, HttpResponse, Route};
 
-use crate::domain::{Recipes, View};
+use crate::domain::{Recipes, Snapshot};
 pub use error::WebError;
 
 /// What every handler shares: the recipes and the site's public address.
@@ -58,11 +58,8 @@ impl Site {
 
     /// The latest database value, pinned for one request, counting its own
     /// index reads.
-    pub fn pin(&self) -> View {
-        View::new(
-            self.recipes.store().db().with_own_read_count(),
-            *self.recipes.attrs(),
-        )
+    pub fn snapshot(&self) -> Snapshot {
+        self.recipes.snapshot()
     }
 }
 

@@ -13,7 +13,7 @@ pub async fn tags(site: web::Data<Site>, req: HttpRequest) -> Result<HttpRespons
     respond::page(
         &site,
         &req,
-        |view| Ok(view.tags()?),
+        |snapshot| Ok(snapshot.tags()?),
         |_, tags| Body::from(views::pages::tags(tags)),
     )
 }
@@ -44,7 +44,7 @@ pub async fn search(
     respond::page(
         &site,
         &req,
-        |view| Ok(view.search(&q, SEARCH_LIMIT)?),
+        |snapshot| Ok(snapshot.search(&q, SEARCH_LIMIT)?),
         |_, results| Body::from(views::pages::search(&q, results, SEARCH_LIMIT)),
     )
 }

@@ -17,7 +17,7 @@ use maud::Markup;
 
 use super::error::WebError;
 use super::Site;
-use crate::domain::View;
+use crate::domain::{Basis, Snapshot};
 
 /// A response body and its media type.
 pub struct Body {
@@ -38,10 +38,17 @@ impl Body {
     pub fn xml(content_type: &'static str, text: String) -> Body {
         Body { content_type, text }
     }
+
+    pub fn json(text: String) -> Body {
+        Body {
+            content_type: "application/json",
+            text,
+        }
+    }
 }
 
 /// The ETag of a page read at `basis` by a site of `edition`.
-fn etag(basis: u64, edition: u64) -> EntityTag {
+fn etag(basis: Basis, edition: u64) -> EntityTag {
     // Weak: compressed and identity encodings of a page are the same page.
     EntityTag::new_weak(format!("{basis:x}-{edition:x}"))
 }
@@ -69,16 +76,14 @@ fn not_modified(req: &HttpRequest, etag: &EntityTag, modified: SystemTime) -> bo
 pub fn page<M>(
     site: &Site,
     req: &HttpRequest,
-    read: impl FnOnce(&View) -> Result<M, WebError>,
+    read: impl FnOnce(&Snapshot) -> Result<M, WebError>,
     render: impl FnOnce(&Site, &M) -> Body,
 ) -> Result<HttpResponse, WebError> {
     let started = Instant::now();
-    let view = site.pin();
-    let db = view.db();
-    let basis = db.basis();
-    let modified_millis = db.tx_instant(basis).ok().flatten().unwrap_or(0);
+    let snapshot = site.snapshot();
+    let modified_millis = snapshot.modified()?.map_or(0, |at| at.millis());
     let modified = UNIX_EPOCH + Duration::from_millis(modified_millis.max(0) as u64);
-    let tag = etag(basis, site.edition());
+    let tag = etag(snapshot.basis(), site.edition());
     let validators = |response: &mut actix_web::HttpResponseBuilder| {
         response
             .insert_header(header::ETag(tag.clone()))
@@ -90,9 +95,9 @@ pub fn page<M>(
         validators(&mut response);
         return Ok(response.finish());
     }
-    let model = read(&view)?;
+    let model = read(&snapshot)?;
     let read_at = Instant::now();
-    let reads = db.reads_so_far();
+    let reads = snapshot.reads_so_far();
     let body = render(site, &model);
     let rendered_at = Instant::now();
     let mut response = HttpResponse::Ok();

@@ -2,13 +2,13 @@
 
 use forkful::domain::diff::{self, LineChange};
 use forkful::domain::{
-    CatalogQuery, Change, Content, DomainError, Minutes, Recipes, Slug, Sort, Step, View, Yield,
+    CatalogQuery, Change, Content, DomainError, Minutes, Recipes, Slug, Snapshot, Sort, Step, Yield,
 };
 use forkful::store::query::Input;
 use forkful::store::{EntityRef, Store, Transaction, TxValue, Value};
 use proptest::prelude::*;
 
-use crate::helpers::{demo, stored, whole_catalog};
+use crate::helpers::{demo, stored, v, whole_catalog};
 
 fn slug(s: &str) -> Slug {
     Slug::parse(s).unwrap()
@@ -75,11 +75,11 @@ fn every_version_of_an_edited_recipe_reads_back_exactly() {
     ];
     for (i, edit) in edits.iter().enumerate() {
         recipes
-            .edit(&s, i + 1, edit.clone(), &by(&format!("edit {i}")))
+            .edit(&s, v(i as u64 + 1), edit.clone(), &by(&format!("edit {i}")))
             .unwrap();
         written.push(edit.clone().normalized().unwrap());
     }
-    let view = recipes.view();
+    let view = recipes.snapshot();
     let recipe = view.recipe(&s).unwrap();
     let versions = view.versions(recipe.id).unwrap();
     assert_eq!(versions.len(), written.len());
@@ -89,14 +89,14 @@ fn every_version_of_an_edited_recipe_reads_back_exactly() {
         "the kept count agrees with history"
     );
     for (n, expected) in written.iter().enumerate() {
-        let (version, read) = view.version(&s, n + 1).unwrap();
+        let (version, read) = view.version(&s, v(n as u64 + 1)).unwrap();
         assert_eq!(&read, expected, "version {}", n + 1);
-        assert_eq!(version.number, n + 1);
+        assert_eq!(version.number, v(n as u64 + 1));
         assert_eq!(version.author.as_deref(), Some("tester"));
     }
     assert_eq!(versions[2].note.as_deref(), Some("edit 1"));
     assert!(matches!(
-        view.version(&s, 99),
+        view.version(&s, v(99)),
         Err(DomainError::NoSuchVersion { count: 5, .. })
     ));
 }
@@ -122,18 +122,18 @@ fn an_edit_writes_only_what_changed() {
             &by("first"),
         )
         .unwrap();
-    let before = recipes.view().ingredient_ids(&s);
+    let before = ingredient_ids(&recipes, &s);
     let mut changed = lines;
     changed[3] = "3 cloves garlic";
     let report = recipes
         .edit(
             &s,
-            1,
+            v(1),
             content("Pasta", &changed, &["Boil.", "Sauce.", "Toss."]),
             &by("more garlic"),
         )
         .unwrap();
-    let after = recipes.view().ingredient_ids(&s);
+    let after = ingredient_ids(&recipes, &s);
     let kept = before.iter().filter(|id| after.contains(id)).count();
     assert_eq!(kept, 7, "seven unchanged lines keep their components");
     // A new component (about six datoms), the old one's retraction, the
@@ -147,7 +147,7 @@ fn an_edit_writes_only_what_changed() {
     assert!(matches!(
         recipes.edit(
             &s,
-            2,
+            v(2),
             content("Pasta", &changed, &["Boil.", "Sauce.", "Toss."]),
             &by("again")
         ),
@@ -156,21 +156,17 @@ fn an_edit_writes_only_what_changed() {
     assert!(stored(recipes.store()) == before, "a refused edit wrote");
 }
 
-trait Ids {
-    fn ingredient_ids(&self, s: &Slug) -> Vec<u64>;
-}
-
-impl Ids for View {
-    fn ingredient_ids(&self, s: &Slug) -> Vec<u64> {
-        let id = self.recipe(s).unwrap().id;
-        let attr = self.attrs().ingredients;
-        self.db()
-            .values(id, attr)
-            .unwrap()
-            .iter()
-            .filter_map(Value::as_ref)
-            .collect()
-    }
+/// The ingredient component entities of the recipe `s`, as stored now.
+fn ingredient_ids(recipes: &Recipes, s: &Slug) -> Vec<u64> {
+    let id = recipes.snapshot().recipe(s).unwrap().id.entity();
+    recipes
+        .store()
+        .db()
+        .values(id, recipes.attrs().ingredients)
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_ref)
+        .collect()
 }
 
 #[test]
@@ -183,7 +179,7 @@ fn a_fork_copies_its_parent_at_a_version_and_records_where_it_came_from() {
     recipes
         .edit(
             &s,
-            1,
+            v(1),
             content("Soup", &["2 leeks"], &["Simmer."]),
             &by("v2"),
         )
@@ -191,7 +187,7 @@ fn a_fork_copies_its_parent_at_a_version_and_records_where_it_came_from() {
     let (fork, _) = recipes
         .fork(
             &s,
-            Some(1),
+            Some(v(1)),
             None,
             |mut c| {
                 c.title = "Leek soup".into();
@@ -201,7 +197,7 @@ fn a_fork_copies_its_parent_at_a_version_and_records_where_it_came_from() {
         )
         .unwrap();
     assert_eq!(fork.as_str(), "soup-sam");
-    let view = recipes.view();
+    let view = recipes.snapshot();
     let forked = view.recipe(&fork).unwrap();
     assert_eq!(
         forked.content.ingredients,
@@ -210,7 +206,7 @@ fn a_fork_copies_its_parent_at_a_version_and_records_where_it_came_from() {
     );
     assert_eq!(forked.content.title, "Leek soup");
     let parent = view.recipe(&s).unwrap();
-    assert_eq!(forked.forked_from, Some((parent.id, 1)));
+    assert_eq!(forked.forked_from, Some((parent.id, v(1))));
     assert_eq!(view.versions(forked.id).unwrap().len(), 1);
     assert_eq!(view.forks(parent.id).unwrap(), [forked.id]);
     // A second fork by the same cook gets a numbered slug; a taken one is refused.
@@ -225,7 +221,7 @@ fn a_fork_copies_its_parent_at_a_version_and_records_where_it_came_from() {
     ));
     assert!(stored(recipes.store()) == before, "a refused fork wrote");
     assert!(matches!(
-        recipes.fork(&s, Some(7), None, |c| c, &by("x")),
+        recipes.fork(&s, Some(v(7)), None, |c| c, &by("x")),
         Err(DomainError::NoSuchVersion { .. })
     ));
 }
@@ -240,8 +236,8 @@ fn a_retired_recipe_leaves_the_catalog_but_stays_in_its_forks_lineage() {
     let (child, _) = recipes
         .fork(&root, None, Some(&slug("child")), |c| c, &by("fork"))
         .unwrap();
-    recipes.retire(&root, 1, &by("retired")).unwrap();
-    let view = recipes.view();
+    recipes.retire(&root, v(1), &by("retired")).unwrap();
+    let view = recipes.snapshot();
     let page = view
         .catalog(&CatalogQuery {
             limit: 10,
@@ -259,7 +255,7 @@ fn a_retired_recipe_leaves_the_catalog_but_stays_in_its_forks_lineage() {
 
 #[test]
 fn the_demo_seed_has_what_the_fixture_promises() {
-    let view = demo().view();
+    let view = demo().snapshot();
     let all = whole_catalog(&view);
     assert!(all.entries.len() >= 60, "{} recipes", all.entries.len());
     let deepest = all
@@ -288,7 +284,7 @@ fn the_demo_seed_has_what_the_fixture_promises() {
     assert!(view.tags().unwrap().len() >= 10);
     for entry in &all.entries {
         let versions = view.versions(entry.id).unwrap();
-        assert_eq!(versions.len() as i64, entry.version_count, "{}", entry.slug);
+        assert_eq!(versions.len() as u32, entry.version_count, "{}", entry.slug);
     }
 }
 
@@ -296,8 +292,9 @@ const ANCESTOR: &str = r#"[[(ancestor ?r ?a) [?r :recipe/forked-from ?a]]
                           [(ancestor ?r ?a) [?r :recipe/forked-from ?p] (ancestor ?p ?a)]]"#;
 
 /// The ancestors of `id` by the datalog rule, as a sorted list.
-fn by_rule(view: &View, id: u64) -> Vec<u64> {
-    let rows = view
+fn by_rule(recipes: &Recipes, id: u64) -> Vec<u64> {
+    let rows = recipes
+        .store()
         .db()
         .q(
             "[:find ?a :in $ % ?r :where (ancestor ?r ?a)]",
@@ -313,20 +310,25 @@ fn by_rule(view: &View, id: u64) -> Vec<u64> {
     out
 }
 
-fn by_walk(view: &View, id: u64) -> Vec<u64> {
-    let mut out: Vec<u64> = view.lineage(id).unwrap().iter().map(|a| a.id).collect();
+fn by_walk(view: &Snapshot, id: u64) -> Vec<u64> {
+    let mut out: Vec<u64> = view
+        .lineage(forkful::domain::RecipeId::new(id))
+        .unwrap()
+        .iter()
+        .map(|a| a.id.entity())
+        .collect();
     out.sort();
     out
 }
 
 #[test]
 fn the_lineage_walk_agrees_with_the_ancestor_rule_on_the_demo_seed() {
-    let view = demo().view();
+    let view = demo().snapshot();
     let all = whole_catalog(&view);
     for entry in all.entries {
         assert_eq!(
-            by_walk(&view, entry.id),
-            by_rule(&view, entry.id),
+            by_walk(&view, entry.id.entity()),
+            by_rule(demo(), entry.id.entity()),
             "{}",
             entry.slug
         );
@@ -339,7 +341,7 @@ fn the_lineage_walk_agrees_with_the_ancestor_rule_on_the_demo_seed() {
         view.slug_of(lineage.last().unwrap().id).unwrap(),
         "country-sourdough"
     );
-    assert!(lineage.iter().all(|a| a.forked_version >= 1));
+    assert!(lineage.iter().all(|a| a.forked_version >= v(1)));
 }
 
 proptest! {
@@ -357,11 +359,11 @@ proptest! {
         let shape = forkful::seed::synthetic::Shape { recipes: n, depth, fanout, rng, skeleton: false };
         let ids = forkful::seed::synthetic::generate(&store, shape, false).unwrap();
         let recipes = Recipes::open(store).unwrap();
-        let view = recipes.view();
+        let view = recipes.snapshot();
         for id in &ids {
-            prop_assert_eq!(by_walk(&view, *id), by_rule(&view, *id));
+            prop_assert_eq!(by_walk(&view, *id), by_rule(&recipes, *id));
         }
-        let deepest = view.lineage(ids[depth.min(n - 1)]).unwrap().len();
+        let deepest = view.lineage(forkful::domain::RecipeId::new(ids[depth.min(n - 1)])).unwrap().len();
         prop_assert_eq!(deepest, depth.min(n - 1));
     }
 }
@@ -374,25 +376,33 @@ fn a_lineage_that_runs_in_a_cycle_is_refused() {
             .create(&slug(s), content(s, &["x"], &["y"]), &by("make"))
             .unwrap();
     }
-    let view = recipes.view();
+    let view = recipes.snapshot();
     let (a, b) = (
         view.recipe(&slug("a")).unwrap().id,
         view.recipe(&slug("b")).unwrap().id,
     );
     // Only a raw transaction can make a cycle: the domain's forks cannot.
     let mut tx = Transaction::new();
-    tx.add(a, ":recipe/forked-from", TxValue::Entity(EntityRef::Id(b)))
-        .add(b, ":recipe/forked-from", TxValue::Entity(EntityRef::Id(a)));
+    tx.add(
+        a.entity(),
+        ":recipe/forked-from",
+        TxValue::Entity(EntityRef::Id(b.entity())),
+    )
+    .add(
+        b.entity(),
+        ":recipe/forked-from",
+        TxValue::Entity(EntityRef::Id(a.entity())),
+    );
     recipes.store().transact(&tx).unwrap();
     assert!(matches!(
-        recipes.view().lineage(a),
+        recipes.snapshot().lineage(a),
         Err(DomainError::LineageCycle(_))
     ));
 }
 
 #[test]
 fn the_fork_tree_holds_the_whole_family_within_its_bound() {
-    let view = demo().view();
+    let view = demo().snapshot();
     let root = view.recipe(&slug("country-sourdough")).unwrap();
     let tree = view.fork_tree(root.id, 1000).unwrap();
     fn count(node: &forkful::domain::ForkNode) -> usize {
@@ -408,7 +418,7 @@ fn the_fork_tree_holds_the_whole_family_within_its_bound() {
 
 #[test]
 fn the_catalog_pages_through_every_recipe_once_in_order() {
-    let view = demo().view();
+    let view = demo().snapshot();
     for sort in [Sort::Title, Sort::Recent] {
         let mut seen = Vec::new();
         let mut after = None;
@@ -439,7 +449,7 @@ fn the_catalog_pages_through_every_recipe_once_in_order() {
             })
             .unwrap();
         assert_eq!(seen.len(), all.entries.len());
-        let ids: std::collections::BTreeSet<u64> = seen.iter().map(|s| s.2).collect();
+        let ids: std::collections::BTreeSet<u64> = seen.iter().map(|s| s.2.entity()).collect();
         assert_eq!(ids.len(), seen.len(), "no recipe twice");
         match sort {
             Sort::Title => assert!(seen.windows(2).all(|w| w[0].0 <= w[1].0)),
@@ -460,7 +470,7 @@ fn the_catalog_pages_through_every_recipe_once_in_order() {
         .all(|e| e.tags.iter().any(|t| &**t == "vegan")));
     assert!(matches!(
         view.catalog(&CatalogQuery {
-            after: Some(3),
+            after: Some(forkful::domain::RecipeId::new(3)),
             limit: 5,
             ..CatalogQuery::default()
         }),
@@ -470,7 +480,7 @@ fn the_catalog_pages_through_every_recipe_once_in_order() {
 
 #[test]
 fn search_finds_recipes_by_title_summary_ingredients_and_tags() {
-    let view = demo().view();
+    let view = demo().snapshot();
     let titles = |q: &str| {
         view.search(q, 100)
             .unwrap()
@@ -522,12 +532,12 @@ fn diffs_of_known_pairs_show_fields_lines_and_words() {
     assert_eq!(d.summary(), "yield, cook, 2 ingredients");
 
     // A seeded fork against the parent version it forked.
-    let view = demo().view();
+    let view = demo().snapshot();
     let fork = view.recipe(&slug("green-shakshuka")).unwrap();
     let (parent, version) = fork.forked_from.unwrap();
     let parent_slug = slug(&view.slug_of(parent).unwrap());
-    let (_, parent_content) = view.version(&parent_slug, version as usize).unwrap();
-    let (_, first) = view.version(&slug("green-shakshuka"), 1).unwrap();
+    let (_, parent_content) = view.version(&parent_slug, version).unwrap();
+    let (_, first) = view.version(&slug("green-shakshuka"), v(1)).unwrap();
     assert!(!diff::recipes(&parent_content, &first).is_empty());
 }
 
@@ -545,7 +555,7 @@ fn history_says_what_each_version_changed() {
     recipes
         .edit(
             &s,
-            1,
+            v(1),
             content(
                 "Beef stew",
                 &["1 kg beef", "3 onions"],
@@ -554,8 +564,8 @@ fn history_says_what_each_version_changed() {
             &by("more onion"),
         )
         .unwrap();
-    recipes.retire(&s, 2, &by("old")).unwrap();
-    let view = recipes.view();
+    recipes.retire(&s, v(2), &by("old")).unwrap();
+    let view = recipes.snapshot();
     let id = view.recipe(&s).unwrap().id;
     let changes: Vec<String> = view
         .changes(id)
@@ -592,12 +602,12 @@ fn a_fork_compares_with_its_parent_then_and_now() {
     recipes
         .edit(
             &s,
-            1,
+            v(1),
             content("Bread", &["500 g flour", "360 g water"], &["Mix.", "Bake."]),
             &by("wetter"),
         )
         .unwrap();
-    let view = recipes.view();
+    let view = recipes.snapshot();
     let id = view.recipe(&fork).unwrap().id;
     let (then, now) = view.compare_with_parent(id).unwrap().unwrap();
     assert_eq!(then.summary(), "1 ingredient");
@@ -614,11 +624,11 @@ fn a_fork_compares_with_its_parent_then_and_now() {
 
 #[test]
 fn a_recipes_slug_and_title_come_in_one_read_and_agree_with_each_alone() {
-    let view = demo().view();
+    let view = demo().snapshot();
     for entry in whole_catalog(&view).entries.iter().take(10) {
-        let pinned = View::new(view.db().with_own_read_count(), *view.attrs());
+        let pinned = demo().snapshot();
         let pair = pinned.slug_and_title(entry.id).unwrap();
-        assert_eq!(pinned.db().reads_so_far(), 1);
+        assert_eq!(pinned.reads_so_far(), 1);
         assert_eq!(
             pair,
             (

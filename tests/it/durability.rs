@@ -304,7 +304,7 @@ fn recipe_export() -> String {
     recipes
         .fork(
             &root,
-            Some(1),
+            Some(crate::helpers::v(1)),
             Some(&Slug::parse("child").unwrap()),
             |c| c,
             &Change::by("ben", "fork"),

@@ -2,7 +2,7 @@
 
 use std::sync::OnceLock;
 
-use forkful::domain::{CatalogQuery, Recipes, View};
+use forkful::domain::{CatalogQuery, Recipes, Snapshot, VersionNumber};
 use forkful::store::schema::attribute_map;
 use forkful::store::{
     Cardinality, Components, Datom, EntityMap, Index, Store, Transaction, Unique, ValueType,
@@ -157,6 +157,11 @@ pub fn everything(store: &Store) -> (u64, Vec<(Index, Datom)>) {
 /// is never dropped, so a temporary store here would be left behind in
 /// /dev/shm by every run: it lives in cargo's scratch dir for tests instead,
 /// replaced by each run.
+/// Version `n` of a recipe.
+pub fn v(n: u64) -> VersionNumber {
+    VersionNumber::new(n).expect("a version number")
+}
+
 pub fn demo() -> &'static Recipes {
     static DEMO: OnceLock<Recipes> = OnceLock::new();
     DEMO.get_or_init(|| {
@@ -258,7 +263,7 @@ pub async fn get(site: &actix_web::web::Data<forkful::web::Site>, uri: &str) -> 
 }
 
 /// Every recipe in the catalog, in one page (the demo fits in one).
-pub fn whole_catalog(view: &View) -> forkful::domain::CatalogPage {
+pub fn whole_catalog(view: &Snapshot) -> forkful::domain::CatalogPage {
     view.catalog(&CatalogQuery {
         limit: 500,
         ..CatalogQuery::default()

@@ -3,8 +3,10 @@
 
 use std::sync::{Arc, Barrier};
 
-use forkful::domain::{search, Change, Content, DomainError, Recipes, Slug, Step, View};
+use forkful::domain::{search, Change, Content, DomainError, Recipes, Slug, Step};
 use forkful::store::{Store, Value};
+
+use crate::helpers::v;
 
 fn slug(s: &str) -> Slug {
     Slug::parse(s).unwrap()
@@ -68,10 +70,11 @@ fn the_one_winner<T>(
 /// What the recipe's facts say, checked against what they should derive:
 /// one component per line, at distinct positions, and exactly the search
 /// terms of its content.
-fn assert_consistent(view: &View, s: &Slug) {
-    let recipe = view.recipe(s).unwrap();
-    let a = view.attrs();
-    let ingredients = view.db().values(recipe.id, a.ingredients).unwrap();
+fn assert_consistent(recipes: &Recipes, s: &Slug) {
+    let recipe = recipes.snapshot().recipe(s).unwrap();
+    let a = recipes.attrs();
+    let db = recipes.store().db();
+    let ingredients = db.values(recipe.id.entity(), a.ingredients).unwrap();
     assert_eq!(
         ingredients.len(),
         recipe.content.ingredients.len(),
@@ -81,7 +84,7 @@ fn assert_consistent(view: &View, s: &Slug) {
         .iter()
         .filter_map(Value::as_ref)
         .map(|c| {
-            view.db().values(c, a.ingredient_position).unwrap()[0]
+            db.values(c, a.ingredient_position).unwrap()[0]
                 .as_long()
                 .unwrap()
         })
@@ -89,9 +92,8 @@ fn assert_consistent(view: &View, s: &Slug) {
     positions.sort();
     let expected: Vec<i64> = (1..=ingredients.len() as i64).collect();
     assert_eq!(positions, expected, "{s}: positions 1..n, none doubled");
-    let terms: Vec<String> = view
-        .db()
-        .values(recipe.id, a.terms)
+    let terms: Vec<String> = db
+        .values(recipe.id.entity(), a.terms)
         .unwrap()
         .iter()
         .filter_map(|v| v.as_str().map(str::to_owned))
@@ -115,7 +117,7 @@ fn of_many_writers_creating_one_slug_exactly_one_wins_and_nothing_merges() {
         matches!(error, DomainError::SlugTaken(s) if s == "pilaf")
             && error.to_string().contains("pilaf")
     });
-    let view = recipes.view();
+    let view = recipes.snapshot();
     let recipe = view.recipe(&slug("pilaf")).unwrap();
     assert_eq!(
         recipe.content,
@@ -123,7 +125,7 @@ fn of_many_writers_creating_one_slug_exactly_one_wins_and_nothing_merges() {
         "the winner's recipe is exactly what it wrote"
     );
     assert_eq!(recipe.version_count, 1);
-    assert_consistent(&view, &slug("pilaf"));
+    assert_consistent(&recipes, &slug("pilaf"));
 }
 
 #[test]
@@ -140,7 +142,7 @@ fn of_many_writers_editing_from_one_version_exactly_one_makes_a_version() {
         let edited = content("Congee", &lines);
         let outcome = recipes.edit(
             &slug("congee"),
-            1,
+            v(1),
             edited.clone(),
             &Change::by("cook", "edit"),
         );
@@ -149,19 +151,15 @@ fn of_many_writers_editing_from_one_version_exactly_one_makes_a_version() {
     let winner = the_one_winner(&results, |error| {
         matches!(
             error,
-            DomainError::Stale {
-                based_on: 1,
-                newest: 2,
-                ..
-            }
+            DomainError::Stale { based_on, newest, .. } if *based_on == v(1) && *newest == v(2)
         )
     });
-    let view = recipes.view();
+    let view = recipes.snapshot();
     let recipe = view.recipe(&s).unwrap();
     assert_eq!(recipe.version_count, 2);
     assert_eq!(view.versions(recipe.id).unwrap().len(), 2);
     assert_eq!(recipe.content, winner.clone().normalized().unwrap());
-    assert_consistent(&view, &s);
+    assert_consistent(&recipes, &s);
 }
 
 #[test]
@@ -175,24 +173,24 @@ fn writers_that_each_edit_the_newest_version_all_land_in_turn() {
     // Each writer retries on `Stale` with the version it then reads, as a
     // person would after seeing what changed.
     race(&recipes, |recipes, i| loop {
-        let view = recipes.view();
+        let view = recipes.snapshot();
         let current = view.recipe(&slug("stock")).unwrap();
         let mut edited = current.content.clone();
         edited.ingredients.push(format!("{} bay leaves", i + 1));
         edited.tags.push(format!("batch-{i}"));
-        let based_on = current.version_count as usize;
+        let based_on = current.newest();
         match recipes.edit(&slug("stock"), based_on, edited, &Change::by("cook", "add")) {
             Ok(_) => return,
             Err(DomainError::Stale { .. }) => continue,
             Err(other) => panic!("{other}"),
         }
     });
-    let view = recipes.view();
+    let view = recipes.snapshot();
     let recipe = view.recipe(&s).unwrap();
     assert_eq!(recipe.version_count as usize, 1 + WRITERS);
     assert_eq!(recipe.content.ingredients.len(), 1 + WRITERS);
     assert_eq!(view.versions(recipe.id).unwrap().len(), 1 + WRITERS);
-    assert_consistent(&view, &s);
+    assert_consistent(&recipes, &s);
 }
 
 #[test]
@@ -226,11 +224,11 @@ fn many_forks_of_one_recipe_at_once_get_distinct_free_slugs() {
         WRITERS,
         "every fork has its own slug: {slugs:?}"
     );
-    let view = recipes.view();
+    let view = recipes.snapshot();
     let id = view.recipe(&s).unwrap().id;
     assert_eq!(view.forks(id).unwrap().len(), WRITERS);
     for fork in &slugs {
-        assert_consistent(&view, &slug(fork));
+        assert_consistent(&recipes, &slug(fork));
     }
 }
 
@@ -245,17 +243,19 @@ fn a_retire_based_on_an_old_version_is_refused() {
     recipes
         .edit(
             &s,
-            1,
+            v(1),
             content("Gruel", &["2 cups oats".to_owned()]),
             &Change::by("cook", "more"),
         )
         .unwrap();
     let before = recipes.store().raw_contents().unwrap();
     let error = recipes
-        .retire(&s, 1, &Change::by("cook", "gone"))
+        .retire(&s, v(1), &Change::by("cook", "gone"))
         .unwrap_err();
     assert!(error.to_string().contains("version 1"), "{error}");
     assert_eq!(recipes.store().raw_contents().unwrap(), before);
-    recipes.retire(&s, 2, &Change::by("cook", "gone")).unwrap();
-    assert!(recipes.view().recipe(&s).unwrap().retired);
+    recipes
+        .retire(&s, v(2), &Change::by("cook", "gone"))
+        .unwrap();
+    assert!(recipes.snapshot().recipe(&s).unwrap().retired);
 }

@@ -34,7 +34,7 @@ fn the_demo_seed_loads_into_a_fresh_store_and_reports_what_it_wrote() {
     );
     assert_eq!(report.basis, store.db().basis());
     let recipes = Recipes::open(store.clone()).unwrap();
-    let all = crate::helpers::whole_catalog(&recipes.view());
+    let all = crate::helpers::whole_catalog(&recipes.snapshot());
     assert_eq!(all.entries.len(), report.recipes);
     // Seeding again is refused, and changes nothing.
     let before = stored(&store);
@@ -139,20 +139,24 @@ fn a_synthetic_catalog_has_the_shape_asked_for_and_is_the_same_every_time() {
         let store = Store::temporary().unwrap();
         let ids = synthetic::generate(&store, shape, false).unwrap();
         let recipes = Recipes::open(store).unwrap();
-        let view = recipes.view();
+        let view = recipes.snapshot();
         assert_eq!(ids.len(), 130);
         assert_eq!(
-            view.lineage(ids[12]).unwrap().len(),
+            view.lineage(forkful::domain::RecipeId::new(ids[12]))
+                .unwrap()
+                .len(),
             12,
             "the spine's end is 12 deep"
         );
         assert_eq!(
-            view.forks(ids[0]).unwrap().len(),
+            view.forks(forkful::domain::RecipeId::new(ids[0]))
+                .unwrap()
+                .len(),
             3,
             "the spine's next link and two more"
         );
         ids.iter()
-            .map(|id| view.title_of(*id).unwrap())
+            .map(|id| view.title_of(forkful::domain::RecipeId::new(*id)).unwrap())
             .collect::<Vec<_>>()
     };
     let first = titles(shape);

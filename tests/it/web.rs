@@ -12,13 +12,13 @@ fn slug(s: &str) -> Slug {
 }
 
 /// The deepest lineage in the demo, found, not named.
-fn deepest() -> (String, Vec<(String, i64)>) {
-    let view = demo().view();
+fn deepest() -> (String, Vec<(String, forkful::domain::VersionNumber)>) {
+    let view = demo().snapshot();
     whole_catalog(&view)
         .entries
         .iter()
         .map(|e| {
-            let mut lineage: Vec<(String, i64)> = view
+            let mut lineage: Vec<(String, forkful::domain::VersionNumber)> = view
                 .lineage(e.id)
                 .unwrap()
                 .into_iter()
@@ -43,7 +43,7 @@ async fn the_catalog_lists_every_demo_recipe_on_its_first_page() {
     let page = get(&site, "/").await;
     assert_eq!(page.status, 200);
     assert_in_layout(&page);
-    let catalog = whole_catalog(&demo().view());
+    let catalog = whole_catalog(&demo().snapshot());
     let titles = page.texts("li.recipe-card h2 a");
     let expected: Vec<String> = catalog
         .entries
@@ -172,7 +172,12 @@ async fn the_deepest_recipe_shows_its_lineage_from_the_original_down() {
     for (href, (_, version)) in hrefs.iter().zip(&lineage) {
         assert!(href.ends_with(&format!("/versions/{version}")), "{href}");
     }
-    let title = demo().view().recipe(&slug(&deepest)).unwrap().content.title;
+    let title = demo()
+        .snapshot()
+        .recipe(&slug(&deepest))
+        .unwrap()
+        .content
+        .title;
     assert_eq!(
         page.texts("nav.lineage li[aria-current=page]"),
         [title.as_str()]
@@ -183,7 +188,10 @@ async fn the_deepest_recipe_shows_its_lineage_from_the_original_down() {
 #[actix_web::test]
 async fn a_recipe_page_shows_the_recipe_its_versions_and_forks() {
     let site = site(demo());
-    let recipe = demo().view().recipe(&slug("buttermilk-pancakes")).unwrap();
+    let recipe = demo()
+        .snapshot()
+        .recipe(&slug("buttermilk-pancakes"))
+        .unwrap();
     let page = get(&site, "/recipes/buttermilk-pancakes").await;
     assert_eq!(page.status, 200);
     assert_in_layout(&page);
@@ -232,7 +240,7 @@ async fn a_recipe_page_shows_the_recipe_its_versions_and_forks() {
 async fn json_ld_describes_the_recipe_field_by_field() {
     let site = site(demo());
     let (deepest, lineage) = deepest();
-    let view = demo().view();
+    let view = demo().snapshot();
     let recipe = view.recipe(&slug(&deepest)).unwrap();
     let c = &recipe.content;
     let page = get(&site, &format!("/recipes/{deepest}")).await;
@@ -246,7 +254,7 @@ async fn json_ld_describes_the_recipe_field_by_field() {
         ld["author"]["name"],
         recipe.author.clone().unwrap().as_str()
     );
-    let date = |millis: Option<i64>| forkful::store::instant::format_rfc3339(millis.unwrap());
+    let date = |at: Option<forkful::domain::Instant>| at.unwrap().to_string();
     assert_eq!(ld["datePublished"], date(recipe.created_at));
     assert_eq!(ld["dateModified"], date(recipe.updated_at));
     let description = ld["description"].as_str().unwrap();
@@ -300,7 +308,7 @@ async fn json_ld_describes_the_recipe_field_by_field() {
 #[actix_web::test]
 async fn history_lists_every_version_and_a_version_page_shows_it_as_it_was() {
     let site = site(demo());
-    let view = demo().view();
+    let view = demo().snapshot();
     let id = view.find(&slug("shakshuka")).unwrap().unwrap();
     let changes = view.changes(id).unwrap();
     let page = get(&site, "/recipes/shakshuka/history").await;
@@ -319,7 +327,9 @@ async fn history_lists_every_version_and_a_version_page_shows_it_as_it_was() {
         changes.len()
     );
 
-    let (first, content) = view.version(&slug("shakshuka"), 1).unwrap();
+    let (first, content) = view
+        .version(&slug("shakshuka"), crate::helpers::v(1))
+        .unwrap();
     let old = get(&site, "/recipes/shakshuka/versions/1").await;
     assert_eq!(old.status, 200);
     assert_eq!(old.texts("h1"), [content.title.as_str()]);
@@ -331,7 +341,7 @@ async fn history_lists_every_version_and_a_version_page_shows_it_as_it_was() {
     assert!(old.texts("p.notice")[0].contains("version 1 of"));
     assert_eq!(
         old.attrs("p.notice time", "datetime"),
-        [forkful::store::instant::format_rfc3339(first.instant)]
+        [first.instant.to_string()]
     );
     assert!(old
         .texts_raw("script[type=\"application/ld+json\"]")
@@ -423,7 +433,7 @@ async fn tags_search_about_and_feeds_answer() {
     let site = site(demo());
     let tags = get(&site, "/tags").await;
     assert_eq!(tags.status, 200);
-    let all = demo().view().tags().unwrap();
+    let all = demo().snapshot().tags().unwrap();
     assert_eq!(tags.texts("ul.tag-cloud li").len(), all.len());
 
     let search = get(&site, "/search?q=buttermilk").await;
@@ -478,7 +488,7 @@ async fn the_json_of_a_recipe_is_for_programs() {
     assert_eq!(page.status, 200);
     assert_eq!(page.header("content-type"), Some("application/json"));
     let json: serde_json::Value = serde_json::from_str(&page.body).unwrap();
-    let recipe = demo().view().recipe(&slug(&deepest)).unwrap();
+    let recipe = demo().snapshot().recipe(&slug(&deepest)).unwrap();
     assert_eq!(json["slug"], deepest.as_str());
     assert_eq!(json["title"], recipe.content.title.as_str());
     assert_eq!(
@@ -490,7 +500,10 @@ async fn the_json_of_a_recipe_is_for_programs() {
         recipe.content.steps.len()
     );
     assert_eq!(json["versions"], recipe.version_count);
-    assert_eq!(json["forked_from"]["version"], lineage.last().unwrap().1);
+    assert_eq!(
+        json["forked_from"]["version"],
+        lineage.last().unwrap().1.get()
+    );
     assert_eq!(get(&site, "/recipes/no-such.json").await.status, 404);
 }
 
@@ -539,7 +552,12 @@ async fn conditional_gets_answer_304_until_a_new_version_changes_the_etag() {
         ..content
     };
     recipes
-        .edit(&slug("toast"), 1, edited, &Change::by("ann", "butter"))
+        .edit(
+            &slug("toast"),
+            crate::helpers::v(1),
+            edited,
+            &Change::by("ann", "butter"),
+        )
         .unwrap();
     let after = send(
         &site,
@@ -812,7 +830,11 @@ async fn a_retired_recipe_is_gone_from_the_catalog_and_its_page_but_keeps_its_hi
         .create(&slug("old-soup"), content, &Change::by("ann", "new"))
         .unwrap();
     recipes
-        .retire(&slug("old-soup"), 1, &Change::by("ann", "gone"))
+        .retire(
+            &slug("old-soup"),
+            crate::helpers::v(1),
+            &Change::by("ann", "gone"),
+        )
         .unwrap();
     let site = site(&recipes);
     let page = get(&site, "/recipes/old-soup").await;

@@ -1,0 +1,254 @@
+//! What each recipe page shows, read from one snapshot: the read models.
+//!
+//! A handler asks the snapshot for one of these with one call and hands it
+//! to a view. Each is plain data, so a view renders it without touching the
+//! store, and a bench can read one without rendering it.
+
+use super::diff::{self, RecipeDiff};
+use super::ids::{RecipeId, VersionNumber};
+use super::read::{ForkNode, Recipe, Snapshot, Version};
+use super::slug::Slug;
+use super::{Content, DomainError};
+
+/// A link to a recipe: where it is and what it is called.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    pub slug: String,
+    pub title: String,
+}
+
+/// One ancestor in a lineage breadcrumb: the recipe, and the version of it
+/// that was forked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Crumb {
+    pub slug: String,
+    pub title: String,
+    pub version: VersionNumber,
+}
+
+/// The recipe page (and its JSON): the recipe now, where it came from and
+/// what it became.
+pub struct RecipeShow {
+    pub recipe: Recipe,
+    /// Ancestors, the original first and the parent last.
+    pub lineage: Vec<Crumb>,
+    /// Direct forks, oldest first.
+    pub forks: Vec<Link>,
+}
+
+/// One past version of a recipe.
+pub struct VersionShow {
+    /// The recipe as it is now (its slug, author, version count).
+    pub recipe: Recipe,
+    pub version: Version,
+    /// The recipe as this version left it.
+    pub content: Content,
+    pub lineage: Vec<Crumb>,
+}
+
+/// A recipe's history: each version with a line on what it changed.
+pub struct History {
+    pub title: String,
+    /// Oldest first.
+    pub versions: Vec<(Version, String)>,
+}
+
+/// Two versions of one recipe, and what changed between them.
+pub struct VersionDiff {
+    pub title: String,
+    pub from: VersionNumber,
+    pub to: VersionNumber,
+    pub diff: RecipeDiff,
+}
+
+/// A fork against its parent.
+pub struct Comparison {
+    pub title: String,
+    /// The parent, at the version that was forked.
+    pub parent: Crumb,
+    /// How many versions the parent has now.
+    pub parent_versions: u32,
+    /// The parent's forked version against this recipe now.
+    pub since_fork: RecipeDiff,
+    /// The parent now against this recipe now.
+    pub against_now: RecipeDiff,
+}
+
+/// A recipe in a family tree, with its forks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TreeNode {
+    pub slug: String,
+    pub title: String,
+    pub version_count: u32,
+    pub children: Vec<TreeNode>,
+}
+
+impl TreeNode {
+    /// Recipes in this subtree, itself included.
+    pub fn size(&self) -> usize {
+        1 + self.children.iter().map(TreeNode::size).sum::<usize>()
+    }
+}
+
+/// The family of a recipe: the fork tree from its original.
+pub struct Family {
+    pub title: String,
+    pub root: TreeNode,
+    /// Whether the tree was cut short at its size limit.
+    pub truncated: bool,
+}
+
+impl Snapshot {
+    /// A link to recipe `id`.
+    pub fn link(&self, id: RecipeId) -> Result<Link, DomainError> {
+        let (slug, title) = self.slug_and_title(id)?;
+        Ok(Link { slug, title })
+    }
+
+    /// The lineage of `id` as a breadcrumb, the original first.
+    pub fn crumbs(&self, id: RecipeId) -> Result<Vec<Crumb>, DomainError> {
+        let mut lineage = self.lineage(id)?;
+        lineage.reverse();
+        lineage
+            .into_iter()
+            .map(|a| {
+                let Link { slug, title } = self.link(a.id)?;
+                Ok(Crumb {
+                    slug,
+                    title,
+                    version: a.forked_version,
+                })
+            })
+            .collect()
+    }
+
+    /// The recipe with `slug` as it is now, refusing a retired one.
+    pub fn current(&self, slug: &Slug) -> Result<Recipe, DomainError> {
+        let recipe = self.recipe(slug)?;
+        if recipe.retired {
+            return Err(DomainError::Retired {
+                slug: slug.to_string(),
+                title: recipe.content.title,
+            });
+        }
+        Ok(recipe)
+    }
+
+    /// What the recipe page shows.
+    pub fn recipe_show(&self, slug: &Slug) -> Result<RecipeShow, DomainError> {
+        let recipe = self.current(slug)?;
+        let lineage = self.crumbs(recipe.id)?;
+        let forks = self
+            .forks(recipe.id)?
+            .into_iter()
+            .map(|id| self.link(id))
+            .collect::<Result<_, _>>()?;
+        Ok(RecipeShow {
+            recipe,
+            lineage,
+            forks,
+        })
+    }
+
+    /// What a past version's page shows.
+    pub fn version_show(
+        &self,
+        slug: &Slug,
+        number: VersionNumber,
+    ) -> Result<VersionShow, DomainError> {
+        let recipe = self.recipe(slug)?;
+        let (version, content) = self.version(slug, number)?;
+        let lineage = self.crumbs(recipe.id)?;
+        Ok(VersionShow {
+            recipe,
+            version,
+            content,
+            lineage,
+        })
+    }
+
+    /// What the history page shows.
+    pub fn history(&self, slug: &Slug) -> Result<History, DomainError> {
+        let recipe = self.recipe(slug)?;
+        Ok(History {
+            versions: self.changes(recipe.id)?,
+            title: recipe.content.title,
+        })
+    }
+
+    /// Version `from` against version `to` of the recipe with `slug`. `to`
+    /// is the newest version when `None`, `from` the one before `to`.
+    pub fn version_diff(
+        &self,
+        slug: &Slug,
+        from: Option<VersionNumber>,
+        to: Option<VersionNumber>,
+    ) -> Result<VersionDiff, DomainError> {
+        let recipe = self.recipe(slug)?;
+        let versions = self.versions(recipe.id)?;
+        let newest = VersionNumber::new(versions.len() as u64).unwrap_or(VersionNumber::FIRST);
+        let to = to.unwrap_or(newest);
+        let from = from.unwrap_or(to.back(1));
+        let old = Snapshot::nth_version(slug, &versions, from)?;
+        let new = Snapshot::nth_version(slug, &versions, to)?;
+        let diff = diff::recipes(
+            &self.content_at(recipe.id, old.basis)?,
+            &self.content_at(recipe.id, new.basis)?,
+        );
+        Ok(VersionDiff {
+            title: recipe.content.title,
+            from,
+            to,
+            diff,
+        })
+    }
+
+    /// The recipe with `slug` against its parent; an original has none.
+    pub fn comparison(&self, slug: &Slug) -> Result<Comparison, DomainError> {
+        let recipe = self.recipe(slug)?;
+        let (Some((parent, version)), Some((since_fork, against_now))) =
+            (recipe.forked_from, self.compare_with_parent(recipe.id)?)
+        else {
+            return Err(DomainError::NoParent(recipe.content.title));
+        };
+        let Link { slug, title } = self.link(parent)?;
+        Ok(Comparison {
+            title: recipe.content.title,
+            parent: Crumb {
+                slug,
+                title,
+                version,
+            },
+            parent_versions: self.recipe_by_id(parent)?.version_count,
+            since_fork,
+            against_now,
+        })
+    }
+
+    /// The family of the recipe with `slug`: the tree from its original,
+    /// at most `limit` recipes below the original.
+    pub fn family(&self, slug: &Slug, limit: usize) -> Result<Family, DomainError> {
+        let recipe = self.recipe(slug)?;
+        let root = self.fork_tree(self.original(recipe.id)?, limit)?;
+        let root = self.tree_node(root)?;
+        Ok(Family {
+            title: recipe.content.title,
+            truncated: root.size() > limit,
+            root,
+        })
+    }
+
+    fn tree_node(&self, node: ForkNode) -> Result<TreeNode, DomainError> {
+        let entry = self.catalog_entry(node.id)?;
+        Ok(TreeNode {
+            slug: entry.slug.to_string(),
+            title: entry.title.to_string(),
+            version_count: entry.version_count,
+            children: node
+                .children
+                .into_iter()
+                .map(|child| self.tree_node(child))
+                .collect::<Result<_, _>>()?,
+        })
+    }
+}

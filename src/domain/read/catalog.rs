@@ -1,0 +1,242 @@
+//! The catalog: pages of recipe lines, in title or recent order, all or by
+//! tag, from a keyset cursor; and the tags in use.
+
+use std::sync::Arc;
+
+use super::recipe::stored_count;
+use super::Snapshot;
+use crate::domain::ids::{Instant, RecipeId};
+use crate::domain::DomainError;
+use crate::store::{Components, Index};
+
+/// The catalog's orders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Sort {
+    #[default]
+    Title,
+    /// Newest version first.
+    Recent,
+}
+
+/// Which page of the catalog to read.
+#[derive(Debug, Clone, Default)]
+pub struct CatalogQuery {
+    pub tag: Option<String>,
+    pub sort: Sort,
+    /// The last recipe on the previous page.
+    pub after: Option<RecipeId>,
+    pub limit: usize,
+}
+
+/// What a catalog line shows. The texts are shared with the store's
+/// cached entity, not copied: a page of the catalog is many lines.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CatalogEntry {
+    pub id: RecipeId,
+    pub slug: Arc<str>,
+    pub title: Arc<str>,
+    pub summary: Option<Arc<str>>,
+    pub tags: Vec<Arc<str>>,
+    pub fork_count: usize,
+    pub version_count: u32,
+    pub updated_at: Option<Instant>,
+}
+
+/// A page of the catalog and the cursor of the next one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CatalogPage {
+    pub entries: Vec<CatalogEntry>,
+    pub next: Option<RecipeId>,
+}
+
+impl Snapshot {
+    /// The slug and title of recipe `id`, in one read (the two attributes
+    /// are installed side by side): what a link to a recipe shows.
+    pub fn slug_and_title(&self, id: RecipeId) -> Result<(String, String), DomainError> {
+        let (slug_attr, title_attr) = (self.attrs.slug, self.attrs.title);
+        debug_assert_eq!(title_attr, slug_attr + 1, "slug and title are adjacent");
+        let (mut slug, mut title) = (String::new(), String::new());
+        self.db
+            .visit_attributes(id.entity(), slug_attr, title_attr, |datom| {
+                let text = datom.v.as_str().unwrap_or_default().to_owned();
+                if datom.a == slug_attr {
+                    slug = text;
+                } else {
+                    title = text;
+                }
+            })?;
+        Ok((slug, title))
+    }
+
+    /// The slug of recipe `id`.
+    pub fn slug_of(&self, id: RecipeId) -> Result<String, DomainError> {
+        Ok(self
+            .string(id.entity(), self.attrs.slug)?
+            .unwrap_or_default())
+    }
+
+    /// The title of recipe `id`.
+    pub fn title_of(&self, id: RecipeId) -> Result<String, DomainError> {
+        Ok(self
+            .string(id.entity(), self.attrs.title)?
+            .unwrap_or_default())
+    }
+
+    /// The catalog line of recipe `id`.
+    pub fn catalog_entry(&self, id: RecipeId) -> Result<CatalogEntry, DomainError> {
+        Ok(self.catalog_line(id)?.0)
+    }
+
+    /// The catalog line of recipe `id`, and whether it is retired: one read
+    /// of the attributes from the slug to `:recipe/retired`, installed in
+    /// that order so that a catalog page reads each recipe once.
+    fn catalog_line(&self, id: RecipeId) -> Result<(CatalogEntry, bool), DomainError> {
+        let a = &self.attrs;
+        debug_assert!(a.slug < a.updated_at && a.version_count < a.retired);
+        let mut retired = false;
+        let mut entry = CatalogEntry {
+            id,
+            slug: Arc::from(""),
+            title: Arc::from(""),
+            summary: None,
+            tags: Vec::new(),
+            fork_count: 0,
+            version_count: 0,
+            updated_at: None,
+        };
+        self.db
+            .visit_attributes(id.entity(), a.slug, a.retired, |datom| {
+                let v = &datom.v;
+                match datom.a {
+                    x if x == a.slug => entry.slug = v.as_shared_str().cloned().unwrap_or_default(),
+                    x if x == a.title => {
+                        entry.title = v.as_shared_str().cloned().unwrap_or_default()
+                    }
+                    x if x == a.summary => entry.summary = v.as_shared_str().cloned(),
+                    x if x == a.tags => entry.tags.extend(v.as_shared_str().cloned()),
+                    x if x == a.version_count => entry.version_count = stored_count(v),
+                    x if x == a.updated_at => {
+                        entry.updated_at = v.as_instant().map(Instant::from_millis)
+                    }
+                    x if x == a.retired => retired = v.as_bool().unwrap_or(false),
+                    _ => {}
+                }
+            })?;
+        entry.fork_count = self.fork_count(id)?;
+        Ok((entry, retired))
+    }
+
+    /// A page of the catalog: recipes that are not retired, sorted, from
+    /// after the cursor, with the cursor of the next page.
+    pub fn catalog(&self, query: &CatalogQuery) -> Result<CatalogPage, DomainError> {
+        let limit = query.limit.clamp(1, 500);
+        let mut entries = Vec::with_capacity(limit + 1);
+        match &query.tag {
+            None => self.all_recipes(query, limit, &mut entries)?,
+            Some(tag) => self.tagged(tag, query, limit, &mut entries)?,
+        }
+        let next = (entries.len() > limit).then(|| entries[limit - 1].id);
+        entries.truncate(limit);
+        Ok(CatalogPage { entries, next })
+    }
+
+    /// The attribute a sort orders by, and whether it runs backwards.
+    fn sort_key(&self, sort: Sort) -> (crate::store::EntityId, bool) {
+        match sort {
+            Sort::Title => (self.attrs.title, false),
+            Sort::Recent => (self.attrs.updated_at, true),
+        }
+    }
+
+    /// Up to `limit + 1` recipes of the whole catalog: one AVET range read
+    /// from the cursor.
+    fn all_recipes(
+        &self,
+        query: &CatalogQuery,
+        limit: usize,
+        entries: &mut Vec<CatalogEntry>,
+    ) -> Result<(), DomainError> {
+        let (key_attr, reverse) = self.sort_key(query.sort);
+        let cursor = match query.after {
+            Some(after) => {
+                let key = self
+                    .db
+                    .value(after.entity(), key_attr)?
+                    .ok_or_else(|| DomainError::BadCursor(after.to_string()))?;
+                Some(Components::any().a(key_attr).v(key).e(after.entity()))
+            }
+            None => None,
+        };
+        let within = Components::any().a(key_attr);
+        for datom in self
+            .db
+            .datoms_range(Index::Avet, &within, cursor.as_ref(), reverse)
+        {
+            let (entry, retired) = self.catalog_line(RecipeId::new(datom?.e))?;
+            if !retired {
+                entries.push(entry);
+                if entries.len() > limit {
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Up to `limit + 1` recipes tagged `tag`. A tag's recipes are few next
+    /// to the catalog: read them all through AVET and sort them here.
+    fn tagged(
+        &self,
+        tag: &str,
+        query: &CatalogQuery,
+        limit: usize,
+        entries: &mut Vec<CatalogEntry>,
+    ) -> Result<(), DomainError> {
+        let (key_attr, reverse) = self.sort_key(query.sort);
+        let mut keyed = Vec::new();
+        for datom in self
+            .db
+            .datoms(Index::Avet, &Components::any().a(self.attrs.tags).v(tag))
+        {
+            let id = RecipeId::new(datom?.e);
+            if !self.is_retired(id)? {
+                let key = self.db.value(id.entity(), key_attr)?;
+                keyed.push((key, id));
+            }
+        }
+        keyed.sort();
+        if reverse {
+            keyed.reverse();
+        }
+        let start = match query.after {
+            Some(after) => {
+                keyed
+                    .iter()
+                    .position(|(_, id)| *id == after)
+                    .ok_or_else(|| DomainError::BadCursor(after.to_string()))?
+                    + 1
+            }
+            None => 0,
+        };
+        for (_, id) in keyed.into_iter().skip(start).take(limit + 1) {
+            entries.push(self.catalog_entry(id)?);
+        }
+        Ok(())
+    }
+
+    /// Every tag in use, with how many recipes carry it.
+    pub fn tags(&self) -> Result<Vec<(String, usize)>, DomainError> {
+        let mut out: Vec<(String, usize)> = Vec::new();
+        for datom in self
+            .db
+            .datoms(Index::Avet, &Components::any().a(self.attrs.tags))
+        {
+            let tag = datom?.v.as_str().unwrap_or_default().to_owned();
+            match out.last_mut() {
+                Some((last, n)) if *last == tag => *n += 1,
+                _ => out.push((tag, 1)),
+            }
+        }
+        Ok(out)
+    }
+}

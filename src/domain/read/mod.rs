@@ -1,0 +1,126 @@
+//! Reading recipes from one pinned database value: a `Snapshot`.
+//!
+//! Every read here is a handful of index reads whose count depends on the
+//! recipe (its components, its lineage, its forks) and never on the size of
+//! the catalog: the lineage walk is one EAVT range read per ancestor, forks
+//! come from VAET, the catalog pages through AVET from a cursor.
+//!
+//! - `recipe`: a recipe now or at a version, its versions and what each changed
+//! - `lineage`: ancestors, forks and the fork tree
+//! - `catalog`: catalog pages, catalog lines and tags
+//! - `search`: the search over the terms index
+
+mod catalog;
+mod lineage;
+mod recipe;
+mod search;
+
+pub use catalog::{CatalogEntry, CatalogPage, CatalogQuery, Sort};
+pub use lineage::{Ancestor, ForkNode};
+pub use recipe::{Recipe, Version};
+
+use super::attrs::Attrs;
+use super::ids::{Basis, Instant, RecipeId};
+use super::slug::Slug;
+use super::DomainError;
+use crate::store::{Db, EntityId, Value};
+
+/// One database value, pinned at a basis, read as recipes. A write that
+/// lands after it was taken is invisible to it; it counts its own index
+/// reads (for the Server-Timing header and the benches).
+#[derive(Clone)]
+pub struct Snapshot {
+    db: Db,
+    attrs: Attrs,
+}
+
+impl Snapshot {
+    pub(crate) fn new(db: Db, attrs: Attrs) -> Snapshot {
+        Snapshot {
+            db: db.with_own_read_count(),
+            attrs,
+        }
+    }
+
+    /// The same recipes as they were just after `basis`.
+    fn as_of(&self, basis: Basis) -> Snapshot {
+        Snapshot {
+            db: self.db.as_of(basis.tx()),
+            attrs: self.attrs,
+        }
+    }
+
+    pub(crate) fn db(&self) -> &Db {
+        &self.db
+    }
+
+    /// The transaction this snapshot reads just after.
+    pub fn basis(&self) -> Basis {
+        Basis::new(self.db.basis())
+    }
+
+    /// When the basis transaction was made: when anything last changed.
+    pub fn modified(&self) -> Result<Option<Instant>, DomainError> {
+        Ok(self
+            .db
+            .tx_instant(self.db.basis())?
+            .map(Instant::from_millis))
+    }
+
+    /// Index reads made through this snapshot so far.
+    pub fn reads_so_far(&self) -> u64 {
+        self.db.reads_so_far()
+    }
+
+    /// The recipe with `slug`, if there is one (retired ones included).
+    pub fn find(&self, slug: &Slug) -> Result<Option<RecipeId>, DomainError> {
+        Ok(self
+            .db
+            .entity_with(self.attrs.slug, &Value::from(slug.as_str()))?
+            .map(RecipeId::new))
+    }
+
+    fn id_of(&self, slug: &Slug) -> Result<RecipeId, DomainError> {
+        self.find(slug)?
+            .ok_or_else(|| DomainError::NoSuchRecipe(slug.to_string()))
+    }
+
+    fn refs(&self, e: EntityId, attr: EntityId) -> Result<Vec<EntityId>, DomainError> {
+        Ok(self
+            .db
+            .values(e, attr)?
+            .iter()
+            .filter_map(Value::as_ref)
+            .collect())
+    }
+
+    /// The string values of `e`'s `attr`.
+    pub(crate) fn strings(&self, e: EntityId, attr: EntityId) -> Result<Vec<String>, DomainError> {
+        Ok(self
+            .db
+            .values(e, attr)?
+            .into_iter()
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect())
+    }
+
+    /// The string value of `e`'s cardinality-one `attr`.
+    fn string(&self, e: EntityId, attr: EntityId) -> Result<Option<String>, DomainError> {
+        Ok(self
+            .db
+            .value(e, attr)?
+            .and_then(|v| v.as_str().map(str::to_owned)))
+    }
+
+    fn handle(&self, user: EntityId) -> Result<Option<String>, DomainError> {
+        self.string(user, self.attrs.user_handle)
+    }
+
+    fn is_retired(&self, id: RecipeId) -> Result<bool, DomainError> {
+        Ok(self
+            .db
+            .value(id.entity(), self.attrs.retired)?
+            .and_then(|v| v.as_bool())
+            .unwrap_or(false))
+    }
+}

@@ -1,0 +1,329 @@
+//! A recipe now or at any version, its versions, and what each changed.
+
+use std::collections::BTreeSet;
+
+use super::Snapshot;
+use crate::domain::content::{Content, Minutes, Step};
+use crate::domain::diff::{self, RecipeDiff};
+use crate::domain::ids::{Basis, Instant, RecipeId, VersionNumber};
+use crate::domain::slug::Slug;
+use crate::domain::DomainError;
+use crate::store::{Components, Datom, EntityId, Index};
+
+/// A recipe as it is at the snapshot's basis.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recipe {
+    pub id: RecipeId,
+    pub slug: Slug,
+    pub content: Content,
+    pub author: Option<String>,
+    pub created_at: Option<Instant>,
+    pub updated_at: Option<Instant>,
+    /// How many versions it has: the newest one's number.
+    pub version_count: u32,
+    pub retired: bool,
+    /// The parent, and the parent's version that was forked.
+    pub forked_from: Option<(RecipeId, VersionNumber)>,
+}
+
+impl Recipe {
+    /// The newest version's number.
+    pub fn newest(&self) -> VersionNumber {
+        VersionNumber::new(u64::from(self.version_count)).unwrap_or(VersionNumber::FIRST)
+    }
+}
+
+/// One version: the transaction that made it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Version {
+    pub number: VersionNumber,
+    /// The transaction that made it; the recipe as of it is this version.
+    pub basis: Basis,
+    pub instant: Instant,
+    pub author: Option<String>,
+    pub note: Option<String>,
+}
+
+impl Snapshot {
+    /// The recipe with `slug` as it is now.
+    pub fn recipe(&self, slug: &Slug) -> Result<Recipe, DomainError> {
+        let id = self.id_of(slug)?;
+        self.recipe_by_id(id)
+    }
+
+    /// The recipe `id` as it is at this snapshot's basis.
+    pub fn recipe_by_id(&self, id: RecipeId) -> Result<Recipe, DomainError> {
+        let a = &self.attrs;
+        let mut recipe = Recipe {
+            id,
+            slug: Slug::from_title(""),
+            content: Content::default(),
+            author: None,
+            created_at: None,
+            updated_at: None,
+            version_count: 0,
+            retired: false,
+            forked_from: None,
+        };
+        let mut ingredients = Vec::new();
+        let mut steps = Vec::new();
+        let mut forked_from = None;
+        let mut forked_version = VersionNumber::FIRST;
+        let mut found = false;
+        let instant = |v: &crate::store::Value| v.as_instant().map(Instant::from_millis);
+        // Every attribute but the search terms, which are installed last and
+        // would only be skipped over.
+        for datom in self.db.entity_attributes(id.entity(), 0, a.terms - 1) {
+            let Datom { a: attr, v, .. } = datom?;
+            found = true;
+            let c = &mut recipe.content;
+            let text = || v.as_str().map(str::to_owned);
+            let minutes = || v.as_long().and_then(|m| Minutes::new(m).ok());
+            match attr {
+                x if x == a.slug => {
+                    recipe.slug =
+                        Slug::parse(v.as_str().unwrap_or("")).map_err(DomainError::from)?
+                }
+                x if x == a.title => c.title = text().unwrap_or_default(),
+                x if x == a.summary => c.summary = text(),
+                x if x == a.notes => c.notes = text(),
+                x if x == a.cuisine => c.cuisine = text(),
+                x if x == a.category => c.category = text(),
+                x if x == a.image => c.image = text(),
+                x if x == a.yield_text => c.recipe_yield.text = text(),
+                x if x == a.servings => c.recipe_yield.servings = v.as_long(),
+                x if x == a.prep => c.prep = minutes(),
+                x if x == a.cook => c.cook = minutes(),
+                x if x == a.total => c.total = minutes(),
+                x if x == a.tags => c.tags.extend(text()),
+                x if x == a.ingredients => ingredients.extend(v.as_ref()),
+                x if x == a.steps => steps.extend(v.as_ref()),
+                x if x == a.author => {
+                    recipe.author = v.as_ref().and_then(|u| self.handle(u).ok().flatten())
+                }
+                x if x == a.created_at => recipe.created_at = instant(&v),
+                x if x == a.updated_at => recipe.updated_at = instant(&v),
+                x if x == a.version_count => recipe.version_count = stored_count(&v),
+                x if x == a.retired => recipe.retired = v.as_bool().unwrap_or(false),
+                x if x == a.forked_from => forked_from = v.as_ref().map(RecipeId::new),
+                x if x == a.forked_at_version => {
+                    forked_version = v
+                        .as_long()
+                        .and_then(VersionNumber::stored)
+                        .unwrap_or(VersionNumber::FIRST)
+                }
+                _ => {}
+            }
+        }
+        if !found {
+            return Err(DomainError::NoSuchRecipe(format!("#{id}")));
+        }
+        recipe.forked_from = forked_from.map(|p| (p, forked_version));
+        recipe.content.ingredients = self.components(&ingredients, a.ingredient_position, |e| {
+            Ok(self.string(e, a.ingredient_line)?.unwrap_or_default())
+        })?;
+        recipe.content.steps = self.components(&steps, a.step_position, |e| {
+            let mut step = Step {
+                section: None,
+                text: String::new(),
+            };
+            for datom in self.db.entity_attributes(e, a.step_text, a.step_section) {
+                let datom = datom?;
+                let text = datom.v.as_str().map(str::to_owned);
+                if datom.a == a.step_text {
+                    step.text = text.unwrap_or_default();
+                } else {
+                    step.section = text;
+                }
+            }
+            Ok(step)
+        })?;
+        Ok(recipe)
+    }
+
+    /// Reads each component with `read`, in the order of its position.
+    fn components<T>(
+        &self,
+        ids: &[EntityId],
+        position: EntityId,
+        read: impl Fn(EntityId) -> Result<T, DomainError>,
+    ) -> Result<Vec<T>, DomainError> {
+        let mut positioned = Vec::with_capacity(ids.len());
+        for &id in ids {
+            let at = self
+                .db
+                .value(id, position)?
+                .and_then(|v| v.as_long())
+                .unwrap_or(i64::MAX);
+            positioned.push((at, id, read(id)?));
+        }
+        positioned.sort_by_key(|(at, id, _)| (*at, *id));
+        Ok(positioned.into_iter().map(|(_, _, t)| t).collect())
+    }
+
+    /// The ingredient components of `e` with their lines, in order.
+    pub(crate) fn ingredient_components(
+        &self,
+        e: EntityId,
+    ) -> Result<Vec<(EntityId, String)>, DomainError> {
+        let ids = self.refs(e, self.attrs.ingredients)?;
+        self.components(&ids, self.attrs.ingredient_position, |c| {
+            Ok((
+                c,
+                self.string(c, self.attrs.ingredient_line)?
+                    .unwrap_or_default(),
+            ))
+        })
+    }
+
+    /// The step components of `e`, in order.
+    pub(crate) fn step_components(
+        &self,
+        e: EntityId,
+    ) -> Result<Vec<(EntityId, Step)>, DomainError> {
+        let ids = self.refs(e, self.attrs.steps)?;
+        let a = &self.attrs;
+        self.components(&ids, a.step_position, |c| {
+            let step = Step {
+                section: self.string(c, a.step_section)?,
+                text: self.string(c, a.step_text)?.unwrap_or_default(),
+            };
+            Ok((c, step))
+        })
+    }
+
+    /// The content of recipe `id` as version `basis` left it.
+    pub fn content_at(&self, id: RecipeId, basis: Basis) -> Result<Content, DomainError> {
+        Ok(self.as_of(basis).recipe_by_id(id)?.content)
+    }
+
+    /// Every version of recipe `id`, oldest first: each transaction that
+    /// touched the recipe or any of its components, ever.
+    pub fn versions(&self, id: RecipeId) -> Result<Vec<Version>, DomainError> {
+        let history = self.db.history();
+        let mut txs = BTreeSet::new();
+        let mut components = BTreeSet::new();
+        for datom in history.datoms(Index::Eavt, &Components::any().e(id.entity())) {
+            let datom = datom?;
+            txs.insert(datom.tx);
+            if datom.a == self.attrs.ingredients || datom.a == self.attrs.steps {
+                components.extend(datom.v.as_ref());
+            }
+        }
+        for component in components {
+            for datom in history.datoms(Index::Eavt, &Components::any().e(component)) {
+                txs.insert(datom?.tx);
+            }
+        }
+        let mut versions = Vec::with_capacity(txs.len());
+        for (i, tx) in txs.into_iter().enumerate() {
+            let author = match self
+                .db
+                .value(tx, self.attrs.tx_author)?
+                .and_then(|v| v.as_ref())
+            {
+                Some(user) => self.handle(user)?,
+                None => None,
+            };
+            versions.push(Version {
+                number: VersionNumber::at_index(i),
+                basis: Basis::new(tx),
+                instant: Instant::from_millis(self.db.tx_instant(tx)?.unwrap_or(0)),
+                author,
+                note: self.string(tx, self.attrs.tx_note)?,
+            });
+        }
+        Ok(versions)
+    }
+
+    /// Version `number` of recipe `id`, from its `versions`, or the error
+    /// that says how many it has.
+    pub(crate) fn nth_version(
+        slug: &Slug,
+        versions: &[Version],
+        number: VersionNumber,
+    ) -> Result<Version, DomainError> {
+        versions
+            .get(number.index())
+            .cloned()
+            .ok_or_else(|| DomainError::NoSuchVersion {
+                slug: slug.to_string(),
+                version: number,
+                count: versions.len(),
+            })
+    }
+
+    /// Version `number` of the recipe with `slug`.
+    pub fn version(
+        &self,
+        slug: &Slug,
+        number: VersionNumber,
+    ) -> Result<(Version, Content), DomainError> {
+        let id = self.id_of(slug)?;
+        let version = Snapshot::nth_version(slug, &self.versions(id)?, number)?;
+        let content = self.content_at(id, version.basis)?;
+        Ok((version, content))
+    }
+
+    /// Every version with a one-line account of what it changed from the
+    /// one before (`title, yield, 2 ingredients`); the first is "created"
+    /// (or "forked" for a fork).
+    pub fn changes(&self, id: RecipeId) -> Result<Vec<(Version, String)>, DomainError> {
+        let versions = self.versions(id)?;
+        let forked = self
+            .db
+            .value(id.entity(), self.attrs.forked_from)?
+            .is_some();
+        let mut out = Vec::with_capacity(versions.len());
+        let mut previous: Option<Content> = None;
+        for version in versions {
+            let content = self.content_at(id, version.basis)?;
+            let what = match &previous {
+                None if forked => "forked".to_owned(),
+                None => "created".to_owned(),
+                Some(before) => {
+                    let retired_now = self.as_of(version.basis).is_retired(id)?;
+                    let diff = diff::recipes(before, &content);
+                    if diff.is_empty() && retired_now {
+                        "retired".to_owned()
+                    } else {
+                        diff.summary()
+                    }
+                }
+            };
+            previous = Some(content);
+            out.push((version, what));
+        }
+        Ok(out)
+    }
+
+    /// A fork against its parent: the diff from the parent's version it
+    /// forked, and the diff from the parent as it is now. `None` for an
+    /// original.
+    pub fn compare_with_parent(
+        &self,
+        id: RecipeId,
+    ) -> Result<Option<(RecipeDiff, RecipeDiff)>, DomainError> {
+        let recipe = self.recipe_by_id(id)?;
+        let Some((parent, version)) = recipe.forked_from else {
+            return Ok(None);
+        };
+        let parent_versions = self.versions(parent)?;
+        let forked = parent_versions.get(version.index()).ok_or_else(|| {
+            DomainError::Invalid(format!(
+                "recipe {id} forked a version its parent does not have"
+            ))
+        })?;
+        let then = self.content_at(parent, forked.basis)?;
+        let now = self.recipe_by_id(parent)?.content;
+        Ok(Some((
+            diff::recipes(&then, &recipe.content),
+            diff::recipes(&now, &recipe.content),
+        )))
+    }
+}
+
+/// A stored count (`:recipe/version-count`), which is never negative.
+pub(super) fn stored_count(v: &crate::store::Value) -> u32 {
+    v.as_long().and_then(|n| u32::try_from(n).ok()).unwrap_or(0)
+}
