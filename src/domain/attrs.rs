@@ -1,6 +1,6 @@
 //! The domain's attribute ids, resolved once per store.
 
-use crate::store::{kw, Db, EntityId, StoreError};
+use crate::store::{kw, Db, EntityId, ReadError};
 
 macro_rules! attrs {
     ($($field:ident => $ident:literal),* $(,)?) => {
@@ -14,7 +14,7 @@ macro_rules! attrs {
 
         impl Attrs {
             /// Resolves every attribute; fails if the schema is not installed.
-            pub fn resolve(db: &Db) -> Result<Attrs, StoreError> {
+            pub fn resolve(db: &Db) -> Result<Attrs, ReadError> {
                 Ok(Attrs {
                     $($field: db.attribute(&kw($ident))?.id,)*
                 })

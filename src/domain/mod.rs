@@ -46,7 +46,7 @@ pub use read::{
 pub use slug::{BadSlug, Slug};
 pub use write::{Change, Recipes};
 
-use crate::store::StoreError;
+use crate::store::{ReadError, StorageError, StoreError, TransactError};
 
 /// How deep a lineage may go before the walk refuses it.
 pub const MAX_LINEAGE: usize = 4_096;
@@ -101,3 +101,16 @@ pub enum DomainError {
     #[error("store: {0}")]
     Store(#[from] StoreError),
 }
+
+/// Each operation's store error is a store error.
+macro_rules! from_store {
+    ($($error:ty),*) => {$(
+        impl From<$error> for DomainError {
+            fn from(error: $error) -> DomainError {
+                DomainError::Store(error.into())
+            }
+        }
+    )*};
+}
+
+from_store!(StorageError, TransactError, ReadError);

@@ -21,7 +21,7 @@
 use std::collections::BTreeMap;
 
 use super::encoding::{encode_value, Datom, KeyReader};
-use super::error::StoreError;
+use super::error::StorageError;
 use super::value::{EntityId, Value};
 
 /// The leading byte of this index's keys.
@@ -53,10 +53,10 @@ pub struct Facts<'a> {
     left: u32,
 }
 
-pub fn facts(entry: &[u8]) -> Result<Facts<'_>, StoreError> {
+pub fn facts(entry: &[u8]) -> Result<Facts<'_>, StorageError> {
     let count = entry
         .get(8..12)
-        .ok_or_else(|| StoreError::Corrupt("current-entity entry is too short".into()))?;
+        .ok_or_else(|| StorageError::Corrupt("current-entity entry is too short".into()))?;
     Ok(Facts {
         entry,
         at: 12,
@@ -65,7 +65,7 @@ pub fn facts(entry: &[u8]) -> Result<Facts<'_>, StoreError> {
 }
 
 impl<'a> Iterator for Facts<'a> {
-    type Item = Result<Fact<'a>, StoreError>;
+    type Item = Result<Fact<'a>, StorageError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.left == 0 {
@@ -87,7 +87,7 @@ impl<'a> Iterator for Facts<'a> {
             }
             None => {
                 self.left = 0;
-                Some(Err(StoreError::Corrupt(
+                Some(Err(StorageError::Corrupt(
                     "current-entity entry is cut short".into(),
                 )))
             }
@@ -96,7 +96,7 @@ impl<'a> Iterator for Facts<'a> {
 }
 
 /// Decodes an encoded value.
-pub fn value(bytes: &[u8]) -> Result<Value, StoreError> {
+pub fn value(bytes: &[u8]) -> Result<Value, StorageError> {
     KeyReader::new(bytes).value()
 }
 
@@ -108,8 +108,8 @@ pub type Entry = ([u8; 9], Vec<u8>);
 pub fn updated_entries(
     datoms: &[Datom],
     tx: EntityId,
-    mut before: impl FnMut(EntityId) -> Result<Option<sled::IVec>, StoreError>,
-) -> Result<Vec<Entry>, StoreError> {
+    mut before: impl FnMut(EntityId) -> Result<Option<sled::IVec>, StorageError>,
+) -> Result<Vec<Entry>, StorageError> {
     let mut by_entity: BTreeMap<EntityId, Vec<&Datom>> = BTreeMap::new();
     for datom in datoms {
         by_entity.entry(datom.e).or_default().push(datom);
@@ -223,9 +223,9 @@ impl EntityCache {
 }
 
 /// Decodes a whole entry.
-pub fn decode(e: EntityId, entry: &[u8]) -> Result<Cached, StoreError> {
+pub fn decode(e: EntityId, entry: &[u8]) -> Result<Cached, StorageError> {
     let last_tx = last_tx(entry)
-        .ok_or_else(|| StoreError::Corrupt("current-entity entry is too short".into()))?;
+        .ok_or_else(|| StorageError::Corrupt("current-entity entry is too short".into()))?;
     let mut facts_out = Vec::new();
     for fact in facts(entry)? {
         let fact = fact?;

@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use super::current;
 use super::encoding::{decode_datom, key_tx_added, Components, Datom, Index, TX_SUFFIX_LEN};
-use super::error::StoreError;
+use super::error::{StorageError, UnknownAttribute};
 use super::ordered::{Order, OrderCache};
 use super::referrers::ReferrerCache;
 use super::schema::{Attribute, Schema, DB_TX_INSTANT};
@@ -114,7 +114,7 @@ impl Db {
     /// Entity `e`'s current facts from the current-entity index (and its
     /// in-memory cache), when they answer exactly at this value's basis
     /// (see `current`); `None` when the datoms must be read instead.
-    fn current_entity(&self, e: EntityId) -> Option<Result<Arc<current::Cached>, StoreError>> {
+    fn current_entity(&self, e: EntityId) -> Option<Result<Arc<current::Cached>, StorageError>> {
         if self.view != View::Current || !self.cached {
             return None;
         }
@@ -148,7 +148,7 @@ impl Db {
         first: EntityId,
         last: EntityId,
         v: Option<&Value>,
-    ) -> Option<Result<Vec<Datom>, StoreError>> {
+    ) -> Option<Result<Vec<Datom>, StorageError>> {
         let cached = match self.current_entity(e)? {
             Ok(cached) => cached,
             Err(error) => return Some(Err(error)),
@@ -171,7 +171,7 @@ impl Db {
         first: EntityId,
         last: EntityId,
         mut visit: impl FnMut(&Datom),
-    ) -> Result<(), StoreError> {
+    ) -> Result<(), StorageError> {
         if let Some(cached) = self.current_entity(e) {
             self.reads.fetch_add(1, Ordering::Relaxed);
             attribute_range(&cached?.facts, first, last)
@@ -185,7 +185,7 @@ impl Db {
         Ok(())
     }
 
-    fn failed(&self, index: Index, error: StoreError) -> Datoms {
+    fn failed(&self, index: Index, error: StorageError) -> Datoms {
         Datoms {
             iter: Source::Failed(Some(error)),
             ..self.ready(index, Vec::new())
@@ -213,7 +213,7 @@ impl Db {
     }
 
     /// The attribute named `ident`, or `UnknownAttribute`.
-    pub fn attribute(&self, ident: &Keyword) -> Result<&Arc<Attribute>, StoreError> {
+    pub fn attribute(&self, ident: &Keyword) -> Result<&Arc<Attribute>, UnknownAttribute> {
         self.schema.attribute_named(ident)
     }
 
@@ -231,7 +231,11 @@ impl Db {
     /// The entities whose facts refer to `target` through the ref
     /// attribute `a`, in id order (VAET's order). At a current basis the
     /// list comes from the in-memory referrer cache when it is exact there.
-    pub fn referrers(&self, a: EntityId, target: EntityId) -> Result<Arc<[EntityId]>, StoreError> {
+    pub fn referrers(
+        &self,
+        a: EntityId,
+        target: EntityId,
+    ) -> Result<Arc<[EntityId]>, StorageError> {
         let cacheable = self.view == View::Current && self.cached;
         if cacheable {
             if let Some(referrers) = self.referrers.get(target, a, self.basis) {
@@ -426,14 +430,14 @@ impl Db {
     }
 
     /// The values entity `e` has for attribute `a`, in value order.
-    pub fn values(&self, e: EntityId, a: EntityId) -> Result<Vec<Value>, StoreError> {
+    pub fn values(&self, e: EntityId, a: EntityId) -> Result<Vec<Value>, StorageError> {
         self.datoms(Index::Eavt, &Components::any().e(e).a(a))
             .map(|d| d.map(|d| d.v))
             .collect()
     }
 
     /// The first value entity `e` has for attribute `a`: one EAVT seek.
-    pub fn value(&self, e: EntityId, a: EntityId) -> Result<Option<Value>, StoreError> {
+    pub fn value(&self, e: EntityId, a: EntityId) -> Result<Option<Value>, StorageError> {
         if let Some(cached) = self.current_entity(e) {
             // Straight from the cached entity: no range read, no vector.
             self.reads.fetch_add(1, Ordering::Relaxed);
@@ -448,7 +452,7 @@ impl Db {
     }
 
     /// The entity whose unique attribute `a` has value `v`: one AVET seek.
-    pub fn entity_with(&self, a: EntityId, v: &Value) -> Result<Option<EntityId>, StoreError> {
+    pub fn entity_with(&self, a: EntityId, v: &Value) -> Result<Option<EntityId>, StorageError> {
         self.datoms(Index::Avet, &Components::any().a(a).v(v.clone()))
             .next()
             .transpose()
@@ -456,7 +460,7 @@ impl Db {
     }
 
     /// Everything entity `e` says at this basis.
-    pub fn entity(&self, e: EntityId) -> Result<Entity, StoreError> {
+    pub fn entity(&self, e: EntityId) -> Result<Entity, StorageError> {
         let mut attrs: BTreeMap<Keyword, Vec<Value>> = BTreeMap::new();
         for datom in self.datoms(Index::Eavt, &Components::any().e(e)) {
             let datom = datom?;
@@ -465,7 +469,7 @@ impl Db {
                 .attribute(datom.a)
                 .map(|a| a.ident.clone())
                 .ok_or_else(|| {
-                    StoreError::Corrupt(format!("datom of unknown attribute {}", datom.a))
+                    StorageError::Corrupt(format!("datom of unknown attribute {}", datom.a))
                 })?;
             attrs.entry(ident).or_default().push(datom.v);
         }
@@ -473,7 +477,7 @@ impl Db {
     }
 
     /// The instant of transaction `tx`.
-    pub fn tx_instant(&self, tx: EntityId) -> Result<Option<i64>, StoreError> {
+    pub fn tx_instant(&self, tx: EntityId) -> Result<Option<i64>, StorageError> {
         Ok(self.value(tx, DB_TX_INSTANT)?.and_then(|v| v.as_instant()))
     }
 
@@ -483,7 +487,7 @@ impl Db {
         &self,
         from: EntityId,
         to: EntityId,
-    ) -> impl Iterator<Item = Result<Datom, StoreError>> {
+    ) -> impl Iterator<Item = Result<Datom, StorageError>> {
         let to = to.min(self.basis);
         let start = [&[Index::Log.prefix_byte()][..], &from.to_be_bytes()].concat();
         let end = [
@@ -574,7 +578,7 @@ enum Source {
         next: usize,
         end: usize,
     },
-    Failed(Option<StoreError>),
+    Failed(Option<StorageError>),
 }
 
 impl Datoms {
@@ -583,7 +587,7 @@ impl Datoms {
         self
     }
 
-    fn emit(&self, key: &[u8]) -> Option<Result<Datom, StoreError>> {
+    fn emit(&self, key: &[u8]) -> Option<Result<Datom, StorageError>> {
         let (tx, added) = key_tx_added_any(self.index, key);
         let keep = match self.view {
             View::History => true,
@@ -627,7 +631,7 @@ fn same_fact(a: &[u8], b: &[u8]) -> bool {
 }
 
 impl Iterator for Datoms {
-    type Item = Result<Datom, StoreError>;
+    type Item = Result<Datom, StorageError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         match &mut self.iter {

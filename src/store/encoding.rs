@@ -20,7 +20,7 @@
 //! and retractions of one fact sit next to each other in tx order, which is
 //! what lets a database value at a basis be a filter over a scan.
 
-use super::error::StoreError;
+use super::error::StorageError;
 use super::value::{EntityId, Keyword, Value, ValueType};
 
 /// The index a key belongs to, which is also its first byte in the tree.
@@ -161,14 +161,14 @@ impl<'a> KeyReader<'a> {
         KeyReader { bytes, at: 0 }
     }
 
-    fn corrupt(&self, why: &str) -> StoreError {
-        StoreError::Corrupt(format!(
+    fn corrupt(&self, why: &str) -> StorageError {
+        StorageError::Corrupt(format!(
             "{why} at byte {} of key {:02x?}",
             self.at, self.bytes
         ))
     }
 
-    fn take(&mut self, n: usize) -> Result<&'a [u8], StoreError> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], StorageError> {
         let end = self.at + n;
         let slice = self
             .bytes
@@ -178,21 +178,21 @@ impl<'a> KeyReader<'a> {
         Ok(slice)
     }
 
-    fn take8(&mut self) -> Result<[u8; 8], StoreError> {
+    fn take8(&mut self) -> Result<[u8; 8], StorageError> {
         Ok(self.take(8)?.try_into().expect("eight bytes"))
     }
 
-    pub fn u8(&mut self) -> Result<u8, StoreError> {
+    pub fn u8(&mut self) -> Result<u8, StorageError> {
         Ok(self.take(1)?[0])
     }
 
-    pub fn u64(&mut self) -> Result<u64, StoreError> {
+    pub fn u64(&mut self) -> Result<u64, StorageError> {
         Ok(u64::from_be_bytes(self.take8()?))
     }
 
     /// Decodes an escaped, terminated text. Most texts have no NUL byte, so
     /// their bytes are the text itself: those are borrowed, not copied.
-    fn text(&mut self) -> Result<std::borrow::Cow<'a, str>, StoreError> {
+    fn text(&mut self) -> Result<std::borrow::Cow<'a, str>, StorageError> {
         let rest = &self.bytes[self.at..];
         let nul = rest
             .iter()
@@ -220,7 +220,7 @@ impl<'a> KeyReader<'a> {
             .map_err(|_| self.corrupt("text is not UTF-8"))
     }
 
-    pub fn value(&mut self) -> Result<Value, StoreError> {
+    pub fn value(&mut self) -> Result<Value, StorageError> {
         let tag = self.u8()?;
         let value_type = ValueType::ALL
             .get(usize::from(tag))
@@ -286,7 +286,7 @@ pub fn datom_key(index: Index, datom: &Datom) -> Vec<u8> {
 }
 
 /// Decodes a key of `index` (leading byte included) back into its datom.
-pub fn decode_datom(index: Index, key: &[u8]) -> Result<Datom, StoreError> {
+pub fn decode_datom(index: Index, key: &[u8]) -> Result<Datom, StorageError> {
     let mut r = KeyReader::new(key);
     if r.u8()? != index.prefix_byte() {
         return Err(r.corrupt("key belongs to another index"));

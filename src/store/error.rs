@@ -1,19 +1,58 @@
-//! The store's errors: one enum, a line of doc per variant.
+//! The store's errors, one type per kind of operation (as redb does), so a
+//! caller matches only what its operation can do:
 //!
-//! A transaction that fails with any of these has written nothing.
+//! - `StorageError`: sled failed, or what it holds cannot be decoded. Any
+//!   operation can meet it, so every other type wraps it.
+//! - `OpenError`: opening a store (in use, another format, a half import).
+//! - `TransactError`: a transaction refused (it wrote nothing) or a write
+//!   that could not be made durable.
+//! - `ReadError`: reads that name attributes or take a pull pattern.
+//! - `TransferError`: export and import files.
+//! - `StoreError`: any of them, for callers that treat every store failure
+//!   alike (the command line, the domain's error).
 
 use super::value::{EntityId, Keyword, Value, ValueType};
 
-/// What went wrong in the store.
+/// sled failed underneath us, or a key or value on disk cannot be decoded.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum StoreError {
-    /// sled failed underneath us (I/O, or its own corruption check).
+pub enum StorageError {
+    /// sled failed (I/O, or its own corruption check).
     #[error("storage: {0}")]
-    Storage(#[from] sled::Error),
+    Sled(#[from] sled::Error),
     /// A key or value on disk could not be decoded.
     #[error("the store is corrupt: {0}")]
     Corrupt(String),
+}
+
+/// A keyword's text is malformed.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("bad keyword {text:?}: {why}")]
+pub struct BadKeyword {
+    pub text: String,
+    pub why: String,
+}
+
+/// A transaction or read named an attribute the schema does not have.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("unknown attribute {0}")]
+pub struct UnknownAttribute(pub Keyword);
+
+/// A schema the store does not allow: an incomplete attribute, or a change
+/// to an installed one that would make its stored datoms wrong.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("schema: {0}")]
+pub struct SchemaError(pub String);
+
+/// Opening a store failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum OpenError {
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+    /// The stored schema cannot be read back.
+    #[error(transparent)]
+    Schema(#[from] SchemaError),
     /// Another process has the store's directory open.
     #[error("the store at {0} is in use by another process")]
     Locked(String),
@@ -29,12 +68,22 @@ pub enum StoreError {
     /// An import into the store began and did not finish.
     #[error("the store at {0} holds part of an import that did not finish: remove it and import again into an empty store")]
     UnfinishedImport(String),
-    /// A keyword's text is malformed.
-    #[error("bad keyword {text:?}: {why}")]
-    BadKeyword { text: String, why: String },
-    /// A transaction or read named an attribute the schema does not have.
-    #[error("unknown attribute {0}")]
-    UnknownAttribute(Keyword),
+}
+
+/// A transaction was refused, and wrote nothing; or a write could not be
+/// made durable.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TransactError {
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+    #[error(transparent)]
+    BadKeyword(#[from] BadKeyword),
+    #[error(transparent)]
+    UnknownAttribute(#[from] UnknownAttribute),
+    /// A schema change the store does not allow (changing a type, say).
+    #[error(transparent)]
+    Schema(#[from] SchemaError),
     /// A value's type is not the attribute's `:db/valueType`.
     #[error("attribute {attr} takes values of type {expected:?}, but got {got} ({got_type:?})")]
     WrongType {
@@ -87,15 +136,6 @@ pub enum StoreError {
     /// One transaction says contradictory things about one fact.
     #[error("conflicting datoms in one transaction: {0}")]
     Conflict(String),
-    /// A schema change the store does not allow (changing a type, say).
-    #[error("schema: {0}")]
-    Schema(String),
-    /// A pull pattern is malformed.
-    #[error("bad pull pattern: {0}")]
-    Pattern(String),
-    /// The import file is malformed, or the target store is not empty.
-    #[error("import, line {line}: {why}")]
-    Import { line: usize, why: String },
     /// A transaction writes more datoms, or more bytes of values, than one
     /// transaction may (`MAX_TX_DATOMS`, `MAX_TX_BYTES`); split it.
     #[error("a transaction of {datoms} datoms and {bytes} bytes of values is over the limit of {max_datoms} datoms and {max_bytes} bytes: split it into smaller ones")]
@@ -108,7 +148,71 @@ pub enum StoreError {
     /// An earlier flush failed, so later writes could not be made durable.
     #[error("the store refuses writes after a failed flush: {0}")]
     Poisoned(String),
-    /// Reading or writing an export file failed.
+}
+
+/// A read that names an attribute, or pulls by a pattern, failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReadError {
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+    #[error(transparent)]
+    BadKeyword(#[from] BadKeyword),
+    #[error(transparent)]
+    UnknownAttribute(#[from] UnknownAttribute),
+    /// A pull pattern is malformed.
+    #[error("bad pull pattern: {0}")]
+    Pattern(String),
+}
+
+/// Exporting to or importing from a line-per-datom file failed; an import
+/// that fails leaves the store as it was before it began.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TransferError {
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+    /// Reading or writing the file failed.
     #[error("{0}")]
     Io(#[from] std::io::Error),
+    /// The import file is malformed, or the target store is not empty.
+    #[error("import, line {line}: {why}")]
+    Import { line: usize, why: String },
+    /// A transaction of the file was refused.
+    #[error(transparent)]
+    Transact(#[from] TransactError),
 }
+
+/// Any store failure, for callers that treat them alike.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+    #[error(transparent)]
+    Open(#[from] OpenError),
+    #[error(transparent)]
+    Transact(#[from] TransactError),
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    #[error(transparent)]
+    Transfer(#[from] TransferError),
+}
+
+macro_rules! from_sled {
+    ($($error:ty),*) => {$(
+        impl From<sled::Error> for $error {
+            fn from(error: sled::Error) -> $error {
+                StorageError::Sled(error).into()
+            }
+        }
+    )*};
+}
+
+from_sled!(
+    OpenError,
+    TransactError,
+    ReadError,
+    TransferError,
+    StoreError
+);

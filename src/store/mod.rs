@@ -63,7 +63,10 @@ use std::sync::{Arc, Condvar, Mutex, RwLock};
 
 pub use db::{Db, Entity};
 pub use encoding::{Components, Datom, Index};
-pub use error::StoreError;
+pub use error::{
+    BadKeyword, OpenError, ReadError, SchemaError, StorageError, StoreError, TransactError,
+    TransferError, UnknownAttribute,
+};
 pub use pull::{PullPattern, Pulled};
 pub use schema::{Attribute, Cardinality, Schema, Unique};
 pub use tx::{EntityMap, EntityRef, Transaction, TxReport, TxValue};
@@ -195,16 +198,16 @@ struct FlushState {
 
 impl Store {
     /// Opens (creating if needed) a durable store in `dir`.
-    pub fn open(dir: impl AsRef<Path>) -> Result<Store, StoreError> {
+    pub fn open(dir: impl AsRef<Path>) -> Result<Store, OpenError> {
         Store::open_with(StoreConfig::durable(dir.as_ref()))
     }
 
     /// A store in a temporary file, gone when the last handle drops.
-    pub fn temporary() -> Result<Store, StoreError> {
+    pub fn temporary() -> Result<Store, OpenError> {
         Store::open_with(StoreConfig::temporary())
     }
 
-    pub fn open_with(config: StoreConfig) -> Result<Store, StoreError> {
+    pub fn open_with(config: StoreConfig) -> Result<Store, OpenError> {
         // sled's background flusher stays on: it is also what cleans sled's
         // segments, without which a bulk load's memory more than doubled
         // (docs/BENCHMARKING.md). It may write out a batch not yet
@@ -223,14 +226,14 @@ impl Store {
         match sled.get(META_FORMAT)? {
             None if sled.is_empty() => write_genesis(&sled)?,
             None => {
-                return Err(StoreError::FormatVersion {
+                return Err(OpenError::FormatVersion {
                     path: shown_path,
                     found: "none (not a forkful store)".into(),
                     expected: FORMAT_VERSION,
                 })
             }
             Some(found) if found.as_ref() != FORMAT_VERSION.to_be_bytes() => {
-                return Err(StoreError::FormatVersion {
+                return Err(OpenError::FormatVersion {
                     path: shown_path,
                     found: format!("{:02x?}", found.as_ref()),
                     expected: FORMAT_VERSION,
@@ -239,7 +242,7 @@ impl Store {
             Some(_) => {}
         }
         if sled.contains_key(META_IMPORTING)? {
-            return Err(StoreError::UnfinishedImport(shown_path));
+            return Err(OpenError::UnfinishedImport(shown_path));
         }
         let basis = read_meta_u64(&sled, META_BASIS)?;
         let next_id = read_meta_u64(&sled, META_NEXT_ID)?;
@@ -322,8 +325,10 @@ impl Store {
 
     /// Applies `tx` atomically and returns once it is durable. On any error,
     /// nothing was written.
-    pub fn transact(&self, tx: &Transaction) -> Result<TxReport, StoreError> {
-        let report = self.apply_in_writer(|_| Ok::<_, StoreError>((tx, ())))?.0;
+    pub fn transact(&self, tx: &Transaction) -> Result<TxReport, TransactError> {
+        let report = self
+            .apply_in_writer(|_| Ok::<_, TransactError>((tx, ())))?
+            .0;
         self.wait_durable(report.basis_after)?;
         self.inner.transactions.fetch_add(1, Ordering::Relaxed);
         Ok(report)
@@ -338,7 +343,7 @@ impl Store {
     /// version an edit was based on) cannot be raced. `decide` should be
     /// quick: every other writer waits for it. If it fails or panics,
     /// nothing is written and the store stays usable.
-    pub fn transact_with<T, E: From<StoreError>>(
+    pub fn transact_with<T, E: From<TransactError>>(
         &self,
         decide: impl FnOnce(&Db) -> Result<(Transaction, T), E>,
     ) -> Result<(TxReport, T), E> {
@@ -353,7 +358,7 @@ impl Store {
     /// per group (`wait_durable` on the last basis): one flush covers them
     /// all. Readers see a transaction only once it is durable; nothing is
     /// acknowledged to anyone before that wait returns.
-    pub fn transact_deferred_with<T, E: From<StoreError>>(
+    pub fn transact_deferred_with<T, E: From<TransactError>>(
         &self,
         decide: impl FnOnce(&Db) -> Result<(Transaction, T), E>,
     ) -> Result<(TxReport, T), E> {
@@ -364,7 +369,7 @@ impl Store {
 
     /// Takes the writer, lets `decide` choose a transaction on the latest
     /// value, and applies it as one sled batch. Durability is the caller's.
-    fn apply_in_writer<T, E: From<StoreError>, Tx: std::borrow::Borrow<Transaction>>(
+    fn apply_in_writer<T, E: From<TransactError>, Tx: std::borrow::Borrow<Transaction>>(
         &self,
         decide: impl FnOnce(&Db) -> Result<(Tx, T), E>,
     ) -> Result<(TxReport, T), E> {
@@ -405,7 +410,7 @@ impl Store {
         writer: &mut Writer,
         db: &Db,
         tx: &Transaction,
-    ) -> Result<TxReport, StoreError> {
+    ) -> Result<TxReport, TransactError> {
         let clock = tx::WriterClock {
             next_id: writer.next_id,
             last_instant: writer.last_instant,
@@ -415,7 +420,7 @@ impl Store {
         let report = prepared.report;
         let bytes: usize = report.datoms.iter().map(|d| d.v.stored_len()).sum();
         if report.datoms.len() > MAX_TX_DATOMS || bytes > MAX_TX_BYTES {
-            return Err(StoreError::TooLarge {
+            return Err(TransactError::TooLarge {
                 datoms: report.datoms.len(),
                 bytes,
                 max_datoms: MAX_TX_DATOMS,
@@ -442,12 +447,12 @@ impl Store {
         writer: &Writer,
         written: &Written,
         schema: &Schema,
-    ) -> Result<(), StoreError> {
+    ) -> Result<(), StorageError> {
         let mut batch = sled::Batch::default();
         let mut undo = sled::Batch::default();
         for datom in written.datoms {
             let attribute = schema.attribute(datom.a).ok_or_else(|| {
-                StoreError::Corrupt(format!("datom of unknown attribute {}", datom.a))
+                StorageError::Corrupt(format!("datom of unknown attribute {}", datom.a))
             })?;
             for key in index_keys(attribute, datom) {
                 undo.remove(key.as_slice());
@@ -537,9 +542,9 @@ impl Store {
     }
 
     /// The store's refusal of every write after a failed flush.
-    fn refuse_if_poisoned(&self) -> Result<(), StoreError> {
+    fn refuse_if_poisoned(&self) -> Result<(), TransactError> {
         match &self.lock_flush().failed {
-            Some(why) => Err(StoreError::Poisoned(why.clone())),
+            Some(why) => Err(TransactError::Poisoned(why.clone())),
             None => Ok(()),
         }
     }
@@ -570,7 +575,7 @@ impl Store {
     }
 
     /// Blocks until transaction `t` is durable, flushing if nobody is.
-    pub fn wait_durable(&self, t: EntityId) -> Result<(), StoreError> {
+    pub fn wait_durable(&self, t: EntityId) -> Result<(), TransactError> {
         let inner = &self.inner;
         let mut state = self.lock_flush();
         loop {
@@ -578,7 +583,7 @@ impl Store {
                 return Ok(());
             }
             if let Some(why) = &state.failed {
-                return Err(StoreError::Poisoned(why.clone()));
+                return Err(TransactError::Poisoned(why.clone()));
             }
             if state.running {
                 state = inner
@@ -645,12 +650,11 @@ impl Store {
     }
 
     /// One sled flush, or the injected fault.
-    fn flush_sled(&self) -> Result<(), StoreError> {
+    fn flush_sled(&self) -> Result<(), TransactError> {
         match self.inner.next_flush_fault.swap(0, Ordering::AcqRel) {
             1 => {
-                return Err(StoreError::Io(std::io::Error::other(
-                    "injected flush failure",
-                )))
+                let injected = std::io::Error::other("injected flush failure");
+                return Err(StorageError::Sled(sled::Error::Io(injected)).into());
             }
             2 => {
                 // Long enough for other writers to be waiting on this flush.
@@ -677,7 +681,7 @@ impl Store {
     /// Every key and value of every sled tree, in order: what tests compare
     /// to show that a refused write wrote nothing, derived keys included.
     #[doc(hidden)]
-    pub fn raw_contents(&self) -> Result<Vec<RawEntry>, StoreError> {
+    pub fn raw_contents(&self) -> Result<Vec<RawEntry>, StorageError> {
         let mut all = Vec::new();
         for name in self.inner.sled.tree_names() {
             let tree = self.inner.sled.open_tree(&name)?;
@@ -692,7 +696,7 @@ impl Store {
     /// Flushes everything to disk (for shutdown; every acknowledged write
     /// already is). A poisoned store refuses: what it holds beyond the last
     /// durable basis was never acknowledged and must not be written.
-    pub fn flush(&self) -> Result<(), StoreError> {
+    pub fn flush(&self) -> Result<(), TransactError> {
         self.refuse_if_poisoned()?;
         self.inner.sled.flush()?;
         Ok(())
@@ -702,14 +706,14 @@ impl Store {
     /// imported transaction: a store found with the mark when opened holds
     /// part of an import (the process died, or the disk failed) and is
     /// refused rather than served half-filled.
-    fn begin_import(&self) -> Result<(), StoreError> {
+    fn begin_import(&self) -> Result<(), StorageError> {
         self.inner.sled.insert(META_IMPORTING, &[] as &[u8])?;
         self.inner.sled.flush()?;
         Ok(())
     }
 
     /// Removes the mark once every imported transaction is durable.
-    fn end_import(&self) -> Result<(), StoreError> {
+    fn end_import(&self) -> Result<(), StorageError> {
         self.inner.sled.remove(META_IMPORTING)?;
         self.inner.sled.flush()?;
         Ok(())
@@ -718,12 +722,12 @@ impl Store {
     /// Puts a store an import has started on back to what a new store is:
     /// every key removed, genesis written again. Only for a store that was
     /// empty when the import began, which `import` requires.
-    fn reset_to_genesis(&self) -> Result<(), StoreError> {
+    fn reset_to_genesis(&self) -> Result<(), TransactError> {
         let mut writer = self.lock_writer();
         self.refuse_if_poisoned()?;
         self.inner.sled.clear()?;
         write_genesis(&self.inner.sled)?;
-        let schema = Arc::new(Schema::from_datoms(&schema::bootstrap_datoms())?);
+        let schema = Arc::new(bootstrap_schema());
         writer.next_id = GENESIS_TX + 1;
         writer.last_instant = 0;
         let mut state = self.lock_flush();
@@ -752,7 +756,7 @@ impl Store {
         tx_datoms: &[Datom],
         next_id: EntityId,
         schema: &Arc<Schema>,
-    ) -> Result<(), StoreError> {
+    ) -> Result<(), TransactError> {
         let Some(last) = tx_datoms.last() else {
             return Ok(());
         };
@@ -847,14 +851,14 @@ fn index_keys<'d>(attribute: &Attribute, datom: &'d Datom) -> impl Iterator<Item
 /// dropped a moment ago (by this process or one that just exited) can hold
 /// it while sled's background threads wind down. A store still in use after
 /// that is a clear error.
-fn open_locked(config: &sled::Config, path: &Path) -> Result<sled::Db, StoreError> {
+fn open_locked(config: &sled::Config, path: &Path) -> Result<sled::Db, OpenError> {
     let mut waited = std::time::Duration::ZERO;
     let step = std::time::Duration::from_millis(20);
     loop {
         match config.open() {
             Err(sled::Error::Io(e)) if e.to_string().contains("could not acquire lock") => {
                 if waited >= std::time::Duration::from_secs(2) {
-                    return Err(StoreError::Locked(path.display().to_string()));
+                    return Err(OpenError::Locked(path.display().to_string()));
                 }
                 std::thread::sleep(step);
                 waited += step;
@@ -865,9 +869,9 @@ fn open_locked(config: &sled::Config, path: &Path) -> Result<sled::Db, StoreErro
 }
 
 /// A new store: the format key, then the genesis transaction, atomically.
-fn write_genesis(sled: &sled::Db) -> Result<(), StoreError> {
+fn write_genesis(sled: &sled::Db) -> Result<(), StorageError> {
     let datoms = schema::bootstrap_datoms();
-    let schema = Schema::from_datoms(&datoms)?;
+    let schema = bootstrap_schema();
     let mut batch = sled::Batch::default();
     for datom in &datoms {
         let attribute = schema.attribute(datom.a).expect("bootstrap attribute");
@@ -887,10 +891,10 @@ fn write_genesis(sled: &sled::Db) -> Result<(), StoreError> {
     Ok(())
 }
 
-fn read_meta_u64(sled: &sled::Db, key: &[u8]) -> Result<u64, StoreError> {
+fn read_meta_u64(sled: &sled::Db, key: &[u8]) -> Result<u64, StorageError> {
     debug_assert_eq!(key[0], META_PREFIX);
     let bytes = sled.get(key)?.ok_or_else(|| {
-        StoreError::Corrupt(format!(
+        StorageError::Corrupt(format!(
             "missing meta key {:?}",
             String::from_utf8_lossy(&key[1..])
         ))
@@ -898,19 +902,25 @@ fn read_meta_u64(sled: &sled::Db, key: &[u8]) -> Result<u64, StoreError> {
     let bytes: [u8; 8] = bytes
         .as_ref()
         .try_into()
-        .map_err(|_| StoreError::Corrupt("meta value is not eight bytes".into()))?;
+        .map_err(|_| StorageError::Corrupt("meta value is not eight bytes".into()))?;
     Ok(u64::from_be_bytes(bytes))
 }
 
 /// The schema at `db`'s basis, from the current datoms of schema attributes.
-fn load_schema(db: &Db) -> Result<Schema, StoreError> {
+fn load_schema(db: &Db) -> Result<Schema, OpenError> {
     let mut datoms = Vec::new();
     for a in schema::DB_IDENT..=schema::DB_DOC {
         for datom in db.datoms(Index::Aevt, &Components::any().a(a)) {
             datoms.push(datom?);
         }
     }
-    Schema::from_datoms(&datoms)
+    Ok(Schema::from_datoms(&datoms)?)
+}
+
+/// The schema of a new store: the bootstrap attributes, which this build
+/// defines, so they are always a valid schema.
+fn bootstrap_schema() -> Schema {
+    Schema::from_datoms(&schema::bootstrap_datoms()).expect("the bootstrap schema is valid")
 }
 
 trait DerefTree {

@@ -26,7 +26,7 @@ use std::sync::Arc;
 use super::db::Db;
 use super::edn::{self, Edn};
 use super::encoding::{Components, Index};
-use super::error::StoreError;
+use super::error::{ReadError, StorageError};
 use super::schema::{Attribute, Cardinality};
 use super::value::{kw, EntityId, Keyword, Value};
 
@@ -121,13 +121,13 @@ impl fmt::Display for Pulled {
 
 impl PullPattern {
     /// Parses a pattern from its EDN text, e.g. `[:recipe/title {:recipe/ingredients [*]}]`.
-    pub fn parse(text: &str) -> Result<PullPattern, StoreError> {
-        let form = edn::parse(text).map_err(|e| StoreError::Pattern(e.to_string()))?;
+    pub fn parse(text: &str) -> Result<PullPattern, ReadError> {
+        let form = edn::parse(text).map_err(|e| ReadError::Pattern(e.to_string()))?;
         PullPattern::from_edn(&form)
     }
 
     /// Reads a pattern from an already-parsed EDN form (queries embed them).
-    pub fn from_edn(form: &Edn) -> Result<PullPattern, StoreError> {
+    pub fn from_edn(form: &Edn) -> Result<PullPattern, ReadError> {
         let Edn::Vector(items) = form else {
             return Err(bad(format!("a pattern is a vector, not {form}")));
         };
@@ -173,12 +173,12 @@ impl PullPattern {
     }
 }
 
-fn bad(why: String) -> StoreError {
-    StoreError::Pattern(why)
+fn bad(why: String) -> ReadError {
+    ReadError::Pattern(why)
 }
 
 /// `:attr` or `(:attr :limit n)`.
-fn attr_spec(form: &Edn) -> Result<AttrSpec, StoreError> {
+fn attr_spec(form: &Edn) -> Result<AttrSpec, ReadError> {
     let (name, options) = match form {
         Edn::Keyword(name) => (name, &[][..]),
         Edn::List(items) => match items.split_first() {
@@ -218,7 +218,7 @@ fn attr_spec(form: &Edn) -> Result<AttrSpec, StoreError> {
 impl Db {
     /// Pulls entity `e` by `pattern`. An entity with no facts pulls as a map
     /// with at most its `:db/id`.
-    pub fn pull(&self, e: EntityId, pattern: &PullPattern) -> Result<Pulled, StoreError> {
+    pub fn pull(&self, e: EntityId, pattern: &PullPattern) -> Result<Pulled, ReadError> {
         let mut puller = Puller {
             db: self,
             path: Vec::new(),
@@ -241,7 +241,7 @@ impl Puller<'_> {
         &mut self,
         e: EntityId,
         pattern: &PullPattern,
-    ) -> Result<BTreeMap<Keyword, Pulled>, StoreError> {
+    ) -> Result<BTreeMap<Keyword, Pulled>, ReadError> {
         self.path.push(e);
         let result = self.entity_inner(e, pattern);
         self.path.pop();
@@ -252,7 +252,7 @@ impl Puller<'_> {
         &mut self,
         e: EntityId,
         pattern: &PullPattern,
-    ) -> Result<BTreeMap<Keyword, Pulled>, StoreError> {
+    ) -> Result<BTreeMap<Keyword, Pulled>, ReadError> {
         let mut out = BTreeMap::new();
         if pattern.db_id || pattern.wildcard {
             out.insert(db_id(), Pulled::Value(Value::Ref(e)));
@@ -349,7 +349,7 @@ impl Puller<'_> {
         attribute: &Attribute,
         enclosing: &PullPattern,
         v: Value,
-    ) -> Result<Pulled, StoreError> {
+    ) -> Result<Pulled, ReadError> {
         let target = match (&v, spec.reverse || attribute.is_ref()) {
             (Value::Ref(target), true) => *target,
             _ => return Ok(Pulled::Value(v)),
@@ -373,7 +373,7 @@ impl Puller<'_> {
 
     /// A value pulled without a pattern of its own: components whole, other
     /// refs as `{:db/id e}`, scalars as they are.
-    fn plain(&mut self, attribute: &Attribute, v: Value) -> Result<Pulled, StoreError> {
+    fn plain(&mut self, attribute: &Attribute, v: Value) -> Result<Pulled, ReadError> {
         match v {
             Value::Ref(target) if attribute.is_component => {
                 self.guarded(target, &PullPattern::wildcard())
@@ -384,19 +384,19 @@ impl Puller<'_> {
     }
 
     /// Pulls `target` unless it is already on the path (a cycle).
-    fn guarded(&mut self, target: EntityId, pattern: &PullPattern) -> Result<Pulled, StoreError> {
+    fn guarded(&mut self, target: EntityId, pattern: &PullPattern) -> Result<Pulled, ReadError> {
         if self.path.contains(&target) || self.path.len() > RECURSION_CAP {
             return Ok(id_map(target));
         }
         self.entity(target, pattern).map(Pulled::Map)
     }
 
-    fn attribute_by_id(&self, a: EntityId) -> Result<Arc<Attribute>, StoreError> {
+    fn attribute_by_id(&self, a: EntityId) -> Result<Arc<Attribute>, ReadError> {
         self.db
             .schema()
             .attribute(a)
             .cloned()
-            .ok_or_else(|| StoreError::Corrupt(format!("datom of unknown attribute {a}")))
+            .ok_or_else(|| StorageError::Corrupt(format!("datom of unknown attribute {a}")).into())
     }
 }
 

@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use super::encoding::Datom;
-use super::error::StoreError;
+use super::error::{SchemaError, UnknownAttribute};
 use super::tx::EntityMap;
 use super::value::{kw, EntityId, Keyword, Value, ValueType};
 
@@ -220,7 +220,7 @@ impl Schema {
     /// Builds the schema from the current datoms of the schema attributes.
     pub fn from_datoms<'a>(
         datoms: impl IntoIterator<Item = &'a Datom>,
-    ) -> Result<Schema, StoreError> {
+    ) -> Result<Schema, SchemaError> {
         let mut schema = Schema::default();
         for d in datoms {
             if d.added && is_schema_attribute(d.a) {
@@ -238,7 +238,7 @@ impl Schema {
     /// The schema after a transaction's datoms, or `None` if they leave it as
     /// it is. Refuses incomplete attributes and changes to an installed
     /// attribute that would make its stored datoms wrong.
-    pub fn after(&self, datoms: &[Datom]) -> Result<Option<Schema>, StoreError> {
+    pub fn after(&self, datoms: &[Datom]) -> Result<Option<Schema>, SchemaError> {
         if !datoms.iter().any(|d| is_schema_attribute(d.a)) {
             return Ok(None);
         }
@@ -259,7 +259,7 @@ impl Schema {
         Ok(Some(next))
     }
 
-    fn rebuild(&mut self, before: Option<&Schema>) -> Result<(), StoreError> {
+    fn rebuild(&mut self, before: Option<&Schema>) -> Result<(), SchemaError> {
         for (&e, facts) in &self.facts {
             let keyword = |a| facts.get(&a).and_then(Value::as_keyword);
             let ident = keyword(DB_IDENT);
@@ -271,15 +271,15 @@ impl Schema {
                     .iter()
                     .any(|a| facts.contains_key(a))
                 {
-                    return Err(StoreError::Schema(format!(
+                    return Err(SchemaError(format!(
                         "entity {e} has attribute facts but no :db/valueType"
                     )));
                 }
                 continue;
             };
-            let ident = ident
-                .ok_or_else(|| StoreError::Schema(format!("attribute {e} has no :db/ident")))?;
-            let fail = |why: String| StoreError::Schema(format!("attribute {ident}: {why}"));
+            let ident =
+                ident.ok_or_else(|| SchemaError(format!("attribute {e} has no :db/ident")))?;
+            let fail = |why: String| SchemaError(format!("attribute {ident}: {why}"));
             let value_type = ValueType::from_ident(type_ident)
                 .ok_or_else(|| fail(format!("unknown value type {type_ident}")))?;
             let cardinality = match keyword(DB_CARDINALITY).map(Keyword::as_str) {
@@ -323,7 +323,7 @@ impl Schema {
         if let Some(before) = before {
             for (ident, e) in &before.idents {
                 if before.attributes.contains_key(e) && self.idents.get(ident) != Some(e) {
-                    return Err(StoreError::Schema(format!(
+                    return Err(SchemaError(format!(
                         "attribute {ident} cannot be renamed or removed: its datoms and exports name it"
                     )));
                 }
@@ -337,11 +337,11 @@ impl Schema {
     }
 
     /// The attribute named `ident`, or `UnknownAttribute`.
-    pub fn attribute_named(&self, ident: &Keyword) -> Result<&Arc<Attribute>, StoreError> {
+    pub fn attribute_named(&self, ident: &Keyword) -> Result<&Arc<Attribute>, UnknownAttribute> {
         self.idents
             .get(ident)
             .and_then(|e| self.attributes.get(e))
-            .ok_or_else(|| StoreError::UnknownAttribute(ident.clone()))
+            .ok_or_else(|| UnknownAttribute(ident.clone()))
     }
 
     /// The entity that has `ident`, attribute or not.
@@ -359,9 +359,9 @@ impl Schema {
 
 /// Changes to an installed attribute that would make its datoms or indexes
 /// wrong are refused; its doc may change freely.
-fn check_alteration(old: &Attribute, new: &Attribute) -> Result<(), StoreError> {
+fn check_alteration(old: &Attribute, new: &Attribute) -> Result<(), SchemaError> {
     let refuse = |what: &str| {
-        Err(StoreError::Schema(format!(
+        Err(SchemaError(format!(
             "attribute {} is installed; its {what} cannot change",
             old.ident
         )))

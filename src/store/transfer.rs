@@ -32,7 +32,7 @@ use std::sync::Arc;
 
 use super::edn::{self, Edn};
 use super::encoding::Datom;
-use super::error::StoreError;
+use super::error::{StorageError, TransactError, TransferError};
 use super::schema::{Schema, DB_TX_INSTANT, GENESIS_TX};
 use super::value::{parse_uuid, EntityId, Keyword, Value, ValueType};
 use super::{instant, Db, Store, MAX_TX_BYTES, MAX_TX_DATOMS};
@@ -79,7 +79,7 @@ pub struct TransferSummary {
 }
 
 /// Writes every datom after genesis, up to `db`'s basis, to `out`.
-pub fn export(db: &Db, out: &mut impl Write) -> Result<TransferSummary, StoreError> {
+pub fn export(db: &Db, out: &mut impl Write) -> Result<TransferSummary, TransferError> {
     writeln!(out, "{HEADER}")?;
     let mut summary = TransferSummary {
         transactions: 0,
@@ -92,7 +92,7 @@ pub fn export(db: &Db, out: &mut impl Write) -> Result<TransferSummary, StoreErr
         let attribute = db
             .schema()
             .attribute(d.a)
-            .ok_or_else(|| StoreError::Corrupt(format!("datom of unknown attribute {}", d.a)))?;
+            .ok_or_else(|| StorageError::Corrupt(format!("datom of unknown attribute {}", d.a)))?;
         writeln!(
             out,
             "[{} {} {} {} {}]",
@@ -113,7 +113,7 @@ pub fn export(db: &Db, out: &mut impl Write) -> Result<TransferSummary, StoreErr
 pub fn import<R: BufRead>(
     store: &Store,
     open: impl FnMut() -> std::io::Result<R>,
-) -> Result<TransferSummary, StoreError> {
+) -> Result<TransferSummary, TransferError> {
     import_with(store, open, &mut NoCheck, &mut |_| {})
 }
 
@@ -125,9 +125,9 @@ pub fn import_with<R: BufRead>(
     mut open: impl FnMut() -> std::io::Result<R>,
     check: &mut dyn ImportCheck,
     progress: &mut dyn FnMut(Progress),
-) -> Result<TransferSummary, StoreError> {
+) -> Result<TransferSummary, TransferError> {
     if !store.is_empty() {
-        return Err(StoreError::Import {
+        return Err(TransferError::Import {
             line: 0,
             why: "the store already has transactions; import needs an empty store".into(),
         });
@@ -136,7 +136,7 @@ pub fn import_with<R: BufRead>(
     let checked = read_transactions(open()?, base.clone(), check, |_, _, _, _| Ok(()))?;
     check
         .finish()
-        .map_err(|(line, why)| StoreError::Import { line, why })?;
+        .map_err(|(line, why)| TransferError::Import { line, why })?;
     progress(Progress {
         written: 0,
         total: checked.datoms,
@@ -152,13 +152,13 @@ pub fn import_with<R: BufRead>(
             store
                 .apply_imported(datoms, next_id, schema)
                 .map_err(|e| match e {
-                    StoreError::Conflict(_) | StoreError::UniqueConflict { .. } => {
-                        StoreError::Import {
+                    TransactError::Conflict(_) | TransactError::UniqueConflict { .. } => {
+                        TransferError::Import {
                             line,
                             why: format!("the transaction starting here: {e}"),
                         }
                     }
-                    other => other,
+                    other => other.into(),
                 })?;
             since_flush += datoms.len();
             written += datoms.len();
@@ -211,8 +211,8 @@ fn read_transactions<R: BufRead>(
     mut reader: R,
     mut schema: Arc<Schema>,
     check: &mut dyn ImportCheck,
-    mut each: impl FnMut(&[Datom], EntityId, &Arc<Schema>, usize) -> Result<(), StoreError>,
-) -> Result<TransferSummary, StoreError> {
+    mut each: impl FnMut(&[Datom], EntityId, &Arc<Schema>, usize) -> Result<(), TransferError>,
+) -> Result<TransferSummary, TransferError> {
     let mut summary = TransferSummary {
         transactions: 0,
         datoms: 0,
@@ -227,11 +227,11 @@ fn read_transactions<R: BufRead>(
                       schema: &mut Arc<Schema>,
                       line,
                       next_id|
-     -> Result<(), StoreError> {
+     -> Result<(), TransferError> {
         if pending.is_empty() {
             return Ok(());
         }
-        if let Some(next) = schema.after(pending).map_err(|e| StoreError::Import {
+        if let Some(next) = schema.after(pending).map_err(|e| TransferError::Import {
             line,
             why: format!("the transaction starting here leaves a bad schema: {e}"),
         })? {
@@ -252,7 +252,7 @@ fn read_transactions<R: BufRead>(
             break;
         }
         number += 1;
-        let fail = |why: String| StoreError::Import { line: number, why };
+        let fail = |why: String| TransferError::Import { line: number, why };
         if buffer.len() > MAX_LINE_BYTES {
             return Err(fail(format!(
                 "the line is longer than {MAX_LINE_BYTES} bytes"

@@ -27,7 +27,7 @@ use std::sync::Arc;
 
 use super::db::Db;
 use super::encoding::{Components, Datom, Index};
-use super::error::StoreError;
+use super::error::TransactError;
 use super::schema::{Attribute, Cardinality, Schema, Unique, DB_TX_INSTANT};
 use super::value::{EntityId, Keyword, Value, ValueType};
 
@@ -299,7 +299,7 @@ pub(crate) fn prepare(
     db: &Db,
     clock: &WriterClock,
     tx: &Transaction,
-) -> Result<Prepared, StoreError> {
+) -> Result<Prepared, TransactError> {
     let schema = db.schema();
     let mut flat = Flattener {
         db,
@@ -363,7 +363,7 @@ pub(crate) fn prepare(
                 if found != expected {
                     let show =
                         |v: Option<Value>| v.map_or("no value".to_owned(), |v| v.to_string());
-                    return Err(StoreError::CasFailed {
+                    return Err(TransactError::CasFailed {
                         entity: e,
                         attr: a.ident.clone(),
                         expected: show(expected),
@@ -376,7 +376,7 @@ pub(crate) fn prepare(
     }
     let instant = match instant {
         Some(given) if given < clock.last_instant => {
-            return Err(StoreError::InvalidValue {
+            return Err(TransactError::InvalidValue {
                 attr: Keyword::parse(":db/txInstant")?,
                 why: format!(
                     "a transaction's instant ({}) must not be before the last one's ({})",
@@ -427,7 +427,7 @@ struct Flattener<'a> {
 }
 
 impl Flattener<'_> {
-    fn op(&mut self, op: &Op) -> Result<(), StoreError> {
+    fn op(&mut self, op: &Op) -> Result<(), TransactError> {
         match op {
             Op::Map(map) => {
                 self.map(map)?;
@@ -449,7 +449,7 @@ impl Flattener<'_> {
             Op::Cas(e, attr, old, new) => {
                 let (e, a) = (self.entity(e)?, self.attribute(attr)?);
                 if a.cardinality != Cardinality::One {
-                    return Err(StoreError::InvalidValue {
+                    return Err(TransactError::InvalidValue {
                         attr: a.ident.clone(),
                         why: "compare-and-swap needs a cardinality-one attribute".into(),
                     });
@@ -462,7 +462,7 @@ impl Flattener<'_> {
         Ok(())
     }
 
-    fn map(&mut self, map: &EntityMap) -> Result<Ent, StoreError> {
+    fn map(&mut self, map: &EntityMap) -> Result<Ent, TransactError> {
         let e = match &map.id {
             Some(id) => self.entity(id)?,
             None => {
@@ -473,7 +473,7 @@ impl Flattener<'_> {
         for (attr, values) in &map.attrs {
             let a = self.attribute(attr)?;
             if a.cardinality == Cardinality::One && values.len() != 1 {
-                return Err(StoreError::InvalidValue {
+                return Err(TransactError::InvalidValue {
                     attr: a.ident.clone(),
                     why: format!(
                         "a cardinality-one attribute takes one value, not {}",
@@ -489,16 +489,16 @@ impl Flattener<'_> {
         Ok(e)
     }
 
-    fn attribute(&self, name: &str) -> Result<Arc<Attribute>, StoreError> {
+    fn attribute(&self, name: &str) -> Result<Arc<Attribute>, TransactError> {
         let ident = Keyword::parse(name)?;
-        self.schema.attribute_named(&ident).cloned()
+        Ok(self.schema.attribute_named(&ident)?.clone())
     }
 
-    fn entity(&self, r: &EntityRef) -> Result<Ent, StoreError> {
+    fn entity(&self, r: &EntityRef) -> Result<Ent, TransactError> {
         Ok(match r {
             EntityRef::Id(id) => Ent::Id(*id),
             EntityRef::Temp(name) if name.is_empty() || name.starts_with(ANONYMOUS) => {
-                return Err(StoreError::InvalidValue {
+                return Err(TransactError::InvalidValue {
                     attr: Keyword::parse(":db/id")?,
                     why: format!("{name:?} is not a usable tempid"),
                 })
@@ -508,10 +508,10 @@ impl Flattener<'_> {
             EntityRef::Ident(ident) => Ent::Id(
                 self.schema
                     .entid(ident)
-                    .ok_or_else(|| StoreError::UnknownIdent(ident.clone()))?,
+                    .ok_or_else(|| TransactError::UnknownIdent(ident.clone()))?,
             ),
             EntityRef::Lookup(attr, value) => {
-                let fail = |why: &str| StoreError::LookupRef {
+                let fail = |why: &str| TransactError::LookupRef {
                     attr: attr.clone(),
                     value: value.clone(),
                     why: why.to_owned(),
@@ -529,7 +529,7 @@ impl Flattener<'_> {
         })
     }
 
-    fn value(&mut self, a: &Attribute, v: &TxValue) -> Result<Val, StoreError> {
+    fn value(&mut self, a: &Attribute, v: &TxValue) -> Result<Val, TransactError> {
         match (v, a.value_type) {
             (TxValue::Map(map), ValueType::Ref) => Ok(Val::Ref(self.map(map)?)),
             (TxValue::Entity(r), ValueType::Ref) => Ok(Val::Ref(self.entity(r)?)),
@@ -540,7 +540,7 @@ impl Flattener<'_> {
             (TxValue::Value(Value::Instant(ms)), ValueType::Instant)
                 if !super::instant::in_range(*ms) =>
             {
-                Err(StoreError::InvalidValue {
+                Err(TransactError::InvalidValue {
                     attr: a.ident.clone(),
                     why: format!(
                         "{} is outside the years 0000 to 9999",
@@ -549,7 +549,7 @@ impl Flattener<'_> {
                 })
             }
             (TxValue::Value(Value::Double(x)), ValueType::Double) if x.is_nan() => {
-                Err(StoreError::InvalidValue {
+                Err(TransactError::InvalidValue {
                     attr: a.ident.clone(),
                     why: "NaN equals nothing, so it cannot be stored".into(),
                 })
@@ -557,13 +557,13 @@ impl Flattener<'_> {
             (TxValue::Value(value), expected) if value.value_type() == expected => {
                 Ok(Val::Value(value.clone()))
             }
-            (TxValue::Value(value), expected) => Err(StoreError::WrongType {
+            (TxValue::Value(value), expected) => Err(TransactError::WrongType {
                 attr: a.ident.clone(),
                 expected,
                 got: value.clone(),
                 got_type: value.value_type(),
             }),
-            (TxValue::Map(_) | TxValue::Entity(_), _) => Err(StoreError::InvalidValue {
+            (TxValue::Map(_) | TxValue::Entity(_), _) => Err(TransactError::InvalidValue {
                 attr: a.ident.clone(),
                 why: format!("it takes {:?} values, not entities", a.value_type),
             }),
@@ -577,7 +577,7 @@ fn resolve_tempids(
     terms: &[Term],
     tx_id: EntityId,
     next_id: &mut EntityId,
-) -> Result<HashMap<String, EntityId>, StoreError> {
+) -> Result<HashMap<String, EntityId>, TransactError> {
     let mut ids: HashMap<String, EntityId> = HashMap::new();
     for term in terms {
         if let Term::Add(Ent::Temp(name), a, Val::Value(v)) = term {
@@ -587,7 +587,7 @@ fn resolve_tempids(
             if let Some(existing) = db.entity_with(a.id, v)? {
                 match ids.get(name) {
                     Some(&first) if first != existing => {
-                        return Err(StoreError::TempidConflict {
+                        return Err(TransactError::TempidConflict {
                             tempid: name.clone(),
                             first,
                             second: existing,
@@ -600,14 +600,14 @@ fn resolve_tempids(
             }
         }
     }
-    let mut number = |ent: &Ent| -> Result<(), StoreError> {
+    let mut number = |ent: &Ent| -> Result<(), TransactError> {
         match ent {
             Ent::Temp(name) if !ids.contains_key(name) => {
                 ids.insert(name.clone(), *next_id);
                 *next_id += 1;
             }
             // Ids from the transaction's own on were never handed out.
-            Ent::Id(id) if *id >= tx_id => return Err(StoreError::UnknownEntity(*id)),
+            Ent::Id(id) if *id >= tx_id => return Err(TransactError::UnknownEntity(*id)),
             _ => {}
         }
         Ok(())
@@ -647,7 +647,7 @@ struct Deriver<'a> {
 }
 
 impl Deriver<'_> {
-    fn assert(&mut self, e: EntityId, a: &Attribute, v: Value) -> Result<(), StoreError> {
+    fn assert(&mut self, e: EntityId, a: &Attribute, v: Value) -> Result<(), TransactError> {
         self.wanted.insert((e, a.id, v.clone()));
         // Entities this transaction makes (its own id and every id after it)
         // hold nothing yet: no need to read them.
@@ -659,7 +659,7 @@ impl Deriver<'_> {
         if a.cardinality == Cardinality::One {
             if let Some(other) = self.card_one.insert((e, a.id), v.clone()) {
                 if other != v {
-                    return Err(StoreError::Conflict(format!(
+                    return Err(TransactError::Conflict(format!(
                         "entity {e} is given two values of {} ({other} and {v})",
                         a.ident
                     )));
@@ -675,7 +675,7 @@ impl Deriver<'_> {
         Ok(())
     }
 
-    fn retract_value(&mut self, e: EntityId, a: &Attribute, v: Value) -> Result<(), StoreError> {
+    fn retract_value(&mut self, e: EntityId, a: &Attribute, v: Value) -> Result<(), TransactError> {
         self.unwanted.insert((e, a.id, v.clone()));
         if e < self.tx_id && self.db.values(e, a.id)?.contains(&v) {
             self.retracted.insert((e, a.id, v));
@@ -687,7 +687,7 @@ impl Deriver<'_> {
         &mut self,
         e: EntityId,
         seen: &mut HashSet<EntityId>,
-    ) -> Result<(), StoreError> {
+    ) -> Result<(), TransactError> {
         if !seen.insert(e) {
             return Ok(());
         }
@@ -718,7 +718,7 @@ impl Deriver<'_> {
         Ok(())
     }
 
-    fn finish(self) -> Result<Vec<Datom>, StoreError> {
+    fn finish(self) -> Result<Vec<Datom>, TransactError> {
         let contradiction = self
             .wanted
             .intersection(&self.unwanted)
@@ -731,7 +731,7 @@ impl Deriver<'_> {
                 .attribute(*a)
                 .map(|a| a.ident.to_string())
                 .unwrap_or_default();
-            return Err(StoreError::Conflict(format!(
+            return Err(TransactError::Conflict(format!(
                 "entity {e} {ident} {v} is both asserted and retracted"
             )));
         }
@@ -755,7 +755,7 @@ pub(crate) fn check_cardinality(
     db: &Db,
     schema: &Schema,
     datoms: &[Datom],
-) -> Result<(), StoreError> {
+) -> Result<(), TransactError> {
     // (e, a) -> (values asserted, values retracted)
     type Changes<'d> = (Vec<&'d Value>, Vec<&'d Value>);
     let mut touched: HashMap<(EntityId, EntityId), Changes> = HashMap::new();
@@ -783,7 +783,7 @@ pub(crate) fn check_cardinality(
         if values.len() > 1 {
             let ident = schema.attribute(a).map(|a| a.ident.to_string());
             let shown: Vec<String> = values.iter().map(ToString::to_string).collect();
-            return Err(StoreError::Conflict(format!(
+            return Err(TransactError::Conflict(format!(
                 "entity {e} would hold {} values of the cardinality-one {}: {}",
                 values.len(),
                 ident.unwrap_or_default(),
@@ -795,7 +795,7 @@ pub(crate) fn check_cardinality(
 }
 
 /// No unique value may end up held by two entities.
-pub(crate) fn check_unique(db: &Db, datoms: &[Datom]) -> Result<(), StoreError> {
+pub(crate) fn check_unique(db: &Db, datoms: &[Datom]) -> Result<(), TransactError> {
     let retracted: HashSet<(EntityId, EntityId, &Value)> = datoms
         .iter()
         .filter(|d| !d.added)
@@ -806,7 +806,7 @@ pub(crate) fn check_unique(db: &Db, datoms: &[Datom]) -> Result<(), StoreError> 
         let Some(a) = db.schema().attribute(d.a).filter(|a| a.unique.is_some()) else {
             continue;
         };
-        let clash = |existing| StoreError::UniqueConflict {
+        let clash = |existing| TransactError::UniqueConflict {
             attr: a.ident.clone(),
             value: d.v.clone(),
             existing,

@@ -9,7 +9,7 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::sync::Arc;
 
-use super::error::StoreError;
+use super::error::BadKeyword;
 
 /// An entity id. Attributes, transactions and user entities share one space.
 pub type EntityId = u64;
@@ -23,9 +23,9 @@ pub struct Keyword(Arc<str>);
 impl Keyword {
     /// Parses `:ns/name`, `ns/name` or `name`; the text must be non-empty and
     /// have no whitespace, and a namespace and a name must both be non-empty.
-    pub fn parse(text: &str) -> Result<Keyword, StoreError> {
+    pub fn parse(text: &str) -> Result<Keyword, BadKeyword> {
         let body = text.strip_prefix(':').unwrap_or(text);
-        let bad = |why: &str| StoreError::BadKeyword {
+        let bad = |why: &str| BadKeyword {
             text: text.to_owned(),
             why: why.to_owned(),
         };

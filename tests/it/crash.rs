@@ -366,13 +366,13 @@ fn check_acknowledged(db: &Db, ack: &Ack) -> Result<(), String> {
 
 /// Checks that the recipe of slug `slug` is there and whole.
 fn check_whole(db: &Db, slug: &str) -> Result<(), String> {
-    let read = |e: forkful::store::StoreError| format!("reading {slug}: {e}");
-    let slug_attr = db.attribute(&kw(":recipe/slug")).map_err(read)?.id;
+    let read = |e: &dyn std::fmt::Display| format!("reading {slug}: {e}");
+    let slug_attr = db.attribute(&kw(":recipe/slug")).map_err(|e| read(&e))?.id;
     let id = db
         .entity_with(slug_attr, &Value::from(slug))
-        .map_err(read)?
+        .map_err(|e| read(&e))?
         .ok_or_else(|| format!("recipe {slug} is missing"))?;
-    let recipe = db.entity(id).map_err(read)?;
+    let recipe = db.entity(id).map_err(|e| read(&e))?;
     for attr in [":recipe/title", ":recipe/serves"] {
         if recipe.get(&kw(attr)).is_none() {
             return Err(format!("{slug} has no {attr}"));
@@ -393,7 +393,7 @@ fn check_whole(db: &Db, slug: &str) -> Result<(), String> {
         let id = ingredient
             .as_ref()
             .ok_or_else(|| format!("{slug} has an ingredient that is not a ref"))?;
-        let ingredient = db.entity(id).map_err(read)?;
+        let ingredient = db.entity(id).map_err(|e| read(&e))?;
         if ingredient.get(&kw(":ingredient/item")).is_none() {
             return Err(format!("{slug} has a half-written ingredient"));
         }

@@ -3,7 +3,7 @@
 use std::io::{BufReader, Cursor};
 
 use forkful::store::transfer::{export, import};
-use forkful::store::{kw, Store, StoreError, Transaction, Value};
+use forkful::store::{kw, OpenError, Store, TransactError, Transaction, TransferError, Value};
 
 use crate::helpers::{add_recipe, everything, schema_tx, stored};
 
@@ -79,7 +79,7 @@ fn a_store_of_another_format_version_is_refused_clearly() {
         .err()
         .expect("another version is refused");
     assert!(
-        matches!(error, StoreError::FormatVersion { expected: 2, .. }),
+        matches!(error, OpenError::FormatVersion { expected: 2, .. }),
         "{error}"
     );
     assert!(
@@ -277,7 +277,7 @@ fn a_store_another_handle_holds_open_is_refused_clearly() {
     let error = Store::open(dir.path())
         .err()
         .expect("a second open is refused");
-    assert!(matches!(error, StoreError::Locked(_)), "{error}");
+    assert!(matches!(error, OpenError::Locked(_)), "{error}");
     assert!(
         error.to_string().contains("in use by another process"),
         "{error}"
@@ -401,11 +401,14 @@ fn a_store_left_by_an_import_that_failed_half_way_is_refused_when_opened() {
         let target = Store::open(dir.path()).unwrap();
         target.inject_flush_fault(forkful::store::FlushFault::Error);
         let error = import(&target, || Ok(BufReader::new(Cursor::new(text.clone())))).unwrap_err();
-        assert!(matches!(error, StoreError::Poisoned(_)), "{error}");
+        assert!(
+            matches!(error, TransferError::Transact(TransactError::Poisoned(_))),
+            "{error}"
+        );
     }
     let error = Store::open(dir.path())
         .err()
         .expect("a half-imported store is refused");
-    assert!(matches!(error, StoreError::UnfinishedImport(_)), "{error}");
+    assert!(matches!(error, OpenError::UnfinishedImport(_)), "{error}");
     assert!(error.to_string().contains("did not finish"), "{error}");
 }

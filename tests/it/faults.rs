@@ -6,7 +6,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use forkful::store::schema::attribute_map;
-use forkful::store::{kw, Cardinality, FlushFault, Store, StoreError, Transaction, ValueType};
+use forkful::store::{kw, Cardinality, FlushFault, Store, TransactError, Transaction, ValueType};
 
 use crate::helpers::{add_recipe, schema_tx, stored};
 
@@ -32,14 +32,14 @@ fn after_a_failed_flush_nothing_is_written_and_the_failed_write_never_lands() {
         let basis = store.db().basis();
         store.inject_flush_fault(FlushFault::Error);
         let error = store.transact(&title_tx("lost")).unwrap_err();
-        assert!(matches!(error, StoreError::Poisoned(_)), "{error}");
+        assert!(matches!(error, TransactError::Poisoned(_)), "{error}");
         assert_eq!(store.db().basis(), basis, "readers never see it");
         assert!(
             stored(&store) == acknowledged,
             "the failed batch is taken back out of sled"
         );
         let later = store.transact(&title_tx("later")).unwrap_err();
-        assert!(matches!(later, StoreError::Poisoned(_)), "{later}");
+        assert!(matches!(later, TransactError::Poisoned(_)), "{later}");
         assert!(store.flush().is_err(), "a poisoned store refuses to flush");
         acknowledged
     };
@@ -81,7 +81,7 @@ fn a_flush_that_panics_wakes_every_writer_waiting_on_it() {
         .recv_timeout(Duration::from_secs(20))
         .expect("the waiting writer is woken, not left waiting forever");
     assert!(
-        matches!(waiting, Err(StoreError::Poisoned(_))),
+        matches!(waiting, Err(TransactError::Poisoned(_))),
         "{waiting:?}"
     );
     assert!(panicking.join().is_err(), "the flushing writer panicked");
@@ -111,7 +111,7 @@ fn a_panic_inside_a_transaction_function_leaves_the_store_writable() {
     let store = durable_store(tempfile::tempdir().unwrap().path());
     let before = stored(&store);
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        store.transact_with(|_| -> Result<(Transaction, ()), StoreError> {
+        store.transact_with(|_| -> Result<(Transaction, ()), TransactError> {
             panic!("a bug in a transaction function")
         })
     }));
@@ -133,7 +133,7 @@ fn a_transaction_over_the_size_limit_is_refused_and_writes_nothing() {
         ));
     }
     let error = store.transact(&tx).unwrap_err();
-    assert!(matches!(error, StoreError::TooLarge { .. }), "{error}");
+    assert!(matches!(error, TransactError::TooLarge { .. }), "{error}");
     assert!(error.to_string().contains("split it"), "{error}");
     assert!(stored(&store) == before);
 }
@@ -152,7 +152,7 @@ fn a_transaction_over_the_byte_limit_is_refused_and_writes_nothing() {
         ));
     }
     let error = store.transact(&tx).unwrap_err();
-    assert!(matches!(error, StoreError::TooLarge { .. }), "{error}");
+    assert!(matches!(error, TransactError::TooLarge { .. }), "{error}");
     assert!(error.to_string().contains("bytes"), "{error}");
     assert!(stored(&store) == before);
 }

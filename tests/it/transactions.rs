@@ -1,6 +1,8 @@
 //! What transactions write, and that bad ones write nothing at all.
 
-use forkful::store::{kw, EntityMap, EntityRef, Store, StoreError, Transaction, TxValue, Value};
+use forkful::store::{
+    kw, EntityMap, EntityRef, Store, TransactError, Transaction, TxValue, UnknownAttribute, Value,
+};
 
 use crate::helpers::{add_recipe, everything, recipe, store, stored};
 
@@ -289,7 +291,7 @@ fn installed_attributes_can_be_used_by_later_transactions() {
 
 /// Runs a transaction that must fail, and checks that the store is exactly
 /// as it was, basis included, and still takes good transactions.
-fn refused(store: &Store, tx: &Transaction) -> StoreError {
+fn refused(store: &Store, tx: &Transaction) -> TransactError {
     let before = everything(store);
     let raw = stored(store);
     let error = store
@@ -315,7 +317,7 @@ fn an_unknown_attribute_is_refused_and_writes_nothing() {
     tx.map(recipe("r", "dal", "Dal").with(":recipe/colour", "yellow"));
     let error = refused(&store, &tx);
     assert!(
-        matches!(error, StoreError::UnknownAttribute(ref k) if k == &kw(":recipe/colour")),
+        matches!(error, TransactError::UnknownAttribute(UnknownAttribute(ref k)) if k == &kw(":recipe/colour")),
         "{error}"
     );
     assert!(error.to_string().contains(":recipe/colour"));
@@ -327,11 +329,11 @@ fn a_value_of_the_wrong_type_is_refused_and_writes_nothing() {
     let mut tx = Transaction::new();
     tx.map(recipe("r", "dal", "Dal").with(":recipe/serves", "four"));
     let error = refused(&store, &tx);
-    assert!(matches!(error, StoreError::WrongType { .. }), "{error}");
+    assert!(matches!(error, TransactError::WrongType { .. }), "{error}");
     let mut tx = Transaction::new();
     tx.map(recipe("r", "dal", "Dal").with(":recipe/kind", "main"));
     assert!(
-        matches!(refused(&store, &tx), StoreError::WrongType { .. }),
+        matches!(refused(&store, &tx), TransactError::WrongType { .. }),
         "a string is not a keyword"
     );
 }
@@ -349,14 +351,14 @@ fn a_unique_clash_is_refused_and_writes_nothing() {
     tx.add(b, ":recipe/uuid", uuid);
     let error = refused(&store, &tx);
     assert!(
-        matches!(error, StoreError::UniqueConflict { existing, entity, .. } if existing == a && entity == b)
+        matches!(error, TransactError::UniqueConflict { existing, entity, .. } if existing == a && entity == b)
     );
     // An existing entity cannot take another's identity either.
     let mut tx = Transaction::new();
     tx.add(b, ":recipe/slug", "dal");
     assert!(matches!(
         refused(&store, &tx),
-        StoreError::UniqueConflict { .. }
+        TransactError::UniqueConflict { .. }
     ));
 }
 
@@ -368,7 +370,7 @@ fn two_new_entities_claiming_one_unique_value_are_refused() {
         .map(recipe("b", "b", "B").with(":recipe/uuid", Value::Uuid([1; 16])));
     assert!(matches!(
         refused(&store, &tx),
-        StoreError::UniqueConflict { .. }
+        TransactError::UniqueConflict { .. }
     ));
 }
 
@@ -383,7 +385,7 @@ fn a_failed_compare_and_swap_is_refused_and_writes_nothing() {
     tx.add(id, ":recipe/tags", "quick")
         .cas(id, ":recipe/serves", Some(2i64.into()), 6i64);
     let error = refused(&store, &tx);
-    assert!(matches!(error, StoreError::CasFailed { .. }), "{error}");
+    assert!(matches!(error, TransactError::CasFailed { .. }), "{error}");
     assert!(error.to_string().contains("expected 2, found 4"), "{error}");
 }
 
@@ -392,7 +394,10 @@ fn an_unresolvable_lookup_ref_is_refused_and_writes_nothing() {
     let store = store();
     let mut tx = Transaction::new();
     tx.add(slug_ref("no-such-recipe"), ":recipe/title", "Ghost");
-    assert!(matches!(refused(&store, &tx), StoreError::LookupRef { .. }));
+    assert!(matches!(
+        refused(&store, &tx),
+        TransactError::LookupRef { .. }
+    ));
     let mut tx = Transaction::new();
     tx.add(
         EntityRef::Lookup(kw(":recipe/title"), Value::from("Dal")),
@@ -410,36 +415,33 @@ fn contradictions_and_impossible_values_are_refused_and_write_nothing() {
     let mut tx = Transaction::new();
     tx.add(id, ":recipe/title", "One")
         .add(id, ":recipe/title", "Two");
-    assert!(matches!(refused(&store, &tx), StoreError::Conflict(_)));
+    assert!(matches!(refused(&store, &tx), TransactError::Conflict(_)));
     let mut tx = Transaction::new();
     tx.add(id, ":recipe/tags", "x")
         .retract(id, ":recipe/tags", "x");
     let mut setup = Transaction::new();
     setup.add(id, ":recipe/tags", "x");
     store.transact(&setup).unwrap();
-    assert!(matches!(refused(&store, &tx), StoreError::Conflict(_)));
+    assert!(matches!(refused(&store, &tx), TransactError::Conflict(_)));
     let mut tx = Transaction::new();
     tx.add(id, ":recipe/rating", f64::NAN);
     assert!(matches!(
         refused(&store, &tx),
-        StoreError::InvalidValue { .. }
+        TransactError::InvalidValue { .. }
     ));
     let mut tx = Transaction::new();
     tx.add(9_999_999, ":recipe/title", "Nobody");
     assert!(matches!(
         refused(&store, &tx),
-        StoreError::UnknownEntity(9_999_999)
+        TransactError::UnknownEntity(9_999_999)
     ));
     let mut tx = Transaction::new();
     tx.add(id, "recipe title", "Bad keyword");
-    assert!(matches!(
-        refused(&store, &tx),
-        StoreError::BadKeyword { .. }
-    ));
+    assert!(matches!(refused(&store, &tx), TransactError::BadKeyword(_)));
     let mut tx = Transaction::new();
     tx.tx_attr(":db/txInstant", Value::Instant(0));
     assert!(
-        matches!(refused(&store, &tx), StoreError::InvalidValue { .. }),
+        matches!(refused(&store, &tx), TransactError::InvalidValue { .. }),
         "time cannot go back"
     );
 }
@@ -450,11 +452,11 @@ fn schema_changes_that_would_break_stored_datoms_are_refused() {
     let serves = store.db().attribute(&kw(":recipe/serves")).unwrap().id;
     let mut tx = Transaction::new();
     tx.add(serves, ":db/valueType", kw(":db.type/string"));
-    assert!(matches!(refused(&store, &tx), StoreError::Schema(_)));
+    assert!(matches!(refused(&store, &tx), TransactError::Schema(_)));
     let mut tx = Transaction::new();
     tx.add(serves, ":db/ident", kw(":recipe/portions"));
     assert!(
-        matches!(refused(&store, &tx), StoreError::Schema(_)),
+        matches!(refused(&store, &tx), TransactError::Schema(_)),
         "renames would break exports"
     );
     let mut tx = Transaction::new();
@@ -473,7 +475,7 @@ fn schema_changes_that_would_break_stored_datoms_are_refused() {
             .with(":db/cardinality", kw(":db.cardinality/many"))
             .with(":db/unique", kw(":db.unique/value")),
     );
-    assert!(matches!(refused(&store, &tx), StoreError::Schema(_)));
+    assert!(matches!(refused(&store, &tx), TransactError::Schema(_)));
     // The doc of an installed attribute may change.
     let mut tx = Transaction::new();
     tx.add(serves, ":db/doc", "How many it feeds.");

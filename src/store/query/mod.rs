@@ -87,8 +87,20 @@ pub enum QueryError {
     Store(String),
 }
 
-impl From<super::error::StoreError> for QueryError {
-    fn from(e: super::error::StoreError) -> QueryError {
+impl From<super::error::StorageError> for QueryError {
+    fn from(e: super::error::StorageError) -> QueryError {
+        QueryError::Store(e.to_string())
+    }
+}
+
+impl From<super::error::BadKeyword> for QueryError {
+    fn from(e: super::error::BadKeyword) -> QueryError {
+        QueryError::Input(e.to_string())
+    }
+}
+
+impl From<super::error::ReadError> for QueryError {
+    fn from(e: super::error::ReadError) -> QueryError {
         QueryError::Store(e.to_string())
     }
 }
