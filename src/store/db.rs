@@ -1,9 +1,10 @@
 //! Database values: the store as of one basis, read without locks.
 //!
 //! A `Db` is a basis `t` plus a view (current, since, history) over the one
-//! sled tree. Nothing is ever overwritten, so a `Db` needs no snapshot: it
-//! reads the same keys as everybody else and ignores every datom whose `tx` is
-//! after its basis. That is why a request that pins a `Db` never sees a write
+//! sled tree. No datom key is ever overwritten, so a `Db` needs no snapshot:
+//! it reads the same keys as everybody else and ignores every datom whose
+//! `tx` is after its basis (the derived current-entity entries, which are
+//! rewritten, it uses only where they are exact for its basis). That is why a request that pins a `Db` never sees a write
 //! that lands while it runs, and why readers never wait for the writer.
 //!
 //! In the current view, the datoms of one fact `(e, a, v)` sit next to each
