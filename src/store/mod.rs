@@ -34,6 +34,7 @@
 //! - `referrers`: who refers to an entity, kept in memory while exact
 //! - `ordered`: an indexed attribute's current facts in order, in memory
 //! - `idhash`: the hasher of the in-memory caches' id-keyed maps
+//! - `keyspace`: plain keys beside the datoms, for what must not be history
 //! - `db`: database values and range reads
 //! - `pull`: pull patterns
 //! - `transfer`: export to and import from a line-per-datom file
@@ -47,6 +48,7 @@ pub mod encoding;
 pub mod error;
 mod idhash;
 pub mod instant;
+mod keyspace;
 mod ordered;
 pub mod pull;
 pub mod query;
@@ -67,6 +69,7 @@ pub use error::{
     BadKeyword, OpenError, ReadError, SchemaError, StorageError, StoreError, TransactError,
     TransferError, UnknownAttribute,
 };
+pub use keyspace::Keyspace;
 pub use pull::{PullPattern, Pulled};
 pub use schema::{Attribute, Cardinality, Schema, Unique};
 pub use tx::{EntityMap, EntityRef, Transaction, TxReport, TxValue};
@@ -185,6 +188,10 @@ struct Writer {
 struct FlushState {
     durable: EntityId,
     running: bool,
+    /// Flushes started and finished so far: `sync` waits for one that
+    /// started after the write it must cover.
+    started: u64,
+    finished: u64,
     /// Set by a failed flush; no write is acknowledged after it, and
     /// nothing is flushed again but the undo of what was not durable.
     failed: Option<String>,
@@ -276,6 +283,8 @@ impl Store {
                 flush: Mutex::new(FlushState {
                     durable: basis,
                     running: false,
+                    started: 0,
+                    finished: 0,
                     failed: None,
                     schemas: Vec::new(),
                     undo: Vec::new(),
@@ -576,10 +585,24 @@ impl Store {
 
     /// Blocks until transaction `t` is durable, flushing if nobody is.
     pub fn wait_durable(&self, t: EntityId) -> Result<(), TransactError> {
+        self.flush_until(|state| state.durable >= t)
+    }
+
+    /// Blocks until everything written before the call is durable: the
+    /// datoms, and the keyspaces beside them (`Store::keyspace`). Always
+    /// waits for a flush that starts after the call, through the same
+    /// group flush as transactions, so a poisoned store refuses.
+    pub fn sync(&self) -> Result<(), TransactError> {
+        let needed = self.lock_flush().started + 1;
+        self.flush_until(|state| state.finished >= needed)
+    }
+
+    /// Flushes (or waits for the running flush) until `done` holds.
+    fn flush_until(&self, done: impl Fn(&FlushState) -> bool) -> Result<(), TransactError> {
         let inner = &self.inner;
         let mut state = self.lock_flush();
         loop {
-            if state.durable >= t {
+            if done(&state) {
                 return Ok(());
             }
             if let Some(why) = &state.failed {
@@ -593,6 +616,8 @@ impl Store {
                 continue;
             }
             state.running = true;
+            state.started += 1;
+            let this_flush = state.started;
             // Everything applied before this read is in the flush below.
             let target = inner.applied.load(Ordering::Acquire);
             drop(state);
@@ -607,6 +632,8 @@ impl Store {
             state.running = false;
             match outcome {
                 Ok(()) => {
+                    // Only a flush that succeeded covers the writes before it.
+                    state.finished = state.finished.max(this_flush);
                     state.durable = state.durable.max(target);
                     self.publish(&mut state);
                 }

@@ -15,6 +15,7 @@
 //! - `races`: concurrent writers of one recipe or one slug
 //! - `crash`: writers on several threads killed with SIGKILL lose no acknowledged
 //!   transaction and leave every current-entity entry equal to its datoms
+//! - `keyspace`: keys beside the datoms, durable and outside history
 //! - `web`: the site's pages, headers and errors, over the demo seed
 //! - `cli`: the binary's commands and their errors
 
@@ -25,6 +26,7 @@ mod domain;
 mod durability;
 mod faults;
 mod helpers;
+mod keyspace;
 mod pull;
 mod query;
 mod query_docs;
