@@ -11,6 +11,7 @@
 //!
 //! # Layout
 //! - `schema`: the attributes, installed at open
+//! - `accounts`: cooks, passwords and sessions (secrets beside the datoms)
 //! - `slug`, `ingredient`, `content`: typed values, parsed at the edge
 //! - `attrs`: attribute ids resolved once
 //! - `write`: create, edit, fork, retire
@@ -21,6 +22,7 @@
 //! - `diff`: line and word diffs between two versions
 //! - `import_check`: the domain's rules for an import file
 
+pub mod accounts;
 mod attrs;
 pub mod content;
 pub mod diff;
@@ -34,6 +36,7 @@ pub mod search;
 pub mod slug;
 pub(crate) mod write;
 
+pub use accounts::{AccountError, Accounts, Cook, NewSession};
 pub use attrs::Attrs;
 pub use content::{Content, Minutes, Step, Yield};
 pub use ids::{Basis, Instant, RecipeId, VersionNumber};

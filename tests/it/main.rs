@@ -1,6 +1,7 @@
 //! Integration tests, in one binary (see STYLE.md, "Tests as data").
 //!
 //! # Layout
+//! - `accounts`: sign up, log in, sessions, passwords, secrets out of history
 //! - `architecture`: no layer names one above or beside it (the tidy test)
 //! - `helpers`: stores with a small schema, and ways to compare whole stores
 //! - `transactions`: what transactions write, and what bad ones do not
@@ -19,6 +20,7 @@
 //! - `web`: the site's pages, headers and errors, over the demo seed
 //! - `cli`: the binary's commands and their errors
 
+mod accounts;
 mod architecture;
 mod cli;
 mod crash;

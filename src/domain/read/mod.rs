@@ -112,6 +112,19 @@ impl Snapshot {
             .and_then(|v| v.as_str().map(str::to_owned)))
     }
 
+    /// The display name of the cook with `handle` (their handle if they
+    /// gave none), or `None` if no cook has it.
+    pub fn cook_name(&self, handle: &Slug) -> Result<Option<String>, DomainError> {
+        let Some(user) = self
+            .db
+            .entity_with(self.attrs.user_handle, &Value::from(handle.as_str()))?
+        else {
+            return Ok(None);
+        };
+        let name = self.string(user, self.attrs.user_name)?;
+        Ok(Some(name.unwrap_or_else(|| handle.to_string())))
+    }
+
     fn handle(&self, user: EntityId) -> Result<Option<String>, DomainError> {
         self.string(user, self.attrs.user_handle)
     }

@@ -1,0 +1,403 @@
+//! Cooks' accounts: sign up, log in, sessions, passwords.
+//!
+//! A cook is an entity in the store (`:user/handle`, `:user/name`), so their
+//! recipes and versions point at them. Secrets are not history: password
+//! hashes (Argon2id, in PHC strings) and sessions live in keyspaces beside
+//! the datoms (`Store::keyspace`), so a changed password or an ended
+//! session is really gone.
+//!
+//! A session is a random 256-bit token given to the browser; the store keeps
+//! only its BLAKE2b hash, with the cook, an expiry and the cook's session
+//! generation. "Log out everywhere" (and a password change) moves the
+//! generation on, which ends every session at once in one durable write.
+//!
+//! Every decision is made on the latest value: a handle is claimed by a
+//! compare-and-swap on its password key, and the cook entity is created in a
+//! transaction function that refuses an existing handle.
+
+use argon2::password_hash::rand_core::{OsRng, RngCore};
+use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use argon2::Argon2;
+use blake2::{Blake2b, Digest};
+
+use super::ids::Instant;
+use super::slug::Slug;
+use super::{DomainError, Recipes};
+use crate::store::{instant, EntityMap, EntityRef, Keyspace, Transaction, Value};
+
+/// How long a session lasts after logging in.
+pub const SESSION_DAYS: i64 = 30;
+/// Passwords shorter than this are refused.
+pub const MIN_PASSWORD: usize = 10;
+/// Passwords longer than this are refused (hashing is paid per byte).
+pub const MAX_PASSWORD: usize = 1_024;
+/// A display name longer than this is refused.
+pub const MAX_NAME: usize = 100;
+
+/// A cook, as a session or a login names them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cook {
+    pub handle: Slug,
+    pub name: String,
+}
+
+/// A new session: the token for the cookie (never stored), and its expiry.
+#[derive(Debug, Clone)]
+pub struct NewSession {
+    pub token: String,
+    pub expires: Instant,
+}
+
+/// What can go wrong with an account, in words for the person.
+#[derive(Debug, thiserror::Error)]
+pub enum AccountError {
+    /// Sign-up with a handle someone has (a cook, or an author of the seed).
+    #[error("the handle {0} is taken")]
+    HandleTaken(String),
+    /// A wrong handle or password: the same words for both, so the answer
+    /// does not tell whether a handle exists.
+    #[error("that handle and password do not match an account")]
+    BadCredentials,
+    /// A field that cannot be: a short password, an empty name.
+    #[error("{field}: {why}")]
+    Invalid { field: &'static str, why: String },
+    /// The account was disabled by an administrator.
+    #[error("the account {0} is disabled")]
+    Disabled(String),
+    /// No account has the handle (for administrators' commands).
+    #[error("there is no account {0}")]
+    NoSuchAccount(String),
+    #[error(transparent)]
+    Domain(#[from] DomainError),
+}
+
+/// The store's errors reach the person as the domain's.
+macro_rules! from_store {
+    ($($error:ty),*) => {$(
+        impl From<$error> for AccountError {
+            fn from(error: $error) -> AccountError {
+                AccountError::Domain(error.into())
+            }
+        }
+    )*};
+}
+
+from_store!(crate::store::StorageError, crate::store::TransactError);
+
+/// The domain's handle on cooks' accounts.
+#[derive(Clone)]
+pub struct Accounts {
+    recipes: Recipes,
+    /// `password/<handle>`: the PHC string; `disabled/<handle>`: present if
+    /// disabled; `generation/<handle>`: the cook's session generation.
+    secrets: Keyspace,
+    /// `<token hash>`: `<handle> <expiry millis> <generation>`.
+    sessions: Keyspace,
+    hasher: Argon2<'static>,
+    /// A hash of a random password, checked against when a handle has no
+    /// account, so that the answer takes as long as for a wrong password.
+    dummy: std::sync::Arc<String>,
+}
+
+fn key(kind: &str, handle: &Slug) -> Vec<u8> {
+    format!("{kind}/{handle}").into_bytes()
+}
+
+/// The hash a session is stored under: a fast hash is enough for a token
+/// of 256 random bits.
+fn token_hash(token: &str) -> Vec<u8> {
+    Blake2b::<blake2::digest::consts::U32>::digest(token.as_bytes()).to_vec()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl Accounts {
+    pub fn open(recipes: &Recipes) -> Result<Accounts, AccountError> {
+        let store = recipes.store();
+        let mut accounts = Accounts {
+            recipes: recipes.clone(),
+            secrets: store.keyspace("secrets")?,
+            sessions: store.keyspace("sessions")?,
+            hasher: Argon2::default(),
+            dummy: Default::default(),
+        };
+        let mut random = [0u8; 32];
+        OsRng.fill_bytes(&mut random);
+        accounts.dummy = std::sync::Arc::new(accounts.hash(&hex(&random))?);
+        Ok(accounts)
+    }
+
+    /// Checks a password's length before it is hashed.
+    fn check_password(password: &str) -> Result<(), AccountError> {
+        let chars = password.chars().count();
+        if chars < MIN_PASSWORD || password.len() > MAX_PASSWORD {
+            return Err(AccountError::Invalid {
+                field: "password",
+                why: format!("a password is {MIN_PASSWORD} to {MAX_PASSWORD} characters long"),
+            });
+        }
+        Ok(())
+    }
+
+    fn hash(&self, password: &str) -> Result<String, AccountError> {
+        let salt = SaltString::generate(&mut OsRng);
+        self.hasher
+            .hash_password(password.as_bytes(), &salt)
+            .map(|hash| hash.to_string())
+            .map_err(|e| AccountError::Invalid {
+                field: "password",
+                why: e.to_string(),
+            })
+    }
+
+    /// Opens an account: the handle must be free (no cook and no author
+    /// has it), the name said, the password long enough.
+    pub fn sign_up(&self, handle: &Slug, name: &str, password: &str) -> Result<Cook, AccountError> {
+        let name = name.trim();
+        if name.is_empty() || name.chars().count() > MAX_NAME {
+            return Err(AccountError::Invalid {
+                field: "name",
+                why: format!("a name is 1 to {MAX_NAME} characters"),
+            });
+        }
+        Accounts::check_password(password)?;
+        let hash = self.hash(password)?;
+        // Claim the handle: one writer wins the compare-and-swap.
+        let claimed =
+            self.secrets
+                .compare_and_swap(&key("password", handle), None, Some(hash.as_bytes()))?;
+        if !claimed {
+            return Err(AccountError::HandleTaken(handle.to_string()));
+        }
+        let created = self.create_cook(handle, name);
+        if let Err(error) = created {
+            // The handle belongs to an author already, or the write failed:
+            // give the claim back.
+            self.secrets.remove(&key("password", handle))?;
+            return Err(error);
+        }
+        Ok(Cook {
+            handle: handle.clone(),
+            name: name.to_owned(),
+        })
+    }
+
+    /// The cook entity, created inside the writer unless the handle exists.
+    fn create_cook(&self, handle: &Slug, name: &str) -> Result<(), AccountError> {
+        let attr = self.recipes.attrs().user_handle;
+        let result = self
+            .recipes
+            .store()
+            .transact_with(|db| -> Result<_, AccountError> {
+                if db
+                    .entity_with(attr, &Value::from(handle.as_str()))?
+                    .is_some()
+                {
+                    return Err(AccountError::HandleTaken(handle.to_string()));
+                }
+                let mut tx = Transaction::new();
+                tx.map(
+                    EntityMap::new(EntityRef::temp("cook"))
+                        .with(":user/handle", handle.as_str())
+                        .with(":user/name", name),
+                );
+                tx.tx_attr(":tx/note", format!("{handle} signed up"));
+                Ok((tx, ()))
+            });
+        result.map(|_| ())
+    }
+
+    /// Logs in: a new session for the cook, if the password matches. An
+    /// unknown handle costs the same hashing as a wrong password.
+    pub fn log_in(
+        &self,
+        handle: &Slug,
+        password: &str,
+    ) -> Result<(Cook, NewSession), AccountError> {
+        if password.len() > MAX_PASSWORD {
+            return Err(AccountError::BadCredentials);
+        }
+        let stored = self.secrets.get(&key("password", handle))?;
+        let matches = match &stored {
+            Some(hash) => self.verify(password, hash),
+            None => {
+                // Spend what a real check spends, then refuse.
+                let _ = self.verify(password, self.dummy.as_bytes());
+                false
+            }
+        };
+        if !matches {
+            return Err(AccountError::BadCredentials);
+        }
+        if self.secrets.get(&key("disabled", handle))?.is_some() {
+            return Err(AccountError::Disabled(handle.to_string()));
+        }
+        let cook = self.cook(handle)?;
+        let session = self.new_session(handle)?;
+        Ok((cook, session))
+    }
+
+    fn verify(&self, password: &str, hash: &[u8]) -> bool {
+        let Ok(text) = std::str::from_utf8(hash) else {
+            return false;
+        };
+        let Ok(parsed) = PasswordHash::new(text) else {
+            return false;
+        };
+        self.hasher
+            .verify_password(password.as_bytes(), &parsed)
+            .is_ok()
+    }
+
+    fn generation(&self, handle: &Slug) -> Result<u64, AccountError> {
+        Ok(self
+            .secrets
+            .get(&key("generation", handle))?
+            .and_then(|v| std::str::from_utf8(&v).ok()?.parse().ok())
+            .unwrap_or(0))
+    }
+
+    fn new_session(&self, handle: &Slug) -> Result<NewSession, AccountError> {
+        let mut bytes = [0u8; 32];
+        OsRng.fill_bytes(&mut bytes);
+        let token = hex(&bytes);
+        let expires = instant::now_millis() + SESSION_DAYS * 24 * 3_600_000;
+        let record = format!("{handle} {expires} {}", self.generation(handle)?);
+        self.sessions
+            .insert(&token_hash(&token), record.as_bytes())?;
+        Ok(NewSession {
+            token,
+            expires: Instant::from_millis(expires),
+        })
+    }
+
+    /// The cook a session token belongs to, if it is live: not expired, not
+    /// ended, the account not disabled.
+    pub fn session(&self, token: &str) -> Result<Option<Cook>, AccountError> {
+        if token.len() != 64 {
+            return Ok(None);
+        }
+        let Some(record) = self.sessions.get(&token_hash(token))? else {
+            return Ok(None);
+        };
+        let record = String::from_utf8_lossy(&record).into_owned();
+        let mut parts = record.split(' ');
+        let (Some(handle), Some(expires), Some(generation)) =
+            (parts.next(), parts.next(), parts.next())
+        else {
+            return Ok(None);
+        };
+        let Ok(handle) = Slug::parse(handle) else {
+            return Ok(None);
+        };
+        let expires: i64 = expires.parse().unwrap_or(0);
+        let generation: u64 = generation.parse().unwrap_or(u64::MAX);
+        if expires <= instant::now_millis()
+            || generation != self.generation(&handle)?
+            || self.secrets.get(&key("disabled", &handle))?.is_some()
+        {
+            // Gone for good: the token never works again.
+            self.sessions.remove(&token_hash(token))?;
+            return Ok(None);
+        }
+        Ok(Some(self.cook(&handle)?))
+    }
+
+    /// Ends one session.
+    pub fn log_out(&self, token: &str) -> Result<(), AccountError> {
+        self.sessions.remove(&token_hash(token))?;
+        Ok(())
+    }
+
+    /// Ends every session of the cook, in one durable write.
+    pub fn log_out_everywhere(&self, handle: &Slug) -> Result<(), AccountError> {
+        let generation = key("generation", handle);
+        loop {
+            let old = self.secrets.get(&generation)?;
+            let next = old
+                .as_deref()
+                .and_then(|v| std::str::from_utf8(v).ok()?.parse::<u64>().ok())
+                .unwrap_or(0)
+                + 1;
+            let next = next.to_string();
+            if self
+                .secrets
+                .compare_and_swap(&generation, old.as_deref(), Some(next.as_bytes()))?
+            {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Changes the cook's password, if `old` is their password now; every
+    /// other session ends, and a new one is returned for this browser.
+    pub fn change_password(
+        &self,
+        handle: &Slug,
+        old: &str,
+        new: &str,
+    ) -> Result<NewSession, AccountError> {
+        Accounts::check_password(new)?;
+        let key = key("password", handle);
+        let stored = self
+            .secrets
+            .get(&key)?
+            .ok_or(AccountError::BadCredentials)?;
+        if !self.verify(old, &stored) {
+            return Err(AccountError::BadCredentials);
+        }
+        let hash = self.hash(new)?;
+        // Refused if the password changed meanwhile: the old one was checked
+        // against what is replaced.
+        if !self
+            .secrets
+            .compare_and_swap(&key, Some(&stored), Some(hash.as_bytes()))?
+        {
+            return Err(AccountError::BadCredentials);
+        }
+        self.log_out_everywhere(handle)?;
+        self.new_session(handle)
+    }
+
+    /// Sets a cook's password (administrators): the account must exist.
+    pub fn set_password(&self, handle: &Slug, password: &str) -> Result<(), AccountError> {
+        Accounts::check_password(password)?;
+        self.cook(handle)?;
+        let hash = self.hash(password)?;
+        self.secrets
+            .insert(&key("password", handle), hash.as_bytes())?;
+        self.log_out_everywhere(handle)
+    }
+
+    /// Disables (or enables again) an account; disabling ends its sessions.
+    pub fn set_disabled(&self, handle: &Slug, disabled: bool) -> Result<(), AccountError> {
+        self.cook(handle)?;
+        let key = key("disabled", handle);
+        if disabled {
+            self.secrets.insert(&key, b"")?;
+            self.log_out_everywhere(handle)
+        } else {
+            self.secrets.remove(&key)?;
+            Ok(())
+        }
+    }
+
+    /// Whether the account is disabled.
+    pub fn is_disabled(&self, handle: &Slug) -> Result<bool, AccountError> {
+        Ok(self.secrets.get(&key("disabled", handle))?.is_some())
+    }
+
+    /// The cook with `handle`, with their display name.
+    pub fn cook(&self, handle: &Slug) -> Result<Cook, AccountError> {
+        let snapshot = self.recipes.snapshot();
+        match snapshot.cook_name(handle)? {
+            Some(name) => Ok(Cook {
+                handle: handle.clone(),
+                name,
+            }),
+            None => Err(AccountError::NoSuchAccount(handle.to_string())),
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! Cooks' accounts: sign up, log in, sessions and passwords, with secrets
+//! kept beside the datoms and out of history.
+
+use std::sync::{Arc, Barrier};
+
+use forkful::domain::{AccountError, Accounts, Change, Content, Recipes, Slug};
+use forkful::store::transfer::export;
+use forkful::store::Store;
+
+use crate::helpers::stored;
+
+fn slug(s: &str) -> Slug {
+    Slug::parse(s).unwrap()
+}
+
+fn accounts() -> (Recipes, Accounts) {
+    let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
+    let accounts = Accounts::open(&recipes).unwrap();
+    (recipes, accounts)
+}
+
+const PASSWORD: &str = "correct horse battery";
+
+#[test]
+fn a_cook_signs_up_logs_in_and_out() {
+    let (_, accounts) = accounts();
+    let cook = accounts
+        .sign_up(&slug("ann"), " Ann Smith ", PASSWORD)
+        .unwrap();
+    assert_eq!(cook.name, "Ann Smith");
+    let (cook, session) = accounts.log_in(&slug("ann"), PASSWORD).unwrap();
+    assert_eq!(cook.handle, slug("ann"));
+    assert_eq!(session.token.len(), 64, "256 bits, in hex");
+    assert_eq!(accounts.session(&session.token).unwrap(), Some(cook));
+    accounts.log_out(&session.token).unwrap();
+    assert_eq!(accounts.session(&session.token).unwrap(), None);
+    assert_eq!(accounts.session("not a token").unwrap(), None);
+}
+
+#[test]
+fn a_wrong_password_and_an_unknown_handle_get_the_same_answer() {
+    let (_, accounts) = accounts();
+    accounts.sign_up(&slug("ann"), "Ann", PASSWORD).unwrap();
+    let wrong = accounts
+        .log_in(&slug("ann"), "wrong password!")
+        .unwrap_err();
+    let unknown = accounts.log_in(&slug("nobody"), PASSWORD).unwrap_err();
+    assert!(matches!(wrong, AccountError::BadCredentials));
+    assert_eq!(wrong.to_string(), unknown.to_string());
+}
+
+#[test]
+fn a_taken_handle_is_refused_whether_a_cook_or_an_author_has_it() {
+    let (recipes, accounts) = accounts();
+    accounts.sign_up(&slug("ann"), "Ann", PASSWORD).unwrap();
+    assert!(matches!(
+        accounts.sign_up(&slug("ann"), "Another Ann", PASSWORD),
+        Err(AccountError::HandleTaken(_))
+    ));
+    // An author of the seed has a cook entity but no password.
+    recipes
+        .create(
+            &slug("soup"),
+            Content {
+                title: "Soup".into(),
+                ..Content::default()
+            },
+            &Change::by("ben", "new"),
+        )
+        .unwrap();
+    let before = stored(recipes.store());
+    assert!(matches!(
+        accounts.sign_up(&slug("ben"), "Ben", PASSWORD),
+        Err(AccountError::HandleTaken(_))
+    ));
+    assert!(stored(recipes.store()) == before, "a refused sign-up wrote");
+    assert!(matches!(
+        accounts.log_in(&slug("ben"), PASSWORD),
+        Err(AccountError::BadCredentials)
+    ));
+}
+
+#[test]
+fn a_bad_sign_up_writes_nothing() {
+    let (recipes, accounts) = accounts();
+    let before = stored(recipes.store());
+    for (name, password) in [
+        ("Ann", "short"),
+        ("", PASSWORD),
+        ("Ann", &"x".repeat(2_000)),
+    ] {
+        let error = accounts.sign_up(&slug("ann"), name, password).unwrap_err();
+        assert!(matches!(error, AccountError::Invalid { .. }), "{error}");
+    }
+    assert!(stored(recipes.store()) == before);
+}
+
+#[test]
+fn of_concurrent_sign_ups_with_one_handle_exactly_one_wins() {
+    let (_, accounts) = accounts();
+    let barrier = Arc::new(Barrier::new(6));
+    let outcomes: Vec<_> = (0..6)
+        .map(|i| {
+            let (accounts, barrier) = (accounts.clone(), barrier.clone());
+            std::thread::spawn(move || {
+                barrier.wait();
+                accounts
+                    .sign_up(
+                        &slug("ann"),
+                        &format!("Ann {i}"),
+                        &format!("{PASSWORD} {i}"),
+                    )
+                    .map(|cook| (i, cook.name))
+            })
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .map(|t| t.join().unwrap())
+        .collect();
+    let won: Vec<_> = outcomes.iter().filter_map(|o| o.as_ref().ok()).collect();
+    assert_eq!(won.len(), 1, "{outcomes:?}");
+    let (winner, name) = won[0];
+    assert!(outcomes
+        .iter()
+        .filter_map(|o| o.as_ref().err())
+        .all(|e| matches!(e, AccountError::HandleTaken(_))));
+    assert_eq!(accounts.cook(&slug("ann")).unwrap().name, *name);
+    accounts
+        .log_in(&slug("ann"), &format!("{PASSWORD} {winner}"))
+        .expect("the winner's password is the one kept");
+}
+
+#[test]
+fn changing_the_password_ends_every_other_session() {
+    let (_, accounts) = accounts();
+    accounts.sign_up(&slug("ann"), "Ann", PASSWORD).unwrap();
+    let (_, laptop) = accounts.log_in(&slug("ann"), PASSWORD).unwrap();
+    let (_, phone) = accounts.log_in(&slug("ann"), PASSWORD).unwrap();
+    assert!(matches!(
+        accounts.change_password(&slug("ann"), "not my password", "a new password"),
+        Err(AccountError::BadCredentials)
+    ));
+    let here = accounts
+        .change_password(&slug("ann"), PASSWORD, "a new password")
+        .unwrap();
+    assert_eq!(accounts.session(&laptop.token).unwrap(), None);
+    assert_eq!(accounts.session(&phone.token).unwrap(), None);
+    assert!(accounts.session(&here.token).unwrap().is_some());
+    assert!(accounts.log_in(&slug("ann"), PASSWORD).is_err());
+    accounts.log_in(&slug("ann"), "a new password").unwrap();
+}
+
+#[test]
+fn logging_out_everywhere_and_disabling_end_sessions() {
+    let (_, accounts) = accounts();
+    accounts.sign_up(&slug("ann"), "Ann", PASSWORD).unwrap();
+    let (_, one) = accounts.log_in(&slug("ann"), PASSWORD).unwrap();
+    let (_, two) = accounts.log_in(&slug("ann"), PASSWORD).unwrap();
+    accounts.log_out_everywhere(&slug("ann")).unwrap();
+    assert_eq!(accounts.session(&one.token).unwrap(), None);
+    assert_eq!(accounts.session(&two.token).unwrap(), None);
+    let (_, three) = accounts.log_in(&slug("ann"), PASSWORD).unwrap();
+    accounts.set_disabled(&slug("ann"), true).unwrap();
+    assert_eq!(accounts.session(&three.token).unwrap(), None);
+    assert!(matches!(
+        accounts.log_in(&slug("ann"), PASSWORD),
+        Err(AccountError::Disabled(_))
+    ));
+    accounts.set_disabled(&slug("ann"), false).unwrap();
+    accounts.log_in(&slug("ann"), PASSWORD).unwrap();
+}
+
+#[test]
+fn secrets_are_not_history_and_never_exported() {
+    let (recipes, accounts) = accounts();
+    accounts.sign_up(&slug("ann"), "Ann", PASSWORD).unwrap();
+    let (_, session) = accounts.log_in(&slug("ann"), PASSWORD).unwrap();
+    let mut file = Vec::new();
+    export(&recipes.store().db(), &mut file).unwrap();
+    let file = String::from_utf8(file).unwrap();
+    assert!(file.contains("\"ann\""), "the cook is in the store");
+    assert!(!file.contains("argon2"), "no password hash in the export");
+    let raw = stored(recipes.store());
+    let token_anywhere = raw.iter().any(|(_, key, value)| {
+        [key, value]
+            .iter()
+            .any(|bytes| String::from_utf8_lossy(bytes).contains(&session.token))
+    });
+    assert!(!token_anywhere, "only a hash of a session token is stored");
+}
