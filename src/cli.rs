@@ -1,23 +1,28 @@
 //! The command line: `serve`, `seed`, `query`, `export`, `import`.
 //!
-//! `main` parses arguments into `Cli` and calls `run`; each command opens the
-//! store it needs and reports what it did. Every flag also reads a
-//! `FORKFUL_*` environment variable. Errors carry context for the person at
-//! the terminal (which file, which store) and end the process non-zero.
+//! `main` parses arguments into `Cli` and calls `run`, which hands each
+//! command's arguments to its function; each opens the store it needs and
+//! reports what it did. The store's flags (`StoreArgs`) are the same for
+//! every command. Every flag also reads a `FORKFUL_*` environment variable
+//! named after it (`--cache-mb`, `FORKFUL_CACHE_MB`), and clap parses both
+//! before anything is opened, so a bad value from either is a usage error
+//! (exit 2) naming the flag. Errors carry context for the person at the
+//! terminal (which file, which store) and end the process non-zero.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 
 use crate::app;
 use crate::domain::import_check::RecipeImportCheck;
 use crate::domain::Recipes;
 use crate::seed;
 use crate::store::query::{self, Input, Query};
-use crate::store::{transfer, Store, StoreConfig};
+use crate::store::transfer::{self, TransferSummary};
+use crate::store::{Store, StoreConfig};
 
 /// forkful: recipes with their whole history, forkable like repositories.
 #[derive(Debug, Parser)]
@@ -30,322 +35,166 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Open the store and serve the site.
-    Serve {
-        /// The store's directory.
-        #[arg(long, env = "FORKFUL_DATA", default_value = "./data")]
-        data: PathBuf,
-        /// Seed the demo into a fresh temporary store and serve that instead.
-        #[arg(long, env = "FORKFUL_DEMO")]
-        demo: bool,
-        /// The address to listen on (port 0 picks a free port).
-        #[arg(long, env = "FORKFUL_ADDR", default_value = "127.0.0.1:8080")]
-        addr: String,
-        /// Worker threads (0: one per core).
-        #[arg(long, env = "FORKFUL_WORKERS", default_value_t = 0)]
-        workers: usize,
-        /// The store's page cache, in MiB.
-        #[arg(long, env = "FORKFUL_CACHE_MB")]
-        cache_mb: Option<u64>,
-        /// The site's public address, for absolute links (default: http:// and --addr).
-        #[arg(long, env = "FORKFUL_BASE_URL")]
-        base_url: Option<String>,
-        /// Request logs as JSON lines instead of text (both go to standard error;
-        /// FORKFUL_LOG filters them, e.g. FORKFUL_LOG=warn).
-        #[arg(long, env = "FORKFUL_LOG_JSON")]
-        log_json: bool,
-    },
+    Serve(ServeArgs),
     /// Load the demo seed (or a synthetic catalog) into an empty store.
-    Seed {
-        #[arg(long, env = "FORKFUL_DATA", default_value = "./data")]
-        data: PathBuf,
-        /// Instead of the demo, N synthetic recipes in fork forests.
-        #[arg(long, value_name = "N")]
-        synthetic: Option<usize>,
-        /// Synthetic: the lineage depth of each forest's deepest recipe.
-        #[arg(long, default_value_t = 12, requires = "synthetic")]
-        depth: usize,
-        /// Synthetic: forks per recipe along each forest's spine.
-        #[arg(long, default_value_t = 3, requires = "synthetic")]
-        fanout: usize,
-        /// Synthetic: the generator's seed; the same numbers give the same catalog.
-        #[arg(long, default_value_t = 1, requires = "synthetic")]
-        rng: u64,
-        /// Synthetic: bare recipes (title, one ingredient, one step), for scale tests.
-        #[arg(long, requires = "synthetic")]
-        skeleton: bool,
-        /// Delete whatever the store holds first.
-        #[arg(long)]
-        force: bool,
-    },
+    Seed(SeedArgs),
     /// Write every datom, history included, to a line-per-datom file.
-    Export {
-        #[arg(long, env = "FORKFUL_DATA", default_value = "./data")]
-        data: PathBuf,
-        /// The file to write (`-` for standard output).
-        file: PathBuf,
-    },
+    Export(ExportArgs),
     /// Run a datalog query against the store and print a table.
     ///
     /// Example: forkful query '[:find ?e ?doc :where [?e :db/doc ?doc]]'
-    Query {
-        #[arg(long, env = "FORKFUL_DATA", default_value = "./data")]
-        data: PathBuf,
-        /// Query the database as of this basis (a transaction id).
-        #[arg(long)]
-        as_of: Option<u64>,
-        /// Query every assertion and retraction, not just what holds.
-        #[arg(long)]
-        history: bool,
-        /// Stop the query after this many steps of work.
-        #[arg(long, default_value_t = query::DEFAULT_WORK_LIMIT)]
-        work_limit: u64,
-        /// The query, e.g. '[:find ?t :in $ ?s :where [?r :recipe/slug ?s] [?r :recipe/title ?t]]'.
-        query: String,
-        /// Values for the inputs after $ in :in, as EDN: a scalar (`"shakshuka"`, `42`),
-        /// a collection (`["a" "b"]`), a relation (`[["a" 1] ["b" 2]]`), or rules.
-        args: Vec<String>,
-    },
+    Query(QueryArgs),
     /// Load an export file into an empty store.
-    Import {
-        #[arg(long, env = "FORKFUL_DATA", default_value = "./data")]
-        data: PathBuf,
-        /// The export file to read.
-        file: PathBuf,
-    },
+    Import(ImportArgs),
 }
 
 /// Runs one command; what it prints goes to `out`.
 pub fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
     match cli.command {
-        Command::Serve {
-            data,
-            demo,
-            addr,
-            workers,
-            cache_mb,
-            base_url,
-            log_json,
-        } => {
-            let cache_mb = cache_mb.or_else(cache_mb_from_env);
-            let store = if demo {
-                let mut config = StoreConfig::temporary();
-                if let Some(mb) = cache_mb {
-                    config.cache_bytes = mb * 1024 * 1024;
-                }
-                let store = Store::open_with(config).context("opening a temporary store")?;
-                let report = seed::demo(&store).context("seeding the demo")?;
-                writeln!(
-                    out,
-                    "forkful: seeded the demo into a temporary store: {} recipes, {} versions",
-                    report.recipes, report.versions
-                )?;
-                store
-            } else {
-                open_store_with(&data, cache_mb)?
-            };
-            serve(store, &addr, workers, base_url, log_json, out)?;
-        }
-        Command::Seed {
-            data,
-            synthetic,
-            depth,
-            fanout,
-            rng,
-            skeleton,
-            force,
-        } => {
-            // Every argument is checked before --force deletes anything.
-            if depth > crate::domain::MAX_LINEAGE {
-                bail!(
-                    "--depth {depth} is deeper than a lineage may go ({})",
-                    crate::domain::MAX_LINEAGE
-                );
-            }
-            if fanout == 0 {
-                bail!("--fanout must be at least 1");
-            }
-            if force && data.exists() {
-                std::fs::remove_dir_all(&data)
-                    .with_context(|| format!("removing {}", data.display()))?;
-            }
-            let store = open_bulk_store(&data)?;
-            match synthetic {
-                None => {
-                    let report = seed::demo(&store)
-                        .with_context(|| format!("seeding {}", data.display()))?;
-                    writeln!(
-                        out,
-                        "seeded {} recipes ({} of them forks) in {} versions into {} (basis {})",
-                        report.recipes,
-                        report.forks,
-                        report.versions,
-                        data.display(),
-                        report.basis
-                    )?;
-                }
-                Some(recipes) => {
-                    if !store.is_empty() {
-                        bail!(
-                            "the store at {} is not empty; use --force to replace it",
-                            data.display()
-                        );
-                    }
-                    let shape = seed::synthetic::Shape {
-                        recipes,
-                        depth,
-                        fanout,
-                        rng,
-                        skeleton,
-                    };
-                    let ids =
-                        seed::synthetic::generate(&store, shape, std::io::stderr().is_terminal())
-                            .with_context(|| format!("seeding {}", data.display()))?;
-                    writeln!(
-                        out,
-                        "seeded {} synthetic recipes (lineage depth {depth}, fanout {fanout}, rng {rng}) into {} (basis {})",
-                        ids.len(),
-                        data.display(),
-                        store.db().basis()
-                    )?;
-                }
-            }
-        }
-        Command::Export { data, file } => {
-            if !data.exists() {
-                bail!("there is no store at {}", data.display());
-            }
-            let store = open_bulk_store(&data)?;
-            let summary = if file == Path::new("-") {
-                transfer::export(&store.db(), &mut std::io::stdout().lock())?
-            } else {
-                // Written beside the target and renamed, so a failed export
-                // never leaves a half-written file under the real name.
-                let partial = file.with_extension("partial");
-                let mut writer = BufWriter::new(
-                    File::create(&partial)
-                        .with_context(|| format!("creating {}", partial.display()))?,
-                );
-                let summary = transfer::export(&store.db(), &mut writer)
-                    .with_context(|| format!("writing {}", partial.display()))?;
-                writer
-                    .into_inner()
-                    .map_err(|e| e.into_error())
-                    .and_then(|f| f.sync_all())
-                    .with_context(|| format!("writing {}", partial.display()))?;
-                std::fs::rename(&partial, &file)
-                    .with_context(|| format!("renaming to {}", file.display()))?;
-                summary
-            };
-            if file != Path::new("-") {
-                writeln!(
-                    out,
-                    "exported {} transactions, {} datoms (basis {}) to {}",
-                    summary.transactions,
-                    summary.datoms,
-                    summary.basis,
-                    file.display()
-                )?;
-            }
-        }
-        Command::Query {
-            data,
-            as_of,
-            history,
-            work_limit,
-            query,
-            args,
-        } => {
-            if !data.exists() {
-                bail!("there is no store at {}", data.display());
-            }
-            let store = open_store(&data)?;
-            let mut db = store.db();
-            if let Some(t) = as_of {
-                db = db.as_of(t);
-            }
-            if history {
-                db = db.history();
-            }
-            let parsed = Query::parse(&query).context("reading the query")?;
-            let mut inputs = vec![Input::Db(db)];
-            for (i, arg) in args.iter().enumerate() {
-                inputs.push(
-                    Input::from_edn(arg)
-                        .with_context(|| format!("reading input {} ({arg})", i + 1))?,
-                );
-            }
-            let result = parsed
-                .run(&inputs, work_limit)
-                .context("running the query")?;
-            write!(out, "{}", query::table::render(&result))?;
-        }
-        Command::Import { data, file } => {
-            if !file.is_file() {
-                bail!("there is no file at {}", file.display());
-            }
-            let store = open_bulk_store(&data)?;
-            let bar = if std::io::stderr().is_terminal() {
-                indicatif::ProgressBar::new(0)
-            } else {
-                indicatif::ProgressBar::hidden()
-            };
-            bar.set_style(
-                indicatif::ProgressStyle::with_template(
-                    "{bar:40} {pos}/{len} datoms, {per_sec}, {eta} left",
-                )
-                .expect("a valid template"),
-            );
-            let summary = transfer::import_with(
-                &store,
-                || File::open(&file).map(BufReader::new),
-                &mut RecipeImportCheck::default(),
-                &mut |progress| {
-                    bar.set_length(progress.total as u64);
-                    bar.set_position(progress.written as u64);
-                },
-            )
-            .with_context(|| format!("importing {} into {}", file.display(), data.display()))?;
-            bar.finish_and_clear();
-            writeln!(
-                out,
-                "imported {} transactions, {} datoms (basis {}) into {}",
-                summary.transactions,
-                summary.datoms,
-                summary.basis,
-                data.display()
-            )?;
+        Command::Serve(args) => serve(args, out),
+        Command::Seed(args) => seed(args, out),
+        Command::Export(args) => export(args, out),
+        Command::Query(args) => query(args, out),
+        Command::Import(args) => import(args, out),
+    }
+}
+
+/// The flags that say which store to open and how.
+#[derive(Debug, Args)]
+pub struct StoreArgs {
+    /// The store's directory.
+    #[arg(long, env = "FORKFUL_DATA", default_value = "./data")]
+    pub data: PathBuf,
+    /// sled's page cache, in MiB (default: 256 for `serve` and `query`; 64
+    /// for `serve --demo`, `seed`, `import` and `export`).
+    #[arg(long, env = "FORKFUL_CACHE_MB", value_name = "MIB", value_parser = CacheSize::parse_mib)]
+    pub cache_mb: Option<CacheSize>,
+}
+
+/// The size of sled's page cache, read as a number of MiB and kept in
+/// bytes. Parsed by clap, so a size that would overflow a `u64` of bytes,
+/// or one under sled's minimum (it asserts at least 256 bytes), is refused
+/// as a usage error before a store is opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CacheSize {
+    bytes: u64,
+}
+
+const MIB: u64 = 1024 * 1024;
+
+impl CacheSize {
+    /// The largest size, in MiB, whose bytes a `u64` holds.
+    pub const MAX_MIB: u64 = u64::MAX / MIB;
+
+    /// `--cache-mb`'s parser: a whole number of MiB, from 1 to `MAX_MIB`.
+    pub fn parse_mib(text: &str) -> Result<CacheSize, String> {
+        let mib: u64 = text
+            .parse()
+            .map_err(|_| format!("{text:?} is not a whole number of MiB"))?;
+        match mib.checked_mul(MIB) {
+            Some(0) => Err("the cache needs at least 1 MiB".into()),
+            Some(bytes) => Ok(CacheSize { bytes }),
+            None => Err(format!("the cache is at most {} MiB", CacheSize::MAX_MIB)),
         }
     }
-    Ok(())
-}
 
-fn cache_mb_from_env() -> Option<u64> {
-    std::env::var("FORKFUL_CACHE_MB")
-        .ok()
-        .and_then(|v| v.parse::<u64>().ok())
-}
-
-fn open_store(dir: &Path) -> Result<Store> {
-    open_store_with(dir, cache_mb_from_env())
-}
-
-/// sled's page cache for `seed`, `import` and `export` unless
-/// `FORKFUL_CACHE_MB` says otherwise. They pass over the whole store once,
-/// so a big cache buys little, and sled's memory grows well past its cache:
-/// seeding 100,000 full recipes peaked at 3.6 GB with the default 256 MiB
-/// and at 1.3 GB with 64 (docs/BENCHMARKING.md).
-const BULK_CACHE_MB: u64 = 64;
-
-fn open_bulk_store(dir: &Path) -> Result<Store> {
-    open_store_with(dir, cache_mb_from_env().or(Some(BULK_CACHE_MB)))
-}
-
-fn open_store_with(dir: &Path, cache_mb: Option<u64>) -> Result<Store> {
-    let mut config = StoreConfig::durable(dir);
-    if let Some(mb) = cache_mb {
-        config.cache_bytes = mb * 1024 * 1024;
+    pub fn bytes(self) -> u64 {
+        self.bytes
     }
-    Store::open_with(config).with_context(|| format!("opening the store at {}", dir.display()))
+}
+
+/// sled's page cache for `seed`, `import` and `export` unless `--cache-mb`
+/// says otherwise. They pass over the whole store once, so a big cache buys
+/// little, and sled's memory grows well past its cache: seeding 100,000
+/// full recipes peaked at 3.6 GB with the default 256 MiB and at 1.3 GB
+/// with 64 (docs/BENCHMARKING.md).
+const BULK_CACHE: CacheSize = CacheSize { bytes: 64 * MIB };
+
+impl StoreArgs {
+    /// `config` with `--cache-mb` over its cache, if given.
+    fn with_cache(&self, mut config: StoreConfig) -> StoreConfig {
+        if let Some(cache) = self.cache_mb {
+            config.cache_bytes = cache.bytes();
+        }
+        config
+    }
+
+    /// Opens the store at `--data`, with `StoreConfig`'s cache by default.
+    fn open(&self) -> Result<Store> {
+        self.open_with(self.with_cache(StoreConfig::durable(&self.data)))
+    }
+
+    /// Opens the store at `--data` for a command that passes over all of
+    /// it once: `BULK_CACHE` by default.
+    fn open_bulk(&self) -> Result<Store> {
+        let mut config = StoreConfig::durable(&self.data);
+        config.cache_bytes = self.cache_mb.unwrap_or(BULK_CACHE).bytes();
+        self.open_with(config)
+    }
+
+    fn open_with(&self, config: StoreConfig) -> Result<Store> {
+        Store::open_with(config)
+            .with_context(|| format!("opening the store at {}", self.data.display()))
+    }
+
+    /// Refuses a `--data` that does not exist, which opening would create:
+    /// for the commands that only read.
+    fn must_exist(&self) -> Result<()> {
+        if !self.data.exists() {
+            bail!("there is no store at {}", self.data.display());
+        }
+        Ok(())
+    }
+}
+
+/// `forkful serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// Seed the demo into a fresh temporary store and serve that instead.
+    #[arg(long, env = "FORKFUL_DEMO")]
+    pub demo: bool,
+    /// The address to listen on (port 0 picks a free port).
+    #[arg(long, env = "FORKFUL_ADDR", default_value = "127.0.0.1:8080")]
+    pub addr: String,
+    /// Worker threads (0: one per core).
+    #[arg(long, env = "FORKFUL_WORKERS", default_value_t = 0)]
+    pub workers: usize,
+    /// The site's public address, for absolute links (default: http:// and --addr).
+    #[arg(long, env = "FORKFUL_BASE_URL")]
+    pub base_url: Option<String>,
+    /// Request logs as JSON lines instead of text (both go to standard error;
+    /// FORKFUL_LOG filters them, e.g. FORKFUL_LOG=warn).
+    #[arg(long, env = "FORKFUL_LOG_JSON")]
+    pub log_json: bool,
+}
+
+fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
+    let store = if args.demo {
+        demo_store(&args.store, out)?
+    } else {
+        args.store.open()?
+    };
+    let config = app::Config {
+        addr: args.addr,
+        workers: args.workers,
+        base_url: args.base_url,
+    };
+    serve_until_stopped(store, &config, args.log_json, out)
+}
+
+/// A temporary store with the demo seeded into it, for `serve --demo`.
+fn demo_store(args: &StoreArgs, out: &mut impl Write) -> Result<Store> {
+    let store = Store::open_with(args.with_cache(StoreConfig::temporary()))
+        .context("opening a temporary store")?;
+    let report = seed::demo(&store).context("seeding the demo")?;
+    writeln!(
+        out,
+        "forkful: seeded the demo into a temporary store: {} recipes, {} versions",
+        report.recipes, report.versions
+    )?;
+    Ok(store)
 }
 
 /// Sends logs to standard error (standard output carries the command's
@@ -368,24 +217,17 @@ fn init_logs(json: bool) {
 
 /// Serves the site on `store` until SIGINT or SIGTERM, then flushes the
 /// store: the requests in flight finish first.
-fn serve(
+fn serve_until_stopped(
     store: Store,
-    addr: &str,
-    workers: usize,
-    base_url: Option<String>,
+    config: &app::Config,
     log_json: bool,
     out: &mut impl Write,
 ) -> Result<()> {
     init_logs(log_json);
     let recipes = Recipes::open(store.clone()).context("opening the recipes")?;
-    let config = app::Config {
-        addr: addr.to_owned(),
-        workers,
-        base_url,
-    };
     actix_web::rt::System::new().block_on(async {
         let running =
-            app::build(&config, recipes).with_context(|| format!("listening on {addr}"))?;
+            app::build(config, recipes).with_context(|| format!("listening on {}", config.addr))?;
         writeln!(out, "forkful: serving http://{}", running.addr)?;
         out.flush()?;
         running.server.await.context("serving")
@@ -393,4 +235,279 @@ fn serve(
     store.flush().context("flushing the store")?;
     writeln!(out, "forkful: stopped; the store is flushed")?;
     Ok(())
+}
+
+/// `forkful seed`.
+#[derive(Debug, Args)]
+pub struct SeedArgs {
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// Instead of the demo, N synthetic recipes in fork forests.
+    #[arg(long, env = "FORKFUL_SYNTHETIC", value_name = "N")]
+    pub synthetic: Option<usize>,
+    /// Synthetic: the lineage depth of each forest's deepest recipe.
+    #[arg(
+        long,
+        env = "FORKFUL_DEPTH",
+        default_value_t = 12,
+        requires = "synthetic"
+    )]
+    pub depth: usize,
+    /// Synthetic: forks per recipe along each forest's spine.
+    #[arg(
+        long,
+        env = "FORKFUL_FANOUT",
+        default_value_t = 3,
+        requires = "synthetic"
+    )]
+    pub fanout: usize,
+    /// Synthetic: the generator's seed; the same numbers give the same catalog.
+    #[arg(long, env = "FORKFUL_RNG", default_value_t = 1, requires = "synthetic")]
+    pub rng: u64,
+    /// Synthetic: bare recipes (title, one ingredient, one step), for scale tests.
+    #[arg(long, env = "FORKFUL_SKELETON", requires = "synthetic")]
+    pub skeleton: bool,
+    /// Delete whatever the store holds first.
+    #[arg(long, env = "FORKFUL_FORCE")]
+    pub force: bool,
+}
+
+impl SeedArgs {
+    /// The synthetic catalog asked for, if any, once its shape is checked.
+    fn shape(&self) -> Result<Option<seed::synthetic::Shape>> {
+        if self.depth > crate::domain::MAX_LINEAGE {
+            bail!(
+                "--depth {} is deeper than a lineage may go ({})",
+                self.depth,
+                crate::domain::MAX_LINEAGE
+            );
+        }
+        if self.fanout == 0 {
+            bail!("--fanout must be at least 1");
+        }
+        Ok(self.synthetic.map(|recipes| seed::synthetic::Shape {
+            recipes,
+            depth: self.depth,
+            fanout: self.fanout,
+            rng: self.rng,
+            skeleton: self.skeleton,
+        }))
+    }
+}
+
+fn seed(args: SeedArgs, out: &mut impl Write) -> Result<()> {
+    // Every argument is checked before --force deletes anything.
+    let shape = args.shape()?;
+    let data = &args.store.data;
+    if args.force && data.exists() {
+        std::fs::remove_dir_all(data).with_context(|| format!("removing {}", data.display()))?;
+    }
+    let store = args.store.open_bulk()?;
+    match shape {
+        None => seed_demo(&store, data, out),
+        Some(shape) => seed_synthetic(&store, shape, data, out),
+    }
+}
+
+fn seed_demo(store: &Store, data: &Path, out: &mut impl Write) -> Result<()> {
+    let report = seed::demo(store).with_context(|| format!("seeding {}", data.display()))?;
+    writeln!(
+        out,
+        "seeded {} recipes ({} of them forks) in {} versions into {} (basis {})",
+        report.recipes,
+        report.forks,
+        report.versions,
+        data.display(),
+        report.basis
+    )?;
+    Ok(())
+}
+
+fn seed_synthetic(
+    store: &Store,
+    shape: seed::synthetic::Shape,
+    data: &Path,
+    out: &mut impl Write,
+) -> Result<()> {
+    if !store.is_empty() {
+        bail!(
+            "the store at {} is not empty; use --force to replace it",
+            data.display()
+        );
+    }
+    let ids = seed::synthetic::generate(store, shape, std::io::stderr().is_terminal())
+        .with_context(|| format!("seeding {}", data.display()))?;
+    writeln!(
+        out,
+        "seeded {} synthetic recipes (lineage depth {}, fanout {}, rng {}) into {} (basis {})",
+        ids.len(),
+        shape.depth,
+        shape.fanout,
+        shape.rng,
+        data.display(),
+        store.db().basis()
+    )?;
+    Ok(())
+}
+
+/// `forkful export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// The file to write (`-` for standard output).
+    pub file: PathBuf,
+}
+
+fn export(args: ExportArgs, out: &mut impl Write) -> Result<()> {
+    args.store.must_exist()?;
+    let store = args.store.open_bulk()?;
+    if args.file == Path::new("-") {
+        transfer::export(&store.db(), &mut std::io::stdout().lock())?;
+        return Ok(());
+    }
+    let summary = export_to_file(&store, &args.file)?;
+    writeln!(
+        out,
+        "exported {} transactions, {} datoms (basis {}) to {}",
+        summary.transactions,
+        summary.datoms,
+        summary.basis,
+        args.file.display()
+    )?;
+    Ok(())
+}
+
+/// Exports to a file written beside `file` and renamed, so a failed export
+/// never leaves a half-written file under the real name.
+fn export_to_file(store: &Store, file: &Path) -> Result<TransferSummary> {
+    let partial = file.with_extension("partial");
+    let mut writer = BufWriter::new(
+        File::create(&partial).with_context(|| format!("creating {}", partial.display()))?,
+    );
+    let summary = transfer::export(&store.db(), &mut writer)
+        .with_context(|| format!("writing {}", partial.display()))?;
+    writer
+        .into_inner()
+        .map_err(|e| e.into_error())
+        .and_then(|f| f.sync_all())
+        .with_context(|| format!("writing {}", partial.display()))?;
+    std::fs::rename(&partial, file).with_context(|| format!("renaming to {}", file.display()))?;
+    Ok(summary)
+}
+
+/// `forkful query`.
+#[derive(Debug, Args)]
+pub struct QueryArgs {
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// Query the database as of this basis (a transaction id).
+    #[arg(long, env = "FORKFUL_AS_OF")]
+    pub as_of: Option<u64>,
+    /// Query every assertion and retraction, not just what holds.
+    #[arg(long, env = "FORKFUL_HISTORY")]
+    pub history: bool,
+    /// Stop the query after this many steps of work.
+    #[arg(long, env = "FORKFUL_WORK_LIMIT", default_value_t = query::DEFAULT_WORK_LIMIT)]
+    pub work_limit: u64,
+    /// The query, e.g. '[:find ?t :in $ ?s :where [?r :recipe/slug ?s] [?r :recipe/title ?t]]'.
+    pub query: String,
+    /// Values for the inputs after $ in :in, as EDN: a scalar (`"shakshuka"`, `42`),
+    /// a collection (`["a" "b"]`), a relation (`[["a" 1] ["b" 2]]`), or rules.
+    pub args: Vec<String>,
+}
+
+fn query(args: QueryArgs, out: &mut impl Write) -> Result<()> {
+    args.store.must_exist()?;
+    let store = args.store.open()?;
+    let mut db = store.db();
+    if let Some(t) = args.as_of {
+        db = db.as_of(t);
+    }
+    if args.history {
+        db = db.history();
+    }
+    let parsed = Query::parse(&args.query).context("reading the query")?;
+    let mut inputs = vec![Input::Db(db)];
+    for (i, arg) in args.args.iter().enumerate() {
+        inputs.push(
+            Input::from_edn(arg).with_context(|| format!("reading input {} ({arg})", i + 1))?,
+        );
+    }
+    let result = parsed
+        .run(&inputs, args.work_limit)
+        .context("running the query")?;
+    write!(out, "{}", query::table::render(&result))?;
+    Ok(())
+}
+
+/// `forkful import`.
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// The export file to read.
+    pub file: PathBuf,
+}
+
+fn import(args: ImportArgs, out: &mut impl Write) -> Result<()> {
+    let (file, data) = (&args.file, &args.store.data);
+    if !file.is_file() {
+        bail!("there is no file at {}", file.display());
+    }
+    let store = args.store.open_bulk()?;
+    let bar = progress_bar("{bar:40} {pos}/{len} datoms, {per_sec}, {eta} left");
+    let summary = transfer::import_with(
+        &store,
+        || File::open(file).map(BufReader::new),
+        &mut RecipeImportCheck::default(),
+        &mut |progress| {
+            bar.set_length(progress.total as u64);
+            bar.set_position(progress.written as u64);
+        },
+    )
+    .with_context(|| format!("importing {} into {}", file.display(), data.display()))?;
+    bar.finish_and_clear();
+    writeln!(
+        out,
+        "imported {} transactions, {} datoms (basis {}) into {}",
+        summary.transactions,
+        summary.datoms,
+        summary.basis,
+        data.display()
+    )?;
+    Ok(())
+}
+
+/// A progress bar on standard error for a person at a terminal; hidden
+/// otherwise, so logs and pipes get no control characters.
+fn progress_bar(template: &str) -> indicatif::ProgressBar {
+    let bar = if std::io::stderr().is_terminal() {
+        indicatif::ProgressBar::new(0)
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    bar.set_style(indicatif::ProgressStyle::with_template(template).expect("a valid template"));
+    bar
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CacheSize;
+
+    #[test]
+    fn a_cache_size_is_from_one_mib_to_the_most_a_u64_of_bytes_holds() {
+        assert_eq!(CacheSize::parse_mib("64").unwrap().bytes(), 64 << 20);
+        let most = CacheSize::parse_mib(&CacheSize::MAX_MIB.to_string()).unwrap();
+        assert_eq!(most.bytes(), CacheSize::MAX_MIB << 20);
+        let too_big = (CacheSize::MAX_MIB + 1).to_string();
+        assert!(CacheSize::parse_mib(&too_big)
+            .unwrap_err()
+            .contains("at most 17592186044415 MiB"));
+        assert!(CacheSize::parse_mib("0")
+            .unwrap_err()
+            .contains("at least 1"));
+        assert!(CacheSize::parse_mib("-1").is_err());
+        assert!(CacheSize::parse_mib("1.5").is_err());
+    }
 }

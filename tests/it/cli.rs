@@ -7,10 +7,26 @@ use forkful::store::Store;
 
 use crate::helpers::{add_recipe, schema_tx};
 
+/// The binary, with none of the `FORKFUL_*` variables of the shell that runs
+/// the tests: every flag reads one.
+fn binary() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_forkful"));
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("FORKFUL_") {
+            command.env_remove(name);
+        }
+    }
+    command
+}
+
 fn forkful(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_forkful"))
+    forkful_with_env(args, &[])
+}
+
+fn forkful_with_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    binary()
         .args(args)
-        .env_remove("FORKFUL_DATA")
+        .envs(env.iter().copied())
         .output()
         .unwrap()
 }
@@ -120,11 +136,10 @@ impl Drop for Server {
 
 fn serve(args: &[&str]) -> Server {
     use std::io::BufRead;
-    let child = Command::new(env!("CARGO_BIN_EXE_forkful"))
+    let child = binary()
         .arg("serve")
         .args(args)
         .args(["--addr", "127.0.0.1:0", "--workers", "2"])
-        .env_remove("FORKFUL_DATA")
         .env("FORKFUL_LOG", "warn")
         .stdout(std::process::Stdio::piped())
         .spawn()
@@ -315,6 +330,8 @@ fn seed_loads_the_demo_refuses_to_overwrite_and_replaces_with_force() {
     );
     let out = forkful(&["seed", "--data", path(&data), "--depth", "5"]);
     assert_eq!(out.status.code(), Some(2), "--depth needs --synthetic");
+    let out = forkful_with_env(&["seed", "--data", path(&data)], &[("FORKFUL_DEPTH", "5")]);
+    assert_eq!(out.status.code(), Some(2), "so does FORKFUL_DEPTH");
     let out = forkful(&[
         "seed",
         "--data",
@@ -337,6 +354,77 @@ fn seed_loads_the_demo_refuses_to_overwrite_and_replaces_with_force() {
         text(&out.stdout).contains("\n40\n"),
         "a refused --force deletes nothing: {}{}",
         text(&out.stdout),
+        text(&out.stderr)
+    );
+}
+
+/// Every command that opens a store, with `--data` and what else it needs.
+fn store_commands(data: &str) -> [Vec<&str>; 5] {
+    [
+        vec!["serve", "--data", data],
+        vec!["seed", "--data", data],
+        vec!["query", "--data", data, "[:find ?e :where [?e :db/doc]]"],
+        vec!["export", "--data", data, "-"],
+        vec!["import", "--data", data, "dump.edn"],
+    ]
+}
+
+#[test]
+fn a_cache_too_big_to_count_in_bytes_is_refused_before_any_store_is_opened() {
+    let root = tempfile::tempdir().unwrap();
+    let data = root.path().join("store");
+    let too_big = u64::MAX.to_string();
+    for command in store_commands(path(&data)) {
+        let out = forkful(&[&command[..], &["--cache-mb", &too_big]].concat());
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{command:?}: {stderr}");
+        assert!(
+            stderr.contains("--cache-mb") && stderr.contains("at most 17592186044415 MiB"),
+            "{command:?}: {stderr}"
+        );
+        assert!(!data.exists(), "{command:?} opened a store");
+    }
+    let out = forkful(&["seed", "--data", path(&data), "--cache-mb", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("at least 1 MiB"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!data.exists());
+}
+
+#[test]
+fn forkful_cache_mb_is_read_and_refused_as_the_flag_is() {
+    let root = tempfile::tempdir().unwrap();
+    let data = root.path().join("store");
+    let too_big = u64::MAX.to_string();
+    for command in store_commands(path(&data)) {
+        let flag = forkful(&[&command[..], &["--cache-mb", &too_big]].concat());
+        let env = forkful_with_env(&command, &[("FORKFUL_CACHE_MB", &too_big)]);
+        assert_eq!(env.status.code(), Some(2), "{command:?}");
+        assert_eq!(text(&env.stderr), text(&flag.stderr), "{command:?}");
+        assert!(!data.exists(), "{command:?} opened a store");
+    }
+    // The flag wins over the variable, and a size that fits is used.
+    store_with_dal(&data);
+    let out = forkful_with_env(
+        &["export", "--data", path(&data), "--cache-mb", "1", "-"],
+        &[("FORKFUL_CACHE_MB", &too_big)],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = forkful_with_env(
+        &[
+            "query",
+            "--data",
+            path(&data),
+            "[:find ?s :where [_ :recipe/slug ?s]]",
+        ],
+        &[("FORKFUL_CACHE_MB", "1")],
+    );
+    assert!(
+        text(&out.stdout).contains("\"dal\""),
+        "{}",
         text(&out.stderr)
     );
 }
