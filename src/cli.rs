@@ -1,4 +1,4 @@
-//! The command line: `serve`, `seed`, `query`, `export`, `import`.
+//! The command line: `serve`, `seed`, `query`, `export`, `import`, `user`.
 //!
 //! `main` parses arguments into `Cli` and calls `run`, which hands each
 //! command's arguments to its function; each opens the store it needs and
@@ -18,7 +18,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::app;
 use crate::domain::import_check::RecipeImportCheck;
-use crate::domain::Recipes;
+use crate::domain::{Accounts, Recipes, Slug};
 use crate::seed;
 use crate::store::query::{self, Input, Query};
 use crate::store::transfer::{self, TransferSummary};
@@ -46,6 +46,11 @@ pub enum Command {
     Query(QueryArgs),
     /// Load an export file into an empty store.
     Import(ImportArgs),
+    /// Administer cooks' accounts: add one, set a password, disable one.
+    ///
+    /// A password is read from the first line of standard input, e.g.
+    /// printf '%s\n' 'a long password' | forkful user add ann --name 'Ann'
+    User(UserArgs),
 }
 
 /// Runs one command; what it prints goes to `out`.
@@ -56,6 +61,7 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
         Command::Export(args) => export(args, out),
         Command::Query(args) => query(args, out),
         Command::Import(args) => import(args, out),
+        Command::User(args) => user(args, out),
     }
 }
 
@@ -510,4 +516,74 @@ mod tests {
         assert!(CacheSize::parse_mib("-1").is_err());
         assert!(CacheSize::parse_mib("1.5").is_err());
     }
+}
+
+/// `forkful user`.
+#[derive(Debug, Args)]
+pub struct UserArgs {
+    #[command(flatten)]
+    pub store: StoreArgs,
+    #[command(subcommand)]
+    pub action: UserAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum UserAction {
+    /// Add a cook; the password is read from standard input.
+    Add {
+        /// The cook's handle: a-z, 0-9 and `-`.
+        handle: String,
+        /// The cook's display name.
+        #[arg(long)]
+        name: String,
+    },
+    /// Set a cook's password (read from standard input); ends their sessions.
+    Passwd { handle: String },
+    /// Disable a cook's account; ends their sessions.
+    Disable { handle: String },
+    /// Enable a disabled account again.
+    Enable { handle: String },
+}
+
+fn user(args: UserArgs, out: &mut impl Write) -> Result<()> {
+    args.store.must_exist()?;
+    let store = args.store.open()?;
+    let recipes = Recipes::open(store.clone())?;
+    let accounts = Accounts::open(&recipes)?;
+    let handle = |text: &str| {
+        Slug::parse(text).map_err(|_| anyhow::anyhow!("{text:?} is not a handle (a-z, 0-9, -)"))
+    };
+    match args.action {
+        UserAction::Add { handle: h, name } => {
+            let cook = accounts.sign_up(&handle(&h)?, &name, &password_from_stdin()?)?;
+            writeln!(out, "added {} ({})", cook.handle, cook.name)?;
+        }
+        UserAction::Passwd { handle: h } => {
+            accounts.set_password(&handle(&h)?, &password_from_stdin()?)?;
+            writeln!(out, "set the password of {h}; their sessions ended")?;
+        }
+        UserAction::Disable { handle: h } => {
+            accounts.set_disabled(&handle(&h)?, true)?;
+            writeln!(out, "disabled {h}; their sessions ended")?;
+        }
+        UserAction::Enable { handle: h } => {
+            accounts.set_disabled(&handle(&h)?, false)?;
+            writeln!(out, "enabled {h}")?;
+        }
+    }
+    store.flush()?;
+    Ok(())
+}
+
+/// The first line of standard input, without its line ending.
+fn password_from_stdin() -> Result<String> {
+    let mut line = String::new();
+    std::io::stdin()
+        .read_line(&mut line)
+        .context("reading the password from standard input")?;
+    let password = line.trim_end_matches(['\r', '\n']).to_owned();
+    if password.is_empty() {
+        bail!("no password on standard input: give it as the first line");
+    }
+    Ok(password)
 }

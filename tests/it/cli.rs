@@ -428,3 +428,91 @@ fn forkful_cache_mb_is_read_and_refused_as_the_flag_is() {
         text(&out.stderr)
     );
 }
+
+/// `forkful ARGS` with `stdin` as its standard input.
+fn forkful_with_input(args: &[&str], stdin: &str) -> Output {
+    use std::io::Write as _;
+    let mut child = binary()
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn administrators_add_disable_and_reset_accounts_on_the_command_line() {
+    use forkful::domain::{AccountError, Accounts, Recipes, Slug};
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("store");
+    drop(Recipes::open(Store::open(&data).unwrap()).unwrap());
+    let data = path(&data);
+    let ann = Slug::parse("ann").unwrap();
+    let log_in = |password: &str| {
+        let recipes = Recipes::open(Store::open(data).unwrap()).unwrap();
+        Accounts::open(&recipes)
+            .unwrap()
+            .log_in(&ann, password)
+            .map(|_| ())
+    };
+
+    let out = forkful_with_input(
+        &["user", "--data", data, "add", "ann", "--name", "Ann"],
+        "a long password\n",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("added ann (Ann)"));
+    log_in("a long password").unwrap();
+
+    let out = forkful_with_input(
+        &["user", "--data", data, "add", "ann", "--name", "A"],
+        "another one!\n",
+    );
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("taken"), "{}", text(&out.stderr));
+    let out = forkful_with_input(
+        &["user", "--data", data, "add", "ben", "--name", "Ben"],
+        "short\n",
+    );
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("password"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = forkful_with_input(
+        &["user", "--data", data, "passwd", "nobody"],
+        "a long password\n",
+    );
+    assert!(
+        text(&out.stderr).contains("no account nobody"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let out = forkful_with_input(
+        &["user", "--data", data, "passwd", "ann"],
+        "a new long password\n",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(log_in("a long password").is_err());
+    log_in("a new long password").unwrap();
+
+    let out = forkful(&["user", "--data", data, "disable", "ann"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(matches!(
+        log_in("a new long password"),
+        Err(AccountError::Disabled(_))
+    ));
+    let out = forkful(&["user", "--data", data, "enable", "ann"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    log_in("a new long password").unwrap();
+}
