@@ -164,9 +164,9 @@ pub struct Cached {
 /// it read from sled only if no write happened since it started reading, so
 /// a stale entry can never be put back after its invalidation.
 pub struct EntityCache {
-    map: std::sync::RwLock<
-        std::collections::HashMap<EntityId, std::sync::Arc<Cached>, super::idhash::IdHash>,
-    >,
+    /// Fx-hashed: ids are handed out by the store, not chosen by a client,
+    /// so SipHash's resistance to chosen keys would buy nothing.
+    map: std::sync::RwLock<rustc_hash::FxHashMap<EntityId, std::sync::Arc<Cached>>>,
     epoch: std::sync::atomic::AtomicU64,
     capacity: usize,
 }

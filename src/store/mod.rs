@@ -33,7 +33,6 @@
 //! - `current`: each entity's current facts under one key, derived
 //! - `referrers`: who refers to an entity, kept in memory while exact
 //! - `ordered`: an indexed attribute's current facts in order, in memory
-//! - `idhash`: the hasher of the in-memory caches' id-keyed maps
 //! - `keyspace`: plain keys beside the datoms, for what must not be history
 //! - `db`: database values and range reads
 //! - `pull`: pull patterns
@@ -46,7 +45,6 @@ pub mod db;
 pub mod edn;
 pub mod encoding;
 pub mod error;
-mod idhash;
 pub mod instant;
 mod keyspace;
 mod ordered;

@@ -17,10 +17,10 @@
 //! by the next transaction that changes it. Readers use an entry only at or
 //! after its basis; older database values read VAET.
 
-use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
-use super::idhash::IdHash;
+use rustc_hash::FxHashMap;
+
 use super::value::EntityId;
 
 /// `(target, attribute)`
@@ -29,7 +29,8 @@ type Key = (EntityId, EntityId);
 struct State {
     /// The newest transaction applied to the store.
     latest: EntityId,
-    entries: HashMap<Key, (EntityId, Arc<[EntityId]>), IdHash>,
+    /// Fx-hashed, as ids are the store's, not a client's.
+    entries: FxHashMap<Key, (EntityId, Arc<[EntityId]>)>,
 }
 
 /// See the module's documentation.
@@ -44,7 +45,7 @@ impl ReferrerCache {
         ReferrerCache {
             state: RwLock::new(State {
                 latest,
-                entries: HashMap::default(),
+                entries: FxHashMap::default(),
             }),
             capacity,
         }

@@ -15,12 +15,11 @@
 //! pulldown-cmark allocates tens of kilobytes per parse, which made it most
 //! of a page's render time and almost all of its allocated bytes.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasher, Hasher};
 use std::sync::{Arc, OnceLock, RwLock};
 
 use maud::Render;
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+use rustc_hash::FxHashMap;
 
 /// Markdown text that renders as HTML.
 pub struct Markdown<'a>(pub &'a str);
@@ -68,39 +67,6 @@ fn safe_events(text: &str) -> impl Iterator<Item = Event<'_>> {
     })
 }
 
-/// A word-at-a-time multiplicative hash (FxHash's), keyed per process:
-/// hashing a text must cost far less than rendering it, which SipHash does
-/// not for the kilobyte summaries of a catalog page. Its weaker mixing
-/// only costs probe length, and the memo is bounded.
-#[derive(Clone, Copy)]
-struct TextHash(u64);
-
-impl BuildHasher for TextHash {
-    type Hasher = TextHasher;
-    fn build_hasher(&self) -> TextHasher {
-        TextHasher(self.0)
-    }
-}
-
-struct TextHasher(u64);
-
-impl Hasher for TextHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
-            self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-        }
-        for &b in chunks.remainder() {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-        }
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
 /// Renderings by text, up to `MEMO_BYTES` of text and output together;
 /// past that it starts over (the hot texts come back at once).
 struct Memo {
@@ -108,15 +74,20 @@ struct Memo {
 }
 
 /// The bytes held, and the renderings by text.
-type Memoised = (usize, HashMap<Box<str>, Arc<str>, TextHash>);
+///
+/// Fx-hashed: hashing a text must cost far less than rendering it, which
+/// SipHash does not for the kilobyte summaries of a catalog page. The hash
+/// is unkeyed (a per-process seed would not change which texts collide in
+/// rustc-hash 2, whose byte hash ignores it); a crafted collision costs only
+/// probe length, and the memo is bounded.
+type Memoised = (usize, FxHashMap<Box<str>, Arc<str>>);
 
 const MEMO_BYTES: usize = 32 << 20;
 
 impl Memo {
     fn new() -> Memo {
-        let key = std::collections::hash_map::RandomState::new().hash_one(0u8);
         Memo {
-            map: RwLock::new((0, HashMap::with_hasher(TextHash(key)))),
+            map: RwLock::new((0, FxHashMap::default())),
         }
     }
 
@@ -190,11 +161,11 @@ pub fn plain_text_shared(text: &Arc<str>) -> Arc<str> {
 }
 
 /// The bytes held, and (source, plain text) by the source's address.
-type SharedMemo = RwLock<(usize, HashMap<usize, (Arc<str>, Arc<str>), TextHash>)>;
+type SharedMemo = RwLock<(usize, FxHashMap<usize, (Arc<str>, Arc<str>)>)>;
 
 fn shared_memo() -> &'static SharedMemo {
     static MEMO: OnceLock<SharedMemo> = OnceLock::new();
-    MEMO.get_or_init(|| RwLock::new((0, HashMap::with_hasher(TextHash(0)))))
+    MEMO.get_or_init(|| RwLock::new((0, FxHashMap::default())))
 }
 
 /// Markdown as plain text, for places that take no markup (JSON-LD, feeds,

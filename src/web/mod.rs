@@ -14,6 +14,8 @@ mod pages;
 pub mod recipes;
 pub mod respond;
 
+use std::hash::Hasher as _;
+
 use actix_web::{guard, web, HttpRequest, HttpResponse, Route};
 
 use crate::domain::{Recipes, Snapshot};
@@ -33,9 +35,13 @@ pub struct Site {
 impl Site {
     pub fn new(recipes: Recipes, base_url: &str) -> Site {
         let base_url = base_url.trim_end_matches('/').to_owned();
-        let edition = base_url.bytes().fold(crate::assets::VERSION, |hash, b| {
-            (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-        });
+        // Part of every ETag, so it must be the same in every process and on
+        // every run that serves this build at this address: FxHasher is
+        // unkeyed and deterministic (SipHash's `RandomState` would not be).
+        let mut hasher = rustc_hash::FxHasher::default();
+        hasher.write_u64(crate::assets::VERSION);
+        hasher.write(base_url.as_bytes());
+        let edition = hasher.finish();
         Site {
             recipes,
             base_url,
@@ -95,4 +101,22 @@ async fn not_found(req: HttpRequest) -> Result<HttpResponse, WebError> {
         "There is no page at {}.",
         req.path()
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+
+    #[test]
+    fn the_edition_depends_only_on_the_build_and_the_address() {
+        // Two sites stand for two processes serving one build: a keyed hash
+        // would give each its own ETags.
+        let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
+        let one = Site::new(recipes.clone(), "http://forkful.test/");
+        let other = Site::new(recipes.clone(), "http://forkful.test");
+        let elsewhere = Site::new(recipes, "http://forkful.example");
+        assert_eq!(one.edition(), other.edition());
+        assert_ne!(one.edition(), elsewhere.edition());
+    }
 }
