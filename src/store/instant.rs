@@ -3,16 +3,19 @@
 //! The store stamps every transaction with an instant and the export format
 //! writes them as `#inst "..."` strings, so this module converts between the
 //! integer form and RFC 3339 text ([`format_rfc3339`], [`parse_rfc3339`]) and
-//! reads the clock ([`now_millis`]). Calendar arithmetic uses Howard
-//! Hinnant's days-from-civil / civil-from-days algorithms on the proleptic
-//! Gregorian calendar, written out here so the crate needs no date library.
+//! reads the clock ([`now_millis`]). The calendar and the RFC 3339 grammar
+//! are the `time` crate's (already in the build through actix-web); what is
+//! ours is the fixed output form, the range, and the few inputs RFC 3339
+//! allows that the store does not take (see [`parse_rfc3339`]).
 
+use std::fmt::Write as _;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-const MILLIS_PER_SECOND: i64 = 1_000;
-const MILLIS_PER_MINUTE: i64 = 60 * MILLIS_PER_SECOND;
-const MILLIS_PER_HOUR: i64 = 60 * MILLIS_PER_MINUTE;
-const MILLIS_PER_DAY: i64 = 24 * MILLIS_PER_HOUR;
+use time::format_description::well_known::Rfc3339;
+use time::macros::format_description;
+use time::{Date, Duration, OffsetDateTime, UtcDateTime};
+
+const NANOS_PER_MILLI: i128 = 1_000_000;
 
 /// The first instant the store takes: 0000-01-01T00:00:00.000Z.
 pub const MIN_MILLIS: i64 = -62_167_219_200_000;
@@ -27,17 +30,21 @@ pub fn in_range(millis: i64) -> bool {
     (MIN_MILLIS..=MAX_MILLIS).contains(&millis)
 }
 
+/// The length of every instant [`write_rfc3339`] writes in the years 0000 to
+/// 9999.
+const FORMATTED_LEN: usize = 24;
+
 /// Formats an instant as RFC 3339 in UTC with exactly three fractional
 /// digits, e.g. `2026-11-30T03:29:03.123Z`.
 ///
 /// The fixed width makes formatted instants of years 0..=9999 sort as text
-/// in the same order as the numbers. Every `i64` is accepted: years outside
-/// 0..=9999, which RFC 3339 cannot express, are written in ISO 8601's
-/// expanded form (`-0001-...`, `+10000-...`) rather than panicking, and
-/// [`parse_rfc3339`] does not read those back.
+/// in the same order as the numbers. Every `i64` is accepted: one outside
+/// those years, which RFC 3339 cannot express and the store refuses, is
+/// written as its number (`253402300800000 ms since the epoch`) for the
+/// message that refuses it, and [`parse_rfc3339`] does not read that back.
 #[must_use]
 pub fn format_rfc3339(millis: i64) -> String {
-    let mut out = String::with_capacity(24);
+    let mut out = String::with_capacity(FORMATTED_LEN);
     write_rfc3339(&mut out, millis);
     out
 }
@@ -45,130 +52,70 @@ pub fn format_rfc3339(millis: i64) -> String {
 /// Appends `millis` as `format_rfc3339` writes it, without allocating: pages
 /// write an instant or two per line of a list.
 pub fn write_rfc3339(out: &mut String, millis: i64) {
-    // Euclidean division so that instants before 1970 fall on the earlier
-    // day with a positive time of day, not on a "negative" time.
-    let days = millis.div_euclid(MILLIS_PER_DAY);
-    let of_day = millis.rem_euclid(MILLIS_PER_DAY);
-    let (year, month, day) = civil_from_days(days);
-    let push = |out: &mut String, n: i64, width: u32| {
-        for k in (0..width).rev() {
-            let digit = (n / 10i64.pow(k)) % 10;
-            out.push(char::from(b'0' + digit as u8));
+    if !in_range(millis) {
+        write!(out, "{millis} ms since the epoch").expect("a String takes any text");
+        return;
+    }
+    // The calendar is time's; the digits are put in place here, because
+    // time's own `format_into` with the equivalent format description is
+    // four times slower. Release builds on the 2-core VM (2026-12-01, other
+    // builds running; 5 million instants a run): `format_into` 314 to 396 ns
+    // an instant, this 87 to 93 ns, the hand-written calendar it replaced
+    // 81 to 113 ns. A catalog page writes two instants a card, 200 for a
+    // full page, so `format_into` would have added some 60 µs to the index
+    // handler's 75 µs (target: under 80 µs). A test checks that this writes
+    // what the format description does.
+    let at = UtcDateTime::UNIX_EPOCH + Duration::milliseconds(millis);
+    let (year, month, day) = at.to_calendar_date();
+    let (hour, minute, second, milli) = at.as_hms_milli();
+    let mut text = *b"0000-00-00T00:00:00.000Z";
+    let mut put = |start: usize, width: usize, mut n: u32| {
+        for digit in text[start..start + width].iter_mut().rev() {
+            *digit = b'0' + (n % 10) as u8;
+            n /= 10;
         }
     };
-    if (0..=9999).contains(&year) {
-        push(out, year, 4);
-    } else if year < 0 {
-        out.push('-');
-        push(out, -year, 4.max(digit_count(-year)));
-    } else {
-        out.push('+');
-        push(out, year, digit_count(year));
-    }
-    out.push('-');
-    push(out, month, 2);
-    out.push('-');
-    push(out, day, 2);
-    out.push('T');
-    push(out, of_day / MILLIS_PER_HOUR, 2);
-    out.push(':');
-    push(out, of_day % MILLIS_PER_HOUR / MILLIS_PER_MINUTE, 2);
-    out.push(':');
-    push(out, of_day % MILLIS_PER_MINUTE / MILLIS_PER_SECOND, 2);
-    out.push('.');
-    push(out, of_day % MILLIS_PER_SECOND, 3);
-    out.push('Z');
-}
-
-fn digit_count(n: i64) -> u32 {
-    n.checked_ilog10().map_or(1, |d| d + 1)
+    put(0, 4, year.unsigned_abs());
+    put(5, 2, u8::from(month).into());
+    put(8, 2, day.into());
+    put(11, 2, hour.into());
+    put(14, 2, minute.into());
+    put(17, 2, second.into());
+    put(20, 3, milli.into());
+    out.push_str(std::str::from_utf8(&text).expect("ASCII"));
 }
 
 /// Parses RFC 3339 text into an instant, or `None` if it is not a valid
-/// date-time.
+/// date-time in the years 0000 to 9999 (in UTC, once its offset is taken
+/// off).
 ///
 /// Accepts `YYYY-MM-DDTHH:MM:SS[.fraction]` followed by `Z` or `±HH:MM`
-/// (`T` and `Z` may be lower case, as RFC 3339 allows), and a bare date
-/// `YYYY-MM-DD`, meaning midnight UTC. The fraction has 1 to 9 digits and is
-/// truncated to milliseconds. Every field is range-checked, including the
-/// day against the month's length in leap and common years; leap seconds
-/// (`:60`) are rejected because an `i64` of milliseconds cannot hold them.
+/// (`T` and `Z` may be lower case), and a bare date `YYYY-MM-DD`, meaning
+/// midnight UTC. The fraction is truncated to milliseconds. Every field is
+/// range-checked, including the day against the month's length. RFC 3339
+/// lets applications separate date and time by other than `T` (the `time`
+/// crate takes any byte there); the store takes only `T`, so that its
+/// instants have one text form. A leap second (`23:59:60` at the end of a
+/// month, UTC) reads as the millisecond before it, since an `i64` of
+/// milliseconds cannot hold it.
 #[must_use]
 pub fn parse_rfc3339(text: &str) -> Option<i64> {
-    let b = text.as_bytes();
-    let year = digits(b, 0, 4)?;
-    literal(b, 4, b'-')?;
-    let month = digits(b, 5, 2)?;
-    literal(b, 7, b'-')?;
-    let day = digits(b, 8, 2)?;
-    if !(1..=12).contains(&month) || day < 1 || day > days_in_month(year, month) {
-        return None;
-    }
-    let midnight = days_from_civil(year, month, day) * MILLIS_PER_DAY;
-    if b.len() == 10 {
-        return Some(midnight);
-    }
-
-    if !matches!(b.get(10), Some(b'T' | b't')) {
-        return None;
-    }
-    let hour = digits(b, 11, 2)?;
-    literal(b, 13, b':')?;
-    let minute = digits(b, 14, 2)?;
-    literal(b, 16, b':')?;
-    let second = digits(b, 17, 2)?;
-    if hour > 23 || minute > 59 || second > 59 {
-        return None;
-    }
-
-    let mut i = 19;
-    let mut milli = 0;
-    if b.get(i) == Some(&b'.') {
-        let start = i + 1;
-        i = start;
-        while b.get(i).is_some_and(u8::is_ascii_digit) {
-            i += 1;
-        }
-        let count = i - start;
-        if !(1..=9).contains(&count) {
+    let nanos = if text.len() == 10 {
+        // Ten bytes leave no room for a sign before the four-digit year.
+        let date = Date::parse(text, format_description!("[year]-[month]-[day]")).ok()?;
+        date.midnight().as_utc().unix_timestamp_nanos()
+    } else {
+        if !matches!(text.as_bytes().get(10), Some(b'T' | b't')) {
             return None;
         }
-        // Pad or cut to exactly three digits: truncation, not rounding, so
-        // that parsing never moves an instant into the next second.
-        milli = (start..start + 3).fold(0, |acc, j| {
-            acc * 10 + if j < i { i64::from(b[j] - b'0') } else { 0 }
-        });
-    }
-
-    let offset_minutes = match b.get(i) {
-        Some(b'Z' | b'z') if b.len() == i + 1 => 0,
-        Some(&sign @ (b'+' | b'-')) if b.len() == i + 6 => {
-            let hours = digits(b, i + 1, 2)?;
-            literal(b, i + 3, b':')?;
-            let minutes = digits(b, i + 4, 2)?;
-            if hours > 23 || minutes > 59 {
-                return None;
-            }
-            let magnitude = hours * 60 + minutes;
-            if sign == b'-' {
-                -magnitude
-            } else {
-                magnitude
-            }
-        }
-        _ => return None,
+        OffsetDateTime::parse(text, &Rfc3339)
+            .ok()?
+            .unix_timestamp_nanos()
     };
-
-    // The text shows local time, which is UTC plus the offset; subtract the
-    // offset to get back to UTC.
-    Some(
-        midnight
-            + hour * MILLIS_PER_HOUR
-            + minute * MILLIS_PER_MINUTE
-            + second * MILLIS_PER_SECOND
-            + milli
-            - offset_minutes * MILLIS_PER_MINUTE,
-    )
+    // Floor, not round: truncating the fraction never moves an instant into
+    // the next millisecond, before 1970 as after.
+    let millis = i64::try_from(nanos.div_euclid(NANOS_PER_MILLI)).ok()?;
+    in_range(millis).then_some(millis)
 }
 
 /// The current time from the system clock, in milliseconds since the epoch.
@@ -183,72 +130,13 @@ pub fn now_millis() -> i64 {
     }
 }
 
-/// Reads exactly `count` ASCII digits at `at` as a number.
-fn digits(b: &[u8], at: usize, count: usize) -> Option<i64> {
-    b.get(at..at + count)?.iter().try_fold(0, |acc, &d| {
-        d.is_ascii_digit().then(|| acc * 10 + i64::from(d - b'0'))
-    })
-}
-
-fn literal(b: &[u8], at: usize, expected: u8) -> Option<()> {
-    (b.get(at) == Some(&expected)).then_some(())
-}
-
-fn is_leap_year(year: i64) -> bool {
-    year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-}
-
-fn days_in_month(year: i64, month: i64) -> i64 {
-    match month {
-        2 if is_leap_year(year) => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date.
-///
-/// The year is shifted to start in March so that the leap day falls at the
-/// end of the year, which makes the day-of-year a simple linear formula;
-/// 400-year eras (exactly 146 097 days each) keep everything exact for any
-/// year, negative included.
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let year_of_era = year - era * 400; // 0..=399
-    let month_from_march = (month + 9) % 12; // March = 0 ... February = 11
-    let day_of_year = (153 * month_from_march + 2) / 5 + day - 1; // 0..=365
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    // 719 468 is the number of days from 0000-03-01 to 1970-01-01.
-    era * 146_097 + day_of_era - 719_468
-}
-
-/// The inverse of [`days_from_civil`]: (year, month, day) of a day count.
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let days = days + 719_468;
-    let era = days.div_euclid(146_097);
-    let day_of_era = days - era * 146_097;
-    // Undo the leap-day corrections (every 4th, 100th and 400th year) to
-    // find which year of the era (0..=399) the day falls in.
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_from_march = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * month_from_march + 2) / 5 + 1;
-    let month = if month_from_march < 10 {
-        month_from_march + 3
-    } else {
-        month_from_march - 9
-    };
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
 
+    const MILLIS_PER_DAY: i64 = 86_400_000;
     #[test]
     fn the_range_ends_are_the_first_and_last_instants_of_four_digit_years() {
         assert_eq!(parse_rfc3339("0000-01-01T00:00:00Z"), Some(MIN_MILLIS));
@@ -256,10 +144,6 @@ mod tests {
         assert!(in_range(MIN_MILLIS) && in_range(MAX_MILLIS));
         assert!(!in_range(MIN_MILLIS - 1) && !in_range(MAX_MILLIS + 1));
     }
-
-    /// First and last millisecond that RFC 3339 (four-digit years) can show.
-    const EARLIEST: i64 = MIN_MILLIS;
-    const LATEST: i64 = MAX_MILLIS;
 
     #[test]
     fn the_epoch_is_zero() {
@@ -277,13 +161,20 @@ mod tests {
             (-1, "1969-12-31T23:59:59.999Z"),
             (-86_400_000, "1969-12-31T00:00:00.000Z"),
             (-2_208_988_800_000, "1900-01-01T00:00:00.000Z"),
-            (EARLIEST, "0000-01-01T00:00:00.000Z"),
-            (LATEST, "9999-12-31T23:59:59.999Z"),
+            (MIN_MILLIS, "0000-01-01T00:00:00.000Z"),
+            (MAX_MILLIS, "9999-12-31T23:59:59.999Z"),
         ];
         for (millis, text) in cases {
             assert_eq!(format_rfc3339(millis), text, "{millis}");
             assert_eq!(parse_rfc3339(text), Some(millis), "{text}");
         }
+    }
+
+    #[test]
+    fn write_appends_to_what_is_there() {
+        let mut out = String::from("at ");
+        write_rfc3339(&mut out, 1_234_567_890_000);
+        assert_eq!(out, "at 2009-02-13T23:31:30.000Z");
     }
 
     #[test]
@@ -308,14 +199,34 @@ mod tests {
     }
 
     #[test]
-    fn fractions_of_one_to_nine_digits_truncate_to_milliseconds() {
+    fn an_offset_that_leaves_the_four_digit_years_is_refused() {
+        assert_eq!(parse_rfc3339("0000-01-01T00:59:59+01:00"), None);
+        assert_eq!(parse_rfc3339("9999-12-31T23:00:00-01:00"), None);
+        assert_eq!(parse_rfc3339("0000-01-01T01:00:00+01:00"), Some(MIN_MILLIS));
+    }
+
+    #[test]
+    fn fractions_truncate_to_milliseconds() {
         assert_eq!(parse_rfc3339("1970-01-01T00:00:01.5Z"), Some(1_500));
         assert_eq!(parse_rfc3339("1970-01-01T00:00:01.05Z"), Some(1_050));
         assert_eq!(parse_rfc3339("1970-01-01T00:00:01.123Z"), Some(1_123));
         assert_eq!(parse_rfc3339("1970-01-01T00:00:01.123999999Z"), Some(1_123));
         assert_eq!(parse_rfc3339("1969-12-31T23:59:59.9999Z"), Some(-1));
+        // RFC 3339's fraction is "1*DIGIT": any number of digits.
+        assert_eq!(
+            parse_rfc3339("1970-01-01T00:00:01.1234567891Z"),
+            Some(1_123)
+        );
         assert_eq!(parse_rfc3339("1970-01-01T00:00:01.Z"), None);
-        assert_eq!(parse_rfc3339("1970-01-01T00:00:01.1234567891Z"), None);
+    }
+
+    #[test]
+    fn a_leap_second_reads_as_the_millisecond_before_it() {
+        assert_eq!(
+            parse_rfc3339("2016-12-31T23:59:60Z"),
+            parse_rfc3339("2016-12-31T23:59:59.999Z")
+        );
+        assert_eq!(parse_rfc3339("2016-12-30T23:59:60Z"), None);
     }
 
     #[test]
@@ -337,6 +248,7 @@ mod tests {
             "1970/01/01",
             "1970-01-01T",
             "1970-01-01 00:00:00Z",
+            "1970-01-01x00:00:00Z",
             "1970-01-01T00:00:00",
             "1970-01-01T00:00Z",
             "1970-01-01T24:00:00Z",
@@ -351,73 +263,73 @@ mod tests {
             " 1970-01-01",
             "1970-01-01Z",
             "+1970-01-01",
+            "+970-01-01",
             "-001-01-01",
             "197O-01-01",
             "1970-01-01T00:00:0é",
             "1970-01-01T00:00:00.１Z",
+            "+10000-01-01T00:00:00.000Z",
         ] {
             assert_eq!(parse_rfc3339(text), None, "{text:?}");
         }
     }
 
     #[test]
-    fn formatting_then_parsing_gives_back_every_representable_instant() {
-        // A fixed-seed linear congruential generator spreads the samples
-        // over the whole four-digit-year range, reproducibly.
-        let span = (LATEST - EARLIEST + 1) as u64;
-        let mut state: u64 = 0x2545_F491_4F6C_DD1D;
-        let mut samples = vec![
-            EARLIEST,
-            EARLIEST + 1,
-            -1,
-            0,
-            1,
-            999,
-            1_000,
-            LATEST - 1,
-            LATEST,
-        ];
-        for _ in 0..20_000 {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            samples.push(EARLIEST + ((state >> 11) % span) as i64);
+    fn midnights_and_the_millisecond_before_them_round_trip() {
+        // Where day, month and year roll over, a day in every 97 across
+        // the whole range.
+        for day in (MIN_MILLIS / MILLIS_PER_DAY + 1..=MAX_MILLIS / MILLIS_PER_DAY).step_by(97) {
+            for millis in [day * MILLIS_PER_DAY, day * MILLIS_PER_DAY - 1] {
+                let text = format_rfc3339(millis);
+                assert_eq!(parse_rfc3339(&text), Some(millis), "{text}");
+            }
         }
-        // Midnights and the millisecond before them, where day, month and
-        // year roll over.
-        for day in (EARLIEST / MILLIS_PER_DAY + 1..=LATEST / MILLIS_PER_DAY).step_by(97) {
-            samples.push(day * MILLIS_PER_DAY);
-            samples.push(day * MILLIS_PER_DAY - 1);
+    }
+
+    proptest! {
+        #[test]
+        fn the_fast_path_writes_what_times_format_description_does(
+            millis in MIN_MILLIS..=MAX_MILLIS,
+        ) {
+            let at = UtcDateTime::UNIX_EPOCH + Duration::milliseconds(millis);
+            let format = format_description!(
+                "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
+            );
+            prop_assert_eq!(format_rfc3339(millis), at.format(format).unwrap());
         }
-        for millis in samples {
+
+        #[test]
+        fn every_instant_in_range_formats_to_24_bytes_and_parses_back(
+            millis in MIN_MILLIS..=MAX_MILLIS,
+        ) {
             let text = format_rfc3339(millis);
-            assert_eq!(text.len(), 24, "{text}");
-            assert_eq!(parse_rfc3339(&text), Some(millis), "{text}");
+            prop_assert_eq!(text.len(), FORMATTED_LEN, "{}", text);
+            prop_assert_eq!(parse_rfc3339(&text), Some(millis), "{}", text);
+        }
+
+        #[test]
+        fn text_order_is_time_order(a in MIN_MILLIS..=MAX_MILLIS, b in MIN_MILLIS..=MAX_MILLIS) {
+            prop_assert_eq!(format_rfc3339(a).cmp(&format_rfc3339(b)), a.cmp(&b));
         }
     }
 
     #[test]
-    fn day_counts_and_civil_dates_invert_each_other() {
-        for days in (-1_000_000..1_000_000).step_by(7) {
-            let (year, month, day) = civil_from_days(days);
-            assert!((1..=12).contains(&month) && (1..=days_in_month(year, month)).contains(&day));
-            assert_eq!(days_from_civil(year, month, day), days);
-        }
-    }
-
-    #[test]
-    fn years_beyond_four_digits_format_without_panicking() {
-        assert_eq!(format_rfc3339(EARLIEST - 1), "-0001-12-31T23:59:59.999Z");
-        assert_eq!(format_rfc3339(LATEST + 1), "+10000-01-01T00:00:00.000Z");
-        assert!(format_rfc3339(i64::MIN).starts_with('-'));
-        assert!(format_rfc3339(i64::MAX).starts_with('+'));
-        assert_eq!(parse_rfc3339(&format_rfc3339(LATEST + 1)), None);
+    fn instants_beyond_four_digit_years_format_as_their_number() {
+        assert_eq!(
+            format_rfc3339(MAX_MILLIS + 1),
+            "253402300800000 ms since the epoch"
+        );
+        assert_eq!(
+            format_rfc3339(i64::MIN),
+            "-9223372036854775808 ms since the epoch"
+        );
+        assert_eq!(parse_rfc3339(&format_rfc3339(MAX_MILLIS + 1)), None);
     }
 
     #[test]
     fn now_is_after_this_module_was_written() {
         let now = now_millis();
         assert!(now > parse_rfc3339("2024-01-01").unwrap(), "{now}");
-        assert!(now < LATEST);
+        assert!(now < MAX_MILLIS);
     }
 }

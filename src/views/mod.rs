@@ -96,7 +96,8 @@ impl Render for Day {
     fn render_to(&self, buffer: &mut String) {
         let start = buffer.len();
         self.0.write_rfc3339(buffer);
-        // Years outside 0..=9999 are written with a sign; keep them whole.
+        // Instants outside the years 0..=9999 are written as a number of
+        // milliseconds; keep them whole.
         if buffer.as_bytes().get(start + 10) == Some(&b'T') {
             buffer.truncate(start + 10);
         }
