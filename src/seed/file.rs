@@ -1,7 +1,7 @@
 //! One seed file: an EDN map read into a `SeedRecipe`, with the line of
 //! everything that can be wrong.
 
-use crate::domain::{Content, Minutes, Slug, Step};
+use crate::domain::{Change, Content, Minutes, Slug, Step};
 use crate::store::edn::{self, Edn, Node};
 use crate::store::instant;
 
@@ -51,6 +51,15 @@ enum Field {
 }
 
 impl SeedVersion {
+    /// Who made this version, when, and why.
+    pub fn change(&self) -> Change {
+        Change {
+            author: self.author.clone(),
+            note: self.note.clone(),
+            at: Some(self.at),
+        }
+    }
+
     /// `content` with this version's fields over it.
     pub fn apply(&self, mut content: Content) -> Content {
         for field in &self.fields {

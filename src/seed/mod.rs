@@ -2,11 +2,11 @@
 //!
 //! The demo seed is one EDN file per recipe (see `seed/README.md`), embedded
 //! in the binary. Loading it is two stages: `plan` reads every file, checks
-//! it, and works out each version's whole content and the order of all
-//! versions in time; only if every file is right does `apply` write them,
-//! one transaction per version, with the versions' own instants, authors
-//! and notes. A mistake is reported with its file and line and writes
-//! nothing.
+//! everything a write could refuse (`check`, which works out each
+//! version's whole content on the way) and orders all versions in time
+//! (`in_time`); only if every file is right does `apply` write them, one
+//! transaction per version, with the versions' own instants, authors and
+//! notes. A mistake is reported with its file and line and writes nothing.
 //!
 //! # Layout
 //! - `file`: reading one recipe file into a `SeedRecipe`
@@ -15,11 +15,11 @@
 mod file;
 pub mod synthetic;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::domain::{Change, Content, DomainError, Recipes, Slug, VersionNumber};
 use crate::store::Store;
-use file::{SeedRecipe, SeedVersion};
+use file::SeedRecipe;
 
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/demo_seed.rs"));
@@ -79,167 +79,192 @@ pub fn plan(files: &[(String, String)]) -> Result<Vec<PlannedVersion>, SeedError
         .iter()
         .map(|(name, text)| file::read(name, text))
         .collect::<Result<_, _>>()?;
-    let by_slug: HashMap<&str, &SeedRecipe> =
-        recipes.iter().map(|r| (r.slug.as_str(), r)).collect();
-    if by_slug.len() != recipes.len() {
-        let mut seen = HashMap::new();
-        for r in &recipes {
-            if let Some(first) = seen.insert(r.slug.as_str(), &r.file) {
-                return Err(SeedError {
-                    file: r.file.clone(),
-                    line: 1,
-                    message: format!("the slug {} is also used by {first}", r.slug),
-                });
-            }
-        }
+    let contents = check(&recipes)?;
+    Ok(in_time(&recipes, contents))
+}
+
+/// Each recipe's versions' whole contents, by slug.
+type Contents<'a> = HashMap<&'a str, Vec<Content>>;
+
+/// A mistake in `recipe`'s file at `line`.
+fn mistake(recipe: &SeedRecipe, line: usize, message: impl Into<String>) -> SeedError {
+    SeedError {
+        file: recipe.file.clone(),
+        line,
+        message: message.into(),
     }
-    // Forks name existing recipes, at versions they have, later than those.
-    for recipe in &recipes {
-        let Some(fork) = &recipe.forks else { continue };
-        let fail = |message: String| SeedError {
-            file: recipe.file.clone(),
-            line: fork.line,
-            message,
+}
+
+/// Everything in the files that writing them would refuse, so that it is
+/// refused before anything is written: slugs used twice, then each
+/// recipe's fork, then each version's change and content. A version's
+/// content is the previous version's (or the forked parent's) with the
+/// version's fields over it, so the contents are worked out here, parents
+/// first, and returned for `in_time`.
+fn check(recipes: &[SeedRecipe]) -> Result<Contents<'_>, SeedError> {
+    let by_slug = unique_slugs(recipes)?;
+    for recipe in recipes {
+        check_fork(recipe, &by_slug)?;
+    }
+    let mut contents = Contents::new();
+    for recipe in parents_first(recipes) {
+        let base = match &recipe.forks {
+            None => Content::default(),
+            Some(fork) => contents[fork.slug.as_str()][fork.version - 1].clone(),
         };
-        let parent = by_slug
-            .get(fork.slug.as_str())
-            .ok_or_else(|| fail(format!("it forks {}, which is not in the seed", fork.slug)))?;
-        // No recipe may be its own ancestor. Checked before the times, which
-        // a cycle also contradicts, so that a cycle is named as one.
-        let mut at = recipe;
-        let mut steps = 0;
-        while let Some(up) = &at.forks {
-            steps += 1;
-            if up.slug == recipe.slug || steps > recipes.len() {
-                return Err(fail(format!(
-                    "{} forks itself through its ancestors (a cycle)",
-                    recipe.slug
-                )));
-            }
-            match by_slug.get(up.slug.as_str()) {
-                Some(next) => at = next,
-                None => break,
-            }
-        }
-        let forked = parent
-            .versions
-            .get(fork.version.wrapping_sub(1))
-            .ok_or_else(|| {
-                fail(format!(
-                    "{} has {} versions, not {}",
-                    fork.slug,
-                    parent.versions.len(),
-                    fork.version
-                ))
-            })?;
-        if recipe.versions[0].at <= forked.at {
-            return Err(SeedError {
-                file: recipe.file.clone(),
-                line: recipe.versions[0].line,
-                message: format!(
-                    "its first version is not later than version {} of {}",
-                    fork.version, fork.slug
-                ),
-            });
+        contents.insert(recipe.slug.as_str(), checked_contents(recipe, base)?);
+    }
+    Ok(contents)
+}
+
+/// The recipes by slug, once no two files use the same one.
+fn unique_slugs(recipes: &[SeedRecipe]) -> Result<HashMap<&str, &SeedRecipe>, SeedError> {
+    let mut by_slug = HashMap::with_capacity(recipes.len());
+    for recipe in recipes {
+        if let Some(first) = by_slug.insert(recipe.slug.as_str(), recipe) {
+            return Err(mistake(
+                recipe,
+                1,
+                format!("the slug {} is also used by {}", recipe.slug, first.file),
+            ));
         }
     }
-    // Each version's whole content: the previous one (or the forked
-    // parent's) with the version's fields over it. Parents first.
-    let mut contents: HashMap<&str, Vec<Content>> = HashMap::new();
+    Ok(by_slug)
+}
+
+/// A fork names a recipe in the seed, is not its own ancestor, and forks a
+/// version its parent has, later than that version.
+fn check_fork(recipe: &SeedRecipe, by_slug: &HashMap<&str, &SeedRecipe>) -> Result<(), SeedError> {
+    let Some(fork) = &recipe.forks else {
+        return Ok(());
+    };
+    let fail = |message: String| mistake(recipe, fork.line, message);
+    let parent = by_slug
+        .get(fork.slug.as_str())
+        .ok_or_else(|| fail(format!("it forks {}, which is not in the seed", fork.slug)))?;
+    // Checked before the times, which a cycle also contradicts, so that a
+    // cycle is named as one. A walk longer than the seed is a cycle above
+    // this recipe; a parent not in the seed ends the walk, and is refused
+    // when its own fork is checked.
+    let mut at = recipe;
+    let mut steps = 0;
+    while let Some(up) = &at.forks {
+        steps += 1;
+        if up.slug == recipe.slug || steps > by_slug.len() {
+            return Err(fail(format!(
+                "{} forks itself through its ancestors (a cycle)",
+                recipe.slug
+            )));
+        }
+        match by_slug.get(up.slug.as_str()) {
+            Some(next) => at = next,
+            None => break,
+        }
+    }
+    let forked = parent
+        .versions
+        .get(fork.version.wrapping_sub(1))
+        .ok_or_else(|| {
+            fail(format!(
+                "{} has {} versions, not {}",
+                fork.slug,
+                parent.versions.len(),
+                fork.version
+            ))
+        })?;
+    if recipe.versions[0].at <= forked.at {
+        return Err(mistake(
+            recipe,
+            recipe.versions[0].line,
+            format!(
+                "its first version is not later than version {} of {}",
+                fork.version, fork.slug
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The recipes with every parent before its forks: passes over the seed in
+/// file order, each taking the recipes whose parent is already taken.
+/// Every parent is in the seed and no lineage is a cycle (`check_fork`), so
+/// each pass takes at least one recipe.
+fn parents_first(recipes: &[SeedRecipe]) -> Vec<&SeedRecipe> {
+    let mut order: Vec<&SeedRecipe> = Vec::with_capacity(recipes.len());
+    let mut taken: HashSet<&str> = HashSet::with_capacity(recipes.len());
     let mut pending: Vec<&SeedRecipe> = recipes.iter().collect();
     while !pending.is_empty() {
         let before = pending.len();
         let mut waiting = Vec::new();
         for recipe in pending {
-            let base = match &recipe.forks {
-                None => Some(Content::default()),
-                Some(fork) => contents
-                    .get(fork.slug.as_str())
-                    .map(|versions| versions[fork.version - 1].clone()),
+            let ready = match &recipe.forks {
+                None => true,
+                Some(fork) => taken.contains(fork.slug.as_str()),
             };
-            let Some(mut content) = base else {
+            if ready {
+                taken.insert(recipe.slug.as_str());
+                order.push(recipe);
+            } else {
                 waiting.push(recipe);
-                continue;
-            };
-            let mut versions = Vec::with_capacity(recipe.versions.len());
-            for (i, version) in recipe.versions.iter().enumerate() {
-                let change = Change {
-                    author: version.author.clone(),
-                    note: version.note.clone(),
-                    at: Some(version.at),
-                };
-                change.checked_author().map_err(|message| SeedError {
-                    file: recipe.file.clone(),
-                    line: version.line,
-                    message,
-                })?;
-                content = version.apply(content);
-                let normalized = content.clone().normalized().map_err(|message| SeedError {
-                    file: recipe.file.clone(),
-                    line: version.line,
-                    message,
-                })?;
-                if recipe.forks.is_none()
-                    && i == 0
-                    && (normalized.ingredients.is_empty() || normalized.steps.is_empty())
-                {
-                    return Err(SeedError {
-                        file: recipe.file.clone(),
-                        line: version.line,
-                        message: "an original's first version needs ingredients and steps".into(),
-                    });
-                }
-                if i > 0 && versions.last() == Some(&normalized) {
-                    return Err(SeedError {
-                        file: recipe.file.clone(),
-                        line: version.line,
-                        message: "this version changes nothing".into(),
-                    });
-                }
-                versions.push(normalized);
             }
-            contents.insert(recipe.slug.as_str(), versions);
         }
-        if waiting.len() == before {
-            let stuck = waiting[0];
-            return Err(SeedError {
-                file: stuck.file.clone(),
-                line: stuck.forks.as_ref().map_or(1, |f| f.line),
-                message: "its forks form a cycle".into(),
-            });
-        }
+        assert!(waiting.len() < before, "check_fork let a cycle through");
         pending = waiting;
     }
-    let mut planned: Vec<(i64, PlannedVersion)> = Vec::new();
-    for recipe in &recipes {
-        let slug = Slug::parse(&recipe.slug).expect("checked when read");
-        for (i, version) in recipe.versions.iter().enumerate() {
-            let SeedVersion {
-                at, author, note, ..
-            } = version;
-            planned.push((
-                *at,
-                PlannedVersion {
-                    slug: slug.clone(),
-                    content: contents[recipe.slug.as_str()][i].clone(),
-                    change: Change {
-                        author: author.clone(),
-                        note: note.clone(),
-                        at: Some(*at),
-                    },
-                    fork_of: match (&recipe.forks, i) {
-                        (Some(fork), 0) => {
-                            Some((Slug::parse(&fork.slug).expect("checked"), fork.version))
-                        }
-                        _ => None,
-                    },
-                    first: i == 0,
-                },
+    order
+}
+
+/// The whole content of each of `recipe`'s versions, the first over
+/// `base`, each checked as the domain would: the change's author and note,
+/// the content normalised, an original's first version with ingredients
+/// and steps, and no version that changes nothing.
+fn checked_contents(recipe: &SeedRecipe, mut content: Content) -> Result<Vec<Content>, SeedError> {
+    let mut versions: Vec<Content> = Vec::with_capacity(recipe.versions.len());
+    for (i, version) in recipe.versions.iter().enumerate() {
+        let fail = |message: String| mistake(recipe, version.line, message);
+        version.change().checked_author().map_err(fail)?;
+        content = version.apply(content);
+        let normalized = content.clone().normalized().map_err(fail)?;
+        if recipe.forks.is_none()
+            && i == 0
+            && (normalized.ingredients.is_empty() || normalized.steps.is_empty())
+        {
+            return Err(fail(
+                "an original's first version needs ingredients and steps".into(),
             ));
         }
+        if i > 0 && versions.last() == Some(&normalized) {
+            return Err(fail("this version changes nothing".into()));
+        }
+        versions.push(normalized);
     }
-    planned.sort_by(|a, b| (a.0, a.1.slug.as_str()).cmp(&(b.0, b.1.slug.as_str())));
-    Ok(planned.into_iter().map(|(_, p)| p).collect())
+    Ok(versions)
+}
+
+/// Every version as `apply` writes it, oldest first (ties by slug). A
+/// fork's first version is later than the version it forks (`check_fork`),
+/// so parents come before their forks here too.
+fn in_time(recipes: &[SeedRecipe], mut contents: Contents) -> Vec<PlannedVersion> {
+    let mut planned: Vec<PlannedVersion> = Vec::new();
+    for recipe in recipes {
+        let slug = Slug::parse(&recipe.slug).expect("checked when read");
+        let fork_of = recipe
+            .forks
+            .as_ref()
+            .map(|fork| (Slug::parse(&fork.slug).expect("checked"), fork.version));
+        let versions = contents.remove(recipe.slug.as_str()).expect("checked");
+        for (i, (version, content)) in recipe.versions.iter().zip(versions).enumerate() {
+            planned.push(PlannedVersion {
+                slug: slug.clone(),
+                content,
+                change: version.change(),
+                fork_of: if i == 0 { fork_of.clone() } else { None },
+                first: i == 0,
+            });
+        }
+    }
+    planned.sort_by(|a, b| (a.change.at, a.slug.as_str()).cmp(&(b.change.at, b.slug.as_str())));
+    planned
 }
 
 /// Writes a plan into `store`, which must hold nothing but (at most) the
