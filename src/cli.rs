@@ -274,7 +274,9 @@ pub struct SeedArgs {
     #[arg(long, env = "FORKFUL_SKELETON", requires = "synthetic")]
     pub skeleton: bool,
     /// Delete whatever the store holds first.
-    #[arg(long, env = "FORKFUL_FORCE")]
+    // The one flag with no environment variable: a variable left set in a
+    // shell would delete a store without anyone asking on the command line.
+    #[arg(long)]
     pub force: bool,
 }
 
