@@ -86,6 +86,13 @@ impl Recipes {
         Ok(Recipes { store, attrs })
     }
 
+    /// The domain on a store of its own in a temporary file, gone when the
+    /// last handle drops: for tests and demos.
+    pub fn temporary() -> Result<Recipes, DomainError> {
+        let store = Store::temporary().map_err(crate::store::StoreError::from)?;
+        Recipes::open(store)
+    }
+
     pub fn store(&self) -> &Store {
         &self.store
     }

@@ -106,13 +106,12 @@ async fn not_found(req: HttpRequest) -> Result<HttpResponse, WebError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::Store;
 
     #[test]
     fn the_edition_depends_only_on_the_build_and_the_address() {
         // Two sites stand for two processes serving one build: a keyed hash
         // would give each its own ETags.
-        let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
+        let recipes = Recipes::temporary().unwrap();
         let one = Site::new(recipes.clone(), "http://forkful.test/");
         let other = Site::new(recipes.clone(), "http://forkful.test");
         let elsewhere = Site::new(recipes, "http://forkful.example");
