@@ -354,28 +354,16 @@ impl fmt::Display for Value {
 
 /// `8-4-4-4-12` lowercase hex.
 pub fn format_uuid(bytes: &[u8; 16]) -> String {
-    let mut out = String::with_capacity(36);
-    for (i, b) in bytes.iter().enumerate() {
-        if matches!(i, 4 | 6 | 8 | 10) {
-            out.push('-');
-        }
-        out.push_str(&format!("{b:02x}"));
-    }
-    out
+    uuid::Uuid::from_bytes(*bytes).hyphenated().to_string()
 }
 
-/// Reads the `8-4-4-4-12` hex form (either case).
+/// Reads the `8-4-4-4-12` hex form (either case), and no other: the
+/// `uuid` crate's other forms (simple, braced, URN) are refused, so that
+/// every uuid in a query or an export is written one way.
 pub fn parse_uuid(text: &str) -> Option<[u8; 16]> {
-    let groups: Vec<&str> = text.split('-').collect();
-    if groups.iter().map(|g| g.len()).collect::<Vec<_>>() != [8, 4, 4, 4, 12] {
-        return None;
-    }
-    let hex: String = groups.concat();
-    let mut out = [0u8; 16];
-    for (i, byte) in out.iter_mut().enumerate() {
-        *byte = u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()?;
-    }
-    Some(out)
+    text.parse::<uuid::fmt::Hyphenated>()
+        .ok()
+        .map(|u| u.into_uuid().into_bytes())
 }
 
 #[cfg(test)]
@@ -421,6 +409,25 @@ mod tests {
         let text = format_uuid(&bytes);
         assert_eq!(text, "123e4567-e89b-12d3-a456-426614174000");
         assert_eq!(parse_uuid(&text), Some(bytes));
-        assert_eq!(parse_uuid("123e4567e89b12d3a456426614174000"), None);
+        assert_eq!(parse_uuid(&text.to_uppercase()), Some(bytes));
+    }
+
+    #[test]
+    fn only_the_hyphenated_hex_form_is_a_uuid() {
+        for bad in [
+            // u8::from_str_radix took "+2" as a hex byte.
+            "+23e4567-e89b-12d3-a456-426614174000",
+            "123e4567-e89b-12d3-a456-42661417400g",
+            "123e4567-e89b-12d3-a456-42661417400",
+            "123e4567-e89b-12d3-a456-4266141740000",
+            "123e4567e89b-12d3-a456-4266-14174000",
+            " 123e4567-e89b-12d3-a456-426614174000",
+            "123e4567e89b12d3a456426614174000",
+            "{123e4567-e89b-12d3-a456-426614174000}",
+            "urn:uuid:123e4567-e89b-12d3-a456-426614174000",
+            "",
+        ] {
+            assert_eq!(parse_uuid(bad), None, "{bad:?}");
+        }
     }
 }

@@ -12,6 +12,7 @@
 //! - `seed`: the demo seed, seed-file mistakes, the synthetic catalog
 //! - `domain`: recipes, history, forks, lineage, catalog, search, diffs
 //! - `durability`: reopening stores, format versions, export and import
+//! - `uuids`: the one text form of a uuid, in queries and imports
 //! - `faults`: failed and panicking flushes, and the size limit
 //! - `races`: concurrent writers of one recipe or one slug
 //! - `crash`: writers on several threads killed with SIGKILL lose no acknowledged
@@ -36,4 +37,5 @@ mod races;
 mod seed;
 mod time;
 mod transactions;
+mod uuids;
 mod web;
