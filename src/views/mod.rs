@@ -25,6 +25,7 @@ pub mod pages;
 pub mod recipe;
 
 use maud::Render;
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
 use crate::domain::{Instant, Step};
 
@@ -112,24 +113,21 @@ pub fn tag_path(tag: &str) -> String {
 /// A tag page's path, rendered in place.
 pub struct TagPath<'a>(pub &'a str);
 
+/// What a tag keeps as it is in a path segment: RFC 3986's unreserved
+/// characters. Everything else is percent-encoded, `/`, `?`, `#` and `%`
+/// above all, so the router's one segment decodes back to the tag.
+const TAG_SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
 impl Render for TagPath<'_> {
     fn render_to(&self, buffer: &mut String) {
-        const HEX: &[u8; 16] = b"0123456789ABCDEF";
-        let plain = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~');
         buffer.push_str("/tags/");
-        if self.0.bytes().fold(true, |all, b| all & plain(b)) {
-            buffer.push_str(self.0);
-            return;
-        }
-        for b in self.0.bytes() {
-            if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-                buffer.push(char::from(b));
-            } else {
-                buffer.push('%');
-                buffer.push(char::from(HEX[usize::from(b >> 4)]));
-                buffer.push(char::from(HEX[usize::from(b & 15)]));
-            }
-        }
+        // Runs of characters kept as they are come out whole, not a byte at
+        // a time.
+        buffer.extend(utf8_percent_encode(self.0, TAG_SEGMENT));
     }
 }
 

@@ -19,6 +19,7 @@
 //!   transaction and leave every current-entity entry equal to its datoms
 //! - `keyspace`: keys beside the datoms, durable and outside history
 //! - `web`: the site's pages, headers and errors, over the demo seed
+//! - `tags`: a tag a URL must escape, from its links back to its page
 //! - `cli`: the binary's commands and their errors
 
 mod accounts;
@@ -35,6 +36,7 @@ mod query;
 mod query_docs;
 mod races;
 mod seed;
+mod tags;
 mod time;
 mod transactions;
 mod uuids;
