@@ -2,6 +2,8 @@
 //! can be forked, like a repository.
 //!
 //! # Layout
+//! - `edn`: the EDN reader and printer, keeping each form's position; the
+//!   text of queries, pull patterns, exports and seed files.
 //! - `store`: the fact store: datoms, schema, transactions, indexes on sled,
 //!   database values, pull. Knows nothing of recipes.
 //! - `domain`: recipes, versions, forks, lineage, diffs, over the store.
@@ -18,6 +20,7 @@ pub mod app;
 pub mod assets;
 pub mod cli;
 pub mod domain;
+pub mod edn;
 pub mod seed;
 pub mod store;
 pub mod views;

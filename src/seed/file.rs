@@ -2,7 +2,7 @@
 //! everything that can be wrong.
 
 use crate::domain::{Change, Content, Minutes, Slug, Step};
-use crate::store::edn::{self, Edn, Node};
+use crate::edn::{self, Edn, Node};
 use crate::store::instant;
 
 use super::SeedError;

@@ -1,7 +1,8 @@
 //! The fact store: immutable datoms in covering indexes on sled.
 //!
 //! This module knows nothing of recipes, HTTP or HTML; it could be its own
-//! crate. A `Store` is the one writer and the source of database values:
+//! crate, taking with it `crate::edn`, the one module outside it that it
+//! uses. A `Store` is the one writer and the source of database values:
 //!
 //! - `transact` applies a `Transaction` atomically (one sled batch holding
 //!   every index key of every datom, plus the new basis) and returns only once
@@ -37,12 +38,12 @@
 //! - `db`: database values and range reads
 //! - `pull`: pull patterns
 //! - `transfer`: export to and import from a line-per-datom file
-//! - `edn`, `instant`: the text forms of values
+//! - `instant`: instants as RFC 3339 text (the rest of the text forms are
+//!   `crate::edn`'s, shared with the seed files)
 //! - `verify`: a check that derived entries match the datoms, for tests
 
 mod current;
 pub mod db;
-pub mod edn;
 pub mod encoding;
 pub mod error;
 pub mod instant;

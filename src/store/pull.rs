@@ -24,11 +24,11 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::db::Db;
-use super::edn::{self, Edn};
 use super::encoding::{Components, Index};
 use super::error::{ReadError, StorageError};
 use super::schema::{Attribute, Cardinality};
 use super::value::{kw, EntityId, Keyword, Value};
+use crate::edn::{self, Edn};
 
 /// The most values of one many-valued attribute pulled when no limit is set.
 pub const DEFAULT_LIMIT: usize = 1000;

@@ -30,12 +30,12 @@
 use std::io::{BufRead, Read, Write};
 use std::sync::Arc;
 
-use super::edn::{self, Edn};
 use super::encoding::Datom;
 use super::error::{StorageError, TransactError, TransferError};
 use super::schema::{Schema, DB_TX_INSTANT, GENESIS_TX};
 use super::value::{parse_uuid, EntityId, Keyword, Value, ValueType};
 use super::{instant, Db, Store, MAX_TX_BYTES, MAX_TX_DATOMS};
+use crate::edn::{self, Edn};
 
 const HEADER: &str = ";; forkful export, format 1: [entity attribute value tx added], in log order";
 

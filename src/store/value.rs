@@ -341,9 +341,9 @@ impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Value::Ref(e) => write!(f, "{e}"),
-            Value::String(s) => write!(f, "{}", super::edn::Edn::String(s.to_string())),
+            Value::String(s) => write!(f, "{}", crate::edn::Edn::String(s.to_string())),
             Value::Long(n) => write!(f, "{n}"),
-            Value::Double(x) => write!(f, "{}", super::edn::Edn::Float(*x)),
+            Value::Double(x) => write!(f, "{}", crate::edn::Edn::Float(*x)),
             Value::Boolean(b) => write!(f, "{b}"),
             Value::Instant(ms) => write!(f, "#inst \"{}\"", super::instant::format_rfc3339(*ms)),
             Value::Keyword(k) => write!(f, "{k}"),

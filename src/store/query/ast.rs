@@ -9,7 +9,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::QueryError;
-use crate::store::edn::{self, Edn, Node};
+use crate::edn::{self, Edn, Node};
 use crate::store::instant;
 use crate::store::pull::PullPattern;
 use crate::store::value::{parse_uuid, Keyword, Value};

@@ -47,9 +47,9 @@ pub use ast::Query;
 pub use eval::QueryResult;
 
 use super::db::Db;
-use super::edn::{self, Edn};
 use super::pull::Pulled;
 use super::value::{Keyword, Value};
+use crate::edn::{self, Edn};
 
 /// The work a query may do (datoms scanned plus rows made) unless told
 /// otherwise: enough for any page of the site by orders of magnitude, and a
