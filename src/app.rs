@@ -5,8 +5,9 @@ use std::net::{SocketAddr, TcpListener};
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{Server, ServiceFactory, ServiceRequest, ServiceResponse};
+use actix_web::error::UrlencodedError;
 use actix_web::middleware::{from_fn, Compress};
-use actix_web::web::{Data, QueryConfig};
+use actix_web::web::{Data, FormConfig, QueryConfig};
 use actix_web::{App, HttpServer};
 
 use crate::domain::Recipes;
@@ -49,10 +50,31 @@ pub fn app(
         .app_data(QueryConfig::default().error_handler(|error, _| {
             WebError::BadRequest(format!("This page does not take that query: {error}.")).into()
         }))
+        .app_data(
+            FormConfig::default()
+                .limit(MAX_FORM_BYTES)
+                .error_handler(|error, _| form_refused(error).into()),
+        )
         .wrap(Compress::default())
         .wrap(middleware::security_headers())
         .wrap(from_fn(middleware::log_request))
         .configure(routes)
+}
+
+/// The largest form a page takes, in bytes: a long recipe and its notes.
+pub const MAX_FORM_BYTES: usize = 256 * 1024;
+
+/// A form that cannot be read: too large, or not what the page takes.
+fn form_refused(error: UrlencodedError) -> WebError {
+    match error {
+        UrlencodedError::Overflow { .. } => WebError::TooLarge(format!(
+            "The form is larger than the {} KiB a form may be: nothing was changed.",
+            MAX_FORM_BYTES / 1024
+        )),
+        other => WebError::BadRequest(format!(
+            "This page cannot read that form ({other}): nothing was changed."
+        )),
+    }
 }
 
 /// Binds `config.addr` and makes the server over `recipes`; it runs once

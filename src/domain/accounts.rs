@@ -113,6 +113,33 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// A fresh random 256-bit token, in hex: for sessions, and for the forms of
+/// a visitor who has none.
+pub fn new_token() -> String {
+    let mut bytes = [0u8; 32];
+    OsRng.fill_bytes(&mut bytes);
+    hex(&bytes)
+}
+
+/// The form token of a session: derived from its token, so it needs no
+/// storage, and ends with it; knowing it tells nothing of the session's.
+pub fn form_token(session: &str) -> String {
+    let mut hasher = Blake2b::<blake2::digest::consts::U32>::new();
+    hasher.update(b"forkful form token\0");
+    hasher.update(session.as_bytes());
+    hex(&hasher.finalize())
+}
+
+/// Whether two tokens are equal, in time that does not depend on where
+/// they differ.
+pub fn tokens_match(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |diff, (x, y)| diff | (x ^ y))
+            == 0
+}
+
 impl Accounts {
     pub fn open(recipes: &Recipes) -> Result<Accounts, AccountError> {
         let store = recipes.store();
@@ -260,9 +287,7 @@ impl Accounts {
     }
 
     fn new_session(&self, handle: &Slug) -> Result<NewSession, AccountError> {
-        let mut bytes = [0u8; 32];
-        OsRng.fill_bytes(&mut bytes);
-        let token = hex(&bytes);
+        let token = new_token();
         let expires = instant::now_millis() + SESSION_DAYS * 24 * 3_600_000;
         let record = format!("{handle} {expires} {}", self.generation(handle)?);
         self.sessions

@@ -106,6 +106,10 @@ fn top(head: &Head) -> Markup {
                     (nav_link("/", "Recipes", head.section == Section::Recipes))
                     (nav_link("/tags", "Tags", head.section == Section::Tags))
                     (nav_link("/about", "About", head.section == Section::About))
+                    // The same link for everyone, so that pages stay the
+                    // same for every visitor: it leads to the login page
+                    // of a visitor who has not logged in.
+                    (nav_link("/account", "Account", false))
                 }
             }
             form class="search" role="search" action="/search" method="get" {

@@ -12,10 +12,12 @@
 //! - `catalog`, `recipe`, `history`, `diff`, `forks`, `pages`: the pages.
 //! - `feeds`: Atom, the sitemap and robots.txt.
 
+pub mod account;
 pub mod catalog;
 pub mod diff;
 pub mod feeds;
 pub mod forks;
+pub mod forms;
 pub mod history;
 pub mod json;
 pub mod jsonld;

@@ -4,7 +4,7 @@
 use actix_web::http::{header, StatusCode};
 use actix_web::{HttpResponse, ResponseError};
 
-use crate::domain::DomainError;
+use crate::domain::{AccountError, DomainError};
 use crate::views;
 
 /// What went wrong with a request, in words for the person who made it.
@@ -20,11 +20,31 @@ pub enum WebError {
     /// The page was here and is gone (a retired recipe).
     #[error("{0}")]
     Gone(String),
+    /// The request's body is over a limit the message names.
+    #[error("{0}")]
+    TooLarge(String),
+    /// The page needs a logged-in cook: answered with a redirect to the
+    /// login page, which comes back to `next`.
+    #[error("log in to see this page")]
+    LogIn { next: String },
+    /// The request is not allowed: a form from elsewhere, a missing or
+    /// wrong form token, another cook's recipe.
+    #[error("{0}")]
+    Forbidden(String),
     /// Something failed that the request could not help: the store, or
     /// data that breaks the domain's rules. The error keeps its sources,
     /// which go to the log, not the page.
     #[error("{0}")]
     Internal(#[source] Box<dyn std::error::Error + Send + Sync + 'static>),
+}
+
+impl From<AccountError> for WebError {
+    fn from(error: AccountError) -> WebError {
+        match error {
+            AccountError::Domain(error) => error.into(),
+            other => WebError::Internal(Box::new(other)),
+        }
+    }
 }
 
 impl From<DomainError> for WebError {
@@ -50,15 +70,28 @@ impl ResponseError for WebError {
             WebError::NotFound(_) => StatusCode::NOT_FOUND,
             WebError::BadRequest(_) => StatusCode::BAD_REQUEST,
             WebError::Gone(_) => StatusCode::GONE,
+            WebError::Forbidden(_) => StatusCode::FORBIDDEN,
+            WebError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            WebError::LogIn { .. } => StatusCode::SEE_OTHER,
             WebError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 
     fn error_response(&self) -> HttpResponse {
+        if let WebError::LogIn { next } = self {
+            let to = format!("/login?next={}", super::forms::query_value(next));
+            return HttpResponse::SeeOther()
+                .insert_header((header::LOCATION, to))
+                .insert_header((header::CACHE_CONTROL, "no-store"))
+                .finish();
+        }
         let (heading, message) = match self {
             WebError::NotFound(m) => ("Not found", m.as_str()),
             WebError::BadRequest(m) => ("Bad request", m.as_str()),
             WebError::Gone(m) => ("Gone", m.as_str()),
+            WebError::Forbidden(m) => ("Not allowed", m.as_str()),
+            WebError::TooLarge(m) => ("Too large", m.as_str()),
+            WebError::LogIn { .. } => unreachable!("answered above"),
             WebError::Internal(error) => {
                 tracing::error!(error = %Chain(error.as_ref()), "request failed");
                 (

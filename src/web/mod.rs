@@ -6,19 +6,22 @@
 //! conditional GET, ETag, Last-Modified and Server-Timing every page has;
 //! `middleware` adds the security headers, compression and request logs.
 
+mod account;
 pub mod catalog;
 pub mod error;
 mod feeds;
+pub mod forms;
 pub mod middleware;
 mod pages;
 pub mod recipes;
 pub mod respond;
+pub mod session;
 
 use std::hash::Hasher as _;
 
 use actix_web::{guard, web, HttpRequest, HttpResponse, Route};
 
-use crate::domain::{Recipes, Snapshot};
+use crate::domain::{Accounts, Recipes, Snapshot};
 pub use error::WebError;
 
 /// What every handler shares: the recipes and the site's public address.
@@ -30,6 +33,9 @@ pub struct Site {
     /// What a page's bytes depend on besides the data: the build (its
     /// sources and assets) and the base URL. Part of every ETag.
     edition: u64,
+    /// Cooks' accounts, opened on first use (opening hashes a password,
+    /// which pages that nobody logs in to need not pay for).
+    accounts: std::sync::OnceLock<Accounts>,
 }
 
 impl Site {
@@ -46,6 +52,7 @@ impl Site {
             recipes,
             base_url,
             edition,
+            accounts: std::sync::OnceLock::new(),
         }
     }
 
@@ -60,6 +67,29 @@ impl Site {
 
     pub fn base_url(&self) -> &str {
         &self.base_url
+    }
+
+    /// Cooks' accounts on this site's store.
+    pub fn accounts(&self) -> Result<&Accounts, WebError> {
+        if let Some(accounts) = self.accounts.get() {
+            return Ok(accounts);
+        }
+        let opened = Accounts::open(&self.recipes)?;
+        Ok(self.accounts.get_or_init(|| opened))
+    }
+
+    /// The site's origin (`https://host:port`), as browsers send it.
+    pub fn origin(&self) -> &str {
+        let after_scheme = self.base_url.find("://").map_or(0, |i| i + 3);
+        let end = self.base_url[after_scheme..]
+            .find('/')
+            .map_or(self.base_url.len(), |i| after_scheme + i);
+        &self.base_url[..end]
+    }
+
+    /// Whether the site is served over https (its cookies are then Secure).
+    pub fn is_https(&self) -> bool {
+        self.base_url.starts_with("https://")
     }
 
     /// The latest database value, pinned for one request, counting its own
@@ -92,6 +122,20 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route("/sitemap.xml", get().to(feeds::sitemap))
         .route("/robots.txt", get().to(feeds::robots))
         .route("/static/{name}", get().to(pages::asset))
+        .route("/signup", get().to(account::sign_up_page))
+        .route("/signup", web::post().to(account::sign_up))
+        .route("/login", get().to(account::log_in_page))
+        .route("/login", web::post().to(account::log_in))
+        .route("/logout", web::post().to(account::log_out))
+        .route(
+            "/logout/everywhere",
+            web::post().to(account::log_out_everywhere),
+        )
+        .route("/account", get().to(account::account_page))
+        .route(
+            "/account/password",
+            web::post().to(account::change_password),
+        )
         .default_service(web::to(not_found));
 }
 

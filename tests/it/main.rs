@@ -20,6 +20,7 @@
 //! - `keyspace`: keys beside the datoms, durable and outside history
 //! - `web`: the site's pages, headers and errors, over the demo seed
 //! - `tags`: a tag a URL must escape, from its links back to its page
+//! - `writing`: accounts and forms over HTTP, as a browser uses them
 //! - `cli`: the binary's commands and their errors
 
 mod accounts;
@@ -41,3 +42,4 @@ mod time;
 mod transactions;
 mod uuids;
 mod web;
+mod writing;

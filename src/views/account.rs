@@ -1,0 +1,96 @@
+//! Signing up, logging in, and a cook's account page.
+
+use maud::{html, Markup};
+
+use super::forms::{form_errors, token, Field, FieldErrors};
+use super::layout::{self, Head, Section};
+use crate::domain::Cook;
+
+/// What the sign-up form keeps of what was typed (never the password).
+#[derive(Debug, Clone, Default)]
+pub struct SignUpValues {
+    pub handle: String,
+    pub name: String,
+}
+
+pub fn sign_up(values: &SignUpValues, errors: &FieldErrors, csrf: &str) -> Markup {
+    let mut handle = Field::text("handle", "Handle", &values.handle);
+    handle.hint = Some("Letters a-z, digits and -, as in your page's address.");
+    handle.autocomplete = Some("username");
+    let mut name = Field::text("name", "Display name", &values.name);
+    name.autocomplete = Some("name");
+    let mut password = Field::password("password", "Password", "new-password");
+    password.hint = Some("At least 10 characters.");
+    let head = Head::new("Sign up", Section::Other);
+    layout::page(
+        &head,
+        html! {
+            h1 { "Sign up" }
+            (form_errors(errors))
+            form class="account-form" method="post" action="/signup" {
+                (token(csrf))
+                (handle.render(errors))
+                (name.render(errors))
+                (password.render(errors))
+                button type="submit" { "Sign up" }
+            }
+            p { "Have an account? " a href="/login" { "Log in" } "." }
+        },
+    )
+}
+
+pub fn log_in(handle: &str, next: &str, errors: &FieldErrors, csrf: &str) -> Markup {
+    let mut handle = Field::text("handle", "Handle", handle);
+    handle.autocomplete = Some("username");
+    let password = Field::password("password", "Password", "current-password");
+    let head = Head::new("Log in", Section::Other);
+    layout::page(
+        &head,
+        html! {
+            h1 { "Log in" }
+            (form_errors(errors))
+            form class="account-form" method="post" action="/login" {
+                (token(csrf))
+                input type="hidden" name="next" value=(next);
+                (handle.render(errors))
+                (password.render(errors))
+                button type="submit" { "Log in" }
+            }
+            p { "New here? " a href="/signup" { "Sign up" } "." }
+        },
+    )
+}
+
+/// The account page: who is logged in, change password, log out.
+pub fn account(cook: &Cook, notice: Option<&str>, errors: &FieldErrors, csrf: &str) -> Markup {
+    let head = Head::new("Your account", Section::Other);
+    let current = Field::password("current", "Current password", "current-password");
+    let mut new = Field::password("new", "New password", "new-password");
+    new.hint = Some("At least 10 characters. Every other session ends.");
+    layout::page(
+        &head,
+        html! {
+            h1 { "Your account" }
+            @if let Some(notice) = notice { p class="notice" role="status" { (notice) } }
+            p { "Logged in as " a href={ "/cooks/" (cook.handle) } { (cook.name) } " (" (cook.handle) ")." }
+            p { a href="/recipes/new" { "Write a new recipe" } }
+            h2 { "Change your password" }
+            (form_errors(errors))
+            form class="account-form" method="post" action="/account/password" {
+                (token(csrf))
+                (current.render(errors))
+                (new.render(errors))
+                button type="submit" { "Change password" }
+            }
+            h2 { "Log out" }
+            form method="post" action="/logout" {
+                (token(csrf))
+                button type="submit" { "Log out" }
+            }
+            form method="post" action="/logout/everywhere" {
+                (token(csrf))
+                button type="submit" { "Log out everywhere" }
+            }
+        },
+    )
+}

@@ -1,0 +1,220 @@
+//! Signing up, logging in and out, and changing a password.
+//!
+//! Every POST is checked (`Visitor::check_form`) before it changes anything;
+//! a form with a mistake comes back with what was typed (never a password)
+//! and the error next to its field; a success is a 303 to the page it led to.
+
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
+use serde::Deserialize;
+
+use super::forms::{private_page, see_other};
+use super::session::{ended_session_cookie, safe_next, session_cookie, Visitor};
+use super::{Site, WebError};
+use crate::domain::{AccountError, Slug};
+use crate::views::account::{self, SignUpValues};
+use crate::views::forms::FieldErrors;
+
+#[derive(Debug, Deserialize)]
+pub struct SignUpForm {
+    csrf: String,
+    handle: String,
+    name: String,
+    password: String,
+}
+
+pub async fn sign_up_page(site: web::Data<Site>, visitor: Visitor) -> HttpResponse {
+    let page = account::sign_up(
+        &SignUpValues::default(),
+        &FieldErrors::new(),
+        visitor.form_token(),
+    );
+    private_page(&site, &visitor, StatusCode::OK, page)
+}
+
+pub async fn sign_up(
+    site: web::Data<Site>,
+    req: HttpRequest,
+    visitor: Visitor,
+    form: web::Form<SignUpForm>,
+) -> Result<HttpResponse, WebError> {
+    visitor.check_form(&req, &form.csrf)?;
+    let values = SignUpValues {
+        handle: form.handle.trim().to_owned(),
+        name: form.name.clone(),
+    };
+    let refused = |status, errors| {
+        let page = account::sign_up(&values, &errors, visitor.form_token());
+        Ok(private_page(&site, &visitor, status, page))
+    };
+    let Ok(handle) = Slug::parse(&values.handle) else {
+        let why = "A handle is letters a-z, digits and -, starting with a letter or digit.";
+        return refused(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            FieldErrors::one("handle", why),
+        );
+    };
+    let accounts = site.accounts()?;
+    match accounts.sign_up(&handle, &form.name, &form.password) {
+        Ok(_) => {}
+        Err(error) => return account_refusal(error).map_or_else(Err, |(s, e)| refused(s, e)),
+    }
+    let (_, session) = accounts.log_in(&handle, &form.password)?;
+    Ok(see_other("/account")
+        .cookie(session_cookie(&site, session.token))
+        .finish())
+}
+
+/// A refused account form: its status and the error next to its field; an
+/// error of the store stays an error.
+fn account_refusal(error: AccountError) -> Result<(StatusCode, FieldErrors), WebError> {
+    let message = error.to_string();
+    match error {
+        AccountError::HandleTaken(handle) => Ok((
+            StatusCode::CONFLICT,
+            FieldErrors::one(
+                "handle",
+                format!("The handle {handle} is taken: choose another."),
+            ),
+        )),
+        AccountError::Invalid { field, why } => Ok((
+            StatusCode::UNPROCESSABLE_ENTITY,
+            FieldErrors::one(field, capitalised(&why)),
+        )),
+        AccountError::BadCredentials | AccountError::Disabled(_) => Ok((
+            StatusCode::UNAUTHORIZED,
+            FieldErrors::one("", capitalised(&message)),
+        )),
+        other => Err(other.into()),
+    }
+}
+
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect::<String>() + ".",
+        None => String::new(),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub struct NextParams {
+    #[serde(default)]
+    next: String,
+}
+
+pub async fn log_in_page(
+    site: web::Data<Site>,
+    visitor: Visitor,
+    params: web::Query<NextParams>,
+) -> HttpResponse {
+    let next = safe_next(&params.next);
+    let page = account::log_in("", next, &FieldErrors::new(), visitor.form_token());
+    private_page(&site, &visitor, StatusCode::OK, page)
+}
+
+#[derive(Debug, Deserialize)]
+pub struct LogInForm {
+    csrf: String,
+    handle: String,
+    password: String,
+    #[serde(default)]
+    next: String,
+}
+
+pub async fn log_in(
+    site: web::Data<Site>,
+    req: HttpRequest,
+    visitor: Visitor,
+    form: web::Form<LogInForm>,
+) -> Result<HttpResponse, WebError> {
+    visitor.check_form(&req, &form.csrf)?;
+    let next = safe_next(&form.next);
+    let outcome = match Slug::parse(form.handle.trim()) {
+        Ok(handle) => site.accounts()?.log_in(&handle, &form.password),
+        // Said as a wrong password is: no hint of which handles exist.
+        Err(_) => Err(AccountError::BadCredentials),
+    };
+    match outcome {
+        Ok((_, session)) => Ok(see_other(next)
+            .cookie(session_cookie(&site, session.token))
+            .finish()),
+        Err(error) => {
+            let (status, errors) = account_refusal(error)?;
+            let page = account::log_in(form.handle.trim(), next, &errors, visitor.form_token());
+            Ok(private_page(&site, &visitor, status, page))
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub struct TokenForm {
+    csrf: String,
+}
+
+pub async fn log_out(
+    site: web::Data<Site>,
+    req: HttpRequest,
+    visitor: Visitor,
+    form: web::Form<TokenForm>,
+) -> Result<HttpResponse, WebError> {
+    visitor.check_form(&req, &form.csrf)?;
+    if let Some(session) = visitor.session() {
+        site.accounts()?.log_out(session)?;
+    }
+    Ok(see_other("/").cookie(ended_session_cookie(&site)).finish())
+}
+
+pub async fn log_out_everywhere(
+    site: web::Data<Site>,
+    req: HttpRequest,
+    visitor: Visitor,
+    form: web::Form<TokenForm>,
+) -> Result<HttpResponse, WebError> {
+    visitor.check_form(&req, &form.csrf)?;
+    let cook = visitor.cook_or_login("/account")?;
+    site.accounts()?.log_out_everywhere(&cook.handle)?;
+    Ok(see_other("/").cookie(ended_session_cookie(&site)).finish())
+}
+
+pub async fn account_page(
+    site: web::Data<Site>,
+    visitor: Visitor,
+) -> Result<HttpResponse, WebError> {
+    let cook = visitor.cook_or_login("/account")?;
+    let page = account::account(cook, None, &FieldErrors::new(), visitor.form_token());
+    Ok(private_page(&site, &visitor, StatusCode::OK, page))
+}
+
+#[derive(Debug, Deserialize)]
+pub struct PasswordForm {
+    csrf: String,
+    current: String,
+    new: String,
+}
+
+pub async fn change_password(
+    site: web::Data<Site>,
+    req: HttpRequest,
+    visitor: Visitor,
+    form: web::Form<PasswordForm>,
+) -> Result<HttpResponse, WebError> {
+    visitor.check_form(&req, &form.csrf)?;
+    let cook = visitor.cook_or_login("/account")?;
+    match site
+        .accounts()?
+        .change_password(&cook.handle, &form.current, &form.new)
+    {
+        Ok(session) => Ok(see_other("/account")
+            .cookie(session_cookie(&site, session.token))
+            .finish()),
+        Err(error) => {
+            let (status, mut errors) = account_refusal(error)?;
+            if let Some(message) = errors.get("").map(str::to_owned) {
+                errors = FieldErrors::one("current", message);
+            }
+            let page = account::account(cook, None, &errors, visitor.form_token());
+            Ok(private_page(&site, &visitor, status, page))
+        }
+    }
+}

@@ -1,0 +1,49 @@
+//! What the form handlers share: a page that differs per visitor, a redirect
+//! after a successful POST, and query values.
+
+use actix_web::http::{header, StatusCode};
+use actix_web::HttpResponse;
+use maud::Markup;
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+
+use super::session::Visitor;
+use super::Site;
+
+/// What a query value may keep as it is: RFC 3986's unreserved characters.
+const QUERY_VALUE: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'/');
+
+/// `text` encoded for a query string's value.
+pub fn query_value(text: &str) -> String {
+    utf8_percent_encode(text, QUERY_VALUE).to_string()
+}
+
+/// A page for one visitor (a form with their token): never stored by a
+/// shared cache, nor kept by the browser.
+pub fn private_page(
+    site: &Site,
+    visitor: &Visitor,
+    status: StatusCode,
+    page: Markup,
+) -> HttpResponse {
+    let mut response = HttpResponse::build(status);
+    response
+        .insert_header((header::CONTENT_TYPE, "text/html; charset=utf-8"))
+        .insert_header((header::CACHE_CONTROL, "private, no-store"));
+    visitor.keep_form_token(site, &mut response);
+    response.body(page.into_string())
+}
+
+/// 303 See Other to `to`: what a successful POST answers, so that reloading
+/// the page it leads to does not send the form again.
+pub fn see_other(to: &str) -> actix_web::HttpResponseBuilder {
+    let mut response = HttpResponse::SeeOther();
+    response
+        .insert_header((header::LOCATION, to.to_owned()))
+        .insert_header((header::CACHE_CONTROL, "no-store"));
+    response
+}

@@ -1,0 +1,165 @@
+//! Who is asking: the session cookie read into a `Visitor`, the form token
+//! every state-changing form carries, and the checks a POST passes before
+//! it may change anything.
+//!
+//! The session cookie is HttpOnly, SameSite=Lax, and Secure when the site is
+//! served over https. A logged-in visitor's form token is derived from the
+//! session (`accounts::form_token`); a visitor without a session gets a
+//! random one in a cookie of its own (for the sign-up and login forms). A
+//! POST passes only with the right token and, when the browser says where it
+//! comes from (`Origin`, `Sec-Fetch-Site`), from this site.
+
+use std::future::{ready, Ready};
+
+use actix_web::cookie::{time::Duration, Cookie, SameSite};
+use actix_web::http::header;
+use actix_web::web::Data;
+use actix_web::{FromRequest, HttpRequest, HttpResponseBuilder};
+
+use super::{Site, WebError};
+use crate::domain::accounts::{self, SESSION_DAYS};
+use crate::domain::Cook;
+
+pub const SESSION_COOKIE: &str = "forkful_session";
+pub const FORM_COOKIE: &str = "forkful_form";
+
+/// The person making a request.
+pub struct Visitor {
+    pub cook: Option<Cook>,
+    session: Option<String>,
+    form_token: String,
+    /// A new random form token, to be set as a cookie with the response.
+    new_form_cookie: bool,
+}
+
+impl Visitor {
+    fn read(req: &HttpRequest) -> Result<Visitor, WebError> {
+        let site = req.app_data::<Data<Site>>().expect("the app has its Site");
+        let session = req.cookie(SESSION_COOKIE).map(|c| c.value().to_owned());
+        let cook = match &session {
+            Some(token) => site.accounts()?.session(token)?,
+            None => None,
+        };
+        let session = session.filter(|_| cook.is_some());
+        let (form_token, new_form_cookie) = match (&session, req.cookie(FORM_COOKIE)) {
+            (Some(session), _) => (accounts::form_token(session), false),
+            (None, Some(cookie)) if cookie.value().len() == 64 => {
+                (cookie.value().to_owned(), false)
+            }
+            (None, _) => (accounts::new_token(), true),
+        };
+        Ok(Visitor {
+            cook,
+            session,
+            form_token,
+            new_form_cookie,
+        })
+    }
+
+    /// The token this visitor's forms carry.
+    pub fn form_token(&self) -> &str {
+        &self.form_token
+    }
+
+    /// The session token, if logged in.
+    pub fn session(&self) -> Option<&str> {
+        self.session.as_deref()
+    }
+
+    /// The logged-in cook, or a redirect to the login page that comes back
+    /// to `here`.
+    pub fn cook_or_login(&self, here: &str) -> Result<&Cook, WebError> {
+        self.cook.as_ref().ok_or_else(|| WebError::LogIn {
+            next: here.to_owned(),
+        })
+    }
+
+    /// Checks a state-changing request: from this site, with this visitor's
+    /// form token. A refusal changes nothing.
+    pub fn check_form(&self, req: &HttpRequest, token: &str) -> Result<(), WebError> {
+        let site = req.app_data::<Data<Site>>().expect("the app has its Site");
+        let header = |name| req.headers().get(name).and_then(|v| v.to_str().ok());
+        if let Some(from) = header(header::HeaderName::from_static("sec-fetch-site")) {
+            if !matches!(from, "same-origin" | "none") {
+                return Err(elsewhere());
+            }
+        }
+        if let Some(origin) = header(header::ORIGIN) {
+            if origin != site.origin() {
+                return Err(elsewhere());
+            }
+        }
+        if !accounts::tokens_match(token, &self.form_token) {
+            return Err(WebError::Forbidden(
+                "This form has expired or did not come from this site: nothing was changed. \
+                 Go back, reload the page and try again."
+                    .to_owned(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Sets the form cookie on `response` if this visitor got a new token.
+    pub fn keep_form_token(&self, site: &Site, response: &mut HttpResponseBuilder) {
+        if self.new_form_cookie {
+            response.cookie(cookie(site, FORM_COOKIE, self.form_token.clone(), None));
+        }
+    }
+}
+
+fn elsewhere() -> WebError {
+    WebError::Forbidden("This form was sent from another site: nothing was changed.".to_owned())
+}
+
+/// A cookie of this site: HttpOnly, SameSite=Lax, Secure over https.
+pub fn cookie(
+    site: &Site,
+    name: &'static str,
+    value: String,
+    days: Option<i64>,
+) -> Cookie<'static> {
+    let mut builder = Cookie::build(name, value)
+        .path("/")
+        .http_only(true)
+        .same_site(SameSite::Lax)
+        .secure(site.is_https());
+    if let Some(days) = days {
+        builder = builder.max_age(Duration::days(days));
+    }
+    builder.finish()
+}
+
+/// The session cookie for a new session.
+pub fn session_cookie(site: &Site, token: String) -> Cookie<'static> {
+    cookie(site, SESSION_COOKIE, token, Some(SESSION_DAYS))
+}
+
+/// A cookie that removes the session cookie.
+pub fn ended_session_cookie(site: &Site) -> Cookie<'static> {
+    let mut ended = cookie(site, SESSION_COOKIE, String::new(), None);
+    ended.make_removal();
+    ended
+}
+
+impl FromRequest for Visitor {
+    type Error = WebError;
+    type Future = Ready<Result<Visitor, WebError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut actix_web::dev::Payload) -> Self::Future {
+        ready(Visitor::read(req))
+    }
+}
+
+/// Where to go after logging in: a path on this site, never another site
+/// (`//elsewhere.example` and `/\elsewhere` are other sites to a browser).
+pub fn safe_next(next: &str) -> &str {
+    let local = next.starts_with('/')
+        && !next.starts_with("//")
+        && !next.starts_with("/\\")
+        && !next.chars().any(|c| c.is_control());
+    if local {
+        next
+    } else {
+        "/"
+    }
+}
