@@ -102,6 +102,10 @@ pub const MAX_TITLE: usize = 200;
 pub const MAX_TAG: usize = 40;
 pub const MAX_LINE: usize = 2_000;
 pub const MAX_TEXT: usize = 100_000;
+/// Most ingredient lines, steps and tags a recipe may have.
+pub const MAX_INGREDIENTS: usize = 200;
+pub const MAX_STEPS: usize = 200;
+pub const MAX_TAGS: usize = 30;
 
 impl Content {
     /// Tidies what a cook would not mean (stray whitespace, tag case and
@@ -158,6 +162,14 @@ impl Content {
             ));
         }
         self.tags = tags;
+        let counts = [
+            ("ingredient lines", self.ingredients.len(), MAX_INGREDIENTS),
+            ("steps", self.steps.len(), MAX_STEPS),
+            ("tags", self.tags.len(), MAX_TAGS),
+        ];
+        if let Some((what, n, max)) = counts.into_iter().find(|(_, n, max)| n > max) {
+            return Err(format!("a recipe has at most {max} {what}, not {n}"));
+        }
         let lines = self
             .ingredients
             .iter()

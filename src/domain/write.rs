@@ -106,6 +106,11 @@ impl Recipes {
         Snapshot::new(self.store.db(), self.attrs)
     }
 
+    /// A free slug for `author`'s fork of `parent`, to suggest in a form.
+    pub fn suggest_fork_slug(&self, parent: &Slug, author: &str) -> Result<Slug, DomainError> {
+        free_fork_slug(&self.snapshot(), parent, author)
+    }
+
     /// Creates a recipe; the slug must be free.
     pub fn create(
         &self,

@@ -134,8 +134,9 @@ fn changed(lines: &[LineChange]) -> bool {
     lines.iter().any(|l| !matches!(l, LineChange::Same(_)))
 }
 
-fn section(view: &DiffView, s: &DiffSection) -> Markup {
-    let lines = |lines: &[LineChange]| match view.layout {
+/// One diff, laid out inline or side by side.
+pub fn section(layout: Layout, s: &DiffSection) -> Markup {
+    let lines = |lines: &[LineChange]| match layout {
         Layout::Inline => inline(lines),
         Layout::Side => side(lines, &s.from, &s.to),
     };
@@ -187,7 +188,7 @@ pub fn page(view: &DiffView) -> Markup {
                 (layout_link(view, Layout::Inline, "Inline")) " "
                 (layout_link(view, Layout::Side, "Side by side"))
             }
-            @for s in &view.sections { (section(view, s)) }
+            @for s in &view.sections { (section(view.layout, s)) }
         },
     )
 }

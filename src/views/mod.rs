@@ -25,6 +25,7 @@ pub mod layout;
 pub mod markdown;
 pub mod pages;
 pub mod recipe;
+pub mod recipe_form;
 
 use maud::Render;
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};

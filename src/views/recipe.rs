@@ -209,6 +209,15 @@ fn article(page: &RecipePage) -> Markup {
                 (family(page))
             }
             p class="recipe-actions" {
+                @match &page.showing {
+                    Showing::Current => {
+                        a href={ (recipe_path(slug)) "/fork?version=" (page.version_count) } { "Fork" }
+                        " " a href={ (recipe_path(slug)) "/edit" } { "Edit" } " "
+                    }
+                    Showing::Version { number, .. } => {
+                        a href={ (recipe_path(slug)) "/fork?version=" (number) } { "Fork this version" } " "
+                    }
+                }
                 a href={ (recipe_path(slug)) "/history" } { "History" }
                 @if !page.lineage.is_empty() {
                     " " a href={ (recipe_path(slug)) "/compare" } { "Compare with parent" }

@@ -55,9 +55,8 @@ pub async fn sign_up(
         );
     };
     let accounts = site.accounts()?;
-    match accounts.sign_up(&handle, &form.name, &form.password) {
-        Ok(_) => {}
-        Err(error) => return account_refusal(error).map_or_else(Err, |(s, e)| refused(s, e)),
+    if let Err(error) = accounts.sign_up(&handle, &form.name, &form.password) {
+        return account_refusal(error).map_or_else(Err, |(s, e)| refused(s, e));
     }
     let (_, session) = accounts.log_in(&handle, &form.password)?;
     Ok(see_other("/account")

@@ -20,6 +20,9 @@ pub enum WebError {
     /// The page was here and is gone (a retired recipe).
     #[error("{0}")]
     Gone(String),
+    /// The request was based on something that has changed since.
+    #[error("{0}")]
+    Conflict(String),
     /// The request's body is over a limit the message names.
     #[error("{0}")]
     TooLarge(String),
@@ -72,6 +75,7 @@ impl ResponseError for WebError {
             WebError::Gone(_) => StatusCode::GONE,
             WebError::Forbidden(_) => StatusCode::FORBIDDEN,
             WebError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            WebError::Conflict(_) => StatusCode::CONFLICT,
             WebError::LogIn { .. } => StatusCode::SEE_OTHER,
             WebError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -91,6 +95,7 @@ impl ResponseError for WebError {
             WebError::Gone(m) => ("Gone", m.as_str()),
             WebError::Forbidden(m) => ("Not allowed", m.as_str()),
             WebError::TooLarge(m) => ("Too large", m.as_str()),
+            WebError::Conflict(m) => ("Changed meanwhile", m.as_str()),
             WebError::LogIn { .. } => unreachable!("answered above"),
             WebError::Internal(error) => {
                 tracing::error!(error = %Chain(error.as_ref()), "request failed");

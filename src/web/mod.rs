@@ -13,6 +13,7 @@ mod feeds;
 pub mod forms;
 pub mod middleware;
 mod pages;
+mod recipe_forms;
 pub mod recipes;
 pub mod respond;
 pub mod session;
@@ -107,6 +108,16 @@ fn get() -> Route {
 /// The site's map: every address it answers, in one place.
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.route("/", get().to(catalog::index))
+        .route("/recipes/new", get().to(recipe_forms::new_page))
+        .route("/recipes/new", web::post().to(recipe_forms::create))
+        .route("/recipes/{slug}/edit", get().to(recipe_forms::edit_page))
+        .route("/recipes/{slug}/edit", web::post().to(recipe_forms::edit))
+        .route("/recipes/{slug}/fork", get().to(recipe_forms::fork_page))
+        .route("/recipes/{slug}/fork", web::post().to(recipe_forms::fork))
+        .route(
+            "/recipes/{slug}/retire",
+            web::post().to(recipe_forms::retire),
+        )
         .route("/recipes/{slug}.json", get().to(recipes::json))
         .route("/recipes/{slug}", get().to(recipes::show))
         .route("/recipes/{slug}/history", get().to(recipes::history))

@@ -54,10 +54,19 @@ impl Browser {
         self.send(TestRequest::get().uri(uri)).await
     }
 
-    /// Posts `fields` to `action` with the token of the form on `page`.
+    /// Posts the form on `page` that posts to `action`, as a browser does:
+    /// its hidden fields (the token among them) and `fields` filled in.
     pub async fn submit(&mut self, page: &Page, action: &str, fields: &[(&str, &str)]) -> Page {
-        let token = form_token(page, action);
-        let mut form: Vec<(&str, &str)> = vec![("csrf", &token)];
+        form_token(page, action);
+        let css = format!("form[action=\"{action}\"] input[type=\"hidden\"]");
+        let names = page.attrs(&css, "name");
+        let values = page.attrs(&css, "value");
+        let mut form: Vec<(&str, &str)> = names
+            .iter()
+            .zip(&values)
+            .map(|(n, v)| (n.as_str(), v.as_str()))
+            .filter(|(n, _)| !fields.iter().any(|(f, _)| f == n))
+            .collect();
         form.extend_from_slice(fields);
         self.post(action, &form, Some(ORIGIN)).await
     }
@@ -441,4 +450,325 @@ async fn an_oversized_or_unreadable_form_is_refused_with_a_page_that_says_so() {
     assert_eq!(missing.status, 400);
     assert!(missing.body.contains("nothing was changed"));
     assert!(stored(recipes.store()) == before);
+}
+
+/// The edit form's version (the retire form has one too).
+const EDIT_BASED_ON: &str = "form.recipe-form input[name=based_on]";
+
+/// The recipe form's fields for a small recipe, with `changes` over them.
+fn recipe_fields<'a>(changes: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
+    let mut fields = vec![
+        ("title", "Weeknight Dal"),
+        ("slug", ""),
+        ("summary", "Red lentils, *quick*."),
+        ("servings", "4"),
+        ("prep", "10"),
+        ("cook", "25"),
+        ("ingredients", "1 cup red lentils\n3 cups water\n1 tsp turmeric"),
+        ("steps", "Rinse the lentils.\n\nSimmer with the water and turmeric.\n\n## To serve\n\nSalt to taste."),
+        ("tags", "Vegan, quick"),
+        ("note", "First version"),
+    ];
+    for (name, value) in changes {
+        match fields.iter_mut().find(|(n, _)| n == name) {
+            Some(field) => field.1 = value,
+            None => fields.push((name, value)),
+        }
+    }
+    fields
+}
+
+#[actix_web::test]
+async fn a_cook_writes_edits_and_forks_and_every_page_shows_it() {
+    let (_, site) = new_site();
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let form = ann.get("/recipes/new").await;
+    assert_eq!(form.status, 200);
+    let created = ann.submit(&form, "/recipes/new", &recipe_fields(&[])).await;
+    assert_eq!(created.status, 303, "{}", created.body);
+    assert_eq!(created.header("location"), Some("/recipes/weeknight-dal"));
+    let page = ann.get("/recipes/weeknight-dal").await;
+    assert_eq!(page.texts("h1"), ["Weeknight Dal"]);
+    assert_eq!(page.texts(".method h3"), ["To serve"]);
+
+    for (n, water) in [(2, "4 cups water"), (3, "5 cups water")] {
+        let form = ann.get("/recipes/weeknight-dal/edit").await;
+        assert_eq!(form.attrs(EDIT_BASED_ON, "value"), [(n - 1).to_string()]);
+        let ingredients = format!("1 cup red lentils\n{water}\n1 tsp turmeric");
+        let note = format!("more water, take {n}");
+        let saved = ann
+            .submit(
+                &form,
+                "/recipes/weeknight-dal/edit",
+                &recipe_fields(&[("ingredients", &ingredients), ("note", &note)]),
+            )
+            .await;
+        assert_eq!(saved.status, 303, "{}", saved.body);
+    }
+    let history = ann.get("/recipes/weeknight-dal/history").await;
+    let notes = history.texts(".versions .note");
+    assert_eq!(
+        notes,
+        ["more water, take 3", "more water, take 2", "First version"]
+    );
+    let diff = ann.get("/recipes/weeknight-dal/diff?from=2&to=3").await;
+    assert_eq!(diff.texts("li.changed ins"), ["added: 5"], "{}", diff.body);
+
+    let mut ben = Browser::new(&site);
+    sign_up(&mut ben, "ben").await;
+    let form = ben.get("/recipes/weeknight-dal/fork?version=2").await;
+    assert_eq!(form.attrs("#slug", "value"), ["weeknight-dal-ben"]);
+    assert_eq!(form.attrs("input[name=version]", "value"), ["2"]);
+    let forked = ben
+        .submit(
+            &form,
+            "/recipes/weeknight-dal/fork",
+            &recipe_fields(&[
+                ("slug", "weeknight-dal-ben"),
+                ("title", "Ben's Dal"),
+                ("note", "forked"),
+            ]),
+        )
+        .await;
+    assert_eq!(forked.status, 303, "{}", forked.body);
+    let fork = ben.get("/recipes/weeknight-dal-ben").await;
+    assert_eq!(fork.texts(".lineage li a"), ["Weeknight Dal"]);
+    assert_eq!(
+        fork.attrs(".lineage li a", "href"),
+        ["/recipes/weeknight-dal/versions/2"]
+    );
+    let form = ben.get("/recipes/weeknight-dal-ben/edit").await;
+    let edited = ben
+        .submit(
+            &form,
+            "/recipes/weeknight-dal-ben/edit",
+            &recipe_fields(&[
+                ("title", "Ben's Dal"),
+                ("tags", "vegan, spicy"),
+                ("note", "spicier"),
+            ]),
+        )
+        .await;
+    assert_eq!(edited.status, 303, "{}", edited.body);
+
+    let tree = ben.get("/recipes/weeknight-dal/forks").await;
+    assert!(
+        tree.body.contains("Ben&#39;s Dal") || tree.body.contains("Ben's Dal"),
+        "{}",
+        tree.body
+    );
+    let feed = ben.get("/feed.xml").await;
+    assert!(feed.body.contains("weeknight-dal-ben"));
+    let search = ben.get("/search?q=spicy").await;
+    let found = search.attrs("main a", "href");
+    assert!(
+        found.contains(&"/recipes/weeknight-dal-ben".to_owned()),
+        "{}",
+        search.body
+    );
+    assert!(
+        !found.contains(&"/recipes/weeknight-dal".to_owned()),
+        "only the spicy one"
+    );
+}
+
+#[actix_web::test]
+async fn a_stale_edit_is_409_and_keeps_the_text_and_another_cooks_edit_is_403() {
+    let (recipes, site) = new_site();
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let form = ann.get("/recipes/new").await;
+    ann.submit(&form, "/recipes/new", &recipe_fields(&[])).await;
+    let first = ann.get("/recipes/weeknight-dal/edit").await;
+    let second = ann.get("/recipes/weeknight-dal/edit").await;
+    let saved = ann
+        .submit(
+            &first,
+            "/recipes/weeknight-dal/edit",
+            &recipe_fields(&[("servings", "6"), ("note", "serves 6")]),
+        )
+        .await;
+    assert_eq!(saved.status, 303);
+    let before = stored(recipes.store());
+    let stale = ann
+        .submit(
+            &second,
+            "/recipes/weeknight-dal/edit",
+            &recipe_fields(&[("notes", "My own notes."), ("note", "notes")]),
+        )
+        .await;
+    assert_eq!(stale.status, 409);
+    assert_eq!(stale.texts("#notes"), ["My own notes."], "the text is kept");
+    assert!(stale.body.contains("version 2"), "{}", stale.body);
+    assert_eq!(
+        stale.attrs(EDIT_BASED_ON, "value"),
+        ["2"],
+        "the form now edits the newest"
+    );
+    assert!(stored(recipes.store()) == before, "a stale edit wrote");
+    let again = ann
+        .submit(
+            &stale,
+            "/recipes/weeknight-dal/edit",
+            &recipe_fields(&[
+                ("servings", "6"),
+                ("notes", "My own notes."),
+                ("note", "notes"),
+            ]),
+        )
+        .await;
+    assert_eq!(again.status, 303, "saved on top of version 2");
+
+    let unchanged = ann.get("/recipes/weeknight-dal/edit").await;
+    let nothing = ann
+        .submit(
+            &unchanged,
+            "/recipes/weeknight-dal/edit",
+            &recipe_fields(&[
+                ("servings", "6"),
+                ("notes", "My own notes."),
+                ("note", "again"),
+            ]),
+        )
+        .await;
+    assert_eq!(nothing.status, 422);
+    assert!(nothing.body.contains("Nothing changed"));
+
+    let mut ben = Browser::new(&site);
+    sign_up(&mut ben, "ben").await;
+    assert_eq!(ben.get("/recipes/weeknight-dal/edit").await.status, 403);
+    let token_page = ben.get("/account").await;
+    let token = form_token(&token_page, "/logout");
+    let mut fields = recipe_fields(&[("title", "Mine now"), ("note", "hijack")]);
+    fields.push(("based_on", "3"));
+    fields.push(("csrf", &token));
+    let before = stored(recipes.store());
+    let hijack = ben
+        .post("/recipes/weeknight-dal/edit", &fields, Some(ORIGIN))
+        .await;
+    assert_eq!(hijack.status, 403);
+    let retire = ben
+        .post(
+            "/recipes/weeknight-dal/retire",
+            &[("csrf", &token), ("based_on", "3")],
+            Some(ORIGIN),
+        )
+        .await;
+    assert_eq!(retire.status, 403);
+    assert!(
+        stored(recipes.store()) == before,
+        "another cook's edit wrote"
+    );
+}
+
+#[actix_web::test]
+async fn a_form_with_bad_fields_says_which_and_writes_nothing() {
+    let (recipes, site) = new_site();
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let form = ann.get("/recipes/new").await;
+    let before = stored(recipes.store());
+    let bad = ann
+        .submit(
+            &form,
+            "/recipes/new",
+            &recipe_fields(&[
+                ("title", " "),
+                ("servings", "many"),
+                ("prep", "-5"),
+                ("image", "javascript:alert(1)"),
+                ("note", ""),
+            ]),
+        )
+        .await;
+    assert_eq!(bad.status, 422);
+    for field in ["title", "servings", "prep", "image", "note"] {
+        assert_eq!(
+            bad.texts(&format!("#{field}-error")).len(),
+            1,
+            "{field}: {}",
+            bad.body
+        );
+    }
+    assert_eq!(
+        bad.attrs("#prep", "value"),
+        ["-5"],
+        "what was typed is kept"
+    );
+    let many_tags: String = (0..40).map(|i| format!("tag{i},")).collect();
+    let too_many = ann
+        .submit(
+            &form,
+            "/recipes/new",
+            &recipe_fields(&[("tags", &many_tags)]),
+        )
+        .await;
+    assert_eq!(too_many.status, 422);
+    assert!(
+        too_many.body.contains("at most 30 tags"),
+        "{}",
+        too_many.body
+    );
+    assert!(stored(recipes.store()) == before);
+    let anonymous = crate::helpers::get(&site, "/recipes/new").await;
+    assert_eq!(anonymous.status, 303);
+    assert_eq!(
+        anonymous.header("location"),
+        Some("/login?next=/recipes/new")
+    );
+}
+
+#[actix_web::test]
+async fn fifty_cooks_forking_one_recipe_at_once_get_fifty_forks() {
+    let (_, site) = new_site();
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let form = ann.get("/recipes/new").await;
+    ann.submit(&form, "/recipes/new", &recipe_fields(&[])).await;
+    let mut cooks = Vec::new();
+    for i in 0..50 {
+        let mut cook = Browser::new(&site);
+        sign_up(&mut cook, &format!("cook-{i}")).await;
+        let form = cook.get("/recipes/weeknight-dal/fork").await;
+        cooks.push((cook, form));
+    }
+    let forks = cooks.into_iter().map(|(mut cook, form)| async move {
+        let slug = form.attrs("#slug", "value").remove(0);
+        let done = cook
+            .submit(
+                &form,
+                "/recipes/weeknight-dal/fork",
+                &recipe_fields(&[("slug", &slug), ("note", "forked")]),
+            )
+            .await;
+        (done.status, done.header("location").map(str::to_owned))
+    });
+    let outcomes = futures_join_all(forks).await;
+    let mut locations: Vec<_> = outcomes
+        .iter()
+        .map(|(s, l)| (*s, l.clone().unwrap_or_default()))
+        .collect();
+    assert!(locations.iter().all(|(s, _)| *s == 303), "{locations:?}");
+    locations.sort();
+    locations.dedup();
+    assert_eq!(locations.len(), 50, "distinct slugs");
+    let page = ann.get("/recipes/weeknight-dal").await;
+    assert_eq!(page.texts(".forks li").len(), 50);
+}
+
+/// Runs the futures together on this thread (as requests interleave on one
+/// worker), in order of their results.
+async fn futures_join_all<F: std::future::Future>(
+    futures: impl IntoIterator<Item = F>,
+) -> Vec<F::Output> {
+    let mut handles = Vec::new();
+    for future in futures {
+        handles.push(Box::pin(future));
+    }
+    let mut out = Vec::new();
+    for handle in handles {
+        out.push(handle.await);
+    }
+    out
 }

@@ -1,0 +1,219 @@
+//! The recipe form: new, edit and fork, and what the person typed into it.
+
+use maud::{html, Markup};
+
+use super::diff::{self as diff_view, DiffSection, Layout};
+use super::forms::{form_errors, textarea, token, Field, FieldErrors};
+use super::layout::{self, Head, Section};
+use super::recipe_path;
+use crate::domain::diff::RecipeDiff;
+use crate::domain::{Content, Step};
+
+/// The form's fields as text: what was typed, or a recipe's content.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(default)]
+pub struct RecipeFields {
+    pub title: String,
+    pub slug: String,
+    pub summary: String,
+    pub servings: String,
+    pub yield_text: String,
+    pub prep: String,
+    pub cook: String,
+    pub total: String,
+    /// One line each.
+    pub ingredients: String,
+    /// Steps apart by a blank line; `## Name` starts a section.
+    pub steps: String,
+    pub notes: String,
+    /// Apart by commas.
+    pub tags: String,
+    pub cuisine: String,
+    pub category: String,
+    pub image: String,
+    /// What this version changed, for its history.
+    pub note: String,
+}
+
+impl RecipeFields {
+    /// The fields that show `content`.
+    pub fn of(content: &Content) -> RecipeFields {
+        let text = |t: &Option<String>| t.clone().unwrap_or_default();
+        let number = |n: Option<String>| n.unwrap_or_default();
+        RecipeFields {
+            title: content.title.clone(),
+            slug: String::new(),
+            summary: text(&content.summary),
+            servings: number(content.recipe_yield.servings.map(|n| n.to_string())),
+            yield_text: text(&content.recipe_yield.text),
+            prep: number(content.prep.map(|m| m.get().to_string())),
+            cook: number(content.cook.map(|m| m.get().to_string())),
+            total: number(content.total.map(|m| m.get().to_string())),
+            ingredients: content.ingredients.join("\n"),
+            steps: steps_text(&content.steps),
+            notes: text(&content.notes),
+            tags: content.tags.join(", "),
+            cuisine: text(&content.cuisine),
+            category: text(&content.category),
+            image: text(&content.image),
+            note: String::new(),
+        }
+    }
+}
+
+/// Steps as the form writes them: a blank line between steps, and a
+/// `## Name` line where a section starts.
+pub fn steps_text(steps: &[Step]) -> String {
+    let mut out = String::new();
+    let mut section: Option<&str> = None;
+    for step in steps {
+        let named = step.section.as_deref();
+        if named.is_some() && named != section {
+            out.push_str(&format!("## {}\n\n", named.unwrap_or_default()));
+            section = named;
+        }
+        out.push_str(step.text.trim());
+        out.push_str("\n\n");
+    }
+    out.trim_end().to_owned()
+}
+
+/// What kind of form, and where it posts.
+pub enum Purpose<'a> {
+    New,
+    /// An edit of the recipe at `slug`, based on version `based_on`.
+    Edit {
+        slug: &'a str,
+        based_on: u32,
+    },
+    /// A fork of `slug` at `version`.
+    Fork {
+        slug: &'a str,
+        version: u32,
+    },
+}
+
+impl Purpose<'_> {
+    fn action(&self) -> String {
+        match self {
+            Purpose::New => "/recipes/new".to_owned(),
+            Purpose::Edit { slug, .. } => format!("{}/edit", recipe_path(slug)),
+            Purpose::Fork { slug, .. } => format!("{}/fork", recipe_path(slug)),
+        }
+    }
+}
+
+/// The whole form page. `changed_since` is, for an edit refused because the
+/// recipe moved on, what changed since the version it was based on.
+pub fn page(
+    purpose: &Purpose,
+    fields: &RecipeFields,
+    errors: &FieldErrors,
+    csrf: &str,
+    changed_since: Option<(&RecipeDiff, u32)>,
+) -> Markup {
+    let title = match purpose {
+        Purpose::New => "A new recipe".to_owned(),
+        Purpose::Edit { .. } => format!("Edit {}", fields.title),
+        Purpose::Fork { version, .. } => format!("Fork {} at version {version}", fields.title),
+    };
+    let head = Head::new(&title, Section::Recipes);
+    layout::page(
+        &head,
+        html! {
+            h1 { (title) }
+            @if let Some((diff, newest)) = changed_since {
+                div class="notice" role="alert" {
+                    p { "Someone saved a new version while you were editing: the recipe is at version "
+                        (newest) " now. Your text is kept below; here is what changed meanwhile. "
+                        "Save again to make yours the next version." }
+                    (diff_view::section(Layout::Inline, &DiffSection {
+                        heading: "Changed meanwhile".to_owned(),
+                        from: "the version you edited".to_owned(),
+                        to: format!("version {newest}"),
+                        diff,
+                    }))
+                }
+            }
+            (form_errors(errors))
+            form class="recipe-form" method="post" action=(purpose.action()) {
+                (token(csrf))
+                @match purpose {
+                    Purpose::Edit { based_on, .. } => {
+                        input type="hidden" name="based_on" value=(based_on);
+                    }
+                    Purpose::Fork { version, .. } => {
+                        input type="hidden" name="version" value=(version);
+                    }
+                    Purpose::New => {}
+                }
+                (fields_markup(purpose, fields, errors))
+                button type="submit" { @match purpose {
+                    Purpose::New => "Publish",
+                    Purpose::Edit { .. } => "Save a new version",
+                    Purpose::Fork { .. } => "Fork",
+                } }
+            }
+            section class="preview" aria-live="polite" aria-label="Preview" data-preview-for="recipe-form" {}
+            (retire_form(purpose, csrf))
+        },
+    )
+}
+
+/// On an edit page, the author's way to retire the recipe.
+fn retire_form(purpose: &Purpose, csrf: &str) -> Markup {
+    let Purpose::Edit { slug, based_on } = purpose else {
+        return html! {};
+    };
+    html! {
+        h2 { "Retire this recipe" }
+        p { "A retired recipe leaves the catalog; its versions stay readable and its forks keep their lineage." }
+        form method="post" action={ (recipe_path(slug)) "/retire" } {
+            (token(csrf))
+            input type="hidden" name="based_on" value=(based_on);
+            button type="submit" { "Retire" }
+        }
+    }
+}
+
+fn fields_markup(purpose: &Purpose, f: &RecipeFields, errors: &FieldErrors) -> Markup {
+    let optional = |name, label, value| Field {
+        required: false,
+        ..Field::text(name, label, value)
+    };
+    let number = |name, label, value| Field {
+        kind: "number",
+        required: false,
+        ..Field::text(name, label, value)
+    };
+    let mut slug = optional("slug", "Address", &f.slug);
+    slug.hint = Some(
+        "The recipe's address: letters a-z, digits and -. Left empty, one is made from the title.",
+    );
+    let mut note = Field::text("note", "What you changed", &f.note);
+    note.hint = Some("A line for the history, e.g. \"less salt\".");
+    html! {
+        (Field::text("title", "Title", &f.title).render(errors))
+        @if !matches!(purpose, Purpose::Edit { .. }) { (slug.render(errors)) }
+        (textarea("summary", "Summary", &f.summary, Some("Markdown."), 3, errors))
+        div class="field-row" {
+            (number("servings", "Serves", &f.servings).render(errors))
+            (optional("yield_text", "Makes", &f.yield_text).render(errors))
+        }
+        div class="field-row" {
+            (number("prep", "Prep (minutes)", &f.prep).render(errors))
+            (number("cook", "Cook (minutes)", &f.cook).render(errors))
+            (number("total", "Total (minutes)", &f.total).render(errors))
+        }
+        (textarea("ingredients", "Ingredients", &f.ingredients, Some("One per line, e.g. \"2 cups flour\"."), 10, errors))
+        (textarea("steps", "Method", &f.steps, Some("Markdown. A blank line between steps; a line \"## Name\" starts a section."), 12, errors))
+        (textarea("notes", "Notes", &f.notes, Some("Markdown."), 4, errors))
+        (optional("tags", "Tags", &f.tags).render(errors))
+        div class="field-row" {
+            (optional("cuisine", "Cuisine", &f.cuisine).render(errors))
+            (optional("category", "Category", &f.category).render(errors))
+        }
+        (optional("image", "Picture (an https:// address)", &f.image).render(errors))
+        (note.render(errors))
+    }
+}

@@ -1,0 +1,486 @@
+//! Writing recipes in the browser: new, edit, fork and retire.
+//!
+//! Each form works without JavaScript, keeps what was typed when it shows
+//! an error, and answers a success with a 303 to the page it changed. An
+//! edit carries the version it was based on; if the recipe moved on, the
+//! save is refused with 409, the changes since, and the person's text kept.
+//! Only a recipe's author may edit or retire it.
+
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
+use serde::Deserialize;
+
+use super::forms::{private_page, see_other};
+use super::session::Visitor;
+use super::{Site, WebError};
+use crate::domain::{
+    Change, Content, Cook, DomainError, Minutes, Recipe, Slug, Step, VersionNumber,
+};
+use crate::views::forms::FieldErrors;
+use crate::views::recipe_form::{self, Purpose, RecipeFields};
+use crate::views::recipe_path;
+
+#[derive(Debug, Deserialize)]
+pub struct RecipeForm {
+    csrf: String,
+    #[serde(default)]
+    based_on: String,
+    #[serde(default)]
+    version: String,
+    #[serde(flatten)]
+    fields: RecipeFields,
+}
+
+/// Reads the form's fields into content, or says which fields are wrong.
+pub fn content_of(f: &RecipeFields) -> Result<Content, FieldErrors> {
+    let mut errors = FieldErrors::new();
+    if f.title.trim().is_empty() {
+        errors.add("title", "A recipe needs a title.");
+    }
+    let mut minutes = |name: &'static str, text: &str| -> Option<Minutes> {
+        let text = text.trim();
+        if text.is_empty() {
+            return None;
+        }
+        let parsed = text
+            .parse::<i64>()
+            .map_err(|_| ())
+            .and_then(|n| Minutes::new(n).map_err(|_| ()));
+        parsed
+            .map_err(|_| {
+                errors.add(
+                    name,
+                    format!("A whole number of minutes, from 0 to {}.", Minutes::MAX),
+                )
+            })
+            .ok()
+    };
+    let (prep, cook, total) = (
+        minutes("prep", &f.prep),
+        minutes("cook", &f.cook),
+        minutes("total", &f.total),
+    );
+    let servings = match f.servings.trim() {
+        "" => None,
+        text => match text.parse::<i64>() {
+            Ok(n) if (1..=10_000).contains(&n) => Some(n),
+            _ => {
+                errors.add("servings", "A whole number of servings, from 1 to 10000.");
+                None
+            }
+        },
+    };
+    let image = f.image.trim();
+    let is_web_address = image.starts_with("https://") || image.starts_with("http://");
+    if !image.is_empty() && !is_web_address {
+        errors.add("image", "A picture's address starts with https://.");
+    }
+    if f.note.trim().is_empty() {
+        errors.add("note", "Say in a line what this version changes.");
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let text = |t: &str| Some(t.to_owned());
+    Content {
+        title: f.title.clone(),
+        summary: text(&f.summary),
+        recipe_yield: crate::domain::Yield {
+            servings,
+            text: text(&f.yield_text),
+        },
+        prep,
+        cook,
+        total,
+        ingredients: f.ingredients.lines().map(str::to_owned).collect(),
+        steps: steps_of(&f.steps),
+        notes: text(&f.notes),
+        tags: f.tags.split(',').map(str::to_owned).collect(),
+        cuisine: text(&f.cuisine),
+        category: text(&f.category),
+        image: text(image),
+    }
+    .normalized()
+    .map_err(|why| FieldErrors::one("", capitalised(&why)))
+}
+
+/// Steps as the form has them: apart by blank lines, `## Name` a section.
+fn steps_of(text: &str) -> Vec<Step> {
+    let mut steps = Vec::new();
+    let mut section = None;
+    for block in text.replace("\r\n", "\n").split("\n\n") {
+        let mut lines: Vec<&str> = block.lines().collect();
+        if let Some(name) = lines.first().and_then(|l| l.trim().strip_prefix("## ")) {
+            section = Some(name.trim().to_owned());
+            lines.remove(0);
+        }
+        let body = lines.join("\n");
+        if !body.trim().is_empty() {
+            steps.push(Step {
+                section: section.clone(),
+                text: body,
+            });
+        }
+    }
+    steps
+}
+
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |c| {
+        c.to_uppercase().chain(chars).collect::<String>() + "."
+    })
+}
+
+fn change(cook: &Cook, note: &str) -> Change {
+    Change::by(cook.handle.as_str(), note)
+}
+
+/// The recipe at `slug`, if `cook` wrote it; another cook is refused.
+fn authored(site: &Site, slug: &Slug, cook: &Cook) -> Result<Recipe, WebError> {
+    let recipe = site.snapshot().current(slug)?;
+    if recipe.author.as_deref() != Some(cook.handle.as_str()) {
+        return Err(WebError::Forbidden(format!(
+            "Only its author can change {}: fork it to make your own version.",
+            recipe.content.title
+        )));
+    }
+    Ok(recipe)
+}
+
+fn form_page(
+    site: &Site,
+    visitor: &Visitor,
+    status: StatusCode,
+    purpose: &Purpose,
+    fields: &RecipeFields,
+    errors: &FieldErrors,
+) -> HttpResponse {
+    let page = recipe_form::page(purpose, fields, errors, visitor.form_token(), None);
+    private_page(site, visitor, status, page)
+}
+
+pub async fn new_page(site: web::Data<Site>, visitor: Visitor) -> Result<HttpResponse, WebError> {
+    visitor.cook_or_login("/recipes/new")?;
+    let fields = RecipeFields {
+        note: "First version".to_owned(),
+        ..RecipeFields::default()
+    };
+    Ok(form_page(
+        &site,
+        &visitor,
+        StatusCode::OK,
+        &Purpose::New,
+        &fields,
+        &FieldErrors::new(),
+    ))
+}
+
+/// What a recipe form's POST led to, short of an error.
+enum Outcome {
+    /// Written: go to this page.
+    Saved(String),
+    /// Not written: the form again, with these errors.
+    Refused(StatusCode, FieldErrors),
+    /// Not written, because the recipe moved on since the version edited.
+    Stale {
+        based_on: VersionNumber,
+        newest: VersionNumber,
+    },
+}
+
+impl Outcome {
+    fn unprocessable(errors: FieldErrors) -> Outcome {
+        Outcome::Refused(StatusCode::UNPROCESSABLE_ENTITY, errors)
+    }
+
+    fn slug_taken(slug: &Slug) -> Outcome {
+        let why = format!("Another recipe is at /recipes/{slug}: choose another address.");
+        Outcome::Refused(StatusCode::CONFLICT, FieldErrors::one("slug", why))
+    }
+
+    /// The answer: a 303, or the form again with what was typed.
+    fn respond(
+        self,
+        site: &Site,
+        visitor: &Visitor,
+        purpose: &Purpose,
+        fields: &RecipeFields,
+    ) -> Result<HttpResponse, WebError> {
+        match self {
+            Outcome::Saved(to) => Ok(see_other(&to).finish()),
+            Outcome::Refused(status, errors) => {
+                Ok(form_page(site, visitor, status, purpose, fields, &errors))
+            }
+            Outcome::Stale { based_on, newest } => {
+                let Purpose::Edit { slug, .. } = purpose else {
+                    unreachable!("only an edit is based on a version")
+                };
+                stale(site, visitor, &parse_slug(slug)?, based_on, newest, fields)
+            }
+        }
+    }
+}
+
+/// The form's address field as a slug, or the error next to it.
+fn slug_field(text: &str) -> Result<Slug, FieldErrors> {
+    Slug::parse(text.trim()).map_err(|e| FieldErrors::one("slug", capitalised(&e.to_string())))
+}
+
+pub async fn create(
+    site: web::Data<Site>,
+    req: HttpRequest,
+    visitor: Visitor,
+    form: web::Form<RecipeForm>,
+) -> Result<HttpResponse, WebError> {
+    visitor.check_form(&req, &form.csrf)?;
+    let cook = visitor.cook_or_login("/recipes/new")?;
+    let outcome = try_create(&site, cook, &form.fields)?;
+    outcome.respond(&site, &visitor, &Purpose::New, &form.fields)
+}
+
+fn try_create(site: &Site, cook: &Cook, fields: &RecipeFields) -> Result<Outcome, WebError> {
+    let content = match content_of(fields) {
+        Ok(content) => content,
+        Err(errors) => return Ok(Outcome::unprocessable(errors)),
+    };
+    let slug = match fields.slug.trim() {
+        "" => Slug::from_title(&content.title),
+        text => match slug_field(text) {
+            Ok(slug) => slug,
+            Err(errors) => return Ok(Outcome::unprocessable(errors)),
+        },
+    };
+    match site
+        .recipes()
+        .create(&slug, content, &change(cook, &fields.note))
+    {
+        Ok(_) => Ok(Outcome::Saved(recipe_path(slug.as_str()))),
+        Err(DomainError::SlugTaken(_)) => Ok(Outcome::slug_taken(&slug)),
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn parse_slug(text: &str) -> Result<Slug, WebError> {
+    Slug::parse(text)
+        .map_err(|_| WebError::NotFound(format!("There is no recipe called {text:?}.")))
+}
+
+pub async fn edit_page(
+    site: web::Data<Site>,
+    visitor: Visitor,
+    slug: web::Path<String>,
+) -> Result<HttpResponse, WebError> {
+    let slug = parse_slug(&slug)?;
+    let cook = visitor.cook_or_login(&format!("{}/edit", recipe_path(slug.as_str())))?;
+    let recipe = authored(&site, &slug, cook)?;
+    let purpose = Purpose::Edit {
+        slug: slug.as_str(),
+        based_on: recipe.version_count,
+    };
+    Ok(form_page(
+        &site,
+        &visitor,
+        StatusCode::OK,
+        &purpose,
+        &RecipeFields::of(&recipe.content),
+        &FieldErrors::new(),
+    ))
+}
+
+pub async fn edit(
+    site: web::Data<Site>,
+    req: HttpRequest,
+    visitor: Visitor,
+    slug: web::Path<String>,
+    form: web::Form<RecipeForm>,
+) -> Result<HttpResponse, WebError> {
+    visitor.check_form(&req, &form.csrf)?;
+    let slug = parse_slug(&slug)?;
+    let cook = visitor.cook_or_login(&format!("{}/edit", recipe_path(slug.as_str())))?;
+    authored(&site, &slug, cook)?;
+    let based_on = VersionNumber::parse(&form.based_on).ok_or_else(|| {
+        WebError::BadRequest("The form does not say which version it edits.".to_owned())
+    })?;
+    let purpose = Purpose::Edit {
+        slug: slug.as_str(),
+        based_on: based_on.get(),
+    };
+    let outcome = try_edit(&site, cook, &slug, based_on, &form.fields)?;
+    outcome.respond(&site, &visitor, &purpose, &form.fields)
+}
+
+fn try_edit(
+    site: &Site,
+    cook: &Cook,
+    slug: &Slug,
+    based_on: VersionNumber,
+    fields: &RecipeFields,
+) -> Result<Outcome, WebError> {
+    let content = match content_of(fields) {
+        Ok(content) => content,
+        Err(errors) => return Ok(Outcome::unprocessable(errors)),
+    };
+    match site
+        .recipes()
+        .edit(slug, based_on, content, &change(cook, &fields.note))
+    {
+        Ok(_) => Ok(Outcome::Saved(recipe_path(slug.as_str()))),
+        Err(DomainError::NothingChanged) => Ok(Outcome::unprocessable(FieldErrors::one(
+            "",
+            "Nothing changed, so no new version was saved.",
+        ))),
+        Err(DomainError::Stale { newest, .. }) => Ok(Outcome::Stale { based_on, newest }),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// 409: the recipe moved on since `based_on`; the person's text is kept,
+/// with what changed meanwhile, and the form now edits the newest version.
+fn stale(
+    site: &Site,
+    visitor: &Visitor,
+    slug: &Slug,
+    based_on: VersionNumber,
+    newest: VersionNumber,
+    fields: &RecipeFields,
+) -> Result<HttpResponse, WebError> {
+    let meanwhile = site
+        .snapshot()
+        .version_diff(slug, Some(based_on), Some(newest))?;
+    let purpose = Purpose::Edit {
+        slug: slug.as_str(),
+        based_on: newest.get(),
+    };
+    let page = recipe_form::page(
+        &purpose,
+        fields,
+        &FieldErrors::new(),
+        visitor.form_token(),
+        Some((&meanwhile.diff, newest.get())),
+    );
+    Ok(private_page(site, visitor, StatusCode::CONFLICT, page))
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ForkParams {
+    version: Option<String>,
+}
+
+pub async fn fork_page(
+    site: web::Data<Site>,
+    visitor: Visitor,
+    slug: web::Path<String>,
+    params: web::Query<ForkParams>,
+) -> Result<HttpResponse, WebError> {
+    let slug = parse_slug(&slug)?;
+    let cook = visitor.cook_or_login(&format!("{}/fork", recipe_path(slug.as_str())))?;
+    let (version, fields) = fork_fields(&site, &slug, params.version.as_deref(), cook)?;
+    let purpose = Purpose::Fork {
+        slug: slug.as_str(),
+        version: version.get(),
+    };
+    let ok = StatusCode::OK;
+    let page = form_page(&site, &visitor, ok, &purpose, &fields, &FieldErrors::new());
+    Ok(page)
+}
+
+/// A fork form's fields: the version forked (the newest unless `version`
+/// names one), with a free slug and a note suggested.
+fn fork_fields(
+    site: &Site,
+    slug: &Slug,
+    version: Option<&str>,
+    cook: &Cook,
+) -> Result<(VersionNumber, RecipeFields), WebError> {
+    let snapshot = site.snapshot();
+    let recipe = snapshot.current(slug)?;
+    let version = match version {
+        Some(text) => VersionNumber::parse(text)
+            .ok_or_else(|| WebError::BadRequest(format!("{text:?} is not a version number.")))?,
+        None => recipe.newest(),
+    };
+    let (_, content) = snapshot.version(slug, version)?;
+    let mut fields = RecipeFields::of(&content);
+    let suggested = site
+        .recipes()
+        .suggest_fork_slug(slug, cook.handle.as_str())?;
+    fields.slug = suggested.to_string();
+    fields.note = format!("Forked from {} at version {version}", recipe.content.title);
+    Ok((version, fields))
+}
+
+pub async fn fork(
+    site: web::Data<Site>,
+    req: HttpRequest,
+    visitor: Visitor,
+    slug: web::Path<String>,
+    form: web::Form<RecipeForm>,
+) -> Result<HttpResponse, WebError> {
+    visitor.check_form(&req, &form.csrf)?;
+    let parent = parse_slug(&slug)?;
+    let cook = visitor.cook_or_login(&format!("{}/fork", recipe_path(parent.as_str())))?;
+    let version = VersionNumber::parse(&form.version).ok_or_else(|| {
+        WebError::BadRequest("The form does not say which version it forks.".to_owned())
+    })?;
+    let purpose = Purpose::Fork {
+        slug: parent.as_str(),
+        version: version.get(),
+    };
+    let outcome = try_fork(&site, cook, &parent, version, &form.fields)?;
+    outcome.respond(&site, &visitor, &purpose, &form.fields)
+}
+
+fn try_fork(
+    site: &Site,
+    cook: &Cook,
+    parent: &Slug,
+    version: VersionNumber,
+    fields: &RecipeFields,
+) -> Result<Outcome, WebError> {
+    let (content, slug) = match (content_of(fields), slug_field(&fields.slug)) {
+        (Ok(content), Ok(slug)) => (content, slug),
+        (Err(errors), _) | (_, Err(errors)) => return Ok(Outcome::unprocessable(errors)),
+    };
+    let change = change(cook, &fields.note);
+    match site
+        .recipes()
+        .fork(parent, Some(version), Some(&slug), |_| content, &change)
+    {
+        Ok((slug, _)) => Ok(Outcome::Saved(recipe_path(slug.as_str()))),
+        Err(DomainError::SlugTaken(_)) => Ok(Outcome::slug_taken(&slug)),
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub struct RetireForm {
+    csrf: String,
+    based_on: String,
+}
+
+pub async fn retire(
+    site: web::Data<Site>,
+    req: HttpRequest,
+    visitor: Visitor,
+    slug: web::Path<String>,
+    form: web::Form<RetireForm>,
+) -> Result<HttpResponse, WebError> {
+    visitor.check_form(&req, &form.csrf)?;
+    let slug = parse_slug(&slug)?;
+    let cook = visitor.cook_or_login(&recipe_path(slug.as_str()))?;
+    authored(&site, &slug, cook)?;
+    let based_on = VersionNumber::parse(&form.based_on).ok_or_else(|| {
+        WebError::BadRequest("The form does not say which version it retires.".to_owned())
+    })?;
+    match site
+        .recipes()
+        .retire(&slug, based_on, &change(cook, "retired"))
+    {
+        Ok(_) => Ok(see_other(&format!("{}/history", recipe_path(slug.as_str()))).finish()),
+        Err(DomainError::Stale { .. }) => Err(WebError::Conflict(format!(
+            "{slug} changed since you saw it: look at it again before retiring it."
+        ))),
+        Err(e) => Err(e.into()),
+    }
+}
