@@ -55,3 +55,35 @@
     }
   });
 })();
+
+// forkful: the recipe form's live preview. As the cook types, the form's
+// fields go to /preview (debounced) and the recipe comes back rendered as
+// its page will render it. The form works the same without this.
+(function () {
+  "use strict";
+  var form = document.querySelector("form.recipe-form");
+  var out = document.querySelector("section.preview");
+  if (!form || !out || !window.fetch || !window.FormData || !window.URLSearchParams) return;
+  var timer = null;
+  var latest = 0;
+  function preview() {
+    var mine = ++latest;
+    fetch("/preview", {
+      method: "POST",
+      body: new URLSearchParams(new FormData(form)),
+      credentials: "same-origin",
+      headers: { "Accept": "text/html" }
+    })
+      .then(function (r) { return r.text(); })
+      .then(function (html) {
+        // An older answer that arrives late must not replace a newer one.
+        if (mine === latest) out.innerHTML = html;
+      })
+      .catch(function () { /* no preview; the form still saves */ });
+  }
+  form.addEventListener("input", function () {
+    window.clearTimeout(timer);
+    timer = window.setTimeout(preview, 300);
+  });
+  preview();
+})();

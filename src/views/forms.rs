@@ -128,3 +128,14 @@ pub fn textarea(
         }
     }
 }
+
+/// Every error of a form, as a list (the preview of a form with mistakes).
+pub fn error_list(errors: &FieldErrors) -> Markup {
+    html! {
+        ul class="form-error" role="alert" {
+            @for (field, message) in &errors.0 {
+                li { @if !field.is_empty() { (field) ": " } (message) }
+            }
+        }
+    }
+}

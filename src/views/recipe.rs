@@ -19,6 +19,8 @@ use crate::domain::{
 pub enum Showing {
     /// The recipe as it is now.
     Current,
+    /// What a form would save, shown beside it before saving.
+    Preview,
     /// A past version, with what its transaction says.
     Version {
         number: VersionNumber,
@@ -161,7 +163,6 @@ fn version_notice(page: &RecipePage) -> Markup {
 /// The article itself, shared by the current page and a version's.
 fn article(page: &RecipePage) -> Markup {
     let c = page.content;
-    let slug = page.slug;
     html! {
         article class="recipe" {
             (lineage(page))
@@ -208,25 +209,51 @@ fn article(page: &RecipePage) -> Markup {
             @if let Showing::Current = page.showing {
                 (family(page))
             }
-            p class="recipe-actions" {
-                @match &page.showing {
-                    Showing::Current => {
-                        a href={ (recipe_path(slug)) "/fork?version=" (page.version_count) } { "Fork" }
-                        " " a href={ (recipe_path(slug)) "/edit" } { "Edit" } " "
-                    }
-                    Showing::Version { number, .. } => {
-                        a href={ (recipe_path(slug)) "/fork?version=" (number) } { "Fork this version" } " "
-                    }
-                }
-                a href={ (recipe_path(slug)) "/history" } { "History" }
-                @if !page.lineage.is_empty() {
-                    " " a href={ (recipe_path(slug)) "/compare" } { "Compare with parent" }
-                }
-                " " a href={ (recipe_path(slug)) "/forks" } { "Fork tree" }
-                " " a href={ (recipe_path(slug)) ".json" } type="application/json" { "JSON" }
-            }
+            @if !matches!(page.showing, Showing::Preview) { (actions(page)) }
         }
     }
+}
+
+/// Links to what can be done with the recipe.
+fn actions(page: &RecipePage) -> Markup {
+    let slug = page.slug;
+    html! {
+        p class="recipe-actions" {
+            @match &page.showing {
+                Showing::Current => {
+                    a href={ (recipe_path(slug)) "/fork?version=" (page.version_count) } { "Fork" }
+                    " " a href={ (recipe_path(slug)) "/edit" } { "Edit" } " "
+                }
+                Showing::Version { number, .. } => {
+                    a href={ (recipe_path(slug)) "/fork?version=" (number) } { "Fork this version" } " "
+                }
+                Showing::Preview => {}
+            }
+            a href={ (recipe_path(slug)) "/history" } { "History" }
+            @if !page.lineage.is_empty() {
+                " " a href={ (recipe_path(slug)) "/compare" } { "Compare with parent" }
+            }
+            " " a href={ (recipe_path(slug)) "/forks" } { "Fork tree" }
+            " " a href={ (recipe_path(slug)) ".json" } type="application/json" { "JSON" }
+        }
+    }
+}
+
+/// What the recipe form would save, rendered exactly as its page renders
+/// it, without the page around it: the live preview.
+pub fn preview(content: &Content) -> Markup {
+    article(&RecipePage {
+        base_url: "",
+        slug: "",
+        content,
+        author: None,
+        published: None,
+        modified: None,
+        version_count: 0,
+        lineage: &[],
+        forks: &[],
+        showing: Showing::Preview,
+    })
 }
 
 /// The whole page; `json_ld` is the recipe's structured data, if the page
@@ -235,7 +262,7 @@ pub fn page(page: &RecipePage, json_ld: Option<String>) -> Markup {
     let description = page.content.summary.as_deref().map(plain_text);
     let canonical = format!("{}{}", page.base_url, recipe_path(page.slug));
     let title = match &page.showing {
-        Showing::Current => page.content.title.clone(),
+        Showing::Current | Showing::Preview => page.content.title.clone(),
         Showing::Version { number, .. } => format!("{} (version {number})", page.content.title),
     };
     let mut head = Head::new(&title, Section::Recipes);

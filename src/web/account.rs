@@ -15,7 +15,10 @@ use crate::domain::{AccountError, Slug};
 use crate::views::account::{self, SignUpValues};
 use crate::views::forms::FieldErrors;
 
-#[derive(Debug, Deserialize)]
+/// Every field defaults to empty, so that a form without its token is
+/// refused for that (403) before anything else is read.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub struct SignUpForm {
     csrf: String,
     handle: String,
@@ -112,7 +115,10 @@ pub async fn log_in_page(
     private_page(&site, &visitor, StatusCode::OK, page)
 }
 
-#[derive(Debug, Deserialize)]
+/// Every field defaults to empty, so that a form without its token is
+/// refused for that (403) before anything else is read.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub struct LogInForm {
     csrf: String,
     handle: String,
@@ -146,7 +152,10 @@ pub async fn log_in(
     }
 }
 
-#[derive(Debug, Deserialize)]
+/// Every field defaults to empty, so that a form without its token is
+/// refused for that (403) before anything else is read.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub struct TokenForm {
     csrf: String,
 }
@@ -185,7 +194,10 @@ pub async fn account_page(
     Ok(private_page(&site, &visitor, StatusCode::OK, page))
 }
 
-#[derive(Debug, Deserialize)]
+/// Every field defaults to empty, so that a form without its token is
+/// refused for that (403) before anything else is read.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub struct PasswordForm {
     csrf: String,
     current: String,

@@ -9,9 +9,10 @@ use actix_web::Error;
 
 /// Everything a page loads comes from the site itself; nothing inline runs
 /// (the JSON-LD `<script>` is data, which CSP does not execute or block).
+/// The one script may fetch from the site (the recipe form's preview).
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'self'; \
-     img-src 'self' https: data:; script-src 'self'; base-uri 'none'; \
-     form-action 'self'; frame-ancestors 'none'";
+     img-src 'self' https: data:; script-src 'self'; connect-src 'self'; \
+     base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 /// The security headers on every response, error pages and assets included.
 pub fn security_headers() -> DefaultHeaders {

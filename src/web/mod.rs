@@ -118,6 +118,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             "/recipes/{slug}/retire",
             web::post().to(recipe_forms::retire),
         )
+        .route("/preview", web::post().to(recipe_forms::preview))
         .route("/recipes/{slug}.json", get().to(recipes::json))
         .route("/recipes/{slug}", get().to(recipes::show))
         .route("/recipes/{slug}/history", get().to(recipes::history))

@@ -18,9 +18,12 @@ use crate::domain::{
 };
 use crate::views::forms::FieldErrors;
 use crate::views::recipe_form::{self, Purpose, RecipeFields};
-use crate::views::recipe_path;
+use crate::views::{self, recipe_path};
 
-#[derive(Debug, Deserialize)]
+/// Every field defaults to empty, so that a form without its token is
+/// refused for that (403) before anything else is read.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub struct RecipeForm {
     csrf: String,
     #[serde(default)]
@@ -453,7 +456,10 @@ fn try_fork(
     }
 }
 
-#[derive(Debug, Deserialize)]
+/// Every field defaults to empty, so that a form without its token is
+/// refused for that (403) before anything else is read.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub struct RetireForm {
     csrf: String,
     based_on: String,
@@ -483,4 +489,24 @@ pub async fn retire(
         ))),
         Err(e) => Err(e.into()),
     }
+}
+
+/// `POST /preview`: the recipe form's fields rendered exactly as the page
+/// will render them, for the form's live preview; a form with mistakes gets
+/// the list of them instead.
+pub async fn preview(
+    site: web::Data<Site>,
+    req: HttpRequest,
+    visitor: Visitor,
+    form: web::Form<RecipeForm>,
+) -> Result<HttpResponse, WebError> {
+    visitor.check_form(&req, &form.csrf)?;
+    let (status, fragment) = match content_of(&form.fields) {
+        Ok(content) => (StatusCode::OK, views::recipe::preview(&content)),
+        Err(errors) => (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            views::forms::error_list(&errors),
+        ),
+    };
+    Ok(private_page(&site, &visitor, status, fragment))
 }

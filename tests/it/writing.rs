@@ -444,11 +444,21 @@ async fn an_oversized_or_unreadable_form_is_refused_with_a_page_that_says_so() {
         .await;
     assert_eq!(big.status, 413);
     assert!(big.body.contains("256 KiB"), "{}", big.body);
+    let not_a_form = browser
+        .send(
+            TestRequest::post()
+                .uri("/signup")
+                .insert_header(("Origin", ORIGIN))
+                .insert_header(("Content-Type", "application/json"))
+                .set_payload(format!("{{\"csrf\": \"{token}\"}}")),
+        )
+        .await;
+    assert_eq!(not_a_form.status, 400);
+    assert!(not_a_form.body.contains("nothing was changed"));
     let missing = browser
         .post("/signup", &[("csrf", &token)], Some(ORIGIN))
         .await;
-    assert_eq!(missing.status, 400);
-    assert!(missing.body.contains("nothing was changed"));
+    assert_eq!(missing.status, 422, "an empty form is a form with mistakes");
     assert!(stored(recipes.store()) == before);
 }
 
@@ -764,4 +774,83 @@ async fn fifty_cooks_forking_one_recipe_at_once_get_fifty_forks() {
     let page = ann.get("/recipes/weeknight-dal").await;
     assert_eq!(page.texts(".forks li").len(), 50);
     assert_eq!(page.texts(".family h3"), ["50 forks"]);
+}
+
+#[actix_web::test]
+async fn the_preview_renders_the_fields_exactly_as_the_page_will() {
+    let (recipes, site) = new_site();
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let form = ann.get("/recipes/new").await;
+    assert_eq!(form.attrs("section.preview", "aria-live"), ["polite"]);
+    // As the script sends it: the recipe form's fields, its token included.
+    let token = form_token(&form, "/recipes/new");
+    let with_token = |fields: Vec<(&'static str, &'static str)>| {
+        let mut all = vec![("csrf", token.as_str())];
+        all.extend(fields);
+        all
+    };
+    let summary = "Red lentils, *quick*. <script>alert(1)</script>";
+    let fields = recipe_fields(&[("summary", summary)]);
+    let before = stored(recipes.store());
+    let preview = ann
+        .post("/preview", &with_token(fields.clone()), Some(ORIGIN))
+        .await;
+    assert_eq!(preview.status, 200, "{}", preview.body);
+    assert_eq!(preview.header("cache-control"), Some("private, no-store"));
+    assert!(
+        stored(recipes.store()) == before,
+        "a preview writes nothing"
+    );
+    assert!(preview.texts("script").is_empty(), "{}", preview.body);
+    assert_eq!(preview.texts(".summary em"), ["quick"]);
+    ann.submit(&form, "/recipes/new", &fields).await;
+    let page = ann.get("/recipes/weeknight-dal").await;
+    // The bytes of the summary, and from the facts to the end of the
+    // method, as sent (the author and date between them come with saving).
+    let part = |page: &Page, from: &str, to: &str| {
+        let start = page.body.find(from).unwrap();
+        let end = page.body[start..].find(to).unwrap();
+        page.body[start..start + end].to_owned()
+    };
+    for (from, to) in [
+        ("<div class=\"summary\">", "</div>"),
+        ("<dl class=\"facts\">", "</section></div>"),
+    ] {
+        assert_eq!(part(&preview, from, to), part(&page, from, to));
+    }
+
+    let bad = recipe_fields(&[("title", ""), ("prep", "x")]);
+    let bad = ann.post("/preview", &with_token(bad), Some(ORIGIN)).await;
+    assert_eq!(bad.status, 422);
+    assert_eq!(bad.texts(".form-error li").len(), 2, "{}", bad.body);
+    let forged = ann.post("/preview", &fields, Some(ORIGIN)).await;
+    assert_eq!(forged.status, 403, "no token");
+}
+
+#[actix_web::test]
+async fn a_post_without_a_token_is_403_whatever_the_form() {
+    let (recipes, site) = new_site();
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let form = ann.get("/recipes/new").await;
+    ann.submit(&form, "/recipes/new", &recipe_fields(&[])).await;
+    let before = stored(recipes.store());
+    for action in [
+        "/signup",
+        "/login",
+        "/logout",
+        "/logout/everywhere",
+        "/account/password",
+        "/recipes/new",
+        "/recipes/weeknight-dal/edit",
+        "/recipes/weeknight-dal/fork",
+        "/recipes/weeknight-dal/retire",
+        "/preview",
+    ] {
+        let page = ann.post(action, &[], Some(ORIGIN)).await;
+        assert_eq!(page.status, 403, "{action}: {}", page.body);
+    }
+    assert!(stored(recipes.store()) == before);
+    assert_eq!(ann.get("/account").await.status, 200, "still logged in");
 }
