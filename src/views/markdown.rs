@@ -19,6 +19,7 @@ use std::sync::{Arc, OnceLock, RwLock};
 
 use maud::Render;
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+use pulldown_cmark_escape::{escape_href, escape_html};
 use rustc_hash::FxHashMap;
 
 /// Markdown text that renders as HTML.
@@ -43,8 +44,26 @@ fn safe_url(url: &str) -> bool {
     }
 }
 
-/// The events of `text`, with raw HTML turned into text and unsafe
-/// addresses removed.
+/// A link's opening tag. Cooks write these links, so search engines are
+/// told not to vouch for them (`nofollow ugc`), and a page they open gets
+/// no handle on this one (`noopener`).
+fn link_start(url: &str, title: &str) -> String {
+    let mut a = String::with_capacity(url.len() + title.len() + 48);
+    a.push_str("<a href=\"");
+    // Writing to a String cannot fail.
+    let _ = escape_href(&mut a, url);
+    a.push('"');
+    if !title.is_empty() {
+        a.push_str(" title=\"");
+        let _ = escape_html(&mut a, title);
+        a.push('"');
+    }
+    a.push_str(" rel=\"nofollow ugc noopener\">");
+    a
+}
+
+/// The events of `text`, with raw HTML turned into text, unsafe addresses
+/// removed, and links marked as the cook's (`link_start`).
 fn safe_events(text: &str) -> impl Iterator<Item = Event<'_>> {
     // Links and images are rewritten as a whole (start, contents, end), so
     // the parser's stack of open tags decides which end closes a dropped one.
@@ -57,11 +76,21 @@ fn safe_events(text: &str) -> impl Iterator<Item = Event<'_>> {
             };
             let safe = safe_url(dest_url);
             dropped.push(!safe);
-            safe.then_some(Event::Start(tag))
+            match tag {
+                _ if !safe => None,
+                Tag::Link {
+                    dest_url, title, ..
+                } => Some(Event::InlineHtml(link_start(&dest_url, &title).into())),
+                image => Some(Event::Start(image)),
+            }
         }
         Event::End(end @ (TagEnd::Link | TagEnd::Image)) => {
             let was_dropped = dropped.pop().unwrap_or(false);
-            (!was_dropped).then_some(Event::End(end))
+            match end {
+                _ if was_dropped => None,
+                TagEnd::Link => Some(Event::InlineHtml("</a>".into())),
+                image => Some(Event::End(image)),
+            }
         }
         other => Some(other),
     })
@@ -208,7 +237,10 @@ mod tests {
         assert_eq!(html("*soft* peaks"), "<p><em>soft</em> peaks</p>\n");
         assert!(html("- a\n- b").contains("<ul>\n<li>a</li>\n<li>b</li>\n</ul>"));
         assert!(html("[site](https://example.com)")
-            .contains(r#"<a href="https://example.com">site</a>"#));
+            .contains(r#"<a href="https://example.com" rel="nofollow ugc noopener">site</a>"#));
+        assert!(html(r#"[t](https://example.com/a"b "say \"hi\" <x>")"#).contains(
+            r#"<a href="https://example.com/a%22b" title="say &quot;hi&quot; &lt;x&gt;" rel="nofollow ugc noopener">t</a>"#
+        ));
     }
 
     #[test]

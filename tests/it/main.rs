@@ -21,6 +21,7 @@
 //! - `web`: the site's pages, headers and errors, over the demo seed
 //! - `tags`: a tag a URL must escape, from its links back to its page
 //! - `writing`: accounts and forms over HTTP, as a browser uses them
+//! - `xss`: hostile text in every free-text field runs nowhere
 //! - `cli`: the binary's commands and their errors
 
 mod accounts;
@@ -43,3 +44,4 @@ mod transactions;
 mod uuids;
 mod web;
 mod writing;
+mod xss;
