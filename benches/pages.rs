@@ -11,6 +11,10 @@
 //! - `markdown`: the Markdown pipeline alone on a 2,400-byte and a
 //!   43,200-byte body, with throughput in bytes per second (`render`), and
 //!   the memoised rendering pages use for a text seen before (`memoised`).
+//! - `writing`: `POST /preview` of a 2,400-byte and a 43,200-byte recipe
+//!   form, logged in, with throughput in bytes per second; and `edit`, a
+//!   whole edit through the app (form in, durable in a temporary store,
+//!   303 out).
 //!
 //! Before measuring, each headline bench prints its allocations per
 //! operation (a counting allocator, `common::alloc`) and the recipe page
@@ -167,8 +171,107 @@ fn markdown(c: &mut Criterion) {
     group.finish();
 }
 
+/// A form posted through the app as a logged-in browser posts it; the
+/// response's status.
+async fn post<S, B>(app: &S, uri: &str, session: &str, form: &[(&str, &str)]) -> u16
+where
+    S: Service<actix_http::Request, Response = ServiceResponse<B>, Error = actix_web::Error>,
+    B: actix_web::body::MessageBody,
+{
+    let request = TestRequest::post()
+        .uri(uri)
+        .insert_header(("Origin", "http://forkful.bench"))
+        .cookie(actix_web::cookie::Cookie::new(
+            "forkful_session",
+            session.to_owned(),
+        ))
+        .set_form(form)
+        .to_request();
+    let response = test::call_service(app, request).await;
+    let status = response.status().as_u16();
+    let _ = actix_web::body::to_bytes(response.into_body()).await;
+    status
+}
+
+/// Writing over the web: the live preview of a recipe form in bytes per
+/// second, and a whole edit (form in, durable, redirect out).
+fn writing(c: &mut Criterion, system: &SystemRunner) {
+    use forkful::domain::accounts::form_token;
+    use forkful::domain::{Accounts, Slug};
+    let recipes = Recipes::temporary().expect("store");
+    let site = Data::new(Site::new(recipes.clone(), "http://forkful.bench"));
+    let app = system.block_on(test::init_service(forkful::app::app(site.clone())));
+    let accounts = Accounts::open(&recipes).expect("accounts");
+    let ann = Slug::parse("ann").expect("handle");
+    accounts
+        .sign_up(&ann, "Ann", "a long bench password")
+        .expect("sign up");
+    let (_, session) = accounts
+        .log_in(&ann, "a long bench password")
+        .expect("log in");
+    let (session, token) = (session.token.clone(), form_token(&session.token));
+    let mut group = c.benchmark_group("writing");
+    for bytes in [2_400, 43_200] {
+        // A recipe of `bytes` bytes of fields, mostly Markdown.
+        let steps = markdown_body(bytes * 3 / 4);
+        let notes = markdown_body(bytes - steps.len() - 120);
+        let form = [
+            ("csrf", token.as_str()),
+            ("title", "Bench Dal"),
+            (
+                "ingredients",
+                "1 cup red lentils\n3 cups water\n1 tsp turmeric",
+            ),
+            ("steps", steps.as_str()),
+            ("notes", notes.as_str()),
+            ("note", "bench"),
+        ];
+        let sent: usize = form.iter().map(|(n, v)| n.len() + v.len() + 2).sum();
+        assert_eq!(
+            system.block_on(post(&app, "/preview", &session, &form)),
+            200
+        );
+        group.throughput(Throughput::Bytes(sent as u64));
+        group.bench_with_input(BenchmarkId::new("preview", bytes), &form, |b, form| {
+            b.iter(|| system.block_on(post(&app, "/preview", &session, black_box(form))))
+        });
+    }
+    let mut based_on = 1u64;
+    let create = [
+        ("csrf", token.as_str()),
+        ("title", "Bench Dal"),
+        ("slug", "bench-dal"),
+        ("ingredients", "1 cup red lentils"),
+        ("note", "first"),
+    ];
+    assert_eq!(
+        system.block_on(post(&app, "/recipes/new", &session, &create)),
+        303
+    );
+    group.throughput(Throughput::Elements(1));
+    group.bench_function("edit", |b| {
+        b.iter(|| {
+            let version = based_on.to_string();
+            let water = format!("{based_on} cups water");
+            let ingredients = format!("1 cup red lentils\n{water}");
+            let form = [
+                ("csrf", token.as_str()),
+                ("based_on", version.as_str()),
+                ("title", "Bench Dal"),
+                ("ingredients", ingredients.as_str()),
+                ("note", "more water"),
+            ];
+            let status = system.block_on(post(&app, "/recipes/bench-dal/edit", &session, &form));
+            assert_eq!(status, 303, "edit of version {based_on}");
+            based_on += 1;
+        })
+    });
+    group.finish();
+}
+
 fn benches(c: &mut Criterion) {
     let system = System::new();
+    writing(c, &system);
     let demo = Catalog {
         name: "demo",
         recipes: common::demo(),

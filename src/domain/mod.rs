@@ -41,7 +41,8 @@ pub use attrs::Attrs;
 pub use content::{Content, Minutes, Step, Yield};
 pub use ids::{Basis, Instant, RecipeId, VersionNumber};
 pub use models::{
-    Comparison, Crumb, Family, History, Link, RecipeShow, TreeNode, VersionDiff, VersionShow,
+    Comparison, CookPage, Crumb, Family, History, Link, RecipeShow, TreeNode, VersionDiff,
+    VersionShow, COOK_PAGE_LIMIT,
 };
 pub use read::{
     Ancestor, CatalogEntry, CatalogPage, CatalogQuery, ForkNode, Recipe, Snapshot, Sort, Version,
@@ -95,6 +96,9 @@ pub enum DomainError {
     /// The recipe was retired by its author; its history stays readable.
     #[error("{title} was retired by its author")]
     Retired { slug: String, title: String },
+    /// No cook has the handle.
+    #[error("there is no cook called {0}")]
+    NoSuchCook(String),
     /// A comparison with the parent of a recipe that has none.
     #[error("{0} is an original: it has no parent to compare with.")]
     NoParent(String),

@@ -6,7 +6,7 @@
 
 use super::diff::{self, RecipeDiff};
 use super::ids::{RecipeId, VersionNumber};
-use super::read::{ForkNode, Recipe, Snapshot, Version};
+use super::read::{CatalogEntry, ForkNode, Recipe, Snapshot, Version};
 use super::slug::Slug;
 use super::{Content, DomainError};
 
@@ -98,7 +98,53 @@ pub struct Family {
     pub truncated: bool,
 }
 
+/// A cook's page: who they are, and what they wrote.
+pub struct CookPage {
+    pub handle: String,
+    pub name: String,
+    /// Recipes they started, by title.
+    pub originals: Vec<CatalogEntry>,
+    /// Their forks of other recipes, by title.
+    pub forks: Vec<CatalogEntry>,
+    /// Whether they wrote more than the page lists.
+    pub truncated: bool,
+}
+
+/// Recipes a cook's page lists at most.
+pub const COOK_PAGE_LIMIT: usize = 500;
+
 impl Snapshot {
+    /// The page of the cook with `handle`: their recipes and forks, not
+    /// retired ones, at most `COOK_PAGE_LIMIT` of them.
+    pub fn cook_page(&self, handle: &Slug) -> Result<CookPage, DomainError> {
+        let name = self
+            .cook_name(handle)?
+            .ok_or_else(|| DomainError::NoSuchCook(handle.to_string()))?;
+        let written = self.written_by(handle)?;
+        let truncated = written.len() > COOK_PAGE_LIMIT;
+        let (mut originals, mut forks) = (Vec::new(), Vec::new());
+        for id in written.into_iter().take(COOK_PAGE_LIMIT) {
+            if self.is_retired(id)? {
+                continue;
+            }
+            let entry = self.catalog_entry(id)?;
+            match self.lineage(id)?.is_empty() {
+                true => originals.push(entry),
+                false => forks.push(entry),
+            }
+        }
+        let by_title = |a: &CatalogEntry, b: &CatalogEntry| (&a.title, a.id).cmp(&(&b.title, b.id));
+        originals.sort_by(by_title);
+        forks.sort_by(by_title);
+        Ok(CookPage {
+            handle: handle.to_string(),
+            name,
+            originals,
+            forks,
+            truncated,
+        })
+    }
+
     /// A link to recipe `id`.
     pub fn link(&self, id: RecipeId) -> Result<Link, DomainError> {
         let (slug, title) = self.slug_and_title(id)?;

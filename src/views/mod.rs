@@ -14,6 +14,7 @@
 
 pub mod account;
 pub mod catalog;
+pub mod cook;
 pub mod diff;
 pub mod feeds;
 pub mod forks;

@@ -176,7 +176,7 @@ fn article(page: &RecipePage) -> Markup {
                     div class="summary" { (Markdown(summary)) }
                 }
                 p class="meta" {
-                    @if let Some(author) = page.author { "By " (author) ". " }
+                    @if let Some(author) = page.author { "By " a href={ "/cooks/" (author) } { (author) } ". " }
                     @if let Some(at) = page.modified {
                         "Changed " time datetime=(Rfc3339(at)) { (Day(at)) } ". "
                     }

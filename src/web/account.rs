@@ -41,6 +41,7 @@ pub async fn sign_up(
     visitor: Visitor,
     form: web::Form<SignUpForm>,
 ) -> Result<HttpResponse, WebError> {
+    site.attempts().attempt(&req)?;
     visitor.check_form(&req, &form.csrf)?;
     let values = SignUpValues {
         handle: form.handle.trim().to_owned(),
@@ -133,6 +134,7 @@ pub async fn log_in(
     visitor: Visitor,
     form: web::Form<LogInForm>,
 ) -> Result<HttpResponse, WebError> {
+    site.attempts().attempt(&req)?;
     visitor.check_form(&req, &form.csrf)?;
     let next = safe_next(&form.next);
     let outcome = match Slug::parse(form.handle.trim()) {

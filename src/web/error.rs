@@ -23,6 +23,9 @@ pub enum WebError {
     /// The request was based on something that has changed since.
     #[error("{0}")]
     Conflict(String),
+    /// Too many attempts from one address; try again later.
+    #[error("{0}")]
+    TooManyRequests(String),
     /// The request's body is over a limit the message names.
     #[error("{0}")]
     TooLarge(String),
@@ -56,6 +59,7 @@ impl From<DomainError> for WebError {
             DomainError::NoSuchRecipe(_)
             | DomainError::NoSuchVersion { .. }
             | DomainError::NoParent(_)
+            | DomainError::NoSuchCook(_)
             | DomainError::BadSlug(_) => WebError::NotFound(error.to_string()),
             DomainError::BadCursor(_) => WebError::BadRequest(error.to_string()),
             DomainError::Retired { ref slug, .. } => WebError::Gone(format!(
@@ -75,6 +79,7 @@ impl ResponseError for WebError {
             WebError::Gone(_) => StatusCode::GONE,
             WebError::Forbidden(_) => StatusCode::FORBIDDEN,
             WebError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            WebError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
             WebError::Conflict(_) => StatusCode::CONFLICT,
             WebError::LogIn { .. } => StatusCode::SEE_OTHER,
             WebError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -95,6 +100,7 @@ impl ResponseError for WebError {
             WebError::Gone(m) => ("Gone", m.as_str()),
             WebError::Forbidden(m) => ("Not allowed", m.as_str()),
             WebError::TooLarge(m) => ("Too large", m.as_str()),
+            WebError::TooManyRequests(m) => ("Too many attempts", m.as_str()),
             WebError::Conflict(m) => ("Changed meanwhile", m.as_str()),
             WebError::LogIn { .. } => unreachable!("answered above"),
             WebError::Internal(error) => {
@@ -105,7 +111,11 @@ impl ResponseError for WebError {
                 )
             }
         };
-        HttpResponse::build(self.status_code())
+        let mut response = HttpResponse::build(self.status_code());
+        if let WebError::TooManyRequests(_) = self {
+            response.insert_header((header::RETRY_AFTER, "60"));
+        }
+        response
             .insert_header((header::CONTENT_TYPE, "text/html; charset=utf-8"))
             .insert_header((header::CACHE_CONTROL, "no-store"))
             .body(views::pages::error(heading, message).into_string())

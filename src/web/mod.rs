@@ -11,6 +11,7 @@ pub mod catalog;
 pub mod error;
 mod feeds;
 pub mod forms;
+pub mod limits;
 pub mod middleware;
 mod pages;
 mod recipe_forms;
@@ -37,6 +38,8 @@ pub struct Site {
     /// Cooks' accounts, opened on first use (opening hashes a password,
     /// which pages that nobody logs in to need not pay for).
     accounts: std::sync::OnceLock<Accounts>,
+    /// Login and sign-up attempts per address.
+    attempts: limits::AttemptLimit,
 }
 
 impl Site {
@@ -54,6 +57,7 @@ impl Site {
             base_url,
             edition,
             accounts: std::sync::OnceLock::new(),
+            attempts: limits::AttemptLimit::per_minute(limits::ATTEMPTS_PER_MINUTE),
         }
     }
 
@@ -77,6 +81,11 @@ impl Site {
         }
         let opened = Accounts::open(&self.recipes)?;
         Ok(self.accounts.get_or_init(|| opened))
+    }
+
+    /// Login and sign-up attempts per address.
+    pub fn attempts(&self) -> &limits::AttemptLimit {
+        &self.attempts
     }
 
     /// The site's origin (`https://host:port`), as browsers send it.
@@ -126,6 +135,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route("/recipes/{slug}/diff", get().to(recipes::diff))
         .route("/recipes/{slug}/compare", get().to(recipes::compare))
         .route("/recipes/{slug}/forks", get().to(recipes::forks))
+        .route("/cooks/{handle}", get().to(pages::cook))
         .route("/tags", get().to(pages::tags))
         .route("/tags/{tag}", get().to(catalog::tag))
         .route("/search", get().to(pages::search))

@@ -68,3 +68,19 @@ pub async fn asset(req: HttpRequest) -> Result<HttpResponse, WebError> {
         .insert_header((header::CACHE_CONTROL, "public, max-age=31536000, immutable"))
         .body(asset.body))
 }
+
+/// A cook's page: their recipes and forks, the same for every visitor.
+pub async fn cook(
+    site: web::Data<Site>,
+    req: HttpRequest,
+    handle: web::Path<String>,
+) -> Result<HttpResponse, WebError> {
+    let handle = crate::domain::Slug::parse(&handle)
+        .map_err(|_| WebError::NotFound(format!("There is no cook called {handle:?}.")))?;
+    respond::page(
+        &site,
+        &req,
+        |snapshot| Ok(snapshot.cook_page(&handle)?),
+        |_, cook| Body::from(views::cook::page(cook)),
+    )
+}

@@ -854,3 +854,89 @@ async fn a_post_without_a_token_is_403_whatever_the_form() {
     assert!(stored(recipes.store()) == before);
     assert_eq!(ann.get("/account").await.status, 200, "still logged in");
 }
+
+#[actix_web::test]
+async fn a_cooks_page_lists_their_recipes_and_forks() {
+    let (_, site) = new_site();
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let form = ann.get("/recipes/new").await;
+    ann.submit(&form, "/recipes/new", &recipe_fields(&[])).await;
+    let mut ben = Browser::new(&site);
+    sign_up(&mut ben, "ben").await;
+    let form = ben.get("/recipes/weeknight-dal/fork").await;
+    ben.submit(
+        &form,
+        "/recipes/weeknight-dal/fork",
+        &recipe_fields(&[
+            ("slug", "bens-dal"),
+            ("title", "Ben's Dal"),
+            ("note", "mine"),
+        ]),
+    )
+    .await;
+    let page = ann.get("/recipes/weeknight-dal").await;
+    assert_eq!(
+        page.attrs(".meta a[href^=\"/cooks/\"]", "href"),
+        ["/cooks/ann"]
+    );
+    let ann_page = ann.get("/cooks/ann").await;
+    assert_eq!(ann_page.status, 200);
+    assert_eq!(ann_page.texts(".recipe-card h2"), ["Weeknight Dal"]);
+    assert_eq!(ann_page.texts("main h2"), ["Recipes", "Weeknight Dal"]);
+    let ben_page = ben.get("/cooks/ben").await;
+    assert_eq!(ben_page.texts("main > h2"), ["Forks"]);
+    assert_eq!(ben_page.texts(".recipe-card h2"), ["Ben's Dal"]);
+    assert_eq!(ben.get("/cooks/nobody").await.status, 404);
+    assert_eq!(ben.get("/cooks/Not%20A%20Handle").await.status, 404);
+}
+
+#[actix_web::test]
+async fn login_and_sign_up_attempts_are_limited_per_address() {
+    use forkful::web::limits::ATTEMPTS_PER_MINUTE;
+    let (_, site) = new_site();
+    let mut browser = Browser::new(&site);
+    sign_up(&mut browser, "ann").await;
+    let account = browser.get("/account").await;
+    browser.submit(&account, "/logout", &[]).await;
+    let form = browser.get("/login").await;
+    let token = form_token(&form, "/login");
+    let attempt = |from: &'static str| {
+        TestRequest::post()
+            .uri("/login")
+            .peer_addr(from.parse().unwrap())
+            .insert_header(("Origin", ORIGIN))
+            .set_form([
+                ("csrf", token.as_str()),
+                ("handle", "ann"),
+                ("password", "a wrong guess"),
+            ])
+    };
+    for _ in 0..ATTEMPTS_PER_MINUTE {
+        assert_eq!(browser.send(attempt("10.0.0.1:4000")).await.status, 401);
+    }
+    let limited = browser.send(attempt("10.0.0.1:4001")).await;
+    assert_eq!(limited.status, 429);
+    assert_eq!(limited.header("retry-after"), Some("60"));
+    assert!(limited.body.contains("wait a minute"));
+    assert_eq!(
+        browser.send(attempt("10.0.0.2:4000")).await.status,
+        401,
+        "another address"
+    );
+    let sign_up = TestRequest::post()
+        .uri("/signup")
+        .peer_addr("10.0.0.1:4002".parse().unwrap())
+        .insert_header(("Origin", ORIGIN))
+        .set_form([
+            ("csrf", token.as_str()),
+            ("handle", "ben"),
+            ("name", "Ben"),
+            ("password", PASSWORD),
+        ]);
+    assert_eq!(
+        browser.send(sign_up).await.status,
+        429,
+        "sign-up shares the limit"
+    );
+}

@@ -125,11 +125,28 @@ impl Snapshot {
         Ok(Some(name.unwrap_or_else(|| handle.to_string())))
     }
 
+    /// The recipes whose author is the cook with `handle`, oldest first
+    /// (from VAET: one read whatever the catalog's size).
+    pub(crate) fn written_by(&self, handle: &Slug) -> Result<Vec<RecipeId>, DomainError> {
+        let Some(user) = self
+            .db
+            .entity_with(self.attrs.user_handle, &Value::from(handle.as_str()))?
+        else {
+            return Ok(Vec::new());
+        };
+        Ok(self
+            .db
+            .referrers(self.attrs.author, user)?
+            .iter()
+            .map(|&e| RecipeId::new(e))
+            .collect())
+    }
+
     fn handle(&self, user: EntityId) -> Result<Option<String>, DomainError> {
         self.string(user, self.attrs.user_handle)
     }
 
-    fn is_retired(&self, id: RecipeId) -> Result<bool, DomainError> {
+    pub(crate) fn is_retired(&self, id: RecipeId) -> Result<bool, DomainError> {
         Ok(self
             .db
             .value(id.entity(), self.attrs.retired)?

@@ -1,0 +1,36 @@
+//! A cook's page: their recipes and their forks.
+
+use maud::{html, Markup};
+
+use super::catalog::cards;
+use super::layout::{self, Head, Section};
+use super::{count, Text};
+use crate::domain::{CookPage, COOK_PAGE_LIMIT};
+
+pub fn page(cook: &CookPage) -> Markup {
+    let title = format!("{} ({})", cook.name, cook.handle);
+    let head = Head::new(&title, Section::Recipes);
+    let written = cook.originals.len() + cook.forks.len();
+    layout::page(
+        &head,
+        html! {
+            h1 { (Text(&cook.name)) " " span class="handle" { (cook.handle) } }
+            p class="lede" {
+                (count(written as i64, "recipe", "recipes")) ": "
+                (cook.originals.len()) " of their own, "
+                (count(cook.forks.len() as i64, "fork", "forks")) " of others'."
+            }
+            @if !cook.originals.is_empty() {
+                h2 { "Recipes" }
+                (cards(&cook.originals))
+            }
+            @if !cook.forks.is_empty() {
+                h2 { "Forks" }
+                (cards(&cook.forks))
+            }
+            @if cook.truncated {
+                p class="notice" { "This page lists the first " (COOK_PAGE_LIMIT) " of them." }
+            }
+        },
+    )
+}
