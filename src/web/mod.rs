@@ -116,18 +116,15 @@ fn get() -> Route {
 
 /// The site's map: every address it answers, in one place.
 pub fn routes(cfg: &mut web::ServiceConfig) {
+    // actix tries the table in order, matching each pattern in turn, so the
+    // pages read most come first; `/recipes/new` before the slug pattern
+    // that would take it, and `.json` before the slug that would take it.
     cfg.route("/", get().to(catalog::index))
-        .route("/recipes/new", get().to(recipe_forms::new_page))
-        .route("/recipes/new", web::post().to(recipe_forms::create))
-        .route("/recipes/{slug}/edit", get().to(recipe_forms::edit_page))
-        .route("/recipes/{slug}/edit", web::post().to(recipe_forms::edit))
-        .route("/recipes/{slug}/fork", get().to(recipe_forms::fork_page))
-        .route("/recipes/{slug}/fork", web::post().to(recipe_forms::fork))
-        .route(
-            "/recipes/{slug}/retire",
-            web::post().to(recipe_forms::retire),
-        )
-        .route("/preview", web::post().to(recipe_forms::preview))
+        .service(get_post(
+            "/recipes/new",
+            recipe_forms::new_page,
+            recipe_forms::create,
+        ))
         .route("/recipes/{slug}.json", get().to(recipes::json))
         .route("/recipes/{slug}", get().to(recipes::show))
         .route("/recipes/{slug}/history", get().to(recipes::history))
@@ -135,19 +132,32 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route("/recipes/{slug}/diff", get().to(recipes::diff))
         .route("/recipes/{slug}/compare", get().to(recipes::compare))
         .route("/recipes/{slug}/forks", get().to(recipes::forks))
-        .route("/cooks/{handle}", get().to(pages::cook))
         .route("/tags", get().to(pages::tags))
         .route("/tags/{tag}", get().to(catalog::tag))
         .route("/search", get().to(pages::search))
-        .route("/about", get().to(pages::about))
+        .route("/static/{name}", get().to(pages::asset))
         .route("/feed.xml", get().to(feeds::atom))
         .route("/sitemap.xml", get().to(feeds::sitemap))
         .route("/robots.txt", get().to(feeds::robots))
-        .route("/static/{name}", get().to(pages::asset))
-        .route("/signup", get().to(account::sign_up_page))
-        .route("/signup", web::post().to(account::sign_up))
-        .route("/login", get().to(account::log_in_page))
-        .route("/login", web::post().to(account::log_in))
+        .route("/about", get().to(pages::about))
+        .route("/cooks/{handle}", get().to(pages::cook))
+        .service(get_post(
+            "/recipes/{slug}/edit",
+            recipe_forms::edit_page,
+            recipe_forms::edit,
+        ))
+        .service(get_post(
+            "/recipes/{slug}/fork",
+            recipe_forms::fork_page,
+            recipe_forms::fork,
+        ))
+        .route(
+            "/recipes/{slug}/retire",
+            web::post().to(recipe_forms::retire),
+        )
+        .route("/preview", web::post().to(recipe_forms::preview))
+        .service(get_post("/signup", account::sign_up_page, account::sign_up))
+        .service(get_post("/login", account::log_in_page, account::log_in))
         .route("/logout", web::post().to(account::log_out))
         .route(
             "/logout/everywhere",
@@ -159,6 +169,22 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             web::post().to(account::change_password),
         )
         .default_service(web::to(not_found));
+}
+
+/// One address with a page (GET, and HEAD) and a form handler (POST): one
+/// pattern to match, not two.
+fn get_post<G, GArgs, P, PArgs>(path: &str, page: G, post: P) -> actix_web::Resource
+where
+    G: actix_web::Handler<GArgs>,
+    GArgs: actix_web::FromRequest + 'static,
+    G::Output: actix_web::Responder + 'static,
+    P: actix_web::Handler<PArgs>,
+    PArgs: actix_web::FromRequest + 'static,
+    P::Output: actix_web::Responder + 'static,
+{
+    web::resource(path)
+        .route(get().to(page))
+        .route(web::post().to(post))
 }
 
 /// Anything not in the table.
