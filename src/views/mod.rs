@@ -45,12 +45,16 @@ pub fn version_path(slug: &str, version: impl std::fmt::Display) -> String {
 
 /// An instant as `datetime` wants it (RFC 3339).
 pub fn machine_time(at: Instant) -> String {
-    at.to_string()
+    // Written straight into one string: `to_string` through `Display` would
+    // format into one string and copy it into another.
+    let mut text = String::with_capacity(24);
+    at.write_rfc3339(&mut text);
+    text
 }
 
 /// An instant for people: `2026-03-14 09:30 UTC`.
 pub fn human_time(at: Instant) -> String {
-    let text = at.to_string();
+    let text = machine_time(at);
     match (text.get(..10), text.get(11..16)) {
         (Some(day), Some(time)) => format!("{day} {time} UTC"),
         _ => text,

@@ -221,20 +221,20 @@ fn actions(page: &RecipePage) -> Markup {
         p class="recipe-actions" {
             @match &page.showing {
                 Showing::Current => {
-                    a href={ (recipe_path(slug)) "/fork?version=" (page.version_count) } { "Fork" }
-                    " " a href={ (recipe_path(slug)) "/edit" } { "Edit" } " "
+                    a href={ (RecipePath(slug)) "/fork?version=" (page.version_count) } { "Fork" }
+                    " " a href={ (RecipePath(slug)) "/edit" } { "Edit" } " "
                 }
                 Showing::Version { number, .. } => {
-                    a href={ (recipe_path(slug)) "/fork?version=" (number) } { "Fork this version" } " "
+                    a href={ (RecipePath(slug)) "/fork?version=" (number) } { "Fork this version" } " "
                 }
                 Showing::Preview => {}
             }
-            a href={ (recipe_path(slug)) "/history" } { "History" }
+            a href={ (RecipePath(slug)) "/history" } { "History" }
             @if !page.lineage.is_empty() {
-                " " a href={ (recipe_path(slug)) "/compare" } { "Compare with parent" }
+                " " a href={ (RecipePath(slug)) "/compare" } { "Compare with parent" }
             }
-            " " a href={ (recipe_path(slug)) "/forks" } { "Fork tree" }
-            " " a href={ (recipe_path(slug)) ".json" } type="application/json" { "JSON" }
+            " " a href={ (RecipePath(slug)) "/forks" } { "Fork tree" }
+            " " a href={ (RecipePath(slug)) ".json" } type="application/json" { "JSON" }
         }
     }
 }
