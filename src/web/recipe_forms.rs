@@ -34,8 +34,20 @@ pub struct RecipeForm {
     fields: RecipeFields,
 }
 
-/// Reads the form's fields into content, or says which fields are wrong.
+/// Reads the form's fields into content to save, or says which fields are
+/// wrong; saving also needs the note that says what the version changes.
 pub fn content_of(f: &RecipeFields) -> Result<Content, FieldErrors> {
+    read_content(f, true)
+}
+
+/// Reads the form's fields into content to preview. The note is not asked
+/// for: it goes to the history, not the page, and the cook writes it last,
+/// so asking for it would leave the preview an error until the form is done.
+fn preview_content_of(f: &RecipeFields) -> Result<Content, FieldErrors> {
+    read_content(f, false)
+}
+
+fn read_content(f: &RecipeFields, needs_note: bool) -> Result<Content, FieldErrors> {
     let mut errors = FieldErrors::new();
     if f.title.trim().is_empty() {
         errors.add("title", "A recipe needs a title.");
@@ -78,7 +90,7 @@ pub fn content_of(f: &RecipeFields) -> Result<Content, FieldErrors> {
     if !image.is_empty() && !is_web_address {
         errors.add("image", "A picture's address starts with https://.");
     }
-    if f.note.trim().is_empty() {
+    if needs_note && f.note.trim().is_empty() {
         errors.add("note", "Say in a line what this version changes.");
     }
     if !errors.is_empty() {
@@ -501,7 +513,7 @@ pub async fn preview(
     form: web::Form<RecipeForm>,
 ) -> Result<HttpResponse, WebError> {
     visitor.check_form(&req, &form.csrf)?;
-    let (status, fragment) = match content_of(&form.fields) {
+    let (status, fragment) = match preview_content_of(&form.fields) {
         Ok(content) => (StatusCode::OK, views::recipe::preview(&content)),
         Err(errors) => (
             StatusCode::UNPROCESSABLE_ENTITY,

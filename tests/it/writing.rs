@@ -820,6 +820,15 @@ async fn the_preview_renders_the_fields_exactly_as_the_page_will() {
         assert_eq!(part(&preview, from, to), part(&page, from, to));
     }
 
+    // The note goes to the history, not the page, and is written last: a
+    // form without one yet still previews.
+    let unsaid = recipe_fields(&[("note", "")]);
+    let unsaid = ann
+        .post("/preview", &with_token(unsaid), Some(ORIGIN))
+        .await;
+    assert_eq!(unsaid.status, 200, "{}", unsaid.body);
+    assert_eq!(unsaid.texts("article.recipe h1"), ["Weeknight Dal"]);
+
     let bad = recipe_fields(&[("title", ""), ("prep", "x")]);
     let bad = ann.post("/preview", &with_token(bad), Some(ORIGIN)).await;
     assert_eq!(bad.status, 422);
