@@ -120,9 +120,9 @@ fn mistakes_on_the_command_line_say_what_was_wrong_and_exit_non_zero() {
 }
 
 /// A `forkful serve` child and the address it reported.
-struct Server {
+pub(crate) struct Server {
     child: std::process::Child,
-    addr: String,
+    pub(crate) addr: String,
     stdout: Option<std::io::BufReader<std::process::ChildStdout>>,
 }
 
@@ -134,7 +134,9 @@ impl Drop for Server {
     }
 }
 
-fn serve(args: &[&str]) -> Server {
+/// `forkful serve` with `args` on 127.0.0.1, port 0, two workers, once it
+/// has said where it listens.
+pub(crate) fn serve(args: &[&str]) -> Server {
     use std::io::BufRead;
     let child = binary()
         .arg("serve")

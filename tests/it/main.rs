@@ -23,9 +23,12 @@
 //! - `writing`: accounts and forms over HTTP, as a browser uses them
 //! - `xss`: hostile text in every free-text field runs nowhere
 //! - `cli`: the binary's commands and their errors
+//! - `browser`: Debian's Chromium, headless, signs up, writes, edits, forks and
+//!   previews, and no page breaks the Content Security Policy
 
 mod accounts;
 mod architecture;
+mod browser;
 mod cli;
 mod crash;
 mod domain;

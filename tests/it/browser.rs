@@ -1,0 +1,547 @@
+//! The site in a real browser: Debian's Chromium, headless, driven over
+//! WebDriver through Debian's chromedriver. Two cooks sign up, write, edit
+//! and fork a recipe and watch the preview follow their typing, as a person
+//! would, with the site's own script and Content Security Policy in force;
+//! the console then shows that no page broke the policy.
+//!
+//! The test installs `chromium` and `chromium-driver` when they are missing
+//! (CI runs as root on a fresh machine), and fails, saying why, when it
+//! cannot: it never passes by skipping. Each step leaves a screenshot in
+//! `target/browser-artifacts/`, and a failure leaves the page it failed on.
+
+use std::fs;
+use std::net::{TcpListener, TcpStream};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use actix_web::rt::time::{sleep, timeout};
+use anyhow::{ensure, Context, Result};
+use fantoccini::wd::{TimeoutConfiguration, WebDriverCompatibleCommand};
+use fantoccini::{Client, ClientBuilder, Locator};
+use hyper_util::client::legacy::connect::HttpConnector;
+use serde_json::{json, Value};
+
+use crate::cli::serve;
+
+/// Where Debian's packages put the browser and its driver.
+const CHROMIUM: &str = "/usr/bin/chromium";
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+
+/// The whole walk through the site, once the browser is up; well past what
+/// it takes (a few seconds), so that only a hang reaches it.
+const FLOW_LIMIT: Duration = Duration::from_secs(90);
+
+/// How long the preview may take to show what was typed: the script waits
+/// 300 ms after the last key, then asks the server.
+const PREVIEW_LIMIT: Duration = Duration::from_secs(5);
+
+const RECIPE_FORM: &str = "form.recipe-form";
+const PREVIEW_TITLE: &str = "section.preview article.recipe h1";
+
+#[actix_web::test]
+async fn cooks_sign_up_write_edit_and_fork_in_chromium_and_no_page_breaks_the_csp() {
+    install_chromium_and_chromedriver();
+    let artifacts = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-artifacts");
+    let _ = fs::remove_dir_all(&artifacts);
+    fs::create_dir_all(&artifacts).unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let data = root.path().join("store");
+    let server = serve(&["--data", data.to_str().unwrap()]);
+    let driver = Chromedriver::start(&artifacts.join("chromedriver.log"));
+    let client = open_chromium(&driver, &root.path().join("profile"))
+        .await
+        .unwrap();
+    let mut tab = Tab {
+        client,
+        site: format!("http://{}", server.addr),
+        artifacts,
+        shots: 0,
+    };
+
+    let started = Instant::now();
+    let outcome = match timeout(FLOW_LIMIT, walk_through_the_site(&mut tab)).await {
+        Ok(outcome) => outcome,
+        Err(_) => Err(anyhow::anyhow!("the walk took longer than {FLOW_LIMIT:?}")),
+    };
+    if outcome.is_err() {
+        tab.keep_the_failed_page().await;
+    }
+    let _ = tab.client.close().await;
+    eprintln!("browser: walked the site in {:.1?}", started.elapsed());
+    if let Err(e) = outcome {
+        panic!(
+            "{e:?}\n(screenshots and the page it failed on are in {})",
+            tab.artifacts.display()
+        );
+    }
+}
+
+/// Ann writes and edits a recipe, watches the preview, and logs out; Ben
+/// forks her recipe and sees it in his fork's lineage. Then the console:
+/// no violation of the policy, while an inline script added on purpose is
+/// both refused and seen in it, so that the first check could have failed.
+async fn walk_through_the_site(tab: &mut Tab) -> Result<()> {
+    sign_up(tab, "ann", "Ann Auger").await?;
+    tab.screenshot("ann-signed-up").await?;
+
+    tab.open("/recipes/new").await?;
+    tab.fill(
+        RECIPE_FORM,
+        &[
+            ("title", "Skillet cornbread"),
+            ("summary", "Crisp at the edges, soft inside."),
+            ("servings", "8"),
+            ("prep", "10"),
+            ("cook", "20"),
+            (
+                "ingredients",
+                "1 cup cornmeal\n1 cup flour\n1 cup buttermilk\n2 eggs",
+            ),
+            ("steps", "Heat the skillet in the oven.\n\nMix, pour, bake."),
+            ("tags", "bread, quick"),
+            ("note", "First version"),
+        ],
+    )
+    .await?;
+    tab.submit(RECIPE_FORM).await?;
+    tab.expect_path("/recipes/skillet-cornbread").await?;
+    tab.expect_text("article.recipe h1", "Skillet cornbread")
+        .await?;
+    tab.screenshot("ann-created").await?;
+
+    tab.open("/recipes/skillet-cornbread/edit").await?;
+    // The preview fills once on load, before any typing.
+    tab.wait_for_text(PREVIEW_TITLE, "Skillet cornbread")
+        .await?;
+    tab.replace(RECIPE_FORM, "title", "Brown-butter skillet cornbread")
+        .await?;
+    tab.fill(RECIPE_FORM, &[("note", "Brown the butter first")])
+        .await?;
+    tab.submit(RECIPE_FORM).await?;
+    tab.expect_path("/recipes/skillet-cornbread").await?;
+    tab.expect_text("article.recipe h1", "Brown-butter skillet cornbread")
+        .await?;
+    tab.screenshot("ann-edited").await?;
+
+    tab.open("/recipes/new").await?;
+    tab.fill(RECIPE_FORM, &[("title", "Green chile stew")])
+        .await?;
+    tab.wait_for_text(PREVIEW_TITLE, "Green chile stew").await?;
+    tab.screenshot_of("section.preview", "ann-preview").await?;
+
+    tab.open("/account").await?;
+    tab.submit("form[action=\"/logout\"]").await?;
+    tab.open("/account").await?;
+    tab.expect_path("/login").await?;
+
+    sign_up(tab, "ben", "Ben Brook").await?;
+    tab.open("/recipes/skillet-cornbread/fork?version=2")
+        .await?;
+    tab.replace(RECIPE_FORM, "title", "Honey cornbread").await?;
+    tab.replace(RECIPE_FORM, "note", "Honey instead of sugar")
+        .await?;
+    tab.submit(RECIPE_FORM).await?;
+    let fork = tab.path().await?;
+    ensure!(
+        fork.starts_with("/recipes/") && fork != "/recipes/skillet-cornbread",
+        "forking did not lead to the fork's page but to {fork}"
+    );
+    tab.expect_text("article.recipe h1", "Honey cornbread")
+        .await?;
+    let lineage = tab.texts("nav.lineage ol li a").await?;
+    ensure!(
+        lineage == ["Brown-butter skillet cornbread"],
+        "the fork's lineage shows {lineage:?}, not Ann's recipe as it was at version 2"
+    );
+    // Version 2 is Ann's edit: the edit made a new version.
+    tab.expect_text("nav.lineage ol li .at", "v2").await?;
+    tab.screenshot("ben-forked").await?;
+
+    let log = console(&tab.client).await?;
+    for entry in &log {
+        eprintln!("browser: console: {entry}");
+    }
+    let violations: Vec<&String> = log.iter().filter(|m| is_csp_violation(m)).collect();
+    ensure!(
+        violations.is_empty(),
+        "pages broke the Content Security Policy:\n{violations:#?}"
+    );
+
+    let ran = tab
+        .client
+        .execute(
+            "var s = document.createElement('script');
+             s.textContent = 'window.inlineScriptRan = true';
+             document.body.appendChild(s);
+             return window.inlineScriptRan === true;",
+            vec![],
+        )
+        .await
+        .context("adding an inline script to the page")?;
+    ensure!(
+        ran == Value::Bool(false),
+        "an inline script ran: the policy is not in force"
+    );
+    let deadline = Instant::now() + Duration::from_secs(3);
+    let mut seen = Vec::new();
+    while !seen.iter().any(|m: &String| is_csp_violation(m)) {
+        ensure!(
+            Instant::now() < deadline,
+            "the policy refused an inline script but the console log shows no violation, \
+             so the check for violations could not have failed; the log: {seen:#?}"
+        );
+        sleep(Duration::from_millis(100)).await;
+        seen.extend(console(&tab.client).await?);
+    }
+    Ok(())
+}
+
+async fn sign_up(tab: &mut Tab, handle: &str, name: &str) -> Result<()> {
+    let form = "form[action=\"/signup\"]";
+    tab.open("/signup").await?;
+    tab.fill(
+        form,
+        &[
+            ("handle", handle),
+            ("name", name),
+            ("password", "correct horse battery"),
+        ],
+    )
+    .await?;
+    tab.submit(form).await?;
+    tab.expect_path("/account").await
+}
+
+/// What Chromium's console says when the policy blocks something, e.g.
+/// "Refused to execute inline script because it violates the following
+/// Content Security Policy directive: ...".
+fn is_csp_violation(message: &str) -> bool {
+    message.contains("Content Security Policy") || message.contains("Refused to")
+}
+
+/// Debian's Chromium and chromedriver, installed with apt-get when either is
+/// missing (after `apt-get update` when the first try fails). Panics, saying
+/// why, when they cannot be had.
+fn install_chromium_and_chromedriver() {
+    /// Two tests of this binary must not run apt-get at once.
+    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+    let _guard = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let present = || Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists();
+    if present() {
+        return;
+    }
+    eprintln!("browser: {CHROMIUM} or {CHROMEDRIVER} is missing: installing Debian's chromium and chromium-driver");
+    let started = Instant::now();
+    let install = ["install", "-y", "chromium", "chromium-driver"];
+    let outcome = apt_get(&install).or_else(|first| {
+        eprintln!("browser: {first}\nbrowser: running apt-get update and trying again");
+        apt_get(&["update"]).and_then(|()| apt_get(&install))
+    });
+    if let Err(why) = outcome {
+        panic!(
+            "the browser test needs {CHROMIUM} and {CHROMEDRIVER} and could not install them \
+             (`apt-get install -y chromium chromium-driver`, as root): {why}"
+        );
+    }
+    assert!(
+        present(),
+        "apt-get installed chromium and chromium-driver, yet {CHROMIUM} or {CHROMEDRIVER} is missing"
+    );
+    eprintln!("browser: installed in {:.1?}", started.elapsed());
+}
+
+fn apt_get(args: &[&str]) -> std::result::Result<(), String> {
+    let out = Command::new("apt-get")
+        .args(args)
+        .env("DEBIAN_FRONTEND", "noninteractive")
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("apt-get did not start: {e}"))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let said = String::from_utf8_lossy(&out.stderr);
+    let last: Vec<&str> = said.lines().rev().take(10).collect();
+    Err(format!(
+        "`apt-get {}` failed ({}):\n{}",
+        args.join(" "),
+        out.status,
+        last.into_iter().rev().collect::<Vec<_>>().join("\n")
+    ))
+}
+
+/// A chromedriver of this test's own on a free port. Dropping it ends it and
+/// the browser it started, which stays in its process group.
+struct Chromedriver {
+    child: Child,
+    url: String,
+}
+
+impl Chromedriver {
+    fn start(log: &Path) -> Chromedriver {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .unwrap()
+            .port();
+        let log = fs::File::create(log).unwrap();
+        let child = Command::new(CHROMEDRIVER)
+            .arg(format!("--port={port}"))
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .process_group(0)
+            .spawn()
+            .unwrap_or_else(|e| panic!("{CHROMEDRIVER} did not start: {e}"));
+        let mut driver = Chromedriver {
+            child,
+            url: format!("http://127.0.0.1:{port}"),
+        };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if let Some(status) = driver.child.try_wait().unwrap() {
+                panic!("chromedriver exited before it answered ({status}); see chromedriver.log");
+            }
+            assert!(
+                Instant::now() < deadline,
+                "chromedriver did not answer on port {port} within 10 s"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        driver
+    }
+}
+
+impl Drop for Chromedriver {
+    /// A test that fails leaves no driver or browser running.
+    fn drop(&mut self) {
+        let group = format!("-{}", self.child.id());
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &group])
+            .stderr(Stdio::null())
+            .status();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A headless Chromium whose console log chromedriver keeps, with a profile
+/// in `profile` (under the test's temporary directory).
+async fn open_chromium(driver: &Chromedriver, profile: &Path) -> Result<Client> {
+    let capabilities = json!({
+        "browserName": "chrome",
+        "goog:chromeOptions": {
+            "binary": CHROMIUM,
+            "args": [
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--window-size=1280,1200",
+                format!("--user-data-dir={}", profile.display()),
+            ],
+        },
+        "goog:loggingPrefs": { "browser": "ALL" },
+    });
+    let Value::Object(capabilities) = capabilities else {
+        unreachable!("json! of an object is an object")
+    };
+    let client = ClientBuilder::new(HttpConnector::new())
+        .capabilities(capabilities)
+        .connect(&driver.url)
+        .await
+        .context("starting Chromium through chromedriver")?;
+    client
+        .update_timeouts(TimeoutConfiguration::new(
+            Some(Duration::from_secs(10)),
+            Some(Duration::from_secs(20)),
+            None,
+        ))
+        .await?;
+    Ok(client)
+}
+
+/// chromedriver's command for the browser's console log, the entries since
+/// the last read; fantoccini has none of its own.
+#[derive(Debug)]
+struct BrowserLog;
+
+impl WebDriverCompatibleCommand for BrowserLog {
+    fn endpoint(
+        &self,
+        base: &url::Url,
+        session: Option<&str>,
+    ) -> std::result::Result<url::Url, url::ParseError> {
+        base.join(&format!("session/{}/se/log", session.unwrap_or_default()))
+    }
+
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        (
+            http::Method::POST,
+            Some(json!({ "type": "browser" }).to_string()),
+        )
+    }
+}
+
+/// The console's entries since the last read, each as "LEVEL message".
+async fn console(client: &Client) -> Result<Vec<String>> {
+    let entries = client
+        .issue_cmd(BrowserLog)
+        .await
+        .context("reading the browser's console log")?;
+    let entries = entries
+        .as_array()
+        .with_context(|| format!("the console log is not a list: {entries}"))?;
+    Ok(entries
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {}",
+                e["level"].as_str().unwrap_or("?"),
+                e["message"].as_str().unwrap_or_default()
+            )
+        })
+        .collect())
+}
+
+/// The browser's one tab on the site, and where its screenshots go.
+struct Tab {
+    client: Client,
+    /// `http://127.0.0.1:PORT`.
+    site: String,
+    artifacts: PathBuf,
+    /// Screenshots taken so far, for their names' order.
+    shots: usize,
+}
+
+impl Tab {
+    async fn open(&self, path: &str) -> Result<()> {
+        self.client
+            .goto(&format!("{}{path}", self.site))
+            .await
+            .with_context(|| format!("opening {path}"))
+    }
+
+    /// The path of the page shown now.
+    async fn path(&self) -> Result<String> {
+        Ok(self.client.current_url().await?.path().to_owned())
+    }
+
+    async fn expect_path(&self, want: &str) -> Result<()> {
+        let path = self.path().await?;
+        ensure!(path == want, "expected to be on {want}, but am on {path}");
+        Ok(())
+    }
+
+    /// Types each value into the field of that name in `form`.
+    async fn fill(&self, form: &str, fields: &[(&str, &str)]) -> Result<()> {
+        for (name, value) in fields {
+            self.field(form, name)
+                .await?
+                .send_keys(value)
+                .await
+                .with_context(|| format!("typing into {name}"))?;
+        }
+        Ok(())
+    }
+
+    /// Empties the field `name` of `form`, then types `value` into it.
+    async fn replace(&self, form: &str, name: &str, value: &str) -> Result<()> {
+        let field = self.field(form, name).await?;
+        field.clear().await?;
+        field
+            .send_keys(value)
+            .await
+            .with_context(|| format!("typing into {name}"))
+    }
+
+    async fn field(&self, form: &str, name: &str) -> Result<fantoccini::elements::Element> {
+        let css = format!("{form} [name=\"{name}\"]");
+        self.client
+            .find(Locator::Css(&css))
+            .await
+            .with_context(|| format!("finding {css}"))
+    }
+
+    /// Clicks the submit button of `form`, and waits for the page it leads to.
+    async fn submit(&self, form: &str) -> Result<()> {
+        let css = format!("{form} button[type=\"submit\"]");
+        let button = self
+            .client
+            .find(Locator::Css(&css))
+            .await
+            .with_context(|| format!("finding {css}"))?;
+        button.click().await?;
+        // The old page's button goes stale once the next page is in.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while button.tag_name().await.is_ok() {
+            ensure!(
+                Instant::now() < deadline,
+                "submitting {form} led to no new page within 10 s"
+            );
+            sleep(Duration::from_millis(50)).await;
+        }
+        Ok(())
+    }
+
+    async fn texts(&self, css: &str) -> Result<Vec<String>> {
+        let mut texts = Vec::new();
+        for element in self.client.find_all(Locator::Css(css)).await? {
+            texts.push(element.text().await?);
+        }
+        Ok(texts)
+    }
+
+    async fn expect_text(&self, css: &str, want: &str) -> Result<()> {
+        let texts = self.texts(css).await?;
+        ensure!(texts == [want], "{css} shows {texts:?}, not {want:?}");
+        Ok(())
+    }
+
+    /// Waits until `css` shows `want`, as the preview does a moment after
+    /// the typing.
+    async fn wait_for_text(&self, css: &str, want: &str) -> Result<()> {
+        let deadline = Instant::now() + PREVIEW_LIMIT;
+        loop {
+            let texts = self.texts(css).await?;
+            if texts == [want] {
+                return Ok(());
+            }
+            ensure!(
+                Instant::now() < deadline,
+                "{css} still shows {texts:?}, not {want:?}, after {PREVIEW_LIMIT:?}"
+            );
+            sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Saves a PNG of the page as `NN-name.png`.
+    async fn screenshot(&mut self, name: &str) -> Result<()> {
+        let png = self.client.screenshot().await.context("a screenshot")?;
+        self.keep(name, &png)
+    }
+
+    /// Saves a PNG of the element `css` alone as `NN-name.png`, for a part
+    /// of the page that lies below the fold.
+    async fn screenshot_of(&mut self, css: &str, name: &str) -> Result<()> {
+        let element = self.client.find(Locator::Css(css)).await?;
+        let png = element.screenshot().await.context("a screenshot")?;
+        self.keep(name, &png)
+    }
+
+    fn keep(&mut self, name: &str, png: &[u8]) -> Result<()> {
+        self.shots += 1;
+        let file = self.artifacts.join(format!("{:02}-{name}.png", self.shots));
+        fs::write(&file, png).with_context(|| format!("writing {}", file.display()))
+    }
+
+    /// The page a failure happened on: a screenshot and its HTML.
+    async fn keep_the_failed_page(&mut self) {
+        let _ = self.screenshot("failed").await;
+        if let Ok(html) = self.client.source().await {
+            let _ = fs::write(self.artifacts.join("failed.html"), html);
+        }
+    }
+}
