@@ -8,7 +8,7 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 
-use super::forms::{private_page, see_other};
+use super::forms::{private_page, see_other, sentence};
 use super::session::{ended_session_cookie, safe_next, session_cookie, Visitor};
 use super::{Site, WebError};
 use crate::domain::{AccountError, Slug};
@@ -82,21 +82,13 @@ fn account_refusal(error: AccountError) -> Result<(StatusCode, FieldErrors), Web
         )),
         AccountError::Invalid { field, why } => Ok((
             StatusCode::UNPROCESSABLE_ENTITY,
-            FieldErrors::one(field, capitalised(&why)),
+            FieldErrors::one(field, sentence(&why)),
         )),
         AccountError::BadCredentials | AccountError::Disabled(_) => Ok((
             StatusCode::UNAUTHORIZED,
-            FieldErrors::one("", capitalised(&message)),
+            FieldErrors::one("", sentence(&message)),
         )),
         other => Err(other.into()),
-    }
-}
-
-fn capitalised(text: &str) -> String {
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect::<String>() + ".",
-        None => String::new(),
     }
 }
 

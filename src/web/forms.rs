@@ -47,3 +47,13 @@ pub fn see_other(to: &str) -> actix_web::HttpResponseBuilder {
         .insert_header((header::CACHE_CONTROL, "no-store"));
     response
 }
+
+/// A message from below (`a recipe needs a title`) as a sentence for a
+/// form: capitalised, with a full stop.
+pub fn sentence(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect::<String>() + ".",
+        None => String::new(),
+    }
+}

@@ -10,7 +10,8 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 
-use super::forms::{private_page, see_other};
+use super::forms::{private_page, see_other, sentence};
+use super::recipes::parse_slug;
 use super::session::Visitor;
 use super::{Site, WebError};
 use crate::domain::{
@@ -116,7 +117,7 @@ fn read_content(f: &RecipeFields, needs_note: bool) -> Result<Content, FieldErro
         image: text(image),
     }
     .normalized()
-    .map_err(|why| FieldErrors::one("", capitalised(&why)))
+    .map_err(|why| FieldErrors::one("", sentence(&why)))
 }
 
 /// Steps as the form has them: apart by blank lines, `## Name` a section.
@@ -138,13 +139,6 @@ fn steps_of(text: &str) -> Vec<Step> {
         }
     }
     steps
-}
-
-fn capitalised(text: &str) -> String {
-    let mut chars = text.chars();
-    chars.next().map_or_else(String::new, |c| {
-        c.to_uppercase().chain(chars).collect::<String>() + "."
-    })
 }
 
 fn change(cook: &Cook, note: &str) -> Change {
@@ -239,7 +233,7 @@ impl Outcome {
 
 /// The form's address field as a slug, or the error next to it.
 fn slug_field(text: &str) -> Result<Slug, FieldErrors> {
-    Slug::parse(text.trim()).map_err(|e| FieldErrors::one("slug", capitalised(&e.to_string())))
+    Slug::parse(text.trim()).map_err(|e| FieldErrors::one("slug", sentence(&e.to_string())))
 }
 
 pub async fn create(
@@ -274,11 +268,6 @@ fn try_create(site: &Site, cook: &Cook, fields: &RecipeFields) -> Result<Outcome
         Err(DomainError::SlugTaken(_)) => Ok(Outcome::slug_taken(&slug)),
         Err(e) => Err(e.into()),
     }
-}
-
-fn parse_slug(text: &str) -> Result<Slug, WebError> {
-    Slug::parse(text)
-        .map_err(|_| WebError::NotFound(format!("There is no recipe called {text:?}.")))
 }
 
 pub async fn edit_page(

@@ -14,7 +14,7 @@ use crate::views::diff::Layout;
 use crate::views::{self, history};
 
 /// A slug from the address; one that cannot be a slug names no recipe.
-fn parse_slug(text: &str) -> Result<Slug, WebError> {
+pub(super) fn parse_slug(text: &str) -> Result<Slug, WebError> {
     Slug::parse(text)
         .map_err(|_| WebError::NotFound(format!("There is no recipe called {text:?}.")))
 }
