@@ -18,6 +18,9 @@ after=${3:?the commit after}
 rounds=${4:-3}
 filter=${5:-}
 repo=$(git rev-parse --show-toplevel)
+# Commits as this repository names them (a worktree's own HEAD is another).
+before=$(git -C "$repo" rev-parse --verify "$before^{commit}")
+after=$(git -C "$repo" rev-parse --verify "$after^{commit}")
 work=${WORK:-/tmp/forkful-compare}
 target=${CARGO_TARGET_DIR:-$work/target}
 mkdir -p "$work"
