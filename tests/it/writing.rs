@@ -949,3 +949,50 @@ async fn login_and_sign_up_attempts_are_limited_per_address() {
         "sign-up shares the limit"
     );
 }
+
+#[actix_web::test]
+async fn an_author_retires_a_recipe_its_versions_stay_readable_and_its_forks_keep_their_lineage() {
+    let (_, site) = new_site();
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let form = ann.get("/recipes/new").await;
+    ann.submit(&form, "/recipes/new", &recipe_fields(&[])).await;
+    let mut ben = Browser::new(&site);
+    sign_up(&mut ben, "ben").await;
+    let form = ben.get("/recipes/weeknight-dal/fork").await;
+    ben.submit(
+        &form,
+        "/recipes/weeknight-dal/fork",
+        &recipe_fields(&[("slug", "bens-dal"), ("note", "mine")]),
+    )
+    .await;
+    let edit = ann.get("/recipes/weeknight-dal/edit").await;
+    let retired = ann
+        .submit(&edit, "/recipes/weeknight-dal/retire", &[])
+        .await;
+    assert_eq!(retired.status, 303, "{}", retired.body);
+    assert_eq!(
+        retired.header("location"),
+        Some("/recipes/weeknight-dal/history")
+    );
+    assert_eq!(ann.get("/recipes/weeknight-dal").await.status, 410);
+    assert_eq!(
+        ann.get("/recipes/weeknight-dal/versions/1").await.status,
+        200
+    );
+    let history = ann.get("/recipes/weeknight-dal/history").await;
+    assert!(
+        history
+            .texts(".versions .what")
+            .iter()
+            .any(|w| w.contains("retired")),
+        "{}",
+        history.body
+    );
+    let fork = ann.get("/recipes/bens-dal").await;
+    assert_eq!(fork.texts(".lineage li a"), ["Weeknight Dal"]);
+    let catalog = ann.get("/").await;
+    assert!(!catalog
+        .attrs(".recipe-card h2 a", "href")
+        .contains(&"/recipes/weeknight-dal".to_owned()));
+}
