@@ -286,7 +286,9 @@ impl Accounts {
             .unwrap_or(0))
     }
 
-    fn new_session(&self, handle: &Slug) -> Result<NewSession, AccountError> {
+    /// A new session for the cook with `handle`, whose password the caller
+    /// has just checked or set (a sign-up: no second Argon2 run).
+    pub fn new_session(&self, handle: &Slug) -> Result<NewSession, AccountError> {
         let token = new_token();
         let expires = instant::now_millis() + SESSION_DAYS * 24 * 3_600_000;
         let record = format!("{handle} {expires} {}", self.generation(handle)?);

@@ -62,7 +62,7 @@ pub async fn sign_up(
     if let Err(error) = accounts.sign_up(&handle, &form.name, &form.password) {
         return account_refusal(error).map_or_else(Err, |(s, e)| refused(s, e));
     }
-    let (_, session) = accounts.log_in(&handle, &form.password)?;
+    let session = accounts.new_session(&handle)?;
     Ok(see_other("/account")
         .cookie(session_cookie(&site, session.token))
         .finish())

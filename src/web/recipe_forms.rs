@@ -231,6 +231,13 @@ impl Outcome {
     }
 }
 
+/// The version a form says it `does` something to (a hidden field).
+fn form_version(text: &str, does: &str) -> Result<VersionNumber, WebError> {
+    VersionNumber::parse(text).ok_or_else(|| {
+        WebError::BadRequest(format!("The form does not say which version it {does}."))
+    })
+}
+
 /// The form's address field as a slug, or the error next to it.
 fn slug_field(text: &str) -> Result<Slug, FieldErrors> {
     Slug::parse(text.trim()).map_err(|e| FieldErrors::one("slug", sentence(&e.to_string())))
@@ -303,9 +310,7 @@ pub async fn edit(
     let slug = parse_slug(&slug)?;
     let cook = visitor.cook_or_login(&format!("{}/edit", recipe_path(slug.as_str())))?;
     authored(&site, &slug, cook)?;
-    let based_on = VersionNumber::parse(&form.based_on).ok_or_else(|| {
-        WebError::BadRequest("The form does not say which version it edits.".to_owned())
-    })?;
+    let based_on = form_version(&form.based_on, "edits")?;
     let purpose = Purpose::Edit {
         slug: slug.as_str(),
         based_on: based_on.get(),
@@ -424,9 +429,7 @@ pub async fn fork(
     visitor.check_form(&req, &form.csrf)?;
     let parent = parse_slug(&slug)?;
     let cook = visitor.cook_or_login(&format!("{}/fork", recipe_path(parent.as_str())))?;
-    let version = VersionNumber::parse(&form.version).ok_or_else(|| {
-        WebError::BadRequest("The form does not say which version it forks.".to_owned())
-    })?;
+    let version = form_version(&form.version, "forks")?;
     let purpose = Purpose::Fork {
         slug: parent.as_str(),
         version: version.get(),
@@ -477,9 +480,7 @@ pub async fn retire(
     let slug = parse_slug(&slug)?;
     let cook = visitor.cook_or_login(&recipe_path(slug.as_str()))?;
     authored(&site, &slug, cook)?;
-    let based_on = VersionNumber::parse(&form.based_on).ok_or_else(|| {
-        WebError::BadRequest("The form does not say which version it retires.".to_owned())
-    })?;
+    let based_on = form_version(&form.based_on, "retires")?;
     match site
         .recipes()
         .retire(&slug, based_on, &change(cook, "retired"))

@@ -864,26 +864,28 @@ async fn a_post_without_a_token_is_403_whatever_the_form() {
     assert_eq!(ann.get("/account").await.status, 200, "still logged in");
 }
 
-#[actix_web::test]
-async fn a_cooks_page_lists_their_recipes_and_forks() {
-    let (_, site) = new_site();
-    let mut ann = Browser::new(&site);
+/// Ann writes Weeknight Dal and Ben forks it as `bens-dal` titled `title`:
+/// their two browsers, logged in.
+async fn ann_writes_and_ben_forks(site: &Data<Site>, title: &str) -> (Browser, Browser) {
+    let mut ann = Browser::new(site);
     sign_up(&mut ann, "ann").await;
     let form = ann.get("/recipes/new").await;
     ann.submit(&form, "/recipes/new", &recipe_fields(&[])).await;
-    let mut ben = Browser::new(&site);
+    let mut ben = Browser::new(site);
     sign_up(&mut ben, "ben").await;
     let form = ben.get("/recipes/weeknight-dal/fork").await;
-    ben.submit(
-        &form,
-        "/recipes/weeknight-dal/fork",
-        &recipe_fields(&[
-            ("slug", "bens-dal"),
-            ("title", "Ben's Dal"),
-            ("note", "mine"),
-        ]),
-    )
-    .await;
+    let fields = recipe_fields(&[("slug", "bens-dal"), ("title", title), ("note", "mine")]);
+    let forked = ben
+        .submit(&form, "/recipes/weeknight-dal/fork", &fields)
+        .await;
+    assert_eq!(forked.status, 303, "{}", forked.body);
+    (ann, ben)
+}
+
+#[actix_web::test]
+async fn a_cooks_page_lists_their_recipes_and_forks() {
+    let (_, site) = new_site();
+    let (mut ann, mut ben) = ann_writes_and_ben_forks(&site, "Ben's Dal").await;
     let page = ann.get("/recipes/weeknight-dal").await;
     assert_eq!(
         page.attrs(".meta a[href^=\"/cooks/\"]", "href"),
@@ -953,19 +955,7 @@ async fn login_and_sign_up_attempts_are_limited_per_address() {
 #[actix_web::test]
 async fn an_author_retires_a_recipe_its_versions_stay_readable_and_its_forks_keep_their_lineage() {
     let (_, site) = new_site();
-    let mut ann = Browser::new(&site);
-    sign_up(&mut ann, "ann").await;
-    let form = ann.get("/recipes/new").await;
-    ann.submit(&form, "/recipes/new", &recipe_fields(&[])).await;
-    let mut ben = Browser::new(&site);
-    sign_up(&mut ben, "ben").await;
-    let form = ben.get("/recipes/weeknight-dal/fork").await;
-    ben.submit(
-        &form,
-        "/recipes/weeknight-dal/fork",
-        &recipe_fields(&[("slug", "bens-dal"), ("note", "mine")]),
-    )
-    .await;
+    let (mut ann, _ben) = ann_writes_and_ben_forks(&site, "Weeknight Dal").await;
     let edit = ann.get("/recipes/weeknight-dal/edit").await;
     let retired = ann
         .submit(&edit, "/recipes/weeknight-dal/retire", &[])
