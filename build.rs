@@ -2,6 +2,9 @@
 //! (templates/) in the binary, so that `forkful serve --demo` and
 //! `forkful seed` work from any directory.
 //!
+//! Each asset is compressed here, once, with brotli and gzip at their
+//! best, and embedded beside its plain bytes.
+//!
 //! Each asset is served under a name carrying a hash of its bytes
 //! (`style.1f2e3d4c5b6a.css`), so browsers may cache it forever: a changed
 //! file is a new name.
@@ -90,8 +93,9 @@ fn embed_assets() {
                 }
             })
             .collect();
+        precompress(name, &bytes);
         out.push_str(&format!(
-            "/// templates/{name}\npub const {constant}: Asset = Asset {{\n    path: \"/static/{stem}.{hash:012x}.{extension}\",\n    content_type: {ct:?},\n    body: include_bytes!(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/templates/{name}\")),\n}};\n",
+            "/// templates/{name}\npub const {constant}: Asset = Asset {{\n    path: \"/static/{stem}.{hash:012x}.{extension}\",\n    content_type: {ct:?},\n    body: include_bytes!(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/templates/{name}\")),\n    brotli: include_bytes!(concat!(env!(\"OUT_DIR\"), \"/assets/{name}.br\")),\n    gzip: include_bytes!(concat!(env!(\"OUT_DIR\"), \"/assets/{name}.gz\")),\n}};\n",
             hash = hash & 0xffff_ffff_ffff,
             ct = content_type(extension),
         ));
@@ -104,6 +108,25 @@ fn embed_assets() {
     let target =
         Path::new(&std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("assets.rs");
     std::fs::write(target, out).expect("write the embedded asset list");
+}
+
+/// Writes `bytes` brotli- and gzip-compressed, at their best (the build
+/// pays once; every browser that asks gets the smallest bytes), to
+/// `$OUT_DIR/assets/{name}.br` and `.gz`.
+fn precompress(name: &str, bytes: &[u8]) {
+    use std::io::Write;
+    let dir = Path::new(&std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("assets");
+    std::fs::create_dir_all(&dir).expect("make the compressed assets' directory");
+    let mut brotli = Vec::new();
+    {
+        let mut encoder = brotli::CompressorWriter::new(&mut brotli, 4096, 11, 22);
+        encoder.write_all(bytes).expect("compress an asset");
+    }
+    std::fs::write(dir.join(format!("{name}.br")), brotli).expect("write a compressed asset");
+    let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    gzip.write_all(bytes).expect("compress an asset");
+    let gzip = gzip.finish().expect("compress an asset");
+    std::fs::write(dir.join(format!("{name}.gz")), gzip).expect("write a compressed asset");
 }
 
 /// A hash of every file under `dir`, in name order: what a page's bytes

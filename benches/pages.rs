@@ -16,6 +16,14 @@
 //!   whole edit through the app (form in, durable in a temporary store,
 //!   303 out).
 //!
+//! - `pages/*/{recipe_show,recipes_index}/{hit,miss,cold}_br`: what a
+//!   browser (`Accept-Encoding: gzip, deflate, br, zstd`) gets: a page from
+//!   the page cache, a page made again with the store's caches warm (read,
+//!   render, brotli), and one made with every in-memory cache emptied first
+//!   (store and Markdown memo; sled's page cache stays warm); and
+//!   `recipe_show/compress_{Brotli,Gzip}`, the compression alone, in bytes
+//!   per second. `handler` is a page made again, uncompressed.
+//!
 //! Before measuring, each headline bench prints its allocations per
 //! operation (a counting allocator, `common::alloc`) and the recipe page
 //! its index reads per render.
@@ -32,6 +40,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use forkful::domain::{CatalogQuery, Recipes, Slug};
 use forkful::seed::synthetic::Shape;
 use forkful::views::markdown::{render_uncached, Markdown};
+use forkful::web::page_cache::Encoding;
 use forkful::web::{catalog, Site};
 use maud::Render;
 
@@ -43,13 +52,29 @@ struct Catalog {
     ids: Vec<forkful::store::EntityId>,
 }
 
+/// What a browser says it takes (Chrome's and Firefox's header).
+const BROWSER_ENCODINGS: &str = "gzip, deflate, br, zstd";
+
 /// A request through the app, its body read to the end.
 async fn fetch<S, B>(app: &S, uri: &str) -> actix_web::web::Bytes
 where
     S: Service<actix_http::Request, Response = ServiceResponse<B>, Error = actix_web::Error>,
     B: actix_web::body::MessageBody,
 {
-    let response = test::call_service(app, TestRequest::get().uri(uri).to_request()).await;
+    fetch_as(app, uri, None).await
+}
+
+/// `fetch`, saying which content codings the client takes.
+async fn fetch_as<S, B>(app: &S, uri: &str, accept: Option<&str>) -> actix_web::web::Bytes
+where
+    S: Service<actix_http::Request, Response = ServiceResponse<B>, Error = actix_web::Error>,
+    B: actix_web::body::MessageBody,
+{
+    let mut request = TestRequest::get().uri(uri);
+    if let Some(accept) = accept {
+        request = request.insert_header(("Accept-Encoding", accept));
+    }
+    let response = test::call_service(app, request.to_request()).await;
     assert!(
         response.status().is_success(),
         "{uri}: {}",
@@ -61,8 +86,13 @@ where
 }
 
 fn pages(c: &mut Criterion, system: &SystemRunner, catalog: &Catalog) {
-    let site = Data::new(Site::new(catalog.recipes.clone(), "http://forkful.bench"));
+    // `site` keeps no page, so its handler benches read and render every
+    // time (as before the page cache); `kept` is the site as served.
+    let site =
+        Data::new(Site::new(catalog.recipes.clone(), "http://forkful.bench").with_page_cache(0));
     let app = system.block_on(test::init_service(forkful::app::app(site.clone())));
+    let kept = Data::new(Site::new(catalog.recipes.clone(), "http://forkful.bench"));
+    let kept_app = system.block_on(test::init_service(forkful::app::app(kept.clone())));
     let (deepest, depth) = common::deepest(&catalog.recipes.snapshot(), &catalog.ids);
     assert!(
         depth >= 12,
@@ -119,6 +149,29 @@ fn pages(c: &mut Criterion, system: &SystemRunner, catalog: &Catalog) {
     group.bench_function("recipe_show/handler", |b| {
         b.iter(|| system.block_on(fetch(&app, black_box(&show))))
     });
+    // What a browser gets: a kept page (hit), a page made again with the
+    // store's caches warm (miss: read, render, brotli), and one made with
+    // every in-memory cache empty (cold: sled's own cache stays warm).
+    let browser = Some(BROWSER_ENCODINGS);
+    for (kind, uri) in [("recipe_show", show.as_str()), ("recipes_index", "/")] {
+        system.block_on(fetch_as(&kept_app, uri, browser));
+        group.bench_function(format!("{kind}/hit_br"), |b| {
+            b.iter(|| system.block_on(fetch_as(&kept_app, black_box(uri), browser)))
+        });
+        group.bench_function(format!("{kind}/miss_br"), |b| {
+            b.iter(|| system.block_on(fetch_as(&app, black_box(uri), browser)))
+        });
+        group.bench_function(format!("{kind}/cold_br"), |b| {
+            b.iter_batched(
+                || {
+                    catalog.recipes.store().forget_caches();
+                    forkful::views::markdown::forget_memos();
+                },
+                |()| system.block_on(fetch_as(&app, black_box(uri), browser)),
+                criterion::BatchSize::PerIteration,
+            )
+        });
+    }
     group.bench_function("recipe_show/read", |b| {
         b.iter(|| site.snapshot().recipe_show(black_box(&slug)).expect("read"))
     });
@@ -134,6 +187,13 @@ fn pages(c: &mut Criterion, system: &SystemRunner, catalog: &Catalog) {
     group.bench_function("recipes_index/render", |b| {
         b.iter(|| catalog::render(&site, &index_query, black_box(&page)))
     });
+    let html = forkful::views::recipe::show(site.base_url(), &model).into_string();
+    group.throughput(Throughput::Bytes(html.len() as u64));
+    for encoding in [Encoding::Brotli, Encoding::Gzip] {
+        group.bench_function(format!("recipe_show/compress_{encoding:?}"), |b| {
+            b.iter(|| encoding.encode(black_box(html.as_bytes())))
+        });
+    }
     group.finish();
 }
 

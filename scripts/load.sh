@@ -12,6 +12,10 @@
 #   index             the catalog `/`, keep-alive
 #   recipe (close)    the recipe page with `Connection: close` (a new
 #                     TCP connection per request)
+#   recipe (br), index (br)
+#                     the same pages with a browser's
+#                     `Accept-Encoding: gzip, deflate, br, zstd` (answered
+#                     with brotli, compressed once and kept)
 #
 # and prints req/s, latency percentiles (p50, p99, p99.9), errors (socket
 # errors and responses with status >= 400), and the server's peak memory
@@ -179,11 +183,31 @@ http_status() {
     echo "${line%% *}"
 }
 
+# The Content-Encoding of GET $1 asked for with a browser's Accept-Encoding.
+BROWSER_ENCODINGS='gzip, deflate, br, zstd'
+http_encoding() {
+    local fd line coding=
+    exec {fd}<>"/dev/tcp/127.0.0.1/$port"
+    printf 'GET %s HTTP/1.1\r\nHost: 127.0.0.1:%s\r\nAccept-Encoding: %s\r\nConnection: close\r\n\r\n' \
+        "$1" "$port" "$BROWSER_ENCODINGS" >&"$fd"
+    while IFS= read -r line <&"$fd"; do
+        line=${line%$'\r'}
+        [[ -n $line ]] || break
+        if [[ ${line,,} == content-encoding:* ]]; then
+            coding=${line#*: }
+        fi
+    done
+    exec {fd}>&-
+    echo "$coding"
+}
+
 # wrk counts only statuses >= 400 as errors, so make sure each page is a 200
-# (not a redirect) before loading it.
+# (not a redirect) before loading it, and that a browser gets it in brotli.
 for path in "$recipe_path" /; do
     status=$(http_status "$path")
     [[ $status == 200 ]] || die "GET $path answered ${status:-nothing}, not 200"
+    coding=$(http_encoding "$path")
+    [[ $coding == br ]] || die "GET $path with a browser's Accept-Encoding came as '${coding:-identity}', not br"
 done
 
 # --- the runs ----------------------------------------------------------------
@@ -207,6 +231,8 @@ LUA
 for path in "$recipe_path" /; do
     log "warming up $path for $WARMUP"
     wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" "$base$path" >/dev/null
+    wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -H "Accept-Encoding: $BROWSER_ENCODINGS" \
+        "$base$path" >/dev/null
 done
 echo
 
@@ -236,6 +262,8 @@ run() {
 run "recipe" "$recipe_path"
 run "index" /
 run "recipe (close)" "$recipe_path" -H 'Connection: close'
+run "recipe (br)" "$recipe_path" -H "Accept-Encoding: $BROWSER_ENCODINGS"
+run "index (br)" / -H "Accept-Encoding: $BROWSER_ENCODINGS"
 
 alive "$server_pid" || die "the server died during the runs"
 hwm=$(vm VmHWM)

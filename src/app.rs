@@ -23,6 +23,8 @@ pub struct Config {
     /// The site's public address, for absolute links; by default
     /// `http://` and the bound address.
     pub base_url: Option<String>,
+    /// The page cache's budget in bytes.
+    pub page_cache_bytes: u64,
 }
 
 /// A server that is listening, and the address it got.
@@ -45,6 +47,7 @@ pub fn app(
         InitError = (),
     >,
 > {
+    let https = site.is_https();
     App::new()
         .app_data(site)
         .app_data(QueryConfig::default().error_handler(|error, _| {
@@ -56,10 +59,15 @@ pub fn app(
                 .error_handler(|error, _| form_refused(error).into()),
         )
         .wrap(Compress::default())
-        .wrap(middleware::security_headers())
+        .wrap(middleware::security_headers(https))
         .wrap(from_fn(middleware::log_request))
         .configure(routes)
 }
+
+/// Connections a worker serves at once; past it, new ones wait in the
+/// listen queue instead of taking memory and file descriptors (actix's
+/// default is 25,000 per worker).
+pub const MAX_CONNECTIONS_PER_WORKER: usize = 2_048;
 
 /// The largest form a page takes, in bytes: a long recipe and its notes.
 pub const MAX_FORM_BYTES: usize = 256 * 1024;
@@ -87,9 +95,10 @@ pub fn build(config: &Config, recipes: Recipes) -> io::Result<Running> {
         .base_url
         .clone()
         .unwrap_or_else(|| format!("http://{addr}"));
-    let site = Data::new(Site::new(recipes, &base_url));
+    let site = Data::new(Site::new(recipes, &base_url).with_page_cache(config.page_cache_bytes));
     let mut server = HttpServer::new(move || app(site.clone()))
         .shutdown_timeout(30)
+        .max_connections(MAX_CONNECTIONS_PER_WORKER)
         .listen(listener)?;
     if config.workers > 0 {
         server = server.workers(config.workers);

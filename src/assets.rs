@@ -8,6 +8,10 @@ pub struct Asset {
     pub path: &'static str,
     pub content_type: &'static str,
     pub body: &'static [u8],
+    /// `body`, brotli-compressed at build time.
+    pub brotli: &'static [u8],
+    /// `body`, gzip-compressed at build time.
+    pub gzip: &'static [u8],
 }
 
 include!(concat!(env!("OUT_DIR"), "/assets.rs"));

@@ -104,6 +104,15 @@ impl CacheSize {
         }
     }
 
+    /// `--page-cache-mb`'s parser: as `parse_mib`, but 0 (keep nothing)
+    /// is a budget too.
+    pub fn parse_budget_mib(text: &str) -> Result<CacheSize, String> {
+        if text.trim() == "0" {
+            return Ok(CacheSize { bytes: 0 });
+        }
+        CacheSize::parse_mib(text)
+    }
+
     pub fn bytes(self) -> u64 {
         self.bytes
     }
@@ -170,6 +179,14 @@ pub struct ServeArgs {
     /// The site's public address, for absolute links (default: http:// and --addr).
     #[arg(long, env = "FORKFUL_BASE_URL")]
     pub base_url: Option<String>,
+    /// The most the page cache holds, in MiB of pages as sent (0: keep none).
+    #[arg(
+        long,
+        env = "FORKFUL_PAGE_CACHE_MB",
+        value_name = "MIB",
+        value_parser = CacheSize::parse_budget_mib
+    )]
+    pub page_cache_mb: Option<CacheSize>,
     /// Request logs as JSON lines instead of text (both go to standard error;
     /// FORKFUL_LOG filters them, e.g. FORKFUL_LOG=warn).
     #[arg(long, env = "FORKFUL_LOG_JSON")]
@@ -186,6 +203,9 @@ fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
         addr: args.addr,
         workers: args.workers,
         base_url: args.base_url,
+        page_cache_bytes: args
+            .page_cache_mb
+            .map_or(crate::web::DEFAULT_PAGE_CACHE_BYTES, CacheSize::bytes),
     };
     serve_until_stopped(store, &config, args.log_json, out)
 }
@@ -517,6 +537,14 @@ mod tests {
             .contains("at least 1"));
         assert!(CacheSize::parse_mib("-1").is_err());
         assert!(CacheSize::parse_mib("1.5").is_err());
+    }
+
+    #[test]
+    fn a_page_cache_budget_may_be_zero_but_not_negative_or_too_big() {
+        assert_eq!(CacheSize::parse_budget_mib("0").unwrap().bytes(), 0);
+        assert_eq!(CacheSize::parse_budget_mib("8").unwrap().bytes(), 8 << 20);
+        assert!(CacheSize::parse_budget_mib("-1").is_err());
+        assert!(CacheSize::parse_budget_mib(&(CacheSize::MAX_MIB + 1).to_string()).is_err());
     }
 }
 

@@ -41,11 +41,12 @@ pub use attrs::Attrs;
 pub use content::{Content, Minutes, Step, Yield};
 pub use ids::{Basis, Instant, RecipeId, VersionNumber};
 pub use models::{
-    Comparison, CookPage, Crumb, Family, History, Link, RecipeShow, TreeNode, VersionDiff,
-    VersionShow, COOK_PAGE_LIMIT,
+    Breadcrumb, Comparison, CookPage, Crumb, Family, History, LineageShow, Link, RecipeShow,
+    TreeNode, VersionDiff, VersionShow, COOK_PAGE_LIMIT, CRUMB_ENDS, FORKS_LISTED,
 };
 pub use read::{
-    Ancestor, CatalogEntry, CatalogPage, CatalogQuery, ForkNode, Recipe, Snapshot, Sort, Version,
+    Ancestor, CatalogEntry, CatalogPage, CatalogQuery, ForkNode, ReadSet, Recipe, SearchPage,
+    Snapshot, Sort, Version,
 };
 pub use slug::{BadSlug, Slug};
 pub use write::{Change, Recipes};

@@ -6,7 +6,7 @@
 
 use super::diff::{self, RecipeDiff};
 use super::ids::{RecipeId, VersionNumber};
-use super::read::{CatalogEntry, ForkNode, Recipe, Snapshot, Version};
+use super::read::{Ancestor, CatalogEntry, ForkNode, Recipe, Snapshot, Version};
 use super::slug::Slug;
 use super::{Content, DomainError};
 
@@ -26,14 +26,58 @@ pub struct Crumb {
     pub version: VersionNumber,
 }
 
+/// Ancestors a breadcrumb shows at each end before it is shortened.
+pub const CRUMB_ENDS: usize = 10;
+/// Forks a recipe page lists; the family tree has the rest.
+pub const FORKS_LISTED: usize = 50;
+
+/// A lineage as a breadcrumb, the original first and the parent last; one
+/// of more than `2 * CRUMB_ENDS` ancestors is shortened in the middle, so a
+/// page names at most that many whatever the depth.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Breadcrumb {
+    /// The ancestors shown from the original down.
+    pub head: Vec<Crumb>,
+    /// How many are left out after `head`.
+    pub hidden: usize,
+    /// The ancestors shown after the gap, the parent last (empty when
+    /// nothing is left out).
+    pub tail: Vec<Crumb>,
+}
+
+impl Breadcrumb {
+    /// The recipe this one was forked from.
+    pub fn parent(&self) -> Option<&Crumb> {
+        self.tail.last().or(self.head.last())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.head.is_empty()
+    }
+
+    /// Ancestors in all, shown or not.
+    pub fn len(&self) -> usize {
+        self.head.len() + self.hidden + self.tail.len()
+    }
+}
+
 /// The recipe page (and its JSON): the recipe now, where it came from and
 /// what it became.
 pub struct RecipeShow {
     pub recipe: Recipe,
-    /// Ancestors, the original first and the parent last.
-    pub lineage: Vec<Crumb>,
-    /// Direct forks, oldest first.
+    pub lineage: Breadcrumb,
+    /// Direct forks, oldest first, at most `FORKS_LISTED`.
     pub forks: Vec<Link>,
+    /// Direct forks in all.
+    pub fork_count: usize,
+}
+
+/// A recipe's whole lineage, for when its breadcrumb is shortened.
+pub struct LineageShow {
+    pub slug: String,
+    pub title: String,
+    /// Every ancestor, the original first and the parent last.
+    pub ancestors: Vec<Crumb>,
 }
 
 /// One past version of a recipe.
@@ -43,7 +87,7 @@ pub struct VersionShow {
     pub version: Version,
     /// The recipe as this version left it.
     pub content: Content,
-    pub lineage: Vec<Crumb>,
+    pub lineage: Breadcrumb,
 }
 
 /// A recipe's history: each version with a line on what it changed.
@@ -151,12 +195,47 @@ impl Snapshot {
         Ok(Link { slug, title })
     }
 
-    /// The lineage of `id` as a breadcrumb, the original first.
-    pub fn crumbs(&self, id: RecipeId) -> Result<Vec<Crumb>, DomainError> {
+    /// The lineage of `id` as a breadcrumb, the original first: the walk
+    /// reads every ancestor's parent, but names only those shown.
+    pub fn crumbs(&self, id: RecipeId) -> Result<Breadcrumb, DomainError> {
         let mut lineage = self.lineage(id)?;
         lineage.reverse();
-        lineage
-            .into_iter()
+        let crumb = |a: &Ancestor| -> Result<Crumb, DomainError> {
+            let Link { slug, title } = self.link(a.id)?;
+            Ok(Crumb {
+                slug,
+                title,
+                version: a.forked_version,
+            })
+        };
+        if lineage.len() <= 2 * CRUMB_ENDS {
+            return Ok(Breadcrumb {
+                head: lineage.iter().map(crumb).collect::<Result<_, _>>()?,
+                hidden: 0,
+                tail: Vec::new(),
+            });
+        }
+        let tail_from = lineage.len() - CRUMB_ENDS;
+        Ok(Breadcrumb {
+            head: lineage[..CRUMB_ENDS]
+                .iter()
+                .map(crumb)
+                .collect::<Result<_, _>>()?,
+            hidden: tail_from - CRUMB_ENDS,
+            tail: lineage[tail_from..]
+                .iter()
+                .map(crumb)
+                .collect::<Result<_, _>>()?,
+        })
+    }
+
+    /// The whole lineage of the recipe with `slug`, each ancestor named.
+    pub fn lineage_show(&self, slug: &Slug) -> Result<LineageShow, DomainError> {
+        let recipe = self.current(slug)?;
+        let mut lineage = self.lineage(recipe.id)?;
+        lineage.reverse();
+        let ancestors = lineage
+            .iter()
             .map(|a| {
                 let Link { slug, title } = self.link(a.id)?;
                 Ok(Crumb {
@@ -165,7 +244,12 @@ impl Snapshot {
                     version: a.forked_version,
                 })
             })
-            .collect()
+            .collect::<Result<_, DomainError>>()?;
+        Ok(LineageShow {
+            slug: recipe.slug.to_string(),
+            title: recipe.content.title,
+            ancestors,
+        })
     }
 
     /// The recipe with `slug` as it is now, refusing a retired one.
@@ -184,15 +268,17 @@ impl Snapshot {
     pub fn recipe_show(&self, slug: &Slug) -> Result<RecipeShow, DomainError> {
         let recipe = self.current(slug)?;
         let lineage = self.crumbs(recipe.id)?;
-        let forks = self
-            .forks(recipe.id)?
-            .into_iter()
-            .map(|id| self.link(id))
+        let all_forks = self.forks(recipe.id)?;
+        let forks = all_forks
+            .iter()
+            .take(FORKS_LISTED)
+            .map(|&id| self.link(id))
             .collect::<Result<_, _>>()?;
         Ok(RecipeShow {
             recipe,
             lineage,
             forks,
+            fork_count: all_forks.len(),
         })
     }
 

@@ -9,6 +9,16 @@ use std::collections::BTreeSet;
 use super::content::Content;
 use super::ingredient::IngredientLine;
 
+/// Words of a query that are searched for; the rest are dropped (and the
+/// page says so).
+pub const MAX_WORDS: usize = 8;
+/// The shortest last word of a query that is taken as a prefix.
+pub const MIN_PREFIX: usize = 3;
+/// Terms a prefix stands for at most.
+pub const MAX_EXPANSIONS: usize = 32;
+/// Candidates a page of results looks at, at most.
+pub const MAX_CANDIDATES: usize = 2_000;
+
 /// Shortest word worth indexing.
 const MIN_TERM: usize = 2;
 /// Words too common in recipes to tell them apart.

@@ -23,6 +23,7 @@ use super::ordered::{Order, OrderCache};
 use super::referrers::ReferrerCache;
 use super::schema::{Attribute, Schema, DB_TX_INSTANT};
 use super::value::{EntityId, Keyword, Value};
+use super::witness::{Dependencies, Dependency, Witness};
 
 /// How a `Db` presents the datoms at or before its basis.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,6 +49,8 @@ pub struct Db {
     entities: Arc<current::EntityCache>,
     referrers: Arc<ReferrerCache>,
     orders: Arc<OrderCache>,
+    /// Collects what this value's reads depended on, when asked to.
+    witness: Option<Arc<Witness>>,
 }
 
 impl Db {
@@ -70,6 +73,68 @@ impl Db {
             entities,
             referrers,
             orders,
+            witness: None,
+        }
+    }
+
+    /// This value, noting what each of its reads (and those of the values
+    /// made from it) depended on; see `witness`.
+    pub fn witnessed(&self) -> Db {
+        Db {
+            witness: Some(Witness::new()),
+            ..self.clone()
+        }
+    }
+
+    /// What the reads of a `witnessed` value depended on so far.
+    pub fn dependencies(&self) -> Option<Dependencies> {
+        self.witness.as_ref().map(|w| w.dependencies())
+    }
+
+    /// Whether every dependency in `deps` is the same at this value as
+    /// when it was noted: then a read that depended on exactly those gives
+    /// the same answer here. A ranged read cannot be checked: `false`.
+    pub fn still_holds(&self, deps: &Dependencies) -> Result<bool, StorageError> {
+        if deps.ranged {
+            return Ok(false);
+        }
+        let quiet = self.unwitnessed();
+        for dependency in &deps.list {
+            let holds = match dependency {
+                Dependency::Entity { e, last_tx } => match quiet.current_entity(*e) {
+                    Some(cached) => cached?.last_tx == *last_tx,
+                    None => false,
+                },
+                Dependency::Referrers { a, target, list } => {
+                    *quiet.referrers(*a, *target)? == **list
+                }
+            };
+            if !holds {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// This value without a witness: for the reads a method makes on its
+    /// own behalf and notes more precisely itself.
+    fn unwitnessed(&self) -> Db {
+        Db {
+            witness: None,
+            ..self.clone()
+        }
+    }
+
+    fn is_unique(&self, a: EntityId) -> bool {
+        self.schema
+            .attribute(a)
+            .is_some_and(|attribute| attribute.unique.is_some())
+    }
+
+    /// Notes a read the witness cannot vouch for (see `witness`).
+    fn witness_range(&self) {
+        if let Some(witness) = &self.witness {
+            witness.ranged();
         }
     }
 
@@ -138,7 +203,13 @@ impl Db {
                 }
             }
         };
-        (cached.last_tx <= self.basis).then_some(Ok(cached))
+        if cached.last_tx > self.basis {
+            return None;
+        }
+        if let Some(witness) = &self.witness {
+            witness.entity(e, cached.last_tx);
+        }
+        Some(Ok(cached))
     }
 
     /// The datoms of entity `e` with an attribute in `first..=last` (and the
@@ -237,6 +308,18 @@ impl Db {
         a: EntityId,
         target: EntityId,
     ) -> Result<Arc<[EntityId]>, StorageError> {
+        let referrers = self.unwitnessed().read_referrers(a, target)?;
+        if let Some(witness) = &self.witness {
+            witness.referrers(a, target, referrers.clone());
+        }
+        Ok(referrers)
+    }
+
+    fn read_referrers(
+        &self,
+        a: EntityId,
+        target: EntityId,
+    ) -> Result<Arc<[EntityId]>, StorageError> {
         let cacheable = self.view == View::Current && self.cached;
         if cacheable {
             if let Some(referrers) = self.referrers.get(target, a, self.basis) {
@@ -275,6 +358,7 @@ impl Db {
                 None => {}
             }
         }
+        self.witness_range();
         let (prefix, needs_filter) = components.key_prefix(index);
         Datoms {
             iter: Source::Sled(self.tree.scan_prefix(prefix)),
@@ -300,6 +384,7 @@ impl Db {
         after: Option<&Components>,
         reverse: bool,
     ) -> Datoms {
+        self.witness_range();
         let (lower, needs_filter) = within.key_prefix(index);
         let upper = prefix_end(&lower);
         let cursor = after.map(|c| c.key_prefix(index).0);
@@ -388,6 +473,7 @@ impl Db {
             Some(Err(error)) => return self.failed(Index::Eavt, error),
             None => {}
         }
+        self.witness_range();
         let lower = [
             &[Index::Eavt.prefix_byte()][..],
             &e.to_be_bytes(),
@@ -415,6 +501,7 @@ impl Db {
     /// The datoms of string attribute `a` whose value starts with `prefix`,
     /// in AVET order (the attribute must be unique or indexed).
     pub fn text_prefix(&self, a: EntityId, prefix: &str) -> Datoms {
+        self.witness_range();
         let mut key = vec![Index::Avet.prefix_byte()];
         key.extend_from_slice(&a.to_be_bytes());
         crate::store::encoding::encode_text_prefix(&mut key, prefix);
@@ -428,6 +515,40 @@ impl Db {
             held: None,
             reverse: false,
         }
+    }
+
+    /// The distinct current values of string attribute `a` (unique or
+    /// indexed) that start with `prefix`, in order, at most `limit`: one
+    /// seek per value, however many entities hold each.
+    pub fn text_values(
+        &self,
+        a: EntityId,
+        prefix: &str,
+        limit: usize,
+    ) -> Result<Vec<String>, StorageError> {
+        self.witness_range();
+        let mut start = vec![Index::Avet.prefix_byte()];
+        start.extend_from_slice(&a.to_be_bytes());
+        crate::store::encoding::encode_text_prefix(&mut start, prefix);
+        let end = prefix_end(&start);
+        let mut out = Vec::new();
+        while out.len() < limit && start < end {
+            self.reads.fetch_add(1, Ordering::Relaxed);
+            let mut values = Datoms {
+                iter: Source::Sled(self.tree.range(start.clone()..end.clone())),
+                ..self.ready(Index::Avet, Vec::new())
+            };
+            let Some(datom) = values.next().transpose()? else {
+                break;
+            };
+            let Some(text) = datom.v.as_str() else {
+                break;
+            };
+            out.push(text.to_owned());
+            // Past every key of this value: the next seek lands on the next.
+            start = prefix_end(&Components::any().a(a).v(datom.v).key_prefix(Index::Avet).0);
+        }
+        Ok(out)
     }
 
     /// The values entity `e` has for attribute `a`, in value order.
@@ -453,11 +574,25 @@ impl Db {
     }
 
     /// The entity whose unique attribute `a` has value `v`: one AVET seek.
+    ///
+    /// Witnessed, a hit depends on the entity found (it holds `v` as long as
+    /// its facts are the same, and `a` is unique), a miss is a range.
     pub fn entity_with(&self, a: EntityId, v: &Value) -> Result<Option<EntityId>, StorageError> {
-        self.datoms(Index::Avet, &Components::any().a(a).v(v.clone()))
+        let found = self
+            .unwitnessed()
+            .datoms(Index::Avet, &Components::any().a(a).v(v.clone()))
             .next()
-            .transpose()
-            .map(|d| d.map(|d| d.e))
+            .transpose()?
+            .map(|d| d.e);
+        match found {
+            Some(e) if self.witness.is_some() && self.is_unique(a) => {
+                if self.current_entity(e).is_none() {
+                    self.witness_range();
+                }
+            }
+            _ => self.witness_range(),
+        }
+        Ok(found)
     }
 
     /// Everything entity `e` says at this basis.
@@ -496,6 +631,7 @@ impl Db {
             &to.saturating_add(1).to_be_bytes(),
         ]
         .concat();
+        self.witness_range();
         self.reads.fetch_add(1, Ordering::Relaxed);
         let iter = if from > to {
             None

@@ -57,6 +57,7 @@ pub mod transfer;
 pub mod tx;
 pub mod value;
 mod verify;
+pub mod witness;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -536,6 +537,17 @@ impl Store {
             .schema
             .clone();
         self.rewind(&mut writer, durable, schema);
+    }
+
+    /// Empties the in-memory caches of entities, referrers and orders, as
+    /// if the store had just been opened (sled's own cache stays): for
+    /// measuring reads that start cold.
+    pub fn forget_caches(&self) {
+        let _writer = self.lock_writer();
+        let applied = self.inner.applied.load(Ordering::Acquire);
+        self.inner.entities.clear();
+        self.inner.referrers.reset(applied);
+        self.inner.orders.reset(applied);
     }
 
     /// After writes were taken out of sled: the newest applied transaction

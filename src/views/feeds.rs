@@ -19,8 +19,10 @@ pub fn xml(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
-            // Characters XML 1.0 does not allow at all.
+            // Characters XML 1.0 does not allow at all (surrogates cannot
+            // be in a `str`).
             c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => {}
+            '\u{FFFE}' | '\u{FFFF}' => {}
             c => out.push(c),
         }
     }
@@ -104,5 +106,6 @@ mod tests {
     #[test]
     fn xml_escapes_markup_and_drops_control_characters() {
         assert_eq!(xml("a<b>&\"c'\u{1}"), "a&lt;b&gt;&amp;&quot;c&apos;");
+        assert_eq!(xml("x\u{FFFE}y\u{FFFF}z\u{FFFD}"), "xyz\u{FFFD}");
     }
 }

@@ -30,7 +30,9 @@ struct RecipeJson<'a> {
     updated_at: Option<String>,
     versions: u32,
     forked_from: Option<ForkedFromJson<'a>>,
+    /// At most the first fifty; `fork_count` has them all.
     forks: Vec<&'a str>,
+    fork_count: usize,
 }
 
 #[derive(Serialize)]
@@ -79,12 +81,13 @@ pub fn recipe(base_url: &str, model: &RecipeShow) -> String {
         created_at: r.created_at.map(machine_time),
         updated_at: r.updated_at.map(machine_time),
         versions: r.version_count,
-        forked_from: model.lineage.last().map(|p| ForkedFromJson {
+        forked_from: model.lineage.parent().map(|p| ForkedFromJson {
             slug: &p.slug,
             version: p.version.get(),
             url: format!("{base_url}{}", version_path(&p.slug, p.version)),
         }),
         forks: model.forks.iter().map(|f| f.slug.as_str()).collect(),
+        fork_count: model.fork_count,
     };
     serde_json::to_string_pretty(&json).expect("recipe JSON serialises")
 }

@@ -137,6 +137,20 @@ impl Memo {
     }
 }
 
+impl Memo {
+    fn forget(&self) {
+        *self.map.write().expect("markdown memo") = (0, FxHashMap::default());
+    }
+}
+
+/// Empties the memos, as if the process had just started: for measuring
+/// pages rendered cold.
+pub fn forget_memos() {
+    html_memo().forget();
+    plain_memo().forget();
+    *shared_memo().write().expect("markdown memo") = (0, FxHashMap::default());
+}
+
 fn html_memo() -> &'static Memo {
     static MEMO: OnceLock<Memo> = OnceLock::new();
     MEMO.get_or_init(Memo::new)

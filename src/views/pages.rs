@@ -5,7 +5,10 @@ use maud::{html, Markup};
 use super::catalog::cards;
 use super::layout::{self, Head, Section};
 use super::tag_path;
-use crate::domain::CatalogEntry;
+use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
+
+use crate::domain::search::{MAX_CANDIDATES, MAX_WORDS};
+use crate::domain::SearchPage;
 
 /// Every tag in use with its number of recipes.
 pub fn tags(tags: &[(String, usize)]) -> Markup {
@@ -33,8 +36,8 @@ pub fn tags(tags: &[(String, usize)]) -> Markup {
     )
 }
 
-/// Search results for `query` (none yet if the query is empty).
-pub fn search(query: &str, results: &[CatalogEntry], limit: usize) -> Markup {
+/// A page of search results for `query` (none yet if the query is empty).
+pub fn search(query: &str, page: &SearchPage) -> Markup {
     let title = if query.is_empty() {
         "Search".to_owned()
     } else {
@@ -43,21 +46,50 @@ pub fn search(query: &str, results: &[CatalogEntry], limit: usize) -> Markup {
     let mut head = Head::new(&title, Section::Other);
     head.query = Some(query);
     head.noindex = true;
+    let next = page.next.map(|after| {
+        format!(
+            "/search?q={}&after={after}",
+            utf8_percent_encode(query, NON_ALPHANUMERIC)
+        )
+    });
     layout::page(
         &head,
         html! {
             h1 { (title) }
-            @if query.is_empty() {
+            @if page.words.is_empty() {
                 p class="lede" { "Type words from a recipe's title, ingredients or tags into the search box." }
-            } @else if results.is_empty() {
-                p class="notice" { "No recipe matches every word of " q { (query) } "." }
             } @else {
                 p class="lede" {
-                    (results.len()) @if results.len() == 1 { " recipe matches" } @else { " recipes match" }
-                    @if results.len() >= limit { " (the first " (limit) " shown)" }
-                    "."
+                    "Recipes with "
+                    @for (i, word) in page.words.iter().enumerate() {
+                        @if i > 0 { ", " }
+                        q { (word) }
+                        @if i + 1 == page.words.len() && page.prefix { " (or a word it begins)" }
+                    }
+                    ", oldest first."
                 }
-                (cards(results))
+                @if page.dropped > 0 {
+                    p class="notice" {
+                        "Only the first " (MAX_WORDS) " words were searched for ("
+                        (page.dropped) " more left out)."
+                    }
+                }
+                @if page.entries.is_empty() && page.next.is_none() {
+                    p class="notice" { "No recipe matches every word of " q { (query) } "." }
+                } @else {
+                    (cards(&page.entries))
+                }
+                @if page.cut_short {
+                    p class="notice" {
+                        "This page looked at " (MAX_CANDIDATES) " recipes and stopped there; "
+                        "more may match on the next."
+                    }
+                }
+                @if let Some(next) = &next {
+                    nav class="pager" aria-label="More results" {
+                        a rel="next" href=(next) { "Next page" }
+                    }
+                }
             }
         },
     )

@@ -11,7 +11,8 @@ use super::{
     Text,
 };
 use crate::domain::{
-    Content, Crumb, Instant, Link, Minutes, RecipeShow, Step, VersionNumber, VersionShow,
+    Breadcrumb, Content, Crumb, Instant, LineageShow, Link, Minutes, RecipeShow, Step,
+    VersionNumber, VersionShow,
 };
 
 /// Which version of a recipe a page shows.
@@ -41,11 +42,20 @@ pub struct RecipePage<'a> {
     pub modified: Option<Instant>,
     pub version_count: u32,
     /// Ancestors, the original first and the parent last.
-    pub lineage: &'a [Crumb],
-    /// Direct forks, oldest first.
+    pub lineage: &'a Breadcrumb,
+    /// Direct forks, oldest first (at most `FORKS_LISTED` of them).
     pub forks: &'a [Link],
+    /// Direct forks in all.
+    pub fork_count: usize,
     pub showing: Showing,
 }
+
+/// A breadcrumb with no ancestors, for pages of recipes that have none.
+static NO_LINEAGE: Breadcrumb = Breadcrumb {
+    head: Vec::new(),
+    hidden: 0,
+    tail: Vec::new(),
+};
 
 fn minutes(label: &str, value: Option<Minutes>) -> Markup {
     html! {
@@ -94,17 +104,55 @@ fn lineage(page: &RecipePage) -> Markup {
         @if !page.lineage.is_empty() {
             nav class="lineage" aria-label="Lineage" {
                 ol {
-                    @for crumb in page.lineage {
-                        li {
-                            a href=(version_path(&crumb.slug, crumb.version)) { (crumb.title) }
-                            " " span class="at" { "v" (crumb.version) }
+                    @for crumb in &page.lineage.head { (crumb_item(crumb)) }
+                    @if page.lineage.hidden > 0 {
+                        li class="gap" {
+                            a href={ (RecipePath(page.slug)) "/lineage" } {
+                                "… " (count(page.lineage.hidden as i64, "more ancestor", "more ancestors"))
+                            }
                         }
                     }
+                    @for crumb in &page.lineage.tail { (crumb_item(crumb)) }
                     li aria-current="page" { (page.content.title) }
                 }
             }
         }
     }
+}
+
+fn crumb_item(crumb: &Crumb) -> Markup {
+    html! {
+        li {
+            a href=(version_path(&crumb.slug, crumb.version)) { (crumb.title) }
+            " " span class="at" { "v" (crumb.version) }
+        }
+    }
+}
+
+/// A recipe's whole lineage, when its breadcrumb is shortened.
+pub fn lineage_page(model: &LineageShow) -> Markup {
+    let title = format!("Lineage of {}", model.title);
+    let head = Head::new(&title, Section::Other);
+    layout::page(
+        &head,
+        html! {
+            h1 { (title) }
+            @if model.ancestors.is_empty() {
+                p class="lede" { "This recipe is an original: it was not forked from another." }
+            } @else {
+                p class="lede" {
+                    (count(model.ancestors.len() as i64, "ancestor", "ancestors"))
+                    ", the original first; each at the version that was forked."
+                }
+                ol class="lineage-list" {
+                    @for crumb in &model.ancestors { (crumb_item(crumb)) }
+                    li aria-current="page" {
+                        a href=(RecipePath(&model.slug)) { (model.title) }
+                    }
+                }
+            }
+        },
+    )
 }
 
 fn family(page: &RecipePage) -> Markup {
@@ -116,7 +164,7 @@ fn family(page: &RecipePage) -> Markup {
                 a href={ (recipe_path(slug)) "/history" } {
                     (count(page.version_count, "version", "versions"))
                 }
-                @if let Some(parent) = page.lineage.last() {
+                @if let Some(parent) = page.lineage.parent() {
                     ", forked from "
                     a href=(version_path(&parent.slug, parent.version)) { (parent.title) }
                     " at version " (parent.version)
@@ -126,10 +174,17 @@ fn family(page: &RecipePage) -> Markup {
             @if page.forks.is_empty() {
                 p { "No forks yet." }
             } @else {
-                h3 { (count(page.forks.len() as i64, "fork", "forks")) }
+                h3 { (count(page.fork_count as i64, "fork", "forks")) }
                 ul class="forks" {
                     @for fork in page.forks {
                         li { a href=(RecipePath(&fork.slug)) { (fork.title) } }
+                    }
+                }
+                @if page.fork_count > page.forks.len() {
+                    p {
+                        a href={ (RecipePath(slug)) "/forks" } {
+                            "All " (page.fork_count) " forks, in the family tree"
+                        }
                     }
                 }
             }
@@ -250,8 +305,9 @@ pub fn preview(content: &Content) -> Markup {
         published: None,
         modified: None,
         version_count: 0,
-        lineage: &[],
+        lineage: &NO_LINEAGE,
         forks: &[],
+        fork_count: 0,
         showing: Showing::Preview,
     })
 }
@@ -278,7 +334,7 @@ pub fn show(base_url: &str, model: &RecipeShow) -> Markup {
     let url = format!("{base_url}{}", recipe_path(r.slug.as_str()));
     let based_on = model
         .lineage
-        .last()
+        .parent()
         .map(|p| format!("{base_url}{}", version_path(&p.slug, p.version)));
     let json_ld = jsonld::recipe(
         &r.content,
@@ -301,6 +357,7 @@ pub fn show(base_url: &str, model: &RecipeShow) -> Markup {
         version_count: r.version_count,
         lineage: &model.lineage,
         forks: &model.forks,
+        fork_count: model.fork_count,
         showing: Showing::Current,
     };
     page(&recipe, Some(json_ld))
@@ -319,6 +376,7 @@ pub fn version(base_url: &str, model: &VersionShow) -> Markup {
         version_count: recipe.version_count,
         lineage: &model.lineage,
         forks: &[],
+        fork_count: 0,
         showing: Showing::Version {
             number: version.number,
             instant: version.instant,

@@ -13,8 +13,9 @@ use crate::views::tag_path;
 pub const PAGE_SIZE: usize = 100;
 
 /// The catalog's query string: `?tag=&sort=&after=`.
+/// Parameters it does not know (`utm_source`, `fbclid`) are ignored: links
+/// shared on the web carry them.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct CatalogParams {
     tag: Option<String>,
     sort: Option<String>,
@@ -31,7 +32,7 @@ fn parse_sort(sort: Option<&str>) -> Result<Sort, WebError> {
     }
 }
 
-fn parse_after(after: Option<&str>) -> Result<Option<RecipeId>, WebError> {
+pub(super) fn parse_after(after: Option<&str>) -> Result<Option<RecipeId>, WebError> {
     after
         .map(|text| {
             RecipeId::parse(text).ok_or_else(|| {
@@ -48,7 +49,7 @@ pub async fn index(
 ) -> Result<HttpResponse, WebError> {
     let params = params.into_inner();
     let tag = params.tag.clone();
-    list(&site, &req, tag, params)
+    list(site, &req, tag, params).await
 }
 
 pub async fn tag(
@@ -57,11 +58,14 @@ pub async fn tag(
     tag: web::Path<String>,
     params: web::Query<CatalogParams>,
 ) -> Result<HttpResponse, WebError> {
-    list(&site, &req, Some(tag.into_inner()), params.into_inner())
+    list(site, &req, Some(tag.into_inner()), params.into_inner()).await
 }
 
-fn list(
-    site: &Site,
+/// A page of the catalog, or of one tag's recipes. A tag's page reads all
+/// the tag's recipes to sort them, so it is made off the workers (see
+/// `respond::long_page`); the whole catalog's pages read from a cursor.
+async fn list(
+    site: web::Data<Site>,
     req: &HttpRequest,
     tag: Option<String>,
     params: CatalogParams,
@@ -72,12 +76,22 @@ fn list(
         after: parse_after(params.after.as_deref())?,
         limit: PAGE_SIZE,
     };
-    respond::page(
+    if query.tag.is_none() {
+        return respond::page(
+            &site,
+            req,
+            |snapshot| read(snapshot, &query),
+            |site, page| render(site, &query, page),
+        );
+    }
+    let for_render = query.clone();
+    respond::long_page(
         site,
         req,
-        |snapshot| read(snapshot, &query),
-        |site, page| render(site, &query, page),
+        move |snapshot| read(snapshot, &query),
+        move |site, page| render(site, &for_render, page),
     )
+    .await
 }
 
 /// Reads a catalog page; a tag no recipe carries is a 404.

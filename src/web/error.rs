@@ -26,6 +26,10 @@ pub enum WebError {
     /// Too many attempts from one address; try again later.
     #[error("{0}")]
     TooManyRequests(String),
+    /// The server is making as many long pages as it makes at once; the
+    /// client may try again in a moment.
+    #[error("{0}")]
+    Busy(String),
     /// The request's body is over a limit the message names.
     #[error("{0}")]
     TooLarge(String),
@@ -80,6 +84,7 @@ impl ResponseError for WebError {
             WebError::Forbidden(_) => StatusCode::FORBIDDEN,
             WebError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             WebError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
+            WebError::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
             WebError::Conflict(_) => StatusCode::CONFLICT,
             WebError::LogIn { .. } => StatusCode::SEE_OTHER,
             WebError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -101,6 +106,7 @@ impl ResponseError for WebError {
             WebError::Forbidden(m) => ("Not allowed", m.as_str()),
             WebError::TooLarge(m) => ("Too large", m.as_str()),
             WebError::TooManyRequests(m) => ("Too many attempts", m.as_str()),
+            WebError::Busy(m) => ("Busy", m.as_str()),
             WebError::Conflict(m) => ("Changed meanwhile", m.as_str()),
             WebError::LogIn { .. } => unreachable!("answered above"),
             WebError::Internal(error) => {
@@ -112,8 +118,14 @@ impl ResponseError for WebError {
             }
         };
         let mut response = HttpResponse::build(self.status_code());
-        if let WebError::TooManyRequests(_) = self {
-            response.insert_header((header::RETRY_AFTER, "60"));
+        match self {
+            WebError::TooManyRequests(_) => {
+                response.insert_header((header::RETRY_AFTER, "60"));
+            }
+            WebError::Busy(_) => {
+                response.insert_header((header::RETRY_AFTER, "1"));
+            }
+            _ => {}
         }
         response
             .insert_header((header::CONTENT_TYPE, "text/html; charset=utf-8"))

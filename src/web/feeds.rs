@@ -34,9 +34,10 @@ pub async fn atom(site: web::Data<Site>, req: HttpRequest) -> Result<HttpRespons
     )
 }
 
+/// The sitemap walks the catalog, so it is made off the workers.
 pub async fn sitemap(site: web::Data<Site>, req: HttpRequest) -> Result<HttpResponse, WebError> {
-    respond::page(
-        &site,
+    respond::long_page(
+        site,
         &req,
         |snapshot| {
             let mut recipes = Vec::new();
@@ -62,6 +63,7 @@ pub async fn sitemap(site: web::Data<Site>, req: HttpRequest) -> Result<HttpResp
             )
         },
     )
+    .await
 }
 
 pub async fn robots(site: web::Data<Site>, req: HttpRequest) -> Result<HttpResponse, WebError> {

@@ -13,6 +13,7 @@ mod feeds;
 pub mod forms;
 pub mod limits;
 pub mod middleware;
+pub mod page_cache;
 mod pages;
 mod recipe_forms;
 pub mod recipes;
@@ -40,7 +41,13 @@ pub struct Site {
     accounts: std::sync::OnceLock<Accounts>,
     /// Login and sign-up attempts per address.
     attempts: limits::AttemptLimit,
+    /// Pages as sent, bounded in bytes.
+    pages: page_cache::PageCache,
 }
+
+/// The page cache's budget unless told otherwise: a demo's every page in
+/// every coding, and the hot part of a large catalog.
+pub const DEFAULT_PAGE_CACHE_BYTES: u64 = 64 << 20;
 
 impl Site {
     pub fn new(recipes: Recipes, base_url: &str) -> Site {
@@ -58,7 +65,19 @@ impl Site {
             edition,
             accounts: std::sync::OnceLock::new(),
             attempts: limits::AttemptLimit::per_minute(limits::ATTEMPTS_PER_MINUTE),
+            pages: page_cache::PageCache::new(DEFAULT_PAGE_CACHE_BYTES),
         }
+    }
+
+    /// This site with a page cache of at most `bytes` (0 keeps no page).
+    pub fn with_page_cache(mut self, bytes: u64) -> Site {
+        self.pages = page_cache::PageCache::new(bytes);
+        self
+    }
+
+    /// Pages as sent, bounded in bytes.
+    pub fn pages(&self) -> &page_cache::PageCache {
+        &self.pages
     }
 
     /// See `edition`.
@@ -132,6 +151,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route("/recipes/{slug}/diff", get().to(recipes::diff))
         .route("/recipes/{slug}/compare", get().to(recipes::compare))
         .route("/recipes/{slug}/forks", get().to(recipes::forks))
+        .route("/recipes/{slug}/lineage", get().to(recipes::lineage))
         .route("/tags", get().to(pages::tags))
         .route("/tags/{tag}", get().to(catalog::tag))
         .route("/search", get().to(pages::search))

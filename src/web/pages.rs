@@ -4,25 +4,29 @@ use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 
+use super::page_cache::Encoding;
 use super::respond::{self, Body};
 use super::{Site, WebError};
 use crate::assets;
 use crate::views;
 
+/// Every tag: a walk over the tags' index, so made off the workers.
 pub async fn tags(site: web::Data<Site>, req: HttpRequest) -> Result<HttpResponse, WebError> {
-    respond::page(
-        &site,
+    respond::long_page(
+        site,
         &req,
         |snapshot| Ok(snapshot.tags()?),
         |_, tags| Body::from(views::pages::tags(tags)),
     )
+    .await
 }
 
-/// The search's query string: `?q=`.
+/// The search's query string: `?q=&after=`.
 #[derive(Debug, Deserialize)]
 pub struct SearchParams {
     #[serde(default)]
     q: String,
+    after: Option<String>,
 }
 
 /// Results a search shows.
@@ -35,7 +39,9 @@ pub async fn search(
     req: HttpRequest,
     params: web::Query<SearchParams>,
 ) -> Result<HttpResponse, WebError> {
-    let q = params.into_inner().q.trim().to_owned();
+    let params = params.into_inner();
+    let after = super::catalog::parse_after(params.after.as_deref())?;
+    let q = params.q.trim().to_owned();
     if q.chars().count() > MAX_QUERY {
         return Err(WebError::BadRequest(format!(
             "A search may be at most {MAX_QUERY} characters long."
@@ -44,8 +50,8 @@ pub async fn search(
     respond::page(
         &site,
         &req,
-        |snapshot| Ok(snapshot.search(&q, SEARCH_LIMIT)?),
-        |_, results| Body::from(views::pages::search(&q, results, SEARCH_LIMIT)),
+        |snapshot| Ok(snapshot.search(&q, after, SEARCH_LIMIT)?),
+        |_, results| Body::from(views::pages::search(&q, results)),
     )
 }
 
@@ -59,14 +65,26 @@ pub async fn about(site: web::Data<Site>, req: HttpRequest) -> Result<HttpRespon
 }
 
 /// A static asset, by its hashed name: cached for a year, since a changed
-/// file gets a new name.
+/// file gets a new name; in the coding the client prefers, compressed when
+/// the site was built.
 pub async fn asset(req: HttpRequest) -> Result<HttpResponse, WebError> {
     let asset = assets::find(req.path())
         .ok_or_else(|| WebError::NotFound(format!("There is no file at {}.", req.path())))?;
-    Ok(HttpResponse::Ok()
+    let encoding = Encoding::negotiate(&req);
+    let body = match encoding {
+        Encoding::Identity => asset.body,
+        Encoding::Brotli => asset.brotli,
+        Encoding::Gzip => asset.gzip,
+    };
+    let mut response = HttpResponse::Ok();
+    response
         .insert_header((header::CONTENT_TYPE, asset.content_type))
         .insert_header((header::CACHE_CONTROL, "public, max-age=31536000, immutable"))
-        .body(asset.body))
+        .insert_header((header::VARY, "Accept-Encoding"));
+    if let Some(coding) = encoding.header_value() {
+        response.insert_header((header::CONTENT_ENCODING, coding));
+    }
+    Ok(response.body(body))
 }
 
 /// A cook's page: their recipes and forks, the same for every visitor.

@@ -86,8 +86,9 @@ pub async fn version(
 }
 
 /// The diff page's query string: `?from=&to=&view=`.
+/// Parameters it does not know (`utm_source`, `fbclid`) are ignored: links
+/// shared on the web carry them.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct DiffParams {
     from: Option<String>,
     to: Option<String>,
@@ -146,6 +147,20 @@ pub async fn compare(
         &req,
         |snapshot| Ok(snapshot.comparison(&slug)?),
         |_, model| Body::from(views::diff::comparison(slug.as_str(), model, layout)),
+    )
+}
+
+pub async fn lineage(
+    site: web::Data<Site>,
+    req: HttpRequest,
+    slug: web::Path<String>,
+) -> Result<HttpResponse, WebError> {
+    let slug = parse_slug(&slug)?;
+    respond::page(
+        &site,
+        &req,
+        |snapshot| Ok(snapshot.lineage_show(&slug)?),
+        |_, model| Body::from(views::recipe::lineage_page(model)),
     )
 }
 

@@ -1,23 +1,31 @@
-//! How every page is answered: one pinned database value, a conditional GET
-//! check before any work, and the response's caching and timing headers.
+//! How every page is answered: one pinned database value, the page cache,
+//! the conditional GET, and the response's caching and timing headers.
 //!
-//! A page's ETag is the basis it was read at and the site's edition (the
-//! build's sources and assets, and the base URL): the same basis and
-//! edition always give the same bytes for the same address, and any write
-//! moves the basis. So a
-//! conditional GET is answered with 304 before the page reads anything.
-//! `Last-Modified` is the instant of the basis transaction.
+//! A page's ETag is a fingerprint of what it read (its `ReadSet`: the
+//! entities and referrer lists it read, or the basis for pages built on a
+//! range over an index) and the site's edition (the build's sources and
+//! assets, and the base URL): the same reads and edition always give the
+//! same bytes for the same address, and a write the page does not show
+//! leaves its ETag alone. A kept page is checked against the latest value
+//! and answered (200 or 304) without reading the page again; otherwise the
+//! page is read first, and a 304 costs the read but not the render.
+//! `Last-Modified` is the instant of the transaction after which what the
+//! page read last changed.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use actix_web::http::header::{self, EntityTag, HttpDate, IfModifiedSince, IfNoneMatch};
 use actix_web::http::StatusCode;
-use actix_web::{HttpMessage, HttpRequest, HttpResponse};
+use actix_web::web::{self, Data};
+use actix_web::{HttpMessage, HttpRequest, HttpResponse, HttpResponseBuilder};
 use maud::Markup;
 
 use super::error::WebError;
+use super::page_cache::{Encoding, Kept, PageKey};
 use super::Site;
-use crate::domain::{Basis, Snapshot};
+use crate::domain::{ReadSet, Snapshot};
 
 /// A response body and its media type.
 pub struct Body {
@@ -47,81 +55,255 @@ impl Body {
     }
 }
 
-/// The ETag of a page read at `basis` by a site of `edition`.
-fn etag(basis: Basis, edition: u64) -> EntityTag {
+/// The ETag of a page that read `read`, served by a site of `edition`.
+fn etag(read: &ReadSet, edition: u64) -> EntityTag {
     // Weak: compressed and identity encodings of a page are the same page.
-    EntityTag::new_weak(format!("{basis:x}-{edition:x}"))
+    EntityTag::new_weak(format!("{:x}-{edition:x}", read.fingerprint()))
 }
 
-/// Whether the request's validators say the client has this page already.
-fn not_modified(req: &HttpRequest, etag: &EntityTag, modified: SystemTime) -> bool {
-    // If-None-Match wins over If-Modified-Since when both are sent (RFC 9110).
-    if let Some(if_none_match) = req.get_header::<IfNoneMatch>() {
-        return match if_none_match {
-            IfNoneMatch::Any => true,
-            IfNoneMatch::Items(tags) => tags.iter().any(|t| t.weak_eq(etag)),
-        };
-    }
-    if let Some(IfModifiedSince(since)) = req.get_header::<IfModifiedSince>() {
-        // HTTP dates have whole seconds.
-        let seconds = |t: SystemTime| t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-        return seconds(modified) <= seconds(since.into());
-    }
-    false
+/// What answering a page needs of its request, owned, so that a long page
+/// can be made on another thread (an `HttpRequest` stays on its worker).
+pub struct PageRequest {
+    key: PageKey,
+    encoding: Encoding,
+    if_none_match: Option<IfNoneMatch>,
+    if_modified_since: Option<SystemTime>,
 }
 
-/// Answers a page: pins one database value, answers 304 if the client's
-/// copy is current, else reads the model with `read` (store time) and
-/// renders it with `render` (render time).
+impl PageRequest {
+    pub fn new(req: &HttpRequest) -> PageRequest {
+        let encoding = Encoding::negotiate(req);
+        PageRequest {
+            key: PageKey::new(req, encoding),
+            encoding,
+            if_none_match: req.get_header::<IfNoneMatch>(),
+            if_modified_since: req
+                .get_header::<IfModifiedSince>()
+                .map(|IfModifiedSince(since)| since.into()),
+        }
+    }
+
+    /// Whether the request's validators say the client has this page.
+    fn has(&self, etag: &EntityTag, modified: Option<SystemTime>) -> bool {
+        // If-None-Match wins over If-Modified-Since when both are sent (RFC 9110).
+        if let Some(if_none_match) = &self.if_none_match {
+            return match if_none_match {
+                // Only pages that exist get here: a missing one is an error first.
+                IfNoneMatch::Any => true,
+                IfNoneMatch::Items(tags) => tags.iter().any(|t| t.weak_eq(etag)),
+            };
+        }
+        if let (Some(since), Some(modified)) = (self.if_modified_since, modified) {
+            // HTTP dates have whole seconds.
+            let seconds = |t: SystemTime| t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+            return seconds(modified) <= seconds(since);
+        }
+        false
+    }
+}
+
+/// A page's answer, made on any thread and turned into a response on the
+/// worker.
+pub enum Answer {
+    /// The page, kept; with its Server-Timing.
+    Page(Arc<Kept>, String),
+    /// The client has it already.
+    NotModified(EntityTag, Option<SystemTime>),
+}
+
+impl Answer {
+    fn into_response(self) -> HttpResponse {
+        match self {
+            Answer::NotModified(etag, modified) => {
+                let mut response = HttpResponse::build(StatusCode::NOT_MODIFIED);
+                validators(&mut response, &etag, modified);
+                response.finish()
+            }
+            Answer::Page(kept, timing) => {
+                let mut response = HttpResponse::Ok();
+                validators(&mut response, &kept.etag, kept.modified);
+                response
+                    .insert_header((header::CONTENT_TYPE, kept.content_type))
+                    .insert_header(("Server-Timing", timing));
+                if let Some(coding) = kept.encoding.header_value() {
+                    response.insert_header((header::CONTENT_ENCODING, coding));
+                }
+                response.body(kept.body.clone())
+            }
+        }
+    }
+}
+
+/// Answers a page: pins one database value; serves the kept page if that
+/// value still shows what it was made from; else reads the model with
+/// `read` through a witnessed snapshot (store time), answers 304 if the
+/// client's copy is current, else renders it with `render` (render time),
+/// compresses it for the client (compress time) and keeps it.
 pub fn page<M>(
     site: &Site,
     req: &HttpRequest,
     read: impl FnOnce(&Snapshot) -> Result<M, WebError>,
     render: impl FnOnce(&Site, &M) -> Body,
 ) -> Result<HttpResponse, WebError> {
-    let started = Instant::now();
-    let snapshot = site.snapshot();
-    let modified_millis = snapshot.modified()?.map_or(0, |at| at.millis());
-    let modified = UNIX_EPOCH + Duration::from_millis(modified_millis.max(0) as u64);
-    let tag = etag(snapshot.basis(), site.edition());
-    let validators = |response: &mut actix_web::HttpResponseBuilder| {
-        response
-            .insert_header(header::ETag(tag.clone()))
-            .insert_header(header::LastModified(HttpDate::from(modified)))
-            .insert_header((header::CACHE_CONTROL, "no-cache"));
-    };
-    if not_modified(req, &tag, modified) {
-        let mut response = HttpResponse::build(StatusCode::NOT_MODIFIED);
-        validators(&mut response);
-        return Ok(response.finish());
-    }
-    let model = read(&snapshot)?;
-    let read_at = Instant::now();
-    let reads = snapshot.reads_so_far();
-    let body = render(site, &model);
-    let rendered_at = Instant::now();
-    let mut response = HttpResponse::Ok();
-    validators(&mut response);
-    response
-        .insert_header((header::CONTENT_TYPE, body.content_type))
-        .insert_header((
-            "Server-Timing",
-            server_timing(read_at - started, rendered_at - read_at, reads),
-        ));
-    Ok(response.body(body.text))
+    let request = PageRequest::new(req);
+    Ok(answer(site, &request, read, render)?.into_response())
 }
 
-/// `store;dur=0.052, render;dur=0.021` in milliseconds; debug builds also
-/// say how many index reads the store did.
-fn server_timing(store: Duration, render: Duration, reads: u64) -> String {
-    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+/// Long pages (their work grows with the catalog: the sitemap, tags) being
+/// made at once, at most, across the server; past it, 503 and Retry-After.
+pub const LONG_PAGES_AT_ONCE: usize = 2;
+
+static LONG_PAGES: AtomicUsize = AtomicUsize::new(0);
+
+/// One of the `LONG_PAGES_AT_ONCE` places, given back when dropped.
+struct LongPagePlace;
+
+impl LongPagePlace {
+    fn take() -> Option<LongPagePlace> {
+        LONG_PAGES
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < LONG_PAGES_AT_ONCE).then_some(n + 1)
+            })
+            .ok()
+            .map(|_| LongPagePlace)
+    }
+}
+
+impl Drop for LongPagePlace {
+    fn drop(&mut self) {
+        LONG_PAGES.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// `page`, for a page whose work can be long: a kept page is answered on
+/// the worker; making one runs on actix's blocking pool, at most
+/// `LONG_PAGES_AT_ONCE` at a time, so the workers keep answering the rest.
+pub async fn long_page<M>(
+    site: Data<Site>,
+    req: &HttpRequest,
+    read: impl FnOnce(&Snapshot) -> Result<M, WebError> + Send + 'static,
+    render: impl FnOnce(&Site, &M) -> Body + Send + 'static,
+) -> Result<HttpResponse, WebError> {
+    let request = PageRequest::new(req);
+    if let Some(kept) = kept(&site, &request)? {
+        return Ok(kept.into_response());
+    }
+    let place = LongPagePlace::take().ok_or_else(|| {
+        WebError::Busy("The server is making other long pages; try again in a moment.".into())
+    })?;
+    let answer = web::block(move || {
+        let _place = place;
+        answer(&site, &request, read, render)
+    })
+    .await
+    .map_err(|error| WebError::Internal(Box::new(error)))??;
+    Ok(answer.into_response())
+}
+
+/// The kept page for `request`, if the latest value still shows it.
+fn kept(site: &Site, request: &PageRequest) -> Result<Option<Answer>, WebError> {
+    let started = Instant::now();
+    let Some(kept) = site.pages().get(&request.key) else {
+        return Ok(None);
+    };
+    if !site.snapshot().still_shows(&kept.read)? {
+        return Ok(None);
+    }
+    if request.has(&kept.etag, kept.modified) {
+        return Ok(Some(Answer::NotModified(kept.etag.clone(), kept.modified)));
+    }
+    let timing = format!("cache;desc=hit;dur={:.3}", millis(started.elapsed()));
+    Ok(Some(Answer::Page(kept, timing)))
+}
+
+fn answer<M>(
+    site: &Site,
+    request: &PageRequest,
+    read: impl FnOnce(&Snapshot) -> Result<M, WebError>,
+    render: impl FnOnce(&Site, &M) -> Body,
+) -> Result<Answer, WebError> {
+    if let Some(kept) = kept(site, request)? {
+        return Ok(kept);
+    }
+    let started = Instant::now();
+    let snapshot = site.snapshot();
+    let witnessed = snapshot.witnessed();
+    let model = read(&witnessed)?;
+    let read_set = witnessed.read_set();
+    let modified = match read_set.changed_at() {
+        Some(at) => snapshot
+            .instant_of(at)?
+            .map(|at| UNIX_EPOCH + Duration::from_millis(at.millis().max(0) as u64)),
+        None => None,
+    };
+    let tag = etag(&read_set, site.edition());
+    if request.has(&tag, modified) {
+        return Ok(Answer::NotModified(tag, modified));
+    }
+    let read_at = Instant::now();
+    let reads = witnessed.reads_so_far();
+    let body = render(site, &model);
+    let rendered_at = Instant::now();
+    let kept = Arc::new(Kept {
+        read: read_set,
+        etag: tag,
+        modified,
+        content_type: body.content_type,
+        encoding: request.encoding,
+        body: request.encoding.encode(body.text.as_bytes()),
+    });
+    let compressed_at = Instant::now();
+    site.pages().keep(request.key.clone(), kept.clone());
+    let timing = server_timing(
+        read_at - started,
+        rendered_at - read_at,
+        compressed_at - rendered_at,
+        reads,
+    );
+    Ok(Answer::Page(kept, timing))
+}
+
+/// The validators and caching rule every page answer carries.
+fn validators(response: &mut HttpResponseBuilder, etag: &EntityTag, modified: Option<SystemTime>) {
+    response
+        .insert_header(header::ETag(etag.clone()))
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .insert_header((header::VARY, "Accept-Encoding"));
+    if let Some(modified) = modified {
+        response.insert_header(header::LastModified(HttpDate::from(modified)));
+    }
+}
+
+fn millis(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// `store;dur=0.052, render;dur=0.021, compress;dur=0.110` in
+/// milliseconds; debug builds also say how many index reads the store did.
+fn server_timing(store: Duration, render: Duration, compress: Duration, reads: u64) -> String {
+    let (store, render, compress) = (millis(store), millis(render), millis(compress));
     if cfg!(debug_assertions) {
         format!(
-            "store;dur={:.3};desc=\"{reads} index reads\", render;dur={:.3}",
-            ms(store),
-            ms(render)
+            "store;dur={store:.3};desc=\"{reads} index reads\", render;dur={render:.3}, \
+             compress;dur={compress:.3}"
         )
     } else {
-        format!("store;dur={:.3}, render;dur={:.3}", ms(store), ms(render))
+        format!("store;dur={store:.3}, render;dur={render:.3}, compress;dur={compress:.3}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_pages_take_a_place_each_and_give_it_back() {
+        // The only user of the places in this test binary.
+        let places: Vec<_> = (0..LONG_PAGES_AT_ONCE)
+            .map(|_| LongPagePlace::take().expect("a free place"))
+            .collect();
+        assert!(LongPagePlace::take().is_none(), "all taken");
+        drop(places);
+        assert!(LongPagePlace::take().is_some(), "given back");
     }
 }

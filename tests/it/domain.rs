@@ -482,8 +482,9 @@ fn the_catalog_pages_through_every_recipe_once_in_order() {
 fn search_finds_recipes_by_title_summary_ingredients_and_tags() {
     let view = demo().snapshot();
     let titles = |q: &str| {
-        view.search(q, 100)
+        view.search(q, None, 100)
             .unwrap()
+            .entries
             .into_iter()
             .map(|e| e.slug.to_string())
             .collect::<Vec<_>>()

@@ -19,6 +19,8 @@
 //!   transaction and leave every current-entity entry equal to its datoms
 //! - `keyspace`: keys beside the datoms, durable and outside history
 //! - `web`: the site's pages, headers and errors, over the demo seed
+//! - `page_cache`: pages kept per address and coding, ETags that follow what
+//!   a page shows, the cache's budget
 //! - `tags`: a tag a URL must escape, from its links back to its page
 //! - `writing`: accounts and forms over HTTP, as a browser uses them
 //! - `xss`: hostile text in every free-text field runs nowhere
@@ -36,6 +38,7 @@ mod durability;
 mod faults;
 mod helpers;
 mod keyspace;
+mod page_cache;
 mod pull;
 mod query;
 mod query_docs;

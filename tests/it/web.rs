@@ -147,7 +147,6 @@ async fn bad_catalog_parameters_are_400_pages_in_the_layout() {
         "/?sort=sideways",
         "/?after=abc",
         "/?after=999999999",
-        "/?unknown=1",
         "/?sort=title&sort=recent",
     ] {
         let page = get(&site, uri).await;
@@ -156,6 +155,26 @@ async fn bad_catalog_parameters_are_400_pages_in_the_layout() {
         assert_eq!(page.texts("h1"), ["Bad request"], "{uri}");
     }
     assert_eq!(get(&site, "/tags/no-such-tag").await.status, 404);
+}
+
+#[actix_web::test]
+async fn parameters_a_page_does_not_know_are_ignored() {
+    // Links shared on the web carry trackers' parameters.
+    let site = site(demo());
+    for (uri, plain) in [
+        ("/?utm_source=feed&fbclid=abc", "/"),
+        ("/?sort=recent&utm_medium=x", "/?sort=recent"),
+        ("/recipes/shakshuka?utm_source=x", "/recipes/shakshuka"),
+        (
+            "/recipes/shakshuka/diff?from=1&to=2&gclid=1",
+            "/recipes/shakshuka/diff?from=1&to=2",
+        ),
+        ("/search?q=egg&ref=nav", "/search?q=egg"),
+    ] {
+        let tracked = get(&site, uri).await;
+        assert_eq!(tracked.status, 200, "{uri}");
+        assert_eq!(tracked.body, get(&site, plain).await.body, "{uri}");
+    }
 }
 
 #[actix_web::test]
@@ -599,6 +618,23 @@ async fn every_page_has_security_headers_timing_and_validators() {
     assert_eq!(page.header("x-content-type-options"), Some("nosniff"));
     assert_eq!(page.header("x-frame-options"), Some("DENY"));
     assert!(page.header("referrer-policy").is_some());
+    assert!(page
+        .header("permissions-policy")
+        .is_some_and(|p| p.contains("camera=()") && p.contains("geolocation=()")));
+    assert!(!csp.contains("data:"), "no page draws a data: image: {csp}");
+    assert_eq!(
+        page.header("strict-transport-security"),
+        None,
+        "not over http"
+    );
+    let https = actix_web::web::Data::new(forkful::web::Site::new(
+        demo().clone(),
+        "https://forkful.test",
+    ));
+    let secure = get(&https, "/recipes/shakshuka").await;
+    assert!(secure
+        .header("strict-transport-security")
+        .is_some_and(|h| h.starts_with("max-age=")));
     let timing = page.header("server-timing").unwrap();
     assert!(
         timing.contains("store;dur=") && timing.contains("render;dur="),
@@ -867,4 +903,101 @@ async fn the_etag_changes_with_what_the_page_shows_besides_the_data() {
         a.header("etag"),
         get(&here, "/recipes/shakshuka").await.header("etag")
     );
+}
+
+/// Recipe `r0`, and `r1` forked from it, `r2` from `r1`, ... to `r{depth}`.
+fn chain(depth: usize) -> Recipes {
+    let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
+    let content = Content {
+        title: "Recipe 0".into(),
+        ingredients: vec!["1 egg".into()],
+        ..Content::default()
+    };
+    recipes
+        .create(&slug("r0"), content, &Change::by("ann", "new"))
+        .unwrap();
+    for i in 1..=depth {
+        recipes
+            .fork(
+                &slug(&format!("r{}", i - 1)),
+                None,
+                Some(&slug(&format!("r{i}"))),
+                |c| Content {
+                    title: format!("Recipe {i}"),
+                    ..c
+                },
+                &Change::by("bo", "fork"),
+            )
+            .unwrap();
+    }
+    recipes
+}
+
+#[actix_web::test]
+async fn a_long_lineage_is_shortened_in_the_middle_with_a_link_to_all_of_it() {
+    let recipes = chain(25);
+    let site = site(&recipes);
+    let page = get(&site, "/recipes/r25").await;
+    assert_eq!(page.status, 200);
+    let crumbs = page.texts("nav.lineage li");
+    // Ten from the original, the gap, ten to the parent, and the recipe.
+    assert_eq!(crumbs.len(), 22, "{crumbs:?}");
+    assert!(crumbs[0].starts_with("Recipe 0 "), "{crumbs:?}");
+    assert!(crumbs[9].starts_with("Recipe 9 "), "{crumbs:?}");
+    assert_eq!(crumbs[10], "… 5 more ancestors");
+    assert!(crumbs[11].starts_with("Recipe 15 "), "{crumbs:?}");
+    assert!(crumbs[20].starts_with("Recipe 24 "), "{crumbs:?}");
+    assert_eq!(crumbs[21], "Recipe 25");
+    assert_eq!(
+        page.attrs("nav.lineage li.gap a", "href"),
+        ["/recipes/r25/lineage"]
+    );
+    // The parent is still the parent in the text and the JSON-LD.
+    assert!(page.body.contains("forked from"));
+    assert_eq!(
+        page.json_ld()["isBasedOn"],
+        "http://forkful.test/recipes/r24/versions/1"
+    );
+
+    let whole = get(&site, "/recipes/r25/lineage").await;
+    assert_eq!(whole.status, 200);
+    let ancestors = whole.texts("ol.lineage-list li");
+    assert_eq!(ancestors.len(), 26);
+    assert!(ancestors[12].starts_with("Recipe 12 "));
+    assert_eq!(get(&site, "/recipes/r0/lineage").await.status, 200);
+    assert_eq!(get(&site, "/recipes/nope/lineage").await.status, 404);
+
+    // Twenty ancestors are shown whole.
+    let twenty = get(&site, "/recipes/r20").await.texts("nav.lineage li");
+    assert_eq!(twenty.len(), 21);
+    assert!(!twenty.iter().any(|c| c.contains("more ancestor")));
+}
+
+#[actix_web::test]
+async fn a_recipe_page_lists_fifty_forks_and_links_to_the_rest() {
+    let recipes = chain(0);
+    for i in 0..55 {
+        recipes
+            .fork(
+                &slug("r0"),
+                None,
+                Some(&slug(&format!("f{i}"))),
+                |c| c,
+                &Change::by("bo", "fork"),
+            )
+            .unwrap();
+    }
+    let site = site(&recipes);
+    let page = get(&site, "/recipes/r0").await;
+    assert_eq!(page.texts(".family h3"), ["55 forks"]);
+    let listed = page.attrs("ul.forks a", "href");
+    assert_eq!(listed.len(), forkful::domain::FORKS_LISTED);
+    assert_eq!(listed[0], "/recipes/f0");
+    assert!(page
+        .attrs(".family a", "href")
+        .contains(&"/recipes/r0/forks".to_owned()));
+    let json: serde_json::Value =
+        serde_json::from_str(&get(&site, "/recipes/r0.json").await.body).unwrap();
+    assert_eq!(json["fork_count"], 55);
+    assert_eq!(json["forks"].as_array().unwrap().len(), 50);
 }

@@ -12,12 +12,15 @@
 
 mod catalog;
 mod lineage;
+mod read_set;
 mod recipe;
 mod search;
 
 pub use catalog::{CatalogEntry, CatalogPage, CatalogQuery, Sort};
 pub use lineage::{Ancestor, ForkNode};
+pub use read_set::ReadSet;
 pub use recipe::{Recipe, Version};
+pub use search::SearchPage;
 
 use super::attrs::Attrs;
 use super::ids::{Basis, Instant, RecipeId};

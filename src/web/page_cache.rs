@@ -1,0 +1,254 @@
+//! Pages kept as bytes, one entry per address and content coding, each
+//! rendered and compressed once per change of what it shows.
+//!
+//! A page is a function of the facts it read (its `ReadSet`) and the
+//! request's address, so an entry is served for as long as the latest
+//! database value still shows those facts: a write to one recipe leaves the
+//! pages of every unrelated recipe in the cache, and their ETags with them.
+//! The cache is bounded in bytes (each entry weighs its body, its address
+//! and its read set) and evicts with quick_cache's CLOCK-Pro.
+
+use std::io::Write as _;
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use actix_web::http::header::{self, EntityTag};
+use actix_web::web::Bytes;
+use actix_web::HttpRequest;
+
+use crate::domain::ReadSet;
+
+/// A content coding the site sends pages in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Encoding {
+    Identity,
+    Gzip,
+    Brotli,
+}
+
+impl Encoding {
+    /// The coding to answer `req` in: brotli if the client takes it, else
+    /// gzip, else none. Hand-written over actix's `AcceptEncoding::negotiate`,
+    /// which breaks ties by the client's order (browsers list gzip first)
+    /// and allocates a set per request; here the server's preference breaks
+    /// ties, as RFC 9110 allows.
+    pub fn negotiate(req: &HttpRequest) -> Encoding {
+        let Some(accept) = req
+            .headers()
+            .get(header::ACCEPT_ENCODING)
+            .and_then(|v| v.to_str().ok())
+        else {
+            return Encoding::Identity;
+        };
+        let (mut brotli, mut gzip, mut any) = (None, None, None);
+        for item in accept.split(',') {
+            let mut parts = item.split(';');
+            let name = parts.next().unwrap_or("").trim();
+            let accepted = parts
+                .find_map(|p| p.trim().strip_prefix("q="))
+                .is_none_or(|q| q.trim().parse::<f32>().is_ok_and(|q| q > 0.0));
+            match name.to_ascii_lowercase().as_str() {
+                "br" => brotli = Some(accepted),
+                "gzip" | "x-gzip" => gzip = Some(accepted),
+                "*" => any = Some(accepted),
+                _ => {}
+            }
+        }
+        let takes = |named: Option<bool>| named.or(any).unwrap_or(false);
+        if takes(brotli) {
+            Encoding::Brotli
+        } else if takes(gzip) {
+            Encoding::Gzip
+        } else {
+            Encoding::Identity
+        }
+    }
+
+    /// Its `Content-Encoding`, if any.
+    pub fn header_value(self) -> Option<&'static str> {
+        match self {
+            Encoding::Identity => None,
+            Encoding::Gzip => Some("gzip"),
+            Encoding::Brotli => Some("br"),
+        }
+    }
+
+    /// `text` in this coding. Pages are compressed once per change, so the
+    /// levels favour size a little over speed, but not so much that a
+    /// crawler's first pass over a catalog is held up: brotli quality 5
+    /// and gzip level 6 (measured in `benches/pages.rs`, `compress`).
+    pub fn encode(self, text: &[u8]) -> Bytes {
+        match self {
+            Encoding::Identity => Bytes::copy_from_slice(text),
+            Encoding::Gzip => {
+                let mut encoder = flate2::write::GzEncoder::new(
+                    Vec::with_capacity(text.len() / 3),
+                    flate2::Compression::new(6),
+                );
+                encoder.write_all(text).expect("writing to a vector");
+                Bytes::from(encoder.finish().expect("writing to a vector"))
+            }
+            Encoding::Brotli => {
+                let mut out = Vec::with_capacity(text.len() / 4);
+                {
+                    let mut encoder = brotli::CompressorWriter::new(&mut out, 16 * 1024, 5, 22);
+                    encoder.write_all(text).expect("writing to a vector");
+                }
+                Bytes::from(out)
+            }
+        }
+    }
+}
+
+/// A page as kept: its bytes in one coding, and what says whether it is
+/// still current.
+#[derive(Debug)]
+pub struct Kept {
+    /// The facts the page was made from.
+    pub read: ReadSet,
+    pub etag: EntityTag,
+    /// When what it shows last changed, if it shows anything.
+    pub modified: Option<SystemTime>,
+    pub content_type: &'static str,
+    pub encoding: Encoding,
+    pub body: Bytes,
+}
+
+/// Which page, in which coding.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct PageKey {
+    /// The path and query string, as the client sent them.
+    address: String,
+    encoding: Encoding,
+}
+
+impl PageKey {
+    pub fn new(req: &HttpRequest, encoding: Encoding) -> PageKey {
+        let uri = req.uri();
+        let address = uri
+            .path_and_query()
+            .map_or_else(|| uri.path().to_owned(), |pq| pq.as_str().to_owned());
+        PageKey { address, encoding }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Weigh;
+
+/// What an entry costs beyond its body and address: the map's slot, the
+/// `Kept`, its ETag, and about this much per dependency in its read set.
+const ENTRY_OVERHEAD: u64 = 256;
+const PER_DEPENDENCY: u64 = 48;
+
+impl quick_cache::Weighter<PageKey, Arc<Kept>> for Weigh {
+    fn weight(&self, key: &PageKey, kept: &Arc<Kept>) -> u64 {
+        ENTRY_OVERHEAD
+            + key.address.len() as u64
+            + kept.body.len() as u64
+            + kept.read.len() as u64 * PER_DEPENDENCY
+    }
+}
+
+/// See the module's documentation.
+pub struct PageCache {
+    pages: quick_cache::sync::Cache<PageKey, Arc<Kept>, Weigh>,
+    budget: u64,
+}
+
+/// A page's bytes in a typical coding, for sizing the cache's map.
+const TYPICAL_ENTRY: u64 = 8 * 1024;
+
+impl PageCache {
+    /// A cache holding at most `budget` bytes of pages (0 keeps nothing).
+    pub fn new(budget: u64) -> PageCache {
+        let items = (budget / TYPICAL_ENTRY).clamp(16, 1 << 20) as usize;
+        PageCache {
+            pages: quick_cache::sync::Cache::with_weighter(items, budget.max(1), Weigh),
+            budget,
+        }
+    }
+
+    pub fn get(&self, key: &PageKey) -> Option<Arc<Kept>> {
+        if self.budget == 0 {
+            return None;
+        }
+        self.pages.get(key)
+    }
+
+    pub fn keep(&self, key: PageKey, kept: Arc<Kept>) {
+        if self.budget == 0 {
+            return;
+        }
+        self.pages.insert(key, kept);
+    }
+
+    /// The bytes held now, as weighed.
+    pub fn weight(&self) -> u64 {
+        self.pages.weight()
+    }
+
+    /// The most bytes it holds.
+    pub fn budget(&self) -> u64 {
+        self.budget
+    }
+
+    /// Pages held now.
+    pub fn len(&self) -> usize {
+        self.pages.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pages.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use actix_web::test::TestRequest;
+
+    fn negotiated(accept: Option<&str>) -> Encoding {
+        let mut req = TestRequest::get().uri("/");
+        if let Some(accept) = accept {
+            req = req.insert_header((header::ACCEPT_ENCODING, accept));
+        }
+        Encoding::negotiate(&req.to_http_request())
+    }
+
+    #[test]
+    fn brotli_wins_ties_and_a_zero_quality_refuses() {
+        assert_eq!(negotiated(None), Encoding::Identity);
+        assert_eq!(
+            negotiated(Some("gzip, deflate, br, zstd")),
+            Encoding::Brotli
+        );
+        assert_eq!(negotiated(Some("gzip, deflate")), Encoding::Gzip);
+        assert_eq!(negotiated(Some("br;q=0, gzip;q=0.5")), Encoding::Gzip);
+        assert_eq!(negotiated(Some("BR")), Encoding::Brotli);
+        assert_eq!(negotiated(Some("*")), Encoding::Brotli);
+        assert_eq!(negotiated(Some("*;q=0")), Encoding::Identity);
+        assert_eq!(negotiated(Some("gzip;q=0, *")), Encoding::Brotli);
+        assert_eq!(negotiated(Some("identity")), Encoding::Identity);
+        assert_eq!(negotiated(Some("deflate")), Encoding::Identity);
+        assert_eq!(negotiated(Some("br;q=nonsense")), Encoding::Identity);
+    }
+
+    #[test]
+    fn each_coding_decodes_to_the_text() {
+        use std::io::Read as _;
+        let text = "<p>Fold the butter in, then rest the dough.</p>".repeat(50);
+        let gzip = Encoding::Gzip.encode(text.as_bytes());
+        let mut out = String::new();
+        flate2::read::GzDecoder::new(&gzip[..])
+            .read_to_string(&mut out)
+            .unwrap();
+        assert_eq!(out, text);
+        let brotli = Encoding::Brotli.encode(text.as_bytes());
+        let mut out = String::new();
+        brotli::Decompressor::new(&brotli[..], 4096)
+            .read_to_string(&mut out)
+            .unwrap();
+        assert_eq!(out, text);
+        assert!(brotli.len() < text.len() / 10);
+    }
+}

@@ -1,0 +1,294 @@
+//! Pages kept per address and coding, and validators that follow what a
+//! page shows: a write to one recipe leaves every unrelated page cached and
+//! its ETag current; a write a page shows (its own edit, a new fork, an
+//! ancestor's new title) makes it new.
+
+use std::io::Read as _;
+
+use actix_web::test::TestRequest;
+use actix_web::web::Data;
+use forkful::domain::{Change, Content, Recipes, Step};
+use forkful::store::Store;
+use forkful::web::Site;
+
+use crate::helpers::{demo, get, send, site, v, whole_catalog, Page};
+
+fn slug(s: &str) -> forkful::domain::Slug {
+    forkful::domain::Slug::parse(s).unwrap()
+}
+
+fn content(title: &str) -> Content {
+    Content {
+        title: title.into(),
+        ingredients: vec!["1 slice bread".into()],
+        steps: vec![Step {
+            section: None,
+            text: "Toast it.".into(),
+        }],
+        ..Content::default()
+    }
+}
+
+/// Toast, porridge, and jam toast forked from toast.
+fn kitchen() -> Recipes {
+    let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
+    let by = Change::by("ann", "new");
+    recipes
+        .create(&slug("toast"), content("Toast"), &by)
+        .unwrap();
+    recipes
+        .create(&slug("porridge"), content("Porridge"), &by)
+        .unwrap();
+    recipes
+        .fork(
+            &slug("toast"),
+            None,
+            Some(&slug("jam-toast")),
+            |c| Content {
+                title: "Jam toast".into(),
+                ..c
+            },
+            &Change::by("bo", "jam"),
+        )
+        .unwrap();
+    recipes
+}
+
+async fn if_none_match(site: &Data<Site>, uri: &str, etag: &str) -> Page {
+    send(
+        site,
+        TestRequest::get()
+            .uri(uri)
+            .insert_header(("If-None-Match", etag)),
+    )
+    .await
+}
+
+fn etag(page: &Page) -> String {
+    page.header("etag").expect("an ETag").to_owned()
+}
+
+fn was_cached(page: &Page) -> bool {
+    page.header("server-timing")
+        .is_some_and(|t| t.contains("cache;desc=hit"))
+}
+
+fn edit_title(recipes: &Recipes, name: &str, version: u64, title: &str) {
+    recipes
+        .edit(
+            &slug(name),
+            v(version),
+            content(title),
+            &Change::by("ann", "retitled"),
+        )
+        .unwrap();
+}
+
+#[actix_web::test]
+async fn a_write_to_one_recipe_leaves_unrelated_pages_cached_with_their_etags() {
+    let recipes = kitchen();
+    let site = site(&recipes);
+    let toast = get(&site, "/recipes/toast").await;
+    let jam = get(&site, "/recipes/jam-toast").await;
+    let porridge = get(&site, "/recipes/porridge").await;
+    let catalog = get(&site, "/").await;
+    assert!(!was_cached(&toast), "the first answer is made, not kept");
+
+    edit_title(&recipes, "porridge", 1, "Oat porridge");
+
+    for (uri, before) in [("/recipes/toast", &toast), ("/recipes/jam-toast", &jam)] {
+        let again = if_none_match(&site, uri, &etag(before)).await;
+        assert_eq!(again.status, 304, "{uri} does not show porridge");
+        let whole = get(&site, uri).await;
+        assert_eq!(whole.status, 200);
+        assert!(was_cached(&whole), "{uri} is served from the cache");
+        assert_eq!(etag(&whole), etag(before), "{uri}");
+        assert_eq!(whole.body, before.body, "{uri}");
+    }
+    let porridge_now = if_none_match(&site, "/recipes/porridge", &etag(&porridge)).await;
+    assert_eq!(porridge_now.status, 200);
+    assert_ne!(etag(&porridge_now), etag(&porridge));
+    assert_eq!(porridge_now.texts("h1"), ["Oat porridge"]);
+    // The catalog is read as a range over an index: any write renews it.
+    let catalog_now = if_none_match(&site, "/", &etag(&catalog)).await;
+    assert_eq!(catalog_now.status, 200);
+    assert!(catalog_now.body.contains("Oat porridge"));
+}
+
+#[actix_web::test]
+async fn a_new_fork_and_an_ancestors_new_title_renew_the_pages_that_show_them() {
+    let recipes = kitchen();
+    let site = site(&recipes);
+    let toast = get(&site, "/recipes/toast").await;
+    let jam = get(&site, "/recipes/jam-toast").await;
+    assert!(jam.body.contains("Toast"));
+
+    recipes
+        .fork(
+            &slug("toast"),
+            None,
+            Some(&slug("cheese-toast")),
+            |c| c,
+            &Change::by("cy", "cheese"),
+        )
+        .unwrap();
+    let toast_now = if_none_match(&site, "/recipes/toast", &etag(&toast)).await;
+    assert_eq!(toast_now.status, 200, "toast lists its forks");
+    assert!(toast_now.body.contains("/recipes/cheese-toast"));
+    let jam_now = if_none_match(&site, "/recipes/jam-toast", &etag(&jam)).await;
+    assert_eq!(jam_now.status, 304, "jam toast does not list its siblings");
+
+    edit_title(&recipes, "toast", 1, "Golden toast");
+    let jam_after = if_none_match(&site, "/recipes/jam-toast", &etag(&jam)).await;
+    assert_eq!(
+        jam_after.status, 200,
+        "jam toast's lineage names its parent"
+    );
+    assert!(jam_after.body.contains("Golden toast"));
+}
+
+#[actix_web::test]
+async fn if_none_match_any_is_304_only_for_a_page_that_exists() {
+    let site = site(&kitchen());
+    let any = |uri: &'static str| {
+        let site = site.clone();
+        async move { if_none_match(&site, uri, "*").await }
+    };
+    assert_eq!(any("/recipes/toast").await.status, 304);
+    assert_eq!(any("/recipes/no-such-recipe").await.status, 404);
+    assert_eq!(any("/recipes/toast/versions/9").await.status, 404);
+    // Kept or not, the answer is the same.
+    get(&site, "/recipes/toast").await;
+    assert_eq!(any("/recipes/toast").await.status, 304);
+}
+
+/// The body of `uri` asked for with `accept`, its coding, and whether it
+/// came from the cache.
+async fn fetch_coded(
+    site: &Data<Site>,
+    uri: &str,
+    accept: &str,
+) -> (Vec<u8>, Option<String>, bool) {
+    let app = actix_web::test::init_service(forkful::app::app(site.clone())).await;
+    let request = TestRequest::get()
+        .uri(uri)
+        .insert_header(("Accept-Encoding", accept))
+        .to_request();
+    let response = actix_web::test::call_service(&app, request).await;
+    assert_eq!(response.status(), 200, "{uri}");
+    let headers = response.headers().clone();
+    assert_eq!(
+        headers.get("vary").and_then(|v| v.to_str().ok()),
+        Some("Accept-Encoding"),
+        "{uri}"
+    );
+    let coding = headers
+        .get("content-encoding")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let cached = headers
+        .get("server-timing")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t.contains("cache;desc=hit"));
+    let body = actix_web::body::to_bytes(response.into_body())
+        .await
+        .unwrap_or_else(|_| panic!("{uri}: body"));
+    (body.to_vec(), coding, cached)
+}
+
+fn decoded(body: &[u8], coding: Option<&str>) -> String {
+    let mut text = String::new();
+    match coding {
+        None => text = String::from_utf8(body.to_vec()).unwrap(),
+        Some("br") => {
+            brotli::Decompressor::new(body, 4096)
+                .read_to_string(&mut text)
+                .unwrap();
+        }
+        Some("gzip") => {
+            flate2::read::GzDecoder::new(body)
+                .read_to_string(&mut text)
+                .unwrap();
+        }
+        Some(other) => panic!("unexpected coding {other}"),
+    }
+    text
+}
+
+#[actix_web::test]
+async fn each_coding_is_made_once_and_decodes_to_the_same_page() {
+    let site = site(demo());
+    for uri in ["/recipes/shakshuka", "/", "/tags", "/sitemap.xml"] {
+        let (plain, none, _) = fetch_coded(&site, uri, "identity").await;
+        assert_eq!(none, None, "{uri}");
+        let browser = "gzip, deflate, br, zstd";
+        let (first, coding, first_cached) = fetch_coded(&site, uri, browser).await;
+        assert_eq!(coding.as_deref(), Some("br"), "{uri}: brotli wins the tie");
+        assert!(!first_cached, "{uri}: a coding is made on first asking");
+        let (again, _, again_cached) = fetch_coded(&site, uri, browser).await;
+        assert!(again_cached, "{uri}: and kept");
+        assert_eq!(again, first, "{uri}");
+        assert!(first.len() < plain.len() / 2, "{uri}: compressed");
+        assert_eq!(decoded(&first, Some("br")).as_bytes(), plain, "{uri}");
+        let (gzip, coding, _) = fetch_coded(&site, uri, "gzip").await;
+        assert_eq!(coding.as_deref(), Some("gzip"), "{uri}");
+        assert_eq!(decoded(&gzip, Some("gzip")).as_bytes(), plain, "{uri}");
+    }
+}
+
+#[actix_web::test]
+async fn the_cache_holds_no_more_than_its_budget_and_none_keeps_nothing() {
+    let recipes = demo();
+    let budget = 96 * 1024;
+    let small =
+        Data::new(Site::new(recipes.clone(), "http://forkful.test").with_page_cache(budget));
+    let entries = whole_catalog(&recipes.snapshot()).entries;
+    assert!(entries.len() > 20);
+    for entry in &entries {
+        let page = get(&small, &format!("/recipes/{}", entry.slug)).await;
+        assert_eq!(page.status, 200);
+        assert!(small.pages().weight() <= budget);
+    }
+    assert!(!small.pages().is_empty());
+    assert!(small.pages().len() < entries.len(), "it had to evict");
+
+    let none = Data::new(Site::new(recipes.clone(), "http://forkful.test").with_page_cache(0));
+    let first = get(&none, "/recipes/shakshuka").await;
+    let second = get(&none, "/recipes/shakshuka").await;
+    assert!(!was_cached(&first) && !was_cached(&second));
+    assert_eq!(first.body, second.body);
+    assert_eq!(etag(&first), etag(&second));
+    assert!(none.pages().is_empty());
+}
+
+#[actix_web::test]
+async fn a_page_that_reads_nothing_changing_keeps_its_etag_across_writes() {
+    // The about page reads nothing from the store.
+    let recipes = kitchen();
+    let site = site(&recipes);
+    let about = get(&site, "/about").await;
+    edit_title(&recipes, "toast", 1, "Golden toast");
+    assert_eq!(
+        if_none_match(&site, "/about", &etag(&about)).await.status,
+        304
+    );
+}
+
+#[actix_web::test]
+async fn static_assets_come_compressed_from_the_build() {
+    let site = site(demo());
+    let page = get(&site, "/recipes/shakshuka").await;
+    let mut assets = page.attrs("link[rel=stylesheet]", "href");
+    assets.extend(page.attrs("script[src]", "src"));
+    assert_eq!(assets.len(), 2);
+    for asset in assets {
+        let (plain, none, _) = fetch_coded(&site, &asset, "identity").await;
+        assert_eq!(none, None);
+        for (accept, coding) in [("gzip, deflate, br, zstd", "br"), ("gzip", "gzip")] {
+            let (body, got, _) = fetch_coded(&site, &asset, accept).await;
+            assert_eq!(got.as_deref(), Some(coding), "{asset}");
+            assert!(body.len() < plain.len(), "{asset}: {coding} is smaller");
+            assert_eq!(decoded(&body, Some(coding)).as_bytes(), plain, "{asset}");
+        }
+    }
+}
