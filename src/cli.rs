@@ -104,7 +104,7 @@ impl CacheSize {
         }
     }
 
-    /// `--page-cache-mb`'s parser: as `parse_mib`, but 0 (keep nothing)
+    /// `--memory-mb`'s parser: as `parse_mib`, but 0 (keep nothing)
     /// is a budget too.
     pub fn parse_budget_mib(text: &str) -> Result<CacheSize, String> {
         if text.trim() == "0" {
@@ -179,41 +179,69 @@ pub struct ServeArgs {
     /// The site's public address, for absolute links (default: http:// and --addr).
     #[arg(long, env = "FORKFUL_BASE_URL")]
     pub base_url: Option<String>,
-    /// The most the page cache holds, in MiB of pages as sent (0: keep none).
+    /// The in-memory caches' budget in MiB (default 256): half for pages as
+    /// sent, three eighths for decoded entities, an eighth for rendered
+    /// Markdown (0: none of them keeps anything). sled's cache is --cache-mb.
     #[arg(
         long,
-        env = "FORKFUL_PAGE_CACHE_MB",
+        env = "FORKFUL_MEMORY_MB",
         value_name = "MIB",
         value_parser = CacheSize::parse_budget_mib
     )]
-    pub page_cache_mb: Option<CacheSize>,
+    pub memory_mb: Option<CacheSize>,
     /// Request logs as JSON lines instead of text (both go to standard error;
     /// FORKFUL_LOG filters them, e.g. FORKFUL_LOG=warn).
     #[arg(long, env = "FORKFUL_LOG_JSON")]
     pub log_json: bool,
 }
 
+/// The in-memory caches' budget unless `--memory-mb` says otherwise.
+const DEFAULT_MEMORY: CacheSize = CacheSize { bytes: 256 * MIB };
+
+/// How `--memory-mb` is shared: pages, entities, Markdown, in eighths.
+struct MemoryBudget {
+    pages: u64,
+    entities: u64,
+    markdown: u64,
+}
+
+impl MemoryBudget {
+    fn of(total: CacheSize) -> MemoryBudget {
+        let eighth = total.bytes() / 8;
+        MemoryBudget {
+            pages: eighth * 4,
+            entities: eighth * 3,
+            markdown: eighth,
+        }
+    }
+}
+
 fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
+    let budget = MemoryBudget::of(args.memory_mb.unwrap_or(DEFAULT_MEMORY));
+    crate::views::markdown::set_memo_budget(budget.markdown);
     let store = if args.demo {
-        demo_store(&args.store, out)?
+        demo_store(&args.store, budget.entities, out)?
     } else {
-        args.store.open()?
+        let mut config = args
+            .store
+            .with_cache(StoreConfig::durable(&args.store.data));
+        config.entity_cache_bytes = budget.entities;
+        args.store.open_with(config)?
     };
     let config = app::Config {
         addr: args.addr,
         workers: args.workers,
         base_url: args.base_url,
-        page_cache_bytes: args
-            .page_cache_mb
-            .map_or(crate::web::DEFAULT_PAGE_CACHE_BYTES, CacheSize::bytes),
+        page_cache_bytes: budget.pages,
     };
     serve_until_stopped(store, &config, args.log_json, out)
 }
 
 /// A temporary store with the demo seeded into it, for `serve --demo`.
-fn demo_store(args: &StoreArgs, out: &mut impl Write) -> Result<Store> {
-    let store = Store::open_with(args.with_cache(StoreConfig::temporary()))
-        .context("opening a temporary store")?;
+fn demo_store(args: &StoreArgs, entity_cache_bytes: u64, out: &mut impl Write) -> Result<Store> {
+    let mut config = args.with_cache(StoreConfig::temporary());
+    config.entity_cache_bytes = entity_cache_bytes;
+    let store = Store::open_with(config).context("opening a temporary store")?;
     let report = seed::demo(&store).context("seeding the demo")?;
     writeln!(
         out,
@@ -540,11 +568,16 @@ mod tests {
     }
 
     #[test]
-    fn a_page_cache_budget_may_be_zero_but_not_negative_or_too_big() {
+    fn a_memory_budget_may_be_zero_but_not_negative_or_too_big() {
         assert_eq!(CacheSize::parse_budget_mib("0").unwrap().bytes(), 0);
         assert_eq!(CacheSize::parse_budget_mib("8").unwrap().bytes(), 8 << 20);
         assert!(CacheSize::parse_budget_mib("-1").is_err());
         assert!(CacheSize::parse_budget_mib(&(CacheSize::MAX_MIB + 1).to_string()).is_err());
+        let shared = super::MemoryBudget::of(CacheSize::parse_budget_mib("256").unwrap());
+        assert_eq!(
+            (shared.pages, shared.entities, shared.markdown),
+            (128 << 20, 96 << 20, 32 << 20)
+        );
     }
 }
 

@@ -153,35 +153,81 @@ pub struct Cached {
     pub last_tx: EntityId,
     /// In EAVT order.
     pub facts: Vec<Datom>,
+    /// About the bytes it holds in memory: what the entity cache weighs.
+    pub bytes: u64,
+}
+
+#[derive(Debug, Clone)]
+struct Weigh;
+
+impl quick_cache::Weighter<EntityId, std::sync::Arc<Cached>> for Weigh {
+    fn weight(&self, _: &EntityId, cached: &std::sync::Arc<Cached>) -> u64 {
+        cached.bytes
+    }
 }
 
 /// Decoded current-entity entries kept in memory, so that a hot entity is
-/// read without sled at all (as a Datomic peer caches index segments).
+/// read without sled at all (as a Datomic peer caches index segments),
+/// bounded in bytes and evicting with quick_cache's CLOCK-Pro (a full
+/// cache keeps what is hot instead of starting over).
 ///
 /// Entries are immutable snapshots tagged with `last_tx`, used under the
 /// same rule as the index they come from. A write invalidates the entities
-/// it touches and bumps `epoch` under the map's lock; a reader offers what
-/// it read from sled only if no write happened since it started reading, so
-/// a stale entry can never be put back after its invalidation.
+/// it touches and bumps `epoch`; a reader offers what it read from sled
+/// only if no write happened since it started reading. Offers and
+/// invalidations take `writes` (readers' `get` does not), so a stale entry
+/// can never be put back after its invalidation.
 pub struct EntityCache {
     /// Fx-hashed: ids are handed out by the store, not chosen by a client,
     /// so SipHash's resistance to chosen keys would buy nothing.
-    map: std::sync::RwLock<rustc_hash::FxHashMap<EntityId, std::sync::Arc<Cached>>>,
+    map: quick_cache::sync::Cache<
+        EntityId,
+        std::sync::Arc<Cached>,
+        Weigh,
+        rustc_hash::FxBuildHasher,
+    >,
+    writes: std::sync::Mutex<()>,
     epoch: std::sync::atomic::AtomicU64,
-    capacity: usize,
+    budget: u64,
 }
 
+/// A decoded entity's typical weight, for sizing the cache's map.
+const TYPICAL_ENTITY: u64 = 1024;
+
 impl EntityCache {
-    pub fn new(capacity: usize) -> EntityCache {
+    /// A cache of at most `budget` bytes of decoded entities (0: none).
+    pub fn new(budget: u64) -> EntityCache {
+        let items = (budget / TYPICAL_ENTITY).clamp(16, 1 << 22) as usize;
         EntityCache {
-            map: Default::default(),
+            map: quick_cache::sync::Cache::with(
+                items,
+                budget.max(1),
+                Weigh,
+                rustc_hash::FxBuildHasher,
+                Default::default(),
+            ),
+            writes: std::sync::Mutex::new(()),
             epoch: Default::default(),
-            capacity,
+            budget,
         }
     }
 
     pub fn get(&self, e: EntityId) -> Option<std::sync::Arc<Cached>> {
-        self.map.read().expect("entity cache lock").get(&e).cloned()
+        self.map.get(&e)
+    }
+
+    /// Entities held now.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// The bytes held now, as weighed.
+    pub fn weight(&self) -> u64 {
+        self.map.weight()
+    }
+
+    fn writes(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.writes.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Read before reading sled; hand back to `offer`.
@@ -190,33 +236,29 @@ impl EntityCache {
     }
 
     /// Keeps `cached` unless a write has happened since `epoch` was read.
-    /// Past capacity the cache starts over: simple, and a full cache of a
-    /// large catalog refills with what is hot.
     pub fn offer(&self, e: EntityId, epoch: u64, cached: std::sync::Arc<Cached>) {
-        if self.capacity == 0 {
+        if self.budget == 0 {
             return;
         }
-        let mut map = self.map.write().expect("entity cache lock");
+        let _writes = self.writes();
         if self.epoch() != epoch {
             return;
         }
-        if map.len() >= self.capacity {
-            map.clear();
-        }
-        map.insert(e, cached);
+        self.map.insert(e, cached);
     }
 
     /// Forgets everything (after writes were undone).
     pub fn clear(&self) {
-        self.map.write().expect("entity cache lock").clear();
+        let _writes = self.writes();
+        self.map.clear();
         self.epoch.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
     }
 
     /// Forgets the entities a write touched.
     pub fn invalidate(&self, touched: impl IntoIterator<Item = EntityId>) {
-        let mut map = self.map.write().expect("entity cache lock");
+        let _writes = self.writes();
         for e in touched {
-            map.remove(&e);
+            self.map.remove(&e);
         }
         self.epoch.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
     }
@@ -237,8 +279,50 @@ pub fn decode(e: EntityId, entry: &[u8]) -> Result<Cached, StorageError> {
             added: true,
         });
     }
+    let bytes = (std::mem::size_of::<Cached>()
+        + entry.len()
+        + facts_out.len() * std::mem::size_of::<Datom>()) as u64;
     Ok(Cached {
         last_tx,
         facts: facts_out,
+        bytes,
     })
+}
+
+#[cfg(test)]
+mod cache_tests {
+    use super::*;
+    use std::sync::Arc;
+
+    fn entity(bytes: u64) -> Arc<Cached> {
+        Arc::new(Cached {
+            last_tx: 1,
+            facts: Vec::new(),
+            bytes,
+        })
+    }
+
+    #[test]
+    fn the_entity_cache_stays_within_its_budget_and_keeps_what_is_hot() {
+        let cache = EntityCache::new(64 * 1024);
+        for e in 0..1_000 {
+            cache.offer(e, cache.epoch(), entity(1024));
+            // Entity 0 is read between every offer.
+            cache.get(0);
+            assert!(cache.weight() <= 64 * 1024);
+        }
+        assert!(cache.len() > 16, "it did not start over: {}", cache.len());
+        assert!(cache.get(0).is_some(), "the hot entity stayed");
+    }
+
+    #[test]
+    fn an_offer_read_before_a_write_is_not_kept() {
+        let cache = EntityCache::new(1 << 20);
+        let epoch = cache.epoch();
+        cache.invalidate([7]);
+        cache.offer(7, epoch, entity(100));
+        assert!(cache.get(7).is_none());
+        cache.offer(7, cache.epoch(), entity(100));
+        assert!(cache.get(7).is_some());
+    }
 }

@@ -107,9 +107,14 @@ pub struct StoreConfig {
     pub path: Option<PathBuf>,
     /// sled's page cache, in bytes.
     pub cache_bytes: u64,
-    /// How many entities' decoded current facts to keep in memory.
+    /// How many referrer lists and attribute orders to keep in memory.
     pub cached_entities: usize,
+    /// The most bytes of decoded entities to keep in memory.
+    pub entity_cache_bytes: u64,
 }
+
+/// The entity cache's budget unless told otherwise.
+pub const DEFAULT_ENTITY_CACHE_BYTES: u64 = 128 << 20;
 
 impl StoreConfig {
     pub fn durable(path: impl Into<PathBuf>) -> StoreConfig {
@@ -117,6 +122,7 @@ impl StoreConfig {
             path: Some(path.into()),
             cache_bytes: 256 * 1024 * 1024,
             cached_entities: 200_000,
+            entity_cache_bytes: DEFAULT_ENTITY_CACHE_BYTES,
         }
     }
 
@@ -125,6 +131,7 @@ impl StoreConfig {
             path: None,
             cache_bytes: 64 * 1024 * 1024,
             cached_entities: 200_000,
+            entity_cache_bytes: DEFAULT_ENTITY_CACHE_BYTES,
         }
     }
 }
@@ -255,7 +262,7 @@ impl Store {
         let next_id = read_meta_u64(&sled, META_NEXT_ID)?;
         let last_instant = read_meta_u64(&sled, META_LAST_INSTANT)? as i64;
         let reads = Arc::new(AtomicU64::new(0));
-        let entities = Arc::new(current::EntityCache::new(config.cached_entities));
+        let entities = Arc::new(current::EntityCache::new(config.entity_cache_bytes));
         let referrers = Arc::new(ReferrerCache::new(config.cached_entities, basis));
         let orders = Arc::new(OrderCache::new(config.cached_entities, basis));
         let empty = Arc::new(Schema::default());
@@ -537,6 +544,16 @@ impl Store {
             .schema
             .clone();
         self.rewind(&mut writer, durable, schema);
+    }
+
+    /// How many entities the in-memory entity cache holds now.
+    pub fn cached_entity_count(&self) -> usize {
+        self.inner.entities.len()
+    }
+
+    /// The bytes of decoded entities the entity cache holds now, as weighed.
+    pub fn cached_entity_bytes(&self) -> u64 {
+        self.inner.entities.weight()
     }
 
     /// Empties the in-memory caches of entities, referrers and orders, as

@@ -15,12 +15,11 @@
 //! pulldown-cmark allocates tens of kilobytes per parse, which made it most
 //! of a page's render time and almost all of its allocated bytes.
 
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::{Arc, OnceLock};
 
 use maud::Render;
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 use pulldown_cmark_escape::{escape_href, escape_html};
-use rustc_hash::FxHashMap;
 
 /// Markdown text that renders as HTML.
 pub struct Markdown<'a>(pub &'a str);
@@ -96,50 +95,79 @@ fn safe_events(text: &str) -> impl Iterator<Item = Event<'_>> {
     })
 }
 
-/// Renderings by text, up to `MEMO_BYTES` of text and output together;
-/// past that it starts over (the hot texts come back at once).
-struct Memo {
-    map: RwLock<Memoised>,
-}
-
-/// The bytes held, and the renderings by text.
+/// Renderings by text, bounded in bytes (text and output together) and
+/// evicting with quick_cache's CLOCK-Pro, so a full memo keeps the hot
+/// texts instead of starting over.
 ///
 /// Fx-hashed: hashing a text must cost far less than rendering it, which
 /// SipHash does not for the kilobyte summaries of a catalog page. The hash
 /// is unkeyed (a per-process seed would not change which texts collide in
 /// rustc-hash 2, whose byte hash ignores it); a crafted collision costs only
 /// probe length, and the memo is bounded.
-type Memoised = (usize, FxHashMap<Box<str>, Arc<str>>);
+struct Memo {
+    map: quick_cache::sync::Cache<Box<str>, Arc<str>, TextWeigh, rustc_hash::FxBuildHasher>,
+}
 
-const MEMO_BYTES: usize = 32 << 20;
+/// What a memo entry holds besides its texts: the map's slot and the
+/// allocations' headers, about.
+const ENTRY_OVERHEAD: u64 = 64;
+
+#[derive(Debug, Clone)]
+struct TextWeigh;
+
+impl quick_cache::Weighter<Box<str>, Arc<str>> for TextWeigh {
+    fn weight(&self, text: &Box<str>, done: &Arc<str>) -> u64 {
+        (text.len() + done.len()) as u64 + ENTRY_OVERHEAD
+    }
+}
+
+/// The memos' budget in bytes unless `set_memo_budget` says otherwise: the
+/// HTML memo gets half, the plain-text memos a quarter each.
+pub const DEFAULT_MEMO_BYTES: u64 = 32 << 20;
+
+static MEMO_BUDGET: std::sync::atomic::AtomicU64 =
+    std::sync::atomic::AtomicU64::new(DEFAULT_MEMO_BYTES);
+
+/// Sets the memos' budget in bytes; it counts only before the first page
+/// is rendered (the server sets it at start).
+pub fn set_memo_budget(bytes: u64) {
+    MEMO_BUDGET.store(bytes, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// A part of the memos' budget.
+fn budget_part(fraction: u64) -> u64 {
+    MEMO_BUDGET.load(std::sync::atomic::Ordering::Relaxed) / fraction
+}
+
+/// Entries a memo of `bytes` is sized for (a typical text and rendering).
+fn memo_items(bytes: u64) -> usize {
+    (bytes / 2048).clamp(16, 1 << 20) as usize
+}
 
 impl Memo {
-    fn new() -> Memo {
+    fn new(budget: u64) -> Memo {
         Memo {
-            map: RwLock::new((0, FxHashMap::default())),
+            map: quick_cache::sync::Cache::with(
+                memo_items(budget),
+                budget.max(1),
+                TextWeigh,
+                rustc_hash::FxBuildHasher,
+                Default::default(),
+            ),
         }
     }
 
     fn get_or_render(&self, text: &str, render: impl FnOnce(&str) -> String) -> Arc<str> {
-        if let Some(done) = self.map.read().expect("markdown memo").1.get(text) {
-            return done.clone();
+        if let Some(done) = self.map.get(text) {
+            return done;
         }
         let done: Arc<str> = render(text).into();
-        let mut map = self.map.write().expect("markdown memo");
-        let (bytes, entries) = &mut *map;
-        if *bytes + text.len() + done.len() > MEMO_BYTES {
-            entries.clear();
-            *bytes = 0;
-        }
-        *bytes += text.len() + done.len();
-        entries.insert(text.into(), done.clone());
+        self.map.insert(text.into(), done.clone());
         done
     }
-}
 
-impl Memo {
     fn forget(&self) {
-        *self.map.write().expect("markdown memo") = (0, FxHashMap::default());
+        self.map.clear();
     }
 }
 
@@ -148,17 +176,17 @@ impl Memo {
 pub fn forget_memos() {
     html_memo().forget();
     plain_memo().forget();
-    *shared_memo().write().expect("markdown memo") = (0, FxHashMap::default());
+    shared_memo().clear();
 }
 
 fn html_memo() -> &'static Memo {
     static MEMO: OnceLock<Memo> = OnceLock::new();
-    MEMO.get_or_init(Memo::new)
+    MEMO.get_or_init(|| Memo::new(budget_part(2)))
 }
 
 fn plain_memo() -> &'static Memo {
     static MEMO: OnceLock<Memo> = OnceLock::new();
-    MEMO.get_or_init(Memo::new)
+    MEMO.get_or_init(|| Memo::new(budget_part(4)))
 }
 
 /// Markdown as HTML, rendered now (not memoised): what the memo stores,
@@ -186,29 +214,41 @@ impl Render for Markdown<'_> {
 pub fn plain_text_shared(text: &Arc<str>) -> Arc<str> {
     let key = Arc::as_ptr(text) as *const u8 as usize;
     let memo = shared_memo();
-    if let Some((source, plain)) = memo.read().expect("markdown memo").1.get(&key) {
-        if Arc::ptr_eq(source, text) {
-            return plain.clone();
+    if let Some((source, plain)) = memo.get(&key) {
+        if Arc::ptr_eq(&source, text) {
+            return plain;
         }
     }
     let plain = plain_text(text);
-    let mut memo = memo.write().expect("markdown memo");
-    let (bytes, entries) = &mut *memo;
-    if *bytes + text.len() + plain.len() > MEMO_BYTES / 4 {
-        entries.clear();
-        *bytes = 0;
-    }
-    *bytes += text.len() + plain.len();
-    entries.insert(key, (text.clone(), plain.clone()));
+    memo.insert(key, (text.clone(), plain.clone()));
     plain
 }
 
-/// The bytes held, and (source, plain text) by the source's address.
-type SharedMemo = RwLock<(usize, FxHashMap<usize, (Arc<str>, Arc<str>)>)>;
+#[derive(Debug, Clone)]
+struct SharedWeigh;
+
+impl quick_cache::Weighter<usize, (Arc<str>, Arc<str>)> for SharedWeigh {
+    fn weight(&self, _: &usize, (source, plain): &(Arc<str>, Arc<str>)) -> u64 {
+        (source.len() + plain.len()) as u64 + ENTRY_OVERHEAD
+    }
+}
+
+/// (source, plain text) by the source's address.
+type SharedMemo =
+    quick_cache::sync::Cache<usize, (Arc<str>, Arc<str>), SharedWeigh, rustc_hash::FxBuildHasher>;
 
 fn shared_memo() -> &'static SharedMemo {
     static MEMO: OnceLock<SharedMemo> = OnceLock::new();
-    MEMO.get_or_init(|| RwLock::new((0, FxHashMap::default())))
+    MEMO.get_or_init(|| {
+        let budget = budget_part(4);
+        quick_cache::sync::Cache::with(
+            memo_items(budget),
+            budget.max(1),
+            SharedWeigh,
+            rustc_hash::FxBuildHasher,
+            Default::default(),
+        )
+    })
 }
 
 /// Markdown as plain text, for places that take no markup (JSON-LD, feeds,

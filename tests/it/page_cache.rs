@@ -292,3 +292,27 @@ async fn static_assets_come_compressed_from_the_build() {
         }
     }
 }
+
+#[actix_web::test]
+async fn a_forged_catalog_cursor_is_refused_without_filling_the_entity_cache() {
+    let recipes = kitchen();
+    let site = site(&recipes);
+    assert_eq!(get(&site, "/").await.status, 200);
+    let listed: Vec<u64> = whole_catalog(&recipes.snapshot())
+        .entries
+        .iter()
+        .map(|e| e.id.to_string().parse().unwrap())
+        .collect();
+    let before = recipes.store().cached_entity_count();
+    // Every id below the newest that is not a listed recipe: attributes,
+    // transactions, ingredient and step components.
+    let newest = *listed.iter().max().unwrap();
+    let mut refused = 0;
+    for id in (1..newest + 50).filter(|id| !listed.contains(id)) {
+        let page = get(&site, &format!("/?after={id}")).await;
+        assert_eq!(page.status, 400, "after={id}");
+        refused += 1;
+    }
+    assert!(refused > 20, "{refused} forged cursors");
+    assert_eq!(recipes.store().cached_entity_count(), before);
+}

@@ -159,8 +159,12 @@ impl Snapshot {
         let (key_attr, reverse) = self.sort_key(query.sort);
         let cursor = match query.after {
             Some(after) => {
+                // Read from the datoms, not through the entity cache: a
+                // forged cursor (an ingredient's id, a transaction's) must
+                // not fill the cache with entities no page shows.
                 let key = self
                     .db
+                    .uncached()
                     .value(after.entity(), key_attr)?
                     .ok_or_else(|| DomainError::BadCursor(after.to_string()))?;
                 Some(Components::any().a(key_attr).v(key).e(after.entity()))
