@@ -432,6 +432,32 @@ impl Db {
         }
     }
 
+    /// How many current facts attribute `a` has, from the order cache
+    /// (filled first if need be); `None` when this value cannot use it.
+    pub fn ordered_len(&self, a: EntityId) -> Option<usize> {
+        self.witness_range();
+        self.order(a).map(|order| order.len())
+    }
+
+    /// Attribute `a`'s current facts in AVET order from position `start`,
+    /// at most `len` of them: an index into the order cache, whatever
+    /// `start` is. `None` when this value cannot use the cache.
+    pub fn ordered_slice(&self, a: EntityId, start: usize, len: usize) -> Option<Datoms> {
+        self.witness_range();
+        let order = self.order(a)?;
+        let end = start.saturating_add(len).min(order.len());
+        let start = start.min(end);
+        self.reads.fetch_add(1, Ordering::Relaxed);
+        Some(Datoms {
+            iter: Source::Ordered {
+                keys: order,
+                next: start,
+                end,
+            },
+            ..self.ready(Index::Avet, Vec::new())
+        })
+    }
+
     /// Attribute `a`'s order of current facts from the order cache, read
     /// into it first if this is a current value at the newest basis;
     /// `None` when sled must be read instead.

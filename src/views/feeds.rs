@@ -69,17 +69,38 @@ pub fn atom(base_url: &str, entries: &[CatalogEntry], updated: Instant) -> Strin
     out
 }
 
-/// A sitemap of the site's pages: the catalog, the about page and every
-/// recipe (with the instant it last changed).
-pub fn sitemap(base_url: &str, recipes: &[(std::sync::Arc<str>, Option<Instant>)]) -> String {
+/// The sitemap index: `/sitemaps/1.xml` to `/sitemaps/{files}.xml`.
+pub fn sitemap_index(base_url: &str, files: usize) -> String {
+    let base = xml(base_url);
+    let mut out = String::with_capacity(128 + files * 64);
+    out.push_str(
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n\
+         <sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
+    );
+    for n in 1..=files {
+        let _ = writeln!(out, "<sitemap><loc>{base}/sitemaps/{n}.xml</loc></sitemap>");
+    }
+    out.push_str("</sitemapindex>\n");
+    out
+}
+
+/// A sitemap file: recipes (with the instant each last changed), and, in
+/// the first file, the catalog and the about page.
+pub fn sitemap(
+    base_url: &str,
+    first: bool,
+    recipes: &[(std::sync::Arc<str>, Option<Instant>)],
+) -> String {
     let base = xml(base_url);
     let mut out = String::with_capacity(256 + recipes.len() * 128);
     out.push_str(
         "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n\
          <urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
     );
-    let _ = writeln!(out, "<url><loc>{base}/</loc></url>");
-    let _ = writeln!(out, "<url><loc>{base}/about</loc></url>");
+    if first {
+        let _ = writeln!(out, "<url><loc>{base}/</loc></url>");
+        let _ = writeln!(out, "<url><loc>{base}/about</loc></url>");
+    }
     for (slug, changed) in recipes {
         let _ = write!(out, "<url><loc>{base}/recipes/{}</loc>", xml(slug));
         if let Some(at) = changed {

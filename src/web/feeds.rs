@@ -9,8 +9,6 @@ use crate::views::feeds;
 
 /// Entries in the Atom feed.
 const FEED_SIZE: usize = 30;
-/// A sitemap file may list at most 50,000 addresses.
-const SITEMAP_LIMIT: usize = 50_000;
 
 pub async fn atom(site: web::Data<Site>, req: HttpRequest) -> Result<HttpResponse, WebError> {
     respond::page(
@@ -34,32 +32,54 @@ pub async fn atom(site: web::Data<Site>, req: HttpRequest) -> Result<HttpRespons
     )
 }
 
-/// The sitemap walks the catalog, so it is made off the workers.
+/// Recipes in one sitemap file; the protocol allows 50,000 addresses.
+pub const SITEMAP_FILE_SIZE: usize = 50_000;
+
+/// `/sitemap.xml`: an index of the sitemap files (a count from the order
+/// cache; made off the workers all the same, as the count may walk).
 pub async fn sitemap(site: web::Data<Site>, req: HttpRequest) -> Result<HttpResponse, WebError> {
     respond::long_page(
         site,
         &req,
-        |snapshot| {
-            let mut recipes = Vec::new();
-            let mut query = CatalogQuery {
-                limit: 500,
-                ..CatalogQuery::default()
-            };
-            loop {
-                let page = snapshot.catalog(&query)?;
-                recipes.extend(page.entries.into_iter().map(|e| (e.slug, e.updated_at)));
-                match page.next {
-                    Some(after) if recipes.len() < SITEMAP_LIMIT => query.after = Some(after),
-                    _ => break,
-                }
-            }
-            recipes.truncate(SITEMAP_LIMIT);
-            Ok(recipes)
-        },
-        |site, recipes| {
+        |snapshot| Ok(snapshot.sitemap_files(SITEMAP_FILE_SIZE)?),
+        |site, files| {
             Body::xml(
                 "application/xml; charset=utf-8",
-                feeds::sitemap(site.base_url(), recipes),
+                feeds::sitemap_index(site.base_url(), *files),
+            )
+        },
+    )
+    .await
+}
+
+/// `/sitemaps/{n}.xml`, from 1: up to `SITEMAP_FILE_SIZE` recipes, by
+/// title; the first file also lists the catalog and the about page.
+pub async fn sitemap_file(
+    site: web::Data<Site>,
+    req: HttpRequest,
+    name: web::Path<String>,
+) -> Result<HttpResponse, WebError> {
+    let missing = || WebError::NotFound(format!("There is no sitemap file {name}."));
+    let file: usize = name
+        .strip_suffix(".xml")
+        .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|n| n.parse().ok())
+        .filter(|&n| n >= 1)
+        .ok_or_else(missing)?;
+    let not_there = missing();
+    respond::long_page(
+        site,
+        &req,
+        move |snapshot| {
+            if file > snapshot.sitemap_files(SITEMAP_FILE_SIZE)? {
+                return Err(not_there);
+            }
+            Ok(snapshot.sitemap_file(file - 1, SITEMAP_FILE_SIZE)?)
+        },
+        move |site, recipes| {
+            Body::xml(
+                "application/xml; charset=utf-8",
+                feeds::sitemap(site.base_url(), file == 1, recipes),
             )
         },
     )

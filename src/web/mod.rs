@@ -158,6 +158,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route("/static/{name}", get().to(pages::asset))
         .route("/feed.xml", get().to(feeds::atom))
         .route("/sitemap.xml", get().to(feeds::sitemap))
+        .route("/sitemaps/{file}", get().to(feeds::sitemap_file))
         .route("/robots.txt", get().to(feeds::robots))
         .route("/about", get().to(pages::about))
         .route("/cooks/{handle}", get().to(pages::cook))

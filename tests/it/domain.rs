@@ -640,3 +640,24 @@ fn a_recipes_slug_and_title_come_in_one_read_and_agree_with_each_alone() {
         assert_eq!(pair.0, &*entry.slug);
     }
 }
+
+#[test]
+fn sitemap_files_split_the_catalog_without_gaps_or_repeats() {
+    let view = demo().snapshot();
+    let all: Vec<String> = crate::helpers::whole_catalog(&view)
+        .entries
+        .iter()
+        .map(|e| e.slug.to_string())
+        .collect();
+    assert_eq!(view.sitemap_files(50_000).unwrap(), 1);
+    let files = view.sitemap_files(10).unwrap();
+    assert_eq!(files, all.len().div_ceil(10));
+    let mut listed = Vec::new();
+    for file in 0..files {
+        let part = view.sitemap_file(file, 10).unwrap();
+        assert!(part.len() <= 10);
+        listed.extend(part.into_iter().map(|(slug, _)| slug.to_string()));
+    }
+    assert_eq!(listed, all, "every recipe once, by title");
+    assert!(view.sitemap_file(files, 10).unwrap().is_empty());
+}

@@ -483,7 +483,17 @@ async fn tags_search_about_and_feeds_answer() {
     assert_eq!(feed.body.matches("<entry>").count(), 30);
     assert!(feed.body.starts_with("<?xml"));
 
-    let sitemap = get(&site, "/sitemap.xml").await;
+    let index = get(&site, "/sitemap.xml").await;
+    assert_eq!(index.status, 200);
+    assert!(index.body.contains("<sitemapindex"));
+    assert_eq!(
+        index
+            .body
+            .matches("<loc>http://forkful.test/sitemaps/1.xml</loc>")
+            .count(),
+        1
+    );
+    let sitemap = get(&site, "/sitemaps/1.xml").await;
     assert_eq!(sitemap.status, 200);
     assert_eq!(
         sitemap
@@ -492,6 +502,14 @@ async fn tags_search_about_and_feeds_answer() {
             .count(),
         66
     );
+    for missing in [
+        "/sitemaps/2.xml",
+        "/sitemaps/0.xml",
+        "/sitemaps/x.xml",
+        "/sitemaps/1",
+    ] {
+        assert_eq!(get(&site, missing).await.status, 404, "{missing}");
+    }
 
     let robots = get(&site, "/robots.txt").await;
     assert!(robots

@@ -140,6 +140,57 @@ impl Snapshot {
         Ok(CatalogPage { entries, next })
     }
 
+    /// How many sitemap files of `per_file` recipes the catalog needs (at
+    /// least one): recipes counted from the title order, retired ones
+    /// included, so a file may list fewer.
+    pub fn sitemap_files(&self, per_file: usize) -> Result<usize, DomainError> {
+        let per_file = per_file.max(1);
+        let count = match self.db.ordered_len(self.attrs.title) {
+            Some(count) => count,
+            None => self
+                .db
+                .datoms_range(
+                    Index::Avet,
+                    &Components::any().a(self.attrs.title),
+                    None,
+                    false,
+                )
+                .count(),
+        };
+        Ok(count.div_ceil(per_file).max(1))
+    }
+
+    /// Sitemap file `file` (from 0): the slugs of the recipes, not retired,
+    /// at positions `file * per_file ..` of the title order, with when each
+    /// last changed. Finding the first is an index into the order cache.
+    #[allow(clippy::type_complexity)]
+    pub fn sitemap_file(
+        &self,
+        file: usize,
+        per_file: usize,
+    ) -> Result<Vec<(Arc<str>, Option<Instant>)>, DomainError> {
+        let start = file.saturating_mul(per_file);
+        let title = self.attrs.title;
+        let datoms: Box<dyn Iterator<Item = _>> =
+            match self.db.ordered_slice(title, start, per_file) {
+                Some(slice) => Box::new(slice),
+                None => Box::new(
+                    self.db
+                        .datoms_range(Index::Avet, &Components::any().a(title), None, false)
+                        .skip(start)
+                        .take(per_file),
+                ),
+            };
+        let mut out = Vec::new();
+        for datom in datoms {
+            let (entry, retired) = self.catalog_line(RecipeId::new(datom?.e))?;
+            if !retired {
+                out.push((entry.slug, entry.updated_at));
+            }
+        }
+        Ok(out)
+    }
+
     /// The attribute a sort orders by, and whether it runs backwards.
     fn sort_key(&self, sort: Sort) -> (crate::store::EntityId, bool) {
         match sort {
