@@ -9,10 +9,42 @@ use std::fmt;
 
 use super::content::{Content, Step};
 
+/// Cells the LCS table may have (a thousand lines against a thousand):
+/// past it, the part between the common prefix and suffix is shown as
+/// replaced, so a diff's time and memory are bounded whatever the input.
+pub const MAX_LCS_CELLS: usize = 1 << 20;
+
 /// The pairs `(i, j)` of a longest common subsequence of `old` and `new`,
-/// in order. Quadratic in time and space, which recipe-sized inputs afford
-/// (a thousand lines is a million cells; real recipes have tens).
+/// in order. The common prefix and suffix are matched first; the rest is
+/// quadratic in time and space, up to `MAX_LCS_CELLS`, beyond which it is
+/// left unmatched (all of it removed, then all of it added).
 pub fn lcs_pairs<T: PartialEq>(old: &[T], new: &[T]) -> Vec<(usize, usize)> {
+    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let suffix = old[prefix..]
+        .iter()
+        .rev()
+        .zip(new[prefix..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let (old_middle, new_middle) = (
+        &old[prefix..old.len() - suffix],
+        &new[prefix..new.len() - suffix],
+    );
+    let mut pairs: Vec<(usize, usize)> = (0..prefix).map(|i| (i, i)).collect();
+    if old_middle.len().saturating_mul(new_middle.len()) <= MAX_LCS_CELLS {
+        pairs.extend(
+            lcs_table(old_middle, new_middle)
+                .into_iter()
+                .map(|(i, j)| (prefix + i, prefix + j)),
+        );
+    }
+    let (old_tail, new_tail) = (old.len() - suffix, new.len() - suffix);
+    pairs.extend((0..suffix).map(|k| (old_tail + k, new_tail + k)));
+    pairs
+}
+
+/// The LCS by the textbook table.
+fn lcs_table<T: PartialEq>(old: &[T], new: &[T]) -> Vec<(usize, usize)> {
     let (n, m) = (old.len(), new.len());
     // lengths[i][j]: the LCS length of old[i..] and new[j..].
     let mut lengths = vec![vec![0u32; m + 1]; n + 1];
@@ -296,6 +328,25 @@ mod tests {
         let new = strings(&["a", "c", "x", "d"]);
         assert_eq!(lcs_pairs(&old, &new), [(0, 0), (2, 1), (3, 3)]);
         assert_eq!(lcs_pairs::<String>(&[], &new), []);
+    }
+
+    #[test]
+    fn a_diff_past_the_table_limit_keeps_prefix_and_suffix_and_replaces_the_middle() {
+        // 3,000 against 3,000 different words: nine million cells, over the
+        // limit; the first and last words are common.
+        let old: Vec<String> = (0..3_002).map(|i| format!("old{i}")).collect();
+        let mut new: Vec<String> = (0..3_002).map(|i| format!("new{i}")).collect();
+        new[0] = old[0].clone();
+        new[3_001] = old[3_001].clone();
+        let pairs = lcs_pairs(&old, &new);
+        assert_eq!(pairs, [(0, 0), (3_001, 3_001)]);
+        let pieces = diff(&old, &new);
+        assert_eq!(pieces.len(), 2 + 3_000 * 2);
+        assert_eq!(pieces[1], Piece::Removed("old1".to_owned()));
+        // Under the limit, the middle is still matched.
+        let a = strings(&["x", "a", "b", "c", "y"]);
+        let b = strings(&["x", "b", "z", "c", "y"]);
+        assert_eq!(lcs_pairs(&a, &b), [(0, 0), (2, 1), (3, 3), (4, 4)]);
     }
 
     #[test]
