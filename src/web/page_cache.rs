@@ -73,10 +73,13 @@ impl Encoding {
         }
     }
 
-    /// `text` in this coding. Pages are compressed once per change, so the
-    /// levels favour size a little over speed, but not so much that a
-    /// crawler's first pass over a catalog is held up: brotli quality 5
-    /// and gzip level 6 (measured in `benches/pages.rs`, `compress`).
+    /// `text` in this coding. Pages are compressed once per change, but a
+    /// crawler's first pass over a catalog makes every page once, so the
+    /// levels are the fast end of good: brotli quality 4, gzip level 6.
+    /// Measured on the demo's deepest recipe page (14,224 bytes) on the
+    /// machine in docs/BENCHMARKING.md: brotli q4 232 µs to 3,916 bytes,
+    /// q5 395 µs to 3,687 (6% smaller, 70% slower), q1 104 µs to 4,441;
+    /// gzip 6 186 µs to 3,925.
     pub fn encode(self, text: &[u8]) -> Bytes {
         match self {
             Encoding::Identity => Bytes::copy_from_slice(text),
@@ -91,7 +94,12 @@ impl Encoding {
             Encoding::Brotli => {
                 let mut out = Vec::with_capacity(text.len() / 4);
                 {
-                    let mut encoder = brotli::CompressorWriter::new(&mut out, 16 * 1024, 5, 22);
+                    let mut encoder = brotli::CompressorWriter::new(
+                        &mut out,
+                        16 * 1024,
+                        BROTLI_QUALITY,
+                        BROTLI_WINDOW,
+                    );
                     encoder.write_all(text).expect("writing to a vector");
                 }
                 Bytes::from(out)
@@ -99,6 +107,11 @@ impl Encoding {
         }
     }
 }
+
+/// See `Encoding::encode`.
+const BROTLI_QUALITY: u32 = 4;
+/// A window of 1 MiB: larger than any page.
+const BROTLI_WINDOW: u32 = 20;
 
 /// A page as kept: its bytes in one coding, and what says whether it is
 /// still current.
