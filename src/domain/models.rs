@@ -200,14 +200,7 @@ impl Snapshot {
     pub fn crumbs(&self, id: RecipeId) -> Result<Breadcrumb, DomainError> {
         let mut lineage = self.lineage(id)?;
         lineage.reverse();
-        let crumb = |a: &Ancestor| -> Result<Crumb, DomainError> {
-            let Link { slug, title } = self.link(a.id)?;
-            Ok(Crumb {
-                slug,
-                title,
-                version: a.forked_version,
-            })
-        };
+        let crumb = |a: &Ancestor| self.crumb(a);
         if lineage.len() <= 2 * CRUMB_ENDS {
             return Ok(Breadcrumb {
                 head: lineage.iter().map(crumb).collect::<Result<_, _>>()?,
@@ -229,6 +222,16 @@ impl Snapshot {
         })
     }
 
+    /// One ancestor, named, at the version that was forked.
+    fn crumb(&self, ancestor: &Ancestor) -> Result<Crumb, DomainError> {
+        let Link { slug, title } = self.link(ancestor.id)?;
+        Ok(Crumb {
+            slug,
+            title,
+            version: ancestor.forked_version,
+        })
+    }
+
     /// The whole lineage of the recipe with `slug`, each ancestor named.
     pub fn lineage_show(&self, slug: &Slug) -> Result<LineageShow, DomainError> {
         let recipe = self.current(slug)?;
@@ -236,15 +239,8 @@ impl Snapshot {
         lineage.reverse();
         let ancestors = lineage
             .iter()
-            .map(|a| {
-                let Link { slug, title } = self.link(a.id)?;
-                Ok(Crumb {
-                    slug,
-                    title,
-                    version: a.forked_version,
-                })
-            })
-            .collect::<Result<_, DomainError>>()?;
+            .map(|a| self.crumb(a))
+            .collect::<Result<_, _>>()?;
         Ok(LineageShow {
             slug: recipe.slug.to_string(),
             title: recipe.content.title,
