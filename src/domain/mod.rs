@@ -45,8 +45,8 @@ pub use models::{
     TreeNode, VersionDiff, VersionShow, COOK_PAGE_LIMIT, CRUMB_ENDS, FORKS_LISTED,
 };
 pub use read::{
-    Ancestor, CatalogEntry, CatalogPage, CatalogQuery, ForkNode, ReadSet, Recipe, SearchPage,
-    Snapshot, Sort, Version,
+    Ancestor, CatalogEntry, CatalogPage, CatalogQuery, ForkNode, ForkTree, ReadSet, Recipe,
+    SearchPage, Snapshot, Sort, Version,
 };
 pub use slug::{BadSlug, Slug};
 pub use write::{Change, Recipes};

@@ -118,26 +118,21 @@ pub struct Comparison {
     pub against_now: RecipeDiff,
 }
 
-/// A recipe in a family tree, with its forks.
+/// A recipe in a family tree, at its depth below the original (the tree
+/// is a list of these, each recipe before its forks: see `ForkNode`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TreeNode {
     pub slug: String,
     pub title: String,
     pub version_count: u32,
-    pub children: Vec<TreeNode>,
-}
-
-impl TreeNode {
-    /// Recipes in this subtree, itself included.
-    pub fn size(&self) -> usize {
-        1 + self.children.iter().map(TreeNode::size).sum::<usize>()
-    }
+    pub depth: usize,
 }
 
 /// The family of a recipe: the fork tree from its original.
 pub struct Family {
     pub title: String,
-    pub root: TreeNode,
+    /// The original first, then each recipe before its forks.
+    pub nodes: Vec<TreeNode>,
     /// Whether the tree was cut short at its size limit.
     pub truncated: bool,
 }
@@ -357,12 +352,16 @@ impl Snapshot {
     /// at most `limit` recipes below the original.
     pub fn family(&self, slug: &Slug, limit: usize) -> Result<Family, DomainError> {
         let recipe = self.recipe(slug)?;
-        let root = self.fork_tree(self.original(recipe.id)?, limit)?;
-        let root = self.tree_node(root)?;
+        let tree = self.fork_tree(self.original(recipe.id)?, limit)?;
+        let nodes = tree
+            .nodes
+            .iter()
+            .map(|node| self.tree_node(*node))
+            .collect::<Result<_, _>>()?;
         Ok(Family {
             title: recipe.content.title,
-            truncated: root.size() > limit,
-            root,
+            nodes,
+            truncated: tree.truncated,
         })
     }
 
@@ -372,11 +371,7 @@ impl Snapshot {
             slug: entry.slug.to_string(),
             title: entry.title.to_string(),
             version_count: entry.version_count,
-            children: node
-                .children
-                .into_iter()
-                .map(|child| self.tree_node(child))
-                .collect::<Result<_, _>>()?,
+            depth: node.depth,
         })
     }
 }

@@ -1,6 +1,7 @@
-//! The fork tree of a recipe's family, as nested lists.
+//! The fork tree of a recipe's family, as nested lists, written from the
+//! flat list of the family (each recipe at its depth) without recursion.
 
-use maud::{html, Markup};
+use maud::{html, Markup, PreEscaped};
 
 use super::layout::{self, Head, Section};
 use super::{count, recipe_path};
@@ -11,39 +12,69 @@ pub struct ForkTreeView<'a> {
     /// The recipe the page was asked for, marked in the tree.
     pub slug: &'a str,
     pub title: &'a str,
-    pub root: &'a TreeNode,
+    /// The original first, then each recipe before its forks.
+    pub nodes: &'a [TreeNode],
     /// Whether the tree was cut short at the size limit.
     pub truncated: bool,
 }
 
-fn node(view: &ForkTreeView, node: &TreeNode) -> Markup {
+fn label(view: &ForkTreeView, node: &TreeNode) -> Markup {
     html! {
-        li {
-            @if node.slug == view.slug {
-                strong aria-current="page" { (node.title) }
-            } @else {
-                a href=(recipe_path(&node.slug)) { (node.title) }
+        @if node.slug == view.slug {
+            strong aria-current="page" { (node.title) }
+        } @else {
+            a href=(recipe_path(&node.slug)) { (node.title) }
+        }
+        " " span class="meta" { (count(node.version_count, "version", "versions")) }
+    }
+}
+
+/// The nodes as nested lists: a node's forks are a `ul` inside its `li`.
+/// Depth goes down one step at a time and up any number, so the tags are
+/// opened and closed as the depth changes, with a stack's worth of state.
+fn tree(view: &ForkTreeView) -> Markup {
+    let mut out = String::new();
+    let mut open = 0; // `li`s open below the outer `ul`
+    for node in view.nodes {
+        let depth = node.depth + 1;
+        if depth > open {
+            if open > 0 {
+                out.push_str("<ul>");
             }
-            " " span class="meta" { (count(node.version_count, "version", "versions")) }
-            @if !node.children.is_empty() {
-                ul { @for child in &node.children { (self::node(view, child)) } }
+        } else {
+            out.push_str("</li>");
+            for _ in depth..open {
+                out.push_str("</ul></li>");
             }
         }
+        open = depth;
+        out.push_str("<li>");
+        out.push_str(&label(view, node).into_string());
     }
+    if open > 0 {
+        out.push_str("</li>");
+        for _ in 1..open {
+            out.push_str("</ul></li>");
+        }
+    }
+    PreEscaped(out)
 }
 
 pub fn page(view: &ForkTreeView) -> Markup {
     let title = format!("The family of {}", view.title);
     let head = Head::new(&title, Section::Recipes);
+    let root = view.nodes.first();
     layout::page(
         &head,
         html! {
             h1 { "The family of " a href=(recipe_path(view.slug)) { (view.title) } }
-            p class="lede" {
-                (count(view.root.size() as i64, "recipe", "recipes")) ", from the original "
-                a href=(recipe_path(&view.root.slug)) { (view.root.title) } " down."
+            @if let Some(root) = root {
+                p class="lede" {
+                    (count(view.nodes.len() as i64, "recipe", "recipes")) ", from the original "
+                    a href=(recipe_path(&root.slug)) { (root.title) } " down."
+                }
             }
-            ul class="fork-tree" role="list" { (node(view, view.root)) }
+            ul class="fork-tree" role="list" { (tree(view)) }
             @if view.truncated {
                 p class="notice" { "The family is larger than this page shows." }
             }
@@ -56,7 +87,7 @@ pub fn family(slug: &str, family: &Family) -> Markup {
     page(&ForkTreeView {
         slug,
         title: &family.title,
-        root: &family.root,
+        nodes: &family.nodes,
         truncated: family.truncated,
     })
 }

@@ -405,15 +405,18 @@ fn the_fork_tree_holds_the_whole_family_within_its_bound() {
     let view = demo().snapshot();
     let root = view.recipe(&slug("country-sourdough")).unwrap();
     let tree = view.fork_tree(root.id, 1000).unwrap();
-    fn count(node: &forkful::domain::ForkNode) -> usize {
-        1 + node.children.iter().map(count).sum::<usize>()
+    assert_eq!(tree.nodes.len(), 15);
+    assert!(!tree.truncated);
+    assert_eq!(tree.nodes[0].depth, 0);
+    // Each node is the root's or one step below the node before it, or
+    // back up any number of steps: a depth-first order.
+    for pair in tree.nodes.windows(2) {
+        assert!(pair[1].depth >= 1 && pair[1].depth <= pair[0].depth + 1);
     }
-    assert_eq!(count(&tree), 15);
-    assert_eq!(
-        count(&view.fork_tree(root.id, 3).unwrap()),
-        4,
-        "three forks plus the root"
-    );
+    let cut = view.fork_tree(root.id, 3).unwrap();
+    assert_eq!(cut.nodes.len(), 4, "three forks plus the root");
+    assert!(cut.truncated);
+    assert_eq!(cut.nodes[..], tree.nodes[..4], "the first four, in order");
 }
 
 #[test]

@@ -1019,3 +1019,21 @@ async fn a_recipe_page_lists_fifty_forks_and_links_to_the_rest() {
     assert_eq!(json["fork_count"], 55);
     assert_eq!(json["forks"].as_array().unwrap().len(), 50);
 }
+
+#[actix_web::test]
+async fn a_family_deeper_than_the_tree_page_is_drawn_to_its_limit_without_recursion() {
+    // 520 generations: deeper than the 500 recipes a tree page shows.
+    let recipes = chain(520);
+    let site = site(&recipes);
+    let page = get(&site, "/recipes/r10/forks").await;
+    assert_eq!(page.status, 200);
+    assert_eq!(page.texts("ul.fork-tree li").len(), 501);
+    // Each generation is a list inside its parent's item.
+    let selector = scraper::Selector::parse("ul.fork-tree li ul li ul li").unwrap();
+    assert!(page.html().select(&selector).next().is_some());
+    assert_eq!(
+        page.texts("ul.fork-tree strong[aria-current=page]"),
+        ["Recipe 10"]
+    );
+    assert!(page.body.contains("larger than this page shows"));
+}

@@ -15,11 +15,22 @@ pub struct Ancestor {
     pub forked_version: VersionNumber,
 }
 
-/// A recipe in a fork tree, with its forks.
-#[derive(Debug, Clone, PartialEq)]
+/// A recipe in a fork tree, flattened: the tree is a list of these in
+/// depth-first order (each recipe before its forks, oldest fork first),
+/// each at its depth below the root, so that neither building nor drawing
+/// it recurses, however deep the family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ForkNode {
     pub id: RecipeId,
-    pub children: Vec<ForkNode>,
+    /// 0 for the root.
+    pub depth: usize,
+}
+
+/// A fork tree, flattened (see `ForkNode`), and whether it was cut short.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForkTree {
+    pub nodes: Vec<ForkNode>,
+    pub truncated: bool,
 }
 
 impl Snapshot {
@@ -99,38 +110,39 @@ impl Snapshot {
     }
 
     /// The family below `id`: forks, their forks, and so on, at most `limit`
-    /// recipes in all (depth first, oldest fork first), so a huge family stays
-    /// a bounded read.
-    pub fn fork_tree(&self, id: RecipeId, limit: usize) -> Result<ForkNode, DomainError> {
-        let mut budget = limit;
-        let mut seen = HashSet::from([id]);
-        self.fork_subtree(id, &mut budget, &mut seen, 0)
-    }
-
-    fn fork_subtree(
-        &self,
-        id: RecipeId,
-        budget: &mut usize,
-        seen: &mut HashSet<RecipeId>,
-        depth: usize,
-    ) -> Result<ForkNode, DomainError> {
-        let mut node = ForkNode {
-            id,
-            children: Vec::new(),
+    /// recipes below `id` (depth first, oldest fork first), so a huge family
+    /// stays a bounded read. An explicit stack, not recursion.
+    pub fn fork_tree(&self, id: RecipeId, limit: usize) -> Result<ForkTree, DomainError> {
+        let mut tree = ForkTree {
+            nodes: Vec::new(),
+            truncated: false,
         };
-        if depth >= MAX_LINEAGE {
-            return Ok(node);
-        }
-        for child in self.forks(id)? {
-            if *budget == 0 {
-                break;
+        let mut seen = HashSet::from([id]);
+        let mut stack = vec![ForkNode { id, depth: 0 }];
+        while let Some(node) = stack.pop() {
+            tree.nodes.push(node);
+            if node.depth >= MAX_LINEAGE {
+                continue;
             }
-            if seen.insert(child) {
-                *budget -= 1;
-                node.children
-                    .push(self.fork_subtree(child, budget, seen, depth + 1)?);
+            let forks = self.forks(node.id)?;
+            // Pushed newest first, so the oldest is taken first.
+            for &child in forks.iter().rev() {
+                if seen.insert(child) {
+                    stack.push(ForkNode {
+                        id: child,
+                        depth: node.depth + 1,
+                    });
+                }
+            }
+            if tree.nodes.len() + stack.len() > limit + 1 {
+                // More are known than the page may show: keep the order
+                // they would come in, and stop at the limit.
+                tree.truncated = true;
+                let room = (limit + 1).saturating_sub(tree.nodes.len());
+                let keep_from = stack.len().saturating_sub(room);
+                stack.drain(..keep_from);
             }
         }
-        Ok(node)
+        Ok(tree)
     }
 }

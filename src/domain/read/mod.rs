@@ -17,7 +17,7 @@ mod recipe;
 mod search;
 
 pub use catalog::{CatalogEntry, CatalogPage, CatalogQuery, Sort};
-pub use lineage::{Ancestor, ForkNode};
+pub use lineage::{Ancestor, ForkNode, ForkTree};
 pub use read_set::ReadSet;
 pub use recipe::{Recipe, Version};
 pub use search::SearchPage;
