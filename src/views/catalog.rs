@@ -5,7 +5,7 @@ use maud::{html, Markup};
 use super::layout::{self, Head, Section};
 use super::markdown::plain_text_shared;
 use super::{count, jsonld, tag_path, Day, Excerpt, RecipePath, Rfc3339, TagPath, Text};
-use crate::domain::{CatalogEntry, Sort};
+use crate::domain::{CatalogEntry, Sort, MAX_SORTED_TAG};
 
 /// A page of the catalog.
 pub struct CatalogView<'a> {
@@ -18,6 +18,9 @@ pub struct CatalogView<'a> {
     pub next: Option<String>,
     /// Whether this is a later page (not the first).
     pub later: bool,
+    /// Whether the entries are in the order they were added, not sorted (a
+    /// tag too large to sort).
+    pub unsorted: bool,
 }
 
 /// Characters of a summary a card shows.
@@ -101,6 +104,12 @@ pub fn page(view: &CatalogView) -> Markup {
                 ul {
                     (sort_link(view, Sort::Title, "By title"))
                     (sort_link(view, Sort::Recent, "Recently changed"))
+                }
+            }
+            @if view.unsorted {
+                p class="notice" {
+                    "This tag has more than " (MAX_SORTED_TAG) " recipes, "
+                    "so they are listed in the order they were added."
                 }
             }
             @if view.entries.is_empty() {

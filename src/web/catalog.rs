@@ -119,5 +119,6 @@ pub fn render(site: &Site, query: &CatalogQuery, page: &CatalogPage) -> Body {
         entries: &page.entries,
         next,
         later: query.after.is_some(),
+        unsorted: page.unsorted,
     }))
 }

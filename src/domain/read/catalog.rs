@@ -47,7 +47,15 @@ pub struct CatalogEntry {
 pub struct CatalogPage {
     pub entries: Vec<CatalogEntry>,
     pub next: Option<RecipeId>,
+    /// Whether the entries are in the order recipes were tagged, not the
+    /// sort asked for: a tag with more than `MAX_SORTED_TAG` recipes.
+    pub unsorted: bool,
 }
+
+/// The most recipes of one tag that a tag page sorts; a tag with more is
+/// listed in the order its recipes were created, a page at a time from a
+/// cursor, so a tag page's work is bounded whatever the tag.
+pub const MAX_SORTED_TAG: usize = 2_000;
 
 impl Snapshot {
     /// The slug and title of recipe `id`, in one read (the two attributes
@@ -129,15 +137,31 @@ impl Snapshot {
     /// A page of the catalog: recipes that are not retired, sorted, from
     /// after the cursor, with the cursor of the next page.
     pub fn catalog(&self, query: &CatalogQuery) -> Result<CatalogPage, DomainError> {
+        self.catalog_sorting(query, MAX_SORTED_TAG)
+    }
+
+    /// `catalog`, sorting a tag's recipes only up to `max_sorted` of them.
+    fn catalog_sorting(
+        &self,
+        query: &CatalogQuery,
+        max_sorted: usize,
+    ) -> Result<CatalogPage, DomainError> {
         let limit = query.limit.clamp(1, 500);
         let mut entries = Vec::with_capacity(limit + 1);
-        match &query.tag {
-            None => self.all_recipes(query, limit, &mut entries)?,
-            Some(tag) => self.tagged(tag, query, limit, &mut entries)?,
-        }
+        let unsorted = match &query.tag {
+            None => {
+                self.all_recipes(query, limit, &mut entries)?;
+                false
+            }
+            Some(tag) => self.tagged(tag, query, limit, max_sorted, &mut entries)?,
+        };
         let next = (entries.len() > limit).then(|| entries[limit - 1].id);
         entries.truncate(limit);
-        Ok(CatalogPage { entries, next })
+        Ok(CatalogPage {
+            entries,
+            next,
+            unsorted,
+        })
     }
 
     /// How many sitemap files of `per_file` recipes the catalog needs (at
@@ -238,22 +262,32 @@ impl Snapshot {
         Ok(())
     }
 
-    /// Up to `limit + 1` recipes tagged `tag`. A tag's recipes are few next
-    /// to the catalog: read them all through AVET and sort them here.
+    /// Up to `limit + 1` recipes tagged `tag`, and whether they are in
+    /// creation order rather than sorted. A tag of at most `MAX_SORTED_TAG`
+    /// recipes is read whole through AVET and sorted here; a larger one is
+    /// read from the cursor in AVET's order (by recipe id), which is bounded.
     fn tagged(
         &self,
         tag: &str,
         query: &CatalogQuery,
         limit: usize,
+        max_sorted: usize,
         entries: &mut Vec<CatalogEntry>,
-    ) -> Result<(), DomainError> {
+    ) -> Result<bool, DomainError> {
+        let within = Components::any().a(self.attrs.tags).v(tag);
+        let first: Vec<RecipeId> = self
+            .db
+            .datoms_range(Index::Avet, &within, None, false)
+            .take(max_sorted + 1)
+            .map(|d| d.map(|d| RecipeId::new(d.e)))
+            .collect::<Result<_, _>>()?;
+        if first.len() > max_sorted {
+            self.tagged_in_creation_order(&within, query, limit, entries)?;
+            return Ok(true);
+        }
         let (key_attr, reverse) = self.sort_key(query.sort);
         let mut keyed = Vec::new();
-        for datom in self
-            .db
-            .datoms(Index::Avet, &Components::any().a(self.attrs.tags).v(tag))
-        {
-            let id = RecipeId::new(datom?.e);
+        for id in first {
             if !self.is_retired(id)? {
                 let key = self.db.value(id.entity(), key_attr)?;
                 keyed.push((key, id));
@@ -276,6 +310,30 @@ impl Snapshot {
         for (_, id) in keyed.into_iter().skip(start).take(limit + 1) {
             entries.push(self.catalog_entry(id)?);
         }
+        Ok(false)
+    }
+
+    /// A large tag's recipes from the cursor, by recipe id.
+    fn tagged_in_creation_order(
+        &self,
+        within: &Components,
+        query: &CatalogQuery,
+        limit: usize,
+        entries: &mut Vec<CatalogEntry>,
+    ) -> Result<(), DomainError> {
+        let cursor = query.after.map(|id| within.clone().e(id.entity()));
+        for datom in self
+            .db
+            .datoms_range(Index::Avet, within, cursor.as_ref(), false)
+        {
+            let (entry, retired) = self.catalog_line(RecipeId::new(datom?.e))?;
+            if !retired {
+                entries.push(entry);
+                if entries.len() > limit {
+                    break;
+                }
+            }
+        }
         Ok(())
     }
 
@@ -293,5 +351,60 @@ impl Snapshot {
             }
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{Change, Content, Recipes, Slug};
+
+    /// Twelve soups, tagged `soup`, titled backwards from their creation.
+    fn soups() -> Recipes {
+        let recipes = Recipes::temporary().unwrap();
+        for i in 0..12 {
+            let content = Content {
+                title: format!("Soup {}", char::from(b'z' - i as u8)),
+                tags: vec!["soup".into()],
+                ..Content::default()
+            };
+            let slug = Slug::parse(&format!("soup-{i}")).unwrap();
+            recipes
+                .create(&slug, content, &Change::by("ann", "new"))
+                .unwrap();
+        }
+        recipes
+    }
+
+    fn all_pages(recipes: &Recipes, max_sorted: usize) -> (Vec<String>, bool) {
+        let snapshot = recipes.snapshot();
+        let mut query = CatalogQuery {
+            tag: Some("soup".into()),
+            limit: 5,
+            ..CatalogQuery::default()
+        };
+        let (mut slugs, mut unsorted) = (Vec::new(), false);
+        loop {
+            let page = snapshot.catalog_sorting(&query, max_sorted).unwrap();
+            unsorted |= page.unsorted;
+            slugs.extend(page.entries.iter().map(|e| e.slug.to_string()));
+            match page.next {
+                Some(next) => query.after = Some(next),
+                None => return (slugs, unsorted),
+            }
+        }
+    }
+
+    #[test]
+    fn a_tag_too_large_to_sort_pages_in_creation_order() {
+        let recipes = soups();
+        let created: Vec<String> = (0..12).map(|i| format!("soup-{i}")).collect();
+        let (sorted, unsorted) = all_pages(&recipes, 20);
+        assert!(!unsorted);
+        let by_title: Vec<String> = created.iter().rev().cloned().collect();
+        assert_eq!(sorted, by_title, "by title: the newest first here");
+        let (listed, unsorted) = all_pages(&recipes, 10);
+        assert!(unsorted);
+        assert_eq!(listed, created, "every soup once, in creation order");
     }
 }

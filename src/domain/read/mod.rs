@@ -16,7 +16,7 @@ mod read_set;
 mod recipe;
 mod search;
 
-pub use catalog::{CatalogEntry, CatalogPage, CatalogQuery, Sort};
+pub use catalog::{CatalogEntry, CatalogPage, CatalogQuery, Sort, MAX_SORTED_TAG};
 pub use lineage::{Ancestor, ForkNode, ForkTree};
 pub use read_set::ReadSet;
 pub use recipe::{Recipe, Version};
