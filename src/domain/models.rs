@@ -93,9 +93,16 @@ pub struct VersionShow {
 /// A recipe's history: each version with a line on what it changed.
 pub struct History {
     pub title: String,
-    /// Oldest first.
+    /// This page's versions, oldest first.
     pub versions: Vec<(Version, String)>,
+    /// Versions in all.
+    pub total: usize,
+    /// Where the page of older versions starts (`?before=`), if there are.
+    pub older: Option<VersionNumber>,
 }
+
+/// Versions a history page shows.
+pub const HISTORY_PAGE: usize = 50;
 
 /// Two versions of one recipe, and what changed between them.
 pub struct VersionDiff {
@@ -291,10 +298,21 @@ impl Snapshot {
     }
 
     /// What the history page shows.
-    pub fn history(&self, slug: &Slug) -> Result<History, DomainError> {
+    pub fn history(
+        &self,
+        slug: &Slug,
+        before: Option<VersionNumber>,
+    ) -> Result<History, DomainError> {
         let recipe = self.recipe(slug)?;
+        let (versions, total) = self.changes_page(recipe.id, before, HISTORY_PAGE)?;
+        let older = versions
+            .first()
+            .map(|(v, _)| v.number)
+            .filter(|&n| n > VersionNumber::FIRST);
         Ok(History {
-            versions: self.changes(recipe.id)?,
+            versions,
+            total,
+            older,
             title: recipe.content.title,
         })
     }

@@ -10,8 +10,12 @@ use crate::domain::{History, Version, VersionNumber};
 pub struct HistoryView<'a> {
     pub slug: &'a str,
     pub title: &'a str,
-    /// Oldest first, as the domain gives them.
+    /// This page's versions, oldest first, as the domain gives them.
     pub versions: &'a [(Version, String)],
+    /// Versions in all.
+    pub total: usize,
+    /// Where the page of older versions starts, if there are.
+    pub older: Option<VersionNumber>,
 }
 
 pub fn page(view: &HistoryView) -> Markup {
@@ -22,7 +26,15 @@ pub fn page(view: &HistoryView) -> Markup {
         &head,
         html! {
             h1 { "History of " a href=(recipe_path(slug)) { (view.title) } }
-            p class="lede" { (view.versions.len()) " versions, newest first." }
+            p class="lede" {
+                @match (view.versions.first(), view.versions.last()) {
+                    (Some((oldest, _)), Some((newest, _))) if view.versions.len() < view.total => {
+                        "Versions " (newest.number) " to " (oldest.number) " of " (view.total) ", newest first."
+                    }
+                    (Some(_), _) => { (view.total) " versions, newest first." }
+                    _ => { "No older versions." }
+                }
+            }
             ol class="versions" role="list" reversed {
                 @for (version, what) in view.versions.iter().rev() {
                     li {
@@ -45,6 +57,11 @@ pub fn page(view: &HistoryView) -> Markup {
                     }
                 }
             }
+            @if let Some(older) = view.older {
+                nav class="pager" aria-label="Pages" {
+                    a rel="next" href={ (recipe_path(slug)) "/history?before=" (older) } { "Older versions" }
+                }
+            }
         },
     )
 }
@@ -55,5 +72,7 @@ pub fn history(slug: &str, history: &History) -> Markup {
         slug,
         title: &history.title,
         versions: &history.versions,
+        total: history.total,
+        older: history.older,
     })
 }

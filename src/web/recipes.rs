@@ -56,16 +56,25 @@ pub async fn json(
     )
 }
 
+/// The history page's query string: `?before=`, the version the page of
+/// older versions starts before.
+#[derive(Debug, Deserialize)]
+pub struct HistoryParams {
+    before: Option<String>,
+}
+
 pub async fn history(
     site: web::Data<Site>,
     req: HttpRequest,
     slug: web::Path<String>,
+    params: web::Query<HistoryParams>,
 ) -> Result<HttpResponse, WebError> {
     let slug = parse_slug(&slug)?;
+    let before = params.before.as_deref().map(parse_version).transpose()?;
     respond::page(
         &site,
         &req,
-        |snapshot| Ok(snapshot.history(&slug)?),
+        |snapshot| Ok(snapshot.history(&slug, before)?),
         |_, model| Body::from(history::history(slug.as_str(), model)),
     )
 }

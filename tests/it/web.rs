@@ -1037,3 +1037,47 @@ async fn a_family_deeper_than_the_tree_page_is_drawn_to_its_limit_without_recurs
     );
     assert!(page.body.contains("larger than this page shows"));
 }
+
+#[actix_web::test]
+async fn a_long_history_comes_fifty_versions_a_page_with_the_same_summaries() {
+    let recipes = chain(0);
+    for n in 1..60u64 {
+        let content = Content {
+            title: format!("Recipe 0, take {n}"),
+            ingredients: vec![format!("{n} eggs")],
+            ..Content::default()
+        };
+        recipes
+            .edit(
+                &slug("r0"),
+                crate::helpers::v(n),
+                content,
+                &Change::by("ann", "again"),
+            )
+            .unwrap();
+    }
+    let site = site(&recipes);
+    let view = recipes.snapshot();
+    let all: Vec<String> = view
+        .changes(view.find(&slug("r0")).unwrap().unwrap())
+        .unwrap()
+        .into_iter()
+        .map(|(_, what)| format!("Changed: {what}"))
+        .rev()
+        .collect();
+    assert_eq!(all.len(), 60);
+
+    let first = get(&site, "/recipes/r0/history").await;
+    assert_eq!(first.texts("ol.versions > li h2").len(), 50);
+    assert_eq!(first.texts("ol.versions > li h2")[0], "Version 60");
+    assert_eq!(first.texts("ol.versions > li p.what"), all[..50]);
+    assert!(first.texts("p.lede")[0].starts_with("Versions 60 to 11 of 60"));
+    let older = first.attrs("nav.pager a[rel=next]", "href");
+    assert_eq!(older, ["/recipes/r0/history?before=11"]);
+
+    let second = get(&site, &older[0]).await;
+    assert_eq!(second.texts("ol.versions > li h2").len(), 10);
+    assert_eq!(second.texts("ol.versions > li p.what"), all[50..]);
+    assert!(second.attrs("nav.pager a[rel=next]", "href").is_empty());
+    assert_eq!(get(&site, "/recipes/r0/history?before=x").await.status, 400);
+}

@@ -270,13 +270,45 @@ impl Snapshot {
     /// (or "forked" for a fork).
     pub fn changes(&self, id: RecipeId) -> Result<Vec<(Version, String)>, DomainError> {
         let versions = self.versions(id)?;
+        let all = 0..versions.len();
+        self.changes_of(id, versions, all)
+    }
+
+    /// Up to `limit` versions before version `before` (all the newest when
+    /// `None`), each with what it changed, oldest first; and how many
+    /// versions there are. Only the versions shown (and the one before the
+    /// first) are read and diffed, so a page of a long history costs what
+    /// it shows.
+    pub fn changes_page(
+        &self,
+        id: RecipeId,
+        before: Option<VersionNumber>,
+        limit: usize,
+    ) -> Result<(Vec<(Version, String)>, usize), DomainError> {
+        let versions = self.versions(id)?;
+        let total = versions.len();
+        let end = before.map_or(total, |b| (b.get() as usize).saturating_sub(1).min(total));
+        let start = end.saturating_sub(limit);
+        Ok((self.changes_of(id, versions, start..end)?, total))
+    }
+
+    /// What each of `versions[range]` changed from the version before it.
+    fn changes_of(
+        &self,
+        id: RecipeId,
+        mut versions: Vec<Version>,
+        range: std::ops::Range<usize>,
+    ) -> Result<Vec<(Version, String)>, DomainError> {
         let forked = self
             .db
             .value(id.entity(), self.attrs.forked_from)?
             .is_some();
-        let mut out = Vec::with_capacity(versions.len());
-        let mut previous: Option<Content> = None;
-        for version in versions {
+        let mut previous: Option<Content> = match range.start {
+            0 => None,
+            n => Some(self.content_at(id, versions[n - 1].basis)?),
+        };
+        let mut out = Vec::with_capacity(range.len());
+        for version in versions.drain(range) {
             let content = self.content_at(id, version.basis)?;
             let what = match &previous {
                 None if forked => "forked".to_owned(),
