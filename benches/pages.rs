@@ -24,6 +24,9 @@
 //!   `recipe_show/compress_{Brotli,Gzip}`, the compression alone, in bytes
 //!   per second. `handler` is a page made again, uncompressed.
 //!
+//! - `pages/*/search_common/handler` and `tags/handler`: `/search?q=oil` (a
+//!   word about one recipe in eighteen holds) and `/tags`, made every time.
+//!
 //! Before measuring, each headline bench prints its allocations per
 //! operation (a counting allocator, `common::alloc`) and the recipe page
 //! its index reads per render.
@@ -187,6 +190,18 @@ fn pages(c: &mut Criterion, system: &SystemRunner, catalog: &Catalog) {
     group.bench_function("recipes_index/render", |b| {
         b.iter(|| catalog::render(&site, &index_query, black_box(&page)))
     });
+    // Pages whose work could grow with the catalog, made every time (no
+    // page cache): a search for a word about one recipe in eighteen holds
+    // (`oil`, from "olive oil"), and every tag.
+    for (bench, uri) in [
+        ("search_common/handler", "/search?q=oil"),
+        ("tags/handler", "/tags"),
+    ] {
+        system.block_on(fetch(&app, uri));
+        group.bench_function(bench, |b| {
+            b.iter(|| system.block_on(fetch(&app, black_box(uri))))
+        });
+    }
     let html = forkful::views::recipe::show(site.base_url(), &model).into_string();
     group.throughput(Throughput::Bytes(html.len() as u64));
     for encoding in [Encoding::Brotli, Encoding::Gzip] {

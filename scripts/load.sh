@@ -17,6 +17,11 @@
 #                     `Accept-Encoding: gzip, deflate, br, zstd` (answered
 #                     with brotli, compressed once and kept)
 #
+# and, with NGINX=1, each of those four right after the same run against
+# nginx serving the very bytes forkful sent (saved with curl, plain and
+# brotli, served as static files with brotli_static), checked first to
+# answer 200 with the expected Content-Encoding.
+#
 # and prints req/s, latency percentiles (p50, p99, p99.9), errors (socket
 # errors and responses with status >= 400), and the server's peak memory
 # (VmHWM). Linux only (/proc).
@@ -30,6 +35,9 @@
 #                [milk-bread-sourdough-tangzhong, the deepest lineage]
 #   WARMUP       warm-up per URL before the runs [2s]
 #   READY_TIMEOUT  seconds to wait for the server (it seeds first) [120]
+#   NGINX        1: also serve the same bytes from nginx (Debian's, with its
+#                brotli_static module, installed if missing), each run
+#                interleaved with forkful's, and print the ratio; 0: skip [1]
 
 set -euo pipefail
 
@@ -40,6 +48,7 @@ WORKERS=${WORKERS:-2}
 RECIPE=${RECIPE:-milk-bread-sourdough-tangzhong}
 WARMUP=${WARMUP:-2s}
 READY_TIMEOUT=${READY_TIMEOUT:-120}
+NGINX=${NGINX:-1}
 
 case $RECIPE in
     /*) recipe_path=$RECIPE ;;
@@ -84,9 +93,19 @@ stop_server() {
     wait "$pid" 2>/dev/null || server_status=$?
 }
 
+nginx_pid=
+nginx_base=
+stop_nginx() {
+    [[ -n $nginx_pid ]] || return 0
+    kill -QUIT "$nginx_pid" 2>/dev/null || true
+    wait "$nginx_pid" 2>/dev/null || true
+    nginx_pid=
+}
+
 cleanup() {
     local rc=$?
     trap - EXIT
+    stop_nginx
     if [[ -n $server_pid ]]; then
         stop_server
         if [[ $rc -ne 0 && -s $tmp/server.err ]]; then
@@ -114,25 +133,36 @@ echo "date:     $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 echo "commit:   $commit"
 echo "machine:  $cpus CPUs, ${model:-unknown model}, Linux $(uname -r)"
 
-# --- wrk ---------------------------------------------------------------------
+# --- tools: wrk, nginx with its brotli_static module, curl ------------------
 
-if ! command -v wrk >/dev/null; then
+# install PACKAGE... with apt-get (as root, or through sudo), once.
+install() {
+    local apt
     if [[ $(id -u) -eq 0 ]]; then
         apt=(env DEBIAN_FRONTEND=noninteractive apt-get)
     elif command -v sudo >/dev/null; then
         apt=(sudo DEBIAN_FRONTEND=noninteractive apt-get)
     else
-        die "wrk is not installed, and installing it needs root or sudo (apt-get install wrk)"
+        die "$* not installed, and installing needs root or sudo (apt-get install $*)"
     fi
-    log "wrk is not installed; ${apt[*]} install -y wrk"
-    if ! "${apt[@]}" install -y -q wrk >"$tmp/apt.log" 2>&1; then
+    log "installing $* (${apt[*]} install)"
+    if ! "${apt[@]}" install -y -q "$@" >"$tmp/apt.log" 2>&1; then
         log "the install failed; apt-get update, then again"
-        if ! { "${apt[@]}" update -q && "${apt[@]}" install -y -q wrk; } >>"$tmp/apt.log" 2>&1; then
+        if ! { "${apt[@]}" update -q && "${apt[@]}" install -y -q "$@"; } >>"$tmp/apt.log" 2>&1; then
             tail -n 20 "$tmp/apt.log" >&2
-            die "could not install wrk"
+            die "could not install $*"
         fi
     fi
-    command -v wrk >/dev/null || die "wrk is still not on PATH after installing it"
+}
+
+command -v wrk >/dev/null || install wrk
+command -v wrk >/dev/null || die "wrk is still not on PATH after installing it"
+command -v curl >/dev/null || install curl
+nginx_module=/usr/share/nginx/modules/ngx_http_brotli_static_module.so
+if [[ $NGINX != 0 ]]; then
+    command -v nginx >/dev/null || install nginx
+    [[ -f $nginx_module ]] || install libnginx-mod-http-brotli-static
+    [[ -f $nginx_module ]] || die "no brotli_static module at $nginx_module after installing it"
 fi
 echo "wrk:      $( (wrk -v 2>&1 || true) | head -n 1)"
 echo "runs:     $DURATION each, $CONNECTIONS connections, $THREADS wrk threads, $WORKERS server workers"
@@ -210,6 +240,65 @@ for path in "$recipe_path" /; do
     [[ $coding == br ]] || die "GET $path with a browser's Accept-Encoding came as '${coding:-identity}', not br"
 done
 
+# --- nginx, serving the same bytes ------------------------------------------
+
+if [[ $NGINX != 0 ]]; then
+    # nginx's workers run as nobody: the files must be readable by anyone.
+    www=$tmp/www
+    mkdir -p "$www/recipes"
+    chmod 755 "$tmp" "$www" "$www/recipes"
+    save() { # PATH FILE [ENCODING]
+        curl -sS --fail -o "$2" ${3:+-H "Accept-Encoding: $3"} "$base$1"
+    }
+    save "$recipe_path" "$www/recipe.html"
+    save "$recipe_path" "$www/recipe.html.br" br
+    save / "$www/index.html"
+    save / "$www/index.html.br" br
+    chmod 644 "$www"/*
+    nginx_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    cat >"$tmp/nginx.conf" <<NGINX
+load_module $nginx_module;
+daemon off;
+worker_processes $WORKERS;
+pid $tmp/nginx.pid;
+error_log $tmp/nginx.err warn;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    sendfile on;
+    types { text/html html; }
+    client_body_temp_path $tmp/nginx-body;
+    proxy_temp_path $tmp/nginx-proxy;
+    fastcgi_temp_path $tmp/nginx-fastcgi;
+    uwsgi_temp_path $tmp/nginx-uwsgi;
+    scgi_temp_path $tmp/nginx-scgi;
+    server {
+        listen 127.0.0.1:$nginx_port;
+        root $www;
+        brotli_static on;
+        location = /recipe { try_files /recipe.html =404; }
+        location = / { try_files /index.html =404; }
+    }
+}
+NGINX
+    nginx -c "$tmp/nginx.conf" -p "$tmp" >"$tmp/nginx.out" 2>&1 &
+    nginx_pid=$!
+    nginx_base=http://127.0.0.1:$nginx_port
+    for ((i = 0; i < 50; i++)); do
+        curl -s -o /dev/null "$nginx_base/" && break
+        sleep 0.1
+    done
+    for path in /recipe /; do
+        coding=$(curl -sS -o /dev/null -w '%{http_code} %header{content-encoding}' \
+            -H "Accept-Encoding: $BROWSER_ENCODINGS" "$nginx_base$path") ||
+            die "nginx did not answer $path: $(cat "$tmp/nginx.out" "$tmp/nginx.err" 2>/dev/null)"
+        [[ $coding == "200 br" ]] || die "nginx answered $path with '$coding', not '200 br'"
+        status=$(curl -sS -o /dev/null -w '%{http_code}' "$nginx_base$path")
+        [[ $status == 200 ]] || die "nginx answered $path with $status"
+    done
+    log "nginx $(nginx -v 2>&1 | sed 's/^nginx version: //') serves the same bytes at $nginx_base"
+fi
+
 # --- the runs ----------------------------------------------------------------
 
 # wrk's done() hook: one machine-readable line; latency is in microseconds.
@@ -245,12 +334,13 @@ run() {
     out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$lua" "$@" "$base$path")
     grep -v '^STATS ' <<<"$out" || true
     stats=$(grep '^STATS ' <<<"$out") || die "wrk printed no statistics for $name"
+    last_rps=$(awk '{ for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "rps") print kv[2] } }' <<<"$stats")
     summary+=("$(awk -v name="$name" '{
         for (i = 2; i <= NF; i++) { split($i, kv, "="); s[kv[1]] = kv[2] }
         errors = s["connect"] + s["read"] + s["write"] + s["status"] + s["timeout"]
         detail = errors ? sprintf(" (connect %d, read %d, write %d, status %d, timeout %d)",
             s["connect"], s["read"], s["write"], s["status"], s["timeout"]) : ""
-        printf "%-16s %10.0f %9.2f %9.2f %9.2f %7d%s", name, s["rps"], s["p50"], s["p99"],
+        printf "%-20s %10.0f %9.2f %9.2f %9.2f %7d%s", name, s["rps"], s["p50"], s["p99"],
             s["p999"], errors, detail
     }' <<<"$stats")")
     awk '{ for (i = 2; i <= NF; i++) { split($i, kv, "="); s[kv[1]] = kv[2] }
@@ -259,11 +349,28 @@ run() {
     }' <<<"$stats"
 }
 
-run "recipe" "$recipe_path"
-run "index" /
+# pair NAME PATH NGINX-PATH [wrk options...]: forkful's run, then nginx's.
+ratios=()
+pair() {
+    local name=$1 path=$2 nginx_path=$3
+    shift 3
+    run "$name" "$path" "$@"
+    [[ -n $nginx_base ]] || return 0
+    local ours=$last_rps
+    base_saved=$base
+    base=$nginx_base
+    run "$name, nginx" "$nginx_path" "$@"
+    base=$base_saved
+    ratios+=("$(awk -v n="$name" -v a="$ours" -v b="$last_rps" \
+        'BEGIN { printf "%-16s %8.2f  (%.0f against %.0f req/s)", n, a / b, a, b }')")
+}
+
+pair "recipe" "$recipe_path" /recipe
+pair "index" / /
 run "recipe (close)" "$recipe_path" -H 'Connection: close'
-run "recipe (br)" "$recipe_path" -H "Accept-Encoding: $BROWSER_ENCODINGS"
-run "index (br)" / -H "Accept-Encoding: $BROWSER_ENCODINGS"
+pair "recipe (br)" "$recipe_path" /recipe -H "Accept-Encoding: $BROWSER_ENCODINGS"
+pair "index (br)" / / -H "Accept-Encoding: $BROWSER_ENCODINGS"
+stop_nginx
 
 alive "$server_pid" || die "the server died during the runs"
 hwm=$(vm VmHWM)
@@ -273,9 +380,14 @@ rss=$(vm VmRSS)
 
 echo "== summary: commit $commit; $cpus CPUs, ${model:-unknown model}; wrk shares the CPUs"
 echo "   $DURATION per run, $CONNECTIONS connections, $THREADS wrk threads, $WORKERS server workers, latencies in ms"
-printf '%-16s %10s %9s %9s %9s %7s\n' run req/s p50 p99 p99.9 errors
+printf '%-20s %10s %9s %9s %9s %7s\n' run req/s p50 p99 p99.9 errors
 printf '%s\n' "${summary[@]}"
 echo "errors: socket errors (connect/read/write/timeout) plus responses with status >= 400"
+if ((${#ratios[@]})); then
+    echo
+    echo "forkful against nginx serving the same bytes (each pair run back to back):"
+    printf '%s\n' "${ratios[@]}"
+fi
 echo
 echo "server peak memory (VmHWM): $(kib_to_mib "$hwm") MiB after the runs" \
     "($(kib_to_mib "$hwm_ready") MiB once seeded and serving, before any load);" \
