@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# A search engine's pass over a catalog: every recipe page fetched once, as
+# a crawler does, from a freshly started server, with 50 connections and a
+# crawler's Accept-Encoding (gzip, br); prints pages per second, latency
+# percentiles, errors and the server's peak RSS.
+#
+#   scripts/crawl.sh                      # seeds 100,000 skeleton recipes first
+#   RECIPES=10000 scripts/crawl.sh        # a smaller catalog
+#   DATA=./big scripts/crawl.sh           # a store already seeded (it is opened
+#                                         # and served, not changed by the pass)
+#
+# The recipe addresses come from the sitemap (its index, then each file),
+# read from a first server that is then stopped, so the pass meets the
+# second server's caches cold. Installs wrk and curl from Debian if missing.
+#
+# Environment (defaults in brackets): RECIPES [100000], DATA [a temporary
+# store seeded with RECIPES skeleton recipes, depth 12, fanout 3],
+# CONNECTIONS [50], THREADS [2], WORKERS [2], READY_TIMEOUT [600].
+set -euo pipefail
+
+RECIPES=${RECIPES:-100000}
+CONNECTIONS=${CONNECTIONS:-50}
+THREADS=${THREADS:-2}
+WORKERS=${WORKERS:-2}
+READY_TIMEOUT=${READY_TIMEOUT:-600}
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+log() { printf 'crawl: %s\n' "$*"; }
+die() {
+    printf 'crawl: error: %s\n' "$*" >&2
+    exit 1
+}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/forkful-crawl.XXXXXX")
+server_pid=
+stop_server() {
+    [[ -n $server_pid ]] || return 0
+    kill -TERM "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+    server_pid=
+}
+cleanup() {
+    local rc=$?
+    trap - EXIT
+    stop_server
+    rm -rf "$tmp"
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+for tool in wrk curl; do
+    if ! command -v "$tool" >/dev/null; then
+        log "installing $tool"
+        if [[ $(id -u) -eq 0 ]]; then
+            DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$tool" >/dev/null 2>&1 ||
+                { apt-get update -q >/dev/null && apt-get install -y -q "$tool" >/dev/null; }
+        else
+            sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$tool" >/dev/null
+        fi
+        command -v "$tool" >/dev/null || die "could not install $tool"
+    fi
+done
+
+log "building (cargo build --release --locked)"
+cargo build --release --locked --quiet
+bin=${CARGO_TARGET_DIR:-$root/target}/release/forkful
+
+data=${DATA:-}
+if [[ -z $data ]]; then
+    data=$tmp/store
+    log "seeding $RECIPES skeleton recipes into $data"
+    "$bin" seed --data "$data" --synthetic "$RECIPES" --depth 12 --fanout 3 --skeleton >/dev/null
+fi
+
+# start: serve $data; sets server_pid and base.
+start() {
+    FORKFUL_LOG=warn "$bin" serve --data "$data" --addr 127.0.0.1:0 --workers "$WORKERS" \
+        >"$tmp/server.out" 2>"$tmp/server.err" &
+    server_pid=$!
+    local deadline=$((SECONDS + READY_TIMEOUT)) port=
+    while :; do
+        port=$(sed -n 's|^forkful: serving http://127\.0\.0\.1:\([0-9][0-9]*\)$|\1|p' "$tmp/server.out")
+        [[ -z $port ]] || break
+        kill -0 "$server_pid" 2>/dev/null || die "the server exited: $(cat "$tmp/server.err")"
+        ((SECONDS < deadline)) || die "the server did not start within $READY_TIMEOUT s"
+        sleep 0.2
+    done
+    base=http://127.0.0.1:$port
+}
+
+log "reading the recipe addresses from the sitemap"
+start
+curl -sS --fail "$base/sitemap.xml" | grep -o '<loc>[^<]*</loc>' | sed 's|<loc>[^/]*//[^/]*||; s|</loc>||' \
+    >"$tmp/files"
+: >"$tmp/paths"
+while read -r file; do
+    curl -sS --fail "$base$file" | grep -o '<loc>[^<]*/recipes/[^<]*</loc>' |
+        sed 's|<loc>[^/]*//[^/]*||; s|</loc>||' >>"$tmp/paths"
+done <"$tmp/files"
+pages=$(wc -l <"$tmp/paths")
+((pages > 0)) || die "the sitemap lists no recipe"
+stop_server
+log "$pages recipe pages in $(wc -l <"$tmp/files") sitemap files; restarting the server cold"
+start
+hwm_ready=$(awk '$1 == "VmHWM:" { print $2 }' "/proc/$server_pid/status")
+
+# Each wrk thread takes every THREADS-th address from its own offset and
+# stops when it has asked for all of them: every page once.
+cat >"$tmp/crawl.lua" <<'LUA'
+local paths = {}
+for line in io.lines(os.getenv("CRAWL_PATHS")) do paths[#paths + 1] = line end
+local threads = tonumber(os.getenv("CRAWL_THREADS"))
+local counter = 0
+function setup(thread)
+  thread:set("offset", counter)
+  counter = counter + 1
+end
+local next_index
+function init(args)
+  next_index = offset + 1
+end
+local finished = false
+function request()
+  local path = paths[next_index]
+  if path == nil then
+    -- wrk sleeps for its whole duration whatever its threads do: a file
+    -- per thread tells the script to stop it (SIGINT) once all are done.
+    if not finished then
+      finished = true
+      local f = io.open(os.getenv("CRAWL_DONE") .. offset, "w")
+      f:close()
+    end
+    path = paths[1]
+  end
+  next_index = next_index + threads
+  return wrk.format("GET", path, { ["Accept-Encoding"] = "gzip, br" })
+end
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format(
+    "STATS requests=%d seconds=%.3f p50=%.3f p99=%.3f p999=%.3f errors=%d status=%d\n",
+    summary.requests, summary.duration / 1e6, latency:percentile(50) / 1000,
+    latency:percentile(99) / 1000, latency:percentile(99.9) / 1000,
+    e.connect + e.read + e.write + e.timeout, e.status))
+end
+LUA
+
+log "crawling: $CONNECTIONS connections, $THREADS wrk threads, $WORKERS server workers"
+CRAWL_PATHS=$tmp/paths CRAWL_THREADS=$THREADS CRAWL_DONE=$tmp/done. \
+    wrk -t"$THREADS" -c"$CONNECTIONS" -d3600s --latency -s "$tmp/crawl.lua" "$base" \
+    >"$tmp/wrk.out" 2>&1 &
+wrk_pid=$!
+while (($(find "$tmp" -maxdepth 1 -name 'done.*' | wc -l) < THREADS)); do
+    kill -0 "$wrk_pid" 2>/dev/null || die "wrk stopped early: $(cat "$tmp/wrk.out")"
+    sleep 0.1
+done
+kill -INT "$wrk_pid"
+wait "$wrk_pid" || true
+out=$(cat "$tmp/wrk.out")
+stats=$(grep '^STATS ' <<<"$out") || die "wrk printed no statistics: $out"
+hwm=$(awk '$1 == "VmHWM:" { print $2 }' "/proc/$server_pid/status")
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+echo "== crawl: commit $commit, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) CPUs, wrk on the same CPUs"
+awk -v pages="$pages" '{
+    for (i = 2; i <= NF; i++) { split($i, kv, "="); s[kv[1]] = kv[2] }
+    printf "%d pages in %.1f s: %.0f pages/s (%d requests: a thread done early asks for its first page again until wrk stops)\n",
+        pages, s["seconds"], pages / s["seconds"], s["requests"]
+    printf "latency p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms; socket errors %d, status >= 400: %d\n",
+        s["p50"], s["p99"], s["p999"], s["errors"], s["status"]
+}' <<<"$stats"
+echo "server peak memory (VmHWM): $((hwm / 1024)) MiB ($((hwm_ready / 1024)) MiB once started)"
