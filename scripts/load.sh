@@ -17,6 +17,10 @@
 #                     `Accept-Encoding: gzip, deflate, br, zstd` (answered
 #                     with brotli, compressed once and kept)
 #
+#   recipe (hammered) the recipe page (browser's header, 10 connections)
+#                     while another wrk hammers /search with queries never
+#                     asked before and the sitemap with 50 connections
+#
 # and, with NGINX=1, each of those four right after the same run against
 # nginx serving the very bytes forkful sent (saved with curl, plain and
 # brotli, served as static files with brotli_static), checked first to
@@ -371,6 +375,42 @@ run "recipe (close)" "$recipe_path" -H 'Connection: close'
 pair "recipe (br)" "$recipe_path" /recipe -H "Accept-Encoding: $BROWSER_ENCODINGS"
 pair "index (br)" / / -H "Accept-Encoding: $BROWSER_ENCODINGS"
 stop_nginx
+
+# --- a recipe page while 50 clients hammer search and the sitemap ------------
+
+# Each hammering request is a search nobody asked before (a common word and
+# a random prefix, so the page cache cannot answer it) or the sitemap.
+cat >"$tmp/hammer.lua" <<'LUA'
+local words = { "egg", "oil", "flour", "butter", "garlic", "onion", "salt", "milk" }
+local letters = "abcdefghijklmnopqrstuvwxyz"
+local n = 0
+function request()
+  n = n + 1
+  if n % 4 == 0 then
+    return wrk.format("GET", (n % 8 == 0) and "/sitemap.xml" or "/sitemaps/1.xml")
+  end
+  local prefix = ""
+  for _ = 1, 3 do
+    local i = math.random(#letters)
+    prefix = prefix .. letters:sub(i, i)
+  end
+  return wrk.format("GET", "/search?q=" .. words[math.random(#words)] .. "+" .. prefix)
+end
+LUA
+hammer_seconds=$(( ${DURATION%s} + 4 ))
+echo "== hammer: $CONNECTIONS connections on /search (new queries) and the sitemap, ${hammer_seconds}s, in the background"
+wrk -t1 -c"$CONNECTIONS" -d"${hammer_seconds}s" -s "$tmp/hammer.lua" "$base/" >"$tmp/hammer.out" 2>&1 &
+hammer_pid=$!
+sleep 2
+CONNECTIONS_SAVED=$CONNECTIONS
+CONNECTIONS=10
+run "recipe (hammered)" "$recipe_path" -H "Accept-Encoding: $BROWSER_ENCODINGS"
+CONNECTIONS=$CONNECTIONS_SAVED
+wait "$hammer_pid" || die "the hammering wrk failed: $(cat "$tmp/hammer.out")"
+hammer_rps=$(awk '/^Requests\/sec:/ { print $2 }' "$tmp/hammer.out")
+hammer_errors=$(awk '/Non-2xx|Socket errors/ { print }' "$tmp/hammer.out")
+echo "   the hammer: $hammer_rps req/s${hammer_errors:+; $hammer_errors}"
+echo
 
 alive "$server_pid" || die "the server died during the runs"
 hwm=$(vm VmHWM)

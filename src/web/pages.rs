@@ -47,7 +47,7 @@ pub async fn search(
             "A search may be at most {MAX_QUERY} characters long."
         )));
     }
-    respond::page(
+    respond::unkept_page(
         &site,
         &req,
         |snapshot| Ok(snapshot.search(&q, after, SEARCH_LIMIT)?),

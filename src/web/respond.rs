@@ -146,7 +146,27 @@ pub fn page<M>(
     render: impl FnOnce(&Site, &M) -> Body,
 ) -> Result<HttpResponse, WebError> {
     let request = PageRequest::new(req);
-    Ok(answer(site, &request, read, render)?.into_response())
+    Ok(answer(site, &request, Keep::Yes, read, render)?.into_response())
+}
+
+/// Whether a page made is kept in the page cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Keep {
+    Yes,
+    No,
+}
+
+/// `page`, for a page that is not kept: search results, whose queries are
+/// mostly asked once, and would push the pages people come back to out of
+/// the cache. Its ETag and 304 work as every page's.
+pub fn unkept_page<M>(
+    site: &Site,
+    req: &HttpRequest,
+    read: impl FnOnce(&Snapshot) -> Result<M, WebError>,
+    render: impl FnOnce(&Site, &M) -> Body,
+) -> Result<HttpResponse, WebError> {
+    let request = PageRequest::new(req);
+    Ok(answer(site, &request, Keep::No, read, render)?.into_response())
 }
 
 /// Long pages (their work grows with the catalog: the sitemap, tags) being
@@ -193,7 +213,7 @@ pub async fn long_page<M>(
     })?;
     let answer = web::block(move || {
         let _place = place;
-        answer(&site, &request, read, render)
+        answer(&site, &request, Keep::Yes, read, render)
     })
     .await
     .map_err(|error| WebError::Internal(Box::new(error)))??;
@@ -219,11 +239,14 @@ fn kept(site: &Site, request: &PageRequest) -> Result<Option<Answer>, WebError> 
 fn answer<M>(
     site: &Site,
     request: &PageRequest,
+    keep: Keep,
     read: impl FnOnce(&Snapshot) -> Result<M, WebError>,
     render: impl FnOnce(&Site, &M) -> Body,
 ) -> Result<Answer, WebError> {
-    if let Some(kept) = kept(site, request)? {
-        return Ok(kept);
+    if keep == Keep::Yes {
+        if let Some(kept) = kept(site, request)? {
+            return Ok(kept);
+        }
     }
     let started = Instant::now();
     let snapshot = site.snapshot();
@@ -253,7 +276,9 @@ fn answer<M>(
         body: request.encoding.encode(body.text.as_bytes()),
     });
     let compressed_at = Instant::now();
-    site.pages().keep(request.key.clone(), kept.clone());
+    if keep == Keep::Yes {
+        site.pages().keep(request.key.clone(), kept.clone());
+    }
     let timing = server_timing(
         read_at - started,
         rendered_at - read_at,

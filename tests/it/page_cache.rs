@@ -316,3 +316,22 @@ async fn a_forged_catalog_cursor_is_refused_without_filling_the_entity_cache() {
     assert!(refused > 20, "{refused} forged cursors");
     assert_eq!(recipes.store().cached_entity_count(), before);
 }
+
+#[actix_web::test]
+async fn search_results_are_not_kept_but_answer_304() {
+    // Queries are mostly asked once: keeping them would push out the
+    // pages people come back to.
+    let site = site(&kitchen());
+    let first = get(&site, "/search?q=toast").await;
+    assert_eq!(first.status, 200);
+    assert!(first.body.contains("/recipes/toast"));
+    let again = get(&site, "/search?q=toast").await;
+    assert!(!was_cached(&again));
+    assert!(site.pages().is_empty());
+    assert_eq!(
+        if_none_match(&site, "/search?q=toast", &etag(&first))
+            .await
+            .status,
+        304
+    );
+}
