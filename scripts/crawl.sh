@@ -2,7 +2,9 @@
 # A search engine's pass over a catalog: every recipe page fetched once, as
 # a crawler does, from a freshly started server, with 50 connections and a
 # crawler's Accept-Encoding (gzip, br); prints pages per second, latency
-# percentiles, errors and the server's peak RSS.
+# percentiles, errors and the server's peak RSS. Then a mixed run on the
+# same server (MIXED, default 30s): recipe pages across the whole catalog,
+# the index and searches, as browsers send them.
 #
 #   scripts/crawl.sh                      # seeds 100,000 skeleton recipes first
 #   RECIPES=10000 scripts/crawl.sh        # a smaller catalog
@@ -172,3 +174,46 @@ awk -v pages="$pages" '{
         s["p50"], s["p99"], s["p999"], s["errors"], s["status"]
 }' <<<"$stats"
 echo "server peak memory (VmHWM): $((hwm / 1024)) MiB ($((hwm_ready / 1024)) MiB once started)"
+
+# --- then a mixed run on the same server ---------------------------------
+# Eight requests in ten a random recipe page of the whole catalog, one the
+# index, one a search for a common word; a browser's Accept-Encoding.
+cat >"$tmp/mixed.lua" <<'LUA'
+local paths = {}
+for line in io.lines(os.getenv("CRAWL_PATHS")) do paths[#paths + 1] = line end
+local words = { "oil", "rice", "eggs", "spinach", "butter", "stock", "flour", "feta" }
+local headers = { ["Accept-Encoding"] = "gzip, deflate, br, zstd" }
+function request()
+  local roll = math.random(10)
+  local path
+  if roll == 1 then
+    path = "/"
+  elseif roll == 2 then
+    path = "/search?q=" .. words[math.random(#words)]
+  else
+    path = paths[math.random(#paths)]
+  end
+  return wrk.format("GET", path, headers)
+end
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format(
+    "STATS requests=%d seconds=%.3f p50=%.3f p99=%.3f p999=%.3f errors=%d status=%d\n",
+    summary.requests, summary.duration / 1e6, latency:percentile(50) / 1000,
+    latency:percentile(99) / 1000, latency:percentile(99.9) / 1000,
+    e.connect + e.read + e.write + e.timeout, e.status))
+end
+LUA
+MIXED=${MIXED:-30s}
+log "mixed run: $MIXED, $CONNECTIONS connections (recipe pages across the catalog, the index, search)"
+out=$(CRAWL_PATHS=$tmp/paths wrk -t"$THREADS" -c"$CONNECTIONS" -d"$MIXED" --latency \
+    -s "$tmp/mixed.lua" "$base")
+stats=$(grep '^STATS ' <<<"$out") || die "wrk printed no statistics: $out"
+hwm=$(awk '$1 == "VmHWM:" { print $2 }' "/proc/$server_pid/status")
+awk '{
+    for (i = 2; i <= NF; i++) { split($i, kv, "="); s[kv[1]] = kv[2] }
+    printf "mixed: %d requests in %.1f s: %.0f req/s; p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms; socket errors %d, status >= 400: %d\n",
+        s["requests"], s["seconds"], s["requests"] / s["seconds"], s["p50"], s["p99"], s["p999"],
+        s["errors"], s["status"]
+}' <<<"$stats"
+echo "server peak memory (VmHWM) after both: $((hwm / 1024)) MiB"
