@@ -1081,3 +1081,36 @@ async fn a_long_history_comes_fifty_versions_a_page_with_the_same_summaries() {
     assert!(second.attrs("nav.pager a[rel=next]", "href").is_empty());
     assert_eq!(get(&site, "/recipes/r0/history?before=x").await.status, 400);
 }
+
+#[actix_web::test]
+async fn the_new_addresses_refuse_hostile_input_with_a_clear_status() {
+    let site = site(demo());
+    for (uri, status) in [
+        ("/search?q=egg&after=abc", 400),
+        ("/search?q=egg&after=-1", 400),
+        ("/search?q=egg&after=99999999999", 200),
+        (
+            "/search?q=egg%20egg%20egg%20egg%20egg%20egg%20egg%20egg%20egg%20egg",
+            200,
+        ),
+        ("/search?q=%C3%A9%C3%A9%C3%A9&after=1", 200),
+        ("/sitemaps/99999999999999999999999999.xml", 404),
+        ("/sitemaps/-1.xml", 404),
+        ("/sitemaps/1.xml.br", 404),
+        ("/recipes/shakshuka/lineage", 200),
+        ("/recipes/%2e%2e/lineage", 404),
+        ("/recipes/shakshuka/history?before=0", 400),
+        (
+            "/recipes/shakshuka/history?before=99999999999999999999999",
+            400,
+        ),
+        ("/recipes/shakshuka/history?before=9999", 200),
+        ("/tags/vegan?after=abc", 400),
+    ] {
+        let page = get(&site, uri).await;
+        assert_eq!(page.status, status, "{uri}");
+        if status >= 400 {
+            assert_in_layout(&page);
+        }
+    }
+}
