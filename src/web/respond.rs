@@ -136,17 +136,17 @@ impl Answer {
 
 /// Answers a page: pins one database value; serves the kept page if that
 /// value still shows what it was made from; else reads the model with
-/// `read` through a witnessed snapshot (store time), answers 304 if the
-/// client's copy is current, else renders it with `render` (render time),
-/// compresses it for the client (compress time) and keeps it.
+/// `read` through a witnessed snapshot of the same value (store time),
+/// answers 304 if the client's copy is current, else renders it with
+/// `render` (render time), compresses it for the client (compress time) and
+/// keeps it.
 pub fn page<M>(
     site: &Site,
     req: &HttpRequest,
     read: impl FnOnce(&Snapshot) -> Result<M, WebError>,
     render: impl FnOnce(&Site, &M) -> Body,
 ) -> Result<HttpResponse, WebError> {
-    let request = PageRequest::new(req);
-    Ok(answer(site, &request, Keep::Yes, read, render)?.into_response())
+    page_as(site, req, Keep::Yes, read, render)
 }
 
 /// Whether a page made is kept in the page cache.
@@ -165,8 +165,24 @@ pub fn unkept_page<M>(
     read: impl FnOnce(&Snapshot) -> Result<M, WebError>,
     render: impl FnOnce(&Site, &M) -> Body,
 ) -> Result<HttpResponse, WebError> {
+    page_as(site, req, Keep::No, read, render)
+}
+
+fn page_as<M>(
+    site: &Site,
+    req: &HttpRequest,
+    keep: Keep,
+    read: impl FnOnce(&Snapshot) -> Result<M, WebError>,
+    render: impl FnOnce(&Site, &M) -> Body,
+) -> Result<HttpResponse, WebError> {
     let request = PageRequest::new(req);
-    Ok(answer(site, &request, Keep::No, read, render)?.into_response())
+    let snapshot = site.snapshot();
+    if keep == Keep::Yes {
+        if let Some(kept) = kept(site, &snapshot, &request)? {
+            return Ok(kept.into_response());
+        }
+    }
+    Ok(make(site, &snapshot, &request, keep, read, render)?.into_response())
 }
 
 /// Long pages (their work grows with the catalog: the sitemap, tags) being
@@ -205,7 +221,8 @@ pub async fn long_page<M>(
     render: impl FnOnce(&Site, &M) -> Body + Send + 'static,
 ) -> Result<HttpResponse, WebError> {
     let request = PageRequest::new(req);
-    if let Some(kept) = kept(&site, &request)? {
+    let snapshot = site.snapshot();
+    if let Some(kept) = kept(&site, &snapshot, &request)? {
         return Ok(kept.into_response());
     }
     let place = LongPagePlace::take().ok_or_else(|| {
@@ -213,20 +230,24 @@ pub async fn long_page<M>(
     })?;
     let answer = web::block(move || {
         let _place = place;
-        answer(&site, &request, Keep::Yes, read, render)
+        make(&site, &snapshot, &request, Keep::Yes, read, render)
     })
     .await
     .map_err(|error| WebError::Internal(Box::new(error)))??;
     Ok(answer.into_response())
 }
 
-/// The kept page for `request`, if the latest value still shows it.
-fn kept(site: &Site, request: &PageRequest) -> Result<Option<Answer>, WebError> {
+/// The kept page for `request`, if `snapshot` still shows it.
+fn kept(
+    site: &Site,
+    snapshot: &Snapshot,
+    request: &PageRequest,
+) -> Result<Option<Answer>, WebError> {
     let started = Instant::now();
     let Some(kept) = site.pages().get(&request.key) else {
         return Ok(None);
     };
-    if !site.snapshot().still_shows(&kept.read)? {
+    if !snapshot.still_shows(&kept.read)? {
         return Ok(None);
     }
     if request.has(&kept.etag, kept.modified) {
@@ -236,20 +257,16 @@ fn kept(site: &Site, request: &PageRequest) -> Result<Option<Answer>, WebError> 
     Ok(Some(Answer::Page(kept, timing)))
 }
 
-fn answer<M>(
+/// Makes the page at `snapshot` (see `page`), keeping it if `keep` says.
+fn make<M>(
     site: &Site,
+    snapshot: &Snapshot,
     request: &PageRequest,
     keep: Keep,
     read: impl FnOnce(&Snapshot) -> Result<M, WebError>,
     render: impl FnOnce(&Site, &M) -> Body,
 ) -> Result<Answer, WebError> {
-    if keep == Keep::Yes {
-        if let Some(kept) = kept(site, request)? {
-            return Ok(kept);
-        }
-    }
     let started = Instant::now();
-    let snapshot = site.snapshot();
     let witnessed = snapshot.witnessed();
     let model = read(&witnessed)?;
     let read_set = witnessed.read_set();
