@@ -528,9 +528,7 @@ impl Db {
     /// in AVET order (the attribute must be unique or indexed).
     pub fn text_prefix(&self, a: EntityId, prefix: &str) -> Datoms {
         self.witness_range();
-        let mut key = vec![Index::Avet.prefix_byte()];
-        key.extend_from_slice(&a.to_be_bytes());
-        crate::store::encoding::encode_text_prefix(&mut key, prefix);
+        let key = text_prefix_key(a, prefix);
         self.reads.fetch_add(1, Ordering::Relaxed);
         Datoms {
             iter: Source::Sled(self.tree.scan_prefix(key)),
@@ -553,9 +551,7 @@ impl Db {
         limit: usize,
     ) -> Result<Vec<String>, StorageError> {
         self.witness_range();
-        let mut start = vec![Index::Avet.prefix_byte()];
-        start.extend_from_slice(&a.to_be_bytes());
-        crate::store::encoding::encode_text_prefix(&mut start, prefix);
+        let mut start = text_prefix_key(a, prefix);
         let end = prefix_end(&start);
         let mut out = Vec::new();
         while out.len() < limit && start < end {
@@ -778,6 +774,15 @@ fn key_tx_added_any(index: Index, key: &[u8]) -> (EntityId, bool) {
 }
 
 /// The smallest key greater than every key that starts with `prefix`.
+/// The AVET key prefix of string attribute `a`'s values starting with
+/// `prefix`.
+fn text_prefix_key(a: EntityId, prefix: &str) -> Vec<u8> {
+    let mut key = vec![Index::Avet.prefix_byte()];
+    key.extend_from_slice(&a.to_be_bytes());
+    crate::store::encoding::encode_text_prefix(&mut key, prefix);
+    key
+}
+
 fn prefix_end(prefix: &[u8]) -> Vec<u8> {
     let mut end = prefix.to_vec();
     while let Some(last) = end.pop() {
