@@ -247,10 +247,21 @@ impl Snapshot {
             None => None,
         };
         let within = Components::any().a(key_attr);
-        for datom in self
-            .db
-            .datoms_range(Index::Avet, &within, cursor.as_ref(), reverse)
-        {
+        self.live_lines(&within, cursor.as_ref(), reverse, limit, entries)
+    }
+
+    /// The catalog lines of the recipes in an AVET range from `cursor`,
+    /// retired ones left out, until `limit + 1` are in `entries`: one range
+    /// read, in the index's order.
+    fn live_lines(
+        &self,
+        within: &Components,
+        cursor: Option<&Components>,
+        reverse: bool,
+        limit: usize,
+        entries: &mut Vec<CatalogEntry>,
+    ) -> Result<(), DomainError> {
+        for datom in self.db.datoms_range(Index::Avet, within, cursor, reverse) {
             let (entry, retired) = self.catalog_line(RecipeId::new(datom?.e))?;
             if !retired {
                 entries.push(entry);
@@ -282,7 +293,9 @@ impl Snapshot {
             .map(|d| d.map(|d| RecipeId::new(d.e)))
             .collect::<Result<_, _>>()?;
         if first.len() > max_sorted {
-            self.tagged_in_creation_order(&within, query, limit, entries)?;
+            // Too many to sort: by recipe id, from the cursor.
+            let cursor = query.after.map(|id| within.clone().e(id.entity()));
+            self.live_lines(&within, cursor.as_ref(), false, limit, entries)?;
             return Ok(true);
         }
         let (key_attr, reverse) = self.sort_key(query.sort);
@@ -311,30 +324,6 @@ impl Snapshot {
             entries.push(self.catalog_entry(id)?);
         }
         Ok(false)
-    }
-
-    /// A large tag's recipes from the cursor, by recipe id.
-    fn tagged_in_creation_order(
-        &self,
-        within: &Components,
-        query: &CatalogQuery,
-        limit: usize,
-        entries: &mut Vec<CatalogEntry>,
-    ) -> Result<(), DomainError> {
-        let cursor = query.after.map(|id| within.clone().e(id.entity()));
-        for datom in self
-            .db
-            .datoms_range(Index::Avet, within, cursor.as_ref(), false)
-        {
-            let (entry, retired) = self.catalog_line(RecipeId::new(datom?.e))?;
-            if !retired {
-                entries.push(entry);
-                if entries.len() > limit {
-                    break;
-                }
-            }
-        }
-        Ok(())
     }
 
     /// Every tag in use, with how many recipes carry it.
