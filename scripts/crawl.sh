@@ -109,6 +109,19 @@ log "$pages recipe pages in $(wc -l <"$tmp/files") sitemap files; restarting the
 start
 hwm_ready=$(awk '$1 == "VmHWM:" { print $2 }' "/proc/$server_pid/status")
 
+# wrk's done() hook, shared by both runs: one machine-readable line;
+# latency in milliseconds.
+cat >"$tmp/stats.lua" <<'LUA'
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format(
+    "STATS requests=%d seconds=%.3f p50=%.3f p99=%.3f p999=%.3f errors=%d status=%d\n",
+    summary.requests, summary.duration / 1e6, latency:percentile(50) / 1000,
+    latency:percentile(99) / 1000, latency:percentile(99.9) / 1000,
+    e.connect + e.read + e.write + e.timeout, e.status))
+end
+LUA
+
 # Each wrk thread takes every THREADS-th address from its own offset and
 # stops when it has asked for all of them: every page once.
 cat >"$tmp/crawl.lua" <<'LUA'
@@ -140,15 +153,9 @@ function request()
   next_index = next_index + threads
   return wrk.format("GET", path, { ["Accept-Encoding"] = "gzip, br" })
 end
-done = function(summary, latency, requests)
-  local e = summary.errors
-  io.write(string.format(
-    "STATS requests=%d seconds=%.3f p50=%.3f p99=%.3f p999=%.3f errors=%d status=%d\n",
-    summary.requests, summary.duration / 1e6, latency:percentile(50) / 1000,
-    latency:percentile(99) / 1000, latency:percentile(99.9) / 1000,
-    e.connect + e.read + e.write + e.timeout, e.status))
-end
 LUA
+
+cat "$tmp/stats.lua" >>"$tmp/crawl.lua"
 
 log "crawling: $CONNECTIONS connections, $THREADS wrk threads, $WORKERS server workers"
 CRAWL_PATHS=$tmp/paths CRAWL_THREADS=$THREADS CRAWL_DONE=$tmp/done. \
@@ -195,15 +202,8 @@ function request()
   end
   return wrk.format("GET", path, headers)
 end
-done = function(summary, latency, requests)
-  local e = summary.errors
-  io.write(string.format(
-    "STATS requests=%d seconds=%.3f p50=%.3f p99=%.3f p999=%.3f errors=%d status=%d\n",
-    summary.requests, summary.duration / 1e6, latency:percentile(50) / 1000,
-    latency:percentile(99) / 1000, latency:percentile(99.9) / 1000,
-    e.connect + e.read + e.write + e.timeout, e.status))
-end
 LUA
+cat "$tmp/stats.lua" >>"$tmp/mixed.lua"
 MIXED=${MIXED:-30s}
 log "mixed run: $MIXED, $CONNECTIONS connections (recipe pages across the catalog, the index, search)"
 out=$(CRAWL_PATHS=$tmp/paths wrk -t"$THREADS" -c"$CONNECTIONS" -d"$MIXED" --latency \
