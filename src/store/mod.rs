@@ -551,11 +551,6 @@ impl Store {
         self.inner.entities.len()
     }
 
-    /// The bytes of decoded entities the entity cache holds now, as weighed.
-    pub fn cached_entity_bytes(&self) -> u64 {
-        self.inner.entities.weight()
-    }
-
     /// Empties the in-memory caches of entities, referrers and orders, as
     /// if the store had just been opened (sled's own cache stays): for
     /// measuring reads that start cold.

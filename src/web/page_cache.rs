@@ -200,11 +200,6 @@ impl PageCache {
         self.pages.weight()
     }
 
-    /// The most bytes it holds.
-    pub fn budget(&self) -> u64 {
-        self.budget
-    }
-
     /// Pages held now.
     pub fn len(&self) -> usize {
         self.pages.len()

@@ -24,11 +24,6 @@ pub struct ReadSet {
 }
 
 impl ReadSet {
-    /// Whether the read fell back to the basis (see the module).
-    pub fn follows_basis(&self) -> bool {
-        self.dependencies.ranged
-    }
-
     /// A fingerprint of what was read: equal for two reads of the same
     /// page exactly when they read the same facts (up to a 64-bit hash).
     pub fn fingerprint(&self) -> u64 {
