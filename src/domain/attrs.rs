@@ -56,5 +56,6 @@ attrs! {
     user_name => ":user/name",
     tx_author => ":tx/author",
     tx_note => ":tx/note",
+    tx_change => ":tx/change",
     terms => ":recipe/terms",
 }

@@ -46,7 +46,7 @@ pub use models::{
 };
 pub use read::{
     Ancestor, CatalogEntry, CatalogPage, CatalogQuery, ForkNode, ForkTree, ReadSet, Recipe,
-    SearchPage, Snapshot, Sort, Version, MAX_SORTED_TAG,
+    SearchPage, Snapshot, Sort, Version, MAX_SORTED_TAG, RETIRED,
 };
 pub use slug::{BadSlug, Slug};
 pub use write::{Change, Recipes};

@@ -274,6 +274,13 @@ const ATTRIBUTES: &[(&str, ValueType, Cardinality, &str, &str)] = &[
         "Why: the version's note.",
     ),
     (
+        ":tx/change",
+        ValueType::String,
+        Cardinality::One,
+        "",
+        "What an edit or retirement changed, in a line (`title, 2 ingredients`), decided in the writer when the version is written so history never diffs to list it.",
+    ),
+    (
         ":recipe/terms",
         ValueType::String,
         Cardinality::Many,

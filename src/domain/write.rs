@@ -18,9 +18,10 @@ use std::collections::BTreeSet;
 
 use super::attrs::Attrs;
 use super::content::{Content, Step};
-use super::diff::lcs_pairs;
+use super::diff::{self, lcs_pairs};
 use super::ids::VersionNumber;
 use super::ingredient::IngredientLine;
+use super::read::RETIRED;
 use super::read::{Recipe, Snapshot};
 use super::search;
 use super::slug::Slug;
@@ -266,6 +267,9 @@ impl Recipes {
             step_map,
         );
         tx.add(e, ":recipe/version-count", next_count(recipe)?);
+        // The history page lists this line; decided here, against the value
+        // the edit applies to, so listing history never diffs versions.
+        tx.tx_attr(":tx/change", diff::recipes(old, content).summary());
         tx.add(
             e,
             ":recipe/updated-at",
@@ -340,6 +344,7 @@ impl Recipes {
                 ":recipe/version-count",
                 next_count(&recipe)?,
             );
+            tx.tx_attr(":tx/change", RETIRED);
             tx.extend(stamped);
             Ok((tx, ()))
         })?;

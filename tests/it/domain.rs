@@ -2,10 +2,11 @@
 
 use forkful::domain::diff::{self, LineChange};
 use forkful::domain::{
-    CatalogQuery, Change, Content, DomainError, Minutes, Recipes, Slug, Snapshot, Sort, Step, Yield,
+    CatalogQuery, Change, Content, DomainError, Minutes, Recipes, Slug, Snapshot, Sort, Step,
+    Yield, RETIRED,
 };
 use forkful::store::query::Input;
-use forkful::store::{EntityRef, Store, Transaction, TxValue, Value};
+use forkful::store::{kw, EntityRef, Store, Transaction, TxValue, Value};
 use proptest::prelude::*;
 
 use crate::helpers::{demo, stored, v, whole_catalog};
@@ -578,6 +579,101 @@ fn history_says_what_each_version_changed() {
         .map(|(_, what)| what)
         .collect();
     assert_eq!(changes, ["created", "title, 1 ingredient", "retired"]);
+}
+
+#[test]
+fn each_edit_stores_its_change_line_with_the_version() {
+    let recipes = fresh();
+    let s = slug("stew");
+    recipes
+        .create(
+            &s,
+            content("Stew", &["1 kg beef"], &["Simmer."]),
+            &by("first"),
+        )
+        .unwrap();
+    let edited = recipes
+        .edit(
+            &s,
+            v(1),
+            content("Beef stew", &["1 kg beef", "2 onions"], &["Simmer."]),
+            &by("onions"),
+        )
+        .unwrap();
+    let retired = recipes.retire(&s, v(2), &by("old")).unwrap();
+    let db = recipes.store().db();
+    let line = |tx| {
+        db.value(tx, db.attribute(&kw(":tx/change")).unwrap().id)
+            .unwrap()
+            .and_then(|v| v.as_str().map(str::to_owned))
+    };
+    assert_eq!(
+        line(edited.basis_after).as_deref(),
+        Some("title, 1 ingredient")
+    );
+    assert_eq!(line(retired.basis_after).as_deref(), Some("retired"));
+}
+
+#[test]
+fn history_lists_the_stored_line_and_diffs_only_versions_without_one() {
+    let recipes = fresh();
+    let s = slug("stew");
+    recipes
+        .create(
+            &s,
+            content("Stew", &["1 kg beef"], &["Simmer."]),
+            &by("first"),
+        )
+        .unwrap();
+    let id = recipes.snapshot().recipe(&s).unwrap().id;
+    // A version whose stored line says something no diff would: history
+    // shows it, so the line is read, not recomputed.
+    let mut tx = Transaction::new();
+    tx.add(id.entity(), ":recipe/title", "Stew for four")
+        .tx_attr(":tx/change", "a line only the store holds");
+    recipes.store().transact(&tx).unwrap();
+    // A version written without the line (a store from before it existed):
+    // history diffs it against the version before.
+    let mut tx = Transaction::new();
+    tx.add(id.entity(), ":recipe/title", "Stew for six");
+    recipes.store().transact(&tx).unwrap();
+    let changes: Vec<String> = recipes
+        .snapshot()
+        .changes(id)
+        .unwrap()
+        .into_iter()
+        .map(|(_, what)| what)
+        .collect();
+    assert_eq!(changes, ["created", "a line only the store holds", "title"]);
+}
+
+#[test]
+fn every_stored_change_line_of_the_demo_matches_the_diff_of_its_versions() {
+    let recipes = demo();
+    let view = recipes.snapshot();
+    let mut checked = 0;
+    for entry in whole_catalog(&view).entries {
+        let s = slug(&entry.slug);
+        let id = view.recipe(&s).unwrap().id;
+        let changes = view.changes(id).unwrap();
+        for pair in changes.windows(2) {
+            let (before, _) = &pair[0];
+            let (now, stored) = &pair[1];
+            if stored == RETIRED {
+                continue; // a retirement changes no content to diff
+            }
+            let (_, old) = view.version(&s, before.number).unwrap();
+            let (_, new) = view.version(&s, now.number).unwrap();
+            assert_eq!(
+                *stored,
+                diff::recipes(&old, &new).summary(),
+                "{}",
+                entry.slug
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 50, "only {checked} edits in the demo");
 }
 
 #[test]

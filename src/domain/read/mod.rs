@@ -19,7 +19,7 @@ mod search;
 pub use catalog::{CatalogEntry, CatalogPage, CatalogQuery, Sort, MAX_SORTED_TAG};
 pub use lineage::{Ancestor, ForkNode, ForkTree};
 pub use read_set::ReadSet;
-pub use recipe::{Recipe, Version};
+pub use recipe::{Recipe, Version, RETIRED};
 pub use search::SearchPage;
 
 use super::attrs::Attrs;

@@ -292,7 +292,11 @@ impl Snapshot {
         Ok((self.changes_of(id, versions, start..end)?, total))
     }
 
-    /// What each of `versions[range]` changed from the version before it.
+    /// What each of `versions[range]` changed from the version before it:
+    /// the line its transaction stored (`:tx/change`, written by every edit
+    /// and retirement), so a page of history reads one datom a version. A
+    /// version written before the store had that attribute is diffed
+    /// against the one before it, as it always was.
     fn changes_of(
         &self,
         id: RecipeId,
@@ -303,27 +307,19 @@ impl Snapshot {
             .db
             .value(id.entity(), self.attrs.forked_from)?
             .is_some();
-        let mut previous: Option<Content> = match range.start {
-            0 => None,
-            n => Some(self.content_at(id, versions[n - 1].basis)?),
-        };
+        let bases: Vec<Basis> = versions.iter().map(|v| v.basis).collect();
+        let mut diffed = DiffedContent::default();
         let mut out = Vec::with_capacity(range.len());
-        for version in versions.drain(range) {
-            let content = self.content_at(id, version.basis)?;
-            let what = match &previous {
-                None if forked => "forked".to_owned(),
-                None => "created".to_owned(),
-                Some(before) => {
-                    let retired_now = self.as_of(version.basis).is_retired(id)?;
-                    let diff = diff::recipes(before, &content);
-                    if diff.is_empty() && retired_now {
-                        "retired".to_owned()
-                    } else {
-                        diff.summary()
-                    }
-                }
+        let first = range.start;
+        for (offset, version) in versions.drain(range).enumerate() {
+            let what = match first + offset {
+                0 if forked => FORKED.to_owned(),
+                0 => CREATED.to_owned(),
+                index => match self.string(version.basis.tx(), self.attrs.tx_change)? {
+                    Some(stored) => stored,
+                    None => diffed.change(self, id, bases[index - 1], version.basis)?,
+                },
             };
-            previous = Some(content);
             out.push((version, what));
         }
         Ok(out)
@@ -352,6 +348,54 @@ impl Snapshot {
             diff::recipes(&then, &recipe.content),
             diff::recipes(&now, &recipe.content),
         )))
+    }
+}
+
+/// What the first version of an original says it did.
+const CREATED: &str = "created";
+/// What the first version of a fork says it did.
+const FORKED: &str = "forked";
+/// What a retirement says it did.
+pub const RETIRED: &str = "retired";
+
+/// The fallback for versions without a stored `:tx/change`: each version's
+/// content read once, the newest kept for the next version's diff.
+#[derive(Default)]
+struct DiffedContent {
+    last: Option<(Basis, Content)>,
+}
+
+impl DiffedContent {
+    fn content(
+        &mut self,
+        view: &Snapshot,
+        id: RecipeId,
+        basis: Basis,
+    ) -> Result<Content, DomainError> {
+        match self.last.take() {
+            Some((b, content)) if b == basis => Ok(content),
+            _ => view.content_at(id, basis),
+        }
+    }
+
+    /// What the version at `now` changed from the one at `before`.
+    fn change(
+        &mut self,
+        view: &Snapshot,
+        id: RecipeId,
+        before: Basis,
+        now: Basis,
+    ) -> Result<String, DomainError> {
+        let old = self.content(view, id, before)?;
+        let new = self.content(view, id, now)?;
+        let diff = diff::recipes(&old, &new);
+        let what = if diff.is_empty() && view.as_of(now).is_retired(id)? {
+            RETIRED.to_owned()
+        } else {
+            diff.summary()
+        };
+        self.last = Some((now, new));
+        Ok(what)
     }
 }
 
