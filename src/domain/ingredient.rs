@@ -11,6 +11,11 @@ pub struct IngredientLine {
     raw: String,
     quantity: Option<Quantity>,
     unit: Option<&'static str>,
+    /// The unit as the cook wrote it (`tablespoons`, `g` of `200g`).
+    unit_word: Option<String>,
+    /// Everything after the quantity and unit, as written (`of thyme`,
+    /// `(125 g) plain flour`): what scaling keeps.
+    tail: String,
     item: String,
     note: Option<String>,
 }
@@ -176,11 +181,13 @@ impl IngredientLine {
         } else {
             None
         };
+        let unit_word = unit.map(|_| words[at].clone());
         if unit.is_some() {
             at += 1;
-            if words.get(at).is_some_and(|w| w == "of") {
-                at += 1;
-            }
+        }
+        let tail = words[at.min(words.len())..].join(" ");
+        if unit.is_some() && words.get(at).is_some_and(|w| w == "of") {
+            at += 1;
         }
         let rest = words[at.min(words.len())..].join(" ");
         let (item, note) = match rest.split_once(',') {
@@ -193,6 +200,8 @@ impl IngredientLine {
             raw,
             quantity,
             unit,
+            unit_word,
+            tail,
             item,
             note,
         }
@@ -210,6 +219,16 @@ impl IngredientLine {
     /// The canonical unit: `tbsp` for "tablespoons".
     pub fn unit(&self) -> Option<&'static str> {
         self.unit
+    }
+
+    /// The unit as written, when there is one.
+    pub fn unit_word(&self) -> Option<&str> {
+        self.unit_word.as_deref()
+    }
+
+    /// What follows the quantity and unit, as written.
+    pub fn tail(&self) -> &str {
+        &self.tail
     }
 
     pub fn item(&self) -> &str {

@@ -31,6 +31,7 @@ pub mod import_check;
 pub mod ingredient;
 mod models;
 mod read;
+pub mod scale;
 pub mod schema;
 pub mod search;
 pub mod slug;

@@ -10,6 +10,7 @@ use super::{
     count, human_time, machine_time, recipe_path, version_path, Day, RecipePath, Rfc3339, TagPath,
     Text,
 };
+use crate::domain::scale::{Scale, Units, MAX_SERVINGS};
 use crate::domain::{
     Breadcrumb, Content, Crumb, Instant, LineageShow, Link, Minutes, RecipeShow, Step,
     VersionNumber, VersionShow,
@@ -48,6 +49,8 @@ pub struct RecipePage<'a> {
     /// Direct forks in all.
     pub fork_count: usize,
     pub showing: Showing,
+    /// The servings and units amounts are shown in.
+    pub scale: Scale,
 }
 
 /// A breadcrumb with no ancestors, for pages of recipes that have none.
@@ -65,13 +68,14 @@ fn minutes(label: &str, value: Option<Minutes>) -> Markup {
     }
 }
 
-fn facts(content: &Content) -> Markup {
+fn facts(content: &Content, scale: &Scale) -> Markup {
     let y = &content.recipe_yield;
     let makes = y.text.is_some() || y.servings.is_some();
+    let serves = scale.servings.map(|(_, to)| i64::from(to)).or(y.servings);
     html! {
         @if makes || content.prep.is_some() || content.cook.is_some() || content.total.is_some() {
             dl class="facts" {
-                @if let Some(n) = y.servings {
+                @if let Some(n) = serves {
                     div { dt { "Serves" } dd { (n) } }
                 }
                 @if let Some(text) = &y.text {
@@ -238,7 +242,7 @@ fn article(page: &RecipePage) -> Markup {
                     @if let Some(category) = &c.category { (category) ". " }
                     @if let Some(cuisine) = &c.cuisine { (cuisine) " cuisine." }
                 }
-                (facts(c))
+                (facts(c, &page.scale))
                 @if !c.tags.is_empty() {
                     ul class="tags" role="list" aria-label="Tags" {
                         @for tag in &c.tags { li { a class="tag" href=(TagPath(tag)) { (tag) } } }
@@ -248,7 +252,19 @@ fn article(page: &RecipePage) -> Markup {
             div class="recipe-body" {
                 section class="ingredients" aria-labelledby="ingredients" {
                     h2 id="ingredients" { "Ingredients" }
-                    ul { @for line in &c.ingredients { li { (Text(line)) } } }
+                    (scale_notice(page))
+                    ul {
+                        @for line in &c.ingredients {
+                            @if page.scale.is_as_written() {
+                                li { (Text(line)) }
+                            } @else {
+                                li { (Text(&page.scale.line(line))) }
+                            }
+                        }
+                    }
+                    @if matches!(page.showing, Showing::Current) && !c.ingredients.is_empty() {
+                        (scale_control(page))
+                    }
                 }
                 section class="method" aria-labelledby="method" {
                     h2 id="method" { "Method" }
@@ -265,6 +281,55 @@ fn article(page: &RecipePage) -> Markup {
                 (family(page))
             }
             @if !matches!(page.showing, Showing::Preview) { (actions(page)) }
+        }
+    }
+}
+
+/// On a scaled page, what was scaled and a way back to the recipe as
+/// written.
+fn scale_notice(page: &RecipePage) -> Markup {
+    let scale = &page.scale;
+    if scale.is_as_written() {
+        return html! {};
+    }
+    html! {
+        p class="notice scaled" {
+            @if let Some((from, to)) = scale.servings {
+                "Scaled from " (from) " to " (count(to, "serving", "servings")) ". "
+            }
+            @match scale.units {
+                Units::Metric => "Amounts in metric units where they convert. ",
+                Units::UsCustomary => "Amounts in US customary units where they convert. ",
+                Units::AsWritten => "",
+            }
+            a href=(recipe_path(page.slug)) { "Show the recipe as written" } "."
+        }
+    }
+}
+
+/// The servings and units control: a plain form, so it works without
+/// JavaScript, and its address can be shared.
+fn scale_control(page: &RecipePage) -> Markup {
+    let serves = page
+        .scale
+        .servings
+        .map(|(_, to)| i64::from(to))
+        .or(page.content.recipe_yield.servings);
+    let units = page.scale.units;
+    html! {
+        form class="scale" method="get" action=(recipe_path(page.slug)) {
+            @if let Some(n) = serves {
+                label for="servings" { "Servings" }
+                input id="servings" type="number" name="servings" min="1" max=(MAX_SERVINGS)
+                    value=(n) required;
+            }
+            label for="units" { "Units" }
+            select id="units" name="units" {
+                @for (choice, label) in [(Units::AsWritten, "as written"), (Units::Metric, "metric"), (Units::UsCustomary, "US customary")] {
+                    option value=(choice.as_query()) selected[choice == units] { (label) }
+                }
+            }
+            button type="submit" { @if serves.is_some() { "Scale" } @else { "Convert" } }
         }
     }
 }
@@ -309,6 +374,7 @@ pub fn preview(content: &Content) -> Markup {
         forks: &[],
         fork_count: 0,
         showing: Showing::Preview,
+        scale: Scale::AS_WRITTEN,
     })
 }
 
@@ -324,12 +390,21 @@ pub fn page(page: &RecipePage, json_ld: Option<String>) -> Markup {
     let mut head = Head::new(&title, Section::Recipes);
     head.description = description.as_deref();
     head.canonical = Some(&canonical);
+    // A scaled page is a view of the recipe, not another recipe: search
+    // engines are pointed at the original.
+    head.noindex = !page.scale.is_as_written();
     head.json_ld = json_ld;
     layout::page(&head, article(page))
 }
 
 /// The recipe page, with its JSON-LD.
 pub fn show(base_url: &str, model: &RecipeShow) -> Markup {
+    show_scaled(base_url, model, Scale::AS_WRITTEN)
+}
+
+/// The recipe page with its amounts at `scale`; the JSON-LD stays the
+/// recipe as written.
+pub fn show_scaled(base_url: &str, model: &RecipeShow, scale: Scale) -> Markup {
     let r = &model.recipe;
     let url = format!("{base_url}{}", recipe_path(r.slug.as_str()));
     let based_on = model
@@ -359,6 +434,7 @@ pub fn show(base_url: &str, model: &RecipeShow) -> Markup {
         forks: &model.forks,
         fork_count: model.fork_count,
         showing: Showing::Current,
+        scale,
     };
     page(&recipe, Some(json_ld))
 }
@@ -383,6 +459,7 @@ pub fn version(base_url: &str, model: &VersionShow) -> Markup {
             author: version.author.clone(),
             note: version.note.clone(),
         },
+        scale: Scale::AS_WRITTEN,
     };
     page(&shown, None)
 }

@@ -9,7 +9,8 @@ use serde::Deserialize;
 
 use super::respond::{self, Body};
 use super::{Site, WebError};
-use crate::domain::{Slug, VersionNumber};
+use crate::domain::scale::{Scale, Units, MAX_SERVINGS};
+use crate::domain::{RecipeShow, Slug, Snapshot, VersionNumber};
 use crate::views::diff::Layout;
 use crate::views::{self, history};
 
@@ -28,18 +29,58 @@ fn parse_version(text: &str) -> Result<VersionNumber, WebError> {
     })
 }
 
+/// The recipe page's query string: `?servings=8&units=metric`, the scale
+/// its amounts are shown at.
+#[derive(Debug, Deserialize)]
+pub struct ScaleParams {
+    servings: Option<String>,
+    units: Option<String>,
+}
+
+impl ScaleParams {
+    fn parse(&self) -> Result<(Option<u32>, Units), WebError> {
+        let servings = match self.servings.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(text) => Some(text.parse::<u32>().map_err(|_| {
+                WebError::BadRequest(format!(
+                    "{text:?} is not a number of servings: ask for a whole number from 1 to {MAX_SERVINGS}."
+                ))
+            })?),
+        };
+        let units = self.units.as_deref().unwrap_or("");
+        let units = Units::parse(units).ok_or_else(|| {
+            WebError::BadRequest(format!(
+                "{units:?} is not a choice of units: ask for \"metric\" or \"us\"."
+            ))
+        })?;
+        Ok((servings, units))
+    }
+}
+
 pub async fn show(
     site: web::Data<Site>,
     req: HttpRequest,
     slug: web::Path<String>,
+    params: web::Query<ScaleParams>,
 ) -> Result<HttpResponse, WebError> {
     let slug = parse_slug(&slug)?;
-    respond::page(
-        &site,
-        &req,
-        |snapshot| Ok(snapshot.recipe_show(&slug)?),
-        |site, model| Body::from(views::recipe::show(site.base_url(), model)),
-    )
+    let (servings, units) = params.parse()?;
+    let read = |snapshot: &Snapshot| {
+        let model = snapshot.recipe_show(&slug)?;
+        let scale = Scale::for_recipe(&model.recipe.content, servings, units)
+            .map_err(|e| WebError::BadRequest(e.to_string()))?;
+        Ok((model, scale))
+    };
+    let render = |site: &Site, (model, scale): &(RecipeShow, Scale)| {
+        Body::from(views::recipe::show_scaled(site.base_url(), model, *scale))
+    };
+    if servings.is_none() && units == Units::AsWritten {
+        respond::page(&site, &req, read, render)
+    } else {
+        // Scaled pages are many and mostly asked once: they would push the
+        // pages people come back to out of the cache.
+        respond::unkept_page(&site, &req, read, render)
+    }
 }
 
 pub async fn json(

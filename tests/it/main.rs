@@ -21,6 +21,7 @@
 //! - `web`: the site's pages, headers and errors, over the demo seed
 //! - `page_cache`: pages kept per address and coding, ETags that follow what
 //!   a page shows, the cache's budget
+//! - `scaling`: servings and units, over every demo line and on the page
 //! - `tags`: a tag a URL must escape, from its links back to its page
 //! - `writing`: accounts and forms over HTTP, as a browser uses them
 //! - `xss`: hostile text in every free-text field runs nowhere
@@ -43,6 +44,7 @@ mod pull;
 mod query;
 mod query_docs;
 mod races;
+mod scaling;
 mod seed;
 mod tags;
 mod time;
