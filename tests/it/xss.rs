@@ -68,6 +68,18 @@ const PAYLOADS: &[&str] = &[
 /// Everything on `page` a browser could run: script elements other than the
 /// site's own and its JSON-LD, event-handler attributes, elements that load
 /// or embed, and addresses with a scheme that runs or embeds.
+/// The one form the site itself writes into a recipe's content: the
+/// servings control, a direct child of the ingredients section.
+fn site_form(element: scraper::ElementRef) -> bool {
+    let e = element.value();
+    e.name() == "form"
+        && e.attr("class") == Some("scale")
+        && element
+            .parent()
+            .and_then(scraper::ElementRef::wrap)
+            .is_some_and(|p| p.value().attr("class") == Some("ingredients"))
+}
+
 fn executable(page: &Page) -> Vec<String> {
     let html = page.html();
     let mut found = Vec::new();
@@ -88,6 +100,7 @@ fn executable(page: &Page) -> Vec<String> {
             "iframe", "object", "embed", "base", "meta", "link", "style", "svg", "math", "form",
         ]
         .contains(&name)
+            && !site_form(element)
             && element.ancestors().any(|a| {
                 a.value()
                     .as_element()
@@ -95,7 +108,8 @@ fn executable(page: &Page) -> Vec<String> {
             })
         {
             // Inside the page's content, none of these come from the site
-            // but the forms it writes (not on these pages).
+            // but the forms it writes (on these pages, only the servings
+            // control).
             found.push(format!("<{name}> in content: {}", element.html()));
         }
         for (attr, value) in e.attrs() {
