@@ -133,6 +133,8 @@ pub struct TreeNode {
     pub title: String,
     pub version_count: u32,
     pub depth: usize,
+    /// The parent's version it forked; `None` for the original.
+    pub forked_at: Option<VersionNumber>,
 }
 
 /// The family of a recipe: the fork tree from its original.
@@ -390,6 +392,7 @@ impl Snapshot {
             title: entry.title.to_string(),
             version_count: entry.version_count,
             depth: node.depth,
+            forked_at: self.forked_at(node.id)?,
         })
     }
 }

@@ -3,6 +3,7 @@
 
 use maud::{html, Markup, PreEscaped};
 
+use super::family_drawing;
 use super::layout::{self, Head, Section};
 use super::{count, recipe_path};
 use crate::domain::{Family, TreeNode};
@@ -74,6 +75,8 @@ pub fn page(view: &ForkTreeView) -> Markup {
                     a href=(recipe_path(&root.slug)) { (root.title) } " down."
                 }
             }
+            (family_drawing::drawing(view.nodes, view.slug))
+            @if view.nodes.len() > 1 { h2 class="fork-list" { "As a list" } }
             ul class="fork-tree" role="list" { (tree(view)) }
             @if view.truncated {
                 p class="notice" { "The family is larger than this page shows." }

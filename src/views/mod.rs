@@ -16,6 +16,7 @@ pub mod account;
 pub mod catalog;
 pub mod cook;
 pub mod diff;
+pub mod family_drawing;
 pub mod feeds;
 pub mod forks;
 pub mod forms;

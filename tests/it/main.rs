@@ -22,6 +22,7 @@
 //! - `page_cache`: pages kept per address and coding, ETags that follow what
 //!   a page shows, the cache's budget
 //! - `scaling`: servings and units, over every demo line and on the page
+//! - `family`: the family drawn, against the domain's account of it, at 500
 //! - `tags`: a tag a URL must escape, from its links back to its page
 //! - `writing`: accounts and forms over HTTP, as a browser uses them
 //! - `xss`: hostile text in every free-text field runs nowhere
@@ -36,6 +37,7 @@ mod cli;
 mod crash;
 mod domain;
 mod durability;
+mod family;
 mod faults;
 mod helpers;
 mod keyspace;

@@ -112,6 +112,20 @@ impl Snapshot {
     /// The family below `id`: forks, their forks, and so on, at most `limit`
     /// recipes below `id` (depth first, oldest fork first), so a huge family
     /// stays a bounded read. An explicit stack, not recursion.
+    /// The version of its parent that recipe `id` forked; `None` for an
+    /// original. One EAVT range read, as a step of `lineage` is.
+    pub fn forked_at(&self, id: RecipeId) -> Result<Option<VersionNumber>, DomainError> {
+        let (from, version) = (self.attrs.forked_from, self.attrs.forked_at_version);
+        let mut forked = None;
+        for datom in self.db.entity_attributes(id.entity(), from, version) {
+            let datom = datom?;
+            if datom.a == version {
+                forked = datom.v.as_long().and_then(VersionNumber::stored);
+            }
+        }
+        Ok(forked)
+    }
+
     pub fn fork_tree(&self, id: RecipeId, limit: usize) -> Result<ForkTree, DomainError> {
         let mut tree = ForkTree {
             nodes: Vec::new(),

@@ -1,0 +1,301 @@
+//! A recipe's family drawn as a picture: an SVG written on the server, no
+//! script. Each recipe is a row: a line with a mark for each of its
+//! versions, then its title. A fork's line starts under the mark of the
+//! parent's version it copied, joined to it by an elbow, so the family
+//! reads like a branching history. The page's nested list stays as the
+//! text alternative.
+//!
+//! A family of hundreds stays readable: at most `DRAWN` recipes are drawn,
+//! chosen from the original down a generation at a time, always with the
+//! way to the recipe the page is about and that recipe's own forks; a
+//! recipe whose forks are not all drawn says how many are left out. A
+//! recipe deeper than `GENERATIONS_ABOVE` generations is drawn from the
+//! ancestor that many generations up.
+
+use std::collections::VecDeque;
+
+use maud::{html, Markup, PreEscaped};
+
+use super::{recipe_path, version_path};
+use crate::domain::{TreeNode, VersionNumber};
+
+/// The most recipes drawn.
+pub const DRAWN: usize = 60;
+/// How many generations above the page's recipe the drawing starts at most.
+pub const GENERATIONS_ABOVE: usize = 12;
+
+const ROW: f64 = 28.0;
+const TOP: f64 = 16.0;
+const LEFT: f64 = 12.0;
+/// From a parent's mark to its fork's first mark, across.
+const INDENT: f64 = 18.0;
+/// The widest a recipe's line of versions gets.
+const LINE_MAX: f64 = 224.0;
+const MARK_SPACING: f64 = 14.0;
+/// Above this many versions, only the first, the last and those forked
+/// are marked.
+const MARKS_MAX: u32 = 40;
+/// Titles are cut to this many characters.
+const TITLE_MAX: usize = 48;
+/// An estimate of a character's width, for the picture's width.
+const CHAR_WIDTH: f64 = 8.0;
+
+/// The recipes drawn, in the order of the nested list.
+struct Drawing<'a> {
+    nodes: &'a [TreeNode],
+    /// The parent of each node, by index.
+    parent: Vec<Option<usize>>,
+    /// Rows drawn: node indices, each after its parent.
+    rows: Vec<usize>,
+    /// For each drawn node, how many recipes the branches from it that are
+    /// not drawn hold.
+    hidden: Vec<usize>,
+}
+
+impl<'a> Drawing<'a> {
+    fn new(nodes: &'a [TreeNode], current: Option<usize>) -> Drawing<'a> {
+        let n = nodes.len();
+        // Preorder with depths: a node's parent is the nearest earlier node
+        // one level up, found with a stack.
+        let mut parent = vec![None; n];
+        let mut stack: Vec<usize> = Vec::new();
+        for (i, node) in nodes.iter().enumerate() {
+            stack.truncate(node.depth);
+            parent[i] = stack.last().copied();
+            stack.push(i);
+        }
+        let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (i, p) in parent.iter().enumerate() {
+            if let Some(p) = p {
+                children[*p].push(i);
+            }
+        }
+        // The way from the drawing's top to the page's recipe.
+        let mut way = Vec::new();
+        let mut at = current;
+        while let Some(i) = at {
+            way.push(i);
+            at = parent[i];
+        }
+        way.truncate(GENERATIONS_ABOVE + 1);
+        let top = way.last().copied().unwrap_or(0);
+        let mut drawn = Chosen {
+            drawn: vec![false; n],
+            count: 0,
+        };
+        for &i in &way {
+            drawn.choose(i);
+        }
+        if let Some(c) = current {
+            for &child in children[c].iter().take(DRAWN / 2) {
+                drawn.choose(child);
+            }
+        }
+        // Then a generation at a time from the top, while there is room.
+        let mut queue = VecDeque::from([top]);
+        while let Some(i) = queue.pop_front() {
+            if drawn.count >= DRAWN {
+                break;
+            }
+            drawn.choose(i);
+            queue.extend(children[i].iter().copied());
+        }
+        let drawn = drawn.drawn;
+        // Rows in the list's order: each after its parent, which is drawn
+        // (the way up and the generations from the top both come down
+        // from the top).
+        let rows: Vec<usize> = (0..n).filter(|&i| drawn[i]).collect();
+        // The branches left out, each counted whole under the drawn recipe
+        // it forks from. Sizes are summed from the leaves up: children
+        // come after their parents, so a reverse pass sees them first.
+        let mut hidden = vec![0usize; n];
+        let mut below = vec![0usize; n]; // every descendant
+        for i in (0..n).rev() {
+            if let Some(p) = parent[i] {
+                below[p] += below[i] + 1;
+                if !drawn[i] {
+                    hidden[p] += below[i] + 1;
+                }
+            }
+        }
+        // The drawing's top is drawn as its root, whoever its parent.
+        parent[top] = None;
+        Drawing {
+            nodes,
+            parent,
+            rows,
+            hidden,
+        }
+    }
+}
+
+/// Which recipes are drawn, and how many.
+struct Chosen {
+    drawn: Vec<bool>,
+    count: usize,
+}
+
+impl Chosen {
+    fn choose(&mut self, i: usize) {
+        if !self.drawn[i] {
+            self.drawn[i] = true;
+            self.count += 1;
+        }
+    }
+}
+
+/// Where a recipe's row is.
+#[derive(Clone, Copy)]
+struct Row {
+    y: f64,
+    /// The first mark's x.
+    x: f64,
+    /// Between marks.
+    spacing: f64,
+}
+
+impl Row {
+    fn mark_x(self, version: u32) -> f64 {
+        self.x + f64::from(version.saturating_sub(1)) * self.spacing
+    }
+}
+
+fn spacing(versions: u32) -> f64 {
+    match versions {
+        0 | 1 => MARK_SPACING,
+        n => MARK_SPACING.min(LINE_MAX / f64::from(n - 1)),
+    }
+}
+
+fn short_title(title: &str) -> String {
+    if title.chars().count() <= TITLE_MAX {
+        title.to_owned()
+    } else {
+        let cut: String = title.chars().take(TITLE_MAX - 1).collect();
+        format!("{}…", cut.trim_end())
+    }
+}
+
+/// The mark on `parent`'s line that `node` forks from: the version it
+/// copied (the last drawn, should the parent somehow have fewer).
+fn mark_of(node: &TreeNode, parent: &TreeNode) -> u32 {
+    node.forked_at
+        .map_or(1, VersionNumber::get)
+        .min(parent.version_count.max(1))
+}
+
+/// The family of the recipe with `current` (a slug), drawn; nothing for a
+/// family of one.
+pub fn drawing(nodes: &[TreeNode], current: &str) -> Markup {
+    if nodes.len() < 2 {
+        return html! {};
+    }
+    let current = nodes.iter().position(|n| n.slug == current);
+    let drawing = Drawing::new(nodes, current);
+    let mut placed: Vec<Option<Row>> = vec![None; nodes.len()];
+    let mut width: f64 = 0.0;
+    for (row, &i) in drawing.rows.iter().enumerate() {
+        let node = &nodes[i];
+        let x = match drawing.parent[i].and_then(|p| placed[p].map(|r| (p, r))) {
+            Some((p, parent_row)) => parent_row.mark_x(mark_of(node, &nodes[p])) + INDENT,
+            None => LEFT,
+        };
+        let here = Row {
+            y: TOP + row as f64 * ROW,
+            x,
+            spacing: spacing(node.version_count),
+        };
+        placed[i] = Some(here);
+        let label = short_title(&node.title).chars().count() + 24;
+        width = width.max(here.mark_x(node.version_count) + 12.0 + label as f64 * CHAR_WIDTH);
+    }
+    let height = TOP + drawing.rows.len() as f64 * ROW;
+    let width = width.ceil() + LEFT;
+
+    let mut edges = String::new();
+    let mut rows = String::new();
+    for &i in &drawing.rows {
+        let node = &nodes[i];
+        let here = placed[i].expect("placed above");
+        if let Some(p) = drawing.parent[i] {
+            let there = placed[p].expect("a drawn node's parent is drawn");
+            let version = node.forked_at.map_or(1, VersionNumber::get);
+            let from = there.mark_x(mark_of(node, &nodes[p]));
+            edges.push_str(
+                &html! {
+                    a href=(version_path(&nodes[p].slug, version)) tabindex="-1" {
+                        title { (node.title) " was forked from version " (version) " of " (nodes[p].title) }
+                        path class="edge" d=(format!("M{from:.1} {:.1} V{:.1} H{:.1}", there.y, here.y, here.x)) {}
+                    }
+                }
+                .into_string(),
+            );
+        }
+        rows.push_str(&row_markup(&drawing, i, here, current == Some(i)).into_string());
+    }
+    html! {
+        figure class="family-drawing" {
+            div class="drawing-scroll" {
+                svg xmlns="http://www.w3.org/2000/svg" role="img"
+                    aria-label="The family drawn: each line a recipe, each dot a version, each fork branching from the version it copied. The list below has the same recipes."
+                    width=(width) height=(height) viewBox=(format!("0 0 {width} {height}")) {
+                    g class="edges" { (PreEscaped(edges)) }
+                    (PreEscaped(rows))
+                }
+            }
+            figcaption {
+                "Each line is a recipe and each dot one of its versions; a fork branches from the version it copied."
+                @if drawing.rows.len() < nodes.len() {
+                    " " (drawing.rows.len()) " of " (nodes.len()) " recipes are drawn; the list below has them all."
+                }
+            }
+        }
+    }
+}
+
+/// One recipe's line of versions and its title.
+fn row_markup(drawing: &Drawing, i: usize, here: Row, current: bool) -> Markup {
+    let node = &drawing.nodes[i];
+    let versions = node.version_count.max(1);
+    // Versions its drawn forks copied are always marked.
+    let forked: Vec<u32> = drawing
+        .rows
+        .iter()
+        .filter(|&&c| drawing.parent[c] == Some(i))
+        .filter_map(|&c| drawing.nodes[c].forked_at)
+        .map(VersionNumber::get)
+        .collect();
+    let marked = |v: u32| versions <= MARKS_MAX || v == 1 || v == versions || forked.contains(&v);
+    let end = here.mark_x(versions);
+    let mut marks = String::new();
+    for v in (1..=versions).filter(|&v| marked(v)) {
+        marks.push_str(
+            &html! {
+                a href=(version_path(&node.slug, u64::from(v))) tabindex="-1" {
+                    title { (node.title) ", version " (v) }
+                    circle class="mark" cx=(format!("{:.1}", here.mark_x(v))) cy=(format!("{:.1}", here.y)) r="4" {}
+                }
+            }
+            .into_string(),
+        );
+    }
+    let hidden = drawing.hidden[i];
+    html! {
+        g class=(if current { "recipe current" } else { "recipe" }) {
+            @if versions > 1 {
+                line class="versions" x1=(format!("{:.1}", here.x)) y1=(format!("{:.1}", here.y))
+                    x2=(format!("{end:.1}")) y2=(format!("{:.1}", here.y)) {}
+            }
+            (PreEscaped(marks))
+            a class="title" href=(recipe_path(&node.slug)) tabindex="-1" {
+                text x=(format!("{:.1}", end + 12.0)) y=(format!("{:.1}", here.y + 5.0)) {
+                    (short_title(&node.title))
+                    tspan class="count" { " · " (versions) @if versions == 1 { " version" } @else { " versions" } }
+                    @if hidden > 0 {
+                        tspan class="hidden" { " · +" (hidden) " more below" }
+                    }
+                }
+            }
+        }
+    }
+}
