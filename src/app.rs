@@ -69,8 +69,7 @@ pub fn app(
 /// default is 25,000 per worker).
 pub const MAX_CONNECTIONS_PER_WORKER: usize = 2_048;
 
-/// The largest form a page takes, in bytes: a long recipe and its notes.
-pub const MAX_FORM_BYTES: usize = 256 * 1024;
+pub use crate::web::forms::MAX_FORM_BYTES;
 
 /// A form that cannot be read: too large, or not what the page takes.
 fn form_refused(error: UrlencodedError) -> WebError {

@@ -57,5 +57,9 @@ attrs! {
     tx_author => ":tx/author",
     tx_note => ":tx/note",
     tx_change => ":tx/change",
+    picture => ":recipe/picture",
+    picture_alt => ":recipe/picture-alt",
+    picture_width => ":recipe/picture-width",
+    picture_height => ":recipe/picture-height",
     terms => ":recipe/terms",
 }

@@ -94,7 +94,10 @@ pub struct Content {
     pub tags: Vec<String>,
     pub cuisine: Option<String>,
     pub category: Option<String>,
+    /// A picture elsewhere on the web, by address (as imported or given).
     pub image: Option<String>,
+    /// A picture uploaded to this site; shown in place of `image`.
+    pub picture: Option<super::pictures::Picture>,
 }
 
 /// Longest title, tag and line a recipe may have: enough for any real one.
@@ -125,6 +128,21 @@ impl Content {
         self.cuisine = tidy(self.cuisine);
         self.category = tidy(self.category);
         self.image = tidy(self.image);
+        if let Some(picture) = &mut self.picture {
+            picture.alt = picture.alt.trim().to_owned();
+            if picture.alt.is_empty() {
+                return Err("a picture needs a few words saying what it shows".into());
+            }
+            if picture.alt.chars().count() > MAX_LINE {
+                return Err(format!(
+                    "a picture's description is longer than {MAX_LINE} characters"
+                ));
+            }
+            if !super::pictures::is_hash(&picture.hash) || picture.width == 0 || picture.height == 0
+            {
+                return Err("that is not a picture this site stored".into());
+            }
+        }
         self.recipe_yield.text = tidy(self.recipe_yield.text);
         if self
             .recipe_yield

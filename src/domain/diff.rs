@@ -305,6 +305,12 @@ pub fn recipes(old: &Content, new: &Content) -> RecipeDiff {
     field("cuisine", old.cuisine.clone(), new.cuisine.clone());
     field("category", old.category.clone(), new.category.clone());
     field("image", old.image.clone(), new.image.clone());
+    let picture = |c: &Content| {
+        c.picture
+            .as_ref()
+            .map(|p| format!("{} ({}x{}, {})", p.alt, p.width, p.height, &p.hash[..8]))
+    };
+    field("picture", picture(old), picture(new));
     let steps = |c: &Content| c.steps.iter().map(step_line).collect::<Vec<_>>();
     RecipeDiff {
         fields,

@@ -30,6 +30,7 @@ mod ids;
 pub mod import_check;
 pub mod ingredient;
 mod models;
+pub mod pictures;
 mod read;
 pub mod scale;
 pub mod schema;
@@ -107,6 +108,10 @@ pub enum DomainError {
     /// A pagination cursor that names no recipe.
     #[error("{0:?} is not a page of this list")]
     BadCursor(String),
+    #[error("{0}")]
+    BadPicture(#[from] pictures::PictureError),
+    #[error("no picture {0} is stored here")]
+    NoSuchPicture(String),
     #[error("store: {0}")]
     Store(#[from] StoreError),
 }

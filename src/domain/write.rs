@@ -21,13 +21,14 @@ use super::content::{Content, Step};
 use super::diff::{self, lcs_pairs};
 use super::ids::VersionNumber;
 use super::ingredient::IngredientLine;
+use super::pictures::{self, Picture};
 use super::read::RETIRED;
 use super::read::{Recipe, Snapshot};
 use super::search;
 use super::slug::Slug;
 use super::{schema, DomainError};
 use crate::store::{
-    Db, EntityId, EntityMap, EntityRef, Store, Transaction, TxReport, TxValue, Value,
+    Db, EntityId, EntityMap, EntityRef, Keyspace, Store, Transaction, TxReport, TxValue, Value,
 };
 
 /// The domain's handle on a store.
@@ -35,6 +36,9 @@ use crate::store::{
 pub struct Recipes {
     store: Store,
     attrs: Attrs,
+    /// Opened once, with the domain, so that reading a picture never
+    /// creates a tree.
+    pictures: Keyspace,
 }
 
 /// Who makes a change, why, and (for imported history) when.
@@ -84,7 +88,12 @@ impl Recipes {
     pub fn open(store: Store) -> Result<Recipes, DomainError> {
         schema::install(&store)?;
         let attrs = Attrs::resolve(&store.db())?;
-        Ok(Recipes { store, attrs })
+        let pictures = store.keyspace(PICTURES).map_err(store_error)?;
+        Ok(Recipes {
+            store,
+            attrs,
+            pictures,
+        })
     }
 
     /// The domain on a store of its own in a temporary file, gone when the
@@ -108,6 +117,89 @@ impl Recipes {
     }
 
     /// A free slug for `author`'s fork of `parent`, to suggest in a form.
+    /// Stores an upload as a picture, every variant durable before this
+    /// returns, so that a transaction naming it can never name a picture
+    /// that is not there. The same upload twice is stored once. The
+    /// picture's `alt` is left empty, for the caller to say.
+    pub fn add_picture(&self, bytes: &[u8]) -> Result<Picture, DomainError> {
+        let hash = pictures::hash_of(bytes);
+        if let Some(picture) = self.picture(&hash)? {
+            return Ok(picture);
+        }
+        let prepared = pictures::prepare(bytes)?;
+        let mut entries: Vec<(Vec<u8>, Vec<u8>)> = prepared
+            .variants
+            .into_iter()
+            .map(|(name, bytes)| (variant_key(&prepared.hash, &name), bytes))
+            .collect();
+        // The size last: a picture is known by it, once its variants are in.
+        entries.push((
+            prepared.hash.clone().into_bytes(),
+            format!("{} {}", prepared.width, prepared.height).into_bytes(),
+        ));
+        self.pictures()?
+            .insert_all(&entries)
+            .map_err(crate::store::StoreError::from)?;
+        Ok(Picture {
+            hash: prepared.hash,
+            width: prepared.width,
+            height: prepared.height,
+            alt: String::new(),
+        })
+    }
+
+    /// The stored picture called `hash` (its `alt` empty), if there is one.
+    pub fn picture(&self, hash: &str) -> Result<Option<Picture>, DomainError> {
+        if !pictures::is_hash(hash) {
+            return Ok(None);
+        }
+        let Some(size) = self.pictures()?.get(hash.as_bytes()).map_err(store_error)? else {
+            return Ok(None);
+        };
+        let size = String::from_utf8_lossy(&size).into_owned();
+        let (width, height) = size
+            .split_once(' ')
+            .and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?)))
+            .ok_or_else(|| {
+                DomainError::Invalid(format!("picture {hash} has a bad size {size:?}"))
+            })?;
+        Ok(Some(Picture {
+            hash: hash.to_owned(),
+            width,
+            height,
+            alt: String::new(),
+        }))
+    }
+
+    /// The JPEG bytes of a picture's variant (`640`, `4x3`), if stored.
+    pub fn picture_variant(
+        &self,
+        hash: &str,
+        name: &str,
+    ) -> Result<Option<sled::IVec>, DomainError> {
+        if !pictures::is_hash(hash) {
+            return Ok(None);
+        }
+        self.pictures()?
+            .get(&variant_key(hash, name))
+            .map_err(store_error)
+    }
+
+    fn pictures(&self) -> Result<&Keyspace, DomainError> {
+        Ok(&self.pictures)
+    }
+
+    /// Refuses content whose picture is not stored: checked in the writer,
+    /// after the picture was made durable, so the check cannot be stale.
+    fn check_picture(&self, content: &Content) -> Result<(), DomainError> {
+        match &content.picture {
+            Some(p) if self.picture(&p.hash)?.is_none() => {
+                Err(DomainError::NoSuchPicture(p.hash.clone()))
+            }
+            _ => Ok(()),
+        }
+    }
+
     pub fn suggest_fork_slug(&self, parent: &Slug, author: &str) -> Result<Slug, DomainError> {
         free_fork_slug(&self.snapshot(), parent, author)
     }
@@ -125,6 +217,7 @@ impl Recipes {
         stamp(&mut tx, change)?;
         let (report, ()) = self.store.transact_with(|db| -> Result<_, DomainError> {
             refuse_taken(&self.view_of(db), slug)?;
+            self.check_picture(&content)?;
             Ok((tx, ()))
         })?;
         Ok(report)
@@ -178,6 +271,7 @@ impl Recipes {
             let view = self.view_of(db);
             let recipe = view.recipe(slug)?;
             check_based_on(slug, &recipe, based_on)?;
+            self.check_picture(&content)?;
             let mut tx = self.edit_transaction(&view, &recipe, &content, change)?;
             tx.extend(stamped);
             Ok((tx, ()))
@@ -203,6 +297,7 @@ impl Recipes {
         let text = |t: &Option<String>| t.as_deref().map(Value::from);
         let long = |n: Option<i64>| n.map(Value::Long);
         let minutes = |m: Option<super::Minutes>| m.map(|m| Value::Long(i64::from(m.get())));
+        let picture = |c: &Content, part: fn(&Picture) -> Value| c.picture.as_ref().map(part);
         let scalars = [
             (
                 a.title,
@@ -227,6 +322,26 @@ impl Recipes {
             (a.prep, minutes(old.prep), minutes(content.prep)),
             (a.cook, minutes(old.cook), minutes(content.cook)),
             (a.total, minutes(old.total), minutes(content.total)),
+            (
+                a.picture,
+                picture(old, |p| Value::from(p.hash.as_str())),
+                picture(content, |p| Value::from(p.hash.as_str())),
+            ),
+            (
+                a.picture_alt,
+                picture(old, |p| Value::from(p.alt.as_str())),
+                picture(content, |p| Value::from(p.alt.as_str())),
+            ),
+            (
+                a.picture_width,
+                picture(old, |p| Value::Long(i64::from(p.width))),
+                picture(content, |p| Value::Long(i64::from(p.width))),
+            ),
+            (
+                a.picture_height,
+                picture(old, |p| Value::Long(i64::from(p.height))),
+                picture(content, |p| Value::Long(i64::from(p.height))),
+            ),
         ];
         for (attr, before, after) in scalars {
             let attr = ident_of(view, attr);
@@ -301,6 +416,7 @@ impl Recipes {
             let content = changes(content)
                 .normalized()
                 .map_err(DomainError::Invalid)?;
+            self.check_picture(&content)?;
             let slug = match slug {
                 Some(slug) => {
                     refuse_taken(&view, slug)?;
@@ -350,6 +466,18 @@ impl Recipes {
         })?;
         Ok(report)
     }
+}
+
+/// The keyspace of pictures: `{hash}` is a picture's size (`1600 1200`),
+/// `{hash}-{variant}` a variant's JPEG bytes.
+const PICTURES: &str = "pictures";
+
+fn variant_key(hash: &str, name: &str) -> Vec<u8> {
+    format!("{hash}-{name}").into_bytes()
+}
+
+fn store_error(e: crate::store::StorageError) -> DomainError {
+    DomainError::Store(e.into())
 }
 
 /// Refuses a new recipe a slug another recipe has.
@@ -533,6 +661,13 @@ fn new_recipe_map(
     }
     if let Some(n) = content.recipe_yield.servings {
         map = map.with(":recipe/servings", n);
+    }
+    if let Some(p) = &content.picture {
+        map = map
+            .with(":recipe/picture", p.hash.as_str())
+            .with(":recipe/picture-alt", p.alt.as_str())
+            .with(":recipe/picture-width", i64::from(p.width))
+            .with(":recipe/picture-height", i64::from(p.height));
     }
     for (attr, minutes) in [
         (":recipe/prep-minutes", content.prep),

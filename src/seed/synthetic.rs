@@ -191,6 +191,7 @@ fn content(rng: &mut Rng, i: usize, skeleton: bool) -> Content {
         cuisine: None,
         category: Some("Main".into()),
         image: None,
+        picture: None,
     }
 }
 

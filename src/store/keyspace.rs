@@ -52,6 +52,24 @@ impl Keyspace {
         self.durable(key, old)
     }
 
+    /// Sets every key to its value, durably, with one flush for them all;
+    /// if it fails, every key is put back.
+    pub fn insert_all(&self, entries: &[(Vec<u8>, Vec<u8>)]) -> Result<(), TransactError> {
+        self.store.refuse_if_poisoned()?;
+        let mut olds = Vec::with_capacity(entries.len());
+        for (key, value) in entries {
+            olds.push(self.tree.insert(key.as_slice(), value.as_slice())?);
+        }
+        self.store.sync().inspect_err(|_| {
+            for ((key, _), old) in entries.iter().zip(olds) {
+                let _ = match old {
+                    Some(old) => self.tree.insert(key.as_slice(), old).map(drop),
+                    None => self.tree.remove(key.as_slice()).map(drop),
+                };
+            }
+        })
+    }
+
     /// Syncs the store; if that fails, puts `key` back to `old`.
     fn durable(&self, key: &[u8], old: Option<IVec>) -> Result<(), TransactError> {
         self.store.sync().inspect_err(|_| {

@@ -81,6 +81,9 @@ pub struct RecipeFacts<'a> {
     /// The absolute URL of the parent at the version that was forked.
     pub based_on: Option<&'a str>,
     pub version: u32,
+    /// Absolute URLs of the recipe's picture: its 1:1, 4:3 and 16:9 crops
+    /// for an uploaded one, the address for one elsewhere.
+    pub images: &'a [String],
 }
 
 #[derive(Serialize)]
@@ -144,8 +147,8 @@ struct RecipeLd<'a> {
     kind: &'static str,
     name: &'a str,
     url: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    image: Option<&'a str>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    image: &'a [String],
     #[serde(skip_serializing_if = "Option::is_none")]
     author: Option<Thing<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -190,7 +193,7 @@ pub fn recipe(content: &Content, facts: &RecipeFacts) -> String {
         kind: "Recipe",
         name: &content.title,
         url: facts.url,
-        image: content.image.as_deref(),
+        image: facts.images,
         author: facts.author.map(|name| Thing {
             kind: "Person",
             name,

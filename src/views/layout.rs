@@ -27,6 +27,9 @@ pub struct Head<'a> {
     pub noindex: bool,
     /// What the search box shows (the search page's own query).
     pub query: Option<&'a str>,
+    /// The picture a link to the page shows when shared (`og:image`), an
+    /// absolute URL, with the words that say what it shows.
+    pub image: Option<(&'a str, &'a str)>,
 }
 
 impl<'a> Head<'a> {
@@ -39,6 +42,7 @@ impl<'a> Head<'a> {
             section,
             noindex: false,
             query: None,
+            image: None,
         }
     }
 }
@@ -88,6 +92,15 @@ fn top(head: &Head) -> Markup {
             }
             @if head.noindex {
                 meta name="robots" content="noindex";
+            }
+            @if let Some((image, alt)) = head.image {
+                meta property="og:title" content=(head.title);
+                meta property="og:type" content="article";
+                @if let Some(canonical) = head.canonical {
+                    meta property="og:url" content=(canonical);
+                }
+                meta property="og:image" content=(image);
+                meta property="og:image:alt" content=(alt);
             }
             link rel="stylesheet" href=(assets::STYLE.path);
             link rel="icon" type="image/svg+xml" href=(assets::ICON.path);

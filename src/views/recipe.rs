@@ -10,6 +10,7 @@ use super::{
     count, human_time, machine_time, recipe_path, version_path, Day, RecipePath, Rfc3339, TagPath,
     Text,
 };
+use crate::domain::pictures::{crop_name, Picture, CROPS};
 use crate::domain::scale::{Scale, Units, MAX_SERVINGS};
 use crate::domain::{
     Breadcrumb, Content, Crumb, Instant, LineageShow, Link, Minutes, RecipeShow, Step,
@@ -228,7 +229,9 @@ fn article(page: &RecipePage) -> Markup {
             header class="recipe-header" {
                 h1 { (c.title) }
                 (version_notice(page))
-                @if let Some(image) = c.image.as_deref().filter(|i| i.starts_with("https://") || i.starts_with("http://")) {
+                @if let Some(picture) = &c.picture {
+                    (picture_markup(picture))
+                } @else if let Some(image) = c.image.as_deref().filter(|i| i.starts_with("https://") || i.starts_with("http://")) {
                     img class="recipe-image" src=(image) alt="" loading="lazy";
                 }
                 @if let Some(summary) = &c.summary {
@@ -282,6 +285,49 @@ fn article(page: &RecipePage) -> Markup {
             }
             @if !matches!(page.showing, Showing::Preview) { (actions(page)) }
         }
+    }
+}
+
+/// The address of a picture's variant (`640`, `4x3`).
+pub fn picture_path(hash: &str, variant: &str) -> String {
+    format!("/images/{hash}-{variant}.jpg")
+}
+
+/// The width a page asks for first: the largest no wider than the column.
+const DEFAULT_PICTURE_WIDTH: u32 = 1024;
+
+/// An uploaded picture at every width it has, the browser choosing by the
+/// column's width; its width and height are given, so nothing moves when it
+/// arrives.
+fn picture_markup(picture: &Picture) -> Markup {
+    let widths = picture.widths();
+    let default = widths
+        .iter()
+        .copied()
+        .rfind(|&w| w <= DEFAULT_PICTURE_WIDTH)
+        .unwrap_or(widths[0]);
+    let srcset = widths
+        .iter()
+        .map(|&w| format!("{} {w}w", picture_path(&picture.hash, &w.to_string())))
+        .collect::<Vec<_>>()
+        .join(", ");
+    html! {
+        img class="recipe-image" src=(picture_path(&picture.hash, &default.to_string()))
+            srcset=(srcset) sizes="(min-width: 50rem) 46rem, 100vw"
+            width=(default) height=(picture.height_at(default)) alt=(picture.alt);
+    }
+}
+
+/// Absolute URLs of a recipe's picture for structured data: the three
+/// crops of an uploaded one, or the address of one elsewhere.
+pub fn picture_urls(base_url: &str, content: &Content) -> Vec<String> {
+    match (&content.picture, &content.image) {
+        (Some(p), _) => CROPS
+            .iter()
+            .map(|&c| format!("{base_url}{}", picture_path(&p.hash, &crop_name(c))))
+            .collect(),
+        (None, Some(image)) => vec![image.clone()],
+        (None, None) => Vec::new(),
     }
 }
 
@@ -390,6 +436,17 @@ pub fn page(page: &RecipePage, json_ld: Option<String>) -> Markup {
     let mut head = Head::new(&title, Section::Recipes);
     head.description = description.as_deref();
     head.canonical = Some(&canonical);
+    let shared_picture = page.content.picture.as_ref().map(|p| {
+        let url = format!(
+            "{}{}",
+            page.base_url,
+            picture_path(&p.hash, &crop_name(CROPS[2]))
+        );
+        (url, p.alt.as_str())
+    });
+    head.image = shared_picture
+        .as_ref()
+        .map(|(url, alt)| (url.as_str(), *alt));
     // A scaled page is a view of the recipe, not another recipe: search
     // engines are pointed at the original.
     head.noindex = !page.scale.is_as_written();
@@ -420,6 +477,7 @@ pub fn show_scaled(base_url: &str, model: &RecipeShow, scale: Scale) -> Markup {
             modified: r.updated_at,
             based_on: based_on.as_deref(),
             version: r.version_count,
+            images: &picture_urls(base_url, &r.content),
         },
     );
     let recipe = RecipePage {

@@ -31,6 +31,13 @@ pub struct RecipeFields {
     pub cuisine: String,
     pub category: String,
     pub image: String,
+    /// The uploaded picture the recipe has (its hash), carried through the
+    /// form so that saving keeps it; a new file replaces it.
+    pub picture: String,
+    /// What the picture shows, in words.
+    pub picture_alt: String,
+    /// `on` when the cook ticked "remove the picture".
+    pub remove_picture: String,
     /// What this version changed, for its history.
     pub note: String,
 }
@@ -56,6 +63,17 @@ impl RecipeFields {
             cuisine: text(&content.cuisine),
             category: text(&content.category),
             image: text(&content.image),
+            picture: content
+                .picture
+                .as_ref()
+                .map(|p| p.hash.clone())
+                .unwrap_or_default(),
+            picture_alt: content
+                .picture
+                .as_ref()
+                .map(|p| p.alt.clone())
+                .unwrap_or_default(),
+            remove_picture: String::new(),
             note: String::new(),
         }
     }
@@ -136,7 +154,7 @@ pub fn page(
                 }
             }
             (form_errors(errors))
-            form class="recipe-form" method="post" action=(purpose.action()) {
+            form class="recipe-form" method="post" action=(purpose.action()) enctype="multipart/form-data" {
                 (token(csrf))
                 @match purpose {
                     Purpose::Edit { based_on, .. } => {
@@ -158,6 +176,40 @@ pub fn page(
             (retire_form(purpose, csrf))
         },
     )
+}
+
+/// The picture: the one the recipe has (kept unless replaced or removed),
+/// a file to upload, and the words that say what it shows.
+fn picture_fields(f: &RecipeFields, errors: &FieldErrors) -> Markup {
+    let has_picture = !f.picture.is_empty() && f.remove_picture != "on";
+    let file_error = errors.get("picture_file");
+    let mut alt = Field {
+        required: false,
+        ..Field::text("picture_alt", "What the picture shows", &f.picture_alt)
+    };
+    alt.hint = Some("A few words for those who cannot see it, e.g. \"a bowl of dal with rice\". Needed with a picture.");
+    html! {
+        fieldset class="picture-fields" {
+            legend { "Picture" }
+            @if has_picture {
+                input type="hidden" name="picture" value=(f.picture);
+                p class="current-picture" {
+                    img src={ "/images/" (f.picture) "-1x1.jpg" } width="96" height="96" alt=(f.picture_alt);
+                    label { input type="checkbox" name="remove_picture" value="on"; " Remove the picture" }
+                }
+            }
+            div class="field" {
+                label for="picture_file" { @if has_picture { "Replace it with" } @else { "Upload a picture" } }
+                p class="hint" id="picture_file-hint" { "JPEG, PNG or WebP, up to 10 MiB. Its location and camera details are not kept." }
+                input id="picture_file" name="picture_file" type="file" accept="image/jpeg,image/png,image/webp"
+                    aria-invalid=[file_error.map(|_| "true")] aria-describedby="picture_file-hint";
+                @if let Some(message) = file_error {
+                    p class="field-error" id="picture_file-error" { (message) }
+                }
+            }
+            (alt.render(errors))
+        }
+    }
 }
 
 /// On an edit page, the author's way to retire the recipe.
@@ -213,7 +265,8 @@ fn fields_markup(purpose: &Purpose, f: &RecipeFields, errors: &FieldErrors) -> M
             (optional("cuisine", "Cuisine", &f.cuisine).render(errors))
             (optional("category", "Category", &f.category).render(errors))
         }
-        (optional("image", "Picture (an https:// address)", &f.image).render(errors))
+        (picture_fields(f, errors))
+        (optional("image", "Or a picture elsewhere on the web (an https:// address)", &f.image).render(errors))
         (note.render(errors))
     }
 }

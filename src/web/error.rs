@@ -65,7 +65,9 @@ impl From<DomainError> for WebError {
             | DomainError::NoParent(_)
             | DomainError::NoSuchCook(_)
             | DomainError::BadSlug(_) => WebError::NotFound(error.to_string()),
-            DomainError::BadCursor(_) => WebError::BadRequest(error.to_string()),
+            DomainError::BadCursor(_)
+            | DomainError::BadPicture(_)
+            | DomainError::NoSuchPicture(_) => WebError::BadRequest(error.to_string()),
             DomainError::Retired { ref slug, .. } => WebError::Gone(format!(
                 "{error}. Its history is still at {}/history.",
                 views::recipe_path(slug)

@@ -6,6 +6,10 @@ use actix_web::HttpResponse;
 use maud::Markup;
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
+/// The largest form a page takes, in bytes: a long recipe and its notes
+/// (a picture sent with it is counted apart, against its own limit).
+pub const MAX_FORM_BYTES: usize = 256 * 1024;
+
 use super::session::Visitor;
 use super::Site;
 

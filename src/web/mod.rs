@@ -15,10 +15,12 @@ pub mod limits;
 pub mod middleware;
 pub mod page_cache;
 mod pages;
+mod pictures;
 mod recipe_forms;
 pub mod recipes;
 pub mod respond;
 pub mod session;
+mod submission;
 
 use std::hash::Hasher as _;
 
@@ -156,6 +158,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route("/tags/{tag}", get().to(catalog::tag))
         .route("/search", get().to(pages::search))
         .route("/static/{name}", get().to(pages::asset))
+        .route("/images/{file}", get().to(pictures::picture))
         .route("/feed.xml", get().to(feeds::atom))
         .route("/sitemap.xml", get().to(feeds::sitemap))
         .route("/sitemaps/{file}", get().to(feeds::sitemap_file))

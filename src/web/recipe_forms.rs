@@ -13,7 +13,9 @@ use serde::Deserialize;
 use super::forms::{private_page, see_other, sentence};
 use super::recipes::parse_slug;
 use super::session::Visitor;
+use super::submission::read_recipe_form;
 use super::{Site, WebError};
+use crate::domain::pictures::Picture;
 use crate::domain::{
     Change, Content, Cook, DomainError, Minutes, Recipe, Slug, Step, VersionNumber,
 };
@@ -37,18 +39,68 @@ pub struct RecipeForm {
 
 /// Reads the form's fields into content to save, or says which fields are
 /// wrong; saving also needs the note that says what the version changes.
-pub fn content_of(f: &RecipeFields) -> Result<Content, FieldErrors> {
-    read_content(f, true)
+pub fn content_of(f: &RecipeFields, picture: Option<Picture>) -> Result<Content, FieldErrors> {
+    read_content(f, picture, true)
 }
 
 /// Reads the form's fields into content to preview. The note is not asked
 /// for: it goes to the history, not the page, and the cook writes it last,
 /// so asking for it would leave the preview an error until the form is done.
-fn preview_content_of(f: &RecipeFields) -> Result<Content, FieldErrors> {
-    read_content(f, false)
+fn preview_content_of(f: &RecipeFields, picture: Option<Picture>) -> Result<Content, FieldErrors> {
+    read_content(f, picture, false)
 }
 
-fn read_content(f: &RecipeFields, needs_note: bool) -> Result<Content, FieldErrors> {
+/// The picture the form asks for: a file just sent (stored now, durably,
+/// and named in `fields` so that a form shown again keeps it), the one the
+/// recipe had, or none. Its words come from the form.
+fn picture_of(
+    site: &Site,
+    fields: &mut RecipeFields,
+    upload: Option<&[u8]>,
+) -> Result<Option<Picture>, FieldErrors> {
+    let stored = match upload {
+        Some(bytes) => match site.recipes().add_picture(bytes) {
+            Ok(picture) => {
+                fields.picture = picture.hash.clone();
+                fields.remove_picture.clear();
+                Some(picture)
+            }
+            Err(DomainError::BadPicture(why)) => {
+                return Err(FieldErrors::one("picture_file", sentence(&why.to_string())))
+            }
+            Err(e) => return Err(FieldErrors::one("", sentence(&e.to_string()))),
+        },
+        None if fields.remove_picture == "on" || fields.picture.is_empty() => None,
+        None => match site.recipes().picture(fields.picture.trim()) {
+            Ok(Some(picture)) => Some(picture),
+            Ok(None) => {
+                fields.picture.clear();
+                return Err(FieldErrors::one(
+                    "picture_file",
+                    "That picture is not on this site any more: choose the file again.",
+                ));
+            }
+            Err(e) => return Err(FieldErrors::one("", sentence(&e.to_string()))),
+        },
+    };
+    let Some(mut picture) = stored else {
+        return Ok(None);
+    };
+    picture.alt = fields.picture_alt.trim().to_owned();
+    if picture.alt.is_empty() {
+        return Err(FieldErrors::one(
+            "picture_alt",
+            "Say in a few words what the picture shows, for those who cannot see it.",
+        ));
+    }
+    Ok(Some(picture))
+}
+
+fn read_content(
+    f: &RecipeFields,
+    picture: Option<Picture>,
+    needs_note: bool,
+) -> Result<Content, FieldErrors> {
     let mut errors = FieldErrors::new();
     if f.title.trim().is_empty() {
         errors.add("title", "A recipe needs a title.");
@@ -115,6 +167,7 @@ fn read_content(f: &RecipeFields, needs_note: bool) -> Result<Content, FieldErro
         cuisine: text(&f.cuisine),
         category: text(&f.category),
         image: text(image),
+        picture,
     }
     .normalized()
     .map_err(|why| FieldErrors::one("", sentence(&why)))
@@ -247,16 +300,23 @@ pub async fn create(
     site: web::Data<Site>,
     req: HttpRequest,
     visitor: Visitor,
-    form: web::Form<RecipeForm>,
+    payload: web::Payload,
 ) -> Result<HttpResponse, WebError> {
+    let (form, upload) = read_recipe_form::<RecipeForm>(&req, payload).await?;
     visitor.check_form(&req, &form.csrf)?;
     let cook = visitor.cook_or_login("/recipes/new")?;
-    let outcome = try_create(&site, cook, &form.fields)?;
-    outcome.respond(&site, &visitor, &Purpose::New, &form.fields)
+    let mut fields = form.fields;
+    let outcome = try_create(&site, cook, &mut fields, upload.as_deref())?;
+    outcome.respond(&site, &visitor, &Purpose::New, &fields)
 }
 
-fn try_create(site: &Site, cook: &Cook, fields: &RecipeFields) -> Result<Outcome, WebError> {
-    let content = match content_of(fields) {
+fn try_create(
+    site: &Site,
+    cook: &Cook,
+    fields: &mut RecipeFields,
+    upload: Option<&[u8]>,
+) -> Result<Outcome, WebError> {
+    let content = match picture_of(site, fields, upload).and_then(|p| content_of(fields, p)) {
         Ok(content) => content,
         Err(errors) => return Ok(Outcome::unprocessable(errors)),
     };
@@ -304,8 +364,9 @@ pub async fn edit(
     req: HttpRequest,
     visitor: Visitor,
     slug: web::Path<String>,
-    form: web::Form<RecipeForm>,
+    payload: web::Payload,
 ) -> Result<HttpResponse, WebError> {
+    let (form, upload) = read_recipe_form::<RecipeForm>(&req, payload).await?;
     visitor.check_form(&req, &form.csrf)?;
     let slug = parse_slug(&slug)?;
     let cook = visitor.cook_or_login(&format!("{}/edit", recipe_path(slug.as_str())))?;
@@ -315,8 +376,9 @@ pub async fn edit(
         slug: slug.as_str(),
         based_on: based_on.get(),
     };
-    let outcome = try_edit(&site, cook, &slug, based_on, &form.fields)?;
-    outcome.respond(&site, &visitor, &purpose, &form.fields)
+    let mut fields = form.fields;
+    let outcome = try_edit(&site, cook, &slug, based_on, &mut fields, upload.as_deref())?;
+    outcome.respond(&site, &visitor, &purpose, &fields)
 }
 
 fn try_edit(
@@ -324,9 +386,10 @@ fn try_edit(
     cook: &Cook,
     slug: &Slug,
     based_on: VersionNumber,
-    fields: &RecipeFields,
+    fields: &mut RecipeFields,
+    upload: Option<&[u8]>,
 ) -> Result<Outcome, WebError> {
-    let content = match content_of(fields) {
+    let content = match picture_of(site, fields, upload).and_then(|p| content_of(fields, p)) {
         Ok(content) => content,
         Err(errors) => return Ok(Outcome::unprocessable(errors)),
     };
@@ -424,8 +487,9 @@ pub async fn fork(
     req: HttpRequest,
     visitor: Visitor,
     slug: web::Path<String>,
-    form: web::Form<RecipeForm>,
+    payload: web::Payload,
 ) -> Result<HttpResponse, WebError> {
+    let (form, upload) = read_recipe_form::<RecipeForm>(&req, payload).await?;
     visitor.check_form(&req, &form.csrf)?;
     let parent = parse_slug(&slug)?;
     let cook = visitor.cook_or_login(&format!("{}/fork", recipe_path(parent.as_str())))?;
@@ -434,8 +498,16 @@ pub async fn fork(
         slug: parent.as_str(),
         version: version.get(),
     };
-    let outcome = try_fork(&site, cook, &parent, version, &form.fields)?;
-    outcome.respond(&site, &visitor, &purpose, &form.fields)
+    let mut fields = form.fields;
+    let outcome = try_fork(
+        &site,
+        cook,
+        &parent,
+        version,
+        &mut fields,
+        upload.as_deref(),
+    )?;
+    outcome.respond(&site, &visitor, &purpose, &fields)
 }
 
 fn try_fork(
@@ -443,9 +515,11 @@ fn try_fork(
     cook: &Cook,
     parent: &Slug,
     version: VersionNumber,
-    fields: &RecipeFields,
+    fields: &mut RecipeFields,
+    upload: Option<&[u8]>,
 ) -> Result<Outcome, WebError> {
-    let (content, slug) = match (content_of(fields), slug_field(&fields.slug)) {
+    let content = picture_of(site, fields, upload).and_then(|p| content_of(fields, p));
+    let (content, slug) = match (content, slug_field(&fields.slug)) {
         (Ok(content), Ok(slug)) => (content, slug),
         (Err(errors), _) | (_, Err(errors)) => return Ok(Outcome::unprocessable(errors)),
     };
@@ -500,10 +574,15 @@ pub async fn preview(
     site: web::Data<Site>,
     req: HttpRequest,
     visitor: Visitor,
-    form: web::Form<RecipeForm>,
+    payload: web::Payload,
 ) -> Result<HttpResponse, WebError> {
+    let (form, _) = read_recipe_form::<RecipeForm>(&req, payload).await?;
     visitor.check_form(&req, &form.csrf)?;
-    let (status, fragment) = match preview_content_of(&form.fields) {
+    // A file chosen but not yet sent is not previewed: the picture the
+    // recipe has is.
+    let mut fields = form.fields;
+    let content = picture_of(&site, &mut fields, None).and_then(|p| preview_content_of(&fields, p));
+    let (status, fragment) = match content {
         Ok(content) => (StatusCode::OK, views::recipe::preview(&content)),
         Err(errors) => (
             StatusCode::UNPROCESSABLE_ENTITY,

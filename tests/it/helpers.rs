@@ -178,9 +178,15 @@ pub struct Page {
     pub status: u16,
     pub headers: actix_web::http::header::HeaderMap,
     pub body: String,
+    /// The body as sent, for what is not text (pictures).
+    pub raw: Vec<u8>,
 }
 
 impl Page {
+    pub fn bytes(&self) -> Vec<u8> {
+        self.raw.clone()
+    }
+
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.get(name).and_then(|v| v.to_str().ok())
     }
@@ -254,6 +260,7 @@ pub async fn send(
         status,
         headers,
         body: String::from_utf8_lossy(&bytes).into_owned(),
+        raw: bytes.to_vec(),
     }
 }
 

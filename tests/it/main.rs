@@ -23,6 +23,8 @@
 //!   a page shows, the cache's budget
 //! - `scaling`: servings and units, over every demo line and on the page
 //! - `family`: the family drawn, against the domain's account of it, at 500
+//! - `pictures`: uploads in each format, refusals, variants without metadata,
+//!   edits and forks keeping them, no recipe naming a picture not stored
 //! - `tags`: a tag a URL must escape, from its links back to its page
 //! - `writing`: accounts and forms over HTTP, as a browser uses them
 //! - `xss`: hostile text in every free-text field runs nowhere
@@ -42,6 +44,7 @@ mod faults;
 mod helpers;
 mod keyspace;
 mod page_cache;
+mod pictures;
 mod pull;
 mod query;
 mod query_docs;

@@ -764,7 +764,7 @@ async fn a_hostile_recipe_comes_out_inert() {
     assert_eq!(ld["name"], title);
     assert_eq!(ld["recipeYield"][1], "</script>");
     assert_eq!(ld["recipeInstructions"][0]["name"], "</script><script>");
-    assert_eq!(ld["image"], "https://example.com/x.jpg\"><script>");
+    assert_eq!(ld["image"][0], "https://example.com/x.jpg\"><script>");
     let summary = page.texts("div.summary").join(" ");
     assert!(
         summary.contains("<img src=x onerror=alert(1)>"),

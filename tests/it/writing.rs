@@ -54,6 +54,12 @@ impl Browser {
         self.send(TestRequest::get().uri(uri)).await
     }
 
+    /// GETs `uri` with one more header.
+    pub async fn send_with(&mut self, uri: &str, header: (&str, String)) -> Page {
+        self.send(TestRequest::get().uri(uri).insert_header(header))
+            .await
+    }
+
     /// Posts the form on `page` that posts to `action`, as a browser does:
     /// its hidden fields (the token among them) and `fields` filled in.
     pub async fn submit(&mut self, page: &Page, action: &str, fields: &[(&str, &str)]) -> Page {
@@ -69,6 +75,55 @@ impl Browser {
             .collect();
         form.extend_from_slice(fields);
         self.post(action, &form, Some(ORIGIN)).await
+    }
+
+    /// `submit`, as `multipart/form-data` with a file in `picture_file`:
+    /// its name, type and bytes (an empty part, as a browser sends it, when
+    /// `None`).
+    pub async fn submit_with_file(
+        &mut self,
+        page: &Page,
+        action: &str,
+        fields: &[(&str, &str)],
+        file: Option<(&str, &str, &[u8])>,
+    ) -> Page {
+        form_token(page, action);
+        let css = format!("form[action=\"{action}\"] input[type=\"hidden\"]");
+        let names = page.attrs(&css, "name");
+        let values = page.attrs(&css, "value");
+        let mut form: Vec<(&str, &str)> = names
+            .iter()
+            .zip(&values)
+            .map(|(n, v)| (n.as_str(), v.as_str()))
+            .filter(|(n, _)| !fields.iter().any(|(f, _)| f == n))
+            .collect();
+        form.extend_from_slice(fields);
+        const BOUNDARY: &str = "forkful-test-boundary-7MA4YWxkTrZu0gW";
+        let mut body = Vec::new();
+        for (name, value) in form {
+            body.extend_from_slice(
+                format!("--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n")
+                    .as_bytes(),
+            );
+        }
+        let (filename, kind, bytes) = file.unwrap_or(("", "application/octet-stream", &[]));
+        body.extend_from_slice(
+            format!(
+                "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"picture_file\"; filename=\"{filename}\"\r\nContent-Type: {kind}\r\n\r\n"
+            )
+            .as_bytes(),
+        );
+        body.extend_from_slice(bytes);
+        body.extend_from_slice(format!("\r\n--{BOUNDARY}--\r\n").as_bytes());
+        let request = TestRequest::post()
+            .uri(action)
+            .insert_header((
+                "Content-Type",
+                format!("multipart/form-data; boundary={BOUNDARY}"),
+            ))
+            .insert_header(("Origin", ORIGIN))
+            .set_payload(body);
+        self.send(request).await
     }
 
     /// Posts `form` as it is, from `origin` (`None`: no Origin header).
@@ -99,7 +154,7 @@ pub fn form_token(page: &Page, action: &str) -> String {
         .unwrap_or_else(|| panic!("a form posting to {action} with a token:\n{}", page.body))
 }
 
-fn new_site() -> (Recipes, Data<Site>) {
+pub fn new_site() -> (Recipes, Data<Site>) {
     let recipes = Recipes::temporary().unwrap();
     let site = site(&recipes);
     (recipes, site)
@@ -466,7 +521,7 @@ async fn an_oversized_or_unreadable_form_is_refused_with_a_page_that_says_so() {
 const EDIT_BASED_ON: &str = "form.recipe-form input[name=based_on]";
 
 /// The recipe form's fields for a small recipe, with `changes` over them.
-fn recipe_fields<'a>(changes: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
+pub fn recipe_fields<'a>(changes: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
     let mut fields = vec![
         ("title", "Weeknight Dal"),
         ("slug", ""),

@@ -226,6 +226,7 @@ fn the_check_finds_what_a_browser_would_run() {
         status: 200,
         headers: actix_web::http::header::HeaderMap::new(),
         body: body.to_owned(),
+        raw: body.as_bytes().to_vec(),
     };
     for hostile in [
         "<main><script>alert(1)</script></main>",

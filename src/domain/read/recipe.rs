@@ -6,6 +6,7 @@ use super::Snapshot;
 use crate::domain::content::{Content, Minutes, Step};
 use crate::domain::diff::{self, RecipeDiff};
 use crate::domain::ids::{Basis, Instant, RecipeId, VersionNumber};
+use crate::domain::pictures::Picture;
 use crate::domain::slug::Slug;
 use crate::domain::DomainError;
 use crate::store::{Components, Datom, EntityId, Index};
@@ -117,6 +118,30 @@ impl Snapshot {
         }
         if !found {
             return Err(DomainError::NoSuchRecipe(format!("#{id}")));
+        }
+        // The picture's attributes came after the search terms.
+        let mut picture = Picture {
+            hash: String::new(),
+            width: 0,
+            height: 0,
+            alt: String::new(),
+        };
+        let dimension = |v: &crate::store::Value| v.as_long().and_then(|n| u32::try_from(n).ok());
+        for datom in self
+            .db
+            .entity_attributes(id.entity(), a.picture, a.picture_height)
+        {
+            let Datom { a: attr, v, .. } = datom?;
+            match attr {
+                x if x == a.picture => picture.hash = v.as_str().unwrap_or("").to_owned(),
+                x if x == a.picture_alt => picture.alt = v.as_str().unwrap_or("").to_owned(),
+                x if x == a.picture_width => picture.width = dimension(&v).unwrap_or(0),
+                x if x == a.picture_height => picture.height = dimension(&v).unwrap_or(0),
+                _ => {}
+            }
+        }
+        if !picture.hash.is_empty() {
+            recipe.content.picture = Some(picture);
         }
         recipe.forked_from = forked_from.map(|p| (p, forked_version));
         recipe.content.ingredients = self.components(&ingredients, a.ingredient_position, |e| {

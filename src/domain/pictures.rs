@@ -1,0 +1,336 @@
+//! Pictures of recipes: an upload decoded, checked, and re-encoded as the
+//! few sizes a page serves.
+//!
+//! An upload is read by its bytes, never its name or stated type: only a
+//! JPEG, PNG or WebP that decodes is a picture. It is turned the way its
+//! camera said (EXIF orientation), then every variant is re-encoded from
+//! the pixels alone, so nothing else of the file leaves the server: no EXIF
+//! (GPS included), no comments, no colour profiles. The variants are
+//! widths for `srcset` and three crops (1:1, 4:3, 16:9) for search
+//! engines' recipe cards.
+//!
+//! A picture is named by a hash of the upload's bytes: the same file
+//! uploaded twice is stored once. `Recipes::add_picture` stores the
+//! variants durably before any transaction can refer to them.
+
+use std::io::Cursor;
+
+use blake2::digest::consts::U16;
+use blake2::{Blake2b, Digest};
+use image::codecs::jpeg::JpegEncoder;
+use image::imageops::FilterType;
+use image::{DynamicImage, ImageDecoder, ImageFormat, ImageReader, Limits, RgbImage};
+
+/// The largest upload read, in bytes.
+pub const MAX_UPLOAD_BYTES: usize = 10 * 1024 * 1024;
+/// The longest side a picture may have, in pixels.
+pub const MAX_SIDE: u32 = 8000;
+/// The widths served for `srcset` (those no wider than the picture).
+pub const WIDTHS: [u32; 4] = [320, 640, 1024, 1600];
+/// The crops search engines ask for, as width and height ratios.
+pub const CROPS: [(u32, u32); 3] = [(1, 1), (4, 3), (16, 9)];
+/// How wide the crops are at most.
+const CROP_WIDTH: u32 = 1200;
+/// JPEG quality: photographs look right and weigh a fifth of the original.
+const QUALITY: u8 = 82;
+/// The length of a picture's name: 32 hex digits (128 bits of BLAKE2b).
+pub const HASH_LEN: usize = 32;
+
+/// A recipe's picture: which one, its size, and what it shows in words.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Picture {
+    /// The hash that names it (32 lowercase hex digits).
+    pub hash: String,
+    pub width: u32,
+    pub height: u32,
+    /// What the picture shows, for those who cannot see it.
+    pub alt: String,
+}
+
+impl Picture {
+    /// The widths it is served at, smallest first: each of `WIDTHS` no
+    /// wider than the picture, or its own width if it is narrower than all.
+    pub fn widths(&self) -> Vec<u32> {
+        widths_for(self.width)
+    }
+
+    /// The height at `width`, keeping the picture's proportions.
+    pub fn height_at(&self, width: u32) -> u32 {
+        scaled_height(self.width, self.height, width)
+    }
+}
+
+fn widths_for(width: u32) -> Vec<u32> {
+    let widths: Vec<u32> = WIDTHS.iter().copied().filter(|&w| w <= width).collect();
+    if widths.is_empty() {
+        vec![width]
+    } else {
+        widths
+    }
+}
+
+fn scaled_height(width: u32, height: u32, at: u32) -> u32 {
+    ((u64::from(height) * u64::from(at) + u64::from(width) / 2) / u64::from(width.max(1))).max(1)
+        as u32
+}
+
+/// The name of a crop's variant: `4x3`.
+pub fn crop_name((w, h): (u32, u32)) -> String {
+    format!("{w}x{h}")
+}
+
+/// Whether `text` can name a picture: exactly 32 lowercase hex digits.
+pub fn is_hash(text: &str) -> bool {
+    text.len() == HASH_LEN && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// Whether `name` is a variant a picture of `width` has.
+pub fn is_variant(width: u32, name: &str) -> bool {
+    CROPS.iter().any(|&c| crop_name(c) == name)
+        || name
+            .parse::<u32>()
+            .is_ok_and(|w| widths_for(width).contains(&w))
+}
+
+/// Why an upload is not a picture.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum PictureError {
+    #[error("the picture is {0} bytes; the most is {MAX_UPLOAD_BYTES} (10 MiB)")]
+    TooLarge(usize),
+    #[error("the file is not a JPEG, PNG or WebP picture")]
+    NotAPicture,
+    #[error("the picture could not be read: {0}")]
+    Unreadable(String),
+    #[error("the picture is {0}x{1} pixels; the most is {MAX_SIDE} on a side")]
+    TooManyPixels(u32, u32),
+}
+
+/// An upload made ready to store: its name, size and encoded variants.
+pub struct Prepared {
+    pub hash: String,
+    pub width: u32,
+    pub height: u32,
+    /// Each variant's name (`640`, `4x3`) and JPEG bytes.
+    pub variants: Vec<(String, Vec<u8>)>,
+}
+
+/// The hash that names an upload.
+pub fn hash_of(bytes: &[u8]) -> String {
+    let digest = Blake2b::<U16>::digest(bytes);
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Decodes `bytes` and encodes every variant.
+pub fn prepare(bytes: &[u8]) -> Result<Prepared, PictureError> {
+    if bytes.len() > MAX_UPLOAD_BYTES {
+        return Err(PictureError::TooLarge(bytes.len()));
+    }
+    let image = decode(bytes)?;
+    let (width, height) = (image.width(), image.height());
+    let rgb = flattened(image);
+    let mut variants = Vec::new();
+    for w in widths_for(width) {
+        let resized = if w == width {
+            rgb.clone()
+        } else {
+            image::imageops::resize(
+                &rgb,
+                w,
+                scaled_height(width, height, w),
+                FilterType::Triangle,
+            )
+        };
+        variants.push((w.to_string(), jpeg(&resized)?));
+    }
+    for crop in CROPS {
+        variants.push((crop_name(crop), jpeg(&cropped(&rgb, crop))?));
+    }
+    Ok(Prepared {
+        hash: hash_of(bytes),
+        width,
+        height,
+        variants,
+    })
+}
+
+/// The picture in `bytes`, turned upright; only JPEG, PNG and WebP.
+fn decode(bytes: &[u8]) -> Result<DynamicImage, PictureError> {
+    let mut reader = ImageReader::new(Cursor::new(bytes))
+        .with_guessed_format()
+        .map_err(|e| PictureError::Unreadable(e.to_string()))?;
+    match reader.format() {
+        Some(ImageFormat::Jpeg | ImageFormat::Png | ImageFormat::WebP) => {}
+        _ => return Err(PictureError::NotAPicture),
+    }
+    let mut limits = Limits::default();
+    limits.max_image_width = Some(MAX_SIDE);
+    limits.max_image_height = Some(MAX_SIDE);
+    limits.max_alloc = Some(512 * 1024 * 1024);
+    reader.limits(limits);
+    let unreadable = |e: image::ImageError| match e {
+        image::ImageError::Limits(_) => PictureError::TooManyPixels(0, 0),
+        other => PictureError::Unreadable(other.to_string()),
+    };
+    let mut decoder = reader.into_decoder().map_err(unreadable)?;
+    let (w, h) = decoder.dimensions();
+    if w > MAX_SIDE || h > MAX_SIDE {
+        return Err(PictureError::TooManyPixels(w, h));
+    }
+    if w == 0 || h == 0 {
+        return Err(PictureError::NotAPicture);
+    }
+    let orientation = decoder
+        .orientation()
+        .unwrap_or(image::metadata::Orientation::NoTransforms);
+    let mut image = DynamicImage::from_decoder(decoder).map_err(unreadable)?;
+    image.apply_orientation(orientation);
+    Ok(image)
+}
+
+/// RGB pixels, any transparency laid on white (JPEG has none).
+fn flattened(image: DynamicImage) -> RgbImage {
+    if !image.color().has_alpha() {
+        return image.into_rgb8();
+    }
+    let rgba = image.into_rgba8();
+    let mut rgb = RgbImage::new(rgba.width(), rgba.height());
+    for (out, px) in rgb.pixels_mut().zip(rgba.pixels()) {
+        let [r, g, b, a] = px.0;
+        let over = |c: u8| ((u16::from(c) * u16::from(a) + 255 * (255 - u16::from(a))) / 255) as u8;
+        out.0 = [over(r), over(g), over(b)];
+    }
+    rgb
+}
+
+/// The largest centred crop of `rgb` with the ratio `w:h`, at most
+/// `CROP_WIDTH` wide.
+fn cropped(rgb: &RgbImage, (rw, rh): (u32, u32)) -> RgbImage {
+    let (width, height) = rgb.dimensions();
+    // As wide as the picture, unless that is too tall for the ratio.
+    let (mut cw, mut ch) = (
+        width,
+        (u64::from(width) * u64::from(rh) / u64::from(rw)) as u32,
+    );
+    if ch > height {
+        ch = height;
+        cw = (u64::from(height) * u64::from(rw) / u64::from(rh)) as u32;
+    }
+    let (cw, ch) = (cw.max(1), ch.max(1));
+    let x = (width - cw) / 2;
+    let y = (height - ch) / 2;
+    let crop = image::imageops::crop_imm(rgb, x, y, cw, ch).to_image();
+    if cw <= CROP_WIDTH {
+        crop
+    } else {
+        let h = (u64::from(CROP_WIDTH) * u64::from(rh) / u64::from(rw)) as u32;
+        image::imageops::resize(&crop, CROP_WIDTH, h.max(1), FilterType::Triangle)
+    }
+}
+
+fn jpeg(rgb: &RgbImage) -> Result<Vec<u8>, PictureError> {
+    let mut out = Vec::new();
+    JpegEncoder::new_with_quality(&mut out, QUALITY)
+        .encode_image(rgb)
+        .map_err(|e| PictureError::Unreadable(e.to_string()))?;
+    Ok(out)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A picture `w` by `h` in `format`, a gradient so it is not flat.
+    pub fn encoded(w: u32, h: u32, format: ImageFormat) -> Vec<u8> {
+        let image = RgbImage::from_fn(w, h, |x, y| {
+            image::Rgb([(x * 255 / w) as u8, (y * 255 / h) as u8, 128])
+        });
+        let mut out = Cursor::new(Vec::new());
+        DynamicImage::ImageRgb8(image)
+            .write_to(&mut out, format)
+            .unwrap();
+        out.into_inner()
+    }
+
+    #[test]
+    fn each_format_is_read_and_every_variant_made() {
+        for format in [ImageFormat::Jpeg, ImageFormat::Png, ImageFormat::WebP] {
+            let prepared = prepare(&encoded(700, 500, format)).unwrap();
+            assert_eq!((prepared.width, prepared.height), (700, 500));
+            let names: Vec<&str> = prepared.variants.iter().map(|(n, _)| n.as_str()).collect();
+            assert_eq!(names, ["320", "640", "1x1", "4x3", "16x9"], "{format:?}");
+            for (name, bytes) in &prepared.variants {
+                let image = image::load_from_memory_with_format(bytes, ImageFormat::Jpeg).unwrap();
+                let want = match name.as_str() {
+                    "320" => (320, 229),
+                    "640" => (640, 457),
+                    "1x1" => (500, 500),
+                    "4x3" => (666, 500),
+                    _ => (700, 393),
+                };
+                assert_eq!((image.width(), image.height()), want, "{name}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_small_picture_is_served_at_its_own_width() {
+        let prepared = prepare(&encoded(200, 100, ImageFormat::Png)).unwrap();
+        assert_eq!(prepared.variants[0].0, "200");
+        assert!(is_variant(200, "200") && !is_variant(200, "320"));
+    }
+
+    #[test]
+    fn what_is_not_a_picture_is_refused_by_its_bytes() {
+        assert_eq!(
+            prepare(b"<svg xmlns='http://www.w3.org/2000/svg'/>").err(),
+            Some(PictureError::NotAPicture)
+        );
+        assert_eq!(
+            prepare(b"GIF89a....").err(),
+            Some(PictureError::NotAPicture)
+        );
+        // A JPEG's first bytes and then nothing decodable.
+        let mut broken = encoded(50, 50, ImageFormat::Jpeg);
+        broken.truncate(40);
+        assert!(matches!(prepare(&broken), Err(PictureError::Unreadable(_))));
+        let huge = vec![0u8; MAX_UPLOAD_BYTES + 1];
+        assert_eq!(
+            prepare(&huge).err(),
+            Some(PictureError::TooLarge(MAX_UPLOAD_BYTES + 1))
+        );
+    }
+
+    /// `jpeg` with an EXIF segment carrying `secret` where GPS would be.
+    pub fn with_exif(jpeg: &[u8], secret: &str) -> Vec<u8> {
+        let mut payload = b"Exif\0\0II*\0\x08\0\0\0\0\0".to_vec();
+        payload.extend_from_slice(secret.as_bytes());
+        let length = (payload.len() + 2) as u16;
+        let mut out = jpeg[..2].to_vec(); // SOI
+        out.extend_from_slice(&[0xFF, 0xE1]);
+        out.extend_from_slice(&length.to_be_bytes());
+        out.extend_from_slice(&payload);
+        out.extend_from_slice(&jpeg[2..]);
+        out
+    }
+
+    #[test]
+    fn no_metadata_survives_into_any_variant() {
+        let secret = "GPSLatitude 48.85837 N GPSLongitude 2.29448 E";
+        let upload = with_exif(&encoded(400, 300, ImageFormat::Jpeg), secret);
+        assert!(upload.windows(4).any(|w| w == b"Exif"));
+        let prepared = prepare(&upload).unwrap();
+        for (name, bytes) in &prepared.variants {
+            assert!(!bytes.windows(4).any(|w| w == b"Exif"), "{name}");
+            assert!(!bytes.windows(3).any(|w| w == b"GPS"), "{name}");
+        }
+    }
+
+    #[test]
+    fn hashes_name_uploads_and_nothing_else() {
+        let hash = hash_of(b"x");
+        assert!(is_hash(&hash));
+        assert!(!is_hash("../../etc/passwd"));
+        assert!(!is_hash(&hash.to_uppercase()));
+        assert!(!is_hash(&hash[1..]));
+    }
+}

@@ -1,0 +1,113 @@
+//! Reading the recipe form, sent either way a browser sends it: as a plain
+//! form (`application/x-www-form-urlencoded`, the live preview's fetch) or
+//! as `multipart/form-data` with a picture file. Each part is read with a
+//! byte limit, and the text fields become the same struct a plain form
+//! would, so the handlers read one shape.
+
+use actix_multipart::Multipart;
+use actix_web::http::header;
+use actix_web::{web, HttpRequest};
+use futures_util::StreamExt;
+use serde::de::DeserializeOwned;
+
+use super::forms::MAX_FORM_BYTES;
+use super::WebError;
+use crate::domain::pictures::MAX_UPLOAD_BYTES;
+
+/// The file field of the recipe form.
+pub const PICTURE_FIELD: &str = "picture_file";
+
+fn too_large_form() -> WebError {
+    WebError::TooLarge(format!(
+        "The form is larger than the {} KiB a form may be: nothing was changed.",
+        MAX_FORM_BYTES / 1024
+    ))
+}
+
+fn unreadable(why: impl std::fmt::Display) -> WebError {
+    WebError::BadRequest(format!(
+        "This page cannot read that form ({why}): nothing was changed."
+    ))
+}
+
+/// The form's fields, and the picture file's bytes if one was chosen.
+pub async fn read_recipe_form<T: DeserializeOwned>(
+    req: &HttpRequest,
+    payload: web::Payload,
+) -> Result<(T, Option<Vec<u8>>), WebError> {
+    let content_type = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if content_type.starts_with("multipart/form-data") {
+        return read_multipart(req, payload).await;
+    }
+    if !content_type.starts_with("application/x-www-form-urlencoded") {
+        return Err(unreadable("it is not a form"));
+    }
+    let body = read_limited(payload, MAX_FORM_BYTES).await?;
+    let form = serde_urlencoded::from_bytes(&body).map_err(unreadable)?;
+    Ok((form, None))
+}
+
+async fn read_limited(mut payload: web::Payload, limit: usize) -> Result<Vec<u8>, WebError> {
+    let mut body = Vec::new();
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk.map_err(unreadable)?;
+        if body.len() + chunk.len() > limit {
+            return Err(too_large_form());
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}
+
+async fn read_multipart<T: DeserializeOwned>(
+    req: &HttpRequest,
+    payload: web::Payload,
+) -> Result<(T, Option<Vec<u8>>), WebError> {
+    let mut parts = Multipart::new(req.headers(), payload);
+    let mut fields: Vec<(String, String)> = Vec::new();
+    let mut text_bytes = 0;
+    let mut upload = None;
+    while let Some(part) = parts.next().await {
+        let mut part = part.map_err(unreadable)?;
+        let name = part.name().unwrap_or("").to_owned();
+        let is_file = name == PICTURE_FIELD;
+        let limit = if is_file {
+            MAX_UPLOAD_BYTES
+        } else {
+            MAX_FORM_BYTES - text_bytes
+        };
+        let mut data = Vec::new();
+        while let Some(chunk) = part.next().await {
+            let chunk = chunk.map_err(unreadable)?;
+            if data.len() + chunk.len() > limit {
+                return Err(if is_file {
+                    WebError::TooLarge(format!(
+                        "The picture is larger than the {} MiB a picture may be: nothing was changed.",
+                        MAX_UPLOAD_BYTES / (1024 * 1024)
+                    ))
+                } else {
+                    too_large_form()
+                });
+            }
+            data.extend_from_slice(&chunk);
+        }
+        if is_file {
+            // No file chosen: browsers send the part, empty.
+            if !data.is_empty() {
+                upload = Some(data);
+            }
+        } else {
+            text_bytes += data.len();
+            let text = String::from_utf8(data).map_err(|_| unreadable("a field is not UTF-8"))?;
+            fields.push((name, text));
+        }
+    }
+    // Through the plain form's own decoder, so both read alike.
+    let encoded = serde_urlencoded::to_string(&fields).map_err(unreadable)?;
+    let form = serde_urlencoded::from_str(&encoded).map_err(unreadable)?;
+    Ok((form, upload))
+}

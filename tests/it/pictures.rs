@@ -1,0 +1,356 @@
+//! Pictures over the web: uploaded on the recipe form in each format,
+//! refused when they are not pictures, served in every size with nothing
+//! of the original file's metadata, kept by edits and forks, in the page's
+//! structured data, and never named by a recipe before they are stored.
+
+use std::io::Cursor;
+
+use forkful::domain::pictures::{hash_of, Picture};
+use forkful::domain::{Change, Content, DomainError, Slug};
+use image::{DynamicImage, ImageFormat, RgbImage};
+
+use crate::helpers::{get, stored, Page};
+use crate::writing::{new_site, recipe_fields, sign_up, Browser};
+
+/// A picture `w` by `h` in `format`: a gradient, so it compresses like a
+/// photograph and not like a flat colour.
+fn picture_file(w: u32, h: u32, format: ImageFormat) -> Vec<u8> {
+    let image = RgbImage::from_fn(w, h, |x, y| {
+        image::Rgb([
+            (x * 255 / w) as u8,
+            (y * 255 / h) as u8,
+            ((x + y) % 256) as u8,
+        ])
+    });
+    let mut out = Cursor::new(Vec::new());
+    DynamicImage::ImageRgb8(image)
+        .write_to(&mut out, format)
+        .unwrap();
+    out.into_inner()
+}
+
+/// `jpeg` with an EXIF segment that carries `secret` where a phone puts
+/// its GPS position.
+fn with_exif(jpeg: &[u8], secret: &str) -> Vec<u8> {
+    let mut payload = b"Exif\0\0II*\0\x08\0\0\0\0\0".to_vec();
+    payload.extend_from_slice(secret.as_bytes());
+    let mut out = jpeg[..2].to_vec();
+    out.extend_from_slice(&[0xFF, 0xE1]);
+    out.extend_from_slice(&((payload.len() + 2) as u16).to_be_bytes());
+    out.extend_from_slice(&payload);
+    out.extend_from_slice(&jpeg[2..]);
+    out
+}
+
+/// Every picture address a recipe page names: its `srcset` and `src`.
+fn picture_urls(page: &Page) -> Vec<String> {
+    let mut urls: Vec<String> = page
+        .attrs("img.recipe-image", "srcset")
+        .iter()
+        .flat_map(|set| {
+            set.split(", ")
+                .map(|c| c.split(' ').next().unwrap().to_owned())
+        })
+        .collect();
+    urls.extend(page.attrs("img.recipe-image", "src"));
+    urls
+}
+
+/// Signs a cook up and publishes a recipe with `file` as its picture.
+async fn publish_with(file: &[u8], kind: &str, alt: &str) -> (Browser, Page) {
+    let (_, site) = new_site();
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let form = ann.get("/recipes/new").await;
+    let fields = recipe_fields(&[("picture_alt", alt)]);
+    let done = ann
+        .submit_with_file(
+            &form,
+            "/recipes/new",
+            &fields,
+            Some(("dal.jpg", kind, file)),
+        )
+        .await;
+    assert_eq!(done.status, 303, "{}", done.body);
+    let page = ann.get("/recipes/weeknight-dal").await;
+    (ann, page)
+}
+
+#[actix_web::test]
+async fn a_picture_in_each_format_is_served_in_every_width() {
+    for (format, kind) in [
+        (ImageFormat::Jpeg, "image/jpeg"),
+        (ImageFormat::Png, "image/png"),
+        (ImageFormat::WebP, "image/webp"),
+    ] {
+        let file = picture_file(1200, 900, format);
+        let (mut ann, page) = publish_with(&file, kind, "A bowl of dal").await;
+        let hash = hash_of(&file);
+        assert_eq!(page.attrs("img.recipe-image", "alt"), ["A bowl of dal"]);
+        // The size it is asked at first, with its proportions: no shift.
+        assert_eq!(page.attrs("img.recipe-image", "width"), ["1024"]);
+        assert_eq!(page.attrs("img.recipe-image", "height"), ["768"]);
+        let widths: Vec<String> = page.attrs("img.recipe-image", "srcset")[0]
+            .split(", ")
+            .map(|c| c.rsplit(' ').next().unwrap().to_owned())
+            .collect();
+        assert_eq!(widths, ["320w", "640w", "1024w"], "{format:?}");
+        for url in picture_urls(&page) {
+            assert!(url.starts_with(&format!("/images/{hash}-")), "{url}");
+            let served = ann.get(&url).await;
+            assert_eq!(served.status, 200, "{url}");
+            assert_eq!(served.header("content-type"), Some("image/jpeg"));
+            assert_eq!(
+                served.header("cache-control"),
+                Some("public, max-age=31536000, immutable")
+            );
+        }
+        // The crops for search engines, absolute, in the structured data,
+        // and one for links shared elsewhere.
+        let ld = page.json_ld();
+        let images: Vec<&str> = ld["image"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        assert_eq!(
+            images,
+            ["1x1", "4x3", "16x9"].map(|c| format!("http://forkful.test/images/{hash}-{c}.jpg"))
+        );
+        for (url, ratio) in images.iter().zip([1.0, 4.0 / 3.0, 16.0 / 9.0]) {
+            let served = ann
+                .get(url.strip_prefix("http://forkful.test").unwrap())
+                .await;
+            assert_eq!(served.status, 200);
+            let crop = image::load_from_memory(&served.bytes()).unwrap();
+            let shape = f64::from(crop.width()) / f64::from(crop.height());
+            assert!((shape - ratio).abs() < 0.01, "{url}: {shape}");
+        }
+        assert_eq!(
+            page.attrs("meta[property='og:image']", "content"),
+            [images[2].to_owned()]
+        );
+    }
+}
+
+#[actix_web::test]
+async fn no_metadata_of_the_upload_is_in_any_variant_served() {
+    let secret = "GPSLatitude 48.85837 N GPSLongitude 2.29448 E";
+    let file = with_exif(&picture_file(700, 500, ImageFormat::Jpeg), secret);
+    let (mut ann, page) = publish_with(&file, "image/jpeg", "Dal").await;
+    let mut urls = picture_urls(&page);
+    urls.extend(["1x1", "4x3", "16x9"].map(|c| format!("/images/{}-{c}.jpg", hash_of(&file))));
+    assert!(urls.len() >= 5);
+    for url in urls {
+        let bytes = ann.get(&url).await.bytes();
+        assert!(image::load_from_memory(&bytes).is_ok(), "{url}");
+        assert!(!bytes.windows(4).any(|w| w == b"Exif"), "{url}");
+        assert!(!bytes.windows(3).any(|w| w == b"GPS"), "{url}");
+    }
+}
+
+#[actix_web::test]
+async fn a_file_that_is_not_a_picture_is_refused_whatever_its_name() {
+    let (recipes, site) = new_site();
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let before = stored(recipes.store());
+    let form = ann.get("/recipes/new").await;
+    let fields = recipe_fields(&[("picture_alt", "Dal")]);
+    for (name, kind, bytes) in [
+        ("dal.jpg", "image/jpeg", b"<?php echo 'hi'; ?>".to_vec()),
+        ("dal.png", "image/png", b"GIF89a\x01\x00\x01\x00".to_vec()),
+        (
+            "dal.svg",
+            "image/svg+xml",
+            b"<svg xmlns='http://www.w3.org/2000/svg'/>".to_vec(),
+        ),
+    ] {
+        let refused = ann
+            .submit_with_file(&form, "/recipes/new", &fields, Some((name, kind, &bytes)))
+            .await;
+        assert_eq!(refused.status, 422, "{name}");
+        assert_eq!(
+            refused.texts("#picture_file-error"),
+            ["The file is not a JPEG, PNG or WebP picture."],
+            "{name}"
+        );
+        // What was typed is kept.
+        assert_eq!(refused.attrs("#title", "value"), ["Weeknight Dal"]);
+    }
+    // Nothing was written: no recipe, no picture, no key anywhere.
+    assert!(stored(recipes.store()) == before);
+}
+
+#[actix_web::test]
+async fn a_picture_needs_words_and_the_form_keeps_it_while_they_are_written() {
+    let (recipes, site) = new_site();
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let form = ann.get("/recipes/new").await;
+    let file = picture_file(400, 300, ImageFormat::Png);
+    let without_alt = ann
+        .submit_with_file(
+            &form,
+            "/recipes/new",
+            &recipe_fields(&[]),
+            Some(("dal.png", "image/png", &file)),
+        )
+        .await;
+    assert_eq!(without_alt.status, 422);
+    assert_eq!(without_alt.texts("#picture_alt-error").len(), 1);
+    // The picture was stored; the form names it, so it is not sent again.
+    let hash = hash_of(&file);
+    assert_eq!(
+        without_alt.attrs("input[name=picture]", "value"),
+        std::slice::from_ref(&hash)
+    );
+    let done = ann
+        .submit_with_file(
+            &without_alt,
+            "/recipes/new",
+            &recipe_fields(&[("picture_alt", "Dal with rice")]),
+            None,
+        )
+        .await;
+    assert_eq!(done.status, 303, "{}", done.body);
+    let recipe = recipes
+        .snapshot()
+        .recipe(&Slug::parse("weeknight-dal").unwrap())
+        .unwrap();
+    let picture = recipe.content.picture.unwrap();
+    assert_eq!(
+        (picture.hash.as_str(), picture.width, picture.height),
+        (hash.as_str(), 400, 300)
+    );
+    assert_eq!(picture.alt, "Dal with rice");
+}
+
+#[actix_web::test]
+async fn an_edit_keeps_the_picture_replaces_it_or_removes_it_and_a_fork_starts_with_it() {
+    let file = picture_file(640, 480, ImageFormat::Jpeg);
+    let (mut ann, _) = publish_with(&file, "image/jpeg", "Dal").await;
+    let site = ann.site.clone();
+    let recipes = site.recipes();
+    let slug = Slug::parse("weeknight-dal").unwrap();
+    let picture_now = || recipes.snapshot().recipe(&slug).unwrap().content.picture;
+    // An edit that does not touch the picture keeps it.
+    let form = ann.get("/recipes/weeknight-dal/edit").await;
+    let kept = ann
+        .submit_with_file(
+            &form,
+            "/recipes/weeknight-dal/edit",
+            &recipe_fields(&[
+                ("title", "Dal"),
+                ("note", "shorter title"),
+                ("picture_alt", "Dal"),
+            ]),
+            None,
+        )
+        .await;
+    assert_eq!(kept.status, 303, "{}", kept.body);
+    assert_eq!(picture_now().unwrap().hash, hash_of(&file));
+    // A fork starts with its parent's picture.
+    let (fork, _) = recipes
+        .fork(&slug, None, None, |c| c, &Change::by("ben", "mine"))
+        .unwrap();
+    let forked = recipes.snapshot().recipe(&fork).unwrap().content.picture;
+    assert_eq!(forked, picture_now());
+    // A new file replaces it; ticking the box removes it.
+    let other = picture_file(500, 500, ImageFormat::Png);
+    let form = ann.get("/recipes/weeknight-dal/edit").await;
+    let replaced = ann
+        .submit_with_file(
+            &form,
+            "/recipes/weeknight-dal/edit",
+            &recipe_fields(&[
+                ("title", "Dal"),
+                ("note", "a better picture"),
+                ("picture_alt", "Dal, closer"),
+            ]),
+            Some(("new.png", "image/png", &other)),
+        )
+        .await;
+    assert_eq!(replaced.status, 303, "{}", replaced.body);
+    assert_eq!(picture_now().unwrap().hash, hash_of(&other));
+    let form = ann.get("/recipes/weeknight-dal/edit").await;
+    let removed = ann
+        .submit_with_file(
+            &form,
+            "/recipes/weeknight-dal/edit",
+            &recipe_fields(&[
+                ("title", "Dal"),
+                ("note", "no picture"),
+                ("remove_picture", "on"),
+            ]),
+            None,
+        )
+        .await;
+    assert_eq!(removed.status, 303, "{}", removed.body);
+    assert_eq!(picture_now(), None);
+    // The history says what each did.
+    let history = get(&site, "/recipes/weeknight-dal/history").await;
+    let lines = history.texts(".versions li");
+    assert!(
+        lines.iter().filter(|l| l.contains("picture")).count() >= 2,
+        "{lines:?}"
+    );
+}
+
+#[actix_web::test]
+async fn a_recipe_cannot_name_a_picture_that_is_not_stored() {
+    let (recipes, _) = new_site();
+    let before = stored(recipes.store());
+    let content = Content {
+        title: "Dal".into(),
+        picture: Some(Picture {
+            hash: hash_of(b"never uploaded"),
+            width: 100,
+            height: 100,
+            alt: "Dal".into(),
+        }),
+        ..Content::default()
+    };
+    let refused = recipes.create(
+        &Slug::parse("dal").unwrap(),
+        content,
+        &Change::by("ann", "new"),
+    );
+    assert!(
+        matches!(refused, Err(DomainError::NoSuchPicture(_))),
+        "{refused:?}"
+    );
+    assert!(stored(recipes.store()) == before);
+}
+
+#[actix_web::test]
+async fn picture_addresses_take_only_stored_names() {
+    let file = picture_file(400, 300, ImageFormat::Jpeg);
+    let (mut ann, _) = publish_with(&file, "image/jpeg", "Dal").await;
+    let hash = hash_of(&file);
+    assert_eq!(
+        ann.get(&format!("/images/{hash}-320.jpg")).await.status,
+        200
+    );
+    for uri in [
+        format!("/images/{hash}-640.jpg"), // wider than the picture
+        format!("/images/{hash}-321.jpg"),
+        format!("/images/{}-320.jpg", hash.to_uppercase()),
+        format!("/images/{}-320.jpg", hash_of(b"other")),
+        format!("/images/{hash}-320.png"),
+        format!("/images/{hash}"),
+        "/images/..%2F..%2Fetc%2Fpasswd".to_owned(),
+        "/images/%2e%2e%2fCargo.toml".to_owned(),
+    ] {
+        assert_eq!(ann.get(&uri).await.status, 404, "{uri}");
+    }
+    // The name is the ETag: a browser that has it is answered 304.
+    let again = ann
+        .send_with(
+            &format!("/images/{hash}-320.jpg"),
+            ("If-None-Match", format!("\"{hash}-320\"")),
+        )
+        .await;
+    assert_eq!(again.status, 304);
+}
