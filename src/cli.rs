@@ -18,6 +18,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::app;
 use crate::domain::import_check::RecipeImportCheck;
+use crate::domain::pictures;
 use crate::domain::{Accounts, Recipes, Slug};
 use crate::seed;
 use crate::store::query::{self, Input, Query};
@@ -419,19 +420,31 @@ fn export(args: ExportArgs, out: &mut impl Write) -> Result<()> {
     args.store.must_exist()?;
     let store = args.store.open_bulk()?;
     if args.file == Path::new("-") {
-        transfer::export(&store.db(), &mut std::io::stdout().lock())?;
+        export_all(&store, &mut std::io::stdout().lock())?;
         return Ok(());
     }
     let summary = export_to_file(&store, &args.file)?;
     writeln!(
         out,
-        "exported {} transactions, {} datoms (basis {}) to {}",
+        "exported {} transactions, {} datoms (basis {}) and {} picture records to {}",
         summary.transactions,
         summary.datoms,
         summary.basis,
+        summary.records,
         args.file.display()
     )?;
     Ok(())
+}
+
+/// The store's datoms and its pictures (never its sessions or passwords).
+fn export_all(store: &Store, out: &mut impl Write) -> Result<TransferSummary> {
+    let db = store.db();
+    let pictures = store.keyspace(pictures::KEYSPACE)?;
+    Ok(transfer::export_with(
+        &db,
+        &[(pictures::KEYSPACE, &pictures)],
+        out,
+    )?)
 }
 
 /// Exports to a file written beside `file` and renamed, so a failed export
@@ -441,8 +454,8 @@ fn export_to_file(store: &Store, file: &Path) -> Result<TransferSummary> {
     let mut writer = BufWriter::new(
         File::create(&partial).with_context(|| format!("creating {}", partial.display()))?,
     );
-    let summary = transfer::export(&store.db(), &mut writer)
-        .with_context(|| format!("writing {}", partial.display()))?;
+    let summary =
+        export_all(store, &mut writer).with_context(|| format!("writing {}", partial.display()))?;
     writer
         .into_inner()
         .map_err(|e| e.into_error())
@@ -513,7 +526,7 @@ fn import(args: ImportArgs, out: &mut impl Write) -> Result<()> {
     }
     let store = args.store.open_bulk()?;
     let bar = progress_bar("{bar:40} {pos}/{len} datoms, {per_sec}, {eta} left");
-    let summary = transfer::import_with(
+    let summary = transfer::import_with_keyspaces(
         &store,
         || File::open(file).map(BufReader::new),
         &mut RecipeImportCheck::default(),
@@ -521,15 +534,17 @@ fn import(args: ImportArgs, out: &mut impl Write) -> Result<()> {
             bar.set_length(progress.total as u64);
             bar.set_position(progress.written as u64);
         },
+        &[pictures::KEYSPACE],
     )
     .with_context(|| format!("importing {} into {}", file.display(), data.display()))?;
     bar.finish_and_clear();
     writeln!(
         out,
-        "imported {} transactions, {} datoms (basis {}) into {}",
+        "imported {} transactions, {} datoms (basis {}) and {} picture records into {}",
         summary.transactions,
         summary.datoms,
         summary.basis,
+        summary.records,
         data.display()
     )?;
     Ok(())

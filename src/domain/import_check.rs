@@ -10,6 +10,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::pictures;
 use super::slug::Slug;
 use crate::store::transfer::ImportCheck;
 use crate::store::{Datom, EntityId, Keyword, Value};
@@ -27,6 +28,10 @@ pub struct RecipeImportCheck {
     version_counts: HashMap<EntityId, i64>,
     /// Every transaction of the file.
     transactions: HashSet<EntityId>,
+    /// Each picture the file carries: its width, and the line of its size.
+    pictures: HashMap<String, (u32, usize)>,
+    /// Each picture variant the file carries, by key (`{hash}-{variant}`).
+    variants: HashSet<String>,
 }
 
 impl ImportCheck for RecipeImportCheck {
@@ -53,12 +58,69 @@ impl ImportCheck for RecipeImportCheck {
             ("recipe/version-count", Value::Long(n), true) => {
                 self.version_counts.insert(e, *n);
             }
+            // Records come before datoms: a picture a recipe names is one
+            // the file carries, or the recipe would name nothing.
+            ("recipe/picture", Value::String(hash), true)
+                if !self.pictures.contains_key(hash.as_ref()) =>
+            {
+                return Err(format!(
+                    "the recipe's picture {hash} is not among the file's pictures"
+                ));
+            }
             _ => {}
         }
         Ok(())
     }
 
+    /// A picture's size (`{hash}` = `width height`) or a variant's JPEG
+    /// bytes (`{hash}-{variant}`), each checked as the store would write it.
+    fn record(
+        &mut self,
+        line: usize,
+        keyspace: &str,
+        key: &[u8],
+        value: &[u8],
+    ) -> Result<(), String> {
+        if keyspace != pictures::KEYSPACE {
+            return Ok(());
+        }
+        let key = std::str::from_utf8(key).map_err(|_| "a picture's key is not text".to_owned())?;
+        match key.split_once('-') {
+            None if pictures::is_hash(key) => {
+                let size = std::str::from_utf8(value).unwrap_or("");
+                let width = size
+                    .split_once(' ')
+                    .and_then(|(w, h)| Some((w.parse::<u32>().ok()?, h.parse::<u32>().ok()?)))
+                    .filter(|&(w, h)| {
+                        (1..=pictures::MAX_SIDE).contains(&w)
+                            && (1..=pictures::MAX_SIDE).contains(&h)
+                    })
+                    .map(|(w, _)| w)
+                    .ok_or_else(|| format!("picture {key} has no size: {size:?}"))?;
+                self.pictures.insert(key.to_owned(), (width, line));
+            }
+            Some((hash, variant)) if pictures::is_hash(hash) && !variant.is_empty() => {
+                if !value.starts_with(&[0xFF, 0xD8, 0xFF]) {
+                    return Err(format!("picture variant {key} is not a JPEG"));
+                }
+                self.variants.insert(key.to_owned());
+            }
+            _ => return Err(format!("{key:?} is not a picture's key")),
+        }
+        Ok(())
+    }
+
     fn finish(&mut self) -> Result<(), (usize, String)> {
+        for (hash, &(width, line)) in &self.pictures {
+            for variant in pictures::variant_names(width) {
+                if !self.variants.contains(&format!("{hash}-{variant}")) {
+                    return Err((
+                        line,
+                        format!("picture {hash} is missing its {variant} variant"),
+                    ));
+                }
+            }
+        }
         for (&fork, &(version, line)) in &self.forked_versions {
             let Some(&(parent, _)) = self.parents.get(&fork) else {
                 continue;

@@ -33,6 +33,11 @@ pub const CROPS: [(u32, u32); 3] = [(1, 1), (4, 3), (16, 9)];
 const CROP_WIDTH: u32 = 1200;
 /// JPEG quality: photographs look right and weigh a fifth of the original.
 const QUALITY: u8 = 82;
+/// The keyspace pictures are stored in: `{hash}` is a picture's size
+/// (`1600 1200`), `{hash}-{variant}` a variant's JPEG bytes. It is carried
+/// by export and import.
+pub const KEYSPACE: &str = "pictures";
+
 /// The length of a picture's name: 32 hex digits (128 bits of BLAKE2b).
 pub const HASH_LEN: usize = 32;
 
@@ -82,6 +87,15 @@ pub fn crop_name((w, h): (u32, u32)) -> String {
 /// Whether `text` can name a picture: exactly 32 lowercase hex digits.
 pub fn is_hash(text: &str) -> bool {
     text.len() == HASH_LEN && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// Every variant a picture of `width` has: its widths, then its crops.
+pub fn variant_names(width: u32) -> Vec<String> {
+    widths_for(width)
+        .into_iter()
+        .map(|w| w.to_string())
+        .chain(CROPS.iter().map(|&c| crop_name(c)))
+        .collect()
 }
 
 /// Whether `name` is a variant a picture of `width` has.

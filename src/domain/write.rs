@@ -468,9 +468,7 @@ impl Recipes {
     }
 }
 
-/// The keyspace of pictures: `{hash}` is a picture's size (`1600 1200`),
-/// `{hash}-{variant}` a variant's JPEG bytes.
-const PICTURES: &str = "pictures";
+use super::pictures::KEYSPACE as PICTURES;
 
 fn variant_key(hash: &str, name: &str) -> Vec<u8> {
     format!("{hash}-{name}").into_bytes()

@@ -14,6 +14,13 @@
 //! installed attribute's ident can never change. The genesis transaction is
 //! not written; every store has the same one.
 //!
+//! Format 2 may carry keyspace records before the datoms, one a line:
+//! `#keyspace pictures <key> <value>`, key and value in base64. Only the
+//! keyspaces the caller names are written or read (pictures, never
+//! sessions or password hashes), and an import writes them, durably, before
+//! the first datom, so that nothing the datoms name is missing at any
+//! basis. A format 1 file is a format 2 file without records.
+//!
 //! Import reads the file twice. The first pass checks every line, writing
 //! nothing: syntax, line length, known attributes, value types, ids, tx
 //! order, transaction instants that never go back, transaction sizes, the
@@ -34,14 +41,26 @@ use super::encoding::Datom;
 use super::error::{StorageError, TransactError, TransferError};
 use super::schema::{Schema, DB_TX_INSTANT, GENESIS_TX};
 use super::value::{parse_uuid, EntityId, Keyword, Value, ValueType};
-use super::{instant, Db, Store, MAX_TX_BYTES, MAX_TX_DATOMS};
+use super::{instant, Db, Keyspace, Store, MAX_TX_BYTES, MAX_TX_DATOMS};
 use crate::edn::{self, Edn};
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine;
 
-const HEADER: &str = ";; forkful export, format 1: [entity attribute value tx added], in log order";
+const HEADER: &str = ";; forkful export, format 2: #keyspace records (name, base64 key and value), then [entity attribute value tx added] in log order";
+
+/// What starts a keyspace record's line.
+const RECORD: &str = "#keyspace ";
 
 /// The longest line an import reads, in bytes: a datom with a recipe's
 /// longest Markdown is far shorter; a longer line is refused, not buffered.
 pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// The longest keyspace record's line: a picture's widest variant, in
+/// base64, fits with room to spare.
+pub const MAX_RECORD_BYTES: usize = 32 << 20;
+
+/// Keyspace records' bytes written between two flushes of an import.
+const GROUP_RECORD_BYTES: usize = 8 << 20;
 
 /// Datoms written between two flushes of an import. sled cannot page out
 /// what is not yet flushed, so groups are kept small (docs/BENCHMARKING.md).
@@ -55,6 +74,16 @@ pub trait ImportCheck {
     /// After the last datom: what must hold of the whole file, or the line
     /// of what breaks it and why.
     fn finish(&mut self) -> Result<(), (usize, String)>;
+    /// Sees each keyspace record of the file, before any datom.
+    fn record(
+        &mut self,
+        _line: usize,
+        _keyspace: &str,
+        _key: &[u8],
+        _value: &[u8],
+    ) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// No checks beyond the store's.
@@ -76,16 +105,42 @@ pub struct TransferSummary {
     pub transactions: usize,
     pub datoms: usize,
     pub basis: EntityId,
+    /// Keyspace records.
+    pub records: usize,
 }
 
 /// Writes every datom after genesis, up to `db`'s basis, to `out`.
 pub fn export(db: &Db, out: &mut impl Write) -> Result<TransferSummary, TransferError> {
+    export_with(db, &[], out)
+}
+
+/// `export`, with every record of the named `keyspaces` first. A keyspace
+/// is read after `db` was pinned, so it holds all that the datoms name
+/// (as long as its records are only ever added before being named).
+pub fn export_with(
+    db: &Db,
+    keyspaces: &[(&str, &Keyspace)],
+    out: &mut impl Write,
+) -> Result<TransferSummary, TransferError> {
     writeln!(out, "{HEADER}")?;
     let mut summary = TransferSummary {
         transactions: 0,
         datoms: 0,
         basis: db.basis(),
+        records: 0,
     };
+    for (name, keyspace) in keyspaces {
+        for record in keyspace.scan_prefix(b"") {
+            let (key, value) = record?;
+            writeln!(
+                out,
+                "{RECORD}{name} {} {}",
+                BASE64.encode(&key),
+                BASE64.encode(&value)
+            )?;
+            summary.records += 1;
+        }
+    }
     let mut last_tx = GENESIS_TX;
     for datom in db.log(GENESIS_TX + 1, db.basis()) {
         let d = datom?;
@@ -122,9 +177,21 @@ pub fn import<R: BufRead>(
 /// `checked`, is their total).
 pub fn import_with<R: BufRead>(
     store: &Store,
+    open: impl FnMut() -> std::io::Result<R>,
+    check: &mut dyn ImportCheck,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<TransferSummary, TransferError> {
+    import_with_keyspaces(store, open, check, progress, &[])
+}
+
+/// `import_with`, taking the records of the named `keyspaces` (a record of
+/// any other is refused), written before the first datom.
+pub fn import_with_keyspaces<R: BufRead>(
+    store: &Store,
     mut open: impl FnMut() -> std::io::Result<R>,
     check: &mut dyn ImportCheck,
     progress: &mut dyn FnMut(Progress),
+    keyspaces: &[&str],
 ) -> Result<TransferSummary, TransferError> {
     if !store.is_empty() {
         return Err(TransferError::Import {
@@ -133,7 +200,14 @@ pub fn import_with<R: BufRead>(
         });
     }
     let base = Arc::new(store.db().schema().clone());
-    let checked = read_transactions(open()?, base.clone(), check, |_, _, _, _| Ok(()))?;
+    let checked = read_transactions(
+        open()?,
+        base.clone(),
+        check,
+        keyspaces,
+        &mut |_, _, _| Ok(()),
+        |_, _, _, _| Ok(()),
+    )?;
     check
         .finish()
         .map_err(|(line, why)| TransferError::Import { line, why })?;
@@ -144,11 +218,17 @@ pub fn import_with<R: BufRead>(
     store.begin_import()?;
     let mut since_flush = 0;
     let mut written = 0;
+    // Shared by the two callbacks: records come first, datoms flush them.
+    let records = std::cell::RefCell::new(Records::default());
     let outcome = read_transactions(
         open()?,
         base,
         &mut NoCheck,
+        keyspaces,
+        &mut |name, key, value| records.borrow_mut().add(store, name, key, value),
         |datoms, next_id, schema, line| {
+            // Every record is durable before the first datom is written.
+            records.borrow_mut().write(store)?;
             store
                 .apply_imported(datoms, next_id, schema)
                 .map_err(|e| match e {
@@ -174,6 +254,7 @@ pub fn import_with<R: BufRead>(
         },
     )
     .and_then(|summary| {
+        records.borrow_mut().write(store)?;
         store.wait_durable(summary.basis)?;
         Ok(summary)
     });
@@ -193,8 +274,61 @@ pub fn import_with<R: BufRead>(
             if let Err(reset) = store.reset_to_genesis() {
                 tracing::error!(error = %reset, "could not empty the store after a failed import");
             }
+            for name in keyspaces {
+                let emptied = store
+                    .keyspace(name)
+                    .map_err(TransactError::from)
+                    .and_then(|keyspace| keyspace.remove_prefix(b""));
+                if let Err(reset) = emptied {
+                    tracing::error!(error = %reset, keyspace = name, "could not empty a keyspace after a failed import");
+                }
+            }
             Err(error)
         }
+    }
+}
+
+/// Where a pass sends each keyspace record: its keyspace, key and value.
+type RecordSink<'a> = dyn FnMut(&str, Vec<u8>, Vec<u8>) -> Result<(), TransferError> + 'a;
+
+/// Keyspace records read and not yet written: written a group at a time,
+/// one flush each, and all of them before the first datom.
+#[derive(Default)]
+struct Records {
+    pending: Vec<(String, Vec<u8>, Vec<u8>)>,
+    bytes: usize,
+}
+
+impl Records {
+    fn add(
+        &mut self,
+        store: &Store,
+        name: &str,
+        key: Vec<u8>,
+        value: Vec<u8>,
+    ) -> Result<(), TransferError> {
+        self.bytes += key.len() + value.len();
+        self.pending.push((name.to_owned(), key, value));
+        if self.bytes >= GROUP_RECORD_BYTES {
+            self.write(store)?;
+        }
+        Ok(())
+    }
+
+    fn write(&mut self, store: &Store) -> Result<(), TransferError> {
+        let mut pending = std::mem::take(&mut self.pending);
+        self.bytes = 0;
+        while let Some((name, ..)) = pending.first() {
+            let name = name.clone();
+            let split = pending
+                .iter()
+                .position(|(n, ..)| *n != name)
+                .unwrap_or(pending.len());
+            let group: Vec<(Vec<u8>, Vec<u8>)> =
+                pending.drain(..split).map(|(_, k, v)| (k, v)).collect();
+            store.keyspace(&name)?.insert_all(&group)?;
+        }
+        Ok(())
     }
 }
 
@@ -211,12 +345,15 @@ fn read_transactions<R: BufRead>(
     mut reader: R,
     mut schema: Arc<Schema>,
     check: &mut dyn ImportCheck,
+    keyspaces: &[&str],
+    record: &mut RecordSink,
     mut each: impl FnMut(&[Datom], EntityId, &Arc<Schema>, usize) -> Result<(), TransferError>,
 ) -> Result<TransferSummary, TransferError> {
     let mut summary = TransferSummary {
         transactions: 0,
         datoms: 0,
         basis: GENESIS_TX,
+        records: 0,
     };
     let mut pending: Vec<Datom> = Vec::new();
     let mut pending_line = 0;
@@ -246,22 +383,36 @@ fn read_transactions<R: BufRead>(
     loop {
         buffer.clear();
         let read = (&mut reader)
-            .take(MAX_LINE_BYTES as u64 + 1)
+            .take(MAX_RECORD_BYTES as u64 + 1)
             .read_until(b'\n', &mut buffer)?;
         if read == 0 {
             break;
         }
         number += 1;
         let fail = |why: String| TransferError::Import { line: number, why };
-        if buffer.len() > MAX_LINE_BYTES {
-            return Err(fail(format!(
-                "the line is longer than {MAX_LINE_BYTES} bytes"
-            )));
+        let is_record = buffer.starts_with(RECORD.as_bytes());
+        let limit = if is_record {
+            MAX_RECORD_BYTES
+        } else {
+            MAX_LINE_BYTES
+        };
+        if buffer.len() > limit {
+            return Err(fail(format!("the line is longer than {limit} bytes")));
         }
         let text = std::str::from_utf8(&buffer)
             .map_err(|_| fail("the line is not UTF-8".into()))?
             .trim();
         if text.is_empty() || text.starts_with(';') {
+            continue;
+        }
+        if is_record {
+            if summary.datoms > 0 {
+                return Err(fail("keyspace records come before the first datom".into()));
+            }
+            let (name, key, value) = parse_record(text, keyspaces).map_err(fail)?;
+            check.record(number, name, &key, &value).map_err(fail)?;
+            record(name, key, value)?;
+            summary.records += 1;
             continue;
         }
         let (ident, datom) = parse_line(text, &schema).map_err(fail)?;
@@ -307,6 +458,29 @@ fn read_transactions<R: BufRead>(
     }
     finish(&mut pending, &mut schema, pending_line, next_id)?;
     Ok(summary)
+}
+
+/// `#keyspace name key value`, key and value in base64; only a keyspace
+/// the import takes.
+fn parse_record<'a>(
+    text: &'a str,
+    keyspaces: &[&str],
+) -> Result<(&'a str, Vec<u8>, Vec<u8>), String> {
+    let parts: Vec<&str> = text[RECORD.len()..].split(' ').collect();
+    let [name, key, value] = parts.as_slice() else {
+        return Err("expected #keyspace name key value".into());
+    };
+    if !keyspaces.contains(name) {
+        return Err(format!(
+            "this import does not take records of keyspace {name:?}"
+        ));
+    }
+    let decode = |what: &str, text: &str| {
+        BASE64
+            .decode(text)
+            .map_err(|e| format!("the record's {what} is not base64: {e}"))
+    };
+    Ok((name, decode("key", key)?, decode("value", value)?))
 }
 
 /// `[e :attr value tx added]`, typed by the attribute.

@@ -5,11 +5,14 @@
 
 use std::io::Cursor;
 
-use forkful::domain::pictures::{hash_of, Picture};
-use forkful::domain::{Change, Content, DomainError, Slug};
+use forkful::domain::import_check::RecipeImportCheck;
+use forkful::domain::pictures::{self, hash_of, Picture};
+use forkful::domain::{Change, Content, DomainError, Recipes, Slug};
+use forkful::store::error::TransferError;
+use forkful::store::{transfer, Store};
 use image::{DynamicImage, ImageFormat, RgbImage};
 
-use crate::helpers::{get, stored, Page};
+use crate::helpers::{get, site, stored, Page};
 use crate::writing::{new_site, recipe_fields, sign_up, Browser};
 
 /// A picture `w` by `h` in `format`: a gradient, so it compresses like a
@@ -353,4 +356,132 @@ async fn picture_addresses_take_only_stored_names() {
         )
         .await;
     assert_eq!(again.status, 304);
+}
+
+/// A store with one recipe and its picture, and its export with pictures.
+fn exported_with_a_picture() -> (Recipes, Vec<u8>, Vec<u8>) {
+    let recipes = Recipes::temporary().unwrap();
+    let file = picture_file(700, 500, ImageFormat::Png);
+    let mut picture = recipes.add_picture(&file).unwrap();
+    picture.alt = "Dal".into();
+    let content = Content {
+        title: "Dal".into(),
+        picture: Some(picture),
+        ..Content::default()
+    };
+    recipes
+        .create(
+            &Slug::parse("dal").unwrap(),
+            content,
+            &Change::by("ann", "new"),
+        )
+        .unwrap();
+    let mut out = Vec::new();
+    let keyspace = recipes.store().keyspace(pictures::KEYSPACE).unwrap();
+    let summary = transfer::export_with(
+        &recipes.store().db(),
+        &[(pictures::KEYSPACE, &keyspace)],
+        &mut out,
+    )
+    .unwrap();
+    // The size and the five variants of a 700-pixel picture.
+    assert_eq!(summary.records, 6);
+    (recipes, out, file)
+}
+
+fn import_into_new(file: &[u8]) -> (Store, Result<transfer::TransferSummary, TransferError>) {
+    let store = Store::temporary().unwrap();
+    let outcome = transfer::import_with_keyspaces(
+        &store,
+        || Ok(Cursor::new(file.to_vec())),
+        &mut RecipeImportCheck::default(),
+        &mut |_| {},
+        &[pictures::KEYSPACE],
+    );
+    (store, outcome)
+}
+
+#[actix_web::test]
+async fn export_and_import_carry_pictures_whole() {
+    let (original, exported, file) = exported_with_a_picture();
+    let (store, outcome) = import_into_new(&exported);
+    outcome.unwrap();
+    let recipes = Recipes::open(store).unwrap();
+    let slug = Slug::parse("dal").unwrap();
+    let picture = recipes
+        .snapshot()
+        .recipe(&slug)
+        .unwrap()
+        .content
+        .picture
+        .unwrap();
+    assert_eq!(picture.hash, hash_of(&file));
+    for variant in pictures::variant_names(picture.width) {
+        assert_eq!(
+            recipes.picture_variant(&picture.hash, &variant).unwrap(),
+            original.picture_variant(&picture.hash, &variant).unwrap(),
+            "{variant}"
+        );
+    }
+    // Served from the imported store.
+    let page = get(&site(&recipes), "/recipes/dal").await;
+    let mut ann = Browser::new(&site(&recipes));
+    for url in picture_urls(&page) {
+        assert_eq!(ann.get(&url).await.status, 200, "{url}");
+    }
+    // And exported again, the same file.
+    let mut again = Vec::new();
+    let keyspace = recipes.store().keyspace(pictures::KEYSPACE).unwrap();
+    transfer::export_with(
+        &recipes.store().db(),
+        &[(pictures::KEYSPACE, &keyspace)],
+        &mut again,
+    )
+    .unwrap();
+    assert!(again == exported);
+}
+
+#[test]
+fn an_import_whose_pictures_are_missing_or_foreign_writes_nothing() {
+    let (_, exported, _) = exported_with_a_picture();
+    let text = String::from_utf8(exported).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let without = |keep: &dyn Fn(&str) -> bool| -> Vec<u8> {
+        let kept: Vec<&str> = lines.iter().copied().filter(|l| keep(l)).collect();
+        (kept.join("\n") + "\n").into_bytes()
+    };
+    let sessions = text.replacen("#keyspace pictures ", "#keyspace sessions ", 1);
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        // No records at all: the recipe names a picture the file lacks.
+        (
+            without(&|l| !l.starts_with("#keyspace")),
+            "is not among the file's pictures",
+        ),
+        // One variant gone.
+        (
+            without(&|l| !record_key(l).is_some_and(|k| k.ends_with("-4x3"))),
+            "missing its 4x3 variant",
+        ),
+        // Records of a keyspace the import does not take.
+        (
+            sessions.into_bytes(),
+            "does not take records of keyspace \"sessions\"",
+        ),
+    ];
+    for (file, why) in cases {
+        let (store, outcome) = import_into_new(&file);
+        let error = outcome.unwrap_err().to_string();
+        assert!(error.contains(why), "{error}");
+        assert!(store.is_empty());
+        let keyspace = store.keyspace(pictures::KEYSPACE).unwrap();
+        assert_eq!(keyspace.scan_prefix(b"").count(), 0);
+    }
+}
+
+/// The key of a keyspace record's line, decoded.
+fn record_key(line: &str) -> Option<String> {
+    use base64::Engine;
+    let key = line.strip_prefix("#keyspace ")?.split(' ').nth(1)?;
+    let bytes = base64::engine::general_purpose::STANDARD.decode(key).ok()?;
+    String::from_utf8(bytes).ok()
 }
