@@ -140,8 +140,20 @@ pub fn prepare(bytes: &[u8]) -> Result<Prepared, PictureError> {
         return Err(PictureError::TooLarge(bytes.len()));
     }
     let image = decode(bytes)?;
-    let (width, height) = (image.width(), image.height());
-    let rgb = flattened(image);
+    encoded(flattened(image), hash_of(bytes))
+}
+
+/// A picture drawn by code (the demo's): named by a hash of its pixels.
+pub fn prepare_drawn(rgb: RgbImage) -> Result<Prepared, PictureError> {
+    let mut named = rgb.as_raw().clone();
+    named.extend_from_slice(&rgb.width().to_be_bytes());
+    let hash = hash_of(&named);
+    encoded(rgb, hash)
+}
+
+/// Every variant of `rgb`, encoded.
+fn encoded(rgb: RgbImage, hash: String) -> Result<Prepared, PictureError> {
+    let (width, height) = rgb.dimensions();
     let mut variants = Vec::new();
     for w in widths_for(width) {
         let resized = if w == width {
@@ -160,7 +172,7 @@ pub fn prepare(bytes: &[u8]) -> Result<Prepared, PictureError> {
         variants.push((crop_name(crop), jpeg(&cropped(&rgb, crop))?));
     }
     Ok(Prepared {
-        hash: hash_of(bytes),
+        hash,
         width,
         height,
         variants,

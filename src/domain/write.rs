@@ -126,7 +126,11 @@ impl Recipes {
         if let Some(picture) = self.picture(&hash)? {
             return Ok(picture);
         }
-        let prepared = pictures::prepare(bytes)?;
+        self.store_picture(pictures::prepare(bytes)?)
+    }
+
+    /// Stores a prepared picture's variants, durably (see `add_picture`).
+    pub fn store_picture(&self, prepared: pictures::Prepared) -> Result<Picture, DomainError> {
         let mut entries: Vec<(Vec<u8>, Vec<u8>)> = prepared
             .variants
             .into_iter()

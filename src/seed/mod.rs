@@ -13,10 +13,12 @@
 //! - `synthetic`: N recipes in fork forests of a chosen shape
 
 mod file;
+pub mod illustration;
 pub mod synthetic;
 
 use std::collections::{HashMap, HashSet};
 
+use crate::domain::pictures::Picture;
 use crate::domain::{Change, Content, DomainError, Recipes, Slug, VersionNumber};
 use crate::store::Store;
 use file::SeedRecipe;
@@ -270,6 +272,24 @@ fn in_time(recipes: &[SeedRecipe], mut contents: Contents) -> Vec<PlannedVersion
 /// Writes a plan into `store`, which must hold nothing but (at most) the
 /// recipe schema. The schema is installed just before the first version.
 pub fn apply(store: &Store, plan: &[PlannedVersion]) -> Result<SeedReport, SeedFailure> {
+    apply_with(store, plan, Pictures::None)
+}
+
+/// Whether a seed's recipes get pictures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pictures {
+    None,
+    /// Each recipe a drawing of its own, from its first version's content
+    /// (`illustration`), kept by its later versions.
+    Drawn,
+}
+
+/// `apply`, with pictures or without.
+pub fn apply_with(
+    store: &Store,
+    plan: &[PlannedVersion],
+    pictures: Pictures,
+) -> Result<SeedReport, SeedFailure> {
     let first_at = plan.first().and_then(|p| p.change.at);
     crate::domain::schema::install_at(store, first_at.map(|at| at - 1000))
         .map_err(DomainError::from)?;
@@ -291,8 +311,18 @@ pub fn apply(store: &Store, plan: &[PlannedVersion]) -> Result<SeedReport, SeedF
     };
     // Each recipe's newest version so far: an edit is based on it.
     let mut newest: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    for version in plan {
-        let count = newest.entry(version.slug.as_str()).or_insert(0);
+    // Each recipe's picture, drawn from its first version and kept after.
+    let drawn: HashMap<&str, Picture> = match pictures {
+        Pictures::None => HashMap::new(),
+        Pictures::Drawn => draw_all(&recipes, plan)?,
+    };
+    for planned in plan {
+        let count = newest.entry(planned.slug.as_str()).or_insert(0);
+        let mut version = std::borrow::Cow::Borrowed(planned);
+        if let Some(picture) = drawn.get(planned.slug.as_str()) {
+            version.to_mut().content.picture = Some(picture.clone());
+        }
+        let version = version.as_ref();
         match (&version.fork_of, version.first) {
             (Some((parent, number)), _) => {
                 let content = version.content.clone();
@@ -326,6 +356,45 @@ pub fn apply(store: &Store, plan: &[PlannedVersion]) -> Result<SeedReport, SeedF
     Ok(report)
 }
 
+/// A drawing of each recipe of `plan`, from its first version, stored: the
+/// drawing and encoding (most of a demo seed's time) on every core.
+fn draw_all<'a>(
+    recipes: &Recipes,
+    plan: &'a [PlannedVersion],
+) -> Result<HashMap<&'a str, Picture>, SeedFailure> {
+    let firsts: Vec<&PlannedVersion> = plan.iter().filter(|v| v.first).collect();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = firsts.len().div_ceil(threads).max(1);
+    let prepared: Vec<Result<_, DomainError>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = firsts
+            .chunks(chunk)
+            .map(|versions| {
+                scope.spawn(move || {
+                    versions
+                        .iter()
+                        .map(|v| {
+                            let drawing = illustration::draw(v.slug.as_str(), &v.content);
+                            Ok((v, crate::domain::pictures::prepare_drawn(drawing)?))
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("a drawing thread panicked"))
+            .collect()
+    });
+    let mut drawn = HashMap::new();
+    for result in prepared {
+        let (version, prepared) = result?;
+        let mut picture = recipes.store_picture(prepared)?;
+        picture.alt = illustration::description(&version.content);
+        drawn.insert(version.slug.as_str(), picture);
+    }
+    Ok(drawn)
+}
+
 /// Version `n` of the recipe `slug`, as the plan counts them (from 1).
 fn version_number(slug: &Slug, n: usize) -> Result<VersionNumber, DomainError> {
     VersionNumber::new(n as u64)
@@ -335,5 +404,5 @@ fn version_number(slug: &Slug, n: usize) -> Result<VersionNumber, DomainError> {
 /// Plans and applies the embedded demo seed.
 pub fn demo(store: &Store) -> Result<SeedReport, SeedFailure> {
     let plan = plan(&demo_files())?;
-    apply(store, &plan)
+    apply_with(store, &plan, Pictures::Drawn)
 }

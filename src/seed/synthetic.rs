@@ -43,11 +43,12 @@ const BATCH_DATOMS: usize = 500;
 /// flushed, so a group is kept small too.
 const GROUP: usize = 10;
 
-/// SplitMix64: small, fast, and good enough to vary titles.
-struct Rng(u64);
+/// SplitMix64: small, fast, and good enough to vary titles (and where the
+/// demo's drawings put things).
+pub(super) struct Rng(pub(super) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(super) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);

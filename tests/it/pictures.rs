@@ -485,3 +485,38 @@ fn record_key(line: &str) -> Option<String> {
     let bytes = base64::engine::general_purpose::STANDARD.decode(key).ok()?;
     String::from_utf8(bytes).ok()
 }
+
+#[actix_web::test]
+async fn every_demo_recipe_has_a_drawing_of_its_own_and_the_seed_stays_light() {
+    let recipes = crate::helpers::demo();
+    let view = recipes.snapshot();
+    let site = site(recipes);
+    let mut hashes = std::collections::HashSet::new();
+    let mut bytes = 0;
+    let entries = crate::helpers::whole_catalog(&view).entries;
+    for entry in &entries {
+        let slug = Slug::parse(&entry.slug).unwrap();
+        let picture = view.recipe(&slug).unwrap().content.picture.unwrap();
+        assert!(picture.alt.starts_with("A drawing of "), "{}", picture.alt);
+        assert!(
+            hashes.insert(picture.hash.clone()),
+            "{slug} shares a drawing"
+        );
+        for variant in pictures::variant_names(picture.width) {
+            bytes += recipes
+                .picture_variant(&picture.hash, &variant)
+                .unwrap()
+                .unwrap()
+                .len();
+        }
+        // What search engines ask of a recipe: an image, in three shapes.
+        let page = get(&site, &format!("/recipes/{slug}")).await;
+        assert_eq!(
+            page.json_ld()["image"].as_array().unwrap().len(),
+            3,
+            "{slug}"
+        );
+    }
+    assert_eq!(entries.len(), 66);
+    assert!(bytes < 4 << 20, "the demo's pictures take {bytes} bytes");
+}
