@@ -520,3 +520,181 @@ async fn every_demo_recipe_has_a_drawing_of_its_own_and_the_seed_stays_light() {
     assert_eq!(entries.len(), 66);
     assert!(bytes < 4 << 20, "the demo's pictures take {bytes} bytes");
 }
+
+const PICTURE_CHILD_DIR: &str = "FORKFUL_PICTURE_CRASH_DIR";
+
+/// The crash test's child: stores a picture, then a recipe naming it,
+/// over and over, saying `PIC` after each picture and `ACK` after each
+/// recipe, until it is killed. Ignored: only the parent runs it.
+#[test]
+#[ignore = "run by pictures::a_crash_between_a_picture_and_its_recipe_leaves_no_dangling_reference"]
+fn picture_child_writer() {
+    let Ok(dir) = std::env::var(PICTURE_CHILD_DIR) else {
+        return;
+    };
+    let recipes = Recipes::open(Store::open(&dir).unwrap()).unwrap();
+    let run = std::process::id();
+    say("READY");
+    for i in 0u32.. {
+        // Each picture different: its colours follow i.
+        let image = RgbImage::from_fn(64, 48, |x, y| {
+            image::Rgb([
+                (i % 256) as u8,
+                (x * 4) as u8,
+                ((y + i / 256 + run) % 256) as u8,
+            ])
+        });
+        let mut file = Cursor::new(Vec::new());
+        DynamicImage::ImageRgb8(image)
+            .write_to(&mut file, ImageFormat::Png)
+            .unwrap();
+        let mut picture = recipes.add_picture(&file.into_inner()).unwrap();
+        say(&format!("PIC {}", picture.hash));
+        picture.alt = format!("Picture {i}");
+        let slug = format!("crash-picture-{run}-{i}");
+        let content = Content {
+            title: format!("Recipe {i}"),
+            picture: Some(picture),
+            ..Content::default()
+        };
+        recipes
+            .create(
+                &Slug::parse(&slug).unwrap(),
+                content,
+                &Change::by("ann", "new"),
+            )
+            .unwrap();
+        say(&format!("ACK {slug}"));
+    }
+}
+
+fn say(line: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{line}").and_then(|()| out.flush()).unwrap();
+}
+
+/// Starts the child on `dir`, kills it `after` its start of writing, and
+/// returns the slugs it acknowledged.
+fn run_picture_child(dir: &std::path::Path, after: std::time::Duration) -> Vec<String> {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "pictures::picture_child_writer",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+            "-q",
+        ])
+        .env(PICTURE_CHILD_DIR, dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (ready_tx, ready) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut acks = Vec::new();
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if line == "READY" {
+                let _ = ready_tx.send(());
+            } else if let Some(slug) = line.strip_prefix("ACK ") {
+                acks.push(slug.to_owned());
+            }
+        }
+        acks
+    });
+    ready
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the child started writing");
+    std::thread::sleep(after);
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the child stopped on its own"
+    );
+    child.kill().unwrap(); // SIGKILL: no destructor, no flush
+    child.wait().unwrap();
+    reader.join().unwrap()
+}
+
+#[test]
+fn a_crash_between_a_picture_and_its_recipe_leaves_no_dangling_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let rounds: u64 = std::env::var("FORKFUL_PICTURE_CRASH_ROUNDS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(6);
+    let mut state = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64
+        | 1;
+    let mut acknowledged = Vec::new();
+    for round in 0..rounds {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let after = std::time::Duration::from_millis(5 + state % 150);
+        acknowledged.extend(run_picture_child(dir.path(), after));
+        let recipes = Recipes::open(Store::open(dir.path()).unwrap()).unwrap();
+        let view = recipes.snapshot();
+        // Every recipe acknowledged is there.
+        for slug in &acknowledged {
+            view.recipe(&Slug::parse(slug).unwrap())
+                .unwrap_or_else(|e| panic!("round {round}: acknowledged {slug} is gone: {e}"));
+        }
+        // Every recipe on disk, acknowledged or not, names a picture that
+        // is there whole.
+        let mut recipes_seen = 0;
+        for entry in crate::helpers::whole_catalog(&view).entries {
+            let slug = Slug::parse(&entry.slug).unwrap();
+            let picture = view.recipe(&slug).unwrap().content.picture.unwrap();
+            for variant in pictures::variant_names(picture.width) {
+                assert!(
+                    recipes
+                        .picture_variant(&picture.hash, &variant)
+                        .unwrap()
+                        .is_some(),
+                    "round {round}: {slug} names picture {} without its {variant}",
+                    picture.hash
+                );
+            }
+            recipes_seen += 1;
+        }
+        assert!(recipes_seen >= acknowledged.len());
+        // And every picture whose size is stored has all its variants:
+        // its size is written last.
+        let keyspace = recipes.store().keyspace(pictures::KEYSPACE).unwrap();
+        for record in keyspace.scan_prefix(b"") {
+            let (key, value) = record.unwrap();
+            let key = String::from_utf8(key.to_vec()).unwrap();
+            if pictures::is_hash(&key) {
+                let width: u32 = String::from_utf8(value.to_vec())
+                    .unwrap()
+                    .split(' ')
+                    .next()
+                    .unwrap()
+                    .parse()
+                    .unwrap();
+                for variant in pictures::variant_names(width) {
+                    assert!(
+                        keyspace
+                            .get(format!("{key}-{variant}").as_bytes())
+                            .unwrap()
+                            .is_some(),
+                        "round {round}: picture {key} lost its {variant}"
+                    );
+                }
+            }
+        }
+    }
+    assert!(!acknowledged.is_empty(), "no child acknowledged anything");
+    eprintln!(
+        "{rounds} rounds killed; {} recipes with pictures acknowledged and found whole",
+        acknowledged.len()
+    );
+}
