@@ -1,5 +1,6 @@
 //! Building the server: one `build` for `main`, the tests and the benches.
 
+use crate::import::Fetcher;
 use std::io;
 use std::net::{SocketAddr, TcpListener};
 
@@ -25,6 +26,9 @@ pub struct Config {
     pub base_url: Option<String>,
     /// The page cache's budget in bytes.
     pub page_cache_bytes: u64,
+    /// Whether imports may fetch from this machine and private networks
+    /// (for tests; never on a public site).
+    pub allow_private_fetch: bool,
 }
 
 /// A server that is listening, and the address it got.
@@ -94,7 +98,16 @@ pub fn build(config: &Config, recipes: Recipes) -> io::Result<Running> {
         .base_url
         .clone()
         .unwrap_or_else(|| format!("http://{addr}"));
-    let site = Data::new(Site::new(recipes, &base_url).with_page_cache(config.page_cache_bytes));
+    let fetcher = if config.allow_private_fetch {
+        Fetcher::allowing_private()
+    } else {
+        Fetcher::public_only()
+    };
+    let site = Data::new(
+        Site::new(recipes, &base_url)
+            .with_page_cache(config.page_cache_bytes)
+            .with_fetcher(fetcher),
+    );
     let mut server = HttpServer::new(move || app(site.clone()))
         .shutdown_timeout(30)
         .max_connections(MAX_CONNECTIONS_PER_WORKER)

@@ -19,7 +19,8 @@ use clap::{Args, Parser, Subcommand};
 use crate::app;
 use crate::domain::import_check::RecipeImportCheck;
 use crate::domain::pictures;
-use crate::domain::{Accounts, Recipes, Slug};
+use crate::domain::{Accounts, Change, Recipes, Slug};
+use crate::import;
 use crate::seed;
 use crate::store::query::{self, Input, Query};
 use crate::store::transfer::{self, TransferSummary};
@@ -47,6 +48,11 @@ pub enum Command {
     Query(QueryArgs),
     /// Load an export file into an empty store.
     Import(ImportArgs),
+    /// Bring in a recipe from another site's page (its address) or a saved
+    /// page (a file): a new recipe whose lineage starts at that page.
+    ///
+    /// Example: forkful import-recipe https://cook.example/dal --as ann
+    ImportRecipe(ImportRecipeArgs),
     /// Administer cooks' accounts: add one, set a password, disable one.
     ///
     /// A password is read from the first line of standard input, e.g.
@@ -62,6 +68,7 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
         Command::Export(args) => export(args, out),
         Command::Query(args) => query(args, out),
         Command::Import(args) => import(args, out),
+        Command::ImportRecipe(args) => import_recipe(args, out),
         Command::User(args) => user(args, out),
     }
 }
@@ -194,6 +201,10 @@ pub struct ServeArgs {
     /// FORKFUL_LOG filters them, e.g. FORKFUL_LOG=warn).
     #[arg(long, env = "FORKFUL_LOG_JSON")]
     pub log_json: bool,
+    /// Let /import fetch pages from this machine and private networks
+    /// (for tests; never on a public site).
+    #[arg(long, env = "FORKFUL_ALLOW_PRIVATE_FETCH")]
+    pub allow_private_fetch: bool,
 }
 
 /// The in-memory caches' budget unless `--memory-mb` says otherwise.
@@ -234,6 +245,7 @@ fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
         workers: args.workers,
         base_url: args.base_url,
         page_cache_bytes: budget.pages,
+        allow_private_fetch: args.allow_private_fetch,
     };
     serve_until_stopped(store, &config, args.log_json, out)
 }
@@ -463,6 +475,71 @@ fn export_to_file(store: &Store, file: &Path) -> Result<TransferSummary> {
         .with_context(|| format!("writing {}", partial.display()))?;
     std::fs::rename(&partial, file).with_context(|| format!("renaming to {}", file.display()))?;
     Ok(summary)
+}
+
+/// `forkful import-recipe`.
+#[derive(Debug, Args)]
+pub struct ImportRecipeArgs {
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// An http or https address, or the path of a saved page.
+    pub source: String,
+    /// The cook who brings it in (made on first use).
+    #[arg(long = "as", value_name = "HANDLE")]
+    pub handle: String,
+    /// The page's address, for a saved page that does not say it (no
+    /// canonical link).
+    #[arg(long)]
+    pub url: Option<String>,
+    /// Fetch from this machine and private networks too (for tests).
+    #[arg(long)]
+    pub allow_private: bool,
+}
+
+fn import_recipe(args: ImportRecipeArgs, out: &mut impl Write) -> Result<()> {
+    let handle = Slug::parse(&args.handle)
+        .map_err(|_| anyhow::anyhow!("{:?} is not a cook's handle (a-z, 0-9, -)", args.handle))?;
+    let (url, html) = if args.source.contains("://") {
+        let fetcher = if args.allow_private {
+            import::Fetcher::allowing_private()
+        } else {
+            import::Fetcher::public_only()
+        };
+        fetcher
+            .fetch(&args.source)
+            .with_context(|| format!("fetching {}", args.source))?
+    } else {
+        let html = std::fs::read_to_string(&args.source)
+            .with_context(|| format!("reading {}", args.source))?;
+        let url =
+            import::page_address(args.url.as_deref().unwrap_or(""), &html).ok_or_else(|| {
+                anyhow::anyhow!(
+                    "{} does not say its address (no canonical link): give it with --url",
+                    args.source
+                )
+            })?;
+        (url, html)
+    };
+    let imported =
+        import::from_html(&html, &url).with_context(|| format!("reading the recipe at {url}"))?;
+    let store = args.store.open()?;
+    let recipes = Recipes::open(store)?;
+    let change = Change::by(
+        handle.as_str(),
+        &format!("Brought in from {}", imported.source.name),
+    );
+    let (slug, _) = recipes.import(
+        &Slug::from_title(&imported.content.title),
+        imported.content,
+        &imported.source,
+        &change,
+    )?;
+    writeln!(
+        out,
+        "brought in {slug} from {} ({}) as {handle}",
+        imported.source.name, imported.source.url
+    )?;
+    Ok(())
 }
 
 /// `forkful query`.

@@ -8,6 +8,8 @@
 //!   database values, pull. Knows nothing of recipes.
 //! - `domain`: recipes, versions, forks, lineage, diffs, over the store.
 //! - `seed`: the demo fixture and synthetic catalogs.
+//! - `import`: recipes brought in from other sites' pages (schema.org
+//!   JSON-LD and microdata), and fetching those pages safely.
 //! - `views`: maud views, pure functions from view models to markup;
 //!   Markdown, JSON-LD, feeds.
 //! - `web`: actix-web: the URL table, thin handlers, caching headers,
@@ -21,6 +23,7 @@ pub mod assets;
 pub mod cli;
 pub mod domain;
 pub mod edn;
+pub mod import;
 pub mod seed;
 pub mod store;
 pub mod views;

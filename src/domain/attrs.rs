@@ -61,5 +61,7 @@ attrs! {
     picture_alt => ":recipe/picture-alt",
     picture_width => ":recipe/picture-width",
     picture_height => ":recipe/picture-height",
+    source_url => ":recipe/source-url",
+    source_name => ":recipe/source-name",
     terms => ":recipe/terms",
 }

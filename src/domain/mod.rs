@@ -44,7 +44,8 @@ pub use content::{Content, Minutes, Step, Yield};
 pub use ids::{Basis, Instant, RecipeId, VersionNumber};
 pub use models::{
     Breadcrumb, Comparison, CookPage, Crumb, Family, History, LineageShow, Link, RecipeShow,
-    TreeNode, VersionDiff, VersionShow, COOK_PAGE_LIMIT, CRUMB_ENDS, FORKS_LISTED, HISTORY_PAGE,
+    Source, TreeNode, VersionDiff, VersionShow, COOK_PAGE_LIMIT, CRUMB_ENDS, FORKS_LISTED,
+    HISTORY_PAGE,
 };
 pub use read::{
     Ancestor, CatalogEntry, CatalogPage, CatalogQuery, ForkNode, ForkTree, ReadSet, Recipe,

@@ -10,6 +10,14 @@ use super::read::{Ancestor, CatalogEntry, ForkNode, Recipe, Snapshot, Version};
 use super::slug::Slug;
 use super::{Content, DomainError};
 
+/// Where a recipe brought in from another site came from: the page, and
+/// the site's name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    pub url: String,
+    pub name: String,
+}
+
 /// A link to a recipe: where it is and what it is called.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Link {
@@ -36,6 +44,9 @@ pub const FORKS_LISTED: usize = 50;
 /// page names at most that many whatever the depth.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Breadcrumb {
+    /// Where the original was brought in from, if it was: the lineage
+    /// starts there.
+    pub source: Option<Source>,
     /// The ancestors shown from the original down.
     pub head: Vec<Crumb>,
     /// How many are left out after `head`.
@@ -204,9 +215,11 @@ impl Snapshot {
     pub fn crumbs(&self, id: RecipeId) -> Result<Breadcrumb, DomainError> {
         let mut lineage = self.lineage(id)?;
         lineage.reverse();
+        let source = self.source(lineage.first().map_or(id, |a| a.id))?;
         let crumb = |a: &Ancestor| self.crumb(a);
         if lineage.len() <= 2 * CRUMB_ENDS {
             return Ok(Breadcrumb {
+                source,
                 head: lineage.iter().map(crumb).collect::<Result<_, _>>()?,
                 hidden: 0,
                 tail: Vec::new(),
@@ -214,6 +227,7 @@ impl Snapshot {
         }
         let tail_from = lineage.len() - CRUMB_ENDS;
         Ok(Breadcrumb {
+            source,
             head: lineage[..CRUMB_ENDS]
                 .iter()
                 .map(crumb)

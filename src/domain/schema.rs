@@ -309,6 +309,20 @@ const ATTRIBUTES: &[(&str, ValueType, Cardinality, &str, &str)] = &[
         "The picture's height in pixels, upright.",
     ),
     (
+        ":recipe/source-url",
+        ValueType::String,
+        Cardinality::One,
+        "",
+        "For a recipe brought in from another site: the page it was read from, where its lineage starts.",
+    ),
+    (
+        ":recipe/source-name",
+        ValueType::String,
+        Cardinality::One,
+        "",
+        "The name of the site the recipe was brought in from.",
+    ),
+    (
         ":recipe/terms",
         ValueType::String,
         Cardinality::Many,

@@ -26,7 +26,7 @@ use super::read::RETIRED;
 use super::read::{Recipe, Snapshot};
 use super::search;
 use super::slug::Slug;
-use super::{schema, DomainError};
+use super::{schema, DomainError, Source};
 use crate::store::{
     Db, EntityId, EntityMap, EntityRef, Keyspace, Store, Transaction, TxReport, TxValue, Value,
 };
@@ -225,6 +225,33 @@ impl Recipes {
             Ok((tx, ()))
         })?;
         Ok(report)
+    }
+
+    /// Creates a recipe brought in from another site: its lineage starts at
+    /// `source`. Its slug is `slug`, numbered (`-2`, `-3`...) if taken,
+    /// chosen inside the writer; returns the slug it got.
+    pub fn import(
+        &self,
+        slug: &Slug,
+        content: Content,
+        source: &Source,
+        change: &Change,
+    ) -> Result<(Slug, TxReport), DomainError> {
+        let content = content.normalized().map_err(DomainError::Invalid)?;
+        let (report, slug) = self.store.transact_with(|db| -> Result<_, DomainError> {
+            let view = self.view_of(db);
+            let slug = free_slug(&view, slug)?;
+            self.check_picture(&content)?;
+            let mut tx = Transaction::new();
+            tx.map(
+                new_recipe_map("recipe", &slug, &content, None, change)
+                    .with(":recipe/source-url", source.url.as_str())
+                    .with(":recipe/source-name", source.name.as_str()),
+            );
+            stamp(&mut tx, change)?;
+            Ok((tx, slug))
+        })?;
+        Ok((slug, report))
     }
 
     fn view_of(&self, db: &Db) -> Snapshot {
@@ -482,6 +509,17 @@ fn store_error(e: crate::store::StorageError) -> DomainError {
     DomainError::Store(e.into())
 }
 
+/// `slug` if no recipe has it, else the first of `slug-2`, `slug-3`... free.
+fn free_slug(view: &Snapshot, slug: &Slug) -> Result<Slug, DomainError> {
+    let mut candidate = slug.clone();
+    let mut n = 2;
+    while view.find(&candidate)?.is_some() {
+        candidate = slug.with_suffix(n);
+        n += 1;
+    }
+    Ok(candidate)
+}
+
 /// Refuses a new recipe a slug another recipe has.
 fn refuse_taken(view: &Snapshot, slug: &Slug) -> Result<(), DomainError> {
     match view.find(slug)? {
@@ -511,13 +549,7 @@ fn check_based_on(
 /// The parent's slug and the author's handle, numbered if that is taken.
 fn free_fork_slug(view: &Snapshot, parent: &Slug, author: &str) -> Result<Slug, DomainError> {
     let base = Slug::parse(&format!("{parent}-{author}")).unwrap_or_else(|_| parent.clone());
-    let mut candidate = base.clone();
-    let mut n = 2;
-    while view.find(&candidate)?.is_some() {
-        candidate = base.with_suffix(n);
-        n += 1;
-    }
-    Ok(candidate)
+    free_slug(view, &base)
 }
 
 /// A recipe's ordered components (ingredient lines or steps).

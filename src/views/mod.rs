@@ -21,6 +21,7 @@ pub mod feeds;
 pub mod forks;
 pub mod forms;
 pub mod history;
+pub mod import_form;
 pub mod json;
 pub mod jsonld;
 pub mod layout;

@@ -56,6 +56,7 @@ pub struct RecipePage<'a> {
 
 /// A breadcrumb with no ancestors, for pages of recipes that have none.
 static NO_LINEAGE: Breadcrumb = Breadcrumb {
+    source: None,
     head: Vec::new(),
     hidden: 0,
     tail: Vec::new(),
@@ -106,9 +107,14 @@ fn method(steps: &[Step]) -> Markup {
 
 fn lineage(page: &RecipePage) -> Markup {
     html! {
-        @if !page.lineage.is_empty() {
+        @if !page.lineage.is_empty() || page.lineage.source.is_some() {
             nav class="lineage" aria-label="Lineage" {
                 ol {
+                    @if let Some(source) = &page.lineage.source {
+                        li class="source" {
+                            a href=(source.url) rel="nofollow noopener" { (source.name) }
+                        }
+                    }
                     @for crumb in &page.lineage.head { (crumb_item(crumb)) }
                     @if page.lineage.hidden > 0 {
                         li class="gap" {
@@ -464,10 +470,13 @@ pub fn show(base_url: &str, model: &RecipeShow) -> Markup {
 pub fn show_scaled(base_url: &str, model: &RecipeShow, scale: Scale) -> Markup {
     let r = &model.recipe;
     let url = format!("{base_url}{}", recipe_path(r.slug.as_str()));
+    // A fork is based on its parent's version; a recipe brought in from
+    // another site, on that site's page.
     let based_on = model
         .lineage
         .parent()
-        .map(|p| format!("{base_url}{}", version_path(&p.slug, p.version)));
+        .map(|p| format!("{base_url}{}", version_path(&p.slug, p.version)))
+        .or_else(|| model.lineage.source.as_ref().map(|s| s.url.clone()));
     let json_ld = jsonld::recipe(
         &r.content,
         &RecipeFacts {

@@ -140,6 +140,9 @@ pub fn page(
         &head,
         html! {
             h1 { (title) }
+            @if matches!(purpose, Purpose::New) {
+                p { "Found one elsewhere? " a href="/import" { "Bring in a recipe from another site" } "." }
+            }
             @if let Some((diff, newest)) = changed_since {
                 div class="notice" role="alert" {
                     p { "Someone saved a new version while you were editing: the recipe is at version "

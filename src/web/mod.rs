@@ -17,6 +17,7 @@ pub mod page_cache;
 mod pages;
 mod pictures;
 mod recipe_forms;
+mod recipe_import;
 pub mod recipes;
 pub mod respond;
 pub mod session;
@@ -45,6 +46,9 @@ pub struct Site {
     attempts: limits::AttemptLimit,
     /// Pages as sent, bounded in bytes.
     pages: page_cache::PageCache,
+    /// How pages to import are fetched (public addresses only, unless the
+    /// server was started to allow private ones).
+    fetcher: crate::import::Fetcher,
 }
 
 /// The page cache's budget unless told otherwise: a demo's every page in
@@ -68,7 +72,18 @@ impl Site {
             accounts: std::sync::OnceLock::new(),
             attempts: limits::AttemptLimit::per_minute(limits::ATTEMPTS_PER_MINUTE),
             pages: page_cache::PageCache::new(DEFAULT_PAGE_CACHE_BYTES),
+            fetcher: crate::import::Fetcher::public_only(),
         }
+    }
+
+    /// This site fetching pages to import with `fetcher`.
+    pub fn with_fetcher(mut self, fetcher: crate::import::Fetcher) -> Site {
+        self.fetcher = fetcher;
+        self
+    }
+
+    pub fn fetcher(&self) -> crate::import::Fetcher {
+        self.fetcher
     }
 
     /// This site with a page cache of at most `bytes` (0 keeps no page).
@@ -180,6 +195,11 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             web::post().to(recipe_forms::retire),
         )
         .route("/preview", web::post().to(recipe_forms::preview))
+        .service(get_post(
+            "/import",
+            recipe_import::page,
+            recipe_import::submit,
+        ))
         .service(get_post("/signup", account::sign_up_page, account::sign_up))
         .service(get_post("/login", account::log_in_page, account::log_in))
         .route("/logout", web::post().to(account::log_out))

@@ -17,10 +17,10 @@ use crate::domain::pictures::MAX_UPLOAD_BYTES;
 /// The file field of the recipe form.
 pub const PICTURE_FIELD: &str = "picture_file";
 
-fn too_large_form() -> WebError {
+fn too_large_form(limit: usize) -> WebError {
     WebError::TooLarge(format!(
         "The form is larger than the {} KiB a form may be: nothing was changed.",
-        MAX_FORM_BYTES / 1024
+        limit / 1024
     ))
 }
 
@@ -35,18 +35,28 @@ pub async fn read_recipe_form<T: DeserializeOwned>(
     req: &HttpRequest,
     payload: web::Payload,
 ) -> Result<(T, Option<Vec<u8>>), WebError> {
+    read_form(req, payload, MAX_FORM_BYTES).await
+}
+
+/// A form whose text may be up to `text_limit` bytes (a pasted page), and
+/// its picture file if it has one.
+pub async fn read_form<T: DeserializeOwned>(
+    req: &HttpRequest,
+    payload: web::Payload,
+    text_limit: usize,
+) -> Result<(T, Option<Vec<u8>>), WebError> {
     let content_type = req
         .headers()
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
     if content_type.starts_with("multipart/form-data") {
-        return read_multipart(req, payload).await;
+        return read_multipart(req, payload, text_limit).await;
     }
     if !content_type.starts_with("application/x-www-form-urlencoded") {
         return Err(unreadable("it is not a form"));
     }
-    let body = read_limited(payload, MAX_FORM_BYTES).await?;
+    let body = read_limited(payload, text_limit).await?;
     let form = serde_urlencoded::from_bytes(&body).map_err(unreadable)?;
     Ok((form, None))
 }
@@ -56,7 +66,7 @@ async fn read_limited(mut payload: web::Payload, limit: usize) -> Result<Vec<u8>
     while let Some(chunk) = payload.next().await {
         let chunk = chunk.map_err(unreadable)?;
         if body.len() + chunk.len() > limit {
-            return Err(too_large_form());
+            return Err(too_large_form(limit));
         }
         body.extend_from_slice(&chunk);
     }
@@ -66,6 +76,7 @@ async fn read_limited(mut payload: web::Payload, limit: usize) -> Result<Vec<u8>
 async fn read_multipart<T: DeserializeOwned>(
     req: &HttpRequest,
     payload: web::Payload,
+    text_limit: usize,
 ) -> Result<(T, Option<Vec<u8>>), WebError> {
     let mut parts = Multipart::new(req.headers(), payload);
     let mut fields: Vec<(String, String)> = Vec::new();
@@ -78,7 +89,7 @@ async fn read_multipart<T: DeserializeOwned>(
         let limit = if is_file {
             MAX_UPLOAD_BYTES
         } else {
-            MAX_FORM_BYTES - text_bytes
+            text_limit - text_bytes
         };
         let mut data = Vec::new();
         while let Some(chunk) = part.next().await {
@@ -90,7 +101,7 @@ async fn read_multipart<T: DeserializeOwned>(
                         MAX_UPLOAD_BYTES / (1024 * 1024)
                     ))
                 } else {
-                    too_large_form()
+                    too_large_form(text_limit)
                 });
             }
             data.extend_from_slice(&chunk);

@@ -13,14 +13,15 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("store", &["edn"]),
     ("domain", &["store", "edn"]),
     ("seed", &["domain", "store", "edn"]),
+    ("import", &["domain"]),
     ("assets", &[]),
     ("views", &["domain", "assets"]),
-    ("web", &["domain", "views", "assets"]),
-    ("app", &["web", "domain", "assets"]),
+    ("web", &["domain", "views", "assets", "import"]),
+    ("app", &["web", "domain", "assets", "import"]),
     (
         "cli",
         &[
-            "app", "web", "domain", "seed", "store", "edn", "views", "assets",
+            "app", "web", "domain", "seed", "store", "edn", "views", "assets", "import",
         ],
     ),
     ("main", &["cli"]),

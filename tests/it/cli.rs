@@ -3,6 +3,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+use forkful::domain::{Recipes, Slug};
 use forkful::store::Store;
 
 use crate::helpers::{add_recipe, schema_tx};
@@ -517,4 +518,98 @@ fn administrators_add_disable_and_reset_accounts_on_the_command_line() {
     let out = forkful(&["user", "--data", data, "enable", "ann"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     log_in("a new long password").unwrap();
+}
+
+#[test]
+fn import_recipe_brings_in_a_saved_page_and_says_what_was_wrong() {
+    let root = tempfile::tempdir().unwrap();
+    let data = root.path().join("data");
+    let fixture = |name: &str| {
+        format!(
+            "{}/tests/fixtures/import/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        )
+    };
+    // A saved page with its canonical address.
+    let out = forkful(&[
+        "import-recipe",
+        "--data",
+        path(&data),
+        &fixture("wprm.html"),
+        "--as",
+        "ann",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout).trim(),
+        "brought in easy-chana-masala from Spice Trail Kitchen (https://spicetrail.example/chana-masala/) as ann"
+    );
+    // One without, given its address.
+    let out = forkful(&[
+        "import-recipe",
+        "--data",
+        path(&data),
+        &fixture("yoast.html"),
+        "--as",
+        "ann",
+        "--url",
+        "https://bakingshed.example/lemon-drizzle/",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("brought in lemon-drizzle-cake from The Baking Shed"));
+    let recipes = Recipes::open(Store::open(&data).unwrap()).unwrap();
+    let source = recipes
+        .snapshot()
+        .crumbs(
+            recipes
+                .snapshot()
+                .find(&Slug::parse("lemon-drizzle-cake").unwrap())
+                .unwrap()
+                .unwrap(),
+        )
+        .unwrap()
+        .source
+        .unwrap();
+    assert_eq!(source.url, "https://bakingshed.example/lemon-drizzle/");
+    drop(recipes);
+    for (args, says) in [
+        (
+            vec![fixture("yoast.html"), "--as".into(), "ann".into()],
+            "does not say its address",
+        ),
+        (
+            vec![
+                fixture("no-recipe.html"),
+                "--as".into(),
+                "ann".into(),
+                "--url".into(),
+                "https://x.example/".into(),
+            ],
+            "the page has no recipe",
+        ),
+        (
+            vec!["http://127.0.0.1:9/x".into(), "--as".into(), "ann".into()],
+            "private or local network",
+        ),
+        (
+            vec![fixture("wprm.html"), "--as".into(), "Not A Handle".into()],
+            "is not a cook's handle",
+        ),
+        (vec![fixture("wprm.html")], "--as"),
+    ] {
+        let mut all = vec![
+            "import-recipe".to_owned(),
+            "--data".into(),
+            path(&data).into(),
+        ];
+        all.extend(args);
+        let all: Vec<&str> = all.iter().map(String::as_str).collect();
+        let out = forkful(&all);
+        assert!(!out.status.success(), "{all:?}");
+        assert!(
+            text(&out.stderr).contains(says),
+            "{all:?}: {}",
+            text(&out.stderr)
+        );
+    }
 }

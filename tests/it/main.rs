@@ -25,6 +25,8 @@
 //! - `family`: the family drawn, against the domain's account of it, at 500
 //! - `pictures`: uploads in each format, refusals, variants without metadata,
 //!   edits and forks keeping them, no recipe naming a picture not stored
+//! - `import`: recipes from other sites' pages (plugin shapes, forkful's own),
+//!   lineage from the source, fetching that refuses private addresses
 //! - `tags`: a tag a URL must escape, from its links back to its page
 //! - `writing`: accounts and forms over HTTP, as a browser uses them
 //! - `xss`: hostile text in every free-text field runs nowhere
@@ -42,6 +44,7 @@ mod durability;
 mod family;
 mod faults;
 mod helpers;
+mod import;
 mod keyspace;
 mod page_cache;
 mod pictures;

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use super::Snapshot;
 use crate::domain::ids::{RecipeId, VersionNumber};
-use crate::domain::{DomainError, MAX_LINEAGE};
+use crate::domain::{DomainError, Source, MAX_LINEAGE};
 
 /// One step up a lineage: an ancestor, and which of its versions the recipe
 /// below it forked.
@@ -112,6 +112,25 @@ impl Snapshot {
     /// The family below `id`: forks, their forks, and so on, at most `limit`
     /// recipes below `id` (depth first, oldest fork first), so a huge family
     /// stays a bounded read. An explicit stack, not recursion.
+    /// Where recipe `id` was brought in from, if it was.
+    pub fn source(&self, id: RecipeId) -> Result<Option<Source>, DomainError> {
+        let (url, name) = (self.attrs.source_url, self.attrs.source_name);
+        let mut source = Source {
+            url: String::new(),
+            name: String::new(),
+        };
+        for datom in self.db.entity_attributes(id.entity(), url, name) {
+            let datom = datom?;
+            let text = datom.v.as_str().unwrap_or("").to_owned();
+            if datom.a == url {
+                source.url = text;
+            } else if datom.a == name {
+                source.name = text;
+            }
+        }
+        Ok((!source.url.is_empty()).then_some(source))
+    }
+
     /// The version of its parent that recipe `id` forked; `None` for an
     /// original. One EAVT range read, as a step of `lineage` is.
     pub fn forked_at(&self, id: RecipeId) -> Result<Option<VersionNumber>, DomainError> {

@@ -1,0 +1,278 @@
+//! Fetching another site's page to import, safely: `http` and `https`
+//! only; never an address on this machine or a private, link-local or
+//! otherwise internal network (checked on the addresses the name resolves
+//! to, by the resolver every connection goes through, redirects included,
+//! so a name that resolves differently the second time gains nothing);
+//! at most `MAX_REDIRECTS` redirects, `MAX_PAGE_BYTES` of page and
+//! `TIMEOUT` for all of it. Tests start the server with private addresses
+//! allowed, to fetch from 127.0.0.1.
+
+use std::io::Read;
+use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
+use std::time::Duration;
+
+/// The most a page may weigh, in bytes.
+pub const MAX_PAGE_BYTES: u64 = 5 * 1024 * 1024;
+/// The most redirects followed.
+pub const MAX_REDIRECTS: usize = 5;
+/// How long a fetch may take, connecting and reading included.
+const TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Why a page could not be fetched.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FetchError {
+    #[error("{0:?} is not a web address")]
+    BadUrl(String),
+    #[error("only http and https addresses can be imported, not {0}")]
+    NotWeb(String),
+    #[error("{0} is an address on a private or local network, which this site does not fetch")]
+    Private(String),
+    #[error("{0} could not be found")]
+    NoSuchHost(String),
+    #[error("the page redirects more than {MAX_REDIRECTS} times")]
+    TooManyRedirects,
+    #[error("the page is larger than {} MiB", MAX_PAGE_BYTES / (1024 * 1024))]
+    TooLarge,
+    #[error("the site answered {0}")]
+    Status(u16),
+    #[error("the address is not a web page (it is {0})")]
+    NotHtml(String),
+    #[error("the page could not be fetched: {0}")]
+    Network(String),
+}
+
+/// Fetches pages; see the module's documentation.
+#[derive(Debug, Clone, Copy)]
+pub struct Fetcher {
+    allow: Allow,
+}
+
+/// Which addresses a fetcher connects to besides public ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Allow {
+    PublicOnly,
+    Private,
+    /// Public ones and this one: a test's server, to show that a redirect
+    /// from it to another private address is refused.
+    Also(SocketAddr),
+}
+
+impl Allow {
+    fn admits(self, addr: &SocketAddr) -> bool {
+        match self {
+            Allow::PublicOnly => is_public(addr.ip()),
+            Allow::Private => true,
+            Allow::Also(one) => is_public(addr.ip()) || *addr == one,
+        }
+    }
+}
+
+impl Fetcher {
+    /// A fetcher that refuses private addresses: the one to serve with.
+    pub fn public_only() -> Fetcher {
+        Fetcher {
+            allow: Allow::PublicOnly,
+        }
+    }
+
+    /// A fetcher that refuses private addresses but `one`: for tests.
+    pub fn public_and(one: SocketAddr) -> Fetcher {
+        Fetcher {
+            allow: Allow::Also(one),
+        }
+    }
+
+    /// A fetcher that also fetches from this machine and private networks:
+    /// for tests, and for a site that imports from its own network.
+    pub fn allowing_private() -> Fetcher {
+        Fetcher {
+            allow: Allow::Private,
+        }
+    }
+
+    /// The page at `address`: where it ended up after redirects, and its
+    /// text.
+    pub fn fetch(&self, address: &str) -> Result<(String, String), FetchError> {
+        let allow = self.allow;
+        let agent = ureq::AgentBuilder::new()
+            .timeout(TIMEOUT)
+            .redirects(0)
+            .user_agent("forkful-import (+https://github.com/forkful)")
+            .resolver(move |netloc: &str| resolve(netloc, allow).map_err(into_io))
+            .build();
+        let mut at = checked_url(address)?;
+        for _ in 0..=MAX_REDIRECTS {
+            // The check before the request gives a clear message; the
+            // resolver's, on the connection itself, is what holds.
+            let host = at.host_str().unwrap_or_default().to_owned();
+            let port = at.port_or_known_default().unwrap_or(80);
+            resolve(&format!("{host}:{port}"), allow)?;
+            let response = match agent.request_url("GET", &at).call() {
+                Ok(response) => response,
+                Err(ureq::Error::Status(code, _)) => return Err(FetchError::Status(code)),
+                Err(ureq::Error::Transport(t)) => return Err(transport(&t, &host)),
+            };
+            if (300..400).contains(&response.status()) {
+                let location = response
+                    .header("location")
+                    .ok_or(FetchError::Status(response.status()))?;
+                let next = at
+                    .join(location)
+                    .map_err(|_| FetchError::BadUrl(location.to_owned()))?;
+                at = checked_url(next.as_str())?;
+                continue;
+            }
+            let kind = response.content_type().to_owned();
+            if !kind.contains("html") {
+                return Err(FetchError::NotHtml(kind));
+            }
+            let mut body = Vec::new();
+            response
+                .into_reader()
+                .take(MAX_PAGE_BYTES + 1)
+                .read_to_end(&mut body)
+                .map_err(|e| FetchError::Network(e.to_string()))?;
+            if body.len() as u64 > MAX_PAGE_BYTES {
+                return Err(FetchError::TooLarge);
+            }
+            return Ok((at.to_string(), String::from_utf8_lossy(&body).into_owned()));
+        }
+        Err(FetchError::TooManyRedirects)
+    }
+}
+
+fn checked_url(address: &str) -> Result<url::Url, FetchError> {
+    let url =
+        url::Url::parse(address.trim()).map_err(|_| FetchError::BadUrl(address.to_owned()))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(FetchError::NotWeb(url.scheme().to_owned()));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(FetchError::BadUrl(address.to_owned()));
+    }
+    Ok(url)
+}
+
+/// The addresses `netloc` (`host:port`) resolves to, all of them public
+/// unless private ones are allowed.
+fn resolve(netloc: &str, allow: Allow) -> Result<Vec<SocketAddr>, FetchError> {
+    let host = netloc
+        .rsplit_once(':')
+        .map_or(netloc, |(host, _)| host)
+        .trim_matches(['[', ']']);
+    let addrs: Vec<SocketAddr> = netloc
+        .to_socket_addrs()
+        .map_err(|_| FetchError::NoSuchHost(host.to_owned()))?
+        .collect();
+    if addrs.is_empty() {
+        return Err(FetchError::NoSuchHost(host.to_owned()));
+    }
+    if !addrs.iter().all(|a| allow.admits(a)) {
+        return Err(FetchError::Private(host.to_owned()));
+    }
+    Ok(addrs)
+}
+
+fn into_io(error: FetchError) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::PermissionDenied, error.to_string())
+}
+
+fn transport(error: &ureq::Transport, host: &str) -> FetchError {
+    let text = error.to_string();
+    if text.contains("private or local network") {
+        FetchError::Private(host.to_owned())
+    } else {
+        FetchError::Network(text)
+    }
+}
+
+/// Whether `ip` is on the public internet: not this machine, a private,
+/// shared, link-local, multicast, documentation or reserved network.
+pub fn is_public(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => {
+            let [a, b, c, _] = v4.octets();
+            !(v4.is_loopback()
+                || v4.is_private()
+                || v4.is_link_local()
+                || v4.is_unspecified()
+                || v4.is_broadcast()
+                || v4.is_multicast()
+                || v4.is_documentation()
+                || a == 0
+                || (a == 100 && (64..128).contains(&b)) // shared (CGNAT)
+                || (a == 192 && b == 0 && c == 0) // IETF protocol assignments
+                || (a == 198 && (18..20).contains(&b)) // benchmarking
+                || a >= 240)
+        }
+        IpAddr::V6(v6) => {
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return is_public(IpAddr::V4(v4));
+            }
+            let first = v6.segments()[0];
+            !(v6.is_loopback()
+                || v6.is_unspecified()
+                || v6.is_multicast()
+                || (first & 0xfe00) == 0xfc00 // unique local
+                || (first & 0xffc0) == 0xfe80 // link-local
+                || (first == 0x64 && v6.segments()[1] == 0xff9b) // NAT64
+                || first == 0x2001 && v6.segments()[1] == 0xdb8) // documentation
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn internal_addresses_are_not_public() {
+        for ip in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "192.168.1.1",
+            "169.254.169.254",
+            "0.0.0.0",
+            "100.64.0.1",
+            "255.255.255.255",
+            "::1",
+            "::",
+            "fe80::1",
+            "fd00::1",
+            "::ffff:127.0.0.1",
+            "::ffff:10.0.0.1",
+        ] {
+            assert!(!is_public(ip.parse().unwrap()), "{ip}");
+        }
+        for ip in ["93.184.216.34", "8.8.8.8", "2606:4700::1111"] {
+            assert!(is_public(ip.parse().unwrap()), "{ip}");
+        }
+    }
+
+    #[test]
+    fn only_web_addresses_are_fetched() {
+        let fetcher = Fetcher::public_only();
+        for (address, want) in [
+            ("file:///etc/passwd", FetchError::NotWeb("file".into())),
+            ("ftp://example.com/x", FetchError::NotWeb("ftp".into())),
+            ("gopher://x", FetchError::NotWeb("gopher".into())),
+            ("not a url", FetchError::BadUrl("not a url".into())),
+            (
+                "http://127.0.0.1:9/x",
+                FetchError::Private("127.0.0.1".into()),
+            ),
+            (
+                "http://localhost/x",
+                FetchError::Private("localhost".into()),
+            ),
+            ("http://[::1]/x", FetchError::Private("::1".into())),
+            (
+                "http://169.254.169.254/latest/meta-data",
+                FetchError::Private("169.254.169.254".into()),
+            ),
+        ] {
+            assert_eq!(fetcher.fetch(address).unwrap_err(), want, "{address}");
+        }
+    }
+}

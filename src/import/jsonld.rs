@@ -1,0 +1,282 @@
+//! A schema.org Recipe in a page's JSON-LD, in the shapes real sites
+//! publish: a Recipe at the top, in a list, in an `@graph` (Yoast), or as
+//! a page's `mainEntity`; `@type` a string or a list; instructions as one
+//! string, strings, `HowToStep`s or `HowToSection`s of them; an image as a
+//! URL, a list or an `ImageObject`; `recipeYield` a number, a string or a
+//! list.
+
+use serde_json::Value;
+
+use super::text::{duration, plain};
+use super::Found;
+use crate::domain::{Content, Step, Yield};
+
+/// How deep the search for a Recipe goes into a JSON-LD document.
+const MAX_DEPTH: usize = 8;
+
+pub(super) fn recipe(page: &scraper::Html) -> Option<Found> {
+    let selector =
+        scraper::Selector::parse("script[type='application/ld+json']").expect("a valid selector");
+    let documents: Vec<Value> = page
+        .select(&selector)
+        .filter_map(|script| {
+            let text: String = script.text().collect();
+            serde_json::from_str(text.trim()).ok()
+        })
+        .collect();
+    let mut recipes = Vec::new();
+    for document in &documents {
+        find(document, 0, &mut recipes);
+    }
+    let recipe = recipes.first()?;
+    let mut site_name = None;
+    for document in &documents {
+        site_name = site_name.or_else(|| website_name(document, 0));
+    }
+    Some(Found {
+        content: content_of(recipe),
+        site_name: site_name.or_else(|| publisher(recipe)),
+    })
+}
+
+fn is_type(value: &Value, kind: &str) -> bool {
+    let named = |t: &Value| {
+        t.as_str()
+            .is_some_and(|t| t == kind || t.rsplit(['/', ':']).next() == Some(kind))
+    };
+    match value.get("@type") {
+        Some(Value::Array(types)) => types.iter().any(named),
+        Some(t) => named(t),
+        None => false,
+    }
+}
+
+/// Every Recipe in `value`, depth first.
+fn find<'a>(value: &'a Value, depth: usize, out: &mut Vec<&'a Value>) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    match value {
+        Value::Array(items) => {
+            for item in items {
+                find(item, depth + 1, out);
+            }
+        }
+        Value::Object(map) => {
+            if is_type(value, "Recipe") {
+                out.push(value);
+                return;
+            }
+            for key in [
+                "@graph",
+                "mainEntity",
+                "mainEntityOfPage",
+                "itemListElement",
+                "item",
+            ] {
+                if let Some(inner) = map.get(key) {
+                    find(inner, depth + 1, out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The name of the `WebSite` (or the `Organization`) a document describes.
+fn website_name(value: &Value, depth: usize) -> Option<String> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    match value {
+        Value::Array(items) => items.iter().find_map(|i| website_name(i, depth + 1)),
+        Value::Object(map) => {
+            if is_type(value, "WebSite") {
+                if let Some(name) = map.get("name").and_then(text) {
+                    return Some(name);
+                }
+            }
+            map.get("@graph").and_then(|g| website_name(g, depth + 1))
+        }
+        _ => None,
+    }
+}
+
+fn publisher(recipe: &Value) -> Option<String> {
+    recipe
+        .get("publisher")
+        .and_then(|p| p.get("name"))
+        .and_then(text)
+}
+
+/// A value as one line of text: a string, a number, or the text, name or
+/// value of an object; the first of a list.
+fn text(value: &Value) -> Option<String> {
+    let found = match value {
+        Value::String(s) => plain(s),
+        Value::Number(n) => n.to_string(),
+        Value::Array(items) => return items.iter().find_map(text),
+        Value::Object(map) => {
+            return ["@value", "text", "name"]
+                .iter()
+                .find_map(|k| map.get(*k).and_then(text))
+        }
+        _ => return None,
+    };
+    (!found.is_empty()).then_some(found)
+}
+
+/// A value as a list of lines: a list's items, or a string's lines.
+fn lines(value: &Value) -> Vec<String> {
+    match value {
+        Value::Array(items) => items.iter().filter_map(text).collect(),
+        Value::String(s) => s.lines().map(plain).filter(|l| !l.is_empty()).collect(),
+        other => text(other).into_iter().collect(),
+    }
+}
+
+fn steps(value: &Value, section: Option<&str>, depth: usize, out: &mut Vec<Step>) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let mut push = |text: String| {
+        if !text.is_empty() {
+            out.push(Step {
+                section: section.map(str::to_owned),
+                text,
+            });
+        }
+    };
+    match value {
+        Value::String(s) => {
+            // One string: its paragraphs, or its lines, are the steps.
+            let s = s.replace("\r\n", "\n");
+            let parts: Vec<&str> = if s.contains("\n\n") {
+                s.split("\n\n").collect()
+            } else {
+                s.lines().collect()
+            };
+            for part in parts {
+                push(plain(part));
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                steps(item, section, depth + 1, out);
+            }
+        }
+        Value::Object(map) => {
+            if is_type(value, "HowToSection") || map.contains_key("itemListElement") {
+                let name = map.get("name").and_then(text);
+                let inner = section.map(str::to_owned).or(name);
+                if let Some(items) = map.get("itemListElement") {
+                    steps(items, inner.as_deref(), depth + 1, out);
+                }
+            } else if let Some(t) = map
+                .get("text")
+                .and_then(text)
+                .or_else(|| map.get("name").and_then(text))
+            {
+                push(t);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn image(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.trim().to_owned()),
+        Value::Array(items) => items.iter().find_map(image),
+        Value::Object(map) => ["url", "contentUrl", "@id"]
+            .iter()
+            .find_map(|k| map.get(*k).and_then(Value::as_str))
+            .map(str::to_owned),
+        _ => None,
+    }
+    .filter(|s| !s.is_empty())
+}
+
+/// `recipeYield`: a number of servings and the words, from a number, a
+/// string (`4 servings`, `Makes 12`) or a list of them.
+fn yield_of(value: &Value) -> Yield {
+    let mut out = Yield::default();
+    let items: Vec<&Value> = match value {
+        Value::Array(items) => items.iter().collect(),
+        other => vec![other],
+    };
+    for item in items {
+        match item {
+            Value::Number(n) => {
+                out.servings = out.servings.or(n.as_i64().or(n.as_f64().map(|x| x as i64)));
+            }
+            other => {
+                let Some(words) = text(other) else { continue };
+                let number: String = words
+                    .split_whitespace()
+                    .find(|w| w.chars().all(|c| c.is_ascii_digit()))
+                    .unwrap_or("")
+                    .to_owned();
+                if words.chars().all(|c| c.is_ascii_digit()) {
+                    out.servings = out.servings.or(words.parse().ok());
+                    continue;
+                }
+                out.servings = out.servings.or(number.parse().ok());
+                out.text = out.text.or(Some(words));
+            }
+        }
+    }
+    out
+}
+
+/// A string or a list of them, joined: `recipeCuisine`, `recipeCategory`.
+fn joined(value: &Value) -> Option<String> {
+    let all = lines(value).join(", ");
+    (!all.is_empty()).then_some(all)
+}
+
+fn tags(value: &Value) -> Vec<String> {
+    let words = match value {
+        Value::Array(_) => lines(value),
+        other => text(other)
+            .map(|t| t.split(',').map(str::to_owned).collect())
+            .unwrap_or_default(),
+    };
+    words
+        .into_iter()
+        .map(|w| w.trim().to_lowercase())
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+fn content_of(recipe: &Value) -> Content {
+    let field = |k: &str| recipe.get(k);
+    let mut instructions = Vec::new();
+    if let Some(value) = field("recipeInstructions") {
+        steps(value, None, 0, &mut instructions);
+    }
+    let ingredients = field("recipeIngredient")
+        .or_else(|| field("ingredients"))
+        .map(lines)
+        .unwrap_or_default();
+    let minutes = |k: &str| field(k).and_then(text).and_then(|t| duration(&t));
+    let mut tags = field("keywords").map(tags).unwrap_or_default();
+    tags.sort();
+    tags.dedup();
+    Content {
+        title: field("name").and_then(text).unwrap_or_default(),
+        summary: field("description").and_then(text),
+        recipe_yield: field("recipeYield").map(yield_of).unwrap_or_default(),
+        prep: minutes("prepTime"),
+        cook: minutes("cookTime"),
+        total: minutes("totalTime"),
+        ingredients,
+        steps: instructions,
+        notes: None,
+        tags,
+        cuisine: field("recipeCuisine").and_then(joined),
+        category: field("recipeCategory").and_then(joined),
+        image: field("image").and_then(image),
+        picture: None,
+    }
+}

@@ -1,0 +1,175 @@
+//! Tidying what other sites write: HTML in text fields, entities, ISO 8601
+//! durations, relative addresses, and lengths this site keeps.
+
+use crate::domain::content::{
+    MAX_INGREDIENTS, MAX_LINE, MAX_STEPS, MAX_TAG, MAX_TAGS, MAX_TEXT, MAX_TITLE,
+};
+use crate::domain::{Content, Minutes};
+
+/// `text` without tags and with entities decoded, its whitespace collapsed:
+/// sites put `<p>` and `&amp;` in JSON-LD strings.
+pub fn plain(text: &str) -> String {
+    let decoded = if text.contains(['<', '&']) {
+        let fragment = scraper::Html::parse_fragment(text);
+        fragment.root_element().text().collect::<Vec<_>>().join(" ")
+    } else {
+        text.to_owned()
+    };
+    decoded.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `text` cut to `max` characters.
+pub fn clipped(text: &str, max: usize) -> String {
+    text.chars().take(max).collect()
+}
+
+/// An ISO 8601 duration (`PT1H30M`, `P0DT0H20M`, `PT90M`, `PT0.5H`) in
+/// minutes, if it is one this site can keep.
+pub fn duration(text: &str) -> Option<Minutes> {
+    let text = text.trim().to_ascii_uppercase();
+    let rest = text.strip_prefix('P')?;
+    let (days, time) = match rest.split_once('T') {
+        Some((days, time)) => (days, time),
+        None => (rest, ""),
+    };
+    let mut minutes = 0.0f64;
+    let mut take = |part: &str, units: &[(char, f64)]| -> Option<()> {
+        let mut number = String::new();
+        for c in part.chars() {
+            if c.is_ascii_digit() || c == '.' || c == ',' {
+                number.push(if c == ',' { '.' } else { c });
+            } else {
+                let &(_, per) = units.iter().find(|(u, _)| *u == c)?;
+                minutes += number.parse::<f64>().ok()? * per;
+                number.clear();
+            }
+        }
+        number.is_empty().then_some(())
+    };
+    take(
+        days,
+        &[
+            ('Y', 525_600.0),
+            ('M', 43_200.0),
+            ('W', 10_080.0),
+            ('D', 1_440.0),
+        ],
+    )?;
+    take(time, &[('H', 60.0), ('M', 1.0), ('S', 1.0 / 60.0)])?;
+    Minutes::new(minutes.round() as i64).ok()
+}
+
+/// `href` made absolute against the page at `base`.
+pub fn absolute(base: &str, href: &str) -> Option<String> {
+    let href = href.trim();
+    if href.starts_with("https://") || href.starts_with("http://") {
+        return Some(href.to_owned());
+    }
+    let (scheme, rest) = base.split_once("://")?;
+    let host_end = rest.find('/').unwrap_or(rest.len());
+    let origin = format!("{scheme}://{}", &rest[..host_end]);
+    if let Some(path) = href.strip_prefix("//") {
+        return Some(format!("{scheme}://{path}"));
+    }
+    if href.starts_with('/') {
+        return Some(format!("{origin}{href}"));
+    }
+    let path = &rest[host_end..];
+    let dir = path.rfind('/').map_or("/", |at| &path[..=at]);
+    Some(format!("{origin}{dir}{href}"))
+}
+
+/// The host of `url`, `www.` dropped: the site's name when it gives none.
+pub fn host_of(url: &str) -> Option<String> {
+    let rest = url.split_once("://")?.1;
+    let host = rest.split(['/', '?', '#']).next()?;
+    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+    let host = host.split(':').next()?;
+    (!host.is_empty()).then(|| host.trim_start_matches("www.").to_owned())
+}
+
+/// Content cut to what this site keeps: other sites' recipes can be longer
+/// than a recipe here may be, and an import should keep what fits rather
+/// than refuse the whole.
+pub fn within_limits(mut content: Content) -> Content {
+    content.title = clipped(&content.title, MAX_TITLE);
+    let text = |t: Option<String>| t.map(|t| clipped(&t, MAX_TEXT));
+    content.summary = text(content.summary);
+    content.notes = text(content.notes);
+    let line = |t: Option<String>| t.map(|t| clipped(&t, MAX_LINE));
+    content.cuisine = line(content.cuisine);
+    content.category = line(content.category);
+    content.image = content.image.filter(|i| i.len() <= MAX_LINE);
+    content.recipe_yield.text = line(content.recipe_yield.text);
+    content.recipe_yield.servings = content
+        .recipe_yield
+        .servings
+        .filter(|n| (1..=10_000).contains(n));
+    content.ingredients.truncate(MAX_INGREDIENTS);
+    for i in &mut content.ingredients {
+        *i = clipped(i, MAX_LINE);
+    }
+    content.steps.truncate(MAX_STEPS);
+    for step in &mut content.steps {
+        step.text = clipped(&step.text, MAX_TEXT);
+        step.section = line(step.section.take());
+    }
+    content
+        .tags
+        .retain(|t| t.chars().count() <= MAX_TAG && !t.is_empty());
+    content.tags.truncate(MAX_TAGS);
+    content
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iso_durations_in_the_shapes_sites_write() {
+        for (text, minutes) in [
+            ("PT1H30M", 90),
+            ("PT90M", 90),
+            ("P0DT0H20M", 20),
+            ("PT0.5H", 30),
+            ("pt45m", 45),
+            ("P1D", 1440),
+            ("PT30S", 1),
+        ] {
+            assert_eq!(duration(text).map(Minutes::get), Some(minutes), "{text}");
+        }
+        for bad in ["", "30 minutes", "PT", "PTXM", "P-1D", "PT1H30"] {
+            assert_eq!(duration(bad).filter(|m| m.get() > 0), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn addresses_are_made_absolute() {
+        let base = "https://cook.example/recipes/dal.html";
+        assert_eq!(
+            absolute(base, "/img/a.jpg").unwrap(),
+            "https://cook.example/img/a.jpg"
+        );
+        assert_eq!(
+            absolute(base, "a.jpg").unwrap(),
+            "https://cook.example/recipes/a.jpg"
+        );
+        assert_eq!(
+            absolute(base, "//cdn.example/a.jpg").unwrap(),
+            "https://cdn.example/a.jpg"
+        );
+        assert_eq!(
+            host_of("https://www.cook.example:8443/x").unwrap(),
+            "cook.example"
+        );
+    }
+
+    #[test]
+    fn markup_in_text_becomes_text() {
+        assert_eq!(
+            plain("<p>Fry the <b>onions</b> &amp; garlic.</p>"),
+            "Fry the onions & garlic."
+        );
+        assert_eq!(plain("  two   words "), "two words");
+    }
+}

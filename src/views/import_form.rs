@@ -1,0 +1,41 @@
+//! The form that brings a recipe in from another site.
+
+use maud::{html, Markup};
+
+use super::forms::{form_errors, textarea, token, Field, FieldErrors};
+use super::layout::{self, Head, Section};
+
+/// What was typed into the form.
+#[derive(Debug, Clone, Default)]
+pub struct Fields {
+    pub url: String,
+    pub html: String,
+}
+
+pub fn page(fields: &Fields, errors: &FieldErrors, csrf: &str) -> Markup {
+    let head = Head::new("Add a recipe from another site", Section::Recipes);
+    let mut url = Field {
+        kind: "url",
+        required: false,
+        ..Field::text("url", "The recipe's address", &fields.url)
+    };
+    url.hint = Some("An https:// page with a recipe on it: most recipe sites mark theirs up so that search engines can read it, and so can this site.");
+    layout::page(
+        &head,
+        html! {
+            h1 { "Add a recipe from another site" }
+            p class="lede" {
+                "The recipe comes in as yours to change, and its lineage starts at the page it came from."
+            }
+            (form_errors(errors))
+            form class="import-form" method="post" action="/import" {
+                (token(csrf))
+                (url.render(errors))
+                (textarea("html", "Or paste the page's HTML", &fields.html,
+                    Some("For a page the site cannot fetch: view its source, copy it all, paste it here (with its address above)."),
+                    6, errors))
+                button type="submit" { "Bring it in" }
+            }
+        },
+    )
+}

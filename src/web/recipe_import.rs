@@ -1,0 +1,108 @@
+//! `/import`: a logged-in cook brings in a recipe from another site, by its
+//! address (fetched by the server, which refuses private addresses) or by
+//! pasting the page. The new recipe's lineage starts at that page.
+
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
+use serde::Deserialize;
+
+use super::forms::{private_page, see_other, sentence};
+use super::session::Visitor;
+use super::submission::read_form;
+use super::{Site, WebError};
+use crate::domain::{Change, Cook, Slug};
+use crate::import::{self, Imported, MAX_PAGE_BYTES};
+use crate::views::forms::FieldErrors;
+use crate::views::{import_form, recipe_path};
+
+/// Every field defaults to empty, so that a form without its token is
+/// refused for that (403) before anything else is read.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct ImportForm {
+    csrf: String,
+    url: String,
+    html: String,
+}
+
+pub async fn page(site: web::Data<Site>, visitor: Visitor) -> Result<HttpResponse, WebError> {
+    visitor.cook_or_login("/import")?;
+    let fields = import_form::Fields::default();
+    let page = import_form::page(&fields, &FieldErrors::new(), visitor.form_token());
+    Ok(private_page(&site, &visitor, StatusCode::OK, page))
+}
+
+pub async fn submit(
+    site: web::Data<Site>,
+    req: HttpRequest,
+    visitor: Visitor,
+    payload: web::Payload,
+) -> Result<HttpResponse, WebError> {
+    // A pasted page may be as large as a fetched one.
+    let (form, _) = read_form::<ImportForm>(&req, payload, MAX_PAGE_BYTES as usize).await?;
+    visitor.check_form(&req, &form.csrf)?;
+    let cook = visitor.cook_or_login("/import")?;
+    let fields = import_form::Fields {
+        url: form.url.trim().to_owned(),
+        html: form.html,
+    };
+    let refused = |errors: FieldErrors| {
+        let page = import_form::page(&fields, &errors, visitor.form_token());
+        Ok(private_page(
+            &site,
+            &visitor,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            page,
+        ))
+    };
+    let imported = match read(&site, &fields).await {
+        Ok(imported) => imported,
+        Err(errors) => return refused(errors),
+    };
+    match bring_in(&site, cook, imported) {
+        Ok(slug) => Ok(see_other(&recipe_path(slug.as_str())).finish()),
+        Err(WebError::BadRequest(why)) => refused(FieldErrors::one("", sentence(&why))),
+        Err(e) => Err(e),
+    }
+}
+
+/// The recipe the form points at: the pasted page's, or the fetched one's.
+async fn read(site: &Site, fields: &import_form::Fields) -> Result<Imported, FieldErrors> {
+    if !fields.html.trim().is_empty() {
+        let url = import::page_address(&fields.url, &fields.html).ok_or_else(|| {
+            FieldErrors::one(
+                "url",
+                "Give the page's address too: the new recipe's lineage starts there.",
+            )
+        })?;
+        return import::from_html(&fields.html, &url)
+            .map_err(|e| FieldErrors::one("html", sentence(&e.to_string())));
+    }
+    if fields.url.is_empty() {
+        return Err(FieldErrors::one(
+            "url",
+            "Give the recipe's address, or paste its page.",
+        ));
+    }
+    let fetcher = site.fetcher();
+    let address = fields.url.clone();
+    // Off the workers: a slow site must not hold one.
+    let fetched = web::block(move || fetcher.fetch(&address))
+        .await
+        .map_err(|e| FieldErrors::one("", sentence(&e.to_string())))?;
+    let (url, html) = fetched.map_err(|e| FieldErrors::one("url", sentence(&e.to_string())))?;
+    import::from_html(&html, &url).map_err(|e| FieldErrors::one("url", sentence(&e.to_string())))
+}
+
+/// Writes the imported recipe for `cook`; returns its slug.
+fn bring_in(site: &Site, cook: &Cook, imported: Imported) -> Result<Slug, WebError> {
+    let slug = Slug::from_title(&imported.content.title);
+    let change = Change::by(
+        cook.handle.as_str(),
+        &format!("Brought in from {}", imported.source.name),
+    );
+    let (slug, _) = site
+        .recipes()
+        .import(&slug, imported.content, &imported.source, &change)?;
+    Ok(slug)
+}

@@ -1,0 +1,413 @@
+//! Bringing recipes in from other sites: pages in the shapes the common
+//! recipe plugins publish, forkful's own pages, the lineage that starts at
+//! the source, and fetching that never reaches a private address.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{SocketAddr, TcpListener};
+
+use forkful::domain::{Change, Content, Minutes, Recipes, Slug, Step, Yield};
+use forkful::import::{self, FetchError, Fetcher};
+
+use crate::helpers::{get, site};
+use crate::writing::{new_site, sign_up, Browser};
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(format!(
+        "{}/tests/fixtures/import/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+}
+
+fn steps(texts: &[(Option<&str>, &str)]) -> Vec<Step> {
+    texts
+        .iter()
+        .map(|(section, text)| Step {
+            section: section.map(str::to_owned),
+            text: (*text).to_owned(),
+        })
+        .collect()
+}
+
+fn lines(texts: &[&str]) -> Vec<String> {
+    texts.iter().map(|t| (*t).to_owned()).collect()
+}
+
+fn minutes(n: i64) -> Option<Minutes> {
+    Some(Minutes::new(n).unwrap())
+}
+
+#[test]
+fn a_wp_recipe_maker_page_is_read_with_its_sections_times_and_yield() {
+    let url = "https://spicetrail.example/chana-masala/";
+    let imported = import::from_html(&fixture("wprm.html"), url).unwrap();
+    let c = &imported.content;
+    assert_eq!(c.title, "Easy Chana Masala");
+    assert_eq!(
+        c.summary.as_deref(),
+        Some("A weeknight chickpea curry & a family favourite.")
+    );
+    assert_eq!(
+        c.recipe_yield,
+        Yield {
+            servings: Some(4),
+            text: Some("4 servings".into())
+        }
+    );
+    assert_eq!(
+        (c.prep, c.cook, c.total),
+        (minutes(10), minutes(25), minutes(35))
+    );
+    assert_eq!(c.ingredients.len(), 5);
+    assert_eq!(c.ingredients[3], "2 x 400 g tins chickpeas, drained");
+    assert_eq!(
+        c.steps,
+        steps(&[
+            (Some("The base"), "Fry the onion in the oil until golden."),
+            (Some("The base"), "Add the garlic and cook for a minute."),
+            (
+                Some("The curry"),
+                "Add the chickpeas and garam masala; simmer for 15 minutes."
+            ),
+        ])
+    );
+    assert_eq!(c.tags, lines(&["chickpeas", "curry", "vegan"]));
+    assert_eq!(c.cuisine.as_deref(), Some("Indian"));
+    assert_eq!(c.category.as_deref(), Some("Main Course"));
+    assert_eq!(
+        c.image.as_deref(),
+        Some("https://spicetrail.example/wp-content/uploads/chana-1200x1200.jpg")
+    );
+    assert_eq!(imported.source.name, "Spice Trail Kitchen");
+    assert_eq!(imported.source.url, url);
+}
+
+#[test]
+fn a_yoast_graph_is_searched_for_its_recipe() {
+    let url = "https://bakingshed.example/lemon-drizzle/";
+    let imported = import::from_html(&fixture("yoast.html"), url).unwrap();
+    let c = &imported.content;
+    assert_eq!(c.title, "Lemon Drizzle Cake");
+    assert_eq!(c.summary.as_deref(), Some("Sharp, sticky, and very easy."));
+    assert_eq!(c.recipe_yield.servings, Some(8));
+    assert_eq!((c.prep, c.cook), (minutes(15), minutes(45)));
+    assert_eq!(c.ingredients.len(), 6);
+    // One string of instructions: a step a line.
+    assert_eq!(c.steps.len(), 4);
+    assert_eq!(c.steps[0].text, "Heat the oven to 180C.");
+    assert_eq!(c.tags, lines(&["baking", "lemon"]));
+    // A relative ImageObject URL, made absolute.
+    assert_eq!(
+        c.image.as_deref(),
+        Some("https://bakingshed.example/wp-content/uploads/drizzle.jpg")
+    );
+    // The WebSite of the graph names the site.
+    assert_eq!(imported.source.name, "The Baking Shed");
+}
+
+#[test]
+fn a_page_with_only_microdata_is_read() {
+    let url = "https://oldfamily.example/recipes/pancakes.html";
+    let imported = import::from_html(&fixture("microdata.html"), url).unwrap();
+    let c = &imported.content;
+    assert_eq!(c.title, "Grandma's Pancakes");
+    assert_eq!(
+        c.ingredients,
+        lines(&[
+            "200 g plain flour",
+            "2 eggs",
+            "500 ml milk",
+            "a pinch of salt"
+        ])
+    );
+    assert_eq!(c.steps.len(), 3);
+    assert_eq!(c.steps[1].text, "Rest it for 10 minutes.");
+    assert_eq!(c.recipe_yield.servings, Some(4));
+    assert_eq!((c.prep, c.cook), (minutes(5), minutes(20)));
+    assert_eq!(c.tags, lines(&["breakfast", "pancakes"]));
+    assert_eq!(
+        c.image.as_deref(),
+        Some("https://oldfamily.example/recipes/images/pancakes.jpg")
+    );
+    // The author's name is the author's, not the recipe's.
+    assert_eq!(imported.source.name, "Old Family Cookbook");
+}
+
+#[test]
+fn a_page_without_a_recipe_says_so() {
+    for html in [fixture("no-recipe.html"), String::new(), "<html>".into()] {
+        assert_eq!(
+            import::from_html(&html, "https://x.example/").unwrap_err(),
+            import::ImportError::NoRecipe
+        );
+    }
+    // Broken JSON-LD is skipped, not fatal: microdata still counts.
+    let broken = fixture("microdata.html").replace(
+        "<head>",
+        "<head><script type=\"application/ld+json\">{not json</script>",
+    );
+    assert!(import::from_html(&broken, "https://x.example/").is_ok());
+}
+
+#[actix_web::test]
+async fn importing_a_forkful_page_gives_back_the_same_recipe() {
+    let recipes = Recipes::temporary().unwrap();
+    let content = Content {
+        title: "Weeknight Dal".into(),
+        summary: Some("Red lentils, quick.".into()),
+        recipe_yield: Yield {
+            servings: Some(4),
+            text: Some("4 bowls".into()),
+        },
+        prep: minutes(10),
+        cook: minutes(25),
+        total: minutes(35),
+        ingredients: lines(&["1 cup red lentils", "3 cups water", "1 tsp turmeric"]),
+        steps: steps(&[
+            (None, "Rinse the lentils."),
+            (Some("To cook"), "Simmer with the water and turmeric."),
+            (Some("To serve"), "Salt to taste."),
+        ]),
+        notes: None,
+        tags: lines(&["quick", "vegan"]),
+        cuisine: Some("Indian".into()),
+        category: Some("Main".into()),
+        image: Some("https://pictures.example/dal.jpg".into()),
+        picture: None,
+    };
+    let slug = Slug::parse("weeknight-dal").unwrap();
+    recipes
+        .create(&slug, content.clone(), &Change::by("ann", "first"))
+        .unwrap();
+    let page = get(&site(&recipes), "/recipes/weeknight-dal").await;
+    let url = "http://forkful.test/recipes/weeknight-dal";
+    let imported = import::from_html(&page.body, url).unwrap();
+    assert_eq!(imported.content, content);
+    assert_eq!(imported.source.url, url);
+}
+
+/// A server on 127.0.0.1 that answers each path with its page: `(status,
+/// content type or redirect target, body)`, one connection a request.
+fn serve(pages: Vec<(&'static str, u16, &str, String)>) -> SocketAddr {
+    let pages: Vec<(&'static str, u16, String, String)> = pages
+        .into_iter()
+        .map(|(path, status, kind, body)| (path, status, kind.to_owned(), body))
+        .collect();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut request = String::new();
+            let _ = reader.read_line(&mut request);
+            // The rest of the head, unread.
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) <= 2 {
+                    break;
+                }
+            }
+            let path = request.split(' ').nth(1).unwrap_or("/").to_owned();
+            let (status, extra, body) = match pages.iter().find(|(p, ..)| *p == path) {
+                Some((_, status @ 300..=399, to, _)) => {
+                    (*status, format!("Location: {to}\r\n"), String::new())
+                }
+                Some((_, status, kind, body)) => {
+                    (*status, format!("Content-Type: {kind}\r\n"), body.clone())
+                }
+                None => (404, "Content-Type: text/plain\r\n".into(), "no".into()),
+            };
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status} X\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    addr
+}
+
+#[test]
+fn fetching_refuses_private_addresses_unless_allowed_and_on_every_redirect() {
+    let other = serve(vec![("/dal", 200, "text/html", fixture("wprm.html"))]);
+    let huge = "x".repeat(import::MAX_PAGE_BYTES as usize + 10);
+    let addr = serve(vec![
+        (
+            "/dal",
+            200,
+            "text/html; charset=utf-8",
+            fixture("wprm.html"),
+        ),
+        ("/moved", 301, "/dal", String::new()),
+        ("/loop", 302, "/loop", String::new()),
+        ("/huge", 200, "text/html", huge),
+        ("/json", 200, "application/json", "{}".into()),
+    ]);
+    let base = format!("http://{addr}");
+    // By default: not this machine.
+    assert_eq!(
+        Fetcher::public_only()
+            .fetch(&format!("{base}/dal"))
+            .unwrap_err(),
+        FetchError::Private("127.0.0.1".into())
+    );
+    // Allowed (as tests start the server), it fetches, following redirects.
+    let fetcher = Fetcher::allowing_private();
+    let (url, html) = fetcher.fetch(&format!("{base}/moved")).unwrap();
+    assert_eq!(url, format!("{base}/dal"));
+    assert!(import::from_html(&html, &url).is_ok());
+    assert_eq!(
+        fetcher.fetch(&format!("{base}/loop")).unwrap_err(),
+        FetchError::TooManyRedirects
+    );
+    assert_eq!(
+        fetcher.fetch(&format!("{base}/huge")).unwrap_err(),
+        FetchError::TooLarge
+    );
+    assert_eq!(
+        fetcher.fetch(&format!("{base}/json")).unwrap_err(),
+        FetchError::NotHtml("application/json".into())
+    );
+    assert_eq!(
+        fetcher.fetch(&format!("{base}/missing")).unwrap_err(),
+        FetchError::Status(404)
+    );
+    // A server allowed by itself cannot send the fetch on to another
+    // private address: each redirect is checked again.
+    let one = Fetcher::public_and(addr);
+    assert!(one.fetch(&format!("{base}/dal")).is_ok());
+    let elsewhere = format!("http://{other}/dal");
+    let hop = serve(vec![("/hop", 302, elsewhere.as_str(), String::new())]);
+    assert_eq!(
+        Fetcher::public_and(hop)
+            .fetch(&format!("http://{hop}/hop"))
+            .unwrap_err(),
+        FetchError::Private("127.0.0.1".into())
+    );
+}
+
+#[actix_web::test]
+async fn a_cook_brings_in_a_recipe_whose_lineage_starts_at_its_source() {
+    let (recipes, site) = new_site();
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let form = ann.get("/import").await;
+    assert_eq!(form.status, 200);
+    // Pasted, with the page's own canonical address.
+    let done = ann
+        .submit(
+            &form,
+            "/import",
+            &[("url", ""), ("html", &fixture("wprm.html"))],
+        )
+        .await;
+    assert_eq!(done.status, 303, "{}", done.body);
+    assert_eq!(done.header("location"), Some("/recipes/easy-chana-masala"));
+    let page = ann.get("/recipes/easy-chana-masala").await;
+    // The breadcrumb starts at the source, linked.
+    assert_eq!(
+        page.texts("nav.lineage li.source a"),
+        ["Spice Trail Kitchen"]
+    );
+    assert_eq!(
+        page.attrs("nav.lineage li.source a", "href"),
+        ["https://spicetrail.example/chana-masala/"]
+    );
+    assert_eq!(
+        page.json_ld()["isBasedOn"],
+        "https://spicetrail.example/chana-masala/"
+    );
+    // The same recipe again gets a slug of its own.
+    let again = ann
+        .submit(
+            &form,
+            "/import",
+            &[("url", ""), ("html", &fixture("wprm.html"))],
+        )
+        .await;
+    assert_eq!(
+        again.header("location"),
+        Some("/recipes/easy-chana-masala-2")
+    );
+    // A fork of it keeps the source at the head of its lineage.
+    let slug = Slug::parse("easy-chana-masala").unwrap();
+    let (fork, _) = recipes
+        .fork(&slug, None, None, |c| c, &Change::by("ben", "mine"))
+        .unwrap();
+    let forked = get(&site, &format!("/recipes/{fork}")).await;
+    assert_eq!(
+        forked.texts("nav.lineage li.source a"),
+        ["Spice Trail Kitchen"]
+    );
+}
+
+#[actix_web::test]
+async fn the_import_form_says_what_was_wrong_and_writes_nothing() {
+    let (recipes, site) = new_site();
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let before = crate::helpers::stored(recipes.store());
+    let form = ann.get("/import").await;
+    for (fields, message) in [
+        (
+            vec![("url", ""), ("html", "")],
+            "Give the recipe's address, or paste its page.",
+        ),
+        (
+            vec![
+                ("url", ""),
+                ("html", "<html><body>no address</body></html>"),
+            ],
+            "Give the page's address too",
+        ),
+        (
+            vec![
+                ("url", "https://x.example/"),
+                ("html", fixture("no-recipe.html").as_str()),
+            ],
+            "The page has no recipe",
+        ),
+        // The site was not started to fetch private addresses.
+        (
+            vec![("url", "http://127.0.0.1:9/dal"), ("html", "")],
+            "is an address on a private or local network",
+        ),
+        (
+            vec![("url", "file:///etc/passwd"), ("html", "")],
+            "Only http and https",
+        ),
+    ] {
+        let refused = ann.submit(&form, "/import", &fields).await;
+        assert_eq!(refused.status, 422, "{fields:?}");
+        assert!(
+            refused.body.contains(message),
+            "{message}: {}",
+            refused.body
+        );
+    }
+    assert!(crate::helpers::stored(recipes.store()) == before);
+    // Logged out: the form is the login page's business.
+    let mut nobody = Browser::new(&site);
+    assert_eq!(nobody.get("/import").await.status, 303);
+}
+
+#[actix_web::test]
+async fn the_server_fetches_a_page_when_allowed() {
+    let addr = serve(vec![("/dal", 200, "text/html", fixture("wprm.html"))]);
+    let recipes = Recipes::temporary().unwrap();
+    let site = actix_web::web::Data::new(
+        forkful::web::Site::new(recipes.clone(), "http://forkful.test")
+            .with_fetcher(Fetcher::public_and(addr)),
+    );
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let form = ann.get("/import").await;
+    let url = format!("http://{addr}/dal");
+    let done = ann
+        .submit(&form, "/import", &[("url", url.as_str()), ("html", "")])
+        .await;
+    assert_eq!(done.status, 303, "{}", done.body);
+    let page = ann.get("/recipes/easy-chana-masala").await;
+    assert_eq!(page.attrs("nav.lineage li.source a", "href"), [url]);
+}
