@@ -5,7 +5,7 @@ use forkful::domain::{Change, Content, Recipes, Slug};
 use forkful::store::Store;
 use forkful::views::family_drawing::{DRAWN, GENERATIONS_ABOVE};
 
-use crate::helpers::{demo, get, site, Page};
+use crate::helpers::{chain, demo, family_of, get, site, Page};
 
 fn slug(s: &str) -> Slug {
     Slug::parse(s).unwrap()
@@ -81,33 +81,10 @@ async fn a_recipe_alone_draws_nothing() {
     assert!(page.texts("figure.family-drawing").is_empty());
 }
 
-/// An original and `n - 1` forks, each of the recipe `i / 3`: a family
-/// three wide at every step.
+/// An original and `n - 1` forks, each of the recipe `(i - 1) / 3`: a
+/// family three wide at every step.
 fn wide_family(n: usize) -> Recipes {
-    let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
-    let content = Content {
-        title: "Recipe 0".into(),
-        ingredients: vec!["1 egg".into()],
-        ..Content::default()
-    };
-    recipes
-        .create(&slug("r0"), content, &Change::by("ann", "new"))
-        .unwrap();
-    for i in 1..n {
-        recipes
-            .fork(
-                &slug(&format!("r{}", (i - 1) / 3)),
-                None,
-                Some(&slug(&format!("r{i}"))),
-                |c| Content {
-                    title: format!("Recipe {i}"),
-                    ..c
-                },
-                &Change::by("bo", "fork"),
-            )
-            .unwrap();
-    }
-    recipes
+    family_of(n, |i| (i - 1) / 3)
 }
 
 #[actix_web::test]
@@ -149,29 +126,7 @@ async fn a_family_of_five_hundred_is_drawn_with_branches_collapsed_and_counted()
 
 #[actix_web::test]
 async fn a_deep_recipe_is_drawn_from_a_few_generations_up() {
-    let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
-    let content = Content {
-        title: "Recipe 0".into(),
-        ingredients: vec!["1 egg".into()],
-        ..Content::default()
-    };
-    recipes
-        .create(&slug("r0"), content, &Change::by("ann", "new"))
-        .unwrap();
-    for i in 1..=40 {
-        recipes
-            .fork(
-                &slug(&format!("r{}", i - 1)),
-                None,
-                Some(&slug(&format!("r{i}"))),
-                |c| Content {
-                    title: format!("Recipe {i}"),
-                    ..c
-                },
-                &Change::by("bo", "fork"),
-            )
-            .unwrap();
-    }
+    let recipes = chain(40);
     let page = get(&site(&recipes), "/recipes/r30/forks").await;
     let drawn = rows(&page);
     let top = 30 - GENERATIONS_ABOVE;

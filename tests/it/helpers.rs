@@ -277,3 +277,39 @@ pub fn whole_catalog(view: &Snapshot) -> forkful::domain::CatalogPage {
     })
     .unwrap()
 }
+
+/// A family of `n` recipes: `r0`, then `r{i}` forked from `r{parent(i)}`
+/// (which must come before it), each titled `Recipe {i}`.
+pub fn family_of(n: usize, parent: impl Fn(usize) -> usize) -> Recipes {
+    let slug = |s: &str| forkful::domain::Slug::parse(s).unwrap();
+    let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
+    let content = forkful::domain::Content {
+        title: "Recipe 0".into(),
+        ingredients: vec!["1 egg".into()],
+        ..Default::default()
+    };
+    let by = forkful::domain::Change::by;
+    recipes
+        .create(&slug("r0"), content, &by("ann", "new"))
+        .unwrap();
+    for i in 1..n {
+        recipes
+            .fork(
+                &slug(&format!("r{}", parent(i))),
+                None,
+                Some(&slug(&format!("r{i}"))),
+                |c| forkful::domain::Content {
+                    title: format!("Recipe {i}"),
+                    ..c
+                },
+                &by("bo", "fork"),
+            )
+            .unwrap();
+    }
+    recipes
+}
+
+/// Recipe `r0`, and `r1` forked from it, `r2` from `r1`, ... to `r{depth}`.
+pub fn chain(depth: usize) -> Recipes {
+    family_of(depth + 1, |i| i - 1)
+}

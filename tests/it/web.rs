@@ -5,7 +5,7 @@ use actix_web::test::TestRequest;
 use forkful::domain::{Change, Content, Recipes, Slug, Step, Yield};
 use forkful::store::Store;
 
-use crate::helpers::{demo, get, send, site, whole_catalog, Page};
+use crate::helpers::{chain, demo, get, send, site, whole_catalog, Page};
 
 fn slug(s: &str) -> Slug {
     Slug::parse(s).unwrap()
@@ -921,34 +921,6 @@ async fn the_etag_changes_with_what_the_page_shows_besides_the_data() {
         a.header("etag"),
         get(&here, "/recipes/shakshuka").await.header("etag")
     );
-}
-
-/// Recipe `r0`, and `r1` forked from it, `r2` from `r1`, ... to `r{depth}`.
-fn chain(depth: usize) -> Recipes {
-    let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
-    let content = Content {
-        title: "Recipe 0".into(),
-        ingredients: vec!["1 egg".into()],
-        ..Content::default()
-    };
-    recipes
-        .create(&slug("r0"), content, &Change::by("ann", "new"))
-        .unwrap();
-    for i in 1..=depth {
-        recipes
-            .fork(
-                &slug(&format!("r{}", i - 1)),
-                None,
-                Some(&slug(&format!("r{i}"))),
-                |c| Content {
-                    title: format!("Recipe {i}"),
-                    ..c
-                },
-                &Change::by("bo", "fork"),
-            )
-            .unwrap();
-    }
-    recipes
 }
 
 #[actix_web::test]

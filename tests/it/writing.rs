@@ -63,17 +63,8 @@ impl Browser {
     /// Posts the form on `page` that posts to `action`, as a browser does:
     /// its hidden fields (the token among them) and `fields` filled in.
     pub async fn submit(&mut self, page: &Page, action: &str, fields: &[(&str, &str)]) -> Page {
-        form_token(page, action);
-        let css = format!("form[action=\"{action}\"] input[type=\"hidden\"]");
-        let names = page.attrs(&css, "name");
-        let values = page.attrs(&css, "value");
-        let mut form: Vec<(&str, &str)> = names
-            .iter()
-            .zip(&values)
-            .map(|(n, v)| (n.as_str(), v.as_str()))
-            .filter(|(n, _)| !fields.iter().any(|(f, _)| f == n))
-            .collect();
-        form.extend_from_slice(fields);
+        let hidden = hidden_fields(page, action);
+        let form = filled_in(&hidden, fields);
         self.post(action, &form, Some(ORIGIN)).await
     }
 
@@ -87,17 +78,8 @@ impl Browser {
         fields: &[(&str, &str)],
         file: Option<(&str, &str, &[u8])>,
     ) -> Page {
-        form_token(page, action);
-        let css = format!("form[action=\"{action}\"] input[type=\"hidden\"]");
-        let names = page.attrs(&css, "name");
-        let values = page.attrs(&css, "value");
-        let mut form: Vec<(&str, &str)> = names
-            .iter()
-            .zip(&values)
-            .map(|(n, v)| (n.as_str(), v.as_str()))
-            .filter(|(n, _)| !fields.iter().any(|(f, _)| f == n))
-            .collect();
-        form.extend_from_slice(fields);
+        let hidden = hidden_fields(page, action);
+        let form = filled_in(&hidden, fields);
         const BOUNDARY: &str = "forkful-test-boundary-7MA4YWxkTrZu0gW";
         let mut body = Vec::new();
         for (name, value) in form {
@@ -143,6 +125,31 @@ impl Browser {
     pub fn has_cookie(&self, name: &str) -> bool {
         self.cookies.contains_key(name)
     }
+}
+
+/// The hidden fields (the token among them) of the form on `page` that
+/// posts to `action`.
+fn hidden_fields(page: &Page, action: &str) -> Vec<(String, String)> {
+    form_token(page, action);
+    let css = format!("form[action=\"{action}\"] input[type=\"hidden\"]");
+    page.attrs(&css, "name")
+        .into_iter()
+        .zip(page.attrs(&css, "value"))
+        .collect()
+}
+
+/// A form's `hidden` fields, but those `fields` fill in, and `fields`.
+fn filled_in<'a>(
+    hidden: &'a [(String, String)],
+    fields: &[(&'a str, &'a str)],
+) -> Vec<(&'a str, &'a str)> {
+    let mut form: Vec<(&str, &str)> = hidden
+        .iter()
+        .map(|(n, v)| (n.as_str(), v.as_str()))
+        .filter(|(n, _)| !fields.iter().any(|(f, _)| f == n))
+        .collect();
+    form.extend_from_slice(fields);
+    form
 }
 
 /// The token of the form on `page` that posts to `action`.
