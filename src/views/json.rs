@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use super::recipe::{picture_path, picture_urls};
 use super::{machine_time, recipe_path, version_path};
 use crate::domain::{Content, RecipeShow};
 
@@ -25,6 +26,9 @@ struct RecipeJson<'a> {
     cuisine: Option<&'a str>,
     category: Option<&'a str>,
     image: Option<&'a str>,
+    picture: Option<PictureJson<'a>>,
+    /// Where a recipe brought in from another site came from.
+    source: Option<SourceJson<'a>>,
     author: Option<&'a str>,
     created_at: Option<String>,
     updated_at: Option<String>,
@@ -39,6 +43,30 @@ struct RecipeJson<'a> {
 struct StepJson<'a> {
     section: Option<&'a str>,
     text: &'a str,
+}
+
+/// An uploaded picture: its words, size, and absolute addresses.
+#[derive(Serialize)]
+struct PictureJson<'a> {
+    alt: &'a str,
+    width: u32,
+    height: u32,
+    /// Each width it is served at, narrowest first.
+    widths: Vec<PictureUrl>,
+    /// The 1:1, 4:3 and 16:9 crops.
+    crops: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct PictureUrl {
+    width: u32,
+    url: String,
+}
+
+#[derive(Serialize)]
+struct SourceJson<'a> {
+    url: &'a str,
+    name: &'a str,
 }
 
 #[derive(Serialize)]
@@ -77,6 +105,24 @@ pub fn recipe(base_url: &str, model: &RecipeShow) -> String {
         cuisine: c.cuisine.as_deref(),
         category: c.category.as_deref(),
         image: c.image.as_deref(),
+        picture: c.picture.as_ref().map(|p| PictureJson {
+            alt: &p.alt,
+            width: p.width,
+            height: p.height,
+            widths: p
+                .widths()
+                .into_iter()
+                .map(|w| PictureUrl {
+                    width: w,
+                    url: format!("{base_url}{}", picture_path(&p.hash, &w.to_string())),
+                })
+                .collect(),
+            crops: picture_urls(base_url, c),
+        }),
+        source: model.lineage.source.as_ref().map(|s| SourceJson {
+            url: &s.url,
+            name: &s.name,
+        }),
         author: r.author.as_deref(),
         created_at: r.created_at.map(machine_time),
         updated_at: r.updated_at.map(machine_time),

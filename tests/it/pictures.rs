@@ -134,7 +134,40 @@ async fn a_picture_in_each_format_is_served_in_every_width() {
             page.attrs("meta[property='og:image']", "content"),
             [images[2].to_owned()]
         );
+        // The JSON API says the same.
+        let json: serde_json::Value =
+            serde_json::from_str(&ann.get("/recipes/weeknight-dal.json").await.body).unwrap();
+        assert_eq!(json["picture"]["alt"], "A bowl of dal");
+        assert_eq!(json["picture"]["widths"].as_array().unwrap().len(), 3);
+        assert_eq!(json["picture"]["crops"][2], images[2]);
     }
+}
+
+#[actix_web::test]
+async fn a_picture_over_the_size_limit_is_refused_with_a_page_that_says_so() {
+    let (recipes, site) = new_site();
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let before = stored(recipes.store());
+    let form = ann.get("/recipes/new").await;
+    let huge = vec![0xFFu8; pictures::MAX_UPLOAD_BYTES + 1];
+    let refused = ann
+        .submit_with_file(
+            &form,
+            "/recipes/new",
+            &recipe_fields(&[("picture_alt", "Dal")]),
+            Some(("huge.jpg", "image/jpeg", &huge)),
+        )
+        .await;
+    assert_eq!(refused.status, 413);
+    assert!(
+        refused
+            .body
+            .contains("The picture is larger than the 10 MiB a picture may be"),
+        "{}",
+        refused.body
+    );
+    assert!(stored(recipes.store()) == before);
 }
 
 #[actix_web::test]
