@@ -82,10 +82,17 @@ async fn read_multipart<T: DeserializeOwned>(
     let mut fields: Vec<(String, String)> = Vec::new();
     let mut text_bytes = 0;
     let mut upload = None;
+    let mut files = 0;
     while let Some(part) = parts.next().await {
         let mut part = part.map_err(unreadable)?;
         let name = part.name().unwrap_or("").to_owned();
         let is_file = name == PICTURE_FIELD;
+        // One file part: more would be read, byte limit after byte limit,
+        // for nothing.
+        files += usize::from(is_file);
+        if files > 1 {
+            return Err(unreadable("it sends more than one picture"));
+        }
         let limit = if is_file {
             MAX_UPLOAD_BYTES
         } else {

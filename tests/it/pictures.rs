@@ -731,3 +731,25 @@ fn a_crash_between_a_picture_and_its_recipe_leaves_no_dangling_reference() {
         acknowledged.len()
     );
 }
+
+#[actix_web::test]
+async fn a_form_with_two_pictures_is_refused() {
+    let (recipes, site) = new_site();
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let before = stored(recipes.store());
+    let form = ann.get("/recipes/new").await;
+    let file = picture_file(100, 100, ImageFormat::Png);
+    // The field named twice: the helper sends `picture_file` once more.
+    let twice = ann
+        .submit_with_file(
+            &form,
+            "/recipes/new",
+            &recipe_fields(&[("picture_alt", "Dal"), ("picture_file", "x")]),
+            Some(("dal.png", "image/png", &file)),
+        )
+        .await;
+    assert_eq!(twice.status, 400, "{}", twice.body);
+    assert!(twice.body.contains("more than one picture"));
+    assert!(stored(recipes.store()) == before);
+}
