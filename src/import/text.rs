@@ -65,6 +65,11 @@ pub fn absolute(base: &str, href: &str) -> Option<String> {
     if href.starts_with("https://") || href.starts_with("http://") {
         return Some(href.to_owned());
     }
+    // Any other scheme (`data:`, `javascript:`) is not a picture's address.
+    let scheme_end = href.find(':');
+    if scheme_end.is_some_and(|at| !href[..at].contains(['/', '?', '#'])) {
+        return None;
+    }
     let (scheme, rest) = base.split_once("://")?;
     let host_end = rest.find('/').unwrap_or(rest.len());
     let origin = format!("{scheme}://{}", &rest[..host_end]);
@@ -162,6 +167,8 @@ mod tests {
             host_of("https://www.cook.example:8443/x").unwrap(),
             "cook.example"
         );
+        assert_eq!(absolute(base, "data:image/png;base64,AAAA"), None);
+        assert_eq!(absolute(base, "javascript:alert(1)"), None);
     }
 
     #[test]
