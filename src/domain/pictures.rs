@@ -25,6 +25,9 @@ use image::{DynamicImage, ImageDecoder, ImageFormat, ImageReader, Limits, RgbIma
 pub const MAX_UPLOAD_BYTES: usize = 10 * 1024 * 1024;
 /// The longest side a picture may have, in pixels.
 pub const MAX_SIDE: u32 = 8000;
+/// The most pixels a picture may have (a 40-megapixel camera's), so that
+/// one upload's decoding stays within a few hundred MiB.
+pub const MAX_PIXELS: u64 = 40_000_000;
 /// The widths served for `srcset` (those no wider than the picture).
 pub const WIDTHS: [u32; 4] = [320, 640, 1024, 1600];
 /// The crops search engines ask for, as width and height ratios.
@@ -115,8 +118,12 @@ pub enum PictureError {
     NotAPicture,
     #[error("the picture could not be read: {0}")]
     Unreadable(String),
-    #[error("the picture is {0}x{1} pixels; the most is {MAX_SIDE} on a side")]
+    #[error(
+        "the picture is {0}x{1} pixels; the most is {MAX_SIDE} on a side and 40 megapixels in all"
+    )]
     TooManyPixels(u32, u32),
+    #[error("the picture needs more memory to read than a picture may take")]
+    TooBigToRead,
 }
 
 /// An upload made ready to store: its name, size and encoded variants.
@@ -188,18 +195,18 @@ fn decode(bytes: &[u8]) -> Result<DynamicImage, PictureError> {
         Some(ImageFormat::Jpeg | ImageFormat::Png | ImageFormat::WebP) => {}
         _ => return Err(PictureError::NotAPicture),
     }
+    // The size is checked below, from the header, with a message that
+    // names it; the limit on memory is the decoder's own backstop.
     let mut limits = Limits::default();
-    limits.max_image_width = Some(MAX_SIDE);
-    limits.max_image_height = Some(MAX_SIDE);
-    limits.max_alloc = Some(512 * 1024 * 1024);
+    limits.max_alloc = Some(256 * 1024 * 1024);
     reader.limits(limits);
     let unreadable = |e: image::ImageError| match e {
-        image::ImageError::Limits(_) => PictureError::TooManyPixels(0, 0),
+        image::ImageError::Limits(_) => PictureError::TooBigToRead,
         other => PictureError::Unreadable(other.to_string()),
     };
     let mut decoder = reader.into_decoder().map_err(unreadable)?;
     let (w, h) = decoder.dimensions();
-    if w > MAX_SIDE || h > MAX_SIDE {
+    if w > MAX_SIDE || h > MAX_SIDE || u64::from(w) * u64::from(h) > MAX_PIXELS {
         return Err(PictureError::TooManyPixels(w, h));
     }
     if w == 0 || h == 0 {
@@ -349,6 +356,40 @@ pub(crate) mod tests {
             assert!(!bytes.windows(4).any(|w| w == b"Exif"), "{name}");
             assert!(!bytes.windows(3).any(|w| w == b"GPS"), "{name}");
         }
+    }
+
+    /// A PNG's first bytes saying it is `w` by `h`, and nothing after: a
+    /// decoder reads the size before any pixel.
+    fn png_header(w: u32, h: u32) -> Vec<u8> {
+        let mut ihdr = b"IHDR".to_vec();
+        ihdr.extend_from_slice(&w.to_be_bytes());
+        ihdr.extend_from_slice(&h.to_be_bytes());
+        ihdr.extend_from_slice(&[8, 2, 0, 0, 0]);
+        let mut crc = flate2::Crc::new();
+        crc.update(&ihdr);
+        let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+        out.extend_from_slice(&13u32.to_be_bytes());
+        out.extend_from_slice(&ihdr);
+        out.extend_from_slice(&crc.sum().to_be_bytes());
+        // An empty IDAT: where the header ends and pixels would start.
+        let mut crc = flate2::Crc::new();
+        crc.update(b"IDAT");
+        out.extend_from_slice(&0u32.to_be_bytes());
+        out.extend_from_slice(b"IDAT");
+        out.extend_from_slice(&crc.sum().to_be_bytes());
+        out
+    }
+
+    #[test]
+    fn a_picture_too_large_to_decode_is_refused_before_its_pixels() {
+        assert_eq!(
+            prepare(&png_header(8000, 6000)).err(),
+            Some(PictureError::TooManyPixels(8000, 6000))
+        );
+        assert_eq!(
+            prepare(&png_header(9000, 10)).err(),
+            Some(PictureError::TooManyPixels(9000, 10))
+        );
     }
 
     #[test]

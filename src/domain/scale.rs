@@ -130,11 +130,32 @@ impl Scale {
 /// `raw` with its amount multiplied by `factor` and its units shown in
 /// `units`; the line as written when it has no amount to scale.
 pub fn scale_line(raw: &str, factor: f64, units: Units) -> String {
+    scale_within(raw, factor, units, Nesting::Line)
+}
+
+/// Where a piece being scaled sits: a whole line may be a labelled list
+/// or start with a few words; a piece of one is scaled as it is. So the
+/// work on a line is bounded whatever it holds (`a: b: c: ...`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Nesting {
+    Line,
+    Piece,
+}
+
+fn scale_within(raw: &str, factor: f64, units: Units, nesting: Nesting) -> String {
     let line = IngredientLine::parse(raw);
     let Some(quantity) = line.quantity() else {
+        if nesting == Nesting::Piece {
+            return line.raw().to_owned();
+        }
         return match (labelled_list(line.raw()), amount_after_words(line.raw())) {
             (Some((label, list)), _) => format!("{label}: {}", scale_list(list, factor, units)),
-            (None, Some((words, rest))) => format!("{words}{}", scale_line(rest, factor, units)),
+            (None, Some((words, rest))) => {
+                format!(
+                    "{words}{}",
+                    scale_within(rest, factor, units, Nesting::Piece)
+                )
+            }
             (None, None) => line.raw().to_owned(),
         };
     };
@@ -216,7 +237,7 @@ fn about_amounts(tail: &str, factor: f64, units: Units) -> String {
         let (segment, next) = after.split_at(end);
         let measured = IngredientLine::parse(segment);
         if measured.quantity().is_some() && measured.unit().is_some() {
-            out.push_str(&scale_line(segment, factor, units));
+            out.push_str(&scale_within(segment, factor, units, Nesting::Piece));
         } else {
             out.push_str(segment);
         }
@@ -251,7 +272,8 @@ fn amount_after_words(line: &str) -> Option<(&str, &str)> {
 fn labelled_list(line: &str) -> Option<(&str, &str)> {
     let (label, list) = line.split_once(": ")?;
     let short = label.split_whitespace().count() <= 5;
-    (short && !label.contains(|c: char| c.is_ascii_digit())).then_some((label, list))
+    let named = label.contains(char::is_alphabetic);
+    (short && named && !label.contains(|c: char| c.is_ascii_digit())).then_some((label, list))
 }
 
 /// Each item of a list (`a, b; c and d`, commas inside brackets not
@@ -274,7 +296,12 @@ fn scale_list(list: &str, factor: f64, units: Units) -> String {
             .flatten();
         match separator {
             Some(separator) => {
-                out.push_str(&scale_line(&list[start..at], factor, units));
+                out.push_str(&scale_within(
+                    &list[start..at],
+                    factor,
+                    units,
+                    Nesting::Piece,
+                ));
                 out.push_str(separator);
                 at += separator.len();
                 start = at;
@@ -282,7 +309,7 @@ fn scale_list(list: &str, factor: f64, units: Units) -> String {
             None => at += rest.chars().next().map_or(1, char::len_utf8),
         }
     }
-    out.push_str(&scale_line(&list[start..], factor, units));
+    out.push_str(&scale_within(&list[start..], factor, units, Nesting::Piece));
     out
 }
 
@@ -353,11 +380,11 @@ fn packs(line: &IngredientLine, written: Amount, factor: f64) -> Option<String> 
     } else {
         singular(pack)
     };
-    let amount = line
-        .raw()
-        .strip_suffix(line.tail())
-        .unwrap_or(line.raw())
-        .trim();
+    // The amount as written: the line's words before the tail's (the tail
+    // was rejoined with single spaces, so the raw text may not end in it).
+    let words: Vec<&str> = line.raw().split_whitespace().collect();
+    let tail_words = line.tail().split_whitespace().count();
+    let amount = words[..words.len().saturating_sub(tail_words)].join(" ");
     let mut out = format!("{} x {amount} {pack}", count.number());
     if !rest.is_empty() {
         out.push(' ');
@@ -854,6 +881,12 @@ mod tests {
             scaled("large handful each of Thai basil and mint", 2.0),
             "large handful each of Thai basil and mint"
         );
+        // Lists inside lists are scaled as pieces, so a line of colons
+        // costs one pass.
+        let colons = ": ".repeat(1000);
+        assert_eq!(scaled(&colons, 2.0), colons.trim());
+        let nested = "a: ".repeat(600) + "1 egg";
+        assert_eq!(scaled(&nested, 2.0), nested);
         // A line with a colon whose label has numbers is not a list.
         assert_eq!(
             scaled("Ratio 1:2: rice to water", 2.0),
@@ -870,6 +903,10 @@ mod tests {
         assert_eq!(
             scaled("400 g tin black beans", 1.0),
             "400 g tin black beans"
+        );
+        assert_eq!(
+            scaled("400  g tin  black beans", 2.0),
+            "2 x 400 g tins black beans"
         );
     }
 

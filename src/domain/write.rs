@@ -116,7 +116,6 @@ impl Recipes {
         Snapshot::new(self.store.db(), self.attrs)
     }
 
-    /// A free slug for `author`'s fork of `parent`, to suggest in a form.
     /// Stores an upload as a picture, every variant durable before this
     /// returns, so that a transaction naming it can never name a picture
     /// that is not there. The same upload twice is stored once. The
@@ -204,6 +203,7 @@ impl Recipes {
         }
     }
 
+    /// A free slug for `author`'s fork of `parent`, to suggest in a form.
     pub fn suggest_fork_slug(&self, parent: &Slug, author: &str) -> Result<Slug, DomainError> {
         free_fork_slug(&self.snapshot(), parent, author)
     }

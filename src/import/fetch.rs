@@ -101,13 +101,22 @@ impl Fetcher {
             .resolver(move |netloc: &str| resolve(netloc, allow).map_err(into_io))
             .build();
         let mut at = checked_url(address)?;
+        // One deadline for the whole fetch, redirects included.
+        let deadline = std::time::Instant::now() + TIMEOUT;
         for _ in 0..=MAX_REDIRECTS {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return Err(FetchError::Network(format!(
+                    "it took longer than {} s",
+                    TIMEOUT.as_secs()
+                )));
+            }
             // The check before the request gives a clear message; the
             // resolver's, on the connection itself, is what holds.
             let host = at.host_str().unwrap_or_default().to_owned();
             let port = at.port_or_known_default().unwrap_or(80);
             resolve(&format!("{host}:{port}"), allow)?;
-            let response = match agent.request_url("GET", &at).call() {
+            let response = match agent.request_url("GET", &at).timeout(left).call() {
                 Ok(response) => response,
                 Err(ureq::Error::Status(code, _)) => return Err(FetchError::Status(code)),
                 Err(ureq::Error::Transport(t)) => return Err(transport(&t, &host)),
@@ -209,14 +218,21 @@ pub fn is_public(ip: IpAddr) -> bool {
             if let Some(v4) = v6.to_ipv4_mapped() {
                 return is_public(IpAddr::V4(v4));
             }
-            let first = v6.segments()[0];
+            let s = v6.segments();
+            // IPv4-compatible (`::a.b.c.d`), a deprecated form of the same.
+            if s[..6] == [0; 6] {
+                return false;
+            }
+            let first = s[0];
             !(v6.is_loopback()
                 || v6.is_unspecified()
                 || v6.is_multicast()
                 || (first & 0xfe00) == 0xfc00 // unique local
                 || (first & 0xffc0) == 0xfe80 // link-local
                 || (first == 0x64 && v6.segments()[1] == 0xff9b) // NAT64
-                || first == 0x2001 && v6.segments()[1] == 0xdb8) // documentation
+                || (first == 0x2001 && (s[1] == 0xdb8 || s[1] == 0)) // documentation, Teredo
+                || first == 0x2002 // 6to4: an IPv4 address inside
+                || (first & 0xffc0) == 0xfec0) // site-local
         }
     }
 }
@@ -242,6 +258,10 @@ mod tests {
             "fd00::1",
             "::ffff:127.0.0.1",
             "::ffff:10.0.0.1",
+            "::127.0.0.1",
+            "2002:7f00:1::1",
+            "2001:0:4136:e378::1",
+            "fec0::1",
         ] {
             assert!(!is_public(ip.parse().unwrap()), "{ip}");
         }

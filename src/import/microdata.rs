@@ -11,6 +11,24 @@ fn selector(css: &str) -> Selector {
     Selector::parse(css).expect("a valid selector")
 }
 
+/// The most elements of one property read, and the most text read of one:
+/// a hostile page of nested properties costs no more than a long recipe.
+const MAX_PROPS: usize = 400;
+const MAX_VALUE_BYTES: usize = 8 * 1024;
+
+/// An element's text, at most `MAX_VALUE_BYTES` of it.
+fn text_of(element: ElementRef) -> String {
+    let mut out = String::new();
+    for piece in element.text() {
+        if out.len() + piece.len() > MAX_VALUE_BYTES {
+            break;
+        }
+        out.push_str(piece);
+        out.push(' ');
+    }
+    plain(&out)
+}
+
 /// The value of an element with an `itemprop`, as microdata reads it.
 fn value(element: ElementRef) -> String {
     let e = element.value();
@@ -23,7 +41,7 @@ fn value(element: ElementRef) -> String {
     };
     match attr {
         Some(text) => plain(text),
-        None => plain(&element.text().collect::<Vec<_>>().join(" ")),
+        None => text_of(element),
     }
 }
 
@@ -39,6 +57,7 @@ fn props<'a>(scope: ElementRef<'a>, name: &str) -> Vec<ElementRef<'a>> {
                 .find(|a| a.value().attr("itemscope").is_some())
                 .is_some_and(|owner| owner.id() == scope.id())
         })
+        .take(MAX_PROPS)
         .collect()
 }
 
@@ -69,7 +88,8 @@ pub(super) fn recipe(page: &Html) -> Option<Found> {
         // A list of steps in one element: each item a step.
         let items: Vec<String> = instruction
             .select(&selector("li"))
-            .map(|li| plain(&li.text().collect::<Vec<_>>().join(" ")))
+            .take(MAX_PROPS)
+            .map(text_of)
             .filter(|t| !t.is_empty())
             .collect();
         if items.is_empty() {

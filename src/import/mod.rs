@@ -17,6 +17,9 @@ pub use fetch::{FetchError, Fetcher, MAX_PAGE_BYTES, MAX_REDIRECTS};
 
 use crate::domain::{Content, Source};
 
+/// The longest source address kept: a line of an export must hold it.
+pub const MAX_SOURCE_URL: usize = 2_000;
+
 /// A recipe read from a page.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Imported {
@@ -37,6 +40,11 @@ pub enum ImportError {
 
 /// The recipe on the page `html`, which was found at `url`.
 pub fn from_html(html: &str, url: &str) -> Result<Imported, ImportError> {
+    if url.len() > MAX_SOURCE_URL {
+        return Err(ImportError::Invalid(format!(
+            "its address is longer than {MAX_SOURCE_URL} characters"
+        )));
+    }
     let page = scraper::Html::parse_document(html);
     let found = jsonld::recipe(&page).or_else(|| microdata::recipe(&page));
     let Some(mut found) = found else {

@@ -466,7 +466,10 @@ fn parse_record<'a>(
     text: &'a str,
     keyspaces: &[&str],
 ) -> Result<(&'a str, Vec<u8>, Vec<u8>), String> {
-    let parts: Vec<&str> = text[RECORD.len()..].split(' ').collect();
+    let rest = text
+        .strip_prefix(RECORD)
+        .ok_or("expected #keyspace name key value")?;
+    let parts: Vec<&str> = rest.split(' ').collect();
     let [name, key, value] = parts.as_slice() else {
         return Err("expected #keyspace name key value".into());
     };

@@ -50,16 +50,35 @@ fn preview_content_of(f: &RecipeFields, picture: Option<Picture>) -> Result<Cont
     read_content(f, picture, false)
 }
 
+/// A file sent with the form, stored as a picture off the workers
+/// (decoding and encoding take a while); `None` when none was sent.
+async fn store_upload(
+    site: &Site,
+    upload: Option<Vec<u8>>,
+) -> Option<Result<Picture, DomainError>> {
+    let bytes = upload?;
+    let recipes = site.recipes().clone();
+    Some(
+        web::block(move || recipes.add_picture(&bytes))
+            .await
+            .unwrap_or_else(|e| {
+                Err(DomainError::Invalid(format!(
+                    "the picture could not be stored: {e}"
+                )))
+            }),
+    )
+}
+
 /// The picture the form asks for: a file just sent (stored now, durably,
 /// and named in `fields` so that a form shown again keeps it), the one the
 /// recipe had, or none. Its words come from the form.
 fn picture_of(
     site: &Site,
     fields: &mut RecipeFields,
-    upload: Option<&[u8]>,
+    upload: Option<Result<Picture, DomainError>>,
 ) -> Result<Option<Picture>, FieldErrors> {
     let stored = match upload {
-        Some(bytes) => match site.recipes().add_picture(bytes) {
+        Some(stored) => match stored {
             Ok(picture) => {
                 fields.picture = picture.hash.clone();
                 fields.remove_picture.clear();
@@ -306,7 +325,8 @@ pub async fn create(
     visitor.check_form(&req, &form.csrf)?;
     let cook = visitor.cook_or_login("/recipes/new")?;
     let mut fields = form.fields;
-    let outcome = try_create(&site, cook, &mut fields, upload.as_deref())?;
+    let stored = store_upload(&site, upload).await;
+    let outcome = try_create(&site, cook, &mut fields, stored)?;
     outcome.respond(&site, &visitor, &Purpose::New, &fields)
 }
 
@@ -314,7 +334,7 @@ fn try_create(
     site: &Site,
     cook: &Cook,
     fields: &mut RecipeFields,
-    upload: Option<&[u8]>,
+    upload: Option<Result<Picture, DomainError>>,
 ) -> Result<Outcome, WebError> {
     let content = match picture_of(site, fields, upload).and_then(|p| content_of(fields, p)) {
         Ok(content) => content,
@@ -377,7 +397,8 @@ pub async fn edit(
         based_on: based_on.get(),
     };
     let mut fields = form.fields;
-    let outcome = try_edit(&site, cook, &slug, based_on, &mut fields, upload.as_deref())?;
+    let stored = store_upload(&site, upload).await;
+    let outcome = try_edit(&site, cook, &slug, based_on, &mut fields, stored)?;
     outcome.respond(&site, &visitor, &purpose, &fields)
 }
 
@@ -387,7 +408,7 @@ fn try_edit(
     slug: &Slug,
     based_on: VersionNumber,
     fields: &mut RecipeFields,
-    upload: Option<&[u8]>,
+    upload: Option<Result<Picture, DomainError>>,
 ) -> Result<Outcome, WebError> {
     let content = match picture_of(site, fields, upload).and_then(|p| content_of(fields, p)) {
         Ok(content) => content,
@@ -499,14 +520,8 @@ pub async fn fork(
         version: version.get(),
     };
     let mut fields = form.fields;
-    let outcome = try_fork(
-        &site,
-        cook,
-        &parent,
-        version,
-        &mut fields,
-        upload.as_deref(),
-    )?;
+    let stored = store_upload(&site, upload).await;
+    let outcome = try_fork(&site, cook, &parent, version, &mut fields, stored)?;
     outcome.respond(&site, &visitor, &purpose, &fields)
 }
 
@@ -516,7 +531,7 @@ fn try_fork(
     parent: &Slug,
     version: VersionNumber,
     fields: &mut RecipeFields,
-    upload: Option<&[u8]>,
+    upload: Option<Result<Picture, DomainError>>,
 ) -> Result<Outcome, WebError> {
     let content = picture_of(site, fields, upload).and_then(|p| content_of(fields, p));
     let (content, slug) = match (content, slug_field(&fields.slug)) {

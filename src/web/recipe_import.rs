@@ -75,7 +75,11 @@ async fn read(site: &Site, fields: &import_form::Fields) -> Result<Imported, Fie
                 "Give the page's address too: the new recipe's lineage starts there.",
             )
         })?;
-        return import::from_html(&fields.html, &url)
+        let html = fields.html.clone();
+        // Off the workers, as a fetch is: a large page takes a while to read.
+        return web::block(move || import::from_html(&html, &url))
+            .await
+            .map_err(|e| FieldErrors::one("", sentence(&e.to_string())))?
             .map_err(|e| FieldErrors::one("html", sentence(&e.to_string())));
     }
     if fields.url.is_empty() {
@@ -91,7 +95,10 @@ async fn read(site: &Site, fields: &import_form::Fields) -> Result<Imported, Fie
         .await
         .map_err(|e| FieldErrors::one("", sentence(&e.to_string())))?;
     let (url, html) = fetched.map_err(|e| FieldErrors::one("url", sentence(&e.to_string())))?;
-    import::from_html(&html, &url).map_err(|e| FieldErrors::one("url", sentence(&e.to_string())))
+    web::block(move || import::from_html(&html, &url))
+        .await
+        .map_err(|e| FieldErrors::one("", sentence(&e.to_string())))?
+        .map_err(|e| FieldErrors::one("url", sentence(&e.to_string())))
 }
 
 /// Writes the imported recipe for `cook`; returns its slug.

@@ -14,6 +14,10 @@ use super::forms::MAX_FORM_BYTES;
 use super::WebError;
 use crate::domain::pictures::MAX_UPLOAD_BYTES;
 
+/// What each part of a multipart form counts for besides its name and
+/// bytes: its framing (boundary and headers) in a browser's body.
+const PART_OVERHEAD: usize = 64;
+
 /// The file field of the recipe form.
 pub const PICTURE_FIELD: &str = "picture_file";
 
@@ -86,6 +90,12 @@ async fn read_multipart<T: DeserializeOwned>(
     while let Some(part) = parts.next().await {
         let mut part = part.map_err(unreadable)?;
         let name = part.name().unwrap_or("").to_owned();
+        // A part's name and its framing count against the form's size too,
+        // so a body of many empty parts is refused like a long one.
+        text_bytes += name.len() + PART_OVERHEAD;
+        if text_bytes > text_limit {
+            return Err(too_large_form(text_limit));
+        }
         let is_file = name == PICTURE_FIELD;
         // One file part: more would be read, byte limit after byte limit,
         // for nothing.

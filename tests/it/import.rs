@@ -134,6 +134,15 @@ fn a_page_with_only_microdata_is_read() {
 }
 
 #[test]
+fn a_source_address_too_long_to_export_is_refused() {
+    let url = format!("https://x.example/{}", "a".repeat(import::MAX_SOURCE_URL));
+    assert!(matches!(
+        import::from_html(&fixture("wprm.html"), &url),
+        Err(import::ImportError::Invalid(_))
+    ));
+}
+
+#[test]
 fn a_page_without_a_recipe_says_so() {
     for html in [fixture("no-recipe.html"), String::new(), "<html>".into()] {
         assert_eq!(

@@ -500,6 +500,12 @@ fn an_import_whose_pictures_are_missing_or_foreign_writes_nothing() {
             sessions.into_bytes(),
             "does not take records of keyspace \"sessions\"",
         ),
+        // A record line with nothing after its mark.
+        (
+            text.replacen("#keyspace pictures ", "#keyspace \n#keyspace pictures ", 1)
+                .into_bytes(),
+            "expected #keyspace name key value",
+        ),
     ];
     for (file, why) in cases {
         let (store, outcome) = import_into_new(&file);
@@ -751,5 +757,22 @@ async fn a_form_with_two_pictures_is_refused() {
         .await;
     assert_eq!(twice.status, 400, "{}", twice.body);
     assert!(twice.body.contains("more than one picture"));
+    assert!(stored(recipes.store()) == before);
+}
+
+#[actix_web::test]
+async fn a_form_of_many_empty_parts_is_refused_like_a_long_one() {
+    let (recipes, site) = new_site();
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let before = stored(recipes.store());
+    let form = ann.get("/recipes/new").await;
+    let names: Vec<String> = (0..10_000).map(|i| format!("x{i}")).collect();
+    let mut fields = recipe_fields(&[]);
+    fields.extend(names.iter().map(|n| (n.as_str(), "")));
+    let refused = ann
+        .submit_with_file(&form, "/recipes/new", &fields, None)
+        .await;
+    assert_eq!(refused.status, 413, "{}", refused.body);
     assert!(stored(recipes.store()) == before);
 }

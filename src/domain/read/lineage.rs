@@ -109,9 +109,6 @@ impl Snapshot {
             .len())
     }
 
-    /// The family below `id`: forks, their forks, and so on, at most `limit`
-    /// recipes below `id` (depth first, oldest fork first), so a huge family
-    /// stays a bounded read. An explicit stack, not recursion.
     /// Where recipe `id` was brought in from, if it was.
     pub fn source(&self, id: RecipeId) -> Result<Option<Source>, DomainError> {
         let (url, name) = (self.attrs.source_url, self.attrs.source_name);
@@ -145,6 +142,9 @@ impl Snapshot {
         Ok(forked)
     }
 
+    /// The family below `id`: forks, their forks, and so on, at most `limit`
+    /// recipes below `id` (depth first, oldest fork first), so a huge family
+    /// stays a bounded read. An explicit stack, not recursion.
     pub fn fork_tree(&self, id: RecipeId, limit: usize) -> Result<ForkTree, DomainError> {
         let mut tree = ForkTree {
             nodes: Vec::new(),
