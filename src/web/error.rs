@@ -33,6 +33,13 @@ pub enum WebError {
     /// The request's body is over a limit the message names.
     #[error("{0}")]
     TooLarge(String),
+    /// The address exists but does not take this method; `allow` lists
+    /// those it takes, for the `Allow` header.
+    #[error("{message}")]
+    MethodNotAllowed {
+        allow: &'static str,
+        message: String,
+    },
     /// The page needs a logged-in cook: answered with a redirect to the
     /// login page, which comes back to `next`.
     #[error("log in to see this page")]
@@ -85,6 +92,7 @@ impl ResponseError for WebError {
             WebError::Gone(_) => StatusCode::GONE,
             WebError::Forbidden(_) => StatusCode::FORBIDDEN,
             WebError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            WebError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             WebError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
             WebError::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
             WebError::Conflict(_) => StatusCode::CONFLICT,
@@ -107,6 +115,7 @@ impl ResponseError for WebError {
             WebError::Gone(m) => ("Gone", m.as_str()),
             WebError::Forbidden(m) => ("Not allowed", m.as_str()),
             WebError::TooLarge(m) => ("Too large", m.as_str()),
+            WebError::MethodNotAllowed { message, .. } => ("Not here", message.as_str()),
             WebError::TooManyRequests(m) => ("Too many attempts", m.as_str()),
             WebError::Busy(m) => ("Busy", m.as_str()),
             WebError::Conflict(m) => ("Changed meanwhile", m.as_str()),
@@ -126,6 +135,9 @@ impl ResponseError for WebError {
             }
             WebError::Busy(_) => {
                 response.insert_header((header::RETRY_AFTER, "1"));
+            }
+            WebError::MethodNotAllowed { allow, .. } => {
+                response.insert_header((header::ALLOW, *allow));
             }
             _ => {}
         }

@@ -155,31 +155,31 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     // actix tries the table in order, matching each pattern in turn, so the
     // pages read most come first; `/recipes/new` before the slug pattern
     // that would take it, and `.json` before the slug that would take it.
-    cfg.route("/", get().to(catalog::index))
+    cfg.service(page("/", catalog::index))
         .service(get_post(
             "/recipes/new",
             recipe_forms::new_page,
             recipe_forms::create,
         ))
-        .route("/recipes/{slug}.json", get().to(recipes::json))
-        .route("/recipes/{slug}", get().to(recipes::show))
-        .route("/recipes/{slug}/history", get().to(recipes::history))
-        .route("/recipes/{slug}/versions/{n}", get().to(recipes::version))
-        .route("/recipes/{slug}/diff", get().to(recipes::diff))
-        .route("/recipes/{slug}/compare", get().to(recipes::compare))
-        .route("/recipes/{slug}/forks", get().to(recipes::forks))
-        .route("/recipes/{slug}/lineage", get().to(recipes::lineage))
-        .route("/tags", get().to(pages::tags))
-        .route("/tags/{tag}", get().to(catalog::tag))
-        .route("/search", get().to(pages::search))
-        .route("/static/{name}", get().to(pages::asset))
-        .route("/images/{file}", get().to(pictures::picture))
-        .route("/feed.xml", get().to(feeds::atom))
-        .route("/sitemap.xml", get().to(feeds::sitemap))
-        .route("/sitemaps/{file}", get().to(feeds::sitemap_file))
-        .route("/robots.txt", get().to(feeds::robots))
-        .route("/about", get().to(pages::about))
-        .route("/cooks/{handle}", get().to(pages::cook))
+        .service(page("/recipes/{slug}.json", recipes::json))
+        .service(page("/recipes/{slug}", recipes::show))
+        .service(page("/recipes/{slug}/history", recipes::history))
+        .service(page("/recipes/{slug}/versions/{n}", recipes::version))
+        .service(page("/recipes/{slug}/diff", recipes::diff))
+        .service(page("/recipes/{slug}/compare", recipes::compare))
+        .service(page("/recipes/{slug}/forks", recipes::forks))
+        .service(page("/recipes/{slug}/lineage", recipes::lineage))
+        .service(page("/tags", pages::tags))
+        .service(page("/tags/{tag}", catalog::tag))
+        .service(page("/search", pages::search))
+        .service(page("/static/{name}", pages::asset))
+        .service(page("/images/{file}", pictures::picture))
+        .service(page("/feed.xml", feeds::atom))
+        .service(page("/sitemap.xml", feeds::sitemap))
+        .service(page("/sitemaps/{file}", feeds::sitemap_file))
+        .service(page("/robots.txt", feeds::robots))
+        .service(page("/about", pages::about))
+        .service(page("/cooks/{handle}", pages::cook))
         .service(get_post(
             "/recipes/{slug}/edit",
             recipe_forms::edit_page,
@@ -190,11 +190,8 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             recipe_forms::fork_page,
             recipe_forms::fork,
         ))
-        .route(
-            "/recipes/{slug}/retire",
-            web::post().to(recipe_forms::retire),
-        )
-        .route("/preview", web::post().to(recipe_forms::preview))
+        .service(form_post("/recipes/{slug}/retire", recipe_forms::retire))
+        .service(form_post("/preview", recipe_forms::preview))
         .service(get_post(
             "/import",
             recipe_import::page,
@@ -202,16 +199,10 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         ))
         .service(get_post("/signup", account::sign_up_page, account::sign_up))
         .service(get_post("/login", account::log_in_page, account::log_in))
-        .route("/logout", web::post().to(account::log_out))
-        .route(
-            "/logout/everywhere",
-            web::post().to(account::log_out_everywhere),
-        )
-        .route("/account", get().to(account::account_page))
-        .route(
-            "/account/password",
-            web::post().to(account::change_password),
-        )
+        .service(form_post("/logout", account::log_out))
+        .service(form_post("/logout/everywhere", account::log_out_everywhere))
+        .service(page("/account", account::account_page))
+        .service(form_post("/account/password", account::change_password))
         .default_service(web::to(not_found));
 }
 
@@ -229,6 +220,56 @@ where
     web::resource(path)
         .route(get().to(page))
         .route(web::post().to(post))
+        .default_service(web::to(|req: HttpRequest| {
+            refuse_method(req, "GET, HEAD, POST")
+        }))
+}
+
+/// One address with a page: GET, and HEAD.
+fn page<G, GArgs>(path: &str, page: G) -> actix_web::Resource
+where
+    G: actix_web::Handler<GArgs>,
+    GArgs: actix_web::FromRequest + 'static,
+    G::Output: actix_web::Responder + 'static,
+{
+    web::resource(path)
+        .route(get().to(page))
+        .default_service(web::to(|req: HttpRequest| refuse_method(req, "GET, HEAD")))
+}
+
+/// One address that only takes a form: POST.
+fn form_post<P, PArgs>(path: &str, post: P) -> actix_web::Resource
+where
+    P: actix_web::Handler<PArgs>,
+    PArgs: actix_web::FromRequest + 'static,
+    P::Output: actix_web::Responder + 'static,
+{
+    web::resource(path)
+        .route(web::post().to(post))
+        .default_service(web::to(|req: HttpRequest| refuse_method(req, "POST")))
+}
+
+/// A method an address does not take: 405, with the ones it does.
+async fn refuse_method(req: HttpRequest, allow: &'static str) -> Result<HttpResponse, WebError> {
+    Err(WebError::MethodNotAllowed {
+        allow,
+        message: format!(
+            "{} takes {}, not {}.",
+            req.path(),
+            in_words(allow),
+            req.method()
+        ),
+    })
+}
+
+/// `GET, HEAD, POST` as a sentence says it: `GET, HEAD and POST`.
+fn in_words(methods: &str) -> String {
+    let all: Vec<&str> = methods.split(", ").collect();
+    match all.split_last() {
+        Some((last, [])) => (*last).to_owned(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    }
 }
 
 /// Anything not in the table.

@@ -623,8 +623,11 @@ async fn unknown_addresses_are_404_pages_in_the_layout() {
         assert_eq!(page.texts("h1"), ["Not found"], "{uri}");
         assert!(page.header("content-security-policy").is_some(), "{uri}");
     }
+    // The page is there; it does not take a POST.
     let post = send(&site, TestRequest::post().uri("/recipes/shakshuka")).await;
-    assert_eq!(post.status, 404);
+    assert_eq!(post.status, 405);
+    assert_eq!(post.header("allow"), Some("GET, HEAD"));
+    assert_in_layout(&post);
 }
 
 #[actix_web::test]
@@ -1085,4 +1088,46 @@ async fn the_new_addresses_refuse_hostile_input_with_a_clear_status() {
             assert_in_layout(&page);
         }
     }
+}
+
+#[actix_web::test]
+async fn a_method_an_address_does_not_take_is_405_with_the_ones_it_does() {
+    let site = site(demo());
+    for (method, uri, allow, says) in [
+        (
+            "POST",
+            "/about",
+            "GET, HEAD",
+            "/about takes GET and HEAD, not POST.",
+        ),
+        ("DELETE", "/recipes/shakshuka", "GET, HEAD", "not DELETE"),
+        (
+            "PUT",
+            "/import",
+            "GET, HEAD, POST",
+            "takes GET, HEAD and POST, not PUT.",
+        ),
+        ("GET", "/logout", "POST", "/logout takes POST, not GET."),
+        ("PATCH", "/recipes/shakshuka/retire", "POST", "not PATCH"),
+    ] {
+        let request = TestRequest::default()
+            .method(actix_web::http::Method::from_bytes(method.as_bytes()).unwrap())
+            .uri(uri);
+        let page = send(&site, request).await;
+        assert_eq!(page.status, 405, "{method} {uri}");
+        assert_eq!(page.header("allow"), Some(allow), "{method} {uri}");
+        assert!(page.body.contains(says), "{method} {uri}: {}", page.body);
+    }
+    // An address that is not there is still not there.
+    let missing = send(&site, TestRequest::post().uri("/nowhere")).await;
+    assert_eq!(missing.status, 404);
+    // HEAD is a GET without its body.
+    let head = send(
+        &site,
+        TestRequest::default()
+            .method(actix_web::http::Method::HEAD)
+            .uri("/about"),
+    )
+    .await;
+    assert_eq!(head.status, 200);
 }
