@@ -420,3 +420,43 @@ async fn the_server_fetches_a_page_when_allowed() {
     let page = ann.get("/recipes/easy-chana-masala").await;
     assert_eq!(page.attrs("nav.lineage li.source a", "href"), [url]);
 }
+
+#[test]
+fn two_cooks_bringing_in_one_page_at_once_get_two_recipes() {
+    let recipes = Recipes::temporary().unwrap();
+    let imported = import::from_html(
+        &fixture("wprm.html"),
+        "https://spicetrail.example/chana-masala/",
+    )
+    .unwrap();
+    let barrier = std::sync::Arc::new(std::sync::Barrier::new(8));
+    let slugs: Vec<Slug> = (0..8)
+        .map(|i| {
+            let (recipes, imported, barrier) = (recipes.clone(), imported.clone(), barrier.clone());
+            std::thread::spawn(move || {
+                barrier.wait();
+                let slug = Slug::from_title(&imported.content.title);
+                let change = Change::by(&format!("cook-{i}"), "brought in");
+                recipes
+                    .import(&slug, imported.content, &imported.source, &change)
+                    .unwrap()
+                    .0
+            })
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .map(|t| t.join().unwrap())
+        .collect();
+    // Each got a slug of its own, decided in the writer: none merged into
+    // another (the same ingredients once each, one author each).
+    let mut distinct = slugs.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(distinct.len(), 8, "{slugs:?}");
+    let view = recipes.snapshot();
+    for slug in &slugs {
+        let recipe = view.recipe(slug).unwrap();
+        assert_eq!(recipe.content.ingredients, imported.content.ingredients);
+        assert_eq!(recipe.version_count, 1);
+    }
+}
