@@ -3,6 +3,7 @@
 use crate::import::Fetcher;
 use std::io;
 use std::net::{SocketAddr, TcpListener};
+use std::time::Duration;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{Server, ServiceFactory, ServiceRequest, ServiceResponse};
@@ -29,6 +30,36 @@ pub struct Config {
     /// Whether imports may fetch from this machine and private networks
     /// (for tests; never on a public site).
     pub allow_private_fetch: bool,
+    /// How long a client may take over each part of a request.
+    pub timeouts: Timeouts,
+}
+
+/// How long a slow client may hold a connection: past these, the
+/// connection is answered (408) or closed, so a client that trickles a
+/// request or stops reading costs a socket for seconds, never a worker
+/// (workers are asynchronous and serve other connections meanwhile).
+#[derive(Debug, Clone, Copy)]
+pub struct Timeouts {
+    /// From a connection's first byte to the end of the request head.
+    pub request_head: Duration,
+    /// From the request head to the end of its body: long enough for a
+    /// 10 MiB picture at about 2 Mbit/s.
+    pub request_body: Duration,
+    /// An idle kept-alive connection between requests.
+    pub keep_alive: Duration,
+    /// For a client to acknowledge the end of a closed connection.
+    pub disconnect: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Timeouts {
+        Timeouts {
+            request_head: Duration::from_secs(5),
+            request_body: Duration::from_secs(60),
+            keep_alive: Duration::from_secs(5),
+            disconnect: Duration::from_secs(1),
+        }
+    }
 }
 
 /// A server that is listening, and the address it got.
@@ -39,7 +70,7 @@ pub struct Running {
 
 /// The application: routes, shared state, error pages for bad query
 /// strings, and the middleware, innermost first: compression, security
-/// headers, the request log.
+/// headers, the body deadline, the request log.
 pub fn app(
     site: Data<Site>,
 ) -> App<
@@ -52,6 +83,7 @@ pub fn app(
     >,
 > {
     let https = site.is_https();
+    let body_deadline = site.body_deadline();
     App::new()
         .app_data(site)
         .app_data(QueryConfig::default().error_handler(|error, _| {
@@ -64,6 +96,9 @@ pub fn app(
         )
         .wrap(Compress::default())
         .wrap(middleware::security_headers(https))
+        .wrap(from_fn(move |req, next| {
+            middleware::body_deadline(req, next, body_deadline)
+        }))
         .wrap(from_fn(middleware::log_request))
         .configure(routes)
 }
@@ -82,6 +117,7 @@ fn form_refused(error: UrlencodedError) -> WebError {
             "The form is larger than the {} KiB a form may be: nothing was changed.",
             MAX_FORM_BYTES / 1024
         )),
+        UrlencodedError::Payload(error) => crate::web::submission::payload_refused(error),
         other => WebError::BadRequest(format!(
             "This page cannot read that form ({other}): nothing was changed."
         )),
@@ -106,9 +142,14 @@ pub fn build(config: &Config, recipes: Recipes) -> io::Result<Running> {
     let site = Data::new(
         Site::new(recipes, &base_url)
             .with_page_cache(config.page_cache_bytes)
-            .with_fetcher(fetcher),
+            .with_fetcher(fetcher)
+            .with_body_deadline(config.timeouts.request_body),
     );
+    let timeouts = config.timeouts;
     let mut server = HttpServer::new(move || app(site.clone()))
+        .client_request_timeout(timeouts.request_head)
+        .client_disconnect_timeout(timeouts.disconnect)
+        .keep_alive(timeouts.keep_alive)
         .shutdown_timeout(30)
         .max_connections(MAX_CONNECTIONS_PER_WORKER)
         .listen(listener)?;

@@ -246,6 +246,7 @@ fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
         base_url: args.base_url,
         page_cache_bytes: budget.pages,
         allow_private_fetch: args.allow_private_fetch,
+        timeouts: app::Timeouts::default(),
     };
     serve_until_stopped(store, &config, args.log_json, out)
 }

@@ -33,6 +33,9 @@ pub enum WebError {
     /// The request's body is over a limit the message names.
     #[error("{0}")]
     TooLarge(String),
+    /// The request's body did not arrive within its deadline.
+    #[error("{0}")]
+    TimedOut(String),
     /// The address exists but does not take this method; `allow` lists
     /// those it takes, for the `Allow` header.
     #[error("{message}")]
@@ -92,6 +95,7 @@ impl ResponseError for WebError {
             WebError::Gone(_) => StatusCode::GONE,
             WebError::Forbidden(_) => StatusCode::FORBIDDEN,
             WebError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            WebError::TimedOut(_) => StatusCode::REQUEST_TIMEOUT,
             WebError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             WebError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
             WebError::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
@@ -115,6 +119,7 @@ impl ResponseError for WebError {
             WebError::Gone(m) => ("Gone", m.as_str()),
             WebError::Forbidden(m) => ("Not allowed", m.as_str()),
             WebError::TooLarge(m) => ("Too large", m.as_str()),
+            WebError::TimedOut(m) => ("Too slow", m.as_str()),
             WebError::MethodNotAllowed { message, .. } => ("Not here", message.as_str()),
             WebError::TooManyRequests(m) => ("Too many attempts", m.as_str()),
             WebError::Busy(m) => ("Busy", m.as_str()),

@@ -1,11 +1,20 @@
-//! What wraps every response: security headers and the request log.
+//! What wraps every request and response: security headers, the request
+//! log, and a deadline on request bodies.
 
-use std::time::Instant;
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
 use actix_web::body::MessageBody;
-use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
+use actix_web::error::PayloadError;
 use actix_web::middleware::{DefaultHeaders, Next};
-use actix_web::Error;
+use actix_web::rt::time::Sleep;
+use actix_web::web::Bytes;
+use actix_web::{Error, HttpMessage};
+use futures_util::{Stream, StreamExt};
 
 /// Everything a page loads comes from the site itself; nothing inline runs
 /// (the JSON-LD `<script>` is data, which CSP does not execute or block).
@@ -61,4 +70,54 @@ pub async fn log_request(
         "request"
     );
     Ok(response)
+}
+
+/// Holds every request body to `deadline` from when its head arrived: a
+/// client that trickles a form a byte at a time gets a 408 page once the
+/// deadline passes, instead of holding a connection and a half-read body
+/// for as long as it likes. actix bounds only the request head
+/// (`client_request_timeout`); nothing in it bounds the body.
+pub async fn body_deadline(
+    mut req: ServiceRequest,
+    next: Next<impl MessageBody>,
+    deadline: Duration,
+) -> Result<ServiceResponse<impl MessageBody>, Error> {
+    let body = req.take_payload();
+    let timed: Pin<Box<dyn Stream<Item = Result<Bytes, PayloadError>>>> = Box::pin(DeadlineBody {
+        body,
+        deadline: Box::pin(actix_web::rt::time::sleep(deadline)),
+    });
+    req.set_payload(Payload::from(timed));
+    next.call(req).await
+}
+
+/// A body stream that fails with `TimedOut` once its deadline passes.
+struct DeadlineBody {
+    body: Payload,
+    deadline: Pin<Box<Sleep>>,
+}
+
+impl Stream for DeadlineBody {
+    type Item = Result<Bytes, PayloadError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        if let Poll::Ready(item) = self.body.poll_next_unpin(cx) {
+            return Poll::Ready(item);
+        }
+        match self.deadline.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Some(Err(PayloadError::Io(io::Error::new(
+                io::ErrorKind::TimedOut,
+                BODY_TIMED_OUT,
+            ))))),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+/// What a body that missed its deadline fails with.
+pub const BODY_TIMED_OUT: &str = "the request's body did not arrive in time";
+
+/// Whether a body failed because it missed its deadline.
+pub fn body_timed_out(error: &PayloadError) -> bool {
+    matches!(error, PayloadError::Io(e) if e.kind() == io::ErrorKind::TimedOut)
 }

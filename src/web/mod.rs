@@ -21,7 +21,7 @@ mod recipe_import;
 pub mod recipes;
 pub mod respond;
 pub mod session;
-mod submission;
+pub(crate) mod submission;
 
 use std::hash::Hasher as _;
 
@@ -49,6 +49,8 @@ pub struct Site {
     /// How pages to import are fetched (public addresses only, unless the
     /// server was started to allow private ones).
     fetcher: crate::import::Fetcher,
+    /// How long a request's body may take to arrive after its head.
+    body_deadline: std::time::Duration,
 }
 
 /// The page cache's budget unless told otherwise: a demo's every page in
@@ -73,6 +75,7 @@ impl Site {
             attempts: limits::AttemptLimit::per_minute(limits::ATTEMPTS_PER_MINUTE),
             pages: page_cache::PageCache::new(DEFAULT_PAGE_CACHE_BYTES),
             fetcher: crate::import::Fetcher::public_only(),
+            body_deadline: crate::app::Timeouts::default().request_body,
         }
     }
 
@@ -84,6 +87,15 @@ impl Site {
 
     pub fn fetcher(&self) -> crate::import::Fetcher {
         self.fetcher
+    }
+
+    pub fn with_body_deadline(mut self, deadline: std::time::Duration) -> Site {
+        self.body_deadline = deadline;
+        self
+    }
+
+    pub fn body_deadline(&self) -> std::time::Duration {
+        self.body_deadline
     }
 
     /// This site with a page cache of at most `bytes` (0 keeps no page).

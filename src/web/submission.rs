@@ -4,13 +4,15 @@
 //! byte limit, and the text fields become the same struct a plain form
 //! would, so the handlers read one shape.
 
-use actix_multipart::Multipart;
+use actix_multipart::{Multipart, MultipartError};
+use actix_web::error::PayloadError;
 use actix_web::http::header;
 use actix_web::{web, HttpRequest};
 use futures_util::StreamExt;
 use serde::de::DeserializeOwned;
 
 use super::forms::MAX_FORM_BYTES;
+use super::middleware::body_timed_out;
 use super::WebError;
 use crate::domain::pictures::MAX_UPLOAD_BYTES;
 
@@ -21,11 +23,29 @@ const PART_OVERHEAD: usize = 64;
 /// The file field of the recipe form.
 pub const PICTURE_FIELD: &str = "picture_file";
 
+fn too_large_upload() -> WebError {
+    WebError::TooLarge(format!(
+        "The picture is larger than the {} MiB a picture may be: nothing was changed.",
+        MAX_UPLOAD_BYTES / (1024 * 1024)
+    ))
+}
+
 fn too_large_form(limit: usize) -> WebError {
     WebError::TooLarge(format!(
         "The form is larger than the {} KiB a form may be: nothing was changed.",
         limit / 1024
     ))
+}
+
+/// A body that could not be read: too slow (408), or broken off.
+pub fn payload_refused(error: PayloadError) -> WebError {
+    if body_timed_out(&error) {
+        WebError::TimedOut(
+            "The form took too long to arrive: nothing was changed. Try again.".to_owned(),
+        )
+    } else {
+        unreadable(error)
+    }
 }
 
 fn unreadable(why: impl std::fmt::Display) -> WebError {
@@ -54,8 +74,21 @@ pub async fn read_form<T: DeserializeOwned>(
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
+    // A body that says up front it is over the limit is refused before a
+    // byte of it is read, so its sender learns at once and holds nothing.
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
     if content_type.starts_with("multipart/form-data") {
+        let most = text_limit + MAX_UPLOAD_BYTES + 2 * PART_OVERHEAD;
+        if declared.is_some_and(|length| length > most as u64) {
+            return Err(too_large_upload());
+        }
         return read_multipart(req, payload, text_limit).await;
+    }
+    if declared.is_some_and(|length| length > text_limit as u64) {
+        return Err(too_large_form(text_limit));
     }
     if !content_type.starts_with("application/x-www-form-urlencoded") {
         return Err(unreadable("it is not a form"));
@@ -68,7 +101,7 @@ pub async fn read_form<T: DeserializeOwned>(
 async fn read_limited(mut payload: web::Payload, limit: usize) -> Result<Vec<u8>, WebError> {
     let mut body = Vec::new();
     while let Some(chunk) = payload.next().await {
-        let chunk = chunk.map_err(unreadable)?;
+        let chunk = chunk.map_err(payload_refused)?;
         if body.len() + chunk.len() > limit {
             return Err(too_large_form(limit));
         }
@@ -88,7 +121,7 @@ async fn read_multipart<T: DeserializeOwned>(
     let mut upload = None;
     let mut files = 0;
     while let Some(part) = parts.next().await {
-        let mut part = part.map_err(unreadable)?;
+        let mut part = part.map_err(multipart_refused)?;
         let name = part.name().unwrap_or("").to_owned();
         // A part's name and its framing count against the form's size too,
         // so a body of many empty parts is refused like a long one.
@@ -110,13 +143,10 @@ async fn read_multipart<T: DeserializeOwned>(
         };
         let mut data = Vec::new();
         while let Some(chunk) = part.next().await {
-            let chunk = chunk.map_err(unreadable)?;
+            let chunk = chunk.map_err(multipart_refused)?;
             if data.len() + chunk.len() > limit {
                 return Err(if is_file {
-                    WebError::TooLarge(format!(
-                        "The picture is larger than the {} MiB a picture may be: nothing was changed.",
-                        MAX_UPLOAD_BYTES / (1024 * 1024)
-                    ))
+                    too_large_upload()
                 } else {
                     too_large_form(text_limit)
                 });
@@ -138,4 +168,11 @@ async fn read_multipart<T: DeserializeOwned>(
     let encoded = serde_urlencoded::to_string(&fields).map_err(unreadable)?;
     let form = serde_urlencoded::from_str(&encoded).map_err(unreadable)?;
     Ok((form, upload))
+}
+
+fn multipart_refused(error: MultipartError) -> WebError {
+    match error {
+        MultipartError::Payload(error) => payload_refused(error),
+        other => unreadable(other),
+    }
 }

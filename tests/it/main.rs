@@ -44,6 +44,7 @@ mod durability;
 mod family;
 mod faults;
 mod helpers;
+mod hostile;
 mod import;
 mod keyspace;
 mod page_cache;

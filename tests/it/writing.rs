@@ -125,6 +125,15 @@ impl Browser {
     pub fn has_cookie(&self, name: &str) -> bool {
         self.cookies.contains_key(name)
     }
+
+    pub fn cookie(&self, name: &str) -> Option<String> {
+        self.cookies.get(name).cloned()
+    }
+
+    /// Sets a cookie by hand, as a forger would.
+    pub fn set_cookie(&mut self, name: &str, value: &str) {
+        self.cookies.insert(name.to_owned(), value.to_owned());
+    }
 }
 
 /// The hidden fields (the token among them) of the form on `page` that

@@ -1,0 +1,495 @@
+//! Hostile HTTP against a real server on loopback: what a client can send
+//! that no browser would (oversized heads, addresses and bodies, bytes that
+//! are not UTF-8, broken percent-encoding, paths that climb out of a
+//! directory), clients that are slow on purpose (trickling a request,
+//! never reading the answer), and the session and form checks seen from an
+//! attacker's side (tampered and replayed cookies, `If-None-Match: *`,
+//! timing that could tell a handle exists).
+//!
+//! The server is `app::build`, the one `forkful serve` runs, with one worker
+//! so that "the worker is never held" is something a test can see: while
+//! the hostile connections are open, a plain request is still answered.
+//! Requests go over raw TCP, since most of what is sent here is not
+//! something an HTTP client library would agree to send.
+
+use std::io::{ErrorKind, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use forkful::app::{self, Timeouts};
+use forkful::domain::{Accounts, Recipes, Slug};
+
+use crate::helpers::{demo, get, site};
+use crate::writing::{new_site, sign_up, Browser};
+
+/// Short deadlines, so that a test sees them pass in a second or two.
+const SHORT: Timeouts = Timeouts {
+    request_head: Duration::from_millis(800),
+    request_body: Duration::from_millis(800),
+    keep_alive: Duration::from_millis(800),
+    disconnect: Duration::from_millis(200),
+};
+
+/// How long a test waits for an answer before calling the server stuck:
+/// far past every deadline above, so only a missing deadline trips it.
+const STUCK: Duration = Duration::from_secs(20);
+
+/// Starts the real server over `recipes` on a port of its own, one worker.
+fn serve(recipes: &Recipes, timeouts: Timeouts) -> SocketAddr {
+    let config = app::Config {
+        addr: "127.0.0.1:0".to_owned(),
+        workers: 1,
+        base_url: None,
+        page_cache_bytes: 8 << 20,
+        allow_private_fetch: false,
+        timeouts,
+    };
+    let recipes = recipes.clone();
+    let (sender, addr) = mpsc::channel();
+    thread::spawn(move || {
+        actix_web::rt::System::new().block_on(async move {
+            let running = app::build(&config, recipes).expect("the server starts");
+            sender.send(running.addr).unwrap();
+            running.server.await
+        })
+    });
+    addr.recv().unwrap()
+}
+
+/// One answer read off a connection: its status and everything after it.
+struct Answer {
+    status: u16,
+    text: String,
+}
+
+/// Sends `request` as bytes on a new connection and reads until the server
+/// closes it or `STUCK` passes.
+fn exchange(addr: SocketAddr, request: &[u8]) -> Answer {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(STUCK)).unwrap();
+    // A server may answer and close before taking all of a long request:
+    // a broken pipe here is the server refusing, which the answer shows.
+    let _ = stream.write_all(request);
+    read_answer(&mut stream)
+}
+
+fn read_answer(stream: &mut TcpStream) -> Answer {
+    let mut bytes = Vec::new();
+    let mut buffer = [0u8; 16 * 1024];
+    loop {
+        match stream.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => bytes.extend_from_slice(&buffer[..n]),
+            Err(e) if e.kind() == ErrorKind::ConnectionReset => break,
+            Err(e) => panic!("no answer within {STUCK:?}: {e}"),
+        }
+    }
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let status = text
+        .strip_prefix("HTTP/1.1 ")
+        .and_then(|rest| rest.get(..3))
+        .and_then(|code| code.parse().ok())
+        .unwrap_or_else(|| panic!("not an HTTP answer: {text:?}"));
+    Answer { status, text }
+}
+
+/// A plain GET of `path`, the connection closed after it.
+fn plain(path: &str) -> Vec<u8> {
+    format!("GET {path} HTTP/1.1\r\nHost: forkful.test\r\nConnection: close\r\n\r\n").into_bytes()
+}
+
+/// The server still answers a plain request, and quickly enough that no
+/// deadline of a stuck worker was waited out.
+fn still_serving(addr: SocketAddr) {
+    let started = Instant::now();
+    let answer = exchange(addr, &plain("/about"));
+    assert_eq!(answer.status, 200, "{}", answer.text);
+    assert!(
+        started.elapsed() < STUCK / 2,
+        "a plain request waited {:?}",
+        started.elapsed()
+    );
+}
+
+/// actix refuses a request head over 128 KiB or with more than 96 headers
+/// (431) before any handler runs; under that, an address the site cannot
+/// have (a slug far past the longest a recipe may have, a query of
+/// thousands of words) is the site's own 4xx page or a bounded answer.
+#[test]
+fn oversized_heads_and_addresses_are_refused_and_the_server_carries_on() {
+    // Short deadlines: after a 431 actix keeps the connection until the
+    // client goes or the keep-alive deadline passes.
+    let addr = serve(demo(), SHORT);
+    let over = "a".repeat(256 * 1024);
+    let under = "a".repeat(64 * 1024);
+    let words = "egg ".repeat(10_000);
+    let many_headers: String = (0..200).map(|i| format!("X-Junk-{i}: {i}\r\n")).collect();
+    let cases: Vec<(&str, Vec<u8>, &[u16])> = vec![
+        (
+            "a 256 KiB header",
+            format!("GET / HTTP/1.1\r\nHost: forkful.test\r\nX-Long: {over}\r\n\r\n").into_bytes(),
+            &[431],
+        ),
+        (
+            "a 256 KiB address",
+            plain(&format!("/recipes/{over}")),
+            &[431],
+        ),
+        (
+            "200 headers",
+            format!("GET / HTTP/1.1\r\nHost: forkful.test\r\n{many_headers}\r\n").into_bytes(),
+            &[431],
+        ),
+        (
+            "a 64 KiB slug",
+            plain(&format!("/recipes/{under}")),
+            &[400, 404],
+        ),
+        (
+            "a 64 KiB tag",
+            plain(&format!("/tags/{under}")),
+            &[400, 404],
+        ),
+        (
+            "a query of 10,000 words",
+            plain(&format!("/search?q={}", words.replace(' ', "+"))),
+            &[200, 400],
+        ),
+    ];
+    for (what, request, expected) in cases {
+        let answer = exchange(addr, &request);
+        assert!(
+            expected.contains(&answer.status),
+            "{what}: {}",
+            answer.status
+        );
+        still_serving(addr);
+    }
+}
+
+#[test]
+fn a_body_declared_over_the_limit_is_refused_before_it_is_sent() {
+    let recipes = Recipes::temporary().unwrap();
+    let accounts = Accounts::open(&recipes).unwrap();
+    let ann = Slug::parse("ann").unwrap();
+    accounts
+        .sign_up(&ann, "Ann", "correct horse battery")
+        .unwrap();
+    let (_, session) = accounts.log_in(&ann, "correct horse battery").unwrap();
+    let addr = serve(&recipes, Timeouts::default());
+    for (path, kind, cookie) in [
+        ("/login", "application/x-www-form-urlencoded", ""),
+        ("/signup", "application/x-www-form-urlencoded", ""),
+        ("/recipes/new", "application/x-www-form-urlencoded", ""),
+        (
+            "/recipes/new",
+            "application/x-www-form-urlencoded",
+            &*session.token,
+        ),
+        (
+            "/recipes/new",
+            "multipart/form-data; boundary=x",
+            &*session.token,
+        ),
+        (
+            "/import",
+            "application/x-www-form-urlencoded",
+            &*session.token,
+        ),
+    ] {
+        // The head alone: were the server to wait for the 100 MB it was
+        // promised, this would be stuck until the body deadline.
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nHost: forkful.test\r\nContent-Type: {kind}\r\n\
+             Cookie: forkful_session={cookie}\r\nContent-Length: 100000000\r\n\r\n"
+        );
+        let mut stream = TcpStream::connect(addr).unwrap();
+        stream.set_read_timeout(Some(STUCK)).unwrap();
+        stream.write_all(head.as_bytes()).unwrap();
+        let started = Instant::now();
+        let answer = read_answer(&mut stream);
+        assert_eq!(answer.status, 413, "{path} {kind}: {}", answer.text);
+        assert!(started.elapsed() < Duration::from_secs(5), "{path} {kind}");
+    }
+    still_serving(addr);
+}
+
+#[test]
+fn a_client_that_trickles_its_request_is_cut_off_and_others_are_served() {
+    let addr = serve(demo(), SHORT);
+    // Slow heads: a header line a byte at a time, never finished.
+    let slow: Vec<_> = (0..8)
+        .map(|_| {
+            thread::spawn(move || {
+                let mut stream = TcpStream::connect(addr).unwrap();
+                stream.set_read_timeout(Some(STUCK)).unwrap();
+                stream
+                    .write_all(b"GET / HTTP/1.1\r\nHost: forkful.test\r\nX-Slow: ")
+                    .unwrap();
+                let started = Instant::now();
+                let mut sent = 0;
+                while started.elapsed() < STUCK {
+                    if stream.write_all(b"a").is_err() {
+                        break;
+                    }
+                    sent += 1;
+                    let mut byte = [0u8; 1];
+                    stream
+                        .set_read_timeout(Some(Duration::from_millis(100)))
+                        .unwrap();
+                    match stream.read(&mut byte) {
+                        Ok(_) => break,
+                        Err(e) if e.kind() == ErrorKind::ConnectionReset => break,
+                        Err(_) => {}
+                    }
+                }
+                (started.elapsed(), sent)
+            })
+        })
+        .collect();
+    thread::sleep(Duration::from_millis(200));
+    still_serving(addr);
+    for connection in slow {
+        let (held, _) = connection.join().unwrap();
+        assert!(held < STUCK, "a trickled head held its connection {held:?}");
+    }
+
+    // A slow body: the head whole, then a few bytes of a promised 100.
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(STUCK)).unwrap();
+    stream
+        .write_all(
+            b"POST /login HTTP/1.1\r\nHost: forkful.test\r\n\
+              Content-Type: application/x-www-form-urlencoded\r\n\
+              Content-Length: 100\r\n\r\nhandle=a",
+        )
+        .unwrap();
+    let answer = read_answer(&mut stream);
+    assert_eq!(answer.status, 408, "{}", answer.text);
+    assert!(answer.text.contains("took too long"), "{}", answer.text);
+    still_serving(addr);
+}
+
+#[test]
+fn clients_that_never_read_their_answers_hold_no_worker() {
+    let addr = serve(demo(), SHORT);
+    // Each asks for the largest page again and again, pipelined, and reads
+    // nothing: the server's writes fill the socket and wait, per connection.
+    let request = "GET /sitemap.xml HTTP/1.1\r\nHost: forkful.test\r\n\r\n\
+                   GET / HTTP/1.1\r\nHost: forkful.test\r\n\r\n"
+        .repeat(100)
+        .into_bytes();
+    let hoarders: Vec<TcpStream> = (0..16)
+        .map(|_| {
+            let mut stream = TcpStream::connect(addr).unwrap();
+            stream
+                .set_write_timeout(Some(Duration::from_secs(2)))
+                .unwrap();
+            let _ = stream.write_all(&request);
+            stream
+        })
+        .collect();
+    for _ in 0..5 {
+        still_serving(addr);
+    }
+    drop(hoarders);
+    still_serving(addr);
+}
+
+#[test]
+fn bytes_that_are_not_utf8_and_broken_percent_encoding_get_a_clear_4xx() {
+    let addr = serve(demo(), Timeouts::default());
+    let raw: &[&[u8]] = &[
+        b"/recipes/\xff\xfe",
+        b"/recipes/%ff%fe",
+        b"/recipes/%",
+        b"/recipes/%zz/history",
+        b"/recipes/shakshuka/versions/%ff",
+        b"/tags/%c0%af",
+        b"/tags/%",
+        b"/search?q=%ff%fe",
+        b"/search?q=%",
+        b"/search?q=\xff",
+        b"/?after=%ff",
+        b"/cooks/%00",
+        b"/images/%ff-320.jpg",
+    ];
+    for path in raw {
+        let request = [
+            b"GET ".as_slice(),
+            path,
+            b" HTTP/1.1\r\nHost: forkful.test\r\nConnection: close\r\n\r\n",
+        ]
+        .concat();
+        let answer = exchange(addr, &request);
+        let shown = String::from_utf8_lossy(path);
+        assert!(answer.status < 500, "{shown}: {}", answer.text);
+        if answer.status != 200 {
+            assert!(
+                (400..500).contains(&answer.status),
+                "{shown}: {}",
+                answer.status
+            );
+        }
+    }
+    // A form that is not UTF-8 is a 400 page, not a crash.
+    let body = b"handle=\xff\xfe&password=%ff";
+    let request = [
+        format!(
+            "POST /login HTTP/1.1\r\nHost: forkful.test\r\nConnection: close\r\n\
+             Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        )
+        .as_bytes(),
+        body,
+    ]
+    .concat();
+    let answer = exchange(addr, &request);
+    assert!((400..500).contains(&answer.status), "{}", answer.text);
+    still_serving(addr);
+}
+
+#[test]
+fn paths_that_climb_out_of_static_or_images_find_nothing() {
+    let addr = serve(demo(), Timeouts::default());
+    for path in [
+        "/static/../Cargo.toml",
+        "/static/%2e%2e/Cargo.toml",
+        "/static/..%2fCargo.toml",
+        "/static/%2e%2e%2f%2e%2e%2fCargo.toml",
+        "/static/....//Cargo.toml",
+        "/static/%252e%252e/Cargo.toml",
+        "/static//etc/passwd",
+        "/static/%2fetc%2fpasswd",
+        "/images/../Cargo.toml",
+        "/images/..%2f..%2fCargo.toml",
+        "/images/%2e%2e%2f%2e%2e%2fetc%2fpasswd-320.jpg",
+        "/images/..%5c..%5cCargo.toml",
+        "/recipes/..%2f..%2fCargo.toml",
+    ] {
+        let answer = exchange(addr, &plain(path));
+        assert_eq!(answer.status, 404, "{path}: {}", answer.text);
+        assert!(
+            !answer.text.contains("[package]") && !answer.text.contains("root:"),
+            "{path} leaked a file"
+        );
+    }
+}
+
+#[actix_web::test]
+async fn a_tampered_or_replayed_session_cookie_is_a_visitor_with_no_session() {
+    let (_, site) = new_site();
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let session = ann.cookie("forkful_session").expect("a session");
+    let account = ann.get("/account").await;
+    assert_eq!(account.status, 200);
+
+    let mut flipped = session.clone().into_bytes();
+    flipped[10] = if flipped[10] == b'a' { b'b' } else { b'a' };
+    for forged in [
+        String::from_utf8(flipped).unwrap(),
+        "0".repeat(session.len()),
+        format!("{session}00"),
+        session[..session.len() - 1].to_owned(),
+        "x".repeat(8 * 1024),
+        "%ff%fe".to_owned(),
+        String::new(),
+    ] {
+        let mut mallory = Browser::new(&site);
+        mallory.set_cookie("forkful_session", &forged);
+        let page = mallory.get("/account").await;
+        assert_eq!(page.status, 303, "forged {forged:.20}: sent to log in");
+        let post = mallory
+            .post(
+                "/recipes/new",
+                &[("csrf", &"0".repeat(64)), ("title", "Mallory's")],
+                None,
+            )
+            .await;
+        assert!(
+            post.status == 403 || post.status == 303,
+            "forged {forged:.20}: {}",
+            post.status
+        );
+    }
+
+    // Replay: the cookie and a form token copied before logging out are
+    // worth nothing after it.
+    let token = crate::writing::form_token(&account, "/logout");
+    ann.submit(&account, "/logout", &[]).await;
+    let mut replay = Browser::new(&site);
+    replay.set_cookie("forkful_session", &session);
+    assert_eq!(replay.get("/account").await.status, 303);
+    let post = replay
+        .post("/logout/everywhere", &[("csrf", &token)], None)
+        .await;
+    assert!(post.status == 403 || post.status == 303, "{}", post.status);
+    let post = replay
+        .post(
+            "/recipes/new",
+            &[("csrf", &token), ("title", "Replayed")],
+            None,
+        )
+        .await;
+    assert!(post.status == 403 || post.status == 303, "{}", post.status);
+    assert!(
+        get(&site, "/search?q=replayed")
+            .await
+            .body
+            .contains("No recipe"),
+        "nothing was written"
+    );
+}
+
+#[actix_web::test]
+async fn if_none_match_star_is_304_on_a_page_and_404_where_there_is_none() {
+    let site = site(demo());
+    let send = |uri: &'static str| {
+        crate::helpers::send(
+            &site,
+            actix_web::test::TestRequest::get()
+                .uri(uri)
+                .insert_header(("If-None-Match", "*")),
+        )
+    };
+    assert_eq!(send("/recipes/shakshuka").await.status, 304);
+    assert_eq!(send("/recipes/no-such-recipe").await.status, 404);
+    assert_eq!(send("/recipes/shakshuka/versions/999").await.status, 404);
+    assert_eq!(send("/no/such/page").await.status, 404);
+}
+
+/// Logging in as a handle nobody has costs a password check like a wrong
+/// password for a real one, so the time of the answer does not tell which
+/// handles exist. Without the check the unknown handle answers in
+/// microseconds against Argon2's milliseconds; a ratio far from that is
+/// what this looks for, not a benchmark.
+#[test]
+fn an_unknown_handle_costs_a_password_check_like_a_known_one() {
+    let recipes = Recipes::temporary().unwrap();
+    let accounts = Accounts::open(&recipes).unwrap();
+    let ann = Slug::parse("ann").unwrap();
+    accounts
+        .sign_up(&ann, "Ann", "correct horse battery")
+        .unwrap();
+    let nobody = Slug::parse("nobody-has-this").unwrap();
+    let median = |handle: &Slug| {
+        let mut times: Vec<Duration> = (0..5)
+            .map(|_| {
+                let started = Instant::now();
+                assert!(accounts.log_in(handle, "wrong wrong wrong").is_err());
+                started.elapsed()
+            })
+            .collect();
+        times.sort();
+        times[2]
+    };
+    let known = median(&ann);
+    let unknown = median(&nobody);
+    assert!(
+        unknown * 4 > known,
+        "unknown handle {unknown:?}, known handle {known:?}"
+    );
+}
