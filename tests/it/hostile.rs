@@ -3,8 +3,8 @@
 //! are not UTF-8, broken percent-encoding, paths that climb out of a
 //! directory), clients that are slow on purpose (trickling a request,
 //! never reading the answer), and the session and form checks seen from an
-//! attacker's side (tampered and replayed cookies, `If-None-Match: *`,
-//! timing that could tell a handle exists).
+//! attacker's side (tampered and replayed cookies, timing that could tell
+//! a handle exists).
 //!
 //! The server is `app::build`, the one `forkful serve` runs, with one worker
 //! so that "the worker is never held" is something a test can see: while
@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use forkful::app::{self, Timeouts};
 use forkful::domain::{Accounts, Recipes, Slug};
 
-use crate::helpers::{demo, get, site};
+use crate::helpers::{demo, get};
 use crate::writing::{new_site, sign_up, Browser};
 
 /// Short deadlines, so that a test sees them pass in a second or two.
@@ -442,23 +442,6 @@ async fn a_tampered_or_replayed_session_cookie_is_a_visitor_with_no_session() {
             .contains("No recipe"),
         "nothing was written"
     );
-}
-
-#[actix_web::test]
-async fn if_none_match_star_is_304_on_a_page_and_404_where_there_is_none() {
-    let site = site(demo());
-    let send = |uri: &'static str| {
-        crate::helpers::send(
-            &site,
-            actix_web::test::TestRequest::get()
-                .uri(uri)
-                .insert_header(("If-None-Match", "*")),
-        )
-    };
-    assert_eq!(send("/recipes/shakshuka").await.status, 304);
-    assert_eq!(send("/recipes/no-such-recipe").await.status, 404);
-    assert_eq!(send("/recipes/shakshuka/versions/999").await.status, 404);
-    assert_eq!(send("/no/such/page").await.status, 404);
 }
 
 /// Logging in as a handle nobody has costs a password check like a wrong
