@@ -17,6 +17,14 @@
 //! - `races`: concurrent writers of one recipe or one slug
 //! - `crash`: writers on several threads killed with SIGKILL lose no acknowledged
 //!   transaction and leave every current-entity entry equal to its datoms
+//! - `app_crash`: the server binary killed with SIGKILL while cooks write
+//!   through its forms loses no acknowledged write and starts again
+//! - `soak`: one server under steady reads and writes answers every request,
+//!   loses no write, and its memory levels off
+//! - `hostile`: a real server against hostile HTTP: oversized heads and bodies,
+//!   bytes that are not UTF-8, path traversal, slow clients, forged cookies
+//! - `http_client`: the server binary as a process, a browser over loopback,
+//!   and the ledger of acknowledged writes the two tests above check
 //! - `keyspace`: keys beside the datoms, durable and outside history
 //! - `web`: the site's pages, headers and errors, over the demo seed
 //! - `page_cache`: pages kept per address and coding, ETags that follow what
@@ -35,6 +43,7 @@
 //!   previews, and no page breaks the Content Security Policy
 
 mod accounts;
+mod app_crash;
 mod architecture;
 mod browser;
 mod cli;
@@ -45,6 +54,7 @@ mod family;
 mod faults;
 mod helpers;
 mod hostile;
+mod http_client;
 mod import;
 mod keyspace;
 mod page_cache;
@@ -55,6 +65,7 @@ mod query_docs;
 mod races;
 mod scaling;
 mod seed;
+mod soak;
 mod tags;
 mod time;
 mod transactions;

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The soak test: the release server under steady reads and writes for a
+# while, checked for errors, lost writes and memory that does not level off.
+#
+#   scripts/soak.sh          # 300 s
+#   scripts/soak.sh 60       # a shorter run
+#
+# Builds target/release/forkful and runs tests/it/soak.rs against it
+# (FORKFUL_BIN) with FORKFUL_SOAK_SECONDS set: one server on a durable
+# store, four readers (recipe pages, JSON, history, lineage, family pages,
+# the catalog and search, half with `Accept-Encoding: gzip, br`) and two
+# cooks writing (new recipes, edits, forks) on loopback. It prints the
+# test's table of samples (elapsed s, requests, writes, RSS MiB) and its
+# summary line; the test fails on any unexpected answer, any acknowledged
+# write that does not read back, or memory that grows in the last third of
+# a run of 30 s or more by more than the bound stated in the test.
+#
+# The test binary is the dev profile, as in scripts/crash.sh; the server
+# is the release build people run.
+
+set -euo pipefail
+
+seconds=${1:-300}
+[[ $seconds =~ ^[0-9]+$ ]] || {
+    printf 'soak: the number of seconds must be a number, not %q\n' "$seconds" >&2
+    exit 2
+}
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [[ $commit != unknown && -n $(git status --porcelain --untracked-files=no 2>/dev/null) ]]; then
+    commit="$commit (working tree has uncommitted changes)"
+fi
+echo "== forkful soak test: $seconds s"
+echo "date:     $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+echo "commit:   $commit"
+echo "machine:  $(nproc) CPUs, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), Linux $(uname -r)"
+
+echo "soak: building (cargo build --release --locked, cargo test --test it --no-run)"
+cargo build --release --locked --quiet --bin forkful
+cargo test --quiet --test it --no-run
+
+status=0
+FORKFUL_BIN="$root/target/release/forkful" FORKFUL_SOAK_SECONDS=$seconds \
+    cargo test --test it soak:: -- --nocapture 2>&1 || status=$?
+if [[ $status -ne 0 ]]; then
+    echo "soak: FAILED; see the output above"
+    exit "$status"
+fi
+echo "soak: passed"

@@ -1,0 +1,988 @@
+//! The server binary run as a process of its own, a small browser that
+//! talks to it over loopback, and a ledger of what cooks were told was
+//! saved: shared by the tests that need a process to kill (`app_crash`) or
+//! to watch for a while (`soak`).
+//!
+//! - `Server`: `forkful serve` on a store directory and port 0, ready once
+//!   it prints its `forkful: serving` line; killed with SIGKILL or stopped
+//!   with SIGTERM. `FORKFUL_BIN` names another binary (the scripts' release
+//!   build) than the one cargo built for the tests.
+//! - `Browser`: one cook's browser. ureq keeps no cookies, so it keeps them
+//!   by hand; it reads each form's hidden fields (the token among them)
+//!   from the form, sends the site's Origin as a browser does, and follows
+//!   no redirect, because a write's 303 is its acknowledgement.
+//! - `Ledger`: every write a cook was acknowledged, and the check of a
+//!   store against it through the domain's read API (versions, history,
+//!   lineage, search) and of the server's pages against it.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{mpsc, Arc, Mutex};
+use std::thread;
+use std::time::Duration;
+
+use actix_web::http::header::{HeaderMap, HeaderName, HeaderValue};
+use forkful::domain::{CatalogQuery, RecipeId, Slug, Snapshot};
+
+use crate::helpers::Page;
+
+/// The environment variable naming the server binary to run.
+pub const BIN_VAR: &str = "FORKFUL_BIN";
+/// How long a server may take to open its store and listen.
+const START_TIMEOUT: Duration = Duration::from_secs(60);
+/// Lines of the server's standard error kept to say why it failed.
+const STDERR_LINES: usize = 200;
+/// How long one request may take before the test calls it lost.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+/// The password every test cook has.
+const PASSWORD: &str = "correct horse battery";
+/// Versions a history page lists (`domain::HISTORY_PAGE`).
+const HISTORY_PAGE: usize = forkful::domain::HISTORY_PAGE;
+
+/// The binary the tests serve with: `FORKFUL_BIN`, or cargo's build.
+pub fn server_binary() -> PathBuf {
+    std::env::var_os(BIN_VAR)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_forkful")))
+}
+
+/// `forkful serve` running as a child process.
+pub struct Server {
+    child: Child,
+    /// Lines of its standard output, as they come.
+    lines: mpsc::Receiver<String>,
+    /// The last lines of its standard error.
+    errors: Arc<Mutex<VecDeque<String>>>,
+    origin: Option<String>,
+    exited: bool,
+}
+
+impl Server {
+    /// Starts `forkful serve` on the store at `data`, listening on a port
+    /// of its own, with `flags` besides; does not wait for it to listen.
+    pub fn spawn(data: &Path, flags: &[&str]) -> Server {
+        let mut child = Command::new(server_binary())
+            .arg("serve")
+            .arg("--data")
+            .arg(data)
+            .args(["--addr", "127.0.0.1:0"])
+            .args(flags)
+            // Request logs are a line a request: only warnings and errors
+            // are worth the pipe.
+            .env("FORKFUL_LOG", "warn")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("starting {}: {e}", server_binary().display()));
+        let stdout = child.stdout.take().expect("the server's stdout");
+        let stderr = child.stderr.take().expect("the server's stderr");
+        let (sender, lines) = mpsc::channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let _ = sender.send(line);
+            }
+        });
+        // Read all along, so that the server never blocks on a full pipe.
+        let errors = Arc::new(Mutex::new(VecDeque::new()));
+        let kept = Arc::clone(&errors);
+        thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                let mut kept = kept.lock().unwrap_or_else(|e| e.into_inner());
+                if kept.len() == STDERR_LINES {
+                    kept.pop_front();
+                }
+                kept.push_back(line);
+            }
+        });
+        Server {
+            child,
+            lines,
+            errors,
+            origin: None,
+            exited: false,
+        }
+    }
+
+    /// Starts the server and waits until it listens.
+    pub fn start(data: &Path, flags: &[&str]) -> Result<Server, String> {
+        let mut server = Server::spawn(data, flags);
+        server.wait_serving()?;
+        Ok(server)
+    }
+
+    /// Waits for the `forkful: serving http://ADDR` line; the origin.
+    fn wait_serving(&mut self) -> Result<(), String> {
+        loop {
+            match self.lines.recv_timeout(START_TIMEOUT) {
+                Ok(line) => {
+                    if let Some(origin) = line.strip_prefix("forkful: serving ") {
+                        self.origin = Some(origin.trim().to_owned());
+                        return Ok(());
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    self.kill();
+                    return Err(format!(
+                        "the server did not listen within {START_TIMEOUT:?}: {}",
+                        self.errors()
+                    ));
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    let status = self.child.wait().map(|s| s.to_string());
+                    self.exited = true;
+                    // The standard error's reader may still hold the last lines.
+                    thread::sleep(Duration::from_millis(50));
+                    return Err(format!(
+                        "the server stopped before it listened ({status:?}): {}",
+                        self.errors()
+                    ));
+                }
+            }
+        }
+    }
+
+    /// `http://127.0.0.1:PORT`, as browsers send it in `Origin`.
+    pub fn origin(&self) -> &str {
+        self.origin.as_deref().expect("a server that is serving")
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The server's resident memory in KiB (`VmRSS`), while it runs.
+    pub fn rss_kib(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid())).ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+        line.split_whitespace().nth(1)?.parse().ok()
+    }
+
+    /// The last lines the server wrote to standard error.
+    pub fn errors(&self) -> String {
+        let kept = self.errors.lock().unwrap_or_else(|e| e.into_inner());
+        kept.iter().cloned().collect::<Vec<_>>().join("\n")
+    }
+
+    /// SIGKILL (std's `Child::kill` on Unix): no destructor, no flush runs.
+    pub fn kill(&mut self) {
+        if !self.exited {
+            self.child.kill().expect("killing the server");
+            self.child.wait().expect("waiting for the killed server");
+            self.exited = true;
+        }
+    }
+
+    /// SIGTERM, as a service manager stops it, and waits for it to end:
+    /// Ok with the lines it printed meanwhile if it ended well.
+    pub fn terminate(&mut self) -> Result<Vec<String>, String> {
+        let sent = Command::new("kill")
+            .args(["-TERM", &self.pid().to_string()])
+            .status()
+            .map_err(|e| format!("running kill: {e}"))?;
+        if !sent.success() {
+            return Err(format!("kill -TERM {} failed: {sent}", self.pid()));
+        }
+        let status = self.child.wait().map_err(|e| e.to_string())?;
+        self.exited = true;
+        let said: Vec<String> = self.lines.try_iter().collect();
+        if status.success() {
+            Ok(said)
+        } else {
+            Err(format!(
+                "the server ended with {status} after SIGTERM: {}",
+                self.errors()
+            ))
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if !self.exited {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// A request that got no answer.
+#[derive(Debug, Clone)]
+pub struct Unanswered {
+    /// Whether the request may have reached the server: false only when
+    /// the connection was refused, so that nothing was sent.
+    pub sent: bool,
+    pub why: String,
+}
+
+/// One cook's browser.
+pub struct Browser {
+    agent: ureq::Agent,
+    origin: String,
+    cookies: BTreeMap<String, String>,
+}
+
+impl Browser {
+    pub fn new(origin: &str) -> Browser {
+        Browser {
+            agent: agent(),
+            origin: origin.to_owned(),
+            cookies: BTreeMap::new(),
+        }
+    }
+
+    /// The same browser, cookies kept, talking to a restarted server: a
+    /// new port, and no pooled connection to the process that died.
+    pub fn reconnect(&mut self, origin: &str) {
+        self.agent = agent();
+        self.origin = origin.to_owned();
+    }
+
+    pub fn has_cookie(&self, name: &str) -> bool {
+        self.cookies.contains_key(name)
+    }
+
+    pub fn get(&mut self, path: &str) -> Result<Page, Unanswered> {
+        self.get_with(path, &[])
+    }
+
+    /// GETs `path` with `headers` besides the cookies.
+    pub fn get_with(&mut self, path: &str, headers: &[(&str, &str)]) -> Result<Page, Unanswered> {
+        let mut request = self.agent.get(&format!("{}{path}", self.origin));
+        for (name, value) in headers {
+            request = request.set(name, value);
+        }
+        self.send(request, None)
+    }
+
+    /// Posts `form` from this site, as a browser does.
+    pub fn post(&mut self, path: &str, form: &[(&str, &str)]) -> Result<Page, Unanswered> {
+        let request = self
+            .agent
+            .post(&format!("{}{path}", self.origin))
+            .set("Origin", &self.origin.clone());
+        self.send(request, Some(form))
+    }
+
+    /// Posts the form on `page` that posts to `action`: its hidden fields
+    /// (the token among them), with `fields` filled in over them.
+    pub fn submit(
+        &mut self,
+        page: &Page,
+        action: &str,
+        fields: &[(&str, &str)],
+    ) -> Result<Page, Unanswered> {
+        let css = format!("form[action=\"{action}\"] input[type=\"hidden\"]");
+        let hidden: Vec<(String, String)> = page
+            .attrs(&css, "name")
+            .into_iter()
+            .zip(page.attrs(&css, "value"))
+            .collect();
+        assert!(
+            hidden.iter().any(|(name, _)| name == "csrf"),
+            "a form posting to {action} with a token:\n{}",
+            page.body
+        );
+        let mut form: Vec<(&str, &str)> = hidden
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_str()))
+            .filter(|(n, _)| !fields.iter().any(|(f, _)| f == n))
+            .collect();
+        form.extend_from_slice(fields);
+        self.post(action, &form)
+    }
+
+    fn send(
+        &mut self,
+        mut request: ureq::Request,
+        form: Option<&[(&str, &str)]>,
+    ) -> Result<Page, Unanswered> {
+        if !self.cookies.is_empty() {
+            let cookies: Vec<String> = self
+                .cookies
+                .iter()
+                .map(|(name, value)| format!("{name}={value}"))
+                .collect();
+            request = request.set("Cookie", &cookies.join("; "));
+        }
+        let sent = match form {
+            Some(form) => request.send_form(form),
+            None => request.call(),
+        };
+        let response = match sent {
+            Ok(response) | Err(ureq::Error::Status(_, response)) => response,
+            Err(ureq::Error::Transport(failed)) => {
+                return Err(Unanswered {
+                    sent: failed.kind() != ureq::ErrorKind::ConnectionFailed,
+                    why: failed.to_string(),
+                })
+            }
+        };
+        let page = read_page(response)?;
+        self.keep_cookies(&page);
+        Ok(page)
+    }
+
+    fn keep_cookies(&mut self, page: &Page) {
+        for value in page.headers.get_all("set-cookie") {
+            let text = value.to_str().expect("a Set-Cookie header in ASCII");
+            let cookie = actix_web::cookie::Cookie::parse(text.to_owned())
+                .unwrap_or_else(|e| panic!("a Set-Cookie header that does not parse: {e}"));
+            let removed =
+                cookie.max_age().is_some_and(|age| age.is_zero()) || cookie.value().is_empty();
+            if removed {
+                self.cookies.remove(cookie.name());
+            } else {
+                self.cookies
+                    .insert(cookie.name().to_owned(), cookie.value().to_owned());
+            }
+        }
+    }
+
+    /// Signs `handle` up; the browser is then logged in, for good: sessions
+    /// are stored, so the cookie outlives the server process.
+    pub fn sign_up(&mut self, handle: &str) -> Result<(), String> {
+        let form = self.get("/signup").map_err(|e| e.why)?;
+        let fields = [("handle", handle), ("name", handle), ("password", PASSWORD)];
+        let done = self.submit(&form, "/signup", &fields).map_err(|e| e.why)?;
+        if done.status != 303 || !self.has_cookie("forkful_session") {
+            return Err(format!(
+                "signing {handle} up: {} {:?}\n{}",
+                done.status,
+                done.header("set-cookie"),
+                done.body
+            ));
+        }
+        Ok(())
+    }
+
+    /// Sends `write`: the form's page first (for its token, and the version
+    /// an edit is based on or a fork forks), then the form. The attempt
+    /// says what was sent and is what a 303 acknowledges.
+    pub fn write(&mut self, write: Write) -> Result<(Attempt, Outcome), Unanswered> {
+        let (page, action) = match &write.kind {
+            WriteKind::Create => (self.get("/recipes/new")?, "/recipes/new".to_owned()),
+            WriteKind::Edit => {
+                let path = format!("/recipes/{}/edit", write.slug);
+                (self.get(&path)?, path)
+            }
+            WriteKind::Fork { parent } => {
+                let path = format!("/recipes/{parent}/fork");
+                (self.get(&path)?, path)
+            }
+        };
+        if page.status != 200 {
+            let outcome = Outcome::Answered(page.status, format!("the form: {}", page.body));
+            return Ok((write.attempt(0, None), outcome));
+        }
+        let hidden = |name: &str| -> u32 {
+            let css = format!("form[action=\"{action}\"] input[name=\"{name}\"]");
+            let value = page.attrs(&css, "value").into_iter().next();
+            value
+                .and_then(|v| v.parse().ok())
+                .unwrap_or_else(|| panic!("the form's {name} field:\n{}", page.body))
+        };
+        let (version, forked) = match &write.kind {
+            WriteKind::Create => (1, None),
+            WriteKind::Edit => (hidden("based_on") + 1, None),
+            WriteKind::Fork { parent } => (1, Some((parent.clone(), hidden("version")))),
+        };
+        let attempt = write.attempt(version, forked);
+        let draft = &attempt.draft;
+        let servings = draft.servings.to_string();
+        let ingredients = draft.ingredients.join("\n");
+        let mut fields = vec![
+            ("title", draft.title.as_str()),
+            ("summary", draft.summary.as_str()),
+            ("servings", servings.as_str()),
+            ("ingredients", ingredients.as_str()),
+            ("steps", draft.steps.as_str()),
+            ("tags", "soak, crash"),
+            ("note", draft.note.as_str()),
+        ];
+        if !matches!(write.kind, WriteKind::Edit) {
+            fields.push(("slug", attempt.slug.as_str()));
+        }
+        let outcome = match self.submit(&page, &action, &fields) {
+            Ok(done) => {
+                let to = format!("/recipes/{}", attempt.slug);
+                if done.status == 303 && done.header("location") == Some(to.as_str()) {
+                    Outcome::Saved
+                } else {
+                    let location = done.header("location").unwrap_or("").to_owned();
+                    Outcome::Answered(done.status, format!("{location} {}", done.body))
+                }
+            }
+            Err(unanswered) => Outcome::Unanswered(unanswered),
+        };
+        Ok((attempt, outcome))
+    }
+}
+
+fn agent() -> ureq::Agent {
+    ureq::AgentBuilder::new()
+        .redirects(0)
+        .timeout(REQUEST_TIMEOUT)
+        .build()
+}
+
+/// A response read whole, its body decoded if it came compressed (`raw`
+/// keeps it as sent).
+fn read_page(response: ureq::Response) -> Result<Page, Unanswered> {
+    let status = response.status();
+    let mut headers = HeaderMap::new();
+    for name in response.headers_names() {
+        for value in response.all(&name) {
+            headers.append(
+                HeaderName::from_bytes(name.as_bytes()).expect("a header name"),
+                HeaderValue::from_str(value).expect("a header value"),
+            );
+        }
+    }
+    let mut raw = Vec::new();
+    response
+        .into_reader()
+        .take(64 << 20)
+        .read_to_end(&mut raw)
+        .map_err(|e| Unanswered {
+            sent: true,
+            why: format!("reading the body: {e}"),
+        })?;
+    let coding = headers
+        .get("content-encoding")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("identity");
+    let mut decoded = Vec::new();
+    let read = match coding {
+        "identity" => {
+            decoded.clone_from(&raw);
+            Ok(0)
+        }
+        "gzip" => flate2::read::GzDecoder::new(raw.as_slice()).read_to_end(&mut decoded),
+        "br" => brotli::Decompressor::new(raw.as_slice(), 4096).read_to_end(&mut decoded),
+        other => panic!("a body in a coding that was not asked for: {other}"),
+    };
+    read.unwrap_or_else(|e| panic!("a {coding} body that does not decode: {e}"));
+    let body = String::from_utf8(decoded)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    Ok(Page {
+        status,
+        headers,
+        body,
+        raw,
+    })
+}
+
+/// What a cook writes into one version.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Draft {
+    pub title: String,
+    /// Holds the recipe's search word, so every version of it is found.
+    pub summary: String,
+    pub servings: i64,
+    pub ingredients: Vec<String>,
+    pub steps: String,
+    pub note: String,
+}
+
+/// A write a cook is about to send.
+#[derive(Debug, Clone)]
+pub struct Write {
+    pub kind: WriteKind,
+    /// The recipe written: the new one's for a create or fork.
+    pub slug: String,
+    pub author: String,
+    /// A word no other recipe of the store holds, kept in every version.
+    pub word: String,
+    /// Makes the write's text its own: no two writes send the same.
+    pub serial: u64,
+}
+
+#[derive(Debug, Clone)]
+pub enum WriteKind {
+    Create,
+    Edit,
+    Fork { parent: String },
+}
+
+impl Write {
+    /// The write as sent when it makes `version`, forking `parent` if given.
+    pub fn attempt(&self, version: u32, parent: Option<(String, u32)>) -> Attempt {
+        let serial = self.serial;
+        let what = match self.kind {
+            WriteKind::Create => "created",
+            WriteKind::Edit => "edited",
+            WriteKind::Fork { .. } => "forked",
+        };
+        Attempt {
+            slug: self.slug.clone(),
+            author: self.author.clone(),
+            word: self.word.clone(),
+            parent,
+            version,
+            draft: Draft {
+                title: format!("Dish {} take {serial}", self.slug),
+                summary: format!("{} {what} as write {serial}.", self.word),
+                servings: (serial % 12 + 1) as i64,
+                ingredients: vec![
+                    "1 cup red lentils".to_owned(),
+                    format!("{} cups water", serial % 9 + 2),
+                    format!("{} g salt", serial % 17 + 1),
+                ],
+                steps: format!("Rinse the lentils.\n\nSimmer for {serial} seconds."),
+                note: format!("write {serial}"),
+            },
+        }
+    }
+}
+
+/// A write as sent: the recipe, the version it makes, what it holds.
+#[derive(Debug, Clone)]
+pub struct Attempt {
+    pub slug: String,
+    pub author: String,
+    pub word: String,
+    /// For a fork: the parent and the version of it forked.
+    pub parent: Option<(String, u32)>,
+    /// The version the write makes: 1 for a create or fork, the edited
+    /// version's number and one for an edit.
+    pub version: u32,
+    pub draft: Draft,
+}
+
+/// What came of a write.
+#[derive(Debug, Clone)]
+pub enum Outcome {
+    /// A 303 to the recipe's page: saved, and acknowledged.
+    Saved,
+    /// Any other answer: not what these tests send writes to get.
+    Answered(u16, String),
+    /// No answer: the write may or may not be in the store if it was sent.
+    Unanswered(Unanswered),
+}
+
+/// One recipe as the ledger knows it.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub author: String,
+    pub word: String,
+    pub parent: Option<(String, u32)>,
+    /// Each version known to be saved (acknowledged, or found in the store
+    /// after a write in flight), by number.
+    pub versions: BTreeMap<u32, Draft>,
+}
+
+impl Entry {
+    /// The newest version known.
+    pub fn newest(&self) -> u32 {
+        self.versions.keys().next_back().copied().unwrap_or(0)
+    }
+
+    /// The newest version's title.
+    pub fn title(&self) -> &str {
+        self.versions
+            .values()
+            .next_back()
+            .map_or("", |d| d.title.as_str())
+    }
+}
+
+/// Every write known to be saved, by recipe.
+#[derive(Debug, Default, Clone)]
+pub struct Ledger {
+    pub recipes: BTreeMap<String, Entry>,
+}
+
+/// What a check of a store against the ledger found.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Checked {
+    /// Versions compared with what was written.
+    pub versions: usize,
+    /// Writes in flight found in the store (and now in the ledger).
+    pub adopted: usize,
+}
+
+impl Ledger {
+    /// Records a saved write.
+    pub fn saved(&mut self, attempt: &Attempt) {
+        let entry = self
+            .recipes
+            .entry(attempt.slug.clone())
+            .or_insert_with(|| Entry {
+                author: attempt.author.clone(),
+                word: attempt.word.clone(),
+                parent: attempt.parent.clone(),
+                versions: BTreeMap::new(),
+            });
+        entry
+            .versions
+            .insert(attempt.version, attempt.draft.clone());
+    }
+
+    /// The lineage the ledger expects of `slug`: parent first, each with
+    /// the version of it that was forked.
+    pub fn lineage(&self, slug: &str) -> Vec<(String, u32)> {
+        let mut out = Vec::new();
+        let mut at = slug;
+        while let Some((parent, version)) = self.recipes.get(at).and_then(|e| e.parent.as_ref()) {
+            out.push((parent.clone(), *version));
+            at = parent;
+        }
+        out
+    }
+
+    /// Checks the store `view` reads against the ledger, after adopting the
+    /// writes of `in_flight` (sent, never answered) that the store holds:
+    ///
+    /// - every recipe the ledger knows is there, with exactly as many
+    ///   versions as the ledger knows (a version more would be a write
+    ///   nobody sent), history and version count agreeing;
+    /// - every version known reads back with what was written: title,
+    ///   summary, servings, ingredients, note and author;
+    /// - each fork's lineage walks back, version by version, to its
+    ///   original as the ledger has it;
+    /// - each recipe's search word finds it, and only it;
+    /// - the catalog lists every recipe the ledger knows, and no other.
+    pub fn check(&mut self, view: &Snapshot, in_flight: &[Attempt]) -> Result<Checked, String> {
+        let mut checked = Checked::default();
+        for attempt in in_flight {
+            if self.adopt(view, attempt)? {
+                checked.adopted += 1;
+            }
+        }
+        for (slug, entry) in &self.recipes {
+            checked.versions += self.check_recipe(view, slug, entry)?;
+        }
+        let mut listed = 0;
+        let mut after = None;
+        loop {
+            let page = view
+                .catalog(&CatalogQuery {
+                    after,
+                    limit: 500,
+                    ..CatalogQuery::default()
+                })
+                .map_err(|e| format!("reading the catalog: {e}"))?;
+            for entry in &page.entries {
+                if !self.recipes.contains_key(&*entry.slug) {
+                    return Err(format!(
+                        "{} is in the store, but nobody wrote it",
+                        entry.slug
+                    ));
+                }
+            }
+            listed += page.entries.len();
+            match page.next {
+                Some(next) => after = Some(next),
+                None => break,
+            }
+        }
+        if listed != self.recipes.len() {
+            return Err(format!(
+                "the catalog lists {listed} recipes, the ledger knows {}",
+                self.recipes.len()
+            ));
+        }
+        Ok(checked)
+    }
+
+    /// Adds `attempt` to the ledger if the store holds it; an unknown
+    /// version in its place is an error.
+    fn adopt(&mut self, view: &Snapshot, attempt: &Attempt) -> Result<bool, String> {
+        let known = self
+            .recipes
+            .get(&attempt.slug)
+            .is_some_and(|e| e.versions.contains_key(&attempt.version));
+        if known {
+            return Err(format!(
+                "{} version {} was acknowledged to one write and sent by another",
+                attempt.slug, attempt.version
+            ));
+        }
+        let Some(id) = find(view, &attempt.slug)? else {
+            return Ok(false);
+        };
+        let versions = view
+            .versions(id)
+            .map_err(|e| format!("{}'s versions: {e}", attempt.slug))?;
+        let Some(version) = versions.get(attempt.version as usize - 1) else {
+            return Ok(false);
+        };
+        let content = view
+            .content_at(id, version.basis)
+            .map_err(|e| format!("{} version {}: {e}", attempt.slug, attempt.version))?;
+        let found = found_draft(&content, version.note.as_deref());
+        if found != attempt.draft || version.author.as_deref() != Some(&attempt.author) {
+            return Err(format!(
+                "{} version {} is neither acknowledged nor the write in flight: {found:?}, \
+                 while {:?} was in flight",
+                attempt.slug, attempt.version, attempt.draft
+            ));
+        }
+        self.saved(attempt);
+        Ok(true)
+    }
+
+    /// Checks one recipe; returns how many versions it compared.
+    fn check_recipe(&self, view: &Snapshot, slug: &str, entry: &Entry) -> Result<usize, String> {
+        let id = find(view, slug)?.ok_or_else(|| format!("{slug} was saved but is missing"))?;
+        let recipe = view
+            .recipe_by_id(id)
+            .map_err(|e| format!("reading {slug}: {e}"))?;
+        let versions = view
+            .versions(id)
+            .map_err(|e| format!("{slug}'s versions: {e}"))?;
+        if recipe.version_count as usize != versions.len() {
+            return Err(format!(
+                "{slug} counts {} versions, its history has {}",
+                recipe.version_count,
+                versions.len()
+            ));
+        }
+        if recipe.version_count != entry.newest() {
+            return Err(format!(
+                "{slug} has {} versions; {} were saved",
+                recipe.version_count,
+                entry.newest()
+            ));
+        }
+        for (&number, draft) in &entry.versions {
+            let version = &versions[number as usize - 1];
+            let content = view
+                .content_at(id, version.basis)
+                .map_err(|e| format!("{slug} version {number}: {e}"))?;
+            let found = found_draft(&content, version.note.as_deref());
+            if &found != draft {
+                return Err(format!(
+                    "{slug} version {number} holds {found:?}, but {draft:?} was saved"
+                ));
+            }
+            if version.author.as_deref() != Some(&entry.author) {
+                return Err(format!(
+                    "{slug} version {number} is by {:?}, not {}",
+                    version.author, entry.author
+                ));
+            }
+        }
+        let lineage = view
+            .lineage(id)
+            .map_err(|e| format!("{slug}'s lineage: {e}"))?;
+        let walked = lineage
+            .iter()
+            .map(|a| {
+                let slug = view
+                    .slug_of(a.id)
+                    .map_err(|e| format!("an ancestor: {e}"))?;
+                Ok((slug, a.forked_version.get()))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        if walked != self.lineage(slug) {
+            return Err(format!(
+                "{slug}'s lineage walks {walked:?}, but it was forked along {:?}",
+                self.lineage(slug)
+            ));
+        }
+        let found = view
+            .search(&entry.word, None, 10)
+            .map_err(|e| format!("searching {}: {e}", entry.word))?;
+        let slugs: Vec<&str> = found.entries.iter().map(|e| &*e.slug).collect();
+        if slugs != [slug] {
+            return Err(format!("searching {} finds {slugs:?}", entry.word));
+        }
+        Ok(entry.versions.len())
+    }
+
+    /// Checks what the server shows of `slug` against the ledger: its JSON
+    /// (title, version count, parent), its history page (newest first, a
+    /// page of them), its lineage page and a search for its word.
+    pub fn check_served(&self, browser: &mut Browser, slug: &str) -> Result<(), String> {
+        let entry = self
+            .recipes
+            .get(slug)
+            .ok_or_else(|| format!("the ledger has no {slug}"))?;
+        let mut get = |path: &str| -> Result<Page, String> {
+            let page = browser
+                .get(path)
+                .map_err(|e| format!("GET {path}: {}", e.why))?;
+            if page.status != 200 {
+                return Err(format!("GET {path}: {}\n{}", page.status, page.body));
+            }
+            Ok(page)
+        };
+        let json: serde_json::Value =
+            serde_json::from_str(&get(&format!("/recipes/{slug}.json"))?.body)
+                .map_err(|e| format!("{slug}.json: {e}"))?;
+        let parent = json["forked_from"].as_object().map(|p| {
+            (
+                p["slug"].as_str().unwrap_or("").to_owned(),
+                p["version"].as_u64().unwrap_or(0) as u32,
+            )
+        });
+        let shown = (
+            json["title"].as_str().unwrap_or(""),
+            json["versions"].as_u64().unwrap_or(0) as u32,
+            parent,
+        );
+        if shown != (entry.title(), entry.newest(), entry.parent.clone()) {
+            return Err(format!(
+                "{slug}.json shows {shown:?}, the ledger {:?}",
+                (entry.title(), entry.newest(), &entry.parent)
+            ));
+        }
+        let history = get(&format!("/recipes/{slug}/history"))?;
+        let listed = history.texts("ol.versions > li h2");
+        let expected: Vec<String> = (1..=entry.newest())
+            .rev()
+            .take(HISTORY_PAGE)
+            .map(|n| format!("Version {n}"))
+            .collect();
+        if listed != expected {
+            return Err(format!("{slug}'s history lists {listed:?}"));
+        }
+        let lineage = get(&format!("/recipes/{slug}/lineage"))?;
+        let mut walked = lineage.attrs("ol.lineage-list li a", "href");
+        let mut expected: Vec<String> = self
+            .lineage(slug)
+            .iter()
+            .rev()
+            .map(|(parent, version)| format!("/recipes/{parent}/versions/{version}"))
+            .collect();
+        if !expected.is_empty() {
+            expected.push(format!("/recipes/{slug}"));
+        }
+        walked.retain(|href| href.starts_with("/recipes/"));
+        if walked != expected {
+            return Err(format!(
+                "{slug}'s lineage page walks {walked:?}, not {expected:?}"
+            ));
+        }
+        let search = get(&format!("/search?q={}", entry.word))?;
+        let found = search.attrs("main h2 a", "href");
+        if found != [format!("/recipes/{slug}")] {
+            return Err(format!(
+                "searching {} on the site finds {found:?}",
+                entry.word
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The recipe at `slug`, if the store has one.
+fn find(view: &Snapshot, slug: &str) -> Result<Option<RecipeId>, String> {
+    let parsed = Slug::parse(slug).map_err(|e| format!("{slug}: {e}"))?;
+    view.find(&parsed)
+        .map_err(|e| format!("finding {slug}: {e}"))
+}
+
+/// What a version holds, in the shape it was written in.
+fn found_draft(content: &forkful::domain::Content, note: Option<&str>) -> Draft {
+    Draft {
+        title: content.title.clone(),
+        summary: content.summary.clone().unwrap_or_default(),
+        servings: content.recipe_yield.servings.unwrap_or(0),
+        ingredients: content.ingredients.clone(),
+        steps: forkful::views::recipe_form::steps_text(&content.steps),
+        note: note.unwrap_or_default().to_owned(),
+    }
+}
+
+/// A small xorshift generator, deterministic for a seed.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed | 1)
+    }
+
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 8) % n.max(1)
+    }
+}
+
+/// A cook, across the rounds of one store.
+pub struct Cook {
+    pub handle: String,
+    pub browser: Browser,
+    /// The number of the cook's next new recipe; it only grows, so that a
+    /// slug sent in a write that may have been saved is never sent again.
+    next: u64,
+    /// The cook's writes so far, to make each write's text its own.
+    serial: u64,
+    /// The letter in the cook's recipes' search words.
+    letter: char,
+}
+
+impl Cook {
+    pub fn sign_up(handle: &str, letter: char, origin: &str) -> Result<Cook, String> {
+        let mut browser = Browser::new(origin);
+        browser.sign_up(handle)?;
+        Ok(Cook {
+            handle: handle.to_owned(),
+            browser,
+            next: 0,
+            serial: 0,
+            letter,
+        })
+    }
+
+    /// The next write, chosen at random: a new recipe (always the first),
+    /// an edit of one of the cook's own, or a fork of anyone's.
+    pub fn next_write(&mut self, ledger: &Mutex<Ledger>, rng: &mut Rng) -> Write {
+        self.serial += 1;
+        let (own, any) = {
+            let ledger = ledger.lock().expect("the ledger");
+            let own: Vec<String> = ledger
+                .recipes
+                .iter()
+                .filter(|(_, e)| e.author == self.handle)
+                .map(|(slug, _)| slug.clone())
+                .collect();
+            let all: Vec<&String> = ledger.recipes.keys().collect();
+            let any = (!all.is_empty()).then(|| all[rng.below(all.len() as u64) as usize].clone());
+            (own, any)
+        };
+        let roll = rng.below(8);
+        let edit = (!own.is_empty() && roll < 4)
+            .then(|| own[rng.below(own.len() as u64) as usize].clone());
+        if let Some(slug) = edit {
+            let word = self.word_of(&slug, ledger);
+            return self.write(WriteKind::Edit, slug, word);
+        }
+        let kind = match any {
+            Some(parent) if roll < 6 => WriteKind::Fork { parent },
+            _ => WriteKind::Create,
+        };
+        self.next += 1;
+        let slug = format!("{}-{}", self.handle, self.next);
+        // Fixed width, so that no word is the prefix of another (search
+        // takes the last word of a query as a prefix).
+        let word = format!("uq{}{:07}", self.letter, self.next);
+        self.write(kind, slug, word)
+    }
+
+    fn word_of(&self, slug: &str, ledger: &Mutex<Ledger>) -> String {
+        let ledger = ledger.lock().expect("the ledger");
+        ledger.recipes[slug].word.clone()
+    }
+
+    /// A number of the cook's own, to seed its thread's generator.
+    pub fn number(&self) -> u64 {
+        u64::from(self.letter)
+    }
+
+    fn write(&self, kind: WriteKind, slug: String, word: String) -> Write {
+        Write {
+            kind,
+            slug,
+            author: self.handle.clone(),
+            word,
+            serial: self.serial,
+        }
+    }
+}
