@@ -9,11 +9,12 @@
 # (FORKFUL_BIN) with FORKFUL_SOAK_SECONDS set: one server on a durable
 # store, four readers (recipe pages, JSON, history, lineage, family pages,
 # the catalog and search, half with `Accept-Encoding: gzip, br`) and two
-# cooks writing (new recipes, edits, forks) on loopback. It prints the
-# test's table of samples (elapsed s, requests, writes, RSS MiB) and its
-# summary line; the test fails on any unexpected answer, any acknowledged
-# write that does not read back, or memory that grows in the last third of
-# a run of 30 s or more by more than the bound stated in the test.
+# cooks writing (new recipes, edits, forks) for the first two thirds, on
+# loopback. It prints the test's table of samples (elapsed s, requests,
+# writes, RSS MiB, store MiB) and its summary line; the test fails on any
+# unexpected answer, any acknowledged write that does not read back, and,
+# in a run of 30 s or more, memory that grows faster than the store while
+# cooks write, or at all (past a small bound) once they stop.
 #
 # The test binary is the dev profile, as in scripts/crash.sh; the server
 # is the release build people run.
