@@ -42,8 +42,7 @@ pub struct Config {
 pub struct Timeouts {
     /// From a connection's first byte to the end of the request head.
     pub request_head: Duration,
-    /// From the request head to the end of its body: long enough for a
-    /// 10 MiB picture at about 2 Mbit/s.
+    /// From the request head to the end of its body.
     pub request_body: Duration,
     /// An idle kept-alive connection between requests.
     pub keep_alive: Duration,
@@ -55,7 +54,7 @@ impl Default for Timeouts {
     fn default() -> Timeouts {
         Timeouts {
             request_head: Duration::from_secs(5),
-            request_body: Duration::from_secs(60),
+            request_body: crate::web::DEFAULT_BODY_DEADLINE,
             keep_alive: Duration::from_secs(5),
             disconnect: Duration::from_secs(1),
         }

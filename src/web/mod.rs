@@ -53,6 +53,10 @@ pub struct Site {
     body_deadline: std::time::Duration,
 }
 
+/// How long a request's body may take after its head unless told
+/// otherwise: long enough for a 10 MiB picture at about 2 Mbit/s.
+pub const DEFAULT_BODY_DEADLINE: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// The page cache's budget unless told otherwise: a demo's every page in
 /// every coding, and the hot part of a large catalog.
 pub const DEFAULT_PAGE_CACHE_BYTES: u64 = 64 << 20;
@@ -75,7 +79,7 @@ impl Site {
             attempts: limits::AttemptLimit::per_minute(limits::ATTEMPTS_PER_MINUTE),
             pages: page_cache::PageCache::new(DEFAULT_PAGE_CACHE_BYTES),
             fetcher: crate::import::Fetcher::public_only(),
-            body_deadline: crate::app::Timeouts::default().request_body,
+            body_deadline: DEFAULT_BODY_DEADLINE,
         }
     }
 
