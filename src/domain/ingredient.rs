@@ -83,27 +83,33 @@ fn unicode_fraction(c: char) -> Option<f64> {
     })
 }
 
-/// One number: `2`, `1.5`, `1/2`, `½`, `1½`.
+/// One number: `2`, `1.5`, `1/2`, `½`, `1½`. Always finite: `f64`'s parser
+/// also reads `NaN`, `inf` and `1e400`, and a quotient can overflow, and
+/// none of those is an amount (the fuzz check found `NaN/1 cup` read as NaN cups,
+/// which scaling then wrote out; tests/fixtures/fuzz/ingredient_line/
+/// crash-not-a-number).
 fn number(word: &str) -> Option<f64> {
-    if let Some((n, d)) = word.split_once('/') {
-        let (n, d): (f64, f64) = (n.parse().ok()?, d.parse().ok()?);
-        return (d != 0.0).then(|| n / d);
-    }
-    let mut chars = word.chars();
-    let last = chars.next_back()?;
-    if let Some(fraction) = unicode_fraction(last) {
-        let whole = chars.as_str();
-        return Some(if whole.is_empty() {
-            fraction
-        } else {
-            whole.parse::<f64>().ok()? + fraction
-        });
-    }
-    if word.starts_with(|c: char| c.is_ascii_digit()) {
-        word.parse().ok().filter(|x: &f64| x.is_finite())
+    let finite = |text: &str| text.parse::<f64>().ok().filter(|x| x.is_finite());
+    let value = if let Some((n, d)) = word.split_once('/') {
+        let (n, d) = (finite(n)?, finite(d)?);
+        (d != 0.0).then(|| n / d)?
     } else {
-        None
-    }
+        let mut chars = word.chars();
+        let last = chars.next_back()?;
+        if let Some(fraction) = unicode_fraction(last) {
+            let whole = chars.as_str();
+            if whole.is_empty() {
+                fraction
+            } else {
+                finite(whole)? + fraction
+            }
+        } else if word.starts_with(|c: char| c.is_ascii_digit()) {
+            finite(word)?
+        } else {
+            return None;
+        }
+    };
+    value.is_finite().then_some(value)
 }
 
 fn unit(word: &str) -> Option<&'static str> {
@@ -351,5 +357,19 @@ mod tests {
             assert_eq!(parsed.raw(), line.trim());
         }
         assert_eq!(parts("1/0 cup").0, None);
+    }
+
+    #[test]
+    fn only_finite_numbers_are_amounts() {
+        for line in [
+            "NaN/1 cup",
+            "inf½ tsp",
+            "1e300/1e-300 g",
+            "1e400 g",
+            "infinity cups",
+        ] {
+            assert_eq!(parts(line).0, None, "{line}");
+        }
+        assert_eq!(parts("1e3 g flour").0, Some(1000.0));
     }
 }

@@ -93,12 +93,29 @@ pub fn host_of(url: &str) -> Option<String> {
     (!host.is_empty()).then(|| host.trim_start_matches("www.").to_owned())
 }
 
+/// `text` cut to at most `max` bytes, at a character's boundary.
+fn clipped_bytes(text: &str, max: usize) -> String {
+    let mut end = text.len().min(max);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text[..end].to_owned()
+}
+
 /// Content cut to what this site keeps: other sites' recipes can be longer
 /// than a recipe here may be, and an import should keep what fits rather
 /// than refuse the whole.
+///
+/// Each limit is the one `Content::normalized` applies, measured as it
+/// measures it: bytes for lines, steps and texts, characters for the title
+/// and tags (which the readers have lower-cased already). Cutting a step to
+/// the limit of a text, or counting characters where it counts bytes,
+/// refused whole recipes with one long step or a long line in a non-Latin
+/// script (found by the fuzz checks; tests/fixtures/fuzz/recipe_page/
+/// crash-long-step.html and crash-long-line-in-bytes.html).
 pub fn within_limits(mut content: Content) -> Content {
     content.title = clipped(&content.title, MAX_TITLE);
-    let text = |t: Option<String>| t.map(|t| clipped(&t, MAX_TEXT));
+    let text = |t: Option<String>| t.map(|t| clipped_bytes(&t, MAX_TEXT));
     content.summary = text(content.summary);
     content.notes = text(content.notes);
     let line = |t: Option<String>| t.map(|t| clipped(&t, MAX_LINE));
@@ -112,11 +129,11 @@ pub fn within_limits(mut content: Content) -> Content {
         .filter(|n| (1..=10_000).contains(n));
     content.ingredients.truncate(MAX_INGREDIENTS);
     for i in &mut content.ingredients {
-        *i = clipped(i, MAX_LINE);
+        *i = clipped_bytes(i, MAX_LINE);
     }
     content.steps.truncate(MAX_STEPS);
     for step in &mut content.steps {
-        step.text = clipped(&step.text, MAX_TEXT);
+        step.text = clipped_bytes(&step.text, MAX_LINE);
         step.section = line(step.section.take());
     }
     content
@@ -169,6 +186,23 @@ mod tests {
         );
         assert_eq!(absolute(base, "data:image/png;base64,AAAA"), None);
         assert_eq!(absolute(base, "javascript:alert(1)"), None);
+    }
+
+    #[test]
+    fn what_is_cut_to_fit_is_kept_by_the_domain() {
+        let long = Content {
+            title: "Stew".into(),
+            summary: Some("ü".repeat(MAX_TEXT)),
+            ingredients: vec!["é".repeat(MAX_LINE)],
+            steps: vec![crate::domain::Step {
+                section: None,
+                text: "stir ".repeat(MAX_LINE),
+            }],
+            ..Content::default()
+        };
+        let kept = within_limits(long).normalized().unwrap();
+        assert_eq!(kept.summary.unwrap().len(), MAX_TEXT);
+        assert_eq!(kept.ingredients[0].len(), MAX_LINE);
     }
 
     #[test]

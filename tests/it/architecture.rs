@@ -24,6 +24,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "app", "web", "domain", "seed", "store", "edn", "views", "assets", "import",
         ],
     ),
+    (
+        "fuzz_checks",
+        &["domain", "seed", "store", "edn", "views", "import"],
+    ),
     ("main", &["cli"]),
     ("lib", &[]),
 ];

@@ -14,6 +14,7 @@
 //! - `durability`: reopening stores, format versions, export and import
 //! - `uuids`: the one text form of a uuid, in queries and imports
 //! - `faults`: failed and panicking flushes, and the size limit
+//! - `fuzz`: the fuzz targets' checks over their saved inputs and random ones
 //! - `races`: concurrent writers of one recipe or one slug
 //! - `crash`: writers on several threads killed with SIGKILL lose no acknowledged
 //!   transaction and leave every current-entity entry equal to its datoms
@@ -52,6 +53,7 @@ mod domain;
 mod durability;
 mod family;
 mod faults;
+mod fuzz;
 mod helpers;
 mod hostile;
 mod http_client;
