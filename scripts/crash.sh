@@ -19,22 +19,14 @@
 set -euo pipefail
 
 rounds=${1:-1000}
-[[ $rounds =~ ^[0-9]+$ ]] || {
-    printf 'crash: the number of rounds must be a number, not %q\n' "$rounds" >&2
-    exit 2
-}
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
+# shellcheck source=scripts/run-header.sh
+source "$root/scripts/run-header.sh"
+whole_number crash "$rounds" "the number of rounds"
 
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-if [[ $commit != unknown && -n $(git status --porcelain --untracked-files=no 2>/dev/null) ]]; then
-    commit="$commit (working tree has uncommitted changes)"
-fi
-echo "== forkful crash test: $rounds rounds"
-echo "date:     $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-echo "commit:   $commit"
-echo "machine:  $(nproc) CPUs, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), Linux $(uname -r)"
+run_header "crash test: $rounds rounds"
 
 echo "crash: building (cargo test --test it --no-run)"
 cargo test --quiet --test it --no-run

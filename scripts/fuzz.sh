@@ -22,14 +22,13 @@
 set -euo pipefail
 
 seconds=${1:-60}
-[[ $seconds =~ ^[0-9]+$ && $seconds -gt 0 ]] || {
-    printf 'fuzz: the seconds per target must be a positive number, not %q\n' "$seconds" >&2
-    exit 2
-}
 shift || true
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
+# shellcheck source=scripts/run-header.sh
+source "$root/scripts/run-header.sh"
+whole_number fuzz "$seconds" "the seconds per target"
 
 # The longest input each target is given, in bytes: room for the largest
 # seed input (an export excerpt, a seed file), and no more, since libFuzzer
@@ -61,9 +60,7 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
     cargo install cargo-fuzz --locked
 fi
 
-echo "== forkful fuzz: ${targets[*]}, ${seconds} s each"
-echo "date:     $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-echo "machine:  $(nproc) CPUs, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), Linux $(uname -r)"
+run_header "fuzz: ${targets[*]}, ${seconds} s each"
 echo "fuzz: building the targets (cargo +nightly fuzz build)"
 cargo +nightly fuzz build
 

@@ -22,22 +22,14 @@
 set -euo pipefail
 
 seconds=${1:-300}
-[[ $seconds =~ ^[0-9]+$ ]] || {
-    printf 'soak: the number of seconds must be a number, not %q\n' "$seconds" >&2
-    exit 2
-}
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
+# shellcheck source=scripts/run-header.sh
+source "$root/scripts/run-header.sh"
+whole_number soak "$seconds" "the number of seconds"
 
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-if [[ $commit != unknown && -n $(git status --porcelain --untracked-files=no 2>/dev/null) ]]; then
-    commit="$commit (working tree has uncommitted changes)"
-fi
-echo "== forkful soak test: $seconds s"
-echo "date:     $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-echo "commit:   $commit"
-echo "machine:  $(nproc) CPUs, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo), Linux $(uname -r)"
+run_header "soak test: $seconds s"
 
 echo "soak: building (cargo build --release --locked, cargo test --test it --no-run)"
 cargo build --release --locked --quiet --bin forkful
