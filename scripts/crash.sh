@@ -43,7 +43,11 @@ elapsed=$((SECONDS - started))
 
 echo
 # The test's summary line (test output may share its line).
-grep -o 'crash: [0-9]* rounds,.*' "$log" || true
+if ! grep -o 'crash: [0-9]* rounds,.*' "$log"; then
+    # No summary line: the filter ran no test, which is no pass.
+    echo "crash: the test printed no summary line"
+    [[ $status -ne 0 ]] || status=1
+fi
 if [[ $status -ne 0 ]]; then
     echo "crash: FAILED after ${elapsed} s ($rounds rounds asked for); see the output above"
     exit "$status"

@@ -65,7 +65,7 @@ echo "fuzz: building the targets (cargo +nightly fuzz build)"
 cargo +nightly fuzz build
 
 # A figure from libFuzzer's final stats (-print_final_stats=1) in log $1.
-stat() { awk -v key="stat::$2:" '$1 == key { print $2 }' "$1" | tail -n 1; }
+final_stat() { awk -v key="stat::$2:" '$1 == key { print $2 }' "$1" | tail -n 1; }
 
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
@@ -74,21 +74,25 @@ summary=()
 for target in "${targets[@]}"; do
     corpus=fuzz/corpus/$target
     mkdir -p "$corpus"
-    cp -n tests/fixtures/fuzz/"$target"/* "$corpus"/
+    # File by file: `cp -n` fails on files that exist in some coreutils.
+    for seed in tests/fixtures/fuzz/"$target"/*; do
+        [[ -e $corpus/${seed##*/} ]] || cp "$seed" "$corpus"/
+    done
     log=$logs/$target.log
     echo "fuzz: $target for ${seconds} s"
     status=0
     cargo +nightly fuzz run "$target" "$corpus" -- \
         -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=30 \
         -max_len="${max_len[$target]}" -print_final_stats=1 >"$log" 2>&1 || status=$?
-    runs=$(stat "$log" number_of_executed_units)
-    per_sec=$(stat "$log" average_exec_per_sec)
-    rss=$(stat "$log" peak_rss_mb)
+    runs=$(final_stat "$log" number_of_executed_units)
+    per_sec=$(final_stat "$log" average_exec_per_sec)
+    rss=$(final_stat "$log" peak_rss_mb)
     if [[ $status -eq 0 ]]; then
         outcome="no crash"
     else
         crashed=1
-        artifact=$(grep -o 'Test unit written to [^ ]*' "$log" | tail -n 1 | cut -d' ' -f5)
+        # None when libFuzzer wrote no input (killed for memory, say).
+        artifact=$(grep -o 'Test unit written to [^ ]*' "$log" | tail -n 1 | cut -d' ' -f5 || true)
         outcome="CRASHED (exit $status)${artifact:+: $artifact}"
         grep -m 1 -A 3 -E "panicked at|ERROR: (libFuzzer|AddressSanitizer)" "$log" >&2 || tail -n 20 "$log" >&2
     fi

@@ -35,9 +35,17 @@ echo "soak: building (cargo build --release --locked, cargo test --test it --no-
 cargo build --release --locked --quiet --bin forkful
 cargo test --quiet --test it --no-run
 
+log=$(mktemp "${TMPDIR:-/tmp}/forkful-soak.XXXXXX")
+trap 'rm -f "$log"' EXIT
+
 status=0
 FORKFUL_BIN="$root/target/release/forkful" FORKFUL_SOAK_SECONDS=$seconds \
-    cargo test --test it soak:: -- --nocapture 2>&1 || status=$?
+    cargo test --test it soak:: -- --nocapture 2>&1 | tee "$log" || status=$?
+if ! grep -q 'soak: [0-9.]* s, [0-9]* requests' "$log"; then
+    # No summary line: the filter ran no test, which is no pass.
+    echo "soak: the test printed no summary line"
+    [[ $status -ne 0 ]] || status=1
+fi
 if [[ $status -ne 0 ]]; then
     echo "soak: FAILED; see the output above"
     exit "$status"

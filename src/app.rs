@@ -34,10 +34,13 @@ pub struct Config {
     pub timeouts: Timeouts,
 }
 
-/// How long a slow client may hold a connection: past these, the
-/// connection is answered (408) or closed, so a client that trickles a
-/// request or stops reading costs a socket for seconds, never a worker
-/// (workers are asynchronous and serve other connections meanwhile).
+/// How long a slow client may take: past these, the request is answered
+/// (408) or the connection closed. Workers are asynchronous, so a slow
+/// client costs a socket, never a worker. What actix leaves unbounded: the
+/// head of a kept-alive connection's second and later requests (its head
+/// timer covers only the first), and a client that stops reading its
+/// answers (there is no write deadline); a reverse proxy's header and send
+/// timeouts cover both (docs/SECURITY.md).
 #[derive(Debug, Clone, Copy)]
 pub struct Timeouts {
     /// From a connection's first byte to the end of the request head.
@@ -112,10 +115,7 @@ pub use crate::web::forms::MAX_FORM_BYTES;
 /// A form that cannot be read: too large, or not what the page takes.
 fn form_refused(error: UrlencodedError) -> WebError {
     match error {
-        UrlencodedError::Overflow { .. } => WebError::TooLarge(format!(
-            "The form is larger than the {} KiB a form may be: nothing was changed.",
-            MAX_FORM_BYTES / 1024
-        )),
+        UrlencodedError::Overflow { .. } => crate::web::submission::too_large_form(MAX_FORM_BYTES),
         UrlencodedError::Payload(error) => crate::web::submission::payload_refused(error),
         other => WebError::BadRequest(format!(
             "This page cannot read that form ({other}): nothing was changed."

@@ -1,15 +1,18 @@
 //! What wraps every request and response: security headers, the request
 //! log, and a deadline on request bodies.
 
+use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
+use std::rc::Rc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use actix_web::body::MessageBody;
+use actix_web::body::{BodySize, BoxBody, EitherBody, MessageBody};
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
 use actix_web::error::PayloadError;
+use actix_web::http::{header, ConnectionType};
 use actix_web::middleware::{DefaultHeaders, Next};
 use actix_web::rt::time::Sleep;
 use actix_web::web::Bytes;
@@ -75,42 +78,108 @@ pub async fn log_request(
 /// Holds every request body to `deadline` from when its head arrived: a
 /// client that trickles a form a byte at a time gets a 408 page once the
 /// deadline passes, instead of holding a connection and a half-read body
-/// for as long as it likes. actix bounds only the request head
-/// (`client_request_timeout`); nothing in it bounds the body.
+/// for as long as it likes. actix bounds only a connection's first request
+/// head (`client_request_timeout`); nothing in it bounds a body.
+///
+/// An answer sent before its body was read to the end (a 408, a 413, any
+/// refusal) closes the connection. actix would otherwise go on reading and
+/// dropping the rest of a chunked body, with no timer, for as long as the
+/// client sends it; it closes instead when the body is still held while
+/// the answer goes out, so the answer holds it.
 pub async fn body_deadline(
     mut req: ServiceRequest,
-    next: Next<impl MessageBody>,
+    next: Next<impl MessageBody + 'static>,
     deadline: Duration,
-) -> Result<ServiceResponse<impl MessageBody>, Error> {
-    let body = req.take_payload();
+) -> Result<ServiceResponse<EitherBody<impl MessageBody, HoldingBody>>, Error> {
+    let has_body = req.headers().contains_key(header::CONTENT_LENGTH)
+        || req.headers().contains_key(header::TRANSFER_ENCODING);
+    if !has_body {
+        // Nothing to wait for (every GET): no timer, no boxing.
+        return Ok(next.call(req).await?.map_into_left_body());
+    }
+    let body = Rc::new(RefCell::new(req.take_payload()));
+    let ended = Rc::new(Cell::new(false));
     let timed: Pin<Box<dyn Stream<Item = Result<Bytes, PayloadError>>>> = Box::pin(DeadlineBody {
-        body,
+        body: Rc::clone(&body),
         deadline: Box::pin(actix_web::rt::time::sleep(deadline)),
+        ended: Rc::clone(&ended),
+        failed: false,
     });
     req.set_payload(Payload::from(timed));
-    next.call(req).await
+    let mut response = next.call(req).await?;
+    if ended.get() {
+        return Ok(response.map_into_left_body());
+    }
+    response
+        .response_mut()
+        .head_mut()
+        .set_connection_type(ConnectionType::Close);
+    Ok(response.map_body(|_, answer| {
+        EitherBody::right(HoldingBody {
+            answer: answer.boxed(),
+            _unread: body,
+        })
+    }))
 }
 
-/// A body stream that fails with `TimedOut` once its deadline passes.
+/// A body stream that fails with `TimedOut` once its deadline passes, and
+/// ends after that.
 struct DeadlineBody {
-    body: Payload,
+    body: Rc<RefCell<Payload>>,
     deadline: Pin<Box<Sleep>>,
+    /// Set when the body was read to its end.
+    ended: Rc<Cell<bool>>,
+    failed: bool,
 }
 
 impl Stream for DeadlineBody {
     type Item = Result<Bytes, PayloadError>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        if let Poll::Ready(item) = self.body.poll_next_unpin(cx) {
-            return Poll::Ready(item);
+        if self.failed {
+            return Poll::Ready(None);
+        }
+        let next = self.body.borrow_mut().poll_next_unpin(cx);
+        match next {
+            Poll::Ready(None) => {
+                self.ended.set(true);
+                return Poll::Ready(None);
+            }
+            Poll::Ready(Some(item)) => return Poll::Ready(Some(item)),
+            Poll::Pending => {}
         }
         match self.deadline.as_mut().poll(cx) {
-            Poll::Ready(()) => Poll::Ready(Some(Err(PayloadError::Io(io::Error::new(
-                io::ErrorKind::TimedOut,
-                BODY_TIMED_OUT,
-            ))))),
+            Poll::Ready(()) => {
+                self.failed = true;
+                Poll::Ready(Some(Err(PayloadError::Io(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    BODY_TIMED_OUT,
+                )))))
+            }
             Poll::Pending => Poll::Pending,
         }
+    }
+}
+
+/// An answer that keeps the request's unread body until it is sent, so
+/// that actix closes the connection after it rather than drain the body.
+pub struct HoldingBody {
+    answer: BoxBody,
+    _unread: Rc<RefCell<Payload>>,
+}
+
+impl MessageBody for HoldingBody {
+    type Error = Box<dyn std::error::Error>;
+
+    fn size(&self) -> BodySize {
+        self.answer.size()
+    }
+
+    fn poll_next(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Bytes, Self::Error>>> {
+        Pin::new(&mut self.answer).poll_next(cx)
     }
 }
 

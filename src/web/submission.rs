@@ -20,6 +20,9 @@ use crate::domain::pictures::MAX_UPLOAD_BYTES;
 /// bytes: its framing (boundary and headers) in a browser's body.
 const PART_OVERHEAD: usize = 64;
 
+/// What a multipart body may declare beyond its text and picture limits.
+const MULTIPART_SLACK: usize = 64 * 1024;
+
 /// The file field of the recipe form.
 pub const PICTURE_FIELD: &str = "picture_file";
 
@@ -30,7 +33,7 @@ fn too_large_upload() -> WebError {
     ))
 }
 
-fn too_large_form(limit: usize) -> WebError {
+pub(crate) fn too_large_form(limit: usize) -> WebError {
     WebError::TooLarge(format!(
         "The form is larger than the {} KiB a form may be: nothing was changed.",
         limit / 1024
@@ -81,9 +84,16 @@ pub async fn read_form<T: DeserializeOwned>(
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
     if content_type.starts_with("multipart/form-data") {
-        let most = text_limit + MAX_UPLOAD_BYTES + 2 * PART_OVERHEAD;
+        // Room for the framing a browser writes around each part (its
+        // count below charges only `PART_OVERHEAD`), the file's name and
+        // type: a form the part-by-part limits take is never refused here.
+        let most = text_limit + MAX_UPLOAD_BYTES + MULTIPART_SLACK;
         if declared.is_some_and(|length| length > most as u64) {
-            return Err(too_large_upload());
+            return Err(WebError::TooLarge(format!(
+                "The form is larger than a form with a {} MiB picture may be: nothing was \
+                 changed.",
+                MAX_UPLOAD_BYTES / (1024 * 1024)
+            )));
         }
         return read_multipart(req, payload, text_limit).await;
     }

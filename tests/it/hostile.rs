@@ -83,7 +83,10 @@ fn read_answer(stream: &mut TcpStream) -> Answer {
             Ok(0) => break,
             Ok(n) => bytes.extend_from_slice(&buffer[..n]),
             Err(e) if e.kind() == ErrorKind::ConnectionReset => break,
-            Err(e) => panic!("no answer within {STUCK:?}: {e}"),
+            Err(e) => panic!(
+                "no end of answer within {STUCK:?} ({e}); had: {:?}",
+                String::from_utf8_lossy(&bytes[..bytes.len().min(300)])
+            ),
         }
     }
     let text = String::from_utf8_lossy(&bytes).into_owned();
@@ -256,19 +259,90 @@ fn a_client_that_trickles_its_request_is_cut_off_and_others_are_served() {
         assert!(held < STUCK, "a trickled head held its connection {held:?}");
     }
 
-    // A slow body: the head whole, then a few bytes of a promised 100.
+    // A slow body, still moving: a byte every 100 ms of a promised 100, so
+    // the deadline is the body's whole time, not an idle gap. And the same
+    // chunked, whose answer must close the connection (actix would go on
+    // draining a chunked body with no timer).
+    for chunked in [false, true] {
+        let mut stream = TcpStream::connect(addr).unwrap();
+        stream.set_read_timeout(Some(STUCK)).unwrap();
+        let framing = if chunked {
+            "Transfer-Encoding: chunked"
+        } else {
+            "Content-Length: 100"
+        };
+        let head = format!(
+            "POST /login HTTP/1.1\r\nHost: forkful.test\r\n\
+             Content-Type: application/x-www-form-urlencoded\r\n{framing}\r\n\r\n"
+        );
+        stream.write_all(head.as_bytes()).unwrap();
+        let mut trickle = stream.try_clone().unwrap();
+        let sender = thread::spawn(move || {
+            for _ in 0..(STUCK.as_millis() / 100) {
+                let byte: &[u8] = if chunked { b"1\r\na\r\n" } else { b"a" };
+                if trickle.write_all(byte).is_err() {
+                    return;
+                }
+                thread::sleep(Duration::from_millis(100));
+            }
+        });
+        // Read to the end: the server closes the connection after the 408.
+        let answer = read_answer(&mut stream);
+        assert_eq!(answer.status, 408, "chunked {chunked}: {}", answer.text);
+        assert!(answer.text.contains("took too long"), "{}", answer.text);
+        drop(stream);
+        sender.join().unwrap();
+    }
+    still_serving(addr);
+}
+
+/// A picture streamed with no declared length (chunked) is refused when it
+/// passes the limit, not after it has all been read.
+#[test]
+fn a_picture_streamed_past_the_limit_is_refused_as_it_arrives() {
+    let recipes = Recipes::temporary().unwrap();
+    let accounts = Accounts::open(&recipes).unwrap();
+    let ann = Slug::parse("ann").unwrap();
+    accounts
+        .sign_up(&ann, "Ann", "correct horse battery")
+        .unwrap();
+    let (_, session) = accounts.log_in(&ann, "correct horse battery").unwrap();
+    let addr = serve(&recipes, Timeouts::default());
     let mut stream = TcpStream::connect(addr).unwrap();
     stream.set_read_timeout(Some(STUCK)).unwrap();
-    stream
-        .write_all(
-            b"POST /login HTTP/1.1\r\nHost: forkful.test\r\n\
-              Content-Type: application/x-www-form-urlencoded\r\n\
-              Content-Length: 100\r\n\r\nhandle=a",
-        )
-        .unwrap();
+    let head = format!(
+        "POST /recipes/new HTTP/1.1\r\nHost: forkful.test\r\n\
+         Cookie: forkful_session={}\r\n\
+         Content-Type: multipart/form-data; boundary=b\r\nTransfer-Encoding: chunked\r\n\r\n",
+        session.token
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    let mut sender = stream.try_clone().unwrap();
+    let writer = thread::spawn(move || {
+        let part = "--b\r\nContent-Disposition: form-data; name=\"picture_file\"; \
+                    filename=\"big.jpg\"\r\nContent-Type: image/jpeg\r\n\r\n";
+        let chunk = vec![0xAAu8; 64 * 1024];
+        let mut send = |bytes: &[u8]| {
+            let framed = [format!("{:x}\r\n", bytes.len()).as_bytes(), bytes, b"\r\n"].concat();
+            sender.write_all(&framed).is_ok()
+        };
+        // Sends until the server cuts the connection off, or for as long
+        // as a test waits: a server that read on would be reading still.
+        let started = Instant::now();
+        let mut cut_off = !send(part.as_bytes());
+        while !cut_off && started.elapsed() < STUCK {
+            cut_off = !send(&chunk);
+        }
+        cut_off
+    });
     let answer = read_answer(&mut stream);
-    assert_eq!(answer.status, 408, "{}", answer.text);
-    assert!(answer.text.contains("took too long"), "{}", answer.text);
+    assert_eq!(answer.status, 413, "{}", answer.text);
+    assert!(answer.text.contains("10 MiB"), "{}", answer.text);
+    drop(stream);
+    assert!(
+        writer.join().unwrap(),
+        "the server went on reading the body after its answer"
+    );
     still_serving(addr);
 }
 
@@ -409,11 +483,7 @@ async fn a_tampered_or_replayed_session_cookie_is_a_visitor_with_no_session() {
                 None,
             )
             .await;
-        assert!(
-            post.status == 403 || post.status == 303,
-            "forged {forged:.20}: {}",
-            post.status
-        );
+        refused(&post, &format!("forged {forged:.20}"));
     }
 
     // Replay: the cookie and a form token copied before logging out are
@@ -426,7 +496,7 @@ async fn a_tampered_or_replayed_session_cookie_is_a_visitor_with_no_session() {
     let post = replay
         .post("/logout/everywhere", &[("csrf", &token)], None)
         .await;
-    assert!(post.status == 403 || post.status == 303, "{}", post.status);
+    refused(&post, "replayed");
     let post = replay
         .post(
             "/recipes/new",
@@ -434,13 +504,27 @@ async fn a_tampered_or_replayed_session_cookie_is_a_visitor_with_no_session() {
             None,
         )
         .await;
-    assert!(post.status == 403 || post.status == 303, "{}", post.status);
+    refused(&post, "replayed");
     assert!(
         get(&site, "/search?q=replayed")
             .await
             .body
             .contains("No recipe"),
         "nothing was written"
+    );
+}
+
+/// A write refused: 403, or sent to log in (never a 303 to a recipe).
+fn refused(page: &crate::helpers::Page, what: &str) {
+    let to_login = page.status == 303
+        && page
+            .header("location")
+            .is_some_and(|l| l.starts_with("/login"));
+    assert!(
+        page.status == 403 || to_login,
+        "{what}: {} {:?}",
+        page.status,
+        page.header("location")
     );
 }
 

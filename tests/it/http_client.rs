@@ -187,7 +187,9 @@ impl Server {
         }
         let status = self.child.wait().map_err(|e| e.to_string())?;
         self.exited = true;
-        let said: Vec<String> = self.lines.try_iter().collect();
+        // Blocks until the reader sees the pipe close, so the last lines
+        // ("the store is flushed") are in, however late its thread runs.
+        let said: Vec<String> = self.lines.iter().collect();
         if status.success() {
             Ok(said)
         } else {
