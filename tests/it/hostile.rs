@@ -36,6 +36,17 @@ const SHORT: Timeouts = Timeouts {
 /// far past every deadline above, so only a missing deadline trips it.
 const STUCK: Duration = Duration::from_secs(20);
 
+const PASSWORD: &str = "correct horse battery";
+
+/// A fresh store with one cook, `ann`, signed up with `PASSWORD`.
+fn with_ann() -> (Recipes, Accounts, Slug) {
+    let recipes = Recipes::temporary().unwrap();
+    let accounts = Accounts::open(&recipes).unwrap();
+    let ann = Slug::parse("ann").unwrap();
+    accounts.sign_up(&ann, "Ann", PASSWORD).unwrap();
+    (recipes, accounts, ann)
+}
+
 /// Starts the real server over `recipes` on a port of its own, one worker.
 fn serve(recipes: &Recipes, timeouts: Timeouts) -> SocketAddr {
     let config = app::Config {
@@ -174,13 +185,8 @@ fn oversized_heads_and_addresses_are_refused_and_the_server_carries_on() {
 
 #[test]
 fn a_body_declared_over_the_limit_is_refused_before_it_is_sent() {
-    let recipes = Recipes::temporary().unwrap();
-    let accounts = Accounts::open(&recipes).unwrap();
-    let ann = Slug::parse("ann").unwrap();
-    accounts
-        .sign_up(&ann, "Ann", "correct horse battery")
-        .unwrap();
-    let (_, session) = accounts.log_in(&ann, "correct horse battery").unwrap();
+    let (recipes, accounts, ann) = with_ann();
+    let (_, session) = accounts.log_in(&ann, PASSWORD).unwrap();
     let addr = serve(&recipes, Timeouts::default());
     for (path, kind, cookie) in [
         ("/login", "application/x-www-form-urlencoded", ""),
@@ -300,13 +306,8 @@ fn a_client_that_trickles_its_request_is_cut_off_and_others_are_served() {
 /// passes the limit, not after it has all been read.
 #[test]
 fn a_picture_streamed_past_the_limit_is_refused_as_it_arrives() {
-    let recipes = Recipes::temporary().unwrap();
-    let accounts = Accounts::open(&recipes).unwrap();
-    let ann = Slug::parse("ann").unwrap();
-    accounts
-        .sign_up(&ann, "Ann", "correct horse battery")
-        .unwrap();
-    let (_, session) = accounts.log_in(&ann, "correct horse battery").unwrap();
+    let (recipes, accounts, ann) = with_ann();
+    let (_, session) = accounts.log_in(&ann, PASSWORD).unwrap();
     let addr = serve(&recipes, Timeouts::default());
     let mut stream = TcpStream::connect(addr).unwrap();
     stream.set_read_timeout(Some(STUCK)).unwrap();
@@ -535,12 +536,7 @@ fn refused(page: &crate::helpers::Page, what: &str) {
 /// what this looks for, not a benchmark.
 #[test]
 fn an_unknown_handle_costs_a_password_check_like_a_known_one() {
-    let recipes = Recipes::temporary().unwrap();
-    let accounts = Accounts::open(&recipes).unwrap();
-    let ann = Slug::parse("ann").unwrap();
-    accounts
-        .sign_up(&ann, "Ann", "correct horse battery")
-        .unwrap();
+    let (_recipes, accounts, ann) = with_ann();
     let nobody = Slug::parse("nobody-has-this").unwrap();
     let median = |handle: &Slug| {
         let mut times: Vec<Duration> = (0..5)
