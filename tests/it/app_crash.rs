@@ -35,11 +35,12 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::thread;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use forkful::domain::{Change, Content, Recipes, Slug, Step, VersionNumber, Yield};
 use forkful::store::Store;
 
+use crate::helpers::{count_from_env, seed_from_clock};
 use crate::http_client::{Attempt, Cook, Ledger, Outcome, Rng, Server, Write, WriteKind};
 
 const ROUNDS_VAR: &str = "FORKFUL_APP_CRASH_ROUNDS";
@@ -142,21 +143,13 @@ fn restart(dir: &std::path::Path) -> Result<Server, String> {
 }
 
 fn rounds() -> usize {
-    match std::env::var(ROUNDS_VAR) {
-        Err(_) => DEFAULT_ROUNDS,
-        Ok(n) => n
-            .parse()
-            .unwrap_or_else(|_| panic!("{ROUNDS_VAR} must be a number of rounds, not {n:?}")),
-    }
+    count_from_env(ROUNDS_VAR, DEFAULT_ROUNDS as u64, "rounds") as usize
 }
 
 #[test]
 fn a_killed_server_loses_no_acknowledged_write_and_starts_again() {
     let rounds = rounds();
-    let seed = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .expect("the clock is after 1970")
-        .as_nanos() as u64;
+    let seed = seed_from_clock();
     let mut rng = Rng::new(seed);
     let started = Instant::now();
     let (mut acknowledged, mut versions, mut in_flight_total, mut adopted) = (0, 0, 0, 0);

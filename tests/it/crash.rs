@@ -36,13 +36,14 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::thread;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use forkful::store::{
     kw, Components, Db, EntityId, EntityMap, EntityRef, Index, Store, Transaction, Value,
 };
 
 use crate::helpers::schema_tx;
+use crate::helpers::{count_from_env, seed_from_clock};
 
 const CHILD_DIR_VAR: &str = "FORKFUL_CRASH_CHILD_DIR";
 const ROUNDS_VAR: &str = "FORKFUL_CRASH_ROUNDS";
@@ -434,21 +435,13 @@ fn check_after_kill(dir: &Path, acknowledged: &[Ack]) -> Result<usize, String> {
 }
 
 fn rounds() -> usize {
-    match std::env::var(ROUNDS_VAR) {
-        Err(_) => DEFAULT_ROUNDS,
-        Ok(n) => n
-            .parse()
-            .unwrap_or_else(|_| panic!("{ROUNDS_VAR} must be a number of rounds, not {n:?}")),
-    }
+    count_from_env(ROUNDS_VAR, DEFAULT_ROUNDS as u64, "rounds") as usize
 }
 
 #[test]
 fn killed_writers_lose_nothing_acknowledged_and_leave_entries_true() {
     let rounds = rounds();
-    let seed = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .expect("the clock is after 1970")
-        .as_nanos() as u64;
+    let seed = seed_from_clock();
     let started = Instant::now();
     let (mut acknowledged_total, mut verified, mut in_flight_rounds) = (0, 0, 0);
     let mut dir = None;

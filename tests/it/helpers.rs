@@ -313,3 +313,24 @@ pub fn family_of(n: usize, parent: impl Fn(usize) -> usize) -> Recipes {
 pub fn chain(depth: usize) -> Recipes {
     family_of(depth + 1, |i| i - 1)
 }
+
+/// A count a long run takes from the environment (`FORKFUL_*_ROUNDS`,
+/// `FORKFUL_SOAK_SECONDS`), or `default`; anything else there is a
+/// mistake the run names.
+pub fn count_from_env(var: &str, default: u64, what: &str) -> u64 {
+    match std::env::var(var) {
+        Err(_) => default,
+        Ok(n) => n
+            .parse()
+            .unwrap_or_else(|_| panic!("{var} must be a number of {what}, not {n:?}")),
+    }
+}
+
+/// A seed for a randomised run, new each run and printed with its result,
+/// so that a failure can be replayed.
+pub fn seed_from_clock() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("the clock is after 1970")
+        .as_nanos() as u64
+}

@@ -48,12 +48,13 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::thread;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use forkful::domain::Recipes;
 use forkful::store::Store;
 
 use crate::helpers::Page;
+use crate::helpers::{count_from_env, seed_from_clock};
 use crate::http_client::{Browser, Cook, Ledger, Outcome, Rng, Server, WriteKind};
 
 const SECONDS_VAR: &str = "FORKFUL_SOAK_SECONDS";
@@ -245,12 +246,7 @@ impl Expect {
 }
 
 fn seconds() -> u64 {
-    match std::env::var(SECONDS_VAR) {
-        Err(_) => DEFAULT_SECONDS,
-        Ok(n) => n
-            .parse()
-            .unwrap_or_else(|_| panic!("{SECONDS_VAR} must be a number of seconds, not {n:?}")),
-    }
+    count_from_env(SECONDS_VAR, DEFAULT_SECONDS, "seconds")
 }
 
 /// The highest RSS sampled from `from` to `to` (fractions of the run).
@@ -290,10 +286,7 @@ fn store_mib(dir: &std::path::Path) -> f64 {
 #[test]
 fn a_server_under_load_answers_everything_loses_nothing_and_levels_off() {
     let seconds = seconds();
-    let seed = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .expect("the clock is after 1970")
-        .as_nanos() as u64;
+    let seed = seed_from_clock();
     let dir = tempfile::tempdir().expect("a temporary directory");
     let mut server = Server::start(dir.path(), &SERVE_FLAGS).unwrap_or_else(|why| panic!("{why}"));
     let mut cooks: Vec<Cook> = WRITERS
