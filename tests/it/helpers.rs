@@ -191,6 +191,24 @@ impl Page {
         self.headers.get(name).and_then(|v| v.to_str().ok())
     }
 
+    /// What the page's `Set-Cookie` headers do to a browser's cookies:
+    /// each cookie's name, and its new value, or `None` where it removes it
+    /// (an empty value or a max-age of zero).
+    pub fn cookies_set(&self) -> Vec<(String, Option<String>)> {
+        self.headers
+            .get_all("set-cookie")
+            .map(|value| {
+                let text = value.to_str().expect("a Set-Cookie header in ASCII");
+                let cookie = actix_web::cookie::Cookie::parse(text.to_owned())
+                    .unwrap_or_else(|e| panic!("a Set-Cookie header that does not parse: {e}"));
+                let removed =
+                    cookie.max_age().is_some_and(|age| age.is_zero()) || cookie.value().is_empty();
+                let value = (!removed).then(|| cookie.value().to_owned());
+                (cookie.name().to_owned(), value)
+            })
+            .collect()
+    }
+
     pub fn html(&self) -> scraper::Html {
         scraper::Html::parse_document(&self.body)
     }

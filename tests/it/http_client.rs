@@ -328,18 +328,11 @@ impl Browser {
     }
 
     fn keep_cookies(&mut self, page: &Page) {
-        for value in page.headers.get_all("set-cookie") {
-            let text = value.to_str().expect("a Set-Cookie header in ASCII");
-            let cookie = actix_web::cookie::Cookie::parse(text.to_owned())
-                .unwrap_or_else(|e| panic!("a Set-Cookie header that does not parse: {e}"));
-            let removed =
-                cookie.max_age().is_some_and(|age| age.is_zero()) || cookie.value().is_empty();
-            if removed {
-                self.cookies.remove(cookie.name());
-            } else {
-                self.cookies
-                    .insert(cookie.name().to_owned(), cookie.value().to_owned());
-            }
+        for (name, value) in page.cookies_set() {
+            match value {
+                Some(value) => self.cookies.insert(name, value),
+                None => self.cookies.remove(&name),
+            };
         }
     }
 

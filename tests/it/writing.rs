@@ -35,17 +35,11 @@ impl Browser {
 
     async fn send(&mut self, request: TestRequest) -> Page {
         let page = send(&self.site, self.with_cookies(request)).await;
-        for value in page.headers.get_all("set-cookie") {
-            let cookie =
-                actix_web::cookie::Cookie::parse(value.to_str().unwrap().to_owned()).unwrap();
-            let removed =
-                cookie.max_age().is_some_and(|age| age.is_zero()) || cookie.value().is_empty();
-            if removed {
-                self.cookies.remove(cookie.name());
-            } else {
-                self.cookies
-                    .insert(cookie.name().to_owned(), cookie.value().to_owned());
-            }
+        for (name, value) in page.cookies_set() {
+            match value {
+                Some(value) => self.cookies.insert(name, value),
+                None => self.cookies.remove(&name),
+            };
         }
         page
     }
