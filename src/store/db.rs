@@ -17,8 +17,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use super::current;
-use super::encoding::{decode_datom, key_tx_added, Components, Datom, Index, TX_SUFFIX_LEN};
+use super::encoding::{
+    decode_datom, key_tx_added, prefix_end, Components, Datom, Index, TX_SUFFIX_LEN,
+};
 use super::error::{StorageError, UnknownAttribute};
+use super::grouped::{self, Grouped};
 use super::ordered::{Order, OrderCache};
 use super::referrers::ReferrerCache;
 use super::schema::{Attribute, Schema, DB_TX_INSTANT};
@@ -347,6 +350,16 @@ impl Db {
         }
     }
 
+    /// The per-datom keys of `index` in `lo..hi`, forward or backward: sled's
+    /// own keys, or for a grouped index its groups expanded.
+    fn keys(&self, index: Index, lo: Vec<u8>, hi: Vec<u8>, reverse: bool) -> Keys {
+        if grouped::is_grouped(index) {
+            Keys::Grouped(Grouped::new(&self.tree, index, lo, hi, self.basis, reverse))
+        } else {
+            Keys::Raw(self.tree.range(lo..hi))
+        }
+    }
+
     /// The datoms of `index` that match `components`, in index order.
     pub fn datoms(&self, index: Index, components: &Components) -> Datoms {
         self.reads.fetch_add(1, Ordering::Relaxed);
@@ -360,8 +373,9 @@ impl Db {
         }
         self.witness_range();
         let (prefix, needs_filter) = components.key_prefix(index);
+        let end = prefix_end(&prefix);
         Datoms {
-            iter: Source::Sled(self.tree.scan_prefix(prefix)),
+            iter: Source::Sled(self.keys(index, prefix, end, false)),
             index,
             basis: self.basis,
             view: self.view,
@@ -412,17 +426,14 @@ impl Db {
                 .reversed(reverse);
             }
         }
-        let range = match (cursor, reverse) {
-            (None, _) => self.tree.range(lower..upper),
-            (Some(at), false) => {
-                let start = prefix_end(&at).max(lower).min(upper.clone());
-                self.tree.range(start..upper)
-            }
-            (Some(at), true) => self.tree.range(lower.clone()..at.clamp(lower, upper)),
+        let (start, end) = match (cursor, reverse) {
+            (None, _) => (lower, upper),
+            (Some(at), false) => (prefix_end(&at).max(lower).min(upper.clone()), upper),
+            (Some(at), true) => (lower.clone(), at.clamp(lower, upper)),
         };
         self.reads.fetch_add(1, Ordering::Relaxed);
         Datoms {
-            iter: Source::Sled(range),
+            iter: Source::Sled(self.keys(index, start, end, reverse)),
             index,
             basis: self.basis,
             view: self.view,
@@ -476,7 +487,7 @@ impl Db {
         let (lower, _) = within.key_prefix(Index::Avet);
         let upper = prefix_end(&lower);
         let mut scan = Datoms {
-            iter: Source::Sled(self.tree.range(lower..upper)),
+            iter: Source::Sled(Keys::Raw(self.tree.range(lower..upper))),
             ..self.ready(Index::Avet, Vec::new())
         };
         self.reads.fetch_add(1, Ordering::Relaxed);
@@ -514,7 +525,7 @@ impl Db {
         .concat();
         self.reads.fetch_add(1, Ordering::Relaxed);
         Datoms {
-            iter: Source::Sled(self.tree.range(lower..upper)),
+            iter: Source::Sled(self.keys(Index::Eavt, lower, upper, false)),
             index: Index::Eavt,
             basis: self.basis,
             view: self.view,
@@ -531,7 +542,7 @@ impl Db {
         let key = text_prefix_key(a, prefix);
         self.reads.fetch_add(1, Ordering::Relaxed);
         Datoms {
-            iter: Source::Sled(self.tree.scan_prefix(key)),
+            iter: Source::Sled(Keys::Raw(self.tree.scan_prefix(key))),
             index: Index::Avet,
             basis: self.basis,
             view: self.view,
@@ -557,7 +568,7 @@ impl Db {
         while out.len() < limit && start < end {
             self.reads.fetch_add(1, Ordering::Relaxed);
             let mut values = Datoms {
-                iter: Source::Sled(self.tree.range(start.clone()..end.clone())),
+                iter: Source::Sled(Keys::Raw(self.tree.range(start.clone()..end.clone()))),
                 ..self.ready(Index::Avet, Vec::new())
             };
             let Some(datom) = values.next().transpose()? else {
@@ -655,14 +666,11 @@ impl Db {
         .concat();
         self.witness_range();
         self.reads.fetch_add(1, Ordering::Relaxed);
-        let iter = if from > to {
-            None
-        } else {
-            Some(self.tree.range(start..end))
-        };
-        iter.into_iter()
+        let groups = (from <= to).then(|| self.keys(Index::Log, start, end, false));
+        groups
+            .into_iter()
             .flatten()
-            .map(|item| decode_datom(Index::Log, &item?.0))
+            .map(|key| decode_datom(Index::Log, &key?))
     }
 }
 
@@ -721,13 +729,45 @@ pub struct Datoms {
     reverse: bool,
 }
 
+/// The keys of a range read: sled's, or a grouped index's expanded.
+enum Keys {
+    Raw(sled::Iter),
+    Grouped(Grouped),
+}
+
+impl Keys {
+    /// The next key in the read's direction (a grouped read's is fixed
+    /// when it starts).
+    fn next_key(&mut self, reverse: bool) -> Option<Result<sled::IVec, StorageError>> {
+        match self {
+            Keys::Raw(iter) => {
+                let next = if reverse {
+                    iter.next_back()
+                } else {
+                    iter.next()
+                };
+                next.map(|item| item.map(|(key, _)| key).map_err(StorageError::from))
+            }
+            Keys::Grouped(groups) => groups.next(),
+        }
+    }
+}
+
+impl Iterator for Keys {
+    type Item = Result<sled::IVec, StorageError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_key(false)
+    }
+}
+
 /// Where a range read's datoms come from.
 // A `Datoms` lives on the stack for one read; boxing the large sled
 // iterator would cost an allocation on every read to save bytes there.
 #[allow(clippy::large_enum_variant)]
 enum Source {
     /// Keys of an index, folded to the view as they come.
-    Sled(sled::Iter),
+    Sled(Keys),
     /// Datoms already read (from the current-entity index), or an error.
     Ready(std::vec::IntoIter<Datom>),
     /// Keys of current facts from the order cache, `next..end`, decoded as
@@ -773,7 +813,6 @@ fn key_tx_added_any(index: Index, key: &[u8]) -> (EntityId, bool) {
     }
 }
 
-/// The smallest key greater than every key that starts with `prefix`.
 /// The AVET key prefix of string attribute `a`'s values starting with
 /// `prefix`.
 fn text_prefix_key(a: EntityId, prefix: &str) -> Vec<u8> {
@@ -781,17 +820,6 @@ fn text_prefix_key(a: EntityId, prefix: &str) -> Vec<u8> {
     key.extend_from_slice(&a.to_be_bytes());
     crate::store::encoding::encode_text_prefix(&mut key, prefix);
     key
-}
-
-fn prefix_end(prefix: &[u8]) -> Vec<u8> {
-    let mut end = prefix.to_vec();
-    while let Some(last) = end.pop() {
-        if last < 0xFF {
-            end.push(last + 1);
-            return end;
-        }
-    }
-    vec![0xFF; prefix.len() + 1]
 }
 
 fn same_fact(a: &[u8], b: &[u8]) -> bool {
@@ -824,14 +852,9 @@ impl Iterator for Datoms {
             let Source::Sled(iter) = &mut self.iter else {
                 unreachable!("checked above");
             };
-            let next = if self.reverse {
-                iter.next_back()
-            } else {
-                iter.next()
-            };
-            let key = match next {
-                Some(Ok((key, _))) => key,
-                Some(Err(e)) => return Some(Err(e.into())),
+            let key = match iter.next_key(self.reverse) {
+                Some(Ok(key)) => key,
+                Some(Err(e)) => return Some(Err(e)),
                 None if self.reverse => return None,
                 None => {
                     let held = self.held.take()?;

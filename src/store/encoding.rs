@@ -241,6 +241,47 @@ impl<'a> KeyReader<'a> {
         })
     }
 
+    /// How many bytes have been read.
+    pub fn position(&self) -> usize {
+        self.at
+    }
+
+    /// Steps over one encoded value without decoding it.
+    pub fn skip_value(&mut self) -> Result<(), StorageError> {
+        let tag = self.u8()?;
+        let value_type = ValueType::ALL
+            .get(usize::from(tag))
+            .copied()
+            .ok_or_else(|| self.corrupt("unknown value tag"))?;
+        match value_type {
+            ValueType::Ref | ValueType::Long | ValueType::Instant | ValueType::Double => {
+                self.take(8)?;
+            }
+            ValueType::Boolean => {
+                self.take(1)?;
+            }
+            ValueType::Uuid => {
+                self.take(16)?;
+            }
+            ValueType::String | ValueType::Keyword => loop {
+                // A NUL is either the terminator (NUL 0x01) or an escaped
+                // NUL (NUL 0xFF); every other byte is the text's own.
+                let rest = &self.bytes[self.at..];
+                let nul = rest
+                    .iter()
+                    .position(|&b| b == 0)
+                    .ok_or_else(|| self.corrupt("text has no terminator"))?;
+                self.at += nul + 1;
+                match self.u8()? {
+                    0x01 => break,
+                    0xFF => {}
+                    _ => return Err(self.corrupt("bad escape in text")),
+                }
+            },
+        }
+        Ok(())
+    }
+
     pub fn is_at_end(&self) -> bool {
         self.at == self.bytes.len()
     }
@@ -283,6 +324,18 @@ pub fn datom_key(index: Index, datom: &Datom) -> Vec<u8> {
     key.extend_from_slice(&datom.tx.to_be_bytes());
     key.push(u8::from(datom.added));
     key
+}
+
+/// The smallest key greater than every key that starts with `prefix`.
+pub fn prefix_end(prefix: &[u8]) -> Vec<u8> {
+    let mut end = prefix.to_vec();
+    while let Some(last) = end.pop() {
+        if last < 0xFF {
+            end.push(last + 1);
+            return end;
+        }
+    }
+    vec![0xFF; prefix.len() + 1]
 }
 
 /// Decodes a key of `index` (leading byte included) back into its datom.

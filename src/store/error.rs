@@ -58,7 +58,7 @@ pub enum OpenError {
     Locked(String),
     /// The directory holds a store written in another format version.
     #[error(
-        "the store at {path} has format version {found}, but this build reads version {expected}"
+        "the store at {path} has format version {found}, but this build reads version {expected}: export it with the build that wrote it and import the file with this one"
     )]
     FormatVersion {
         path: String,

@@ -29,6 +29,8 @@
 //! # Layout
 //! - `value`: typed values and keywords
 //! - `encoding`: order-preserving keys of the five indexes
+//! - `grouped`: the log and EAVT, stored one key per transaction and per
+//!   entity and transaction, read back as per-datom keys
 //! - `schema`: attributes as entities, and their cache
 //! - `tx`: transactions and how they become datoms
 //! - `current`: each entity's current facts under one key, derived
@@ -46,6 +48,7 @@ mod current;
 pub mod db;
 pub mod encoding;
 pub mod error;
+mod grouped;
 pub mod instant;
 mod keyspace;
 mod ordered;
@@ -92,7 +95,7 @@ pub const MAX_TX_DATOMS: usize = 20_000;
 pub const MAX_TX_BYTES: usize = 32 << 20;
 
 /// The on-disk format this build reads and writes. Bump it when keys change.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 
 const META_FORMAT: &[u8] = b"\x00format";
 const META_BASIS: &[u8] = b"\x00basis";
@@ -249,7 +252,10 @@ impl Store {
             Some(found) if found.as_ref() != FORMAT_VERSION.to_be_bytes() => {
                 return Err(OpenError::FormatVersion {
                     path: shown_path,
-                    found: format!("{:02x?}", found.as_ref()),
+                    found: match <[u8; 4]>::try_from(found.as_ref()) {
+                        Ok(version) => u32::from_be_bytes(version).to_string(),
+                        Err(_) => format!("{:02x?}", found.as_ref()),
+                    },
                     expected: FORMAT_VERSION,
                 })
             }
@@ -474,6 +480,10 @@ impl Store {
                 undo.remove(key.as_slice());
                 batch.insert(key, &[] as &[u8]);
             }
+        }
+        for (key, records) in grouped::entries(written.datoms) {
+            undo.remove(key.as_slice());
+            batch.insert(key, records);
         }
         let mut before = |e| {
             let entry = self.inner.sled.get(current::key(e))?;
@@ -883,12 +893,11 @@ fn references(datoms: &[Datom]) -> impl Iterator<Item = (EntityId, EntityId)> + 
     })
 }
 
-/// A datom's key in every index it belongs in.
+/// A datom's key in every per-datom index it belongs in (the log and EAVT
+/// are written by transaction, in `grouped::entries`).
 fn index_keys<'d>(attribute: &Attribute, datom: &'d Datom) -> impl Iterator<Item = Vec<u8>> + 'd {
     [
-        Some(Index::Eavt),
         Some(Index::Aevt),
-        Some(Index::Log),
         attribute.in_avet().then_some(Index::Avet),
         attribute.is_ref().then_some(Index::Vaet),
     ]
@@ -928,6 +937,9 @@ fn write_genesis(sled: &sled::Db) -> Result<(), StorageError> {
         for key in index_keys(attribute, datom) {
             batch.insert(key, &[] as &[u8]);
         }
+    }
+    for (key, records) in grouped::entries(&datoms) {
+        batch.insert(key, records);
     }
     for (key, entry) in current::updated_entries(&datoms, GENESIS_TX, |_| Ok(None))? {
         batch.insert(&key[..], entry);

@@ -14,7 +14,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::current;
-use super::encoding::{decode_datom, Index, TX_SUFFIX_LEN};
+use super::encoding::{decode_datom, prefix_end, Index, TX_SUFFIX_LEN};
+use super::grouped::Grouped;
 use super::value::EntityId;
 
 /// One current fact as an entry holds it: attribute, encoded value, and
@@ -85,8 +86,18 @@ fn datoms_truth(sled: &sled::Db, basis: EntityId) -> Result<BTreeMap<EntityId, T
     let mut truths: BTreeMap<EntityId, Truth> = BTreeMap::new();
     // The newest datom so far of the run of keys being read.
     let mut run: Option<Newest> = None;
-    for item in sled.scan_prefix([Index::Eavt.prefix_byte()]) {
-        let (key, _) = item.map_err(|e| format!("reading the EAVT index: {e}"))?;
+    let eavt = [Index::Eavt.prefix_byte()];
+    let tree: &sled::Tree = sled;
+    let keys = Grouped::new(
+        tree,
+        Index::Eavt,
+        eavt.to_vec(),
+        prefix_end(&eavt),
+        EntityId::MAX,
+        false,
+    );
+    for item in keys {
+        let key = item.map_err(|e| format!("reading the EAVT index: {e}"))?;
         let datom = decode_datom(Index::Eavt, &key).map_err(|e| format!("an EAVT key: {e}"))?;
         if datom.tx > basis {
             return Err(format!(

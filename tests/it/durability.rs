@@ -79,11 +79,14 @@ fn a_store_of_another_format_version_is_refused_clearly() {
         .err()
         .expect("another version is refused");
     assert!(
-        matches!(error, OpenError::FormatVersion { expected: 2, .. }),
+        matches!(error, OpenError::FormatVersion { expected, .. } if expected == forkful::store::FORMAT_VERSION),
         "{error}"
     );
     assert!(
-        error.to_string().contains("this build reads version 2"),
+        error.to_string().contains(&format!(
+            "has format version 99, but this build reads version {}",
+            forkful::store::FORMAT_VERSION
+        )),
         "{error}"
     );
 }
