@@ -1,50 +1,63 @@
-//! The two indexes stored in groups: the log, one sled key per
-//! transaction, and EAVT, one sled key per entity and transaction.
+//! The three indexes stored in groups: the log, one sled key per
+//! transaction; EAVT, one per entity and transaction; AEVT, one per
+//! attribute, block of 256 entity ids and transaction.
 //!
 //! sled 0.34's cost is per key: every insert copies the leaf it lands in
 //! (leaves hold at most 16 keys), and every leaf is a page with its own
 //! entry in sled's page table and cache, in memory and on disk. A full
-//! recipe is about 104 datoms; one key per datom in the log and in EAVT
-//! made 208 of its keys. Grouped, they are one key per entity (15 for a
-//! recipe with its ingredients and steps) plus a share of its
-//! transaction's log key. EAVT's groups keep everything a per-datom EAVT
-//! gave: an entity's keys are adjacent, and its history is in them.
+//! recipe is about 104 datoms; one key per datom in the log, EAVT and AEVT
+//! made 312 of its 400 keys. Grouped, EAVT is one key per entity (15 for a
+//! recipe with its ingredients and steps), and AEVT and the log a share of
+//! their transaction's few keys. The groups keep everything the per-datom
+//! indexes gave: a unit's keys are adjacent, and its history is in them.
 //!
 //! Readers never see a group. `Grouped` expands the groups it passes over
 //! back into the keys a per-datom index would hold (the same bytes that
 //! `encoding::datom_key` makes), sorted, so folding runs of keys into facts
-//! reads the same for every index. A group key is the index's prefix byte,
-//! an id (the entity for EAVT, the tx for the log) and, for EAVT, the tx;
-//! its value is the datoms' records, each the rest of its per-datom key.
-//! Every per-datom key of a unit (an entity's groups, or one transaction's)
-//! starts with the group key's first `UNIT_LEN` bytes.
+//! reads the same for every index. Every per-datom key of one unit starts
+//! with the same `unit_len` bytes, which begin its groups' keys; a group
+//! key is those bytes and the tx (the log's unit is its tx), and its value
+//! is the records of its datoms, each the rest of its per-datom key without
+//! the tx.
 
 use std::collections::VecDeque;
 
 use sled::IVec;
 
-use super::encoding::{datom_key, prefix_end, Datom, Index, KeyReader};
+use super::encoding::{datom_key, prefix_end, Datom, Index, KeyReader, TX_SUFFIX_LEN};
 use super::error::StorageError;
 use super::value::EntityId;
 
-/// The bytes that name a group's unit: the prefix byte and an id.
-const UNIT_LEN: usize = 9;
+/// How many leading bytes of a per-datom key name its unit: the keys of
+/// one unit are read, sorted and folded together. The log's unit is a
+/// transaction, EAVT's an entity, AEVT's an attribute over a block of 256
+/// entity ids (the key's first 16 bytes: prefix, attribute, the entity's
+/// seven high bytes), so that one transaction writing many new entities
+/// writes one AEVT key per attribute and block rather than per datom, and
+/// reading one entity's attribute reads at most its block's.
+fn unit_len(index: Index) -> usize {
+    match index {
+        Index::Aevt => 16,
+        _ => 9,
+    }
+}
 
 /// Whether `index` is stored in groups.
 pub fn is_grouped(index: Index) -> bool {
-    matches!(index, Index::Eavt | Index::Log)
+    matches!(index, Index::Eavt | Index::Aevt | Index::Log)
 }
 
 /// The grouped keys and values that hold `datoms`: one log key per
-/// transaction, one EAVT key per entity and transaction.
+/// transaction, one EAVT key per entity and transaction, one AEVT key per
+/// attribute, entity block and transaction.
 pub fn entries(datoms: &[Datom]) -> Vec<(Vec<u8>, Vec<u8>)> {
     let mut out = Vec::new();
-    for index in [Index::Eavt, Index::Log] {
+    for index in [Index::Eavt, Index::Aevt, Index::Log] {
         let mut keys: Vec<(Vec<u8>, EntityId)> =
             datoms.iter().map(|d| (datom_key(index, d), d.tx)).collect();
         keys.sort_unstable();
-        // A group of EAVT is an entity's datoms of one tx, whose per-datom
-        // keys are apart (the tx is near their end), so group by key.
+        // A group's per-datom keys need not be adjacent (the tx is near
+        // their end), so gather them by group key.
         let mut groups: std::collections::BTreeMap<Vec<u8>, Vec<u8>> = Default::default();
         for (key, tx) in &keys {
             let (group, record) = split(index, key, *tx);
@@ -57,25 +70,27 @@ pub fn entries(datoms: &[Datom]) -> Vec<(Vec<u8>, Vec<u8>)> {
 
 /// The group key and record of one per-datom key.
 fn split(index: Index, key: &[u8], tx: EntityId) -> (Vec<u8>, Vec<u8>) {
+    let unit = unit_len(index);
     match index {
-        // [prefix e] + [a v] + [tx added]: the group is [prefix e tx], the
-        // record [a v added].
-        Index::Eavt => {
-            let group = [&key[..UNIT_LEN], &tx.to_be_bytes()[..]].concat();
-            let body = &key[UNIT_LEN..key.len() - 9];
+        // [prefix tx] + [e a v added]: the tx is the unit.
+        Index::Log => (key[..unit].to_vec(), key[unit..].to_vec()),
+        // [unit] + [body] + [tx added]: the group is [unit tx], the record
+        // [body added].
+        _ => {
+            let group = [&key[..unit], &tx.to_be_bytes()[..]].concat();
+            let body = &key[unit..key.len() - TX_SUFFIX_LEN];
             let record = [body, &key[key.len() - 1..]].concat();
             (group, record)
         }
-        // [prefix tx] + [e a v added].
-        _ => (key[..UNIT_LEN].to_vec(), key[UNIT_LEN..].to_vec()),
     }
 }
 
 /// The tx a group holds datoms of.
 fn group_tx(index: Index, group: &[u8]) -> Option<EntityId> {
+    let unit = unit_len(index);
     let bytes = match index {
-        Index::Eavt => group.get(UNIT_LEN..UNIT_LEN + 8)?,
-        _ => group.get(1..UNIT_LEN)?,
+        Index::Log => group.get(1..unit)?,
+        _ => group.get(unit..unit + 8)?,
     };
     Some(u64::from_be_bytes(bytes.try_into().ok()?))
 }
@@ -87,23 +102,34 @@ fn expand(
     records: &[u8],
     out: &mut Vec<Vec<u8>>,
 ) -> Result<(), StorageError> {
-    let tx = group_tx(index, group).ok_or_else(|| {
-        StorageError::Corrupt(format!("a {} group key: {group:02x?}", index.name()))
-    })?;
+    let corrupt = || StorageError::Corrupt(format!("a {} group key: {group:02x?}", index.name()));
+    let tx = group_tx(index, group).ok_or_else(corrupt)?;
+    let unit = &group[..unit_len(index)];
     let mut reader = KeyReader::new(records);
     while !reader.is_at_end() {
         let start = reader.position();
-        if index == Index::Log {
-            reader.u64()?;
+        match index {
+            // e a v
+            Index::Log => {
+                reader.u64()?;
+                reader.u64()?;
+            }
+            // a v
+            Index::Eavt => {
+                reader.u64()?;
+            }
+            // the entity's low byte, v
+            _ => {
+                reader.u8()?;
+            }
         }
-        reader.u64()?;
         reader.skip_value()?;
         let body_end = reader.position();
         let added = reader.u8()?;
-        let mut key = Vec::with_capacity(UNIT_LEN + body_end - start + 10);
-        key.extend_from_slice(&group[..UNIT_LEN]);
+        let mut key = Vec::with_capacity(unit.len() + body_end - start + TX_SUFFIX_LEN);
+        key.extend_from_slice(unit);
         key.extend_from_slice(&records[start..body_end]);
-        if index == Index::Eavt {
+        if index != Index::Log {
             key.extend_from_slice(&tx.to_be_bytes());
         }
         key.push(added);
@@ -139,9 +165,10 @@ impl Grouped {
     ) -> Grouped {
         // The groups of every unit the bounds touch: a bound longer than a
         // unit's name stands for its whole unit, and is applied per key.
-        let group_lo = lo[..lo.len().min(UNIT_LEN)].to_vec();
-        let group_hi = if hi.len() > UNIT_LEN {
-            prefix_end(&hi[..UNIT_LEN])
+        let unit = unit_len(index);
+        let group_lo = lo[..lo.len().min(unit)].to_vec();
+        let group_hi = if hi.len() > unit {
+            prefix_end(&hi[..unit])
         } else {
             hi.clone()
         };
@@ -179,10 +206,11 @@ impl Grouped {
             return Ok(false);
         };
         let mut keys = Vec::new();
-        let unit = first.0[..UNIT_LEN.min(first.0.len())].to_vec();
+        let unit_len = unit_len(self.index);
+        let unit = first.0[..unit_len.min(first.0.len())].to_vec();
         let mut group = Some(first);
         while let Some((key, records)) = group.take() {
-            if key.len() < UNIT_LEN || key[..UNIT_LEN] != unit[..] {
+            if key.len() < unit_len || key[..unit_len] != unit[..] {
                 self.ahead = Some((key, records));
                 break;
             }
@@ -243,6 +271,8 @@ mod tests {
             datom(5, 6, Value::Ref(7), 101, true),
             datom(7, 2, Value::Boolean(true), 102, true),
             datom(9, 2, Value::Double(1.5), 102, true),
+            // Another block of 256 entities, for AEVT.
+            datom(300, 3, Value::from("z"), 100, true),
         ]
     }
 
@@ -271,10 +301,12 @@ mod tests {
     fn groups_expand_to_the_per_datom_keys_in_order_both_ways() {
         let datoms = sample();
         let tree = grouped_tree(&datoms);
-        // Three log keys, and one EAVT key per entity and tx.
+        // Three log keys, one EAVT key per entity and tx, one AEVT key per
+        // attribute, block and tx.
         assert_eq!(tree.scan_prefix([Index::Log.prefix_byte()]).count(), 3);
-        assert_eq!(tree.scan_prefix([Index::Eavt.prefix_byte()]).count(), 6);
-        for index in [Index::Eavt, Index::Log] {
+        assert_eq!(tree.scan_prefix([Index::Eavt.prefix_byte()]).count(), 7);
+        assert_eq!(tree.scan_prefix([Index::Aevt.prefix_byte()]).count(), 6);
+        for index in [Index::Eavt, Index::Aevt, Index::Log] {
             let all = per_datom(index, &datoms);
             let p = [index.prefix_byte()];
             assert_eq!(
@@ -313,6 +345,22 @@ mod tests {
             .filter(|k| k.starts_with(&lo))
             .collect();
         assert_eq!(read(&tree, Index::Eavt, &lo, &hi, 100, false), at_100);
+        // One entity's attribute in AEVT, inside its block.
+        let lo = [
+            &[Index::Aevt.prefix_byte()][..],
+            &3u64.to_be_bytes(),
+            &7u64.to_be_bytes(),
+        ]
+        .concat();
+        let want: Vec<_> = per_datom(Index::Aevt, &datoms)
+            .into_iter()
+            .filter(|k| k.starts_with(&lo))
+            .collect();
+        assert_eq!(want.len(), 3);
+        assert_eq!(
+            read(&tree, Index::Aevt, &lo, &prefix_end(&lo), u64::MAX, false),
+            want
+        );
         // The log from tx 101 on.
         let from = [&[Index::Log.prefix_byte()][..], &101u64.to_be_bytes()].concat();
         let end = [&[Index::Log.prefix_byte()][..], &103u64.to_be_bytes()].concat();

@@ -29,8 +29,8 @@
 //! # Layout
 //! - `value`: typed values and keywords
 //! - `encoding`: order-preserving keys of the five indexes
-//! - `grouped`: the log and EAVT, stored one key per transaction and per
-//!   entity and transaction, read back as per-datom keys
+//! - `grouped`: the log, EAVT and AEVT, stored a few keys per transaction
+//!   and read back as per-datom keys
 //! - `schema`: attributes as entities, and their cache
 //! - `tx`: transactions and how they become datoms
 //! - `current`: each entity's current facts under one key, derived
@@ -95,7 +95,7 @@ pub const MAX_TX_DATOMS: usize = 20_000;
 pub const MAX_TX_BYTES: usize = 32 << 20;
 
 /// The on-disk format this build reads and writes. Bump it when keys change.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 
 const META_FORMAT: &[u8] = b"\x00format";
 const META_BASIS: &[u8] = b"\x00basis";
@@ -893,11 +893,10 @@ fn references(datoms: &[Datom]) -> impl Iterator<Item = (EntityId, EntityId)> + 
     })
 }
 
-/// A datom's key in every per-datom index it belongs in (the log and EAVT
-/// are written by transaction, in `grouped::entries`).
+/// A datom's key in every per-datom index it belongs in (the log, EAVT and
+/// AEVT are written in groups, by `grouped::entries`).
 fn index_keys<'d>(attribute: &Attribute, datom: &'d Datom) -> impl Iterator<Item = Vec<u8>> + 'd {
     [
-        Some(Index::Aevt),
         attribute.in_avet().then_some(Index::Avet),
         attribute.is_ref().then_some(Index::Vaet),
     ]

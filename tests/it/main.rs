@@ -59,6 +59,7 @@ mod hostile;
 mod http_client;
 mod import;
 mod keyspace;
+mod layout;
 mod page_cache;
 mod pictures;
 mod pull;
