@@ -1,14 +1,16 @@
-//! The three indexes stored in groups: the log, one sled key per
-//! transaction; EAVT, one per entity and transaction; AEVT, one per
-//! attribute, block of 256 entity ids and transaction.
+//! The indexes stored in groups: the log, one sled key per transaction;
+//! EAVT, one per entity and transaction; AEVT, one per attribute, block of
+//! 256 entity ids and transaction; VAET, one per block of 256 referenced
+//! entities and transaction. Only AVET, ordered by value, is a key per
+//! datom.
 //!
 //! sled 0.34's cost is per key: every insert copies the leaf it lands in
 //! (leaves hold at most 16 keys), and every leaf is a page with its own
 //! entry in sled's page table and cache, in memory and on disk. A full
-//! recipe is about 104 datoms; one key per datom in the log, EAVT and AEVT
-//! made 312 of its 400 keys. Grouped, EAVT is one key per entity (15 for a
-//! recipe with its ingredients and steps), and AEVT and the log a share of
-//! their transaction's few keys. The groups keep everything the per-datom
+//! recipe is about 104 datoms; one key per datom in the log, EAVT, AEVT
+//! and VAET made 328 of its 400 keys. Grouped, EAVT is one key per entity
+//! (15 for a recipe with its ingredients and steps), and the others a
+//! share of their transaction's few keys. The groups keep everything the per-datom
 //! indexes gave: a unit's keys are adjacent, and its history is in them.
 //!
 //! Readers never see a group. `Grouped` expands the groups it passes over
@@ -32,9 +34,12 @@ use super::value::EntityId;
 /// one unit are read, sorted and folded together. The log's unit is a
 /// transaction, EAVT's an entity, AEVT's an attribute over a block of 256
 /// entity ids (the key's first 16 bytes: prefix, attribute, the entity's
-/// seven high bytes), so that one transaction writing many new entities
-/// writes one AEVT key per attribute and block rather than per datom, and
-/// reading one entity's attribute reads at most its block's.
+/// seven high bytes), VAET's a block of 256 target ids (prefix, the ref
+/// tag, the target's seven high bytes). One transaction writing many new
+/// entities so writes one AEVT key per attribute and block, and one VAET
+/// key per block of targets, rather than one per datom; reading one
+/// entity's attribute, or one target's referrers, reads at most its
+/// block's.
 fn unit_len(index: Index) -> usize {
     match index {
         Index::Aevt => 16,
@@ -44,17 +49,21 @@ fn unit_len(index: Index) -> usize {
 
 /// Whether `index` is stored in groups.
 pub fn is_grouped(index: Index) -> bool {
-    matches!(index, Index::Eavt | Index::Aevt | Index::Log)
+    index != Index::Avet
 }
 
 /// The grouped keys and values that hold `datoms`: one log key per
 /// transaction, one EAVT key per entity and transaction, one AEVT key per
-/// attribute, entity block and transaction.
-pub fn entries(datoms: &[Datom]) -> Vec<(Vec<u8>, Vec<u8>)> {
+/// attribute, entity block and transaction, one VAET key per target block
+/// and transaction (for the datoms of ref attributes, `is_ref`).
+pub fn entries(datoms: &[Datom], is_ref: impl Fn(&Datom) -> bool) -> Vec<(Vec<u8>, Vec<u8>)> {
     let mut out = Vec::new();
-    for index in [Index::Eavt, Index::Aevt, Index::Log] {
-        let mut keys: Vec<(Vec<u8>, EntityId)> =
-            datoms.iter().map(|d| (datom_key(index, d), d.tx)).collect();
+    for index in [Index::Eavt, Index::Aevt, Index::Vaet, Index::Log] {
+        let mut keys: Vec<(Vec<u8>, EntityId)> = datoms
+            .iter()
+            .filter(|d| index != Index::Vaet || is_ref(d))
+            .map(|d| (datom_key(index, d), d.tx))
+            .collect();
         keys.sort_unstable();
         // A group's per-datom keys need not be adjacent (the tx is near
         // their end), so gather them by group key.
@@ -113,17 +122,25 @@ fn expand(
             Index::Log => {
                 reader.u64()?;
                 reader.u64()?;
+                reader.skip_value()?;
             }
             // a v
             Index::Eavt => {
                 reader.u64()?;
+                reader.skip_value()?;
             }
             // the entity's low byte, v
+            Index::Aevt => {
+                reader.u8()?;
+                reader.skip_value()?;
+            }
+            // the target's low byte, a e
             _ => {
                 reader.u8()?;
+                reader.u64()?;
+                reader.u64()?;
             }
         }
-        reader.skip_value()?;
         let body_end = reader.position();
         let added = reader.u8()?;
         let mut key = Vec::with_capacity(unit.len() + body_end - start + TX_SUFFIX_LEN);
@@ -278,7 +295,7 @@ mod tests {
 
     fn grouped_tree(datoms: &[Datom]) -> sled::Tree {
         let db = sled::Config::new().temporary(true).open().unwrap();
-        for (key, value) in entries(datoms) {
+        for (key, value) in entries(datoms, |d| matches!(d.v, Value::Ref(_))) {
             db.insert(key, value).unwrap();
         }
         std::ops::Deref::deref(&db).clone()
@@ -306,8 +323,14 @@ mod tests {
         assert_eq!(tree.scan_prefix([Index::Log.prefix_byte()]).count(), 3);
         assert_eq!(tree.scan_prefix([Index::Eavt.prefix_byte()]).count(), 7);
         assert_eq!(tree.scan_prefix([Index::Aevt.prefix_byte()]).count(), 6);
-        for index in [Index::Eavt, Index::Aevt, Index::Log] {
-            let all = per_datom(index, &datoms);
+        assert_eq!(tree.scan_prefix([Index::Vaet.prefix_byte()]).count(), 1);
+        for index in [Index::Eavt, Index::Aevt, Index::Vaet, Index::Log] {
+            let refs: Vec<Datom> = datoms
+                .iter()
+                .filter(|d| index != Index::Vaet || matches!(d.v, Value::Ref(_)))
+                .cloned()
+                .collect();
+            let all = per_datom(index, &refs);
             let p = [index.prefix_byte()];
             assert_eq!(
                 read(&tree, index, &p, &prefix_end(&p), u64::MAX, false),

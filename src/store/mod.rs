@@ -29,7 +29,7 @@
 //! # Layout
 //! - `value`: typed values and keywords
 //! - `encoding`: order-preserving keys of the five indexes
-//! - `grouped`: the log, EAVT and AEVT, stored a few keys per transaction
+//! - `grouped`: the log, EAVT, AEVT and VAET, stored a few keys per transaction
 //!   and read back as per-datom keys
 //! - `schema`: attributes as entities, and their cache
 //! - `tx`: transactions and how they become datoms
@@ -95,7 +95,7 @@ pub const MAX_TX_DATOMS: usize = 20_000;
 pub const MAX_TX_BYTES: usize = 32 << 20;
 
 /// The on-disk format this build reads and writes. Bump it when keys change.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 
 const META_FORMAT: &[u8] = b"\x00format";
 const META_BASIS: &[u8] = b"\x00basis";
@@ -476,12 +476,13 @@ impl Store {
             let attribute = schema.attribute(datom.a).ok_or_else(|| {
                 StorageError::Corrupt(format!("datom of unknown attribute {}", datom.a))
             })?;
-            for key in index_keys(attribute, datom) {
+            if let Some(key) = avet_key(attribute, datom) {
                 undo.remove(key.as_slice());
                 batch.insert(key, &[] as &[u8]);
             }
         }
-        for (key, records) in grouped::entries(written.datoms) {
+        let is_ref = |d: &Datom| schema.attribute(d.a).is_some_and(|a| a.is_ref());
+        for (key, records) in grouped::entries(written.datoms, is_ref) {
             undo.remove(key.as_slice());
             batch.insert(key, records);
         }
@@ -893,16 +894,10 @@ fn references(datoms: &[Datom]) -> impl Iterator<Item = (EntityId, EntityId)> + 
     })
 }
 
-/// A datom's key in every per-datom index it belongs in (the log, EAVT and
-/// AEVT are written in groups, by `grouped::entries`).
-fn index_keys<'d>(attribute: &Attribute, datom: &'d Datom) -> impl Iterator<Item = Vec<u8>> + 'd {
-    [
-        attribute.in_avet().then_some(Index::Avet),
-        attribute.is_ref().then_some(Index::Vaet),
-    ]
-    .into_iter()
-    .flatten()
-    .map(move |index| datom_key(index, datom))
+/// A datom's key in AVET, if it belongs there: the one index kept a key per
+/// datom (the others are written in groups, by `grouped::entries`).
+fn avet_key(attribute: &Attribute, datom: &Datom) -> Option<Vec<u8>> {
+    attribute.in_avet().then(|| datom_key(Index::Avet, datom))
 }
 
 /// Opens a directory store, waiting a little for its file lock: a store
@@ -933,11 +928,13 @@ fn write_genesis(sled: &sled::Db) -> Result<(), StorageError> {
     let mut batch = sled::Batch::default();
     for datom in &datoms {
         let attribute = schema.attribute(datom.a).expect("bootstrap attribute");
-        for key in index_keys(attribute, datom) {
+        if let Some(key) = avet_key(attribute, datom) {
             batch.insert(key, &[] as &[u8]);
         }
     }
-    for (key, records) in grouped::entries(&datoms) {
+    for (key, records) in grouped::entries(&datoms, |d| {
+        schema.attribute(d.a).is_some_and(|a| a.is_ref())
+    }) {
         batch.insert(key, records);
     }
     for (key, entry) in current::updated_entries(&datoms, GENESIS_TX, |_| Ok(None))? {

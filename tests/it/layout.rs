@@ -1,10 +1,10 @@
-//! The store's grouped layout (the log, EAVT and AEVT stored a few keys a
-//! transaction) reads exactly as per-datom indexes would: every read of
+//! The store's grouped layout (the log, EAVT, AEVT and VAET stored a few
+//! keys a transaction) reads exactly as per-datom indexes would: every read of
 //! every view at every basis equals a model that sorts and folds the
 //! datoms each transaction reported.
 
 use forkful::store::encoding::datom_key;
-use forkful::store::{Components, Datom, Db, EntityMap, Index, Transaction};
+use forkful::store::{Components, Datom, Db, EntityMap, Index, Transaction, Value};
 use proptest::prelude::*;
 
 use crate::helpers::{recipe, store};
@@ -148,6 +148,17 @@ proptest! {
         }
         for &a in &attrs[..3] {
             reads.push((Index::Aevt, Components::any().a(a)));
+        }
+        // Who refers to each ingredient (in both VAET blocks), by any ref
+        // attribute and by :recipe/ingredients.
+        let ingredients = latest.attribute(&forkful::store::kw(":recipe/ingredients")).unwrap().id;
+        let mut targets: Vec<u64> = all.iter().filter_map(|d| d.v.as_ref()).collect();
+        targets.sort_unstable();
+        targets.dedup();
+        prop_assert!(targets.len() >= 8);
+        for t in targets {
+            reads.push((Index::Vaet, Components::any().v(Value::Ref(t))));
+            reads.push((Index::Vaet, Components::any().v(Value::Ref(t)).a(ingredients)));
         }
         let since = bases[bases.len() / 2];
         for &basis in &bases {
