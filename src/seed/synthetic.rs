@@ -31,12 +31,14 @@ pub struct Shape {
     pub skeleton: bool,
 }
 
-/// Datoms per transaction, roughly: five full recipes (about a hundred
-/// datoms each) or fifty skeletons, far inside `MAX_TX_DATOMS`. Small
+/// Datoms per transaction, roughly: ten full recipes (about a hundred
+/// datoms each) or a hundred skeletons, far inside `MAX_TX_DATOMS`. Small
 /// transactions keep sled's memory small: it holds every node version a
 /// batch replaces until the batch ends (10,000 full recipes: 2.8 GB peak at
-/// 500 recipes a transaction, 0.8 GB at 5; docs/BENCHMARKING.md).
-const BATCH_DATOMS: usize = 500;
+/// 500 recipes a transaction, 0.8 GB at 5, when every datom was four sled
+/// keys; docs/BENCHMARKING.md). With the grouped layout a transaction is a
+/// few keys per entity, so ten recipes cost what five did before.
+const BATCH_DATOMS: usize = 1000;
 
 /// Transactions per flush: written one after another and made durable
 /// together, one fsync for the group. sled cannot page out what is not yet

@@ -94,6 +94,15 @@ pub const MAX_TX_DATOMS: usize = 20_000;
 /// of up to a line's length, a datom count alone would not bound a batch.
 pub const MAX_TX_BYTES: usize = 32 << 20;
 
+/// sled's segment size: the unit of its log on disk, of its cleaning, and
+/// of its write buffers in memory. sled's default, 512 KiB, makes every
+/// page image over 128 KiB a file of its own and cleans in small steps;
+/// with 8 MiB, seeding 10,000 full recipes left 240 MB on disk instead of
+/// 294 MB in the same time (docs/BENCHMARKING.md), and the demo server
+/// still peaks at 45 MiB. sled refuses more than 16 MiB.
+#[doc(hidden)]
+pub const SEGMENT_BYTES: usize = 8 << 20;
+
 /// The on-disk format this build reads and writes. Bump it when keys change.
 pub const FORMAT_VERSION: u32 = 5;
 
@@ -231,6 +240,7 @@ impl Store {
         // acknowledged, so a failed flush undoes those (`undo_unflushed`).
         let sled_config = sled::Config::new()
             .cache_capacity(config.cache_bytes)
+            .segment_size(SEGMENT_BYTES)
             .flush_every_ms(Some(500));
         let sled = match &config.path {
             Some(path) => open_locked(&sled_config.path(path), path)?,
@@ -242,24 +252,8 @@ impl Store {
             .map_or("(temporary)".to_owned(), |p| p.display().to_string());
         match sled.get(META_FORMAT)? {
             None if sled.is_empty() => write_genesis(&sled)?,
-            None => {
-                return Err(OpenError::FormatVersion {
-                    path: shown_path,
-                    found: "none (not a forkful store)".into(),
-                    expected: FORMAT_VERSION,
-                })
-            }
-            Some(found) if found.as_ref() != FORMAT_VERSION.to_be_bytes() => {
-                return Err(OpenError::FormatVersion {
-                    path: shown_path,
-                    found: match <[u8; 4]>::try_from(found.as_ref()) {
-                        Ok(version) => u32::from_be_bytes(version).to_string(),
-                        Err(_) => format!("{:02x?}", found.as_ref()),
-                    },
-                    expected: FORMAT_VERSION,
-                })
-            }
-            Some(_) => {}
+            Some(found) if found.as_ref() == FORMAT_VERSION.to_be_bytes() => {}
+            found => return Err(format_mismatch(shown_path, found)),
         }
         if sled.contains_key(META_IMPORTING)? {
             return Err(OpenError::UnfinishedImport(shown_path));
@@ -916,8 +910,34 @@ fn open_locked(config: &sled::Config, path: &Path) -> Result<sled::Db, OpenError
                 std::thread::sleep(step);
                 waited += step;
             }
+            // sled keeps its segment size in the directory and refuses
+            // another: a sled database of another layout, which is what
+            // stores of format versions before 5 are.
+            Err(sled::Error::Unsupported(why)) if why.contains("io buffer size") => {
+                let found = sled::Config::new()
+                    .path(path)
+                    .open()
+                    .and_then(|other| other.get(META_FORMAT))?;
+                return Err(format_mismatch(path.display().to_string(), found));
+            }
             other => return Ok(other?),
         }
+    }
+}
+
+/// The error for a directory whose format key is `found`, not this build's.
+fn format_mismatch(path: String, found: Option<sled::IVec>) -> OpenError {
+    let found = match found {
+        None => "none (not a forkful store)".into(),
+        Some(found) => match <[u8; 4]>::try_from(found.as_ref()) {
+            Ok(version) => u32::from_be_bytes(version).to_string(),
+            Err(_) => format!("{:02x?}", found.as_ref()),
+        },
+    };
+    OpenError::FormatVersion {
+        path,
+        found,
+        expected: FORMAT_VERSION,
     }
 }
 

@@ -550,7 +550,11 @@ fn the_entry_check_finds_entries_that_disagree_with_the_datoms() {
 /// a moment ago may hold the file lock while sled's threads wind down.
 fn raw_sled(dir: &Path) -> sled::Db {
     for _ in 0..100 {
-        match sled::open(dir) {
+        match sled::Config::new()
+            .path(dir)
+            .segment_size(forkful::store::SEGMENT_BYTES)
+            .open()
+        {
             Ok(db) => return db,
             Err(e) if e.to_string().contains("could not acquire lock") => {
                 thread::sleep(Duration::from_millis(20))

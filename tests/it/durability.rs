@@ -11,7 +11,11 @@ use crate::helpers::{add_recipe, everything, schema_tx, stored};
 /// a moment ago may hold the file lock while sled's threads wind down.
 fn raw_sled(dir: &std::path::Path) -> sled::Db {
     for _ in 0..100 {
-        match sled::open(dir) {
+        match sled::Config::new()
+            .path(dir)
+            .segment_size(forkful::store::SEGMENT_BYTES)
+            .open()
+        {
             Ok(db) => return db,
             Err(e) if e.to_string().contains("could not acquire lock") => {
                 std::thread::sleep(std::time::Duration::from_millis(20))
@@ -101,6 +105,34 @@ fn a_directory_that_is_not_a_forkful_store_is_refused() {
     }
     let error = Store::open(dir.path()).err().expect("refused");
     assert!(error.to_string().contains("not a forkful store"), "{error}");
+}
+
+#[test]
+fn a_store_of_an_older_layout_is_refused_with_its_version_and_nothing_changes() {
+    // Stores before format 5 were sled databases of sled's default segment
+    // size, which sled will not open with another.
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let sled = sled::open(dir.path()).unwrap();
+        sled.insert(b"\x00format", &2u32.to_be_bytes()).unwrap();
+        sled.insert(b"\x01some datom", b"").unwrap();
+        sled.flush().unwrap();
+    }
+    let error = Store::open(dir.path()).err().expect("refused");
+    let shown = error.to_string();
+    assert!(
+        shown.contains(&format!(
+            "has format version 2, but this build reads version {}",
+            forkful::store::FORMAT_VERSION
+        )) && shown.contains("export it with the build that wrote it"),
+        "{shown}"
+    );
+    let sled = sled::open(dir.path()).unwrap();
+    let keys: Vec<_> = sled.iter().keys().map(|k| k.unwrap().to_vec()).collect();
+    assert_eq!(
+        keys,
+        vec![b"\x00format".to_vec(), b"\x01some datom".to_vec()]
+    );
 }
 
 fn exported(store: &Store) -> String {
