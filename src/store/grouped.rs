@@ -58,38 +58,56 @@ pub fn is_grouped(index: Index) -> bool {
 /// and transaction (for the datoms of ref attributes, `is_ref`).
 pub fn entries(datoms: &[Datom], is_ref: impl Fn(&Datom) -> bool) -> Vec<(Vec<u8>, Vec<u8>)> {
     let mut out = Vec::new();
+    let mut keys: Vec<(EntityId, Vec<u8>)> = Vec::with_capacity(datoms.len());
     for index in [Index::Eavt, Index::Aevt, Index::Vaet, Index::Log] {
-        let mut keys: Vec<(Vec<u8>, EntityId)> = datoms
-            .iter()
-            .filter(|d| index != Index::Vaet || is_ref(d))
-            .map(|d| (datom_key(index, d), d.tx))
-            .collect();
+        keys.clear();
+        keys.extend(
+            datoms
+                .iter()
+                .filter(|d| index != Index::Vaet || is_ref(d))
+                .map(|d| (d.tx, datom_key(index, d))),
+        );
+        // By tx, then key: a group's per-datom keys are a run, in order.
         keys.sort_unstable();
-        // A group's per-datom keys need not be adjacent (the tx is near
-        // their end), so gather them by group key.
-        let mut groups: std::collections::BTreeMap<Vec<u8>, Vec<u8>> = Default::default();
-        for (key, tx) in &keys {
-            let (group, record) = split(index, key, *tx);
-            groups.entry(group).or_default().extend_from_slice(&record);
+        let unit = unit_len(index);
+        let mut rest = &keys[..];
+        while let Some((tx, first)) = rest.first() {
+            let run = rest
+                .iter()
+                .take_while(|(t, key)| t == tx && key[..unit] == first[..unit])
+                .count();
+            let (group, run_keys) = (group_key(index, first, *tx), &rest[..run]);
+            let mut records = Vec::with_capacity(run_keys.iter().map(|(_, k)| k.len()).sum());
+            for (_, key) in run_keys {
+                push_record(index, key, &mut records);
+            }
+            out.push((group, records));
+            rest = &rest[run..];
         }
-        out.extend(groups);
     }
     out
 }
 
-/// The group key and record of one per-datom key.
-fn split(index: Index, key: &[u8], tx: EntityId) -> (Vec<u8>, Vec<u8>) {
+/// The key of the group that holds the per-datom `key` of a datom of `tx`.
+fn group_key(index: Index, key: &[u8], tx: EntityId) -> Vec<u8> {
+    let unit = &key[..unit_len(index)];
+    match index {
+        // [prefix tx]: the tx is the unit.
+        Index::Log => unit.to_vec(),
+        _ => [unit, &tx.to_be_bytes()[..]].concat(),
+    }
+}
+
+/// Appends the record of the per-datom `key` to its group's value: the key
+/// past its unit, without the tx ([prefix tx] + [e a v added] for the log,
+/// [unit] + [body] + [tx added] for the others).
+fn push_record(index: Index, key: &[u8], records: &mut Vec<u8>) {
     let unit = unit_len(index);
     match index {
-        // [prefix tx] + [e a v added]: the tx is the unit.
-        Index::Log => (key[..unit].to_vec(), key[unit..].to_vec()),
-        // [unit] + [body] + [tx added]: the group is [unit tx], the record
-        // [body added].
+        Index::Log => records.extend_from_slice(&key[unit..]),
         _ => {
-            let group = [&key[..unit], &tx.to_be_bytes()[..]].concat();
-            let body = &key[unit..key.len() - TX_SUFFIX_LEN];
-            let record = [body, &key[key.len() - 1..]].concat();
-            (group, record)
+            records.extend_from_slice(&key[unit..key.len() - TX_SUFFIX_LEN]);
+            records.push(key[key.len() - 1]);
         }
     }
 }

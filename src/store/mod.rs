@@ -825,7 +825,8 @@ impl Store {
             .unwrap_or(writer.last_instant);
         let db = self.writer_db(&writer);
         tx::check_unique(&db, tx_datoms)?;
-        tx::check_cardinality(&db, schema, tx_datoms)?;
+        // Every id the store holds is below the writer's next id.
+        tx::check_cardinality(&db, schema, tx_datoms, writer.next_id)?;
         let written = Written {
             datoms: tx_datoms,
             tx,
