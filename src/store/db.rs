@@ -450,6 +450,39 @@ impl Db {
         self.order(a).map(|order| order.len())
     }
 
+    /// The distinct current values of indexed attribute `a`, in order,
+    /// each with how many entities hold it. From the order cache, one
+    /// binary search per value (so a tag cloud over 100,000 recipes costs
+    /// its few hundred tags, not its 300,000 facts); otherwise one range
+    /// read of the attribute.
+    pub fn value_counts(&self, a: EntityId) -> Result<Vec<(Value, usize)>, StorageError> {
+        self.witness_range();
+        let Some(order) = self.order(a) else {
+            let mut out: Vec<(Value, usize)> = Vec::new();
+            for datom in self.unwitnessed().datoms(Index::Avet, &Components::any().a(a)) {
+                let v = datom?.v;
+                match out.last_mut() {
+                    Some((last, n)) if *last == v => *n += 1,
+                    _ => out.push((v, 1)),
+                }
+            }
+            return Ok(out);
+        };
+        self.reads.fetch_add(1, Ordering::Relaxed);
+        let mut out = Vec::new();
+        let mut start = 0;
+        while let Some(key) = order.get(start) {
+            // An AVET key is [prefix a v] + [e] + [tx added]; the keys of
+            // one value are a run, all starting with [prefix a v].
+            let value_end = key.len() - 8 - TX_SUFFIX_LEN;
+            let past = prefix_end(&key[..value_end]);
+            let end = start + order[start..].partition_point(|k| **k < *past);
+            out.push((decode_datom(Index::Avet, key)?.v, end - start));
+            start = end;
+        }
+        Ok(out)
+    }
+
     /// Attribute `a`'s current facts in AVET order from position `start`,
     /// at most `len` of them: an index into the order cache, whatever
     /// `start` is. `None` when this value cannot use the cache.

@@ -438,7 +438,7 @@ mod current_entity_index {
         #![proptest_config(ProptestConfig::with_cases(32))]
 
         #[test]
-        fn ordered_range_reads_from_memory_equal_reads_from_sled_at_every_basis(
+        fn ordered_reads_and_value_counts_from_memory_equal_reads_from_sled_at_every_basis(
             ops in prop::collection::vec(order_op(), 1..25),
         ) {
             let store = store();
@@ -454,6 +454,12 @@ mod current_entity_index {
                         );
                     }
                 }
+                // Distinct values and their counts, by binary search in
+                // memory, equal a count over sled's keys.
+                prop_assert_eq!(
+                    db.value_counts(created).unwrap(),
+                    db.uncached().value_counts(created).unwrap()
+                );
                 Ok(())
             };
             let mut bases = vec![store.db().basis()];

@@ -328,18 +328,12 @@ impl Snapshot {
 
     /// Every tag in use, with how many recipes carry it.
     pub fn tags(&self) -> Result<Vec<(String, usize)>, DomainError> {
-        let mut out: Vec<(String, usize)> = Vec::new();
-        for datom in self
+        Ok(self
             .db
-            .datoms(Index::Avet, &Components::any().a(self.attrs.tags))
-        {
-            let tag = datom?.v.as_str().unwrap_or_default().to_owned();
-            match out.last_mut() {
-                Some((last, n)) if *last == tag => *n += 1,
-                _ => out.push((tag, 1)),
-            }
-        }
-        Ok(out)
+            .value_counts(self.attrs.tags)?
+            .into_iter()
+            .map(|(tag, n)| (tag.as_str().unwrap_or_default().to_owned(), n))
+            .collect())
     }
 }
 
