@@ -6,7 +6,7 @@
 # same server (MIXED, default 30s): recipe pages across the whole catalog,
 # the index and searches, as browsers send them.
 #
-#   scripts/crawl.sh                      # seeds 100,000 skeleton recipes first
+#   scripts/crawl.sh                      # seeds 100,000 full recipes first (2 min)
 #   RECIPES=10000 scripts/crawl.sh        # a smaller catalog
 #   DATA=./big scripts/crawl.sh           # a store already seeded (it is opened
 #                                         # and served, not changed by the pass)
@@ -16,7 +16,7 @@
 # second server's caches cold. Installs wrk and curl from Debian if missing.
 #
 # Environment (defaults in brackets): RECIPES [100000], DATA [a temporary
-# store seeded with RECIPES skeleton recipes, depth 12, fanout 3],
+# store seeded with RECIPES full recipes, depth 12, fanout 3],
 # CONNECTIONS [50], THREADS [2], WORKERS [2], READY_TIMEOUT [600].
 set -euo pipefail
 
@@ -73,8 +73,8 @@ bin=${CARGO_TARGET_DIR:-$root/target}/release/forkful
 data=${DATA:-}
 if [[ -z $data ]]; then
     data=$tmp/store
-    log "seeding $RECIPES skeleton recipes into $data"
-    "$bin" seed --data "$data" --synthetic "$RECIPES" --depth 12 --fanout 3 --skeleton >/dev/null
+    log "seeding $RECIPES full recipes into $data"
+    "$bin" seed --data "$data" --synthetic "$RECIPES" --depth 12 --fanout 3 >/dev/null
 fi
 
 # start: serve $data; sets server_pid and base.

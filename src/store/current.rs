@@ -1,9 +1,10 @@
 //! The current-entity index: each entity's facts as they hold now, in one
 //! sled value, next to the datoms they are derived from.
 //!
-//! Reading an entity from EAVT visits one sled key per datom, and sled 0.34
-//! pays a descent and a leaf copy for every key an iterator yields: a recipe
-//! with its components is about ninety keys. This index keeps, for every
+//! Reading an entity from EAVT reads its groups (one sled key per entity
+//! and transaction, `grouped`), expands them into per-datom keys, sorts and
+//! folds them: for a recipe with its components, fifteen entities' worth.
+//! This index keeps, for every
 //! entity, the facts that hold after the last transaction that changed it,
 //! under one key: one `get` instead of a scan.
 //!

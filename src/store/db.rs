@@ -10,7 +10,8 @@
 //! In the current view, the datoms of one fact `(e, a, v)` sit next to each
 //! other in tx order; the last one at or before the basis says whether the
 //! fact holds. `Datoms` folds each such run into at most one datom as it
-//! scans, so a read costs the keys it passes over and nothing more.
+//! scans. A read of AVET costs the keys it passes over; a read of a
+//! grouped index costs the groups of each unit it touches (`grouped`).
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -459,7 +460,10 @@ impl Db {
         self.witness_range();
         let Some(order) = self.order(a) else {
             let mut out: Vec<(Value, usize)> = Vec::new();
-            for datom in self.unwitnessed().datoms(Index::Avet, &Components::any().a(a)) {
+            for datom in self
+                .unwitnessed()
+                .datoms(Index::Avet, &Components::any().a(a))
+            {
                 let v = datom?.v;
                 match out.last_mut() {
                     Some((last, n)) if *last == v => *n += 1,
@@ -763,6 +767,9 @@ pub struct Datoms {
 }
 
 /// The keys of a range read: sled's, or a grouped index's expanded.
+// Like `Source`: one lives on the stack per read, and boxing sled's
+// iterator would cost an allocation on every read of AVET.
+#[allow(clippy::large_enum_variant)]
 enum Keys {
     Raw(sled::Iter),
     Grouped(Grouped),

@@ -1,9 +1,11 @@
 //! Order-preserving byte encodings of values, datoms and index keys.
 //!
 //! Every index lives in one sled tree, told apart by a leading byte, so that
-//! one transaction's keys for all indexes go into one atomic sled batch. A key
-//! is the datom's components in the index's order, each encoded so that
-//! comparing keys as bytes compares the components in order:
+//! one transaction's keys for all indexes go into one atomic sled batch. A
+//! per-datom key is the datom's components in the index's order, each
+//! encoded so that comparing keys as bytes compares the components in order
+//! (AVET is stored so; the log, EAVT, AEVT and VAET are stored in groups
+//! that readers expand back into these keys: `grouped`):
 //!
 //! - integers (entity ids, longs, instants) are big-endian, with the sign bit
 //!   flipped for signed ones so negatives sort first;
@@ -15,7 +17,8 @@
 //! - a value starts with its type's tag, so values of different types never
 //!   compare equal and order by type first.
 //!
-//! Every key ends with `tx` (8 bytes) and `added` (1 byte). Everything before
+//! Every per-datom key but the log's ends with `tx` (8 bytes) and `added`
+//! (1 byte); the log's starts with `tx` and ends with `added`. Everything before
 //! those nine bytes names the fact `(e, a, v)` itself, so all the assertions
 //! and retractions of one fact sit next to each other in tx order, which is
 //! what lets a database value at a basis be a filter over a scan.

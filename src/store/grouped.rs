@@ -1,8 +1,9 @@
 //! The indexes stored in groups: the log, one sled key per transaction;
 //! EAVT, one per entity and transaction; AEVT, one per attribute, block of
-//! 256 entity ids and transaction; VAET, one per block of 256 referenced
-//! entities and transaction. Only AVET, ordered by value, is a key per
-//! datom.
+//! 256 entity ids and transaction; VAET, one per referenced entity and
+//! transaction, except refs to entities made in the same transaction (a
+//! recipe's ingredients and steps), one per block of 256 of those and
+//! transaction. Only AVET, ordered by value, is a key per datom.
 //!
 //! sled 0.34's cost is per key: every insert copies the leaf it lands in
 //! (leaves hold at most 16 keys), and every leaf is a page with its own
@@ -10,17 +11,21 @@
 //! recipe is about 104 datoms; one key per datom in the log, EAVT, AEVT
 //! and VAET made 328 of its 400 keys. Grouped, EAVT is one key per entity
 //! (15 for a recipe with its ingredients and steps), and the others a
-//! share of their transaction's few keys. The groups keep everything the per-datom
-//! indexes gave: a unit's keys are adjacent, and its history is in them.
+//! share of their transaction's few keys. The groups keep everything the
+//! per-datom indexes gave: a unit's keys are adjacent, and its history is
+//! in them.
 //!
-//! Readers never see a group. `Grouped` expands the groups it passes over
-//! back into the keys a per-datom index would hold (the same bytes that
-//! `encoding::datom_key` makes), sorted, so folding runs of keys into facts
-//! reads the same for every index. Every per-datom key of one unit starts
-//! with the same `unit_len` bytes, which begin its groups' keys; a group
-//! key is those bytes and the tx (the log's unit is its tx), and its value
-//! is the records of its datoms, each the rest of its per-datom key without
-//! the tx.
+//! Readers never see a group. `Grouped` expands the groups of each unit it
+//! passes over back into the keys a per-datom index would hold (the same
+//! bytes that `encoding::datom_key` makes), sorted, so folding runs of keys
+//! into facts reads the same for every index. Every per-datom key of one
+//! unit starts with the same `unit_len` bytes; a group's key is those bytes
+//! (under its layout's prefix byte) and the tx (the log's unit is its tx),
+//! and its value is the records of its datoms, each the rest of its
+//! per-datom key without the tx. A read costs the groups of every unit it
+//! touches: one entity's history, one attribute over 256 entities, one
+//! referenced entity's referrers over time (a cook is referred to by every
+//! recipe they wrote, so those stay per target), or one transaction.
 
 use std::collections::VecDeque;
 
@@ -28,23 +33,174 @@ use sled::IVec;
 
 use super::encoding::{datom_key, prefix_end, Datom, Index, KeyReader, TX_SUFFIX_LEN};
 use super::error::StorageError;
-use super::value::EntityId;
+use super::value::{EntityId, Value};
 
-/// How many leading bytes of a per-datom key name its unit: the keys of
-/// one unit are read, sorted and folded together. The log's unit is a
-/// transaction, EAVT's an entity, AEVT's an attribute over a block of 256
-/// entity ids (the key's first 16 bytes: prefix, attribute, the entity's
-/// seven high bytes), VAET's a block of 256 target ids (prefix, the ref
-/// tag, the target's seven high bytes). One transaction writing many new
-/// entities so writes one AEVT key per attribute and block, and one VAET
-/// key per block of targets, rather than one per datom; reading one
-/// entity's attribute, or one target's referrers, reads at most its
-/// block's.
-fn unit_len(index: Index) -> usize {
-    match index {
-        Index::Aevt => 16,
-        _ => 9,
+/// The prefix byte of VAET's groups of refs to entities made in the same
+/// transaction (beside META 0x00, the indexes 0x01 to 0x05 and the
+/// current-entity entries 0x06).
+const VAET_BORN_PREFIX: u8 = 0x07;
+
+/// How one grouped index, or part of one, is laid out in sled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    /// The log: a unit is a transaction.
+    Log,
+    /// EAVT: a unit is an entity.
+    Eavt,
+    /// AEVT: a unit is an attribute over a block of 256 entity ids.
+    Aevt,
+    /// VAET: a unit is a referenced entity.
+    Vaet,
+    /// VAET's refs to entities made in the same transaction: a unit is a
+    /// block of 256 such entities. A seeded recipe's 14 component refs so
+    /// share one key with their neighbours', while a cook, referred to by
+    /// every recipe they write, keeps a unit of their own.
+    VaetBorn,
+}
+
+impl Layout {
+    const ALL: [Layout; 5] = [
+        Layout::Eavt,
+        Layout::Aevt,
+        Layout::Vaet,
+        Layout::VaetBorn,
+        Layout::Log,
+    ];
+
+    fn index(self) -> Index {
+        match self {
+            Layout::Log => Index::Log,
+            Layout::Eavt => Index::Eavt,
+            Layout::Aevt => Index::Aevt,
+            Layout::Vaet | Layout::VaetBorn => Index::Vaet,
+        }
     }
+
+    /// The first byte of its groups' keys.
+    fn prefix(self) -> u8 {
+        match self {
+            Layout::VaetBorn => VAET_BORN_PREFIX,
+            other => other.index().prefix_byte(),
+        }
+    }
+
+    /// How many leading bytes of a per-datom key name its unit: prefix and
+    /// tx (the log); prefix and entity (EAVT); prefix, attribute and the
+    /// entity's seven high bytes (AEVT); prefix, the ref's tag and the
+    /// target (VAET), or the target's seven high bytes (born refs).
+    fn unit_len(self) -> usize {
+        match self {
+            Layout::Aevt => 16,
+            Layout::Vaet => 10,
+            _ => 9,
+        }
+    }
+
+    /// A group's key: the unit under this layout's prefix byte, then the
+    /// tx (but for the log, whose unit is its tx).
+    fn group_key(self, key: &[u8], tx: EntityId) -> Vec<u8> {
+        let unit = &key[1..self.unit_len()];
+        let mut group = Vec::with_capacity(self.unit_len() + 8);
+        group.push(self.prefix());
+        group.extend_from_slice(unit);
+        if self != Layout::Log {
+            group.extend_from_slice(&tx.to_be_bytes());
+        }
+        group
+    }
+
+    /// The tx a group holds datoms of, if the key is a group key.
+    fn group_tx(self, group: &[u8]) -> Option<EntityId> {
+        let unit = self.unit_len();
+        let (bytes, len) = match self {
+            Layout::Log => (group.get(1..unit)?, unit),
+            _ => (group.get(unit..unit + 8)?, unit + 8),
+        };
+        (group.len() == len).then(|| u64::from_be_bytes(bytes.try_into().expect("eight bytes")))
+    }
+
+    /// Appends the record of the per-datom `key` to its group's value: the
+    /// key past its unit, without the tx.
+    fn push_record(self, key: &[u8], records: &mut Vec<u8>) {
+        let unit = self.unit_len();
+        match self {
+            // [prefix tx] + [e a v added]
+            Layout::Log => records.extend_from_slice(&key[unit..]),
+            // [unit] + [body] + [tx added]
+            _ => {
+                records.extend_from_slice(&key[unit..key.len() - TX_SUFFIX_LEN]);
+                records.push(key[key.len() - 1]);
+            }
+        }
+    }
+
+    /// Steps over one record's body (the part before `added`).
+    fn skip_body(self, reader: &mut KeyReader) -> Result<(), StorageError> {
+        match self {
+            // e a v
+            Layout::Log => {
+                reader.u64()?;
+                reader.u64()?;
+                reader.skip_value()?;
+            }
+            // a v
+            Layout::Eavt => {
+                reader.u64()?;
+                reader.skip_value()?;
+            }
+            // the entity's low byte, v
+            Layout::Aevt => {
+                reader.u8()?;
+                reader.skip_value()?;
+            }
+            // a e
+            Layout::Vaet => {
+                reader.u64()?;
+                reader.u64()?;
+            }
+            // the target's low byte, a e
+            Layout::VaetBorn => {
+                reader.u8()?;
+                reader.u64()?;
+                reader.u64()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends the per-datom keys of one group to `out`.
+    fn expand(
+        self,
+        group: &[u8],
+        records: &[u8],
+        out: &mut Vec<Vec<u8>>,
+    ) -> Result<(), StorageError> {
+        let tx = self
+            .group_tx(group)
+            .ok_or_else(|| corrupt_group(self, group))?;
+        let unit = &group[1..self.unit_len()];
+        let mut reader = KeyReader::new(records);
+        while !reader.is_at_end() {
+            let start = reader.position();
+            self.skip_body(&mut reader)?;
+            let body_end = reader.position();
+            let added = reader.u8()?;
+            let mut key = Vec::with_capacity(unit.len() + body_end - start + TX_SUFFIX_LEN + 1);
+            key.push(self.index().prefix_byte());
+            key.extend_from_slice(unit);
+            key.extend_from_slice(&records[start..body_end]);
+            if self != Layout::Log {
+                key.extend_from_slice(&tx.to_be_bytes());
+            }
+            key.push(added);
+            out.push(key);
+        }
+        Ok(())
+    }
+}
+
+fn corrupt_group(layout: Layout, group: &[u8]) -> StorageError {
+    StorageError::Corrupt(format!("a {layout:?} group key: {group:02x?}"))
 }
 
 /// Whether `index` is stored in groups.
@@ -52,131 +208,138 @@ pub fn is_grouped(index: Index) -> bool {
     index != Index::Avet
 }
 
-/// The grouped keys and values that hold `datoms`: one log key per
-/// transaction, one EAVT key per entity and transaction, one AEVT key per
-/// attribute, entity block and transaction, one VAET key per target block
-/// and transaction (for the datoms of ref attributes, `is_ref`).
-pub fn entries(datoms: &[Datom], is_ref: impl Fn(&Datom) -> bool) -> Vec<(Vec<u8>, Vec<u8>)> {
+/// The grouped keys and values that hold `datoms`: see the module's doc.
+/// `is_ref` tells the datoms of ref attributes (VAET's); refs to entities
+/// from `born_from` on (made by these datoms' transaction) go in blocks.
+/// The same datom twice (an import may list it twice) is written once, as
+/// a per-datom key would be.
+pub fn entries(
+    datoms: &[Datom],
+    is_ref: impl Fn(&Datom) -> bool,
+    born_from: EntityId,
+) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let layout_of = |d: &Datom, layout: Layout| match layout {
+        Layout::Vaet | Layout::VaetBorn => {
+            let born = matches!(d.v, Value::Ref(target) if target >= born_from);
+            is_ref(d) && (layout == Layout::VaetBorn) == born
+        }
+        _ => true,
+    };
     let mut out = Vec::new();
     let mut keys: Vec<(EntityId, Vec<u8>)> = Vec::with_capacity(datoms.len());
-    for index in [Index::Eavt, Index::Aevt, Index::Vaet, Index::Log] {
+    for layout in Layout::ALL {
         keys.clear();
         keys.extend(
             datoms
                 .iter()
-                .filter(|d| index != Index::Vaet || is_ref(d))
-                .map(|d| (d.tx, datom_key(index, d))),
+                .filter(|d| layout_of(d, layout))
+                .map(|d| (d.tx, datom_key(layout.index(), d))),
         );
         // By tx, then key: a group's per-datom keys are a run, in order.
         keys.sort_unstable();
-        let unit = unit_len(index);
+        keys.dedup();
+        let unit = layout.unit_len();
         let mut rest = &keys[..];
         while let Some((tx, first)) = rest.first() {
             let run = rest
                 .iter()
                 .take_while(|(t, key)| t == tx && key[..unit] == first[..unit])
                 .count();
-            let (group, run_keys) = (group_key(index, first, *tx), &rest[..run]);
+            let run_keys = &rest[..run];
             let mut records = Vec::with_capacity(run_keys.iter().map(|(_, k)| k.len()).sum());
             for (_, key) in run_keys {
-                push_record(index, key, &mut records);
+                layout.push_record(key, &mut records);
             }
-            out.push((group, records));
+            out.push((layout.group_key(first, *tx), records));
             rest = &rest[run..];
         }
     }
     out
 }
 
-/// The key of the group that holds the per-datom `key` of a datom of `tx`.
-fn group_key(index: Index, key: &[u8], tx: EntityId) -> Vec<u8> {
-    let unit = &key[..unit_len(index)];
-    match index {
-        // [prefix tx]: the tx is the unit.
-        Index::Log => unit.to_vec(),
-        _ => [unit, &tx.to_be_bytes()[..]].concat(),
-    }
-}
-
-/// Appends the record of the per-datom `key` to its group's value: the key
-/// past its unit, without the tx ([prefix tx] + [e a v added] for the log,
-/// [unit] + [body] + [tx added] for the others).
-fn push_record(index: Index, key: &[u8], records: &mut Vec<u8>) {
-    let unit = unit_len(index);
-    match index {
-        Index::Log => records.extend_from_slice(&key[unit..]),
-        _ => {
-            records.extend_from_slice(&key[unit..key.len() - TX_SUFFIX_LEN]);
-            records.push(key[key.len() - 1]);
-        }
-    }
-}
-
-/// The tx a group holds datoms of.
-fn group_tx(index: Index, group: &[u8]) -> Option<EntityId> {
-    let unit = unit_len(index);
-    let bytes = match index {
-        Index::Log => group.get(1..unit)?,
-        _ => group.get(unit..unit + 8)?,
-    };
-    Some(u64::from_be_bytes(bytes.try_into().ok()?))
-}
-
-/// Appends the per-datom keys of one group to `out`.
-fn expand(
-    index: Index,
-    group: &[u8],
-    records: &[u8],
-    out: &mut Vec<Vec<u8>>,
-) -> Result<(), StorageError> {
-    let corrupt = || StorageError::Corrupt(format!("a {} group key: {group:02x?}", index.name()));
-    let tx = group_tx(index, group).ok_or_else(corrupt)?;
-    let unit = &group[..unit_len(index)];
-    let mut reader = KeyReader::new(records);
-    while !reader.is_at_end() {
-        let start = reader.position();
-        match index {
-            // e a v
-            Index::Log => {
-                reader.u64()?;
-                reader.u64()?;
-                reader.skip_value()?;
-            }
-            // a v
-            Index::Eavt => {
-                reader.u64()?;
-                reader.skip_value()?;
-            }
-            // the entity's low byte, v
-            Index::Aevt => {
-                reader.u8()?;
-                reader.skip_value()?;
-            }
-            // the target's low byte, a e
-            _ => {
-                reader.u8()?;
-                reader.u64()?;
-                reader.u64()?;
-            }
-        }
-        let body_end = reader.position();
-        let added = reader.u8()?;
-        let mut key = Vec::with_capacity(unit.len() + body_end - start + TX_SUFFIX_LEN);
-        key.extend_from_slice(unit);
-        key.extend_from_slice(&records[start..body_end]);
-        if index != Index::Log {
-            key.extend_from_slice(&tx.to_be_bytes());
-        }
-        key.push(added);
-        out.push(key);
-    }
-    Ok(())
-}
-
-/// The per-datom keys of a grouped index in `lo..hi`, in index order (or
-/// reversed), from the groups of transactions at or before `basis`.
+/// The per-datom keys of a grouped index in `lo..hi` (per-datom keys, or
+/// their prefixes), in index order or reversed, from the groups of
+/// transactions at or before `basis`. VAET's two layouts are read side by
+/// side and merged.
 pub struct Grouped {
-    index: Index,
+    sources: Vec<Units>,
+    /// Each source's next key, once looked at.
+    heads: Vec<Option<IVec>>,
+    reverse: bool,
+    /// Set after an error: nothing more is read.
+    failed: bool,
+}
+
+impl Grouped {
+    pub fn new(
+        tree: &sled::Tree,
+        index: Index,
+        lo: Vec<u8>,
+        hi: Vec<u8>,
+        basis: EntityId,
+        reverse: bool,
+    ) -> Grouped {
+        let layouts: &[Layout] = match index {
+            Index::Log => &[Layout::Log],
+            Index::Eavt => &[Layout::Eavt],
+            Index::Aevt => &[Layout::Aevt],
+            _ => &[Layout::Vaet, Layout::VaetBorn],
+        };
+        let sources: Vec<Units> = layouts
+            .iter()
+            .map(|&layout| Units::new(tree, layout, lo.clone(), hi.clone(), basis, reverse))
+            .collect();
+        Grouped {
+            heads: vec![None; sources.len()],
+            sources,
+            reverse,
+            failed: false,
+        }
+    }
+}
+
+impl Iterator for Grouped {
+    type Item = Result<IVec, StorageError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        // Fill every empty head, then take the smallest (or largest).
+        for (source, head) in self.sources.iter_mut().zip(&mut self.heads) {
+            if head.is_none() {
+                match source.next() {
+                    Some(Ok(key)) => *head = Some(key),
+                    Some(Err(e)) => {
+                        self.failed = true;
+                        return Some(Err(e));
+                    }
+                    None => {}
+                }
+            }
+        }
+        let mut best: Option<usize> = None;
+        for (i, head) in self.heads.iter().enumerate() {
+            let Some(key) = head else { continue };
+            let better = best.is_none_or(|b| {
+                let current = self.heads[b].as_ref().expect("a head");
+                if self.reverse {
+                    key > current
+                } else {
+                    key < current
+                }
+            });
+            if better {
+                best = Some(i);
+            }
+        }
+        best.and_then(|i| self.heads[i].take()).map(Ok)
+    }
+}
+
+/// The per-datom keys of one layout's units in `lo..hi`, unit by unit.
+struct Units {
+    layout: Layout,
     groups: sled::Iter,
     lo: Vec<u8>,
     hi: Vec<u8>,
@@ -189,31 +352,46 @@ pub struct Grouped {
     ready: VecDeque<IVec>,
 }
 
-impl Grouped {
-    pub fn new(
+impl Units {
+    fn new(
         tree: &sled::Tree,
-        index: Index,
+        layout: Layout,
         lo: Vec<u8>,
         hi: Vec<u8>,
         basis: EntityId,
         reverse: bool,
-    ) -> Grouped {
+    ) -> Units {
         // The groups of every unit the bounds touch: a bound longer than a
         // unit's name stands for its whole unit, and is applied per key.
-        let unit = unit_len(index);
-        let group_lo = lo[..lo.len().min(unit)].to_vec();
+        // Group keys carry the layout's prefix byte for the index's.
+        let unit = layout.unit_len();
+        let physical = |bound: &[u8]| {
+            let mut key = bound.to_vec();
+            if let Some(first) = key.first_mut() {
+                *first = layout.prefix();
+            }
+            key
+        };
+        let group_lo = physical(&lo[..lo.len().min(unit)]);
         let group_hi = if hi.len() > unit {
-            prefix_end(&hi[..unit])
+            prefix_end(&physical(&hi[..unit]))
         } else {
-            hi.clone()
+            physical(&hi)
+        };
+        // A bound past the whole index (the end of its prefix) stays past
+        // all of this layout's groups.
+        let group_hi = if hi.first() > Some(&layout.index().prefix_byte()) {
+            vec![layout.prefix() + 1]
+        } else {
+            group_hi
         };
         let groups = if group_lo < group_hi {
             tree.range(group_lo..group_hi)
         } else {
             tree.range(group_hi.clone()..group_hi)
         };
-        Grouped {
-            index,
+        Units {
+            layout,
             groups,
             lo,
             hi,
@@ -240,17 +418,24 @@ impl Grouped {
         let Some(first) = self.next_group().transpose()? else {
             return Ok(false);
         };
+        let layout = self.layout;
+        let unit_len = layout.unit_len();
+        if layout.group_tx(&first.0).is_none() {
+            return Err(corrupt_group(layout, &first.0));
+        }
+        let unit = first.0[..unit_len].to_vec();
         let mut keys = Vec::new();
-        let unit_len = unit_len(self.index);
-        let unit = first.0[..unit_len.min(first.0.len())].to_vec();
         let mut group = Some(first);
         while let Some((key, records)) = group.take() {
-            if key.len() < unit_len || key[..unit_len] != unit[..] {
+            let Some(tx) = layout.group_tx(&key) else {
+                return Err(corrupt_group(layout, &key));
+            };
+            if key[..unit_len] != unit[..] {
                 self.ahead = Some((key, records));
                 break;
             }
-            if group_tx(self.index, &key).is_some_and(|tx| tx <= self.basis) {
-                expand(self.index, &key, &records, &mut keys)?;
+            if tx <= self.basis {
+                layout.expand(&key, &records, &mut keys)?;
             }
             group = self.next_group().transpose()?;
         }
@@ -264,7 +449,7 @@ impl Grouped {
     }
 }
 
-impl Iterator for Grouped {
+impl Iterator for Units {
     type Item = Result<IVec, StorageError>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -304,6 +489,7 @@ mod tests {
             datom(5, 4, Value::Long(-3), 100, true),
             datom(7, 3, Value::from("a"), 101, false),
             datom(5, 6, Value::Ref(7), 101, true),
+            datom(9, 6, Value::Ref(2), 102, true),
             datom(7, 2, Value::Boolean(true), 102, true),
             datom(9, 2, Value::Double(1.5), 102, true),
             // Another block of 256 entities, for AEVT.
@@ -313,7 +499,7 @@ mod tests {
 
     fn grouped_tree(datoms: &[Datom]) -> sled::Tree {
         let db = sled::Config::new().temporary(true).open().unwrap();
-        for (key, value) in entries(datoms, |d| matches!(d.v, Value::Ref(_))) {
+        for (key, value) in entries(datoms, |d| matches!(d.v, Value::Ref(_)), 7) {
             db.insert(key, value).unwrap();
         }
         std::ops::Deref::deref(&db).clone()
@@ -340,8 +526,11 @@ mod tests {
         // attribute, block and tx.
         assert_eq!(tree.scan_prefix([Index::Log.prefix_byte()]).count(), 3);
         assert_eq!(tree.scan_prefix([Index::Eavt.prefix_byte()]).count(), 7);
-        assert_eq!(tree.scan_prefix([Index::Aevt.prefix_byte()]).count(), 6);
+        assert_eq!(tree.scan_prefix([Index::Aevt.prefix_byte()]).count(), 7);
+        // A ref to entity 2 (made before) in its own unit; one to 7 (made
+        // from 7 on: born with the transaction) in a block.
         assert_eq!(tree.scan_prefix([Index::Vaet.prefix_byte()]).count(), 1);
+        assert_eq!(tree.scan_prefix([VAET_BORN_PREFIX]).count(), 1);
         for index in [Index::Eavt, Index::Aevt, Index::Vaet, Index::Log] {
             let refs: Vec<Datom> = datoms
                 .iter()
@@ -361,6 +550,15 @@ mod tests {
                 back
             );
         }
+    }
+
+    #[test]
+    fn the_same_datom_twice_is_written_once() {
+        let datoms = sample();
+        let mut twice = datoms.clone();
+        twice.extend(datoms.iter().cloned());
+        let is_ref = |d: &Datom| matches!(d.v, Value::Ref(_));
+        assert_eq!(entries(&twice, is_ref, 7), entries(&datoms, is_ref, 7));
     }
 
     #[test]
@@ -407,7 +605,7 @@ mod tests {
         let end = [&[Index::Log.prefix_byte()][..], &103u64.to_be_bytes()].concat();
         assert_eq!(
             read(&tree, Index::Log, &from, &end, u64::MAX, false).len(),
-            4
+            5
         );
     }
 }

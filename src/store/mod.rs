@@ -104,7 +104,7 @@ pub const MAX_TX_BYTES: usize = 32 << 20;
 pub const SEGMENT_BYTES: usize = 8 << 20;
 
 /// The on-disk format this build reads and writes. Bump it when keys change.
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 
 const META_FORMAT: &[u8] = b"\x00format";
 const META_BASIS: &[u8] = b"\x00basis";
@@ -476,7 +476,8 @@ impl Store {
             }
         }
         let is_ref = |d: &Datom| schema.attribute(d.a).is_some_and(|a| a.is_ref());
-        for (key, records) in grouped::entries(written.datoms, is_ref) {
+        // Entities from the writer's next id on are made by this transaction.
+        for (key, records) in grouped::entries(written.datoms, is_ref, writer.next_id) {
             undo.remove(key.as_slice());
             batch.insert(key, records);
         }
@@ -900,6 +901,26 @@ fn avet_key(attribute: &Attribute, datom: &Datom) -> Option<Vec<u8>> {
 /// it while sled's background threads wind down. A store still in use after
 /// that is a clear error.
 fn open_locked(config: &sled::Config, path: &Path) -> Result<sled::Db, OpenError> {
+    match open_waiting(config, path)? {
+        // sled keeps its segment size in the directory and refuses
+        // another: a sled database of another layout, which is what stores
+        // of format versions before 5 are. Opened with sled's default size
+        // only to read their format version (a sled database of yet
+        // another size is no forkful store).
+        Err(sled::Error::Unsupported(why)) if why.contains("io buffer size") => {
+            let found = match open_waiting(&sled::Config::new().path(path), path)? {
+                Ok(other) => other.get(META_FORMAT)?,
+                Err(_) => None,
+            };
+            Err(format_mismatch(path.display().to_string(), found))
+        }
+        other => Ok(other?),
+    }
+}
+
+/// Opens `config`'s directory, waiting up to two seconds for its lock;
+/// sled's answer, or `Locked`.
+fn open_waiting(config: &sled::Config, path: &Path) -> Result<sled::Result<sled::Db>, OpenError> {
     let mut waited = std::time::Duration::ZERO;
     let step = std::time::Duration::from_millis(20);
     loop {
@@ -911,17 +932,7 @@ fn open_locked(config: &sled::Config, path: &Path) -> Result<sled::Db, OpenError
                 std::thread::sleep(step);
                 waited += step;
             }
-            // sled keeps its segment size in the directory and refuses
-            // another: a sled database of another layout, which is what
-            // stores of format versions before 5 are.
-            Err(sled::Error::Unsupported(why)) if why.contains("io buffer size") => {
-                let found = sled::Config::new()
-                    .path(path)
-                    .open()
-                    .and_then(|other| other.get(META_FORMAT))?;
-                return Err(format_mismatch(path.display().to_string(), found));
-            }
-            other => return Ok(other?),
+            other => return Ok(other),
         }
     }
 }
@@ -953,9 +964,8 @@ fn write_genesis(sled: &sled::Db) -> Result<(), StorageError> {
             batch.insert(key, &[] as &[u8]);
         }
     }
-    for (key, records) in grouped::entries(&datoms, |d| {
-        schema.attribute(d.a).is_some_and(|a| a.is_ref())
-    }) {
+    let is_ref = |d: &Datom| schema.attribute(d.a).is_some_and(|a| a.is_ref());
+    for (key, records) in grouped::entries(&datoms, is_ref, EntityId::MAX) {
         batch.insert(key, records);
     }
     for (key, entry) in current::updated_entries(&datoms, GENESIS_TX, |_| Ok(None))? {

@@ -31,6 +31,9 @@ enum Op {
     RetractEntity(usize),
     /// One transaction giving every entity a title: groups of many entities.
     TitleAll(u8),
+    /// A ref to an entity made before: VAET's per-target layout, beside
+    /// the block layout of refs to entities made with their transaction.
+    Fork(usize, usize),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -41,6 +44,7 @@ fn op() -> impl Strategy<Value = Op> {
         (0..4usize, -2..3i64).prop_map(|(e, n)| Op::Serves(e, n)),
         (0..4usize).prop_map(Op::RetractEntity),
         any::<u8>().prop_map(|n| Op::TitleAll(n % 4)),
+        (0..4usize, 0..4usize).prop_map(|(e, parent)| Op::Fork(e, parent)),
     ]
 }
 
@@ -118,6 +122,11 @@ proptest! {
                 Op::Untag(e, n) => tx.retract(ids[e], ":recipe/tags", format!("t{n}")),
                 Op::Serves(e, n) => tx.add(ids[e], ":recipe/serves", n),
                 Op::RetractEntity(e) => tx.retract_entity(ids[e]),
+                Op::Fork(e, parent) => tx.add(
+                    ids[e],
+                    ":recipe/forked-from",
+                    forkful::store::TxValue::Entity(forkful::store::EntityRef::Id(ids[parent])),
+                ),
                 Op::TitleAll(n) => {
                     for &e in &ids {
                         tx.add(e, ":recipe/title", format!("All {n}"));
@@ -149,8 +158,8 @@ proptest! {
         for &a in &attrs[..3] {
             reads.push((Index::Aevt, Components::any().a(a)));
         }
-        // Who refers to each ingredient (in both VAET blocks), by any ref
-        // attribute and by :recipe/ingredients.
+        // Who refers to each ingredient and recipe (in both blocks), by
+        // any ref attribute and by :recipe/ingredients.
         let ingredients = latest.attribute(&forkful::store::kw(":recipe/ingredients")).unwrap().id;
         let mut targets: Vec<u64> = all.iter().filter_map(|d| d.v.as_ref()).collect();
         targets.sort_unstable();
