@@ -352,3 +352,40 @@ pub fn seed_from_clock() -> u64 {
         .expect("the clock is after 1970")
         .as_nanos() as u64
 }
+
+/// One edit of a recipe, by its index among a test's recipes: what the
+/// proptests that compare reads across the bases of a run of edits apply.
+#[derive(Debug, Clone)]
+pub enum RecipeEdit {
+    Title(usize, u8),
+    Tag(usize, u8),
+    Untag(usize, u8),
+    Serves(usize, i64),
+    RetractEntity(usize),
+}
+
+impl RecipeEdit {
+    /// Any edit of one of `recipes` recipes: few titles and tags, so that
+    /// edits meet the same facts again.
+    pub fn any(recipes: usize) -> impl proptest::strategy::Strategy<Value = RecipeEdit> {
+        use proptest::prelude::*;
+        prop_oneof![
+            (0..recipes, any::<u8>()).prop_map(|(e, n)| RecipeEdit::Title(e, n % 4)),
+            (0..recipes, any::<u8>()).prop_map(|(e, n)| RecipeEdit::Tag(e, n % 3)),
+            (0..recipes, any::<u8>()).prop_map(|(e, n)| RecipeEdit::Untag(e, n % 3)),
+            (0..recipes, -2..3i64).prop_map(|(e, n)| RecipeEdit::Serves(e, n)),
+            (0..recipes).prop_map(RecipeEdit::RetractEntity),
+        ]
+    }
+
+    /// Adds the edit to `tx`, the recipes being `ids`.
+    pub fn add_to(&self, tx: &mut Transaction, ids: &[u64]) {
+        match *self {
+            RecipeEdit::Title(e, n) => tx.add(ids[e], ":recipe/title", format!("Title {n}")),
+            RecipeEdit::Tag(e, n) => tx.add(ids[e], ":recipe/tags", format!("t{n}")),
+            RecipeEdit::Untag(e, n) => tx.retract(ids[e], ":recipe/tags", format!("t{n}")),
+            RecipeEdit::Serves(e, n) => tx.add(ids[e], ":recipe/serves", n),
+            RecipeEdit::RetractEntity(e) => tx.retract_entity(ids[e]),
+        };
+    }
+}

@@ -7,7 +7,7 @@ use forkful::store::encoding::datom_key;
 use forkful::store::{Components, Datom, Db, EntityMap, Index, Transaction, Value};
 use proptest::prelude::*;
 
-use crate::helpers::{recipe, store};
+use crate::helpers::{recipe, store, RecipeEdit};
 
 /// Transacts `tx` and keeps the datoms it reports in `all`.
 fn transact(store: &forkful::store::Store, tx: &Transaction, all: &mut Vec<Datom>) -> u64 {
@@ -24,11 +24,7 @@ fn add_recipe(store: &forkful::store::Store, slug: &str, all: &mut Vec<Datom>) -
 
 #[derive(Debug, Clone)]
 enum Op {
-    Title(usize, u8),
-    Tag(usize, u8),
-    Untag(usize, u8),
-    Serves(usize, i64),
-    RetractEntity(usize),
+    Edit(RecipeEdit),
     /// One transaction giving every entity a title: groups of many entities.
     TitleAll(u8),
     /// A ref to an entity made before: VAET's per-target layout, beside
@@ -37,14 +33,11 @@ enum Op {
 }
 
 fn op() -> impl Strategy<Value = Op> {
+    // Each kind of edit as likely as the two of this test's own.
     prop_oneof![
-        (0..4usize, any::<u8>()).prop_map(|(e, n)| Op::Title(e, n % 4)),
-        (0..4usize, any::<u8>()).prop_map(|(e, n)| Op::Tag(e, n % 3)),
-        (0..4usize, any::<u8>()).prop_map(|(e, n)| Op::Untag(e, n % 3)),
-        (0..4usize, -2..3i64).prop_map(|(e, n)| Op::Serves(e, n)),
-        (0..4usize).prop_map(Op::RetractEntity),
-        any::<u8>().prop_map(|n| Op::TitleAll(n % 4)),
-        (0..4usize, 0..4usize).prop_map(|(e, parent)| Op::Fork(e, parent)),
+        5 => RecipeEdit::any(4).prop_map(Op::Edit),
+        1 => any::<u8>().prop_map(|n| Op::TitleAll(n % 4)),
+        1 => (0..4usize, 0..4usize).prop_map(|(e, parent)| Op::Fork(e, parent)),
     ]
 }
 
@@ -117,23 +110,20 @@ proptest! {
         for op in ops {
             let mut tx = Transaction::new();
             match op {
-                Op::Title(e, n) => tx.add(ids[e], ":recipe/title", format!("Title {n}")),
-                Op::Tag(e, n) => tx.add(ids[e], ":recipe/tags", format!("t{n}")),
-                Op::Untag(e, n) => tx.retract(ids[e], ":recipe/tags", format!("t{n}")),
-                Op::Serves(e, n) => tx.add(ids[e], ":recipe/serves", n),
-                Op::RetractEntity(e) => tx.retract_entity(ids[e]),
-                Op::Fork(e, parent) => tx.add(
-                    ids[e],
-                    ":recipe/forked-from",
-                    forkful::store::TxValue::Entity(forkful::store::EntityRef::Id(ids[parent])),
-                ),
+                Op::Edit(edit) => edit.add_to(&mut tx, &ids),
+                Op::Fork(e, parent) => {
+                    tx.add(
+                        ids[e],
+                        ":recipe/forked-from",
+                        forkful::store::TxValue::Entity(forkful::store::EntityRef::Id(ids[parent])),
+                    );
+                }
                 Op::TitleAll(n) => {
                     for &e in &ids {
                         tx.add(e, ":recipe/title", format!("All {n}"));
                     }
-                    &mut tx
                 }
-            };
+            }
             transact(&store, &tx, &mut all);
             bases.push(store.db().basis());
         }

@@ -272,46 +272,21 @@ mod current_entity_index {
     use forkful::store::{kw, Components, Index, Transaction, Value};
     use proptest::prelude::*;
 
-    use crate::helpers::{add_recipe, store};
-
-    #[derive(Debug, Clone)]
-    enum Op {
-        Title(usize, u8),
-        Tag(usize, u8),
-        Untag(usize, u8),
-        Serves(usize, i64),
-        RetractEntity(usize),
-    }
-
-    fn op() -> impl Strategy<Value = Op> {
-        prop_oneof![
-            (0..3usize, any::<u8>()).prop_map(|(e, n)| Op::Title(e, n % 4)),
-            (0..3usize, any::<u8>()).prop_map(|(e, n)| Op::Tag(e, n % 3)),
-            (0..3usize, any::<u8>()).prop_map(|(e, n)| Op::Untag(e, n % 3)),
-            (0..3usize, -2..3i64).prop_map(|(e, n)| Op::Serves(e, n)),
-            (0..3usize).prop_map(Op::RetractEntity),
-        ]
-    }
+    use crate::helpers::{add_recipe, store, RecipeEdit};
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(32))]
 
         #[test]
         fn entity_reads_from_the_index_equal_reads_from_the_datoms_at_every_basis(
-            ops in prop::collection::vec(op(), 1..25),
+            ops in prop::collection::vec(RecipeEdit::any(3), 1..25),
         ) {
             let store = store();
             let ids: Vec<u64> = (0..3).map(|i| add_recipe(&store, &format!("r{i}"), "Start")).collect();
             let mut bases = vec![store.db().basis()];
             for op in ops {
                 let mut tx = Transaction::new();
-                match op {
-                    Op::Title(e, n) => tx.add(ids[e], ":recipe/title", format!("Title {n}")),
-                    Op::Tag(e, n) => tx.add(ids[e], ":recipe/tags", format!("t{n}")),
-                    Op::Untag(e, n) => tx.retract(ids[e], ":recipe/tags", format!("t{n}")),
-                    Op::Serves(e, n) => tx.add(ids[e], ":recipe/serves", n),
-                    Op::RetractEntity(e) => tx.retract_entity(ids[e]),
-                };
+                op.add_to(&mut tx, &ids);
                 store.transact(&tx).unwrap();
                 bases.push(store.db().basis());
             }
