@@ -481,7 +481,13 @@ impl Store {
             undo.remove(key.as_slice());
             batch.insert(key, records);
         }
-        let mut before = |e| {
+        let mut before = |e: EntityId| {
+            // An entity this transaction makes has no entry yet: a sled
+            // read per new entity was 4% of a seed (perf, 8,000 recipes).
+            if e >= writer.next_id {
+                undo.remove(&current::key(e)[..]);
+                return Ok(None);
+            }
             let entry = self.inner.sled.get(current::key(e))?;
             match &entry {
                 Some(old) => undo.insert(&current::key(e)[..], old.clone()),

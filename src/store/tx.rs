@@ -23,6 +23,11 @@
 //!    schema that results (if the transaction touched it) is well formed.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
+
+// The deriver's sets hold at most one transaction's datoms (MAX_TX_DATOMS;
+// a web form's are a few hundred), so colliding keys could cost a bounded
+// quadratic at worst; SipHash's flood resistance was 2% of a seed (perf).
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
 
 use super::db::Db;
@@ -334,9 +339,9 @@ pub(crate) fn prepare(
         tx_id,
         asserted: BTreeSet::new(),
         retracted: BTreeSet::new(),
-        card_one: HashMap::new(),
-        wanted: HashSet::new(),
-        unwanted: HashSet::new(),
+        card_one: FxHashMap::default(),
+        wanted: FxHashSet::default(),
+        unwanted: FxHashSet::default(),
     };
     let mut instant = None;
     for term in &terms {
@@ -639,11 +644,11 @@ struct Deriver<'a> {
     asserted: BTreeSet<(EntityId, EntityId, Value)>,
     retracted: BTreeSet<(EntityId, EntityId, Value)>,
     /// The value each cardinality-one (e, a) is given by this transaction.
-    card_one: HashMap<(EntityId, EntityId), Value>,
+    card_one: FxHashMap<(EntityId, EntityId), Value>,
     /// Facts the transaction asks to hold and to not hold, whether or not
     /// they hold already: asking both is a contradiction either way.
-    wanted: HashSet<(EntityId, EntityId, Value)>,
-    unwanted: HashSet<(EntityId, EntityId, Value)>,
+    wanted: FxHashSet<(EntityId, EntityId, Value)>,
+    unwanted: FxHashSet<(EntityId, EntityId, Value)>,
 }
 
 impl Deriver<'_> {
@@ -761,7 +766,7 @@ pub(crate) fn check_cardinality(
 ) -> Result<(), TransactError> {
     // (e, a) -> (values asserted, values retracted)
     type Changes<'d> = (Vec<&'d Value>, Vec<&'d Value>);
-    let mut touched: HashMap<(EntityId, EntityId), Changes> = HashMap::new();
+    let mut touched: FxHashMap<(EntityId, EntityId), Changes> = FxHashMap::default();
     for d in datoms {
         let one = schema
             .attribute(d.a)
@@ -803,12 +808,12 @@ pub(crate) fn check_cardinality(
 
 /// No unique value may end up held by two entities.
 pub(crate) fn check_unique(db: &Db, datoms: &[Datom]) -> Result<(), TransactError> {
-    let retracted: HashSet<(EntityId, EntityId, &Value)> = datoms
+    let retracted: FxHashSet<(EntityId, EntityId, &Value)> = datoms
         .iter()
         .filter(|d| !d.added)
         .map(|d| (d.e, d.a, &d.v))
         .collect();
-    let mut claimed: HashMap<(EntityId, &Value), EntityId> = HashMap::new();
+    let mut claimed: FxHashMap<(EntityId, &Value), EntityId> = FxHashMap::default();
     for d in datoms.iter().filter(|d| d.added) {
         let Some(a) = db.schema().attribute(d.a).filter(|a| a.unique.is_some()) else {
             continue;
