@@ -32,10 +32,13 @@ impl Keyword {
         if body.is_empty() {
             return Err(bad("it is empty"));
         }
-        if body
-            .chars()
-            .any(|c| c.is_whitespace() || "()[]{}\"',;".contains(c))
-        {
+        if body.chars().any(|c| {
+            c.is_whitespace()
+                || matches!(
+                    c,
+                    '(' | ')' | '[' | ']' | '{' | '}' | '"' | '\'' | ',' | ';'
+                )
+        }) {
             return Err(bad("it contains whitespace or a delimiter"));
         }
         if let Some((ns, name)) = body.split_once('/') {
