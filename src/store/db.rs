@@ -403,17 +403,31 @@ impl Db {
         let (lower, needs_filter) = within.key_prefix(index);
         let upper = prefix_end(&lower);
         let cursor = after.map(|c| c.key_prefix(index).0);
-        if let (Index::Avet, Some(a), None, None) = (index, within.a, &within.v, within.e) {
-            if let Some(order) = self.order(a) {
+        // An attribute's range (the order is filled for it if need be), or
+        // one value's run within an order already filled (a tag's recipes
+        // once `ordered_count` or `/tags` filled the tags' order). A value
+        // never fills one: a search term's postings would read all of
+        // `:recipe/terms`, millions of keys, for a list of a few hundred.
+        if let (Index::Avet, Some(a), None, false) = (index, within.a, within.e, needs_filter) {
+            let order = match within.v {
+                None => self.order(a),
+                Some(_) => self.filled_order(a),
+            };
+            if let Some(order) = order {
                 // The same bounds as the sled ranges below, on the keys of
-                // the attribute's current facts (all within lower..upper).
+                // the attribute's current facts: lower..upper is all of
+                // them when no value is given.
+                let (lo, hi) = (
+                    order.partition_point(|k| **k < *lower),
+                    order.partition_point(|k| **k < *upper),
+                );
                 let (start, end) = match (&cursor, reverse) {
-                    (None, _) => (0, order.len()),
+                    (None, _) => (lo, hi),
                     (Some(at), false) => {
                         let from = prefix_end(at);
-                        (order.partition_point(|k| **k < *from), order.len())
+                        (order.partition_point(|k| **k < *from).clamp(lo, hi), hi)
                     }
-                    (Some(at), true) => (0, order.partition_point(|k| **k < **at)),
+                    (Some(at), true) => (lo, order.partition_point(|k| **k < **at).clamp(lo, hi)),
                 };
                 self.reads.fetch_add(1, Ordering::Relaxed);
                 return Datoms {
@@ -449,6 +463,18 @@ impl Db {
     pub fn ordered_len(&self, a: EntityId) -> Option<usize> {
         self.witness_range();
         self.order(a).map(|order| order.len())
+    }
+
+    /// How many entities hold value `v` of indexed attribute `a` now, by
+    /// two binary searches in the order cache (filled first if need be);
+    /// `None` when this value cannot use it.
+    pub fn ordered_count(&self, a: EntityId, v: &Value) -> Option<usize> {
+        self.witness_range();
+        let order = self.order(a)?;
+        let (lower, _) = Components::any().a(a).v(v.clone()).key_prefix(Index::Avet);
+        let upper = prefix_end(&lower);
+        self.reads.fetch_add(1, Ordering::Relaxed);
+        Some(order.partition_point(|k| **k < *upper) - order.partition_point(|k| **k < *lower))
     }
 
     /// The distinct current values of indexed attribute `a`, in order,
@@ -506,15 +532,24 @@ impl Db {
         })
     }
 
+    /// Attribute `a`'s order of current facts if the order cache holds it
+    /// for this value, without filling it.
+    fn filled_order(&self, a: EntityId) -> Option<Order> {
+        if self.view != View::Current || !self.cached {
+            return None;
+        }
+        self.orders.get(a, self.basis)
+    }
+
     /// Attribute `a`'s order of current facts from the order cache, read
     /// into it first if this is a current value at the newest basis;
     /// `None` when sled must be read instead.
     fn order(&self, a: EntityId) -> Option<Order> {
+        if let Some(order) = self.filled_order(a) {
+            return Some(order);
+        }
         if self.view != View::Current || !self.cached {
             return None;
-        }
-        if let Some(order) = self.orders.get(a, self.basis) {
-            return Some(order);
         }
         if !self.orders.accepts(self.basis) {
             return None;

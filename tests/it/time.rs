@@ -391,10 +391,20 @@ mod current_entity_index {
         ]
     }
 
-    /// Pages of `size` through attribute `a`'s AVET order, by keyset
-    /// cursor, forward or backward: the entity ids, as a catalog reads them.
-    fn pages(db: &forkful::store::Db, a: u64, reverse: bool, size: usize) -> Vec<u64> {
-        let within = Components::any().a(a);
+    /// Pages of `size` through attribute `a`'s AVET order, or through one
+    /// value's run within it, by keyset cursor, forward or backward: the
+    /// entity ids, as a catalog (or a tag's page) reads them.
+    fn pages(
+        db: &forkful::store::Db,
+        a: u64,
+        value: Option<&Value>,
+        reverse: bool,
+        size: usize,
+    ) -> Vec<u64> {
+        let within = match value {
+            Some(v) => Components::any().a(a).v(v.clone()),
+            None => Components::any().a(a),
+        };
         let mut out = Vec::new();
         let mut cursor: Option<Components> = None;
         loop {
@@ -420,13 +430,32 @@ mod current_entity_index {
             let ids: Vec<u64> = (0..5).map(|i| add_recipe(&store, &format!("r{i}"), "Start")).collect();
             let created = store.db().attribute(&kw(":recipe/created")).unwrap().id;
             let check = |db: &forkful::store::Db| -> Result<(), TestCaseError> {
-                for reverse in [false, true] {
-                    for size in [1, 2, 100] {
-                        prop_assert_eq!(
-                            pages(db, created, reverse, size),
-                            pages(&db.uncached(), created, reverse, size),
-                            "reverse {} size {} at {}", reverse, size, db.basis()
-                        );
+                // The whole attribute, then each value's run (one no
+                // entity holds included).
+                let values: Vec<Option<Value>> = std::iter::once(None)
+                    .chain((0..5).map(|n| Some(Value::Instant(1_000 * n))))
+                    .collect();
+                for value in &values {
+                    for reverse in [false, true] {
+                        for size in [1, 2, 100] {
+                            prop_assert_eq!(
+                                pages(db, created, value.as_ref(), reverse, size),
+                                pages(&db.uncached(), created, value.as_ref(), reverse, size),
+                                "{:?} reverse {} size {} at {}", value, reverse, size, db.basis()
+                            );
+                        }
+                    }
+                    // A value's count by binary search, where the order
+                    // cache serves this value, equals a count over sled.
+                    if let Some(v) = value {
+                        if let Some(counted) = db.ordered_count(created, v) {
+                            let within = Components::any().a(created).v(v.clone());
+                            let scanned = db
+                                .uncached()
+                                .datoms_range(Index::Avet, &within, None, false)
+                                .count();
+                            prop_assert_eq!(counted, scanned, "{:?} at {}", v, db.basis());
+                        }
                     }
                 }
                 // Distinct values and their counts, by binary search in

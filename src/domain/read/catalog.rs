@@ -7,7 +7,7 @@ use super::recipe::stored_count;
 use super::Snapshot;
 use crate::domain::ids::{Instant, RecipeId};
 use crate::domain::DomainError;
-use crate::store::{Components, Index};
+use crate::store::{Components, Index, Value};
 
 /// The catalog's orders.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -286,13 +286,23 @@ impl Snapshot {
         entries: &mut Vec<CatalogEntry>,
     ) -> Result<bool, DomainError> {
         let within = Components::any().a(self.attrs.tags).v(tag);
-        let first: Vec<RecipeId> = self
+        // Counted in the order cache where it serves: reading the first
+        // `max_sorted + 1` only to find a large tag too large was 2 ms of
+        // a 21,000-recipe tag's page (pages bench, 100,000 recipes).
+        let too_many = self
             .db
-            .datoms_range(Index::Avet, &within, None, false)
-            .take(max_sorted + 1)
-            .map(|d| d.map(|d| RecipeId::new(d.e)))
-            .collect::<Result<_, _>>()?;
-        if first.len() > max_sorted {
+            .ordered_count(self.attrs.tags, &Value::from(tag))
+            .is_some_and(|n| n > max_sorted);
+        let first: Vec<RecipeId> = if too_many {
+            Vec::new()
+        } else {
+            self.db
+                .datoms_range(Index::Avet, &within, None, false)
+                .take(max_sorted + 1)
+                .map(|d| d.map(|d| RecipeId::new(d.e)))
+                .collect::<Result<_, _>>()?
+        };
+        if too_many || first.len() > max_sorted {
             // Too many to sort: by recipe id, from the cursor.
             let cursor = query.after.map(|id| within.clone().e(id.entity()));
             self.live_lines(&within, cursor.as_ref(), false, limit, entries)?;
