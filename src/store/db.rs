@@ -551,7 +551,7 @@ impl Db {
         if self.view != View::Current || !self.cached {
             return None;
         }
-        if !self.orders.accepts(self.basis) {
+        if !self.orders.accepts(a, self.basis) {
             return None;
         }
         // One range read fills it: the keys a current range read folds to.
@@ -566,6 +566,12 @@ impl Db {
         let mut keys = Vec::new();
         for datom in &mut scan {
             keys.push(super::encoding::datom_key(Index::Avet, &datom.ok()?).into());
+            if keys.len() > self.orders.capacity() {
+                // Too large to keep: stop here, and say so, so that the
+                // next reader does not read it whole again for nothing.
+                self.orders.refuse(a);
+                return None;
+            }
         }
         self.orders.offer(a, self.basis, keys);
         self.orders.get(a, self.basis)

@@ -22,7 +22,7 @@
 //! at the published basis is answered from memory while writes are in
 //! flight, and never falls back to scanning the whole attribute.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, RwLock};
 
 use super::encoding::{datom_key, Datom, Index, TX_SUFFIX_LEN};
@@ -51,6 +51,9 @@ impl Entry {
 struct State {
     latest: EntityId,
     orders: HashMap<EntityId, Entry>,
+    /// Attributes found to have more facts than `capacity`: never read
+    /// whole again (each such read would be thrown away), until `reset`.
+    too_large: HashSet<EntityId>,
 }
 
 /// See the module's documentation.
@@ -74,6 +77,7 @@ impl OrderCache {
             state: RwLock::new(State {
                 latest,
                 orders: HashMap::new(),
+                too_large: HashSet::new(),
             }),
             capacity,
         }
@@ -89,8 +93,24 @@ impl OrderCache {
     /// Whether an order read at `basis` would be kept: only one read at
     /// the newest applied transaction is. A reader that would be refused
     /// reads sled for its page instead of scanning the whole attribute.
-    pub fn accepts(&self, basis: EntityId) -> bool {
-        self.state.read().expect("order cache lock").latest == basis
+    pub fn accepts(&self, a: EntityId, basis: EntityId) -> bool {
+        let state = self.state.read().expect("order cache lock");
+        state.latest == basis && !state.too_large.contains(&a)
+    }
+
+    /// The most keys an order may hold.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// Records that attribute `a` has more facts than an order may hold,
+    /// so that no reader reads it whole again only to have it refused.
+    pub fn refuse(&self, a: EntityId) {
+        self.state
+            .write()
+            .expect("order cache lock")
+            .too_large
+            .insert(a);
     }
 
     /// Keeps `keys`, attribute `a`'s order read at `basis`, if that is the
@@ -120,6 +140,7 @@ impl OrderCache {
     pub fn reset(&self, latest: EntityId) {
         let mut state = self.state.write().expect("order cache lock");
         state.orders.clear();
+        state.too_large.clear();
         state.latest = latest;
     }
 

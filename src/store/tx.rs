@@ -24,9 +24,10 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-// The deriver's sets hold at most one transaction's datoms (MAX_TX_DATOMS;
-// a web form's are a few hundred), so colliding keys could cost a bounded
-// quadratic at worst; SipHash's flood resistance was 2% of a seed (perf).
+// The deriver's sets hold one transaction's facts (filled before the store
+// checks MAX_TX_DATOMS; what comes from the web is bounded by the forms'
+// byte limits), so crafted colliding keys could cost a bounded quadratic
+// at worst; SipHash's flood resistance was 2% of a seed (perf).
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
 

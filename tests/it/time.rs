@@ -591,3 +591,47 @@ fn readers_paging_an_order_while_a_writer_adds_see_exactly_their_basis() {
         }
     });
 }
+
+/// An attribute with more facts than an order may hold is read whole once,
+/// found too large, and not read whole again: each later reader pages from
+/// sled at once, and its pages equal those of a store that keeps orders.
+#[test]
+fn an_attribute_too_large_for_the_order_cache_is_not_read_whole_twice() {
+    use forkful::store::{Store, StoreConfig};
+    let mut config = StoreConfig::temporary();
+    config.cached_entities = 3;
+    let small = Store::open_with(config).expect("temporary store");
+    small
+        .transact(&crate::helpers::schema_tx())
+        .expect("schema installs");
+    let roomy = store();
+    for i in 0..5 {
+        for store in [&small, &roomy] {
+            add_recipe(store, &format!("r{i}"), &format!("Title {}", 4 - i));
+        }
+    }
+    let title = |store: &Store| store.db().attribute(&kw(":recipe/slug")).unwrap().id;
+    // Index reads made by one call (the counter is the store's).
+    let reads_of = |db: &forkful::store::Db, a: u64| {
+        let before = db.reads_so_far();
+        let len = db.ordered_len(a);
+        (len, db.reads_so_far() - before)
+    };
+    let (len, reads) = reads_of(&small.db(), title(&small));
+    assert_eq!(len, None, "five slugs, room for three");
+    assert_eq!(reads, 1, "the first reader reads the slugs once");
+    let (len, reads) = reads_of(&small.db(), title(&small));
+    assert_eq!(len, None);
+    assert_eq!(reads, 0, "a later reader does not read them again");
+    // Slugs in AVET order, read from sled and from the order cache.
+    let titles = |db: &forkful::store::Db, a: u64| -> Vec<Value> {
+        db.datoms_range(Index::Avet, &Components::any().a(a), None, false)
+            .map(|d| d.unwrap().v)
+            .collect()
+    };
+    assert_eq!(
+        titles(&small.db(), title(&small)),
+        titles(&roomy.db(), title(&roomy))
+    );
+    assert_eq!(roomy.db().ordered_len(title(&roomy)), Some(5));
+}
