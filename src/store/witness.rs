@@ -105,6 +105,8 @@ impl Witness {
         let mut list = state.list.clone();
         list.sort_unstable();
         list.dedup();
+        // A kept page holds its dependencies, weighed by their count.
+        list.shrink_to_fit();
         Dependencies {
             list,
             ranged: state.ranged,
