@@ -23,13 +23,13 @@
 //!    schema that results (if the transaction touched it) is well formed.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
 
 // The deriver's sets hold one transaction's facts (filled before the store
 // checks MAX_TX_DATOMS; what comes from the web is bounded by the forms'
 // byte limits), so crafted colliding keys could cost a bounded quadratic
 // at worst; SipHash's flood resistance was 2% of a seed (perf).
 use rustc_hash::{FxHashMap, FxHashSet};
-use std::sync::Arc;
 
 use super::db::Db;
 use super::encoding::{Components, Datom, Index};

@@ -610,28 +610,28 @@ fn an_attribute_too_large_for_the_order_cache_is_not_read_whole_twice() {
             add_recipe(store, &format!("r{i}"), &format!("Title {}", 4 - i));
         }
     }
-    let title = |store: &Store| store.db().attribute(&kw(":recipe/slug")).unwrap().id;
+    let slug = |store: &Store| store.db().attribute(&kw(":recipe/slug")).unwrap().id;
     // Index reads made by one call (the counter is the store's).
     let reads_of = |db: &forkful::store::Db, a: u64| {
         let before = db.reads_so_far();
         let len = db.ordered_len(a);
         (len, db.reads_so_far() - before)
     };
-    let (len, reads) = reads_of(&small.db(), title(&small));
+    let (len, reads) = reads_of(&small.db(), slug(&small));
     assert_eq!(len, None, "five slugs, room for three");
     assert_eq!(reads, 1, "the first reader reads the slugs once");
-    let (len, reads) = reads_of(&small.db(), title(&small));
+    let (len, reads) = reads_of(&small.db(), slug(&small));
     assert_eq!(len, None);
     assert_eq!(reads, 0, "a later reader does not read them again");
     // Slugs in AVET order, read from sled and from the order cache.
-    let titles = |db: &forkful::store::Db, a: u64| -> Vec<Value> {
+    let slugs = |db: &forkful::store::Db, a: u64| -> Vec<Value> {
         db.datoms_range(Index::Avet, &Components::any().a(a), None, false)
             .map(|d| d.unwrap().v)
             .collect()
     };
     assert_eq!(
-        titles(&small.db(), title(&small)),
-        titles(&roomy.db(), title(&roomy))
+        slugs(&small.db(), slug(&small)),
+        slugs(&roomy.db(), slug(&roomy))
     );
-    assert_eq!(roomy.db().ordered_len(title(&roomy)), Some(5));
+    assert_eq!(roomy.db().ordered_len(slug(&roomy)), Some(5));
 }
