@@ -45,7 +45,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use forkful::domain::{CatalogQuery, Recipes, Slug};
 use forkful::seed::synthetic::Shape;
 use forkful::views::markdown::{render_uncached, Markdown};
-use forkful::web::page_cache::Encoding;
+use forkful::web::page_cache::{Effort, Encoding};
 use forkful::web::{catalog, Site};
 use maud::Render;
 
@@ -218,9 +218,12 @@ fn pages(c: &mut Criterion, system: &SystemRunner, catalog: &Catalog) {
     let html = forkful::views::recipe::show(site.base_url(), &model).into_string();
     group.throughput(Throughput::Bytes(html.len() as u64));
     for encoding in [Encoding::Brotli, Encoding::Gzip] {
-        group.bench_function(format!("recipe_show/compress_{encoding:?}"), |b| {
-            b.iter(|| encoding.encode(black_box(html.as_bytes())))
-        });
+        for effort in [Effort::Fast, Effort::Best] {
+            group.bench_function(
+                format!("recipe_show/compress_{encoding:?}_{effort:?}"),
+                |b| b.iter(|| encoding.encode(black_box(html.as_bytes()), effort)),
+            );
+        }
     }
     group.finish();
 }

@@ -1,5 +1,6 @@
 //! Pages kept as bytes, one entry per address and content coding, each
-//! rendered and compressed once per change of what it shows.
+//! rendered once per change of what it shows, and compressed fast when made
+//! and at its best when asked for again (see `Effort`).
 //!
 //! A page is a function of the facts it read (its `ReadSet`) and the
 //! request's address, so an entry is served for as long as the latest
@@ -73,20 +74,18 @@ impl Encoding {
         }
     }
 
-    /// `text` in this coding. Pages are compressed once per change, but a
-    /// crawler's first pass over a catalog makes every page once, so the
-    /// levels are the fast end of good: brotli quality 4, gzip level 6.
-    /// Measured on the demo's deepest recipe page (14,224 bytes) on the
-    /// machine in docs/BENCHMARKING.md: brotli q4 232 µs to 3,916 bytes,
-    /// q5 395 µs to 3,687 (6% smaller, 70% slower), q1 104 µs to 4,441;
-    /// gzip 6 186 µs to 3,925.
-    pub fn encode(self, text: &[u8]) -> Bytes {
+    /// `text` in this coding, compressed with `effort`.
+    pub fn encode(self, text: &[u8], effort: Effort) -> Bytes {
         match self {
             Encoding::Identity => Bytes::copy_from_slice(text),
             Encoding::Gzip => {
+                let level = match effort {
+                    Effort::Fast => GZIP_FAST,
+                    Effort::Best => GZIP_BEST,
+                };
                 let mut encoder = flate2::write::GzEncoder::new(
                     Vec::with_capacity(text.len() / 3),
-                    flate2::Compression::new(6),
+                    flate2::Compression::new(level),
                 );
                 encoder.write_all(text).expect("writing to a vector");
                 let mut out = encoder.finish().expect("writing to a vector");
@@ -94,14 +93,14 @@ impl Encoding {
                 Bytes::from(out)
             }
             Encoding::Brotli => {
+                let quality = match effort {
+                    Effort::Fast => BROTLI_FAST,
+                    Effort::Best => BROTLI_BEST,
+                };
                 let mut out = Vec::with_capacity(text.len() / 4);
                 {
-                    let mut encoder = brotli::CompressorWriter::new(
-                        &mut out,
-                        16 * 1024,
-                        BROTLI_QUALITY,
-                        BROTLI_WINDOW,
-                    );
+                    let mut encoder =
+                        brotli::CompressorWriter::new(&mut out, 16 * 1024, quality, BROTLI_WINDOW);
                     encoder.write_all(text).expect("writing to a vector");
                 }
                 // Kept pages are weighed by their length: a vector grown by
@@ -113,12 +112,60 @@ impl Encoding {
             }
         }
     }
+
+    /// The text of `body`, which `encode` made in this coding.
+    pub fn decode(self, body: &[u8]) -> std::io::Result<Vec<u8>> {
+        use std::io::Read as _;
+        let mut text = Vec::with_capacity(body.len() * 4);
+        match self {
+            Encoding::Identity => text.extend_from_slice(body),
+            Encoding::Gzip => {
+                flate2::read::GzDecoder::new(body).read_to_end(&mut text)?;
+            }
+            Encoding::Brotli => {
+                brotli::Decompressor::new(body, 4096).read_to_end(&mut text)?;
+            }
+        }
+        Ok(text)
+    }
 }
 
-/// See `Encoding::encode`.
-const BROTLI_QUALITY: u32 = 4;
+/// How hard a page was compressed.
+///
+/// A page is made compressed `Fast`, and compressed again at `Best` the
+/// first time it is served from the cache: a page asked for once (every
+/// page of a crawler's pass over the catalog, where compressing at the old
+/// single level was a third of the server's time) costs little, and a page
+/// people come back to is sent, and kept, as small as is worth making it.
+/// Each coding of a page is thus compressed at most twice per change.
+/// Measured with a throwaway program on the machine in
+/// docs/BENCHMARKING.md (medians of 300; the spread is the machine's, run
+/// to run): a full recipe page of 6,835 bytes in brotli quality 1 48-79
+/// µs to 2,381 bytes, quality 4 120-220 µs to 2,060, quality 5 190-340 µs
+/// to 1,946; the demo's deepest page, 14,224 bytes, in quality 1 104 µs to
+/// 4,441, 4 232 µs to 3,916, 5 395 µs to 3,687, gzip 1 54 µs to 4,823 and
+/// gzip 6 186 µs to 3,925 (best of 30). Best is quality 4, not 5: in a
+/// crawl's mixed run after it (random pages of 100,000, many served from
+/// the cache for the first time), refining at 5 halved the requests
+/// answered (3,732 against 5,262 a second) for 6% fewer bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effort {
+    Fast,
+    Best,
+}
+
+const BROTLI_FAST: u32 = 1;
+const BROTLI_BEST: u32 = 4;
+const GZIP_FAST: u32 = 1;
+const GZIP_BEST: u32 = 6;
 /// A window of 1 MiB: larger than any page.
 const BROTLI_WINDOW: u32 = 20;
+
+/// The largest page compressed again at `Effort::Best` when it is served
+/// from the cache: that runs on the worker answering the request, so a
+/// large page (a sitemap file of 50,000 addresses) stays as it was made
+/// rather than hold the worker for tens of milliseconds.
+pub const REFINED_AT_MOST: usize = 256 * 1024;
 
 /// A page as kept: its bytes in one coding, and what says whether it is
 /// still current.
@@ -131,7 +178,35 @@ pub struct Kept {
     pub modified: Option<SystemTime>,
     pub content_type: &'static str,
     pub encoding: Encoding,
+    /// How hard `body` was compressed.
+    pub effort: Effort,
+    /// The length of the page before compression.
+    pub plain_len: usize,
     pub body: Bytes,
+}
+
+impl Kept {
+    /// Whether the page should be compressed again at `Effort::Best`.
+    pub fn worth_refining(&self) -> bool {
+        self.effort == Effort::Fast
+            && self.encoding != Encoding::Identity
+            && self.plain_len <= REFINED_AT_MOST
+    }
+
+    /// This page, compressed at `Effort::Best`.
+    pub fn refined(&self) -> std::io::Result<Kept> {
+        let text = self.encoding.decode(&self.body)?;
+        Ok(Kept {
+            read: self.read.clone(),
+            etag: self.etag.clone(),
+            modified: self.modified,
+            content_type: self.content_type,
+            encoding: self.encoding,
+            effort: Effort::Best,
+            plain_len: text.len(),
+            body: self.encoding.encode(&text, Effort::Best),
+        })
+    }
 }
 
 /// Which page, in which coding.
@@ -252,18 +327,25 @@ mod tests {
     fn each_coding_decodes_to_the_text() {
         use std::io::Read as _;
         let text = "<p>Fold the butter in, then rest the dough.</p>".repeat(50);
-        let gzip = Encoding::Gzip.encode(text.as_bytes());
-        let mut out = String::new();
-        flate2::read::GzDecoder::new(&gzip[..])
-            .read_to_string(&mut out)
-            .unwrap();
-        assert_eq!(out, text);
-        let brotli = Encoding::Brotli.encode(text.as_bytes());
-        let mut out = String::new();
-        brotli::Decompressor::new(&brotli[..], 4096)
-            .read_to_string(&mut out)
-            .unwrap();
-        assert_eq!(out, text);
-        assert!(brotli.len() < text.len() / 10);
+        for effort in [Effort::Fast, Effort::Best] {
+            let gzip = Encoding::Gzip.encode(text.as_bytes(), effort);
+            let mut out = String::new();
+            flate2::read::GzDecoder::new(&gzip[..])
+                .read_to_string(&mut out)
+                .unwrap();
+            assert_eq!(out, text, "{effort:?}");
+            assert_eq!(Encoding::Gzip.decode(&gzip).unwrap(), text.as_bytes());
+            let brotli = Encoding::Brotli.encode(text.as_bytes(), effort);
+            let mut out = String::new();
+            brotli::Decompressor::new(&brotli[..], 4096)
+                .read_to_string(&mut out)
+                .unwrap();
+            assert_eq!(out, text, "{effort:?}");
+            assert_eq!(Encoding::Brotli.decode(&brotli).unwrap(), text.as_bytes());
+            assert!(brotli.len() < text.len() / 10);
+        }
+        let plain = Encoding::Identity.encode(text.as_bytes(), Effort::Fast);
+        assert_eq!(Encoding::Identity.decode(&plain).unwrap(), text.as_bytes());
+        assert!(Encoding::Brotli.decode(b"not brotli").is_err());
     }
 }

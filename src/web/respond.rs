@@ -23,7 +23,7 @@ use actix_web::{HttpMessage, HttpRequest, HttpResponse, HttpResponseBuilder};
 use maud::Markup;
 
 use super::error::WebError;
-use super::page_cache::{Encoding, Kept, PageKey};
+use super::page_cache::{Effort, Encoding, Kept, PageKey};
 use super::Site;
 use crate::domain::{ReadSet, Snapshot};
 
@@ -135,10 +135,11 @@ impl Answer {
 }
 
 /// Answers a page: pins one database value; serves the kept page if that
-/// value still shows what it was made from; else reads the model with
-/// `read` through a witnessed snapshot of the same value (store time),
-/// answers 304 if the client's copy is current, else renders it with
-/// `render` (render time), compresses it for the client (compress time) and
+/// value still shows what it was made from (compressing it again at its
+/// best the first time: see `Effort`); else reads the model with `read`
+/// through a witnessed snapshot of the same value (store time), answers
+/// 304 if the client's copy is current, else renders it with `render`
+/// (render time), compresses it fast for the client (compress time) and
 /// keeps it.
 pub fn page<M>(
     site: &Site,
@@ -253,6 +254,19 @@ fn kept(
     if request.has(&kept.etag, kept.modified) {
         return Ok(Some(Answer::NotModified(kept.etag.clone(), kept.modified)));
     }
+    if kept.worth_refining() {
+        // Asked for again: worth its best compression (see `Effort`).
+        let refined = Arc::new(
+            kept.refined()
+                .map_err(|error| WebError::Internal(Box::new(error)))?,
+        );
+        site.pages().keep(request.key.clone(), refined.clone());
+        let timing = format!(
+            "cache;desc=hit;dur={:.3}, compress;desc=refined",
+            millis(started.elapsed())
+        );
+        return Ok(Some(Answer::Page(refined, timing)));
+    }
     let timing = format!("cache;desc=hit;dur={:.3}", millis(started.elapsed()));
     Ok(Some(Answer::Page(kept, timing)))
 }
@@ -290,7 +304,9 @@ fn make<M>(
         modified,
         content_type: body.content_type,
         encoding: request.encoding,
-        body: request.encoding.encode(body.text.as_bytes()),
+        effort: Effort::Fast,
+        plain_len: body.text.len(),
+        body: request.encoding.encode(body.text.as_bytes(), Effort::Fast),
     });
     let compressed_at = Instant::now();
     if keep == Keep::Yes {
