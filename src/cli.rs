@@ -188,7 +188,7 @@ pub struct ServeArgs {
     #[arg(long, env = "FORKFUL_BASE_URL")]
     pub base_url: Option<String>,
     /// The in-memory caches' budget in MiB (default 256): half for pages as
-    /// sent, three eighths for decoded entities, an eighth for rendered
+    /// sent, three eighths for entities (as stored), an eighth for rendered
     /// Markdown (0: none of them keeps anything). sled's cache is --cache-mb.
     #[arg(
         long,

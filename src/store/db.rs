@@ -197,7 +197,7 @@ impl Db {
                     Ok(None) => return None,
                     Err(error) => return Some(Err(error.into())),
                 };
-                match current::decode(e, &entry) {
+                match current::Cached::new(e, &entry) {
                     Ok(decoded) => {
                         let decoded = Arc::new(decoded);
                         self.entities.offer(e, epoch, decoded.clone());
@@ -229,16 +229,12 @@ impl Db {
             Ok(cached) => cached,
             Err(error) => return Some(Err(error)),
         };
-        let facts = attribute_range(&cached.facts, first, last);
-        Some(Ok(match v {
-            None => facts.to_vec(),
-            Some(v) => facts.iter().filter(|d| d.v == *v).cloned().collect(),
-        }))
+        Some(cached.datoms(first, last, v))
     }
 
     /// Calls `visit` with each current fact of `e` whose attribute is in
     /// `first..=last`, in EAVT order: what `entity_attributes` reads, but
-    /// lent rather than copied when the current-entity cache holds `e`.
+    /// without collecting them when the current-entity cache holds `e`.
     /// The cheap way to pick a few attributes out of a large entity (a
     /// catalog line out of a recipe).
     pub fn visit_attributes(
@@ -250,10 +246,7 @@ impl Db {
     ) -> Result<(), StorageError> {
         if let Some(cached) = self.current_entity(e) {
             self.reads.fetch_add(1, Ordering::Relaxed);
-            attribute_range(&cached?.facts, first, last)
-                .iter()
-                .for_each(visit);
-            return Ok(());
+            return cached?.visit(first, last, visit);
         }
         for datom in self.entity_attributes(e, first, last) {
             visit(&datom?);
@@ -674,9 +667,7 @@ impl Db {
         if let Some(cached) = self.current_entity(e) {
             // Straight from the cached entity: no range read, no vector.
             self.reads.fetch_add(1, Ordering::Relaxed);
-            return Ok(attribute_range(&cached?.facts, a, a)
-                .first()
-                .map(|d| d.v.clone()));
+            return cached?.first_value(a);
         }
         self.datoms(Index::Eavt, &Components::any().e(e).a(a))
             .next()
@@ -782,14 +773,6 @@ impl Entity {
     pub fn is_empty(&self) -> bool {
         self.attrs.is_empty()
     }
-}
-
-/// The facts with an attribute in `first..=last`, of facts in EAVT order,
-/// found by binary search.
-fn attribute_range(facts: &[Datom], first: EntityId, last: EntityId) -> &[Datom] {
-    let start = facts.partition_point(|d| d.a < first);
-    let end = start + facts[start..].partition_point(|d| d.a <= last);
-    &facts[start..end]
 }
 
 /// A range read over one index, folded to the `Db`'s view as it goes.
