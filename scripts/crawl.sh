@@ -17,7 +17,10 @@
 #
 # Environment (defaults in brackets): RECIPES [100000], DATA [a temporary
 # store seeded with RECIPES full recipes, depth 12, fanout 3],
-# CONNECTIONS [50], THREADS [2], WORKERS [2], READY_TIMEOUT [600].
+# CONNECTIONS [50], THREADS [2], WORKERS [2], READY_TIMEOUT [600], BIN [the
+# release build of this tree; another binary to compare one build with
+# another, each on a fresh copy of the same store: sled tidies its files
+# while it serves, so a store served once is not the store it was].
 set -euo pipefail
 
 RECIPES=${RECIPES:-100000}
@@ -66,9 +69,14 @@ for tool in wrk curl; do
     fi
 done
 
-log "building (cargo build --release --locked)"
-cargo build --release --locked --quiet
-bin=${CARGO_TARGET_DIR:-$root/target}/release/forkful
+if [[ -n ${BIN:-} ]]; then
+    bin=$BIN
+    [[ -x $bin ]] || die "BIN=$bin is not an executable"
+else
+    log "building (cargo build --release --locked)"
+    cargo build --release --locked --quiet
+    bin=${CARGO_TARGET_DIR:-$root/target}/release/forkful
+fi
 
 data=${DATA:-}
 if [[ -z $data ]]; then

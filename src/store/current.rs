@@ -148,31 +148,62 @@ pub fn updated_entries(
     Ok(out)
 }
 
-/// One entity's current facts as of `last_tx`: its entry as stored, each
-/// value decoded when it is read.
+/// One entity's current facts as of `last_tx`, as the entity cache keeps
+/// them: first as its entry was stored, each value decoded when it is
+/// read; decoded whole once other pages have read it often enough.
 ///
-/// Kept encoded rather than decoded: a page reads a few attributes of most
-/// entities it touches (a catalog line, an ancestor's slug and title, a
-/// lineage step), and decoding every fact of a recipe (its search terms
-/// included) on a cache miss, then freeing them all on eviction, was about
-/// a tenth of a crawl's server time (perf, 100,000 full recipes:
-/// `current::decode` 6.9%, dropping decoded entities 2.5%). Encoded, an
-/// entity also weighs about half as much, so the same budget keeps twice
-/// as many.
+/// A page reads a few attributes of most entities it touches (a catalog
+/// line, an ancestor's slug and title, a lineage step), and a crawler's
+/// pass touches most entities once: decoding every fact of a recipe (its
+/// search terms included) on every miss, then freeing them all on
+/// eviction, was about a tenth of a crawl's server time (perf, 100,000 full
+/// recipes: `current::decode` 6.9%, dropping decoded entities 2.5%), and a
+/// decoded entity weighs about twice its entry. But decoding on every read
+/// allocates each string it returns, where a decoded fact is lent or cloned
+/// for a reference count: the index page, read warm, took twice as long
+/// (pages bench, 209 against 415 µs). So an entity read again by other
+/// pages (`HOT_AFTER` reads), being hot, is decoded whole and kept so.
 #[derive(Debug)]
 pub struct Cached {
     pub e: EntityId,
     pub last_tx: EntityId,
-    /// `last_tx`, the count, then the facts, as in the index.
-    entry: Box<[u8]>,
+    form: Form,
     /// About the bytes it holds in memory: what the entity cache weighs.
     pub bytes: u64,
+    /// The entity cache's epoch when the entry was read from sled: what a
+    /// decoded copy is offered back with.
+    pub epoch: u64,
+    /// The reader (`Db::reader`) that read it from sled.
+    first_reader: u64,
+    /// Reads since by readers other than the first (saturating at
+    /// `HOT_AFTER`).
+    read_again: std::sync::atomic::AtomicU32,
+}
+
+/// Reads by other readers that make an encoded entity hot. A page reads
+/// some entities more than once (a lineage step, then the ancestor's name),
+/// and in a crawler's pass an ancestor is read by the pages of its forks
+/// and their forks. Measured with `scripts/crawl.sh` (100,000 full recipes,
+/// a fresh copy of the store each run, run alternately): never decoding
+/// 4,322 and 3,757 pages/s, decoding at the eighth read 3,226 and 3,451;
+/// but never decoding doubled the index's warm make (pages bench,
+/// `recipes_index/handler` 209 against 415 µs). Eight keeps the warm pages
+/// as fast as before and most of a crawl's gain.
+const HOT_AFTER: u32 = 8;
+
+#[derive(Debug)]
+enum Form {
+    /// The entry as stored: `last_tx`, the count, then the facts.
+    Encoded(Box<[u8]>),
+    /// Every fact, in EAVT order.
+    Decoded(Box<[Datom]>),
 }
 
 impl Cached {
-    /// Entity `e`'s entry, checked whole (every fact's bounds, not its
-    /// value), copied out of sled's buffer so that it holds only itself.
-    pub fn new(e: EntityId, entry: &[u8]) -> Result<Cached, StorageError> {
+    /// Entity `e`'s entry, read from sled by `reader` at the entity cache's
+    /// `epoch`, checked whole (every fact's bounds, not its value) and
+    /// copied out of sled's buffer so that it holds only itself.
+    pub fn new(e: EntityId, entry: &[u8], epoch: u64, reader: u64) -> Result<Cached, StorageError> {
         let last_tx = last_tx(entry)
             .ok_or_else(|| StorageError::Corrupt("current-entity entry is too short".into()))?;
         for fact in facts(entry)? {
@@ -182,20 +213,59 @@ impl Cached {
             e,
             last_tx,
             bytes: (std::mem::size_of::<Cached>() + entry.len()) as u64,
-            entry: entry.into(),
+            form: Form::Encoded(entry.into()),
+            epoch,
+            first_reader: reader,
+            read_again: Default::default(),
         })
     }
 
-    /// The facts whose attribute is in `first..=last`, values still encoded,
-    /// in EAVT order.
-    fn range(
+    /// Records a read from the cache by `reader`; true when an encoded
+    /// entity has been read `HOT_AFTER` times by readers other than the
+    /// one that read it from sled (then it is worth decoding whole).
+    pub fn hot(&self, reader: u64) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        if !matches!(self.form, Form::Encoded(_)) || reader == self.first_reader {
+            return false;
+        }
+        self.read_again
+            .fetch_update(Relaxed, Relaxed, |n| (n < HOT_AFTER).then_some(n + 1))
+            .is_ok_and(|before| before + 1 == HOT_AFTER)
+    }
+
+    /// This entity decoded whole.
+    pub fn decoded(&self) -> Result<Cached, StorageError> {
+        let Form::Encoded(entry) = &self.form else {
+            unreachable!("only an encoded entity is decoded");
+        };
+        let facts = self
+            .range(entry, 0, EntityId::MAX)
+            .map(|fact| self.datom(fact?))
+            .collect::<Result<Box<[Datom]>, _>>()?;
+        Ok(Cached {
+            e: self.e,
+            last_tx: self.last_tx,
+            bytes: (std::mem::size_of::<Cached>()
+                + entry.len()
+                + facts.len() * std::mem::size_of::<Datom>()) as u64,
+            form: Form::Decoded(facts),
+            epoch: self.epoch,
+            first_reader: self.first_reader,
+            read_again: Default::default(),
+        })
+    }
+
+    /// The facts of `entry` whose attribute is in `first..=last`, values
+    /// still encoded, in EAVT order.
+    fn range<'a>(
         &self,
+        entry: &'a [u8],
         first: EntityId,
         last: EntityId,
-    ) -> impl Iterator<Item = Result<Fact<'_>, StorageError>> {
+    ) -> impl Iterator<Item = Result<Fact<'a>, StorageError>> {
         // Checked whole in `new`.
-        let facts = facts(&self.entry).expect("a checked entry");
-        facts
+        facts(entry)
+            .expect("a checked entry")
             .skip_while(move |f| f.as_ref().is_ok_and(|f| f.a < first))
             .take_while(move |f| f.as_ref().map_or(true, |f| f.a <= last))
     }
@@ -211,27 +281,42 @@ impl Cached {
     }
 
     /// Calls `visit` with each fact whose attribute is in `first..=last`,
-    /// decoded, in EAVT order.
+    /// in EAVT order.
     pub fn visit(
         &self,
         first: EntityId,
         last: EntityId,
         mut visit: impl FnMut(&Datom),
     ) -> Result<(), StorageError> {
-        for fact in self.range(first, last) {
-            visit(&self.datom(fact?)?);
+        match &self.form {
+            Form::Encoded(entry) => {
+                for fact in self.range(entry, first, last) {
+                    visit(&self.datom(fact?)?);
+                }
+            }
+            Form::Decoded(facts) => attribute_range(facts, first, last).iter().for_each(visit),
         }
         Ok(())
     }
 
     /// The facts whose attribute is in `first..=last` (and whose value is
-    /// `v`, if given), decoded, in EAVT order.
+    /// `v`, if given), in EAVT order.
     pub fn datoms(
         &self,
         first: EntityId,
         last: EntityId,
         v: Option<&Value>,
     ) -> Result<Vec<Datom>, StorageError> {
+        let entry = match &self.form {
+            Form::Decoded(facts) => {
+                let facts = attribute_range(facts, first, last);
+                return Ok(match v {
+                    None => facts.to_vec(),
+                    Some(v) => facts.iter().filter(|d| d.v == *v).cloned().collect(),
+                });
+            }
+            Form::Encoded(entry) => entry,
+        };
         // Values are compared encoded: the entry holds `encode_value`'s
         // bytes, one encoding per value.
         let wanted = v.map(|v| {
@@ -240,7 +325,7 @@ impl Cached {
             encoded
         });
         let mut out = Vec::new();
-        for fact in self.range(first, last) {
+        for fact in self.range(entry, first, last) {
             let fact = fact?;
             if wanted.as_deref().is_none_or(|w| w == fact.value) {
                 out.push(self.datom(fact)?);
@@ -249,14 +334,26 @@ impl Cached {
         Ok(out)
     }
 
-    /// The first value of attribute `a`, decoded.
+    /// The first value of attribute `a`.
     pub fn first_value(&self, a: EntityId) -> Result<Option<Value>, StorageError> {
-        self.range(a, a)
-            .next()
-            .transpose()?
-            .map(|f| value(f.value))
-            .transpose()
+        match &self.form {
+            Form::Encoded(entry) => self
+                .range(entry, a, a)
+                .next()
+                .transpose()?
+                .map(|f| value(f.value))
+                .transpose(),
+            Form::Decoded(facts) => Ok(attribute_range(facts, a, a).first().map(|d| d.v.clone())),
+        }
     }
+}
+
+/// The facts with an attribute in `first..=last`, of facts in EAVT order,
+/// found by binary search.
+fn attribute_range(facts: &[Datom], first: EntityId, last: EntityId) -> &[Datom] {
+    let start = facts.partition_point(|d| d.a < first);
+    let end = start + facts[start..].partition_point(|d| d.a <= last);
+    &facts[start..end]
 }
 
 #[derive(Debug, Clone)]
@@ -376,8 +473,11 @@ mod cache_tests {
         Arc::new(Cached {
             e: 1,
             last_tx: 1,
-            entry: Box::default(),
+            form: Form::Encoded(Box::default()),
             bytes,
+            epoch: 0,
+            first_reader: 0,
+            read_again: Default::default(),
         })
     }
 
@@ -432,7 +532,7 @@ mod entry_tests {
         let entries = updated_entries(&datoms, 11, |_| Ok(None)).unwrap();
         let (key, entry) = &entries[0];
         assert_eq!(*key, super::key(42));
-        Cached::new(42, entry).unwrap()
+        Cached::new(42, entry, 0, 1).unwrap()
     }
 
     fn attrs(datoms: &[Datom]) -> Vec<EntityId> {
@@ -440,8 +540,24 @@ mod entry_tests {
     }
 
     #[test]
-    fn an_entry_is_read_by_attribute_range_and_value_without_decoding_the_rest() {
-        let c = cached();
+    fn an_entry_is_read_by_attribute_range_and_value_encoded_or_decoded() {
+        let encoded = cached();
+        assert!(!encoded.hot(1), "its first reader reading it again");
+        for reader in 2..2 + HOT_AFTER as u64 - 1 {
+            assert!(!encoded.hot(reader), "not yet: {reader}");
+            assert!(!encoded.hot(1), "its first reader does not count");
+        }
+        assert!(encoded.hot(99), "other readers make it hot");
+        assert!(!encoded.hot(100), "once");
+        let decoded = encoded.decoded().unwrap();
+        assert!(!decoded.hot(4), "decoded is as hot as it gets");
+        assert!(decoded.bytes > encoded.bytes);
+        for c in [encoded, decoded] {
+            reads_the_same(c);
+        }
+    }
+
+    fn reads_the_same(c: Cached) {
         assert_eq!(c.last_tx, 11);
         assert_eq!(attrs(&c.datoms(0, 100, None).unwrap()), [3, 5, 5, 7, 9]);
         assert_eq!(attrs(&c.datoms(4, 7, None).unwrap()), [5, 5, 7]);
@@ -467,8 +583,8 @@ mod entry_tests {
     fn a_cut_entry_is_refused_whole() {
         let entries = updated_entries(&[datom(3, Value::Long(1), 5)], 5, |_| Ok(None)).unwrap();
         let entry = &entries[0].1;
-        assert!(Cached::new(42, &entry[..entry.len() - 1]).is_err());
-        assert!(Cached::new(42, &entry[..6]).is_err());
-        assert!(Cached::new(42, entry).is_ok());
+        assert!(Cached::new(42, &entry[..entry.len() - 1], 0, 1).is_err());
+        assert!(Cached::new(42, &entry[..6], 0, 1).is_err());
+        assert!(Cached::new(42, entry, 0, 1).is_ok());
     }
 }

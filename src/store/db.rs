@@ -55,7 +55,15 @@ pub struct Db {
     orders: Arc<OrderCache>,
     /// Collects what this value's reads depended on, when asked to.
     witness: Option<Arc<Witness>>,
+    /// Which reader this value serves: one per `Db::new` (a page's
+    /// snapshot), kept by the values made from it. The entity cache tells a
+    /// second reader of an entity (it is hot) from one reader reading it
+    /// twice.
+    reader: u64,
 }
+
+/// Hands out `Db::reader`.
+static READERS: AtomicU64 = AtomicU64::new(0);
 
 impl Db {
     pub(crate) fn new(
@@ -78,6 +86,7 @@ impl Db {
             referrers,
             orders,
             witness: None,
+            reader: READERS.fetch_add(1, Ordering::Relaxed),
         }
     }
 
@@ -105,10 +114,12 @@ impl Db {
         let quiet = self.unwitnessed();
         for dependency in &deps.list {
             let holds = match dependency {
-                Dependency::Entity { e, last_tx } => match quiet.current_entity(*e) {
-                    Some(cached) => cached?.last_tx == *last_tx,
-                    None => false,
-                },
+                Dependency::Entity { e, last_tx } => {
+                    match quiet.current_entity_as(*e, Use::Check) {
+                        Some(cached) => cached?.last_tx == *last_tx,
+                        None => false,
+                    }
+                }
                 Dependency::Referrers { a, target, list } => {
                     *quiet.referrers(*a, *target)? == **list
                 }
@@ -185,10 +196,33 @@ impl Db {
     /// in-memory cache), when they answer exactly at this value's basis
     /// (see `current`); `None` when the datoms must be read instead.
     fn current_entity(&self, e: EntityId) -> Option<Result<Arc<current::Cached>, StorageError>> {
+        self.current_entity_as(e, Use::Read)
+    }
+
+    /// `current_entity`, for a read or a check (`still_holds`, which only
+    /// compares `last_tx` and does not make an entity hot).
+    fn current_entity_as(
+        &self,
+        e: EntityId,
+        use_: Use,
+    ) -> Option<Result<Arc<current::Cached>, StorageError>> {
         if self.view != View::Current || !self.cached {
             return None;
         }
         let cached = match self.entities.get(e) {
+            // Read again: hot, so decoded whole (see `current::Cached`),
+            // and offered back under the epoch it was first read at, so a
+            // write since then keeps the decoded copy out.
+            Some(cached) if use_ == Use::Read && cached.hot(self.reader) => {
+                match cached.decoded() {
+                    Ok(decoded) => {
+                        let decoded = Arc::new(decoded);
+                        self.entities.offer(e, decoded.epoch, decoded.clone());
+                        decoded
+                    }
+                    Err(error) => return Some(Err(error)),
+                }
+            }
             Some(cached) => cached,
             None => {
                 let epoch = self.entities.epoch();
@@ -197,11 +231,11 @@ impl Db {
                     Ok(None) => return None,
                     Err(error) => return Some(Err(error.into())),
                 };
-                match current::Cached::new(e, &entry) {
-                    Ok(decoded) => {
-                        let decoded = Arc::new(decoded);
-                        self.entities.offer(e, epoch, decoded.clone());
-                        decoded
+                match current::Cached::new(e, &entry, epoch, self.reader) {
+                    Ok(cached) => {
+                        let cached = Arc::new(cached);
+                        self.entities.offer(e, epoch, cached.clone());
+                        cached
                     }
                     Err(error) => return Some(Err(error)),
                 }
@@ -773,6 +807,13 @@ impl Entity {
     pub fn is_empty(&self) -> bool {
         self.attrs.is_empty()
     }
+}
+
+/// Why an entity is read from the entity cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Use {
+    Read,
+    Check,
 }
 
 /// A range read over one index, folded to the `Db`'s view as it goes.
