@@ -170,9 +170,6 @@ pub struct Cached {
     form: Form,
     /// About the bytes it holds in memory: what the entity cache weighs.
     pub bytes: u64,
-    /// The entity cache's epoch when the entry was read from sled: what a
-    /// decoded copy is offered back with.
-    pub epoch: u64,
     /// The reader (`Db::reader`) that read it from sled.
     first_reader: u64,
     /// Reads since by readers other than the first (saturating at
@@ -200,10 +197,10 @@ enum Form {
 }
 
 impl Cached {
-    /// Entity `e`'s entry, read from sled by `reader` at the entity cache's
-    /// `epoch`, checked whole (every fact's bounds, not its value) and
-    /// copied out of sled's buffer so that it holds only itself.
-    pub fn new(e: EntityId, entry: &[u8], epoch: u64, reader: u64) -> Result<Cached, StorageError> {
+    /// Entity `e`'s entry, read from sled by `reader`, checked whole (every
+    /// fact's bounds, not its value) and copied out of sled's buffer so
+    /// that it holds only itself.
+    pub fn new(e: EntityId, entry: &[u8], reader: u64) -> Result<Cached, StorageError> {
         let last_tx = last_tx(entry)
             .ok_or_else(|| StorageError::Corrupt("current-entity entry is too short".into()))?;
         for fact in facts(entry)? {
@@ -214,7 +211,6 @@ impl Cached {
             last_tx,
             bytes: (std::mem::size_of::<Cached>() + entry.len()) as u64,
             form: Form::Encoded(entry.into()),
-            epoch,
             first_reader: reader,
             read_again: Default::default(),
         })
@@ -249,7 +245,6 @@ impl Cached {
                 + entry.len()
                 + facts.len() * std::mem::size_of::<Datom>()) as u64,
             form: Form::Decoded(facts),
-            epoch: self.epoch,
             first_reader: self.first_reader,
             read_again: Default::default(),
         })
@@ -447,6 +442,21 @@ impl EntityCache {
         self.map.insert(e, cached);
     }
 
+    /// Puts `to` in place of `from`, if the cache still holds `from` for
+    /// `e`: what a write invalidates is removed under the same lock, so a
+    /// `from` still held is still current, and `to` (the same facts in
+    /// another form) is too. A write since, or an eviction, leaves it out.
+    pub fn replace(&self, e: EntityId, from: &std::sync::Arc<Cached>, to: std::sync::Arc<Cached>) {
+        let _writes = self.writes();
+        if self
+            .map
+            .peek(&e)
+            .is_some_and(|held| std::sync::Arc::ptr_eq(&held, from))
+        {
+            self.map.insert(e, to);
+        }
+    }
+
     /// Forgets everything (after writes were undone).
     pub fn clear(&self) {
         let _writes = self.writes();
@@ -475,7 +485,6 @@ mod cache_tests {
             last_tx: 1,
             form: Form::Encoded(Box::default()),
             bytes,
-            epoch: 0,
             first_reader: 0,
             read_again: Default::default(),
         })
@@ -492,6 +501,25 @@ mod cache_tests {
         }
         assert!(cache.len() > 16, "it did not start over: {}", cache.len());
         assert!(cache.get(0).is_some(), "the hot entity stayed");
+    }
+
+    #[test]
+    fn a_replacement_is_kept_only_in_place_of_what_it_was_made_from() {
+        let cache = EntityCache::new(1 << 20);
+        let first = entity(100);
+        cache.offer(7, cache.epoch(), first.clone());
+        let second = entity(200);
+        cache.replace(7, &first, second.clone());
+        assert!(Arc::ptr_eq(&cache.get(7).unwrap(), &second));
+        // Made from an entry a write has since invalidated: left out.
+        cache.invalidate([7]);
+        cache.replace(7, &second, entity(300));
+        assert!(cache.get(7).is_none());
+        // Or from one that another reader's newer entry has replaced.
+        let newer = entity(400);
+        cache.offer(7, cache.epoch(), newer.clone());
+        cache.replace(7, &second, entity(500));
+        assert!(Arc::ptr_eq(&cache.get(7).unwrap(), &newer));
     }
 
     #[test]
@@ -532,7 +560,7 @@ mod entry_tests {
         let entries = updated_entries(&datoms, 11, |_| Ok(None)).unwrap();
         let (key, entry) = &entries[0];
         assert_eq!(*key, super::key(42));
-        Cached::new(42, entry, 0, 1).unwrap()
+        Cached::new(42, entry, 1).unwrap()
     }
 
     fn attrs(datoms: &[Datom]) -> Vec<EntityId> {
@@ -583,8 +611,8 @@ mod entry_tests {
     fn a_cut_entry_is_refused_whole() {
         let entries = updated_entries(&[datom(3, Value::Long(1), 5)], 5, |_| Ok(None)).unwrap();
         let entry = &entries[0].1;
-        assert!(Cached::new(42, &entry[..entry.len() - 1], 0, 1).is_err());
-        assert!(Cached::new(42, &entry[..6], 0, 1).is_err());
-        assert!(Cached::new(42, entry, 0, 1).is_ok());
+        assert!(Cached::new(42, &entry[..entry.len() - 1], 1).is_err());
+        assert!(Cached::new(42, &entry[..6], 1).is_err());
+        assert!(Cached::new(42, entry, 1).is_ok());
     }
 }

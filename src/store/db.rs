@@ -210,17 +210,19 @@ impl Db {
             return None;
         }
         let cached = match self.entities.get(e) {
-            // Read again: hot, so decoded whole (see `current::Cached`),
-            // and offered back under the epoch it was first read at, so a
-            // write since then keeps the decoded copy out.
+            // Read by other pages often enough: hot, so decoded whole (see
+            // `current::Cached`), in place of the entry it was decoded from
+            // if the cache still holds that one (a write since removed it).
             Some(cached) if use_ == Use::Read && cached.hot(self.reader) => {
                 match cached.decoded() {
                     Ok(decoded) => {
                         let decoded = Arc::new(decoded);
-                        self.entities.offer(e, decoded.epoch, decoded.clone());
+                        self.entities.replace(e, &cached, decoded.clone());
                         decoded
                     }
-                    Err(error) => return Some(Err(error)),
+                    // A value that does not decode fails the read that asks
+                    // for it, from the encoded entry, and no other.
+                    Err(_) => cached,
                 }
             }
             Some(cached) => cached,
@@ -231,7 +233,7 @@ impl Db {
                     Ok(None) => return None,
                     Err(error) => return Some(Err(error.into())),
                 };
-                match current::Cached::new(e, &entry, epoch, self.reader) {
+                match current::Cached::new(e, &entry, self.reader) {
                     Ok(cached) => {
                         let cached = Arc::new(cached);
                         self.entities.offer(e, epoch, cached.clone());
@@ -722,7 +724,8 @@ impl Db {
             .map(|d| d.e);
         match found {
             Some(e) if self.witness.is_some() && self.is_unique(a) => {
-                if self.current_entity(e).is_none() {
+                // Witnessed, not read: it does not make the entity hot.
+                if self.current_entity_as(e, Use::Check).is_none() {
                     self.witness_range();
                 }
             }

@@ -113,10 +113,11 @@ impl Encoding {
         }
     }
 
-    /// The text of `body`, which `encode` made in this coding.
-    pub fn decode(self, body: &[u8]) -> std::io::Result<Vec<u8>> {
+    /// The text of `body`, which `encode` made in this coding from
+    /// `plain_len` bytes.
+    pub fn decode(self, body: &[u8], plain_len: usize) -> std::io::Result<Vec<u8>> {
         use std::io::Read as _;
-        let mut text = Vec::with_capacity(body.len() * 4);
+        let mut text = Vec::with_capacity(plain_len);
         match self {
             Encoding::Identity => text.extend_from_slice(body),
             Encoding::Gzip => {
@@ -183,19 +184,47 @@ pub struct Kept {
     /// The length of the page before compression.
     pub plain_len: usize,
     pub body: Bytes,
+    /// Whether a request has taken on compressing it at its best.
+    refining: std::sync::atomic::AtomicBool,
 }
 
 impl Kept {
-    /// Whether the page should be compressed again at `Effort::Best`.
-    pub fn worth_refining(&self) -> bool {
+    /// A page made now, compressed fast.
+    pub fn made(
+        read: ReadSet,
+        etag: EntityTag,
+        modified: Option<SystemTime>,
+        content_type: &'static str,
+        encoding: Encoding,
+        text: &[u8],
+    ) -> Kept {
+        Kept {
+            read,
+            etag,
+            modified,
+            content_type,
+            encoding,
+            effort: Effort::Fast,
+            plain_len: text.len(),
+            body: encoding.encode(text, Effort::Fast),
+            refining: Default::default(),
+        }
+    }
+
+    /// Whether the caller should compress the page again at `Effort::Best`:
+    /// true once per kept page (two requests at once do not both do it).
+    pub fn take_refining(&self) -> bool {
         self.effort == Effort::Fast
             && self.encoding != Encoding::Identity
             && self.plain_len <= REFINED_AT_MOST
+            && !self
+                .refining
+                .swap(true, std::sync::atomic::Ordering::Relaxed)
     }
 
     /// This page, compressed at `Effort::Best`.
     pub fn refined(&self) -> std::io::Result<Kept> {
-        let text = self.encoding.decode(&self.body)?;
+        let text = self.encoding.decode(&self.body, self.plain_len)?;
         Ok(Kept {
             read: self.read.clone(),
             etag: self.etag.clone(),
@@ -205,6 +234,7 @@ impl Kept {
             effort: Effort::Best,
             plain_len: text.len(),
             body: self.encoding.encode(&text, Effort::Best),
+            refining: Default::default(),
         })
     }
 }
@@ -277,6 +307,21 @@ impl PageCache {
         self.pages.insert(key, kept);
     }
 
+    /// Keeps `to` in place of `from`, if the cache still holds `from` under
+    /// `key` (a page made since, after a write, stays).
+    pub fn replace(&self, key: &PageKey, from: &Arc<Kept>, to: Arc<Kept>) {
+        if self.budget == 0 {
+            return;
+        }
+        if self
+            .pages
+            .peek(key)
+            .is_some_and(|held| Arc::ptr_eq(&held, from))
+        {
+            self.pages.insert(key.clone(), to);
+        }
+    }
+
     /// The bytes held now, as weighed.
     pub fn weight(&self) -> u64 {
         self.pages.weight()
@@ -334,18 +379,27 @@ mod tests {
                 .read_to_string(&mut out)
                 .unwrap();
             assert_eq!(out, text, "{effort:?}");
-            assert_eq!(Encoding::Gzip.decode(&gzip).unwrap(), text.as_bytes());
+            assert_eq!(
+                Encoding::Gzip.decode(&gzip, text.len()).unwrap(),
+                text.as_bytes()
+            );
             let brotli = Encoding::Brotli.encode(text.as_bytes(), effort);
             let mut out = String::new();
             brotli::Decompressor::new(&brotli[..], 4096)
                 .read_to_string(&mut out)
                 .unwrap();
             assert_eq!(out, text, "{effort:?}");
-            assert_eq!(Encoding::Brotli.decode(&brotli).unwrap(), text.as_bytes());
+            assert_eq!(
+                Encoding::Brotli.decode(&brotli, text.len()).unwrap(),
+                text.as_bytes()
+            );
             assert!(brotli.len() < text.len() / 10);
         }
         let plain = Encoding::Identity.encode(text.as_bytes(), Effort::Fast);
-        assert_eq!(Encoding::Identity.decode(&plain).unwrap(), text.as_bytes());
-        assert!(Encoding::Brotli.decode(b"not brotli").is_err());
+        assert_eq!(
+            Encoding::Identity.decode(&plain, text.len()).unwrap(),
+            text.as_bytes()
+        );
+        assert!(Encoding::Brotli.decode(b"not brotli", 10).is_err());
     }
 }

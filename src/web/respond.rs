@@ -23,7 +23,7 @@ use actix_web::{HttpMessage, HttpRequest, HttpResponse, HttpResponseBuilder};
 use maud::Markup;
 
 use super::error::WebError;
-use super::page_cache::{Effort, Encoding, Kept, PageKey};
+use super::page_cache::{Encoding, Kept, PageKey};
 use super::Site;
 use crate::domain::{ReadSet, Snapshot};
 
@@ -254,20 +254,25 @@ fn kept(
     if request.has(&kept.etag, kept.modified) {
         return Ok(Some(Answer::NotModified(kept.etag.clone(), kept.modified)));
     }
-    if kept.worth_refining() {
+    let hit = started.elapsed();
+    if kept.take_refining() {
         // Asked for again: worth its best compression (see `Effort`).
-        let refined = Arc::new(
-            kept.refined()
-                .map_err(|error| WebError::Internal(Box::new(error)))?,
-        );
-        site.pages().keep(request.key.clone(), refined.clone());
-        let timing = format!(
-            "cache;desc=hit;dur={:.3}, compress;desc=refined",
-            millis(started.elapsed())
-        );
-        return Ok(Some(Answer::Page(refined, timing)));
+        match kept.refined() {
+            Ok(refined) => {
+                let refined = Arc::new(refined);
+                site.pages().replace(&request.key, &kept, refined.clone());
+                let timing = format!(
+                    "cache;desc=hit;dur={:.3}, compress;desc=refined;dur={:.3}",
+                    millis(hit),
+                    millis(started.elapsed() - hit)
+                );
+                return Ok(Some(Answer::Page(refined, timing)));
+            }
+            // The kept bytes are what was sent before: send them again.
+            Err(error) => tracing::warn!(%error, "a kept page did not decode to be refined"),
+        }
     }
-    let timing = format!("cache;desc=hit;dur={:.3}", millis(started.elapsed()));
+    let timing = format!("cache;desc=hit;dur={:.3}", millis(hit));
     Ok(Some(Answer::Page(kept, timing)))
 }
 
@@ -298,16 +303,14 @@ fn make<M>(
     let reads = witnessed.reads_so_far();
     let body = render(site, &model);
     let rendered_at = Instant::now();
-    let kept = Arc::new(Kept {
-        read: read_set,
-        etag: tag,
+    let kept = Arc::new(Kept::made(
+        read_set,
+        tag,
         modified,
-        content_type: body.content_type,
-        encoding: request.encoding,
-        effort: Effort::Fast,
-        plain_len: body.text.len(),
-        body: request.encoding.encode(body.text.as_bytes(), Effort::Fast),
-    });
+        body.content_type,
+        request.encoding,
+        body.text.as_bytes(),
+    ));
     let compressed_at = Instant::now();
     if keep == Keep::Yes {
         site.pages().keep(request.key.clone(), kept.clone());
