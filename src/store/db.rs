@@ -146,6 +146,12 @@ impl Db {
             .is_some_and(|attribute| attribute.unique.is_some())
     }
 
+    /// Whether this value may answer from the in-memory caches (entities,
+    /// referrers, orders): a current view reading through them.
+    fn reads_caches(&self) -> bool {
+        self.view == View::Current && self.cached
+    }
+
     /// Notes a read the witness cannot vouch for (see `witness`).
     fn witness_range(&self) {
         if let Some(witness) = &self.witness {
@@ -206,7 +212,7 @@ impl Db {
         e: EntityId,
         use_: Use,
     ) -> Option<Result<Arc<current::Cached>, StorageError>> {
-        if self.view != View::Current || !self.cached {
+        if !self.reads_caches() {
             return None;
         }
         let cached = match self.entities.get(e) {
@@ -353,7 +359,7 @@ impl Db {
         a: EntityId,
         target: EntityId,
     ) -> Result<Arc<[EntityId]>, StorageError> {
-        let cacheable = self.view == View::Current && self.cached;
+        let cacheable = self.reads_caches();
         if cacheable {
             if let Some(referrers) = self.referrers.get(target, a, self.basis) {
                 return Ok(referrers);
@@ -446,10 +452,7 @@ impl Db {
                 // The same bounds as the sled ranges below, on the keys of
                 // the attribute's current facts: lower..upper is all of
                 // them when no value is given.
-                let (lo, hi) = (
-                    order.partition_point(|k| **k < *lower),
-                    order.partition_point(|k| **k < *upper),
-                );
+                let (lo, hi) = keys_within(&order, &lower, &upper);
                 let (start, end) = match (&cursor, reverse) {
                     (None, _) => (lo, hi),
                     (Some(at), false) => {
@@ -501,9 +504,9 @@ impl Db {
         self.witness_range();
         let order = self.order(a)?;
         let (lower, _) = Components::any().a(a).v(v.clone()).key_prefix(Index::Avet);
-        let upper = prefix_end(&lower);
+        let (lo, hi) = keys_within(&order, &lower, &prefix_end(&lower));
         self.reads.fetch_add(1, Ordering::Relaxed);
-        Some(order.partition_point(|k| **k < *upper) - order.partition_point(|k| **k < *lower))
+        Some(hi - lo)
     }
 
     /// The distinct current values of indexed attribute `a`, in order,
@@ -564,7 +567,7 @@ impl Db {
     /// Attribute `a`'s order of current facts if the order cache holds it
     /// for this value, without filling it.
     fn filled_order(&self, a: EntityId) -> Option<Order> {
-        if self.view != View::Current || !self.cached {
+        if !self.reads_caches() {
             return None;
         }
         self.orders.get(a, self.basis)
@@ -577,10 +580,7 @@ impl Db {
         if let Some(order) = self.filled_order(a) {
             return Some(order);
         }
-        if self.view != View::Current || !self.cached {
-            return None;
-        }
-        if !self.orders.accepts(a, self.basis) {
+        if !self.reads_caches() || !self.orders.accepts(a, self.basis) {
             return None;
         }
         // One range read fills it: the keys a current range read folds to.
@@ -810,6 +810,15 @@ impl Entity {
     pub fn is_empty(&self) -> bool {
         self.attrs.is_empty()
     }
+}
+
+/// Where the keys in `lower..upper` lie in `order` (sorted): two binary
+/// searches.
+fn keys_within(order: &[Arc<[u8]>], lower: &[u8], upper: &[u8]) -> (usize, usize) {
+    (
+        order.partition_point(|k| **k < *lower),
+        order.partition_point(|k| **k < *upper),
+    )
 }
 
 /// Why an entity is read from the entity cache.
