@@ -174,6 +174,12 @@ impl Content {
             .collect();
         tags.sort();
         tags.dedup();
+        // A tag of dots alone would be a path segment browsers resolve
+        // away (`/tags/..`, even percent-encoded), and one of punctuation
+        // alone names nothing a cook would look for.
+        if let Some(bare) = tags.iter().find(|t| !t.chars().any(char::is_alphanumeric)) {
+            return Err(format!("the tag {bare:?} needs a letter or a digit"));
+        }
         if let Some(long) = tags.iter().find(|t| t.chars().count() > MAX_TAG) {
             return Err(format!(
                 "the tag {long:?} is longer than {MAX_TAG} characters"
@@ -241,6 +247,16 @@ mod tests {
         .unwrap();
         assert_eq!(content.title, "Dal");
         assert_eq!(content.tags, ["quick", "vegan"]);
+        for bare in [".", "..", "-"] {
+            let refused = Content {
+                title: "Dal".into(),
+                tags: vec!["quick".into(), bare.into()],
+                ..Content::default()
+            }
+            .normalized()
+            .unwrap_err();
+            assert!(refused.contains("needs a letter or a digit"), "{refused}");
+        }
         assert_eq!(content.ingredients, ["1 cup lentils"]);
         assert_eq!(content.summary, None);
         assert!(

@@ -18,6 +18,11 @@ pub struct BadSlug {
 
 pub const MAX_SLUG_LEN: usize = 80;
 
+/// Slugs no recipe may have: `/recipes/new` is the new-recipe form, which
+/// the router tries before the recipe pattern, so a recipe there could
+/// never be read.
+const RESERVED_FOR_PAGES: [&str; 1] = ["new"];
+
 impl Slug {
     pub fn parse(text: &str) -> Result<Slug, BadSlug> {
         let bad = |why| BadSlug {
@@ -61,11 +66,22 @@ impl Slug {
             }
         }
         let trimmed = out.trim_matches('-');
-        Slug(if trimmed.is_empty() {
+        let slug = Slug(if trimmed.is_empty() {
             "recipe".to_owned()
         } else {
             trimmed.to_owned()
-        })
+        });
+        if slug.is_reserved() {
+            Slug(format!("{slug}-recipe"))
+        } else {
+            slug
+        }
+    }
+
+    /// Whether the site's own pages have this address, so that no recipe
+    /// may (cooks' handles may: they live under `/cooks/`).
+    pub fn is_reserved(&self) -> bool {
+        RESERVED_FOR_PAGES.contains(&self.0.as_str())
     }
 
     pub fn as_str(&self) -> &str {
@@ -119,6 +135,10 @@ mod tests {
         );
         assert_eq!(Slug::from_title("  Crème brûlée  ").as_str(), "crme-brle");
         assert_eq!(Slug::from_title("!!!").as_str(), "recipe");
+        // `/recipes/new` is the new-recipe form.
+        assert_eq!(Slug::from_title("New!").as_str(), "new-recipe");
+        assert!(!Slug::from_title("New!").is_reserved());
+        assert!(Slug::parse("new").unwrap().is_reserved());
         assert!(Slug::parse(Slug::from_title(&"long title ".repeat(30)).as_str()).is_ok());
     }
 

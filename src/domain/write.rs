@@ -509,19 +509,24 @@ fn store_error(e: crate::store::StorageError) -> DomainError {
     DomainError::Store(e.into())
 }
 
-/// `slug` if no recipe has it, else the first of `slug-2`, `slug-3`... free.
+/// `slug` if no recipe has it, else the first of `slug-2`, `slug-3`... free
+/// (a reserved slug counts as taken).
 fn free_slug(view: &Snapshot, slug: &Slug) -> Result<Slug, DomainError> {
     let mut candidate = slug.clone();
     let mut n = 2;
-    while view.find(&candidate)?.is_some() {
+    while candidate.is_reserved() || view.find(&candidate)?.is_some() {
         candidate = slug.with_suffix(n);
         n += 1;
     }
     Ok(candidate)
 }
 
-/// Refuses a new recipe a slug another recipe has.
+/// Refuses a new recipe a slug another recipe, or one of the site's own
+/// pages (`Slug::is_reserved`), has.
 fn refuse_taken(view: &Snapshot, slug: &Slug) -> Result<(), DomainError> {
+    if slug.is_reserved() {
+        return Err(DomainError::SlugTaken(slug.to_string()));
+    }
     match view.find(slug)? {
         Some(_) => Err(DomainError::SlugTaken(slug.to_string())),
         None => Ok(()),

@@ -78,6 +78,9 @@ pub fn account(cook: &Cook, notice: Option<&str>, errors: &FieldErrors, csrf: &s
             (form_errors(errors))
             form class="account-form" method="post" action="/account/password" {
                 (token(csrf))
+                // Whose password this is, for password managers; the
+                // handler reads the cook from the session, not from this.
+                input type="text" name="username" autocomplete="username" value=(cook.handle) hidden readonly;
                 (current.render(errors))
                 (new.render(errors))
                 button type="submit" { "Change password" }

@@ -13,9 +13,9 @@ use serde::Deserialize;
 use super::forms::{private_page, see_other, sentence};
 use super::recipes::parse_slug;
 use super::session::Visitor;
-use super::submission::read_recipe_form;
+use super::submission::{read_recipe_form, Upload};
 use super::{Site, WebError};
-use crate::domain::pictures::Picture;
+use crate::domain::pictures::{Picture, PictureError};
 use crate::domain::{
     Change, Content, Cook, DomainError, Minutes, Recipe, Slug, Step, VersionNumber,
 };
@@ -51,12 +51,15 @@ fn preview_content_of(f: &RecipeFields, picture: Option<Picture>) -> Result<Cont
 }
 
 /// A file sent with the form, stored as a picture off the workers
-/// (decoding and encoding take a while); `None` when none was sent.
-async fn store_upload(
-    site: &Site,
-    upload: Option<Vec<u8>>,
-) -> Option<Result<Picture, DomainError>> {
-    let bytes = upload?;
+/// (decoding and encoding take a while); `None` when none was sent. One
+/// too large to store was dropped as it was read.
+async fn store_upload(site: &Site, upload: Option<Upload>) -> Option<Result<Picture, DomainError>> {
+    let bytes = match upload? {
+        Upload::File(bytes) => bytes,
+        Upload::TooLarge(size) => {
+            return Some(Err(DomainError::BadPicture(PictureError::TooLarge(size))))
+        }
+    };
     let recipes = site.recipes().clone();
     Some(
         web::block(move || recipes.add_picture(&bytes))
@@ -276,7 +279,11 @@ impl Outcome {
     }
 
     fn slug_taken(slug: &Slug) -> Outcome {
-        let why = format!("Another recipe is at /recipes/{slug}: choose another address.");
+        let why = if slug.is_reserved() {
+            format!("/recipes/{slug} is one of the site's own pages: choose another address.")
+        } else {
+            format!("Another recipe is at /recipes/{slug}: choose another address.")
+        };
         Outcome::Refused(StatusCode::CONFLICT, FieldErrors::one("slug", why))
     }
 

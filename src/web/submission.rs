@@ -26,6 +26,20 @@ const MULTIPART_SLACK: usize = 64 * 1024;
 /// The file field of the recipe form.
 pub const PICTURE_FIELD: &str = "picture_file";
 
+/// How large a picture file may be and still be read past (and dropped), so
+/// that the form comes back with everything else that was typed and says
+/// the picture is too large: room for a phone camera's largest photos.
+/// A larger one is refused with the body unread.
+const MAX_READ_PAST_BYTES: usize = 32 * 1024 * 1024;
+
+/// The picture file a form sent.
+#[derive(Debug)]
+pub enum Upload {
+    File(Vec<u8>),
+    /// Over `MAX_UPLOAD_BYTES`: its bytes were read and dropped; how many.
+    TooLarge(usize),
+}
+
 fn too_large_upload() -> WebError {
     WebError::TooLarge(format!(
         "The picture is larger than the {} MiB a picture may be: nothing was changed.",
@@ -57,11 +71,11 @@ fn unreadable(why: impl std::fmt::Display) -> WebError {
     ))
 }
 
-/// The form's fields, and the picture file's bytes if one was chosen.
+/// The form's fields, and the picture file if one was chosen.
 pub async fn read_recipe_form<T: DeserializeOwned>(
     req: &HttpRequest,
     payload: web::Payload,
-) -> Result<(T, Option<Vec<u8>>), WebError> {
+) -> Result<(T, Option<Upload>), WebError> {
     read_form(req, payload, MAX_FORM_BYTES).await
 }
 
@@ -71,7 +85,7 @@ pub async fn read_form<T: DeserializeOwned>(
     req: &HttpRequest,
     payload: web::Payload,
     text_limit: usize,
-) -> Result<(T, Option<Vec<u8>>), WebError> {
+) -> Result<(T, Option<Upload>), WebError> {
     let content_type = req
         .headers()
         .get(header::CONTENT_TYPE)
@@ -86,8 +100,9 @@ pub async fn read_form<T: DeserializeOwned>(
     if content_type.starts_with("multipart/form-data") {
         // Room for the framing a browser writes around each part (its
         // count below charges only `PART_OVERHEAD`), the file's name and
-        // type: a form the part-by-part limits take is never refused here.
-        let most = text_limit + MAX_UPLOAD_BYTES + MULTIPART_SLACK;
+        // type: a form the part-by-part limits take, or whose picture is
+        // read past, is never refused here.
+        let most = text_limit + MAX_READ_PAST_BYTES + MULTIPART_SLACK;
         if declared.is_some_and(|length| length > most as u64) {
             return Err(WebError::TooLarge(format!(
                 "The form is larger than a form with a {} MiB picture may be: nothing was \
@@ -124,7 +139,7 @@ async fn read_multipart<T: DeserializeOwned>(
     req: &HttpRequest,
     payload: web::Payload,
     text_limit: usize,
-) -> Result<(T, Option<Vec<u8>>), WebError> {
+) -> Result<(T, Option<Upload>), WebError> {
     let mut parts = Multipart::new(req.headers(), payload);
     let mut fields: Vec<(String, String)> = Vec::new();
     let mut text_bytes = 0;
@@ -152,21 +167,28 @@ async fn read_multipart<T: DeserializeOwned>(
             text_limit - text_bytes
         };
         let mut data = Vec::new();
+        // Bytes of a picture over its limit, read and dropped.
+        let mut past = 0;
         while let Some(chunk) = part.next().await {
             let chunk = chunk.map_err(multipart_refused)?;
-            if data.len() + chunk.len() > limit {
-                return Err(if is_file {
-                    too_large_upload()
-                } else {
-                    too_large_form(text_limit)
-                });
+            if past > 0 || data.len() + chunk.len() > limit {
+                if !is_file {
+                    return Err(too_large_form(text_limit));
+                }
+                past += std::mem::take(&mut data).len() + chunk.len();
+                if past > MAX_READ_PAST_BYTES {
+                    return Err(too_large_upload());
+                }
+                continue;
             }
             data.extend_from_slice(&chunk);
         }
         if is_file {
-            // No file chosen: browsers send the part, empty.
-            if !data.is_empty() {
-                upload = Some(data);
+            if past > 0 {
+                upload = Some(Upload::TooLarge(past));
+            } else if !data.is_empty() {
+                // No file chosen: browsers send the part, empty.
+                upload = Some(Upload::File(data));
             }
         } else {
             text_bytes += data.len();

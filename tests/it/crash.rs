@@ -233,7 +233,7 @@ fn kills(seed: u64) -> impl Iterator<Item = Kill> {
         state ^= state >> 7;
         state ^= state << 17;
         let ms = |range: u64| Duration::from_millis((state >> 8) % range);
-        if state % 5 == 0 {
+        if state.is_multiple_of(5) {
             Kill::AfterStart(ms(40))
         } else {
             Kill::AfterReady(Duration::from_millis(2) + ms(78))

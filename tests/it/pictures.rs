@@ -144,7 +144,7 @@ async fn a_picture_in_each_format_is_served_in_every_width() {
 }
 
 #[actix_web::test]
-async fn a_picture_over_the_size_limit_is_refused_with_a_page_that_says_so() {
+async fn a_picture_over_the_size_limit_gives_the_form_back_with_what_was_typed() {
     let (recipes, site) = new_site();
     let mut ann = Browser::new(&site);
     sign_up(&mut ann, "ann").await;
@@ -155,15 +155,41 @@ async fn a_picture_over_the_size_limit_is_refused_with_a_page_that_says_so() {
         .submit_with_file(
             &form,
             "/recipes/new",
-            &recipe_fields(&[("picture_alt", "Dal")]),
+            &recipe_fields(&[("picture_alt", "Dal"), ("title", "Big-photo dal")]),
             Some(("huge.jpg", "image/jpeg", &huge)),
+        )
+        .await;
+    assert_eq!(refused.status, 422, "{}", refused.body);
+    let error = refused.texts("#picture_file-error");
+    assert_eq!(error.len(), 1, "{}", refused.body);
+    assert!(
+        error[0].contains("the most is 10485760 (10 MiB)"),
+        "{error:?}"
+    );
+    // The fields sent after the file were read past it and kept.
+    assert_eq!(refused.attrs("#title", "value"), ["Big-photo dal"]);
+    assert_eq!(refused.attrs("#picture_alt", "value"), ["Dal"]);
+    assert!(
+        refused.body.contains("1 cup red lentils"),
+        "{}",
+        refused.body
+    );
+    assert!(stored(recipes.store()) == before);
+
+    // Past what is worth reading through, the body is refused unread, with
+    // a page that says why.
+    let enormous = vec![0xFFu8; 33 * 1024 * 1024];
+    let refused = ann
+        .submit_with_file(
+            &form,
+            "/recipes/new",
+            &recipe_fields(&[("picture_alt", "Dal")]),
+            Some(("enormous.jpg", "image/jpeg", &enormous)),
         )
         .await;
     assert_eq!(refused.status, 413);
     assert!(
-        refused
-            .body
-            .contains("The picture is larger than the 10 MiB a picture may be"),
+        refused.body.contains("10 MiB") && refused.body.contains("nothing was changed"),
         "{}",
         refused.body
     );

@@ -75,13 +75,10 @@ impl Browser {
         let hidden = hidden_fields(page, action);
         let form = filled_in(&hidden, fields);
         const BOUNDARY: &str = "forkful-test-boundary-7MA4YWxkTrZu0gW";
+        // The file first, so the fields after it are read only if it is
+        // read to its end (as a browser orders them, the file comes before
+        // the note).
         let mut body = Vec::new();
-        for (name, value) in form {
-            body.extend_from_slice(
-                format!("--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n")
-                    .as_bytes(),
-            );
-        }
         let (filename, kind, bytes) = file.unwrap_or(("", "application/octet-stream", &[]));
         body.extend_from_slice(
             format!(
@@ -90,7 +87,14 @@ impl Browser {
             .as_bytes(),
         );
         body.extend_from_slice(bytes);
-        body.extend_from_slice(format!("\r\n--{BOUNDARY}--\r\n").as_bytes());
+        body.extend_from_slice(b"\r\n");
+        for (name, value) in form {
+            body.extend_from_slice(
+                format!("--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n")
+                    .as_bytes(),
+            );
+        }
+        body.extend_from_slice(format!("--{BOUNDARY}--\r\n").as_bytes());
         let request = TestRequest::post()
             .uri(action)
             .insert_header((
@@ -448,6 +452,14 @@ async fn a_new_password_ends_other_sessions_and_log_out_everywhere_ends_all() {
         .await;
     assert_eq!(phone.get("/account").await.status, 200);
     let account = laptop.get("/account").await;
+    assert_eq!(
+        account.attrs(
+            "form[action='/account/password'] input[autocomplete=username]",
+            "value"
+        ),
+        ["ann"],
+        "password managers are told whose password changes"
+    );
     let wrong = laptop
         .submit(
             &account,
@@ -792,6 +804,47 @@ async fn a_form_with_bad_fields_says_which_and_writes_nothing() {
         anonymous.header("location"),
         Some("/login?next=/recipes/new")
     );
+}
+
+#[actix_web::test]
+async fn no_recipe_takes_the_new_recipe_forms_address_and_no_tag_is_bare_punctuation() {
+    let (recipes, site) = new_site();
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let form = ann.get("/recipes/new").await;
+    let before = stored(recipes.store());
+    let asked = ann
+        .submit(
+            &form,
+            "/recipes/new",
+            &recipe_fields(&[("title", "New"), ("slug", "new")]),
+        )
+        .await;
+    assert_eq!(asked.status, 409, "{}", asked.body);
+    assert_eq!(
+        asked.texts("#slug-error"),
+        ["/recipes/new is one of the site's own pages: choose another address."]
+    );
+    for tags in [".", "quick, ..", "-"] {
+        let bare = ann
+            .submit(&form, "/recipes/new", &recipe_fields(&[("tags", tags)]))
+            .await;
+        assert_eq!(bare.status, 422, "{tags}");
+        assert!(
+            bare.body.contains("needs a letter or a digit"),
+            "{}",
+            bare.body
+        );
+    }
+    assert!(stored(recipes.store()) == before, "a refused form wrote");
+    let titled = ann
+        .submit(&form, "/recipes/new", &recipe_fields(&[("title", "New")]))
+        .await;
+    assert_eq!(titled.status, 303, "{}", titled.body);
+    assert_eq!(titled.header("location"), Some("/recipes/new-recipe"));
+    let page = ann.get("/recipes/new-recipe").await;
+    assert_eq!(page.status, 200);
+    assert_eq!(page.texts("h1"), ["New"]);
 }
 
 #[actix_web::test]
