@@ -9,7 +9,8 @@
 
 use std::io::Read;
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
-use std::time::Duration;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 /// The most a page may weigh, in bytes.
 pub const MAX_PAGE_BYTES: u64 = 5 * 1024 * 1024;
@@ -94,28 +95,28 @@ impl Fetcher {
     /// text.
     pub fn fetch(&self, address: &str) -> Result<(String, String), FetchError> {
         let allow = self.allow;
+        // One deadline for the whole fetch, redirects and name lookups
+        // included.
+        let deadline = Instant::now() + TIMEOUT;
         let agent = ureq::AgentBuilder::new()
             .timeout(TIMEOUT)
             .redirects(0)
             .user_agent("forkful-import (+https://github.com/forkful)")
-            .resolver(move |netloc: &str| resolve(netloc, allow).map_err(into_io))
+            .resolver(move |netloc: &str| {
+                resolve(netloc, allow, deadline, system_lookup).map_err(into_io)
+            })
             .build();
         let mut at = checked_url(address)?;
-        // One deadline for the whole fetch, redirects included.
-        let deadline = std::time::Instant::now() + TIMEOUT;
         for _ in 0..=MAX_REDIRECTS {
-            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                return Err(FetchError::Network(format!(
-                    "it took longer than {} s",
-                    TIMEOUT.as_secs()
-                )));
+                return Err(took_too_long());
             }
             // The check before the request gives a clear message; the
             // resolver's, on the connection itself, is what holds.
             let host = at.host_str().unwrap_or_default().to_owned();
             let port = at.port_or_known_default().unwrap_or(80);
-            resolve(&format!("{host}:{port}"), allow)?;
+            resolve(&format!("{host}:{port}"), allow, deadline, system_lookup)?;
             let response = match agent.request_url("GET", &at).timeout(left).call() {
                 Ok(response) => response,
                 Err(ureq::Error::Status(code, _)) => return Err(FetchError::Status(code)),
@@ -162,17 +163,49 @@ fn checked_url(address: &str) -> Result<url::Url, FetchError> {
     Ok(url)
 }
 
+fn took_too_long() -> FetchError {
+    FetchError::Network(format!("it took longer than {} s", TIMEOUT.as_secs()))
+}
+
+/// How a name is looked up: the system's resolver (tests give another).
+type Lookup = fn(&str) -> std::io::Result<Vec<SocketAddr>>;
+
+fn system_lookup(netloc: &str) -> std::io::Result<Vec<SocketAddr>> {
+    Ok(netloc.to_socket_addrs()?.collect())
+}
+
 /// The addresses `netloc` (`host:port`) resolves to, all of them public
-/// unless private ones are allowed.
-fn resolve(netloc: &str, allow: Allow) -> Result<Vec<SocketAddr>, FetchError> {
+/// unless private ones are allowed, looked up by `deadline`.
+fn resolve(
+    netloc: &str,
+    allow: Allow,
+    deadline: Instant,
+    lookup: Lookup,
+) -> Result<Vec<SocketAddr>, FetchError> {
     let host = netloc
         .rsplit_once(':')
         .map_or(netloc, |(host, _)| host)
         .trim_matches(['[', ']']);
-    let addrs: Vec<SocketAddr> = netloc
-        .to_socket_addrs()
-        .map_err(|_| FetchError::NoSuchHost(host.to_owned()))?
-        .collect();
+    // The system's lookup takes no deadline (glibc's waits out its own
+    // timeouts and retries, tens of seconds for a name server that does
+    // not answer), so it runs on a thread of its own that is waited for
+    // only until the deadline; one left behind ends with its lookup.
+    if deadline <= Instant::now() {
+        return Err(took_too_long());
+    }
+    let (sender, answer) = mpsc::sync_channel(1);
+    let asked = netloc.to_owned();
+    std::thread::Builder::new()
+        .name("fetch-lookup".into())
+        .spawn(move || {
+            let _ = sender.send(lookup(&asked));
+        })
+        .map_err(|e| FetchError::Network(e.to_string()))?;
+    let left = deadline.saturating_duration_since(Instant::now());
+    let addrs = match answer.recv_timeout(left) {
+        Ok(found) => found.map_err(|_| FetchError::NoSuchHost(host.to_owned()))?,
+        Err(_) => return Err(took_too_long()),
+    };
     if addrs.is_empty() {
         return Err(FetchError::NoSuchHost(host.to_owned()));
     }
@@ -240,6 +273,32 @@ pub fn is_public(ip: IpAddr) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_lookup_that_outlasts_the_deadline_is_given_up() {
+        fn slow(_: &str) -> std::io::Result<Vec<SocketAddr>> {
+            std::thread::sleep(Duration::from_secs(5));
+            Ok(vec!["93.184.216.34:80".parse().unwrap()])
+        }
+        fn quick(_: &str) -> std::io::Result<Vec<SocketAddr>> {
+            Ok(vec!["93.184.216.34:80".parse().unwrap()])
+        }
+        let started = Instant::now();
+        let deadline = started + Duration::from_millis(100);
+        let refused = resolve("slow.example:80", Allow::PublicOnly, deadline, slow);
+        assert_eq!(refused, Err(took_too_long()));
+        assert!(started.elapsed() < Duration::from_secs(2));
+        let later = Instant::now() + Duration::from_secs(5);
+        assert_eq!(
+            resolve("quick.example:80", Allow::PublicOnly, later, quick),
+            Ok(vec!["93.184.216.34:80".parse().unwrap()])
+        );
+        assert_eq!(
+            resolve("quick.example:80", Allow::Private, started, quick),
+            Err(took_too_long()),
+            "a deadline already past"
+        );
+    }
 
     #[test]
     fn internal_addresses_are_not_public() {

@@ -8,6 +8,13 @@ use super::layout::{self, Head, Section};
 use super::{count, recipe_path};
 use crate::domain::{Family, TreeNode};
 
+/// The deepest generation given a list of its own. A browser's parser
+/// stops nesting elements 512 deep (Chrome's limit; the rest become
+/// siblings, and the tree reads wrong), and each generation is two (`ul`,
+/// `li`): deeper forks are listed in the last nested list, each saying
+/// its generation.
+pub const MAX_NESTED_GENERATIONS: usize = 100;
+
 /// The family of one recipe: the tree from its original.
 pub struct ForkTreeView<'a> {
     /// The recipe the page was asked for, marked in the tree.
@@ -26,18 +33,22 @@ fn label(view: &ForkTreeView, node: &TreeNode) -> Markup {
         } @else {
             a href=(recipe_path(&node.slug)) { (node.title) }
         }
-        " " span class="meta" { (count(node.version_count, "version", "versions")) }
+        " " span class="meta" {
+            (count(node.version_count, "version", "versions"))
+            @if node.depth > MAX_NESTED_GENERATIONS { ", generation " (node.depth) }
+        }
     }
 }
 
 /// The nodes as nested lists: a node's forks are a `ul` inside its `li`.
 /// Depth goes down one step at a time and up any number, so the tags are
 /// opened and closed as the depth changes, with a stack's worth of state.
+/// Past `MAX_NESTED_GENERATIONS`, forks are siblings in the deepest list.
 fn tree(view: &ForkTreeView) -> Markup {
     let mut out = String::new();
     let mut open = 0; // `li`s open below the outer `ul`
     for node in view.nodes {
-        let depth = node.depth + 1;
+        let depth = node.depth.min(MAX_NESTED_GENERATIONS) + 1;
         if depth > open {
             if open > 0 {
                 out.push_str("<ul>");

@@ -1003,9 +1003,30 @@ async fn a_family_deeper_than_the_tree_page_is_drawn_to_its_limit_without_recurs
     let page = get(&site, "/recipes/r10/forks").await;
     assert_eq!(page.status, 200);
     assert_eq!(page.texts("ul.fork-tree li").len(), 501);
-    // Each generation is a list inside its parent's item.
+    // Each generation is a list inside its parent's item, down to the
+    // deepest a browser nests; deeper ones are listed there, numbered.
     let selector = scraper::Selector::parse("ul.fork-tree li ul li ul li").unwrap();
     assert!(page.html().select(&selector).next().is_some());
+    let deepest = page
+        .html()
+        .select(&scraper::Selector::parse("ul.fork-tree li").unwrap())
+        .map(|li| {
+            li.ancestors()
+                .filter(|a| a.value().as_element().is_some_and(|e| e.name() == "ul"))
+                .count()
+        })
+        .max()
+        .unwrap();
+    assert_eq!(deepest, forkful::views::forks::MAX_NESTED_GENERATIONS + 1);
+    assert!(
+        page.body.contains("1 version, generation 101<"),
+        "the first past the deepest list says its generation"
+    );
+    assert!(page.body.contains("1 version, generation 500<"));
+    assert!(
+        !page.body.contains("generation 100<"),
+        "those nested say none"
+    );
     assert_eq!(
         page.texts("ul.fork-tree strong[aria-current=page]"),
         ["Recipe 10"]
