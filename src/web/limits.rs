@@ -1,5 +1,6 @@
 //! Login and sign-up attempts, limited per address, so that a password
-//! cannot be guessed at the speed of the network.
+//! cannot be guessed at the speed of the network; imports, limited per
+//! cook.
 //!
 //! A token bucket per IP address from the `governor` crate (the GCRA that
 //! actix-governor wraps; that middleware is GPL-3.0, and the two handlers
@@ -9,6 +10,7 @@
 //! so the limit would be the proxy's, which is why it is per address and
 //! generous rather than tight.
 
+use std::hash::Hash;
 use std::net::IpAddr;
 use std::num::NonZeroU32;
 
@@ -20,18 +22,46 @@ use super::WebError;
 /// Attempts a minute an address may make, and so also its burst.
 pub const ATTEMPTS_PER_MINUTE: u32 = 10;
 
-/// Addresses remembered before those that are idle again are dropped.
-const MAX_ADDRESSES: usize = 100_000;
+/// Imports a minute a cook may ask for, and so also their burst: each
+/// fetches a page from another site (up to 10 s, off the workers) or
+/// reads a pasted one, so a cook could otherwise keep the server busy
+/// fetching for them. Keyed by the cook, not the address: only cooks
+/// import, and a proxy's address would be everyone's.
+pub const IMPORTS_PER_MINUTE: u32 = 10;
+
+/// Keys remembered before those that are idle again are dropped.
+const MAX_KEYS: usize = 100_000;
+
+/// A token bucket per key.
+struct Buckets<K: Hash + Eq + Clone> {
+    limiter: DefaultKeyedRateLimiter<K>,
+}
+
+impl<K: Hash + Eq + Clone> Buckets<K> {
+    fn per_minute(n: u32) -> Buckets<K> {
+        let n = NonZeroU32::new(n).unwrap_or(NonZeroU32::MIN);
+        Buckets {
+            limiter: RateLimiter::keyed(Quota::per_minute(n)),
+        }
+    }
+
+    /// Takes a token from `key`'s bucket; false if it is empty.
+    fn take(&self, key: &K) -> bool {
+        if self.limiter.len() > MAX_KEYS {
+            self.limiter.retain_recent();
+        }
+        self.limiter.check_key(key).is_ok()
+    }
+}
 
 pub struct AttemptLimit {
-    limiter: DefaultKeyedRateLimiter<IpAddr>,
+    buckets: Buckets<IpAddr>,
 }
 
 impl AttemptLimit {
     pub fn per_minute(attempts: u32) -> AttemptLimit {
-        let attempts = NonZeroU32::new(attempts).unwrap_or(NonZeroU32::MIN);
         AttemptLimit {
-            limiter: RateLimiter::keyed(Quota::per_minute(attempts)),
+            buckets: Buckets::per_minute(attempts),
         }
     }
 
@@ -41,14 +71,36 @@ impl AttemptLimit {
         let Some(address) = req.peer_addr() else {
             return Ok(());
         };
-        if self.limiter.len() > MAX_ADDRESSES {
-            self.limiter.retain_recent();
+        if self.buckets.take(&address.ip()) {
+            return Ok(());
         }
-        self.limiter.check_key(&address.ip()).map_err(|_| {
-            WebError::TooManyRequests(format!(
-                "More than {ATTEMPTS_PER_MINUTE} attempts a minute came from your address: \
-                 wait a minute and try again."
-            ))
-        })
+        Err(WebError::TooManyRequests(format!(
+            "More than {ATTEMPTS_PER_MINUTE} attempts a minute came from your address: \
+             wait a minute and try again."
+        )))
+    }
+}
+
+/// Imports per cook (see `IMPORTS_PER_MINUTE`).
+pub struct ImportLimit {
+    buckets: Buckets<String>,
+}
+
+impl ImportLimit {
+    pub fn per_minute(imports: u32) -> ImportLimit {
+        ImportLimit {
+            buckets: Buckets::per_minute(imports),
+        }
+    }
+
+    /// One more import for the cook with `handle`, or why not.
+    pub fn start(&self, handle: &str) -> Result<(), String> {
+        if self.buckets.take(&handle.to_owned()) {
+            return Ok(());
+        }
+        Err(format!(
+            "You have asked for more than {IMPORTS_PER_MINUTE} imports in a minute: wait a \
+             minute and try again."
+        ))
     }
 }

@@ -44,6 +44,8 @@ pub struct Site {
     accounts: std::sync::OnceLock<Accounts>,
     /// Login and sign-up attempts per address.
     attempts: limits::AttemptLimit,
+    /// Imports per cook.
+    imports: limits::ImportLimit,
     /// Pages as sent, bounded in bytes.
     pages: page_cache::PageCache,
     /// How pages to import are fetched (public addresses only, unless the
@@ -77,6 +79,7 @@ impl Site {
             edition,
             accounts: std::sync::OnceLock::new(),
             attempts: limits::AttemptLimit::per_minute(limits::ATTEMPTS_PER_MINUTE),
+            imports: limits::ImportLimit::per_minute(limits::IMPORTS_PER_MINUTE),
             pages: page_cache::PageCache::new(DEFAULT_PAGE_CACHE_BYTES),
             fetcher: crate::import::Fetcher::public_only(),
             body_deadline: DEFAULT_BODY_DEADLINE,
@@ -138,6 +141,11 @@ impl Site {
     /// Login and sign-up attempts per address.
     pub fn attempts(&self) -> &limits::AttemptLimit {
         &self.attempts
+    }
+
+    /// Imports per cook.
+    pub fn imports(&self) -> &limits::ImportLimit {
+        &self.imports
     }
 
     /// The site's origin (`https://host:port`), as browsers send it.

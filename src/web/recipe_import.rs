@@ -46,15 +46,15 @@ pub async fn submit(
         url: form.url.trim().to_owned(),
         html: form.html,
     };
-    let refused = |errors: FieldErrors| {
+    let answer = |status: StatusCode, errors: FieldErrors| {
         let page = import_form::page(&fields, &errors, visitor.form_token());
-        Ok(private_page(
-            &site,
-            &visitor,
-            StatusCode::UNPROCESSABLE_ENTITY,
-            page,
-        ))
+        Ok(private_page(&site, &visitor, status, page))
     };
+    let refused = |errors: FieldErrors| answer(StatusCode::UNPROCESSABLE_ENTITY, errors);
+    // Counted before the page is fetched or read, whatever comes of it.
+    if let Err(why) = site.imports().start(cook.handle.as_str()) {
+        return answer(StatusCode::TOO_MANY_REQUESTS, FieldErrors::one("", why));
+    }
     let imported = match read(&site, &fields).await {
         Ok(imported) => imported,
         Err(errors) => return refused(errors),

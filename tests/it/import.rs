@@ -352,6 +352,39 @@ async fn a_cook_brings_in_a_recipe_whose_lineage_starts_at_its_source() {
 }
 
 #[actix_web::test]
+async fn a_cook_asking_for_too_many_imports_a_minute_is_told_to_wait_and_others_are_not() {
+    let (recipes, site) = new_site();
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let mut ben = Browser::new(&site);
+    sign_up(&mut ben, "ben").await;
+    let before = crate::helpers::stored(recipes.store());
+    let form = ann.get("/import").await;
+    let page = fixture("no-recipe.html");
+    let fields = [("url", "https://x.example/"), ("html", page.as_str())];
+    for n in 0..forkful::web::limits::IMPORTS_PER_MINUTE {
+        let read = ann.submit(&form, "/import", &fields).await;
+        assert_eq!(read.status, 422, "import {n} is read");
+    }
+    let waiting = ann.submit(&form, "/import", &fields).await;
+    assert_eq!(waiting.status, 429);
+    assert!(
+        waiting.body.contains("more than 10 imports in a minute"),
+        "{}",
+        waiting.body
+    );
+    assert_eq!(
+        waiting.attrs("#url", "value"),
+        ["https://x.example/"],
+        "the form keeps what was typed"
+    );
+    let other = ben.get("/import").await;
+    let read = ben.submit(&other, "/import", &fields).await;
+    assert_eq!(read.status, 422, "another cook is not held up");
+    assert!(crate::helpers::stored(recipes.store()) == before);
+}
+
+#[actix_web::test]
 async fn the_import_form_says_what_was_wrong_and_writes_nothing() {
     let (recipes, site) = new_site();
     let mut ann = Browser::new(&site);
