@@ -4,11 +4,13 @@
 //! to, by the resolver every connection goes through, redirects included,
 //! so a name that resolves differently the second time gains nothing);
 //! at most `MAX_REDIRECTS` redirects, `MAX_PAGE_BYTES` of page and
-//! `TIMEOUT` for all of it. Tests start the server with private addresses
-//! allowed, to fetch from 127.0.0.1.
+//! `TIMEOUT` for all of it, name lookups included; at most `MAX_FETCHES`
+//! at once. Tests start the server with private addresses allowed, to
+//! fetch from 127.0.0.1.
 
 use std::io::Read;
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -40,6 +42,8 @@ pub enum FetchError {
     NotHtml(String),
     #[error("the page could not be fetched: {0}")]
     Network(String),
+    #[error("the site is fetching as many pages as it may at once: try again in a moment")]
+    Busy,
 }
 
 /// Fetches pages; see the module's documentation.
@@ -107,6 +111,7 @@ impl Fetcher {
             })
             .build();
         let mut at = checked_url(address)?;
+        let _place = Place::take(&FETCHES, MAX_FETCHES).ok_or(FetchError::Busy)?;
         for _ in 0..=MAX_REDIRECTS {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
@@ -117,6 +122,8 @@ impl Fetcher {
             let host = at.host_str().unwrap_or_default().to_owned();
             let port = at.port_or_known_default().unwrap_or(80);
             resolve(&format!("{host}:{port}"), allow, deadline, system_lookup)?;
+            // What the lookup left of the deadline.
+            let left = deadline.saturating_duration_since(Instant::now());
             let response = match agent.request_url("GET", &at).timeout(left).call() {
                 Ok(response) => response,
                 Err(ureq::Error::Status(code, _)) => return Err(FetchError::Status(code)),
@@ -167,6 +174,35 @@ fn took_too_long() -> FetchError {
     FetchError::Network(format!("it took longer than {} s", TIMEOUT.as_secs()))
 }
 
+/// The most name lookups on threads of their own at once: one given up at
+/// the deadline runs on until the system's resolver gives up too.
+const MAX_LOOKUPS: usize = 64;
+static LOOKUPS: AtomicUsize = AtomicUsize::new(0);
+
+/// The most fetches at once, whoever asks: each cook's imports are limited
+/// a minute, but cooks are many.
+const MAX_FETCHES: usize = 8;
+static FETCHES: AtomicUsize = AtomicUsize::new(0);
+
+/// One of a fixed number of places, given back when dropped.
+struct Place(&'static AtomicUsize);
+
+impl Place {
+    fn take(taken: &'static AtomicUsize, most: usize) -> Option<Place> {
+        if taken.fetch_add(1, Ordering::AcqRel) >= most {
+            taken.fetch_sub(1, Ordering::AcqRel);
+            return None;
+        }
+        Some(Place(taken))
+    }
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
 /// How a name is looked up: the system's resolver (tests give another).
 type Lookup = fn(&str) -> std::io::Result<Vec<SocketAddr>>;
 
@@ -193,11 +229,15 @@ fn resolve(
     if deadline <= Instant::now() {
         return Err(took_too_long());
     }
+    let place = Place::take(&LOOKUPS, MAX_LOOKUPS).ok_or_else(|| {
+        FetchError::Network("the site is looking up too many names at once; try again".into())
+    })?;
     let (sender, answer) = mpsc::sync_channel(1);
     let asked = netloc.to_owned();
     std::thread::Builder::new()
         .name("fetch-lookup".into())
         .spawn(move || {
+            let _place = place;
             let _ = sender.send(lookup(&asked));
         })
         .map_err(|e| FetchError::Network(e.to_string()))?;
@@ -277,7 +317,7 @@ mod tests {
     #[test]
     fn a_name_lookup_that_outlasts_the_deadline_is_given_up() {
         fn slow(_: &str) -> std::io::Result<Vec<SocketAddr>> {
-            std::thread::sleep(Duration::from_secs(5));
+            std::thread::sleep(Duration::from_secs(1));
             Ok(vec!["93.184.216.34:80".parse().unwrap()])
         }
         fn quick(_: &str) -> std::io::Result<Vec<SocketAddr>> {
@@ -287,7 +327,7 @@ mod tests {
         let deadline = started + Duration::from_millis(100);
         let refused = resolve("slow.example:80", Allow::PublicOnly, deadline, slow);
         assert_eq!(refused, Err(took_too_long()));
-        assert!(started.elapsed() < Duration::from_secs(2));
+        assert!(started.elapsed() < Duration::from_millis(900));
         let later = Instant::now() + Duration::from_secs(5);
         assert_eq!(
             resolve("quick.example:80", Allow::PublicOnly, later, quick),
@@ -298,6 +338,21 @@ mod tests {
             Err(took_too_long()),
             "a deadline already past"
         );
+    }
+
+    /// Lookups and fetches are capped by `Place`s (a test taking every
+    /// lookup place would fail the other tests' lookups meanwhile).
+    #[test]
+    fn places_are_given_back_when_dropped() {
+        static TAKEN: AtomicUsize = AtomicUsize::new(0);
+        let first = Place::take(&TAKEN, 2).unwrap();
+        let second = Place::take(&TAKEN, 2).unwrap();
+        assert!(Place::take(&TAKEN, 2).is_none());
+        drop(first);
+        let third = Place::take(&TAKEN, 2).unwrap();
+        assert!(Place::take(&TAKEN, 2).is_none());
+        drop((second, third));
+        assert_eq!(TAKEN.load(Ordering::Acquire), 0);
     }
 
     #[test]

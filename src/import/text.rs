@@ -2,7 +2,7 @@
 //! durations, relative addresses, and lengths this site keeps.
 
 use crate::domain::content::{
-    MAX_INGREDIENTS, MAX_LINE, MAX_STEPS, MAX_TAG, MAX_TAGS, MAX_TEXT, MAX_TITLE,
+    tag_has_address, MAX_INGREDIENTS, MAX_LINE, MAX_STEPS, MAX_TAG, MAX_TAGS, MAX_TEXT, MAX_TITLE,
 };
 use crate::domain::{Content, Minutes};
 
@@ -136,9 +136,10 @@ pub fn within_limits(mut content: Content) -> Content {
         step.text = clipped_bytes(&step.text, MAX_LINE);
         step.section = line(step.section.take());
     }
-    content
-        .tags
-        .retain(|t| t.chars().count() <= MAX_TAG && !t.is_empty());
+    content.tags.retain(|t| {
+        let t = t.trim();
+        t.chars().count() <= MAX_TAG && !t.is_empty() && tag_has_address(t)
+    });
     content.tags.truncate(MAX_TAGS);
     content
 }
@@ -198,9 +199,11 @@ mod tests {
                 section: None,
                 text: "stir ".repeat(MAX_LINE),
             }],
+            tags: vec!["stew".into(), " .. ".into(), ".".into(), "-".into()],
             ..Content::default()
         };
         let kept = within_limits(long).normalized().unwrap();
+        assert_eq!(kept.tags, ["-", "stew"]);
         assert_eq!(kept.summary.unwrap().len(), MAX_TEXT);
         assert_eq!(kept.ingredients[0].len(), MAX_LINE);
     }

@@ -13,7 +13,7 @@ use serde::Deserialize;
 use super::forms::{private_page, see_other, sentence};
 use super::recipes::parse_slug;
 use super::session::Visitor;
-use super::submission::{read_recipe_form, Upload};
+use super::submission::{read_recipe_form, OversizedPicture, Upload};
 use super::{Site, WebError};
 use crate::domain::pictures::{Picture, PictureError};
 use crate::domain::{
@@ -48,6 +48,16 @@ pub fn content_of(f: &RecipeFields, picture: Option<Picture>) -> Result<Content,
 /// so asking for it would leave the preview an error until the form is done.
 fn preview_content_of(f: &RecipeFields, picture: Option<Picture>) -> Result<Content, FieldErrors> {
     read_content(f, picture, false)
+}
+
+/// A too-large picture is read past, so the form comes back whole, only for
+/// a logged-in cook: only a cook's form can be saved.
+fn oversized(visitor: &Visitor) -> OversizedPicture {
+    if visitor.session().is_some() {
+        OversizedPicture::ReadPast
+    } else {
+        OversizedPicture::Refuse
+    }
 }
 
 /// A file sent with the form, stored as a picture off the workers
@@ -328,7 +338,7 @@ pub async fn create(
     visitor: Visitor,
     payload: web::Payload,
 ) -> Result<HttpResponse, WebError> {
-    let (form, upload) = read_recipe_form::<RecipeForm>(&req, payload).await?;
+    let (form, upload) = read_recipe_form::<RecipeForm>(&req, payload, oversized(&visitor)).await?;
     visitor.check_form(&req, &form.csrf)?;
     let cook = visitor.cook_or_login("/recipes/new")?;
     let mut fields = form.fields;
@@ -393,7 +403,7 @@ pub async fn edit(
     slug: web::Path<String>,
     payload: web::Payload,
 ) -> Result<HttpResponse, WebError> {
-    let (form, upload) = read_recipe_form::<RecipeForm>(&req, payload).await?;
+    let (form, upload) = read_recipe_form::<RecipeForm>(&req, payload, oversized(&visitor)).await?;
     visitor.check_form(&req, &form.csrf)?;
     let slug = parse_slug(&slug)?;
     let cook = visitor.cook_or_login(&format!("{}/edit", recipe_path(slug.as_str())))?;
@@ -517,7 +527,7 @@ pub async fn fork(
     slug: web::Path<String>,
     payload: web::Payload,
 ) -> Result<HttpResponse, WebError> {
-    let (form, upload) = read_recipe_form::<RecipeForm>(&req, payload).await?;
+    let (form, upload) = read_recipe_form::<RecipeForm>(&req, payload, oversized(&visitor)).await?;
     visitor.check_form(&req, &form.csrf)?;
     let parent = parse_slug(&slug)?;
     let cook = visitor.cook_or_login(&format!("{}/fork", recipe_path(parent.as_str())))?;
@@ -598,7 +608,8 @@ pub async fn preview(
     visitor: Visitor,
     payload: web::Payload,
 ) -> Result<HttpResponse, WebError> {
-    let (form, _) = read_recipe_form::<RecipeForm>(&req, payload).await?;
+    // The preview never reads the file: no reason to read past one.
+    let (form, _) = read_recipe_form::<RecipeForm>(&req, payload, OversizedPicture::Refuse).await?;
     visitor.check_form(&req, &form.csrf)?;
     // A file chosen but not yet sent is not previewed: the picture the
     // recipe has is.

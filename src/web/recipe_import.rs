@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 use super::forms::{private_page, see_other, sentence};
 use super::session::Visitor;
-use super::submission::read_form;
+use super::submission::{read_form, OversizedPicture};
 use super::{Site, WebError};
 use crate::domain::{Change, Cook, Slug};
 use crate::import::{self, Imported, MAX_PAGE_BYTES};
@@ -39,7 +39,13 @@ pub async fn submit(
     payload: web::Payload,
 ) -> Result<HttpResponse, WebError> {
     // A pasted page may be as large as a fetched one.
-    let (form, _) = read_form::<ImportForm>(&req, payload, MAX_PAGE_BYTES as usize).await?;
+    let (form, _) = read_form::<ImportForm>(
+        &req,
+        payload,
+        MAX_PAGE_BYTES as usize,
+        OversizedPicture::Refuse,
+    )
+    .await?;
     visitor.check_form(&req, &form.csrf)?;
     let cook = visitor.cook_or_login("/import")?;
     let fields = import_form::Fields {

@@ -29,8 +29,29 @@ pub const PICTURE_FIELD: &str = "picture_file";
 /// How large a picture file may be and still be read past (and dropped), so
 /// that the form comes back with everything else that was typed and says
 /// the picture is too large: room for a phone camera's largest photos.
-/// A larger one is refused with the body unread.
+/// A larger one is refused with the rest of the body unread.
 const MAX_READ_PAST_BYTES: usize = 32 * 1024 * 1024;
+
+/// What a form does with a picture file over `MAX_UPLOAD_BYTES`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OversizedPicture {
+    /// Refuses the form (413) as soon as the file passes the limit.
+    Refuse,
+    /// Reads past it, up to `MAX_READ_PAST_BYTES`, so that the form comes
+    /// back with what was typed. Only for a logged-in cook's recipe form:
+    /// anyone else could make the server read that much for nothing.
+    ReadPast,
+}
+
+impl OversizedPicture {
+    /// The most of a picture file read before the form is refused.
+    fn most(self) -> usize {
+        match self {
+            OversizedPicture::Refuse => MAX_UPLOAD_BYTES,
+            OversizedPicture::ReadPast => MAX_READ_PAST_BYTES,
+        }
+    }
+}
 
 /// The picture file a form sent.
 #[derive(Debug)]
@@ -75,8 +96,9 @@ fn unreadable(why: impl std::fmt::Display) -> WebError {
 pub async fn read_recipe_form<T: DeserializeOwned>(
     req: &HttpRequest,
     payload: web::Payload,
+    oversized: OversizedPicture,
 ) -> Result<(T, Option<Upload>), WebError> {
-    read_form(req, payload, MAX_FORM_BYTES).await
+    read_form(req, payload, MAX_FORM_BYTES, oversized).await
 }
 
 /// A form whose text may be up to `text_limit` bytes (a pasted page), and
@@ -85,6 +107,7 @@ pub async fn read_form<T: DeserializeOwned>(
     req: &HttpRequest,
     payload: web::Payload,
     text_limit: usize,
+    oversized: OversizedPicture,
 ) -> Result<(T, Option<Upload>), WebError> {
     let content_type = req
         .headers()
@@ -102,15 +125,15 @@ pub async fn read_form<T: DeserializeOwned>(
         // count below charges only `PART_OVERHEAD`), the file's name and
         // type: a form the part-by-part limits take, or whose picture is
         // read past, is never refused here.
-        let most = text_limit + MAX_READ_PAST_BYTES + MULTIPART_SLACK;
+        let most = text_limit + oversized.most() + MULTIPART_SLACK;
         if declared.is_some_and(|length| length > most as u64) {
             return Err(WebError::TooLarge(format!(
-                "The form is larger than a form with a {} MiB picture may be: nothing was \
-                 changed.",
+                "The form is larger than this page reads (a picture may be {} MiB): nothing \
+                 was changed.",
                 MAX_UPLOAD_BYTES / (1024 * 1024)
             )));
         }
-        return read_multipart(req, payload, text_limit).await;
+        return read_multipart(req, payload, text_limit, oversized).await;
     }
     if declared.is_some_and(|length| length > text_limit as u64) {
         return Err(too_large_form(text_limit));
@@ -139,6 +162,7 @@ async fn read_multipart<T: DeserializeOwned>(
     req: &HttpRequest,
     payload: web::Payload,
     text_limit: usize,
+    oversized: OversizedPicture,
 ) -> Result<(T, Option<Upload>), WebError> {
     let mut parts = Multipart::new(req.headers(), payload);
     let mut fields: Vec<(String, String)> = Vec::new();
@@ -176,7 +200,7 @@ async fn read_multipart<T: DeserializeOwned>(
                     return Err(too_large_form(text_limit));
                 }
                 past += std::mem::take(&mut data).len() + chunk.len();
-                if past > MAX_READ_PAST_BYTES {
+                if past > oversized.most() {
                     return Err(too_large_upload());
                 }
                 continue;

@@ -305,7 +305,7 @@ fn a_client_that_trickles_its_request_is_cut_off_and_others_are_served() {
 /// A picture streamed with no declared length (chunked) is refused when it
 /// passes the limit, not after it has all been read.
 #[test]
-fn a_picture_streamed_past_the_limit_is_refused_as_it_arrives() {
+fn a_picture_streamed_far_past_the_limit_is_refused_and_not_read_on() {
     let (recipes, accounts, ann) = with_ann();
     let (_, session) = accounts.log_in(&ann, PASSWORD).unwrap();
     let addr = serve(&recipes, Timeouts::default());
