@@ -1,6 +1,6 @@
 //! Login and sign-up attempts, limited per address, so that a password
-//! cannot be guessed at the speed of the network; imports, limited per
-//! cook.
+//! cannot be guessed at the speed of the network; imports and pictures,
+//! limited per cook.
 //!
 //! A token bucket per IP address from the `governor` crate (the GCRA that
 //! actix-governor wraps; that middleware is GPL-3.0, and the two handlers
@@ -29,6 +29,11 @@ pub const ATTEMPTS_PER_MINUTE: u32 = 10;
 /// import, and a proxy's address would be everyone's.
 pub const IMPORTS_PER_MINUTE: u32 = 10;
 
+/// Pictures an hour a cook may send, and so also their burst: each is
+/// stored as it arrives (so that a form shown again keeps it), even if the
+/// form is never saved, and is kept on disk.
+pub const PICTURES_PER_HOUR: u32 = 30;
+
 /// Keys remembered before those that are idle again are dropped.
 const MAX_KEYS: usize = 100_000;
 
@@ -38,10 +43,9 @@ struct Buckets<K: Hash + Eq + Clone> {
 }
 
 impl<K: Hash + Eq + Clone> Buckets<K> {
-    fn per_minute(n: u32) -> Buckets<K> {
-        let n = NonZeroU32::new(n).unwrap_or(NonZeroU32::MIN);
+    fn new(quota: Quota) -> Buckets<K> {
         Buckets {
-            limiter: RateLimiter::keyed(Quota::per_minute(n)),
+            limiter: RateLimiter::keyed(quota),
         }
     }
 
@@ -61,7 +65,7 @@ pub struct AttemptLimit {
 impl AttemptLimit {
     pub fn per_minute(attempts: u32) -> AttemptLimit {
         AttemptLimit {
-            buckets: Buckets::per_minute(attempts),
+            buckets: Buckets::new(Quota::per_minute(per(attempts))),
         }
     }
 
@@ -81,26 +85,46 @@ impl AttemptLimit {
     }
 }
 
-/// Imports per cook (see `IMPORTS_PER_MINUTE`).
-pub struct ImportLimit {
+/// What one cook may do so often (imports, pictures), keyed by the cook.
+pub struct CookLimit {
     buckets: Buckets<String>,
+    refusal: String,
 }
 
-impl ImportLimit {
-    pub fn per_minute(imports: u32) -> ImportLimit {
-        ImportLimit {
-            buckets: Buckets::per_minute(imports),
+impl CookLimit {
+    /// `IMPORTS_PER_MINUTE`.
+    pub fn imports() -> CookLimit {
+        CookLimit {
+            buckets: Buckets::new(Quota::per_minute(per(IMPORTS_PER_MINUTE))),
+            refusal: format!(
+                "You have asked for more than {IMPORTS_PER_MINUTE} imports in a minute: wait \
+                 a minute and try again"
+            ),
         }
     }
 
-    /// One more import for the cook with `handle`, or why not.
+    /// `PICTURES_PER_HOUR`.
+    pub fn pictures() -> CookLimit {
+        CookLimit {
+            buckets: Buckets::new(Quota::per_hour(per(PICTURES_PER_HOUR))),
+            refusal: format!(
+                "You have sent more than {PICTURES_PER_HOUR} pictures in an hour: the rest \
+                 of the form is kept: send the picture again later"
+            ),
+        }
+    }
+
+    /// One more for the cook with `handle`, or why not (a sentence
+    /// without its full stop, for `forms::sentence`).
     pub fn start(&self, handle: &str) -> Result<(), String> {
         if self.buckets.take(&handle.to_owned()) {
-            return Ok(());
+            Ok(())
+        } else {
+            Err(self.refusal.clone())
         }
-        Err(format!(
-            "You have asked for more than {IMPORTS_PER_MINUTE} imports in a minute: wait a \
-             minute and try again."
-        ))
     }
+}
+
+fn per(n: u32) -> NonZeroU32 {
+    NonZeroU32::new(n).unwrap_or(NonZeroU32::MIN)
 }

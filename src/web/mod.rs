@@ -45,7 +45,9 @@ pub struct Site {
     /// Login and sign-up attempts per address.
     attempts: limits::AttemptLimit,
     /// Imports per cook.
-    imports: limits::ImportLimit,
+    imports: limits::CookLimit,
+    /// Pictures sent per cook.
+    pictures: limits::CookLimit,
     /// Pages as sent, bounded in bytes.
     pages: page_cache::PageCache,
     /// How pages to import are fetched (public addresses only, unless the
@@ -79,7 +81,8 @@ impl Site {
             edition,
             accounts: std::sync::OnceLock::new(),
             attempts: limits::AttemptLimit::per_minute(limits::ATTEMPTS_PER_MINUTE),
-            imports: limits::ImportLimit::per_minute(limits::IMPORTS_PER_MINUTE),
+            imports: limits::CookLimit::imports(),
+            pictures: limits::CookLimit::pictures(),
             pages: page_cache::PageCache::new(DEFAULT_PAGE_CACHE_BYTES),
             fetcher: crate::import::Fetcher::public_only(),
             body_deadline: DEFAULT_BODY_DEADLINE,
@@ -144,8 +147,13 @@ impl Site {
     }
 
     /// Imports per cook.
-    pub fn imports(&self) -> &limits::ImportLimit {
+    pub fn imports(&self) -> &limits::CookLimit {
         &self.imports
+    }
+
+    /// Pictures sent per cook.
+    pub fn pictures_sent(&self) -> &limits::CookLimit {
+        &self.pictures
     }
 
     /// The site's origin (`https://host:port`), as browsers send it.

@@ -62,9 +62,18 @@ fn oversized(visitor: &Visitor) -> OversizedPicture {
 
 /// A file sent with the form, stored as a picture off the workers
 /// (decoding and encoding take a while); `None` when none was sent. One
-/// too large to store was dropped as it was read.
-async fn store_upload(site: &Site, upload: Option<Upload>) -> Option<Result<Picture, DomainError>> {
-    let bytes = match upload? {
+/// too large to store was dropped as it was read. Each counts against the
+/// cook's pictures an hour, stored or not.
+async fn store_upload(
+    site: &Site,
+    cook: &Cook,
+    upload: Option<Upload>,
+) -> Option<Result<Picture, DomainError>> {
+    let upload = upload?;
+    if let Err(why) = site.pictures_sent().start(cook.handle.as_str()) {
+        return Some(Err(DomainError::Invalid(why)));
+    }
+    let bytes = match upload {
         Upload::File(bytes) => bytes,
         Upload::TooLarge(size) => {
             return Some(Err(DomainError::BadPicture(PictureError::TooLarge(size))))
@@ -342,7 +351,7 @@ pub async fn create(
     visitor.check_form(&req, &form.csrf)?;
     let cook = visitor.cook_or_login("/recipes/new")?;
     let mut fields = form.fields;
-    let stored = store_upload(&site, upload).await;
+    let stored = store_upload(&site, cook, upload).await;
     let outcome = try_create(&site, cook, &mut fields, stored)?;
     outcome.respond(&site, &visitor, &Purpose::New, &fields)
 }
@@ -414,7 +423,7 @@ pub async fn edit(
         based_on: based_on.get(),
     };
     let mut fields = form.fields;
-    let stored = store_upload(&site, upload).await;
+    let stored = store_upload(&site, cook, upload).await;
     let outcome = try_edit(&site, cook, &slug, based_on, &mut fields, stored)?;
     outcome.respond(&site, &visitor, &purpose, &fields)
 }
@@ -537,7 +546,7 @@ pub async fn fork(
         version: version.get(),
     };
     let mut fields = form.fields;
-    let stored = store_upload(&site, upload).await;
+    let stored = store_upload(&site, cook, upload).await;
     let outcome = try_fork(&site, cook, &parent, version, &mut fields, stored)?;
     outcome.respond(&site, &visitor, &purpose, &fields)
 }

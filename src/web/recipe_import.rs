@@ -59,7 +59,10 @@ pub async fn submit(
     let refused = |errors: FieldErrors| answer(StatusCode::UNPROCESSABLE_ENTITY, errors);
     // Counted before the page is fetched or read, whatever comes of it.
     if let Err(why) = site.imports().start(cook.handle.as_str()) {
-        return answer(StatusCode::TOO_MANY_REQUESTS, FieldErrors::one("", why));
+        return answer(
+            StatusCode::TOO_MANY_REQUESTS,
+            FieldErrors::one("", sentence(&why)),
+        );
     }
     let imported = match read(&site, &fields).await {
         Ok(imported) => imported,

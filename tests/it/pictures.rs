@@ -311,6 +311,65 @@ async fn a_picture_needs_words_and_the_form_keeps_it_while_they_are_written() {
     assert_eq!(picture.alt, "Dal with rice");
 }
 
+/// The recipe form on `form` sent with a picture of its own for `n`, and
+/// no words for it: refused, but the picture is stored. Its hash.
+async fn send_picture(browser: &mut Browser, form: &Page, n: u32) -> (Page, String) {
+    let file = picture_file(16 + n, 16, ImageFormat::Png);
+    let page = browser
+        .submit_with_file(
+            form,
+            "/recipes/new",
+            &recipe_fields(&[]),
+            Some(("dal.png", "image/png", &file)),
+        )
+        .await;
+    (page, hash_of(&file))
+}
+
+#[actix_web::test]
+async fn a_cook_sending_too_many_pictures_an_hour_is_told_to_wait_and_others_are_not() {
+    let (recipes, site) = new_site();
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let form = ann.get("/recipes/new").await;
+    let limit = forkful::web::limits::PICTURES_PER_HOUR;
+    // Forms never saved (no words for the picture): each picture is
+    // stored all the same, and counts.
+    for n in 0..limit {
+        let (page, hash) = send_picture(&mut ann, &form, n).await;
+        assert_eq!(page.status, 422, "picture {n}");
+        assert!(
+            recipes.picture(&hash).unwrap().is_some(),
+            "picture {n} is stored"
+        );
+    }
+    let (refused, hash) = send_picture(&mut ann, &form, limit).await;
+    assert_eq!(refused.status, 422);
+    assert!(
+        refused
+            .body
+            .contains("You have sent more than 30 pictures in an hour"),
+        "{}",
+        refused.body
+    );
+    assert_eq!(
+        refused.attrs("#title", "value"),
+        ["Weeknight Dal"],
+        "the form is kept"
+    );
+    assert!(recipes.picture(&hash).unwrap().is_none(), "nor stored");
+
+    let mut ben = Browser::new(&site);
+    sign_up(&mut ben, "ben").await;
+    let form = ben.get("/recipes/new").await;
+    let (page, hash) = send_picture(&mut ben, &form, limit + 1).await;
+    assert_eq!(page.status, 422);
+    assert!(
+        recipes.picture(&hash).unwrap().is_some(),
+        "another cook's is stored"
+    );
+}
+
 #[actix_web::test]
 async fn an_edit_keeps_the_picture_replaces_it_or_removes_it_and_a_fork_starts_with_it() {
     let file = picture_file(640, 480, ImageFormat::Jpeg);
