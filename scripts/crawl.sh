@@ -180,7 +180,10 @@ out=$(cat "$tmp/wrk.out")
 stats=$(grep '^STATS ' <<<"$out") || die "wrk printed no statistics: $out"
 hwm=$(awk '$1 == "VmHWM:" { print $2 }' "/proc/$server_pid/status")
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-echo "== crawl: commit $commit, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) CPUs, wrk on the same CPUs"
+# With BIN= the binary may be another commit's: say which binary ran.
+build="commit $commit"
+[[ -z ${BIN:-} ]] || build="binary $bin (this tree: $commit)"
+echo "== crawl: $build, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) CPUs, wrk on the same CPUs"
 awk -v pages="$pages" '{
     for (i = 2; i <= NF; i++) { split($i, kv, "="); s[kv[1]] = kv[2] }
     printf "%d pages in %.1f s: %.0f pages/s (%d requests: a thread done early asks for its first page again until wrk stops)\n",
