@@ -76,6 +76,10 @@ pub enum DomainError {
     /// Another recipe has the slug.
     #[error("the slug {0} is taken")]
     SlugTaken(String),
+    /// The slug is the address of one of the site's own pages
+    /// (`Slug::is_reserved`).
+    #[error("the slug {0} is the address of one of the site's own pages")]
+    SlugReserved(String),
     #[error(transparent)]
     BadSlug(#[from] BadSlug),
     /// The content or request cannot be a recipe.

@@ -525,7 +525,7 @@ fn free_slug(view: &Snapshot, slug: &Slug) -> Result<Slug, DomainError> {
 /// pages (`Slug::is_reserved`), has.
 fn refuse_taken(view: &Snapshot, slug: &Slug) -> Result<(), DomainError> {
     if slug.is_reserved() {
-        return Err(DomainError::SlugTaken(slug.to_string()));
+        return Err(DomainError::SlugReserved(slug.to_string()));
     }
     match view.find(slug)? {
         Some(_) => Err(DomainError::SlugTaken(slug.to_string())),

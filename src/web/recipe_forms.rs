@@ -378,7 +378,9 @@ fn try_create(
         .create(&slug, content, &change(cook, &fields.note))
     {
         Ok(_) => Ok(Outcome::Saved(recipe_path(slug.as_str()))),
-        Err(DomainError::SlugTaken(_)) => Ok(Outcome::slug_taken(&slug)),
+        Err(DomainError::SlugTaken(_) | DomainError::SlugReserved(_)) => {
+            Ok(Outcome::slug_taken(&slug))
+        }
         Err(e) => Err(e.into()),
     }
 }
@@ -570,7 +572,9 @@ fn try_fork(
         .fork(parent, Some(version), Some(&slug), |_| content, &change)
     {
         Ok((slug, _)) => Ok(Outcome::Saved(recipe_path(slug.as_str()))),
-        Err(DomainError::SlugTaken(_)) => Ok(Outcome::slug_taken(&slug)),
+        Err(DomainError::SlugTaken(_) | DomainError::SlugReserved(_)) => {
+            Ok(Outcome::slug_taken(&slug))
+        }
         Err(e) => Err(e.into()),
     }
 }

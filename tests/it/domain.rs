@@ -221,6 +221,22 @@ fn a_fork_copies_its_parent_at_a_version_and_records_where_it_came_from() {
         Err(DomainError::SlugTaken(_))
     ));
     assert!(stored(recipes.store()) == before, "a refused fork wrote");
+    // `/recipes/new` is the new-recipe form: no recipe may be there.
+    let new = Slug::parse("new").unwrap();
+    assert!(matches!(
+        recipes.fork(&s, None, Some(&new), |c| c, &by("reserved")),
+        Err(DomainError::SlugReserved(_))
+    ));
+    let content = recipes.snapshot().recipe(&s).unwrap().content;
+    let refused = recipes.create(&new, content, &by("reserved"));
+    assert_eq!(
+        refused.unwrap_err().to_string(),
+        "the slug new is the address of one of the site's own pages"
+    );
+    assert!(
+        stored(recipes.store()) == before,
+        "a reserved slug was written"
+    );
     assert!(matches!(
         recipes.fork(&s, Some(v(7)), None, |c| c, &by("x")),
         Err(DomainError::NoSuchVersion { .. })
