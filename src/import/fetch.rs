@@ -124,6 +124,9 @@ impl Fetcher {
             resolve(&format!("{host}:{port}"), allow, deadline, system_lookup)?;
             // What the lookup left of the deadline.
             let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(took_too_long());
+            }
             let response = match agent.request_url("GET", &at).timeout(left).call() {
                 Ok(response) => response,
                 Err(ureq::Error::Status(code, _)) => return Err(FetchError::Status(code)),

@@ -137,8 +137,10 @@ pub fn within_limits(mut content: Content) -> Content {
         step.section = line(step.section.take());
     }
     content.tags.retain(|t| {
-        let t = t.trim();
-        t.chars().count() <= MAX_TAG && !t.is_empty() && tag_has_address(t)
+        // Counted as `Content::normalized` counts: lower-cased (`İ` is
+        // two characters then).
+        let t = t.trim().to_lowercase();
+        t.chars().count() <= MAX_TAG && !t.is_empty() && tag_has_address(&t)
     });
     content.tags.truncate(MAX_TAGS);
     content

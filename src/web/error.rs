@@ -78,6 +78,9 @@ impl From<DomainError> for WebError {
             DomainError::BadCursor(_)
             | DomainError::BadPicture(_)
             | DomainError::NoSuchPicture(_) => WebError::BadRequest(error.to_string()),
+            DomainError::SlugTaken(_) | DomainError::SlugReserved(_) => {
+                WebError::Conflict(error.to_string())
+            }
             DomainError::Retired { ref slug, .. } => WebError::Gone(format!(
                 "{error}. Its history is still at {}/history.",
                 views::recipe_path(slug)

@@ -22,14 +22,16 @@ use super::WebError;
 /// Attempts a minute an address may make, and so also its burst.
 pub const ATTEMPTS_PER_MINUTE: u32 = 10;
 
-/// Imports a minute a cook may ask for, and so also their burst: each
+/// Imports a minute a cook may ask for, and so also their burst (10 at
+/// once, then one every 6 seconds): each
 /// fetches a page from another site (up to 10 s, off the workers) or
 /// reads a pasted one, so a cook could otherwise keep the server busy
 /// fetching for them. Keyed by the cook, not the address: only cooks
 /// import, and a proxy's address would be everyone's.
 pub const IMPORTS_PER_MINUTE: u32 = 10;
 
-/// Pictures an hour a cook may send, and so also their burst: each is
+/// Pictures an hour a cook may send, and so also their burst (30 at once,
+/// then one every 2 minutes): each is
 /// stored as it arrives (so that a form shown again keeps it), even if the
 /// form is never saved, and is kept on disk.
 pub const PICTURES_PER_HOUR: u32 = 30;
@@ -97,8 +99,9 @@ impl CookLimit {
         CookLimit {
             buckets: Buckets::new(Quota::per_minute(per(IMPORTS_PER_MINUTE))),
             refusal: format!(
-                "You have asked for more than {IMPORTS_PER_MINUTE} imports in a minute: wait \
-                 a minute and try again"
+                "You have asked for too many imports for now ({IMPORTS_PER_MINUTE} at once, \
+                 then one every {} seconds): wait a little and try again",
+                60 / IMPORTS_PER_MINUTE
             ),
         }
     }
@@ -108,8 +111,10 @@ impl CookLimit {
         CookLimit {
             buckets: Buckets::new(Quota::per_hour(per(PICTURES_PER_HOUR))),
             refusal: format!(
-                "You have sent more than {PICTURES_PER_HOUR} pictures in an hour: the rest \
-                 of the form is kept: send the picture again later"
+                "You have sent too many pictures for now ({PICTURES_PER_HOUR} at once, then \
+                 one every {} minutes): the rest of the form is kept; send the picture \
+                 again later",
+                60 / PICTURES_PER_HOUR
             ),
         }
     }

@@ -13,7 +13,8 @@ use serde::Deserialize;
 use super::forms::{private_page, see_other, sentence};
 use super::recipes::parse_slug;
 use super::session::Visitor;
-use super::submission::{read_recipe_form, OversizedPicture, Upload};
+use super::submission::OversizedPicture::{self, ReadPast};
+use super::submission::{read_recipe_form, Upload};
 use super::{Site, WebError};
 use crate::domain::pictures::{Picture, PictureError};
 use crate::domain::{
@@ -48,16 +49,6 @@ pub fn content_of(f: &RecipeFields, picture: Option<Picture>) -> Result<Content,
 /// so asking for it would leave the preview an error until the form is done.
 fn preview_content_of(f: &RecipeFields, picture: Option<Picture>) -> Result<Content, FieldErrors> {
     read_content(f, picture, false)
-}
-
-/// A too-large picture is read past, so the form comes back whole, only for
-/// a logged-in cook: only a cook's form can be saved.
-fn oversized(visitor: &Visitor) -> OversizedPicture {
-    if visitor.session().is_some() {
-        OversizedPicture::ReadPast
-    } else {
-        OversizedPicture::Refuse
-    }
 }
 
 /// A file sent with the form, stored as a picture off the workers
@@ -347,9 +338,10 @@ pub async fn create(
     visitor: Visitor,
     payload: web::Payload,
 ) -> Result<HttpResponse, WebError> {
-    let (form, upload) = read_recipe_form::<RecipeForm>(&req, payload, oversized(&visitor)).await?;
-    visitor.check_form(&req, &form.csrf)?;
+    // Only a cook's form is read: a visitor is sent to log in first.
     let cook = visitor.cook_or_login("/recipes/new")?;
+    let (form, upload) = read_recipe_form::<RecipeForm>(&req, payload, ReadPast).await?;
+    visitor.check_form(&req, &form.csrf)?;
     let mut fields = form.fields;
     let stored = store_upload(&site, cook, upload).await;
     let outcome = try_create(&site, cook, &mut fields, stored)?;
@@ -414,10 +406,10 @@ pub async fn edit(
     slug: web::Path<String>,
     payload: web::Payload,
 ) -> Result<HttpResponse, WebError> {
-    let (form, upload) = read_recipe_form::<RecipeForm>(&req, payload, oversized(&visitor)).await?;
-    visitor.check_form(&req, &form.csrf)?;
     let slug = parse_slug(&slug)?;
     let cook = visitor.cook_or_login(&format!("{}/edit", recipe_path(slug.as_str())))?;
+    let (form, upload) = read_recipe_form::<RecipeForm>(&req, payload, ReadPast).await?;
+    visitor.check_form(&req, &form.csrf)?;
     authored(&site, &slug, cook)?;
     let based_on = form_version(&form.based_on, "edits")?;
     let purpose = Purpose::Edit {
@@ -538,10 +530,10 @@ pub async fn fork(
     slug: web::Path<String>,
     payload: web::Payload,
 ) -> Result<HttpResponse, WebError> {
-    let (form, upload) = read_recipe_form::<RecipeForm>(&req, payload, oversized(&visitor)).await?;
-    visitor.check_form(&req, &form.csrf)?;
     let parent = parse_slug(&slug)?;
     let cook = visitor.cook_or_login(&format!("{}/fork", recipe_path(parent.as_str())))?;
+    let (form, upload) = read_recipe_form::<RecipeForm>(&req, payload, ReadPast).await?;
+    visitor.check_form(&req, &form.csrf)?;
     let version = form_version(&form.version, "forks")?;
     let purpose = Purpose::Fork {
         slug: parent.as_str(),

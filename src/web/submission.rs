@@ -38,8 +38,9 @@ pub enum OversizedPicture {
     /// Refuses the form (413) as soon as the file passes the limit.
     Refuse,
     /// Reads past it, up to `MAX_READ_PAST_BYTES`, so that the form comes
-    /// back with what was typed. Only for a logged-in cook's recipe form:
-    /// anyone else could make the server read that much for nothing.
+    /// back with what was typed. Only for a logged-in cook's recipe form
+    /// (a visitor is sent to log in before the body is read): anyone else
+    /// could make the server read that much for nothing.
     ReadPast,
 }
 

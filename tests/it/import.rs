@@ -369,7 +369,9 @@ async fn a_cook_asking_for_too_many_imports_a_minute_is_told_to_wait_and_others_
     let waiting = ann.submit(&form, "/import", &fields).await;
     assert_eq!(waiting.status, 429);
     assert!(
-        waiting.body.contains("more than 10 imports in a minute"),
+        waiting
+            .body
+            .contains("too many imports for now (10 at once, then one every 6 seconds)"),
         "{}",
         waiting.body
     );
