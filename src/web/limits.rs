@@ -2,13 +2,13 @@
 //! cannot be guessed at the speed of the network; imports and pictures,
 //! limited per cook.
 //!
-//! A token bucket per IP address from the `governor` crate (the GCRA that
-//! actix-governor wraps; that middleware is GPL-3.0, and the two handlers
-//! that need a limit only need one call). A request that came in over no
-//! socket (the in-process tests' requests) has no address and is not
-//! limited; behind a reverse proxy every request has the proxy's address,
-//! so the limit would be the proxy's, which is why it is per address and
-//! generous rather than tight.
+//! A token bucket per key (an IP address, a cook) from the `governor`
+//! crate (the GCRA that actix-governor wraps; that middleware is GPL-3.0,
+//! and the handlers that need a limit only need one call). A request that
+//! came in over no socket (the in-process tests' requests) has no address
+//! and is not limited by address; behind a reverse proxy every request
+//! has the proxy's address, so that limit would be the proxy's, which is
+//! why it is generous rather than tight.
 
 use std::hash::Hash;
 use std::net::IpAddr;
@@ -23,17 +23,17 @@ use super::WebError;
 pub const ATTEMPTS_PER_MINUTE: u32 = 10;
 
 /// Imports a minute a cook may ask for, and so also their burst (10 at
-/// once, then one every 6 seconds): each
-/// fetches a page from another site (up to 10 s, off the workers) or
-/// reads a pasted one, so a cook could otherwise keep the server busy
-/// fetching for them. Keyed by the cook, not the address: only cooks
-/// import, and a proxy's address would be everyone's.
+/// once, then one every 6 seconds). Each fetches a page from another site
+/// (up to 10 s, off the workers) or reads a pasted one, so a cook could
+/// otherwise keep the server busy fetching for them. Keyed by the cook,
+/// not the address: only cooks import, and a proxy's address would be
+/// everyone's.
 pub const IMPORTS_PER_MINUTE: u32 = 10;
 
 /// Pictures an hour a cook may send, and so also their burst (30 at once,
-/// then one every 2 minutes): each is
-/// stored as it arrives (so that a form shown again keeps it), even if the
-/// form is never saved, and is kept on disk.
+/// then one every 2 minutes). Each is stored as it arrives (so that a form
+/// shown again keeps it), even if the form is never saved, and is kept on
+/// disk.
 pub const PICTURES_PER_HOUR: u32 = 30;
 
 /// Keys remembered before those that are idle again are dropped.
