@@ -288,11 +288,14 @@ impl Outcome {
         Outcome::Refused(StatusCode::UNPROCESSABLE_ENTITY, errors)
     }
 
-    fn slug_taken(slug: &Slug) -> Outcome {
-        let why = if slug.is_reserved() {
-            format!("/recipes/{slug} is one of the site's own pages: choose another address.")
-        } else {
-            format!("Another recipe is at /recipes/{slug}: choose another address.")
+    /// The answer to a write refused for its slug (`SlugTaken` or
+    /// `SlugReserved`), which says which of the two it was.
+    fn slug_refused(error: &DomainError, slug: &Slug) -> Outcome {
+        let why = match error {
+            DomainError::SlugReserved(_) => {
+                format!("/recipes/{slug} is one of the site's own pages: choose another address.")
+            }
+            _ => format!("Another recipe is at /recipes/{slug}: choose another address."),
         };
         Outcome::Refused(StatusCode::CONFLICT, FieldErrors::one("slug", why))
     }
@@ -370,8 +373,8 @@ fn try_create(
         .create(&slug, content, &change(cook, &fields.note))
     {
         Ok(_) => Ok(Outcome::Saved(recipe_path(slug.as_str()))),
-        Err(DomainError::SlugTaken(_) | DomainError::SlugReserved(_)) => {
-            Ok(Outcome::slug_taken(&slug))
+        Err(e @ (DomainError::SlugTaken(_) | DomainError::SlugReserved(_))) => {
+            Ok(Outcome::slug_refused(&e, &slug))
         }
         Err(e) => Err(e.into()),
     }
@@ -564,8 +567,8 @@ fn try_fork(
         .fork(parent, Some(version), Some(&slug), |_| content, &change)
     {
         Ok((slug, _)) => Ok(Outcome::Saved(recipe_path(slug.as_str()))),
-        Err(DomainError::SlugTaken(_) | DomainError::SlugReserved(_)) => {
-            Ok(Outcome::slug_taken(&slug))
+        Err(e @ (DomainError::SlugTaken(_) | DomainError::SlugReserved(_))) => {
+            Ok(Outcome::slug_refused(&e, &slug))
         }
         Err(e) => Err(e.into()),
     }
