@@ -22,8 +22,9 @@ use super::encoding::{
     decode_datom, key_tx_added, prefix_end, Components, Datom, Index, TX_SUFFIX_LEN,
 };
 use super::error::{StorageError, UnknownAttribute};
-use super::grouped::{self, Grouped};
+use super::grouped::Grouped;
 use super::ordered::{Order, OrderCache};
+use super::postings::Postings;
 use super::referrers::ReferrerCache;
 use super::schema::{Attribute, Schema, DB_TX_INSTANT};
 use super::value::{EntityId, Keyword, Value};
@@ -386,13 +387,12 @@ impl Db {
         }
     }
 
-    /// The per-datom keys of `index` in `lo..hi`, forward or backward: sled's
-    /// own keys, or for a grouped index its groups expanded.
+    /// The per-datom keys of `index` in `lo..hi`, forward or backward: AVET's
+    /// chunks or another index's groups, expanded.
     fn keys(&self, index: Index, lo: Vec<u8>, hi: Vec<u8>, reverse: bool) -> Keys {
-        if grouped::is_grouped(index) {
-            Keys::Grouped(Grouped::new(&self.tree, index, lo, hi, self.basis, reverse))
-        } else {
-            Keys::Raw(self.tree.range(lo..hi))
+        match index {
+            Index::Avet => Keys::Postings(Postings::new(&self.tree, lo, hi, self.basis, reverse)),
+            _ => Keys::Grouped(Grouped::new(&self.tree, index, lo, hi, self.basis, reverse)),
         }
     }
 
@@ -588,7 +588,7 @@ impl Db {
         let (lower, _) = within.key_prefix(Index::Avet);
         let upper = prefix_end(&lower);
         let mut scan = Datoms {
-            iter: Source::Sled(Keys::Raw(self.tree.range(lower..upper))),
+            iter: Source::Sled(self.keys(Index::Avet, lower, upper, false)),
             ..self.ready(Index::Avet, Vec::new())
         };
         self.reads.fetch_add(1, Ordering::Relaxed);
@@ -649,7 +649,7 @@ impl Db {
         let key = text_prefix_key(a, prefix);
         self.reads.fetch_add(1, Ordering::Relaxed);
         Datoms {
-            iter: Source::Sled(Keys::Raw(self.tree.scan_prefix(key))),
+            iter: Source::Sled(self.keys(Index::Avet, key.clone(), prefix_end(&key), false)),
             index: Index::Avet,
             basis: self.basis,
             view: self.view,
@@ -675,7 +675,7 @@ impl Db {
         while out.len() < limit && start < end {
             self.reads.fetch_add(1, Ordering::Relaxed);
             let mut values = Datoms {
-                iter: Source::Sled(Keys::Raw(self.tree.range(start.clone()..end.clone()))),
+                iter: Source::Sled(self.keys(Index::Avet, start.clone(), end.clone(), false)),
                 ..self.ready(Index::Avet, Vec::new())
             };
             let Some(datom) = values.next().transpose()? else {
@@ -843,38 +843,24 @@ pub struct Datoms {
     reverse: bool,
 }
 
-/// The keys of a range read: sled's, or a grouped index's expanded.
-// Like `Source`: one lives on the stack per read, and boxing sled's
-// iterator would cost an allocation on every read of AVET.
+/// The keys of a range read: AVET's chunks or a grouped index's groups,
+/// expanded. Their direction is fixed when the read starts.
+// Like `Source`: one lives on the stack per read, and boxing would cost an
+// allocation on every read.
 #[allow(clippy::large_enum_variant)]
 enum Keys {
-    Raw(sled::Iter),
+    Postings(Postings),
     Grouped(Grouped),
-}
-
-impl Keys {
-    /// The next key in the read's direction (a grouped read's is fixed
-    /// when it starts).
-    fn next_key(&mut self, reverse: bool) -> Option<Result<sled::IVec, StorageError>> {
-        match self {
-            Keys::Raw(iter) => {
-                let next = if reverse {
-                    iter.next_back()
-                } else {
-                    iter.next()
-                };
-                next.map(|item| item.map(|(key, _)| key).map_err(StorageError::from))
-            }
-            Keys::Grouped(groups) => groups.next(),
-        }
-    }
 }
 
 impl Iterator for Keys {
     type Item = Result<sled::IVec, StorageError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        self.next_key(false)
+        match self {
+            Keys::Postings(postings) => postings.next(),
+            Keys::Grouped(groups) => groups.next(),
+        }
     }
 }
 
@@ -969,7 +955,7 @@ impl Iterator for Datoms {
             let Source::Sled(iter) = &mut self.iter else {
                 unreachable!("checked above");
             };
-            let key = match iter.next_key(self.reverse) {
+            let key = match iter.next() {
                 Some(Ok(key)) => key,
                 Some(Err(e)) => return Some(Err(e)),
                 None if self.reverse => return None,

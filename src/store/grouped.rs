@@ -3,7 +3,8 @@
 //! 256 entity ids and transaction; VAET, one per referenced entity and
 //! transaction, except refs to entities made in the same transaction (a
 //! recipe's ingredients and steps), one per block of 256 of those and
-//! transaction. Only AVET, ordered by value, is a key per datom.
+//! transaction. AVET, ordered by value, is kept in posting lists instead
+//! (`postings`).
 //!
 //! sled 0.34's cost is per key: every insert copies the leaf it lands in
 //! (leaves hold at most 16 keys), and every leaf is a page with its own
@@ -201,11 +202,6 @@ impl Layout {
 
 fn corrupt_group(layout: Layout, group: &[u8]) -> StorageError {
     StorageError::Corrupt(format!("a {layout:?} group key: {group:02x?}"))
-}
-
-/// Whether `index` is stored in groups.
-pub fn is_grouped(index: Index) -> bool {
-    index != Index::Avet
 }
 
 /// The grouped keys and values that hold `datoms`: see the module's doc.

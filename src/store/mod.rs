@@ -52,6 +52,7 @@ mod grouped;
 pub mod instant;
 mod keyspace;
 mod ordered;
+mod postings;
 pub mod pull;
 pub mod query;
 mod referrers;
@@ -104,7 +105,7 @@ pub const MAX_TX_BYTES: usize = 32 << 20;
 pub const SEGMENT_BYTES: usize = 8 << 20;
 
 /// The on-disk format this build reads and writes. Bump it when keys change.
-pub const FORMAT_VERSION: u32 = 6;
+pub const FORMAT_VERSION: u32 = 7;
 
 const META_FORMAT: &[u8] = b"\x00format";
 const META_BASIS: &[u8] = b"\x00basis";
@@ -466,14 +467,20 @@ impl Store {
     ) -> Result<(), StorageError> {
         let mut batch = sled::Batch::default();
         let mut undo = sled::Batch::default();
+        let mut avet = Vec::new();
         for datom in written.datoms {
             let attribute = schema.attribute(datom.a).ok_or_else(|| {
                 StorageError::Corrupt(format!("datom of unknown attribute {}", datom.a))
             })?;
-            if let Some(key) = avet_key(attribute, datom) {
-                undo.remove(key.as_slice());
-                batch.insert(key, &[] as &[u8]);
+            avet.extend(avet_key(attribute, datom));
+        }
+        // AVET's chunks are rewritten, not added: the undo keeps their bytes.
+        for chunk in postings::updates(&self.inner.sled, avet)? {
+            match chunk.old {
+                Some(old) => undo.insert(chunk.key.as_slice(), old),
+                None => undo.remove(chunk.key.as_slice()),
             }
+            batch.insert(chunk.key, chunk.records);
         }
         let is_ref = |d: &Datom| schema.attribute(d.a).is_some_and(|a| a.is_ref());
         // Entities from the writer's next id on are made by this transaction.
@@ -896,8 +903,8 @@ fn references(datoms: &[Datom]) -> impl Iterator<Item = (EntityId, EntityId)> + 
     })
 }
 
-/// A datom's key in AVET, if it belongs there: the one index kept a key per
-/// datom (the others are written in groups, by `grouped::entries`).
+/// A datom's per-datom key in AVET, if it belongs there: what
+/// `postings::updates` files in the chunk of its attribute and value.
 fn avet_key(attribute: &Attribute, datom: &Datom) -> Option<Vec<u8>> {
     attribute.in_avet().then(|| datom_key(Index::Avet, datom))
 }
@@ -964,11 +971,12 @@ fn write_genesis(sled: &sled::Db) -> Result<(), StorageError> {
     let datoms = schema::bootstrap_datoms();
     let schema = bootstrap_schema();
     let mut batch = sled::Batch::default();
-    for datom in &datoms {
+    let avet = datoms.iter().filter_map(|datom| {
         let attribute = schema.attribute(datom.a).expect("bootstrap attribute");
-        if let Some(key) = avet_key(attribute, datom) {
-            batch.insert(key, &[] as &[u8]);
-        }
+        avet_key(attribute, datom)
+    });
+    for chunk in postings::updates(sled, avet)? {
+        batch.insert(chunk.key, chunk.records);
     }
     let is_ref = |d: &Datom| schema.attribute(d.a).is_some_and(|a| a.is_ref());
     for (key, records) in grouped::entries(&datoms, is_ref, EntityId::MAX) {
