@@ -6,7 +6,8 @@
 //! folds them: for a recipe with its components, fifteen entities' worth.
 //! This index keeps, for every
 //! entity, the facts that hold after the last transaction that changed it,
-//! under one key: one `get` instead of a scan.
+//! in one entry: one `get` instead of a scan. The entries of sixteen
+//! neighbouring ids share a sled key (`blocks`).
 //!
 //! It is derived data, rewritten in the same atomic batch as the datoms of
 //! every transaction that touches the entity, and it is only used when it
@@ -25,15 +26,10 @@ use super::encoding::{encode_value, Datom, KeyReader};
 use super::error::StorageError;
 use super::value::{EntityId, Value};
 
+pub mod blocks;
+
 /// The leading byte of this index's keys.
 pub const PREFIX: u8 = 0x06;
-
-pub fn key(e: EntityId) -> [u8; 9] {
-    let mut key = [0u8; 9];
-    key[0] = PREFIX;
-    key[1..].copy_from_slice(&e.to_be_bytes());
-    key
-}
 
 /// The transaction an entry is as of.
 pub fn last_tx(entry: &[u8]) -> Option<EntityId> {
@@ -101,16 +97,13 @@ pub fn value(bytes: &[u8]) -> Result<Value, StorageError> {
     KeyReader::new(bytes).value()
 }
 
-/// An entry's key and value, ready for a batch.
-pub type Entry = ([u8; 9], Vec<u8>);
-
-/// The new entries of every entity a transaction's datoms touch, given a
-/// way to read an entity's entry as it was before.
+/// The new entries of every entity a transaction's datoms touch, in id
+/// order, given a way to read an entity's entry as it was before.
 pub fn updated_entries(
     datoms: &[Datom],
     tx: EntityId,
     mut before: impl FnMut(EntityId) -> Result<Option<sled::IVec>, StorageError>,
-) -> Result<Vec<Entry>, StorageError> {
+) -> Result<Vec<(EntityId, Vec<u8>)>, StorageError> {
     let mut by_entity: BTreeMap<EntityId, Vec<&Datom>> = BTreeMap::new();
     for datom in datoms {
         by_entity.entry(datom.e).or_default().push(datom);
@@ -143,7 +136,7 @@ pub fn updated_entries(
             entry.extend_from_slice(&(value.len() as u32).to_be_bytes());
             entry.extend_from_slice(&value);
         }
-        out.push((key(e), entry));
+        out.push((e, entry));
     }
     Ok(out)
 }
@@ -558,8 +551,8 @@ mod entry_tests {
             datom(7, Value::Ref(700), 11),
         ];
         let entries = updated_entries(&datoms, 11, |_| Ok(None)).unwrap();
-        let (key, entry) = &entries[0];
-        assert_eq!(*key, super::key(42));
+        let (e, entry) = &entries[0];
+        assert_eq!(*e, 42);
         Cached::new(42, entry, 1).unwrap()
     }
 

@@ -235,10 +235,10 @@ impl Db {
             Some(cached) => cached,
             None => {
                 let epoch = self.entities.epoch();
-                let entry = match self.tree.get(current::key(e)) {
+                let entry = match current::blocks::read(&self.tree, e) {
                     Ok(Some(entry)) => entry,
                     Ok(None) => return None,
-                    Err(error) => return Some(Err(error.into())),
+                    Err(error) => return Some(Err(error)),
                 };
                 match current::Cached::new(e, &entry, self.reader) {
                     Ok(cached) => {

@@ -31,9 +31,11 @@
 //! - `encoding`: order-preserving keys of the five indexes
 //! - `grouped`: the log, EAVT, AEVT and VAET, stored a few keys per transaction
 //!   and read back as per-datom keys
+//! - `postings`: AVET, stored as posting lists in chunks of 64 entities
 //! - `schema`: attributes as entities, and their cache
 //! - `tx`: transactions and how they become datoms
-//! - `current`: each entity's current facts under one key, derived
+//! - `current`: each entity's current facts in one entry (sixteen neighbouring
+//!   entities' to a sled key), derived
 //! - `referrers`: who refers to an entity, kept in memory while exact
 //! - `ordered`: an indexed attribute's current facts in order, in memory
 //! - `keyspace`: plain keys beside the datoms, for what must not be history
@@ -63,10 +65,14 @@ pub mod value;
 mod verify;
 pub mod witness;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, RwLock};
 
+/// The current-entity blocks' layout, for tests that tamper with a store.
+#[doc(hidden)]
+pub use current::blocks as current_blocks;
 pub use db::{Db, Entity};
 pub use encoding::{Components, Datom, Index};
 pub use error::{
@@ -83,6 +89,7 @@ use encoding::{datom_key, META_PREFIX};
 use ordered::OrderCache;
 use referrers::ReferrerCache;
 use schema::GENESIS_TX;
+use sled::IVec;
 
 /// The most datoms one transaction may write. A bigger one is refused:
 /// sled 0.34 keeps every node version a batch replaces until the batch ends
@@ -105,7 +112,7 @@ pub const MAX_TX_BYTES: usize = 32 << 20;
 pub const SEGMENT_BYTES: usize = 8 << 20;
 
 /// The on-disk format this build reads and writes. Bump it when keys change.
-pub const FORMAT_VERSION: u32 = 7;
+pub const FORMAT_VERSION: u32 = 8;
 
 const META_FORMAT: &[u8] = b"\x00format";
 const META_BASIS: &[u8] = b"\x00basis";
@@ -218,9 +225,22 @@ struct FlushState {
     /// Schemas installed by transactions applied but not yet durable,
     /// oldest first: each is published with its transaction's basis.
     schemas: Vec<(EntityId, Arc<Schema>)>,
-    /// For each transaction applied but not yet durable, oldest first, the
-    /// batch that takes it back out of sled.
-    undo: Vec<(EntityId, sled::Batch)>,
+    /// For each transaction applied but not yet durable, oldest first, how
+    /// to take it back out of sled.
+    undo: Vec<Undo>,
+}
+
+/// How to take one transaction back out of sled.
+struct Undo {
+    tx: EntityId,
+    /// Every key it wrote but AVET's, with what it held before (`None`:
+    /// nothing).
+    keys: Vec<(Vec<u8>, Option<IVec>)>,
+    /// The AVET chunks it wrote. Putting a chunk's old bytes back would
+    /// take a split back too, moving records from a piece to the chunk
+    /// before it, behind a reader scanning forward; so each is cleared of
+    /// what is not durable instead (`postings::cleared`).
+    chunks: Vec<Vec<u8>>,
 }
 
 impl Store {
@@ -466,7 +486,7 @@ impl Store {
         schema: &Schema,
     ) -> Result<(), StorageError> {
         let mut batch = sled::Batch::default();
-        let mut undo = sled::Batch::default();
+        let mut undo: Vec<(Vec<u8>, Option<IVec>)> = Vec::new();
         let mut avet = Vec::new();
         for datom in written.datoms {
             let attribute = schema.attribute(datom.a).ok_or_else(|| {
@@ -474,46 +494,44 @@ impl Store {
             })?;
             avet.extend(avet_key(attribute, datom));
         }
-        // AVET's chunks are rewritten, not added: the undo keeps their bytes.
+        // AVET's chunks are rewritten, not added: see `Undo::chunks`.
+        let mut chunks = Vec::new();
         for chunk in postings::updates(&self.inner.sled, avet)? {
-            match chunk.old {
-                Some(old) => undo.insert(chunk.key.as_slice(), old),
-                None => undo.remove(chunk.key.as_slice()),
-            }
-            batch.insert(chunk.key, chunk.records);
+            batch.insert(chunk.key.as_slice(), chunk.records);
+            chunks.push(chunk.key);
         }
         let is_ref = |d: &Datom| schema.attribute(d.a).is_some_and(|a| a.is_ref());
         // Entities from the writer's next id on are made by this transaction.
         for (key, records) in grouped::entries(written.datoms, is_ref, writer.next_id) {
-            undo.remove(key.as_slice());
-            batch.insert(key, records);
+            batch.insert(key.as_slice(), records);
+            undo.push((key, None));
         }
-        let mut before = |e: EntityId| {
-            // An entity this transaction makes has no entry yet: a sled
-            // read per new entity was 4% of a seed (perf, 8,000 recipes).
-            if e >= writer.next_id {
-                undo.remove(&current::key(e)[..]);
-                return Ok(None);
-            }
-            let entry = self.inner.sled.get(current::key(e))?;
-            match &entry {
-                Some(old) => undo.insert(&current::key(e)[..], old.clone()),
-                None => undo.remove(&current::key(e)[..]),
-            }
-            Ok(entry)
-        };
-        for (key, entry) in current::updated_entries(written.datoms, written.tx, &mut before)? {
-            batch.insert(&key[..], entry);
+        // Entities from `next_id` on are made by this transaction and have
+        // no entry yet: a sled read per new entity was 4% of a seed (perf,
+        // 8,000 recipes). Each other block is read once.
+        let mut blocks = current::blocks::Blocks::new(&self.inner.sled, writer.next_id);
+        let entries = current::updated_entries(written.datoms, written.tx, |e| blocks.entry(e))?;
+        // Blocks are rewritten, not added: the undo keeps their bytes.
+        for block in blocks.writes(entries)? {
+            batch.insert(&block.key[..], block.value);
+            undo.push((block.key.to_vec(), block.old));
         }
         let applied = self.inner.applied.load(Ordering::Acquire);
-        undo.insert(META_BASIS, &applied.to_be_bytes());
-        undo.insert(META_NEXT_ID, &writer.next_id.to_be_bytes());
-        undo.insert(META_LAST_INSTANT, &writer.last_instant.to_be_bytes());
+        let meta = [
+            (META_BASIS, applied),
+            (META_NEXT_ID, writer.next_id),
+            (META_LAST_INSTANT, writer.last_instant as u64),
+        ];
+        undo.extend(meta.map(|(key, was)| (key.to_vec(), Some(IVec::from(&was.to_be_bytes())))));
         batch.insert(META_BASIS, &written.tx.to_be_bytes());
         batch.insert(META_NEXT_ID, &written.next_id.to_be_bytes());
         batch.insert(META_LAST_INSTANT, &written.instant.to_be_bytes());
         self.inner.sled.apply_batch(batch)?;
-        self.lock_flush().undo.push((written.tx, undo));
+        self.lock_flush().undo.push(Undo {
+            tx: written.tx,
+            keys: undo,
+            chunks,
+        });
         Ok(())
     }
 
@@ -545,10 +563,27 @@ impl Store {
             let mut state = self.lock_flush();
             (state.durable, std::mem::take(&mut state.undo))
         };
-        for (_, batch) in undo.into_iter().rev() {
-            if let Err(e) = self.inner.sled.apply_batch(batch) {
-                tracing::error!(error = %e, "could not undo a write after a failed flush");
+        // One batch for it all, so that sled's own flusher never writes
+        // out the old basis without the chunks cleared of what came after.
+        // Each key gets what it held before the oldest transaction that
+        // wrote it: the undos are folded newest first.
+        let mut restore: BTreeMap<Vec<u8>, Option<IVec>> = BTreeMap::new();
+        let mut chunks = Vec::new();
+        for undo in undo.into_iter().rev() {
+            restore.extend(undo.keys);
+            chunks.extend(undo.chunks);
+        }
+        // AVET's keys are chunks only, and no other undo touches them.
+        restore.extend(postings::cleared(&self.inner.sled, chunks, durable));
+        let mut batch = sled::Batch::default();
+        for (key, old) in restore {
+            match old {
+                Some(old) => batch.insert(key, old),
+                None => batch.remove(key),
             }
+        }
+        if let Err(e) = self.inner.sled.apply_batch(batch) {
+            tracing::error!(error = %e, "could not undo the writes after a failed flush");
         }
         // sled's own flusher may have written out some of what was just
         // undone: write the undoing out too, if the disk lets us.
@@ -702,7 +737,7 @@ impl Store {
         let undone = state
             .undo
             .iter()
-            .take_while(|(tx, _)| *tx <= durable)
+            .take_while(|undo| undo.tx <= durable)
             .count();
         state.undo.drain(..undone);
         let mut published = self
@@ -982,8 +1017,9 @@ fn write_genesis(sled: &sled::Db) -> Result<(), StorageError> {
     for (key, records) in grouped::entries(&datoms, is_ref, EntityId::MAX) {
         batch.insert(key, records);
     }
-    for (key, entry) in current::updated_entries(&datoms, GENESIS_TX, |_| Ok(None))? {
-        batch.insert(&key[..], entry);
+    let entries = current::updated_entries(&datoms, GENESIS_TX, |_| Ok(None))?;
+    for block in current::blocks::Blocks::new(sled, 0).writes(entries)? {
+        batch.insert(&block.key[..], block.value);
     }
     batch.insert(META_FORMAT, &FORMAT_VERSION.to_be_bytes());
     batch.insert(META_BASIS, &GENESIS_TX.to_be_bytes());

@@ -21,11 +21,15 @@
 //! Unlike the grouped indexes, whose groups are written once, a chunk is
 //! rewritten by every transaction that adds to it. That happens inside the
 //! single writer (`updates`), on the latest chunk, in the transaction's
-//! atomic batch, and the batch that undoes it keeps the chunk's old bytes.
-//! History is kept: a record is never removed, a retraction is a record of
-//! its own, and a reader skips records of transactions after its basis.
-//! A chunk past `MAX_RECORDS` records is split in pieces, each starting at
-//! a new entity; all records of one entity stay in one chunk.
+//! atomic batch. History is kept: a retraction is a record of its own, and
+//! a reader skips records of transactions after its basis. A chunk past
+//! `MAX_RECORDS` records is split in pieces, each starting at a new
+//! entity; all records of one entity stay in one chunk (so one entity's
+//! history of one value, asserted and retracted again and again, is not
+//! bounded by it). A record is removed only by a failed flush, which
+//! clears the chunks it wrote of every record that is not durable
+//! (`cleared`), rather than putting their old bytes back: that would move the
+//! records of a split piece back into the chunk before it.
 //!
 //! A reader may meet a split while it scans (sled applies a batch
 //! atomically, but a scan crosses leaves at different moments). Forward,
@@ -71,13 +75,11 @@ fn chunk_key(value_prefix: &[u8], from: EntityId) -> Vec<u8> {
     [value_prefix, &from.to_be_bytes()].concat()
 }
 
-/// One chunk written by a transaction: its key, its new records, and what
-/// it held before (`None`: it is new), for the batch that undoes it.
+/// One chunk written by a transaction: its key and its new records.
 #[derive(Debug, PartialEq, Eq)]
 pub struct ChunkWrite {
     pub key: Vec<u8>,
     pub records: Vec<u8>,
-    pub old: Option<IVec>,
 }
 
 /// A chunk a transaction adds to: what it held before, the records added.
@@ -97,7 +99,10 @@ pub fn updates(
         let first = chunk_key(value_prefix, 0);
         // The chunk holding this entity: the last one starting at or below
         // it. Splits are made after every record is placed, so sled's
-        // chunks are the ones to look in.
+        // chunks are the ones to look in. (sled 0.34's backward step can
+        // miss a key that follows a leaf's first key less one and then four
+        // 0xFF bytes; chunk keys end in an entity id, which never has them,
+        // after values such as a long of -1, which could.)
         let at_entity = key[..value_prefix.len() + 8].to_vec();
         let found = tree.range(first.clone()..=at_entity).next_back();
         let (chunk, old) = match found.transpose()? {
@@ -130,18 +135,54 @@ pub fn updates(
         out.push(ChunkWrite {
             key: key.clone(),
             records: first.concat(),
-            old,
         });
         for piece in pieces {
             let from = u64::from_be_bytes(piece[0][..8].try_into().expect("eight bytes"));
             out.push(ChunkWrite {
                 key: chunk_key(value_prefix, from),
                 records: piece.concat(),
-                old: None,
             });
         }
     }
     Ok(out)
+}
+
+/// After a failed flush: the chunks under `keys` cleared of every record
+/// of a transaction after `durable` (`None`: left empty, to be removed; it
+/// held nothing a reader could see). A chunk keeps its key and its range
+/// of entities, so nothing moves between chunks: a reader scanning
+/// meanwhile neither repeats nor loses a key. A chunk that cannot be read
+/// is logged and left as it is.
+pub fn cleared(
+    tree: &sled::Tree,
+    mut keys: Vec<Vec<u8>>,
+    durable: EntityId,
+) -> Vec<(Vec<u8>, Option<IVec>)> {
+    keys.sort_unstable();
+    keys.dedup();
+    let mut out = Vec::with_capacity(keys.len());
+    for key in keys {
+        let records = match tree.get(&key) {
+            Ok(Some(records)) if records.len() % RECORD_LEN == 0 => records,
+            Ok(None) => continue,
+            Ok(Some(_)) => {
+                tracing::error!(error = %corrupt("value", &key), "could not clear an AVET chunk");
+                continue;
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "could not clear an AVET chunk");
+                continue;
+            }
+        };
+        let kept: Vec<u8> = records
+            .chunks_exact(RECORD_LEN)
+            .filter(|r| u64::from_be_bytes(r[8..16].try_into().expect("eight bytes")) <= durable)
+            .flatten()
+            .copied()
+            .collect();
+        out.push((key, (!kept.is_empty()).then(|| IVec::from(kept))));
+    }
+    out
 }
 
 /// `records` (sorted) in pieces: all of them if they fit a chunk, else
@@ -436,28 +477,86 @@ mod tests {
         assert_eq!(pieces(&records[..MAX_RECORDS]).len(), 1);
     }
 
+    /// One chunk of `MAX_RECORDS` records for each of `values` words,
+    /// written at tx 10, and those keys in order.
+    fn full_chunks(tree: &sled::Tree, values: usize) -> Vec<Vec<u8>> {
+        let mut all = Vec::new();
+        for v in 0..values {
+            let keys: Vec<Vec<u8>> = (0..MAX_RECORDS as u64)
+                .map(|e| key(e * 2, 7, &format!("v{v:02}"), 10, true))
+                .collect();
+            all.extend(keys.iter().cloned());
+            write(tree, keys);
+        }
+        all
+    }
+
     #[test]
     fn a_scan_that_meets_a_split_neither_repeats_nor_loses_a_key() {
+        // Forty chunks span several of sled's leaves; the split comes with
+        // the scan inside each chunk in turn. sled 0.34 as it is puts the
+        // new piece in the leaf of the chunk it came from, which a scan
+        // has read already or reads afresh, so this passes without the
+        // guards in the module's doc too (tried): they are for what sled
+        // does not promise, and this checks the answers whatever it does.
         for back in [false, true] {
-            let tree = tree();
-            let first: Vec<Vec<u8>> = (0..MAX_RECORDS as u64)
-                .map(|e| key(e * 2, 7, "oil", 10, true))
-                .collect();
-            write(&tree, first.clone());
-            assert_eq!(tree.len(), 1);
-            let (lo, hi) = all();
-            let mut scan = Postings::new(&tree, lo, hi, 10, back);
-            let mut got = vec![scan.next().unwrap().unwrap().to_vec()];
-            // A later transaction splits the chunk while the scan is on.
-            write(&tree, vec![key(1, 7, "oil", 11, true)]);
-            assert!(tree.len() > 1);
-            got.extend(scan.map(|k| k.unwrap().to_vec()));
-            let mut want = first.clone();
-            if back {
-                want.reverse();
+            for target in 0..40 {
+                let tree = tree();
+                let every = full_chunks(&tree, 40);
+                assert_eq!(tree.len(), 40);
+                let (lo, hi) = all();
+                let mut scan = Postings::new(&tree, lo, hi, 10, back);
+                let value = format!("v{target:02}");
+                let in_target = |k: &[u8]| k == key(2, 7, &value, 10, true).as_slice();
+                let mut got = Vec::new();
+                for k in scan.by_ref() {
+                    let k = k.unwrap().to_vec();
+                    let stop = in_target(&k);
+                    got.push(k);
+                    if stop {
+                        break;
+                    }
+                }
+                // A later transaction splits the chunk while the scan is on.
+                write(&tree, vec![key(1, 7, &value, 11, true)]);
+                assert_eq!(tree.len(), 41);
+                got.extend(scan.map(|k| k.unwrap().to_vec()));
+                let mut want = every.clone();
+                if back {
+                    want.reverse();
+                }
+                assert_eq!(got, want, "backward: {back}, split v{target:02}");
             }
-            assert_eq!(got, want, "backward: {back}");
         }
+    }
+
+    #[test]
+    fn a_failed_flush_clears_its_records_and_leaves_every_chunk_in_place() {
+        let tree = tree();
+        let every = full_chunks(&tree, 3);
+        // Unflushed: tx 11 splits v01, tx 12 adds to a piece and makes a
+        // new value.
+        write(&tree, vec![key(1, 7, "v01", 11, true)]);
+        write(
+            &tree,
+            vec![key(3, 7, "v01", 12, true), key(5, 7, "new", 12, true)],
+        );
+        let keys: Vec<Vec<u8>> = tree.iter().keys().map(|k| k.unwrap().to_vec()).collect();
+        let mut batch = sled::Batch::default();
+        for (key, records) in cleared(&tree, keys.clone(), 10) {
+            match records {
+                Some(records) => batch.insert(key, records),
+                None => batch.remove(key),
+            }
+        }
+        tree.apply_batch(batch).unwrap();
+        let (lo, hi) = all();
+        assert_eq!(read(&tree, &lo, &hi, u64::MAX, false), every);
+        // The split's pieces stay (nothing moves back under a reader); the
+        // chunk left empty is gone.
+        let after: Vec<Vec<u8>> = tree.iter().keys().map(|k| k.unwrap().to_vec()).collect();
+        assert_eq!(after.len(), keys.len() - 1);
+        assert_eq!(after.len(), 4);
     }
 
     proptest! {
@@ -469,8 +568,8 @@ mod tests {
                 prop::collection::vec((0u64..200, 0u64..2, 0usize..4, any::<bool>()), 1..120),
                 1..12,
             ),
-            lo in (0usize..4, prop::option::of(0u64..200)),
-            hi in (0usize..4, prop::option::of(0u64..200)),
+            lo in (0usize..9, 0u64..2, 0usize..4, 0u64..200),
+            hi in (0usize..9, 0u64..2, 0usize..4, 0u64..200),
             basis in 0u64..14,
             back in any::<bool>(),
         ) {
@@ -485,11 +584,26 @@ mod tests {
                 held.extend(keys.iter().cloned());
                 write(&tree, keys);
             }
-            // A value's start, or a keyset cursor inside its entities.
-            let bound = |(w, e): (usize, Option<u64>)| {
-                let k = key(e.unwrap_or(0), 1, words[w], 0, true);
-                let end = k.len() - TX_SUFFIX_LEN - if e.is_some() { 0 } else { 8 };
-                k[..end].to_vec()
+            // Every shape of bound the reads in `db` make.
+            let bound = |(shape, a, w, e): (usize, u64, usize, u64)| {
+                let k = key(e, a, words[w], 0, true);
+                let value = &k[..k.len() - TX_SUFFIX_LEN - 8];
+                let cursor = &k[..k.len() - TX_SUFFIX_LEN];
+                let mut text = vec![0x03];
+                text.extend_from_slice(&a.to_be_bytes());
+                let cut = (e as usize).min(words[w].len());
+                crate::store::encoding::encode_text_prefix(&mut text, &words[w][..cut]);
+                match shape {
+                    0 => value.to_vec(),
+                    1 => cursor.to_vec(),
+                    2 => prefix_end(cursor),
+                    3 => prefix_end(value),
+                    4 => k[..9].to_vec(),
+                    5 => prefix_end(&k[..9]),
+                    6 => vec![0x03],
+                    7 => vec![0x04],
+                    _ => text,
+                }
             };
             let (lo, hi) = (bound(lo), bound(hi));
             let mut want: Vec<Vec<u8>> = held

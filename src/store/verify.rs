@@ -58,13 +58,17 @@ impl super::Store {
         let mut truths = datoms_truth(sled, basis)?;
         let checked = truths.len();
         for item in sled.scan_prefix([current::PREFIX]) {
-            let (key, entry) =
+            let (key, block) =
                 item.map_err(|e| format!("reading the current-entity index: {e}"))?;
-            let e = entry_entity(&key)?;
-            let truth = truths.remove(&e).ok_or_else(|| {
-                format!("entity {e} has a current-entity entry, but no datom mentions it")
-            })?;
-            compare(e, &entry, &truth, basis)?;
+            let first = current::blocks::block_first(&key).map_err(|e| e.to_string())?;
+            for entry in current::blocks::entries(&block) {
+                let (place, entry) = entry.map_err(|e| e.to_string())?;
+                let e = first + EntityId::from(place);
+                let truth = truths.remove(&e).ok_or_else(|| {
+                    format!("entity {e} has a current-entity entry, but no datom mentions it")
+                })?;
+                compare(e, entry, &truth, basis)?;
+            }
         }
         // Entities left have datoms but no entry: right only if nothing of
         // them holds any more.
@@ -141,15 +145,6 @@ impl Newest {
             ));
         }
     }
-}
-
-/// The entity of a current-entity key.
-fn entry_entity(key: &[u8]) -> Result<EntityId, String> {
-    let id: [u8; 8] = key
-        .get(1..)
-        .and_then(|id| id.try_into().ok())
-        .ok_or_else(|| format!("a current-entity key of the wrong length: {key:02x?}"))?;
-    Ok(EntityId::from_be_bytes(id))
 }
 
 /// Compares entity `e`'s entry with what its datoms say.

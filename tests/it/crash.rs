@@ -39,7 +39,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use forkful::store::{
-    kw, Components, Db, EntityId, EntityMap, EntityRef, Index, Store, Transaction, Value,
+    current_blocks, kw, Components, Db, EntityId, EntityMap, EntityRef, Index, Store, Transaction,
+    Value,
 };
 
 use crate::helpers::schema_tx;
@@ -500,11 +501,16 @@ fn the_entry_check_finds_entries_that_disagree_with_the_datoms() {
         );
         report.tempid("r").expect("the recipe's id")
     };
-    // The current-entity key of an entity: see `store::current`.
-    let key = |e: EntityId| [&[0x06][..], &e.to_be_bytes()].concat();
-    let entry = raw_sled(dir.path())
-        .get(key(recipe))
-        .expect("reading the entry")
+    // The entries are stored sixteen entities to a block: see
+    // `store::current::blocks`.
+    let block_of = |sled: &sled::Db, e: EntityId| {
+        sled.get(current_blocks::key(e))
+            .expect("reading a block")
+            .map(|block| block.to_vec())
+    };
+    let block = block_of(&raw_sled(dir.path()), recipe).expect("the recipe's block");
+    let entry = current_blocks::entry(&block.clone().into(), recipe)
+        .expect("a block that reads")
         .expect("the recipe has an entry")
         .to_vec();
     let mut as_of_other_tx = entry.clone();
@@ -524,12 +530,15 @@ fn the_entry_check_finds_entries_that_disagree_with_the_datoms() {
     ];
     for (expected, e, value) in tamperings {
         let sled = raw_sled(dir.path());
-        match &value {
-            Some(value) => sled.insert(key(e), value.as_slice()),
-            None => sled.remove(key(e)),
+        let old = block_of(&sled, e);
+        let tampered = match &value {
+            Some(value) => current_blocks::with_entries(old.as_deref(), &[(e, value.clone())]),
+            None => current_blocks::without(old.as_deref().unwrap_or_default(), e),
         }
-        .and_then(|_| sled.flush())
-        .expect("tampering with the store");
+        .expect("a block to tamper with");
+        sled.insert(current_blocks::key(e), tampered)
+            .and_then(|_| sled.flush())
+            .expect("tampering with the store");
         drop(sled);
         let checked = Store::open(dir.path())
             .expect("reopening the store")
@@ -539,8 +548,8 @@ fn the_entry_check_finds_entries_that_disagree_with_the_datoms() {
             "an entry tampered with to show {expected:?} is found: {checked:?}"
         );
         let sled = raw_sled(dir.path());
-        sled.remove(key(stranger))
-            .and_then(|_| sled.insert(key(recipe), entry.as_slice()))
+        sled.remove(current_blocks::key(stranger))
+            .and_then(|_| sled.insert(current_blocks::key(recipe), block.as_slice()))
             .and_then(|_| sled.flush())
             .expect("undoing the tampering");
     }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use forkful::store::schema::attribute_map;
 use forkful::store::{kw, Cardinality, FlushFault, Store, TransactError, Transaction, ValueType};
 
-use crate::helpers::{add_recipe, schema_tx, stored};
+use crate::helpers::{add_recipe, everything, schema_tx, stored};
 
 fn durable_store(dir: &std::path::Path) -> Store {
     let store = Store::open(dir).unwrap();
@@ -44,6 +44,8 @@ fn after_a_failed_flush_nothing_is_written_and_the_failed_write_never_lands() {
         acknowledged
     };
     let reopened = Store::open(dir.path()).unwrap();
+    // Byte for byte, as the lost write split no AVET chunk (see the next
+    // test for one that does).
     assert!(
         stored(&reopened) == acknowledged,
         "after reopening, the store is exactly what was acknowledged"
@@ -58,6 +60,58 @@ fn after_a_failed_flush_nothing_is_written_and_the_failed_write_never_lands() {
         );
     }
     add_recipe(&reopened, "after", "A reopened store writes again");
+}
+
+/// A lost write that split an AVET chunk (a value held by more entities
+/// than a chunk holds) leaves the split pieces in place but none of its
+/// records: the transaction that takes its tx and entity ids after a
+/// reopen must not inherit them.
+#[test]
+fn a_lost_write_that_split_a_chunk_leaves_none_of_its_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let created = kw(":recipe/created");
+    let same_day = forkful::store::Value::Instant(86_400_000);
+    let dated = |store: &Store, slug: &str| {
+        let mut tx = Transaction::new();
+        tx.map(
+            crate::helpers::recipe("r", slug, "Dated").with(":recipe/created", same_day.clone()),
+        );
+        store.transact(&tx)
+    };
+    let on_the_day = |store: &Store| {
+        let db = store.db();
+        let a = db.attribute(&created).unwrap().id;
+        db.datoms(
+            forkful::store::Index::Avet,
+            &forkful::store::Components::any().a(a).v(same_day.clone()),
+        )
+        .count()
+    };
+    let before = {
+        let store = durable_store(dir.path());
+        // A chunk's worth (64): the lost write's record is the one that
+        // splits it.
+        for i in 0..64 {
+            dated(&store, &format!("dated-{i}")).unwrap();
+        }
+        assert_eq!(on_the_day(&store), 64);
+        let before = everything(&store);
+        store.inject_flush_fault(FlushFault::Error);
+        let error = dated(&store, "lost").unwrap_err();
+        assert!(matches!(error, TransactError::Poisoned(_)), "{error}");
+        before
+    };
+    let reopened = Store::open(dir.path()).unwrap();
+    assert_eq!(everything(&reopened), before);
+    assert_eq!(reopened.verify_current_entries().map(|_| ()), Ok(()));
+    // The next write gets the lost one's tx and entity ids.
+    add_recipe(&reopened, "undated", "Not on the day");
+    assert_eq!(
+        on_the_day(&reopened),
+        64,
+        "no record of the lost write came back"
+    );
+    assert_eq!(reopened.verify_current_entries().map(|_| ()), Ok(()));
 }
 
 #[test]
