@@ -364,6 +364,56 @@ async fn a_cook_sending_too_many_pictures_an_hour_is_told_to_wait_and_others_are
     );
 }
 
+/// Sends picture `n` with `form` to `action`, with no words for it: the
+/// form comes back, the picture stored all the same.
+async fn send_picture_to(browser: &mut Browser, form: &Page, action: &str, n: u32) -> Page {
+    let file = picture_file(16 + n, 16, ImageFormat::Png);
+    browser
+        .submit_with_file(
+            form,
+            action,
+            &recipe_fields(&[("note", "a picture")]),
+            Some(("dal.png", "image/png", &file)),
+        )
+        .await
+}
+
+/// The edit and fork forms count their pictures against the same limit as
+/// the new-recipe form, and refuse past it with what was typed kept.
+#[actix_web::test]
+async fn pictures_sent_with_edits_and_forks_count_against_the_cooks_limit() {
+    let file = picture_file(640, 480, ImageFormat::Jpeg);
+    let (mut ann, _) = publish_with(&file, "image/jpeg", "Dal").await;
+    let limit = forkful::web::limits::PICTURES_PER_HOUR;
+    let (edit_at, fork_at) = ("/recipes/weeknight-dal/edit", "/recipes/weeknight-dal/fork");
+    let edit = ann.get(edit_at).await;
+    let fork = ann.get(fork_at).await;
+    // The published recipe's picture was the first; the edit form sends
+    // all but one of the rest, the fork form the last.
+    for n in 1..limit - 1 {
+        let page = send_picture_to(&mut ann, &edit, edit_at, n).await;
+        assert_eq!(page.status, 422, "picture {n}");
+        assert!(!page.body.contains("too many pictures"), "picture {n}");
+    }
+    let page = send_picture_to(&mut ann, &fork, fork_at, limit - 1).await;
+    assert_eq!(page.status, 422);
+    assert!(!page.body.contains("too many pictures"), "{}", page.body);
+    for (action, form) in [(edit_at, &edit), (fork_at, &fork)] {
+        let refused = send_picture_to(&mut ann, form, action, limit).await;
+        assert_eq!(refused.status, 422, "{action}");
+        assert!(
+            refused.body.contains("too many pictures for now"),
+            "{action}: {}",
+            refused.body
+        );
+        assert_eq!(
+            refused.attrs("#title", "value"),
+            ["Weeknight Dal"],
+            "{action}"
+        );
+    }
+}
+
 #[actix_web::test]
 async fn an_edit_keeps_the_picture_replaces_it_or_removes_it_and_a_fork_starts_with_it() {
     let file = picture_file(640, 480, ImageFormat::Jpeg);
