@@ -5,13 +5,14 @@
 //! so a name that resolves differently the second time gains nothing);
 //! at most `MAX_REDIRECTS` redirects, `MAX_PAGE_BYTES` of page and
 //! `TIMEOUT` for all of it, name lookups included; at most `MAX_FETCHES`
-//! at once. Tests start the server with private addresses allowed, to
-//! fetch from 127.0.0.1.
+//! at once per fetcher (the site has one), a place the site can take
+//! before it counts the cook's import (`Fetcher::place`). Tests start the
+//! server with private addresses allowed, to fetch from 127.0.0.1.
 
 use std::io::Read;
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc, LazyLock};
 use std::time::{Duration, Instant};
 
 /// The most a page may weigh, in bytes.
@@ -46,10 +47,18 @@ pub enum FetchError {
     Busy,
 }
 
-/// Fetches pages; see the module's documentation.
-#[derive(Debug, Clone, Copy)]
+/// Fetches pages; see the module's documentation. Its clones share its
+/// places.
+#[derive(Debug, Clone)]
 pub struct Fetcher {
     allow: Allow,
+    /// Fetches running now, at most `MAX_FETCHES`.
+    fetching: Arc<AtomicUsize>,
+}
+
+/// A place for one fetch, given back when dropped.
+pub struct FetchPlace {
+    _held: Place,
 }
 
 /// Which addresses a fetcher connects to besides public ones.
@@ -75,29 +84,48 @@ impl Allow {
 impl Fetcher {
     /// A fetcher that refuses private addresses: the one to serve with.
     pub fn public_only() -> Fetcher {
+        Fetcher::new(Allow::PublicOnly)
+    }
+
+    fn new(allow: Allow) -> Fetcher {
         Fetcher {
-            allow: Allow::PublicOnly,
+            allow,
+            fetching: Arc::default(),
         }
     }
 
     /// A fetcher that refuses private addresses but `one`: for tests.
     pub fn public_and(one: SocketAddr) -> Fetcher {
-        Fetcher {
-            allow: Allow::Also(one),
-        }
+        Fetcher::new(Allow::Also(one))
     }
 
     /// A fetcher that also fetches from this machine and private networks:
     /// for tests, and for a site that imports from its own network.
     pub fn allowing_private() -> Fetcher {
-        Fetcher {
-            allow: Allow::Private,
-        }
+        Fetcher::new(Allow::Private)
+    }
+
+    /// A place for one fetch, if fewer than `MAX_FETCHES` are running.
+    pub fn place(&self) -> Result<FetchPlace, FetchError> {
+        Place::take(&self.fetching, MAX_FETCHES)
+            .map(|held| FetchPlace { _held: held })
+            .ok_or(FetchError::Busy)
     }
 
     /// The page at `address`: where it ended up after redirects, and its
     /// text.
     pub fn fetch(&self, address: &str) -> Result<(String, String), FetchError> {
+        let place = self.place()?;
+        self.fetch_in(place, address)
+    }
+
+    /// `fetch`, in a place taken already.
+    pub fn fetch_in(
+        &self,
+        place: FetchPlace,
+        address: &str,
+    ) -> Result<(String, String), FetchError> {
+        let _place = place;
         let allow = self.allow;
         // One deadline for the whole fetch, redirects and name lookups
         // included.
@@ -111,7 +139,6 @@ impl Fetcher {
             })
             .build();
         let mut at = checked_url(address)?;
-        let _place = Place::take(&FETCHES, MAX_FETCHES).ok_or(FetchError::Busy)?;
         for _ in 0..=MAX_REDIRECTS {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
@@ -180,23 +207,22 @@ fn took_too_long() -> FetchError {
 /// The most name lookups on threads of their own at once: one given up at
 /// the deadline runs on until the system's resolver gives up too.
 const MAX_LOOKUPS: usize = 64;
-static LOOKUPS: AtomicUsize = AtomicUsize::new(0);
+static LOOKUPS: LazyLock<Arc<AtomicUsize>> = LazyLock::new(Arc::default);
 
-/// The most fetches at once, whoever asks: each cook's imports are limited
-/// a minute, but cooks are many.
-const MAX_FETCHES: usize = 8;
-static FETCHES: AtomicUsize = AtomicUsize::new(0);
+/// The most fetches a fetcher runs at once, whoever asks: each cook's
+/// imports are limited a minute, but cooks are many.
+pub const MAX_FETCHES: usize = 8;
 
 /// One of a fixed number of places, given back when dropped.
-struct Place(&'static AtomicUsize);
+struct Place(Arc<AtomicUsize>);
 
 impl Place {
-    fn take(taken: &'static AtomicUsize, most: usize) -> Option<Place> {
+    fn take(taken: &Arc<AtomicUsize>, most: usize) -> Option<Place> {
         if taken.fetch_add(1, Ordering::AcqRel) >= most {
             taken.fetch_sub(1, Ordering::AcqRel);
             return None;
         }
-        Some(Place(taken))
+        Some(Place(taken.clone()))
     }
 }
 
@@ -347,15 +373,15 @@ mod tests {
     /// lookup place would fail the other tests' lookups meanwhile).
     #[test]
     fn places_are_given_back_when_dropped() {
-        static TAKEN: AtomicUsize = AtomicUsize::new(0);
-        let first = Place::take(&TAKEN, 2).unwrap();
-        let second = Place::take(&TAKEN, 2).unwrap();
-        assert!(Place::take(&TAKEN, 2).is_none());
+        let taken = Arc::new(AtomicUsize::new(0));
+        let first = Place::take(&taken, 2).unwrap();
+        let second = Place::take(&taken, 2).unwrap();
+        assert!(Place::take(&taken, 2).is_none());
         drop(first);
-        let third = Place::take(&TAKEN, 2).unwrap();
-        assert!(Place::take(&TAKEN, 2).is_none());
+        let third = Place::take(&taken, 2).unwrap();
+        assert!(Place::take(&taken, 2).is_none());
         drop((second, third));
-        assert_eq!(TAKEN.load(Ordering::Acquire), 0);
+        assert_eq!(taken.load(Ordering::Acquire), 0);
     }
 
     #[test]

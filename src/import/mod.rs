@@ -13,7 +13,7 @@ mod jsonld;
 mod microdata;
 mod text;
 
-pub use fetch::{FetchError, Fetcher, MAX_PAGE_BYTES, MAX_REDIRECTS};
+pub use fetch::{FetchError, FetchPlace, Fetcher, MAX_FETCHES, MAX_PAGE_BYTES, MAX_REDIRECTS};
 
 use crate::domain::{Content, Source};
 

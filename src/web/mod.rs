@@ -95,8 +95,8 @@ impl Site {
         self
     }
 
-    pub fn fetcher(&self) -> crate::import::Fetcher {
-        self.fetcher
+    pub fn fetcher(&self) -> &crate::import::Fetcher {
+        &self.fetcher
     }
 
     pub fn with_body_deadline(mut self, deadline: std::time::Duration) -> Site {

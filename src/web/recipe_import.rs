@@ -11,7 +11,7 @@ use super::session::Visitor;
 use super::submission::{read_form, OversizedPicture};
 use super::{Site, WebError};
 use crate::domain::{Change, Cook, Slug};
-use crate::import::{self, Imported, MAX_PAGE_BYTES};
+use crate::import::{self, FetchPlace, Imported, MAX_PAGE_BYTES};
 use crate::views::forms::FieldErrors;
 use crate::views::{import_form, recipe_path};
 
@@ -57,6 +57,26 @@ pub async fn submit(
         Ok(private_page(&site, &visitor, status, page))
     };
     let refused = |errors: FieldErrors| answer(StatusCode::UNPROCESSABLE_ENTITY, errors);
+    // A place for the fetch first: when the site is fetching all the pages
+    // it may at once, the cook is told to try again (503), and nothing of
+    // theirs is counted.
+    let place = match fields.html.trim().is_empty() && !fields.url.is_empty() {
+        true => match site.fetcher().place() {
+            Ok(place) => Some(place),
+            Err(why) => {
+                let mut busy = answer(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    FieldErrors::one("url", sentence(&why.to_string())),
+                )?;
+                busy.headers_mut().insert(
+                    actix_web::http::header::RETRY_AFTER,
+                    actix_web::http::header::HeaderValue::from_static("10"),
+                );
+                return Ok(busy);
+            }
+        },
+        false => None,
+    };
     // Counted before the page is fetched or read, whatever comes of it.
     if let Err(why) = site.imports().start(cook.handle.as_str()) {
         return answer(
@@ -64,7 +84,7 @@ pub async fn submit(
             FieldErrors::one("", sentence(&why)),
         );
     }
-    let imported = match read(&site, &fields).await {
+    let imported = match read(&site, &fields, place).await {
         Ok(imported) => imported,
         Err(errors) => return refused(errors),
     };
@@ -75,8 +95,13 @@ pub async fn submit(
     }
 }
 
-/// The recipe the form points at: the pasted page's, or the fetched one's.
-async fn read(site: &Site, fields: &import_form::Fields) -> Result<Imported, FieldErrors> {
+/// The recipe the form points at: the pasted page's, or the fetched one's
+/// (in `place`, taken for it).
+async fn read(
+    site: &Site,
+    fields: &import_form::Fields,
+    place: Option<FetchPlace>,
+) -> Result<Imported, FieldErrors> {
     if !fields.html.trim().is_empty() {
         let url = import::page_address(&fields.url, &fields.html).ok_or_else(|| {
             FieldErrors::one(
@@ -91,16 +116,16 @@ async fn read(site: &Site, fields: &import_form::Fields) -> Result<Imported, Fie
             .map_err(|e| FieldErrors::one("", sentence(&e.to_string())))?
             .map_err(|e| FieldErrors::one("html", sentence(&e.to_string())));
     }
-    if fields.url.is_empty() {
+    let Some(place) = place else {
         return Err(FieldErrors::one(
             "url",
             "Give the recipe's address, or paste its page.",
         ));
-    }
-    let fetcher = site.fetcher();
+    };
+    let fetcher = site.fetcher().clone();
     let address = fields.url.clone();
     // Off the workers: a slow site must not hold one.
-    let fetched = web::block(move || fetcher.fetch(&address))
+    let fetched = web::block(move || fetcher.fetch_in(place, &address))
         .await
         .map_err(|e| FieldErrors::one("", sentence(&e.to_string())))?;
     let (url, html) = fetched.map_err(|e| FieldErrors::one("url", sentence(&e.to_string())))?;

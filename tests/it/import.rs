@@ -456,6 +456,52 @@ async fn the_server_fetches_a_page_when_allowed() {
     assert_eq!(page.attrs("nav.lineage li.source a", "href"), [url]);
 }
 
+/// While the site fetches all the pages it may at once, an import by
+/// address gets a 503 that says to try again, with the form kept, and
+/// costs the cook none of their imports.
+#[actix_web::test]
+async fn an_import_while_the_site_fetches_all_it_may_is_told_to_retry_and_not_counted() {
+    let addr = serve(vec![("/dal", 200, "text/html", fixture("wprm.html"))]);
+    let recipes = Recipes::temporary().unwrap();
+    let fetcher = Fetcher::public_and(addr);
+    let site = actix_web::web::Data::new(
+        forkful::web::Site::new(recipes.clone(), "http://forkful.test")
+            .with_fetcher(fetcher.clone()),
+    );
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let form = ann.get("/import").await;
+    let url = format!("http://{addr}/dal");
+    let fields = [("url", url.as_str()), ("html", "")];
+    // Every place taken, as by other cooks' fetches.
+    let taken: Vec<_> = (0..forkful::import::MAX_FETCHES)
+        .map(|_| fetcher.place().unwrap())
+        .collect();
+    for n in 0..=forkful::web::limits::IMPORTS_PER_MINUTE {
+        let busy = ann.submit(&form, "/import", &fields).await;
+        assert_eq!(busy.status, 503, "import {n}");
+        assert_eq!(
+            busy.headers.get("retry-after").map(|v| v.to_str().unwrap()),
+            Some("10")
+        );
+        assert!(
+            busy.body
+                .contains("fetching as many pages as it may at once"),
+            "{}",
+            busy.body
+        );
+        assert_eq!(
+            busy.attrs("#url", "value"),
+            [url.as_str()],
+            "the form is kept"
+        );
+    }
+    drop(taken);
+    // More tries than a minute's imports, and none of them counted.
+    let done = ann.submit(&form, "/import", &fields).await;
+    assert_eq!(done.status, 303, "{}", done.body);
+}
+
 #[test]
 fn two_cooks_bringing_in_one_page_at_once_get_two_recipes() {
     let recipes = Recipes::temporary().unwrap();
