@@ -105,6 +105,12 @@ impl Fetcher {
         Fetcher::new(Allow::Private)
     }
 
+    /// Whether `address` is one this fetcher would try: an `http` or
+    /// `https` address (where it leads is checked as it is fetched).
+    pub fn check(&self, address: &str) -> Result<(), FetchError> {
+        checked_url(address).map(drop)
+    }
+
     /// A place for one fetch, if fewer than `MAX_FETCHES` are running.
     pub fn place(&self) -> Result<FetchPlace, FetchError> {
         Place::take(&self.fetching, MAX_FETCHES)

@@ -59,8 +59,14 @@ pub async fn submit(
     let refused = |errors: FieldErrors| answer(StatusCode::UNPROCESSABLE_ENTITY, errors);
     // A place for the fetch first: when the site is fetching all the pages
     // it may at once, the cook is told to try again (503), and nothing of
-    // theirs is counted.
-    let place = match fields.html.trim().is_empty() && !fields.url.is_empty() {
+    // theirs is counted. An address no retry can help is refused first.
+    let fetches = fields.html.trim().is_empty() && !fields.url.is_empty();
+    if fetches {
+        if let Err(why) = site.fetcher().check(&fields.url) {
+            return refused(FieldErrors::one("url", sentence(&why.to_string())));
+        }
+    }
+    let place = match fetches {
         true => match site.fetcher().place() {
             Ok(place) => Some(place),
             Err(why) => {

@@ -496,6 +496,21 @@ async fn an_import_while_the_site_fetches_all_it_may_is_told_to_retry_and_not_co
             "the form is kept"
         );
     }
+    // An address no retry can help is refused as such, busy or not.
+    let bad = ann
+        .submit(
+            &form,
+            "/import",
+            &[("url", "ftp://x.example/"), ("html", "")],
+        )
+        .await;
+    assert_eq!(bad.status, 422);
+    assert!(
+        bad.body
+            .contains("Only http and https addresses can be imported, not ftp."),
+        "{}",
+        bad.body
+    );
     drop(taken);
     // More tries than a minute's imports, and none of them counted.
     let done = ann.submit(&form, "/import", &fields).await;

@@ -82,7 +82,10 @@ impl Entries<'_> {
             let len = u32::from_be_bytes(h[1..].try_into().ok()?) as usize;
             let start = self.at + 5;
             let in_order = h[0] < BLOCK as u8 && self.last.is_none_or(|last| h[0] > last);
-            (in_order && start + len <= self.block.len()).then_some((h[0], start, len))
+            let fits = start
+                .checked_add(len)
+                .is_some_and(|end| end <= self.block.len());
+            (in_order && fits).then_some((h[0], start, len))
         });
         let Some((place, start, len)) = header else {
             self.at = self.block.len();
