@@ -119,6 +119,9 @@ const META_BASIS: &[u8] = b"\x00basis";
 const META_NEXT_ID: &[u8] = b"\x00next-id";
 const META_LAST_INSTANT: &[u8] = b"\x00last-instant";
 const META_IMPORTING: &[u8] = b"\x00importing";
+/// Set by a failed flush's undo that could not clear every AVET chunk it
+/// had to: the next open clears them all (`postings::clear_all`).
+const META_AVET_UNCLEARED: &[u8] = b"\x00avet-uncleared";
 
 /// How to open a store.
 #[derive(Debug, Clone)]
@@ -280,6 +283,17 @@ impl Store {
             return Err(OpenError::UnfinishedImport(shown_path));
         }
         let basis = read_meta_u64(&sled, META_BASIS)?;
+        if sled.contains_key(META_AVET_UNCLEARED)? {
+            // Before anything reads or writes: the next transaction would
+            // take the undone one's ids and inherit its records.
+            let changed = postings::clear_all(&sled, basis)?;
+            sled.remove(META_AVET_UNCLEARED)?;
+            sled.flush()?;
+            tracing::warn!(
+                changed,
+                "cleared AVET chunks a failed flush's undo had left"
+            );
+        }
         let next_id = read_meta_u64(&sled, META_NEXT_ID)?;
         let last_instant = read_meta_u64(&sled, META_LAST_INSTANT)? as i64;
         let reads = Arc::new(AtomicU64::new(0));
@@ -574,7 +588,11 @@ impl Store {
             chunks.extend(undo.chunks);
         }
         // AVET's keys are chunks only, and no other undo touches them.
-        restore.extend(postings::cleared(&self.inner.sled, chunks, durable));
+        let (cleared, all) = postings::cleared(&self.inner.sled, chunks, durable);
+        restore.extend(cleared);
+        if !all {
+            restore.insert(META_AVET_UNCLEARED.to_vec(), Some(IVec::from(&[])));
+        }
         let mut batch = sled::Batch::default();
         for (key, old) in restore {
             match old {

@@ -29,7 +29,10 @@
 //! bounded by it). A record is removed only by a failed flush, which
 //! clears the chunks it wrote of every record that is not durable
 //! (`cleared`), rather than putting their old bytes back: that would move the
-//! records of a split piece back into the chunk before it.
+//! records of a split piece back into the chunk before it. If it cannot
+//! read one, it marks the store, which clears every chunk when it next
+//! opens (`clear_all`): the next transaction would otherwise take the
+//! undone one's ids and inherit its records.
 //!
 //! A reader may meet a split while it scans (sled applies a batch
 //! atomically, but a scan crosses leaves at different moments). Forward,
@@ -147,42 +150,78 @@ pub fn updates(
     Ok(out)
 }
 
+/// A chunk's key and what it is to hold (`None`: removed).
+pub type Restored = (Vec<u8>, Option<IVec>);
+
 /// After a failed flush: the chunks under `keys` cleared of every record
 /// of a transaction after `durable` (`None`: left empty, to be removed; it
 /// held nothing a reader could see). A chunk keeps its key and its range
 /// of entities, so nothing moves between chunks: a reader scanning
 /// meanwhile neither repeats nor loses a key. A chunk that cannot be read
-/// is logged and left as it is.
+/// is logged and left as it is, and the answer's flag is false: then the
+/// store must be cleared whole (`clear_all`) before it is written again.
 pub fn cleared(
     tree: &sled::Tree,
     mut keys: Vec<Vec<u8>>,
     durable: EntityId,
-) -> Vec<(Vec<u8>, Option<IVec>)> {
+) -> (Vec<Restored>, bool) {
     keys.sort_unstable();
     keys.dedup();
     let mut out = Vec::with_capacity(keys.len());
+    let mut all = true;
     for key in keys {
         let records = match tree.get(&key) {
             Ok(Some(records)) if records.len() % RECORD_LEN == 0 => records,
             Ok(None) => continue,
             Ok(Some(_)) => {
                 tracing::error!(error = %corrupt("value", &key), "could not clear an AVET chunk");
+                all = false;
                 continue;
             }
             Err(e) => {
                 tracing::error!(error = %e, "could not clear an AVET chunk");
+                all = false;
                 continue;
             }
         };
-        let kept: Vec<u8> = records
-            .chunks_exact(RECORD_LEN)
-            .filter(|r| u64::from_be_bytes(r[8..16].try_into().expect("eight bytes")) <= durable)
-            .flatten()
-            .copied()
-            .collect();
-        out.push((key, (!kept.is_empty()).then(|| IVec::from(kept))));
+        out.extend(cleared_chunk(key, &records, durable));
     }
-    out
+    (out, all)
+}
+
+/// `records` of the chunk `key` without those after `durable`, if any
+/// were (`None`: none are left).
+fn cleared_chunk(key: Vec<u8>, records: &[u8], durable: EntityId) -> Option<Restored> {
+    let kept: Vec<u8> = records
+        .chunks_exact(RECORD_LEN)
+        .filter(|r| u64::from_be_bytes(r[8..16].try_into().expect("eight bytes")) <= durable)
+        .flatten()
+        .copied()
+        .collect();
+    (kept.len() != records.len()).then(|| (key, (!kept.is_empty()).then(|| IVec::from(kept))))
+}
+
+/// Clears every chunk of the records after `durable`, in one batch: what
+/// a store does when it opens after a failed flush whose undo could not
+/// read every chunk it had to clear. Returns how many chunks changed.
+pub fn clear_all(tree: &sled::Tree, durable: EntityId) -> Result<usize, StorageError> {
+    let mut batch = sled::Batch::default();
+    let mut changed = 0;
+    for item in tree.range(vec![prefix()]..vec![prefix() + 1]) {
+        let (key, records) = item?;
+        if records.len() % RECORD_LEN != 0 {
+            return Err(corrupt("value", &key));
+        }
+        if let Some((key, kept)) = cleared_chunk(key.to_vec(), &records, durable) {
+            match kept {
+                Some(kept) => batch.insert(key, kept),
+                None => batch.remove(key),
+            }
+            changed += 1;
+        }
+    }
+    tree.apply_batch(batch)?;
+    Ok(changed)
 }
 
 /// `records` (sorted) in pieces: all of them if they fit a chunk, else
@@ -543,7 +582,9 @@ mod tests {
         );
         let keys: Vec<Vec<u8>> = tree.iter().keys().map(|k| k.unwrap().to_vec()).collect();
         let mut batch = sled::Batch::default();
-        for (key, records) in cleared(&tree, keys.clone(), 10) {
+        let (cleared, every_chunk) = cleared(&tree, keys.clone(), 10);
+        assert!(every_chunk);
+        for (key, records) in cleared {
             match records {
                 Some(records) => batch.insert(key, records),
                 None => batch.remove(key),
@@ -557,6 +598,24 @@ mod tests {
         let after: Vec<Vec<u8>> = tree.iter().keys().map(|k| k.unwrap().to_vec()).collect();
         assert_eq!(after.len(), keys.len() - 1);
         assert_eq!(after.len(), 4);
+        // Clearing the whole index, as a store opening after an undo that
+        // could not read every chunk does, comes to the same.
+        let whole = self::tree();
+        full_chunks(&whole, 3);
+        write(&whole, vec![key(1, 7, "v01", 11, true)]);
+        write(
+            &whole,
+            vec![key(3, 7, "v01", 12, true), key(5, 7, "new", 12, true)],
+        );
+        assert_eq!(
+            clear_all(&whole, 10).unwrap(),
+            2,
+            "v01's first piece, and the new value's"
+        );
+        let contents =
+            |t: &sled::Tree| -> Vec<(IVec, IVec)> { t.iter().map(Result::unwrap).collect() };
+        assert_eq!(contents(&whole), contents(&tree));
+        assert_eq!(clear_all(&whole, 10).unwrap(), 0);
     }
 
     proptest! {

@@ -114,6 +114,72 @@ fn a_lost_write_that_split_a_chunk_leaves_none_of_its_records() {
     assert_eq!(reopened.verify_current_entries().map(|_| ()), Ok(()));
 }
 
+/// An undo that could not clear every AVET chunk leaves a mark, and the
+/// store clears the records past its basis when it next opens: a chunk
+/// left holding one (put there by hand) does not show it once the basis
+/// passes its tx.
+#[test]
+fn a_store_marked_uncleared_clears_its_chunks_when_it_opens() {
+    use forkful::store::encoding::datom_key;
+    use forkful::store::{Datom, Index};
+    let dir = tempfile::tempdir().unwrap();
+    let same_day = forkful::store::Value::Instant(86_400_000);
+    let (a, basis) = {
+        let store = durable_store(dir.path());
+        for i in 0..3 {
+            let mut tx = Transaction::new();
+            tx.map(
+                crate::helpers::recipe("r", &format!("dated-{i}"), "Dated")
+                    .with(":recipe/created", same_day.clone()),
+            );
+            store.transact(&tx).unwrap();
+        }
+        let db = store.db();
+        (db.attribute(&kw(":recipe/created")).unwrap().id, db.basis())
+    };
+    let on_the_day = |store: &Store| {
+        let c = forkful::store::Components::any().a(a).v(same_day.clone());
+        store.db().datoms(Index::Avet, &c).count()
+    };
+    // A record of a transaction past the basis, as an undo that failed
+    // to clear would leave, and the mark. The value's one chunk starts at
+    // entity 0 (see `store::postings`).
+    let sled = sled::Config::new()
+        .path(dir.path())
+        .segment_size(forkful::store::SEGMENT_BYTES)
+        .open()
+        .unwrap();
+    let per_datom = |e, tx| {
+        let v = same_day.clone();
+        datom_key(
+            Index::Avet,
+            &Datom {
+                e,
+                a,
+                v,
+                tx,
+                added: true,
+            },
+        )
+    };
+    let leftover = per_datom(1 << 40, basis + 1);
+    let value = &leftover[..leftover.len() - 17];
+    let chunk = [value, &0u64.to_be_bytes()].concat();
+    let records = sled.get(&chunk).unwrap().expect("the value's chunk");
+    let record = &leftover[leftover.len() - 17..];
+    sled.insert(&chunk, [&records[..], record].concat())
+        .unwrap();
+    sled.insert(b"\x00avet-uncleared", &[] as &[u8]).unwrap();
+    sled.flush().unwrap();
+    drop(sled);
+    let reopened = Store::open(dir.path()).unwrap();
+    assert_eq!(on_the_day(&reopened), 3);
+    // The next write's tx passes the leftover record's.
+    add_recipe(&reopened, "undated", "Not on the day");
+    assert!(reopened.db().basis() > basis + 1);
+    assert_eq!(on_the_day(&reopened), 3, "the leftover record was cleared");
+}
+
 #[test]
 fn a_flush_that_panics_wakes_every_writer_waiting_on_it() {
     let store = durable_store(tempfile::tempdir().unwrap().path());
