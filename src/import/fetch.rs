@@ -128,10 +128,9 @@ impl Fetcher {
     /// `fetch`, in a place taken already.
     pub fn fetch_in(
         &self,
-        place: FetchPlace,
+        _place: FetchPlace,
         address: &str,
     ) -> Result<(String, String), FetchError> {
-        let _place = place;
         let allow = self.allow;
         // One deadline for the whole fetch, redirects and name lookups
         // included.

@@ -74,6 +74,11 @@ fn split_datom_key(key: &[u8]) -> (&[u8], &[u8]) {
     key.split_at(key.len() - RECORD_LEN)
 }
 
+/// The transaction of a record (`[e][tx][added]`).
+fn record_tx(record: &[u8]) -> EntityId {
+    u64::from_be_bytes(record[8..16].try_into().expect("a record holds a tx"))
+}
+
 fn chunk_key(value_prefix: &[u8], from: EntityId) -> Vec<u8> {
     [value_prefix, &from.to_be_bytes()].concat()
 }
@@ -194,7 +199,7 @@ pub fn cleared(
 fn cleared_chunk(key: Vec<u8>, records: &[u8], durable: EntityId) -> Option<Restored> {
     let kept: Vec<u8> = records
         .chunks_exact(RECORD_LEN)
-        .filter(|r| u64::from_be_bytes(r[8..16].try_into().expect("eight bytes")) <= durable)
+        .filter(|r| record_tx(r) <= durable)
         .flatten()
         .copied()
         .collect();
@@ -354,8 +359,7 @@ impl Postings {
         // Each key is put together here and copied once, into its IVec.
         let mut key = Vec::with_capacity(value_prefix.len() + RECORD_LEN);
         for record in records.chunks_exact(RECORD_LEN) {
-            let tx = u64::from_be_bytes(record[8..16].try_into().expect("eight bytes"));
-            if tx > self.basis {
+            if record_tx(record) > self.basis {
                 continue;
             }
             key.clear();

@@ -146,11 +146,16 @@ pub fn with_entries(
     }
     let mut out = Vec::with_capacity(all.values().map(|entry| 5 + entry.len()).sum());
     for (place, entry) in all {
-        out.push(place);
-        out.extend_from_slice(&(entry.len() as u32).to_be_bytes());
-        out.extend_from_slice(entry);
+        push_entry(&mut out, place, entry);
     }
     Ok(out)
+}
+
+/// Appends one entry to a block being written: its place, length, bytes.
+fn push_entry(block: &mut Vec<u8>, place: u8, entry: &[u8]) {
+    block.push(place);
+    block.extend_from_slice(&(entry.len() as u32).to_be_bytes());
+    block.extend_from_slice(entry);
 }
 
 /// `block` without entity `e`'s entry: for tests that tamper with a
@@ -162,9 +167,7 @@ pub fn without(block: &[u8], e: EntityId) -> Result<Vec<u8>, StorageError> {
     for entry in entries(block) {
         let (found, bytes) = entry?;
         if found != place {
-            out.push(found);
-            out.extend_from_slice(&(bytes.len() as u32).to_be_bytes());
-            out.extend_from_slice(bytes);
+            push_entry(&mut out, found, bytes);
         }
     }
     Ok(out)
