@@ -37,7 +37,7 @@ pub struct Shape {
 /// batch replaces until the batch ends (10,000 full recipes: 2.8 GB peak at
 /// 500 recipes a transaction, 0.8 GB at 5, when every datom was four sled
 /// keys; docs/BENCHMARKING.md). With the grouped layout a transaction is a
-/// few keys per entity, so ten recipes cost what five did before.
+/// few keys per recipe, so ten recipes cost what five did before.
 const BATCH_DATOMS: usize = 1000;
 
 /// Transactions per flush: written one after another and made durable

@@ -1,9 +1,9 @@
 //! The current-entity index: each entity's facts as they hold now, in one
 //! sled value, next to the datoms they are derived from.
 //!
-//! Reading an entity from EAVT reads its groups (one sled key per entity
-//! and transaction, `grouped`), expands them into per-datom keys, sorts and
-//! folds them: for a recipe with its components, fifteen entities' worth.
+//! Reading an entity from EAVT reads its groups (one sled key per block of
+//! sixteen entities and transaction, `grouped`), expands its records into
+//! per-datom keys, sorts and folds them, over all of its history.
 //! This index keeps, for every
 //! entity, the facts that hold after the last transaction that changed it,
 //! in one entry: one `get` instead of a scan. The entries of sixteen

@@ -1,34 +1,40 @@
 //! The indexes stored in groups: the log, one sled key per transaction;
-//! EAVT, one per entity and transaction; AEVT, one per attribute, block of
-//! 256 entity ids and transaction; VAET, one per referenced entity and
-//! transaction, except refs to entities made in the same transaction (a
-//! recipe's ingredients and steps), one per block of 256 of those and
-//! transaction. AVET, ordered by value, is kept in posting lists instead
-//! (`postings`).
+//! EAVT, one per block of 16 entity ids and transaction; AEVT, one per
+//! attribute, block of 256 entity ids and transaction; VAET, one per
+//! referenced entity and transaction, except refs to entities made in the
+//! same transaction (a recipe's ingredients and steps), one per block of
+//! 256 of those and transaction. AVET, ordered by value, is kept in posting
+//! lists instead (`postings`).
 //!
 //! sled 0.34's cost is per key: every insert copies the leaf it lands in
 //! (leaves hold at most 16 keys), and every leaf is a page with its own
 //! entry in sled's page table and cache, in memory and on disk. A full
 //! recipe is about 104 datoms; one key per datom in the log, EAVT, AEVT
-//! and VAET made 328 of its 400 keys. Grouped, EAVT is one key per entity
-//! (15 for a recipe with its ingredients and steps), and the others a
-//! share of their transaction's few keys. The groups keep everything the
-//! per-datom indexes gave: a unit's keys are adjacent, and its history is
-//! in them.
+//! and VAET made 328 of its 400 keys. Grouped, EAVT is one key per block
+//! of entities a transaction touches (a recipe, its ingredients and steps
+//! have neighbouring ids: one or two blocks each), and the others a share of
+//! their transaction's few keys. The groups keep everything the per-datom
+//! indexes gave: a unit's keys are adjacent, and its history is in them.
 //!
 //! Readers never see a group. `Grouped` expands the groups of each unit it
 //! passes over back into the keys a per-datom index would hold (the same
 //! bytes that `encoding::datom_key` makes), sorted, so folding runs of keys
-//! into facts reads the same for every index. Every per-datom key of one
-//! unit starts with the same `unit_len` bytes; a group's key is those bytes
+//! into facts reads the same for every index. A group's key is its unit
 //! (under its layout's prefix byte) and the tx (the log's unit is its tx),
 //! and its value is the records of its datoms, each the rest of its
-//! per-datom key without the tx. A read costs the groups of every unit it
-//! touches: one entity's history, one attribute over 256 entities, one
-//! referenced entity's referrers over time (a cook is referred to by every
-//! recipe they wrote, so those stay per target), or one transaction.
+//! per-datom key without the unit and the tx. Every per-datom key of one
+//! unit starts with the same `unit_len` bytes, but for EAVT, whose unit is
+//! the entity's id shifted right by `EAVT_BLOCK_BITS` and whose records
+//! begin with the bits shifted out. A read costs the groups of every unit
+//! it touches: the history of one block of 16 entities (a recipe's past
+//! costs its neighbours' too: its components, which a version page reads
+//! anyway, and maybe its transaction and another recipe's parts), one
+//! attribute over 256 entities, one referenced entity's referrers over
+//! time (a cook is referred to by every recipe they wrote, so those stay
+//! per target), or one transaction.
 
 use std::collections::VecDeque;
+use std::ops::RangeInclusive;
 
 use sled::IVec;
 
@@ -41,12 +47,36 @@ use super::value::{EntityId, Value};
 /// current-entity entries 0x06).
 const VAET_BORN_PREFIX: u8 = 0x07;
 
+/// EAVT's unit is a block of `1 << EAVT_BLOCK_BITS` neighbouring entity
+/// ids (keyed by the id shifted right, where the current-entity blocks are
+/// keyed by their first id). Grouped by entity, EAVT was 1.41 million of a
+/// 100,000-recipe store's 2.43 million sled keys; by blocks of 16 it is
+/// 97,506 (by blocks of 256 it would be 15,471, but reading a past entity
+/// would then cost 256 entities' history): docs/BENCHMARKING.md.
+const EAVT_BLOCK_BITS: u32 = 4;
+const EAVT_BLOCK_MASK: EntityId = (1 << EAVT_BLOCK_BITS) - 1;
+
+/// The entity of a per-datom EAVT key.
+fn entity_of(key: &[u8]) -> EntityId {
+    u64::from_be_bytes(key[1..9].try_into().expect("an EAVT key's entity"))
+}
+
+/// The entity id that the bytes after a bound's prefix byte start, the
+/// missing bytes taken as zeros.
+fn entity_at(bound: &[u8]) -> EntityId {
+    let mut id = [0u8; 8];
+    let bytes = bound.get(1..).unwrap_or_default();
+    let len = bytes.len().min(8);
+    id[..len].copy_from_slice(&bytes[..len]);
+    u64::from_be_bytes(id)
+}
+
 /// How one grouped index, or part of one, is laid out in sled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Layout {
     /// The log: a unit is a transaction.
     Log,
-    /// EAVT: a unit is an entity.
+    /// EAVT: a unit is a block of 16 neighbouring entity ids.
     Eavt,
     /// AEVT: a unit is an attribute over a block of 256 entity ids.
     Aevt,
@@ -85,10 +115,11 @@ impl Layout {
         }
     }
 
-    /// How many leading bytes of a per-datom key name its unit: prefix and
-    /// tx (the log); prefix and entity (EAVT); prefix, attribute and the
-    /// entity's seven high bytes (AEVT); prefix, the ref's tag and the
-    /// target (VAET), or the target's seven high bytes (born refs).
+    /// How many leading bytes of a group's key name its unit, and of a
+    /// per-datom key but for EAVT: prefix and tx (the log); prefix and
+    /// the entity's block (EAVT); prefix, attribute and the entity's seven
+    /// high bytes (AEVT); prefix, the ref's tag and the target (VAET), or
+    /// the target's seven high bytes (born refs).
     fn unit_len(self) -> usize {
         match self {
             Layout::Aevt => 16,
@@ -97,17 +128,96 @@ impl Layout {
         }
     }
 
-    /// A group's key: the unit under this layout's prefix byte, then the
-    /// tx (but for the log, whose unit is its tx).
+    /// Whether two per-datom keys belong to one unit.
+    fn same_unit(self, a: &[u8], b: &[u8]) -> bool {
+        match self {
+            Layout::Eavt => entity_of(a) >> EAVT_BLOCK_BITS == entity_of(b) >> EAVT_BLOCK_BITS,
+            _ => a[..self.unit_len()] == b[..self.unit_len()],
+        }
+    }
+
+    /// The key of the group of per-datom `key`: its unit under this
+    /// layout's prefix byte, then the tx (but for the log, whose unit is
+    /// its tx).
     fn group_key(self, key: &[u8], tx: EntityId) -> Vec<u8> {
-        let unit = &key[1..self.unit_len()];
         let mut group = Vec::with_capacity(self.unit_len() + 8);
         group.push(self.prefix());
-        group.extend_from_slice(unit);
+        match self {
+            Layout::Eavt => {
+                group.extend_from_slice(&(entity_of(key) >> EAVT_BLOCK_BITS).to_be_bytes())
+            }
+            _ => group.extend_from_slice(&key[1..self.unit_len()]),
+        }
         if self != Layout::Log {
             group.extend_from_slice(&tx.to_be_bytes());
         }
         group
+    }
+
+    /// The range of group keys that holds every per-datom key in `lo..hi`
+    /// (per-datom keys, or their prefixes): the groups of every unit the
+    /// bounds touch, whole; and, for EAVT, the entities those keys can
+    /// be of (a bound inside a unit is applied per key).
+    fn group_bounds(self, lo: &[u8], hi: &[u8]) -> (Vec<u8>, Vec<u8>, RangeInclusive<EntityId>) {
+        // Group keys carry the layout's prefix byte for the index's.
+        let physical = |bound: &[u8]| {
+            let mut key = bound.to_vec();
+            if let Some(first) = key.first_mut() {
+                *first = self.prefix();
+            }
+            key
+        };
+        let unit = self.unit_len();
+        let (group_lo, group_hi, entities) = match self {
+            Layout::Eavt => {
+                let block = |e: EntityId| {
+                    [&[self.prefix()][..], &(e >> EAVT_BLOCK_BITS).to_be_bytes()].concat()
+                };
+                let (group_lo, first) = if lo.len() > 1 {
+                    (block(entity_at(lo)), entity_at(lo))
+                } else {
+                    (physical(lo), 0)
+                };
+                // The last entity a key below `hi` can be of: `hi`'s own
+                // if `hi` goes past its entity's bytes, else the one before.
+                let in_index = hi.first() == Some(&self.index().prefix_byte());
+                let (group_hi, last) = if in_index && hi.len() > 1 {
+                    let last = if hi.len() > 9 {
+                        Some(entity_at(hi))
+                    } else {
+                        entity_at(hi).checked_sub(1)
+                    };
+                    match last {
+                        Some(last) => (prefix_end(&block(last)), last),
+                        // Below entity 0: nothing.
+                        None => (group_lo.clone(), 0),
+                    }
+                } else {
+                    (physical(hi), EntityId::MAX)
+                };
+                (group_lo, group_hi, first..=last)
+            }
+            _ => {
+                let group_hi = if hi.len() > unit {
+                    prefix_end(&physical(&hi[..unit]))
+                } else {
+                    physical(hi)
+                };
+                (
+                    physical(&lo[..lo.len().min(unit)]),
+                    group_hi,
+                    0..=EntityId::MAX,
+                )
+            }
+        };
+        // A bound past the whole index (the end of its prefix) stays past
+        // all of this layout's groups.
+        let group_hi = if hi.first() > Some(&self.index().prefix_byte()) {
+            vec![self.prefix() + 1]
+        } else {
+            group_hi
+        };
+        (group_lo, group_hi, entities)
     }
 
     /// The tx a group holds datoms of, if the key is a group key.
@@ -121,9 +231,13 @@ impl Layout {
     }
 
     /// Appends the record of the per-datom `key` to its group's value: the
-    /// key past its unit, without the tx.
+    /// key past its unit, without the tx (for EAVT, the entity's bits that
+    /// its block leaves out first).
     fn push_record(self, key: &[u8], records: &mut Vec<u8>) {
         let unit = self.unit_len();
+        if self == Layout::Eavt {
+            records.push((entity_of(key) & EAVT_BLOCK_MASK) as u8);
+        }
         match self {
             // [prefix tx] + [e a v added]
             Layout::Log => records.extend_from_slice(&key[unit..]),
@@ -135,7 +249,8 @@ impl Layout {
         }
     }
 
-    /// Steps over one record's body (the part before `added`).
+    /// Steps over one record's body (the part before `added`; for EAVT,
+    /// after the entity's low bits).
     fn skip_body(self, reader: &mut KeyReader) -> Result<(), StorageError> {
         match self {
             // e a v
@@ -169,26 +284,54 @@ impl Layout {
         Ok(())
     }
 
-    /// Appends the per-datom keys of one group to `out`.
+    /// Appends the per-datom keys of one group to `out`: those of
+    /// `entities` only, for EAVT (every key, for the others).
     fn expand(
         self,
         group: &[u8],
         records: &[u8],
+        entities: &RangeInclusive<EntityId>,
         out: &mut Vec<Vec<u8>>,
     ) -> Result<(), StorageError> {
         let tx = self
             .group_tx(group)
             .ok_or_else(|| corrupt_group(self, group))?;
         let unit = &group[1..self.unit_len()];
+        let block = match self {
+            Layout::Eavt => {
+                let block = u64::from_be_bytes(unit.try_into().expect("a block's eight bytes"));
+                if block >> (64 - EAVT_BLOCK_BITS) != 0 {
+                    return Err(corrupt_group(self, group));
+                }
+                Some(block << EAVT_BLOCK_BITS)
+            }
+            _ => None,
+        };
         let mut reader = KeyReader::new(records);
         while !reader.is_at_end() {
+            let entity = match block {
+                Some(first) => {
+                    let low = u64::from(reader.u8()?);
+                    if low > EAVT_BLOCK_MASK {
+                        return Err(corrupt_group(self, group));
+                    }
+                    Some(first | low)
+                }
+                None => None,
+            };
             let start = reader.position();
             self.skip_body(&mut reader)?;
             let body_end = reader.position();
             let added = reader.u8()?;
+            if entity.is_some_and(|e| !entities.contains(&e)) {
+                continue;
+            }
             let mut key = Vec::with_capacity(unit.len() + body_end - start + TX_SUFFIX_LEN + 1);
             key.push(self.index().prefix_byte());
-            key.extend_from_slice(unit);
+            match entity {
+                Some(e) => key.extend_from_slice(&e.to_be_bytes()),
+                None => key.extend_from_slice(unit),
+            }
             key.extend_from_slice(&records[start..body_end]);
             if self != Layout::Log {
                 key.extend_from_slice(&tx.to_be_bytes());
@@ -234,12 +377,11 @@ pub fn entries(
         // By tx, then key: a group's per-datom keys are a run, in order.
         keys.sort_unstable();
         keys.dedup();
-        let unit = layout.unit_len();
         let mut rest = &keys[..];
         while let Some((tx, first)) = rest.first() {
             let run = rest
                 .iter()
-                .take_while(|(t, key)| t == tx && key[..unit] == first[..unit])
+                .take_while(|(t, key)| t == tx && layout.same_unit(key, first))
                 .count();
             let run_keys = &rest[..run];
             let mut records = Vec::with_capacity(run_keys.iter().map(|(_, k)| k.len()).sum());
@@ -339,6 +481,9 @@ struct Units {
     groups: sled::Iter,
     lo: Vec<u8>,
     hi: Vec<u8>,
+    /// The entities keys in `lo..hi` can be of (EAVT's records outside are
+    /// not expanded).
+    entities: RangeInclusive<EntityId>,
     basis: EntityId,
     reverse: bool,
     /// The first group of the next unit, read while finding the end of
@@ -357,30 +502,7 @@ impl Units {
         basis: EntityId,
         reverse: bool,
     ) -> Units {
-        // The groups of every unit the bounds touch: a bound longer than a
-        // unit's name stands for its whole unit, and is applied per key.
-        // Group keys carry the layout's prefix byte for the index's.
-        let unit = layout.unit_len();
-        let physical = |bound: &[u8]| {
-            let mut key = bound.to_vec();
-            if let Some(first) = key.first_mut() {
-                *first = layout.prefix();
-            }
-            key
-        };
-        let group_lo = physical(&lo[..lo.len().min(unit)]);
-        let group_hi = if hi.len() > unit {
-            prefix_end(&physical(&hi[..unit]))
-        } else {
-            physical(&hi)
-        };
-        // A bound past the whole index (the end of its prefix) stays past
-        // all of this layout's groups.
-        let group_hi = if hi.first() > Some(&layout.index().prefix_byte()) {
-            vec![layout.prefix() + 1]
-        } else {
-            group_hi
-        };
+        let (group_lo, group_hi, entities) = layout.group_bounds(&lo, &hi);
         let groups = if group_lo < group_hi {
             tree.range(group_lo..group_hi)
         } else {
@@ -391,6 +513,7 @@ impl Units {
             groups,
             lo,
             hi,
+            entities,
             basis,
             reverse,
             ahead: None,
@@ -431,7 +554,7 @@ impl Units {
                 break;
             }
             if tx <= self.basis {
-                layout.expand(&key, &records, &mut keys)?;
+                layout.expand(&key, &records, &self.entities, &mut keys)?;
             }
             group = self.next_group().transpose()?;
         }
@@ -518,10 +641,10 @@ mod tests {
     fn groups_expand_to_the_per_datom_keys_in_order_both_ways() {
         let datoms = sample();
         let tree = grouped_tree(&datoms);
-        // Three log keys, one EAVT key per entity and tx, one AEVT key per
-        // attribute, block and tx.
+        // Three log keys, one AEVT key per attribute, block and tx.
         assert_eq!(tree.scan_prefix([Index::Log.prefix_byte()]).count(), 3);
-        assert_eq!(tree.scan_prefix([Index::Eavt.prefix_byte()]).count(), 7);
+        // One EAVT key per block of 16 entities and tx.
+        assert_eq!(tree.scan_prefix([Index::Eavt.prefix_byte()]).count(), 4);
         assert_eq!(tree.scan_prefix([Index::Aevt.prefix_byte()]).count(), 7);
         // A ref to entity 2 (made before) in its own unit; one to 7 (made
         // from 7 on: born with the transaction) in a block.
@@ -546,6 +669,99 @@ mod tests {
                 back
             );
         }
+    }
+
+    #[test]
+    fn eavt_reads_within_and_across_blocks_give_just_the_keys_in_bounds() {
+        // Entities 14 to 18 straddle the blocks 0..16 and 16..32, in two
+        // txs; two more are far out, one at the end of the ids.
+        const FAR: u64 = 1 << 48 | 5;
+        let datoms: Vec<Datom> = (14..=18)
+            .chain([FAR, u64::MAX])
+            .flat_map(|e| {
+                [
+                    datom(e, 3, Value::Long(e as i64), 100, true),
+                    datom(e, 4, Value::from("x"), 101, true),
+                ]
+            })
+            .collect();
+        let tree = grouped_tree(&datoms);
+        assert_eq!(tree.scan_prefix([Index::Eavt.prefix_byte()]).count(), 8);
+        let all = per_datom(Index::Eavt, &datoms);
+        let bound = |e: u64, a: Option<u64>| {
+            let mut key = [&[Index::Eavt.prefix_byte()][..], &e.to_be_bytes()].concat();
+            key.extend(a.map(u64::to_be_bytes).unwrap_or_default());
+            key
+        };
+        let cases = [
+            (bound(14, None), bound(15, None)),
+            (bound(15, None), bound(16, None)),
+            (bound(16, None), bound(17, None)),
+            (bound(15, None), bound(17, None)),
+            (bound(14, None), bound(19, None)),
+            (bound(0, None), bound(14, None)),
+            (bound(19, None), bound(40, None)),
+            (bound(0, None), bound(0, None)),
+            (bound(15, Some(4)), bound(16, Some(4))),
+            (bound(16, Some(4)), prefix_end(&bound(16, Some(4)))),
+            (vec![Index::Eavt.prefix_byte()], bound(16, None)),
+            (bound(16, None), vec![Index::Eavt.prefix_byte() + 1]),
+            // Bounds of part of an entity's bytes.
+            (bound(16, None)[..3].to_vec(), bound(17, None)),
+            (
+                bound(FAR, None)[..3].to_vec(),
+                bound(FAR, None)[..4].to_vec(),
+            ),
+            (
+                bound(FAR, None)[..2].to_vec(),
+                bound(FAR, None)[..3].to_vec(),
+            ),
+            (bound(FAR, Some(4)), bound(u64::MAX, None)),
+            (bound(u64::MAX, None), vec![Index::Eavt.prefix_byte() + 1]),
+            (
+                bound(u64::MAX, Some(3)),
+                prefix_end(&bound(u64::MAX, Some(3))),
+            ),
+        ];
+        for (lo, hi) in cases {
+            for basis in [100, 101] {
+                let want: Vec<_> = all
+                    .iter()
+                    .filter(|k| **k >= lo && **k < hi)
+                    .filter(|k| decode_tx(k) <= basis)
+                    .cloned()
+                    .collect();
+                assert_eq!(
+                    read(&tree, Index::Eavt, &lo, &hi, basis, false),
+                    want,
+                    "{lo:?}..{hi:?} at {basis}"
+                );
+                let mut back = want.clone();
+                back.reverse();
+                assert_eq!(read(&tree, Index::Eavt, &lo, &hi, basis, true), back);
+            }
+        }
+    }
+
+    /// The tx of a per-datom EAVT key.
+    fn decode_tx(key: &[u8]) -> u64 {
+        crate::store::encoding::decode_datom(Index::Eavt, key)
+            .unwrap()
+            .tx
+    }
+
+    #[test]
+    fn an_eavt_record_whose_entity_bits_do_not_fit_its_block_is_corrupt() {
+        let tree = grouped_tree(&[datom(7, 3, Value::Long(1), 100, true)]);
+        let (key, records) = tree.iter().find_map(Result::ok).unwrap();
+        assert_eq!(key[0], Index::Eavt.prefix_byte());
+        let mut records = records.to_vec();
+        records[0] = 16;
+        tree.insert(key, records).unwrap();
+        let p = [Index::Eavt.prefix_byte()];
+        let read = Grouped::new(&tree, Index::Eavt, p.to_vec(), prefix_end(&p), 100, false)
+            .collect::<Result<Vec<_>, _>>();
+        assert!(matches!(read, Err(StorageError::Corrupt(_))), "{read:?}");
     }
 
     #[test]

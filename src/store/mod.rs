@@ -112,7 +112,7 @@ pub const MAX_TX_BYTES: usize = 32 << 20;
 pub const SEGMENT_BYTES: usize = 8 << 20;
 
 /// The on-disk format this build reads and writes. Bump it when keys change.
-pub const FORMAT_VERSION: u32 = 8;
+pub const FORMAT_VERSION: u32 = 9;
 
 const META_FORMAT: &[u8] = b"\x00format";
 const META_BASIS: &[u8] = b"\x00basis";
