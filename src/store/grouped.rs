@@ -323,8 +323,12 @@ impl Layout {
             self.skip_body(&mut reader)?;
             let body_end = reader.position();
             let added = reader.u8()?;
-            if entity.is_some_and(|e| !entities.contains(&e)) {
-                continue;
+            match entity {
+                // A group's records are in key order, so by entity: past
+                // the last entity wanted, nothing more is.
+                Some(e) if e > *entities.end() => break,
+                Some(e) if e < *entities.start() => continue,
+                _ => {}
             }
             let mut key = Vec::with_capacity(unit.len() + body_end - start + TX_SUFFIX_LEN + 1);
             key.push(self.index().prefix_byte());
