@@ -27,6 +27,10 @@ pub struct Config {
     pub base_url: Option<String>,
     /// The page cache's budget in bytes.
     pub page_cache_bytes: u64,
+    /// The resident memory to keep the process under, in bytes, by
+    /// shrinking the caches (`web::memory_limit`); None: the caches keep
+    /// their budgets whatever the process holds.
+    pub memory_limit: Option<u64>,
     /// Whether imports may fetch from this machine and private networks
     /// (for tests; never on a public site).
     pub allow_private_fetch: bool,
@@ -144,6 +148,12 @@ pub fn build(config: &Config, recipes: Recipes) -> io::Result<Running> {
             .with_fetcher(fetcher)
             .with_body_deadline(config.timeouts.request_body),
     );
+    if let Some(limit) = config.memory_limit {
+        crate::web::memory_limit::keep(
+            std::sync::Arc::downgrade(&site.clone().into_inner()),
+            limit,
+        )?;
+    }
     let timeouts = config.timeouts;
     let mut server = HttpServer::new(move || app(site.clone()))
         .client_request_timeout(timeouts.request_head)

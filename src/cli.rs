@@ -190,6 +190,9 @@ pub struct ServeArgs {
     /// The in-memory caches' budget in MiB (default 256): half for pages as
     /// sent, three eighths for entities (as stored), an eighth for rendered
     /// Markdown (0: none of them keeps anything). sled's cache is --cache-mb.
+    /// The server keeps its resident memory under the two together as far
+    /// as these caches can make room: when sled and the rest of the process
+    /// need more, the caches hold less (down to an eighth).
     #[arg(
         long,
         env = "FORKFUL_MEMORY_MB",
@@ -229,15 +232,21 @@ impl MemoryBudget {
 }
 
 fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
-    let budget = MemoryBudget::of(args.memory_mb.unwrap_or(DEFAULT_MEMORY));
+    let memory = args.memory_mb.unwrap_or(DEFAULT_MEMORY);
+    let budget = MemoryBudget::of(memory);
     crate::views::markdown::set_memo_budget(budget.markdown);
-    let store = if args.demo {
-        demo_store(&args.store, budget.entities, out)?
+    let mut config = if args.demo {
+        args.store.with_cache(StoreConfig::temporary())
     } else {
-        let mut config = args
-            .store
-            .with_cache(StoreConfig::durable(&args.store.data));
-        config.entity_cache_bytes = budget.entities;
+        args.store
+            .with_cache(StoreConfig::durable(&args.store.data))
+    };
+    config.entity_cache_bytes = budget.entities;
+    // What the operator gave the process: the caches' budget and sled's.
+    let memory_limit = memory.bytes().saturating_add(config.cache_bytes);
+    let store = if args.demo {
+        demo_store(config, out)?
+    } else {
         args.store.open_with(config)?
     };
     let config = app::Config {
@@ -245,6 +254,7 @@ fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
         workers: args.workers,
         base_url: args.base_url,
         page_cache_bytes: budget.pages,
+        memory_limit: Some(memory_limit),
         allow_private_fetch: args.allow_private_fetch,
         timeouts: app::Timeouts::default(),
     };
@@ -252,9 +262,7 @@ fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
 }
 
 /// A temporary store with the demo seeded into it, for `serve --demo`.
-fn demo_store(args: &StoreArgs, entity_cache_bytes: u64, out: &mut impl Write) -> Result<Store> {
-    let mut config = args.with_cache(StoreConfig::temporary());
-    config.entity_cache_bytes = entity_cache_bytes;
+fn demo_store(config: StoreConfig, out: &mut impl Write) -> Result<Store> {
     let store = Store::open_with(config).context("opening a temporary store")?;
     let report = seed::demo(&store).context("seeding the demo")?;
     writeln!(

@@ -107,6 +107,17 @@ impl Recipes {
         &self.store
     }
 
+    /// Lets the store's entity cache hold `share` (0 to 1) of its budget:
+    /// how the server's memory limit makes room (`web::memory_limit`).
+    pub fn set_entity_cache_share(&self, share: f64) {
+        self.store.set_entity_cache_share(share);
+    }
+
+    /// What the store's entity cache weighs now, and its budget.
+    pub fn entity_cache_fill(&self) -> (u64, u64) {
+        self.store.entity_cache_fill()
+    }
+
     pub fn attrs(&self) -> &Attrs {
         &self.attrs
     }

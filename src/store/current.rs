@@ -408,10 +408,14 @@ impl EntityCache {
         self.map.len()
     }
 
-    /// The bytes held now, as weighed (for the budget's test).
-    #[cfg(test)]
+    /// The bytes held now, as weighed.
     pub fn weight(&self) -> u64 {
         self.map.weight()
+    }
+
+    /// Its budget in bytes.
+    pub fn budget(&self) -> u64 {
+        self.budget
     }
 
     fn writes(&self) -> std::sync::MutexGuard<'_, ()> {
@@ -448,6 +452,20 @@ impl EntityCache {
         {
             self.map.insert(e, to);
         }
+    }
+
+    /// Lets it hold `share` (0 to 1) of its budget, evicting what is over:
+    /// the server's memory limit makes room this way.
+    pub fn set_share(&self, share: f64) {
+        if self.budget > 0 {
+            let bytes = ((self.budget as f64 * share.clamp(0.0, 1.0)) as u64).max(1);
+            self.map.set_capacity(bytes);
+        }
+    }
+
+    /// The bytes it may hold now.
+    pub fn capacity(&self) -> u64 {
+        self.map.capacity()
     }
 
     /// Forgets everything (after writes were undone).

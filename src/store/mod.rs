@@ -623,6 +623,22 @@ impl Store {
         self.inner.entities.len()
     }
 
+    /// Lets the in-memory entity cache hold `share` (0 to 1) of its budget,
+    /// evicting what is over (sled's own cache stays as it was opened).
+    pub fn set_entity_cache_share(&self, share: f64) {
+        self.inner.entities.set_share(share);
+    }
+
+    /// The bytes the in-memory entity cache may hold now.
+    pub fn entity_cache_capacity(&self) -> u64 {
+        self.inner.entities.capacity()
+    }
+
+    /// What the in-memory entity cache weighs now, and its budget.
+    pub fn entity_cache_fill(&self) -> (u64, u64) {
+        (self.inner.entities.weight(), self.inner.entities.budget())
+    }
+
     /// Empties the in-memory caches of entities, referrers and orders, as
     /// if the store had just been opened (sled's own cache stays): for
     /// measuring reads that start cold.

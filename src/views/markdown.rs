@@ -171,6 +171,21 @@ impl Memo {
     }
 }
 
+/// Lets the memos hold `share` (0 to 1) of their budgets, evicting what is
+/// over: the server's memory limit makes room this way.
+pub fn set_memo_share(share: f64) {
+    let bytes = |budget: u64| ((budget as f64 * share.clamp(0.0, 1.0)) as u64).max(1);
+    html_memo().map.set_capacity(bytes(budget_part(2)));
+    plain_memo().map.set_capacity(bytes(budget_part(4)));
+    shared_memo().set_capacity(bytes(budget_part(4)));
+}
+
+/// What the memos weigh now, and their budgets.
+pub fn memo_fill() -> (u64, u64) {
+    let weight = html_memo().map.weight() + plain_memo().map.weight() + shared_memo().weight();
+    (weight, budget_part(2) + budget_part(4) * 2)
+}
+
 /// Empties the memos, as if the process had just started: for measuring
 /// pages rendered cold.
 pub fn forget_memos() {

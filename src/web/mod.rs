@@ -12,6 +12,7 @@ pub mod error;
 mod feeds;
 pub mod forms;
 pub mod limits;
+pub mod memory_limit;
 pub mod middleware;
 pub mod page_cache;
 mod pages;
@@ -117,6 +118,31 @@ impl Site {
     /// Pages as sent, bounded in bytes.
     pub fn pages(&self) -> &page_cache::PageCache {
         &self.pages
+    }
+
+    /// Lets the page cache, the entity cache and the Markdown memos hold
+    /// `share` (0 to 1) of their budgets: see `memory_limit`.
+    pub fn set_cache_share(&self, share: f64) {
+        self.pages.set_share(share);
+        self.recipes.set_entity_cache_share(share);
+        crate::views::markdown::set_memo_share(share);
+    }
+
+    /// How full those caches are together: what they weigh over what their
+    /// budgets allow (0 to 1; 1 when every budget is 0).
+    pub fn cache_fill(&self) -> f64 {
+        let (pages, entities, memos) = (
+            self.pages.fill(),
+            self.recipes.entity_cache_fill(),
+            crate::views::markdown::memo_fill(),
+        );
+        let weight = pages.0 + entities.0 + memos.0;
+        let budget = pages.1 + entities.1 + memos.1;
+        if budget == 0 {
+            1.0
+        } else {
+            (weight as f64 / budget as f64).min(1.0)
+        }
     }
 
     /// See `edition`.

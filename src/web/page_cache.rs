@@ -327,6 +327,24 @@ impl PageCache {
         self.pages.weight()
     }
 
+    /// The bytes it may hold now (its budget, or a share of it).
+    pub fn capacity(&self) -> u64 {
+        self.pages.capacity()
+    }
+
+    /// What it weighs now and its budget.
+    pub fn fill(&self) -> (u64, u64) {
+        (self.weight(), self.budget)
+    }
+
+    /// Lets it hold `share` of its budget, evicting what is over.
+    pub fn set_share(&self, share: f64) {
+        if self.budget > 0 {
+            self.pages
+                .set_capacity(super::memory_limit::share_of(self.budget, share));
+        }
+    }
+
     /// Pages held now.
     pub fn len(&self) -> usize {
         self.pages.len()

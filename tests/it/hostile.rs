@@ -54,6 +54,7 @@ fn serve(recipes: &Recipes, timeouts: Timeouts) -> SocketAddr {
         workers: 1,
         base_url: None,
         page_cache_bytes: 8 << 20,
+        memory_limit: None,
         allow_private_fetch: false,
         timeouts,
     };

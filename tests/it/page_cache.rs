@@ -380,3 +380,45 @@ async fn search_results_are_not_kept_but_answer_304() {
         304
     );
 }
+
+/// Polls `done` every 50 ms for up to `seconds`.
+async fn eventually(seconds: u64, done: impl Fn() -> bool) -> bool {
+    for _ in 0..seconds * 20 {
+        if done() {
+            return true;
+        }
+        actix_web::rt::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    done()
+}
+
+#[cfg(target_os = "linux")]
+#[actix_web::test]
+async fn a_process_over_its_memory_limit_shrinks_its_caches_and_still_serves() {
+    use forkful::web::memory_limit;
+    let budget = 8 << 20;
+    // A store of its own: the shared demo's entity cache is other tests'
+    // too. (The Markdown memos are the process's: they are cut as well,
+    // which changes what other tests' pages cost, not what they show.)
+    let over = kitchen();
+    let entity_budget = over.store().entity_cache_capacity();
+    let site = Data::new(Site::new(over.clone(), "http://forkful.test").with_page_cache(budget));
+    let page = get(&site, "/recipes/jam-toast").await;
+    assert_eq!(page.status, 200);
+    // This process holds more than a MiB whatever its caches do.
+    memory_limit::keep(
+        std::sync::Arc::downgrade(&site.clone().into_inner()),
+        1 << 20,
+    )
+    .unwrap();
+    assert!(
+        eventually(5, || site.pages().capacity() < budget
+            && over.store().entity_cache_capacity() < entity_budget)
+        .await,
+        "the page cache and the entity cache were cut"
+    );
+    assert!(site.pages().weight() <= site.pages().capacity());
+    let again = get(&site, "/recipes/jam-toast").await;
+    assert_eq!(again.status, 200);
+    assert_eq!(again.body, page.body);
+}
