@@ -642,6 +642,29 @@ impl Db {
         }
     }
 
+    /// The datoms of entities `first..=last`, in EAVT order: one range read
+    /// for entities made side by side (a version's ingredients and steps),
+    /// where reading them one by one would read their stored groups, which
+    /// neighbouring entities share, once for each.
+    pub fn entity_range(&self, first: EntityId, last: EntityId) -> Datoms {
+        self.witness_range();
+        let lower = [&[Index::Eavt.prefix_byte()][..], &first.to_be_bytes()].concat();
+        let upper = match last.checked_add(1) {
+            Some(end) => [&[Index::Eavt.prefix_byte()][..], &end.to_be_bytes()].concat(),
+            None => prefix_end(&[Index::Eavt.prefix_byte()]),
+        };
+        self.reads.fetch_add(1, Ordering::Relaxed);
+        Datoms {
+            iter: Source::Sled(self.keys(Index::Eavt, lower, upper, false)),
+            index: Index::Eavt,
+            basis: self.basis,
+            view: self.view,
+            filter: None,
+            held: None,
+            reverse: false,
+        }
+    }
+
     /// The datoms of string attribute `a` whose value starts with `prefix`,
     /// in AVET order (the attribute must be unique or indexed).
     pub fn text_prefix(&self, a: EntityId, prefix: &str) -> Datoms {
