@@ -177,6 +177,25 @@ proptest! {
                     );
                 }
             }
+            // A range of entities: the first two recipes, their components
+            // and what lies between (`Db::entity_range`).
+            let (first_e, last_e) = (ids[0], ids[1] + 16);
+            let mut in_range: Vec<u64> =
+                all.iter().map(|d| d.e).filter(|e| (first_e..=last_e).contains(e)).collect();
+            in_range.sort_unstable();
+            in_range.dedup();
+            for (db, view) in [
+                (db.clone(), View::Current),
+                (db.history(), View::History),
+                (db.since(since), View::Since(since)),
+            ] {
+                let want: Vec<Datom> = in_range
+                    .iter()
+                    .flat_map(|&e| model(&all, Index::Eavt, &Components::any().e(e), basis, view))
+                    .collect();
+                let got: Vec<Datom> = db.entity_range(first_e, last_e).map(|d| d.unwrap()).collect();
+                prop_assert_eq!(got, want, "entities {}..={} at {} ({:?})", first_e, last_e, basis, view);
+            }
             // The log between two bases.
             let logged: Vec<Datom> = db.log(since, basis).map(|d| d.unwrap()).collect();
             let want: Vec<Datom> = all.iter().filter(|d| d.tx >= since && d.tx <= basis).cloned().collect();
