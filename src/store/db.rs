@@ -630,10 +630,15 @@ impl Db {
             &last.saturating_add(1).to_be_bytes(),
         ]
         .concat();
+        self.range_read(Index::Eavt, lower, upper)
+    }
+
+    /// One range read of `index`, forward over `lower..upper`, counted.
+    fn range_read(&self, index: Index, lower: Vec<u8>, upper: Vec<u8>) -> Datoms {
         self.reads.fetch_add(1, Ordering::Relaxed);
         Datoms {
-            iter: Source::Sled(self.keys(Index::Eavt, lower, upper, false)),
-            index: Index::Eavt,
+            iter: Source::Sled(self.keys(index, lower, upper, false)),
+            index,
             basis: self.basis,
             view: self.view,
             filter: None,
@@ -653,16 +658,7 @@ impl Db {
             Some(end) => [&[Index::Eavt.prefix_byte()][..], &end.to_be_bytes()].concat(),
             None => prefix_end(&[Index::Eavt.prefix_byte()]),
         };
-        self.reads.fetch_add(1, Ordering::Relaxed);
-        Datoms {
-            iter: Source::Sled(self.keys(Index::Eavt, lower, upper, false)),
-            index: Index::Eavt,
-            basis: self.basis,
-            view: self.view,
-            filter: None,
-            held: None,
-            reverse: false,
-        }
+        self.range_read(Index::Eavt, lower, upper)
     }
 
     /// The datoms of string attribute `a` whose value starts with `prefix`,
@@ -670,16 +666,8 @@ impl Db {
     pub fn text_prefix(&self, a: EntityId, prefix: &str) -> Datoms {
         self.witness_range();
         let key = text_prefix_key(a, prefix);
-        self.reads.fetch_add(1, Ordering::Relaxed);
-        Datoms {
-            iter: Source::Sled(self.keys(Index::Avet, key.clone(), prefix_end(&key), false)),
-            index: Index::Avet,
-            basis: self.basis,
-            view: self.view,
-            filter: None,
-            held: None,
-            reverse: false,
-        }
+        let end = prefix_end(&key);
+        self.range_read(Index::Avet, key, end)
     }
 
     /// The distinct current values of string attribute `a` (unique or
