@@ -3,8 +3,8 @@
 //!
 //! The caches are bounded by what they weigh, but what the process holds
 //! is more than that: sled keeps memory for every page of the store
-//! whether it is cached or not (the server holds 77 MiB once it has opened
-//! 100,000 full recipes), and the allocator holds more than the caches'
+//! whether it is cached or not (the server holds 74-78 MiB once it has
+//! opened 100,000 full recipes), and the allocator holds more than the caches'
 //! live bytes once entries of every size have come and gone (in a crawl of
 //! 100,000 recipe pages, 256 MiB of cache budgets cost 328 MiB of resident
 //! memory: docs/BENCHMARKING.md). Weighing those in each cache would be
@@ -78,9 +78,11 @@ impl Governor {
     }
 
     /// The share now, resident memory being `rss` bytes and the caches
-    /// holding `held` of their budgets (0 to 1). A cut is of what they
-    /// hold, not of their budgets: caches that are not full yet (early in a
-    /// crawl) would give nothing back.
+    /// holding `held` of their budgets together (0 to 1). A cut is of what
+    /// they hold, not of their budgets: caches that are not full yet (early
+    /// in a crawl) would give nothing back. One share is set for all of
+    /// them, so a cache fuller than the others gives up more than a
+    /// quarter of what it holds.
     pub fn share(&mut self, rss: u64, held: f64) -> f64 {
         if self.settling > 0 {
             self.settling -= 1;

@@ -383,12 +383,12 @@ impl Snapshot {
     }
 }
 
-/// What the first version of an original says it did.
 /// Component ids closer than this are read in one range (`versions`):
 /// skipping the few entities between them costs less than a read of each
 /// (the store keeps the history of sixteen neighbouring ids together).
 const COMPONENT_RUN_GAP: EntityId = 16;
 
+/// What the first version of an original says it did.
 const CREATED: &str = "created";
 /// What the first version of a fork says it did.
 const FORKED: &str = "forked";
