@@ -26,8 +26,9 @@
 //! Memory: the caches are given small budgets (`SERVE_FLAGS`), so that
 //! they are full well before the middle of a run (the server's memory
 //! limit, the two budgets together, is below what sled holds for a store
-//! being written, so it cuts them to an eighth early on: they are full
-//! sooner still, and do not grow back). What grows after that is
+//! being written, so it cuts them, down to an eighth, early on: they are
+//! full sooner still, and grow back only if memory falls well under the
+//! limit). What grows after that is
 //! what the data needs, or a leak. sled 0.34 holds in memory a share of
 //! every page it has written or read, whatever its cache capacity: sled
 //! alone, with a 32 MiB cache, writing batches of 400 50-byte keys and
