@@ -56,13 +56,8 @@ const VAET_BORN_PREFIX: u8 = 0x07;
 const EAVT_BLOCK_BITS: u32 = 4;
 const EAVT_BLOCK_MASK: EntityId = (1 << EAVT_BLOCK_BITS) - 1;
 
-/// The entity of a per-datom EAVT key.
-fn entity_of(key: &[u8]) -> EntityId {
-    u64::from_be_bytes(key[1..9].try_into().expect("an EAVT key's entity"))
-}
-
-/// The entity id that the bytes after a bound's prefix byte start, the
-/// missing bytes taken as zeros.
+/// The entity of a per-datom EAVT key, or the entity id that the bytes
+/// after a bound's prefix byte start (the missing bytes taken as zeros).
 fn entity_at(bound: &[u8]) -> EntityId {
     let mut id = [0u8; 8];
     let bytes = bound.get(1..).unwrap_or_default();
@@ -131,7 +126,7 @@ impl Layout {
     /// Whether two per-datom keys belong to one unit.
     fn same_unit(self, a: &[u8], b: &[u8]) -> bool {
         match self {
-            Layout::Eavt => entity_of(a) >> EAVT_BLOCK_BITS == entity_of(b) >> EAVT_BLOCK_BITS,
+            Layout::Eavt => entity_at(a) >> EAVT_BLOCK_BITS == entity_at(b) >> EAVT_BLOCK_BITS,
             _ => a[..self.unit_len()] == b[..self.unit_len()],
         }
     }
@@ -144,7 +139,7 @@ impl Layout {
         group.push(self.prefix());
         match self {
             Layout::Eavt => {
-                group.extend_from_slice(&(entity_of(key) >> EAVT_BLOCK_BITS).to_be_bytes())
+                group.extend_from_slice(&(entity_at(key) >> EAVT_BLOCK_BITS).to_be_bytes())
             }
             _ => group.extend_from_slice(&key[1..self.unit_len()]),
         }
@@ -174,7 +169,8 @@ impl Layout {
                     [&[self.prefix()][..], &(e >> EAVT_BLOCK_BITS).to_be_bytes()].concat()
                 };
                 let (group_lo, first) = if lo.len() > 1 {
-                    (block(entity_at(lo)), entity_at(lo))
+                    let first = entity_at(lo);
+                    (block(first), first)
                 } else {
                     (physical(lo), 0)
                 };
@@ -236,7 +232,7 @@ impl Layout {
     fn push_record(self, key: &[u8], records: &mut Vec<u8>) {
         let unit = self.unit_len();
         if self == Layout::Eavt {
-            records.push((entity_of(key) & EAVT_BLOCK_MASK) as u8);
+            records.push((entity_at(key) & EAVT_BLOCK_MASK) as u8);
         }
         match self {
             // [prefix tx] + [e a v added]
