@@ -25,6 +25,7 @@ use crate::seed;
 use crate::store::query::{self, Input, Query};
 use crate::store::transfer::{self, TransferSummary};
 use crate::store::{Store, StoreConfig};
+use crate::web::client_address::{ForwardedHeader, Network, TrustedProxies};
 
 /// forkful: recipes with their whole history, forkable like repositories.
 #[derive(Debug, Parser)]
@@ -208,6 +209,25 @@ pub struct ServeArgs {
     /// (for tests; never on a public site).
     #[arg(long, env = "FORKFUL_ALLOW_PRIVATE_FETCH")]
     pub allow_private_fetch: bool,
+    /// A reverse proxy whose word on its clients' addresses is believed
+    /// (an address, or a network such as 10.0.0.0/8; repeat the flag, or
+    /// separate them with commas). None by default: the socket's peer is
+    /// the client, as it must be when no proxy strips what clients send.
+    #[arg(
+        long = "trusted-proxy",
+        env = "FORKFUL_TRUSTED_PROXY",
+        value_name = "ADDRESS[/PREFIX]",
+        value_delimiter = ','
+    )]
+    pub trusted_proxies: Vec<Network>,
+    /// The header the trusted proxies write the client's address in.
+    #[arg(
+        long,
+        env = "FORKFUL_FORWARDED_HEADER",
+        value_enum,
+        default_value = "x-forwarded-for"
+    )]
+    pub forwarded_header: ForwardedHeader,
 }
 
 /// The in-memory caches' budget unless `--memory-mb` says otherwise.
@@ -256,6 +276,7 @@ fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
         page_cache_bytes: budget.pages,
         memory_limit: Some(memory_limit),
         allow_private_fetch: args.allow_private_fetch,
+        trusted_proxies: TrustedProxies::new(args.trusted_proxies, args.forwarded_header),
         timeouts: app::Timeouts::default(),
     };
     serve_until_stopped(store, &config, args.log_json, out)
@@ -378,6 +399,22 @@ fn seed(args: SeedArgs, out: &mut impl Write) -> Result<()> {
     let shape = args.shape()?;
     let data = &args.store.data;
     if args.force && data.exists() {
+        if !data.is_dir() {
+            bail!(
+                "--data {} is not a directory, so not a store: nothing was deleted",
+                data.display()
+            );
+        }
+        let stranger =
+            Store::stranger_in(data).with_context(|| format!("reading {}", data.display()))?;
+        if let Some(stranger) = stranger {
+            bail!(
+                "--data {} is not a forkful store (it holds {}, which a store does not): \
+                 --force deletes only a store, so nothing was deleted",
+                data.display(),
+                stranger.display()
+            );
+        }
         std::fs::remove_dir_all(data).with_context(|| format!("removing {}", data.display()))?;
     }
     let store = args.store.open_bulk()?;

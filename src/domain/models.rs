@@ -174,7 +174,8 @@ pub const COOK_PAGE_LIMIT: usize = 500;
 
 impl Snapshot {
     /// The page of the cook with `handle`: their recipes and forks, not
-    /// retired ones, at most `COOK_PAGE_LIMIT` of them.
+    /// retired ones, at most `COOK_PAGE_LIMIT` of them. A cook with nothing
+    /// published is `NoSuchCook`, as a handle no one has is.
     pub fn cook_page(&self, handle: &Slug) -> Result<CookPage, DomainError> {
         let name = self
             .cook_name(handle)?
@@ -191,6 +192,12 @@ impl Snapshot {
                 true => originals.push(entry),
                 false => forks.push(entry),
             }
+        }
+        if originals.is_empty() && forks.is_empty() && !truncated {
+            // A cook with nothing published has no page, in the same words
+            // as a handle no one has: a page would tell anyone which handles
+            // exist, which login's answers and timing take care not to.
+            return Err(DomainError::NoSuchCook(handle.to_string()));
         }
         let by_title = |a: &CatalogEntry, b: &CatalogEntry| (&a.title, a.id).cmp(&(&b.title, b.id));
         originals.sort_by(by_title);

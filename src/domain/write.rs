@@ -311,7 +311,9 @@ impl Recipes {
         stamp(&mut stamped, change)?;
         let (report, ()) = self.store.transact_with(|db| -> Result<_, DomainError> {
             let view = self.view_of(db);
-            let recipe = view.recipe(slug)?;
+            // Decided here, on the latest value: a recipe retired since the
+            // form was shown takes no new version.
+            let recipe = view.current(slug)?;
             check_based_on(slug, &recipe, based_on)?;
             self.check_picture(&content)?;
             let mut tx = self.edit_transaction(&view, &recipe, &content, change)?;
@@ -450,7 +452,9 @@ impl Recipes {
         stamp(&mut stamped, change)?;
         let (report, slug) = self.store.transact_with(|db| -> Result<_, DomainError> {
             let view = self.view_of(db);
-            let recipe = view.recipe(parent)?;
+            // A retired recipe is not forked, whatever the request: decided
+            // here, on the latest value, not only by the form's page.
+            let recipe = view.current(parent)?;
             let versions = view.versions(recipe.id)?;
             let number = version.unwrap_or_else(|| recipe.newest());
             let at = Snapshot::nth_version(parent, &versions, number)?;

@@ -252,6 +252,40 @@ impl Store {
         Store::open_with(StoreConfig::durable(dir.as_ref()))
     }
 
+    /// What in `dir` is not a store's file, if anything: the first entry
+    /// that sled would not have written there (`conf`, `db`, `blobs/`,
+    /// `snap.*`). `None` for a store's directory, an empty one, or one that
+    /// does not exist. What a caller checks before deleting a directory it
+    /// was told is a store (`seed --force`), so that a mistyped `--data ~`
+    /// deletes nothing.
+    pub fn stranger_in(dir: &Path) -> std::io::Result<Option<PathBuf>> {
+        let entries = match std::fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(error) => return Err(error),
+        };
+        for entry in entries {
+            let entry = entry?;
+            let name = entry.file_name();
+            let kind = entry.file_type()?;
+            let known = match name.to_str() {
+                Some("conf" | "db") => kind.is_file(),
+                Some("blobs") => kind.is_dir(),
+                Some(other) => {
+                    kind.is_file()
+                        && other.strip_prefix("snap.").is_some_and(|id| {
+                            !id.is_empty() && id.bytes().all(|b| b.is_ascii_hexdigit())
+                        })
+                }
+                None => false,
+            };
+            if !known {
+                return Ok(Some(entry.path()));
+            }
+        }
+        Ok(None)
+    }
+
     /// A store in a temporary file, gone when the last handle drops.
     pub fn temporary() -> Result<Store, OpenError> {
         Store::open_with(StoreConfig::temporary())

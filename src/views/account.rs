@@ -72,7 +72,8 @@ pub fn account(cook: &Cook, notice: Option<&str>, errors: &FieldErrors, csrf: &s
         html! {
             h1 { "Your account" }
             @if let Some(notice) = notice { p class="notice" role="status" { (notice) } }
-            p { "Logged in as " a href={ "/cooks/" (cook.handle) } { (cook.name) } " (" (cook.handle) ")." }
+            p { "Logged in as " (cook.name) " (" (cook.handle) "). "
+                "Your page, " a href={ "/cooks/" (cook.handle) } { "/cooks/" (cook.handle) } ", lists your recipes and forks once you have published one." }
             p { a href="/recipes/new" { "Write a new recipe" } }
             h2 { "Change your password" }
             (form_errors(errors))

@@ -361,6 +361,54 @@ fn seed_loads_the_demo_refuses_to_overwrite_and_replaces_with_force() {
     );
 }
 
+#[test]
+fn seed_force_deletes_only_a_store_never_a_directory_with_anything_else() {
+    let root = tempfile::tempdir().unwrap();
+    let home = root.path().join("home");
+    std::fs::create_dir_all(home.join("documents")).unwrap();
+    std::fs::write(home.join("notes.txt"), "keep me").unwrap();
+    let file = root.path().join("a-file");
+    std::fs::write(&file, "keep me too").unwrap();
+    // A store with a stranger beside its files is not deleted either.
+    let store = root.path().join("store");
+    let out = forkful(&["seed", "--data", path(&store), "--synthetic", "3"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stranger = store.join("README");
+    std::fs::write(&stranger, "mine").unwrap();
+    for (data, what) in [
+        (&home, "is not a forkful store"),
+        (&file, "is not a directory"),
+        (&store, "is not a forkful store"),
+    ] {
+        let out = forkful(&["seed", "--data", path(data), "--force"]);
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains(what) && text(&out.stderr).contains("nothing was deleted"),
+            "{}",
+            text(&out.stderr)
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(home.join("notes.txt")).unwrap(),
+        "keep me"
+    );
+    assert!(home.join("documents").is_dir());
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "keep me too");
+    assert_eq!(std::fs::read_to_string(&stranger).unwrap(), "mine");
+    // Without the stranger, the store is replaced.
+    std::fs::remove_file(&stranger).unwrap();
+    let out = forkful(&[
+        "seed",
+        "--data",
+        path(&store),
+        "--force",
+        "--synthetic",
+        "4",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("seeded 4 synthetic recipes"));
+}
+
 /// Every command that opens a store, with `--data` and what else it needs.
 fn store_commands(data: &str) -> [Vec<&str>; 5] {
     [

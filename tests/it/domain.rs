@@ -271,6 +271,37 @@ fn a_retired_recipe_leaves_the_catalog_but_stays_in_its_forks_lineage() {
 }
 
 #[test]
+fn a_retired_recipe_is_neither_forked_nor_edited_whoever_asks() {
+    let recipes = fresh();
+    let root = slug("root");
+    recipes
+        .create(&root, content("Root", &["1 egg"], &["Cook."]), &by("v1"))
+        .unwrap();
+    recipes.retire(&root, v(1), &by("retired")).unwrap();
+    let before = recipes.snapshot().basis();
+    assert!(matches!(
+        recipes.fork(&root, None, Some(&slug("late")), |c| c, &by("fork")),
+        Err(DomainError::Retired { .. })
+    ));
+    assert!(matches!(
+        recipes.fork(&root, Some(v(1)), None, |c| c, &by("fork v1")),
+        Err(DomainError::Retired { .. })
+    ));
+    assert!(matches!(
+        recipes.edit(
+            &root,
+            v(2),
+            content("Root again", &["2 eggs"], &["Cook."]),
+            &by("edit")
+        ),
+        Err(DomainError::Retired { .. })
+    ));
+    let view = recipes.snapshot();
+    assert_eq!(view.basis(), before, "nothing was written");
+    assert!(view.find(&slug("late")).unwrap().is_none());
+}
+
+#[test]
 fn the_demo_seed_has_what_the_fixture_promises() {
     let view = demo().snapshot();
     let all = whole_catalog(&view);
