@@ -13,6 +13,7 @@ use actix_web::web::{Data, FormConfig, QueryConfig};
 use actix_web::{App, HttpServer};
 
 use crate::domain::Recipes;
+use crate::web::client_address::TrustedProxies;
 use crate::web::{middleware, routes, Site, WebError};
 
 /// How to serve.
@@ -34,6 +35,8 @@ pub struct Config {
     /// Whether imports may fetch from this machine and private networks
     /// (for tests; never on a public site).
     pub allow_private_fetch: bool,
+    /// Reverse proxies whose word on a client's address is believed.
+    pub trusted_proxies: TrustedProxies,
     /// How long a client may take over each part of a request.
     pub timeouts: Timeouts,
 }
@@ -146,8 +149,10 @@ pub fn build(config: &Config, recipes: Recipes) -> io::Result<Running> {
         Site::new(recipes, &base_url)
             .with_page_cache(config.page_cache_bytes)
             .with_fetcher(fetcher)
+            .with_trusted_proxies(config.trusted_proxies.clone())
             .with_body_deadline(config.timeouts.request_body),
     );
+    crate::web::sweep_sessions(std::sync::Arc::downgrade(&site.clone().into_inner()))?;
     if let Some(limit) = config.memory_limit {
         crate::web::memory_limit::keep(
             std::sync::Arc::downgrade(&site.clone().into_inner()),

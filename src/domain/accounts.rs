@@ -27,6 +27,8 @@ use crate::store::{instant, EntityMap, EntityRef, Keyspace, Transaction, Value};
 
 /// How long a session lasts after logging in.
 pub const SESSION_DAYS: i64 = 30;
+/// How often a server sweeps sessions that can never work again.
+pub const SESSION_SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(3_600);
 /// Passwords shorter than this are refused.
 pub const MIN_PASSWORD: usize = 10;
 /// Passwords longer than this are refused (hashing is paid per byte).
@@ -246,6 +248,12 @@ impl Accounts {
         if password.len() > MAX_PASSWORD {
             return Err(AccountError::BadCredentials);
         }
+        // The generation is read before the password: a password change
+        // that lands after this read moves the generation on, so a session
+        // made with the old password dies with the others. Read after, it
+        // could be the new generation, and the old password's session
+        // would outlive the change.
+        let generation = self.generation(handle)?;
         let stored = self.secrets.get(&key("password", handle))?;
         let matches = match &stored {
             Some(hash) => self.verify(password, hash),
@@ -255,14 +263,16 @@ impl Accounts {
                 false
             }
         };
+        // Said whatever the password, so that the answer never confirms a
+        // guess at a disabled account's password.
+        if stored.is_some() && self.secrets.get(&key("disabled", handle))?.is_some() {
+            return Err(AccountError::Disabled(handle.to_string()));
+        }
         if !matches {
             return Err(AccountError::BadCredentials);
         }
-        if self.secrets.get(&key("disabled", handle))?.is_some() {
-            return Err(AccountError::Disabled(handle.to_string()));
-        }
         let cook = self.cook(handle)?;
-        let session = self.new_session(handle)?;
+        let session = self.session_at(handle, generation)?;
         Ok((cook, session))
     }
 
@@ -289,9 +299,15 @@ impl Accounts {
     /// A new session for the cook with `handle`, whose password the caller
     /// has just checked or set (a sign-up: no second Argon2 run).
     pub fn new_session(&self, handle: &Slug) -> Result<NewSession, AccountError> {
+        self.session_at(handle, self.generation(handle)?)
+    }
+
+    /// A new session under `generation`, read before the password was
+    /// checked (see `log_in`).
+    fn session_at(&self, handle: &Slug, generation: u64) -> Result<NewSession, AccountError> {
         let token = new_token();
         let expires = instant::now_millis() + SESSION_DAYS * 24 * 3_600_000;
-        let record = format!("{handle} {expires} {}", self.generation(handle)?);
+        let record = format!("{handle} {expires} {generation}");
         self.sessions
             .insert(&token_hash(&token), record.as_bytes())?;
         Ok(NewSession {
@@ -309,7 +325,20 @@ impl Accounts {
         let Some(record) = self.sessions.get(&token_hash(token))? else {
             return Ok(None);
         };
-        let record = String::from_utf8_lossy(&record).into_owned();
+        match self.live_session(&record)? {
+            Some(handle) => Ok(Some(self.cook(&handle)?)),
+            None => {
+                // Gone for good: the token never works again.
+                self.sessions.remove(&token_hash(token))?;
+                Ok(None)
+            }
+        }
+    }
+
+    /// The handle a stored session record belongs to, if the session is
+    /// live: not expired, its generation current, the account enabled.
+    fn live_session(&self, record: &[u8]) -> Result<Option<Slug>, AccountError> {
+        let record = String::from_utf8_lossy(record);
         let mut parts = record.split(' ');
         let (Some(handle), Some(expires), Some(generation)) =
             (parts.next(), parts.next(), parts.next())
@@ -321,15 +350,26 @@ impl Accounts {
         };
         let expires: i64 = expires.parse().unwrap_or(0);
         let generation: u64 = generation.parse().unwrap_or(u64::MAX);
-        if expires <= instant::now_millis()
-            || generation != self.generation(&handle)?
-            || self.secrets.get(&key("disabled", &handle))?.is_some()
-        {
-            // Gone for good: the token never works again.
-            self.sessions.remove(&token_hash(token))?;
-            return Ok(None);
+        let live = expires > instant::now_millis()
+            && generation == self.generation(&handle)?
+            && self.secrets.get(&key("disabled", &handle))?.is_none();
+        Ok(live.then_some(handle))
+    }
+
+    /// Removes every session record that can never work again (expired,
+    /// ended everywhere, its account disabled), in one durable write;
+    /// returns how many. A session nobody presents again is otherwise kept
+    /// for ever: the server sweeps them from time to time
+    /// (`SESSION_SWEEP_EVERY`).
+    pub fn sweep_sessions(&self) -> Result<usize, AccountError> {
+        let mut dead = Vec::new();
+        for entry in self.sessions.scan_prefix(b"") {
+            let (hash, record) = entry?;
+            if self.live_session(&record)?.is_none() {
+                dead.push(hash.to_vec());
+            }
         }
-        Ok(Some(self.cook(&handle)?))
+        Ok(self.sessions.remove_all(dead)?)
     }
 
     /// Ends one session.

@@ -7,8 +7,12 @@
 //! returns once durable, through the store's group flush (`Store::sync`), so
 //! a write to a keyspace is acknowledged on the same terms as a transaction,
 //! and a poisoned store refuses it. A write whose flush fails is put back
-//! (the old value restored) before the error returns, as the store undoes a
-//! transaction that was never durable.
+//! (the old value restored, where the key still holds what the write left:
+//! a compare-and-swap that came between is kept) before the error returns,
+//! as the store undoes a transaction that was never durable. Unlike a
+//! transaction, a keyspace write is visible to readers from the moment it
+//! is made, before its flush: a reader may act on a session or password
+//! that a failed flush then takes back, and the store is poisoned then.
 
 use sled::IVec;
 
@@ -18,6 +22,10 @@ use super::Store;
 /// The prefix of every keyspace's sled tree name, which keeps them apart
 /// from sled's default tree (the datoms) and from one another.
 const TREE_PREFIX: &[u8] = b"keyspace/";
+
+/// One key a write changed: the key, what the write left there, and what
+/// it held before (`None`: nothing).
+type Written<'a> = (&'a [u8], Option<&'a [u8]>, Option<IVec>);
 
 /// A named keyspace of one store. Cheap to clone.
 #[derive(Clone)]
@@ -49,36 +57,41 @@ impl Keyspace {
     pub fn insert(&self, key: &[u8], value: &[u8]) -> Result<(), TransactError> {
         self.store.refuse_if_poisoned()?;
         let old = self.tree.insert(key, value)?;
-        self.durable(key, old)
+        self.durable(key, Some(value), old)
     }
 
     /// Sets every key to its value, durably, with one flush for them all;
     /// if it fails, every key is put back.
     pub fn insert_all(&self, entries: &[(Vec<u8>, Vec<u8>)]) -> Result<(), TransactError> {
         self.store.refuse_if_poisoned()?;
-        let mut olds = Vec::with_capacity(entries.len());
+        let mut written = Vec::with_capacity(entries.len());
         for (key, value) in entries {
-            olds.push(self.tree.insert(key.as_slice(), value.as_slice())?);
+            let old = self.tree.insert(key.as_slice(), value.as_slice())?;
+            written.push((key.as_slice(), Some(value.as_slice()), old));
         }
-        self.store.sync().inspect_err(|_| {
-            for ((key, _), old) in entries.iter().zip(olds) {
-                let _ = match old {
-                    Some(old) => self.tree.insert(key.as_slice(), old).map(drop),
-                    None => self.tree.remove(key.as_slice()).map(drop),
-                };
-            }
-        })
+        self.store.sync().inspect_err(|_| self.put_back(&written))
     }
 
-    /// Syncs the store; if that fails, puts `key` back to `old`.
-    fn durable(&self, key: &[u8], old: Option<IVec>) -> Result<(), TransactError> {
-        self.store.sync().inspect_err(|_| {
-            // Best effort: the store is poisoned now and flushes nothing more.
-            let _ = match old {
-                Some(old) => self.tree.insert(key, old).map(drop),
-                None => self.tree.remove(key).map(drop),
-            };
-        })
+    /// After a failed flush, puts each `(key, written, old)` back to `old`,
+    /// but only where it still holds what this write left there: a
+    /// compare-and-swap that landed meanwhile is not overwritten.
+    /// Best effort: the store is poisoned now and flushes nothing more.
+    fn put_back(&self, written: &[Written<'_>]) {
+        for (key, new, old) in written {
+            let _ = self.tree.compare_and_swap(*key, *new, old.as_deref());
+        }
+    }
+
+    /// Syncs the store; if that fails, puts `key` back from `new` to `old`.
+    fn durable(
+        &self,
+        key: &[u8],
+        new: Option<&[u8]>,
+        old: Option<IVec>,
+    ) -> Result<(), TransactError> {
+        self.store
+            .sync()
+            .inspect_err(|_| self.put_back(&[(key, new, old)]))
     }
 
     /// Sets `key` to `new` only if it is `old` now (`None`: absent), durably:
@@ -93,38 +106,48 @@ impl Keyspace {
         self.store.refuse_if_poisoned()?;
         let swapped = self.tree.compare_and_swap(key, old, new)?.is_ok();
         if swapped {
-            self.durable(key, old.map(IVec::from))?;
+            self.durable(key, new, old.map(IVec::from))?;
         }
         Ok(swapped)
     }
 
     /// Removes `key`, durably; returns whether it was there.
     pub fn remove(&self, key: &[u8]) -> Result<bool, TransactError> {
-        self.store.refuse_if_poisoned()?;
-        let removed = self.tree.remove(key)?;
-        let was_there = removed.is_some();
-        if was_there {
-            self.durable(key, removed)?;
-        }
-        Ok(was_there)
+        Ok(self.remove_all([key.to_vec()])? == 1)
     }
 
     /// Removes every key that starts with `prefix`, durably; returns how
     /// many there were.
     pub fn remove_prefix(&self, prefix: &[u8]) -> Result<usize, TransactError> {
+        let keys = self
+            .tree
+            .scan_prefix(prefix)
+            .keys()
+            .map(|key| key.map(|k| k.to_vec()))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.remove_all(keys)
+    }
+
+    /// Removes `keys`, durably, with one flush for them all; returns how
+    /// many were there.
+    pub fn remove_all(
+        &self,
+        keys: impl IntoIterator<Item = Vec<u8>>,
+    ) -> Result<usize, TransactError> {
         self.store.refuse_if_poisoned()?;
         let mut removed = Vec::new();
-        for item in self.tree.scan_prefix(prefix).keys() {
-            let key = item?;
-            if let Some(old) = self.tree.remove(&key)? {
+        for key in keys {
+            if let Some(old) = self.tree.remove(key.as_slice())? {
                 removed.push((key, old));
             }
         }
         if !removed.is_empty() {
             self.store.sync().inspect_err(|_| {
-                for (key, old) in &removed {
-                    let _ = self.tree.insert(key, old);
-                }
+                let written: Vec<_> = removed
+                    .iter()
+                    .map(|(key, old)| (key.as_slice(), None, Some(old.clone())))
+                    .collect();
+                self.put_back(&written);
             })?;
         }
         Ok(removed.len())

@@ -41,8 +41,10 @@ pub async fn sign_up(
     visitor: Visitor,
     form: web::Form<SignUpForm>,
 ) -> Result<HttpResponse, WebError> {
-    site.attempts().attempt(&req)?;
     visitor.check_form(&req, &form.csrf)?;
+    // A sign-up guesses no one's password: counted by address alone.
+    site.attempts().attempt(site.client_address(&req), None)?;
+    let form = form.into_inner();
     let values = SignUpValues {
         handle: form.handle.trim().to_owned(),
         name: form.name.clone(),
@@ -58,11 +60,19 @@ pub async fn sign_up(
             FieldErrors::one("handle", why),
         );
     };
-    let accounts = site.accounts()?;
-    if let Err(error) = accounts.sign_up(&handle, &form.name, &form.password) {
-        return account_refusal(error).map_or_else(Err, |(s, e)| refused(s, e));
-    }
-    let session = accounts.new_session(&handle)?;
+    let accounts = site.accounts()?.clone();
+    let (name, password) = (form.name, form.password);
+    let signed_up = site
+        .password_work()
+        .run(move || {
+            accounts.sign_up(&handle, &name, &password)?;
+            accounts.new_session(&handle)
+        })
+        .await?;
+    let session = match signed_up {
+        Ok(session) => session,
+        Err(error) => return account_refusal(error).map_or_else(Err, |(s, e)| refused(s, e)),
+    };
     Ok(see_other("/account")
         .cookie(session_cookie(&site, session.token))
         .finish())
@@ -126,11 +136,22 @@ pub async fn log_in(
     visitor: Visitor,
     form: web::Form<LogInForm>,
 ) -> Result<HttpResponse, WebError> {
-    site.attempts().attempt(&req)?;
     visitor.check_form(&req, &form.csrf)?;
+    let form = form.into_inner();
     let next = safe_next(&form.next);
-    let outcome = match Slug::parse(form.handle.trim()) {
-        Ok(handle) => site.accounts()?.log_in(&handle, &form.password),
+    let handle = Slug::parse(form.handle.trim());
+    site.attempts().attempt(
+        site.client_address(&req),
+        handle.as_ref().ok().map(Slug::as_str),
+    )?;
+    let outcome = match handle {
+        Ok(handle) => {
+            let accounts = site.accounts()?.clone();
+            let password = form.password;
+            site.password_work()
+                .run(move || accounts.log_in(&handle, &password))
+                .await?
+        }
         // Said as a wrong password is: no hint of which handles exist.
         Err(_) => Err(AccountError::BadCredentials),
     };
@@ -206,10 +227,18 @@ pub async fn change_password(
 ) -> Result<HttpResponse, WebError> {
     visitor.check_form(&req, &form.csrf)?;
     let cook = visitor.cook_or_login("/account")?;
-    match site
-        .accounts()?
-        .change_password(&cook.handle, &form.current, &form.new)
-    {
+    // A stolen session cookie guesses the current password as slowly as a
+    // login does.
+    site.attempts()
+        .attempt(site.client_address(&req), Some(cook.handle.as_str()))?;
+    let accounts = site.accounts()?.clone();
+    let form = form.into_inner();
+    let handle = cook.handle.clone();
+    let changed = site
+        .password_work()
+        .run(move || accounts.change_password(&handle, &form.current, &form.new))
+        .await?;
+    match changed {
         Ok(session) => Ok(see_other("/account")
             .cookie(session_cookie(&site, session.token))
             .finish()),

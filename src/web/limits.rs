@@ -1,20 +1,22 @@
-//! Login and sign-up attempts, limited per address, so that a password
-//! cannot be guessed at the speed of the network; imports and pictures,
-//! limited per cook.
+//! Login, sign-up and password-change attempts, limited per address and
+//! per account, so that a password cannot be guessed at the speed of the
+//! network; imports and pictures, limited per cook.
 //!
-//! A token bucket per key (an IP address, a cook) from the `governor`
-//! crate (the GCRA that actix-governor wraps; that middleware is GPL-3.0,
-//! and the handlers that need a limit only need one call). A request that
-//! came in over no socket (the in-process tests' requests) has no address
-//! and is not limited by address; behind a reverse proxy every request
-//! has the proxy's address, so that limit would be the proxy's, which is
-//! why it is generous rather than tight.
+//! A token bucket per key (an address, a handle, a cook) from the
+//! `governor` crate (the GCRA that actix-governor wraps; that middleware is
+//! GPL-3.0, and the handlers that need a limit only need one call). The
+//! address is the client's (`client_address`): behind a reverse proxy the
+//! site was told to trust, the one the proxy names, so one visitor's
+//! guesses do not lock everyone out. A request that came in over no socket
+//! (the in-process tests' requests) has no address and is limited by
+//! account alone. Only attempts that pass the form check are counted:
+//! junk without a form token costs the server no hashing and nobody their
+//! bucket.
 
 use std::hash::Hash;
 use std::net::IpAddr;
 use std::num::NonZeroU32;
 
-use actix_web::HttpRequest;
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 
 use super::WebError;
@@ -60,30 +62,45 @@ impl<K: Hash + Eq + Clone> Buckets<K> {
     }
 }
 
+/// Attempts at a password: per client address (an IPv6 client's /64), and
+/// per account, so that many addresses guessing one cook's password are
+/// slowed as one.
 pub struct AttemptLimit {
-    buckets: Buckets<IpAddr>,
+    by_address: Buckets<IpAddr>,
+    by_account: Buckets<String>,
 }
 
 impl AttemptLimit {
     pub fn per_minute(attempts: u32) -> AttemptLimit {
         AttemptLimit {
-            buckets: Buckets::new(Quota::per_minute(per(attempts))),
+            by_address: Buckets::new(Quota::per_minute(per(attempts))),
+            by_account: Buckets::new(Quota::per_minute(per(attempts))),
         }
     }
 
-    /// One more attempt from `req`'s address, or 429 if it has made too
-    /// many.
-    pub fn attempt(&self, req: &HttpRequest) -> Result<(), WebError> {
-        let Some(address) = req.peer_addr() else {
-            return Ok(());
-        };
-        if self.buckets.take(&address.ip()) {
-            return Ok(());
+    /// One more attempt from `client` (`None`: a request over no socket) at
+    /// the account `handle` (`None`: no handle a cook could have), or 429.
+    pub fn attempt(&self, client: Option<IpAddr>, handle: Option<&str>) -> Result<(), WebError> {
+        if let Some(client) = client {
+            if !self
+                .by_address
+                .take(&super::client_address::limit_key(client))
+            {
+                return Err(WebError::TooManyRequests(format!(
+                    "More than {ATTEMPTS_PER_MINUTE} attempts a minute came from your address: \
+                     wait a minute and try again."
+                )));
+            }
         }
-        Err(WebError::TooManyRequests(format!(
-            "More than {ATTEMPTS_PER_MINUTE} attempts a minute came from your address: \
-             wait a minute and try again."
-        )))
+        if let Some(handle) = handle {
+            if !self.by_account.take(&handle.to_owned()) {
+                return Err(WebError::TooManyRequests(format!(
+                    "More than {ATTEMPTS_PER_MINUTE} attempts a minute were made at the \
+                     account {handle}: wait a minute and try again."
+                )));
+            }
+        }
+        Ok(())
     }
 }
 

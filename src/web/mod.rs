@@ -7,7 +7,9 @@
 //! `middleware` adds the security headers, compression and request logs.
 
 mod account;
+pub mod blocking;
 pub mod catalog;
+pub mod client_address;
 pub mod error;
 mod feeds;
 pub mod forms;
@@ -43,8 +45,12 @@ pub struct Site {
     /// Cooks' accounts, opened on first use (opening hashes a password,
     /// which pages that nobody logs in to need not pay for).
     accounts: std::sync::OnceLock<Accounts>,
-    /// Login and sign-up attempts per address.
+    /// Password attempts per client address and per account.
     attempts: limits::AttemptLimit,
+    /// Whose word on a client's address is believed.
+    trusted_proxies: client_address::TrustedProxies,
+    /// Argon2 runs, off the workers and a few at once.
+    password_work: blocking::Gate,
     /// Imports per cook.
     imports: limits::CookLimit,
     /// Pictures sent per cook.
@@ -82,6 +88,8 @@ impl Site {
             edition,
             accounts: std::sync::OnceLock::new(),
             attempts: limits::AttemptLimit::per_minute(limits::ATTEMPTS_PER_MINUTE),
+            trusted_proxies: client_address::TrustedProxies::default(),
+            password_work: blocking::Gate::passwords(),
             imports: limits::CookLimit::imports(),
             pictures: limits::CookLimit::pictures(),
             pages: page_cache::PageCache::new(DEFAULT_PAGE_CACHE_BYTES),
@@ -167,9 +175,26 @@ impl Site {
         Ok(self.accounts.get_or_init(|| opened))
     }
 
-    /// Login and sign-up attempts per address.
+    /// Password attempts per client address and per account.
     pub fn attempts(&self) -> &limits::AttemptLimit {
         &self.attempts
+    }
+
+    /// This site believing what `proxies` say of their clients' addresses.
+    pub fn with_trusted_proxies(mut self, proxies: client_address::TrustedProxies) -> Site {
+        self.trusted_proxies = proxies;
+        self
+    }
+
+    /// The address of the client that sent `req` (`None` over no socket).
+    pub fn client_address(&self, req: &HttpRequest) -> Option<std::net::IpAddr> {
+        self.trusted_proxies
+            .client(req.peer_addr().map(|a| a.ip()), req.headers())
+    }
+
+    /// Where password hashing runs: off the workers, a few at once.
+    pub fn password_work(&self) -> &blocking::Gate {
+        &self.password_work
     }
 
     /// Imports per cook.
@@ -201,6 +226,23 @@ impl Site {
     pub fn snapshot(&self) -> Snapshot {
         self.recipes.snapshot()
     }
+}
+
+/// Sweeps the site's dead sessions every `SESSION_SWEEP_EVERY`, on a
+/// thread of its own that ends once the site is gone.
+pub fn sweep_sessions(site: std::sync::Weak<Site>) -> std::io::Result<()> {
+    std::thread::Builder::new()
+        .name("session-sweep".into())
+        .spawn(move || loop {
+            std::thread::sleep(crate::domain::accounts::SESSION_SWEEP_EVERY);
+            let Some(site) = site.upgrade() else { return };
+            match site.accounts().map(|a| a.sweep_sessions()) {
+                Ok(Ok(swept)) => tracing::info!(swept, "dead sessions swept"),
+                Ok(Err(error)) => tracing::warn!(%error, "sweeping sessions failed"),
+                Err(error) => tracing::warn!(%error, "sweeping sessions failed"),
+            }
+        })
+        .map(drop)
 }
 
 /// A route for GET, and HEAD (the same response without its body).

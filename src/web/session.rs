@@ -23,6 +23,31 @@ use crate::domain::Cook;
 pub const SESSION_COOKIE: &str = "forkful_session";
 pub const FORM_COOKIE: &str = "forkful_form";
 
+/// The cookies' names over https: a browser takes a `__Host-` cookie only
+/// if it is Secure, for `/`, with no Domain, from the host itself, so a
+/// neighbouring subdomain or a plain-http page cannot plant one that the
+/// site would read.
+const HOST_SESSION_COOKIE: &str = "__Host-forkful_session";
+const HOST_FORM_COOKIE: &str = "__Host-forkful_form";
+
+/// The session cookie's name on `site`.
+pub fn session_cookie_name(site: &Site) -> &'static str {
+    if site.is_https() {
+        HOST_SESSION_COOKIE
+    } else {
+        SESSION_COOKIE
+    }
+}
+
+/// The form cookie's name on `site`.
+fn form_cookie_name(site: &Site) -> &'static str {
+    if site.is_https() {
+        HOST_FORM_COOKIE
+    } else {
+        FORM_COOKIE
+    }
+}
+
 /// The person making a request.
 pub struct Visitor {
     pub cook: Option<Cook>,
@@ -35,13 +60,15 @@ pub struct Visitor {
 impl Visitor {
     fn read(req: &HttpRequest) -> Result<Visitor, WebError> {
         let site = req.app_data::<Data<Site>>().expect("the app has its Site");
-        let session = req.cookie(SESSION_COOKIE).map(|c| c.value().to_owned());
+        let session = req
+            .cookie(session_cookie_name(site))
+            .map(|c| c.value().to_owned());
         let cook = match &session {
             Some(token) => site.accounts()?.session(token)?,
             None => None,
         };
         let session = session.filter(|_| cook.is_some());
-        let (form_token, new_form_cookie) = match (&session, req.cookie(FORM_COOKIE)) {
+        let (form_token, new_form_cookie) = match (&session, req.cookie(form_cookie_name(site))) {
             (Some(session), _) => (accounts::form_token(session), false),
             (None, Some(cookie)) if cookie.value().len() == 64 => {
                 (cookie.value().to_owned(), false)
@@ -102,7 +129,12 @@ impl Visitor {
     /// Sets the form cookie on `response` if this visitor got a new token.
     pub fn keep_form_token(&self, site: &Site, response: &mut HttpResponseBuilder) {
         if self.new_form_cookie {
-            response.cookie(cookie(site, FORM_COOKIE, self.form_token.clone(), None));
+            response.cookie(cookie(
+                site,
+                form_cookie_name(site),
+                self.form_token.clone(),
+                None,
+            ));
         }
     }
 }
@@ -131,12 +163,12 @@ pub fn cookie(
 
 /// The session cookie for a new session.
 pub fn session_cookie(site: &Site, token: String) -> Cookie<'static> {
-    cookie(site, SESSION_COOKIE, token, Some(SESSION_DAYS))
+    cookie(site, session_cookie_name(site), token, Some(SESSION_DAYS))
 }
 
 /// A cookie that removes the session cookie.
 pub fn ended_session_cookie(site: &Site) -> Cookie<'static> {
-    let mut ended = cookie(site, SESSION_COOKIE, String::new(), None);
+    let mut ended = cookie(site, session_cookie_name(site), String::new(), None);
     ended.make_removal();
     ended
 }

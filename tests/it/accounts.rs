@@ -166,6 +166,11 @@ fn logging_out_everywhere_and_disabling_end_sessions() {
         accounts.log_in(&slug("ann"), PASSWORD),
         Err(AccountError::Disabled(_))
     ));
+    // The same answer for a wrong password: it never confirms a guess.
+    assert!(matches!(
+        accounts.log_in(&slug("ann"), "a wrong guess!"),
+        Err(AccountError::Disabled(_))
+    ));
     accounts.set_disabled(&slug("ann"), false).unwrap();
     accounts.log_in(&slug("ann"), PASSWORD).unwrap();
 }
@@ -187,4 +192,63 @@ fn secrets_are_not_history_and_never_exported() {
             .any(|bytes| String::from_utf8_lossy(bytes).contains(&session.token))
     });
     assert!(!token_anywhere, "only a hash of a session token is stored");
+}
+
+#[test]
+fn a_login_that_checked_the_old_password_gets_no_session_past_the_change() {
+    // A login checks the password it reads (an Argon2 run) and then makes
+    // its session; a password change checks the old password, hashes the
+    // new one, swaps it in and ends every session. A login that read the
+    // old hash just before the swap used to make its session after the
+    // end, under the new generation: a session the old password opened,
+    // alive after the change. Each round starts the login a little later
+    // into the change, across the whole of it, so some rounds land in that
+    // window; every session the old password opened must be dead after.
+    let (_, accounts) = accounts();
+    accounts.sign_up(&slug("ann"), "Ann", PASSWORD).unwrap();
+    let started = std::time::Instant::now();
+    accounts.log_in(&slug("ann"), PASSWORD).unwrap();
+    let one_check = started.elapsed();
+    let rounds = 12u32;
+    let mut password = PASSWORD.to_owned();
+    for round in 0..rounds {
+        let new = format!("password number {round}");
+        let delay = one_check * 3 * round / rounds;
+        let old = password.clone();
+        let session = std::thread::scope(|scope| {
+            let login = scope.spawn(|| {
+                std::thread::sleep(delay);
+                accounts.log_in(&slug("ann"), &old)
+            });
+            accounts.change_password(&slug("ann"), &old, &new).unwrap();
+            login.join().unwrap()
+        });
+        if let Ok((_, session)) = session {
+            assert_eq!(
+                accounts.session(&session.token).unwrap(),
+                None,
+                "round {round}: a session opened with the old password outlived the change"
+            );
+        }
+        password = new;
+    }
+}
+
+#[test]
+fn dead_sessions_are_swept_and_live_ones_kept() {
+    let (_, accounts) = accounts();
+    accounts.sign_up(&slug("ann"), "Ann", PASSWORD).unwrap();
+    accounts.sign_up(&slug("ben"), "Ben", PASSWORD).unwrap();
+    let (_, ended) = accounts.log_in(&slug("ann"), PASSWORD).unwrap();
+    accounts.log_out_everywhere(&slug("ann")).unwrap();
+    let (_, live) = accounts.log_in(&slug("ann"), PASSWORD).unwrap();
+    let (_, disabled) = accounts.log_in(&slug("ben"), PASSWORD).unwrap();
+    accounts.set_disabled(&slug("ben"), true).unwrap();
+    // Ended everywhere and disabled: two records nobody presents again.
+    assert_eq!(accounts.sweep_sessions().unwrap(), 2);
+    assert_eq!(accounts.sweep_sessions().unwrap(), 0);
+    assert!(accounts.session(&live.token).unwrap().is_some());
+    for gone in [ended, disabled] {
+        assert_eq!(accounts.session(&gone.token).unwrap(), None);
+    }
 }

@@ -56,6 +56,7 @@ fn serve(recipes: &Recipes, timeouts: Timeouts) -> SocketAddr {
         page_cache_bytes: 8 << 20,
         memory_limit: None,
         allow_private_fetch: false,
+        trusted_proxies: Default::default(),
         timeouts,
     };
     let recipes = recipes.clone();
@@ -570,5 +571,54 @@ fn an_unknown_handle_costs_a_password_check_like_a_known_one() {
     assert!(
         unknown * 4 > known,
         "unknown handle {unknown:?}, known handle {known:?}"
+    );
+}
+
+/// Argon2 runs off the async workers (`web::blocking::Gate`), so a burst of
+/// logins, each tens of milliseconds of hashing, does not hold the one
+/// worker this server has: a page asked for mid-burst is answered while the
+/// logins still queue for the hashing pool. Inline, the page waited for
+/// every login that came before it. The figures are printed; the assertion
+/// is a ratio far from both outcomes, not a benchmark.
+#[test]
+fn a_burst_of_logins_leaves_pages_served_while_passwords_are_checked() {
+    use crate::http_client::Browser as HttpBrowser;
+    use forkful::web::limits::ATTEMPTS_PER_MINUTE;
+    use std::sync::{Arc, Barrier};
+    let (recipes, _accounts, _ann) = with_ann();
+    let addr = serve(&recipes, Timeouts::default());
+    let origin = format!("http://{addr}");
+    // As many as one address may try in a minute.
+    let logins = ATTEMPTS_PER_MINUTE as usize;
+    let barrier = Arc::new(Barrier::new(logins + 1));
+    let burst: Vec<_> = (0..logins)
+        .map(|_| {
+            let (origin, barrier) = (origin.clone(), barrier.clone());
+            thread::spawn(move || {
+                let mut browser = HttpBrowser::new(&origin);
+                let form = browser.get("/login").unwrap();
+                barrier.wait();
+                let fields = [("handle", "ann"), ("password", "wrong wrong wrong")];
+                let answer = browser.submit(&form, "/login", &fields).unwrap();
+                assert_eq!(answer.status, 401, "{}", answer.body);
+                Instant::now()
+            })
+        })
+        .collect();
+    let mut reader = HttpBrowser::new(&origin);
+    reader.get("/about").unwrap();
+    barrier.wait();
+    // Let the logins reach the server first.
+    thread::sleep(Duration::from_millis(30));
+    let asked = Instant::now();
+    let page = reader.get("/about").unwrap();
+    let page_took = asked.elapsed();
+    assert_eq!(page.status, 200);
+    let last_login = burst.into_iter().map(|t| t.join().unwrap()).max().unwrap();
+    let logins_took = last_login.duration_since(asked);
+    eprintln!("a page mid-burst: {page_took:?}; the burst of {logins} logins ended {logins_took:?} after it was asked");
+    assert!(
+        page_took * 4 < logins_took,
+        "the page took {page_took:?}, the logins {logins_took:?} after it"
     );
 }

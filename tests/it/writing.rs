@@ -244,7 +244,23 @@ async fn cookies_are_secure_when_the_site_is_https() {
         )
         .await;
     assert_eq!(done.status, 303, "{}", done.body);
-    assert!(done.header("set-cookie").unwrap().contains("Secure"));
+    let set = done.header("set-cookie").unwrap();
+    assert!(set.starts_with("__Host-forkful_session="), "{set}");
+    assert!(set.contains("Secure") && set.contains("Path=/") && !set.contains("Domain"));
+    assert!(
+        form.header("set-cookie")
+            .unwrap()
+            .starts_with("__Host-forkful_form="),
+        "the form cookie too"
+    );
+    // The cookie under its prefixed name is the session; a plain one is
+    // not read over https (a plain-http page could have planted it).
+    let account = browser.get("/account").await;
+    assert_eq!(account.status, 200, "{}", account.body);
+    let mut planted = Browser::new(&site);
+    let session = set.split(';').next().unwrap().split_once('=').unwrap().1;
+    planted.set_cookie("forkful_session", session);
+    assert_eq!(planted.get("/account").await.status, 303);
 }
 
 #[actix_web::test]
@@ -486,6 +502,48 @@ async fn a_new_password_ends_other_sessions_and_log_out_everywhere_ends_all() {
     let account = laptop.get("/account").await;
     laptop.submit(&account, "/logout/everywhere", &[]).await;
     assert_eq!(laptop.get("/account").await.status, 303);
+}
+
+#[actix_web::test]
+async fn guesses_at_the_current_password_are_limited_like_logins() {
+    use forkful::web::limits::ATTEMPTS_PER_MINUTE;
+    let (_, site) = new_site();
+    let mut thief = Browser::new(&site);
+    sign_up(&mut thief, "ann").await;
+    let account = thief.get("/account").await;
+    for _ in 0..ATTEMPTS_PER_MINUTE {
+        let guess = thief
+            .submit(
+                &account,
+                "/account/password",
+                &[("current", "a guess a guess"), ("new", "mine now mine now")],
+            )
+            .await;
+        assert_eq!(guess.status, 401);
+    }
+    // Even the right password waits now: the answer says nothing of it.
+    let limited = thief
+        .submit(
+            &account,
+            "/account/password",
+            &[("current", PASSWORD), ("new", "mine now mine now")],
+        )
+        .await;
+    assert_eq!(limited.status, 429, "{}", limited.body);
+    assert_eq!(limited.header("retry-after"), Some("60"));
+    let mut owner = Browser::new(&site);
+    let form = owner.get("/login").await;
+    let back = owner
+        .submit(
+            &form,
+            "/login",
+            &[("handle", "ann"), ("password", PASSWORD)],
+        )
+        .await;
+    assert_eq!(
+        back.status, 429,
+        "the account's attempts are used up for a minute"
+    );
 }
 
 #[actix_web::test]
@@ -1003,6 +1061,27 @@ async fn ann_writes_and_ben_forks(site: &Data<Site>, title: &str) -> (Browser, B
 }
 
 #[actix_web::test]
+async fn a_fork_sent_by_hand_after_its_parent_retired_is_gone_and_makes_nothing() {
+    let (_, site) = new_site();
+    let (mut ann, mut ben) = ann_writes_and_ben_forks(&site, "Ben's Dal").await;
+    // Ben holds a fork form shown while the recipe was live.
+    let form = ben.get("/recipes/weeknight-dal/fork").await;
+    assert_eq!(form.status, 200);
+    let edit = ann.get("/recipes/weeknight-dal/edit").await;
+    let retired = ann
+        .submit(&edit, "/recipes/weeknight-dal/retire", &[])
+        .await;
+    assert_eq!(retired.status, 303, "{}", retired.body);
+    assert_eq!(ben.get("/recipes/weeknight-dal/fork").await.status, 410);
+    let fields = recipe_fields(&[("slug", "late-dal"), ("note", "too late")]);
+    let late = ben
+        .submit(&form, "/recipes/weeknight-dal/fork", &fields)
+        .await;
+    assert_eq!(late.status, 410, "{}", late.body);
+    assert_eq!(ben.get("/recipes/late-dal").await.status, 404);
+}
+
+#[actix_web::test]
 async fn a_cooks_page_lists_their_recipes_and_forks() {
     let (_, site) = new_site();
     let (mut ann, mut ben) = ann_writes_and_ben_forks(&site, "Ben's Dal").await;
@@ -1023,53 +1102,158 @@ async fn a_cooks_page_lists_their_recipes_and_forks() {
 }
 
 #[actix_web::test]
-async fn login_and_sign_up_attempts_are_limited_per_address() {
+async fn a_cook_with_nothing_published_has_no_page_as_a_handle_no_one_has() {
+    let (_, site) = new_site();
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let mut reader = Browser::new(&site);
+    let ann_page = reader.get("/cooks/ann").await;
+    let nobody = reader.get("/cooks/annx").await;
+    assert_eq!(ann_page.status, 404);
+    assert_eq!(nobody.status, 404);
+    assert_eq!(
+        ann_page.texts("main"),
+        nobody
+            .texts("main")
+            .iter()
+            .map(|t| t.replace("annx", "ann"))
+            .collect::<Vec<_>>()
+    );
+    // Once ann publishes, her page is there; once she retires it, gone again.
+    let form = ann.get("/recipes/new").await;
+    ann.submit(&form, "/recipes/new", &recipe_fields(&[])).await;
+    assert_eq!(reader.get("/cooks/ann").await.status, 200);
+    let edit = ann.get("/recipes/weeknight-dal/edit").await;
+    let retired = ann
+        .submit(&edit, "/recipes/weeknight-dal/retire", &[])
+        .await;
+    assert_eq!(retired.status, 303, "{}", retired.body);
+    assert_eq!(reader.get("/cooks/ann").await.status, 404);
+}
+
+#[actix_web::test]
+async fn login_and_sign_up_attempts_are_limited_per_address_and_per_account() {
     use forkful::web::limits::ATTEMPTS_PER_MINUTE;
     let (_, site) = new_site();
     let mut browser = Browser::new(&site);
     sign_up(&mut browser, "ann").await;
+    sign_up(&mut browser, "ben").await;
     let account = browser.get("/account").await;
     browser.submit(&account, "/logout", &[]).await;
     let form = browser.get("/login").await;
     let token = form_token(&form, "/login");
-    let attempt = |from: &'static str| {
+    let attempt = |from: &'static str, handle: &'static str, token: &str| {
         TestRequest::post()
             .uri("/login")
             .peer_addr(from.parse().unwrap())
             .insert_header(("Origin", ORIGIN))
             .set_form([
-                ("csrf", token.as_str()),
-                ("handle", "ann"),
+                ("csrf", token),
+                ("handle", handle),
                 ("password", "a wrong guess"),
             ])
     };
-    for _ in 0..ATTEMPTS_PER_MINUTE {
-        assert_eq!(browser.send(attempt("10.0.0.1:4000")).await.status, 401);
+    // Junk without the form's token is refused and charged to no one.
+    for _ in 0..ATTEMPTS_PER_MINUTE * 2 {
+        let junk = browser.send(attempt("10.0.0.1:4000", "ann", "junk")).await;
+        assert_eq!(junk.status, 403);
     }
-    let limited = browser.send(attempt("10.0.0.1:4001")).await;
+    for _ in 0..ATTEMPTS_PER_MINUTE {
+        let guess = browser.send(attempt("10.0.0.1:4000", "ben", &token)).await;
+        assert_eq!(guess.status, 401);
+    }
+    let limited = browser.send(attempt("10.0.0.1:4001", "ann", &token)).await;
     assert_eq!(limited.status, 429);
     assert_eq!(limited.header("retry-after"), Some("60"));
     assert!(limited.body.contains("wait a minute"));
-    assert_eq!(
-        browser.send(attempt("10.0.0.2:4000")).await.status,
-        401,
-        "another address"
+    let elsewhere = browser.send(attempt("10.0.0.2:4000", "ann", &token)).await;
+    assert_eq!(elsewhere.status, 401, "another address, another account");
+    // Many addresses guessing one account are slowed as one.
+    for n in 1..ATTEMPTS_PER_MINUTE {
+        let from: &'static str = format!("10.1.0.{n}:4000").leak();
+        assert_eq!(browser.send(attempt(from, "ann", &token)).await.status, 401);
+    }
+    let by_account = browser.send(attempt("10.2.0.1:4000", "ann", &token)).await;
+    assert_eq!(by_account.status, 429);
+    assert!(
+        by_account.body.contains("the account ann"),
+        "{}",
+        by_account.body
     );
+    // An IPv6 client is one client across its /64.
+    for n in 0..ATTEMPTS_PER_MINUTE {
+        let from: &'static str = format!("[2001:db8:1:2::{n:x}]:4000").leak();
+        let guess = browser.send(attempt(from, "nobody", &token)).await;
+        assert_eq!(guess.status, 401);
+    }
+    let same_64 = browser
+        .send(attempt("[2001:db8:1:2:ffff::1]:4000", "x", &token))
+        .await;
+    assert_eq!(same_64.status, 429);
     let sign_up = TestRequest::post()
         .uri("/signup")
         .peer_addr("10.0.0.1:4002".parse().unwrap())
         .insert_header(("Origin", ORIGIN))
         .set_form([
             ("csrf", token.as_str()),
-            ("handle", "ben"),
-            ("name", "Ben"),
+            ("handle", "cat"),
+            ("name", "Cat"),
             ("password", PASSWORD),
         ]);
     assert_eq!(
         browser.send(sign_up).await.status,
         429,
-        "sign-up shares the limit"
+        "sign-up shares the address's limit"
     );
+}
+
+#[actix_web::test]
+async fn behind_a_trusted_proxy_each_client_has_its_own_limit_and_nothing_else_is_believed() {
+    use forkful::web::client_address::{ForwardedHeader, TrustedProxies};
+    use forkful::web::limits::ATTEMPTS_PER_MINUTE;
+    let recipes = Recipes::temporary().unwrap();
+    let proxies = TrustedProxies::new(
+        vec!["10.9.9.9".parse().unwrap()],
+        ForwardedHeader::XForwardedFor,
+    );
+    let site = Data::new(Site::new(recipes, ORIGIN).with_trusted_proxies(proxies));
+    let mut browser = Browser::new(&site);
+    let form = browser.get("/login").await;
+    let token = form_token(&form, "/login");
+    let attempt = |peer: &str, forwarded: &str, handle: &str| {
+        TestRequest::post()
+            .uri("/login")
+            .peer_addr(peer.parse().unwrap())
+            .insert_header(("Origin", ORIGIN))
+            .insert_header(("X-Forwarded-For", forwarded.to_owned()))
+            .set_form([
+                ("csrf", token.as_str()),
+                ("handle", handle),
+                ("password", "a wrong guess"),
+            ])
+    };
+    // One visitor behind the proxy uses up their own bucket...
+    for n in 0..ATTEMPTS_PER_MINUTE {
+        let handle = format!("someone-{n}");
+        let sent = attempt("10.9.9.9:1", "198.51.100.7", &handle);
+        assert_eq!(browser.send(sent).await.status, 401);
+    }
+    let sent = attempt("10.9.9.9:1", "198.51.100.7", "someone-else");
+    assert_eq!(browser.send(sent).await.status, 429);
+    // ...and writing another address left of the proxy's entry changes
+    // nothing: only what the proxy added is read.
+    let sent = attempt("10.9.9.9:1", "203.0.113.1, 198.51.100.7", "someone-else");
+    assert_eq!(browser.send(sent).await.status, 429);
+    // Everyone else behind the same proxy still logs in.
+    let sent = attempt("10.9.9.9:1", "198.51.100.8", "someone-else");
+    assert_eq!(browser.send(sent).await.status, 401);
+    // A peer that is not the proxy is the client, whatever it says.
+    for n in 0..ATTEMPTS_PER_MINUTE {
+        let sent = attempt("192.0.2.5:1", &format!("203.0.113.{n}"), "x");
+        assert_eq!(browser.send(sent).await.status, 401);
+    }
+    let sent = attempt("192.0.2.5:1", "203.0.113.200", "x");
+    assert_eq!(browser.send(sent).await.status, 429);
 }
 
 #[actix_web::test]
