@@ -303,7 +303,8 @@ fn transport(error: &ureq::Transport, host: &str) -> FetchError {
 }
 
 /// Whether `ip` is on the public internet: not this machine, a private,
-/// shared, link-local, multicast, documentation or reserved network.
+/// shared, link-local, multicast, documentation or reserved network, nor
+/// an IPv6 form that carries an IPv4 address to a translator or relay.
 pub fn is_public(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => {
@@ -322,24 +323,33 @@ pub fn is_public(ip: IpAddr) -> bool {
                 || a >= 240)
         }
         IpAddr::V6(v6) => {
+            // IPv4-mapped (`::ffff:a.b.c.d`): how a socket names an IPv4
+            // peer, and a connection to it goes to that IPv4 address.
             if let Some(v4) = v6.to_ipv4_mapped() {
                 return is_public(IpAddr::V4(v4));
             }
             let s = v6.segments();
-            // IPv4-compatible (`::a.b.c.d`), a deprecated form of the same.
-            if s[..6] == [0; 6] {
-                return false;
-            }
-            let first = s[0];
-            !(v6.is_loopback()
-                || v6.is_unspecified()
-                || v6.is_multicast()
-                || (first & 0xfe00) == 0xfc00 // unique local
-                || (first & 0xffc0) == 0xfe80 // link-local
-                || (first == 0x64 && v6.segments()[1] == 0xff9b) // NAT64
-                || (first == 0x2001 && (s[1] == 0xdb8 || s[1] == 0)) // documentation, Teredo
-                || first == 0x2002 // 6to4: an IPv4 address inside
-                || (first & 0xffc0) == 0xfec0) // site-local
+            // Only global unicast (2000::/3) is the internet's: the rest
+            // is refused whole, whatever it carries. That is loopback,
+            // unspecified, and the IPv4 forms in ::/8: IPv4-compatible
+            // (`::a.b.c.d`), IPv4-translated (`::ffff:0:a.b.c.d`, RFC
+            // 6145) and NAT64's prefixes (64:ff9b::/96 and, local,
+            // 64:ff9b:1::/48), which a translator, perhaps on this
+            // network, turns into the IPv4 address inside; then the
+            // discard prefix (100::/64), unique local, link-local,
+            // site-local and multicast.
+            let global_unicast = (s[0] & 0xe000) == 0x2000;
+            // Inside it, whole prefixes that are not a host of their own:
+            // Teredo (2001::/32) and 6to4 (2002::/16) hand the IPv4
+            // address inside (Teredo's with its bits flipped) to a relay;
+            // benchmarking (2001:2::/48) and documentation (2001:db8::/32,
+            // 3fff::/20) name nothing.
+            global_unicast
+                && !(s[0] == 0x2001 && s[1] == 0) // Teredo
+                && !(s[0] == 0x2001 && s[1] == 2 && s[2] == 0) // benchmarking
+                && !(s[0] == 0x2001 && s[1] == 0xdb8) // documentation
+                && s[0] != 0x2002 // 6to4
+                && !(s[0] == 0x3fff && s[1] < 0x1000) // documentation
         }
     }
 }
@@ -414,6 +424,97 @@ mod tests {
             assert!(!is_public(ip.parse().unwrap()), "{ip}");
         }
         for ip in ["93.184.216.34", "8.8.8.8", "2606:4700::1111"] {
+            assert!(is_public(ip.parse().unwrap()), "{ip}");
+        }
+    }
+
+    /// Every IPv6 form that carries an IPv4 address: a loopback or
+    /// private one inside is refused; so is any inside a form that a
+    /// translator or relay turns into its IPv4 address.
+    #[test]
+    fn ipv4_addresses_inside_ipv6_are_refused_whatever_the_form() {
+        for (form, refused) in [
+            // IPv4-translated (RFC 2765, 6145): ::ffff:0:a.b.c.d.
+            (
+                "translated",
+                &[
+                    "::ffff:0:127.0.0.1",
+                    "::ffff:0:10.0.0.1",
+                    "::ffff:0:8.8.8.8",
+                ][..],
+            ),
+            // IPv4-mapped: ::ffff:a.b.c.d, judged as the IPv4 address.
+            (
+                "mapped",
+                &[
+                    "::ffff:127.0.0.1",
+                    "::ffff:192.168.1.1",
+                    "::ffff:169.254.169.254",
+                ],
+            ),
+            // IPv4-compatible (deprecated): ::a.b.c.d.
+            ("compatible", &["::127.0.0.1", "::10.0.0.1", "::8.8.8.8"]),
+            // NAT64, well-known prefix: 64:ff9b::a.b.c.d.
+            (
+                "NAT64",
+                &[
+                    "64:ff9b::127.0.0.1",
+                    "64:ff9b::10.0.0.1",
+                    "64:ff9b::8.8.8.8",
+                ],
+            ),
+            // NAT64, local-use prefix (RFC 8215), a /96 inside it.
+            (
+                "local NAT64",
+                &[
+                    "64:ff9b:1::7f00:1",
+                    "64:ff9b:1::a00:1",
+                    "64:ff9b:1:ab::808:808",
+                ],
+            ),
+            // 6to4: 2002:AABB:CCDD::/48 for a.b.c.d.
+            (
+                "6to4",
+                &["2002:7f00:1::1", "2002:a00:1::1", "2002:808:808::1"],
+            ),
+            // Teredo: the client's IPv4 address flipped in the last 32
+            // bits (127.0.0.1 and 10.0.0.1 here).
+            (
+                "Teredo",
+                &[
+                    "2001:0:4136:e378:8000:63bf:80ff:fffe",
+                    "2001:0:4136:e378:8000:63bf:f5ff:fffe",
+                ],
+            ),
+        ] {
+            for ip in refused {
+                assert!(!is_public(ip.parse().unwrap()), "{form}: {ip}");
+            }
+        }
+        // A public IPv4 address, mapped, is that address.
+        assert!(is_public("::ffff:8.8.8.8".parse().unwrap()));
+    }
+
+    #[test]
+    fn only_global_unicast_ipv6_is_public() {
+        for ip in [
+            "100::1",
+            "2001:2::1",
+            "2001:db8::1",
+            "3fff::1",
+            "3fff:fff::1",
+            "4000::1",
+            "ff02::1",
+            "fec0::1",
+        ] {
+            assert!(!is_public(ip.parse().unwrap()), "{ip}");
+        }
+        for ip in [
+            "2606:4700::1111",
+            "2a00:1450:4001::1",
+            "2001:4860::8888",
+            "3fff:1000::1",
+        ] {
             assert!(is_public(ip.parse().unwrap()), "{ip}");
         }
     }
