@@ -1,13 +1,17 @@
 //! Fetching another site's page to import, safely: `http` and `https`
-//! only; never an address on this machine or a private, link-local or
-//! otherwise internal network (checked on the addresses the name resolves
-//! to, by the resolver every connection goes through, redirects included,
-//! so a name that resolves differently the second time gains nothing);
-//! at most `MAX_REDIRECTS` redirects, `MAX_PAGE_BYTES` of page and
-//! `TIMEOUT` for all of it, name lookups included; at most `MAX_FETCHES`
-//! at once per fetcher (the site has one), a place the site can take
-//! before it counts the cook's import (`Fetcher::place`). Tests start the
-//! server with private addresses allowed, to fetch from 127.0.0.1.
+//! only, on the web's ports (`WEB_PORTS`); never an address on this
+//! machine or a private, link-local or otherwise internal network
+//! (checked on the addresses the name resolves to, by the resolver every
+//! connection goes through, redirects included, so a name that resolves
+//! differently the second time gains nothing); at most `MAX_REDIRECTS`
+//! redirects, `MAX_PAGE_BYTES` of page and `TIMEOUT` for all of it, name
+//! lookups included; at most `MAX_FETCHES` at once per fetcher (the site
+//! has one), a place the site can take before it counts the cook's import
+//! (`Fetcher::place`). A page that could not be fetched says only that
+//! (`FetchError::Unreachable`), never why: a refused connection, one that
+//! timed out and an answer that is not HTTP would together tell a cook
+//! which ports of a host are open. Tests start the server with private
+//! addresses allowed, to fetch from 127.0.0.1 on ports of their own.
 
 use std::io::Read;
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
@@ -21,6 +25,11 @@ pub const MAX_PAGE_BYTES: u64 = 5 * 1024 * 1024;
 pub const MAX_REDIRECTS: usize = 5;
 /// How long a fetch may take, connecting and reading included.
 const TIMEOUT: Duration = Duration::from_secs(10);
+/// The ports a fetch may go to, unless private addresses are allowed:
+/// the web's, `http`'s and `https`'s own. A page is served there; any
+/// other port would make the server a way to reach services that are not
+/// web pages.
+pub const WEB_PORTS: [u16; 2] = [80, 443];
 
 /// Why a page could not be fetched.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -31,6 +40,9 @@ pub enum FetchError {
     NotWeb(String),
     #[error("{0} is an address on a private or local network, which this site does not fetch")]
     Private(String),
+    /// A port other than `WEB_PORTS`, refused before any connection.
+    #[error("only pages on the web's ports (80 and 443) can be imported, not port {0}")]
+    Port(u16),
     #[error("{0} could not be found")]
     NoSuchHost(String),
     #[error("the page redirects more than {MAX_REDIRECTS} times")]
@@ -41,8 +53,13 @@ pub enum FetchError {
     Status(u16),
     #[error("the address is not a web page (it is {0})")]
     NotHtml(String),
-    #[error("the page could not be fetched: {0}")]
-    Network(String),
+    /// No answer from the host: whatever went wrong (a refused or broken
+    /// connection, TLS, a deadline, an answer that is not HTTP), the
+    /// message names only the host.
+    #[error("could not fetch {0}")]
+    Unreachable(String),
+    #[error("the site is looking up too many names at once: try again in a moment")]
+    TooManyLookups,
     #[error("the site is fetching as many pages as it may at once: try again in a moment")]
     Busy,
 }
@@ -79,6 +96,17 @@ impl Allow {
             Allow::Also(one) => is_public(addr.ip()) || *addr == one,
         }
     }
+
+    /// Whether an address's port may be fetched: any, where private
+    /// addresses are (a site's own network, a test's server), else the
+    /// web's (and `one`'s, for a test's server allowed alone).
+    fn admits_port(self, port: u16) -> bool {
+        match self {
+            Allow::PublicOnly => WEB_PORTS.contains(&port),
+            Allow::Private => true,
+            Allow::Also(one) => WEB_PORTS.contains(&port) || port == one.port(),
+        }
+    }
 }
 
 impl Fetcher {
@@ -106,9 +134,10 @@ impl Fetcher {
     }
 
     /// Whether `address` is one this fetcher would try: an `http` or
-    /// `https` address (where it leads is checked as it is fetched).
+    /// `https` address on a port it fetches from (where it leads is
+    /// checked as it is fetched).
     pub fn check(&self, address: &str) -> Result<(), FetchError> {
-        checked_url(address).map(drop)
+        checked_url(address, self.allow).map(drop)
     }
 
     /// A place for one fetch, if fewer than `MAX_FETCHES` are running.
@@ -131,10 +160,14 @@ impl Fetcher {
         _place: FetchPlace,
         address: &str,
     ) -> Result<(String, String), FetchError> {
-        let allow = self.allow;
         // One deadline for the whole fetch, redirects and name lookups
         // included.
-        let deadline = Instant::now() + TIMEOUT;
+        self.fetch_by(address, Instant::now() + TIMEOUT)
+    }
+
+    /// `fetch_in`, done by `deadline`.
+    fn fetch_by(&self, address: &str, deadline: Instant) -> Result<(String, String), FetchError> {
+        let allow = self.allow;
         let agent = ureq::AgentBuilder::new()
             .timeout(TIMEOUT)
             .redirects(0)
@@ -143,21 +176,22 @@ impl Fetcher {
                 resolve(netloc, allow, deadline, system_lookup).map_err(into_io)
             })
             .build();
-        let mut at = checked_url(address)?;
+        let mut at = checked_url(address, allow)?;
         for _ in 0..=MAX_REDIRECTS {
+            let host = at.host_str().unwrap_or_default().to_owned();
+            let unreachable = || FetchError::Unreachable(host.clone());
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                return Err(took_too_long());
+                return Err(unreachable());
             }
             // The check before the request gives a clear message; the
             // resolver's, on the connection itself, is what holds.
-            let host = at.host_str().unwrap_or_default().to_owned();
             let port = at.port_or_known_default().unwrap_or(80);
             resolve(&format!("{host}:{port}"), allow, deadline, system_lookup)?;
             // What the lookup left of the deadline.
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                return Err(took_too_long());
+                return Err(unreachable());
             }
             let response = match agent.request_url("GET", &at).timeout(left).call() {
                 Ok(response) => response,
@@ -171,7 +205,7 @@ impl Fetcher {
                 let next = at
                     .join(location)
                     .map_err(|_| FetchError::BadUrl(location.to_owned()))?;
-                at = checked_url(next.as_str())?;
+                at = checked_url(next.as_str(), allow)?;
                 continue;
             }
             let kind = response.content_type().to_owned();
@@ -183,7 +217,7 @@ impl Fetcher {
                 .into_reader()
                 .take(MAX_PAGE_BYTES + 1)
                 .read_to_end(&mut body)
-                .map_err(|e| FetchError::Network(e.to_string()))?;
+                .map_err(|_| unreachable())?;
             if body.len() as u64 > MAX_PAGE_BYTES {
                 return Err(FetchError::TooLarge);
             }
@@ -193,7 +227,11 @@ impl Fetcher {
     }
 }
 
-fn checked_url(address: &str) -> Result<url::Url, FetchError> {
+/// `address` as a URL a fetcher that `allow`s may go to: `http` or
+/// `https`, with a host, on a port it fetches from. Every address is
+/// checked here before anything is looked up or connected to, the first
+/// and each redirect's.
+fn checked_url(address: &str, allow: Allow) -> Result<url::Url, FetchError> {
     let url =
         url::Url::parse(address.trim()).map_err(|_| FetchError::BadUrl(address.to_owned()))?;
     if !matches!(url.scheme(), "http" | "https") {
@@ -202,11 +240,12 @@ fn checked_url(address: &str) -> Result<url::Url, FetchError> {
     if url.host_str().is_none_or(str::is_empty) {
         return Err(FetchError::BadUrl(address.to_owned()));
     }
+    // Both schemes have a default port: `port_or_known_default` is some.
+    let port = url.port_or_known_default().unwrap_or(0);
+    if !allow.admits_port(port) {
+        return Err(FetchError::Port(port));
+    }
     Ok(url)
-}
-
-fn took_too_long() -> FetchError {
-    FetchError::Network(format!("it took longer than {} s", TIMEOUT.as_secs()))
 }
 
 /// The most name lookups on threads of their own at once: one given up at
@@ -260,12 +299,11 @@ fn resolve(
     // timeouts and retries, tens of seconds for a name server that does
     // not answer), so it runs on a thread of its own that is waited for
     // only until the deadline; one left behind ends with its lookup.
+    let unreachable = || FetchError::Unreachable(host.to_owned());
     if deadline <= Instant::now() {
-        return Err(took_too_long());
+        return Err(unreachable());
     }
-    let place = Place::take(&LOOKUPS, MAX_LOOKUPS).ok_or_else(|| {
-        FetchError::Network("the site is looking up too many names at once; try again".into())
-    })?;
+    let place = Place::take(&LOOKUPS, MAX_LOOKUPS).ok_or(FetchError::TooManyLookups)?;
     let (sender, answer) = mpsc::sync_channel(1);
     let asked = netloc.to_owned();
     std::thread::Builder::new()
@@ -274,11 +312,11 @@ fn resolve(
             let _place = place;
             let _ = sender.send(lookup(&asked));
         })
-        .map_err(|e| FetchError::Network(e.to_string()))?;
+        .map_err(|_| unreachable())?;
     let left = deadline.saturating_duration_since(Instant::now());
     let addrs = match answer.recv_timeout(left) {
         Ok(found) => found.map_err(|_| FetchError::NoSuchHost(host.to_owned()))?,
-        Err(_) => return Err(took_too_long()),
+        Err(_) => return Err(unreachable()),
     };
     if addrs.is_empty() {
         return Err(FetchError::NoSuchHost(host.to_owned()));
@@ -293,17 +331,23 @@ fn into_io(error: FetchError) -> std::io::Error {
     std::io::Error::new(std::io::ErrorKind::PermissionDenied, error.to_string())
 }
 
+/// A failed connection as the person is told of it: refused by the
+/// resolver for its address, or else only that the host could not be
+/// fetched (how it failed is not said; see the module's documentation).
+/// The log, which only the site's operator reads, says how.
 fn transport(error: &ureq::Transport, host: &str) -> FetchError {
     let text = error.to_string();
     if text.contains("private or local network") {
         FetchError::Private(host.to_owned())
     } else {
-        FetchError::Network(text)
+        tracing::info!(host, error = %text, "a page to import could not be fetched");
+        FetchError::Unreachable(host.to_owned())
     }
 }
 
 /// Whether `ip` is on the public internet: not this machine, a private,
-/// shared, link-local, multicast, documentation or reserved network.
+/// shared, link-local, multicast, documentation or reserved network, nor
+/// an IPv6 form that carries an IPv4 address to a translator or relay.
 pub fn is_public(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => {
@@ -322,24 +366,33 @@ pub fn is_public(ip: IpAddr) -> bool {
                 || a >= 240)
         }
         IpAddr::V6(v6) => {
+            // IPv4-mapped (`::ffff:a.b.c.d`): how a socket names an IPv4
+            // peer, and a connection to it goes to that IPv4 address.
             if let Some(v4) = v6.to_ipv4_mapped() {
                 return is_public(IpAddr::V4(v4));
             }
             let s = v6.segments();
-            // IPv4-compatible (`::a.b.c.d`), a deprecated form of the same.
-            if s[..6] == [0; 6] {
-                return false;
-            }
-            let first = s[0];
-            !(v6.is_loopback()
-                || v6.is_unspecified()
-                || v6.is_multicast()
-                || (first & 0xfe00) == 0xfc00 // unique local
-                || (first & 0xffc0) == 0xfe80 // link-local
-                || (first == 0x64 && v6.segments()[1] == 0xff9b) // NAT64
-                || (first == 0x2001 && (s[1] == 0xdb8 || s[1] == 0)) // documentation, Teredo
-                || first == 0x2002 // 6to4: an IPv4 address inside
-                || (first & 0xffc0) == 0xfec0) // site-local
+            // Only global unicast (2000::/3) is the internet's: the rest
+            // is refused whole, whatever it carries. That is loopback,
+            // unspecified, and the IPv4 forms in ::/8: IPv4-compatible
+            // (`::a.b.c.d`), IPv4-translated (`::ffff:0:a.b.c.d`, RFC
+            // 6145) and NAT64's prefixes (64:ff9b::/96 and, local,
+            // 64:ff9b:1::/48), which a translator, perhaps on this
+            // network, turns into the IPv4 address inside; then the
+            // discard prefix (100::/64), unique local, link-local,
+            // site-local and multicast.
+            let global_unicast = (s[0] & 0xe000) == 0x2000;
+            // Inside it, whole prefixes that are not a host of their own:
+            // Teredo (2001::/32) and 6to4 (2002::/16) hand the IPv4
+            // address inside (Teredo's with its bits flipped) to a relay;
+            // benchmarking (2001:2::/48) and documentation (2001:db8::/32,
+            // 3fff::/20) name nothing.
+            global_unicast
+                && !(s[0] == 0x2001 && s[1] == 0) // Teredo
+                && !(s[0] == 0x2001 && s[1] == 2 && s[2] == 0) // benchmarking
+                && !(s[0] == 0x2001 && s[1] == 0xdb8) // documentation
+                && s[0] != 0x2002 // 6to4
+                && !(s[0] == 0x3fff && s[1] < 0x1000) // documentation
         }
     }
 }
@@ -360,7 +413,7 @@ mod tests {
         let started = Instant::now();
         let deadline = started + Duration::from_millis(100);
         let refused = resolve("slow.example:80", Allow::PublicOnly, deadline, slow);
-        assert_eq!(refused, Err(took_too_long()));
+        assert_eq!(refused, Err(FetchError::Unreachable("slow.example".into())));
         assert!(started.elapsed() < Duration::from_millis(900));
         let later = Instant::now() + Duration::from_secs(5);
         assert_eq!(
@@ -369,7 +422,7 @@ mod tests {
         );
         assert_eq!(
             resolve("quick.example:80", Allow::Private, started, quick),
-            Err(took_too_long()),
+            Err(FetchError::Unreachable("quick.example".into())),
             "a deadline already past"
         );
     }
@@ -418,6 +471,97 @@ mod tests {
         }
     }
 
+    /// Every IPv6 form that carries an IPv4 address: a loopback or
+    /// private one inside is refused; so is any inside a form that a
+    /// translator or relay turns into its IPv4 address.
+    #[test]
+    fn ipv4_addresses_inside_ipv6_are_refused_whatever_the_form() {
+        for (form, refused) in [
+            // IPv4-translated (RFC 2765, 6145): ::ffff:0:a.b.c.d.
+            (
+                "translated",
+                &[
+                    "::ffff:0:127.0.0.1",
+                    "::ffff:0:10.0.0.1",
+                    "::ffff:0:8.8.8.8",
+                ][..],
+            ),
+            // IPv4-mapped: ::ffff:a.b.c.d, judged as the IPv4 address.
+            (
+                "mapped",
+                &[
+                    "::ffff:127.0.0.1",
+                    "::ffff:192.168.1.1",
+                    "::ffff:169.254.169.254",
+                ],
+            ),
+            // IPv4-compatible (deprecated): ::a.b.c.d.
+            ("compatible", &["::127.0.0.1", "::10.0.0.1", "::8.8.8.8"]),
+            // NAT64, well-known prefix: 64:ff9b::a.b.c.d.
+            (
+                "NAT64",
+                &[
+                    "64:ff9b::127.0.0.1",
+                    "64:ff9b::10.0.0.1",
+                    "64:ff9b::8.8.8.8",
+                ],
+            ),
+            // NAT64, local-use prefix (RFC 8215), a /96 inside it.
+            (
+                "local NAT64",
+                &[
+                    "64:ff9b:1::7f00:1",
+                    "64:ff9b:1::a00:1",
+                    "64:ff9b:1:ab::808:808",
+                ],
+            ),
+            // 6to4: 2002:AABB:CCDD::/48 for a.b.c.d.
+            (
+                "6to4",
+                &["2002:7f00:1::1", "2002:a00:1::1", "2002:808:808::1"],
+            ),
+            // Teredo: the client's IPv4 address flipped in the last 32
+            // bits (127.0.0.1 and 10.0.0.1 here).
+            (
+                "Teredo",
+                &[
+                    "2001:0:4136:e378:8000:63bf:80ff:fffe",
+                    "2001:0:4136:e378:8000:63bf:f5ff:fffe",
+                ],
+            ),
+        ] {
+            for ip in refused {
+                assert!(!is_public(ip.parse().unwrap()), "{form}: {ip}");
+            }
+        }
+        // A public IPv4 address, mapped, is that address.
+        assert!(is_public("::ffff:8.8.8.8".parse().unwrap()));
+    }
+
+    #[test]
+    fn only_global_unicast_ipv6_is_public() {
+        for ip in [
+            "100::1",
+            "2001:2::1",
+            "2001:db8::1",
+            "3fff::1",
+            "3fff:fff::1",
+            "4000::1",
+            "ff02::1",
+            "fec0::1",
+        ] {
+            assert!(!is_public(ip.parse().unwrap()), "{ip}");
+        }
+        for ip in [
+            "2606:4700::1111",
+            "2a00:1450:4001::1",
+            "2001:4860::8888",
+            "3fff:1000::1",
+        ] {
+            assert!(is_public(ip.parse().unwrap()), "{ip}");
+        }
+    }
+
     #[test]
     fn only_web_addresses_are_fetched() {
         let fetcher = Fetcher::public_only();
@@ -427,7 +571,7 @@ mod tests {
             ("gopher://x", FetchError::NotWeb("gopher".into())),
             ("not a url", FetchError::BadUrl("not a url".into())),
             (
-                "http://127.0.0.1:9/x",
+                "http://127.0.0.1/x",
                 FetchError::Private("127.0.0.1".into()),
             ),
             (
@@ -442,5 +586,64 @@ mod tests {
         ] {
             assert_eq!(fetcher.fetch(address).unwrap_err(), want, "{address}");
         }
+    }
+
+    /// A port is checked before any lookup or connection: a name that
+    /// does not resolve is refused for its port, not as not found.
+    #[test]
+    fn only_the_webs_ports_are_fetched_unless_private_addresses_are_allowed() {
+        let public = Fetcher::public_only();
+        for address in [
+            "http://nowhere.invalid/",
+            "https://nowhere.invalid/",
+            "http://nowhere.invalid:80/",
+            "https://nowhere.invalid:443/",
+            "http://nowhere.invalid:443/",
+            "https://nowhere.invalid:80/",
+        ] {
+            assert_eq!(public.check(address), Ok(()), "{address}");
+        }
+        for (address, port) in [
+            ("http://nowhere.invalid:22/", 22),
+            ("https://nowhere.invalid:8443/", 8443),
+            ("http://93.184.216.34:6379/", 6379),
+            ("http://[2606:4700::1111]:25/", 25),
+            ("http://nowhere.invalid:0/", 0),
+        ] {
+            assert_eq!(public.check(address), Err(FetchError::Port(port)));
+            assert_eq!(public.fetch(address), Err(FetchError::Port(port)));
+        }
+        // Where private addresses are allowed, so is any port; a test's
+        // server allowed alone is allowed its own.
+        let private = Fetcher::allowing_private();
+        assert_eq!(private.check("http://nowhere.invalid:8080/"), Ok(()));
+        let one = Fetcher::public_and("127.0.0.1:8080".parse().unwrap());
+        assert_eq!(one.check("http://127.0.0.1:8080/"), Ok(()));
+        assert_eq!(
+            one.check("http://127.0.0.1:8081/"),
+            Err(FetchError::Port(8081))
+        );
+    }
+
+    /// A site that takes the connection and never answers is given up at
+    /// the deadline and, like every other failure to reach a page, said
+    /// only to be out of reach.
+    #[test]
+    fn a_site_that_never_answers_could_not_be_fetched() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        // Connections wait in the listen queue, never read from.
+        let started = Instant::now();
+        let refused = Fetcher::allowing_private().fetch_by(
+            &format!("http://{addr}/"),
+            started + Duration::from_millis(300),
+        );
+        assert_eq!(refused, Err(FetchError::Unreachable("127.0.0.1".into())));
+        assert_eq!(
+            refused.unwrap_err().to_string(),
+            "could not fetch 127.0.0.1"
+        );
+        assert!(started.elapsed() < Duration::from_secs(5));
+        drop(listener);
     }
 }

@@ -609,13 +609,16 @@ pub async fn retire(
 
 /// `POST /preview`: the recipe form's fields rendered exactly as the page
 /// will render them, for the form's live preview; a form with mistakes gets
-/// the list of them instead.
+/// the list of them instead. Only for a logged-in cook, as the form is.
 pub async fn preview(
     site: web::Data<Site>,
     req: HttpRequest,
     visitor: Visitor,
     payload: web::Payload,
 ) -> Result<HttpResponse, WebError> {
+    // Only a cook's form is read: a visitor is sent to log in first (the
+    // recipe form, whose preview this is, is a cook's).
+    visitor.cook_or_login("/recipes/new")?;
     // The preview never reads the file: no reason to read past one.
     let (form, _) = read_recipe_form::<RecipeForm>(&req, payload, OversizedPicture::Refuse).await?;
     visitor.check_form(&req, &form.csrf)?;

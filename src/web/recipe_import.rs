@@ -38,6 +38,8 @@ pub async fn submit(
     visitor: Visitor,
     payload: web::Payload,
 ) -> Result<HttpResponse, WebError> {
+    // Only a cook's form is read: a visitor is sent to log in first.
+    let cook = visitor.cook_or_login("/import")?;
     // A pasted page may be as large as a fetched one.
     let (form, _) = read_form::<ImportForm>(
         &req,
@@ -47,7 +49,6 @@ pub async fn submit(
     )
     .await?;
     visitor.check_form(&req, &form.csrf)?;
-    let cook = visitor.cook_or_login("/import")?;
     let fields = import_form::Fields {
         url: form.url.trim().to_owned(),
         html: form.html,

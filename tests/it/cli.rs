@@ -636,8 +636,16 @@ fn import_recipe_brings_in_a_saved_page_and_says_what_was_wrong() {
             "the page has no recipe",
         ),
         (
-            vec!["http://127.0.0.1:9/x".into(), "--as".into(), "ann".into()],
+            vec!["http://127.0.0.1/x".into(), "--as".into(), "ann".into()],
             "private or local network",
+        ),
+        (
+            vec![
+                "http://recipes.example:9/x".into(),
+                "--as".into(),
+                "ann".into(),
+            ],
+            "can be imported, not port 9",
         ),
         (
             vec![fixture("wprm.html"), "--as".into(), "Not A Handle".into()],

@@ -233,6 +233,53 @@ fn a_body_declared_over_the_limit_is_refused_before_it_is_sent() {
     still_serving(addr);
 }
 
+/// A visitor who is not logged in is sent to log in before a byte of a
+/// cook's form (a recipe, an import, a preview) is read: a body promised
+/// and never sent is not waited for, however it is framed, and a session
+/// cookie the store does not know is a visitor too.
+#[test]
+fn a_visitor_posting_a_cooks_form_is_sent_to_log_in_before_its_body_is_read() {
+    let (recipes, _, _) = with_ann();
+    // The body deadline is a minute: a server that waited for the body
+    // would answer far too late.
+    let addr = serve(&recipes, Timeouts::default());
+    let unknown = "0".repeat(64);
+    for (path, next) in [
+        ("/recipes/new", "/recipes/new"),
+        ("/import", "/import"),
+        ("/preview", "/recipes/new"),
+    ] {
+        for kind in [
+            "application/x-www-form-urlencoded",
+            "multipart/form-data; boundary=x",
+        ] {
+            for framing in ["Content-Length: 1000", "Transfer-Encoding: chunked"] {
+                for cookie in ["", unknown.as_str()] {
+                    let head = format!(
+                        "POST {path} HTTP/1.1\r\nHost: forkful.test\r\nContent-Type: {kind}\r\n\
+                         Cookie: forkful_session={cookie}\r\n{framing}\r\n\r\n"
+                    );
+                    let mut stream = TcpStream::connect(addr).unwrap();
+                    stream.set_read_timeout(Some(STUCK)).unwrap();
+                    stream.write_all(head.as_bytes()).unwrap();
+                    let started = Instant::now();
+                    let answer = read_answer(&mut stream);
+                    let what = format!("{path} {kind} {framing} cookie {cookie:?}");
+                    assert_eq!(answer.status, 303, "{what}: {}", answer.text);
+                    let location = format!("location: /login?next={next}\r\n");
+                    assert!(
+                        answer.text.to_lowercase().contains(&location),
+                        "{what}: {}",
+                        answer.text
+                    );
+                    assert!(started.elapsed() < Duration::from_secs(5), "{what}");
+                }
+            }
+        }
+    }
+    still_serving(addr);
+}
+
 #[test]
 fn a_client_that_trickles_its_request_is_cut_off_and_others_are_served() {
     let addr = serve(demo(), SHORT);

@@ -254,12 +254,18 @@ fn fetching_refuses_private_addresses_unless_allowed_and_on_every_redirect() {
         ("/json", 200, "application/json", "{}".into()),
     ]);
     let base = format!("http://{addr}");
-    // By default: not this machine.
+    // By default: not this machine, nor a port other than the web's.
+    assert_eq!(
+        Fetcher::public_only()
+            .fetch("http://127.0.0.1/dal")
+            .unwrap_err(),
+        FetchError::Private("127.0.0.1".into())
+    );
     assert_eq!(
         Fetcher::public_only()
             .fetch(&format!("{base}/dal"))
             .unwrap_err(),
-        FetchError::Private("127.0.0.1".into())
+        FetchError::Port(addr.port())
     );
     // Allowed (as tests start the server), it fetches, following redirects.
     let fetcher = Fetcher::allowing_private();
@@ -283,17 +289,57 @@ fn fetching_refuses_private_addresses_unless_allowed_and_on_every_redirect() {
         FetchError::Status(404)
     );
     // A server allowed by itself cannot send the fetch on to another
-    // private address: each redirect is checked again.
+    // private address, nor to a port other than the web's (or its own):
+    // each redirect is checked again.
     let one = Fetcher::public_and(addr);
     assert!(one.fetch(&format!("{base}/dal")).is_ok());
     let elsewhere = format!("http://{other}/dal");
-    let hop = serve(vec![("/hop", 302, elsewhere.as_str(), String::new())]);
-    assert_eq!(
-        Fetcher::public_and(hop)
-            .fetch(&format!("http://{hop}/hop"))
-            .unwrap_err(),
-        FetchError::Private("127.0.0.1".into())
-    );
+    let hop = serve(vec![
+        ("/private", 302, "http://127.0.0.1/dal", String::new()),
+        ("/port", 302, elsewhere.as_str(), String::new()),
+    ]);
+    for (path, refused) in [
+        ("/private", FetchError::Private("127.0.0.1".into())),
+        ("/port", FetchError::Port(other.port())),
+    ] {
+        assert_eq!(
+            Fetcher::public_and(hop)
+                .fetch(&format!("http://{hop}{path}"))
+                .unwrap_err(),
+            refused
+        );
+    }
+}
+
+/// However a fetch fails to reach a page (the port closed, the connection
+/// dropped at once, something that is not HTTP answering), the person is
+/// told only that it could not be fetched: the difference would tell them
+/// which ports of a host are open. (A site that never answers says the
+/// same: `import::fetch::tests::a_site_that_never_answers_could_not_be_fetched`.)
+#[test]
+fn a_fetch_that_reaches_no_page_says_only_that_it_could_not_fetch() {
+    let closed = {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap()
+    };
+    let answering = |answer: &'static [u8]| {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let _ = stream.write_all(answer);
+            }
+        });
+        addr
+    };
+    let dropped = answering(b"");
+    let ssh = answering(b"SSH-2.0-OpenSSH_9.6\r\n");
+    let fetcher = Fetcher::allowing_private();
+    for addr in [closed, dropped, ssh] {
+        let error = fetcher.fetch(&format!("http://{addr}/")).unwrap_err();
+        assert_eq!(error.to_string(), "could not fetch 127.0.0.1", "{addr}");
+    }
 }
 
 #[actix_web::test]
@@ -414,8 +460,13 @@ async fn the_import_form_says_what_was_wrong_and_writes_nothing() {
         ),
         // The site was not started to fetch private addresses.
         (
-            vec![("url", "http://127.0.0.1:9/dal"), ("html", "")],
+            vec![("url", "http://127.0.0.1/dal"), ("html", "")],
             "is an address on a private or local network",
+        ),
+        // Nor other ports than the web's.
+        (
+            vec![("url", "http://recipes.example:22/dal"), ("html", "")],
+            "can be imported, not port 22.",
         ),
         (
             vec![("url", "file:///etc/passwd"), ("html", "")],

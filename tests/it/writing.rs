@@ -1034,6 +1034,7 @@ async fn a_post_without_a_token_is_403_whatever_the_form() {
         "/recipes/weeknight-dal/fork",
         "/recipes/weeknight-dal/retire",
         "/preview",
+        "/import",
     ] {
         let page = ann.post(action, &[], Some(ORIGIN)).await;
         assert_eq!(page.status, 403, "{action}: {}", page.body);
