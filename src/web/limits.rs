@@ -1,6 +1,6 @@
 //! Login and sign-up attempts, limited per address, so that a password
 //! cannot be guessed at the speed of the network; imports and pictures,
-//! limited per cook.
+//! limited per cook; and picture decodes, limited across the server.
 //!
 //! A token bucket per key (an IP address, a cook) from the `governor`
 //! crate (the GCRA that actix-governor wraps; that middleware is GPL-3.0,
@@ -9,13 +9,24 @@
 //! and is not limited by address; behind a reverse proxy every request
 //! has the proxy's address, so that limit would be the proxy's, which is
 //! why it is generous rather than tight.
+//!
+//! A limit per cook bounds what one account does in an hour, not what
+//! runs at once: accounts are free, and 30 cooks sending a picture each
+//! would decode 30 pictures together. `PictureDecodes` bounds that, here
+//! and not in `domain::pictures`, which decodes one picture and knows
+//! nothing of requests: how many run at once, how long a request waits
+//! for its turn and what it is told when it cannot have one are the
+//! server's concerns, like its worker threads.
 
 use std::hash::Hash;
 use std::net::IpAddr;
 use std::num::NonZeroU32;
+use std::sync::Arc;
+use std::time::Duration;
 
 use actix_web::HttpRequest;
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::WebError;
 
@@ -126,6 +137,73 @@ impl CookLimit {
             Ok(())
         } else {
             Err(self.refusal.clone())
+        }
+    }
+}
+
+/// Pictures decoded at once across the server. One: a decode at the
+/// pixel cap holds about 156 MiB (`domain::pictures::MAX_SIDE` says what),
+/// more than half what the server's caches may hold together by default
+/// (`--memory-mb`, 256); a second would double that for something cooks
+/// do seldom, and take the second core of a 2-core machine from the
+/// pages.
+pub const PICTURE_DECODES_AT_ONCE: usize = 1;
+
+/// How long a picture waits for its turn to be decoded before the form is
+/// answered 503: a form sent while another cook's picture is read still
+/// goes through, and one of a burst comes back within seconds, its text
+/// kept, rather than after every picture in front of it. (A debug build,
+/// whose own code is not optimised, takes about 16 s over one picture at
+/// the cap, so there a burst decodes only its first.)
+pub const PICTURE_DECODE_WAIT: Duration = Duration::from_secs(5);
+
+/// What a picture turned away is told to wait, in seconds (`Retry-After`):
+/// time for the decodes in front of it to end.
+pub const PICTURE_RETRY_AFTER: u32 = 10;
+
+/// The places to decode a picture in. A request that has read its upload
+/// waits for a place, first come first served, at most `wait`; past that
+/// it is told to send the picture again later, and nothing of it was
+/// stored or counted. Waiting costs a future, not a thread; the decode
+/// then runs on actix's blocking pool, holding its place to the end.
+pub struct PictureDecodes {
+    places: Arc<Semaphore>,
+    wait: Duration,
+}
+
+/// A place to decode one picture, given back when dropped. It is moved
+/// into the decode's closure, so that a request dropped meanwhile (its
+/// client gone) leaves the place taken until the decode really ends.
+pub struct DecodePlace {
+    _held: OwnedSemaphorePermit,
+}
+
+impl PictureDecodes {
+    /// `at_once` places, each waited for at most `wait`.
+    pub fn new(at_once: usize, wait: Duration) -> PictureDecodes {
+        PictureDecodes {
+            places: Arc::new(Semaphore::new(at_once)),
+            wait,
+        }
+    }
+
+    /// The server's: `PICTURE_DECODES_AT_ONCE` and `PICTURE_DECODE_WAIT`.
+    pub fn standard() -> PictureDecodes {
+        PictureDecodes::new(PICTURE_DECODES_AT_ONCE, PICTURE_DECODE_WAIT)
+    }
+
+    /// A place, once one is free within the wait; or why not (a sentence
+    /// without its full stop, for `forms::sentence`).
+    pub async fn place(&self) -> Result<DecodePlace, String> {
+        let waited = actix_web::rt::time::timeout(self.wait, self.places.clone().acquire_owned());
+        match waited.await {
+            Ok(Ok(held)) => Ok(DecodePlace { _held: held }),
+            // Out of time; or closed, which it never is.
+            Ok(Err(_)) | Err(_) => Err(format!(
+                "the server is busy reading other pictures, so yours was not read: the rest \
+                 of the form is kept; choose the picture again and send the form in \
+                 {PICTURE_RETRY_AFTER} seconds"
+            )),
         }
     }
 }

@@ -1,15 +1,21 @@
 //! Pictures over the web: uploaded on the recipe form in each format,
 //! refused when they are not pictures, served in every size with nothing
 //! of the original file's metadata, kept by edits and forks, in the page's
-//! structured data, and never named by a recipe before they are stored.
+//! structured data, and never named by a recipe before they are stored;
+//! decoded one at a time, and a picture that waits too long for its turn
+//! turned away (503) with nothing changed.
 
 use std::io::Cursor;
+use std::time::{Duration, Instant};
 
+use actix_web::web::Data;
 use forkful::domain::import_check::RecipeImportCheck;
 use forkful::domain::pictures::{self, hash_of, Picture};
 use forkful::domain::{Change, Content, DomainError, Recipes, Slug};
 use forkful::store::error::TransferError;
 use forkful::store::{transfer, Store};
+use forkful::web::limits::{PictureDecodes, PICTURES_PER_HOUR};
+use forkful::web::Site;
 use image::{DynamicImage, ImageFormat, RgbImage};
 
 use crate::helpers::{get, site, stored, Page};
@@ -926,4 +932,78 @@ async fn a_form_of_many_empty_parts_is_refused_like_a_long_one() {
         .await;
     assert_eq!(refused.status, 413, "{}", refused.body);
     assert!(stored(recipes.store()) == before);
+}
+
+/// A site whose one decode place is waited for only briefly.
+fn site_with_short_wait(recipes: &Recipes, wait: Duration) -> Data<Site> {
+    Data::new(
+        Site::new(recipes.clone(), "http://forkful.test")
+            .with_picture_decodes(PictureDecodes::new(1, wait)),
+    )
+}
+
+#[actix_web::test]
+async fn a_picture_that_finds_no_place_to_be_decoded_is_a_503_that_changes_and_counts_nothing() {
+    let recipes = Recipes::temporary().unwrap();
+    let wait = Duration::from_millis(50);
+    let site = site_with_short_wait(&recipes, wait);
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let before = stored(recipes.store());
+    let form = ann.get("/recipes/new").await;
+    let file = picture_file(400, 300, ImageFormat::Png);
+    let fields = recipe_fields(&[("picture_alt", "Dal"), ("title", "Busy-day dal")]);
+    let upload = Some(("dal.png", "image/png", file.as_slice()));
+    // The one place taken, as by a decode that outlasts the wait.
+    let held = site.picture_decodes().place().await.unwrap();
+    // More than a cook may send in an hour: none of them is counted.
+    for n in 0..=PICTURES_PER_HOUR {
+        let started = Instant::now();
+        let busy = ann
+            .submit_with_file(&form, "/recipes/new", &fields, upload)
+            .await;
+        assert!(started.elapsed() >= wait, "it waited for a place");
+        assert_eq!(busy.status, 503, "{n}: {}", busy.body);
+        assert_eq!(busy.header("retry-after"), Some("10"));
+        assert_eq!(busy.header("cache-control"), Some("private, no-store"));
+        let error = busy.texts("#picture_file-error");
+        assert_eq!(error.len(), 1, "{}", busy.body);
+        assert!(
+            error[0].contains("busy reading other pictures"),
+            "{error:?}"
+        );
+        // What was typed is kept.
+        assert_eq!(busy.attrs("#title", "value"), ["Busy-day dal"]);
+        assert_eq!(busy.attrs("#picture_alt", "value"), ["Dal"]);
+    }
+    // Nothing was written: no recipe, no picture, no key anywhere.
+    assert!(stored(recipes.store()) == before);
+    assert!(recipes.picture(&hash_of(&file)).unwrap().is_none());
+
+    // With the place free, the same form goes through: the turned-away
+    // pictures spent nothing of the cook's hour.
+    drop(held);
+    let done = ann
+        .submit_with_file(&form, "/recipes/new", &fields, upload)
+        .await;
+    assert_eq!(done.status, 303, "{}", done.body);
+
+    // An edit turned away the same way keeps its form, and the recipe.
+    let edit = ann.get("/recipes/busy-day-dal/edit").await;
+    let held = site.picture_decodes().place().await.unwrap();
+    let before = stored(recipes.store());
+    let other = picture_file(300, 400, ImageFormat::Jpeg);
+    let busy = ann
+        .submit_with_file(
+            &edit,
+            "/recipes/busy-day-dal/edit",
+            &recipe_fields(&[("picture_alt", "Dal"), ("note", "a closer picture")]),
+            Some(("dal.jpg", "image/jpeg", &other)),
+        )
+        .await;
+    assert_eq!(busy.status, 503, "{}", busy.body);
+    assert_eq!(busy.header("retry-after"), Some("10"));
+    assert_eq!(busy.attrs("#note", "value"), ["a closer picture"]);
+    assert!(stored(recipes.store()) == before);
+    drop(held);
 }
