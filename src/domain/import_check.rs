@@ -92,8 +92,8 @@ impl ImportCheck for RecipeImportCheck {
                     .split_once(' ')
                     .and_then(|(w, h)| Some((w.parse::<u32>().ok()?, h.parse::<u32>().ok()?)))
                     .filter(|&(w, h)| {
-                        (1..=pictures::MAX_SIDE).contains(&w)
-                            && (1..=pictures::MAX_SIDE).contains(&h)
+                        (1..=pictures::MAX_STORED_SIDE).contains(&w)
+                            && (1..=pictures::MAX_STORED_SIDE).contains(&h)
                     })
                     .map(|(w, _)| w)
                     .ok_or_else(|| format!("picture {key} has no size: {size:?}"))?;

@@ -23,11 +23,38 @@ use image::{DynamicImage, ImageDecoder, ImageFormat, ImageReader, Limits, RgbIma
 
 /// The largest upload read, in bytes.
 pub const MAX_UPLOAD_BYTES: usize = 10 * 1024 * 1024;
-/// The longest side a picture may have, in pixels.
-pub const MAX_SIDE: u32 = 8000;
-/// The most pixels a picture may have (a 40-megapixel camera's), so that
-/// one upload's decoding stays within a few hundred MiB.
-pub const MAX_PIXELS: u64 = 40_000_000;
+/// The longest side a picture may have, in pixels: about 2.5 times the
+/// widest variant (`WIDTHS`' 1600), room for a photograph as a phone takes
+/// it (4032 x 3024) and no more. Every variant is made from the whole
+/// picture, so pixels past what the variants show are only cost.
+///
+/// What one decode holds at most, at this cap and `MAX_PIXELS` (a 3072 x
+/// 4096 portrait is the worst): the upload (10 MiB) while it is read; the
+/// decoded picture, at most `MAX_DECODED_BYTES` (48 MiB), and a second
+/// copy of it while it is turned upright (or the RGB picture, 36 MiB,
+/// beside it); a progressive JPEG's coefficients first, 2 bytes a pixel
+/// per colour channel (72 MiB, 96 for CMYK) with the JPEG decoder's copy
+/// of the upload. Then the RGB picture (36 MiB) and each variant's resize:
+/// the image crate's first pass keeps the picture's width at the variant's
+/// height in 16 bytes a pixel (RGBA `f32`), which for the 1600 variant of
+/// a 4096-high picture is 1600 x 4096 x 16 = 100 MiB, and its output (10
+/// MiB). The most live at once is that last step: 10 + 36 + 100 + 10,
+/// about 156 MiB (the resident memory it costs is measured in
+/// docs/SECURITY.md). How many decodes run at once is the web layer's to
+/// bound (`web::limits::PictureDecodes`).
+pub const MAX_SIDE: u32 = 4096;
+/// The most pixels a picture may have: a 4:3 picture 4096 on its long
+/// side (12.6 megapixels). A square may be 3547 on a side.
+pub const MAX_PIXELS: u64 = 4096 * 3072;
+/// The most bytes a decoded picture may take: `MAX_PIXELS` at 4 bytes a
+/// pixel (8-bit RGBA). The decoder's `max_alloc`, so a picture of 16-bit
+/// channels (6 or 8 bytes a pixel) is refused past 8.4 or 6.3 megapixels
+/// rather than decoded into twice the memory.
+pub const MAX_DECODED_BYTES: u64 = MAX_PIXELS * 4;
+/// The longest side a stored picture may have (an import file's record is
+/// checked against it): `MAX_SIDE` before it was lowered from 8000, so
+/// that pictures stored then are still served, exported and imported.
+pub const MAX_STORED_SIDE: u32 = 8000;
 /// The widths served for `srcset` (those no wider than the picture).
 pub const WIDTHS: [u32; 4] = [320, 640, 1024, 1600];
 /// The crops search engines ask for, as width and height ratios.
@@ -119,7 +146,8 @@ pub enum PictureError {
     #[error("the picture could not be read: {0}")]
     Unreadable(String),
     #[error(
-        "the picture is {0}x{1} pixels; the most is {MAX_SIDE} on a side and 40 megapixels in all"
+        "the picture is {0}x{1} pixels; the most is {MAX_SIDE} on a side and 12.6 megapixels \
+         (4096x3072) in all: make it smaller and send it again"
     )]
     TooManyPixels(u32, u32),
     #[error("the picture needs more memory to read than a picture may take")]
@@ -195,11 +223,12 @@ fn decode(bytes: &[u8]) -> Result<DynamicImage, PictureError> {
         Some(ImageFormat::Jpeg | ImageFormat::Png | ImageFormat::WebP) => {}
         _ => return Err(PictureError::NotAPicture),
     }
-    // The size is checked below, from the header, with a message that
-    // names it; the limit on memory is the decoder's own backstop.
+    // The header is read under the memory limit alone, so that a picture
+    // over the size cap is refused below with a message that names its
+    // size (a decoder held to the cap would only say it is over a limit).
     let mut limits = Limits::default();
-    limits.max_alloc = Some(256 * 1024 * 1024);
-    reader.limits(limits);
+    limits.max_alloc = Some(MAX_DECODED_BYTES);
+    reader.limits(limits.clone());
     let unreadable = |e: image::ImageError| match e {
         image::ImageError::Limits(_) => PictureError::TooBigToRead,
         other => PictureError::Unreadable(other.to_string()),
@@ -212,6 +241,14 @@ fn decode(bytes: &[u8]) -> Result<DynamicImage, PictureError> {
     if w == 0 || h == 0 {
         return Err(PictureError::NotAPicture);
     }
+    // Then the decoder itself is held to the cap (the JPEG decoder passes
+    // it on, and refuses a frame larger than its header said), and the
+    // picture's own buffer is reserved against the memory limit:
+    // `from_decoder`, unlike `ImageReader::decode`, does not reserve it.
+    limits.max_image_width = Some(MAX_SIDE);
+    limits.max_image_height = Some(MAX_SIDE);
+    decoder.set_limits(limits.clone()).map_err(unreadable)?;
+    limits.reserve(decoder.total_bytes()).map_err(unreadable)?;
     let orientation = decoder
         .orientation()
         .unwrap_or(image::metadata::Orientation::NoTransforms);
@@ -358,13 +395,19 @@ pub(crate) mod tests {
         }
     }
 
-    /// A PNG's first bytes saying it is `w` by `h`, and nothing after: a
-    /// decoder reads the size before any pixel.
+    /// A PNG's first bytes saying it is `w` by `h` (8-bit RGB), and
+    /// nothing after: a decoder reads the size before any pixel.
     fn png_header(w: u32, h: u32) -> Vec<u8> {
+        png_header_of(w, h, 8, 2)
+    }
+
+    /// `png_header` with `depth` bits a channel, of PNG colour type
+    /// `colour` (2 RGB, 6 RGBA).
+    fn png_header_of(w: u32, h: u32, depth: u8, colour: u8) -> Vec<u8> {
         let mut ihdr = b"IHDR".to_vec();
         ihdr.extend_from_slice(&w.to_be_bytes());
         ihdr.extend_from_slice(&h.to_be_bytes());
-        ihdr.extend_from_slice(&[8, 2, 0, 0, 0]);
+        ihdr.extend_from_slice(&[depth, colour, 0, 0, 0]);
         let mut crc = flate2::Crc::new();
         crc.update(&ihdr);
         let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
@@ -389,6 +432,40 @@ pub(crate) mod tests {
         assert_eq!(
             prepare(&png_header(9000, 10)).err(),
             Some(PictureError::TooManyPixels(9000, 10))
+        );
+        // One past the side, and a square past the pixels.
+        assert_eq!(
+            prepare(&png_header(10, MAX_SIDE + 1)).err(),
+            Some(PictureError::TooManyPixels(10, MAX_SIDE + 1))
+        );
+        assert_eq!(
+            prepare(&png_header(3600, 3600)).err(),
+            Some(PictureError::TooManyPixels(3600, 3600))
+        );
+    }
+
+    #[test]
+    fn a_picture_at_the_cap_is_decoded_and_one_of_wide_channels_is_refused_unread() {
+        // At the cap, in 8-bit RGBA: past every check, to its (missing)
+        // pixels, so the error is about those.
+        for (w, h) in [(4096, 3072), (3072, 4096)] {
+            let at_cap = prepare(&png_header_of(w, h, 8, 6)).err();
+            assert!(
+                matches!(at_cap, Some(PictureError::Unreadable(_))),
+                "{w}x{h}: {at_cap:?}"
+            );
+        }
+        // The same size in 16-bit RGBA would decode into 96 MiB, twice
+        // `MAX_DECODED_BYTES`: refused before a pixel is read.
+        assert_eq!(
+            prepare(&png_header_of(4096, 3072, 16, 6)).err(),
+            Some(PictureError::TooBigToRead)
+        );
+        // A smaller one with wide channels fits.
+        let smaller = prepare(&png_header_of(2048, 3072, 16, 6)).err();
+        assert!(
+            matches!(smaller, Some(PictureError::Unreadable(_))),
+            "{smaller:?}"
         );
     }
 

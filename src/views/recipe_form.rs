@@ -203,7 +203,7 @@ fn picture_fields(f: &RecipeFields, errors: &FieldErrors) -> Markup {
             }
             div class="field" {
                 label for="picture_file" { @if has_picture { "Replace it with" } @else { "Upload a picture" } }
-                p class="hint" id="picture_file-hint" { "JPEG, PNG or WebP, up to 10 MiB. Its location and camera details are not kept." }
+                p class="hint" id="picture_file-hint" { "JPEG, PNG or WebP, up to 10 MiB and 4096 by 3072 pixels (either way up). Its location and camera details are not kept." }
                 input id="picture_file" name="picture_file" type="file" accept="image/jpeg,image/png,image/webp"
                     aria-invalid=[file_error.map(|_| "true")] aria-describedby="picture_file-hint";
                 @if let Some(message) = file_error {

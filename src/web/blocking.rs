@@ -6,26 +6,42 @@
 //! actix's blocking pool, at most `permits` at once; a request that cannot
 //! start within `wait` is answered 503 with Retry-After instead of piling
 //! up. The permit travels into the work itself, so a client that hangs up
-//! does not free a place while its work still runs.
+//! does not free a place while its work still runs. Picture decodes wait
+//! at a gate of their own (`limits::PictureDecodes`), which says no in
+//! the form's words.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::Semaphore;
+use actix_web::error::BlockingError;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::WebError;
 
+/// Places for one kind of heavy work: at most so many at once, each
+/// waited for at most `wait`, first come first served.
 pub struct Gate {
-    permits: Arc<Semaphore>,
+    places: Arc<Semaphore>,
     wait: Duration,
-    /// What the work is, for the 503: "checking passwords".
+    /// What the work is, for `run`'s 503: "checking passwords".
     doing: &'static str,
 }
 
+/// A place to do the work in, given back when dropped. `Place::run` moves
+/// it into the work itself, so a request dropped meanwhile (its client
+/// gone) leaves the place taken until the work really ends.
+pub struct Place {
+    _held: OwnedSemaphorePermit,
+}
+
+/// No place came free within the gate's wait.
+#[derive(Debug)]
+pub struct NoPlace;
+
 impl Gate {
-    pub fn new(permits: usize, wait: Duration, doing: &'static str) -> Gate {
+    pub fn new(at_once: usize, wait: Duration, doing: &'static str) -> Gate {
         Gate {
-            permits: Arc::new(Semaphore::new(permits.max(1))),
+            places: Arc::new(Semaphore::new(at_once.max(1))),
             wait,
             doing,
         }
@@ -39,6 +55,16 @@ impl Gate {
         Gate::new(cores / 2, Duration::from_secs(10), "checking passwords")
     }
 
+    /// A place, once one is free within the wait. Waiting costs a future,
+    /// not a thread.
+    pub async fn place(&self) -> Result<Place, NoPlace> {
+        match tokio::time::timeout(self.wait, self.places.clone().acquire_owned()).await {
+            Ok(Ok(held)) => Ok(Place { _held: held }),
+            // Out of time; or closed, which it never is.
+            Ok(Err(_)) | Err(_) => Err(NoPlace),
+        }
+    }
+
     /// Runs `work` on the blocking pool once a place is free, or refuses
     /// with 503 if none is within the wait.
     pub async fn run<T, F>(&self, work: F) -> Result<T, WebError>
@@ -46,26 +72,36 @@ impl Gate {
         T: Send + 'static,
         F: FnOnce() -> T + Send + 'static,
     {
-        let permit = tokio::time::timeout(self.wait, self.permits.clone().acquire_owned())
+        let place = self.place().await.map_err(|NoPlace| {
+            WebError::Busy(format!(
+                "The server is busy {} for others: try again in a moment.",
+                self.doing
+            ))
+        })?;
+        place
+            .run(work)
             .await
-            .map_err(|_| {
-                WebError::Busy(format!(
-                    "The server is busy {} for others: try again in a moment.",
-                    self.doing
-                ))
-            })?
-            .expect("a gate's semaphore is never closed");
-        actix_web::web::block(move || {
-            let _held = permit;
-            work()
-        })
-        .await
-        .map_err(|error| WebError::Internal(Box::new(error)))
+            .map_err(|error| WebError::Internal(Box::new(error)))
     }
 
     /// How many more may start now (for tests).
     pub fn available(&self) -> usize {
-        self.permits.available_permits()
+        self.places.available_permits()
+    }
+}
+
+impl Place {
+    /// Runs `work` on actix's blocking pool, holding this place to its end.
+    pub async fn run<T, F>(self, work: F) -> Result<T, BlockingError>
+    where
+        T: Send + 'static,
+        F: FnOnce() -> T + Send + 'static,
+    {
+        actix_web::web::block(move || {
+            let _held = self;
+            work()
+        })
+        .await
     }
 }
 

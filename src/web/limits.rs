@@ -1,6 +1,7 @@
 //! Login, sign-up and password-change attempts, limited per address and
 //! per account, so that a password cannot be guessed at the speed of the
-//! network; imports and pictures, limited per cook.
+//! network; imports and pictures, limited per cook; and picture decodes,
+//! limited across the server.
 //!
 //! A token bucket per key (an address, a handle, a cook) from the
 //! `governor` crate (the GCRA that actix-governor wraps; that middleware is
@@ -12,13 +13,23 @@
 //! account alone. Only attempts that pass the form check are counted:
 //! junk without a form token costs the server no hashing and nobody their
 //! bucket.
+//!
+//! A limit per cook bounds what one account does in an hour, not what
+//! runs at once: accounts are free, and 30 cooks sending a picture each
+//! would decode 30 pictures together. `PictureDecodes` bounds that, here
+//! and not in `domain::pictures`, which decodes one picture and knows
+//! nothing of requests: how many run at once, how long a request waits
+//! for its turn and what it is told when it cannot have one are the
+//! server's concerns, like its worker threads.
 
 use std::hash::Hash;
 use std::net::IpAddr;
 use std::num::NonZeroU32;
+use std::time::Duration;
 
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 
+use super::blocking::{Gate, NoPlace, Place};
 use super::WebError;
 
 /// Attempts a minute an address may make, and so also its burst.
@@ -144,6 +155,60 @@ impl CookLimit {
         } else {
             Err(self.refusal.clone())
         }
+    }
+}
+
+/// Pictures decoded at once across the server. One: a decode at the
+/// pixel cap holds about 156 MiB (`domain::pictures::MAX_SIDE` says what),
+/// more than half what the server's caches may hold together by default
+/// (`--memory-mb`, 256); a second would double that for something cooks
+/// do seldom, and take the second core of a 2-core machine from the
+/// pages.
+pub const PICTURE_DECODES_AT_ONCE: usize = 1;
+
+/// How long a picture waits for its turn to be decoded before the form is
+/// answered 503: a form sent while another cook's picture is read still
+/// goes through, and one of a burst comes back within seconds, its text
+/// kept, rather than after every picture in front of it. (A debug build,
+/// whose own code is not optimised, takes about 16 s over one picture at
+/// the cap, so there a burst decodes only its first.)
+pub const PICTURE_DECODE_WAIT: Duration = Duration::from_secs(5);
+
+/// What a picture turned away is told to wait, in seconds (`Retry-After`):
+/// time for the decodes in front of it to end.
+pub const PICTURE_RETRY_AFTER: u32 = 10;
+
+/// The places to decode a picture in: a `Gate` whose refusal is in the
+/// form's words. A request that has read its upload waits for a place, at
+/// most `wait`; past that it is told to send the picture again later, and
+/// nothing of it was stored or counted.
+pub struct PictureDecodes {
+    gate: Gate,
+}
+
+impl PictureDecodes {
+    /// `at_once` places, each waited for at most `wait`.
+    pub fn new(at_once: usize, wait: Duration) -> PictureDecodes {
+        PictureDecodes {
+            gate: Gate::new(at_once, wait, "reading pictures"),
+        }
+    }
+
+    /// The server's: `PICTURE_DECODES_AT_ONCE` and `PICTURE_DECODE_WAIT`.
+    pub fn standard() -> PictureDecodes {
+        PictureDecodes::new(PICTURE_DECODES_AT_ONCE, PICTURE_DECODE_WAIT)
+    }
+
+    /// A place, once one is free within the wait; or why not (a sentence
+    /// without its full stop, for `forms::sentence`).
+    pub async fn place(&self) -> Result<Place, String> {
+        self.gate.place().await.map_err(|NoPlace| {
+            format!(
+                "the server is busy reading other pictures, so yours was not read: the rest \
+                 of the form is kept; choose the picture again and send the form in \
+                 {PICTURE_RETRY_AFTER} seconds"
+            )
+        })
     }
 }
 

@@ -55,6 +55,8 @@ pub struct Site {
     imports: limits::CookLimit,
     /// Pictures sent per cook.
     pictures: limits::CookLimit,
+    /// Pictures being decoded, across the server.
+    picture_decodes: limits::PictureDecodes,
     /// Pages as sent, bounded in bytes.
     pages: page_cache::PageCache,
     /// How pages to import are fetched (public addresses only, unless the
@@ -92,6 +94,7 @@ impl Site {
             password_work: blocking::Gate::passwords(),
             imports: limits::CookLimit::imports(),
             pictures: limits::CookLimit::pictures(),
+            picture_decodes: limits::PictureDecodes::standard(),
             pages: page_cache::PageCache::new(DEFAULT_PAGE_CACHE_BYTES),
             fetcher: crate::import::Fetcher::public_only(),
             body_deadline: DEFAULT_BODY_DEADLINE,
@@ -115,6 +118,13 @@ impl Site {
 
     pub fn body_deadline(&self) -> std::time::Duration {
         self.body_deadline
+    }
+
+    /// This site decoding pictures in `decodes`' places (tests give it a
+    /// short wait).
+    pub fn with_picture_decodes(mut self, decodes: limits::PictureDecodes) -> Site {
+        self.picture_decodes = decodes;
+        self
     }
 
     /// This site with a page cache of at most `bytes` (0 keeps no page).
@@ -205,6 +215,11 @@ impl Site {
     /// Pictures sent per cook.
     pub fn pictures_sent(&self) -> &limits::CookLimit {
         &self.pictures
+    }
+
+    /// Pictures being decoded, across the server.
+    pub fn picture_decodes(&self) -> &limits::PictureDecodes {
+        &self.picture_decodes
     }
 
     /// The site's origin (`https://host:port`), as browsers send it.

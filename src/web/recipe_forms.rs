@@ -6,11 +6,13 @@
 //! save is refused with 409, the changes since, and the person's text kept.
 //! Only a recipe's author may edit or retire it.
 
+use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 
 use super::forms::{private_page, see_other, sentence};
+use super::limits;
 use super::recipes::parse_slug;
 use super::session::Visitor;
 use super::submission::OversizedPicture::{self, ReadPast};
@@ -52,34 +54,50 @@ fn preview_content_of(f: &RecipeFields, picture: Option<Picture>) -> Result<Cont
 }
 
 /// A file sent with the form, stored as a picture off the workers
-/// (decoding and encoding take a while); `None` when none was sent. One
+/// (decoding and encoding take a while) in one of the site's decode
+/// places (`limits::PictureDecodes`); `Ok(None)` when none was sent. One
 /// too large to store was dropped as it was read. Each counts against the
-/// cook's pictures an hour, stored or not.
+/// cook's pictures an hour, stored or not, once it has its place: one
+/// turned away for want of a place (`Err`: the form's error, for a 503)
+/// was neither stored nor counted.
 async fn store_upload(
     site: &Site,
     cook: &Cook,
     upload: Option<Upload>,
-) -> Option<Result<Picture, DomainError>> {
-    let upload = upload?;
-    if let Err(why) = site.pictures_sent().start(cook.handle.as_str()) {
-        return Some(Err(DomainError::Invalid(why)));
-    }
+) -> Result<Option<Result<Picture, DomainError>>, FieldErrors> {
+    let Some(upload) = upload else {
+        return Ok(None);
+    };
+    let count = || {
+        site.pictures_sent()
+            .start(cook.handle.as_str())
+            .map_err(DomainError::Invalid)
+    };
     let bytes = match upload {
         Upload::File(bytes) => bytes,
         Upload::TooLarge(size) => {
-            return Some(Err(DomainError::BadPicture(PictureError::TooLarge(size))))
+            let too_large = DomainError::BadPicture(PictureError::TooLarge(size));
+            return Ok(Some(Err(count().err().unwrap_or(too_large))));
         }
     };
+    let place = site
+        .picture_decodes()
+        .place()
+        .await
+        .map_err(|why| FieldErrors::one("picture_file", sentence(&why)))?;
+    if let Err(refused) = count() {
+        return Ok(Some(Err(refused)));
+    }
     let recipes = site.recipes().clone();
-    Some(
-        web::block(move || recipes.add_picture(&bytes))
-            .await
-            .unwrap_or_else(|e| {
-                Err(DomainError::Invalid(format!(
-                    "the picture could not be stored: {e}"
-                )))
-            }),
-    )
+    let stored = place
+        .run(move || recipes.add_picture(&bytes))
+        .await
+        .unwrap_or_else(|e| {
+            Err(DomainError::Invalid(format!(
+                "the picture could not be stored: {e}"
+            )))
+        });
+    Ok(Some(stored))
 }
 
 /// The picture the form asks for: a file just sent (stored now, durably,
@@ -281,6 +299,9 @@ enum Outcome {
         based_on: VersionNumber,
         newest: VersionNumber,
     },
+    /// Not written, because the picture found no place to be decoded
+    /// within the wait: the form again (503, and when to try again).
+    Busy(FieldErrors),
 }
 
 impl Outcome {
@@ -312,6 +333,15 @@ impl Outcome {
             Outcome::Saved(to) => Ok(see_other(&to).finish()),
             Outcome::Refused(status, errors) => {
                 Ok(form_page(site, visitor, status, purpose, fields, &errors))
+            }
+            Outcome::Busy(errors) => {
+                let unavailable = StatusCode::SERVICE_UNAVAILABLE;
+                let mut page = form_page(site, visitor, unavailable, purpose, fields, &errors);
+                page.headers_mut().insert(
+                    header::RETRY_AFTER,
+                    HeaderValue::from(limits::PICTURE_RETRY_AFTER),
+                );
+                Ok(page)
             }
             Outcome::Stale { based_on, newest } => {
                 let Purpose::Edit { slug, .. } = purpose else {
@@ -346,7 +376,10 @@ pub async fn create(
     let (form, upload) = read_recipe_form::<RecipeForm>(&req, payload, ReadPast).await?;
     visitor.check_form(&req, &form.csrf)?;
     let mut fields = form.fields;
-    let stored = store_upload(&site, cook, upload).await;
+    let stored = match store_upload(&site, cook, upload).await {
+        Ok(stored) => stored,
+        Err(busy) => return Outcome::Busy(busy).respond(&site, &visitor, &Purpose::New, &fields),
+    };
     let outcome = try_create(&site, cook, &mut fields, stored)?;
     outcome.respond(&site, &visitor, &Purpose::New, &fields)
 }
@@ -420,7 +453,10 @@ pub async fn edit(
         based_on: based_on.get(),
     };
     let mut fields = form.fields;
-    let stored = store_upload(&site, cook, upload).await;
+    let stored = match store_upload(&site, cook, upload).await {
+        Ok(stored) => stored,
+        Err(busy) => return Outcome::Busy(busy).respond(&site, &visitor, &purpose, &fields),
+    };
     let outcome = try_edit(&site, cook, &slug, based_on, &mut fields, stored)?;
     outcome.respond(&site, &visitor, &purpose, &fields)
 }
@@ -543,7 +579,10 @@ pub async fn fork(
         version: version.get(),
     };
     let mut fields = form.fields;
-    let stored = store_upload(&site, cook, upload).await;
+    let stored = match store_upload(&site, cook, upload).await {
+        Ok(stored) => stored,
+        Err(busy) => return Outcome::Busy(busy).respond(&site, &visitor, &purpose, &fields),
+    };
     let outcome = try_fork(&site, cook, &parent, version, &mut fields, stored)?;
     outcome.respond(&site, &visitor, &purpose, &fields)
 }

@@ -27,6 +27,7 @@ use actix_web::http::header::{HeaderMap, HeaderName, HeaderValue};
 use forkful::domain::{CatalogQuery, RecipeId, Slug, Snapshot};
 
 use crate::helpers::Page;
+use crate::writing::{filled_in, hidden_fields, multipart_form};
 
 /// The environment variable naming the server binary to run.
 pub const BIN_VAR: &str = "FORKFUL_BIN";
@@ -155,8 +156,19 @@ impl Server {
 
     /// The server's resident memory in KiB (`VmRSS`), while it runs.
     pub fn rss_kib(&self) -> Option<u64> {
+        self.status_kib("VmRSS:")
+    }
+
+    /// The most resident memory the server has held since it started, in
+    /// KiB (`VmHWM`, the kernel's high-water mark), while it runs.
+    pub fn peak_rss_kib(&self) -> Option<u64> {
+        self.status_kib("VmHWM:")
+    }
+
+    /// A figure of `/proc/PID/status` given in kB, such as `VmRSS:`.
+    fn status_kib(&self, field: &str) -> Option<u64> {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid())).ok()?;
-        let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+        let line = status.lines().find(|l| l.starts_with(field))?;
         line.split_whitespace().nth(1)?.parse().ok()
     }
 
@@ -219,7 +231,8 @@ pub struct Unanswered {
     pub why: String,
 }
 
-/// One cook's browser.
+/// One cook's browser; a clone is another tab, sharing the session.
+#[derive(Clone)]
 pub struct Browser {
     agent: ureq::Agent,
     origin: String,
@@ -256,7 +269,7 @@ impl Browser {
         for (name, value) in headers {
             request = request.set(name, value);
         }
-        self.send(request, None)
+        self.send(request, Sent::Nothing)
     }
 
     /// Posts `form` from this site, as a browser does.
@@ -265,7 +278,27 @@ impl Browser {
             .agent
             .post(&format!("{}{path}", self.origin))
             .set("Origin", &self.origin.clone());
-        self.send(request, Some(form))
+        self.send(request, Sent::Form(form))
+    }
+
+    /// `submit`, as `multipart/form-data` with a file in `picture_file`
+    /// (`writing::multipart_form`).
+    pub fn submit_with_file(
+        &mut self,
+        page: &Page,
+        action: &str,
+        fields: &[(&str, &str)],
+        file: (&str, &str, &[u8]),
+    ) -> Result<Page, Unanswered> {
+        let hidden = hidden_fields(page, action);
+        let form = filled_in(&hidden, fields);
+        let (content_type, body) = multipart_form(&form, Some(file));
+        let request = self
+            .agent
+            .post(&format!("{}{action}", self.origin))
+            .set("Origin", &self.origin.clone())
+            .set("Content-Type", &content_type);
+        self.send(request, Sent::Bytes(&body))
     }
 
     /// Posts the form on `page` that posts to `action`: its hidden fields
@@ -276,31 +309,12 @@ impl Browser {
         action: &str,
         fields: &[(&str, &str)],
     ) -> Result<Page, Unanswered> {
-        let css = format!("form[action=\"{action}\"] input[type=\"hidden\"]");
-        let hidden: Vec<(String, String)> = page
-            .attrs(&css, "name")
-            .into_iter()
-            .zip(page.attrs(&css, "value"))
-            .collect();
-        assert!(
-            hidden.iter().any(|(name, _)| name == "csrf"),
-            "a form posting to {action} with a token:\n{}",
-            page.body
-        );
-        let mut form: Vec<(&str, &str)> = hidden
-            .iter()
-            .map(|(n, v)| (n.as_str(), v.as_str()))
-            .filter(|(n, _)| !fields.iter().any(|(f, _)| f == n))
-            .collect();
-        form.extend_from_slice(fields);
+        let hidden = hidden_fields(page, action);
+        let form = filled_in(&hidden, fields);
         self.post(action, &form)
     }
 
-    fn send(
-        &mut self,
-        mut request: ureq::Request,
-        form: Option<&[(&str, &str)]>,
-    ) -> Result<Page, Unanswered> {
+    fn send(&mut self, mut request: ureq::Request, body: Sent) -> Result<Page, Unanswered> {
         if !self.cookies.is_empty() {
             let cookies: Vec<String> = self
                 .cookies
@@ -309,9 +323,10 @@ impl Browser {
                 .collect();
             request = request.set("Cookie", &cookies.join("; "));
         }
-        let sent = match form {
-            Some(form) => request.send_form(form),
-            None => request.call(),
+        let sent = match body {
+            Sent::Form(form) => request.send_form(form),
+            Sent::Bytes(bytes) => request.send_bytes(bytes),
+            Sent::Nothing => request.call(),
         };
         let response = match sent {
             Ok(response) | Err(ureq::Error::Status(_, response)) => response,
@@ -414,6 +429,13 @@ impl Browser {
         };
         Ok((attempt, outcome))
     }
+}
+
+/// What a request sends after its head.
+enum Sent<'a> {
+    Nothing,
+    Form(&'a [(&'a str, &'a str)]),
+    Bytes(&'a [u8]),
 }
 
 fn agent() -> ureq::Agent {

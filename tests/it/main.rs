@@ -33,7 +33,8 @@
 //! - `scaling`: servings and units, over every demo line and on the page
 //! - `family`: the family drawn, against the domain's account of it, at 500
 //! - `pictures`: uploads in each format, refusals, variants without metadata,
-//!   edits and forks keeping them, no recipe naming a picture not stored
+//!   edits and forks keeping them, no recipe naming a picture not stored,
+//!   decodes one at a time and the server's memory through a burst of them
 //! - `import`: recipes from other sites' pages (plugin shapes, forkful's own),
 //!   lineage from the source, fetching that refuses private addresses
 //! - `tags`: a tag a URL must escape, from its links back to its page

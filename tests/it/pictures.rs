@@ -1,18 +1,28 @@
 //! Pictures over the web: uploaded on the recipe form in each format,
 //! refused when they are not pictures, served in every size with nothing
 //! of the original file's metadata, kept by edits and forks, in the page's
-//! structured data, and never named by a recipe before they are stored.
+//! structured data, and never named by a recipe before they are stored;
+//! decoded one at a time, a picture that waits too long for its turn
+//! turned away (503) with nothing changed, and a burst of pictures at the
+//! cap keeping the server binary's memory within a bound.
 
-use std::io::Cursor;
+use std::io::{Cursor, Write};
+use std::sync::{Arc, Barrier};
+use std::thread;
+use std::time::{Duration, Instant};
 
+use actix_web::web::Data;
 use forkful::domain::import_check::RecipeImportCheck;
 use forkful::domain::pictures::{self, hash_of, Picture};
 use forkful::domain::{Change, Content, DomainError, Recipes, Slug};
 use forkful::store::error::TransferError;
 use forkful::store::{transfer, Store};
+use forkful::web::limits::{PictureDecodes, PICTURES_PER_HOUR};
+use forkful::web::Site;
 use image::{DynamicImage, ImageFormat, RgbImage};
 
 use crate::helpers::{get, site, stored, Page};
+use crate::http_client::{self, Server};
 use crate::writing::{new_site, recipe_fields, sign_up, Browser};
 
 /// A picture `w` by `h` in `format`: a gradient, so it compresses like a
@@ -926,4 +936,214 @@ async fn a_form_of_many_empty_parts_is_refused_like_a_long_one() {
         .await;
     assert_eq!(refused.status, 413, "{}", refused.body);
     assert!(stored(recipes.store()) == before);
+}
+
+/// A site whose one decode place is waited for only briefly.
+fn site_with_short_wait(recipes: &Recipes, wait: Duration) -> Data<Site> {
+    Data::new(
+        Site::new(recipes.clone(), "http://forkful.test")
+            .with_picture_decodes(PictureDecodes::new(1, wait)),
+    )
+}
+
+#[actix_web::test]
+async fn a_picture_that_finds_no_place_to_be_decoded_is_a_503_that_changes_and_counts_nothing() {
+    let recipes = Recipes::temporary().unwrap();
+    let wait = Duration::from_millis(50);
+    let site = site_with_short_wait(&recipes, wait);
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let before = stored(recipes.store());
+    let form = ann.get("/recipes/new").await;
+    let file = picture_file(400, 300, ImageFormat::Png);
+    let fields = recipe_fields(&[("picture_alt", "Dal"), ("title", "Busy-day dal")]);
+    let upload = Some(("dal.png", "image/png", file.as_slice()));
+    // The one place taken, as by a decode that outlasts the wait.
+    let held = site.picture_decodes().place().await.unwrap();
+    // More than a cook may send in an hour: none of them is counted.
+    for n in 0..=PICTURES_PER_HOUR {
+        let started = Instant::now();
+        let busy = ann
+            .submit_with_file(&form, "/recipes/new", &fields, upload)
+            .await;
+        assert!(started.elapsed() >= wait, "it waited for a place");
+        assert_eq!(busy.status, 503, "{n}: {}", busy.body);
+        assert_eq!(busy.header("retry-after"), Some("10"));
+        assert_eq!(busy.header("cache-control"), Some("private, no-store"));
+        let error = busy.texts("#picture_file-error");
+        assert_eq!(error.len(), 1, "{}", busy.body);
+        assert!(
+            error[0].contains("busy reading other pictures"),
+            "{error:?}"
+        );
+        // What was typed is kept.
+        assert_eq!(busy.attrs("#title", "value"), ["Busy-day dal"]);
+        assert_eq!(busy.attrs("#picture_alt", "value"), ["Dal"]);
+    }
+    // Nothing was written: no recipe, no picture, no key anywhere.
+    assert!(stored(recipes.store()) == before);
+    assert!(recipes.picture(&hash_of(&file)).unwrap().is_none());
+
+    // With the place free, the same form goes through: the turned-away
+    // pictures spent nothing of the cook's hour.
+    drop(held);
+    let done = ann
+        .submit_with_file(&form, "/recipes/new", &fields, upload)
+        .await;
+    assert_eq!(done.status, 303, "{}", done.body);
+
+    // An edit turned away the same way keeps its form, and the recipe.
+    let edit = ann.get("/recipes/busy-day-dal/edit").await;
+    let held = site.picture_decodes().place().await.unwrap();
+    let before = stored(recipes.store());
+    let other = picture_file(300, 400, ImageFormat::Jpeg);
+    let busy = ann
+        .submit_with_file(
+            &edit,
+            "/recipes/busy-day-dal/edit",
+            &recipe_fields(&[("picture_alt", "Dal"), ("note", "a closer picture")]),
+            Some(("dal.jpg", "image/jpeg", &other)),
+        )
+        .await;
+    assert_eq!(busy.status, 503, "{}", busy.body);
+    assert_eq!(busy.header("retry-after"), Some("10"));
+    assert_eq!(busy.attrs("#note", "value"), ["a closer picture"]);
+    assert!(stored(recipes.store()) == before);
+    drop(held);
+}
+
+/// `count` PNGs `w` by `h` in 8-bit RGBA, every pixel the same: each
+/// decodes to all its pixels (48 MiB at the cap) but is a few tens of KiB,
+/// and each carries its number in a text chunk, so each is an upload of
+/// its own (another hash), never taken for one stored already.
+fn flat_pngs(w: u32, h: u32, count: usize) -> Vec<Vec<u8>> {
+    fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
+        let mut crc = flate2::Crc::new();
+        crc.update(kind);
+        crc.update(data);
+        out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        out.extend_from_slice(kind);
+        out.extend_from_slice(data);
+        out.extend_from_slice(&crc.sum().to_be_bytes());
+    }
+    // Each row: no filter, then its pixels.
+    let mut row = vec![0u8];
+    row.extend([200u8, 120, 60, 255].repeat(w as usize));
+    let mut pixels = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+    for _ in 0..h {
+        pixels.write_all(&row).unwrap();
+    }
+    let pixels = pixels.finish().unwrap();
+    let mut header = w.to_be_bytes().to_vec();
+    header.extend_from_slice(&h.to_be_bytes());
+    header.extend_from_slice(&[8, 6, 0, 0, 0]);
+    (0..count)
+        .map(|n| {
+            let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+            chunk(&mut out, b"IHDR", &header);
+            chunk(&mut out, b"tEXt", format!("Comment\0upload {n}").as_bytes());
+            chunk(&mut out, b"IDAT", &pixels);
+            chunk(&mut out, b"IEND", &[]);
+            out
+        })
+        .collect()
+}
+
+/// What the server binary may hold at its peak through
+/// `a_burst_of_pictures_at_the_cap_keeps_the_servers_memory_within_its_bound`,
+/// in MiB: what it holds once started with a cook signed up, one decode at
+/// the cap (`pictures::MAX_SIDE` says what that holds) and room for the
+/// allocator (docs/SECURITY.md has the figures measured).
+const BURST_PEAK_MIB: u64 = 256;
+
+/// Pictures at the cap sent at once, as many as one cook may send in an
+/// hour (the limit per cook bounds what one account does, not what runs
+/// at once: 30 cooks could send one each), to the server binary. Its peak
+/// resident memory (`VmHWM`) stays under `BURST_PEAK_MIB`, because the
+/// pictures are decoded one at a time; the rest are turned away after the
+/// wait with 503 and Retry-After. Before the decodes were bounded, every
+/// picture of the burst was decoded at once, and the server passed the
+/// bound within a second or two; it is watched all along and stopped
+/// there, so a regression fails quickly and does not take the machine's
+/// memory.
+#[test]
+fn a_burst_of_pictures_at_the_cap_keeps_the_servers_memory_within_its_bound() {
+    let bound_kib = BURST_PEAK_MIB * 1024;
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path(), &[]).unwrap();
+    let mut ann = http_client::Browser::new(server.origin());
+    ann.sign_up("ann").unwrap();
+    let form = Arc::new(ann.get("/recipes/new").unwrap());
+    // A portrait at the cap: the largest step of a decode is its 1600
+    // variant's resize, which grows with the picture's height.
+    let (w, h) = (3072, pictures::MAX_SIDE);
+    assert_eq!(u64::from(w) * u64::from(h), pictures::MAX_PIXELS);
+    let burst = PICTURES_PER_HOUR as usize;
+    let files = flat_pngs(w, h, burst);
+    let started = server.peak_rss_kib().unwrap();
+    let at_once = Arc::new(Barrier::new(burst));
+    let senders: Vec<_> = files
+        .into_iter()
+        .map(|file| {
+            let (mut tab, form, at_once) = (ann.clone(), form.clone(), at_once.clone());
+            thread::spawn(move || {
+                at_once.wait();
+                tab.submit_with_file(
+                    &form,
+                    "/recipes/new",
+                    &recipe_fields(&[]),
+                    ("flat.png", "image/png", &file),
+                )
+            })
+        })
+        .collect();
+    let since = Instant::now();
+    let mut peak = started;
+    while !senders.iter().all(|sender| sender.is_finished()) {
+        peak = server.peak_rss_kib().unwrap_or(peak);
+        if peak > bound_kib {
+            server.kill();
+            panic!(
+                "the server's memory passed {BURST_PEAK_MIB} MiB ({} MiB, from {} MiB) {:?} \
+                 into a burst of {burst} pictures at the cap",
+                peak / 1024,
+                started / 1024,
+                since.elapsed()
+            );
+        }
+        thread::sleep(Duration::from_millis(20));
+    }
+    let answers: Vec<Page> = senders
+        .into_iter()
+        .map(|sender| sender.join().unwrap().expect("every picture answered"))
+        .collect();
+    let peak = server.peak_rss_kib().unwrap();
+    let decoded = answers.iter().filter(|a| a.status == 422).count();
+    eprintln!(
+        "{burst} pictures of {w}x{h} at once: {decoded} decoded, the rest turned away, in {:?}; \
+         peak resident memory {} MiB (from {} MiB once started)",
+        since.elapsed(),
+        peak / 1024,
+        started / 1024
+    );
+    for answer in &answers {
+        match answer.status {
+            // Decoded and stored: the form comes back for the words the
+            // picture needs, naming it.
+            422 => assert_eq!(
+                answer.attrs("input[name=picture]", "value").len(),
+                1,
+                "{}",
+                answer.body
+            ),
+            503 => assert_eq!(answer.header("retry-after"), Some("10")),
+            other => panic!("{other}: {}", answer.body),
+        }
+    }
+    assert!(decoded >= 1, "no picture was decoded");
+    assert!(
+        peak <= bound_kib,
+        "peak resident memory {} MiB, over {BURST_PEAK_MIB}",
+        peak / 1024
+    );
 }

@@ -74,33 +74,10 @@ impl Browser {
     ) -> Page {
         let hidden = hidden_fields(page, action);
         let form = filled_in(&hidden, fields);
-        const BOUNDARY: &str = "forkful-test-boundary-7MA4YWxkTrZu0gW";
-        // The file first, so the fields after it are read only if it is
-        // read to its end (a browser sends it among the fields, before the
-        // note).
-        let mut body = Vec::new();
-        let (filename, kind, bytes) = file.unwrap_or(("", "application/octet-stream", &[]));
-        body.extend_from_slice(
-            format!(
-                "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"picture_file\"; filename=\"{filename}\"\r\nContent-Type: {kind}\r\n\r\n"
-            )
-            .as_bytes(),
-        );
-        body.extend_from_slice(bytes);
-        body.extend_from_slice(b"\r\n");
-        for (name, value) in form {
-            body.extend_from_slice(
-                format!("--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n")
-                    .as_bytes(),
-            );
-        }
-        body.extend_from_slice(format!("--{BOUNDARY}--\r\n").as_bytes());
+        let (content_type, body) = multipart_form(&form, file);
         let request = TestRequest::post()
             .uri(action)
-            .insert_header((
-                "Content-Type",
-                format!("multipart/form-data; boundary={BOUNDARY}"),
-            ))
+            .insert_header(("Content-Type", content_type))
             .insert_header(("Origin", ORIGIN))
             .set_payload(body);
         self.send(request).await
@@ -134,9 +111,40 @@ impl Browser {
     }
 }
 
+/// `form` as `multipart/form-data` with a file in `picture_file` (its
+/// name, type and bytes; an empty part, as a browser sends it, when
+/// `None`): the `Content-Type` and the body.
+pub fn multipart_form(
+    form: &[(&str, &str)],
+    file: Option<(&str, &str, &[u8])>,
+) -> (String, Vec<u8>) {
+    const BOUNDARY: &str = "forkful-test-boundary-7MA4YWxkTrZu0gW";
+    // The file first, so the fields after it are read only if it is
+    // read to its end (a browser sends it among the fields, before the
+    // note).
+    let mut body = Vec::new();
+    let (filename, kind, bytes) = file.unwrap_or(("", "application/octet-stream", &[]));
+    body.extend_from_slice(
+        format!(
+            "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"picture_file\"; filename=\"{filename}\"\r\nContent-Type: {kind}\r\n\r\n"
+        )
+        .as_bytes(),
+    );
+    body.extend_from_slice(bytes);
+    body.extend_from_slice(b"\r\n");
+    for (name, value) in form {
+        body.extend_from_slice(
+            format!("--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n")
+                .as_bytes(),
+        );
+    }
+    body.extend_from_slice(format!("--{BOUNDARY}--\r\n").as_bytes());
+    (format!("multipart/form-data; boundary={BOUNDARY}"), body)
+}
+
 /// The hidden fields (the token among them) of the form on `page` that
 /// posts to `action`.
-fn hidden_fields(page: &Page, action: &str) -> Vec<(String, String)> {
+pub fn hidden_fields(page: &Page, action: &str) -> Vec<(String, String)> {
     form_token(page, action);
     let css = format!("form[action=\"{action}\"] input[type=\"hidden\"]");
     page.attrs(&css, "name")
@@ -146,7 +154,7 @@ fn hidden_fields(page: &Page, action: &str) -> Vec<(String, String)> {
 }
 
 /// A form's `hidden` fields, but those `fields` fill in, and `fields`.
-fn filled_in<'a>(
+pub fn filled_in<'a>(
     hidden: &'a [(String, String)],
     fields: &[(&'a str, &'a str)],
 ) -> Vec<(&'a str, &'a str)> {
