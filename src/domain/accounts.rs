@@ -132,6 +132,41 @@ pub fn form_token(session: &str) -> String {
     hex(&hasher.finalize())
 }
 
+/// `token` (hex) masked with a fresh random pad of its length: the pad,
+/// then the token XOR the pad, both in hex. Each call gives other text for
+/// the same token, so a compressed page that carries it leaks nothing of
+/// it through its length (BREACH); `unmask_token` gives the token back.
+pub fn mask_token(token: &str) -> String {
+    let token = unhex(token).unwrap_or_default();
+    let mut pad = vec![0u8; token.len()];
+    OsRng.fill_bytes(&mut pad);
+    let masked: Vec<u8> = pad.iter().zip(&token).map(|(p, t)| p ^ t).collect();
+    hex(&pad) + &hex(&masked)
+}
+
+/// The token a `mask_token` text carries, or `None` for text that is not
+/// one.
+pub fn unmask_token(masked: &str) -> Option<String> {
+    let bytes = unhex(masked)?;
+    if bytes.is_empty() || !bytes.len().is_multiple_of(2) {
+        return None;
+    }
+    let (pad, masked) = bytes.split_at(bytes.len() / 2);
+    let token: Vec<u8> = pad.iter().zip(masked).map(|(p, m)| p ^ m).collect();
+    Some(hex(&token))
+}
+
+/// The bytes of lower- or upper-case hex text.
+fn unhex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
 /// Whether two tokens are equal, in time that does not depend on where
 /// they differ.
 pub fn tokens_match(a: &str, b: &str) -> bool {
@@ -465,6 +500,26 @@ impl Accounts {
                 name,
             }),
             None => Err(AccountError::NoSuchAccount(handle.to_string())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_masked_token_differs_every_time_and_unmasks_to_the_token() {
+        let token = new_token();
+        let (one, two) = (mask_token(&token), mask_token(&token));
+        assert_ne!(one, two);
+        assert_eq!(one.len(), 128);
+        assert_eq!(unmask_token(&one).as_deref(), Some(token.as_str()));
+        assert_eq!(unmask_token(&two).as_deref(), Some(token.as_str()));
+        // The token itself, or text that is not hex, unmasks to no token.
+        assert_ne!(unmask_token(&token).as_deref(), Some(token.as_str()));
+        for junk in ["", "zz", "abc", "é1", &one[1..]] {
+            assert!(unmask_token(junk).is_none_or(|t| t != token), "{junk:?}");
         }
     }
 }

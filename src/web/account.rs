@@ -30,7 +30,7 @@ pub async fn sign_up_page(site: web::Data<Site>, visitor: Visitor) -> HttpRespon
     let page = account::sign_up(
         &SignUpValues::default(),
         &FieldErrors::new(),
-        visitor.form_token(),
+        &visitor.form_token(),
     );
     private_page(&site, &visitor, StatusCode::OK, page)
 }
@@ -50,7 +50,7 @@ pub async fn sign_up(
         name: form.name.clone(),
     };
     let refused = |status, errors| {
-        let page = account::sign_up(&values, &errors, visitor.form_token());
+        let page = account::sign_up(&values, &errors, &visitor.form_token());
         Ok(private_page(&site, &visitor, status, page))
     };
     let Ok(handle) = Slug::parse(&values.handle) else {
@@ -114,7 +114,7 @@ pub async fn log_in_page(
     params: web::Query<NextParams>,
 ) -> HttpResponse {
     let next = safe_next(&params.next);
-    let page = account::log_in("", next, &FieldErrors::new(), visitor.form_token());
+    let page = account::log_in("", next, &FieldErrors::new(), &visitor.form_token());
     private_page(&site, &visitor, StatusCode::OK, page)
 }
 
@@ -161,7 +161,7 @@ pub async fn log_in(
             .finish()),
         Err(error) => {
             let (status, errors) = account_refusal(error)?;
-            let page = account::log_in(form.handle.trim(), next, &errors, visitor.form_token());
+            let page = account::log_in(form.handle.trim(), next, &errors, &visitor.form_token());
             Ok(private_page(&site, &visitor, status, page))
         }
     }
@@ -205,7 +205,7 @@ pub async fn account_page(
     visitor: Visitor,
 ) -> Result<HttpResponse, WebError> {
     let cook = visitor.cook_or_login("/account")?;
-    let page = account::account(cook, None, &FieldErrors::new(), visitor.form_token());
+    let page = account::account(cook, None, &FieldErrors::new(), &visitor.form_token());
     Ok(private_page(&site, &visitor, StatusCode::OK, page))
 }
 
@@ -247,7 +247,7 @@ pub async fn change_password(
             if let Some(message) = errors.get("").map(str::to_owned) {
                 errors = FieldErrors::one("current", message);
             }
-            let page = account::account(cook, None, &errors, visitor.form_token());
+            let page = account::account(cook, None, &errors, &visitor.form_token());
             Ok(private_page(&site, &visitor, status, page))
         }
     }

@@ -1,7 +1,7 @@
 //! The catalog and tag pages: a keyset-paginated list of recipes.
 
 use actix_web::{web, HttpRequest, HttpResponse};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::respond::{self, Body};
 use super::{Site, WebError};
@@ -15,7 +15,7 @@ pub const PAGE_SIZE: usize = 100;
 /// The catalog's query string: `?tag=&sort=&after=`.
 /// Parameters it does not know (`utm_source`, `fbclid`) are ignored: links
 /// shared on the web carry them.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 pub struct CatalogParams {
     tag: Option<String>,
     sort: Option<String>,
@@ -58,7 +58,12 @@ pub async fn tag(
     tag: web::Path<String>,
     params: web::Query<CatalogParams>,
 ) -> Result<HttpResponse, WebError> {
-    list(site, &req, Some(tag.into_inner()), params.into_inner()).await
+    // The path names the tag: a `?tag=` beside it is not read.
+    let params = CatalogParams {
+        tag: None,
+        ..params.into_inner()
+    };
+    list(site, &req, Some(tag.into_inner()), params).await
 }
 
 /// A page of the catalog, or of one tag's recipes. A tag's page reads all
@@ -80,6 +85,7 @@ async fn list(
         return respond::page(
             &site,
             req,
+            &params,
             |snapshot| read(snapshot, &query),
             |site, page| render(site, &query, page),
         );
@@ -88,6 +94,7 @@ async fn list(
     respond::long_page(
         site,
         req,
+        &params,
         move |snapshot| read(snapshot, &query),
         move |site, page| render(site, &for_render, page),
     )

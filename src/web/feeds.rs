@@ -14,6 +14,7 @@ pub async fn atom(site: web::Data<Site>, req: HttpRequest) -> Result<HttpRespons
     respond::page(
         &site,
         &req,
+        respond::NO_QUERY,
         |snapshot| {
             let updated = snapshot.modified()?.unwrap_or(Instant::from_millis(0));
             let page = snapshot.catalog(&CatalogQuery {
@@ -41,6 +42,7 @@ pub async fn sitemap(site: web::Data<Site>, req: HttpRequest) -> Result<HttpResp
     respond::long_page(
         site,
         &req,
+        respond::NO_QUERY,
         |snapshot| Ok(snapshot.sitemap_files(SITEMAP_FILE_SIZE)?),
         |site, files| {
             Body::xml(
@@ -70,6 +72,7 @@ pub async fn sitemap_file(
     respond::long_page(
         site,
         &req,
+        respond::NO_QUERY,
         move |snapshot| {
             if file > snapshot.sitemap_files(SITEMAP_FILE_SIZE)? {
                 return Err(not_there);
@@ -90,6 +93,7 @@ pub async fn robots(site: web::Data<Site>, req: HttpRequest) -> Result<HttpRespo
     respond::page(
         &site,
         &req,
+        respond::NO_QUERY,
         |_| Ok(()),
         |site, ()| Body::xml("text/plain; charset=utf-8", feeds::robots(site.base_url())),
     )

@@ -242,17 +242,24 @@ impl Kept {
 /// Which page, in which coding.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct PageKey {
-    /// The path and query string, as the client sent them.
+    /// The path, and the query parameters the page reads in the order of
+    /// its parameters struct: not the query string as sent, whose other
+    /// parameters the page ignores and whose order is the client's.
     address: String,
     encoding: Encoding,
 }
 
 impl PageKey {
-    pub fn new(req: &HttpRequest, encoding: Encoding) -> PageKey {
-        let uri = req.uri();
-        let address = uri
-            .path_and_query()
-            .map_or_else(|| uri.path().to_owned(), |pq| pq.as_str().to_owned());
+    /// The key of the page at `path` that reads `query` of its query string.
+    pub fn new(path: &str, query: &impl serde::Serialize, encoding: Encoding) -> PageKey {
+        // A parameters struct of strings and options always serializes;
+        // one that did not would key the page by its path alone.
+        let query = serde_urlencoded::to_string(query).unwrap_or_default();
+        let address = if query.is_empty() {
+            path.to_owned()
+        } else {
+            format!("{path}?{query}")
+        };
         PageKey { address, encoding }
     }
 }

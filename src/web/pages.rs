@@ -2,7 +2,7 @@
 
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::page_cache::Encoding;
 use super::respond::{self, Body};
@@ -15,6 +15,7 @@ pub async fn tags(site: web::Data<Site>, req: HttpRequest) -> Result<HttpRespons
     respond::long_page(
         site,
         &req,
+        respond::NO_QUERY,
         |snapshot| Ok(snapshot.tags()?),
         |_, tags| Body::from(views::pages::tags(tags)),
     )
@@ -22,7 +23,7 @@ pub async fn tags(site: web::Data<Site>, req: HttpRequest) -> Result<HttpRespons
 }
 
 /// The search's query string: `?q=&after=`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 pub struct SearchParams {
     #[serde(default)]
     q: String,
@@ -59,6 +60,7 @@ pub async fn about(site: web::Data<Site>, req: HttpRequest) -> Result<HttpRespon
     respond::page(
         &site,
         &req,
+        respond::NO_QUERY,
         |_| Ok(()),
         |_, ()| Body::from(views::pages::about()),
     )
@@ -98,6 +100,7 @@ pub async fn cook(
     respond::page(
         &site,
         &req,
+        respond::NO_QUERY,
         |snapshot| Ok(snapshot.cook_page(&handle)?),
         |_, cook| Body::from(views::cook::page(cook)),
     )

@@ -268,7 +268,7 @@ fn form_page(
     fields: &RecipeFields,
     errors: &FieldErrors,
 ) -> HttpResponse {
-    let page = recipe_form::page(purpose, fields, errors, visitor.form_token(), None);
+    let page = recipe_form::page(purpose, fields, errors, &visitor.form_token(), None);
     private_page(site, visitor, status, page)
 }
 
@@ -508,7 +508,7 @@ fn stale(
         &purpose,
         fields,
         &FieldErrors::new(),
-        visitor.form_token(),
+        &visitor.form_token(),
         Some((&meanwhile.diff, newest.get())),
     );
     Ok(private_page(site, visitor, StatusCode::CONFLICT, page))

@@ -28,7 +28,7 @@ pub struct ImportForm {
 pub async fn page(site: web::Data<Site>, visitor: Visitor) -> Result<HttpResponse, WebError> {
     visitor.cook_or_login("/import")?;
     let fields = import_form::Fields::default();
-    let page = import_form::page(&fields, &FieldErrors::new(), visitor.form_token());
+    let page = import_form::page(&fields, &FieldErrors::new(), &visitor.form_token());
     Ok(private_page(&site, &visitor, StatusCode::OK, page))
 }
 
@@ -54,7 +54,7 @@ pub async fn submit(
         html: form.html,
     };
     let answer = |status: StatusCode, errors: FieldErrors| {
-        let page = import_form::page(&fields, &errors, visitor.form_token());
+        let page = import_form::page(&fields, &errors, &visitor.form_token());
         Ok(private_page(&site, &visitor, status, page))
     };
     let refused = |errors: FieldErrors| answer(StatusCode::UNPROCESSABLE_ENTITY, errors);

@@ -5,7 +5,7 @@
 //! the page's read model, and hands it to a view.
 
 use actix_web::{web, HttpRequest, HttpResponse};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::respond::{self, Body};
 use super::{Site, WebError};
@@ -31,7 +31,7 @@ fn parse_version(text: &str) -> Result<VersionNumber, WebError> {
 
 /// The recipe page's query string: `?servings=8&units=metric`, the scale
 /// its amounts are shown at.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 pub struct ScaleParams {
     servings: Option<String>,
     units: Option<String>,
@@ -75,7 +75,7 @@ pub async fn show(
         Body::from(views::recipe::show_scaled(site.base_url(), model, *scale))
     };
     if servings.is_none() && units == Units::AsWritten {
-        respond::page(&site, &req, read, render)
+        respond::page(&site, &req, &*params, read, render)
     } else {
         // Scaled pages are many and mostly asked once: they would push the
         // pages people come back to out of the cache.
@@ -92,6 +92,7 @@ pub async fn json(
     respond::page(
         &site,
         &req,
+        respond::NO_QUERY,
         |snapshot| Ok(snapshot.recipe_show(&slug)?),
         |site, model| Body::json(views::json::recipe(site.base_url(), model)),
     )
@@ -99,7 +100,7 @@ pub async fn json(
 
 /// The history page's query string: `?before=`, the version the page of
 /// older versions starts before.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 pub struct HistoryParams {
     before: Option<String>,
 }
@@ -115,6 +116,7 @@ pub async fn history(
     respond::page(
         &site,
         &req,
+        &*params,
         |snapshot| Ok(snapshot.history(&slug, before)?),
         |_, model| Body::from(history::history(slug.as_str(), model)),
     )
@@ -130,6 +132,7 @@ pub async fn version(
     respond::page(
         &site,
         &req,
+        respond::NO_QUERY,
         |snapshot| Ok(snapshot.version_show(&slug, number)?),
         |site, model| Body::from(views::recipe::version(site.base_url(), model)),
     )
@@ -138,7 +141,7 @@ pub async fn version(
 /// The diff page's query string: `?from=&to=&view=`.
 /// Parameters it does not know (`utm_source`, `fbclid`) are ignored: links
 /// shared on the web carry them.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 pub struct DiffParams {
     from: Option<String>,
     to: Option<String>,
@@ -174,6 +177,7 @@ pub async fn diff(
     respond::page(
         &site,
         &req,
+        &*params,
         |snapshot| Ok(snapshot.version_diff(&slug, from, to)?),
         |_, model| Body::from(views::diff::versions(slug.as_str(), model, layout)),
     )
@@ -195,6 +199,7 @@ pub async fn compare(
     respond::page(
         &site,
         &req,
+        &*params,
         |snapshot| Ok(snapshot.comparison(&slug)?),
         |_, model| Body::from(views::diff::comparison(slug.as_str(), model, layout)),
     )
@@ -209,6 +214,7 @@ pub async fn lineage(
     respond::page(
         &site,
         &req,
+        respond::NO_QUERY,
         |snapshot| Ok(snapshot.lineage_show(&slug)?),
         |_, model| Body::from(views::recipe::lineage_page(model)),
     )
@@ -226,6 +232,7 @@ pub async fn forks(
     respond::page(
         &site,
         &req,
+        respond::NO_QUERY,
         |snapshot| Ok(snapshot.family(&slug, TREE_LIMIT)?),
         |_, model| Body::from(views::forks::family(slug.as_str(), model)),
     )

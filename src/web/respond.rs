@@ -21,6 +21,7 @@ use actix_web::http::StatusCode;
 use actix_web::web::{self, Data};
 use actix_web::{HttpMessage, HttpRequest, HttpResponse, HttpResponseBuilder};
 use maud::Markup;
+use serde::Serialize;
 
 use super::error::WebError;
 use super::page_cache::{Encoding, Kept, PageKey};
@@ -71,10 +72,11 @@ pub struct PageRequest {
 }
 
 impl PageRequest {
-    pub fn new(req: &HttpRequest) -> PageRequest {
+    /// The request for a page that reads `query` of its query string.
+    pub fn new(req: &HttpRequest, query: &impl Serialize) -> PageRequest {
         let encoding = Encoding::negotiate(req);
         PageRequest {
-            key: PageKey::new(req, encoding),
+            key: PageKey::new(req.path(), query, encoding),
             encoding,
             if_none_match: req.get_header::<IfNoneMatch>(),
             if_modified_since: req
@@ -141,14 +143,27 @@ impl Answer {
 /// 304 if the client's copy is current, else renders it with `render`
 /// (render time), compresses it fast for the client (compress time) and
 /// keeps it.
+///
+/// `query` is what the page reads of the query string (its parameters
+/// struct, or `NO_QUERY`): the page is kept under its path and that, in a
+/// fixed order, so parameters it ignores (`?x=1`, `?utm_source=`) find the
+/// one page kept rather than each make and keep a copy of it.
 pub fn page<M>(
     site: &Site,
     req: &HttpRequest,
+    query: &impl Serialize,
     read: impl FnOnce(&Snapshot) -> Result<M, WebError>,
     render: impl FnOnce(&Site, &M) -> Body,
 ) -> Result<HttpResponse, WebError> {
-    page_as(site, req, Keep::Yes, read, render)
+    page_as(site, PageRequest::new(req, query), Keep::Yes, read, render)
 }
+
+/// What a page that reads nothing of the query string reads of it.
+#[derive(Debug, Serialize)]
+pub struct NoQuery {}
+
+/// See `NoQuery`.
+pub const NO_QUERY: &NoQuery = &NoQuery {};
 
 /// Whether a page made is kept in the page cache.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,17 +181,22 @@ pub fn unkept_page<M>(
     read: impl FnOnce(&Snapshot) -> Result<M, WebError>,
     render: impl FnOnce(&Site, &M) -> Body,
 ) -> Result<HttpResponse, WebError> {
-    page_as(site, req, Keep::No, read, render)
+    page_as(
+        site,
+        PageRequest::new(req, NO_QUERY),
+        Keep::No,
+        read,
+        render,
+    )
 }
 
 fn page_as<M>(
     site: &Site,
-    req: &HttpRequest,
+    request: PageRequest,
     keep: Keep,
     read: impl FnOnce(&Snapshot) -> Result<M, WebError>,
     render: impl FnOnce(&Site, &M) -> Body,
 ) -> Result<HttpResponse, WebError> {
-    let request = PageRequest::new(req);
     let snapshot = site.snapshot();
     if keep == Keep::Yes {
         if let Some(kept) = kept(site, &snapshot, &request)? {
@@ -218,10 +238,11 @@ impl Drop for LongPagePlace {
 pub async fn long_page<M>(
     site: Data<Site>,
     req: &HttpRequest,
+    query: &impl Serialize,
     read: impl FnOnce(&Snapshot) -> Result<M, WebError> + Send + 'static,
     render: impl FnOnce(&Site, &M) -> Body + Send + 'static,
 ) -> Result<HttpResponse, WebError> {
-    let request = PageRequest::new(req);
+    let request = PageRequest::new(req, query);
     let snapshot = site.snapshot();
     if let Some(kept) = kept(&site, &snapshot, &request)? {
         return Ok(kept.into_response());

@@ -5,7 +5,8 @@
 //! The session cookie is HttpOnly, SameSite=Lax, and Secure when the site is
 //! served over https. A logged-in visitor's form token is derived from the
 //! session (`accounts::form_token`); a visitor without a session gets a
-//! random one in a cookie of its own (for the sign-up and login forms). A
+//! random one in a cookie of its own (for the sign-up and login forms).
+//! Pages carry it masked afresh each time (`Visitor::form_token`). A
 //! POST passes only with the right token and, when the browser says where it
 //! comes from (`Origin`, `Sec-Fetch-Site`), from this site.
 
@@ -83,9 +84,14 @@ impl Visitor {
         })
     }
 
-    /// The token this visitor's forms carry.
-    pub fn form_token(&self) -> &str {
-        &self.form_token
+    /// The token a form on this response carries: this visitor's token,
+    /// masked with a pad made for this call (`accounts::mask_token`). A
+    /// page's bytes are compressed, and a fixed secret beside text an
+    /// attacker chooses (`/login?next=...`) would leak through the
+    /// compressed length (BREACH); a secret that differs on every response
+    /// does not.
+    pub fn form_token(&self) -> String {
+        accounts::mask_token(&self.form_token)
     }
 
     /// The session token, if logged in.
@@ -116,7 +122,8 @@ impl Visitor {
                 return Err(elsewhere());
             }
         }
-        if !accounts::tokens_match(token, &self.form_token) {
+        let unmasked = accounts::unmask_token(token).unwrap_or_default();
+        if !accounts::tokens_match(&unmasked, &self.form_token) {
             return Err(WebError::Forbidden(
                 "This form has expired or did not come from this site: nothing was changed. \
                  Go back, reload the page and try again."

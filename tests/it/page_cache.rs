@@ -307,6 +307,28 @@ async fn the_cache_holds_no_more_than_its_budget_and_none_keeps_nothing() {
 }
 
 #[actix_web::test]
+async fn parameters_a_page_does_not_read_find_the_one_page_kept() {
+    let recipes = kitchen();
+    let site = Data::new(Site::new(recipes, "http://forkful.test"));
+    // A flood of addresses that differ only in what no page reads.
+    for n in 0..300 {
+        for path in ["/recipes/toast", "/", "/tags", "/recipes/toast/history"] {
+            let page = get(&site, &format!("{path}?x={n}&utm_source=feed{n}")).await;
+            assert_eq!(page.status, 200, "{path}");
+            assert_eq!(was_cached(&page), n > 0, "{path}?x={n}");
+        }
+    }
+    assert_eq!(site.pages().len(), 4, "one entry a page");
+    // What a page does read still keys it: the order of the parameters
+    // does not, and a path's own tag is not read again from the query.
+    let recent = get(&site, "/?sort=recent&x=1").await;
+    assert!(!was_cached(&recent));
+    let again = get(&site, "/?x=2&sort=recent").await;
+    assert!(was_cached(&again));
+    assert_eq!(site.pages().len(), 5);
+}
+
+#[actix_web::test]
 async fn a_page_that_reads_nothing_changing_keeps_its_etag_across_writes() {
     // The about page reads nothing from the store.
     let recipes = kitchen();

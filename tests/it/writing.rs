@@ -555,6 +555,46 @@ async fn guesses_at_the_current_password_are_limited_like_logins() {
 }
 
 #[actix_web::test]
+async fn the_form_token_is_masked_afresh_on_every_page_so_compression_cannot_leak_it() {
+    let (_, site) = new_site();
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    // A page that reflects text an attacker chooses next to the token.
+    let one = ann.get("/login?next=/recipes/new%3Fcsrf%3D0").await;
+    let two = ann.get("/login?next=/recipes/new%3Fcsrf%3D0").await;
+    let (first, second) = (form_token(&one, "/login"), form_token(&two, "/login"));
+    assert_ne!(first, second, "the same secret twice, beside attacker text");
+    let session = ann.cookie("forkful_session").unwrap();
+    let fixed = forkful::domain::accounts::form_token(&session);
+    assert!(
+        !one.body.contains(&fixed),
+        "the unmasked token is never sent"
+    );
+    // Either masked copy works, and the token unmasked does not.
+    let account = ann.get("/account").await;
+    for token in [&first, &second] {
+        let attempt = ann
+            .post(
+                "/account/password",
+                &[
+                    ("csrf", token),
+                    ("current", "wrong wrong wrong"),
+                    ("new", "x"),
+                ],
+                Some(ORIGIN),
+            )
+            .await;
+        assert_ne!(attempt.status, 403, "{}", attempt.body);
+    }
+    let bare = ann
+        .post("/logout", &[("csrf", fixed.as_str())], Some(ORIGIN))
+        .await;
+    assert_eq!(bare.status, 403);
+    let out = ann.submit(&account, "/logout", &[]).await;
+    assert_eq!(out.status, 303);
+}
+
+#[actix_web::test]
 async fn anonymous_pages_stay_the_same_for_everyone() {
     let (_, site) = new_site();
     let anonymous = crate::helpers::get(&site, "/").await;
