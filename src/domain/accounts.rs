@@ -11,9 +11,9 @@
 //! generation. "Log out everywhere" (and a password change) moves the
 //! generation on, which ends every session at once in one durable write.
 //!
-//! Every decision is made on the latest value: a handle is claimed by a
-//! compare-and-swap on its password key, and the cook entity is created in a
-//! transaction function that refuses an existing handle.
+//! Every decision is made on the latest value: a handle is claimed by
+//! creating the cook entity in a transaction function that refuses an
+//! existing handle; only its winner then sets the password.
 
 use argon2::password_hash::rand_core::{OsRng, RngCore};
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
@@ -228,20 +228,15 @@ impl Accounts {
         }
         Accounts::check_password(password)?;
         let hash = self.hash(password)?;
-        // Claim the handle: one writer wins the compare-and-swap.
-        let claimed =
-            self.secrets
-                .compare_and_swap(&key("password", handle), None, Some(hash.as_bytes()))?;
-        if !claimed {
-            return Err(AccountError::HandleTaken(handle.to_string()));
-        }
-        let created = self.create_cook(handle, name);
-        if let Err(error) = created {
-            // The handle belongs to an author already, or the write failed:
-            // give the claim back.
-            self.secrets.remove(&key("password", handle))?;
-            return Err(error);
-        }
+        // The cook entity claims the handle, decided in the writer: of two
+        // sign-ups with one handle, one creates it and the other is told
+        // the handle is taken. Then the password is set. A crash between
+        // the two leaves a cook with no password, whom `user passwd` gives
+        // one; the other order left a password with no cook, which neither
+        // a sign-up nor an administrator could take back.
+        self.create_cook(handle, name)?;
+        self.secrets
+            .insert(&key("password", handle), hash.as_bytes())?;
         Ok(Cook {
             handle: handle.clone(),
             name: name.to_owned(),

@@ -107,6 +107,14 @@ impl Recipes {
         &self.store
     }
 
+    /// Waits until every write decided before the call is published, so
+    /// that a snapshot taken after it shows what a refusal was decided on:
+    /// a `Stale` edit names the version the writer saw, which readers see
+    /// only once its group is flushed.
+    pub fn wait_published(&self) -> Result<(), DomainError> {
+        Ok(self.store.sync()?)
+    }
+
     /// Lets the store's entity cache hold `share` (0 to 1) of its budget:
     /// how the server's memory limit makes room (`web::memory_limit`).
     pub fn set_entity_cache_share(&self, share: f64) {

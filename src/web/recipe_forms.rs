@@ -497,6 +497,10 @@ fn stale(
     newest: VersionNumber,
     fields: &RecipeFields,
 ) -> Result<HttpResponse, WebError> {
+    // The writer refused on the latest value; the version it saw may not
+    // be published yet (its flush under way), and reading the published
+    // value for it would answer 404 for a 409.
+    site.recipes().wait_published()?;
     let meanwhile = site
         .snapshot()
         .version_diff(slug, Some(based_on), Some(newest))?;

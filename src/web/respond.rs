@@ -95,10 +95,14 @@ impl PageRequest {
                 IfNoneMatch::Items(tags) => tags.iter().any(|t| t.weak_eq(etag)),
             };
         }
-        if let (Some(since), Some(modified)) = (self.if_modified_since, modified) {
-            // HTTP dates have whole seconds.
-            let seconds = |t: SystemTime| t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-            return seconds(modified) <= seconds(since);
+        if let Some((since, modified)) = self.if_modified_since.zip(modified) {
+            // Compared exactly: an HTTP date has whole seconds and a change
+            // has milliseconds, so a page that changed twice in one second
+            // was sent with the first change's second as its date, and the
+            // second change is after that date, not in it. (A page changed
+            // off a whole second is thus never 304 by date alone; by its
+            // ETag, which browsers send too, it is.)
+            return modified <= since;
         }
         false
     }
@@ -377,6 +381,27 @@ fn server_timing(store: Duration, render: Duration, compress: Duration, reads: u
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_date_validator_is_compared_to_the_change_exactly() {
+        let second = UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        let asked = actix_web::test::TestRequest::get()
+            .insert_header(IfModifiedSince(HttpDate::from(second)))
+            .to_http_request();
+        let request = PageRequest::new(&asked, NO_QUERY);
+        let etag = EntityTag::new_weak("x".into());
+        let at = |millis| Some(second + Duration::from_millis(millis));
+        assert!(
+            request.has(&etag, Some(second)),
+            "changed in that second, at its start"
+        );
+        assert!(request.has(&etag, Some(second - Duration::from_secs(1))));
+        // Two writes in one second: the client's date is the first's
+        // second; the second write is after it.
+        assert!(!request.has(&etag, at(800)));
+        assert!(!request.has(&etag, at(1)));
+        assert!(!request.has(&etag, None), "a page with no date is sent");
+    }
 
     #[test]
     fn long_pages_take_a_place_each_and_give_it_back() {

@@ -252,3 +252,34 @@ fn dead_sessions_are_swept_and_live_ones_kept() {
         assert_eq!(accounts.session(&gone.token).unwrap(), None);
     }
 }
+
+#[test]
+fn a_sign_up_cut_short_by_a_crash_leaves_a_handle_that_can_be_repaired() {
+    let (recipes, accounts) = accounts();
+    // The state the old order left after a crash: a password, no cook.
+    let secrets = recipes.store().keyspace("secrets").unwrap();
+    secrets
+        .insert(b"password/zed", b"$argon2id$orphan")
+        .unwrap();
+    accounts.sign_up(&slug("zed"), "Zed", PASSWORD).unwrap();
+    accounts.log_in(&slug("zed"), PASSWORD).unwrap();
+    // The state this order leaves: a cook, no password. The handle is
+    // taken, and an administrator gives it a password.
+    let mut tx = forkful::store::Transaction::new();
+    tx.map(
+        forkful::store::EntityMap::new(forkful::store::EntityRef::temp("amy"))
+            .with(":user/handle", "amy")
+            .with(":user/name", "Amy"),
+    );
+    recipes.store().transact(&tx).unwrap();
+    assert!(matches!(
+        accounts.sign_up(&slug("amy"), "Amy", PASSWORD),
+        Err(AccountError::HandleTaken(_))
+    ));
+    assert!(matches!(
+        accounts.log_in(&slug("amy"), PASSWORD),
+        Err(AccountError::BadCredentials)
+    ));
+    accounts.set_password(&slug("amy"), PASSWORD).unwrap();
+    accounts.log_in(&slug("amy"), PASSWORD).unwrap();
+}
