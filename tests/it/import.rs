@@ -466,7 +466,7 @@ async fn the_import_form_says_what_was_wrong_and_writes_nothing() {
         // Nor other ports than the web's.
         (
             vec![("url", "http://recipes.example:22/dal"), ("html", "")],
-            "can be imported, not port 22.",
+            "can be fetched, not port 22.",
         ),
         (
             vec![("url", "file:///etc/passwd"), ("html", "")],
@@ -558,7 +558,7 @@ async fn an_import_while_the_site_fetches_all_it_may_is_told_to_retry_and_not_co
     assert_eq!(bad.status, 422);
     assert!(
         bad.body
-            .contains("Only http and https addresses can be imported, not ftp."),
+            .contains("Only http and https addresses can be fetched, not ftp."),
         "{}",
         bad.body
     );
