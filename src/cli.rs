@@ -545,12 +545,12 @@ pub struct ImportRecipeArgs {
 fn import_recipe(args: ImportRecipeArgs, out: &mut impl Write) -> Result<()> {
     let handle = Slug::parse(&args.handle)
         .map_err(|_| anyhow::anyhow!("{:?} is not a cook's handle (a-z, 0-9, -)", args.handle))?;
+    let fetcher = if args.allow_private {
+        import::Fetcher::allowing_private()
+    } else {
+        import::Fetcher::public_only()
+    };
     let (url, html) = if args.source.contains("://") {
-        let fetcher = if args.allow_private {
-            import::Fetcher::allowing_private()
-        } else {
-            import::Fetcher::public_only()
-        };
         fetcher
             .fetch(&args.source)
             .with_context(|| format!("fetching {}", args.source))?
@@ -566,10 +566,26 @@ fn import_recipe(args: ImportRecipeArgs, out: &mut impl Write) -> Result<()> {
             })?;
         (url, html)
     };
-    let imported =
+    let mut imported =
         import::from_html(&html, &url).with_context(|| format!("reading the recipe at {url}"))?;
+    // The page's picture is fetched and stored as the site's /import
+    // stores it; the recipe comes in without one that cannot be, as there.
+    let picture = imported.content.image.take().map(|address| {
+        let fetched = fetcher.fetch_picture(&address).map_err(|e| e.to_string());
+        (address, fetched)
+    });
     let store = args.store.open()?;
     let recipes = Recipes::open(store)?;
+    if let Some((address, fetched)) = picture {
+        match fetched.and_then(|bytes| recipes.add_picture(&bytes).map_err(|e| e.to_string())) {
+            Ok(mut picture) => {
+                picture.alt = imported.content.title.clone();
+                imported.content.picture = Some(picture);
+                imported.content.image = Some(address);
+            }
+            Err(why) => eprintln!("its picture ({address}) was not brought in: {why}"),
+        }
+    }
     let change = Change::by(
         handle.as_str(),
         &format!("Brought in from {}", imported.source.name),

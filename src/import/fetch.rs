@@ -1,11 +1,12 @@
-//! Fetching another site's page to import, safely: `http` and `https`
+//! Fetching another site's page to import, or a picture to keep, safely:
+//! `http` and `https`
 //! only, on the web's ports (`WEB_PORTS`); never an address on this
 //! machine or a private, link-local or otherwise internal network
 //! (checked on the addresses the name resolves to, by the resolver every
 //! connection goes through, redirects included, so a name that resolves
 //! differently the second time gains nothing); at most `MAX_REDIRECTS`
-//! redirects, `MAX_PAGE_BYTES` of page and `TIMEOUT` for all of it, name
-//! lookups included; at most `MAX_FETCHES` at once per fetcher (the site
+//! redirects, `MAX_PAGE_BYTES` of page (a picture: `MAX_UPLOAD_BYTES`, as
+//! one uploaded) and `TIMEOUT` for all of it, name lookups included; at most `MAX_FETCHES` at once per fetcher (the site
 //! has one), a place the site can take before it counts the cook's import
 //! (`Fetcher::place`). A page that could not be fetched says only that
 //! (`FetchError::Unreachable`), never why: a refused connection, one that
@@ -19,6 +20,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, LazyLock};
 use std::time::{Duration, Instant};
 
+use crate::domain::pictures::MAX_UPLOAD_BYTES;
+
 /// The most a page may weigh, in bytes.
 pub const MAX_PAGE_BYTES: u64 = 5 * 1024 * 1024;
 /// The most redirects followed.
@@ -31,21 +34,21 @@ const TIMEOUT: Duration = Duration::from_secs(10);
 /// web pages.
 pub const WEB_PORTS: [u16; 2] = [80, 443];
 
-/// Why a page could not be fetched.
+/// Why a page or a picture could not be fetched.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FetchError {
     #[error("{0:?} is not a web address")]
     BadUrl(String),
-    #[error("only http and https addresses can be imported, not {0}")]
+    #[error("only http and https addresses can be fetched, not {0}")]
     NotWeb(String),
     #[error("{0} is an address on a private or local network, which this site does not fetch")]
     Private(String),
     /// A port other than `WEB_PORTS`, refused before any connection.
-    #[error("only pages on the web's ports (80 and 443) can be imported, not port {0}")]
+    #[error("only addresses on the web's ports (80 and 443) can be fetched, not port {0}")]
     Port(u16),
     #[error("{0} could not be found")]
     NoSuchHost(String),
-    #[error("the page redirects more than {MAX_REDIRECTS} times")]
+    #[error("the address redirects more than {MAX_REDIRECTS} times")]
     TooManyRedirects,
     #[error("the page is larger than {} MiB", MAX_PAGE_BYTES / (1024 * 1024))]
     TooLarge,
@@ -53,6 +56,11 @@ pub enum FetchError {
     Status(u16),
     #[error("the address is not a web page (it is {0})")]
     NotHtml(String),
+    #[error("the picture is larger than {} MiB", MAX_UPLOAD_BYTES / (1024 * 1024))]
+    PictureTooLarge,
+    /// An answer whose type is not `image/*`; its bytes are not read.
+    #[error("the address is not a picture (it is {0})")]
+    NotPicture(String),
     /// No answer from the host: whatever went wrong (a refused or broken
     /// connection, TLS, a deadline, an answer that is not HTTP), the
     /// message names only the host.
@@ -162,11 +170,37 @@ impl Fetcher {
     ) -> Result<(String, String), FetchError> {
         // One deadline for the whole fetch, redirects and name lookups
         // included.
-        self.fetch_by(address, Instant::now() + TIMEOUT)
+        let (at, body) = self.fetch_by(address, Wanted::Page, Instant::now() + TIMEOUT)?;
+        Ok((at, String::from_utf8_lossy(&body).into_owned()))
     }
 
-    /// `fetch_in`, done by `deadline`.
-    fn fetch_by(&self, address: &str, deadline: Instant) -> Result<(String, String), FetchError> {
+    /// `fetch_picture_in`, in a place of its own.
+    pub fn fetch_picture(&self, address: &str) -> Result<Vec<u8>, FetchError> {
+        let place = self.place()?;
+        self.fetch_picture_in(place, address)
+    }
+
+    /// The picture at `address`, its bytes as they came (an `image/*`
+    /// answer of at most `MAX_UPLOAD_BYTES`; whether they are a picture
+    /// is for `domain::pictures` to say), fetched in a place taken
+    /// already, with every check a page's fetch has.
+    pub fn fetch_picture_in(
+        &self,
+        _place: FetchPlace,
+        address: &str,
+    ) -> Result<Vec<u8>, FetchError> {
+        let (_, body) = self.fetch_by(address, Wanted::Picture, Instant::now() + TIMEOUT)?;
+        Ok(body)
+    }
+
+    /// What `wanted` is at `address`, fetched by `deadline`: where it ended
+    /// up after redirects, and its bytes.
+    fn fetch_by(
+        &self,
+        address: &str,
+        wanted: Wanted,
+        deadline: Instant,
+    ) -> Result<(String, Vec<u8>), FetchError> {
         let allow = self.allow;
         let agent = ureq::AgentBuilder::new()
             .timeout(TIMEOUT)
@@ -208,22 +242,56 @@ impl Fetcher {
                 at = checked_url(next.as_str(), allow)?;
                 continue;
             }
-            let kind = response.content_type().to_owned();
-            if !kind.contains("html") {
-                return Err(FetchError::NotHtml(kind));
-            }
+            wanted.check_type(response.content_type())?;
             let mut body = Vec::new();
             response
                 .into_reader()
-                .take(MAX_PAGE_BYTES + 1)
+                .take(wanted.max_bytes() + 1)
                 .read_to_end(&mut body)
                 .map_err(|_| unreachable())?;
-            if body.len() as u64 > MAX_PAGE_BYTES {
-                return Err(FetchError::TooLarge);
+            if body.len() as u64 > wanted.max_bytes() {
+                return Err(wanted.too_large());
             }
-            return Ok((at.to_string(), String::from_utf8_lossy(&body).into_owned()));
+            return Ok((at.to_string(), body));
         }
         Err(FetchError::TooManyRedirects)
+    }
+}
+
+/// What a fetch is for, which decides what answer it takes and how large.
+#[derive(Debug, Clone, Copy)]
+enum Wanted {
+    /// A page to import: HTML, at most `MAX_PAGE_BYTES`.
+    Page,
+    /// A picture to store: `image/*`, at most `MAX_UPLOAD_BYTES`, as an
+    /// uploaded one may be.
+    Picture,
+}
+
+impl Wanted {
+    fn max_bytes(self) -> u64 {
+        match self {
+            Wanted::Page => MAX_PAGE_BYTES,
+            Wanted::Picture => MAX_UPLOAD_BYTES as u64,
+        }
+    }
+
+    fn too_large(self) -> FetchError {
+        match self {
+            Wanted::Page => FetchError::TooLarge,
+            Wanted::Picture => FetchError::PictureTooLarge,
+        }
+    }
+
+    /// Whether an answer of type `kind` is what was wanted; its body is
+    /// read only if it is.
+    fn check_type(self, kind: &str) -> Result<(), FetchError> {
+        match self {
+            Wanted::Page if kind.contains("html") => Ok(()),
+            Wanted::Page => Err(FetchError::NotHtml(kind.to_owned())),
+            Wanted::Picture if kind.to_ascii_lowercase().starts_with("image/") => Ok(()),
+            Wanted::Picture => Err(FetchError::NotPicture(kind.to_owned())),
+        }
     }
 }
 
@@ -340,7 +408,7 @@ fn transport(error: &ureq::Transport, host: &str) -> FetchError {
     if text.contains("private or local network") {
         FetchError::Private(host.to_owned())
     } else {
-        tracing::info!(host, error = %text, "a page to import could not be fetched");
+        tracing::info!(host, error = %text, "an address could not be fetched");
         FetchError::Unreachable(host.to_owned())
     }
 }
@@ -636,6 +704,7 @@ mod tests {
         let started = Instant::now();
         let refused = Fetcher::allowing_private().fetch_by(
             &format!("http://{addr}/"),
+            Wanted::Page,
             started + Duration::from_millis(300),
         );
         assert_eq!(refused, Err(FetchError::Unreachable("127.0.0.1".into())));

@@ -39,3 +39,33 @@ pub fn page(fields: &Fields, errors: &FieldErrors, csrf: &str) -> Markup {
         },
     )
 }
+
+/// A recipe brought in without the picture its page named.
+pub struct Unfetched<'a> {
+    pub title: &'a str,
+    /// The new recipe's page.
+    pub path: &'a str,
+    /// The picture's address on the other site.
+    pub address: &'a str,
+    /// Why it could not be fetched, a sentence.
+    pub why: &'a str,
+}
+
+/// The answer to an import whose recipe came in but whose picture did not:
+/// where the recipe is, and what to do about the picture.
+pub fn without_picture(u: &Unfetched) -> Markup {
+    let head = Head::new("Brought in, without its picture", Section::Recipes);
+    layout::page(
+        &head,
+        html! {
+            h1 { "Brought in, without its picture" }
+            p class="lede" { a href=(u.path) { (u.title) } " is now yours to change." }
+            p class="notice" {
+                "Its page names a picture at " code { (u.address) } ", which could not be brought in: " (u.why)
+                " The recipe has no picture; to give it one, "
+                a href={ (u.path) "/edit" } { "edit it" }
+                " and upload a picture or give that address again."
+            }
+        },
+    )
+}

@@ -6,7 +6,10 @@
 //! in the source (blocks and inline tags) is passed through as *text*, so it
 //! is escaped like any other text, and a link or image whose address is not
 //! `http`, `https`, `mailto` or relative keeps its words but loses the
-//! address. What remains is pulldown-cmark's own HTML, which escapes every
+//! address. An image from another site becomes a link to it, its words
+//! the link's (`own_address`): drawn, it would have every reader's browser
+//! ask that site for it, telling it who reads the recipe (and the site's
+//! Content-Security-Policy takes images from the site only). What remains is pulldown-cmark's own HTML, which escapes every
 //! text and attribute it writes. Safe by construction, it needs no sanitiser
 //! pass per request (and none when written).
 //!
@@ -61,35 +64,91 @@ fn link_start(url: &str, title: &str) -> String {
     a
 }
 
+/// Whether an image's address is this site's, so that a browser asks only
+/// this site for it: resolved as a browser resolves it (the WHATWG URL
+/// rules, tabs and newlines dropped, `\` as `/`), a relative path stays
+/// on the page's host; an absolute address, or one that starts `//`,
+/// leaves it.
+fn own_address(url: &str) -> bool {
+    static PAGE: OnceLock<url::Url> = OnceLock::new();
+    let page = PAGE.get_or_init(|| {
+        url::Url::parse("https://forkful.invalid/recipes/page").expect("a valid address")
+    });
+    page.join(url).is_ok_and(|resolved| {
+        resolved.scheme() == "https" && resolved.host_str() == Some("forkful.invalid")
+    })
+}
+
+/// What became of a link or an image, until its end.
+enum Rewritten {
+    /// Written as it came (an image of this site's), or as the cook's link.
+    Kept,
+    /// Its address removed, its words kept.
+    Dropped,
+    /// An image from elsewhere, written as a link to it: its address, and
+    /// whether it had words (a link without any shows its address).
+    Linked { url: String, worded: bool },
+}
+
 /// The events of `text`, with raw HTML turned into text, unsafe addresses
-/// removed, and links marked as the cook's (`link_start`).
+/// removed, links marked as the cook's (`link_start`), and images from
+/// elsewhere made links (`own_address`).
 fn safe_events(text: &str) -> impl Iterator<Item = Event<'_>> {
     // Links and images are rewritten as a whole (start, contents, end), so
     // the parser's stack of open tags decides which end closes a dropped one.
-    let mut dropped: Vec<bool> = Vec::new();
+    let mut open: Vec<Rewritten> = Vec::new();
     Parser::new_ext(text, options()).filter_map(move |event| match event {
         Event::Html(html) | Event::InlineHtml(html) => Some(Event::Text(html)),
         Event::Start(tag @ (Tag::Link { .. } | Tag::Image { .. })) => {
             let (Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) = &tag else {
                 unreachable!("matched a link or an image")
             };
-            let safe = safe_url(dest_url);
-            dropped.push(!safe);
+            if !safe_url(dest_url) {
+                open.push(Rewritten::Dropped);
+                return None;
+            }
             match tag {
-                _ if !safe => None,
                 Tag::Link {
                     dest_url, title, ..
-                } => Some(Event::InlineHtml(link_start(&dest_url, &title).into())),
-                image => Some(Event::Start(image)),
+                } => {
+                    open.push(Rewritten::Kept);
+                    Some(Event::InlineHtml(link_start(&dest_url, &title).into()))
+                }
+                Tag::Image {
+                    dest_url, title, ..
+                } if !own_address(&dest_url) => {
+                    let start = link_start(&dest_url, &title);
+                    open.push(Rewritten::Linked {
+                        url: dest_url.into_string(),
+                        worded: false,
+                    });
+                    Some(Event::InlineHtml(start.into()))
+                }
+                image => {
+                    open.push(Rewritten::Kept);
+                    Some(Event::Start(image))
+                }
             }
         }
-        Event::End(end @ (TagEnd::Link | TagEnd::Image)) => {
-            let was_dropped = dropped.pop().unwrap_or(false);
-            match end {
-                _ if was_dropped => None,
-                TagEnd::Link => Some(Event::InlineHtml("</a>".into())),
-                image => Some(Event::End(image)),
+        Event::End(end @ (TagEnd::Link | TagEnd::Image)) => match (open.pop(), end) {
+            (Some(Rewritten::Dropped), _) => None,
+            (Some(Rewritten::Linked { url, worded }), _) => {
+                let mut close = String::new();
+                if !worded {
+                    // Writing to a String cannot fail.
+                    let _ = escape_html(&mut close, &url);
+                }
+                close.push_str("</a>");
+                Some(Event::InlineHtml(close.into()))
             }
+            (_, TagEnd::Link) => Some(Event::InlineHtml("</a>".into())),
+            (_, image) => Some(Event::End(image)),
+        },
+        Event::Text(text) => {
+            if let Some(Rewritten::Linked { worded, .. }) = open.last_mut() {
+                *worded |= !text.trim().is_empty();
+            }
+            Some(Event::Text(text))
         }
         other => Some(other),
     })
@@ -310,6 +369,42 @@ mod tests {
         assert!(html(r#"[t](https://example.com/a"b "say \"hi\" <x>")"#).contains(
             r#"<a href="https://example.com/a%22b" title="say &quot;hi&quot; &lt;x&gt;" rel="nofollow ugc noopener">t</a>"#
         ));
+    }
+
+    /// An image from elsewhere would have every reader's browser ask its
+    /// site for it: it becomes a link, its words kept (its address where
+    /// it has none); one of this site's is drawn.
+    #[test]
+    fn an_image_from_elsewhere_is_a_link_and_one_of_the_sites_is_drawn() {
+        for url in [
+            "https://tracker.example/pixel.gif",
+            "http://tracker.example/pixel.gif",
+            "//tracker.example/pixel.gif",
+            // A browser reads `\` as `/`.
+            "/\\tracker.example/pixel.gif",
+            "<\t//tracker.example/pixel.gif>",
+            "HTTPS://tracker.example/pixel.gif",
+        ] {
+            let out = html(&format!("See ![the *dal*]({url}) here"));
+            assert!(!out.contains("<img"), "{url:?}: {out}");
+            assert!(
+                out.contains("rel=\"nofollow ugc noopener\">the <em>dal</em></a> here"),
+                "{url:?}: {out}"
+            );
+        }
+        let out = html("![](https://tracker.example/x.gif)");
+        assert!(
+            out.contains(">https://tracker.example/x.gif</a>") && !out.contains("<img"),
+            "{out}"
+        );
+        // Nested in a link, the image's words are the link's.
+        let out = html("[![pic](https://t.example/x.gif)](https://t.example/)");
+        assert!(!out.contains("<img"), "{out}");
+        for own in ["/images/abc-640.jpg", "images/abc-640.jpg", "./x.png"] {
+            let out = html(&format!("![a bowl]({own})"));
+            assert!(out.contains("<img src="), "{own}: {out}");
+            assert!(out.contains("alt=\"a bowl\""), "{own}: {out}");
+        }
     }
 
     #[test]

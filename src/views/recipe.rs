@@ -235,10 +235,12 @@ fn article(page: &RecipePage) -> Markup {
             header class="recipe-header" {
                 h1 { (c.title) }
                 (version_notice(page))
+                // Only a picture in the site's store: an address elsewhere
+                // (`image`, of a recipe saved before pictures were fetched)
+                // is not drawn, or every reader's browser would ask that
+                // site for it.
                 @if let Some(picture) = &c.picture {
                     (picture_markup(picture))
-                } @else if let Some(image) = c.image.as_deref().filter(|i| i.starts_with("https://") || i.starts_with("http://")) {
-                    img class="recipe-image" src=(image) alt="" loading="lazy";
                 }
                 @if let Some(summary) = &c.summary {
                     div class="summary" { (Markdown(summary)) }
@@ -325,7 +327,11 @@ fn picture_markup(picture: &Picture) -> Markup {
 }
 
 /// Absolute URLs of a recipe's picture for structured data: the three
-/// crops of an uploaded one, or the address of one elsewhere.
+/// crops of a stored one, or, for a recipe with no stored picture, the
+/// address of one elsewhere. Structured data is read by search engines
+/// and other programs, not by readers' browsers, so naming the address
+/// there tells no other site who reads the recipe; and it is the
+/// recipe's own fact (where its picture was), as the JSON API says.
 pub fn picture_urls(base_url: &str, content: &Content) -> Vec<String> {
     match (&content.picture, &content.image) {
         (Some(p), _) => CROPS

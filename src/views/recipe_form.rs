@@ -30,7 +30,15 @@ pub struct RecipeFields {
     pub tags: String,
     pub cuisine: String,
     pub category: String,
+    /// The address of a picture elsewhere on the web, which the site
+    /// fetches and keeps as the recipe's picture when it is new or
+    /// changed: no page shows a picture from another site.
     pub image: String,
+    /// The address `image` had when the form was filled (the version's,
+    /// or the one whose picture a form shown again holds already): an
+    /// address still the same is not fetched again. Carried through the
+    /// form; one altered by hand decides only whether a fetch is tried.
+    pub image_was: String,
     /// The uploaded picture the recipe has (its hash), carried through the
     /// form so that saving keeps it; a new file replaces it.
     pub picture: String,
@@ -63,6 +71,7 @@ impl RecipeFields {
             cuisine: text(&content.cuisine),
             category: text(&content.category),
             image: text(&content.image),
+            image_was: text(&content.image),
             picture: content
                 .picture
                 .as_ref()
@@ -215,6 +224,20 @@ fn picture_fields(f: &RecipeFields, errors: &FieldErrors) -> Markup {
     }
 }
 
+/// The address of a picture elsewhere, which the site fetches and keeps.
+fn image_field(f: &RecipeFields, errors: &FieldErrors) -> Markup {
+    let mut image = Field {
+        required: false,
+        ..Field::text(
+            "image",
+            "Or a picture elsewhere on the web (an https:// address)",
+            &f.image,
+        )
+    };
+    image.hint = Some("The site fetches it when the recipe is saved and keeps a copy, as if it had been uploaded: readers' browsers never fetch it from the other site.");
+    image.render(errors)
+}
+
 /// On an edit page, the author's way to retire the recipe.
 fn retire_form(purpose: &Purpose, csrf: &str) -> Markup {
     let Purpose::Edit { slug, based_on } = purpose else {
@@ -269,7 +292,8 @@ fn fields_markup(purpose: &Purpose, f: &RecipeFields, errors: &FieldErrors) -> M
             (optional("category", "Category", &f.category).render(errors))
         }
         (picture_fields(f, errors))
-        (optional("image", "Or a picture elsewhere on the web (an https:// address)", &f.image).render(errors))
+        input type="hidden" name="image_was" value=(f.image_was);
+        (image_field(f, errors))
         (note.render(errors))
     }
 }

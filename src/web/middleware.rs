@@ -22,10 +22,13 @@ use futures_util::{Stream, StreamExt};
 /// Everything a page loads comes from the site itself; nothing inline runs
 /// (the JSON-LD `<script>` is data, which CSP does not execute or block).
 /// The one script may fetch from the site (the recipe form's preview).
-/// Images: the site's own, and a recipe's picture, which may be an https
-/// address elsewhere (no page draws a `data:` image).
+/// Images: the site's own only. A picture from elsewhere is fetched once
+/// and stored (`web::recipe_forms`, `web::recipe_import`), and Markdown
+/// draws no image from elsewhere, so no reader's browser asks another
+/// site for one, which would tell that site who reads what (no page draws
+/// a `data:` image either).
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'self'; \
-     img-src 'self' https:; script-src 'self'; connect-src 'self'; \
+     img-src 'self'; script-src 'self'; connect-src 'self'; \
      base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 /// The browser features no page uses, turned off for the page and anything

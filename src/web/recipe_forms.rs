@@ -11,6 +11,7 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 
+use super::blocking::Place as DecodePlace;
 use super::forms::{private_page, see_other, sentence};
 use super::limits;
 use super::recipes::parse_slug;
@@ -53,6 +54,131 @@ fn preview_content_of(f: &RecipeFields, picture: Option<Picture>) -> Result<Cont
     read_content(f, picture, false)
 }
 
+/// A picture the form brings, stored; or the errors that say why not, on
+/// the field it came from. `None` when the form brings none.
+type Brought = Option<Result<Picture, FieldErrors>>;
+
+/// The picture the form brings: a file sent with it (`store_upload`), or
+/// else the picture at its `image` address when that address is new or
+/// changed since the form was filled (`fetch_picture`; why it could not
+/// be, next to the `image` field). On a fetch the
+/// form's `image_was` becomes the address, so a form shown again, which
+/// holds the picture already, does not fetch it twice. `Err`: turned away
+/// for want of a place (the form's error, for a 503), nothing stored.
+async fn store_picture(
+    site: &Site,
+    cook: &Cook,
+    upload: Option<Upload>,
+    fields: &mut RecipeFields,
+) -> Result<Brought, FieldErrors> {
+    if upload.is_some() {
+        let stored = store_upload(site, cook, upload).await?;
+        return Ok(stored.map(|stored| stored.map_err(|e| refusal("picture_file", e))));
+    }
+    let address = fields.image.trim();
+    let is_web_address = address.starts_with("https://") || address.starts_with("http://");
+    // Another kind of address is the form's error (`read_content`).
+    if !is_web_address || address == fields.image_was.trim() {
+        return Ok(None);
+    }
+    let address = address.to_owned();
+    let on = |field, why: &str| FieldErrors::one(field, sentence(why));
+    match fetch_picture(site, cook, address.clone()).await {
+        Ok(picture) => {
+            fields.image_was = address;
+            Ok(Some(Ok(picture)))
+        }
+        Err(busy @ Unfetched::Busy(_)) => Err(on("image", busy.why())),
+        Err(refused @ Unfetched::Refused(_)) => Ok(Some(Err(on("image", refused.why())))),
+        Err(other) => Ok(Some(Err(on("", other.why())))),
+    }
+}
+
+/// Why the picture at an address was not stored, in a sentence without
+/// its full stop (for `forms::sentence`).
+pub enum Unfetched {
+    /// No place to fetch or decode it in, for now: try again (a 503).
+    Busy(String),
+    /// The address, or what it answered, in the fetcher's words or the
+    /// picture check's: the `image` field's error.
+    Refused(String),
+    /// Anything else: the cook has sent too many pictures for now, or the
+    /// store failed.
+    Other(String),
+}
+
+impl Unfetched {
+    /// The sentence, whatever the kind.
+    pub fn why(&self) -> &str {
+        let (Unfetched::Busy(why) | Unfetched::Refused(why) | Unfetched::Other(why)) = self;
+        why
+    }
+}
+
+/// The picture at `address`, fetched off the workers by the site's
+/// `Fetcher` (public addresses on the web's ports, its deadline, its
+/// redirects checked, in one of its `MAX_FETCHES` places) and stored as an
+/// uploaded file is (`add_picture` in a decode place), for the recipe form
+/// and for an import. Counted against the cook's pictures an hour once it
+/// has its place to be fetched, before it is: a fetch costs the site
+/// whatever comes of it, as an import does.
+pub async fn fetch_picture(
+    site: &Site,
+    cook: &Cook,
+    address: String,
+) -> Result<Picture, Unfetched> {
+    let refused = |why: &dyn std::fmt::Display| Unfetched::Refused(why.to_string());
+    let fetcher = site.fetcher().clone();
+    fetcher.check(&address).map_err(|why| refused(&why))?;
+    let place = fetcher
+        .place()
+        .map_err(|why| Unfetched::Busy(why.to_string()))?;
+    site.pictures_sent()
+        .start(cook.handle.as_str())
+        .map_err(Unfetched::Other)?;
+    let bytes = web::block(move || fetcher.fetch_picture_in(place, &address))
+        .await
+        .map_err(|e| Unfetched::Other(format!("the picture could not be fetched: {e}")))?
+        .map_err(|why| refused(&why))?;
+    let place = site
+        .picture_decodes()
+        .place()
+        .await
+        .map_err(Unfetched::Busy)?;
+    add_picture_in(site, place, bytes)
+        .await
+        .map_err(|e| match e {
+            DomainError::BadPicture(why) => refused(&why),
+            e => Unfetched::Other(e.to_string()),
+        })
+}
+
+/// A picture refused, as the form says it: why it is no picture next to
+/// `field`, anything else at the top.
+fn refusal(field: &'static str, error: DomainError) -> FieldErrors {
+    match error {
+        DomainError::BadPicture(why) => FieldErrors::one(field, sentence(&why.to_string())),
+        e => FieldErrors::one("", sentence(&e.to_string())),
+    }
+}
+
+/// `bytes` stored as a picture, decoded in `place`, on the blocking pool.
+async fn add_picture_in(
+    site: &Site,
+    place: DecodePlace,
+    bytes: Vec<u8>,
+) -> Result<Picture, DomainError> {
+    let recipes = site.recipes().clone();
+    place
+        .run(move || recipes.add_picture(&bytes))
+        .await
+        .unwrap_or_else(|e| {
+            Err(DomainError::Invalid(format!(
+                "the picture could not be stored: {e}"
+            )))
+        })
+}
+
 /// A file sent with the form, stored as a picture off the workers
 /// (decoding and encoding take a while) in one of the site's decode
 /// places (`limits::PictureDecodes`); `Ok(None)` when none was sent. One
@@ -88,38 +214,24 @@ async fn store_upload(
     if let Err(refused) = count() {
         return Ok(Some(Err(refused)));
     }
-    let recipes = site.recipes().clone();
-    let stored = place
-        .run(move || recipes.add_picture(&bytes))
-        .await
-        .unwrap_or_else(|e| {
-            Err(DomainError::Invalid(format!(
-                "the picture could not be stored: {e}"
-            )))
-        });
-    Ok(Some(stored))
+    Ok(Some(add_picture_in(site, place, bytes).await))
 }
 
-/// The picture the form asks for: a file just sent (stored now, durably,
-/// and named in `fields` so that a form shown again keeps it), the one the
+/// The picture the form asks for: one it brings (stored now, durably, and
+/// named in `fields` so that a form shown again keeps it), the one the
 /// recipe had, or none. Its words come from the form.
 fn picture_of(
     site: &Site,
     fields: &mut RecipeFields,
-    upload: Option<Result<Picture, DomainError>>,
+    brought: Brought,
 ) -> Result<Option<Picture>, FieldErrors> {
-    let stored = match upload {
-        Some(stored) => match stored {
-            Ok(picture) => {
-                fields.picture = picture.hash.clone();
-                fields.remove_picture.clear();
-                Some(picture)
-            }
-            Err(DomainError::BadPicture(why)) => {
-                return Err(FieldErrors::one("picture_file", sentence(&why.to_string())))
-            }
-            Err(e) => return Err(FieldErrors::one("", sentence(&e.to_string()))),
-        },
+    let stored = match brought {
+        Some(stored) => {
+            let picture = stored?;
+            fields.picture = picture.hash.clone();
+            fields.remove_picture.clear();
+            Some(picture)
+        }
         None if fields.remove_picture == "on" || fields.picture.is_empty() => None,
         None => match site.recipes().picture(fields.picture.trim()) {
             Ok(Some(picture)) => Some(picture),
@@ -376,11 +488,11 @@ pub async fn create(
     let (form, upload) = read_recipe_form::<RecipeForm>(&req, payload, ReadPast).await?;
     visitor.check_form(&req, &form.csrf)?;
     let mut fields = form.fields;
-    let stored = match store_upload(&site, cook, upload).await {
-        Ok(stored) => stored,
+    let brought = match store_picture(&site, cook, upload, &mut fields).await {
+        Ok(brought) => brought,
         Err(busy) => return Outcome::Busy(busy).respond(&site, &visitor, &Purpose::New, &fields),
     };
-    let outcome = try_create(&site, cook, &mut fields, stored)?;
+    let outcome = try_create(&site, cook, &mut fields, brought)?;
     outcome.respond(&site, &visitor, &Purpose::New, &fields)
 }
 
@@ -388,9 +500,9 @@ fn try_create(
     site: &Site,
     cook: &Cook,
     fields: &mut RecipeFields,
-    upload: Option<Result<Picture, DomainError>>,
+    brought: Brought,
 ) -> Result<Outcome, WebError> {
-    let content = match picture_of(site, fields, upload).and_then(|p| content_of(fields, p)) {
+    let content = match picture_of(site, fields, brought).and_then(|p| content_of(fields, p)) {
         Ok(content) => content,
         Err(errors) => return Ok(Outcome::unprocessable(errors)),
     };
@@ -453,11 +565,11 @@ pub async fn edit(
         based_on: based_on.get(),
     };
     let mut fields = form.fields;
-    let stored = match store_upload(&site, cook, upload).await {
-        Ok(stored) => stored,
+    let brought = match store_picture(&site, cook, upload, &mut fields).await {
+        Ok(brought) => brought,
         Err(busy) => return Outcome::Busy(busy).respond(&site, &visitor, &purpose, &fields),
     };
-    let outcome = try_edit(&site, cook, &slug, based_on, &mut fields, stored)?;
+    let outcome = try_edit(&site, cook, &slug, based_on, &mut fields, brought)?;
     outcome.respond(&site, &visitor, &purpose, &fields)
 }
 
@@ -467,9 +579,9 @@ fn try_edit(
     slug: &Slug,
     based_on: VersionNumber,
     fields: &mut RecipeFields,
-    upload: Option<Result<Picture, DomainError>>,
+    brought: Brought,
 ) -> Result<Outcome, WebError> {
-    let content = match picture_of(site, fields, upload).and_then(|p| content_of(fields, p)) {
+    let content = match picture_of(site, fields, brought).and_then(|p| content_of(fields, p)) {
         Ok(content) => content,
         Err(errors) => return Ok(Outcome::unprocessable(errors)),
     };
@@ -583,11 +695,11 @@ pub async fn fork(
         version: version.get(),
     };
     let mut fields = form.fields;
-    let stored = match store_upload(&site, cook, upload).await {
-        Ok(stored) => stored,
+    let brought = match store_picture(&site, cook, upload, &mut fields).await {
+        Ok(brought) => brought,
         Err(busy) => return Outcome::Busy(busy).respond(&site, &visitor, &purpose, &fields),
     };
-    let outcome = try_fork(&site, cook, &parent, version, &mut fields, stored)?;
+    let outcome = try_fork(&site, cook, &parent, version, &mut fields, brought)?;
     outcome.respond(&site, &visitor, &purpose, &fields)
 }
 
@@ -597,9 +709,9 @@ fn try_fork(
     parent: &Slug,
     version: VersionNumber,
     fields: &mut RecipeFields,
-    upload: Option<Result<Picture, DomainError>>,
+    brought: Brought,
 ) -> Result<Outcome, WebError> {
-    let content = picture_of(site, fields, upload).and_then(|p| content_of(fields, p));
+    let content = picture_of(site, fields, brought).and_then(|p| content_of(fields, p));
     let (content, slug) = match (content, slug_field(&fields.slug)) {
         (Ok(content), Ok(slug)) => (content, slug),
         (Err(errors), _) | (_, Err(errors)) => return Ok(Outcome::unprocessable(errors)),

@@ -1,12 +1,20 @@
 //! `/import`: a logged-in cook brings in a recipe from another site, by its
 //! address (fetched by the server, which refuses private addresses) or by
 //! pasting the page. The new recipe's lineage starts at that page.
+//!
+//! The picture the page names is fetched and stored as one the recipe form
+//! fetches (`recipe_forms::fetch_picture`), so that no page of the site
+//! shows a picture from the other site. A cook who brings a recipe in
+//! wants the recipe: one whose picture cannot be fetched still comes in,
+//! without it (and without its address, so that giving the address again
+//! in the recipe form fetches it), and the answer says so and why.
 
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 
 use super::forms::{private_page, see_other, sentence};
+use super::recipe_forms::{fetch_picture, Unfetched};
 use super::session::Visitor;
 use super::submission::{read_form, OversizedPicture};
 use super::{Site, WebError};
@@ -91,14 +99,61 @@ pub async fn submit(
             FieldErrors::one("", sentence(&why)),
         );
     }
-    let imported = match read(&site, &fields, place).await {
+    let mut imported = match read(&site, &fields, place).await {
         Ok(imported) => imported,
         Err(errors) => return refused(errors),
     };
-    match bring_in(&site, cook, imported) {
-        Ok(slug) => Ok(see_other(&recipe_path(slug.as_str())).finish()),
-        Err(WebError::BadRequest(why)) => refused(FieldErrors::one("", sentence(&why))),
-        Err(e) => Err(e),
+    let unfetched = bring_picture(&site, cook, &mut imported).await;
+    let title = imported.content.title.clone();
+    let slug = match bring_in(&site, cook, imported) {
+        Ok(slug) => slug,
+        Err(WebError::BadRequest(why)) => return refused(FieldErrors::one("", sentence(&why))),
+        Err(e) => return Err(e),
+    };
+    let path = recipe_path(slug.as_str());
+    let Some((address, why)) = unfetched else {
+        return Ok(see_other(&path).finish());
+    };
+    // Written, so 201 and where; the page says what did not come in.
+    let without = import_form::Unfetched {
+        title: &title,
+        path: &path,
+        address: &address,
+        why: &sentence(why.why()),
+    };
+    let mut page = private_page(
+        &site,
+        &visitor,
+        StatusCode::CREATED,
+        import_form::without_picture(&without),
+    );
+    page.headers_mut().insert(
+        actix_web::http::header::LOCATION,
+        actix_web::http::header::HeaderValue::try_from(path.as_str())
+            .map_err(|e| WebError::Internal(Box::new(e)))?,
+    );
+    Ok(page)
+}
+
+/// The picture the page names, fetched and stored, in `imported`'s
+/// content (what it shows, in words: the recipe's title); or, when it
+/// cannot be, its address taken out of the content and returned with why.
+async fn bring_picture(
+    site: &Site,
+    cook: &Cook,
+    imported: &mut Imported,
+) -> Option<(String, Unfetched)> {
+    let address = imported.content.image.clone()?;
+    match fetch_picture(site, cook, address.clone()).await {
+        Ok(mut picture) => {
+            picture.alt = imported.content.title.clone();
+            imported.content.picture = Some(picture);
+            None
+        }
+        Err(why) => {
+            imported.content.image = None;
+            Some((address, why))
+        }
     }
 }
 

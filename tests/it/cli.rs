@@ -645,7 +645,7 @@ fn import_recipe_brings_in_a_saved_page_and_says_what_was_wrong() {
                 "--as".into(),
                 "ann".into(),
             ],
-            "can be imported, not port 9",
+            "can be fetched, not port 9",
         ),
         (
             vec![fixture("wprm.html"), "--as".into(), "Not A Handle".into()],

@@ -4,6 +4,8 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpListener};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use forkful::domain::{Change, Content, Minutes, Recipes, Slug, Step, Yield};
 use forkful::import::{self, FetchError, Fetcher};
@@ -197,13 +199,22 @@ async fn importing_a_forkful_page_gives_back_the_same_recipe() {
 
 /// A server on 127.0.0.1 that answers each path with its page: `(status,
 /// content type or redirect target, body)`, one connection a request.
-fn serve(pages: Vec<(&'static str, u16, &str, String)>) -> SocketAddr {
-    let pages: Vec<(&'static str, u16, String, String)> = pages
+fn serve<B: Into<Vec<u8>>>(pages: Vec<(&'static str, u16, &str, B)>) -> SocketAddr {
+    serve_counted(pages).0
+}
+
+/// `serve`, and how many requests it has answered.
+pub(crate) fn serve_counted<B: Into<Vec<u8>>>(
+    pages: Vec<(&'static str, u16, &str, B)>,
+) -> (SocketAddr, Arc<AtomicUsize>) {
+    let pages: Vec<(&'static str, u16, String, Vec<u8>)> = pages
         .into_iter()
-        .map(|(path, status, kind, body)| (path, status, kind.to_owned(), body))
+        .map(|(path, status, kind, body)| (path, status, kind.to_owned(), body.into()))
         .collect();
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
+    let answered = Arc::new(AtomicUsize::new(0));
+    let counter = answered.clone();
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(mut stream) = stream else { continue };
@@ -220,21 +231,25 @@ fn serve(pages: Vec<(&'static str, u16, &str, String)>) -> SocketAddr {
             let path = request.split(' ').nth(1).unwrap_or("/").to_owned();
             let (status, extra, body) = match pages.iter().find(|(p, ..)| *p == path) {
                 Some((_, status @ 300..=399, to, _)) => {
-                    (*status, format!("Location: {to}\r\n"), String::new())
+                    (*status, format!("Location: {to}\r\n"), Vec::new())
                 }
                 Some((_, status, kind, body)) => {
                     (*status, format!("Content-Type: {kind}\r\n"), body.clone())
                 }
-                None => (404, "Content-Type: text/plain\r\n".into(), "no".into()),
+                None => (404, "Content-Type: text/plain\r\n".into(), b"no".to_vec()),
             };
+            // Counted before it is answered: once the answer is read, so
+            // is the count.
+            counter.fetch_add(1, Ordering::SeqCst);
             let _ = write!(
                 stream,
-                "HTTP/1.1 {status} X\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                "HTTP/1.1 {status} X\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n",
                 body.len()
             );
+            let _ = stream.write_all(&body);
         }
     });
-    addr
+    (addr, answered)
 }
 
 #[test]
@@ -357,7 +372,8 @@ async fn a_cook_brings_in_a_recipe_whose_lineage_starts_at_its_source() {
             &[("url", ""), ("html", &fixture("wprm.html"))],
         )
         .await;
-    assert_eq!(done.status, 303, "{}", done.body);
+    // Its picture's host cannot be found: the recipe comes in without it.
+    assert_eq!(done.status, 201, "{}", done.body);
     assert_eq!(done.header("location"), Some("/recipes/easy-chana-masala"));
     let page = ann.get("/recipes/easy-chana-masala").await;
     // The breadcrumb starts at the source, linked.
@@ -466,7 +482,7 @@ async fn the_import_form_says_what_was_wrong_and_writes_nothing() {
         // Nor other ports than the web's.
         (
             vec![("url", "http://recipes.example:22/dal"), ("html", "")],
-            "can be imported, not port 22.",
+            "can be fetched, not port 22.",
         ),
         (
             vec![("url", "file:///etc/passwd"), ("html", "")],
@@ -502,7 +518,11 @@ async fn the_server_fetches_a_page_when_allowed() {
     let done = ann
         .submit(&form, "/import", &[("url", url.as_str()), ("html", "")])
         .await;
-    assert_eq!(done.status, 303, "{}", done.body);
+    assert_eq!(
+        done.status, 201,
+        "its picture's host is not found: {}",
+        done.body
+    );
     let page = ann.get("/recipes/easy-chana-masala").await;
     assert_eq!(page.attrs("nav.lineage li.source a", "href"), [url]);
 }
@@ -558,14 +578,104 @@ async fn an_import_while_the_site_fetches_all_it_may_is_told_to_retry_and_not_co
     assert_eq!(bad.status, 422);
     assert!(
         bad.body
-            .contains("Only http and https addresses can be imported, not ftp."),
+            .contains("Only http and https addresses can be fetched, not ftp."),
         "{}",
         bad.body
     );
     drop(taken);
     // More tries than a minute's imports, and none of them counted.
     let done = ann.submit(&form, "/import", &fields).await;
+    assert_eq!(done.status, 201, "in, without its picture: {}", done.body);
+}
+
+/// `fixture("wprm.html")` with its pictures replaced by `image`.
+fn wprm_with_picture(image: &str) -> String {
+    let page = fixture("wprm.html");
+    let start = page.find("\"image\":[").unwrap();
+    let end = start + page[start..].find(']').unwrap() + 1;
+    format!("{}\"image\":[\"{image}\"]{}", &page[..start], &page[end..])
+}
+
+/// The picture an imported page names is fetched and stored, and the
+/// recipe's page draws only that; one that cannot be fetched leaves the
+/// recipe to come in without it, and the answer says so and why.
+#[actix_web::test]
+async fn an_imported_pages_picture_is_stored_and_one_that_cannot_be_fetched_is_left_out() {
+    let picture = {
+        let image = image::RgbImage::from_fn(600, 400, |x, y| {
+            image::Rgb([(x % 256) as u8, (y % 256) as u8, 90])
+        });
+        let mut out = std::io::Cursor::new(Vec::new());
+        image::DynamicImage::ImageRgb8(image)
+            .write_to(&mut out, image::ImageFormat::Png)
+            .unwrap();
+        out.into_inner()
+    };
+    let addr = serve(vec![
+        (
+            "/dal",
+            200,
+            "text/html",
+            wprm_with_picture("/chana.png").into_bytes(),
+        ),
+        ("/chana.png", 200, "image/png", picture.clone()),
+        (
+            "/gone",
+            200,
+            "text/html",
+            wprm_with_picture("/gone.png").into_bytes(),
+        ),
+    ]);
+    let recipes = Recipes::temporary().unwrap();
+    let site = actix_web::web::Data::new(
+        forkful::web::Site::new(recipes.clone(), "http://forkful.test")
+            .with_fetcher(Fetcher::public_and(addr)),
+    );
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let form = ann.get("/import").await;
+    let url = format!("http://{addr}/dal");
+    let done = ann
+        .submit(&form, "/import", &[("url", url.as_str()), ("html", "")])
+        .await;
     assert_eq!(done.status, 303, "{}", done.body);
+    let page = ann.get("/recipes/easy-chana-masala").await;
+    let hash = forkful::domain::pictures::hash_of(&picture);
+    let mut drawn = page.attrs("img", "src");
+    drawn.extend(page.attrs("img", "srcset"));
+    assert!(!drawn.is_empty());
+    for src in &drawn {
+        for url in src.split(", ") {
+            assert!(url.starts_with(&format!("/images/{hash}-")), "{url}");
+        }
+    }
+    assert_eq!(page.attrs("img.recipe-image", "alt"), ["Easy Chana Masala"]);
+    assert_eq!(
+        page.json_ld()["image"][0],
+        format!("http://forkful.test/images/{hash}-1x1.jpg")
+    );
+    // A picture that is not there: the recipe comes in, without it.
+    let gone = format!("http://{addr}/gone");
+    let without = ann
+        .submit(&form, "/import", &[("url", gone.as_str()), ("html", "")])
+        .await;
+    assert_eq!(without.status, 201, "{}", without.body);
+    assert_eq!(
+        without.header("location"),
+        Some("/recipes/easy-chana-masala-2")
+    );
+    let notice = without.texts("p.notice").join(" ");
+    assert!(
+        notice.contains(&format!("http://{addr}/gone.png"))
+            && notice.contains("The site answered 404."),
+        "{notice}"
+    );
+    let page = ann.get("/recipes/easy-chana-masala-2").await;
+    assert_eq!(page.status, 200);
+    assert!(page.attrs("img", "src").is_empty(), "{}", page.body);
+    let slug = Slug::parse("easy-chana-masala-2").unwrap();
+    let content = recipes.snapshot().recipe(&slug).unwrap().content;
+    assert_eq!((content.picture, content.image), (None, None));
 }
 
 #[test]

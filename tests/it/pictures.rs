@@ -4,9 +4,12 @@
 //! structured data, and never named by a recipe before they are stored;
 //! decoded one at a time, a picture that waits too long for its turn
 //! turned away (503) with nothing changed, and a burst of pictures at the
-//! cap keeping the server binary's memory within a bound.
+//! cap keeping the server binary's memory within a bound; a picture given
+//! by its address fetched and stored as an upload is, never drawn from
+//! the other site.
 
 use std::io::{Cursor, Write};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -15,6 +18,7 @@ use actix_web::web::Data;
 use forkful::domain::import_check::RecipeImportCheck;
 use forkful::domain::pictures::{self, hash_of, Picture};
 use forkful::domain::{Change, Content, DomainError, Recipes, Slug};
+use forkful::import::Fetcher;
 use forkful::store::error::TransferError;
 use forkful::store::{transfer, Store};
 use forkful::web::limits::{PictureDecodes, PICTURES_PER_HOUR};
@@ -23,6 +27,7 @@ use image::{DynamicImage, ImageFormat, RgbImage};
 
 use crate::helpers::{get, site, stored, Page};
 use crate::http_client::{self, Server};
+use crate::import::serve_counted;
 use crate::writing::{new_site, recipe_fields, sign_up, Browser};
 
 /// A picture `w` by `h` in `format`: a gradient, so it compresses like a
@@ -1146,4 +1151,145 @@ fn a_burst_of_pictures_at_the_cap_keeps_the_servers_memory_within_its_bound() {
         "peak resident memory {} MiB, over {BURST_PEAK_MIB}",
         peak / 1024
     );
+}
+
+/// A site that fetches from `fetcher`, and a cook logged in to it.
+async fn site_fetching(recipes: &Recipes, fetcher: Fetcher) -> (Data<Site>, Browser) {
+    let site = Data::new(Site::new(recipes.clone(), "http://forkful.test").with_fetcher(fetcher));
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    (site, ann)
+}
+
+/// Every address a page's `<img>`s would have a browser fetch.
+fn image_addresses(page: &Page) -> Vec<String> {
+    let mut urls = page.attrs("img", "src");
+    for set in page.attrs("img", "srcset") {
+        urls.extend(
+            set.split(", ")
+                .map(|c| c.split(' ').next().unwrap().to_owned()),
+        );
+    }
+    urls
+}
+
+/// An address given on the form is fetched once and stored as an upload
+/// is: the page draws the stored picture, never the other site's; an
+/// edit or a fork that keeps the address does not fetch it again.
+#[actix_web::test]
+async fn a_picture_given_by_its_address_is_fetched_and_stored_and_drawn_only_from_the_site() {
+    let file = picture_file(800, 600, ImageFormat::Png);
+    let (addr, answered) = serve_counted(vec![("/dal.png", 200, "image/png", file.clone())]);
+    let recipes = Recipes::temporary().unwrap();
+    let (site, mut ann) = site_fetching(&recipes, Fetcher::public_and(addr)).await;
+    let address = format!("http://{addr}/dal.png");
+    let form = ann.get("/recipes/new").await;
+    let fields = recipe_fields(&[("image", &address), ("picture_alt", "A bowl of dal")]);
+    let done = ann.submit(&form, "/recipes/new", &fields).await;
+    assert_eq!(done.status, 303, "{}", done.body);
+    assert_eq!(answered.load(Ordering::SeqCst), 1);
+    let page = get(&site, "/recipes/weeknight-dal").await;
+    let hash = hash_of(&file);
+    let drawn = image_addresses(&page);
+    assert!(!drawn.is_empty());
+    for url in &drawn {
+        assert!(url.starts_with(&format!("/images/{hash}-")), "{url}");
+    }
+    assert_eq!(page.attrs("img.recipe-image", "alt"), ["A bowl of dal"]);
+    assert!(!page.body.contains(&addr.to_string()), "{}", page.body);
+    assert_eq!(
+        ann.get(&drawn[0]).await.header("content-type"),
+        Some("image/jpeg")
+    );
+    // An edit that keeps the address keeps the picture, unfetched.
+    let slug = Slug::parse("weeknight-dal").unwrap();
+    let form = ann.get("/recipes/weeknight-dal/edit").await;
+    assert_eq!(form.attrs("#image", "value"), [address.as_str()]);
+    let fields = recipe_fields(&[
+        ("title", "Dal"),
+        ("note", "shorter"),
+        ("image", &address),
+        ("picture_alt", "A bowl of dal"),
+    ]);
+    let edited = ann
+        .submit(&form, "/recipes/weeknight-dal/edit", &fields)
+        .await;
+    assert_eq!(edited.status, 303, "{}", edited.body);
+    let content = recipes.snapshot().recipe(&slug).unwrap().content;
+    assert_eq!(content.title, "Dal");
+    assert_eq!(content.picture.map(|p| p.hash), Some(hash.clone()));
+    // So does a fork.
+    let form = ann.get("/recipes/weeknight-dal/fork").await;
+    let forked = ann
+        .submit(
+            &form,
+            "/recipes/weeknight-dal/fork",
+            &recipe_fields(&[
+                ("slug", "my-dal"),
+                ("note", "mine"),
+                ("image", &address),
+                ("picture_alt", "A bowl of dal"),
+            ]),
+        )
+        .await;
+    assert_eq!(forked.status, 303, "{}", forked.body);
+    let fork = get(&site, forked.header("location").unwrap()).await;
+    for url in image_addresses(&fork) {
+        assert!(url.starts_with(&format!("/images/{hash}-")), "{url}");
+    }
+    assert_eq!(answered.load(Ordering::SeqCst), 1, "fetched once");
+}
+
+/// An address whose picture cannot be had gives the form back, 422, with
+/// what was typed and why next to the address (the fetcher's words), and
+/// writes nothing.
+#[actix_web::test]
+async fn a_picture_address_that_cannot_be_fetched_gives_the_form_back_and_writes_nothing() {
+    let addr = serve_counted(vec![
+        ("/page", 200, "text/html", b"<html></html>".to_vec()),
+        (
+            "/fake.png",
+            200,
+            "image/png",
+            b"not a picture at all".to_vec(),
+        ),
+    ])
+    .0;
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let nowhere = closed.local_addr().unwrap();
+    drop(closed);
+    let recipes = Recipes::temporary().unwrap();
+    let (_site, mut ann) = site_fetching(&recipes, Fetcher::allowing_private()).await;
+    let before = stored(recipes.store());
+    let form = ann.get("/recipes/new").await;
+    for (address, why) in [
+        (
+            format!("http://{addr}/page"),
+            "The address is not a picture (it is text/html).",
+        ),
+        (
+            format!("http://{addr}/missing.png"),
+            "The site answered 404.",
+        ),
+        (
+            format!("http://{addr}/fake.png"),
+            "The file is not a JPEG, PNG or WebP picture.",
+        ),
+        (
+            format!("http://{nowhere}/dal.png"),
+            "Could not fetch 127.0.0.1.",
+        ),
+    ] {
+        let fields = recipe_fields(&[
+            ("title", "Borrowed-picture dal"),
+            ("image", &address),
+            ("picture_alt", "Dal"),
+        ]);
+        let refused = ann.submit(&form, "/recipes/new", &fields).await;
+        assert_eq!(refused.status, 422, "{address}: {}", refused.body);
+        assert_eq!(refused.texts("#image-error"), [why], "{address}");
+        assert_eq!(refused.attrs("#image", "value"), [address.as_str()]);
+        assert_eq!(refused.attrs("#title", "value"), ["Borrowed-picture dal"]);
+    }
+    assert!(stored(recipes.store()) == before, "nothing written");
 }
