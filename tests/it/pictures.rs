@@ -21,7 +21,7 @@ use forkful::web::limits::{PictureDecodes, PICTURES_PER_HOUR};
 use forkful::web::Site;
 use image::{DynamicImage, ImageFormat, RgbImage};
 
-use crate::helpers::{get, site, stored, Page};
+use crate::helpers::{count_from_env, get, site, stored, Page};
 use crate::http_client::{self, Server};
 use crate::writing::{new_site, recipe_fields, sign_up, Browser};
 
@@ -723,6 +723,9 @@ async fn every_demo_recipe_has_a_drawing_of_its_own_and_the_seed_stays_light() {
 
 const PICTURE_CHILD_DIR: &str = "FORKFUL_PICTURE_CRASH_DIR";
 
+/// How many rounds the picture crash test runs (6 unless set).
+const PICTURE_CRASH_ROUNDS: &str = "FORKFUL_PICTURE_CRASH_ROUNDS";
+
 /// The crash test's child: stores a picture, then a recipe naming it,
 /// over and over, saying `PIC` after each picture and `ACK` after each
 /// recipe, until it is killed. Ignored: only the parent runs it.
@@ -824,10 +827,7 @@ fn run_picture_child(dir: &std::path::Path, after: std::time::Duration) -> Vec<S
 #[test]
 fn a_crash_between_a_picture_and_its_recipe_leaves_no_dangling_reference() {
     let dir = tempfile::tempdir().unwrap();
-    let rounds: u64 = std::env::var("FORKFUL_PICTURE_CRASH_ROUNDS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(6);
+    let rounds = count_from_env(PICTURE_CRASH_ROUNDS, 6, "rounds");
     let mut state = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -1145,5 +1145,26 @@ fn a_burst_of_pictures_at_the_cap_keeps_the_servers_memory_within_its_bound() {
         peak <= bound_kib,
         "peak resident memory {} MiB, over {BURST_PEAK_MIB}",
         peak / 1024
+    );
+}
+
+#[test]
+fn a_bad_round_count_for_the_picture_crash_test_fails_it_naming_the_value() {
+    // The test runs again as a child with the count set to a mistake: it
+    // must fail at once and say so, not run its default rounds.
+    let run = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "pictures::a_crash_between_a_picture_and_its_recipe_leaves_no_dangling_reference",
+            "--test-threads=1",
+        ])
+        .env(PICTURE_CRASH_ROUNDS, "six")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&run.stdout) + String::from_utf8_lossy(&run.stderr);
+    assert!(!run.status.success(), "the run passed: {said}");
+    assert!(
+        said.contains("FORKFUL_PICTURE_CRASH_ROUNDS") && said.contains("\"six\""),
+        "{said}"
     );
 }
