@@ -1,4 +1,4 @@
-//! Integration tests, in one binary (see STYLE.md, "Tests as data").
+//! Integration tests, in one binary (see docs/ARCHITECTURE.md, `tests/it`).
 //!
 //! # Layout
 //! - `accounts`: sign up, log in, sessions, passwords, secrets out of history
