@@ -1,6 +1,7 @@
-//! The domain's attribute ids, resolved once per store.
+//! The domain's attribute ids, resolved once per store, and the layout of
+//! those ids that the reads rely on, checked then.
 
-use crate::store::{kw, Db, EntityId, ReadError};
+use crate::store::{kw, Db, EntityId, ReadError, StorageError, StoreError};
 
 macro_rules! attrs {
     ($($field:ident => $ident:literal),* $(,)?) => {
@@ -13,11 +14,20 @@ macro_rules! attrs {
         }
 
         impl Attrs {
-            /// Resolves every attribute; fails if the schema is not installed.
-            pub fn resolve(db: &Db) -> Result<Attrs, ReadError> {
-                Ok(Attrs {
-                    $($field: db.attribute(&kw($ident))?.id,)*
-                })
+            /// Resolves every attribute; fails if the schema is not
+            /// installed, or not laid out as the reads assume (`ranges`).
+            pub fn resolve(db: &Db) -> Result<Attrs, StoreError> {
+                let attrs = Attrs {
+                    $($field: db.attribute(&kw($ident)).map_err(ReadError::from)?.id,)*
+                };
+                attrs.check_layout()?;
+                Ok(attrs)
+            }
+
+            /// The ident of attribute `id`, for messages.
+            fn ident(&self, id: EntityId) -> &'static str {
+                $(if id == self.$field { return $ident; })*
+                "an attribute the domain does not use"
             }
         }
     };
@@ -64,4 +74,156 @@ attrs! {
     source_url => ":recipe/source-url",
     source_name => ":recipe/source-name",
     terms => ":recipe/terms",
+}
+
+/// A read of several of an entity's attributes as one range of ids (one
+/// EAVT read instead of one per attribute).
+struct Range {
+    /// Who reads it.
+    read: &'static str,
+    first: EntityId,
+    last: EntityId,
+    /// The attributes it wants from the range.
+    wanted: Vec<EntityId>,
+    /// Whether the range must hold nothing else: a read that takes "the
+    /// first, or else the second" needs the two adjacent.
+    only_these: bool,
+}
+
+impl Attrs {
+    /// Every range read of the domain, and what it needs of the ids. The
+    /// schema installs the attributes in an order that meets them all
+    /// (`schema::ATTRIBUTES`); a store whose attributes were installed in
+    /// another order would be misread, so it is refused.
+    fn ranges(&self) -> Vec<Range> {
+        let recipe = vec![
+            self.slug,
+            self.title,
+            self.summary,
+            self.servings,
+            self.yield_text,
+            self.prep,
+            self.cook,
+            self.total,
+            self.ingredients,
+            self.steps,
+            self.notes,
+            self.tags,
+            self.cuisine,
+            self.category,
+            self.image,
+            self.author,
+            self.created_at,
+            self.updated_at,
+            self.version_count,
+            self.retired,
+            self.forked_from,
+            self.forked_at_version,
+        ];
+        let range = |read, first, last, wanted: &[EntityId], only_these| Range {
+            read,
+            first,
+            last,
+            wanted: wanted.to_vec(),
+            only_these,
+        };
+        vec![
+            range(
+                "a recipe's read (every attribute before its search terms)",
+                0,
+                self.terms.saturating_sub(1),
+                &recipe,
+                false,
+            ),
+            range(
+                "a catalog line",
+                self.slug,
+                self.retired,
+                &[
+                    self.slug,
+                    self.title,
+                    self.summary,
+                    self.tags,
+                    self.version_count,
+                    self.updated_at,
+                    self.retired,
+                ],
+                false,
+            ),
+            range(
+                "a link's slug and title",
+                self.slug,
+                self.title,
+                &[self.slug, self.title],
+                true,
+            ),
+            range(
+                "the lineage walk",
+                self.forked_from,
+                self.forked_at_version,
+                &[self.forked_from, self.forked_at_version],
+                true,
+            ),
+            range(
+                "a recipe's source",
+                self.source_url,
+                self.source_name,
+                &[self.source_url, self.source_name],
+                false,
+            ),
+            range(
+                "a recipe's picture",
+                self.picture,
+                self.picture_height,
+                &[
+                    self.picture,
+                    self.picture_alt,
+                    self.picture_width,
+                    self.picture_height,
+                ],
+                false,
+            ),
+            range(
+                "a step",
+                self.step_text,
+                self.step_section,
+                &[self.step_text, self.step_section],
+                true,
+            ),
+        ]
+    }
+
+    /// Checks `ranges`: a store that fails it is refused whole when opened,
+    /// in every build, rather than misread page by page.
+    fn check_layout(&self) -> Result<(), StorageError> {
+        for range in self.ranges() {
+            let outside = range
+                .wanted
+                .iter()
+                .find(|&&a| a < range.first || a > range.last);
+            if let Some(&a) = outside {
+                return Err(StorageError::Corrupt(format!(
+                    "{} (id {a}) is outside the ids {} to {} that {} reads: \
+                     the domain's attributes were installed out of order",
+                    self.ident(a),
+                    range.first,
+                    range.last,
+                    range.read
+                )));
+            }
+            let span = range.last - range.first + 1;
+            if range.only_these && span != range.wanted.len() as u64 {
+                return Err(StorageError::Corrupt(format!(
+                    "{} reads {} and {} as adjacent ids, and they are {} and {}: \
+                     the domain's attributes were installed out of order",
+                    range.read,
+                    self.ident(range.first),
+                    self.ident(range.last),
+                    range.first,
+                    range.last
+                )));
+            }
+        }
+        Ok(())
+    }
 }

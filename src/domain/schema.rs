@@ -5,7 +5,9 @@
 //! gains new attributes and one made by this build is left alone.
 
 use crate::store::schema::attribute_map;
-use crate::store::{kw, Cardinality, Store, StoreError, Transaction, Unique, ValueType};
+use crate::store::{
+    kw, Cardinality, Db, EntityId, Store, StoreError, TransactError, Transaction, Unique, ValueType,
+};
 
 /// `(ident, type, cardinality, extra, doc)`; extra is `identity`, `index`,
 /// `component` or empty.
@@ -338,8 +340,48 @@ pub fn install(store: &Store) -> Result<(), StoreError> {
 
 /// `install`, with the transaction's instant given (a seed with a past
 /// history installs its schema just before its first version).
+///
+/// What is missing is decided inside the writer (`Store::transact_with`), on
+/// the value the transaction applies to: two opens of one store at once
+/// install each attribute once, the second finding them there, and waiting
+/// until the first's install is durable (so published). Attributes are
+/// never removed, so a published value that has them all settles it
+/// without taking the writer.
 pub fn install_at(store: &Store, at: Option<i64>) -> Result<(), StoreError> {
-    let db = store.db();
+    if missing(&store.db(), at).is_empty() {
+        return Ok(());
+    }
+    let installed = store.transact_with(|db| {
+        let tx = missing(db, at);
+        if tx.is_empty() {
+            return Err(Install::Complete(db.basis()));
+        }
+        Ok((tx, ()))
+    });
+    match installed {
+        Ok(_) => Ok(()),
+        Err(Install::Complete(basis)) => Ok(store.wait_durable(basis)?),
+        Err(Install::Refused(e)) => Err(e.into()),
+    }
+}
+
+/// Why `install_at`'s transaction function wrote nothing.
+enum Install {
+    /// Every attribute was there already, as of this basis (which may not
+    /// be durable yet: another open's install).
+    Complete(EntityId),
+    Refused(TransactError),
+}
+
+impl From<TransactError> for Install {
+    fn from(e: TransactError) -> Install {
+        Install::Refused(e)
+    }
+}
+
+/// The transaction installing every attribute `db` lacks, at `at` if given;
+/// empty if it lacks none.
+fn missing(db: &Db, at: Option<i64>) -> Transaction {
     let mut tx = Transaction::new();
     for (ident, value_type, cardinality, extra, doc) in ATTRIBUTES {
         if db.attribute(&kw(ident)).is_ok() {
@@ -356,11 +398,8 @@ pub fn install_at(store: &Store, at: Option<i64>) -> Result<(), StoreError> {
     }
     // No :tx/note here: it may be among the attributes being installed, and
     // an attribute cannot be used in the transaction that installs it.
-    if !tx.is_empty() {
-        if let Some(at) = at {
-            tx.tx_attr(":db/txInstant", crate::store::Value::Instant(at));
-        }
-        store.transact(&tx)?;
+    if let (false, Some(at)) = (tx.is_empty(), at) {
+        tx.tx_attr(":db/txInstant", crate::store::Value::Instant(at));
     }
-    Ok(())
+    tx
 }

@@ -23,7 +23,7 @@
 //! flight, and never falls back to scanning the whole attribute.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use super::encoding::{datom_key, Datom, Index, TX_SUFFIX_LEN};
 use super::value::EntityId;
@@ -72,6 +72,34 @@ fn fact(key: &[u8]) -> &[u8] {
 }
 
 impl OrderCache {
+    /// The state, to read. A lock poisoned by a panic is recovered as the
+    /// store's other locks are (`PoisonError::into_inner`), through `write`.
+    fn read(&self) -> RwLockReadGuard<'_, State> {
+        loop {
+            match self.state.read() {
+                Ok(state) => return state,
+                Err(poisoned) => {
+                    drop(poisoned);
+                    drop(self.write());
+                }
+            }
+        }
+    }
+
+    /// The state, to change. A panic while it was held (a bug in an edit)
+    /// may have left an order half-changed, so a poisoned lock is taken back
+    /// with everything it held forgotten, as `reset` forgets it: the cache
+    /// is derived, and readers read sled until it fills again. `latest`
+    /// stays, being set in one step.
+    fn write(&self) -> RwLockWriteGuard<'_, State> {
+        self.state.write().unwrap_or_else(|poisoned| {
+            let mut state = poisoned.into_inner();
+            state.orders.clear();
+            self.state.clear_poison();
+            state
+        })
+    }
+
     pub fn new(capacity: usize, latest: EntityId) -> OrderCache {
         OrderCache {
             state: RwLock::new(State {
@@ -86,7 +114,7 @@ impl OrderCache {
     /// The order of attribute `a` for a reader at `basis`, if kept and
     /// exact there.
     pub fn get(&self, a: EntityId, basis: EntityId) -> Option<Order> {
-        let state = self.state.read().expect("order cache lock");
+        let state = self.read();
         state.orders.get(&a)?.at(basis).cloned()
     }
 
@@ -94,7 +122,7 @@ impl OrderCache {
     /// the newest applied transaction is. A reader that would be refused
     /// reads sled for its page instead of scanning the whole attribute.
     pub fn accepts(&self, a: EntityId, basis: EntityId) -> bool {
-        let state = self.state.read().expect("order cache lock");
+        let state = self.read();
         state.latest == basis && !state.too_large.contains(&a)
     }
 
@@ -106,11 +134,7 @@ impl OrderCache {
     /// Records that attribute `a` has more facts than an order may hold,
     /// so that no reader reads it whole again only to have it refused.
     pub fn refuse(&self, a: EntityId) {
-        self.state
-            .write()
-            .expect("order cache lock")
-            .too_large
-            .insert(a);
+        self.write().too_large.insert(a);
     }
 
     /// Keeps `keys`, attribute `a`'s order read at `basis`, if that is the
@@ -120,7 +144,7 @@ impl OrderCache {
         if keys.len() > self.capacity {
             return;
         }
-        let mut state = self.state.write().expect("order cache lock");
+        let mut state = self.write();
         if state.latest != basis {
             return;
         }
@@ -138,7 +162,7 @@ impl OrderCache {
     /// Forgets everything, and takes `latest` as the newest transaction:
     /// after writes were undone, it is older than the one recorded.
     pub fn reset(&self, latest: EntityId) {
-        let mut state = self.state.write().expect("order cache lock");
+        let mut state = self.write();
         state.orders.clear();
         state.too_large.clear();
         state.latest = latest;
@@ -147,7 +171,7 @@ impl OrderCache {
     /// Drops the versions no reader can ask for once `basis` is published:
     /// all but the one valid at `basis` and those after it.
     pub fn publish(&self, basis: EntityId) {
-        let mut state = self.state.write().expect("order cache lock");
+        let mut state = self.write();
         for entry in state.orders.values_mut() {
             let valid = entry.versions.iter().rposition(|(from, _)| *from <= basis);
             if let Some(valid) = valid {
@@ -159,7 +183,7 @@ impl OrderCache {
     /// Records transaction `tx` as applied, editing the orders of the
     /// attributes its `datoms` (asserted and retracted facts) touch.
     pub fn commit(&self, tx: EntityId, datoms: &[Datom]) {
-        let mut state = self.state.write().expect("order cache lock");
+        let mut state = self.write();
         state.latest = state.latest.max(tx);
         if state.orders.is_empty() {
             return;
@@ -268,5 +292,27 @@ mod tests {
         assert!(cache.get(10, 101).is_none());
         cache.offer(10, 101, Vec::new());
         assert!(cache.get(10, 101).is_some());
+    }
+
+    #[test]
+    fn a_lock_poisoned_by_a_panic_forgets_the_orders_and_answers_on() {
+        let cache = OrderCache::new(100, 100);
+        let keys = vec![datom_key(Index::Avet, &datom(1, "b", 50, true)).into()];
+        cache.offer(10, 100, keys.clone());
+        // A panic while the lock is held, as one in the middle of an edit.
+        let poisoner = std::thread::scope(|s| {
+            s.spawn(|| {
+                let _state = cache.state.write().unwrap();
+                panic!("a panic holding the order cache");
+            })
+            .join()
+        });
+        assert!(poisoner.is_err() && cache.state.is_poisoned());
+        // What the panic may have left half-edited is not served.
+        assert!(cache.get(10, 100).is_none());
+        assert!(!cache.state.is_poisoned(), "the lock is usable again");
+        cache.commit(101, &[]);
+        cache.offer(10, 101, keys);
+        assert_eq!(titles(&cache.get(10, 101).unwrap()), ["b"]);
     }
 }

@@ -17,7 +17,7 @@
 //! by the next transaction that changes it. Readers use an entry only at or
 //! after its basis; older database values read VAET.
 
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use rustc_hash::FxHashMap;
 
@@ -40,6 +40,34 @@ pub struct ReferrerCache {
 }
 
 impl ReferrerCache {
+    /// The state, to read. A lock poisoned by a panic is recovered as the
+    /// store's other locks are (`PoisonError::into_inner`), through `write`.
+    fn read(&self) -> RwLockReadGuard<'_, State> {
+        loop {
+            match self.state.read() {
+                Ok(state) => return state,
+                Err(poisoned) => {
+                    drop(poisoned);
+                    drop(self.write());
+                }
+            }
+        }
+    }
+
+    /// The state, to change. A panic while it was held (a bug in an edit)
+    /// may have left an entry half-changed, so a poisoned lock is taken back
+    /// with everything it held forgotten, as `reset` forgets it: the cache
+    /// is derived, and readers read sled until it fills again. `latest`
+    /// stays, being set in one step.
+    fn write(&self) -> RwLockWriteGuard<'_, State> {
+        self.state.write().unwrap_or_else(|poisoned| {
+            let mut state = poisoned.into_inner();
+            state.entries.clear();
+            self.state.clear_poison();
+            state
+        })
+    }
+
     /// An empty cache for a store whose newest transaction is `latest`.
     pub fn new(capacity: usize, latest: EntityId) -> ReferrerCache {
         ReferrerCache {
@@ -54,7 +82,7 @@ impl ReferrerCache {
     /// The entities referring to `target` through `a`, for a reader at
     /// `basis`, if the cache knows them exactly.
     pub fn get(&self, target: EntityId, a: EntityId, basis: EntityId) -> Option<Arc<[EntityId]>> {
-        let state = self.state.read().expect("referrer cache lock");
+        let state = self.read();
         match state.entries.get(&(target, a)) {
             Some((read_at, referrers)) if *read_at <= basis => Some(referrers.clone()),
             _ => None,
@@ -73,7 +101,7 @@ impl ReferrerCache {
         if self.capacity == 0 {
             return;
         }
-        let mut state = self.state.write().expect("referrer cache lock");
+        let mut state = self.write();
         if state.latest != basis {
             return;
         }
@@ -86,7 +114,7 @@ impl ReferrerCache {
     /// Forgets everything, and takes `latest` as the newest transaction:
     /// after writes were undone, it is older than the one recorded.
     pub fn reset(&self, latest: EntityId) {
-        let mut state = self.state.write().expect("referrer cache lock");
+        let mut state = self.write();
         state.entries.clear();
         state.latest = latest;
     }
@@ -94,7 +122,7 @@ impl ReferrerCache {
     /// Records transaction `tx` as applied, forgetting the `(target,
     /// attribute)` pairs whose references it asserted or retracted.
     pub fn commit(&self, tx: EntityId, touched: impl IntoIterator<Item = Key>) {
-        let mut state = self.state.write().expect("referrer cache lock");
+        let mut state = self.write();
         state.latest = state.latest.max(tx);
         for key in touched {
             state.entries.remove(&key);
@@ -131,6 +159,27 @@ mod tests {
         assert!(cache.get(2, 7, 101).is_some(), "untouched stays exact");
         cache.offer(1, 7, 100, list(&[5]));
         assert!(cache.get(1, 7, 101).is_none(), "a stale read is refused");
+        cache.offer(1, 7, 101, list(&[5, 9]));
+        assert_eq!(cache.get(1, 7, 101).as_deref(), Some(&[5, 9][..]));
+    }
+
+    #[test]
+    fn a_lock_poisoned_by_a_panic_forgets_the_entries_and_answers_on() {
+        let cache = ReferrerCache::new(10, 100);
+        cache.offer(1, 7, 100, list(&[5]));
+        // A panic while the lock is held, as one in the middle of a commit.
+        let poisoner = std::thread::scope(|s| {
+            s.spawn(|| {
+                let _state = cache.state.write().unwrap();
+                panic!("a panic holding the referrer cache");
+            })
+            .join()
+        });
+        assert!(poisoner.is_err() && cache.state.is_poisoned());
+        // What the panic may have left stale is not served.
+        assert!(cache.get(1, 7, 100).is_none());
+        assert!(!cache.state.is_poisoned(), "the lock is usable again");
+        cache.commit(101, [(1, 7)]);
         cache.offer(1, 7, 101, list(&[5, 9]));
         assert_eq!(cache.get(1, 7, 101).as_deref(), Some(&[5, 9][..]));
     }

@@ -1,7 +1,11 @@
 //! The layering of docs/ARCHITECTURE.md, checked by reading `src/` (in the
 //! spirit of rust-analyzer's tidy tests): a layer may name the modules below
-//! it and never one above or beside it. A failure names the file, the line
-//! and the rule it breaks.
+//! it and never one above or beside it, by any path (`crate::`, `forkful::`,
+//! `super::super::`, a `use` group, an alias of the crate root), and a layer
+//! that may not name the store may not call `.store()` or `.db()` either. A
+//! failure names the file, the line and the rule it breaks. The check is
+//! itself checked: mutants of a file, each reaching too far one way, must
+//! all be caught.
 
 use std::path::{Path, PathBuf};
 
@@ -49,44 +53,247 @@ fn module_of(relative: &Path) -> String {
     first.trim_end_matches(".rs").to_owned()
 }
 
-/// Every line of `source` (a file of `module`) that names a top-level module
-/// `module` may not name, as `(line number, the module named)`.
-fn violations(module: &str, source: &str, is_layer_root: bool) -> Vec<(usize, String)> {
+/// A token of Rust source, as far as paths need: identifiers and the
+/// punctuation around them. Comments, strings and characters are left out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Token {
+    Ident(String),
+    /// `::`
+    Path,
+    Punct(char),
+}
+
+/// The tokens of `source`, each with its line (from 1). Comments (doc
+/// comments too: their examples are not the module's code), string, byte
+/// string, raw string and character literals are skipped, so a path in one
+/// is not read and a `//` in a string hides nothing after it.
+fn tokens(source: &str) -> Vec<(usize, Token)> {
+    let chars: Vec<char> = source.chars().collect();
+    let mut out = Vec::new();
+    let (mut i, mut line) = (0, 1);
+    let at = |i: usize| chars.get(i).copied().unwrap_or('\0');
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\n' {
+            line += 1;
+            i += 1;
+        } else if c == '/' && at(i + 1) == '/' {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+        } else if c == '/' && at(i + 1) == '*' {
+            // Block comments nest in Rust.
+            let mut depth = 0;
+            loop {
+                if i >= chars.len() {
+                    break;
+                }
+                if chars[i] == '/' && at(i + 1) == '*' {
+                    depth += 1;
+                    i += 2;
+                } else if chars[i] == '*' && at(i + 1) == '/' {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    line += usize::from(chars[i] == '\n');
+                    i += 1;
+                }
+            }
+        } else if c == '"' || (matches!(c, 'r' | 'b' | 'c') && starts_string(&chars, i)) {
+            // Prefixes (b, r, br, c, cr), then hashes, then the quote.
+            while chars[i] != '"' && chars[i] != '#' {
+                i += 1;
+            }
+            let raw = i > 0 && (chars[i - 1] == 'r' || chars[i] == '#');
+            let mut hashes = 0;
+            while chars[i] == '#' {
+                hashes += 1;
+                i += 1;
+            }
+            i += 1; // the opening quote
+            while i < chars.len() {
+                if !raw && chars[i] == '\\' {
+                    line += usize::from(at(i + 1) == '\n');
+                    i += 2;
+                    continue;
+                }
+                line += usize::from(chars[i] == '\n');
+                if chars[i] == '"' && (0..hashes).all(|h| at(i + 1 + h) == '#') {
+                    i += 1 + hashes;
+                    break;
+                }
+                i += 1;
+            }
+        } else if c == '\'' {
+            // A character ('x', '\n', '\u{..}') or a lifetime ('a).
+            if at(i + 1) == '\\' {
+                i += 2;
+                while i < chars.len() && chars[i] != '\'' {
+                    i += 1;
+                }
+                i += 1;
+            } else if at(i + 2) == '\'' {
+                i += 3;
+            } else {
+                i += 1;
+            }
+        } else if c.is_alphanumeric() || c == '_' {
+            let begin = i;
+            while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
+                i += 1;
+            }
+            let word: String = chars[begin..i].iter().collect();
+            out.push((line, Token::Ident(word.trim_start_matches("r#").to_owned())));
+        } else if c == ':' && at(i + 1) == ':' {
+            out.push((line, Token::Path));
+            i += 2;
+        } else {
+            if !c.is_whitespace() {
+                out.push((line, Token::Punct(c)));
+            }
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Whether a string literal with a prefix (`b"`, `r#"`, `br"`, `c"`...)
+/// starts at `i`, rather than an identifier.
+fn starts_string(chars: &[char], i: usize) -> bool {
+    if i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_') {
+        return false;
+    }
+    let mut j = i;
+    while j < chars.len() && matches!(chars[j], 'r' | 'b' | 'c') && j - i < 2 {
+        j += 1;
+    }
+    let raw = chars[i..j].contains(&'r');
+    while raw && j < chars.len() && chars[j] == '#' {
+        j += 1;
+    }
+    chars.get(j) == Some(&'"')
+}
+
+/// Every place in `source`, a file of `module` whose module path is
+/// `depth` deep below the crate root (`src/web/respond.rs` is 2,
+/// `src/web/mod.rs` and `src/app.rs` are 1), that names a top-level module
+/// `module` may not name, as `(line, what it names)`.
+///
+/// A path reaches the crate root as `crate::`, `forkful::` or `super::` as
+/// many times as the file is deep (or more, in an inline module); a group
+/// there (`crate::{store, domain}`) names each of its items. An alias of the
+/// crate root (`use crate as root`) is refused outright, since the paths
+/// through it cannot be told. A module below the store in neither sense
+/// (one that may not name `store`) may not call a method `store()` or
+/// `db()` either (`site.recipes().store().db()`): that is how a handle
+/// would hand the store up.
+fn violations(module: &str, source: &str, depth: usize) -> Vec<(usize, String)> {
     let allowed = ALLOWED
         .iter()
         .find(|(m, _)| *m == module)
         .map(|(_, allowed)| *allowed)
         .unwrap_or_else(|| panic!("src/{module}: a module docs/ARCHITECTURE.md does not place"));
     let modules = modules();
+    let forbidden =
+        |name: &str| name != module && modules.contains(&name) && !allowed.contains(&name);
+    let below_store = module != "store" && !allowed.contains(&"store");
+    let tokens = tokens(source);
+    let ident = |i: usize| match tokens.get(i) {
+        Some((_, Token::Ident(word))) => Some(word.as_str()),
+        _ => None,
+    };
+    let is = |i: usize, token: &Token| tokens.get(i).is_some_and(|(_, t)| t == token);
     let mut found = Vec::new();
-    for (i, line) in source.lines().enumerate() {
-        let code = line.split("//").next().unwrap_or("");
-        // `crate::x`, and in a layer's root file (`src/x/mod.rs` or
-        // `src/x.rs`) `super::x`, which is the crate root there too.
-        let mut named = Vec::new();
-        for prefix in ["crate::", "forkful::"] {
-            named.extend(
-                code.match_indices(prefix)
-                    .map(|(at, _)| &code[at + prefix.len()..]),
-            );
+    for (i, (line, token)) in tokens.iter().enumerate() {
+        let Token::Ident(word) = token else {
+            continue;
+        };
+        // `extern crate self as root`
+        if word == "crate" && ident(i + 1) == Some("self") && ident(i + 2) == Some("as") {
+            found.push((*line, "crate self as (an alias of the crate root)".into()));
         }
-        if is_layer_root {
-            named.extend(
-                code.match_indices("super::")
-                    .map(|(at, _)| &code[at + "super::".len()..]),
-            );
+        // `x.store()`, `x.db()`, and `Recipes::store(&x)`.
+        if below_store && (word == "store" || word == "db") && i > 0 {
+            let method = is(i - 1, &Token::Punct('.'))
+                && is(i + 1, &Token::Punct('('))
+                && is(i + 2, &Token::Punct(')'));
+            let function = is(i - 1, &Token::Path) && is(i + 1, &Token::Punct('('));
+            if method || function {
+                found.push((*line, format!("{word}() (the store, by a method)")));
+            }
         }
-        for rest in named {
-            let name: String = rest
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect();
-            if name != module && modules.contains(&name.as_str()) && !allowed.contains(&&*name) {
-                found.push((i + 1, name));
+        // The start of a relative path: not a segment after `::`.
+        let starts = i == 0 || !is(i - 1, &Token::Path);
+        // `i..root` is the path up to the crate root, `root` the `::` after.
+        let root = match word.as_str() {
+            "crate" | "forkful" => Some(i + 1),
+            "super" if starts => {
+                let mut j = i;
+                let mut supers = 0;
+                while ident(j) == Some("super") && is(j + 1, &Token::Path) {
+                    supers += 1;
+                    j += 2;
+                }
+                (supers >= depth && supers > 0).then(|| j - 1)
+            }
+            _ => None,
+        };
+        if let Some(root) = root {
+            if (word == "crate" || word == "forkful") && ident(root) == Some("as") {
+                found.push((*line, format!("{word} as (an alias of the crate root)")));
+                continue;
+            }
+            if !is(root, &Token::Path) {
+                continue;
+            }
+            if let Some(name) = ident(root + 1) {
+                if forbidden(name) {
+                    found.push((*line, name.to_owned()));
+                }
+            } else if is(root + 1, &Token::Punct('{')) {
+                // Each item of the group: its first word, at depth one.
+                let (mut j, mut nesting, mut first) = (root + 2, 1, true);
+                while j < tokens.len() && nesting > 0 {
+                    match &tokens[j].1 {
+                        Token::Punct('{') => nesting += 1,
+                        Token::Punct('}') => nesting -= 1,
+                        Token::Punct(',') if nesting == 1 => first = true,
+                        Token::Ident(name) if first && nesting == 1 => {
+                            first = false;
+                            if forbidden(name) {
+                                found.push((tokens[j].0, name.clone()));
+                            } else if name == "self" && ident(j + 1) == Some("as") {
+                                found.push((
+                                    tokens[j].0,
+                                    "self as (an alias of the crate root)".into(),
+                                ));
+                            }
+                        }
+                        _ => first = false,
+                    }
+                    j += 1;
+                }
             }
         }
     }
     found
+}
+
+/// How deep below the crate root the module of a file under `src/` is:
+/// `lib.rs` and `main.rs` 0, `app.rs` and `web/mod.rs` 1, `web/respond.rs` 2.
+fn depth_of(relative: &Path) -> usize {
+    let parts = relative.components().count();
+    let is_mod = relative.file_name().is_some_and(|n| n == "mod.rs");
+    let is_root =
+        parts == 1 && (relative == Path::new("lib.rs") || relative == Path::new("main.rs"));
+    match (is_root, is_mod) {
+        (true, _) => 0,
+        (false, true) => parts - 1,
+        (false, false) => parts,
+    }
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -111,11 +318,8 @@ fn no_layer_names_one_above_or_beside_it() {
     for file in &files {
         let relative = file.strip_prefix(&src).expect("under src");
         let module = module_of(relative);
-        let is_layer_root = relative.components().count() == 1
-            || relative.file_name().is_some_and(|n| n == "mod.rs")
-                && relative.components().count() == 2;
         let source = std::fs::read_to_string(file).expect("read a source file");
-        for (line, named) in violations(&module, &source, is_layer_root) {
+        for (line, named) in violations(&module, &source, depth_of(relative)) {
             broken.push(format!(
                 "src/{}:{line}: `{module}` may not name `{named}` (docs/ARCHITECTURE.md, Layers)",
                 relative.display()
@@ -125,18 +329,113 @@ fn no_layer_names_one_above_or_beside_it() {
     assert!(broken.is_empty(), "\n{}\n", broken.join("\n"));
 }
 
+/// Each mutant is a file of a module with one way of reaching a module it
+/// may not name; each must be caught, on the line where it does.
 #[test]
-fn the_check_sees_a_layer_reaching_up_or_down_too_far() {
-    let views =
-        "use maud::html;\nuse crate::store::Db; // no\n// crate::store in a comment is fine\n";
-    assert_eq!(violations("views", views, false), [(2, "store".to_owned())]);
-    let web_root = "use super::store::Db;\nuse super::respond;\n";
-    assert_eq!(violations("web", web_root, true), [(1, "store".to_owned())]);
-    assert_eq!(violations("web", web_root, false), []);
-    let store = "fn f() { crate::domain::Recipes::open(); }\nuse crate::edn::Form;\n";
-    assert_eq!(
-        violations("store", store, false),
-        [(1, "domain".to_owned())]
-    );
-    assert!(violations("domain", "use crate::store::Db;\n", false).is_empty());
+fn the_check_sees_every_way_a_layer_reaches_up_or_down_too_far() {
+    let caught: &[(&str, usize, &str, usize)] = &[
+        // (module, depth, source, line of the reach)
+        (
+            "web",
+            2,
+            "fn f(site: &Site) {\n    let db = site.recipes().store().db();\n}\n",
+            2,
+        ),
+        ("web", 2, "let s = Recipes::store(&recipes);\n", 1),
+        (
+            "app",
+            1,
+            "fn f(r: &Recipes) -> Db { r.snapshot().db() }\n",
+            1,
+        ),
+        ("views", 2, "use forkful::store::Db;\n", 1),
+        ("views", 2, "use ::forkful::store::Db;\n", 1),
+        ("web", 2, "use super::super::store::Db;\n", 1),
+        (
+            "web",
+            2,
+            "mod tests {\n    use super::super::super::store::Db;\n}\n",
+            2,
+        ),
+        ("web", 1, "use super::store::Db;\n", 1),
+        ("app", 1, "use crate::store as s;\nfn f(_: s::Db) {}\n", 1),
+        (
+            "web",
+            2,
+            "use crate::{\n    domain::Recipes,\n    store::Db,\n};\n",
+            3,
+        ),
+        (
+            "web",
+            2,
+            "use crate::{domain::{Recipes, Snapshot}, store};\n",
+            1,
+        ),
+        ("web", 2, "fn f(_: crate :: store :: Db) {}\n", 1),
+        (
+            "web",
+            2,
+            "use crate as root;\nfn f(_: root::store::Db) {}\n",
+            1,
+        ),
+        ("web", 2, "use crate::{self as root};\n", 1),
+        ("web", 2, "extern crate self as root;\n", 1),
+        (
+            "views",
+            2,
+            "let u = \"https://example.com\"; let d: crate::store::Db;\n",
+            1,
+        ),
+        ("views", 2, "/* a comment */ use crate::store::Db;\n", 1),
+        ("views", 2, "let c = '\"'; use crate::store::Db;\n", 1),
+        (
+            "store",
+            2,
+            "fn f() { crate::domain::Recipes::open(); }\nuse crate::edn::Form;\n",
+            1,
+        ),
+        ("main", 0, "use forkful::web::routes;\n", 1),
+    ];
+    for (module, depth, source, line) in caught {
+        let found = violations(module, source, *depth);
+        assert!(
+            found.iter().any(|(at, _)| at == line),
+            "not caught in {module}, line {line}: {source:?} (found {found:?})"
+        );
+    }
+    let fine: &[(&str, usize, &str)] = &[
+        (
+            "views",
+            2,
+            "use maud::html;\n// crate::store in a comment\n",
+        ),
+        (
+            "views",
+            2,
+            "/// use crate::store::Db;\n/* crate::store /* nested */ crate::store */\n",
+        ),
+        (
+            "views",
+            2,
+            "let s = \"crate::store::Db\"; let r = r#\"forkful::store\"#;\n",
+        ),
+        ("web", 2, "use super::respond;\nuse super::store_helpers;\n"),
+        ("web", 2, "use super::store::Db;\n"),
+        ("web", 2, "flag.store(true, Ordering::Relaxed);\n"),
+        (
+            "web",
+            2,
+            "use crate::{domain::Recipes, views::{self as v}};\n",
+        ),
+        ("domain", 2, "use crate::store::Db;\nlet db = store.db();\n"),
+        ("cli", 1, "use crate::store::Store;\nrecipes.store();\n"),
+        ("main", 0, "use forkful::cli;\n"),
+    ];
+    for (module, depth, source) in fine {
+        assert_eq!(
+            violations(module, source, *depth),
+            [],
+            "{module}: {source:?}"
+        );
+    }
 }

@@ -807,3 +807,49 @@ fn sitemap_files_split_the_catalog_without_gaps_or_repeats() {
     assert_eq!(listed, all, "every recipe once, by title");
     assert!(view.sitemap_file(files, 10).unwrap().is_empty());
 }
+
+#[test]
+fn a_store_whose_attributes_are_out_of_the_order_reads_assume_is_refused() {
+    // Reads take several attributes as one range of ids: the lineage walk
+    // its two fork attributes, a recipe every attribute before its search
+    // terms, a catalog line those from the slug to `:recipe/retired`. A
+    // store that installed one of them first breaks that, and is refused
+    // when opened, in every build, rather than misread.
+    use forkful::store::schema::attribute_map;
+    use forkful::store::{Cardinality, ValueType};
+    let cases = [
+        (
+            ":recipe/forked-at-version",
+            ValueType::Long,
+            Cardinality::One,
+            "the lineage walk",
+        ),
+        (
+            ":recipe/terms",
+            ValueType::String,
+            Cardinality::Many,
+            "a recipe's read",
+        ),
+        (
+            ":recipe/retired",
+            ValueType::Boolean,
+            Cardinality::One,
+            "a catalog line",
+        ),
+    ];
+    for (ident, value_type, cardinality, read) in cases {
+        let store = Store::temporary().unwrap();
+        let mut first = Transaction::new();
+        first.map(attribute_map(ident, value_type, cardinality, None));
+        store.transact(&first).unwrap();
+        let error = Recipes::open(store).map(|_| ()).unwrap_err();
+        let message = error.to_string();
+        assert!(
+            message.contains("corrupt") && message.contains(read),
+            "{ident}: {message}"
+        );
+    }
+    // In the order the schema installs them, every read holds.
+    let recipes = Recipes::temporary().unwrap();
+    assert!(recipes.snapshot().catalog(&CatalogQuery::default()).is_ok());
+}

@@ -447,3 +447,34 @@ fn a_store_left_by_an_import_that_failed_half_way_is_refused_when_opened() {
     assert!(matches!(error, OpenError::UnfinishedImport(_)), "{error}");
     assert!(error.to_string().contains("did not finish"), "{error}");
 }
+
+#[test]
+fn an_import_whose_file_changes_between_its_check_and_its_write_is_undone() {
+    // The check pass reads the file once, the write pass again: a file
+    // that grew in between would write what was never checked.
+    let source = Store::temporary().unwrap();
+    source.transact(&schema_tx()).unwrap();
+    with_history(&source);
+    let text = exported(&source);
+    let last_tx = text.lines().last().unwrap().split(' ').nth(3).unwrap();
+    let checked: String = text
+        .lines()
+        .filter(|line| line.split(' ').nth(3) != Some(last_tx))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    assert!(
+        checked.len() < text.len(),
+        "the last transaction is left out"
+    );
+    let target = Store::temporary().unwrap();
+    let mut passes = [checked, text].into_iter();
+    let error = import(&target, || {
+        Ok(BufReader::new(Cursor::new(passes.next().unwrap())))
+    })
+    .unwrap_err();
+    assert!(
+        matches!(&error, TransferError::Import { .. }) && error.to_string().contains("changed"),
+        "{error}"
+    );
+    assert!(target.is_empty(), "nothing of it stays");
+}

@@ -1,4 +1,4 @@
-//! Integration tests, in one binary (see STYLE.md, "Tests as data").
+//! Integration tests, in one binary (see docs/ARCHITECTURE.md, `tests/it`).
 //!
 //! # Layout
 //! - `accounts`: sign up, log in, sessions, passwords, secrets out of history
@@ -15,7 +15,7 @@
 //! - `uuids`: the one text form of a uuid, in queries and imports
 //! - `faults`: failed and panicking flushes, and the size limit
 //! - `fuzz`: the fuzz targets' checks over their saved inputs and random ones
-//! - `races`: concurrent writers of one recipe or one slug
+//! - `races`: concurrent writers of one recipe or one slug, and of the schema
 //! - `crash`: writers on several threads killed with SIGKILL lose no acknowledged
 //!   transaction and leave every current-entity entry equal to its datoms
 //! - `app_crash`: the server binary killed with SIGKILL while cooks write

@@ -25,7 +25,7 @@ use forkful::web::limits::{PictureDecodes, PICTURES_PER_HOUR};
 use forkful::web::Site;
 use image::{DynamicImage, ImageFormat, RgbImage};
 
-use crate::helpers::{get, site, stored, Page};
+use crate::helpers::{count_from_env, get, site, stored, Page};
 use crate::http_client::{self, Server};
 use crate::import::serve_counted;
 use crate::writing::{new_site, recipe_fields, sign_up, Browser};
@@ -728,6 +728,9 @@ async fn every_demo_recipe_has_a_drawing_of_its_own_and_the_seed_stays_light() {
 
 const PICTURE_CHILD_DIR: &str = "FORKFUL_PICTURE_CRASH_DIR";
 
+/// How many rounds the picture crash test runs (6 unless set).
+const PICTURE_CRASH_ROUNDS: &str = "FORKFUL_PICTURE_CRASH_ROUNDS";
+
 /// The crash test's child: stores a picture, then a recipe naming it,
 /// over and over, saying `PIC` after each picture and `ACK` after each
 /// recipe, until it is killed. Ignored: only the parent runs it.
@@ -829,10 +832,7 @@ fn run_picture_child(dir: &std::path::Path, after: std::time::Duration) -> Vec<S
 #[test]
 fn a_crash_between_a_picture_and_its_recipe_leaves_no_dangling_reference() {
     let dir = tempfile::tempdir().unwrap();
-    let rounds: u64 = std::env::var("FORKFUL_PICTURE_CRASH_ROUNDS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(6);
+    let rounds = count_from_env(PICTURE_CRASH_ROUNDS, 6, "rounds");
     let mut state = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -1292,4 +1292,24 @@ async fn a_picture_address_that_cannot_be_fetched_gives_the_form_back_and_writes
         assert_eq!(refused.attrs("#title", "value"), ["Borrowed-picture dal"]);
     }
     assert!(stored(recipes.store()) == before, "nothing written");
+
+#[test]
+fn a_bad_round_count_for_the_picture_crash_test_fails_it_naming_the_value() {
+    // The test runs again as a child with the count set to a mistake: it
+    // must fail at once and say so, not run its default rounds.
+    let run = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "pictures::a_crash_between_a_picture_and_its_recipe_leaves_no_dangling_reference",
+            "--test-threads=1",
+        ])
+        .env(PICTURE_CRASH_ROUNDS, "six")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&run.stdout) + String::from_utf8_lossy(&run.stderr);
+    assert!(!run.status.success(), "the run passed: {said}");
+    assert!(
+        said.contains("FORKFUL_PICTURE_CRASH_ROUNDS") && said.contains("\"six\""),
+        "{said}"
+    );
 }

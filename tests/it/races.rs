@@ -259,3 +259,31 @@ fn a_retire_based_on_an_old_version_is_refused() {
         .unwrap();
     assert!(recipes.snapshot().recipe(&s).unwrap().retired);
 }
+
+#[test]
+fn many_opens_of_a_new_store_at_once_install_the_schema_once() {
+    // The schema is decided inside the writer: an open that finds it
+    // installed meanwhile writes nothing, rather than a second install
+    // decided on a value from before the first.
+    for _ in 0..4 {
+        let store = Store::temporary().unwrap();
+        let barrier = Arc::new(Barrier::new(WRITERS));
+        let opens: Vec<_> = (0..WRITERS)
+            .map(|_| {
+                let (store, barrier) = (store.clone(), barrier.clone());
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    Recipes::open(store).map(|_| ())
+                })
+            })
+            .collect();
+        for open in opens {
+            open.join().unwrap().unwrap();
+        }
+        assert_eq!(
+            store.stats().transactions,
+            1,
+            "one transaction installs the schema"
+        );
+    }
+}
