@@ -204,9 +204,10 @@ pub struct ServeArgs {
     /// The in-memory caches' budget in MiB (default 256): half for pages as
     /// sent, three eighths for entities (as stored), an eighth for rendered
     /// Markdown (0: none of them keeps anything). sled's cache is --cache-mb.
-    /// The server keeps its resident memory under the two together as far
-    /// as these caches can make room: when sled and the rest of the process
-    /// need more, the caches hold less (down to an eighth).
+    /// When resident memory nears this plus --cache-mb, these caches are
+    /// cut, down to an eighth of their budgets; nothing else is held, so
+    /// sled and the rest of the process can take memory past the sum, and
+    /// the server then logs a warning once.
     #[arg(
         long,
         env = "FORKFUL_MEMORY_MB",
