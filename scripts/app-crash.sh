@@ -29,11 +29,12 @@ cd "$root"
 source "$root/scripts/run-header.sh"
 whole_number app-crash "$rounds" "the number of rounds"
 
-run_header "app crash test: $rounds rounds"
-
 echo "app-crash: building (cargo build --release --locked, cargo test --test it --no-run)"
 cargo build --release --locked --quiet --bin forkful
 cargo test --quiet --test it --no-run
+
+# The header after the build: its format is the one the server run writes.
+run_header "app crash test: $rounds rounds" "$root/target/release/forkful"
 
 log=$(mktemp "${TMPDIR:-/tmp}/forkful-app-crash.XXXXXX")
 trap 'rm -f "$log"' EXIT

@@ -26,10 +26,12 @@ cd "$root"
 source "$root/scripts/run-header.sh"
 whole_number crash "$rounds" "the number of rounds"
 
-run_header "crash test: $rounds rounds"
-
 echo "crash: building (cargo test --test it --no-run)"
 cargo test --quiet --test it --no-run
+
+# The header after the build: its format is the one the tested code writes
+# (the binary is built from the same library as the test).
+run_header "crash test: $rounds rounds" "$root/target/debug/forkful"
 
 log=$(mktemp "${TMPDIR:-/tmp}/forkful-crash.XXXXXX")
 trap 'rm -f "$log"' EXIT

@@ -29,11 +29,12 @@ cd "$root"
 source "$root/scripts/run-header.sh"
 whole_number soak "$seconds" "the number of seconds"
 
-run_header "soak test: $seconds s"
-
 echo "soak: building (cargo build --release --locked, cargo test --test it --no-run)"
 cargo build --release --locked --quiet --bin forkful
 cargo test --quiet --test it --no-run
+
+# The header after the build: its format is the one the server run writes.
+run_header "soak test: $seconds s" "$root/target/release/forkful"
 
 log=$(mktemp "${TMPDIR:-/tmp}/forkful-soak.XXXXXX")
 trap 'rm -f "$log"' EXIT

@@ -28,8 +28,9 @@ pub struct Config {
     pub base_url: Option<String>,
     /// The page cache's budget in bytes.
     pub page_cache_bytes: u64,
-    /// The resident memory to keep the process under, in bytes, by
-    /// shrinking the caches (`web::memory_limit`); None: the caches keep
+    /// The resident memory, in bytes, near which the caches are shrunk
+    /// (`web::memory_limit`): down to an eighth of their budgets, and no
+    /// further, so the process may still go past it. None: the caches keep
     /// their budgets whatever the process holds.
     pub memory_limit: Option<u64>,
     /// Whether imports may fetch from this machine and private networks

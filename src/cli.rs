@@ -12,6 +12,7 @@
 use std::fs::File;
 use std::io::{BufReader, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
@@ -24,12 +25,24 @@ use crate::import;
 use crate::seed;
 use crate::store::query::{self, Input, Query};
 use crate::store::transfer::{self, TransferSummary};
-use crate::store::{Store, StoreConfig};
+use crate::store::{Store, StoreConfig, FORMAT_VERSION};
 use crate::web::client_address::{ForwardedHeader, Network, TrustedProxies};
+
+/// `--version`'s line after the name: the crate's version and the storage
+/// format this build reads and writes, e.g. `0.1.0 (storage format 9)`.
+/// The long-run scripts print it in their headers, so that a figure names
+/// the format of the binary that made it, not a number copied from the
+/// source.
+static VERSION: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "{} (storage format {FORMAT_VERSION})",
+        env!("CARGO_PKG_VERSION")
+    )
+});
 
 /// forkful: recipes with their whole history, forkable like repositories.
 #[derive(Debug, Parser)]
-#[command(name = "forkful", version, about)]
+#[command(name = "forkful", version = VERSION.as_str(), about)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -191,9 +204,10 @@ pub struct ServeArgs {
     /// The in-memory caches' budget in MiB (default 256): half for pages as
     /// sent, three eighths for entities (as stored), an eighth for rendered
     /// Markdown (0: none of them keeps anything). sled's cache is --cache-mb.
-    /// The server keeps its resident memory under the two together as far
-    /// as these caches can make room: when sled and the rest of the process
-    /// need more, the caches hold less (down to an eighth).
+    /// When resident memory nears this plus --cache-mb, these caches are
+    /// cut, down to an eighth of their budgets; nothing else is held, so
+    /// sled and the rest of the process can take memory past the sum, and
+    /// the server then logs a warning once.
     #[arg(
         long,
         env = "FORKFUL_MEMORY_MB",

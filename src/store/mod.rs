@@ -14,9 +14,20 @@
 //! against the current state and applying its batch, not the flush. The flush
 //! is shared: whoever finds no flush running flushes everything applied so
 //! far, and every writer whose transaction that covered is acknowledged at
-//! once. Under load, many transactions ride on one fsync (group commit);
+//! once. Under load, many transactions ride on one flush (group commit);
 //! alone, a transaction pays for its own. Readers see a transaction only once
 //! it is durable, so nothing a reader saw can be lost in a crash.
+//!
+//! Durable means that a `sled::Db::flush` begun after the batch was applied
+//! has returned. On Linux, sled 0.34's flush writes its log with `pwrite`
+//! and waits on `sync_file_range` for the bytes written: they are written
+//! back to the device, which no killed process can undo, but the file's
+//! metadata is not written and the drive is asked for no cache flush, so it
+//! is not an fsync. The fsync (`sync_all`) is sled's background flusher's,
+//! after each of its passes (`flush_every_ms(500)` in `open_with`), and
+//! waits for no writer. A process crash loses nothing acknowledged; a
+//! power cut may lose what was acknowledged since the flusher's last
+//! fsync, and is not tested (docs/SECURITY.md).
 //!
 //! `transact_with` runs a function on the latest value inside the writer
 //! and applies the transaction it returns (Datomic's transaction
@@ -195,7 +206,7 @@ struct Inner {
 pub struct StoreStats {
     /// Transactions committed (durable and acknowledged).
     pub transactions: u64,
-    /// sled flushes (fsyncs) that made them durable.
+    /// sled flushes that made them durable.
     pub flushes: u64,
     /// Index reads (range scans) started by database values.
     pub reads: u64,

@@ -48,6 +48,20 @@ fn store_with_dal(dir: &Path) {
 }
 
 #[test]
+fn version_names_the_storage_format_the_binary_writes() {
+    let output = forkful(&["--version"]);
+    assert!(output.status.success());
+    assert_eq!(
+        text(&output.stdout).trim_end(),
+        format!(
+            "forkful {} (storage format {})",
+            env!("CARGO_PKG_VERSION"),
+            forkful::store::FORMAT_VERSION
+        )
+    );
+}
+
+#[test]
 fn export_and_import_on_the_command_line_copy_a_store() {
     let root = tempfile::tempdir().unwrap();
     let (source, copy, file) = (
