@@ -1292,6 +1292,7 @@ async fn a_picture_address_that_cannot_be_fetched_gives_the_form_back_and_writes
         assert_eq!(refused.attrs("#title", "value"), ["Borrowed-picture dal"]);
     }
     assert!(stored(recipes.store()) == before, "nothing written");
+}
 
 #[test]
 fn a_bad_round_count_for_the_picture_crash_test_fails_it_naming_the_value() {
