@@ -170,8 +170,8 @@ pub const PICTURE_DECODES_AT_ONCE: usize = 1;
 /// answered 503: a form sent while another cook's picture is read still
 /// goes through, and one of a burst comes back within seconds, its text
 /// kept, rather than after every picture in front of it. (A debug build,
-/// whose own code is not optimised, takes about 16 s over one picture at
-/// the cap, so there a burst decodes only its first.)
+/// whose own code is not optimised, takes seconds over one picture at the
+/// cap, so there a burst decodes only its first or second.)
 pub const PICTURE_DECODE_WAIT: Duration = Duration::from_secs(5);
 
 /// What a picture turned away is told to wait, in seconds (`Retry-After`):
