@@ -163,19 +163,56 @@ pub struct Prepared {
     pub variants: Vec<(String, Vec<u8>)>,
 }
 
-/// The hash that names an upload.
+/// An unkeyed hash, in the form of a picture's name: what names a drawn
+/// picture (the demo's, public by design).
 pub fn hash_of(bytes: &[u8]) -> String {
     let digest = Blake2b::<U16>::digest(bytes);
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    hex(&digest)
 }
 
-/// Decodes `bytes` and encodes every variant.
-pub fn prepare(bytes: &[u8]) -> Result<Prepared, PictureError> {
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A store's secret key for naming uploads: 32 random bytes.
+#[derive(Clone)]
+pub struct NameKey([u8; 32]);
+
+impl NameKey {
+    pub fn random() -> NameKey {
+        use argon2::password_hash::rand_core::{OsRng, RngCore};
+        let mut key = [0u8; 32];
+        OsRng.fill_bytes(&mut key);
+        NameKey(key)
+    }
+
+    pub fn from_bytes(bytes: &[u8]) -> Option<NameKey> {
+        bytes.try_into().ok().map(NameKey)
+    }
+
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// The name an upload is stored under: its BLAKE2b hash keyed by the
+/// store's `key` (128 bits, as `hash_of`'s), so a name cannot be worked
+/// out from the file, only learnt from the site.
+pub fn name_of(key: &NameKey, bytes: &[u8]) -> String {
+    use blake2::digest::{FixedOutput, KeyInit, Update};
+    let mut mac = blake2::Blake2bMac::<U16>::new_from_slice(&key.0)
+        .expect("32 bytes is a BLAKE2b key's length");
+    mac.update(bytes);
+    hex(&mac.finalize_fixed())
+}
+
+/// Decodes `bytes` and encodes every variant, to be stored as `name`.
+pub fn prepare(bytes: &[u8], name: String) -> Result<Prepared, PictureError> {
     if bytes.len() > MAX_UPLOAD_BYTES {
         return Err(PictureError::TooLarge(bytes.len()));
     }
     let image = decode(bytes)?;
-    encoded(flattened(image), hash_of(bytes))
+    encoded(flattened(image), name)
 }
 
 /// A picture drawn by code (the demo's): named by a hash of its pixels.
@@ -315,6 +352,21 @@ fn jpeg(rgb: &RgbImage) -> Result<Vec<u8>, PictureError> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    /// `super::prepare`, named as a drawn picture is.
+    fn prepare(bytes: &[u8]) -> Result<Prepared, PictureError> {
+        super::prepare(bytes, hash_of(bytes))
+    }
+
+    #[test]
+    fn an_uploads_name_depends_on_the_stores_key() {
+        let (one, other) = (NameKey::random(), NameKey::random());
+        let upload = b"the same file";
+        assert_eq!(name_of(&one, upload), name_of(&one, upload));
+        assert_ne!(name_of(&one, upload), name_of(&other, upload));
+        assert_ne!(name_of(&one, upload), hash_of(upload));
+        assert!(is_hash(&name_of(&one, upload)));
+    }
 
     /// A picture `w` by `h` in `format`, a gradient so it is not flat.
     pub fn encoded(w: u32, h: u32, format: ImageFormat) -> Vec<u8> {

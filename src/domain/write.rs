@@ -39,6 +39,8 @@ pub struct Recipes {
     /// Opened once, with the domain, so that reading a picture never
     /// creates a tree.
     pictures: Keyspace,
+    /// The store's secret key for naming uploads (`pictures::name_of`).
+    picture_key: pictures::NameKey,
 }
 
 /// Who makes a change, why, and (for imported history) when.
@@ -89,10 +91,12 @@ impl Recipes {
         schema::install(&store)?;
         let attrs = Attrs::resolve(&store.db())?;
         let pictures = store.keyspace(PICTURES).map_err(store_error)?;
+        let picture_key = picture_key(&store)?;
         Ok(Recipes {
             store,
             attrs,
             pictures,
+            picture_key,
         })
     }
 
@@ -140,11 +144,19 @@ impl Recipes {
     /// that is not there. The same upload twice is stored once. The
     /// picture's `alt` is left empty, for the caller to say.
     pub fn add_picture(&self, bytes: &[u8]) -> Result<Picture, DomainError> {
-        let hash = pictures::hash_of(bytes);
-        if let Some(picture) = self.picture(&hash)? {
+        let name = self.picture_name(bytes);
+        if let Some(picture) = self.picture(&name)? {
             return Ok(picture);
         }
-        self.store_picture(pictures::prepare(bytes)?)
+        self.store_picture(pictures::prepare(bytes, name)?)
+    }
+
+    /// The name an upload of `bytes` is stored under here: a hash keyed by
+    /// this store's secret, so that whoever has the file cannot find it on
+    /// the site (an upload whose form was never saved included); only the
+    /// cook who sent it, and readers of the recipes that show it, see it.
+    pub fn picture_name(&self, bytes: &[u8]) -> String {
+        pictures::name_of(&self.picture_key, bytes)
     }
 
     /// Stores a prepared picture's variants, durably (see `add_picture`).
@@ -526,6 +538,26 @@ use super::pictures::KEYSPACE as PICTURES;
 
 fn variant_key(hash: &str, name: &str) -> Vec<u8> {
     format!("{hash}-{name}").into_bytes()
+}
+
+/// The keyspace that holds the key uploads are named with, outside every
+/// export: an imported store makes a key of its own, and its pictures keep
+/// the names they came with.
+const PICTURE_KEY_SPACE: &str = "picture-key";
+
+/// This store's key for naming uploads, made at random the first time (a
+/// compare-and-swap, so two openings agree on one).
+fn picture_key(store: &Store) -> Result<pictures::NameKey, DomainError> {
+    let keys = store.keyspace(PICTURE_KEY_SPACE).map_err(store_error)?;
+    if keys.get(b"key").map_err(store_error)?.is_none() {
+        let fresh = pictures::NameKey::random();
+        keys.compare_and_swap(b"key", None, Some(fresh.as_bytes()))
+            .map_err(crate::store::StoreError::from)?;
+    }
+    let stored = keys.get(b"key").map_err(store_error)?;
+    stored
+        .and_then(|bytes| pictures::NameKey::from_bytes(&bytes))
+        .ok_or_else(|| DomainError::Invalid("the store's picture key is not a key".into()))
 }
 
 fn store_error(e: crate::store::StorageError) -> DomainError {

@@ -640,7 +640,7 @@ async fn an_imported_pages_picture_is_stored_and_one_that_cannot_be_fetched_is_l
         .await;
     assert_eq!(done.status, 303, "{}", done.body);
     let page = ann.get("/recipes/easy-chana-masala").await;
-    let hash = forkful::domain::pictures::hash_of(&picture);
+    let hash = ann.site.recipes().picture_name(&picture);
     let mut drawn = page.attrs("img", "src");
     drawn.extend(page.attrs("img", "srcset"));
     assert!(!drawn.is_empty());
