@@ -103,7 +103,18 @@ impl Recipes {
         Recipes::open(store)
     }
 
+    /// The store under the domain: for the domain's own modules
+    /// (accounts), and, with the `testing` feature, for tests. The layers
+    /// above read through `Snapshot` and write through `Recipes`, so the
+    /// compiler, not only the layering test, keeps the store from them.
+    #[cfg(feature = "testing")]
     pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// See the `testing` build's `store`.
+    #[cfg(not(feature = "testing"))]
+    pub(in crate::domain) fn store(&self) -> &Store {
         &self.store
     }
 
