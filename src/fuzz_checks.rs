@@ -7,7 +7,7 @@
 //! these functions over the saved inputs in `tests/fixtures/fuzz/` and over
 //! proptest's random ones) run exactly the same checks: a crash found by
 //! fuzzing, saved as a fixture, fails `cargo test` on stable until it is
-//! fixed. Not part of the site; hidden from its documentation.
+//! fixed. Not part of the site: built only with the `testing` feature.
 //!
 //! Each function takes whatever bytes it is given. Text readers see them
 //! through `String::from_utf8_lossy`, so that the fuzzer's non-UTF-8

@@ -107,6 +107,11 @@ impl Recipes {
         Recipes::open(store)
     }
 
+    /// The store under the domain: for the domain's own modules
+    /// (accounts), and, with the `testing` feature, for tests. The layers
+    /// above read through `Snapshot` and write through `Recipes`, so the
+    /// compiler, not only the layering test, keeps the store from them.
+    #[cfg(feature = "testing")]
     pub fn store(&self) -> &Store {
         &self.store
     }
@@ -117,6 +122,12 @@ impl Recipes {
     /// only once its group is flushed.
     pub fn wait_published(&self) -> Result<(), DomainError> {
         Ok(self.store.sync()?)
+    }
+
+    /// See the `testing` build's `store`.
+    #[cfg(not(feature = "testing"))]
+    pub(in crate::domain) fn store(&self) -> &Store {
+        &self.store
     }
 
     /// Lets the store's entity cache hold `share` (0 to 1) of its budget:

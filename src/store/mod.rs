@@ -189,6 +189,7 @@ struct Inner {
     flush: Mutex<FlushState>,
     /// Fault injection for tests: what the next flush does instead of
     /// flushing (`FlushFault`), as a `u8`; 0 is nothing.
+    #[cfg(feature = "testing")]
     next_flush_fault: std::sync::atomic::AtomicU8,
     flushed: Condvar,
     reads: Arc<AtomicU64>,
@@ -376,6 +377,7 @@ impl Store {
                     schemas: Vec::new(),
                     undo: Vec::new(),
                 }),
+                #[cfg(feature = "testing")]
                 next_flush_fault: std::sync::atomic::AtomicU8::new(0),
                 flushed: Condvar::new(),
                 reads,
@@ -834,6 +836,7 @@ impl Store {
 
     /// One sled flush, or the injected fault.
     fn flush_sled(&self) -> Result<(), TransactError> {
+        #[cfg(feature = "testing")]
         match self.inner.next_flush_fault.swap(0, Ordering::AcqRel) {
             1 => {
                 let injected = std::io::Error::other("injected flush failure");
@@ -851,8 +854,8 @@ impl Store {
     }
 
     /// Makes the next flush fail, for tests of what the store does after
-    /// one. Not for use outside tests.
-    #[doc(hidden)]
+    /// one. Only with the `testing` feature.
+    #[cfg(feature = "testing")]
     pub fn inject_flush_fault(&self, fault: FlushFault) {
         let code = match fault {
             FlushFault::Error => 1,
@@ -983,7 +986,7 @@ struct Written<'a> {
 pub type RawEntry = (Vec<u8>, Vec<u8>, Vec<u8>);
 
 /// What an injected flush fault does (`Store::inject_flush_fault`).
-#[doc(hidden)]
+#[cfg(feature = "testing")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FlushFault {
     /// The flush returns an I/O error.
