@@ -62,16 +62,24 @@ impl Change {
     }
 
     /// The author's handle, once the change is known to be writable: a
-    /// handle of a-z, 0-9 and `-`, and a note that says something.
+    /// handle of a-z, 0-9 and `-`, and a note that says something, in at
+    /// most `MAX_NOTE` bytes (so that a version fits in one transaction:
+    /// `content`'s arithmetic).
     pub fn checked_author(&self) -> Result<Slug, String> {
         let handle = Slug::parse(&self.author)
             .map_err(|_| format!("{:?} is not a user handle (a-z, 0-9, -)", self.author))?;
         if self.note.trim().is_empty() {
             return Err("a change needs a note saying what changed".into());
         }
+        if self.note.trim().len() > MAX_NOTE {
+            return Err(format!("a change's note is longer than {MAX_NOTE} bytes"));
+        }
         Ok(handle)
     }
 }
+
+/// The longest note a change may have.
+pub const MAX_NOTE: usize = super::content::MAX_TEXT;
 
 /// What a new recipe forks, for `create`.
 #[derive(Debug, Clone)]
@@ -226,7 +234,7 @@ impl Recipes {
         content: Content,
         change: &Change,
     ) -> Result<TxReport, DomainError> {
-        let content = content.normalized().map_err(DomainError::Invalid)?;
+        let content = content.normalized()?;
         let mut tx = Transaction::new();
         tx.map(new_recipe_map("recipe", slug, &content, None, change));
         stamp(&mut tx, change)?;
@@ -248,7 +256,7 @@ impl Recipes {
         source: &Source,
         change: &Change,
     ) -> Result<(Slug, TxReport), DomainError> {
-        let content = content.normalized().map_err(DomainError::Invalid)?;
+        let content = content.normalized()?;
         let (report, slug) = self.store.transact_with(|db| -> Result<_, DomainError> {
             let view = self.view_of(db);
             let slug = free_slug(&view, slug)?;
@@ -306,7 +314,7 @@ impl Recipes {
         content: Content,
         change: &Change,
     ) -> Result<TxReport, DomainError> {
-        let content = content.normalized().map_err(DomainError::Invalid)?;
+        let content = content.normalized()?;
         let mut stamped = Transaction::new();
         stamp(&mut stamped, change)?;
         let (report, ()) = self.store.transact_with(|db| -> Result<_, DomainError> {
@@ -459,9 +467,7 @@ impl Recipes {
             let number = version.unwrap_or_else(|| recipe.newest());
             let at = Snapshot::nth_version(parent, &versions, number)?;
             let content = view.content_at(recipe.id, at.basis)?;
-            let content = changes(content)
-                .normalized()
-                .map_err(DomainError::Invalid)?;
+            let content = changes(content).normalized()?;
             self.check_picture(&content)?;
             let slug = match slug {
                 Some(slug) => {
