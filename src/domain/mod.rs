@@ -40,7 +40,7 @@ pub(crate) mod write;
 
 pub use accounts::{AccountError, Accounts, Cook, NewSession};
 pub use attrs::Attrs;
-pub use content::{Content, Minutes, Step, Yield};
+pub use content::{Content, ContentError, ContentField, Minutes, Step, Yield};
 pub use ids::{Basis, Instant, RecipeId, VersionNumber};
 pub use models::{
     Breadcrumb, Comparison, CookPage, Crumb, Family, History, LineageShow, Link, RecipeShow,
@@ -52,7 +52,7 @@ pub use read::{
     SearchPage, Snapshot, Sort, Version, MAX_SORTED_TAG, RETIRED,
 };
 pub use slug::{BadSlug, Slug};
-pub use write::{Change, Recipes};
+pub use write::{Change, Recipes, MAX_NOTE};
 
 use crate::store::{ReadError, StorageError, StoreError, TransactError};
 
@@ -82,7 +82,11 @@ pub enum DomainError {
     SlugReserved(String),
     #[error(transparent)]
     BadSlug(#[from] BadSlug),
-    /// The content or request cannot be a recipe.
+    /// The content cannot be a recipe, or would not fit in one
+    /// transaction; the error says which field.
+    #[error(transparent)]
+    Content(#[from] ContentError),
+    /// The request cannot be carried out as asked.
     #[error("{0}")]
     Invalid(String),
     /// The recipe moved on since the version a write was based on.

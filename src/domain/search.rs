@@ -28,25 +28,68 @@ const STOP_WORDS: &[&str] = &[
 
 /// The lower-case words of `text`, split at anything not a letter or digit.
 pub fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+    pieces(text).filter_map(|(_, word)| term(word))
+}
+
+/// Each run of letters and digits of `text` (and the empty ones between
+/// two separators), with the byte where it starts.
+fn pieces(text: &str) -> impl Iterator<Item = (usize, &str)> {
     text.split(|c: char| !c.is_alphanumeric())
+        .map(move |piece| (piece.as_ptr() as usize - text.as_ptr() as usize, piece))
+}
+
+/// The term a word is indexed as, if it is worth indexing.
+fn term(word: &str) -> Option<String> {
+    Some(word)
         .filter(|w| w.chars().count() >= MIN_TERM)
         .map(str::to_lowercase)
         .filter(|w| !STOP_WORDS.contains(&w.as_str()))
 }
 
+/// The longest start of `text` whose words are at most `most` different
+/// terms: where an import cuts a summary to fit `MAX_SUMMARY_TERMS`.
+pub fn within_terms(text: &str, most: usize) -> &str {
+    let mut seen = BTreeSet::new();
+    for (start, word) in pieces(text) {
+        if let Some(term) = term(word) {
+            if seen.len() == most && !seen.contains(&term) {
+                return &text[..start];
+            }
+            seen.insert(term);
+        }
+    }
+    text
+}
+
 /// The terms of a version: from its title, summary, ingredient items and tags.
 pub fn terms(content: &Content) -> BTreeSet<String> {
     let mut out: BTreeSet<String> = words(&content.title).collect();
-    if let Some(summary) = &content.summary {
-        out.extend(words(summary));
-    }
-    for line in &content.ingredients {
-        out.extend(words(IngredientLine::parse(line).item()));
-    }
+    out.extend(summary_terms(content));
+    out.extend(ingredient_terms(content));
     for tag in &content.tags {
         out.extend(words(tag));
     }
     out
+}
+
+/// The terms of a version's summary (`MAX_SUMMARY_TERMS` at most).
+pub fn summary_terms(content: &Content) -> BTreeSet<String> {
+    content
+        .summary
+        .as_deref()
+        .map(words)
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// The terms of its ingredient lines' items (`MAX_INGREDIENT_TERMS` at most).
+pub fn ingredient_terms(content: &Content) -> BTreeSet<String> {
+    content
+        .ingredients
+        .iter()
+        .flat_map(|line| words(IngredientLine::parse(line).item()).collect::<Vec<_>>())
+        .collect()
 }
 
 #[cfg(test)]
@@ -79,5 +122,15 @@ mod tests {
             );
         }
         assert!(!terms.contains("in") && !terms.contains("washed") && !terms.contains("200"));
+    }
+
+    #[test]
+    fn a_text_is_cut_before_the_first_term_past_the_limit() {
+        let text = "Eggs, eggs and greens; then more greens.";
+        assert_eq!(within_terms(text, 2), "Eggs, eggs and greens; ");
+        assert_eq!(within_terms(text, 3), "Eggs, eggs and greens; then ");
+        assert_eq!(within_terms(text, 4), text);
+        assert_eq!(within_terms(text, 0), "");
+        assert_eq!(within_terms("", 1), "");
     }
 }

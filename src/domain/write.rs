@@ -64,16 +64,24 @@ impl Change {
     }
 
     /// The author's handle, once the change is known to be writable: a
-    /// handle of a-z, 0-9 and `-`, and a note that says something.
+    /// handle of a-z, 0-9 and `-`, and a note that says something, in at
+    /// most `MAX_NOTE` bytes (so that a version fits in one transaction:
+    /// `content`'s arithmetic).
     pub fn checked_author(&self) -> Result<Slug, String> {
         let handle = Slug::parse(&self.author)
             .map_err(|_| format!("{:?} is not a user handle (a-z, 0-9, -)", self.author))?;
         if self.note.trim().is_empty() {
             return Err("a change needs a note saying what changed".into());
         }
+        if self.note.trim().len() > MAX_NOTE {
+            return Err(format!("a change's note is longer than {MAX_NOTE} bytes"));
+        }
         Ok(handle)
     }
 }
+
+/// The longest note a change may have.
+pub const MAX_NOTE: usize = super::content::MAX_TEXT;
 
 /// What a new recipe forks, for `create`.
 #[derive(Debug, Clone)]
@@ -257,7 +265,7 @@ impl Recipes {
         content: Content,
         change: &Change,
     ) -> Result<TxReport, DomainError> {
-        let content = content.normalized().map_err(DomainError::Invalid)?;
+        let content = content.normalized()?;
         let mut tx = Transaction::new();
         tx.map(new_recipe_map("recipe", slug, &content, None, change));
         stamp(&mut tx, change)?;
@@ -279,7 +287,7 @@ impl Recipes {
         source: &Source,
         change: &Change,
     ) -> Result<(Slug, TxReport), DomainError> {
-        let content = content.normalized().map_err(DomainError::Invalid)?;
+        let content = content.normalized()?;
         let (report, slug) = self.store.transact_with(|db| -> Result<_, DomainError> {
             let view = self.view_of(db);
             let slug = free_slug(&view, slug)?;
@@ -337,7 +345,7 @@ impl Recipes {
         content: Content,
         change: &Change,
     ) -> Result<TxReport, DomainError> {
-        let content = content.normalized().map_err(DomainError::Invalid)?;
+        let content = content.normalized()?;
         let mut stamped = Transaction::new();
         stamp(&mut stamped, change)?;
         let (report, ()) = self.store.transact_with(|db| -> Result<_, DomainError> {
@@ -490,9 +498,7 @@ impl Recipes {
             let number = version.unwrap_or_else(|| recipe.newest());
             let at = Snapshot::nth_version(parent, &versions, number)?;
             let content = view.content_at(recipe.id, at.basis)?;
-            let content = changes(content)
-                .normalized()
-                .map_err(DomainError::Invalid)?;
+            let content = changes(content).normalized()?;
             self.check_picture(&content)?;
             let slug = match slug {
                 Some(slug) => {
@@ -577,14 +583,48 @@ fn store_error(e: crate::store::StorageError) -> DomainError {
 
 /// `slug` if no recipe has it, else the first of `slug-2`, `slug-3`... free
 /// (a reserved slug counts as taken).
+///
+/// Decided inside the single writer, so its reads are bounded: the
+/// numbered slugs are read in one range read (`Snapshot::numbered_slugs`)
+/// and the first number missing is found in memory, however many forks
+/// share the base. `with_suffix` shortens a base near the longest slug to
+/// make room for the number, so the numbers of each width may have a
+/// stem of their own: one range read per stem, one in all but for such a
+/// base.
 fn free_slug(view: &Snapshot, slug: &Slug) -> Result<Slug, DomainError> {
-    let mut candidate = slug.clone();
-    let mut n = 2;
-    while candidate.is_reserved() || view.find(&candidate)?.is_some() {
-        candidate = slug.with_suffix(n);
-        n += 1;
+    if !slug.is_reserved() && view.find(slug)?.is_none() {
+        return Ok(slug.clone());
     }
-    Ok(candidate)
+    let mut n = 2;
+    loop {
+        let first = slug.with_suffix(n);
+        let stem = stem_of(&first, n).to_owned();
+        let taken: BTreeSet<usize> = view
+            .numbered_slugs(&stem)?
+            .iter()
+            .filter_map(|taken| {
+                let number = taken[stem.len()..].parse().ok()?;
+                (slug.with_suffix(number).as_str() == taken).then_some(number)
+            })
+            .collect();
+        loop {
+            let candidate = slug.with_suffix(n);
+            if stem_of(&candidate, n) != stem.as_str() {
+                break;
+            }
+            if !taken.contains(&n) && !candidate.is_reserved() {
+                return Ok(candidate);
+            }
+            n += 1;
+        }
+    }
+}
+
+/// The numbered slug `slug-n` without its number: `slug-`.
+fn stem_of(numbered: &Slug, n: usize) -> &str {
+    let digits = n.to_string().len();
+    let text = numbered.as_str();
+    &text[..text.len() - digits]
 }
 
 /// Refuses a new recipe a slug another recipe, or one of the site's own
@@ -817,4 +857,85 @@ fn new_recipe_map(
             .with(":recipe/forked-at-version", fork.at_version);
     }
     map
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A store with a recipe at each of `slugs`.
+    fn recipes_at(slugs: &[String]) -> Recipes {
+        let recipes = Recipes::temporary().unwrap();
+        let change = Change::by("ann", "first");
+        for slug in slugs {
+            let content = Content {
+                title: slug.clone(),
+                ..Content::default()
+            };
+            let slug = Slug::parse(slug).unwrap();
+            recipes.create(&slug, content, &change).unwrap();
+        }
+        recipes
+    }
+
+    /// The free slug for `base`, and the index reads it took.
+    fn free_with_reads(recipes: &Recipes, base: &str) -> (String, u64) {
+        let view = recipes.snapshot();
+        let before = view.reads_so_far();
+        let free = free_slug(&view, &Slug::parse(base).unwrap()).unwrap();
+        (free.to_string(), view.reads_so_far() - before)
+    }
+
+    #[test]
+    fn the_first_free_number_is_found_in_reads_that_do_not_grow_with_the_numbers_taken() {
+        let mut reads = Vec::new();
+        for n in [5, 40] {
+            // soup, soup-2 .. soup-n but soup-(n - 2), and slugs the range
+            // must pass over or leave out: words after the stem, numbers
+            // with more after them, a number with a leading zero.
+            let mut slugs: Vec<String> = ["soup", "soup-ann", "soup-ann-2", "soup-3-ben"]
+                .map(String::from)
+                .into();
+            slugs.extend((2..=n).filter(|i| *i != n - 2).map(|i| format!("soup-{i}")));
+            slugs.push("soup-03".into());
+            let recipes = recipes_at(&slugs);
+            let (free, read) = free_with_reads(&recipes, "soup");
+            assert_eq!(free, format!("soup-{}", n - 2));
+            reads.push(read);
+            recipes
+                .create(
+                    &Slug::parse(&free).unwrap(),
+                    Content {
+                        title: "Soup".into(),
+                        ..Content::default()
+                    },
+                    &Change::by("ann", "gap"),
+                )
+                .unwrap();
+            assert_eq!(
+                free_with_reads(&recipes, "soup").0,
+                format!("soup-{}", n + 1)
+            );
+            assert_eq!(free_with_reads(&recipes, "broth").0, "broth");
+        }
+        assert_eq!(
+            reads[0], reads[1],
+            "reads for 5 and for 40 taken: {reads:?}"
+        );
+    }
+
+    #[test]
+    fn a_reserved_slug_is_taken_and_a_long_base_is_shortened_for_its_number() {
+        let recipes = recipes_at(&[]);
+        assert_eq!(free_with_reads(&recipes, "new").0, "new-2");
+        let long = "a".repeat(80);
+        let numbered: Vec<String> = (2..=9).map(|i| format!("{}-{i}", "a".repeat(78))).collect();
+        let mut slugs = vec![long.clone()];
+        slugs.extend(numbered);
+        let recipes = recipes_at(&slugs);
+        assert_eq!(
+            free_with_reads(&recipes, &long).0,
+            format!("{}-10", "a".repeat(77))
+        );
+    }
 }

@@ -60,7 +60,7 @@ pub fn from_html(html: &str, url: &str) -> Result<Imported, ImportError> {
         .filter(|image| image.starts_with("https://") || image.starts_with("http://"));
     let content = text::within_limits(found.content)
         .normalized()
-        .map_err(ImportError::Invalid)?;
+        .map_err(|e| ImportError::Invalid(e.to_string()))?;
     let name = found
         .site_name
         .or_else(|| site_name_of(&page))

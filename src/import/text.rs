@@ -2,9 +2,11 @@
 //! durations, relative addresses, and lengths this site keeps.
 
 use crate::domain::content::{
-    tag_has_address, MAX_INGREDIENTS, MAX_LINE, MAX_STEPS, MAX_TAG, MAX_TAGS, MAX_TEXT, MAX_TITLE,
+    tag_has_address, MAX_INGREDIENTS, MAX_INGREDIENT_TERMS, MAX_LINE, MAX_STEPS, MAX_SUMMARY_TERMS,
+    MAX_TAG, MAX_TAGS, MAX_TEXT, MAX_TITLE,
 };
-use crate::domain::{Content, Minutes};
+use crate::domain::ingredient::IngredientLine;
+use crate::domain::{search, Content, Minutes};
 
 /// `text` without tags and with entities decoded, its whitespace collapsed:
 /// sites put `<p>` and `&amp;` in JSON-LD strings.
@@ -116,7 +118,8 @@ fn clipped_bytes(text: &str, max: usize) -> String {
 pub fn within_limits(mut content: Content) -> Content {
     content.title = clipped(&content.title, MAX_TITLE);
     let text = |t: Option<String>| t.map(|t| clipped_bytes(&t, MAX_TEXT));
-    content.summary = text(content.summary);
+    content.summary =
+        text(content.summary).map(|t| search::within_terms(&t, MAX_SUMMARY_TERMS).to_owned());
     content.notes = text(content.notes);
     let line = |t: Option<String>| t.map(|t| clipped(&t, MAX_LINE));
     content.cuisine = line(content.cuisine);
@@ -130,6 +133,16 @@ pub fn within_limits(mut content: Content) -> Content {
     content.ingredients.truncate(MAX_INGREDIENTS);
     for i in &mut content.ingredients {
         *i = clipped_bytes(i, MAX_LINE);
+    }
+    // The lines whose items stay within `MAX_INGREDIENT_TERMS`, counted as
+    // `Content::normalized` counts them.
+    let mut terms = std::collections::BTreeSet::new();
+    let fit = content.ingredients.iter().position(|line| {
+        terms.extend(search::words(IngredientLine::parse(line).item()));
+        terms.len() > MAX_INGREDIENT_TERMS
+    });
+    if let Some(first_past) = fit {
+        content.ingredients.truncate(first_past);
     }
     content.steps.truncate(MAX_STEPS);
     for step in &mut content.steps {
@@ -208,6 +221,28 @@ mod tests {
         assert_eq!(kept.tags, ["-", "stew"]);
         assert_eq!(kept.summary.unwrap().len(), MAX_TEXT);
         assert_eq!(kept.ingredients[0].len(), MAX_LINE);
+        let word = |i: usize| format!("w{i}");
+        let wordy = Content {
+            title: "Stew".into(),
+            summary: Some(
+                (0..MAX_SUMMARY_TERMS + 5)
+                    .map(word)
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            ),
+            ingredients: (0..MAX_INGREDIENTS)
+                .map(|line| {
+                    (0..20)
+                        .map(|i| word(line * 20 + i))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .collect(),
+            ..Content::default()
+        };
+        let kept = within_limits(wordy).normalized().unwrap();
+        assert_eq!(search::summary_terms(&kept).len(), MAX_SUMMARY_TERMS);
+        assert_eq!(kept.ingredients.len(), MAX_INGREDIENT_TERMS / 20);
     }
 
     #[test]

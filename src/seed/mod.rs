@@ -226,7 +226,10 @@ fn checked_contents(recipe: &SeedRecipe, mut content: Content) -> Result<Vec<Con
         let fail = |message: String| mistake(recipe, version.line, message);
         version.change().checked_author().map_err(fail)?;
         content = version.apply(content);
-        let normalized = content.clone().normalized().map_err(fail)?;
+        let normalized = content
+            .clone()
+            .normalized()
+            .map_err(|e| fail(e.to_string()))?;
         if recipe.forks.is_none()
             && i == 0
             && (normalized.ingredients.is_empty() || normalized.steps.is_empty())

@@ -670,6 +670,16 @@ impl Db {
         self.range_read(Index::Avet, key, end)
     }
 
+    /// The datoms of string attribute `a` (unique or indexed) whose value
+    /// is `from` or after it, up to every value that starts with `through`,
+    /// in AVET order: one range read.
+    pub fn text_between(&self, a: EntityId, from: &str, through: &str) -> Datoms {
+        self.witness_range();
+        let lower = text_prefix_key(a, from);
+        let upper = prefix_end(&text_prefix_key(a, through));
+        self.range_read(Index::Avet, lower, upper)
+    }
+
     /// The distinct current values of string attribute `a` (unique or
     /// indexed) that start with `prefix`, in order, at most `limit`: one
     /// seek per value, however many entities hold each.

@@ -76,6 +76,7 @@ impl From<DomainError> for WebError {
             | DomainError::NoSuchCook(_)
             | DomainError::BadSlug(_) => WebError::NotFound(error.to_string()),
             DomainError::BadCursor(_)
+            | DomainError::Content(_)
             | DomainError::BadPicture(_)
             | DomainError::NoSuchPicture(_) => WebError::BadRequest(error.to_string()),
             DomainError::SlugTaken(_) | DomainError::SlugReserved(_) => {

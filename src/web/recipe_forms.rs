@@ -21,7 +21,8 @@ use super::submission::{read_recipe_form, Upload};
 use super::{Site, WebError};
 use crate::domain::pictures::{Picture, PictureError};
 use crate::domain::{
-    Change, Content, Cook, DomainError, Minutes, Recipe, Slug, Step, VersionNumber,
+    Change, Content, ContentError, ContentField, Cook, DomainError, Minutes, Recipe, Slug, Step,
+    VersionNumber, MAX_NOTE,
 };
 use crate::views::forms::FieldErrors;
 use crate::views::recipe_form::{self, Purpose, RecipeFields};
@@ -308,6 +309,12 @@ fn read_content(
     if needs_note && f.note.trim().is_empty() {
         errors.add("note", "Say in a line what this version changes.");
     }
+    if needs_note && f.note.trim().len() > MAX_NOTE {
+        errors.add(
+            "note",
+            format!("Say in at most {MAX_NOTE} bytes what this version changes."),
+        );
+    }
     if !errors.is_empty() {
         return Err(errors);
     }
@@ -332,7 +339,27 @@ fn read_content(
         picture,
     }
     .normalized()
-    .map_err(|why| FieldErrors::one("", sentence(&why)))
+    .map_err(|why| content_refused(&why))
+}
+
+/// The form's error for content the domain refuses, next to its field.
+fn content_refused(why: &ContentError) -> FieldErrors {
+    let field = match why.field() {
+        ContentField::Title => "title",
+        ContentField::Summary => "summary",
+        ContentField::Servings => "servings",
+        ContentField::YieldText => "yield_text",
+        ContentField::Ingredients => "ingredients",
+        ContentField::Steps => "steps",
+        ContentField::Notes => "notes",
+        ContentField::Tags => "tags",
+        ContentField::Cuisine => "cuisine",
+        ContentField::Category => "category",
+        ContentField::Image => "image",
+        ContentField::Picture => "picture_file",
+        ContentField::PictureAlt => "picture_alt",
+    };
+    FieldErrors::one(field, sentence(&why.to_string()))
 }
 
 /// Steps as the form has them: apart by blank lines, `## Name` a section.
@@ -521,6 +548,7 @@ fn try_create(
         Err(e @ (DomainError::SlugTaken(_) | DomainError::SlugReserved(_))) => {
             Ok(Outcome::slug_refused(&e, &slug))
         }
+        Err(DomainError::Content(why)) => Ok(Outcome::unprocessable(content_refused(&why))),
         Err(e) => Err(e.into()),
     }
 }
@@ -595,6 +623,7 @@ fn try_edit(
             "Nothing changed, so no new version was saved.",
         ))),
         Err(DomainError::Stale { newest, .. }) => Ok(Outcome::Stale { based_on, newest }),
+        Err(DomainError::Content(why)) => Ok(Outcome::unprocessable(content_refused(&why))),
         Err(e) => Err(e.into()),
     }
 }
@@ -725,6 +754,7 @@ fn try_fork(
         Err(e @ (DomainError::SlugTaken(_) | DomainError::SlugReserved(_))) => {
             Ok(Outcome::slug_refused(&e, &slug))
         }
+        Err(DomainError::Content(why)) => Ok(Outcome::unprocessable(content_refused(&why))),
         Err(e) => Err(e.into()),
     }
 }

@@ -1,15 +1,16 @@
 //! Recipes on the store: history, forks, lineage, catalog, search, diffs.
 
+use forkful::domain::content::{MAX_INGREDIENT_TERMS, MAX_LINE, MAX_SUMMARY_TERMS};
 use forkful::domain::diff::{self, LineChange};
 use forkful::domain::{
-    CatalogQuery, Change, Content, DomainError, Minutes, Recipes, Slug, Snapshot, Sort, Step,
-    Yield, RETIRED,
+    CatalogQuery, Change, Content, ContentField, DomainError, Minutes, Recipes, Slug, Snapshot,
+    Sort, Step, VersionNumber, Yield, RETIRED,
 };
 use forkful::store::query::Input;
 use forkful::store::{kw, EntityRef, Store, Transaction, TxValue, Value};
 use proptest::prelude::*;
 
-use crate::helpers::{demo, stored, v, whole_catalog};
+use crate::helpers::{demo, largest_content, stored, v, whole_catalog, words};
 
 fn slug(s: &str) -> Slug {
     Slug::parse(s).unwrap()
@@ -852,4 +853,87 @@ fn a_store_whose_attributes_are_out_of_the_order_reads_assume_is_refused() {
     // In the order the schema installs them, every read holds.
     let recipes = Recipes::temporary().unwrap();
     assert!(recipes.snapshot().catalog(&CatalogQuery::default()).is_ok());
+}
+
+#[test]
+fn a_recipe_at_every_limit_is_created_edited_and_forked_each_in_one_transaction() {
+    let recipes = fresh();
+    let big = slug("big");
+    let created = recipes
+        .create(&big, largest_content(0), &by("first"))
+        .unwrap();
+    // Every line, step, tag, term and field replaced: the largest edit.
+    let edited = recipes
+        .edit(
+            &big,
+            VersionNumber::FIRST,
+            largest_content(1),
+            &by("all new"),
+        )
+        .unwrap();
+    let fork = slug("big-fork");
+    let (_, forked) = recipes
+        .fork(&big, None, Some(&fork), |_| largest_content(2), &by("fork"))
+        .unwrap();
+    let sizes = [&created, &edited, &forked].map(|report| report.datoms.len());
+    // Near the arithmetic's worst case (7,916 new, 15,813 an edit), so this
+    // is the case that bounds them, not a small one.
+    assert!(sizes[0] > 7_500 && sizes[2] > 7_500, "{sizes:?}");
+    assert!(sizes[1] > 15_000, "{sizes:?}");
+    let snapshot = recipes.snapshot();
+    let now = snapshot.current(&big).unwrap().content;
+    assert_eq!(now, largest_content(1).normalized().unwrap());
+    assert_eq!(
+        snapshot.current(&fork).unwrap().content,
+        largest_content(2).normalized().unwrap()
+    );
+}
+
+#[test]
+fn content_past_a_transactions_bound_is_refused_by_field_and_writes_nothing() {
+    let recipes = fresh();
+    let big = slug("big");
+    recipes
+        .create(&big, largest_content(0), &by("first"))
+        .unwrap();
+    let mut wordy = largest_content(1);
+    wordy.summary = Some(words(500_000, MAX_SUMMARY_TERMS + 1, " "));
+    let mut many_items = largest_content(1);
+    let one_more = format!("cups {} ", words(500_000, 1, ""));
+    many_items.ingredients[0] = many_items.ingredients[0].replacen("cups ", &one_more, 1);
+    let mut long_section = largest_content(1);
+    long_section.steps[0].section = Some("s".repeat(MAX_LINE + 1));
+    let before = stored(recipes.store());
+    for (content, field) in [
+        (wordy, ContentField::Summary),
+        (many_items, ContentField::Ingredients),
+        (long_section, ContentField::Steps),
+    ] {
+        let refused = |result: Result<(), DomainError>| match result {
+            Err(DomainError::Content(why)) => assert_eq!(why.field(), field, "{why}"),
+            other => panic!("{field:?}: {other:?}"),
+        };
+        refused(
+            recipes
+                .create(&slug("fresh"), content.clone(), &by("first"))
+                .map(drop),
+        );
+        refused(
+            recipes
+                .edit(&big, VersionNumber::FIRST, content.clone(), &by("again"))
+                .map(drop),
+        );
+        refused(
+            recipes
+                .fork(&big, None, Some(&slug("fork")), |_| content, &by("fork"))
+                .map(drop),
+        );
+    }
+    assert!(stored(recipes.store()) == before, "nothing was written");
+    let ingredients = largest_content(1).normalized().unwrap();
+    assert_eq!(
+        forkful::domain::search::ingredient_terms(&ingredients).len(),
+        MAX_INGREDIENT_TERMS,
+        "one more item word is one past the limit"
+    );
 }

@@ -389,3 +389,72 @@ impl RecipeEdit {
         };
     }
 }
+
+/// The `n`th of a supply of different words, each two CJK letters: as
+/// short as a search term may be, so a field's limit in characters holds
+/// the most terms it can.
+pub fn word(n: usize) -> String {
+    let letter = |i: usize| char::from_u32(0x4E00 + (i % 2048) as u32).expect("a CJK letter");
+    [letter(n / 2048), letter(n)].into_iter().collect()
+}
+
+/// Words `from .. from + n`, apart by `separator`.
+pub fn words(from: usize, n: usize, separator: &str) -> String {
+    (from..from + n)
+        .map(word)
+        .collect::<Vec<_>>()
+        .join(separator)
+}
+
+/// A recipe at every limit that bounds its transactions
+/// (`content`'s arithmetic): the most terms in its title, tags, summary
+/// and ingredient items, the most lines and steps with every part, every
+/// field set. Each `version` has words no other version has, so an edit
+/// from one to another replaces everything.
+pub fn largest_content(version: usize) -> forkful::domain::Content {
+    use forkful::domain::content::*;
+    use forkful::domain::{Minutes, Step, Yield};
+    let base = version * 100_000;
+    // 67 words of two letters and a space: 200 characters.
+    let title = words(base, 67, " ");
+    assert_eq!(title.chars().count(), MAX_TITLE);
+    let per_line = MAX_INGREDIENT_TERMS / MAX_INGREDIENTS;
+    let ingredients = (0..MAX_INGREDIENTS)
+        .map(|i| {
+            let item = words(base + 10_000 + i * per_line, per_line, " ");
+            format!("1-2 cups {item}, chopped {i}")
+        })
+        .collect();
+    let section = "s".repeat(MAX_LINE);
+    let steps = (0..MAX_STEPS)
+        .map(|i| Step {
+            section: Some(section.clone()),
+            text: format!("Stir pot {i} of version {version}."),
+        })
+        .collect();
+    // 13 words of two letters apart by `-`: 38 characters, the most words
+    // a tag of 40 holds.
+    let tags = (0..MAX_TAGS)
+        .map(|t| words(base + 20_000 + t * 13, 13, "-"))
+        .collect();
+    let minutes = |n| Some(Minutes::new(n).unwrap());
+    Content {
+        title,
+        summary: Some(words(base + 30_000, MAX_SUMMARY_TERMS, " ")),
+        recipe_yield: Yield {
+            servings: Some(4 + version as i64),
+            text: Some(format!("{} bowls", 4 + version)),
+        },
+        prep: minutes(10 + version as i64),
+        cook: minutes(20 + version as i64),
+        total: minutes(30 + version as i64),
+        ingredients,
+        steps,
+        notes: Some(format!("Keeps a day, version {version}.")),
+        tags,
+        cuisine: Some(format!("cuisine {version}")),
+        category: Some(format!("category {version}")),
+        image: Some(format!("https://pictures.example/{version}.jpg")),
+        picture: None,
+    }
+}

@@ -991,7 +991,10 @@ async fn a_picture_that_finds_no_place_to_be_decoded_is_a_503_that_changes_and_c
     }
     // Nothing was written: no recipe, no picture, no key anywhere.
     assert!(stored(recipes.store()) == before);
-    assert!(recipes.picture(&recipes.picture_name(&file)).unwrap().is_none());
+    assert!(recipes
+        .picture(&recipes.picture_name(&file))
+        .unwrap()
+        .is_none());
 
     // With the place free, the same form goes through: the turned-away
     // pictures spent nothing of the cook's hour.

@@ -5,10 +5,12 @@ use std::collections::HashMap;
 
 use actix_web::test::TestRequest;
 use actix_web::web::Data;
+use forkful::domain::content::{MAX_INGREDIENT_TERMS, MAX_SUMMARY_TERMS};
 use forkful::domain::Recipes;
+use forkful::views::recipe_form::RecipeFields;
 use forkful::web::Site;
 
-use crate::helpers::{send, site, stored, Page};
+use crate::helpers::{largest_content, send, site, stored, words, Page};
 
 const ORIGIN: &str = "http://forkful.test";
 
@@ -1338,4 +1340,111 @@ async fn an_author_retires_a_recipe_its_versions_stay_readable_and_its_forks_kee
     assert!(!catalog
         .attrs(".recipe-card h2 a", "href")
         .contains(&"/recipes/weeknight-dal".to_owned()));
+}
+
+/// The recipe form's fields as `fields` has them, with `changes` over them.
+fn form_of<'a>(
+    fields: &'a RecipeFields,
+    changes: &[(&'a str, &'a str)],
+) -> Vec<(&'a str, &'a str)> {
+    let f = fields;
+    let mut form = vec![
+        ("title", f.title.as_str()),
+        ("summary", &f.summary),
+        ("servings", &f.servings),
+        ("yield_text", &f.yield_text),
+        ("prep", &f.prep),
+        ("cook", &f.cook),
+        ("total", &f.total),
+        ("ingredients", &f.ingredients),
+        ("steps", &f.steps),
+        ("notes", &f.notes),
+        ("tags", &f.tags),
+        ("cuisine", &f.cuisine),
+        ("category", &f.category),
+        ("image", &f.image),
+    ];
+    form.retain(|(name, _)| !changes.iter().any(|(n, _)| n == name));
+    form.extend_from_slice(changes);
+    form
+}
+
+#[actix_web::test]
+async fn the_largest_recipe_the_form_takes_saves_and_one_word_more_is_422_with_the_text_kept() {
+    let (recipes, site) = new_site();
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let mut ben = Browser::new(&site);
+    sign_up(&mut ben, "ben").await;
+    let [first, second, third] = [0, 1, 2].map(|v| RecipeFields::of(&largest_content(v)));
+
+    let form = ann.get("/recipes/new").await;
+    let new = form_of(&first, &[("slug", "big"), ("note", "first")]);
+    let created = ann.submit(&form, "/recipes/new", &new).await;
+    assert_eq!(created.status, 303, "{}", created.body);
+    // Every line, step, tag and word replaced: the largest edit there is.
+    let form = ann.get("/recipes/big/edit").await;
+    let edit = form_of(&second, &[("note", "all new")]);
+    let edited = ann.submit(&form, "/recipes/big/edit", &edit).await;
+    assert_eq!(edited.status, 303, "{}", edited.body);
+    let form = ben.get("/recipes/big/fork").await;
+    let fork = form_of(&third, &[("slug", "big-ben"), ("note", "mine")]);
+    let forked = ben.submit(&form, "/recipes/big/fork", &fork).await;
+    assert_eq!(forked.status, 303, "{}", forked.body);
+
+    let before = stored(recipes.store());
+    let summary = words(500_000, MAX_SUMMARY_TERMS + 1, " ");
+    // One more word in an item than the ingredients may have.
+    let one_more = format!("cups {} ", words(500_000, 1, ""));
+    let ingredients = third.ingredients.replacen("cups ", &one_more, 1);
+    let new_form = ann.get("/recipes/new").await;
+    let edit_form = ann.get("/recipes/big/edit").await;
+    let fork_form = ben.get("/recipes/big/fork").await;
+    let past = [
+        (
+            false,
+            &new_form,
+            "/recipes/new",
+            "summary",
+            &summary,
+            "big-2",
+        ),
+        (
+            false,
+            &edit_form,
+            "/recipes/big/edit",
+            "ingredients",
+            &ingredients,
+            "",
+        ),
+        (
+            true,
+            &fork_form,
+            "/recipes/big/fork",
+            "summary",
+            &summary,
+            "big-ben-2",
+        ),
+    ];
+    for (by_ben, form, action, field, text, slug) in past {
+        let browser = if by_ben { &mut ben } else { &mut ann };
+        let fields = form_of(&third, &[(field, text), ("slug", slug), ("note", "more")]);
+        let refused = browser.submit(form, action, &fields).await;
+        assert_eq!(refused.status, 422, "{action}: {}", refused.body);
+        let said = refused.texts(&format!("#{field}-error"));
+        let limit = match field {
+            "summary" => MAX_SUMMARY_TERMS,
+            _ => MAX_INGREDIENT_TERMS,
+        };
+        assert!(
+            said.len() == 1 && said[0].contains(&limit.to_string()),
+            "{action}: {said:?}"
+        );
+        assert_eq!(
+            refused.texts_raw(&format!("#{field}")),
+            [text.as_str()],
+            "{action}: what was typed is kept"
+        );
+    }
+    assert!(stored(recipes.store()) == before, "nothing was written");
 }

@@ -83,6 +83,21 @@ impl Snapshot {
             .map(RecipeId::new))
     }
 
+    /// The slugs that are `stem` followed by a number from 1 up (and
+    /// whatever follows the number: `dal-2`, `dal-12`, `dal-2-ann`), in
+    /// slug order: one range read, which never reads a slug where a word
+    /// follows the stem (`dal-ann`, the forks of `dal`).
+    pub(crate) fn numbered_slugs(&self, stem: &str) -> Result<Vec<String>, DomainError> {
+        let (from, through) = (format!("{stem}1"), format!("{stem}9"));
+        self.db
+            .text_between(self.attrs.slug, &from, &through)
+            .map(|datom| {
+                let datom = datom?;
+                Ok(datom.v.as_str().unwrap_or_default().to_owned())
+            })
+            .collect()
+    }
+
     fn id_of(&self, slug: &Slug) -> Result<RecipeId, DomainError> {
         self.find(slug)?
             .ok_or_else(|| DomainError::NoSuchRecipe(slug.to_string()))
