@@ -19,15 +19,14 @@
 //! it is durable, so nothing a reader saw can be lost in a crash.
 //!
 //! Durable means that a `sled::Db::flush` begun after the batch was applied
-//! has returned. On Linux, sled 0.34's flush writes its log with `pwrite`
-//! and waits on `sync_file_range` for the bytes written: they are written
-//! back to the device, which no killed process can undo, but the file's
-//! metadata is not written and the drive is asked for no cache flush, so it
-//! is not an fsync. The fsync (`sync_all`) is sled's background flusher's,
-//! after each of its passes (`flush_every_ms(500)` in `open_with`), and
-//! waits for no writer. A process crash loses nothing acknowledged; a
-//! power cut may lose what was acknowledged since the flusher's last
-//! fsync, and is not tested (docs/SECURITY.md).
+//! has returned, and sled's files were then synced (`fsync`). sled's flush
+//! alone is not an fsync on Linux: it waits on `sync_file_range` for its
+//! log's bytes, which writes no metadata and empties no drive cache, and
+//! syncs no blob file; its background flusher's fsync waits for no writer.
+//! So the store fsyncs the log, new blob files and their directory after
+//! each flush, before acknowledging. A process crash loses nothing
+//! acknowledged (tested); a power cut should not either, which is synced
+//! for but not tested (docs/SECURITY.md).
 //!
 //! `transact_with` runs a function on the latest value inside the writer
 //! and applies the transaction it returns (Datomic's transaction
@@ -61,6 +60,7 @@ mod current;
 pub mod db;
 pub mod encoding;
 pub mod error;
+mod fsync;
 mod grouped;
 pub mod instant;
 mod keyspace;
@@ -179,6 +179,9 @@ pub struct Store {
 struct Inner {
     sled: sled::Db,
     path: Option<PathBuf>,
+    /// sled's files, synced after each flush so that what is acknowledged
+    /// survives power loss (`fsync`); none for a temporary store.
+    files: Option<fsync::DurableFiles>,
     writer: Mutex<Writer>,
     /// The newest transaction applied to sled (durable or not yet).
     applied: AtomicU64,
@@ -200,6 +203,8 @@ struct Inner {
     /// how well group commit is working.
     transactions: AtomicU64,
     flushes: AtomicU64,
+    /// See `StoreStats::synced`.
+    synced: AtomicU64,
 }
 
 /// Counters since the store was opened.
@@ -209,6 +214,9 @@ pub struct StoreStats {
     pub transactions: u64,
     /// sled flushes that made them durable.
     pub flushes: u64,
+    /// Flushes whose files were then synced for power loss (`fsync`):
+    /// every flush of a store in a directory, none of a temporary one.
+    pub synced: u64,
     /// Index reads (range scans) started by database values.
     pub reads: u64,
 }
@@ -340,6 +348,13 @@ impl Store {
                 "cleared AVET chunks a failed flush's undo had left"
             );
         }
+        let files = match &config.path {
+            Some(path) => Some(
+                fsync::DurableFiles::open(path)
+                    .map_err(|e| StorageError::Sled(sled::Error::Io(e)))?,
+            ),
+            None => None,
+        };
         let next_id = read_meta_u64(&sled, META_NEXT_ID)?;
         let last_instant = read_meta_u64(&sled, META_LAST_INSTANT)? as i64;
         let reads = Arc::new(AtomicU64::new(0));
@@ -360,6 +375,7 @@ impl Store {
         Ok(Store {
             inner: Arc::new(Inner {
                 sled,
+                files,
                 path: config.path,
                 writer: Mutex::new(Writer {
                     next_id,
@@ -386,6 +402,7 @@ impl Store {
                 orders,
                 transactions: AtomicU64::new(0),
                 flushes: AtomicU64::new(0),
+                synced: AtomicU64::new(0),
             }),
         })
     }
@@ -737,6 +754,7 @@ impl Store {
         StoreStats {
             transactions: self.inner.transactions.load(Ordering::Relaxed),
             flushes: self.inner.flushes.load(Ordering::Relaxed),
+            synced: self.inner.synced.load(Ordering::Relaxed),
             reads: self.inner.reads.load(Ordering::Relaxed),
         }
     }
@@ -850,6 +868,12 @@ impl Store {
             _ => {}
         }
         self.inner.sled.flush()?;
+        if let Some(files) = &self.inner.files {
+            files
+                .sync()
+                .map_err(|e| StorageError::Sled(sled::Error::Io(e)))?;
+            self.inner.synced.fetch_add(1, Ordering::Relaxed);
+        }
         Ok(())
     }
 

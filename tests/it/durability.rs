@@ -478,3 +478,23 @@ fn an_import_whose_file_changes_between_its_check_and_its_write_is_undone() {
     );
     assert!(target.is_empty(), "nothing of it stays");
 }
+
+#[test]
+fn every_acknowledged_write_to_a_store_in_a_directory_is_synced_for_power_loss() {
+    // sled's flush alone leaves the bytes to the kernel and the device's
+    // cache (`store::fsync`): the store syncs its files after each flush,
+    // before it acknowledges. A temporary store has no files to sync.
+    let dir = tempfile::tempdir().unwrap();
+    let store = durable_store(dir.path());
+    let before = store.stats();
+    store.transact(&schema_tx()).unwrap();
+    let keys = store.keyspace("test").unwrap();
+    keys.insert(b"k", b"v").unwrap();
+    let after = store.stats();
+    assert!(after.flushes >= before.flushes + 2, "{after:?}");
+    assert_eq!(after.synced - before.synced, after.flushes - before.flushes);
+    let temporary = Store::temporary().unwrap();
+    temporary.transact(&schema_tx()).unwrap();
+    assert!(temporary.stats().flushes > 0);
+    assert_eq!(temporary.stats().synced, 0);
+}
