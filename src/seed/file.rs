@@ -160,9 +160,21 @@ impl Reader<'_> {
                 "at" => {
                     at = Some(match &value.edn {
                         Edn::Tagged(tag, inner) if tag == "inst" => match inner.as_ref() {
-                            Edn::String(s) => instant::parse_rfc3339(s).ok_or_else(|| {
-                                self.fail(value, format!("{s:?} is not an RFC 3339 instant"))
-                            })?,
+                            Edn::String(s) => instant::parse_rfc3339(s)
+                                .ok_or_else(|| {
+                                    self.fail(value, format!("{s:?} is not an RFC 3339 instant"))
+                                })
+                                // A new store's transactions start at the
+                                // epoch, and none may be earlier than one
+                                // before it (found by the seed_files fuzz
+                                // target: a planned file the store refused).
+                                .and_then(|at| match at < 0 {
+                                    true => Err(self.fail(
+                                        value,
+                                        format!("{s:?} is before 1970, which no change can be"),
+                                    )),
+                                    false => Ok(at),
+                                })?,
                             other => {
                                 return Err(self.fail(
                                     value,
