@@ -14,6 +14,50 @@ use std::path::Path;
 fn main() {
     embed_seed();
     embed_assets();
+    mimalloc_options();
+}
+
+/// The number of mimalloc's `mi_option_arena_eager_commit`, read by name
+/// from the header the allocator is built from (libmimalloc-sys names no
+/// constant for it), for main.rs: a mimalloc whose options were reordered
+/// fails the build here instead of having another option set.
+fn mimalloc_options() {
+    const NAME: &str = "mi_option_arena_eager_commit";
+    let include = std::env::var("DEP_MIMALLOC_INCLUDE_DIR")
+        .expect("libmimalloc-sys says where its header is");
+    let header_path = Path::new(&include).join("mimalloc.h");
+    println!("cargo:rerun-if-changed={}", header_path.display());
+    let header = std::fs::read_to_string(&header_path).expect("mimalloc.h is readable");
+    let body = header
+        .split_once("typedef enum mi_option_e {")
+        .and_then(|(_, rest)| rest.split_once('}'))
+        .map(|(body, _)| body)
+        .expect("mimalloc.h has its option enum");
+    let names: Vec<&str> = body
+        .lines()
+        .map(|line| line.split("//").next().unwrap_or("").trim())
+        .flat_map(|line| line.split(','))
+        .map(str::trim)
+        .filter(|entry| !entry.is_empty())
+        .collect();
+    let position = names
+        .iter()
+        .position(|entry| *entry == NAME)
+        .unwrap_or_else(|| panic!("mimalloc.h has no {NAME}"));
+    assert!(
+        names[..position].iter().all(|entry| !entry.contains('=')),
+        "the options before {NAME} are numbered in order"
+    );
+    let out = Path::new(&std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"))
+        .join("mimalloc_options.rs");
+    std::fs::write(
+        out,
+        format!(
+            "/// `{NAME}`, numbered as mimalloc.h numbers it (build.rs).\n\
+             const MI_OPTION_ARENA_EAGER_COMMIT: std::ffi::c_int = {position};\n"
+        ),
+    )
+    .expect("OUT_DIR is writable");
 }
 
 fn embed_seed() {

@@ -19,9 +19,10 @@ unsafe extern "C" {
     fn mi_option_set(option: std::ffi::c_int, value: std::ffi::c_long);
 }
 
-/// `mi_option_arena_eager_commit` in mimalloc.h's `mi_option_e`.
+// `MI_OPTION_ARENA_EAGER_COMMIT`: `mi_option_arena_eager_commit`, by
+// name, in the mimalloc.h this build's allocator comes from.
 #[cfg(all(target_os = "linux", not(feature = "system-allocator")))]
-const MI_OPTION_ARENA_EAGER_COMMIT: std::ffi::c_int = 4;
+include!(concat!(env!("OUT_DIR"), "/mimalloc_options.rs"));
 
 /// By default mimalloc commits its arenas eagerly on Linux, and sled's
 /// start-up allocations then cost 40 MiB of resident memory before a single
