@@ -865,6 +865,7 @@ impl Store {
                 std::thread::sleep(std::time::Duration::from_millis(200));
                 panic!("injected flush panic");
             }
+            3 => std::thread::sleep(std::time::Duration::from_secs(1)),
             _ => {}
         }
         self.inner.sled.flush()?;
@@ -884,6 +885,7 @@ impl Store {
         let code = match fault {
             FlushFault::Error => 1,
             FlushFault::Panic => 2,
+            FlushFault::Slow => 3,
         };
         self.inner.next_flush_fault.store(code, Ordering::Release);
     }
@@ -1017,6 +1019,9 @@ pub enum FlushFault {
     Error,
     /// The flush panics, after a moment.
     Panic,
+    /// The flush takes a second longer, then succeeds: a window in which a
+    /// transaction is applied but not yet published.
+    Slow,
 }
 
 /// Records a flush that panicked: see `wait_durable`.

@@ -769,6 +769,47 @@ async fn a_cook_writes_edits_and_forks_and_every_page_shows_it() {
 }
 
 #[actix_web::test]
+async fn a_stale_edit_decided_while_the_edit_it_lost_to_is_flushing_is_409_not_404() {
+    use forkful::domain::{Change, Slug, VersionNumber};
+    use forkful::store::FlushFault;
+    let (recipes, site) = new_site();
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let form = ann.get("/recipes/new").await;
+    ann.submit(&form, "/recipes/new", &recipe_fields(&[])).await;
+    let second = ann.get("/recipes/weeknight-dal/edit").await;
+    // Another edit from version 1, whose flush takes a while: while it
+    // runs, version 2 is applied, and refuses edits from version 1, but is
+    // not yet published for readers.
+    recipes.store().inject_flush_fault(FlushFault::Slow);
+    let writer = recipes.clone();
+    let first = std::thread::spawn(move || {
+        let slug = Slug::parse("weeknight-dal").unwrap();
+        let mut content = writer.snapshot().recipe(&slug).unwrap().content;
+        content.notes = Some("Theirs.".into());
+        writer.edit(
+            &slug,
+            VersionNumber::FIRST,
+            content,
+            &Change::by("ann", "theirs"),
+        )
+    });
+    // Well inside the slow flush (a second): version 2 applied long since.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(!first.is_finished(), "the first edit is still flushing");
+    let stale = ann
+        .submit(
+            &second,
+            "/recipes/weeknight-dal/edit",
+            &recipe_fields(&[("notes", "My own notes."), ("note", "notes")]),
+        )
+        .await;
+    assert_eq!(stale.status, 409, "{}", stale.body);
+    assert_eq!(stale.texts("#notes"), ["My own notes."]);
+    first.join().unwrap().unwrap();
+}
+
+#[actix_web::test]
 async fn a_stale_edit_is_409_and_keeps_the_text_and_another_cooks_edit_is_403() {
     let (recipes, site) = new_site();
     let mut ann = Browser::new(&site);
