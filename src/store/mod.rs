@@ -58,6 +58,7 @@
 
 mod current;
 pub mod db;
+mod derived_lock;
 pub mod encoding;
 pub mod error;
 mod fsync;

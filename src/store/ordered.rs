@@ -72,32 +72,16 @@ fn fact(key: &[u8]) -> &[u8] {
 }
 
 impl OrderCache {
-    /// The state, to read. A lock poisoned by a panic is recovered as the
-    /// store's other locks are (`PoisonError::into_inner`), through `write`.
+    /// The state, to read (`derived_lock`).
     fn read(&self) -> RwLockReadGuard<'_, State> {
-        loop {
-            match self.state.read() {
-                Ok(state) => return state,
-                Err(poisoned) => {
-                    drop(poisoned);
-                    drop(self.write());
-                }
-            }
-        }
+        super::derived_lock::read(&self.state, |state| state.orders.clear())
     }
 
-    /// The state, to change. A panic while it was held (a bug in an edit)
-    /// may have left an order half-changed, so a poisoned lock is taken back
-    /// with everything it held forgotten, as `reset` forgets it: the cache
-    /// is derived, and readers read sled until it fills again. `latest`
+    /// The state, to change: a poisoned lock is taken back with every
+    /// order forgotten, as `reset` forgets them (`derived_lock`). `latest`
     /// stays, being set in one step.
     fn write(&self) -> RwLockWriteGuard<'_, State> {
-        self.state.write().unwrap_or_else(|poisoned| {
-            let mut state = poisoned.into_inner();
-            state.orders.clear();
-            self.state.clear_poison();
-            state
-        })
+        super::derived_lock::write(&self.state, |state| state.orders.clear())
     }
 
     pub fn new(capacity: usize, latest: EntityId) -> OrderCache {
