@@ -11,7 +11,7 @@ use forkful::domain::{Change, Content, Minutes, Recipes, Slug, Step, Yield};
 use forkful::import::{self, FetchError, Fetcher};
 
 use crate::helpers::{get, site};
-use crate::writing::{new_site, sign_up, Browser};
+use crate::writing::{new_site, sign_up, site_fetching, Browser};
 
 fn fixture(name: &str) -> String {
     std::fs::read_to_string(format!(
@@ -507,12 +507,7 @@ async fn the_import_form_says_what_was_wrong_and_writes_nothing() {
 async fn the_server_fetches_a_page_when_allowed() {
     let addr = serve(vec![("/dal", 200, "text/html", fixture("wprm.html"))]);
     let recipes = Recipes::temporary().unwrap();
-    let site = actix_web::web::Data::new(
-        forkful::web::Site::new(recipes.clone(), "http://forkful.test")
-            .with_fetcher(Fetcher::public_and(addr)),
-    );
-    let mut ann = Browser::new(&site);
-    sign_up(&mut ann, "ann").await;
+    let (_, mut ann) = site_fetching(&recipes, Fetcher::public_and(addr)).await;
     let form = ann.get("/import").await;
     let url = format!("http://{addr}/dal");
     let done = ann
@@ -535,12 +530,7 @@ async fn an_import_while_the_site_fetches_all_it_may_is_told_to_retry_and_not_co
     let addr = serve(vec![("/dal", 200, "text/html", fixture("wprm.html"))]);
     let recipes = Recipes::temporary().unwrap();
     let fetcher = Fetcher::public_and(addr);
-    let site = actix_web::web::Data::new(
-        forkful::web::Site::new(recipes.clone(), "http://forkful.test")
-            .with_fetcher(fetcher.clone()),
-    );
-    let mut ann = Browser::new(&site);
-    sign_up(&mut ann, "ann").await;
+    let (_, mut ann) = site_fetching(&recipes, fetcher.clone()).await;
     let form = ann.get("/import").await;
     let url = format!("http://{addr}/dal");
     let fields = [("url", url.as_str()), ("html", "")];
@@ -627,12 +617,7 @@ async fn an_imported_pages_picture_is_stored_and_one_that_cannot_be_fetched_is_l
         ),
     ]);
     let recipes = Recipes::temporary().unwrap();
-    let site = actix_web::web::Data::new(
-        forkful::web::Site::new(recipes.clone(), "http://forkful.test")
-            .with_fetcher(Fetcher::public_and(addr)),
-    );
-    let mut ann = Browser::new(&site);
-    sign_up(&mut ann, "ann").await;
+    let (_, mut ann) = site_fetching(&recipes, Fetcher::public_and(addr)).await;
     let form = ann.get("/import").await;
     let url = format!("http://{addr}/dal");
     let done = ann

@@ -28,7 +28,7 @@ use image::{DynamicImage, ImageFormat, RgbImage};
 use crate::helpers::{count_from_env, get, site, stored, Page};
 use crate::http_client::{self, Server};
 use crate::import::serve_counted;
-use crate::writing::{new_site, recipe_fields, sign_up, Browser};
+use crate::writing::{new_site, recipe_fields, sign_up, site_fetching, Browser};
 
 /// A picture `w` by `h` in `format`: a gradient, so it compresses like a
 /// photograph and not like a flat colour.
@@ -1158,14 +1158,6 @@ fn a_burst_of_pictures_at_the_cap_keeps_the_servers_memory_within_its_bound() {
         "peak resident memory {} MiB, over {BURST_PEAK_MIB}",
         peak / 1024
     );
-}
-
-/// A site that fetches from `fetcher`, and a cook logged in to it.
-async fn site_fetching(recipes: &Recipes, fetcher: Fetcher) -> (Data<Site>, Browser) {
-    let site = Data::new(Site::new(recipes.clone(), "http://forkful.test").with_fetcher(fetcher));
-    let mut ann = Browser::new(&site);
-    sign_up(&mut ann, "ann").await;
-    (site, ann)
 }
 
 /// Every address a page's `<img>`s would have a browser fetch.

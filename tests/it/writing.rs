@@ -184,6 +184,18 @@ pub fn new_site() -> (Recipes, Data<Site>) {
     (recipes, site)
 }
 
+/// A site over `recipes` that fetches (imports, pictures by address) with
+/// `fetcher`, and `ann` signed up on it.
+pub async fn site_fetching(
+    recipes: &Recipes,
+    fetcher: forkful::import::Fetcher,
+) -> (Data<Site>, Browser) {
+    let site = Data::new(Site::new(recipes.clone(), ORIGIN).with_fetcher(fetcher));
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    (site, ann)
+}
+
 const PASSWORD: &str = "correct horse battery";
 
 /// Signs `handle` up in `browser`, which is then logged in.
