@@ -456,10 +456,13 @@ fn an_import_whose_file_changes_between_its_check_and_its_write_is_undone() {
     source.transact(&schema_tx()).unwrap();
     with_history(&source);
     let text = exported(&source);
-    let last_tx = text.lines().last().unwrap().split(' ').nth(3).unwrap();
+    // A line is `[e a v tx added]`, and a value may hold spaces: the tx is
+    // the second field from the end.
+    let tx_of = |line: &str| line.split(' ').rev().nth(1).map(str::to_owned);
+    let last_tx = tx_of(text.lines().last().unwrap());
     let checked: String = text
         .lines()
-        .filter(|line| line.split(' ').nth(3) != Some(last_tx))
+        .filter(|line| tx_of(line) != last_tx)
         .map(|line| format!("{line}\n"))
         .collect();
     assert!(
