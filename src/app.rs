@@ -153,7 +153,7 @@ pub fn build(config: &Config, recipes: Recipes) -> io::Result<Running> {
             .with_trusted_proxies(config.trusted_proxies.clone())
             .with_body_deadline(config.timeouts.request_body),
     );
-    crate::web::sweep_sessions(std::sync::Arc::downgrade(&site.clone().into_inner()))?;
+    crate::web::sweep(std::sync::Arc::downgrade(&site.clone().into_inner()))?;
     if let Some(limit) = config.memory_limit {
         crate::web::memory_limit::keep(
             std::sync::Arc::downgrade(&site.clone().into_inner()),

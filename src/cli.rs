@@ -591,7 +591,11 @@ fn import_recipe(args: ImportRecipeArgs, out: &mut impl Write) -> Result<()> {
     let store = args.store.open()?;
     let recipes = Recipes::open(store)?;
     if let Some((address, fetched)) = picture {
-        match fetched.and_then(|bytes| recipes.add_picture(&bytes).map_err(|e| e.to_string())) {
+        match fetched.and_then(|bytes| {
+            recipes
+                .add_picture(&bytes, handle.as_str())
+                .map_err(|e| e.to_string())
+        }) {
             Ok(mut picture) => {
                 picture.alt = imported.content.title.clone();
                 imported.content.picture = Some(picture);

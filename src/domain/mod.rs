@@ -52,7 +52,7 @@ pub use read::{
     SearchPage, Snapshot, Sort, Version, MAX_SORTED_TAG, RETIRED,
 };
 pub use slug::{BadSlug, Slug};
-pub use write::{Change, Recipes, MAX_NOTE};
+pub use write::{Change, Recipes, Seen, MAX_NOTE, UNSAVED_PICTURE_GRACE_MS};
 
 use crate::store::{ReadError, StorageError, StoreError, TransactError};
 

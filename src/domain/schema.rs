@@ -286,8 +286,8 @@ const ATTRIBUTES: &[(&str, ValueType, Cardinality, &str, &str)] = &[
         ":recipe/picture",
         ValueType::String,
         Cardinality::One,
-        "",
-        "The recipe's uploaded picture: the hash that names it in the pictures keyspace, stored there before any transaction names it.",
+        "index",
+        "The recipe's uploaded picture: the hash that names it in the pictures keyspace, stored there before any transaction names it; indexed so that a picture is served only while a version names it, and collected when none does.",
     ),
     (
         ":recipe/picture-alt",
@@ -384,7 +384,12 @@ impl From<TransactError> for Install {
 fn missing(db: &Db, at: Option<i64>) -> Transaction {
     let mut tx = Transaction::new();
     for (ident, value_type, cardinality, extra, doc) in ATTRIBUTES {
-        if db.attribute(&kw(ident)).is_ok() {
+        if let Ok(installed) = db.attribute(&kw(ident)) {
+            // An attribute indexed since a store was made is indexed there
+            // now (the store puts its datoms so far in AVET).
+            if *extra == "index" && !installed.index {
+                tx.add(installed.id, ":db/index", true);
+            }
             continue;
         }
         let unique = (*extra == "identity").then_some(Unique::Identity);

@@ -31,6 +31,10 @@ use crate::store::{
     Db, EntityId, EntityMap, EntityRef, Keyspace, Store, Transaction, TxReport, TxValue, Value,
 };
 
+mod unsaved_pictures;
+
+pub use unsaved_pictures::{Seen, GRACE_MS as UNSAVED_PICTURE_GRACE_MS};
+
 /// The domain's handle on a store.
 #[derive(Clone)]
 pub struct Recipes {
@@ -39,6 +43,11 @@ pub struct Recipes {
     /// Opened once, with the domain, so that reading a picture never
     /// creates a tree.
     pictures: Keyspace,
+    /// Who sent each picture no version names yet (`unsaved_pictures`).
+    uploads: Keyspace,
+    /// Held while a picture is stored or sent, and while one is collected,
+    /// so that a picture sent again is never collected under its sender.
+    picture_writes: std::sync::Arc<std::sync::Mutex<()>>,
     /// The store's secret key for naming uploads (`pictures::name_of`).
     picture_key: pictures::NameKey,
 }
@@ -100,10 +109,15 @@ impl Recipes {
         let attrs = Attrs::resolve(&store.db())?;
         let pictures = store.keyspace(PICTURES).map_err(store_error)?;
         let picture_key = picture_key(&store)?;
+        let uploads = store
+            .keyspace(unsaved_pictures::UPLOADS)
+            .map_err(store_error)?;
         Ok(Recipes {
             store,
             attrs,
             pictures,
+            uploads,
+            picture_writes: Default::default(),
             picture_key,
         })
     }
@@ -158,16 +172,35 @@ impl Recipes {
         Snapshot::new(self.store.db(), self.attrs)
     }
 
-    /// Stores an upload as a picture, every variant durable before this
-    /// returns, so that a transaction naming it can never name a picture
-    /// that is not there. The same upload twice is stored once. The
-    /// picture's `alt` is left empty, for the caller to say.
-    pub fn add_picture(&self, bytes: &[u8]) -> Result<Picture, DomainError> {
+    /// Stores an upload that the cook `sender` sent as a picture, every
+    /// variant durable before this returns, so that a transaction naming
+    /// it can never name a picture that is not there. The same upload twice
+    /// is stored once. Until a version names it, only its senders see it,
+    /// and it is collected a day after it was last sent
+    /// (`unsaved_pictures`). The picture's `alt` is left empty, for the
+    /// caller to say.
+    pub fn add_picture(&self, bytes: &[u8], sender: &str) -> Result<Picture, DomainError> {
         let name = self.picture_name(bytes);
-        if let Some(picture) = self.picture(&name)? {
-            return Ok(picture);
+        {
+            let _writes = self.lock_picture_writes();
+            if let Some(picture) = self.picture(&name)? {
+                self.note_sending(&name, sender)?;
+                return Ok(picture);
+            }
         }
-        self.store_picture(pictures::prepare(bytes, name)?)
+        // Decoded outside the lock: it takes a second at the size cap.
+        let prepared = pictures::prepare(bytes, name)?;
+        let _writes = self.lock_picture_writes();
+        let picture = self.store_picture(prepared)?;
+        self.note_sending(&picture.hash, sender)?;
+        Ok(picture)
+    }
+
+    fn lock_picture_writes(&self) -> std::sync::MutexGuard<'_, ()> {
+        // The lock guards no data, only an order: a poisoned one is fine.
+        self.picture_writes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The name an upload of `bytes` is stored under here: a hash keyed by
@@ -209,6 +242,9 @@ impl Recipes {
         let Some(size) = self.pictures()?.get(hash.as_bytes()).map_err(store_error)? else {
             return Ok(None);
         };
+        if size.as_ref() == unsaved_pictures::COLLECTING {
+            return Ok(None);
+        }
         let size = String::from_utf8_lossy(&size).into_owned();
         let (width, height) = size
             .split_once(' ')

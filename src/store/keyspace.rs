@@ -163,3 +163,30 @@ impl Keyspace {
             .map(|item| item.map_err(StorageError::from))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A failed write puts back only what it left there itself: a value a
+    /// compare-and-swap set meanwhile stays, and its own value goes.
+    #[test]
+    fn a_put_back_never_overwrites_what_another_write_set_meanwhile() {
+        let store = Store::temporary().unwrap();
+        let keys = store.keyspace("test").unwrap();
+        keys.insert(b"mine", b"a").unwrap();
+        keys.insert(b"theirs", b"a").unwrap();
+        // Another writer's compare-and-swap landed on one key after ours.
+        assert!(keys
+            .tree
+            .compare_and_swap(b"theirs", Some(b"a"), Some(b"b"))
+            .unwrap()
+            .is_ok());
+        keys.put_back(&[
+            (b"mine".as_slice(), Some(b"a".as_slice()), None),
+            (b"theirs".as_slice(), Some(b"a".as_slice()), None),
+        ]);
+        assert_eq!(keys.get(b"mine").unwrap(), None);
+        assert_eq!(keys.get(b"theirs").unwrap().as_deref(), Some(&b"b"[..]));
+    }
+}

@@ -573,6 +573,17 @@ impl Store {
             })?;
             avet.extend(avet_key(attribute, datom));
         }
+        // An attribute this transaction indexes (`:db/index` altered to
+        // true) has every datom it had before put in AVET with it, history
+        // and retractions included, so that AVET holds all of an indexed
+        // attribute's datoms whenever it was indexed. The records keep their
+        // transactions, so a value as of an earlier basis reads them right.
+        for attribute in newly_in_avet(&writer.schema, schema) {
+            let before = self.writer_db(writer).history();
+            for datom in before.datoms(Index::Aevt, &Components::any().a(attribute.id)) {
+                avet.extend(avet_key(attribute, &datom?));
+            }
+        }
         // AVET's chunks are rewritten, not added: see `Undo::chunks`.
         let mut chunks = Vec::new();
         for chunk in postings::updates(&self.inner.sled, avet)? {
@@ -1048,6 +1059,19 @@ fn references(datoms: &[Datom]) -> impl Iterator<Item = (EntityId, EntityId)> + 
         Value::Ref(target) => Some((target, d.a)),
         _ => None,
     })
+}
+
+/// The attributes `after` keeps in AVET that `before` did not: those a
+/// schema change has just indexed.
+fn newly_in_avet<'a>(before: &Schema, after: &'a Schema) -> Vec<&'a Arc<Attribute>> {
+    if std::ptr::eq(before, after) {
+        return Vec::new();
+    }
+    after
+        .attributes()
+        .into_iter()
+        .filter(|a| a.in_avet() && !before.attribute(a.id).is_some_and(|old| old.in_avet()))
+        .collect()
 }
 
 /// A datom's per-datom key in AVET, if it belongs there: what

@@ -375,7 +375,10 @@ fn check_alteration(old: &Attribute, new: &Attribute) -> Result<(), SchemaError>
     if old.unique != new.unique {
         return refuse(":db/unique");
     }
-    if old.index != new.index {
+    // Indexing an attribute is allowed (the store puts its datoms so far in
+    // AVET in the same batch, as Datomic builds the index); dropping an
+    // index is not, since AVET has no way to forget one attribute.
+    if old.index && !new.index {
         return refuse(":db/index");
     }
     if old.is_component != new.is_component {

@@ -243,11 +243,12 @@ impl Site {
     }
 }
 
-/// Sweeps the site's dead sessions every `SESSION_SWEEP_EVERY`, on a
-/// thread of its own that ends once the site is gone.
-pub fn sweep_sessions(site: std::sync::Weak<Site>) -> std::io::Result<()> {
+/// Sweeps the site's dead sessions, and collects the pictures no version
+/// named in their day of grace, every `SESSION_SWEEP_EVERY`, on a thread
+/// of its own that ends once the site is gone.
+pub fn sweep(site: std::sync::Weak<Site>) -> std::io::Result<()> {
     std::thread::Builder::new()
-        .name("session-sweep".into())
+        .name("sweep".into())
         .spawn(move || loop {
             std::thread::sleep(crate::domain::accounts::SESSION_SWEEP_EVERY);
             let Some(site) = site.upgrade() else { return };
@@ -255,6 +256,10 @@ pub fn sweep_sessions(site: std::sync::Weak<Site>) -> std::io::Result<()> {
                 Ok(Ok(swept)) => tracing::info!(swept, "dead sessions swept"),
                 Ok(Err(error)) => tracing::warn!(%error, "sweeping sessions failed"),
                 Err(error) => tracing::warn!(%error, "sweeping sessions failed"),
+            }
+            match site.recipes().collect_unsaved_pictures() {
+                Ok(collected) => tracing::info!(collected, "unsaved pictures collected"),
+                Err(error) => tracing::warn!(%error, "collecting unsaved pictures failed"),
             }
         })
         .map(drop)

@@ -1,13 +1,17 @@
-//! `/images/{hash}-{variant}.jpg`: a picture's variants, by the hash that
-//! names the upload. A name is immutable (a new picture is a new hash), so
-//! each is cached for a year. Anything but a stored picture's variant is a
-//! 404: the name is checked against the exact shape, never used as a path.
+//! `/images/{hash}-{variant}.jpg`: a picture's variants, by the keyed hash
+//! that names the upload. A picture a version names is anyone's, and as a
+//! name is immutable (a new picture is a new hash) each is cached for a
+//! year. One that no version names yet is shown only to a cook who sent it
+//! (their form shows it back), privately (`Recipes::picture_for`). Anything
+//! else is a 404, in the same words: the name is checked against the exact
+//! shape, never used as a path.
 
 use actix_web::http::header;
-use actix_web::{web, HttpRequest, HttpResponse};
+use actix_web::{web, FromRequest, HttpRequest, HttpResponse};
 
+use super::session::Visitor;
 use super::{Site, WebError};
-use crate::domain::pictures;
+use crate::domain::{pictures, Seen};
 
 pub async fn picture(
     site: web::Data<Site>,
@@ -20,7 +24,22 @@ pub async fn picture(
         .and_then(|name| name.split_once('-'))
         .filter(|(hash, _)| pictures::is_hash(hash))
         .ok_or_else(not_found)?;
-    let picture = site.recipes().picture(hash)?.ok_or_else(not_found)?;
+    // Who asks matters only for a picture no version names: the session is
+    // read only then, and only with a session cookie.
+    let mut seen = site.recipes().picture_for(hash, None)?;
+    if seen.is_none()
+        && req
+            .cookie(super::session::session_cookie_name(&site))
+            .is_some()
+    {
+        let visitor = Visitor::extract(&req).await?;
+        if let Some(cook) = &visitor.cook {
+            seen = site
+                .recipes()
+                .picture_for(hash, Some(cook.handle.as_str()))?;
+        }
+    }
+    let (picture, seen) = seen.ok_or_else(not_found)?;
     if !pictures::is_variant(picture.width, variant) {
         return Err(not_found());
     }
@@ -41,7 +60,7 @@ pub async fn picture(
     };
     response
         .insert_header((header::CONTENT_TYPE, "image/jpeg"))
-        .insert_header((header::CACHE_CONTROL, "public, max-age=31536000, immutable"))
+        .insert_header((header::CACHE_CONTROL, cache_control(seen)))
         .insert_header((header::ETAG, etag))
         // Already compressed: the compress middleware leaves it alone.
         .insert_header((header::CONTENT_ENCODING, "identity"));
@@ -50,4 +69,14 @@ pub async fn picture(
     } else {
         response.body(bytes.to_vec())
     })
+}
+
+/// How long and where a picture may be kept: a named one for a year by
+/// anyone; an unnamed one only by its sender's browser, which asks again
+/// (it may be collected, and must never sit in a shared cache).
+fn cache_control(seen: Seen) -> &'static str {
+    match seen {
+        Seen::ByAnyone => "public, max-age=31536000, immutable",
+        Seen::BySender => "private, no-cache",
+    }
 }

@@ -146,7 +146,7 @@ pub async fn fetch_picture(
         .place()
         .await
         .map_err(Unfetched::Busy)?;
-    add_picture_in(site, place, bytes)
+    add_picture_in(site, cook, place, bytes)
         .await
         .map_err(|e| match e {
             DomainError::BadPicture(why) => refused(&why),
@@ -166,12 +166,14 @@ fn refusal(field: &'static str, error: DomainError) -> FieldErrors {
 /// `bytes` stored as a picture, decoded in `place`, on the blocking pool.
 async fn add_picture_in(
     site: &Site,
+    cook: &Cook,
     place: DecodePlace,
     bytes: Vec<u8>,
 ) -> Result<Picture, DomainError> {
     let recipes = site.recipes().clone();
+    let sender = cook.handle.to_string();
     place
-        .run(move || recipes.add_picture(&bytes))
+        .run(move || recipes.add_picture(&bytes, &sender))
         .await
         .unwrap_or_else(|e| {
             Err(DomainError::Invalid(format!(
@@ -215,7 +217,7 @@ async fn store_upload(
     if let Err(refused) = count() {
         return Ok(Some(Err(refused)));
     }
-    Ok(Some(add_picture_in(site, place, bytes).await))
+    Ok(Some(add_picture_in(site, cook, place, bytes).await))
 }
 
 /// The picture the form asks for: one it brings (stored now, durably, and

@@ -300,6 +300,31 @@ async fn a_picture_needs_words_and_the_form_keeps_it_while_they_are_written() {
         without_alt.attrs("input[name=picture]", "value"),
         std::slice::from_ref(&hash)
     );
+    // Until a version names it, the picture is its sender's alone: the
+    // form shows it back to her, privately; to anyone else it is not there.
+    let shown = format!("/images/{hash}-1x1.jpg");
+    let to_ann = ann.get(&shown).await;
+    assert_eq!(to_ann.status, 200);
+    assert_eq!(
+        to_ann.headers.get("cache-control").unwrap(),
+        "private, no-cache"
+    );
+    let mut visitor = Browser::new(&site);
+    let mut bob = Browser::new(&site);
+    sign_up(&mut bob, "bob").await;
+    let not_there = visitor
+        .get("/images/00000000000000000000000000000000-1x1.jpg")
+        .await;
+    for unsaved in [visitor.get(&shown).await, bob.get(&shown).await] {
+        assert_eq!(unsaved.status, 404);
+        assert_eq!(
+            unsaved
+                .body
+                .replace(&hash, "00000000000000000000000000000000"),
+            not_there.body,
+            "an unsaved picture looks like no picture at all"
+        );
+    }
     let done = ann
         .submit_with_file(
             &without_alt,
@@ -319,6 +344,13 @@ async fn a_picture_needs_words_and_the_form_keeps_it_while_they_are_written() {
         (hash.as_str(), 400, 300)
     );
     assert_eq!(picture.alt, "Dal with rice");
+    // Named by a version: anyone's, for a year.
+    let public = visitor.get(&shown).await;
+    assert_eq!(public.status, 200);
+    assert_eq!(
+        public.headers.get("cache-control").unwrap(),
+        "public, max-age=31536000, immutable"
+    );
 }
 
 /// The recipe form on `form` sent with a picture of its own for `n`, and
@@ -565,7 +597,7 @@ async fn picture_addresses_take_only_stored_names() {
 fn exported_with_a_picture() -> (Recipes, Vec<u8>, Vec<u8>) {
     let recipes = Recipes::temporary().unwrap();
     let file = picture_file(700, 500, ImageFormat::Png);
-    let mut picture = recipes.add_picture(&file).unwrap();
+    let mut picture = recipes.add_picture(&file, "ann").unwrap();
     picture.alt = "Dal".into();
     let content = Content {
         title: "Dal".into(),
@@ -760,7 +792,7 @@ fn picture_child_writer() {
         DynamicImage::ImageRgb8(image)
             .write_to(&mut file, ImageFormat::Png)
             .unwrap();
-        let mut picture = recipes.add_picture(&file.into_inner()).unwrap();
+        let mut picture = recipes.add_picture(&file.into_inner(), "crash").unwrap();
         say(&format!("PIC {}", picture.hash));
         picture.alt = format!("Picture {i}");
         let slug = format!("crash-picture-{run}-{i}");
@@ -1311,5 +1343,215 @@ fn a_bad_round_count_for_the_picture_crash_test_fails_it_naming_the_value() {
     assert!(
         said.contains("FORKFUL_PICTURE_CRASH_ROUNDS") && said.contains("\"six\""),
         "{said}"
+    );
+}
+
+/// A recipe named `slug` whose picture is `picture`, by ann.
+fn create_with(recipes: &Recipes, slug: &str, picture: Picture) -> Result<(), DomainError> {
+    let content = Content {
+        title: slug.into(),
+        picture: Some(Picture {
+            alt: "A picture".into(),
+            ..picture
+        }),
+        ..Content::default()
+    };
+    let slug = Slug::parse(slug).unwrap();
+    recipes.create(&slug, content, &Change::by("ann", "new"))?;
+    Ok(())
+}
+
+/// Whether any of a picture's variants is still stored.
+fn any_variant(recipes: &Recipes, picture: &Picture) -> bool {
+    pictures::variant_names(picture.width).iter().any(|name| {
+        recipes
+            .picture_variant(&picture.hash, name)
+            .unwrap()
+            .is_some()
+    })
+}
+
+#[test]
+fn a_picture_no_version_ever_named_is_collected_a_day_after_it_was_last_sent() {
+    const DAY: i64 = forkful::domain::UNSAVED_PICTURE_GRACE_MS;
+    let recipes = Recipes::temporary().unwrap();
+    let now = forkful::store::instant::now_millis();
+    let unsaved = recipes
+        .add_picture(&picture_file(40, 30, ImageFormat::Png), "ann")
+        .unwrap();
+    let replaced = recipes
+        .add_picture(&picture_file(41, 30, ImageFormat::Png), "ann")
+        .unwrap();
+    let kept = recipes
+        .add_picture(&picture_file(42, 30, ImageFormat::Png), "ann")
+        .unwrap();
+    create_with(&recipes, "dal", replaced.clone()).unwrap();
+    // Its next version has another picture: the first stays in history.
+    let slug = Slug::parse("dal").unwrap();
+    let mut content = recipes.snapshot().recipe(&slug).unwrap().content;
+    content.picture = Some(Picture {
+        alt: "Another".into(),
+        ..kept.clone()
+    });
+    let version = recipes.snapshot().recipe(&slug).unwrap().newest();
+    recipes
+        .edit(&slug, version, content, &Change::by("ann", "new picture"))
+        .unwrap();
+
+    // Within its day, nothing is collected; sent again, its day starts over.
+    assert_eq!(
+        recipes.collect_unsaved_pictures_at(now + DAY / 2).unwrap(),
+        0
+    );
+    assert_eq!(
+        recipes
+            .collect_unsaved_pictures_at(now - 1_000 + DAY)
+            .unwrap(),
+        0
+    );
+    assert!(recipes.picture(&unsaved.hash).unwrap().is_some());
+
+    let collected = recipes
+        .collect_unsaved_pictures_at(now + DAY + 60_000)
+        .unwrap();
+    assert_eq!(collected, 1);
+    assert!(recipes.picture(&unsaved.hash).unwrap().is_none());
+    assert!(
+        !any_variant(&recipes, &unsaved),
+        "every variant goes with it"
+    );
+    assert!(recipes
+        .picture_for(&unsaved.hash, Some("ann"))
+        .unwrap()
+        .is_none());
+    for named in [&replaced, &kept] {
+        assert!(any_variant(&recipes, named));
+        assert_eq!(
+            recipes
+                .picture_for(&named.hash, None)
+                .unwrap()
+                .map(|(_, seen)| seen),
+            Some(forkful::domain::Seen::ByAnyone)
+        );
+    }
+    // A form that still names the collected picture is refused, not saved
+    // with a picture that is not there.
+    assert!(matches!(
+        create_with(&recipes, "soup", unsaved.clone()),
+        Err(DomainError::NoSuchPicture(_))
+    ));
+    // Sent again, it is stored again, whole.
+    let again = recipes
+        .add_picture(&picture_file(40, 30, ImageFormat::Png), "bob")
+        .unwrap();
+    assert_eq!(again.hash, unsaved.hash);
+    assert!(any_variant(&recipes, &again));
+}
+
+#[test]
+fn a_picture_stored_before_sendings_were_recorded_has_its_day_too() {
+    const DAY: i64 = forkful::domain::UNSAVED_PICTURE_GRACE_MS;
+    let recipes = Recipes::temporary().unwrap();
+    let file = picture_file(40, 30, ImageFormat::Png);
+    // As the seed stores pictures, and as every picture was stored before.
+    let old = recipes
+        .store_picture(pictures::prepare(&file, recipes.picture_name(&file)).unwrap())
+        .unwrap();
+    let first = forkful::store::instant::now_millis() + 10 * DAY;
+    assert_eq!(recipes.collect_unsaved_pictures_at(first).unwrap(), 0);
+    assert!(recipes.picture(&old.hash).unwrap().is_some());
+    assert_eq!(recipes.collect_unsaved_pictures_at(first + DAY).unwrap(), 1);
+    assert!(recipes.picture(&old.hash).unwrap().is_none());
+}
+
+/// Writes that name pictures while the same pictures are collected: each
+/// write either names a picture that is stored, whole, or is refused.
+#[test]
+fn a_write_racing_a_collection_never_names_a_collected_picture() {
+    let recipes = Recipes::temporary().unwrap();
+    let sent: Vec<Picture> = (0..24)
+        .map(|i| {
+            recipes
+                .add_picture(&picture_file(20 + i, 20, ImageFormat::Png), "ann")
+                .unwrap()
+        })
+        .collect();
+    let later =
+        forkful::store::instant::now_millis() + 2 * forkful::domain::UNSAVED_PICTURE_GRACE_MS;
+    let start = Arc::new(Barrier::new(2));
+    let writer = {
+        let (recipes, start, sent) = (recipes.clone(), start.clone(), sent.clone());
+        thread::spawn(move || {
+            start.wait();
+            let mut saved = Vec::new();
+            for (i, picture) in sent.into_iter().enumerate() {
+                match create_with(&recipes, &format!("r-{i}"), picture.clone()) {
+                    Ok(()) => saved.push(picture),
+                    Err(DomainError::NoSuchPicture(_)) => {}
+                    Err(other) => panic!("{other}"),
+                }
+            }
+            saved
+        })
+    };
+    start.wait();
+    let mut collected = 0;
+    for _ in 0..sent.len() {
+        collected += recipes.collect_unsaved_pictures_at(later).unwrap();
+    }
+    let saved = writer.join().unwrap();
+    collected += recipes.collect_unsaved_pictures_at(later).unwrap();
+    assert_eq!(
+        saved.len() + collected,
+        sent.len(),
+        "each picture saved or collected"
+    );
+    for picture in &saved {
+        assert!(recipes.picture(&picture.hash).unwrap().is_some());
+        assert!(any_variant(&recipes, picture));
+    }
+}
+
+/// A store made when `:recipe/picture` had no index gets one when it is
+/// opened, and the pictures its versions named so far are found by it.
+#[test]
+fn a_store_from_before_pictures_were_indexed_finds_the_pictures_it_named() {
+    use forkful::store::schema::attribute_map;
+    use forkful::store::{kw, Cardinality, EntityMap, Transaction, ValueType};
+    let store = Store::temporary().unwrap();
+    let file = picture_file(40, 30, ImageFormat::Png);
+    let hash = "0123456789abcdef0123456789abcdef";
+    assert!(pictures::is_hash(hash));
+    let mut schema = Transaction::new();
+    schema.map(attribute_map(
+        ":recipe/picture",
+        ValueType::String,
+        Cardinality::One,
+        None,
+    ));
+    store.transact(&schema).unwrap();
+    let mut named = Transaction::new();
+    named.map(EntityMap::anonymous().with(":recipe/picture", hash));
+    store.transact(&named).unwrap();
+    assert!(!store.db().attribute(&kw(":recipe/picture")).unwrap().index);
+
+    let recipes = Recipes::open(store).unwrap();
+    assert!(
+        recipes
+            .store()
+            .db()
+            .attribute(&kw(":recipe/picture"))
+            .unwrap()
+            .index
+    );
+    recipes
+        .store_picture(pictures::prepare(&file, hash.to_owned()).unwrap())
+        .unwrap();
+    assert_eq!(
+        recipes
+            .picture_for(hash, None)
+            .unwrap()
+            .map(|(_, seen)| seen),
+        Some(forkful::domain::Seen::ByAnyone)
     );
 }

@@ -481,3 +481,54 @@ fn schema_changes_that_would_break_stored_datoms_are_refused() {
     tx.add(serves, ":db/doc", "How many it feeds.");
     store.transact(&tx).unwrap();
 }
+
+/// Indexing an attribute that already has datoms puts all of them in AVET,
+/// at the transactions that wrote them: a lookup by value finds what holds
+/// now, a value as of an earlier basis finds what held then, and history
+/// finds the retraction. Dropping an index again is refused.
+#[test]
+fn indexing_an_attribute_later_puts_its_datoms_so_far_in_avet() {
+    use forkful::store::{Components, Index};
+    let store = store();
+    let title = store.db().attribute(&kw(":recipe/title")).unwrap().clone();
+    assert!(!title.in_avet(), "the test needs an unindexed attribute");
+    let id = add_recipe(&store, "toast", "Toast");
+    let when_toast = store.db().basis();
+    let mut rename = Transaction::new();
+    rename.add(id, ":recipe/title", "Soup");
+    store.transact(&rename).unwrap();
+
+    let mut index = Transaction::new();
+    index.add(title.id, ":db/index", true);
+    store.transact(&index).unwrap();
+
+    let by_title = |db: &forkful::store::Db, title_text: &str| -> Vec<(u64, bool)> {
+        db.datoms(
+            Index::Avet,
+            &Components::any().a(title.id).v(Value::from(title_text)),
+        )
+        .map(|d| d.map(|d| (d.e, d.added)))
+        .collect::<Result<_, _>>()
+        .unwrap()
+    };
+    let db = store.db();
+    assert_eq!(by_title(&db, "Soup"), vec![(id, true)]);
+    assert_eq!(by_title(&db, "Toast"), vec![]);
+    assert_eq!(by_title(&db.as_of(when_toast), "Toast"), vec![(id, true)]);
+    assert_eq!(by_title(&db.as_of(when_toast), "Soup"), vec![]);
+    let mut history = by_title(&db.history(), "Toast");
+    history.sort();
+    assert_eq!(history, vec![(id, false), (id, true)]);
+    // What is written later is indexed as usual.
+    let other = add_recipe(&store, "soup-2", "Soup");
+    let mut found = by_title(&store.db(), "Soup");
+    found.sort();
+    assert_eq!(found, vec![(id, true), (other, true)]);
+
+    let mut unindex = Transaction::new();
+    unindex.add(title.id, ":db/index", false);
+    assert!(matches!(
+        refused(&store, &unindex),
+        TransactError::Schema(_)
+    ));
+}

@@ -26,7 +26,7 @@ use super::attrs::Attrs;
 use super::ids::{Basis, Instant, RecipeId};
 use super::slug::Slug;
 use super::DomainError;
-use crate::store::{Db, EntityId, Value};
+use crate::store::{Components, Db, EntityId, Index, Value};
 
 /// One database value, pinned at a basis, read as recipes. A write that
 /// lands after it was taken is invisible to it; it counts its own index
@@ -96,6 +96,18 @@ impl Snapshot {
                 Ok(datom.v.as_str().unwrap_or_default().to_owned())
             })
             .collect()
+    }
+
+    /// Whether any version of any recipe, at this basis, ever named the
+    /// picture `hash` (a version since replaced or retired included: its
+    /// history shows it). One AVET seek, in history.
+    pub(crate) fn names_picture(&self, hash: &str) -> Result<bool, DomainError> {
+        let history = self.db.history();
+        let mut named = history.datoms(
+            Index::Avet,
+            &Components::any().a(self.attrs.picture).v(Value::from(hash)),
+        );
+        Ok(named.next().transpose()?.is_some())
     }
 
     fn id_of(&self, slug: &Slug) -> Result<RecipeId, DomainError> {
