@@ -108,6 +108,9 @@ pub enum DomainError {
     /// The recipe was retired by its author; its history stays readable.
     #[error("{title} was retired by its author")]
     Retired { slug: String, title: String },
+    /// Only a recipe's author may edit or retire it; others fork it.
+    #[error("Only its author can change {title}: fork it to make your own version.")]
+    NotAuthor { slug: String, title: String },
     /// No cook has the handle.
     #[error("there is no cook called {0}")]
     NoSuchCook(String),

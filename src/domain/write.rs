@@ -389,6 +389,7 @@ impl Recipes {
             // Decided here, on the latest value: a recipe retired since the
             // form was shown takes no new version.
             let recipe = view.current(slug)?;
+            check_author(slug, &recipe, change)?;
             check_based_on(slug, &recipe, based_on)?;
             self.check_picture(&content)?;
             let mut tx = self.edit_transaction(&view, &recipe, &content, change)?;
@@ -569,6 +570,7 @@ impl Recipes {
         stamp(&mut stamped, change)?;
         let (report, ()) = self.store.transact_with(|db| -> Result<_, DomainError> {
             let recipe = self.view_of(db).recipe(slug)?;
+            check_author(slug, &recipe, change)?;
             check_based_on(slug, &recipe, based_on)?;
             if recipe.retired {
                 return Err(DomainError::NothingChanged);
@@ -676,6 +678,20 @@ fn refuse_taken(view: &Snapshot, slug: &Slug) -> Result<(), DomainError> {
 }
 
 /// Refuses a write based on a version other than the recipe's newest.
+/// Refuses a change by anyone but the recipe's author: decided in the
+/// writer, beside `check_based_on`, so that every caller (the web, the
+/// CLI, a seed) is held to it, not only the forms.
+fn check_author(slug: &Slug, recipe: &Recipe, change: &Change) -> Result<(), DomainError> {
+    if recipe.author.as_deref() == Some(change.author.as_str()) {
+        Ok(())
+    } else {
+        Err(DomainError::NotAuthor {
+            slug: slug.to_string(),
+            title: recipe.content.title.clone(),
+        })
+    }
+}
+
 fn check_based_on(
     slug: &Slug,
     recipe: &Recipe,

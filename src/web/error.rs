@@ -82,6 +82,7 @@ impl From<DomainError> for WebError {
             DomainError::SlugTaken(_) | DomainError::SlugReserved(_) => {
                 WebError::Conflict(error.to_string())
             }
+            DomainError::NotAuthor { .. } => WebError::Forbidden(error.to_string()),
             DomainError::Retired { ref slug, .. } => WebError::Gone(format!(
                 "{error}. Its history is still at {}/history.",
                 views::recipe_path(slug)

@@ -302,6 +302,50 @@ fn a_retired_recipe_is_neither_forked_nor_edited_whoever_asks() {
     assert!(view.find(&slug("late")).unwrap().is_none());
 }
 
+/// Only its author may edit or retire a recipe, whoever calls the domain
+/// (the web's forms, the CLI, a seed): decided in the writer.
+#[test]
+fn the_domain_refuses_another_cooks_edit_and_retirement() {
+    let recipes = fresh();
+    let root = slug("root");
+    recipes
+        .create(&root, content("Root", &["1 egg"], &["Cook."]), &by("v1"))
+        .unwrap();
+    let author = recipes.snapshot().recipe(&root).unwrap().author.unwrap();
+    assert_ne!(author, "mallory");
+    let before = stored(recipes.store());
+    let mallory = |note: &str| Change::by("mallory", note);
+    let edited = recipes.edit(
+        &root,
+        v(1),
+        content("Root, mine now", &["2 eggs"], &["Cook."]),
+        &mallory("take it"),
+    );
+    assert!(
+        matches!(edited, Err(DomainError::NotAuthor { ref title, .. }) if title == "Root"),
+        "{edited:?}"
+    );
+    // A stale version number does not tell another cook anything more.
+    let retired = recipes.retire(&root, v(7), &mallory("gone"));
+    assert!(
+        matches!(retired, Err(DomainError::NotAuthor { .. })),
+        "{retired:?}"
+    );
+    assert_eq!(stored(recipes.store()), before, "nothing was written");
+    // Its author may.
+    recipes
+        .edit(
+            &root,
+            v(1),
+            content("Root, better", &["2 eggs"], &["Cook."]),
+            &Change::by(&author, "better"),
+        )
+        .unwrap();
+    recipes
+        .retire(&root, v(2), &Change::by(&author, "retired"))
+        .unwrap();
+}
+
 #[test]
 fn the_demo_seed_has_what_the_fixture_promises() {
     let view = demo().snapshot();
