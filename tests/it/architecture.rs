@@ -439,3 +439,96 @@ fn the_check_sees_every_way_a_layer_reaches_up_or_down_too_far() {
         );
     }
 }
+
+/// The backticked words of `text` that name a path in the repository.
+fn named_paths(text: &str) -> Vec<String> {
+    const ROOTS: [&str; 9] = [
+        "src/",
+        "tests/",
+        "benches/",
+        "scripts/",
+        "docs/",
+        "templates/",
+        "fuzz/",
+        "seed/",
+        ".ci/",
+    ];
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|word| ROOTS.iter().any(|root| word.starts_with(root)))
+        .filter(|word| !word.contains(char::is_whitespace))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The modules the code map lists under each `### `src/...`` heading, as
+/// its `- `name`:` bullets: `(directory, module)`.
+fn listed_modules(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut directory: Option<String> = None;
+    for line in text.lines() {
+        if let Some(heading) = line.strip_prefix("### ") {
+            directory = heading
+                .strip_prefix("`src/")
+                .and_then(|rest| rest.split_once('`'))
+                .filter(|(dir, after)| !dir.ends_with(".rs") && after.is_empty())
+                .map(|(dir, _)| format!("src/{dir}"));
+        } else if line.starts_with("## ") {
+            directory = None;
+        } else if let (Some(dir), Some(rest)) = (&directory, line.strip_prefix("- `")) {
+            if let Some((module, _)) = rest.split_once("`:") {
+                out.push((dir.clone(), module.to_owned()));
+            }
+        }
+    }
+    out
+}
+
+/// Every path docs/ARCHITECTURE.md names is in the tree, and every module
+/// its code map lists is where it says: the map cannot drift from the
+/// code unnoticed.
+#[test]
+fn the_code_map_names_only_what_is_in_the_tree() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("docs/ARCHITECTURE.md")).unwrap();
+    let mut missing = Vec::new();
+    let paths = named_paths(&text);
+    assert!(paths.len() >= 20, "the map names paths: {paths:?}");
+    for path in &paths {
+        // `tests/fixtures/fuzz/<target>/`: the part before the placeholder.
+        let real = path.split('<').next().unwrap_or(path);
+        if !root.join(real).exists() {
+            missing.push(path.clone());
+        }
+    }
+    let modules = listed_modules(&text);
+    assert!(modules.len() >= 15, "the map lists modules: {modules:?}");
+    for (dir, module) in &modules {
+        let file = root.join(dir).join(format!("{module}.rs"));
+        let folder = root.join(dir).join(module);
+        if !file.exists() && !folder.join("mod.rs").exists() {
+            missing.push(format!("{dir}/{module}"));
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "named in docs/ARCHITECTURE.md but not in the tree: {missing:?}"
+    );
+}
+
+#[test]
+fn the_code_map_check_catches_a_path_or_module_that_is_not_there() {
+    let text = "### `src/store`\n\n- `db`: values.\n- `gone`: nothing.\n\n## Next\n\n- `x`: not a module.\nSee `src/nowhere.rs` and `docs/ARCHITECTURE.md`.";
+    assert_eq!(
+        listed_modules(text),
+        vec![
+            ("src/store".to_owned(), "db".to_owned()),
+            ("src/store".to_owned(), "gone".to_owned())
+        ]
+    );
+    assert_eq!(
+        named_paths(text),
+        vec!["src/store", "src/nowhere.rs", "docs/ARCHITECTURE.md"]
+    );
+}
