@@ -261,17 +261,15 @@ impl Recipes {
     }
 
     /// The JPEG bytes of a picture's variant (`640`, `4x3`), if stored.
-    pub fn picture_variant(
-        &self,
-        hash: &str,
-        name: &str,
-    ) -> Result<Option<sled::IVec>, DomainError> {
+    pub fn picture_variant(&self, hash: &str, name: &str) -> Result<Option<Vec<u8>>, DomainError> {
         if !pictures::is_hash(hash) {
             return Ok(None);
         }
-        self.pictures()?
+        let bytes = self
+            .pictures()?
             .get(&variant_key(hash, name))
-            .map_err(store_error)
+            .map_err(store_error)?;
+        Ok(bytes.map(|b| b.to_vec()))
     }
 
     fn pictures(&self) -> Result<&Keyspace, DomainError> {

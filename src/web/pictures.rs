@@ -67,7 +67,7 @@ pub async fn picture(
     Ok(if cached {
         response.finish()
     } else {
-        response.body(bytes.to_vec())
+        response.body(bytes)
     })
 }
 

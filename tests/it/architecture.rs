@@ -532,3 +532,28 @@ fn the_code_map_check_catches_a_path_or_module_that_is_not_there() {
         vec!["src/store", "src/nowhere.rs", "docs/ARCHITECTURE.md"]
     );
 }
+
+/// sled is the store's business: no file outside `src/store` names it or
+/// its types, so the store can change what it keeps its keys in.
+#[test]
+fn nothing_outside_the_store_names_sled() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    assert!(files.len() > 50, "found the sources: {}", files.len());
+    let mut named = Vec::new();
+    for file in files {
+        let relative = file.strip_prefix(&root).unwrap();
+        if relative.starts_with("store") {
+            continue;
+        }
+        let source = std::fs::read_to_string(&file).unwrap();
+        for (n, line) in source.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if code.contains("sled::") || code.contains("IVec") {
+                named.push(format!("src/{}:{}", relative.display(), n + 1));
+            }
+        }
+    }
+    assert!(named.is_empty(), "sled named outside the store: {named:?}");
+}
