@@ -85,7 +85,7 @@ impl Recipes {
     pub fn collect_unsaved_pictures_at(&self, now: i64) -> Result<usize, DomainError> {
         self.backfill_sendings(now)?;
         let mut collected = 0;
-        for (hash, last_sent) in self.last_sendings()? {
+        for (hash, last_sent) in self.last_sendings(b"")? {
             if self.snapshot().names_picture(&hash)? {
                 self.forget_sendings(&hash)?;
             } else if last_sent + GRACE_MS <= now && self.collect(&hash, now)? {
@@ -95,10 +95,11 @@ impl Recipes {
         Ok(collected)
     }
 
-    /// Each picture with a sending, and when it was last sent.
-    fn last_sendings(&self) -> Result<Vec<(String, i64)>, DomainError> {
+    /// Each picture with a sending whose key starts with `prefix`, and
+    /// when it was last sent.
+    fn last_sendings(&self, prefix: &[u8]) -> Result<Vec<(String, i64)>, DomainError> {
         let mut out: Vec<(String, i64)> = Vec::new();
-        for record in self.uploads.scan_prefix(b"") {
+        for record in self.uploads.scan_prefix(prefix) {
             let (key, value) = record.map_err(store_error)?;
             let Some((hash, at)) = read_sending(&key, &value) else {
                 continue;
@@ -195,14 +196,8 @@ impl Recipes {
 
     /// When `hash` was last sent, if it has a sending.
     fn last_sendings_of(&self, hash: &str) -> Result<Option<i64>, DomainError> {
-        let mut latest = None;
-        for record in self.uploads.scan_prefix(&sending_prefix(hash)) {
-            let (key, value) = record.map_err(store_error)?;
-            if let Some((_, at)) = read_sending(&key, &value) {
-                latest = Some(latest.map_or(at, |l: i64| l.max(at)));
-            }
-        }
-        Ok(latest)
+        let sendings = self.last_sendings(&sending_prefix(hash))?;
+        Ok(sendings.first().map(|(_, at)| *at))
     }
 
     /// Whether a version names `hash` on the latest value, read inside the
