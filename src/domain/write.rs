@@ -675,7 +675,6 @@ fn refuse_taken(view: &Snapshot, slug: &Slug) -> Result<(), DomainError> {
     }
 }
 
-/// Refuses a write based on a version other than the recipe's newest.
 /// Refuses a change by anyone but the recipe's author: decided in the
 /// writer, beside `check_based_on`, so that every caller (the web, the
 /// CLI, a seed) is held to it, not only the forms.
@@ -690,6 +689,7 @@ fn check_author(slug: &Slug, recipe: &Recipe, change: &Change) -> Result<(), Dom
     }
 }
 
+/// Refuses a write based on a version other than the recipe's newest.
 fn check_based_on(
     slug: &Slug,
     recipe: &Recipe,

@@ -121,7 +121,11 @@ impl Recipes {
         let mut entries = Vec::new();
         for record in self.pictures.scan_prefix(b"") {
             let (key, _) = record.map_err(store_error)?;
-            let Ok(hash) = std::str::from_utf8(&key) else {
+            // Size records only: a variant's key is no hash.
+            let Some(hash) = std::str::from_utf8(&key)
+                .ok()
+                .filter(|k| pictures::is_hash(k))
+            else {
                 continue;
             };
             let has_sending = self
@@ -129,7 +133,7 @@ impl Recipes {
                 .scan_prefix(&sending_prefix(hash))
                 .next()
                 .is_some();
-            if pictures::is_hash(hash) && !has_sending {
+            if !has_sending {
                 entries.push((sending_key(hash, ""), now.to_be_bytes().to_vec()));
             }
         }
