@@ -12,11 +12,11 @@
 mod common;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use forkful::store::query::{Input, Query, DEFAULT_WORK_LIMIT};
-use forkful::store::schema::attribute_map;
+use forkful::store::attribute_map;
 use forkful::store::{
     kw, Cardinality, EntityId, EntityMap, EntityRef, Store, Transaction, Unique, Value, ValueType,
 };
+use forkful::store::{Input, Query, DEFAULT_WORK_LIMIT};
 use std::hint::black_box;
 
 /// Recipes in one family (a tree grown from one original).

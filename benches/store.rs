@@ -134,8 +134,8 @@ const IMPORTED_RECIPES: usize = 200;
 fn bulk_import(c: &mut Criterion) {
     use forkful::domain::import_check::RecipeImportCheck;
     use forkful::seed::synthetic::{generate, Shape};
-    use forkful::store::transfer::{export, import_with};
     use forkful::store::Store;
+    use forkful::store::{export, import_with};
 
     let source = Store::temporary().expect("temporary store");
     let shape = Shape {

@@ -23,9 +23,10 @@ use crate::domain::pictures;
 use crate::domain::{Accounts, Change, Recipes, Slug};
 use crate::import;
 use crate::seed;
-use crate::store::query::{self, Input, Query};
-use crate::store::transfer::{self, TransferSummary};
-use crate::store::{Store, StoreConfig, FORMAT_VERSION};
+use crate::store::{
+    self, render_table, Input, Query, Store, StoreConfig, TransferSummary, DEFAULT_WORK_LIMIT,
+    FORMAT_VERSION,
+};
 use crate::web::client_address::{ForwardedHeader, Network, TrustedProxies};
 
 /// `--version`'s line after the name: the crate's version and the storage
@@ -512,7 +513,7 @@ fn export(args: ExportArgs, out: &mut impl Write) -> Result<()> {
 fn export_all(store: &Store, out: &mut impl Write) -> Result<TransferSummary> {
     let db = store.db();
     let pictures = store.keyspace(pictures::KEYSPACE)?;
-    Ok(transfer::export_with(
+    Ok(store::export_with(
         &db,
         &[(pictures::KEYSPACE, &pictures)],
         out,
@@ -634,7 +635,7 @@ pub struct QueryArgs {
     #[arg(long, env = "FORKFUL_HISTORY")]
     pub history: bool,
     /// Stop the query after this many steps of work.
-    #[arg(long, env = "FORKFUL_WORK_LIMIT", default_value_t = query::DEFAULT_WORK_LIMIT)]
+    #[arg(long, env = "FORKFUL_WORK_LIMIT", default_value_t = DEFAULT_WORK_LIMIT)]
     pub work_limit: u64,
     /// The query, e.g. '[:find ?t :in $ ?s :where [?r :recipe/slug ?s] [?r :recipe/title ?t]]'.
     pub query: String,
@@ -663,7 +664,7 @@ fn query(args: QueryArgs, out: &mut impl Write) -> Result<()> {
     let result = parsed
         .run(&inputs, args.work_limit)
         .context("running the query")?;
-    write!(out, "{}", query::table::render(&result))?;
+    write!(out, "{}", render_table(&result))?;
     Ok(())
 }
 
@@ -683,7 +684,7 @@ fn import(args: ImportArgs, out: &mut impl Write) -> Result<()> {
     }
     let store = args.store.open_bulk()?;
     let bar = progress_bar("{bar:40} {pos}/{len} datoms, {per_sec}, {eta} left");
-    let summary = transfer::import_with_keyspaces(
+    let summary = store::import_with_keyspaces(
         &store,
         || File::open(file).map(BufReader::new),
         &mut RecipeImportCheck::default(),

@@ -21,8 +21,7 @@ use crate::domain::ingredient::IngredientLine;
 use crate::domain::pictures;
 use crate::domain::scale::{scale_line, Units};
 use crate::edn::{self, Edn};
-use crate::store::query::{Input, Query};
-use crate::store::{transfer, Store};
+use crate::store::{self, Input, Query, Store};
 
 /// What divides an input of [`datalog_query`] into the query and its
 /// inputs after `$`, EDN forms as on the command line.
@@ -275,8 +274,8 @@ pub fn export_file(data: &[u8]) {
 fn import(
     store: &Store,
     file: &[u8],
-) -> Result<transfer::TransferSummary, crate::store::TransferError> {
-    transfer::import_with_keyspaces(
+) -> Result<store::TransferSummary, crate::store::TransferError> {
+    store::import_with_keyspaces(
         store,
         || Ok(std::io::Cursor::new(file)),
         &mut RecipeImportCheck::default(),
@@ -290,14 +289,14 @@ fn export(store: &Store) -> Vec<u8> {
     let keyspace = store
         .keyspace(pictures::KEYSPACE)
         .expect("the pictures keyspace");
-    transfer::export_with(&store.db(), &[(pictures::KEYSPACE, &keyspace)], &mut out)
+    store::export_with(&store.db(), &[(pictures::KEYSPACE, &keyspace)], &mut out)
         .expect("an export into memory");
     out
 }
 
 /// What a new store holds: its genesis, and nothing else.
-fn empty_store_contents() -> &'static Vec<crate::store::RawEntry> {
-    static CONTENTS: OnceLock<Vec<crate::store::RawEntry>> = OnceLock::new();
+fn empty_store_contents() -> &'static Vec<crate::store::testing::RawEntry> {
+    static CONTENTS: OnceLock<Vec<crate::store::testing::RawEntry>> = OnceLock::new();
     CONTENTS.get_or_init(|| {
         let store = Store::temporary().expect("a temporary store");
         store.raw_contents().expect("the store reads")

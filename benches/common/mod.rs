@@ -25,7 +25,7 @@ pub use alloc::{allocations, report_allocations, Allocations};
 pub use catalogs::{deepest, demo, stored_catalog, synthetic_catalog};
 
 use criterion::Criterion;
-use forkful::store::schema::attribute_map;
+use forkful::store::attribute_map;
 use forkful::store::{
     Cardinality, EntityId, EntityMap, EntityRef, Store, Transaction, Unique, ValueType,
 };

@@ -23,7 +23,7 @@ use blake2::{Blake2b, Digest};
 use super::ids::Instant;
 use super::slug::Slug;
 use super::{DomainError, Recipes};
-use crate::store::{instant, EntityMap, EntityRef, Keyspace, Transaction, Value};
+use crate::store::{self, EntityMap, EntityRef, Keyspace, Transaction, Value};
 
 /// How long a session lasts after logging in.
 pub const SESSION_DAYS: i64 = 30;
@@ -336,7 +336,7 @@ impl Accounts {
     /// checked (see `log_in`).
     fn session_at(&self, handle: &Slug, generation: u64) -> Result<NewSession, AccountError> {
         let token = new_token();
-        let expires = instant::now_millis() + SESSION_DAYS * 24 * 3_600_000;
+        let expires = store::now_millis() + SESSION_DAYS * 24 * 3_600_000;
         let record = format!("{handle} {expires} {generation}");
         self.sessions
             .insert(&token_hash(&token), record.as_bytes())?;
@@ -380,7 +380,7 @@ impl Accounts {
         };
         let expires: i64 = expires.parse().unwrap_or(0);
         let generation: u64 = generation.parse().unwrap_or(u64::MAX);
-        let live = expires > instant::now_millis()
+        let live = expires > store::now_millis()
             && generation == self.generation(&handle)?
             && self.secrets.get(&key("disabled", &handle))?.is_none();
         Ok(live.then_some(handle))

@@ -9,7 +9,7 @@
 use std::fmt;
 use std::num::NonZeroU32;
 
-use crate::store::{instant, EntityId};
+use crate::store::{self, EntityId};
 
 /// A recipe's entity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -148,14 +148,14 @@ impl Instant {
     /// Appends the RFC 3339 form (`2026-03-14T09:30:00.123Z`) to `out`,
     /// without allocating: pages write one on every line of a list.
     pub fn write_rfc3339(self, out: &mut String) {
-        instant::write_rfc3339(out, self.0);
+        store::write_rfc3339(out, self.0);
     }
 }
 
 /// The RFC 3339 form, `2026-03-14T09:30:00.123Z`.
 impl fmt::Display for Instant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&instant::format_rfc3339(self.0))
+        f.write_str(&store::format_rfc3339(self.0))
     }
 }
 

@@ -12,7 +12,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::pictures;
 use super::slug::Slug;
-use crate::store::transfer::ImportCheck;
+use crate::store::ImportCheck;
 use crate::store::{Datom, EntityId, Keyword, Value};
 
 /// See the module's documentation.

@@ -4,7 +4,7 @@
 //! missing from the store is transacted, so a store made by an older build
 //! gains new attributes and one made by this build is left alone.
 
-use crate::store::schema::attribute_map;
+use crate::store::attribute_map;
 use crate::store::{
     kw, Cardinality, Db, EntityId, Store, StoreError, TransactError, Transaction, Unique, ValueType,
 };

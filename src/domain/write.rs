@@ -506,7 +506,7 @@ impl Recipes {
         tx.add(
             e,
             ":recipe/updated-at",
-            Value::Instant(change.at.unwrap_or_else(crate::store::instant::now_millis)),
+            Value::Instant(change.at.unwrap_or_else(crate::store::now_millis)),
         );
         Ok(tx)
     }
@@ -833,7 +833,7 @@ fn new_recipe_map(
     fork: Option<&ForkOf>,
     change: &Change,
 ) -> EntityMap {
-    let now = change.at.unwrap_or_else(crate::store::instant::now_millis);
+    let now = change.at.unwrap_or_else(crate::store::now_millis);
     let mut map = EntityMap::new(EntityRef::temp(tempid))
         .with(":recipe/slug", slug.as_str())
         .with(":recipe/title", content.title.as_str())

@@ -3,7 +3,7 @@
 
 use crate::domain::{Change, Content, Minutes, Slug, Step};
 use crate::edn::{self, Edn, Node};
-use crate::store::instant;
+use crate::store;
 
 use super::SeedError;
 
@@ -160,7 +160,7 @@ impl Reader<'_> {
                 "at" => {
                     at = Some(match &value.edn {
                         Edn::Tagged(tag, inner) if tag == "inst" => match inner.as_ref() {
-                            Edn::String(s) => instant::parse_rfc3339(s)
+                            Edn::String(s) => store::parse_rfc3339(s)
                                 .ok_or_else(|| {
                                     self.fail(value, format!("{s:?} is not an RFC 3339 instant"))
                                 })

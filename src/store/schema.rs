@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use super::encoding::Datom;
 use super::error::{SchemaError, UnknownAttribute};
-use super::tx::EntityMap;
+use super::transaction::EntityMap;
 use super::value::{kw, EntityId, Keyword, Value, ValueType};
 
 pub const DB_IDENT: EntityId = 1;

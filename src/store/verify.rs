@@ -50,10 +50,9 @@ impl super::Store {
     /// It reads sled directly, not through a `Db`, which would answer from
     /// the very entries being checked. Meant for a store no one is writing
     /// to: a write landing during the scan could show as a mismatch.
-    #[doc(hidden)]
     pub fn verify_current_entries(&self) -> Result<usize, String> {
         let sled = &self.inner.sled;
-        let basis = super::read_meta_u64(sled, super::META_BASIS)
+        let basis = super::open::read_meta_u64(sled, super::open::META_BASIS)
             .map_err(|e| format!("reading the stored basis: {e}"))?;
         let mut truths = datoms_truth(sled, basis)?;
         let checked = truths.len();

@@ -4,7 +4,7 @@
 use std::sync::{Arc, Barrier};
 
 use forkful::domain::{AccountError, Accounts, Change, Content, Recipes, Slug};
-use forkful::store::transfer::export;
+use forkful::store::export;
 use forkful::store::Store;
 
 use crate::helpers::stored;

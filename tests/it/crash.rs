@@ -39,8 +39,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use forkful::store::{
-    current_blocks, kw, Components, Db, EntityId, EntityMap, EntityRef, Index, Store, Transaction,
-    Value,
+    kw, Components, Db, EntityId, EntityMap, EntityRef, Index, Store, Transaction, Value,
 };
 
 use crate::helpers::schema_tx;
@@ -504,12 +503,12 @@ fn the_entry_check_finds_entries_that_disagree_with_the_datoms() {
     // The entries are stored sixteen entities to a block: see
     // `store::current::blocks`.
     let block_of = |sled: &sled::Db, e: EntityId| {
-        sled.get(current_blocks::key(e))
+        sled.get(forkful::store::testing::current_blocks::key(e))
             .expect("reading a block")
             .map(|block| block.to_vec())
     };
     let block = block_of(&raw_sled(dir.path()), recipe).expect("the recipe's block");
-    let entry = current_blocks::entry(&block.clone().into(), recipe)
+    let entry = forkful::store::testing::current_blocks::entry(&block.clone().into(), recipe)
         .expect("a block that reads")
         .expect("the recipe has an entry")
         .to_vec();
@@ -532,11 +531,17 @@ fn the_entry_check_finds_entries_that_disagree_with_the_datoms() {
         let sled = raw_sled(dir.path());
         let old = block_of(&sled, e);
         let tampered = match &value {
-            Some(value) => current_blocks::with_entries(old.as_deref(), &[(e, value.clone())]),
-            None => current_blocks::without(old.as_deref().unwrap_or_default(), e),
+            Some(value) => forkful::store::testing::current_blocks::with_entries(
+                old.as_deref(),
+                &[(e, value.clone())],
+            ),
+            None => forkful::store::testing::current_blocks::without(
+                old.as_deref().unwrap_or_default(),
+                e,
+            ),
         }
         .expect("a block to tamper with");
-        sled.insert(current_blocks::key(e), tampered)
+        sled.insert(forkful::store::testing::current_blocks::key(e), tampered)
             .and_then(|_| sled.flush())
             .expect("tampering with the store");
         drop(sled);
@@ -548,8 +553,13 @@ fn the_entry_check_finds_entries_that_disagree_with_the_datoms() {
             "an entry tampered with to show {expected:?} is found: {checked:?}"
         );
         let sled = raw_sled(dir.path());
-        sled.remove(current_blocks::key(stranger))
-            .and_then(|_| sled.insert(current_blocks::key(recipe), block.as_slice()))
+        sled.remove(forkful::store::testing::current_blocks::key(stranger))
+            .and_then(|_| {
+                sled.insert(
+                    forkful::store::testing::current_blocks::key(recipe),
+                    block.as_slice(),
+                )
+            })
             .and_then(|_| sled.flush())
             .expect("undoing the tampering");
     }
@@ -561,7 +571,7 @@ fn raw_sled(dir: &Path) -> sled::Db {
     for _ in 0..100 {
         match sled::Config::new()
             .path(dir)
-            .segment_size(forkful::store::SEGMENT_BYTES)
+            .segment_size(forkful::store::testing::SEGMENT_BYTES)
             .open()
         {
             Ok(db) => return db,

@@ -6,7 +6,7 @@ use forkful::domain::{
     CatalogQuery, Change, Content, ContentField, DomainError, Minutes, Recipes, Slug, Snapshot,
     Sort, Step, VersionNumber, Yield, RETIRED,
 };
-use forkful::store::query::Input;
+use forkful::store::Input;
 use forkful::store::{kw, EntityRef, Store, Transaction, TxValue, Value};
 use proptest::prelude::*;
 
@@ -860,7 +860,7 @@ fn a_store_whose_attributes_are_out_of_the_order_reads_assume_is_refused() {
     // terms, a catalog line those from the slug to `:recipe/retired`. A
     // store that installed one of them first breaks that, and is refused
     // when opened, in every build, rather than misread.
-    use forkful::store::schema::attribute_map;
+    use forkful::store::attribute_map;
     use forkful::store::{Cardinality, ValueType};
     let cases = [
         (

@@ -2,7 +2,7 @@
 
 use std::io::{BufReader, Cursor};
 
-use forkful::store::transfer::{export, import};
+use forkful::store::{export, import};
 use forkful::store::{kw, OpenError, Store, TransactError, Transaction, TransferError, Value};
 
 use crate::helpers::{add_recipe, everything, schema_tx, stored};
@@ -13,7 +13,7 @@ fn raw_sled(dir: &std::path::Path) -> sled::Db {
     for _ in 0..100 {
         match sled::Config::new()
             .path(dir)
-            .segment_size(forkful::store::SEGMENT_BYTES)
+            .segment_size(forkful::store::testing::SEGMENT_BYTES)
             .open()
         {
             Ok(db) => return db,
@@ -352,7 +352,7 @@ fn recipe_export() -> String {
 /// `words` at `line` and nothing written.
 fn refused_by_the_domain(text: &str, line: usize, words: &str) {
     use forkful::domain::import_check::RecipeImportCheck;
-    use forkful::store::transfer::import_with;
+    use forkful::store::import_with;
     let target = Store::temporary().unwrap();
     let raw = stored(&target);
     let error = import_with(
@@ -386,7 +386,7 @@ fn line_of(text: &str, needle: &str) -> usize {
 #[test]
 fn an_import_breaking_the_domain_rules_is_refused_before_anything_is_written() {
     use forkful::domain::import_check::RecipeImportCheck;
-    use forkful::store::transfer::import_with;
+    use forkful::store::import_with;
     let good = recipe_export();
     // The untouched file imports with the checks.
     let target = Store::temporary().unwrap();
@@ -434,7 +434,7 @@ fn a_store_left_by_an_import_that_failed_half_way_is_refused_when_opened() {
     let dir = tempfile::tempdir().unwrap();
     {
         let target = Store::open(dir.path()).unwrap();
-        target.inject_flush_fault(forkful::store::FlushFault::Error);
+        target.inject_flush_fault(forkful::store::testing::FlushFault::Error);
         let error = import(&target, || Ok(BufReader::new(Cursor::new(text.clone())))).unwrap_err();
         assert!(
             matches!(error, TransferError::Transact(TransactError::Poisoned(_))),

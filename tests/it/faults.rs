@@ -5,8 +5,9 @@
 use std::sync::mpsc;
 use std::time::Duration;
 
-use forkful::store::schema::attribute_map;
-use forkful::store::{kw, Cardinality, FlushFault, Store, TransactError, Transaction, ValueType};
+use forkful::store::attribute_map;
+use forkful::store::testing::FlushFault;
+use forkful::store::{kw, Cardinality, Store, TransactError, Transaction, ValueType};
 
 use crate::helpers::{add_recipe, everything, schema_tx, stored};
 
@@ -120,7 +121,7 @@ fn a_lost_write_that_split_a_chunk_leaves_none_of_its_records() {
 /// passes its tx.
 #[test]
 fn a_store_marked_uncleared_clears_its_chunks_when_it_opens() {
-    use forkful::store::encoding::datom_key;
+    use forkful::store::testing::datom_key;
     use forkful::store::{Datom, Index};
     let dir = tempfile::tempdir().unwrap();
     let same_day = forkful::store::Value::Instant(86_400_000);
@@ -146,7 +147,7 @@ fn a_store_marked_uncleared_clears_its_chunks_when_it_opens() {
     // entity 0 (see `store::postings`).
     let sled = sled::Config::new()
         .path(dir.path())
-        .segment_size(forkful::store::SEGMENT_BYTES)
+        .segment_size(forkful::store::testing::SEGMENT_BYTES)
         .open()
         .unwrap();
     let per_datom = |e, tx| {

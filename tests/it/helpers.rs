@@ -3,7 +3,7 @@
 use std::sync::OnceLock;
 
 use forkful::domain::{CatalogQuery, Recipes, Snapshot, VersionNumber};
-use forkful::store::schema::attribute_map;
+use forkful::store::attribute_map;
 use forkful::store::{
     Cardinality, Components, Datom, EntityMap, Index, Store, Transaction, Unique, ValueType,
 };
@@ -130,7 +130,7 @@ pub fn add_fork(store: &Store, slug: &str, title: &str, parent: u64) -> u64 {
 /// Every key and value of every sled tree, raw: meta keys, current-entity
 /// entries and any tree beside the datoms included. Equal before and after
 /// is what "wrote nothing" means.
-pub fn stored(store: &Store) -> Vec<forkful::store::RawEntry> {
+pub fn stored(store: &Store) -> Vec<forkful::store::testing::RawEntry> {
     store.raw_contents().expect("every tree reads")
 }
 

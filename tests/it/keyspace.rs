@@ -3,8 +3,9 @@
 
 use std::sync::{Arc, Barrier};
 
-use forkful::store::transfer::export;
-use forkful::store::{FlushFault, Store, TransactError};
+use forkful::store::export;
+use forkful::store::testing::FlushFault;
+use forkful::store::{Store, TransactError};
 
 #[test]
 fn a_keyspace_write_survives_reopening_and_a_removal_is_gone() {

@@ -3,7 +3,7 @@
 //! every view at every basis equals a model that sorts and folds the
 //! datoms each transaction reported.
 
-use forkful::store::encoding::datom_key;
+use forkful::store::testing::datom_key;
 use forkful::store::{Components, Datom, Db, EntityMap, Index, Transaction, Value};
 use proptest::prelude::*;
 

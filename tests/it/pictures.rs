@@ -19,8 +19,8 @@ use forkful::domain::import_check::RecipeImportCheck;
 use forkful::domain::pictures::{self, hash_of, Picture};
 use forkful::domain::{Change, Content, DomainError, Recipes, Slug};
 use forkful::import::Fetcher;
-use forkful::store::error::TransferError;
-use forkful::store::{transfer, Store};
+use forkful::store::TransferError;
+use forkful::store::{self, Store};
 use forkful::web::limits::{PictureDecodes, PICTURES_PER_HOUR};
 use forkful::web::Site;
 use image::{DynamicImage, ImageFormat, RgbImage};
@@ -613,7 +613,7 @@ fn exported_with_a_picture() -> (Recipes, Vec<u8>, Vec<u8>) {
         .unwrap();
     let mut out = Vec::new();
     let keyspace = recipes.store().keyspace(pictures::KEYSPACE).unwrap();
-    let summary = transfer::export_with(
+    let summary = store::export_with(
         &recipes.store().db(),
         &[(pictures::KEYSPACE, &keyspace)],
         &mut out,
@@ -624,9 +624,9 @@ fn exported_with_a_picture() -> (Recipes, Vec<u8>, Vec<u8>) {
     (recipes, out, file)
 }
 
-fn import_into_new(file: &[u8]) -> (Store, Result<transfer::TransferSummary, TransferError>) {
+fn import_into_new(file: &[u8]) -> (Store, Result<store::TransferSummary, TransferError>) {
     let store = Store::temporary().unwrap();
-    let outcome = transfer::import_with_keyspaces(
+    let outcome = store::import_with_keyspaces(
         &store,
         || Ok(Cursor::new(file.to_vec())),
         &mut RecipeImportCheck::default(),
@@ -667,7 +667,7 @@ async fn export_and_import_carry_pictures_whole() {
     // And exported again, the same file.
     let mut again = Vec::new();
     let keyspace = recipes.store().keyspace(pictures::KEYSPACE).unwrap();
-    transfer::export_with(
+    store::export_with(
         &recipes.store().db(),
         &[(pictures::KEYSPACE, &keyspace)],
         &mut again,
@@ -1375,7 +1375,7 @@ fn any_variant(recipes: &Recipes, picture: &Picture) -> bool {
 fn a_picture_no_version_ever_named_is_collected_a_day_after_it_was_last_sent() {
     const DAY: i64 = forkful::domain::UNSAVED_PICTURE_GRACE_MS;
     let recipes = Recipes::temporary().unwrap();
-    let now = forkful::store::instant::now_millis();
+    let now = forkful::store::now_millis();
     let unsaved = recipes
         .add_picture(&picture_file(40, 30, ImageFormat::Png), "ann")
         .unwrap();
@@ -1457,7 +1457,7 @@ fn a_picture_stored_before_sendings_were_recorded_has_its_day_too() {
     let old = recipes
         .store_picture(pictures::prepare(&file, recipes.picture_name(&file)).unwrap())
         .unwrap();
-    let first = forkful::store::instant::now_millis() + 10 * DAY;
+    let first = forkful::store::now_millis() + 10 * DAY;
     assert_eq!(recipes.collect_unsaved_pictures_at(first).unwrap(), 0);
     assert!(recipes.picture(&old.hash).unwrap().is_some());
     assert_eq!(recipes.collect_unsaved_pictures_at(first + DAY).unwrap(), 1);
@@ -1476,8 +1476,7 @@ fn a_write_racing_a_collection_never_names_a_collected_picture() {
                 .unwrap()
         })
         .collect();
-    let later =
-        forkful::store::instant::now_millis() + 2 * forkful::domain::UNSAVED_PICTURE_GRACE_MS;
+    let later = forkful::store::now_millis() + 2 * forkful::domain::UNSAVED_PICTURE_GRACE_MS;
     let start = Arc::new(Barrier::new(2));
     let writer = {
         let (recipes, start, sent) = (recipes.clone(), start.clone(), sent.clone());
@@ -1516,7 +1515,7 @@ fn a_write_racing_a_collection_never_names_a_collected_picture() {
 /// opened, and the pictures its versions named so far are found by it.
 #[test]
 fn a_store_from_before_pictures_were_indexed_finds_the_pictures_it_named() {
-    use forkful::store::schema::attribute_map;
+    use forkful::store::attribute_map;
     use forkful::store::{kw, Cardinality, EntityMap, Transaction, ValueType};
     let store = Store::temporary().unwrap();
     let file = picture_file(40, 30, ImageFormat::Png);

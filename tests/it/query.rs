@@ -1,7 +1,7 @@
 //! Datalog: every clause form, aggregates, rules, negation, planning, errors.
 
-use forkful::store::query::{Input, Query, QueryError, DEFAULT_WORK_LIMIT};
 use forkful::store::{kw, EntityRef, Store, Transaction, TxValue, Value};
+use forkful::store::{Input, Query, QueryError, DEFAULT_WORK_LIMIT};
 use proptest::prelude::*;
 
 use crate::helpers::{add_recipe, store};

@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use forkful::store::query::{table, Input, Query, DEFAULT_WORK_LIMIT};
+use forkful::store::{render_table, Input, Query, DEFAULT_WORK_LIMIT};
 use forkful::store::{EntityMap, EntityRef, Store, Transaction, Value};
 
 use crate::helpers::store;
@@ -132,7 +132,7 @@ fn every_example_in_the_query_guide_gives_the_answers_shown() {
                 args.extend(given.iter().map(|i| Input::from_edn(i).unwrap()));
                 let outcome = Query::parse(&text).and_then(|q| q.run(&args, DEFAULT_WORK_LIMIT));
                 let actual = match (outcome, expect_error) {
-                    (Ok(result), false) => table::render(&result),
+                    (Ok(result), false) => render_table(&result),
                     (Err(e), true) => format!("error: {e}\n"),
                     (Ok(_), true) => panic!("{text}: expected an error"),
                     (Err(e), false) => panic!("{text}: {e}"),

@@ -3,8 +3,8 @@
 
 use std::io::{BufReader, Cursor};
 
-use forkful::store::query::QueryError;
-use forkful::store::transfer::{export, import};
+use forkful::store::QueryError;
+use forkful::store::{export, import};
 use forkful::store::{Store, Transaction, Value};
 
 use crate::helpers::{add_recipe, store};
@@ -16,7 +16,7 @@ const SIGNED: &str = "+23e4567-e89b-12d3-a456-426614174000";
 fn with_uuid() -> (Store, u64) {
     let store = store();
     let id = add_recipe(&store, "dal", "Dal");
-    let bytes = forkful::store::value::parse_uuid(GOOD).unwrap();
+    let bytes = forkful::store::parse_uuid(GOOD).unwrap();
     let mut tx = Transaction::new();
     tx.add(id, ":recipe/uuid", Value::Uuid(bytes));
     store.transact(&tx).unwrap();

@@ -783,7 +783,7 @@ async fn a_cook_writes_edits_and_forks_and_every_page_shows_it() {
 #[actix_web::test]
 async fn a_stale_edit_decided_while_the_edit_it_lost_to_is_flushing_is_409_not_404() {
     use forkful::domain::{Change, Slug, VersionNumber};
-    use forkful::store::FlushFault;
+    use forkful::store::testing::FlushFault;
     let (recipes, site) = new_site();
     let mut ann = Browser::new(&site);
     sign_up(&mut ann, "ann").await;

@@ -13,7 +13,7 @@ use std::hash::{Hash, Hasher};
 use super::Snapshot;
 use crate::domain::ids::{Basis, Instant};
 use crate::domain::DomainError;
-use crate::store::witness::Dependencies;
+use crate::store::Dependencies;
 
 /// See the module's documentation.
 #[derive(Debug, Clone)]

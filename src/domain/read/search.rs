@@ -21,7 +21,7 @@ use super::{CatalogEntry, Snapshot};
 use crate::domain::ids::RecipeId;
 use crate::domain::search::{self, MAX_CANDIDATES, MAX_EXPANSIONS, MAX_WORDS, MIN_PREFIX};
 use crate::domain::DomainError;
-use crate::store::db::Datoms;
+use crate::store::Datoms;
 use crate::store::{Components, EntityId, Index, Value};
 
 /// How far each whole word's posting list is counted to pick the shortest.

@@ -17,7 +17,7 @@
 use super::{store_error, Recipes};
 use crate::domain::pictures::{self, Picture};
 use crate::domain::DomainError;
-use crate::store::{instant, StoreError, TransactError, Transaction};
+use crate::store::{self, StoreError, TransactError, Transaction};
 
 /// The keyspace of sendings.
 pub(super) const UPLOADS: &str = "picture-uploads";
@@ -43,7 +43,7 @@ impl Recipes {
     /// Records that `handle` sent the picture `hash` now: it is theirs to
     /// see until a version names it, and kept for `GRACE_MS` from now.
     pub(super) fn note_sending(&self, hash: &str, handle: &str) -> Result<(), DomainError> {
-        let now = instant::now_millis();
+        let now = store::now_millis();
         self.uploads
             .insert(&sending_key(hash, handle), &now.to_be_bytes())
             .map_err(StoreError::from)?;
@@ -77,7 +77,7 @@ impl Recipes {
     /// for `GRACE_MS`; forgets the sendings of pictures a version now
     /// names. Returns how many pictures were collected.
     pub fn collect_unsaved_pictures(&self) -> Result<usize, DomainError> {
-        self.collect_unsaved_pictures_at(instant::now_millis())
+        self.collect_unsaved_pictures_at(store::now_millis())
     }
 
     /// `collect_unsaved_pictures` as if it were `now` (milliseconds since

@@ -42,6 +42,7 @@ pub fn key(e: EntityId) -> [u8; 9] {
 }
 
 /// The first entity id of the block under `key`.
+#[cfg(any(test, feature = "testing"))]
 pub fn block_first(key: &[u8]) -> Result<EntityId, StorageError> {
     match key.get(1..).map(<[u8; 8]>::try_from) {
         Some(Ok(id)) if key[0] == PREFIX && u64::from_be_bytes(id) % BLOCK == 0 => {
@@ -160,7 +161,7 @@ fn push_entry(block: &mut Vec<u8>, place: u8, entry: &[u8]) {
 
 /// `block` without entity `e`'s entry: for tests that tamper with a
 /// store to show that `verify_current_entries` notices.
-#[doc(hidden)]
+#[cfg(feature = "testing")]
 pub fn without(block: &[u8], e: EntityId) -> Result<Vec<u8>, StorageError> {
     let place = (e - first(e)) as u8;
     let mut out = Vec::with_capacity(block.len());

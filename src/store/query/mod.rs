@@ -40,6 +40,7 @@ mod eval;
 mod functions;
 mod rules;
 pub mod table;
+pub use table::render as render_table;
 
 use std::fmt;
 
