@@ -9,7 +9,7 @@
 # Needs the nightly toolchain (`rustup toolchain install nightly`);
 # installs cargo-fuzz if it is missing. The targets are in fuzz/ (their
 # own workspace and target dir); each is one call into
-# src/fuzz_checks.rs, which the test suite runs too (tests/it/fuzz.rs).
+# tests/support/fuzz_checks.rs, which the test suite runs too (tests/it/fuzz.rs).
 # Each target starts from a scratch corpus, fuzz/corpus/<target>, seeded
 # from the committed inputs in tests/fixtures/fuzz/<target>/ and kept
 # between runs. It prints, per target, the executions run, executions per

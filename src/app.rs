@@ -118,7 +118,7 @@ pub fn app(
 /// default is 25,000 per worker).
 pub const MAX_CONNECTIONS_PER_WORKER: usize = 2_048;
 
-pub use crate::web::forms::MAX_FORM_BYTES;
+pub use crate::web::form_handling::MAX_FORM_BYTES;
 
 /// A form that cannot be read: too large, or not what the page takes.
 fn form_refused(error: UrlencodedError) -> WebError {

@@ -17,16 +17,12 @@
 //! - `app`: `build`, the one way to make the server.
 //! - `assets`: the static files from `templates/`, compiled in.
 //! - `cli`: the command line's commands, for the thin `main`.
-//! - `fuzz_checks`: the fuzz targets' bodies, shared with the test suite;
-//!   only with the `testing` feature, never in the site.
 
 pub mod app;
 pub mod assets;
 pub mod cli;
 pub mod domain;
 pub mod edn;
-#[cfg(feature = "testing")]
-pub mod fuzz_checks;
 pub mod import;
 pub mod seed;
 pub mod store;

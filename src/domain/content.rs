@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use super::search;
+use super::search_terms;
 
 /// A number of minutes (prep, cook, total).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -111,7 +111,7 @@ pub const MAX_TEXT: usize = 100_000;
 pub const MAX_INGREDIENTS: usize = 200;
 pub const MAX_STEPS: usize = 200;
 pub const MAX_TAGS: usize = 30;
-/// Most different words (search terms, `search::words`) a summary may have,
+/// Most different words (search terms, `search_terms::words`) a summary may have,
 /// and the items of all the ingredient lines together: a long summary has
 /// a few hundred, two hundred lines of ingredients fewer.
 pub const MAX_SUMMARY_TERMS: usize = 3_000;
@@ -344,7 +344,7 @@ impl Content {
                 return refuse(field, format!("{what} is longer than {MAX_TEXT} bytes"));
             }
         }
-        let summary_terms = search::summary_terms(&self).len();
+        let summary_terms = search_terms::summary_terms(&self).len();
         if summary_terms > MAX_SUMMARY_TERMS {
             return refuse(
                 F::Summary,
@@ -354,7 +354,7 @@ impl Content {
                 ),
             );
         }
-        let ingredient_terms = search::ingredient_terms(&self).len();
+        let ingredient_terms = search_terms::ingredient_terms(&self).len();
         if ingredient_terms > MAX_INGREDIENT_TERMS {
             return refuse(
                 F::Ingredients,

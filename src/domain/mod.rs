@@ -33,8 +33,8 @@ mod models;
 pub mod pictures;
 mod read;
 pub mod scale;
-pub mod schema;
-pub mod search;
+pub mod search_terms;
+pub mod site_schema;
 pub mod slug;
 pub(crate) mod write;
 

@@ -41,7 +41,7 @@ pub const MAX_UPLOAD_BYTES: usize = 10 * 1024 * 1024;
 /// MiB). The most live at once is that last step: 10 + 36 + 100 + 10,
 /// about 156 MiB (the resident memory it costs is measured in
 /// docs/SECURITY.md). How many decodes run at once is the web layer's to
-/// bound (`web::limits::PictureDecodes`).
+/// bound (`web::rate_limits::PictureDecodes`).
 pub const MAX_SIDE: u32 = 4096;
 /// The most pixels a picture may have: a 4:3 picture 4096 on its long
 /// side (12.6 megapixels). A square may be 3547 on a side.

@@ -6,7 +6,7 @@ use crate::domain::content::{
     MAX_TAG, MAX_TAGS, MAX_TEXT, MAX_TITLE,
 };
 use crate::domain::ingredient::IngredientLine;
-use crate::domain::{search, Content, Minutes};
+use crate::domain::{search_terms, Content, Minutes};
 
 /// `text` without tags and with entities decoded, its whitespace collapsed:
 /// sites put `<p>` and `&amp;` in JSON-LD strings.
@@ -119,7 +119,7 @@ pub fn within_limits(mut content: Content) -> Content {
     content.title = clipped(&content.title, MAX_TITLE);
     let text = |t: Option<String>| t.map(|t| clipped_bytes(&t, MAX_TEXT));
     content.summary =
-        text(content.summary).map(|t| search::within_terms(&t, MAX_SUMMARY_TERMS).to_owned());
+        text(content.summary).map(|t| search_terms::within_terms(&t, MAX_SUMMARY_TERMS).to_owned());
     content.notes = text(content.notes);
     let line = |t: Option<String>| t.map(|t| clipped(&t, MAX_LINE));
     content.cuisine = line(content.cuisine);
@@ -138,7 +138,7 @@ pub fn within_limits(mut content: Content) -> Content {
     // `Content::normalized` counts them.
     let mut terms = std::collections::BTreeSet::new();
     let fit = content.ingredients.iter().position(|line| {
-        terms.extend(search::words(IngredientLine::parse(line).item()));
+        terms.extend(search_terms::words(IngredientLine::parse(line).item()));
         terms.len() > MAX_INGREDIENT_TERMS
     });
     if let Some(first_past) = fit {
@@ -241,7 +241,7 @@ mod tests {
             ..Content::default()
         };
         let kept = within_limits(wordy).normalized().unwrap();
-        assert_eq!(search::summary_terms(&kept).len(), MAX_SUMMARY_TERMS);
+        assert_eq!(search_terms::summary_terms(&kept).len(), MAX_SUMMARY_TERMS);
         assert_eq!(kept.ingredients.len(), MAX_INGREDIENT_TERMS / 20);
     }
 

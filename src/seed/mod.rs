@@ -294,7 +294,7 @@ pub fn apply_with(
     pictures: Pictures,
 ) -> Result<SeedReport, SeedFailure> {
     let first_at = plan.first().and_then(|p| p.change.at);
-    crate::domain::schema::install_at(store, first_at.map(|at| at - 1000))
+    crate::domain::site_schema::install_at(store, first_at.map(|at| at - 1000))
         .map_err(DomainError::from)?;
     let recipes = Recipes::open(store.clone())?;
     let slugs = crate::store::Components::any().a(recipes.attrs().slug);

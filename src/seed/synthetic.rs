@@ -233,7 +233,7 @@ pub fn generate(store: &Store, shape: Shape, progress: bool) -> Result<Vec<Entit
     // A fixed, old starting instant, so a catalog's history is the same
     // every time and later edits are never "before" it.
     let start = crate::store::parse_rfc3339("2020-01-01T00:00:00Z").expect("a literal instant");
-    crate::domain::schema::install_at(store, Some(start))
+    crate::domain::site_schema::install_at(store, Some(start))
         .map_err(crate::domain::DomainError::from)?;
     let recipes = Recipes::open(store.clone())?;
     let bar = if progress {

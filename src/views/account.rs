@@ -2,7 +2,7 @@
 
 use maud::{html, Markup};
 
-use super::forms::{form_errors, token, Field, FieldErrors};
+use super::form_fields::{form_errors, token, Field, FieldErrors};
 use super::layout::{self, Head, Section};
 use crate::domain::Cook;
 

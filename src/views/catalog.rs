@@ -4,7 +4,7 @@ use maud::{html, Markup};
 
 use super::layout::{self, Head, Section};
 use super::markdown::plain_text_shared;
-use super::{count, jsonld, tag_path, Day, Excerpt, RecipePath, Rfc3339, TagPath, Text};
+use super::{count, structured_data, tag_path, Day, Excerpt, RecipePath, Rfc3339, TagPath, Text};
 use crate::domain::{CatalogEntry, Sort, MAX_SORTED_TAG};
 
 /// A page of the catalog.
@@ -84,7 +84,7 @@ pub fn page(view: &CatalogView) -> Markup {
         head.section = Section::Tags;
     }
     head.description = Some("Recipes that keep their whole history and can be forked.");
-    head.json_ld = Some(jsonld::item_list(
+    head.json_ld = Some(structured_data::item_list(
         view.base_url,
         view.entries.iter().map(|e| &*e.slug),
         1,

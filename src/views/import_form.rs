@@ -2,7 +2,7 @@
 
 use maud::{html, Markup};
 
-use super::forms::{form_errors, textarea, token, Field, FieldErrors};
+use super::form_fields::{form_errors, textarea, token, Field, FieldErrors};
 use super::layout::{self, Head, Section};
 
 /// What was typed into the form.

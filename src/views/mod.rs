@@ -19,16 +19,16 @@ pub mod diff;
 pub mod family_drawing;
 pub mod feeds;
 pub mod forks;
-pub mod forms;
+pub mod form_fields;
 pub mod history;
 pub mod import_form;
 pub mod json;
-pub mod jsonld;
 pub mod layout;
 pub mod markdown;
 pub mod pages;
 pub mod recipe;
 pub mod recipe_form;
+pub mod structured_data;
 
 use maud::Render;
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};

@@ -7,7 +7,7 @@ use super::layout::{self, Head, Section};
 use super::tag_path;
 use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
 
-use crate::domain::search::{MAX_CANDIDATES, MAX_WORDS};
+use crate::domain::search_terms::{MAX_CANDIDATES, MAX_WORDS};
 use crate::domain::SearchPage;
 
 /// Every tag in use with its number of recipes.

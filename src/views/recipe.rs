@@ -2,10 +2,10 @@
 
 use maud::{html, Markup};
 
-use super::jsonld::{self, RecipeFacts};
 use super::layout::{self, Head, Section};
 use super::markdown::{plain_text, Markdown};
 use super::step_runs;
+use super::structured_data::{self, RecipeFacts};
 use super::{
     count, human_time, machine_time, recipe_path, version_path, Day, RecipePath, Rfc3339, TagPath,
     Text,
@@ -483,7 +483,7 @@ pub fn show_scaled(base_url: &str, model: &RecipeShow, scale: Scale) -> Markup {
         .parent()
         .map(|p| format!("{base_url}{}", version_path(&p.slug, p.version)))
         .or_else(|| model.lineage.source.as_ref().map(|s| s.url.clone()));
-    let json_ld = jsonld::recipe(
+    let json_ld = structured_data::recipe(
         &r.content,
         &RecipeFacts {
             url: &url,

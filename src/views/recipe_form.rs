@@ -3,7 +3,7 @@
 use maud::{html, Markup};
 
 use super::diff::{self as diff_view, DiffSection, Layout};
-use super::forms::{form_errors, textarea, token, Field, FieldErrors};
+use super::form_fields::{form_errors, textarea, token, Field, FieldErrors};
 use super::layout::{self, Head, Section};
 use super::recipe_path;
 use crate::domain::diff::RecipeDiff;

@@ -8,12 +8,12 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 
-use super::forms::{private_page, see_other, sentence};
+use super::form_handling::{private_page, see_other, sentence};
 use super::session::{ended_session_cookie, safe_next, session_cookie, Visitor};
 use super::{Site, WebError};
 use crate::domain::{AccountError, Slug};
 use crate::views::account::{self, SignUpValues};
-use crate::views::forms::FieldErrors;
+use crate::views::form_fields::FieldErrors;
 
 /// Every field defaults to empty, so that a form without its token is
 /// refused for that (403) before anything else is read.

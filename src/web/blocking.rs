@@ -7,7 +7,7 @@
 //! start within `wait` is answered 503 with Retry-After instead of piling
 //! up. The permit travels into the work itself, so a client that hangs up
 //! does not free a place while its work still runs. Picture decodes wait
-//! at a gate of their own (`limits::PictureDecodes`), which says no in
+//! at a gate of their own (`rate_limits::PictureDecodes`), which says no in
 //! the form's words.
 
 use std::sync::Arc;

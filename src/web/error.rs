@@ -112,7 +112,7 @@ impl ResponseError for WebError {
 
     fn error_response(&self) -> HttpResponse {
         if let WebError::LogIn { next } = self {
-            let to = format!("/login?next={}", super::forms::query_value(next));
+            let to = format!("/login?next={}", super::form_handling::query_value(next));
             return HttpResponse::SeeOther()
                 .insert_header((header::LOCATION, to))
                 .insert_header((header::CACHE_CONTROL, "no-store"))

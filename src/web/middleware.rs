@@ -23,7 +23,7 @@ use futures_util::{Stream, StreamExt};
 /// (the JSON-LD `<script>` is data, which CSP does not execute or block).
 /// The one script may fetch from the site (the recipe form's preview).
 /// Images: the site's own only. A picture from elsewhere is fetched once
-/// and stored (`web::recipe_forms`, `web::recipe_import`), and Markdown
+/// and stored (`web::recipe_writes`, `web::recipe_import`), and Markdown
 /// draws no image from elsewhere, so no reader's browser asks another
 /// site for one, which would tell that site who reads what (no page draws
 /// a `data:` image either).

@@ -12,15 +12,15 @@ pub mod catalog;
 pub mod client_address;
 pub mod error;
 mod feeds;
-pub mod forms;
-pub mod limits;
+pub mod form_handling;
 pub mod memory_limit;
 pub mod middleware;
 pub mod page_cache;
 mod pages;
 mod pictures;
-mod recipe_forms;
+pub mod rate_limits;
 mod recipe_import;
+mod recipe_writes;
 pub mod recipes;
 pub mod respond;
 pub mod session;
@@ -46,17 +46,17 @@ pub struct Site {
     /// which pages that nobody logs in to need not pay for).
     accounts: std::sync::OnceLock<Accounts>,
     /// Password attempts per client address and per account.
-    attempts: limits::AttemptLimit,
+    attempts: rate_limits::AttemptLimit,
     /// Whose word on a client's address is believed.
     trusted_proxies: client_address::TrustedProxies,
     /// Argon2 runs, off the workers and a few at once.
     password_work: blocking::Gate,
     /// Imports per cook.
-    imports: limits::CookLimit,
+    imports: rate_limits::CookLimit,
     /// Pictures sent per cook.
-    pictures: limits::CookLimit,
+    pictures: rate_limits::CookLimit,
     /// Pictures being decoded, across the server.
-    picture_decodes: limits::PictureDecodes,
+    picture_decodes: rate_limits::PictureDecodes,
     /// Pages as sent, bounded in bytes.
     pages: page_cache::PageCache,
     /// How pages to import are fetched (public addresses only, unless the
@@ -89,12 +89,12 @@ impl Site {
             base_url,
             edition,
             accounts: std::sync::OnceLock::new(),
-            attempts: limits::AttemptLimit::per_minute(limits::ATTEMPTS_PER_MINUTE),
+            attempts: rate_limits::AttemptLimit::per_minute(rate_limits::ATTEMPTS_PER_MINUTE),
             trusted_proxies: client_address::TrustedProxies::default(),
             password_work: blocking::Gate::passwords(),
-            imports: limits::CookLimit::imports(),
-            pictures: limits::CookLimit::pictures(),
-            picture_decodes: limits::PictureDecodes::standard(),
+            imports: rate_limits::CookLimit::imports(),
+            pictures: rate_limits::CookLimit::pictures(),
+            picture_decodes: rate_limits::PictureDecodes::standard(),
             pages: page_cache::PageCache::new(DEFAULT_PAGE_CACHE_BYTES),
             fetcher: crate::import::Fetcher::public_only(),
             body_deadline: DEFAULT_BODY_DEADLINE,
@@ -122,7 +122,7 @@ impl Site {
 
     /// This site decoding pictures in `decodes`' places (tests give it a
     /// short wait).
-    pub fn with_picture_decodes(mut self, decodes: limits::PictureDecodes) -> Site {
+    pub fn with_picture_decodes(mut self, decodes: rate_limits::PictureDecodes) -> Site {
         self.picture_decodes = decodes;
         self
     }
@@ -186,7 +186,7 @@ impl Site {
     }
 
     /// Password attempts per client address and per account.
-    pub fn attempts(&self) -> &limits::AttemptLimit {
+    pub fn attempts(&self) -> &rate_limits::AttemptLimit {
         &self.attempts
     }
 
@@ -208,17 +208,17 @@ impl Site {
     }
 
     /// Imports per cook.
-    pub fn imports(&self) -> &limits::CookLimit {
+    pub fn imports(&self) -> &rate_limits::CookLimit {
         &self.imports
     }
 
     /// Pictures sent per cook.
-    pub fn pictures_sent(&self) -> &limits::CookLimit {
+    pub fn pictures_sent(&self) -> &rate_limits::CookLimit {
         &self.pictures
     }
 
     /// Pictures being decoded, across the server.
-    pub fn picture_decodes(&self) -> &limits::PictureDecodes {
+    pub fn picture_decodes(&self) -> &rate_limits::PictureDecodes {
         &self.picture_decodes
     }
 
@@ -278,8 +278,8 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.service(page("/", catalog::index))
         .service(get_post(
             "/recipes/new",
-            recipe_forms::new_page,
-            recipe_forms::create,
+            recipe_writes::new_page,
+            recipe_writes::create,
         ))
         .service(page("/recipes/{slug}.json", recipes::json))
         .service(page("/recipes/{slug}", recipes::show))
@@ -302,16 +302,16 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(page("/cooks/{handle}", pages::cook))
         .service(get_post(
             "/recipes/{slug}/edit",
-            recipe_forms::edit_page,
-            recipe_forms::edit,
+            recipe_writes::edit_page,
+            recipe_writes::edit,
         ))
         .service(get_post(
             "/recipes/{slug}/fork",
-            recipe_forms::fork_page,
-            recipe_forms::fork,
+            recipe_writes::fork_page,
+            recipe_writes::fork,
         ))
-        .service(form_post("/recipes/{slug}/retire", recipe_forms::retire))
-        .service(form_post("/preview", recipe_forms::preview))
+        .service(form_post("/recipes/{slug}/retire", recipe_writes::retire))
+        .service(form_post("/preview", recipe_writes::preview))
         .service(get_post(
             "/import",
             recipe_import::page,

@@ -3,7 +3,7 @@
 //! pasting the page. The new recipe's lineage starts at that page.
 //!
 //! The picture the page names is fetched and stored as one the recipe form
-//! fetches (`recipe_forms::fetch_picture`), so that no page of the site
+//! fetches (`recipe_writes::fetch_picture`), so that no page of the site
 //! shows a picture from the other site. A cook who brings a recipe in
 //! wants the recipe: one whose picture cannot be fetched still comes in,
 //! without it (and without its address, so that giving the address again
@@ -13,14 +13,14 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 
-use super::forms::{private_page, see_other, sentence};
-use super::recipe_forms::{fetch_picture, Unfetched};
+use super::form_handling::{private_page, see_other, sentence};
+use super::recipe_writes::{fetch_picture, Unfetched};
 use super::session::Visitor;
 use super::submission::{read_form, OversizedPicture};
 use super::{Site, WebError};
 use crate::domain::{Change, Cook, Slug};
 use crate::import::{self, FetchPlace, Imported, MAX_PAGE_BYTES};
-use crate::views::forms::FieldErrors;
+use crate::views::form_fields::FieldErrors;
 use crate::views::{import_form, recipe_path};
 
 /// Every field defaults to empty, so that a form without its token is

@@ -11,7 +11,7 @@ use actix_web::{web, HttpRequest};
 use futures_util::StreamExt;
 use serde::de::DeserializeOwned;
 
-use super::forms::MAX_FORM_BYTES;
+use super::form_handling::MAX_FORM_BYTES;
 use super::middleware::body_timed_out;
 use super::WebError;
 use crate::domain::pictures::MAX_UPLOAD_BYTES;

@@ -28,10 +28,6 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "app", "web", "domain", "seed", "store", "edn", "views", "assets", "import",
         ],
     ),
-    (
-        "fuzz_checks",
-        &["domain", "seed", "store", "edn", "views", "import"],
-    ),
     ("main", &["cli"]),
     ("lib", &[]),
 ];

@@ -976,7 +976,7 @@ fn content_past_a_transactions_bound_is_refused_by_field_and_writes_nothing() {
     assert!(stored(recipes.store()) == before, "nothing was written");
     let ingredients = largest_content(1).normalized().unwrap();
     assert_eq!(
-        forkful::domain::search::ingredient_terms(&ingredients).len(),
+        forkful::domain::search_terms::ingredient_terms(&ingredients).len(),
         MAX_INGREDIENT_TERMS,
         "one more item word is one past the limit"
     );

@@ -1,4 +1,4 @@
-//! The fuzz targets' checks (`forkful::fuzz_checks`), run in the normal
+//! The fuzz targets' checks (`tests/support/fuzz_checks.rs`), run in the normal
 //! suite: over every saved input in `tests/fixtures/fuzz/<target>/` (the
 //! seed corpora, and each crash fuzzing found, saved as `crash-<what>`),
 //! and over proptest's random inputs, a few hundred at most per target.
@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use forkful::fuzz_checks;
+use crate::fuzz_checks;
 use proptest::prelude::*;
 use proptest::sample::{select, Index};
 
@@ -64,7 +64,11 @@ fn every_target_has_a_fuzz_target_that_calls_its_check() {
         let source = std::fs::read_to_string(root.join(format!("fuzz_targets/{target}.rs")))
             .unwrap_or_else(|e| panic!("fuzz/fuzz_targets/{target}.rs: {e}"));
         assert!(
-            source.contains(&format!("forkful::fuzz_checks::{target}(data)")),
+            source.contains("#[path = \"../../tests/support/fuzz_checks.rs\"]"),
+            "{target}.rs includes the shared checks"
+        );
+        assert!(
+            source.contains(&format!("fuzz_checks::{target}(data)")),
             "{target}.rs calls another check"
         );
         assert!(manifest.contains(&format!("name = \"{target}\"")));

@@ -630,7 +630,7 @@ fn an_unknown_handle_costs_a_password_check_like_a_known_one() {
 #[test]
 fn a_burst_of_logins_leaves_pages_served_while_passwords_are_checked() {
     use crate::http_client::Browser as HttpBrowser;
-    use forkful::web::limits::ATTEMPTS_PER_MINUTE;
+    use forkful::web::rate_limits::ATTEMPTS_PER_MINUTE;
     use std::sync::{Arc, Barrier};
     let (recipes, _accounts, _ann) = with_ann();
     let addr = serve(&recipes, Timeouts::default());

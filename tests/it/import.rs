@@ -424,7 +424,7 @@ async fn a_cook_asking_for_too_many_imports_a_minute_is_told_to_wait_and_others_
     let form = ann.get("/import").await;
     let page = fixture("no-recipe.html");
     let fields = [("url", "https://x.example/"), ("html", page.as_str())];
-    for n in 0..forkful::web::limits::IMPORTS_PER_MINUTE {
+    for n in 0..forkful::web::rate_limits::IMPORTS_PER_MINUTE {
         let read = ann.submit(&form, "/import", &fields).await;
         assert_eq!(read.status, 422, "import {n} is read");
     }
@@ -538,7 +538,7 @@ async fn an_import_while_the_site_fetches_all_it_may_is_told_to_retry_and_not_co
     let taken: Vec<_> = (0..forkful::import::MAX_FETCHES)
         .map(|_| fetcher.place().unwrap())
         .collect();
-    for n in 0..=forkful::web::limits::IMPORTS_PER_MINUTE {
+    for n in 0..=forkful::web::rate_limits::IMPORTS_PER_MINUTE {
         let busy = ann.submit(&form, "/import", &fields).await;
         assert_eq!(busy.status, 503, "import {n}");
         assert_eq!(

@@ -15,6 +15,8 @@
 //! - `uuids`: the one text form of a uuid, in queries and imports
 //! - `faults`: failed and panicking flushes, and the size limit
 //! - `fuzz`: the fuzz targets' checks over their saved inputs and random ones
+//! - `fuzz_checks`: those checks, `tests/support/fuzz_checks.rs`, shared with
+//!   the fuzz targets in `fuzz/`
 //! - `races`: concurrent writers of one recipe or one slug, and of the schema
 //! - `crash`: writers on several threads killed with SIGKILL lose no acknowledged
 //!   transaction and leave every current-entity entry equal to its datoms
@@ -55,6 +57,9 @@ mod durability;
 mod family;
 mod faults;
 mod fuzz;
+// Shared with the fuzz targets (fuzz/fuzz_targets), which include it too.
+#[path = "../support/fuzz_checks.rs"]
+mod fuzz_checks;
 mod helpers;
 mod hostile;
 mod http_client;

@@ -21,7 +21,7 @@ use forkful::domain::{Change, Content, DomainError, Recipes, Slug};
 use forkful::import::Fetcher;
 use forkful::store::TransferError;
 use forkful::store::{self, Store};
-use forkful::web::limits::{PictureDecodes, PICTURES_PER_HOUR};
+use forkful::web::rate_limits::{PictureDecodes, PICTURES_PER_HOUR};
 use forkful::web::Site;
 use image::{DynamicImage, ImageFormat, RgbImage};
 
@@ -374,7 +374,7 @@ async fn a_cook_sending_too_many_pictures_an_hour_is_told_to_wait_and_others_are
     let mut ann = Browser::new(&site);
     sign_up(&mut ann, "ann").await;
     let form = ann.get("/recipes/new").await;
-    let limit = forkful::web::limits::PICTURES_PER_HOUR;
+    let limit = forkful::web::rate_limits::PICTURES_PER_HOUR;
     // Forms never saved (no words for the picture): each picture is
     // stored all the same, and counts.
     for n in 0..limit {
@@ -432,7 +432,7 @@ async fn send_picture_to(browser: &mut Browser, form: &Page, action: &str, n: u3
 async fn pictures_sent_with_edits_and_forks_count_against_the_cooks_limit() {
     let file = picture_file(640, 480, ImageFormat::Jpeg);
     let (mut ann, _) = publish_with(&file, "image/jpeg", "Dal").await;
-    let limit = forkful::web::limits::PICTURES_PER_HOUR;
+    let limit = forkful::web::rate_limits::PICTURES_PER_HOUR;
     let (edit_at, fork_at) = ("/recipes/weeknight-dal/edit", "/recipes/weeknight-dal/fork");
     let edit = ann.get(edit_at).await;
     let fork = ann.get(fork_at).await;

@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, Barrier};
 
-use forkful::domain::{search, Change, Content, DomainError, Recipes, Slug, Step};
+use forkful::domain::{search_terms, Change, Content, DomainError, Recipes, Slug, Step};
 use forkful::store::{Store, Value};
 
 use crate::helpers::v;
@@ -100,7 +100,7 @@ fn assert_consistent(recipes: &Recipes, s: &Slug) {
         .collect();
     let mut terms = terms;
     terms.sort();
-    let want: Vec<String> = search::terms(&recipe.content).into_iter().collect();
+    let want: Vec<String> = search_terms::terms(&recipe.content).into_iter().collect();
     assert_eq!(terms, want, "{s}: search terms are those of its content");
 }
 

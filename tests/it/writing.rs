@@ -528,7 +528,7 @@ async fn a_new_password_ends_other_sessions_and_log_out_everywhere_ends_all() {
 
 #[actix_web::test]
 async fn guesses_at_the_current_password_are_limited_like_logins() {
-    use forkful::web::limits::ATTEMPTS_PER_MINUTE;
+    use forkful::web::rate_limits::ATTEMPTS_PER_MINUTE;
     let (_, site) = new_site();
     let mut thief = Browser::new(&site);
     sign_up(&mut thief, "ann").await;
@@ -1237,7 +1237,7 @@ async fn a_cook_with_nothing_published_has_no_page_as_a_handle_no_one_has() {
 
 #[actix_web::test]
 async fn login_and_sign_up_attempts_are_limited_per_address_and_per_account() {
-    use forkful::web::limits::ATTEMPTS_PER_MINUTE;
+    use forkful::web::rate_limits::ATTEMPTS_PER_MINUTE;
     let (_, site) = new_site();
     let mut browser = Browser::new(&site);
     sign_up(&mut browser, "ann").await;
@@ -1314,7 +1314,7 @@ async fn login_and_sign_up_attempts_are_limited_per_address_and_per_account() {
 #[actix_web::test]
 async fn behind_a_trusted_proxy_each_client_has_its_own_limit_and_nothing_else_is_believed() {
     use forkful::web::client_address::{ForwardedHeader, TrustedProxies};
-    use forkful::web::limits::ATTEMPTS_PER_MINUTE;
+    use forkful::web::rate_limits::ATTEMPTS_PER_MINUTE;
     let recipes = Recipes::temporary().unwrap();
     let proxies = TrustedProxies::new(
         vec!["10.9.9.9".parse().unwrap()],

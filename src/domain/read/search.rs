@@ -19,7 +19,7 @@ use std::collections::BinaryHeap;
 
 use super::{CatalogEntry, Snapshot};
 use crate::domain::ids::RecipeId;
-use crate::domain::search::{self, MAX_CANDIDATES, MAX_EXPANSIONS, MAX_WORDS, MIN_PREFIX};
+use crate::domain::search_terms::{self, MAX_CANDIDATES, MAX_EXPANSIONS, MAX_WORDS, MIN_PREFIX};
 use crate::domain::DomainError;
 use crate::store::Datoms;
 use crate::store::{Components, EntityId, Index, Value};
@@ -71,7 +71,7 @@ impl Snapshot {
         max_candidates: usize,
     ) -> Result<SearchPage, DomainError> {
         let mut words: Vec<String> = Vec::new();
-        for word in search::words(text) {
+        for word in search_terms::words(text) {
             if !words.contains(&word) {
                 words.push(word);
             }

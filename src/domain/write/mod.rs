@@ -24,9 +24,9 @@ use super::ingredient::IngredientLine;
 use super::pictures::{self, Picture};
 use super::read::RETIRED;
 use super::read::{Recipe, Snapshot};
-use super::search;
+use super::search_terms;
 use super::slug::Slug;
-use super::{schema, DomainError, Source};
+use super::{site_schema, DomainError, Source};
 use crate::store::{
     Db, EntityId, EntityMap, EntityRef, Keyspace, Store, Transaction, TxReport, TxValue, Value,
 };
@@ -105,7 +105,7 @@ pub(crate) struct ForkOf {
 impl Recipes {
     /// Opens the domain on `store`, installing any missing attribute.
     pub fn open(store: Store) -> Result<Recipes, DomainError> {
-        schema::install(&store)?;
+        site_schema::install(&store)?;
         let attrs = Attrs::resolve(&store.db())?;
         let pictures = store.keyspace(PICTURES).map_err(store_error)?;
         let picture_key = picture_key(&store)?;
@@ -475,7 +475,7 @@ impl Recipes {
         }
         set_difference(&mut tx, e, ":recipe/tags", &old.tags, &content.tags);
         let old_terms: Vec<String> = view.strings(e, a.terms)?;
-        let new_terms: Vec<String> = search::terms(content).into_iter().collect();
+        let new_terms: Vec<String> = search_terms::terms(content).into_iter().collect();
         set_difference(&mut tx, e, ":recipe/terms", &old_terms, &new_terms);
         let ingredients = OrderedParts {
             attr: ":recipe/ingredients",
@@ -876,7 +876,7 @@ fn new_recipe_map(
     if !content.tags.is_empty() {
         map = map.with_many(":recipe/tags", content.tags.iter().map(String::as_str));
     }
-    let terms = search::terms(content);
+    let terms = search_terms::terms(content);
     if !terms.is_empty() {
         map = map.with_many(":recipe/terms", terms.iter().map(String::as_str));
     }

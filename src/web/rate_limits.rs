@@ -148,7 +148,7 @@ impl CookLimit {
     }
 
     /// One more for the cook with `handle`, or why not (a sentence
-    /// without its full stop, for `forms::sentence`).
+    /// without its full stop, for `form_handling::sentence`).
     pub fn start(&self, handle: &str) -> Result<(), String> {
         if self.buckets.take(&handle.to_owned()) {
             Ok(())
@@ -200,7 +200,7 @@ impl PictureDecodes {
     }
 
     /// A place, once one is free within the wait; or why not (a sentence
-    /// without its full stop, for `forms::sentence`).
+    /// without its full stop, for `form_handling::sentence`).
     pub async fn place(&self) -> Result<Place, String> {
         self.gate.place().await.map_err(|NoPlace| {
             format!(

@@ -1,13 +1,14 @@
 //! The bodies of the fuzz targets: input bytes in, the code under test run,
 //! its properties asserted by panicking.
 //!
-//! They live in the library, not in `fuzz/`, so that the fuzz targets
+//! One file, included by path in both the fuzz targets
 //! (`fuzz/fuzz_targets/*.rs`, each one call into here, built with nightly
 //! and libFuzzer) and the normal test suite (`tests/it/fuzz.rs`, which runs
 //! these functions over the saved inputs in `tests/fixtures/fuzz/` and over
-//! proptest's random ones) run exactly the same checks: a crash found by
-//! fuzzing, saved as a fixture, fails `cargo test` on stable until it is
-//! fixed. Not part of the site: built only with the `testing` feature.
+//! proptest's random ones), so both run exactly the same checks: a crash
+//! found by fuzzing, saved as a fixture, fails `cargo test` on stable until
+//! it is fixed. Not part of the library: the site never carries it. It uses
+//! the store's test hooks, which need forkful's `testing` feature.
 //!
 //! Each function takes whatever bytes it is given. Text readers see them
 //! through `String::from_utf8_lossy`, so that the fuzzer's non-UTF-8
@@ -16,12 +17,12 @@
 
 use std::sync::OnceLock;
 
-use crate::domain::import_check::RecipeImportCheck;
-use crate::domain::ingredient::IngredientLine;
-use crate::domain::pictures;
-use crate::domain::scale::{scale_line, Units};
-use crate::edn::{self, Edn};
-use crate::store::{self, Input, Query, Store};
+use forkful::domain::import_check::RecipeImportCheck;
+use forkful::domain::ingredient::IngredientLine;
+use forkful::domain::pictures;
+use forkful::domain::scale::{scale_line, Units};
+use forkful::edn::{self, Edn};
+use forkful::store::{self, Input, Query, Store};
 
 /// What divides an input of [`datalog_query`] into the query and its
 /// inputs after `$`, EDN forms as on the command line.
@@ -86,14 +87,14 @@ fn query_store() -> &'static Store {
             "green-shakshuka.edn",
             "shakshuka-with-feta.edn",
         ];
-        let files: Vec<(String, String)> = crate::seed::demo_files()
+        let files: Vec<(String, String)> = forkful::seed::demo_files()
             .into_iter()
             .filter(|(name, _)| wanted.contains(&name.as_str()))
             .collect();
         assert_eq!(files.len(), wanted.len(), "the demo seed has these files");
         let store = Store::temporary().expect("a temporary store");
-        let plan = crate::seed::plan(&files).expect("the demo files plan");
-        crate::seed::apply(&store, &plan).expect("the demo files apply");
+        let plan = forkful::seed::plan(&files).expect("the demo files plan");
+        forkful::seed::apply(&store, &plan).expect("the demo files apply");
         store
     })
 }
@@ -208,10 +209,10 @@ pub fn seed_files(data: &[u8]) {
             )
         })
         .collect();
-    match crate::seed::plan(&files) {
+    match forkful::seed::plan(&files) {
         Ok(plan) => {
             let store = Store::temporary().expect("a temporary store");
-            let report = crate::seed::apply(&store, &plan)
+            let report = forkful::seed::apply(&store, &plan)
                 .unwrap_or_else(|e| panic!("a checked plan was refused: {e}\n{text}"));
             assert_eq!(report.versions, plan.len());
         }
@@ -274,7 +275,7 @@ pub fn export_file(data: &[u8]) {
 fn import(
     store: &Store,
     file: &[u8],
-) -> Result<store::TransferSummary, crate::store::TransferError> {
+) -> Result<store::TransferSummary, forkful::store::TransferError> {
     store::import_with_keyspaces(
         store,
         || Ok(std::io::Cursor::new(file)),
@@ -295,8 +296,8 @@ fn export(store: &Store) -> Vec<u8> {
 }
 
 /// What a new store holds: its genesis, and nothing else.
-fn empty_store_contents() -> &'static Vec<crate::store::testing::RawEntry> {
-    static CONTENTS: OnceLock<Vec<crate::store::testing::RawEntry>> = OnceLock::new();
+fn empty_store_contents() -> &'static Vec<forkful::store::testing::RawEntry> {
+    static CONTENTS: OnceLock<Vec<forkful::store::testing::RawEntry>> = OnceLock::new();
     CONTENTS.get_or_init(|| {
         let store = Store::temporary().expect("a temporary store");
         store.raw_contents().expect("the store reads")
@@ -314,10 +315,10 @@ const PAGE_URL: &str = "https://cook.example/recipes/dal.html";
 /// address, when it names one, is http(s).
 pub fn recipe_page(data: &[u8]) {
     let html = String::from_utf8_lossy(data);
-    if let Some(address) = crate::import::page_address("", &html) {
+    if let Some(address) = forkful::import::page_address("", &html) {
         assert!(address.starts_with("https://") || address.starts_with("http://"));
     }
-    match crate::import::from_html(&html, PAGE_URL) {
+    match forkful::import::from_html(&html, PAGE_URL) {
         Ok(imported) => {
             let content = imported.content;
             assert_eq!(
@@ -331,7 +332,7 @@ pub fn recipe_page(data: &[u8]) {
             assert_eq!(imported.source.url, PAGE_URL);
             assert!(!imported.source.name.is_empty());
         }
-        Err(crate::import::ImportError::Invalid(why)) => {
+        Err(forkful::import::ImportError::Invalid(why)) => {
             panic!("a recipe was refused instead of cut to fit: {why}")
         }
         Err(_) => {}
@@ -345,11 +346,11 @@ pub fn recipe_page(data: &[u8]) {
 /// `data:`). The plain-text rendering is made too.
 pub fn markdown(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
-    let html = crate::views::markdown::render_uncached(&text);
+    let html = forkful::views::markdown::render_uncached(&text);
     if let Err(why) = executable_markup(&html) {
         panic!("{why}\nfrom {text:?}\nmade {html}");
     }
-    let _ = crate::views::markdown::plain_text(&text);
+    let _ = forkful::views::markdown::plain_text(&text);
 }
 
 /// Elements that run, embed or redirect something, or change how the page

@@ -12,8 +12,8 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 
 use super::blocking::Place as DecodePlace;
-use super::forms::{private_page, see_other, sentence};
-use super::limits;
+use super::form_handling::{private_page, see_other, sentence};
+use super::rate_limits;
 use super::recipes::parse_slug;
 use super::session::Visitor;
 use super::submission::OversizedPicture::{self, ReadPast};
@@ -24,7 +24,7 @@ use crate::domain::{
     Change, Content, ContentError, ContentField, Cook, DomainError, Minutes, Recipe, Slug, Step,
     VersionNumber, MAX_NOTE,
 };
-use crate::views::forms::FieldErrors;
+use crate::views::form_fields::FieldErrors;
 use crate::views::recipe_form::{self, Purpose, RecipeFields};
 use crate::views::{self, recipe_path};
 
@@ -96,7 +96,7 @@ async fn store_picture(
 }
 
 /// Why the picture at an address was not stored, in a sentence without
-/// its full stop (for `forms::sentence`).
+/// its full stop (for `form_handling::sentence`).
 pub enum Unfetched {
     /// No place to fetch or decode it in, for now: try again (a 503).
     Busy(String),
@@ -184,7 +184,7 @@ async fn add_picture_in(
 
 /// A file sent with the form, stored as a picture off the workers
 /// (decoding and encoding take a while) in one of the site's decode
-/// places (`limits::PictureDecodes`); `Ok(None)` when none was sent. One
+/// places (`rate_limits::PictureDecodes`); `Ok(None)` when none was sent. One
 /// too large to store was dropped as it was read. Each counts against the
 /// cook's pictures an hour, stored or not, once it has its place: one
 /// turned away for want of a place (`Err`: the form's error, for a 503)
@@ -484,7 +484,7 @@ impl Outcome {
                 let mut page = form_page(site, visitor, unavailable, purpose, fields, &errors);
                 page.headers_mut().insert(
                     header::RETRY_AFTER,
-                    HeaderValue::from(limits::PICTURE_RETRY_AFTER),
+                    HeaderValue::from(rate_limits::PICTURE_RETRY_AFTER),
                 );
                 Ok(page)
             }
@@ -820,7 +820,7 @@ pub async fn preview(
         Ok(content) => (StatusCode::OK, views::recipe::preview(&content)),
         Err(errors) => (
             StatusCode::UNPROCESSABLE_ENTITY,
-            views::forms::error_list(&errors),
+            views::form_fields::error_list(&errors),
         ),
     };
     Ok(private_page(&site, &visitor, status, fragment))
