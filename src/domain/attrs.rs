@@ -1,6 +1,7 @@
 //! The domain's attribute ids, resolved once per store, and the layout of
 //! those ids that the reads rely on, checked then.
 
+use super::content::{Field, FIELDS};
 use crate::store::{kw, Db, EntityId, ReadError, StorageError, StoreError};
 
 macro_rules! attrs {
@@ -11,14 +12,21 @@ macro_rules! attrs {
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         pub struct Attrs {
             $(pub $field: EntityId,)*
+            /// Each field of `content::FIELDS`, in the table's order.
+            fields: [EntityId; FIELDS.len()],
         }
 
         impl Attrs {
             /// Resolves every attribute; fails if the schema is not
             /// installed, or not laid out as the reads assume (`ranges`).
             pub fn resolve(db: &Db) -> Result<Attrs, StoreError> {
+                let mut fields = [0; FIELDS.len()];
+                for (id, field) in fields.iter_mut().zip(FIELDS) {
+                    *id = db.attribute(&kw(field.ident)).map_err(ReadError::from)?.id;
+                }
                 let attrs = Attrs {
                     $($field: db.attribute(&kw($ident)).map_err(ReadError::from)?.id,)*
+                    fields,
                 };
                 attrs.check_layout()?;
                 Ok(attrs)
@@ -27,7 +35,21 @@ macro_rules! attrs {
             /// The ident of attribute `id`, for messages.
             fn ident(&self, id: EntityId) -> &'static str {
                 $(if id == self.$field { return $ident; })*
-                "an attribute the domain does not use"
+                match self.field(id) {
+                    Some(field) => field.ident,
+                    None => "an attribute the domain does not use",
+                }
+            }
+
+            /// The field of `content::FIELDS` whose attribute is `id`.
+            pub fn field(&self, id: EntityId) -> Option<&'static Field> {
+                let at = self.fields.iter().position(|&f| f == id)?;
+                Some(&FIELDS[at])
+            }
+
+            /// The attribute id of each field of `content::FIELDS`.
+            pub fn fields(&self) -> impl Iterator<Item = (EntityId, &'static Field)> + '_ {
+                self.fields.iter().copied().zip(FIELDS)
             }
         }
     };
@@ -93,7 +115,7 @@ struct Range {
 impl Attrs {
     /// Every range read of the domain, and what it needs of the ids. The
     /// schema installs the attributes in an order that meets them all
-    /// (`schema::ATTRIBUTES`); a store whose attributes were installed in
+    /// (`site_schema::ORDER`); a store whose attributes were installed in
     /// another order would be misread, so it is refused.
     fn ranges(&self) -> Vec<Range> {
         let recipe = vec![

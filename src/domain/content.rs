@@ -6,6 +6,7 @@
 use std::fmt;
 
 use super::search_terms;
+use crate::store::{Value, ValueType};
 
 /// A number of minutes (prep, cook, total).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -77,6 +78,321 @@ pub struct Step {
     pub text: String,
 }
 
+/// How a scalar field is held in `Content`, and so how it is stored,
+/// tidied, checked and typed into a form. Each holds the field's place in
+/// `Content`, to read and to write.
+#[derive(Clone, Copy)]
+pub enum Slot {
+    /// One line of text, at most `MAX_LINE` characters.
+    Line(
+        fn(&Content) -> &Option<String>,
+        fn(&mut Content) -> &mut Option<String>,
+    ),
+    /// An address, at most `MAX_LINE` bytes.
+    Address(
+        fn(&Content) -> &Option<String>,
+        fn(&mut Content) -> &mut Option<String>,
+    ),
+    /// Markdown, at most `MAX_TEXT` bytes.
+    Markdown(
+        fn(&Content) -> &Option<String>,
+        fn(&mut Content) -> &mut Option<String>,
+    ),
+    /// A number of minutes.
+    Minutes(
+        fn(&Content) -> &Option<Minutes>,
+        fn(&mut Content) -> &mut Option<Minutes>,
+    ),
+    /// How many it serves, from 1 to `MAX_SERVINGS`.
+    Servings(
+        fn(&Content) -> &Option<i64>,
+        fn(&mut Content) -> &mut Option<i64>,
+    ),
+}
+
+/// Where the recipe form shows a field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FormPlace {
+    /// Placed by hand in the form's markup (a textarea, a row of numbers).
+    Own,
+    /// In the form's row of details: an optional line, with this label.
+    Details(&'static str),
+}
+
+/// One scalar field of a recipe: its attribute, what it is called, and how
+/// it reads from and writes to `Content`. The table below drives the
+/// schema (`site_schema`), the read (`read::recipe`), the create and edit
+/// transactions (`write`), the checks (`Content::checked`), the history's
+/// list of what changed (`diff`) and the form (`views::recipe_form`,
+/// `web::recipe_writes`). The title (required), the tags, lines, steps and
+/// picture have shapes of their own and are written out where they are used.
+pub struct Field {
+    /// The form's name for it, and the name its mistakes carry.
+    pub name: &'static str,
+    /// What history and comparisons call it: "prep".
+    pub label: &'static str,
+    pub ident: &'static str,
+    /// The attribute's `:db/doc`.
+    pub doc: &'static str,
+    /// Whether the attribute is indexed (AVET).
+    pub indexed: bool,
+    /// What a message calls it: "the cuisine".
+    pub what: &'static str,
+    pub slot: Slot,
+    pub form: FormPlace,
+}
+
+/// A slot at a path of `Content`.
+macro_rules! slot {
+    ($kind:ident, $($path:ident).+) => {
+        Slot::$kind(|c| &c.$($path).+, |c| &mut c.$($path).+)
+    };
+}
+
+/// Every scalar field of a recipe but the title. A store made before a row
+/// was added gains its attribute when opened, after all the others
+/// (`site_schema`); the read takes every attribute after the search terms
+/// too, so such a field is read wherever it was installed.
+pub const FIELDS: &[Field] = &[
+    Field {
+        name: "summary",
+        label: "summary",
+        ident: ":recipe/summary",
+        doc: "Markdown: what the dish is.",
+        indexed: false,
+        what: "the summary",
+        slot: slot!(Markdown, summary),
+        form: FormPlace::Own,
+    },
+    Field {
+        name: "servings",
+        label: "yield",
+        ident: ":recipe/servings",
+        doc: "How many it serves.",
+        indexed: false,
+        what: "servings",
+        slot: slot!(Servings, recipe_yield.servings),
+        form: FormPlace::Own,
+    },
+    Field {
+        name: "yield_text",
+        label: "yield text",
+        ident: ":recipe/yield-text",
+        doc: "The yield as written: \"12 pancakes\".",
+        indexed: false,
+        what: "what it makes",
+        slot: slot!(Line, recipe_yield.text),
+        form: FormPlace::Own,
+    },
+    Field {
+        name: "prep",
+        label: "prep",
+        ident: ":recipe/prep-minutes",
+        doc: "Preparation time in minutes.",
+        indexed: false,
+        what: "the preparation time",
+        slot: slot!(Minutes, prep),
+        form: FormPlace::Own,
+    },
+    Field {
+        name: "cook",
+        label: "cook",
+        ident: ":recipe/cook-minutes",
+        doc: "Cooking time in minutes.",
+        indexed: false,
+        what: "the cooking time",
+        slot: slot!(Minutes, cook),
+        form: FormPlace::Own,
+    },
+    Field {
+        name: "total",
+        label: "total",
+        ident: ":recipe/total-minutes",
+        doc: "Total time in minutes.",
+        indexed: false,
+        what: "the total time",
+        slot: slot!(Minutes, total),
+        form: FormPlace::Own,
+    },
+    Field {
+        name: "notes",
+        label: "notes",
+        ident: ":recipe/notes",
+        doc: "Markdown: tips, storage, variations.",
+        indexed: false,
+        what: "the notes",
+        slot: slot!(Markdown, notes),
+        form: FormPlace::Own,
+    },
+    Field {
+        name: "cuisine",
+        label: "cuisine",
+        ident: ":recipe/cuisine",
+        doc: "Where the dish comes from.",
+        indexed: true,
+        what: "the cuisine",
+        slot: slot!(Line, cuisine),
+        form: FormPlace::Details("Cuisine"),
+    },
+    Field {
+        name: "category",
+        label: "category",
+        ident: ":recipe/category",
+        doc: "Breakfast, Main, Soup...",
+        indexed: true,
+        what: "the category",
+        slot: slot!(Line, category),
+        form: FormPlace::Details("Category"),
+    },
+    Field {
+        name: "image",
+        label: "image",
+        ident: ":recipe/image",
+        doc: "An image URL.",
+        indexed: false,
+        what: "the picture's address",
+        slot: slot!(Address, image),
+        form: FormPlace::Own,
+    },
+];
+
+impl Field {
+    /// The field named `name` in `FIELDS`.
+    pub fn named(name: &str) -> Option<&'static Field> {
+        FIELDS.iter().find(|f| f.name == name)
+    }
+
+    /// The attribute's value type.
+    pub fn value_type(&self) -> ValueType {
+        match self.slot {
+            Slot::Line(..) | Slot::Address(..) | Slot::Markdown(..) => ValueType::String,
+            Slot::Minutes(..) | Slot::Servings(..) => ValueType::Long,
+        }
+    }
+
+    /// The value `content` stores for the field, if it has one.
+    pub fn value(&self, content: &Content) -> Option<Value> {
+        match self.slot {
+            Slot::Line(get, _) | Slot::Address(get, _) | Slot::Markdown(get, _) => {
+                get(content).as_deref().map(Value::from)
+            }
+            Slot::Minutes(get, _) => get(content).map(|m| Value::Long(i64::from(m.get()))),
+            Slot::Servings(get, _) => get(content).map(Value::Long),
+        }
+    }
+
+    /// Sets the field of `content` from a stored value (one of another
+    /// type, or out of range, reads as none).
+    pub fn read(&self, content: &mut Content, value: &Value) {
+        match self.slot {
+            Slot::Line(_, set) | Slot::Address(_, set) | Slot::Markdown(_, set) => {
+                *set(content) = value.as_str().map(str::to_owned)
+            }
+            Slot::Minutes(_, set) => {
+                *set(content) = value.as_long().and_then(|m| Minutes::new(m).ok())
+            }
+            Slot::Servings(_, set) => *set(content) = value.as_long(),
+        }
+    }
+
+    /// The field as a page shows it, if the content has it.
+    pub fn shown(&self, content: &Content) -> Option<String> {
+        match self.slot {
+            Slot::Line(get, _) | Slot::Address(get, _) | Slot::Markdown(get, _) => {
+                get(content).clone()
+            }
+            Slot::Minutes(get, _) => get(content).map(|m| m.to_string()),
+            Slot::Servings(get, _) => get(content).map(|n| n.to_string()),
+        }
+    }
+
+    /// The field as a form shows it: empty when there is none.
+    pub fn form_text(&self, content: &Content) -> String {
+        match self.slot {
+            Slot::Line(get, _) | Slot::Address(get, _) | Slot::Markdown(get, _) => {
+                get(content).clone().unwrap_or_default()
+            }
+            Slot::Minutes(get, _) => get(content)
+                .map(|m| m.get().to_string())
+                .unwrap_or_default(),
+            Slot::Servings(get, _) => get(content).map(|n| n.to_string()).unwrap_or_default(),
+        }
+    }
+
+    /// Sets the field of `content` from what a form sent. A number that is
+    /// not one is refused here, with the form's words; whether it is in
+    /// range is `Content::checked`'s to say, like every other limit.
+    pub fn from_form(&self, content: &mut Content, text: &str) -> Result<(), String> {
+        let number = |what: &str| -> Result<Option<i64>, String> {
+            match text.trim() {
+                "" => Ok(None),
+                digits => digits.parse::<i64>().map(Some).map_err(|_| what.to_owned()),
+            }
+        };
+        match self.slot {
+            Slot::Line(_, set) | Slot::Address(_, set) | Slot::Markdown(_, set) => {
+                *set(content) = Some(text.to_owned())
+            }
+            Slot::Minutes(_, set) => {
+                let minutes = format!("A whole number of minutes, from 0 to {}.", Minutes::MAX);
+                *set(content) = match number(&minutes)? {
+                    None => None,
+                    Some(n) => Some(Minutes::new(n).map_err(|_| minutes)?),
+                }
+            }
+            Slot::Servings(_, set) => {
+                *set(content) = number(&format!(
+                    "A whole number of servings, from 1 to {MAX_SERVINGS}."
+                ))?
+            }
+        }
+        Ok(())
+    }
+
+    /// Tidies the field of `content` (a text of only whitespace is none)
+    /// and checks it against its limit.
+    fn tidy_and_check(&self, content: &mut Content) -> Result<(), ContentError> {
+        let refuse = |why: String| Err(ContentError::new(ContentField::Field(self.name), why));
+        let tidy = |set: fn(&mut Content) -> &mut Option<String>, content: &mut Content| {
+            let text = set(content).take();
+            *set(content) = text.map(|t| t.trim().to_owned()).filter(|t| !t.is_empty());
+        };
+        match self.slot {
+            Slot::Line(get, set) => {
+                tidy(set, content);
+                if get(content)
+                    .as_ref()
+                    .is_some_and(|t| t.chars().count() > MAX_LINE)
+                {
+                    return refuse(format!(
+                        "{} is longer than {MAX_LINE} characters",
+                        self.what
+                    ));
+                }
+            }
+            Slot::Address(get, set) => {
+                tidy(set, content);
+                if get(content).as_ref().is_some_and(|t| t.len() > MAX_LINE) {
+                    return refuse(format!("{} is longer than {MAX_LINE} bytes", self.what));
+                }
+            }
+            Slot::Markdown(get, set) => {
+                tidy(set, content);
+                if get(content).as_ref().is_some_and(|t| t.len() > MAX_TEXT) {
+                    return refuse(format!("{} is longer than {MAX_TEXT} bytes", self.what));
+                }
+            }
+            Slot::Minutes(..) => {}
+            Slot::Servings(get, _) => {
+                if get(content).is_some_and(|n| !(1..=MAX_SERVINGS).contains(&n)) {
+                    return refuse(format!("{} must be from 1 to {MAX_SERVINGS}", self.what));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// What a version of a recipe says.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Content {
@@ -107,6 +423,8 @@ pub const MAX_TITLE: usize = 200;
 pub const MAX_TAG: usize = 40;
 pub const MAX_LINE: usize = 2_000;
 pub const MAX_TEXT: usize = 100_000;
+/// Most servings a recipe may say it makes.
+pub const MAX_SERVINGS: i64 = 10_000;
 /// Most ingredient lines, steps and tags a recipe may have.
 pub const MAX_INGREDIENTS: usize = 200;
 pub const MAX_STEPS: usize = 200;
@@ -144,7 +462,9 @@ pub const MAX_INGREDIENT_TERMS: usize = 2_000;
 // one replaced), plus version-count and updated-at twice, the handle and
 // 4 on the transaction (`:tx/change` too): 30 + 4 + 60 + 10,914 + 3,200 +
 // 1,600 + 5 = 15,813, under 20,000 whatever the version before said, as
-// long as it too was within these limits.
+// long as it too was within these limits. A field added to `FIELDS` adds
+// one datom new and two to an edit, and at most 100,000 bytes (Markdown):
+// the margin holds thousands.
 //
 // Bytes. A title of 800 (200 characters of at most 4 bytes), summary and
 // notes of 100,000 each, six single-line fields of at most 8,000 (2,000
@@ -159,18 +479,13 @@ pub const MAX_INGREDIENT_TERMS: usize = 2_000;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ContentField {
     Title,
-    Summary,
-    Servings,
-    YieldText,
     Ingredients,
     Steps,
-    Notes,
     Tags,
-    Cuisine,
-    Category,
-    Image,
     Picture,
     PictureAlt,
+    /// A field of `FIELDS`, by its name.
+    Field(&'static str),
 }
 
 /// Why content cannot be a recipe, and where the mistake is.
@@ -204,72 +519,51 @@ pub fn tag_has_address(tag: &str) -> bool {
 impl Content {
     /// Tidies what a cook would not mean (stray whitespace, tag case and
     /// order, empty lines) and refuses what cannot be a recipe, or would
-    /// not fit in one transaction (the limits above).
-    pub fn normalized(mut self) -> Result<Content, ContentError> {
+    /// not fit in one transaction (the limits above): the first mistake.
+    pub fn normalized(self) -> Result<Content, ContentError> {
+        self.checked()
+            .map_err(|mut mistakes| mistakes.swap_remove(0))
+    }
+
+    /// `normalized`, with every mistake at once, at most one per field, so
+    /// that a form can show each next to its field.
+    pub fn checked(mut self) -> Result<Content, Vec<ContentError>> {
         use ContentField as F;
-        let refuse = |field, why: String| Err(ContentError::new(field, why));
+        let mut mistakes = Vec::new();
+        let mut refuse = |field, why: String| mistakes.push(ContentError::new(field, why));
         self.title = self.title.trim().to_owned();
         if self.title.is_empty() {
-            return refuse(F::Title, "a recipe needs a title".into());
-        }
-        if self.title.chars().count() > MAX_TITLE {
-            return refuse(
+            refuse(F::Title, "a recipe needs a title".into());
+        } else if self.title.chars().count() > MAX_TITLE {
+            refuse(
                 F::Title,
                 format!("the title is longer than {MAX_TITLE} characters"),
             );
         }
+        for field in FIELDS {
+            if let Err(mistake) = field.tidy_and_check(&mut self) {
+                refuse(mistake.field, mistake.why);
+            }
+        }
         let tidy =
             |text: Option<String>| text.map(|t| t.trim().to_owned()).filter(|t| !t.is_empty());
-        self.summary = tidy(self.summary);
-        self.notes = tidy(self.notes);
-        self.cuisine = tidy(self.cuisine);
-        self.category = tidy(self.category);
-        self.image = tidy(self.image);
         if let Some(picture) = &mut self.picture {
             picture.alt = picture.alt.trim().to_owned();
             if picture.alt.is_empty() {
-                return refuse(
+                refuse(
                     F::PictureAlt,
                     "a picture needs a few words saying what it shows".into(),
                 );
-            }
-            if picture.alt.chars().count() > MAX_LINE {
-                return refuse(
+            } else if picture.alt.chars().count() > MAX_LINE {
+                refuse(
                     F::PictureAlt,
                     format!("a picture's description is longer than {MAX_LINE} characters"),
                 );
             }
             if !super::pictures::is_hash(&picture.hash) || picture.width == 0 || picture.height == 0
             {
-                return refuse(F::Picture, "that is not a picture this site stored".into());
+                refuse(F::Picture, "that is not a picture this site stored".into());
             }
-        }
-        self.recipe_yield.text = tidy(self.recipe_yield.text);
-        if self
-            .recipe_yield
-            .servings
-            .is_some_and(|n| !(1..=10_000).contains(&n))
-        {
-            return refuse(F::Servings, "servings must be from 1 to 10000".into());
-        }
-        let lines = [
-            (F::YieldText, "what it makes", &self.recipe_yield.text),
-            (F::Cuisine, "the cuisine", &self.cuisine),
-            (F::Category, "the category", &self.category),
-        ];
-        for (field, what, text) in lines {
-            if text.as_ref().is_some_and(|t| t.chars().count() > MAX_LINE) {
-                return refuse(
-                    field,
-                    format!("{what} is longer than {MAX_LINE} characters"),
-                );
-            }
-        }
-        if self.image.as_ref().is_some_and(|i| i.len() > MAX_LINE) {
-            return refuse(
-                F::Image,
-                format!("the picture's address is longer than {MAX_LINE} bytes"),
-            );
         }
         self.ingredients = self
             .ingredients
@@ -294,77 +588,84 @@ impl Content {
             .collect();
         tags.sort();
         tags.dedup();
-        if let Some(dots) = tags.iter().find(|t| !tag_has_address(t)) {
-            return refuse(
+        self.tags = tags;
+        if let Some(dots) = self.tags.iter().find(|t| !tag_has_address(t)) {
+            refuse(
                 F::Tags,
                 format!("the tag {dots:?} is only dots, which a tag's page address cannot be"),
             );
-        }
-        if let Some(long) = tags.iter().find(|t| t.chars().count() > MAX_TAG) {
-            return refuse(
+        } else if let Some(long) = self.tags.iter().find(|t| t.chars().count() > MAX_TAG) {
+            refuse(
                 F::Tags,
                 format!("the tag {long:?} is longer than {MAX_TAG} characters"),
             );
+        } else if self.tags.len() > MAX_TAGS {
+            let n = self.tags.len();
+            refuse(
+                F::Tags,
+                format!("a recipe has at most {MAX_TAGS} tags, not {n}"),
+            );
         }
-        self.tags = tags;
-        let counts = [
-            (
+        if self.ingredients.len() > MAX_INGREDIENTS {
+            let n = self.ingredients.len();
+            refuse(
                 F::Ingredients,
-                "ingredient lines",
-                self.ingredients.len(),
-                MAX_INGREDIENTS,
-            ),
-            (F::Steps, "steps", self.steps.len(), MAX_STEPS),
-            (F::Tags, "tags", self.tags.len(), MAX_TAGS),
-        ];
-        if let Some((field, what, n, max)) = counts.into_iter().find(|(_, _, n, max)| n > max) {
-            return refuse(field, format!("a recipe has at most {max} {what}, not {n}"));
-        }
-        if self.ingredients.iter().any(|l| l.len() > MAX_LINE) {
-            return refuse(
+                format!("a recipe has at most {MAX_INGREDIENTS} ingredient lines, not {n}"),
+            );
+        } else if self.ingredients.iter().any(|l| l.len() > MAX_LINE) {
+            refuse(
                 F::Ingredients,
                 format!("an ingredient line is longer than {MAX_LINE} bytes"),
             );
-        }
-        if self.steps.iter().any(|s| s.text.len() > MAX_LINE) {
-            return refuse(F::Steps, format!("a step is longer than {MAX_LINE} bytes"));
+        } else {
+            let ingredient_terms = search_terms::ingredient_terms(&self).len();
+            if ingredient_terms > MAX_INGREDIENT_TERMS {
+                refuse(
+                    F::Ingredients,
+                    format!(
+                        "the ingredients name {ingredient_terms} different words, more than \
+                         the {MAX_INGREDIENT_TERMS} a recipe's ingredients may"
+                    ),
+                );
+            }
         }
         let section = |s: &Step| s.section.as_ref().map_or(0, |name| name.chars().count());
-        if self.steps.iter().any(|s| section(s) > MAX_LINE) {
-            return refuse(
+        if self.steps.len() > MAX_STEPS {
+            let n = self.steps.len();
+            refuse(
+                F::Steps,
+                format!("a recipe has at most {MAX_STEPS} steps, not {n}"),
+            );
+        } else if self.steps.iter().any(|s| s.text.len() > MAX_LINE) {
+            refuse(F::Steps, format!("a step is longer than {MAX_LINE} bytes"));
+        } else if self.steps.iter().any(|s| section(s) > MAX_LINE) {
+            refuse(
                 F::Steps,
                 format!("a section's name is longer than {MAX_LINE} characters"),
             );
         }
-        for (field, what, text) in [
-            (F::Summary, "the summary", &self.summary),
-            (F::Notes, "the notes", &self.notes),
-        ] {
-            if text.as_ref().is_some_and(|t| t.len() > MAX_TEXT) {
-                return refuse(field, format!("{what} is longer than {MAX_TEXT} bytes"));
-            }
-        }
-        let summary_terms = search_terms::summary_terms(&self).len();
+        let summary_is_within = !mistakes
+            .iter()
+            .any(|m: &ContentError| m.field == F::Field("summary"));
+        // Counted only once the summary is within its length.
+        let summary_terms = match summary_is_within {
+            true => search_terms::summary_terms(&self).len(),
+            false => 0,
+        };
         if summary_terms > MAX_SUMMARY_TERMS {
-            return refuse(
-                F::Summary,
+            mistakes.push(ContentError::new(
+                F::Field("summary"),
                 format!(
                     "the summary has {summary_terms} different words, more than the \
                      {MAX_SUMMARY_TERMS} a summary may have"
                 ),
-            );
+            ));
         }
-        let ingredient_terms = search_terms::ingredient_terms(&self).len();
-        if ingredient_terms > MAX_INGREDIENT_TERMS {
-            return refuse(
-                F::Ingredients,
-                format!(
-                    "the ingredients name {ingredient_terms} different words, more than the \
-                     {MAX_INGREDIENT_TERMS} a recipe's ingredients may"
-                ),
-            );
+        if mistakes.is_empty() {
+            Ok(self)
+        } else {
+            Err(mistakes)
         }
-        Ok(self)
     }
 }
 
@@ -388,6 +689,80 @@ mod tests {
             ("1 h 35 min".into(), "PT1H35M".into())
         );
         assert!(Minutes::new(-1).is_err() && Minutes::new(i64::from(Minutes::MAX) + 1).is_err());
+    }
+
+    #[test]
+    fn checking_says_every_mistake_at_once_by_field() {
+        let content = Content {
+            title: " ".into(),
+            recipe_yield: Yield {
+                servings: Some(0),
+                text: Some("y".repeat(MAX_LINE + 1)),
+            },
+            notes: Some("n".repeat(MAX_TEXT + 1)),
+            image: Some("i".repeat(MAX_LINE + 1)),
+            tags: vec!["..".into()],
+            ..Content::default()
+        };
+        let fields: Vec<ContentField> = content
+            .clone()
+            .checked()
+            .unwrap_err()
+            .iter()
+            .map(ContentError::field)
+            .collect();
+        assert_eq!(
+            fields,
+            [
+                ContentField::Title,
+                ContentField::Field("servings"),
+                ContentField::Field("yield_text"),
+                ContentField::Field("notes"),
+                ContentField::Field("image"),
+                ContentField::Tags,
+            ]
+        );
+        assert_eq!(
+            content.normalized().unwrap_err().field(),
+            ContentField::Title
+        );
+    }
+
+    #[test]
+    fn every_field_reads_back_what_it_stores_and_what_a_form_sends() {
+        let full = Content {
+            title: "Dal".into(),
+            summary: Some("Red lentils.".into()),
+            recipe_yield: Yield {
+                servings: Some(4),
+                text: Some("4 bowls".into()),
+            },
+            prep: Minutes::new(10).ok(),
+            cook: Minutes::new(25).ok(),
+            total: Minutes::new(35).ok(),
+            notes: Some("Keeps a day.".into()),
+            cuisine: Some("Indian".into()),
+            category: Some("Main".into()),
+            image: Some("https://pictures.example/dal.jpg".into()),
+            ..Content::default()
+        };
+        let mut stored = Content {
+            title: "Dal".into(),
+            ..Content::default()
+        };
+        let mut typed = stored.clone();
+        for field in FIELDS {
+            let value = field
+                .value(&full)
+                .unwrap_or_else(|| panic!("{} is empty", field.name));
+            assert_eq!(value.value_type(), field.value_type(), "{}", field.name);
+            field.read(&mut stored, &value);
+            field
+                .from_form(&mut typed, &field.form_text(&full))
+                .unwrap();
+        }
+        assert_eq!(stored, full);
+        assert_eq!(typed.normalized().unwrap(), full);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use super::content::{Content, Step};
+use super::content::{Content, Step, FIELDS};
 
 /// Cells the LCS table may have (a thousand lines against a thousand):
 /// past it, the part between the common prefix and suffix is shown as
@@ -276,35 +276,11 @@ pub fn recipes(old: &Content, new: &Content) -> RecipeDiff {
         }
     };
     field("title", Some(old.title.clone()), Some(new.title.clone()));
-    field("summary", old.summary.clone(), new.summary.clone());
-    let servings = |c: &Content| c.recipe_yield.servings.map(|n| n.to_string());
-    field("yield", servings(old), servings(new));
-    field(
-        "yield text",
-        old.recipe_yield.text.clone(),
-        new.recipe_yield.text.clone(),
-    );
-    field(
-        "prep",
-        old.prep.map(|m| m.to_string()),
-        new.prep.map(|m| m.to_string()),
-    );
-    field(
-        "cook",
-        old.cook.map(|m| m.to_string()),
-        new.cook.map(|m| m.to_string()),
-    );
-    field(
-        "total",
-        old.total.map(|m| m.to_string()),
-        new.total.map(|m| m.to_string()),
-    );
-    field("notes", old.notes.clone(), new.notes.clone());
+    for scalar in FIELDS {
+        field(scalar.label, scalar.shown(old), scalar.shown(new));
+    }
     let tags = |c: &Content| (!c.tags.is_empty()).then(|| c.tags.join(", "));
     field("tags", tags(old), tags(new));
-    field("cuisine", old.cuisine.clone(), new.cuisine.clone());
-    field("category", old.category.clone(), new.category.clone());
-    field("image", old.image.clone(), new.image.clone());
     let picture = |c: &Content| {
         c.picture
             .as_ref()

@@ -40,7 +40,9 @@ pub(crate) mod write;
 
 pub use accounts::{AccountError, Accounts, Cook, NewSession};
 pub use attrs::Attrs;
-pub use content::{Content, ContentError, ContentField, Minutes, Step, Yield};
+pub use content::{
+    Content, ContentError, ContentField, Field, FormPlace, Minutes, Slot, Step, Yield, FIELDS,
+};
 pub use ids::{Basis, Instant, RecipeId, VersionNumber};
 pub use models::{
     Breadcrumb, Comparison, CookPage, Crumb, Family, History, LineageShow, Link, RecipeShow,

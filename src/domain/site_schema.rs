@@ -4,327 +4,290 @@
 //! missing from the store is transacted, so a store made by an older build
 //! gains new attributes and one made by this build is left alone.
 
+use super::content::{Field, FIELDS};
 use crate::store::attribute_map;
 use crate::store::{
     kw, Cardinality, Db, EntityId, Store, StoreError, TransactError, Transaction, Unique, ValueType,
 };
 
-/// `(ident, type, cardinality, extra, doc)`; extra is `identity`, `index`,
-/// `component` or empty.
-const ATTRIBUTES: &[(&str, ValueType, Cardinality, &str, &str)] = &[
-    (
+/// How an attribute is defined: `(ident, type, cardinality, extra, doc)`;
+/// extra is `identity`, `index`, `component` or empty.
+type Definition = (
+    &'static str,
+    ValueType,
+    Cardinality,
+    &'static str,
+    &'static str,
+);
+
+/// One attribute in the order of installing: defined here, or a field of
+/// `content::FIELDS` by its name, which defines it there.
+enum Row {
+    Def(
+        &'static str,
+        ValueType,
+        Cardinality,
+        &'static str,
+        &'static str,
+    ),
+    Field(&'static str),
+}
+
+/// The attributes, in the order a new store installs them: the domain's
+/// range reads need their ids laid out so (`attrs`), so a row is never
+/// moved. A field added to `content::FIELDS` is not listed here: it is
+/// installed after all of these (`definitions`), in a new store as in an
+/// old one, and read wherever it is.
+const ORDER: &[Row] = &[
+    Row::Def(
         ":recipe/slug",
         ValueType::String,
         Cardinality::One,
         "identity",
         "The recipe's name in URLs; unique.",
     ),
-    (
+    Row::Def(
         ":recipe/title",
         ValueType::String,
         Cardinality::One,
         "index",
         "The recipe's title; indexed for the catalog's title order.",
     ),
-    (
-        ":recipe/summary",
-        ValueType::String,
-        Cardinality::One,
-        "",
-        "Markdown: what the dish is.",
-    ),
-    (
-        ":recipe/servings",
-        ValueType::Long,
-        Cardinality::One,
-        "",
-        "How many it serves.",
-    ),
-    (
-        ":recipe/yield-text",
-        ValueType::String,
-        Cardinality::One,
-        "",
-        "The yield as written: \"12 pancakes\".",
-    ),
-    (
-        ":recipe/prep-minutes",
-        ValueType::Long,
-        Cardinality::One,
-        "",
-        "Preparation time in minutes.",
-    ),
-    (
-        ":recipe/cook-minutes",
-        ValueType::Long,
-        Cardinality::One,
-        "",
-        "Cooking time in minutes.",
-    ),
-    (
-        ":recipe/total-minutes",
-        ValueType::Long,
-        Cardinality::One,
-        "",
-        "Total time in minutes.",
-    ),
-    (
+    Row::Field("summary"),
+    Row::Field("servings"),
+    Row::Field("yield_text"),
+    Row::Field("prep"),
+    Row::Field("cook"),
+    Row::Field("total"),
+    Row::Def(
         ":recipe/ingredients",
         ValueType::Ref,
         Cardinality::Many,
         "component",
         "The ingredient lines, ordered by :ingredient/position.",
     ),
-    (
+    Row::Def(
         ":recipe/steps",
         ValueType::Ref,
         Cardinality::Many,
         "component",
         "The steps, ordered by :step/position.",
     ),
-    (
-        ":recipe/notes",
-        ValueType::String,
-        Cardinality::One,
-        "",
-        "Markdown: tips, storage, variations.",
-    ),
-    (
+    Row::Field("notes"),
+    Row::Def(
         ":recipe/tags",
         ValueType::String,
         Cardinality::Many,
         "index",
         "Lower-case tags; indexed for tag pages.",
     ),
-    (
-        ":recipe/cuisine",
-        ValueType::String,
-        Cardinality::One,
-        "index",
-        "Where the dish comes from.",
-    ),
-    (
-        ":recipe/category",
-        ValueType::String,
-        Cardinality::One,
-        "index",
-        "Breakfast, Main, Soup...",
-    ),
-    (
-        ":recipe/image",
-        ValueType::String,
-        Cardinality::One,
-        "",
-        "An image URL.",
-    ),
-    (
+    Row::Field("cuisine"),
+    Row::Field("category"),
+    Row::Field("image"),
+    Row::Def(
         ":recipe/author",
         ValueType::Ref,
         Cardinality::One,
         "",
         "The user who first wrote the recipe.",
     ),
-    (
+    Row::Def(
         ":recipe/created-at",
         ValueType::Instant,
         Cardinality::One,
         "index",
         "When the recipe was first written.",
     ),
-    (
+    Row::Def(
         ":recipe/updated-at",
         ValueType::Instant,
         Cardinality::One,
         "index",
         "When its newest version was made: the catalog's recent order.",
     ),
-    (
+    Row::Def(
         ":recipe/version-count",
         ValueType::Long,
         Cardinality::One,
         "",
         "How many versions it has: kept by every write, so lists need not count history.",
     ),
-    // Everything a catalog line shows, and whether to show it, lies between
-    // :recipe/slug and :recipe/retired: one attribute range per recipe.
-    (
+    Row::Def(
         ":recipe/retired",
         ValueType::Boolean,
         Cardinality::One,
         "",
         "Hidden from the catalog, still in its forks' lineage.",
     ),
-    // The two fork attributes are installed one after the other, so their ids
-    // are adjacent and the lineage walk reads both with one EAVT range read.
-    (
+    Row::Def(
         ":recipe/forked-from",
         ValueType::Ref,
         Cardinality::One,
         "",
         "The recipe this one was forked from.",
     ),
-    (
+    Row::Def(
         ":recipe/forked-at-version",
         ValueType::Long,
         Cardinality::One,
         "",
         "The parent's version number that was forked (1-based).",
     ),
-    (
+    Row::Def(
         ":recipe/forked-at",
         ValueType::Ref,
         Cardinality::One,
         "",
         "The parent's version that was forked, as its transaction.",
     ),
-    (
+    Row::Def(
         ":ingredient/position",
         ValueType::Long,
         Cardinality::One,
         "",
         "Order within the recipe, from 1.",
     ),
-    (
+    Row::Def(
         ":ingredient/line",
         ValueType::String,
         Cardinality::One,
         "",
         "The line as the cook wrote it.",
     ),
-    (
+    Row::Def(
         ":ingredient/quantity",
         ValueType::Double,
         Cardinality::One,
         "",
         "The amount read from the line.",
     ),
-    (
+    Row::Def(
         ":ingredient/quantity-max",
         ValueType::Double,
         Cardinality::One,
         "",
         "The top of a range (2-3 cloves).",
     ),
-    (
+    Row::Def(
         ":ingredient/unit",
         ValueType::String,
         Cardinality::One,
         "",
         "The canonical unit (tbsp, g, cup...).",
     ),
-    (
+    Row::Def(
         ":ingredient/item",
         ValueType::String,
         Cardinality::One,
         "",
         "What it is.",
     ),
-    (
+    Row::Def(
         ":ingredient/note",
         ValueType::String,
         Cardinality::One,
         "",
         "After the comma: chopped, to taste...",
     ),
-    (
+    Row::Def(
         ":step/position",
         ValueType::Long,
         Cardinality::One,
         "",
         "Order within the recipe, from 1.",
     ),
-    (
+    Row::Def(
         ":step/text",
         ValueType::String,
         Cardinality::One,
         "",
         "Markdown: what to do.",
     ),
-    (
+    Row::Def(
         ":step/section",
         ValueType::String,
         Cardinality::One,
         "",
         "The named part of the recipe the step belongs to.",
     ),
-    (
+    Row::Def(
         ":user/handle",
         ValueType::String,
         Cardinality::One,
         "identity",
         "A user's unique handle.",
     ),
-    (
+    Row::Def(
         ":user/name",
         ValueType::String,
         Cardinality::One,
         "",
         "A user's display name.",
     ),
-    (
+    Row::Def(
         ":tx/author",
         ValueType::Ref,
         Cardinality::One,
         "",
         "Who made a transaction.",
     ),
-    (
+    Row::Def(
         ":tx/note",
         ValueType::String,
         Cardinality::One,
         "",
         "Why: the version's note.",
     ),
-    (
+    Row::Def(
         ":tx/change",
         ValueType::String,
         Cardinality::One,
         "",
         "What an edit or retirement changed, in a line (`title, 2 ingredients`), decided in the writer when the version is written so history never diffs to list it.",
     ),
-    (
+    Row::Def(
         ":recipe/picture",
         ValueType::String,
         Cardinality::One,
         "index",
         "The recipe's uploaded picture: the hash that names it in the pictures keyspace, stored there before any transaction names it; indexed so that a picture is served only while a version names it, and collected when none does.",
     ),
-    (
+    Row::Def(
         ":recipe/picture-alt",
         ValueType::String,
         Cardinality::One,
         "",
         "What the picture shows, in words.",
     ),
-    (
+    Row::Def(
         ":recipe/picture-width",
         ValueType::Long,
         Cardinality::One,
         "",
         "The picture's width in pixels, upright.",
     ),
-    (
+    Row::Def(
         ":recipe/picture-height",
         ValueType::Long,
         Cardinality::One,
         "",
         "The picture's height in pixels, upright.",
     ),
-    (
+    Row::Def(
         ":recipe/source-url",
         ValueType::String,
         Cardinality::One,
         "",
         "For a recipe brought in from another site: the page it was read from, where its lineage starts.",
     ),
-    (
+    Row::Def(
         ":recipe/source-name",
         ValueType::String,
         Cardinality::One,
         "",
         "The name of the site the recipe was brought in from.",
     ),
-    (
+    Row::Def(
         ":recipe/terms",
         ValueType::String,
         Cardinality::Many,
@@ -332,6 +295,39 @@ const ATTRIBUTES: &[(&str, ValueType, Cardinality, &str, &str)] = &[
         "Search terms: the inverted index, kept in each recipe's own transactions.",
     ),
 ];
+
+/// Every attribute's definition, in the order of installing: `ORDER`, then
+/// the fields of `content::FIELDS` it does not name, in the table's order.
+fn definitions() -> Vec<Definition> {
+    let of_field = |field: &Field| -> Definition {
+        let extra = if field.indexed { "index" } else { "" };
+        (
+            field.ident,
+            field.value_type(),
+            Cardinality::One,
+            extra,
+            field.doc,
+        )
+    };
+    let mut definitions: Vec<Definition> = ORDER
+        .iter()
+        .map(|row| match row {
+            Row::Def(ident, value_type, cardinality, extra, doc) => {
+                (*ident, *value_type, *cardinality, *extra, *doc)
+            }
+            Row::Field(name) => {
+                of_field(Field::named(name).expect("ORDER names a field of FIELDS"))
+            }
+        })
+        .collect();
+    let listed = |field: &Field| {
+        ORDER
+            .iter()
+            .any(|row| matches!(row, Row::Field(name) if *name == field.name))
+    };
+    definitions.extend(FIELDS.iter().filter(|f| !listed(f)).map(of_field));
+    definitions
+}
 
 /// Installs every attribute the store does not have yet, in one transaction.
 pub fn install(store: &Store) -> Result<(), StoreError> {
@@ -383,7 +379,7 @@ impl From<TransactError> for Install {
 /// empty if it lacks none.
 fn missing(db: &Db, at: Option<i64>) -> Transaction {
     let mut tx = Transaction::new();
-    for (ident, value_type, cardinality, extra, doc) in ATTRIBUTES {
+    for (ident, value_type, cardinality, extra, doc) in &definitions() {
         if let Ok(installed) = db.attribute(&kw(ident)) {
             // An attribute indexed since a store was made is indexed there
             // now (the store puts its datoms so far in AVET).
@@ -407,4 +403,32 @@ fn missing(db: &Db, at: Option<i64>) -> Transaction {
         tx.tx_attr(":db/txInstant", crate::store::Value::Instant(at));
     }
     tx
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_field_of_the_table_is_installed_once_after_the_listed_order() {
+        let idents: Vec<&str> = definitions().iter().map(|d| d.0).collect();
+        let mut unique = idents.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), idents.len(), "an attribute defined twice");
+        for field in FIELDS {
+            assert!(
+                idents.contains(&field.ident),
+                "{} is not installed",
+                field.ident
+            );
+        }
+        // The listed order comes first and keeps its place.
+        for (row, ident) in ORDER.iter().zip(&idents) {
+            match row {
+                Row::Def(listed, ..) => assert_eq!(listed, ident),
+                Row::Field(name) => assert_eq!(Field::named(name).unwrap().ident, *ident),
+            }
+        }
+    }
 }

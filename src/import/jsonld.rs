@@ -272,11 +272,10 @@ fn content_of(recipe: &Value) -> Content {
         total: minutes("totalTime"),
         ingredients,
         steps: instructions,
-        notes: None,
         tags,
         cuisine: field("recipeCuisine").and_then(joined),
         category: field("recipeCategory").and_then(joined),
         image: field("image").and_then(image),
-        picture: None,
+        ..Content::default()
     }
 }

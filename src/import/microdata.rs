@@ -135,12 +135,11 @@ pub(super) fn recipe(page: &Html) -> Option<Found> {
             total: minutes("totalTime"),
             ingredients,
             steps,
-            notes: None,
             tags,
             cuisine: first(scope, "recipeCuisine"),
             category: first(scope, "recipeCategory"),
             image: first(scope, "image"),
-            picture: None,
+            ..Content::default()
         },
         site_name: None,
     })

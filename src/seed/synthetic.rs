@@ -189,12 +189,9 @@ fn content(rng: &mut Rng, i: usize, skeleton: bool) -> Content {
         total: None,
         ingredients,
         steps,
-        notes: None,
         tags: vec![rng.pick(TAGS).to_owned(), rng.pick(TAGS).to_owned()],
-        cuisine: None,
         category: Some("Main".into()),
-        image: None,
-        picture: None,
+        ..Content::default()
     }
 }
 

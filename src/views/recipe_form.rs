@@ -7,7 +7,7 @@ use super::form_fields::{form_errors, textarea, token, Field, FieldErrors};
 use super::layout::{self, Head, Section};
 use super::recipe_path;
 use crate::domain::diff::RecipeDiff;
-use crate::domain::{Content, Step};
+use crate::domain::{Content, FormPlace, Step, FIELDS};
 
 /// The form's fields as text: what was typed, or a recipe's content.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
@@ -15,25 +15,20 @@ use crate::domain::{Content, Step};
 pub struct RecipeFields {
     pub title: String,
     pub slug: String,
-    pub summary: String,
-    pub servings: String,
-    pub yield_text: String,
-    pub prep: String,
-    pub cook: String,
-    pub total: String,
     /// One line each.
     pub ingredients: String,
     /// Steps apart by a blank line; `## Name` starts a section.
     pub steps: String,
-    pub notes: String,
     /// Apart by commas.
     pub tags: String,
-    pub cuisine: String,
-    pub category: String,
-    /// The address of a picture elsewhere on the web, which the site
+    /// The fields of the domain's table (`domain::FIELDS`), by name, as
+    /// typed: the summary, servings, times, notes, details, and `image`,
+    /// the address of a picture elsewhere on the web, which the site
     /// fetches and keeps as the recipe's picture when it is new or
-    /// changed: no page shows a picture from another site.
-    pub image: String,
+    /// changed (no page shows a picture from another site). What the form
+    /// sent that is not a field of its own lands here too, and is not read.
+    #[serde(flatten)]
+    pub scalars: std::collections::BTreeMap<String, String>,
     /// The address `image` had when the form was filled (the version's,
     /// or the one whose picture a form shown again holds already): an
     /// address still the same is not fetched again. Carried through the
@@ -51,27 +46,24 @@ pub struct RecipeFields {
 }
 
 impl RecipeFields {
+    /// What was typed into the field of `domain::FIELDS` named `name`.
+    pub fn scalar(&self, name: &str) -> &str {
+        self.scalars.get(name).map_or("", String::as_str)
+    }
+
     /// The fields that show `content`.
     pub fn of(content: &Content) -> RecipeFields {
-        let text = |t: &Option<String>| t.clone().unwrap_or_default();
-        let number = |n: Option<String>| n.unwrap_or_default();
         RecipeFields {
             title: content.title.clone(),
             slug: String::new(),
-            summary: text(&content.summary),
-            servings: number(content.recipe_yield.servings.map(|n| n.to_string())),
-            yield_text: text(&content.recipe_yield.text),
-            prep: number(content.prep.map(|m| m.get().to_string())),
-            cook: number(content.cook.map(|m| m.get().to_string())),
-            total: number(content.total.map(|m| m.get().to_string())),
             ingredients: content.ingredients.join("\n"),
             steps: steps_text(&content.steps),
-            notes: text(&content.notes),
             tags: content.tags.join(", "),
-            cuisine: text(&content.cuisine),
-            category: text(&content.category),
-            image: text(&content.image),
-            image_was: text(&content.image),
+            scalars: FIELDS
+                .iter()
+                .map(|field| (field.name.to_owned(), field.form_text(content)))
+                .collect(),
+            image_was: content.image.clone().unwrap_or_default(),
             picture: content
                 .picture
                 .as_ref()
@@ -231,7 +223,7 @@ fn image_field(f: &RecipeFields, errors: &FieldErrors) -> Markup {
         ..Field::text(
             "image",
             "Or a picture elsewhere on the web (an https:// address)",
-            &f.image,
+            f.scalar("image"),
         )
     };
     image.hint = Some("The site fetches it when the recipe is saved and keeps a copy, as if it had been uploaded: readers' browsers never fetch it from the other site.");
@@ -273,23 +265,26 @@ fn fields_markup(purpose: &Purpose, f: &RecipeFields, errors: &FieldErrors) -> M
     html! {
         (Field::text("title", "Title", &f.title).render(errors))
         @if !matches!(purpose, Purpose::Edit { .. }) { (slug.render(errors)) }
-        (textarea("summary", "Summary", &f.summary, Some("Markdown."), 3, errors))
+        (textarea("summary", "Summary", f.scalar("summary"), Some("Markdown."), 3, errors))
         div class="field-row" {
-            (number("servings", "Serves", &f.servings).render(errors))
-            (optional("yield_text", "Makes", &f.yield_text).render(errors))
+            (number("servings", "Serves", f.scalar("servings")).render(errors))
+            (optional("yield_text", "Makes", f.scalar("yield_text")).render(errors))
         }
         div class="field-row" {
-            (number("prep", "Prep (minutes)", &f.prep).render(errors))
-            (number("cook", "Cook (minutes)", &f.cook).render(errors))
-            (number("total", "Total (minutes)", &f.total).render(errors))
+            (number("prep", "Prep (minutes)", f.scalar("prep")).render(errors))
+            (number("cook", "Cook (minutes)", f.scalar("cook")).render(errors))
+            (number("total", "Total (minutes)", f.scalar("total")).render(errors))
         }
         (textarea("ingredients", "Ingredients", &f.ingredients, Some("One per line, e.g. \"2 cups flour\"."), 10, errors))
         (textarea("steps", "Method", &f.steps, Some("Markdown. A blank line between steps; a line \"## Name\" starts a section."), 12, errors))
-        (textarea("notes", "Notes", &f.notes, Some("Markdown."), 4, errors))
+        (textarea("notes", "Notes", f.scalar("notes"), Some("Markdown."), 4, errors))
         (optional("tags", "Tags", &f.tags).render(errors))
         div class="field-row" {
-            (optional("cuisine", "Cuisine", &f.cuisine).render(errors))
-            (optional("category", "Category", &f.category).render(errors))
+            @for field in FIELDS {
+                @if let FormPlace::Details(label) = field.form {
+                    (optional(field.name, label, f.scalar(field.name)).render(errors))
+                }
+            }
         }
         (picture_fields(f, errors))
         input type="hidden" name="image_was" value=(f.image_was);

@@ -21,8 +21,8 @@ use super::submission::{read_recipe_form, Upload};
 use super::{Site, WebError};
 use crate::domain::pictures::{Picture, PictureError};
 use crate::domain::{
-    Change, Content, ContentError, ContentField, Cook, DomainError, Minutes, Recipe, Slug, Step,
-    VersionNumber, MAX_NOTE,
+    Change, Content, ContentError, ContentField, Cook, DomainError, Recipe, Slug, Step,
+    VersionNumber, FIELDS, MAX_NOTE,
 };
 use crate::views::form_fields::FieldErrors;
 use crate::views::recipe_form::{self, Purpose, RecipeFields};
@@ -76,7 +76,7 @@ async fn store_picture(
         let stored = store_upload(site, cook, upload).await?;
         return Ok(stored.map(|stored| stored.map_err(|e| refusal("picture_file", e))));
     }
-    let address = fields.image.trim();
+    let address = fields.scalar("image").trim();
     let is_web_address = address.starts_with("https://") || address.starts_with("http://");
     // Another kind of address is the form's error (`read_content`).
     if !is_web_address || address == fields.image_was.trim() {
@@ -261,49 +261,30 @@ fn picture_of(
     Ok(Some(picture))
 }
 
+/// The content the form says, checked by the domain with every mistake at
+/// once, each next to its field. The form checks only what is its own:
+/// that a number is one, that a picture's address is one it can fetch,
+/// and the note, which is not content.
 fn read_content(
     f: &RecipeFields,
     picture: Option<Picture>,
     needs_note: bool,
 ) -> Result<Content, FieldErrors> {
     let mut errors = FieldErrors::new();
-    if f.title.trim().is_empty() {
-        errors.add("title", "A recipe needs a title.");
-    }
-    let mut minutes = |name: &'static str, text: &str| -> Option<Minutes> {
-        let text = text.trim();
-        if text.is_empty() {
-            return None;
+    let mut content = Content {
+        title: f.title.clone(),
+        ingredients: f.ingredients.lines().map(str::to_owned).collect(),
+        steps: steps_of(&f.steps),
+        tags: f.tags.split(',').map(str::to_owned).collect(),
+        picture,
+        ..Content::default()
+    };
+    for field in FIELDS {
+        if let Err(why) = field.from_form(&mut content, f.scalar(field.name)) {
+            errors.add(field.name, why);
         }
-        let parsed = text
-            .parse::<i64>()
-            .map_err(|_| ())
-            .and_then(|n| Minutes::new(n).map_err(|_| ()));
-        parsed
-            .map_err(|_| {
-                errors.add(
-                    name,
-                    format!("A whole number of minutes, from 0 to {}.", Minutes::MAX),
-                )
-            })
-            .ok()
-    };
-    let (prep, cook, total) = (
-        minutes("prep", &f.prep),
-        minutes("cook", &f.cook),
-        minutes("total", &f.total),
-    );
-    let servings = match f.servings.trim() {
-        "" => None,
-        text => match text.parse::<i64>() {
-            Ok(n) if (1..=10_000).contains(&n) => Some(n),
-            _ => {
-                errors.add("servings", "A whole number of servings, from 1 to 10000.");
-                None
-            }
-        },
-    };
-    let image = f.image.trim();
+    }
+    let image = f.scalar("image").trim();
     let is_web_address = image.starts_with("https://") || image.starts_with("http://");
     if !image.is_empty() && !is_web_address {
         errors.add("image", "A picture's address starts with https://.");
@@ -317,51 +298,38 @@ fn read_content(
             format!("Say in at most {MAX_NOTE} bytes what this version changes."),
         );
     }
-    if !errors.is_empty() {
-        return Err(errors);
+    match content.checked() {
+        Ok(content) if errors.is_empty() => Ok(content),
+        Ok(_) => Err(errors),
+        Err(mistakes) => {
+            for mistake in mistakes {
+                let field = form_field(mistake.field());
+                // A field the form found wrong keeps the form's words.
+                if errors.get(field).is_none() {
+                    errors.add(field, sentence(&mistake.to_string()));
+                }
+            }
+            Err(errors)
+        }
     }
-    let text = |t: &str| Some(t.to_owned());
-    Content {
-        title: f.title.clone(),
-        summary: text(&f.summary),
-        recipe_yield: crate::domain::Yield {
-            servings,
-            text: text(&f.yield_text),
-        },
-        prep,
-        cook,
-        total,
-        ingredients: f.ingredients.lines().map(str::to_owned).collect(),
-        steps: steps_of(&f.steps),
-        notes: text(&f.notes),
-        tags: f.tags.split(',').map(str::to_owned).collect(),
-        cuisine: text(&f.cuisine),
-        category: text(&f.category),
-        image: text(image),
-        picture,
+}
+
+/// The form's field for a part of the content.
+fn form_field(field: ContentField) -> &'static str {
+    match field {
+        ContentField::Title => "title",
+        ContentField::Ingredients => "ingredients",
+        ContentField::Steps => "steps",
+        ContentField::Tags => "tags",
+        ContentField::Picture => "picture_file",
+        ContentField::PictureAlt => "picture_alt",
+        ContentField::Field(name) => name,
     }
-    .normalized()
-    .map_err(|why| content_refused(&why))
 }
 
 /// The form's error for content the domain refuses, next to its field.
 fn content_refused(why: &ContentError) -> FieldErrors {
-    let field = match why.field() {
-        ContentField::Title => "title",
-        ContentField::Summary => "summary",
-        ContentField::Servings => "servings",
-        ContentField::YieldText => "yield_text",
-        ContentField::Ingredients => "ingredients",
-        ContentField::Steps => "steps",
-        ContentField::Notes => "notes",
-        ContentField::Tags => "tags",
-        ContentField::Cuisine => "cuisine",
-        ContentField::Category => "category",
-        ContentField::Image => "image",
-        ContentField::Picture => "picture_file",
-        ContentField::PictureAlt => "picture_alt",
-    };
-    FieldErrors::one(field, sentence(&why.to_string()))
+    FieldErrors::one(form_field(why.field()), sentence(&why.to_string()))
 }
 
 /// Steps as the form has them: apart by blank lines, `## Name` a section.

@@ -949,7 +949,7 @@ fn content_past_a_transactions_bound_is_refused_by_field_and_writes_nothing() {
     long_section.steps[0].section = Some("s".repeat(MAX_LINE + 1));
     let before = stored(recipes.store());
     for (content, field) in [
-        (wordy, ContentField::Summary),
+        (wordy, ContentField::Field("summary")),
         (many_items, ContentField::Ingredients),
         (long_section, ContentField::Steps),
     ] {

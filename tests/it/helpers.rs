@@ -455,6 +455,6 @@ pub fn largest_content(version: usize) -> forkful::domain::Content {
         cuisine: Some(format!("cuisine {version}")),
         category: Some(format!("category {version}")),
         image: Some(format!("https://pictures.example/{version}.jpg")),
-        picture: None,
+        ..Content::default()
     }
 }

@@ -184,7 +184,7 @@ async fn importing_a_forkful_page_gives_back_the_same_recipe() {
         cuisine: Some("Indian".into()),
         category: Some("Main".into()),
         image: Some("https://pictures.example/dal.jpg".into()),
-        picture: None,
+        ..Content::default()
     };
     let slug = Slug::parse("weeknight-dal").unwrap();
     recipes

@@ -5,8 +5,8 @@ use std::collections::HashMap;
 
 use actix_web::test::TestRequest;
 use actix_web::web::Data;
-use forkful::domain::content::{MAX_INGREDIENT_TERMS, MAX_SUMMARY_TERMS};
-use forkful::domain::Recipes;
+use forkful::domain::content::{MAX_INGREDIENT_TERMS, MAX_LINE, MAX_SUMMARY_TERMS};
+use forkful::domain::{Minutes, Recipes, FIELDS};
 use forkful::views::recipe_form::RecipeFields;
 use forkful::web::Site;
 
@@ -683,6 +683,56 @@ pub fn recipe_fields<'a>(changes: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a st
         }
     }
     fields
+}
+
+/// The domain checks a recipe's content (`Content::checked`) and says every
+/// mistake at once; the form shows each next to its field, and checks only
+/// what is its own (that a number is one).
+#[actix_web::test]
+async fn a_recipe_form_with_several_mistakes_shows_each_next_to_its_field() {
+    let (recipes, site) = new_site();
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let form = ann.get("/recipes/new").await;
+    let before = stored(recipes.store());
+    let long = "x".repeat(MAX_LINE + 1);
+    let refused = ann
+        .submit(
+            &form,
+            "/recipes/new",
+            &recipe_fields(&[
+                ("title", "  "),
+                ("servings", "0"),
+                ("prep", "soon"),
+                ("cuisine", &long),
+                ("tags", "quick, .."),
+            ]),
+        )
+        .await;
+    assert_eq!(refused.status, 422, "{}", refused.body);
+    assert_eq!(refused.texts("#title-error"), ["A recipe needs a title."]);
+    assert_eq!(
+        refused.texts("#servings-error"),
+        ["Servings must be from 1 to 10000."]
+    );
+    assert_eq!(
+        refused.texts("#prep-error"),
+        [format!(
+            "A whole number of minutes, from 0 to {}.",
+            Minutes::MAX
+        )]
+    );
+    assert_eq!(
+        refused.texts("#cuisine-error"),
+        [format!("The cuisine is longer than {MAX_LINE} characters.")]
+    );
+    assert_eq!(refused.texts("#tags-error").len(), 1);
+    assert_eq!(
+        refused.attrs("#prep", "value"),
+        ["soon"],
+        "what was typed is kept"
+    );
+    assert!(stored(recipes.store()) == before, "a refused recipe wrote");
 }
 
 #[actix_web::test]
@@ -1403,20 +1453,15 @@ fn form_of<'a>(
     let f = fields;
     let mut form = vec![
         ("title", f.title.as_str()),
-        ("summary", &f.summary),
-        ("servings", &f.servings),
-        ("yield_text", &f.yield_text),
-        ("prep", &f.prep),
-        ("cook", &f.cook),
-        ("total", &f.total),
         ("ingredients", &f.ingredients),
         ("steps", &f.steps),
-        ("notes", &f.notes),
         ("tags", &f.tags),
-        ("cuisine", &f.cuisine),
-        ("category", &f.category),
-        ("image", &f.image),
     ];
+    form.extend(
+        FIELDS
+            .iter()
+            .map(|field| (field.name, f.scalar(field.name))),
+    );
     form.retain(|(name, _)| !changes.iter().any(|(n, _)| n == name));
     form.extend_from_slice(changes);
     form
@@ -1432,9 +1477,10 @@ async fn the_largest_recipe_the_form_takes_saves_and_one_word_more_is_422_with_t
     // Without the picture's address: one given on a form is fetched
     // (`pictures::a_picture_given_by_its_address_is_fetched_...`), and the
     // test's address is nowhere.
-    let [first, second, third] = [0, 1, 2].map(|v| RecipeFields {
-        image: String::new(),
-        ..RecipeFields::of(&largest_content(v))
+    let [first, second, third] = [0, 1, 2].map(|v| {
+        let mut fields = RecipeFields::of(&largest_content(v));
+        fields.scalars.insert("image".into(), String::new());
+        fields
     });
 
     let form = ann.get("/recipes/new").await;

@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use super::Snapshot;
-use crate::domain::content::{Content, Minutes, Step};
+use crate::domain::content::{Content, Step};
 use crate::domain::diff::{self, RecipeDiff};
 use crate::domain::ids::{Basis, Instant, RecipeId, VersionNumber};
 use crate::domain::pictures::Picture;
@@ -72,30 +72,35 @@ impl Snapshot {
         let mut forked_version = VersionNumber::FIRST;
         let mut found = false;
         let instant = |v: &crate::store::Value| v.as_instant().map(Instant::from_millis);
-        // Every attribute but the search terms, which are installed last and
-        // would only be skipped over.
-        for datom in self.db.entity_attributes(id.entity(), 0, a.terms - 1) {
+        let dimension = |v: &crate::store::Value| v.as_long().and_then(|n| u32::try_from(n).ok());
+        let mut picture = Picture {
+            hash: String::new(),
+            width: 0,
+            height: 0,
+            alt: String::new(),
+        };
+        // Every attribute but the search terms, which would only be skipped
+        // over: those installed before them, and those after (the picture's
+        // in a store made before pictures, and any field added since).
+        let before_terms = self.db.entity_attributes(id.entity(), 0, a.terms - 1);
+        let after_terms = self
+            .db
+            .entity_attributes(id.entity(), a.terms + 1, EntityId::MAX);
+        for datom in before_terms.chain(after_terms) {
             let Datom { a: attr, v, .. } = datom?;
             found = true;
             let c = &mut recipe.content;
+            if let Some(field) = a.field(attr) {
+                field.read(c, &v);
+                continue;
+            }
             let text = || v.as_str().map(str::to_owned);
-            let minutes = || v.as_long().and_then(|m| Minutes::new(m).ok());
             match attr {
                 x if x == a.slug => {
                     recipe.slug =
                         Slug::parse(v.as_str().unwrap_or("")).map_err(DomainError::from)?
                 }
                 x if x == a.title => c.title = text().unwrap_or_default(),
-                x if x == a.summary => c.summary = text(),
-                x if x == a.notes => c.notes = text(),
-                x if x == a.cuisine => c.cuisine = text(),
-                x if x == a.category => c.category = text(),
-                x if x == a.image => c.image = text(),
-                x if x == a.yield_text => c.recipe_yield.text = text(),
-                x if x == a.servings => c.recipe_yield.servings = v.as_long(),
-                x if x == a.prep => c.prep = minutes(),
-                x if x == a.cook => c.cook = minutes(),
-                x if x == a.total => c.total = minutes(),
                 x if x == a.tags => c.tags.extend(text()),
                 x if x == a.ingredients => ingredients.extend(v.as_ref()),
                 x if x == a.steps => steps.extend(v.as_ref()),
@@ -113,32 +118,15 @@ impl Snapshot {
                         .and_then(VersionNumber::stored)
                         .unwrap_or(VersionNumber::FIRST)
                 }
-                _ => {}
-            }
-        }
-        if !found {
-            return Err(DomainError::NoSuchRecipe(format!("#{id}")));
-        }
-        // The picture's attributes came after the search terms.
-        let mut picture = Picture {
-            hash: String::new(),
-            width: 0,
-            height: 0,
-            alt: String::new(),
-        };
-        let dimension = |v: &crate::store::Value| v.as_long().and_then(|n| u32::try_from(n).ok());
-        for datom in self
-            .db
-            .entity_attributes(id.entity(), a.picture, a.picture_height)
-        {
-            let Datom { a: attr, v, .. } = datom?;
-            match attr {
                 x if x == a.picture => picture.hash = v.as_str().unwrap_or("").to_owned(),
                 x if x == a.picture_alt => picture.alt = v.as_str().unwrap_or("").to_owned(),
                 x if x == a.picture_width => picture.width = dimension(&v).unwrap_or(0),
                 x if x == a.picture_height => picture.height = dimension(&v).unwrap_or(0),
                 _ => {}
             }
+        }
+        if !found {
+            return Err(DomainError::NoSuchRecipe(format!("#{id}")));
         }
         if !picture.hash.is_empty() {
             recipe.content.picture = Some(picture);

@@ -17,7 +17,7 @@
 use std::collections::BTreeSet;
 
 use super::attrs::Attrs;
-use super::content::{Content, Step};
+use super::content::{Content, Step, FIELDS};
 use super::diff::{self, lcs_pairs};
 use super::ids::VersionNumber;
 use super::ingredient::IngredientLine;
@@ -412,34 +412,16 @@ impl Recipes {
         }
         let a = &self.attrs;
         let mut tx = Transaction::new();
-        let text = |t: &Option<String>| t.as_deref().map(Value::from);
-        let long = |n: Option<i64>| n.map(Value::Long);
-        let minutes = |m: Option<super::Minutes>| m.map(|m| Value::Long(i64::from(m.get())));
         let picture = |c: &Content, part: fn(&Picture) -> Value| c.picture.as_ref().map(part);
+        let fields = a
+            .fields()
+            .map(|(attr, field)| (attr, field.value(old), field.value(content)));
         let scalars = [
             (
                 a.title,
                 Some(Value::from(old.title.as_str())),
                 Some(Value::from(content.title.as_str())),
             ),
-            (a.summary, text(&old.summary), text(&content.summary)),
-            (a.notes, text(&old.notes), text(&content.notes)),
-            (a.cuisine, text(&old.cuisine), text(&content.cuisine)),
-            (a.category, text(&old.category), text(&content.category)),
-            (a.image, text(&old.image), text(&content.image)),
-            (
-                a.yield_text,
-                text(&old.recipe_yield.text),
-                text(&content.recipe_yield.text),
-            ),
-            (
-                a.servings,
-                long(old.recipe_yield.servings),
-                long(content.recipe_yield.servings),
-            ),
-            (a.prep, minutes(old.prep), minutes(content.prep)),
-            (a.cook, minutes(old.cook), minutes(content.cook)),
-            (a.total, minutes(old.total), minutes(content.total)),
             (
                 a.picture,
                 picture(old, |p| Value::from(p.hash.as_str())),
@@ -461,7 +443,7 @@ impl Recipes {
                 picture(content, |p| Value::Long(i64::from(p.height))),
             ),
         ];
-        for (attr, before, after) in scalars {
+        for (attr, before, after) in scalars.into_iter().chain(fields) {
             let attr = ident_of(view, attr);
             match (before, after) {
                 (before, Some(after)) if before.as_ref() != Some(&after) => {
@@ -841,21 +823,10 @@ fn new_recipe_map(
         .with(":recipe/created-at", Value::Instant(now))
         .with(":recipe/updated-at", Value::Instant(now))
         .with(":recipe/version-count", 1i64);
-    let optional_text = [
-        (":recipe/summary", &content.summary),
-        (":recipe/notes", &content.notes),
-        (":recipe/cuisine", &content.cuisine),
-        (":recipe/category", &content.category),
-        (":recipe/image", &content.image),
-        (":recipe/yield-text", &content.recipe_yield.text),
-    ];
-    for (attr, value) in optional_text {
-        if let Some(value) = value {
-            map = map.with(attr, value.as_str());
+    for field in FIELDS {
+        if let Some(value) = field.value(content) {
+            map = map.with(field.ident, value);
         }
-    }
-    if let Some(n) = content.recipe_yield.servings {
-        map = map.with(":recipe/servings", n);
     }
     if let Some(p) = &content.picture {
         map = map
@@ -863,15 +834,6 @@ fn new_recipe_map(
             .with(":recipe/picture-alt", p.alt.as_str())
             .with(":recipe/picture-width", i64::from(p.width))
             .with(":recipe/picture-height", i64::from(p.height));
-    }
-    for (attr, minutes) in [
-        (":recipe/prep-minutes", content.prep),
-        (":recipe/cook-minutes", content.cook),
-        (":recipe/total-minutes", content.total),
-    ] {
-        if let Some(m) = minutes {
-            map = map.with(attr, i64::from(m.get()));
-        }
     }
     if !content.tags.is_empty() {
         map = map.with_many(":recipe/tags", content.tags.iter().map(String::as_str));
