@@ -245,6 +245,16 @@ pub const FIELDS: &[Field] = &[
         form: FormPlace::Details("Category"),
     },
     Field {
+        name: "language",
+        label: "language",
+        ident: ":recipe/language",
+        doc: "The language the recipe is written in, as its cook names it.",
+        indexed: false,
+        what: "the language",
+        slot: slot!(Line, language),
+        form: FormPlace::Details("Language"),
+    },
+    Field {
         name: "image",
         label: "image",
         ident: ":recipe/image",
@@ -412,6 +422,8 @@ pub struct Content {
     pub tags: Vec<String>,
     pub cuisine: Option<String>,
     pub category: Option<String>,
+    /// The language it is written in: "Italian".
+    pub language: Option<String>,
     /// A picture elsewhere on the web, by address (as imported or given).
     pub image: Option<String>,
     /// A picture uploaded to this site; shown in place of `image`.
@@ -743,6 +755,7 @@ mod tests {
             notes: Some("Keeps a day.".into()),
             cuisine: Some("Indian".into()),
             category: Some("Main".into()),
+            language: Some("English".into()),
             image: Some("https://pictures.example/dal.jpg".into()),
             ..Content::default()
         };

@@ -251,7 +251,8 @@ fn article(page: &RecipePage) -> Markup {
                         "Changed " time datetime=(Rfc3339(at)) { (Day(at)) } ". "
                     }
                     @if let Some(category) = &c.category { (category) ". " }
-                    @if let Some(cuisine) = &c.cuisine { (cuisine) " cuisine." }
+                    @if let Some(cuisine) = &c.cuisine { (cuisine) " cuisine. " }
+                    @if let Some(language) = &c.language { "In " (language) "." }
                 }
                 (facts(c, &page.scale))
                 @if !c.tags.is_empty() {

@@ -735,6 +735,100 @@ async fn a_recipe_form_with_several_mistakes_shows_each_next_to_its_field() {
     assert!(stored(recipes.store()) == before, "a refused recipe wrote");
 }
 
+/// `:recipe/language` is one row of `content::FIELDS`: the form shows it,
+/// the store installs and keeps it, the page shows it, and an edit of it is
+/// history like any other field's.
+#[actix_web::test]
+async fn a_recipe_says_what_language_it_is_written_in() {
+    let (recipes, site) = new_site();
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let form = ann.get("/recipes/new").await;
+    assert_eq!(form.texts("label[for=language]"), ["Language"]);
+    let created = ann
+        .submit(
+            &form,
+            "/recipes/new",
+            &recipe_fields(&[("language", " Italian ")]),
+        )
+        .await;
+    assert_eq!(created.status, 303, "{}", created.body);
+    let page = ann.get("/recipes/weeknight-dal").await;
+    assert!(
+        page.texts(".meta")[0].contains("In Italian."),
+        "{}",
+        page.body
+    );
+    let slug = forkful::domain::Slug::parse("weeknight-dal").unwrap();
+    let stored = recipes.snapshot().recipe(&slug).unwrap();
+    assert_eq!(stored.content.language.as_deref(), Some("Italian"));
+
+    let form = ann.get("/recipes/weeknight-dal/edit").await;
+    assert_eq!(form.attrs("#language", "value"), ["Italian"]);
+    let saved = ann
+        .submit(
+            &form,
+            "/recipes/weeknight-dal/edit",
+            &recipe_fields(&[("language", "English"), ("note", "in English")]),
+        )
+        .await;
+    assert_eq!(saved.status, 303, "{}", saved.body);
+    let history = ann.get("/recipes/weeknight-dal/history").await;
+    assert_eq!(history.texts(".versions .what")[0], "Changed: language");
+    let first = recipes.snapshot().recipe(&slug).unwrap();
+    assert_eq!(first.content.language.as_deref(), Some("English"));
+}
+
+/// A row added to `content::FIELDS` after a store was made: the store gains
+/// its attribute when the site next opens it, after every other attribute
+/// (the search terms included), and it is read and written like the rest.
+#[test]
+fn a_store_made_before_a_field_was_added_gains_it_and_reads_it() {
+    use forkful::store::{attribute_map, kw, Store, Transaction};
+    let fresh = Recipes::temporary().unwrap();
+    let older = Store::temporary().unwrap();
+    let mut schema = Transaction::new();
+    for a in fresh.store().db().schema().attributes() {
+        let ident = a.ident.as_str();
+        if a.ident.namespace() == Some("db") || a.ident == kw(":recipe/language") {
+            continue;
+        }
+        let mut map = attribute_map(ident, a.value_type, a.cardinality, a.unique);
+        if a.index {
+            map = map.with(":db/index", true);
+        }
+        if a.is_component {
+            map = map.with(":db/isComponent", true);
+        }
+        if let Some(doc) = &a.doc {
+            map = map.with(":db/doc", doc.as_str());
+        }
+        schema.map(map);
+    }
+    older.transact(&schema).unwrap();
+    assert!(older.db().attribute(&kw(":recipe/language")).is_err());
+
+    let recipes = Recipes::open(older).unwrap();
+    let db = recipes.store().db();
+    let id = |ident: &str| db.attribute(&kw(ident)).unwrap().id;
+    assert!(id(":recipe/language") > id(":recipe/terms"));
+    let slug = forkful::domain::Slug::parse("dal").unwrap();
+    let content = forkful::domain::Content {
+        title: "Dal".into(),
+        cuisine: Some("Indian".into()),
+        language: Some("Hindi".into()),
+        ..Default::default()
+    };
+    recipes
+        .create(
+            &slug,
+            content.clone(),
+            &forkful::domain::Change::by("ann", "first"),
+        )
+        .unwrap();
+    assert_eq!(recipes.snapshot().recipe(&slug).unwrap().content, content);
+}
+
 #[actix_web::test]
 async fn a_cook_writes_edits_and_forks_and_every_page_shows_it() {
     let (_, site) = new_site();
