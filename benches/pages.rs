@@ -42,6 +42,7 @@ use actix_web::rt::{System, SystemRunner};
 use actix_web::test::{self, TestRequest};
 use actix_web::web::Data;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use forkful::domain::scale::ScaleAsked;
 use forkful::domain::{CatalogQuery, Recipes, Slug};
 use forkful::seed::synthetic::Shape;
 use forkful::views::markdown::{render_uncached, Markdown};
@@ -119,7 +120,9 @@ fn pages(c: &mut Criterion, system: &SystemRunner, catalog: &Catalog) {
     let show_bytes = system.block_on(fetch(&app, &show)).len();
     let index_bytes = system.block_on(fetch(&app, "/")).len();
     let view = site.snapshot();
-    let model = view.recipe_show(&slug).expect("recipe page");
+    let model = view
+        .recipe_show(&slug, ScaleAsked::AS_WRITTEN)
+        .expect("recipe page");
     println!(
         "pages/{name}/recipe_show: {deepest} (lineage {depth}), {show_bytes} bytes, {} index reads",
         view.reads_so_far()
@@ -135,7 +138,7 @@ fn pages(c: &mut Criterion, system: &SystemRunner, catalog: &Catalog) {
         system.block_on(fetch(&app, &show))
     });
     common::report_allocations(&format!("pages/{name}/recipe_show/read"), || {
-        site.snapshot().recipe_show(&slug)
+        site.snapshot().recipe_show(&slug, ScaleAsked::AS_WRITTEN)
     });
     common::report_allocations(&format!("pages/{name}/recipe_show/render"), || {
         forkful::views::recipe::show(site.base_url(), &model)
@@ -178,7 +181,11 @@ fn pages(c: &mut Criterion, system: &SystemRunner, catalog: &Catalog) {
         });
     }
     group.bench_function("recipe_show/read", |b| {
-        b.iter(|| site.snapshot().recipe_show(black_box(&slug)).expect("read"))
+        b.iter(|| {
+            site.snapshot()
+                .recipe_show(black_box(&slug), ScaleAsked::AS_WRITTEN)
+                .expect("read")
+        })
     });
     group.bench_function("recipe_show/render", |b| {
         b.iter(|| forkful::views::recipe::show(site.base_url(), black_box(&model)))

@@ -17,7 +17,7 @@
 //! - `write`: create, edit, fork, retire
 //! - `ids`: the typed numbers at the domain's surface
 //! - `read`: the snapshot: recipe, lineage, catalog, search
-//! - `models`: what each page shows, read in one call
+//! - `pages`: what each page shows, read in one call, one builder per page
 //! - `search`: the terms of the inverted index
 //! - `diff`: line and word diffs between two versions
 //! - `import_check`: the domain's rules for an import file
@@ -29,7 +29,7 @@ pub mod diff;
 mod ids;
 pub mod import_check;
 pub mod ingredient;
-mod models;
+mod pages;
 pub mod pictures;
 mod read;
 pub mod scale;
@@ -44,7 +44,7 @@ pub use content::{
     Content, ContentError, ContentField, Field, FormPlace, Minutes, Slot, Step, Yield, FIELDS,
 };
 pub use ids::{Basis, Instant, RecipeId, VersionNumber};
-pub use models::{
+pub use pages::{
     Breadcrumb, Comparison, CookPage, Crumb, Family, History, LineageShow, Link, RecipeShow,
     Source, TreeNode, VersionDiff, VersionShow, COOK_PAGE_LIMIT, CRUMB_ENDS, FORKS_LISTED,
     HISTORY_PAGE,
@@ -124,6 +124,9 @@ pub enum DomainError {
     BadCursor(String),
     #[error("{0}")]
     BadPicture(#[from] pictures::PictureError),
+    /// A recipe page asked for at a scale it cannot be shown at.
+    #[error(transparent)]
+    Scale(#[from] scale::ScaleError),
     #[error("no picture {0} is stored here")]
     NoSuchPicture(String),
     #[error("store: {0}")]

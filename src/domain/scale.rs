@@ -69,6 +69,26 @@ pub enum ScaleError {
     OutOfRange(u32),
 }
 
+/// The scale a reader asks a recipe page for: servings (as written when
+/// `None`) and units. `Scale::for_recipe` checks it against the recipe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ScaleAsked {
+    pub servings: Option<u32>,
+    pub units: Units,
+}
+
+impl ScaleAsked {
+    /// The recipe as written.
+    pub const AS_WRITTEN: ScaleAsked = ScaleAsked {
+        servings: None,
+        units: Units::AsWritten,
+    };
+
+    pub fn is_as_written(&self) -> bool {
+        *self == ScaleAsked::AS_WRITTEN
+    }
+}
+
 /// How a page shows a recipe's amounts.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Scale {

@@ -467,14 +467,10 @@ pub fn page(page: &RecipePage, json_ld: Option<String>) -> Markup {
     layout::page(&head, article(page))
 }
 
-/// The recipe page, with its JSON-LD.
+/// The recipe page, with its amounts at the model's scale and its JSON-LD
+/// (which stays the recipe as written).
 pub fn show(base_url: &str, model: &RecipeShow) -> Markup {
-    show_scaled(base_url, model, Scale::AS_WRITTEN)
-}
-
-/// The recipe page with its amounts at `scale`; the JSON-LD stays the
-/// recipe as written.
-pub fn show_scaled(base_url: &str, model: &RecipeShow, scale: Scale) -> Markup {
+    let scale = model.scale;
     let r = &model.recipe;
     let url = format!("{base_url}{}", recipe_path(r.slug.as_str()));
     // A fork is based on its parent's version; a recipe brought in from

@@ -78,6 +78,7 @@ impl From<DomainError> for WebError {
             DomainError::BadCursor(_)
             | DomainError::Content(_)
             | DomainError::BadPicture(_)
+            | DomainError::Scale(_)
             | DomainError::NoSuchPicture(_) => WebError::BadRequest(error.to_string()),
             DomainError::SlugTaken(_) | DomainError::SlugReserved(_) => {
                 WebError::Conflict(error.to_string())

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::respond::{self, Body};
 use super::{Site, WebError};
-use crate::domain::scale::{Scale, Units, MAX_SERVINGS};
+use crate::domain::scale::{ScaleAsked, Units, MAX_SERVINGS};
 use crate::domain::{RecipeShow, Slug, Snapshot, VersionNumber};
 use crate::views::diff::Layout;
 use crate::views::{self, history};
@@ -38,7 +38,7 @@ pub struct ScaleParams {
 }
 
 impl ScaleParams {
-    fn parse(&self) -> Result<(Option<u32>, Units), WebError> {
+    fn parse(&self) -> Result<ScaleAsked, WebError> {
         let servings = match self.servings.as_deref().map(str::trim) {
             None | Some("") => None,
             Some(text) => Some(text.parse::<u32>().map_err(|_| {
@@ -53,7 +53,7 @@ impl ScaleParams {
                 "{units:?} is not a choice of units: ask for \"metric\" or \"us\"."
             ))
         })?;
-        Ok((servings, units))
+        Ok(ScaleAsked { servings, units })
     }
 }
 
@@ -64,17 +64,11 @@ pub async fn show(
     params: web::Query<ScaleParams>,
 ) -> Result<HttpResponse, WebError> {
     let slug = parse_slug(&slug)?;
-    let (servings, units) = params.parse()?;
-    let read = |snapshot: &Snapshot| {
-        let model = snapshot.recipe_show(&slug)?;
-        let scale = Scale::for_recipe(&model.recipe.content, servings, units)
-            .map_err(|e| WebError::BadRequest(e.to_string()))?;
-        Ok((model, scale))
-    };
-    let render = |site: &Site, (model, scale): &(RecipeShow, Scale)| {
-        Body::from(views::recipe::show_scaled(site.base_url(), model, *scale))
-    };
-    if servings.is_none() && units == Units::AsWritten {
+    let asked = params.parse()?;
+    let read = |snapshot: &Snapshot| Ok(snapshot.recipe_show(&slug, asked)?);
+    let render =
+        |site: &Site, model: &RecipeShow| Body::from(views::recipe::show(site.base_url(), model));
+    if asked.is_as_written() {
         respond::page(&site, &req, &*params, read, render)
     } else {
         // Scaled pages are many and mostly asked once: they would push the
@@ -93,7 +87,7 @@ pub async fn json(
         &site,
         &req,
         respond::NO_QUERY,
-        |snapshot| Ok(snapshot.recipe_show(&slug)?),
+        |snapshot| Ok(snapshot.recipe_show(&slug, ScaleAsked::AS_WRITTEN)?),
         |site, model| Body::json(views::json::recipe(site.base_url(), model)),
     )
 }

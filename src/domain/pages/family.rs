@@ -1,0 +1,57 @@
+//! The family of a recipe: the fork tree from its original.
+
+use crate::domain::ids::VersionNumber;
+use crate::domain::read::{ForkNode, Snapshot};
+use crate::domain::slug::Slug;
+use crate::domain::DomainError;
+
+/// A recipe in a family tree, at its depth below the original (the tree
+/// is a list of these, each recipe before its forks: see `ForkNode`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TreeNode {
+    pub slug: String,
+    pub title: String,
+    pub version_count: u32,
+    pub depth: usize,
+    /// The parent's version it forked; `None` for the original.
+    pub forked_at: Option<VersionNumber>,
+}
+
+/// The family of a recipe: the fork tree from its original.
+pub struct Family {
+    pub title: String,
+    /// The original first, then each recipe before its forks.
+    pub nodes: Vec<TreeNode>,
+    /// Whether the tree was cut short at its size limit.
+    pub truncated: bool,
+}
+
+impl Snapshot {
+    /// The family of the recipe with `slug`: the tree from its original,
+    /// at most `limit` recipes below the original.
+    pub fn family(&self, slug: &Slug, limit: usize) -> Result<Family, DomainError> {
+        let recipe = self.recipe(slug)?;
+        let tree = self.fork_tree(self.original(recipe.id)?, limit)?;
+        let nodes = tree
+            .nodes
+            .iter()
+            .map(|node| self.tree_node(*node))
+            .collect::<Result<_, _>>()?;
+        Ok(Family {
+            title: recipe.content.title,
+            nodes,
+            truncated: tree.truncated,
+        })
+    }
+
+    fn tree_node(&self, node: ForkNode) -> Result<TreeNode, DomainError> {
+        let entry = self.catalog_entry(node.id)?;
+        Ok(TreeNode {
+            slug: entry.slug.to_string(),
+            title: entry.title.to_string(),
+            version_count: entry.version_count,
+            depth: node.depth,
+            forked_at: self.forked_at(node.id)?,
+        })
+    }
+}

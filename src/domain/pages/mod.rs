@@ -1,0 +1,160 @@
+//! What each page shows, read from one snapshot: the page models, one
+//! builder per page, each named as its handler and its view are
+//! (`recipe_show`: `web::recipes::show`, `views::recipe::show`).
+//!
+//! A handler asks the snapshot for one of these with one call and hands it
+//! to a view. Each is plain data, so a view renders it without touching the
+//! store, and a bench can read one without rendering it. The builders
+//! compose `Snapshot`'s primitives (a recipe, its lineage, its forks, the
+//! catalog, search), which live in `read`.
+//!
+//! - `recipe`: the recipe page (scaled as asked) and its JSON
+//! - `lineage`: a recipe's whole lineage
+//! - `version`: one past version
+//! - `history`: the versions and what each changed
+//! - `diff`: two versions compared, and a fork against its parent
+//! - `family`: the fork tree from the original
+//! - `cook`: a cook's recipes and forks
+//!
+//! What several pages share is here: links, and the lineage as a
+//! breadcrumb.
+
+mod cook;
+mod diff;
+mod family;
+mod history;
+mod lineage;
+mod recipe;
+mod version;
+
+pub use cook::{CookPage, COOK_PAGE_LIMIT};
+pub use diff::{Comparison, VersionDiff};
+pub use family::{Family, TreeNode};
+pub use history::{History, HISTORY_PAGE};
+pub use lineage::LineageShow;
+pub use recipe::{RecipeShow, FORKS_LISTED};
+pub use version::VersionShow;
+
+use super::ids::{RecipeId, VersionNumber};
+use super::read::{Ancestor, Recipe, Snapshot};
+use super::slug::Slug;
+use super::DomainError;
+
+/// Where a recipe brought in from another site came from: the page, and
+/// the site's name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    pub url: String,
+    pub name: String,
+}
+
+/// A link to a recipe: where it is and what it is called.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    pub slug: String,
+    pub title: String,
+}
+
+/// One ancestor in a lineage breadcrumb: the recipe, and the version of it
+/// that was forked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Crumb {
+    pub slug: String,
+    pub title: String,
+    pub version: VersionNumber,
+}
+
+/// Ancestors a breadcrumb shows at each end before it is shortened.
+pub const CRUMB_ENDS: usize = 10;
+/// A lineage as a breadcrumb, the original first and the parent last; one
+/// of more than `2 * CRUMB_ENDS` ancestors is shortened in the middle, so a
+/// page names at most that many whatever the depth.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Breadcrumb {
+    /// Where the original was brought in from, if it was: the lineage
+    /// starts there.
+    pub source: Option<Source>,
+    /// The ancestors shown from the original down.
+    pub head: Vec<Crumb>,
+    /// How many are left out after `head`.
+    pub hidden: usize,
+    /// The ancestors shown after the gap, the parent last (empty when
+    /// nothing is left out).
+    pub tail: Vec<Crumb>,
+}
+
+impl Breadcrumb {
+    /// The recipe this one was forked from.
+    pub fn parent(&self) -> Option<&Crumb> {
+        self.tail.last().or(self.head.last())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.head.is_empty()
+    }
+
+    /// Ancestors in all, shown or not.
+    pub fn len(&self) -> usize {
+        self.head.len() + self.hidden + self.tail.len()
+    }
+}
+
+impl Snapshot {
+    /// A link to recipe `id`.
+    pub fn link(&self, id: RecipeId) -> Result<Link, DomainError> {
+        let (slug, title) = self.slug_and_title(id)?;
+        Ok(Link { slug, title })
+    }
+
+    /// The lineage of `id` as a breadcrumb, the original first: the walk
+    /// reads every ancestor's parent, but names only those shown.
+    pub fn crumbs(&self, id: RecipeId) -> Result<Breadcrumb, DomainError> {
+        let mut lineage = self.lineage(id)?;
+        lineage.reverse();
+        let source = self.source(lineage.first().map_or(id, |a| a.id))?;
+        let crumb = |a: &Ancestor| self.crumb(a);
+        if lineage.len() <= 2 * CRUMB_ENDS {
+            return Ok(Breadcrumb {
+                source,
+                head: lineage.iter().map(crumb).collect::<Result<_, _>>()?,
+                hidden: 0,
+                tail: Vec::new(),
+            });
+        }
+        let tail_from = lineage.len() - CRUMB_ENDS;
+        Ok(Breadcrumb {
+            source,
+            head: lineage[..CRUMB_ENDS]
+                .iter()
+                .map(crumb)
+                .collect::<Result<_, _>>()?,
+            hidden: tail_from - CRUMB_ENDS,
+            tail: lineage[tail_from..]
+                .iter()
+                .map(crumb)
+                .collect::<Result<_, _>>()?,
+        })
+    }
+
+    /// One ancestor, named, at the version that was forked.
+    fn crumb(&self, ancestor: &Ancestor) -> Result<Crumb, DomainError> {
+        let Link { slug, title } = self.link(ancestor.id)?;
+        Ok(Crumb {
+            slug,
+            title,
+            version: ancestor.forked_version,
+        })
+    }
+
+    /// The recipe with `slug` as it is now, refusing a retired one.
+    pub fn current(&self, slug: &Slug) -> Result<Recipe, DomainError> {
+        let recipe = self.recipe(slug)?;
+        if recipe.retired {
+            return Err(DomainError::Retired {
+                slug: slug.to_string(),
+                title: recipe.content.title,
+            });
+        }
+        Ok(recipe)
+    }
+}

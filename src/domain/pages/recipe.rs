@@ -1,0 +1,48 @@
+//! The recipe page (and its JSON): the recipe now, at the scale asked,
+//! where it came from and what it became.
+
+use super::{Breadcrumb, Link};
+use crate::domain::read::{Recipe, Snapshot};
+use crate::domain::scale::{Scale, ScaleAsked};
+use crate::domain::slug::Slug;
+use crate::domain::DomainError;
+
+/// Forks a recipe page lists; the family tree has the rest.
+pub const FORKS_LISTED: usize = 50;
+
+/// The recipe page (and its JSON): the recipe now, where it came from and
+/// what it became.
+pub struct RecipeShow {
+    pub recipe: Recipe,
+    pub lineage: Breadcrumb,
+    /// Direct forks, oldest first, at most `FORKS_LISTED`.
+    pub forks: Vec<Link>,
+    /// Direct forks in all.
+    pub fork_count: usize,
+    /// The scale its amounts are shown at: part of the page, since a
+    /// scale the recipe cannot be shown at (servings asked of a recipe that
+    /// says none) is the page's error.
+    pub scale: Scale,
+}
+
+impl Snapshot {
+    /// What the recipe page shows, at the scale asked.
+    pub fn recipe_show(&self, slug: &Slug, asked: ScaleAsked) -> Result<RecipeShow, DomainError> {
+        let recipe = self.current(slug)?;
+        let scale = Scale::for_recipe(&recipe.content, asked.servings, asked.units)?;
+        let lineage = self.crumbs(recipe.id)?;
+        let all_forks = self.forks(recipe.id)?;
+        let forks = all_forks
+            .iter()
+            .take(FORKS_LISTED)
+            .map(|&id| self.link(id))
+            .collect::<Result<_, _>>()?;
+        Ok(RecipeShow {
+            recipe,
+            lineage,
+            forks,
+            fork_count: all_forks.len(),
+            scale,
+        })
+    }
+}
