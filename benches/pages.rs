@@ -45,7 +45,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use forkful::domain::scale::ScaleAsked;
 use forkful::domain::{CatalogQuery, Recipes, Slug};
 use forkful::seed::synthetic::Shape;
-use forkful::views::markdown::{render_uncached, Markdown};
+use forkful::views::markdown::{render_uncached, Memos};
 use forkful::web::page_cache::{Effort, Encoding};
 use forkful::web::{catalog, Site};
 use maud::Render;
@@ -141,7 +141,7 @@ fn pages(c: &mut Criterion, system: &SystemRunner, catalog: &Catalog) {
         site.snapshot().recipe_show(&slug, ScaleAsked::AS_WRITTEN)
     });
     common::report_allocations(&format!("pages/{name}/recipe_show/render"), || {
-        forkful::views::recipe::show(site.base_url(), &model)
+        forkful::views::recipe::show(site.base_url(), site.memos(), &model)
     });
     common::report_allocations(&format!("pages/{name}/recipes_index/handler"), || {
         system.block_on(fetch(&app, "/"))
@@ -173,7 +173,7 @@ fn pages(c: &mut Criterion, system: &SystemRunner, catalog: &Catalog) {
             b.iter_batched(
                 || {
                     catalog.recipes.store().forget_caches();
-                    forkful::views::markdown::forget_memos();
+                    site.memos().forget();
                 },
                 |()| system.block_on(fetch_as(&app, black_box(uri), browser)),
                 criterion::BatchSize::PerIteration,
@@ -188,7 +188,7 @@ fn pages(c: &mut Criterion, system: &SystemRunner, catalog: &Catalog) {
         })
     });
     group.bench_function("recipe_show/render", |b| {
-        b.iter(|| forkful::views::recipe::show(site.base_url(), black_box(&model)))
+        b.iter(|| forkful::views::recipe::show(site.base_url(), site.memos(), black_box(&model)))
     });
     group.bench_function("recipes_index/handler", |b| {
         b.iter(|| system.block_on(fetch(&app, black_box("/"))))
@@ -222,7 +222,7 @@ fn pages(c: &mut Criterion, system: &SystemRunner, catalog: &Catalog) {
             b.iter(|| system.block_on(fetch(&app, black_box(uri))))
         });
     }
-    let html = forkful::views::recipe::show(site.base_url(), &model).into_string();
+    let html = forkful::views::recipe::show(site.base_url(), site.memos(), &model).into_string();
     group.throughput(Throughput::Bytes(html.len() as u64));
     for encoding in [Encoding::Brotli, Encoding::Gzip] {
         for effort in [Effort::Fast, Effort::Best] {
@@ -262,8 +262,9 @@ fn markdown(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("render", bytes), &body, |b, body| {
             b.iter(|| render_uncached(black_box(body)))
         });
+        let memos = Memos::default();
         group.bench_with_input(BenchmarkId::new("memoised", bytes), &body, |b, body| {
-            b.iter(|| Markdown(black_box(body)).render())
+            b.iter(|| memos.markdown(black_box(body)).render())
         });
     }
     group.finish();

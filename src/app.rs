@@ -13,6 +13,7 @@ use actix_web::web::{Data, FormConfig, QueryConfig};
 use actix_web::{App, HttpServer};
 
 use crate::domain::Recipes;
+use crate::web::caches::CacheBudget;
 use crate::web::client_address::TrustedProxies;
 use crate::web::{middleware, routes, Site, WebError};
 
@@ -26,8 +27,9 @@ pub struct Config {
     /// The site's public address, for absolute links; by default
     /// `http://` and the bound address.
     pub base_url: Option<String>,
-    /// The page cache's budget in bytes.
-    pub page_cache_bytes: u64,
+    /// The budgets of the page cache and the Markdown memos (its entities'
+    /// share was the store's when it was opened).
+    pub cache_budget: CacheBudget,
     /// The resident memory, in bytes, near which the caches are shrunk
     /// (`web::memory_limit`): down to an eighth of their budgets, and no
     /// further, so the process may still go past it. None: the caches keep
@@ -148,7 +150,7 @@ pub fn build(config: &Config, recipes: Recipes) -> io::Result<Running> {
     };
     let site = Data::new(
         Site::new(recipes, &base_url)
-            .with_page_cache(config.page_cache_bytes)
+            .with_caches(config.cache_budget)
             .with_fetcher(fetcher)
             .with_trusted_proxies(config.trusted_proxies.clone())
             .with_body_deadline(config.timeouts.request_body),

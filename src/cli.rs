@@ -27,6 +27,7 @@ use crate::store::{
     self, render_table, Input, Query, Store, StoreConfig, TransferSummary, DEFAULT_WORK_LIMIT,
     FORMAT_VERSION,
 };
+use crate::web::caches::CacheBudget;
 use crate::web::client_address::{ForwardedHeader, Network, TrustedProxies};
 
 /// `--version`'s line after the name: the crate's version and the storage
@@ -248,28 +249,11 @@ pub struct ServeArgs {
 /// The in-memory caches' budget unless `--memory-mb` says otherwise.
 const DEFAULT_MEMORY: CacheSize = CacheSize { bytes: 256 * MIB };
 
-/// How `--memory-mb` is shared: pages, entities, Markdown, in eighths.
-struct MemoryBudget {
-    pages: u64,
-    entities: u64,
-    markdown: u64,
-}
-
-impl MemoryBudget {
-    fn of(total: CacheSize) -> MemoryBudget {
-        let eighth = total.bytes() / 8;
-        MemoryBudget {
-            pages: eighth * 4,
-            entities: eighth * 3,
-            markdown: eighth,
-        }
-    }
-}
-
 fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
     let memory = args.memory_mb.unwrap_or(DEFAULT_MEMORY);
-    let budget = MemoryBudget::of(memory);
-    crate::views::markdown::set_memo_budget(budget.markdown);
+    // Split where the caches are owned (`web::caches`); the store takes
+    // its entities' share when it is opened.
+    let budget = CacheBudget::of(memory.bytes());
     let mut config = if args.demo {
         args.store.with_cache(StoreConfig::temporary())
     } else {
@@ -288,7 +272,7 @@ fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
         addr: args.addr,
         workers: args.workers,
         base_url: args.base_url,
-        page_cache_bytes: budget.pages,
+        cache_budget: budget,
         memory_limit: Some(memory_limit),
         allow_private_fetch: args.allow_private_fetch,
         trusted_proxies: TrustedProxies::new(args.trusted_proxies, args.forwarded_header),
@@ -746,11 +730,6 @@ mod tests {
         assert_eq!(CacheSize::parse_budget_mib("8").unwrap().bytes(), 8 << 20);
         assert!(CacheSize::parse_budget_mib("-1").is_err());
         assert!(CacheSize::parse_budget_mib(&(CacheSize::MAX_MIB + 1).to_string()).is_err());
-        let shared = super::MemoryBudget::of(CacheSize::parse_budget_mib("256").unwrap());
-        assert_eq!(
-            (shared.pages, shared.entities, shared.markdown),
-            (128 << 20, 96 << 20, 32 << 20)
-        );
     }
 }
 

@@ -3,7 +3,7 @@
 use maud::{html, Markup};
 
 use super::layout::{self, Head, Section};
-use super::markdown::plain_text_shared;
+use super::markdown::Memos;
 use super::{count, structured_data, tag_path, Day, Excerpt, RecipePath, Rfc3339, TagPath, Text};
 use crate::domain::{CatalogEntry, Sort, MAX_SORTED_TAG};
 
@@ -27,14 +27,14 @@ pub struct CatalogView<'a> {
 const EXCERPT: usize = 160;
 
 /// A list of recipes as catalog cards (the catalog, tags, search).
-pub fn cards(entries: &[CatalogEntry]) -> Markup {
+pub fn cards(entries: &[CatalogEntry], memos: &Memos) -> Markup {
     html! {
         ul class="recipe-list" role="list" {
             @for entry in entries {
                 li class="recipe-card" {
                     h2 { a href=(RecipePath(&entry.slug)) { (Text(&entry.title)) } }
                     @if let Some(summary) = &entry.summary {
-                        p class="summary" { (Excerpt(&plain_text_shared(summary), EXCERPT)) }
+                        p class="summary" { (Excerpt(&memos.plain_text_shared(summary), EXCERPT)) }
                     }
                     @if !entry.tags.is_empty() {
                         ul class="tags" role="list" aria-label="Tags" {
@@ -74,7 +74,7 @@ fn sort_link(view: &CatalogView, sort: Sort, text: &str) -> Markup {
 }
 
 /// The catalog page, with an `ItemList` of its recipes.
-pub fn page(view: &CatalogView) -> Markup {
+pub fn page(view: &CatalogView, memos: &Memos) -> Markup {
     let title = match view.tag {
         Some(tag) => format!("Recipes tagged {tag}"),
         None => "Recipes".to_owned(),
@@ -115,7 +115,7 @@ pub fn page(view: &CatalogView) -> Markup {
             @if view.entries.is_empty() {
                 p class="notice" { "No recipes here yet." }
             } @else {
-                (cards(view.entries))
+                (cards(view.entries, memos))
             }
             @if view.next.is_some() || view.later {
                 nav class="pager" aria-label="Pages" {

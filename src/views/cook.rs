@@ -4,10 +4,11 @@ use maud::{html, Markup};
 
 use super::catalog::cards;
 use super::layout::{self, Head, Section};
+use super::markdown::Memos;
 use super::{count, Text};
 use crate::domain::{CookPage, COOK_PAGE_LIMIT};
 
-pub fn page(cook: &CookPage) -> Markup {
+pub fn page(cook: &CookPage, memos: &Memos) -> Markup {
     let title = format!("{} ({})", cook.name, cook.handle);
     let head = Head::new(&title, Section::Recipes);
     let written = cook.originals.len() + cook.forks.len();
@@ -22,11 +23,11 @@ pub fn page(cook: &CookPage) -> Markup {
             }
             @if !cook.originals.is_empty() {
                 h2 { "Recipes" }
-                (cards(&cook.originals))
+                (cards(&cook.originals, memos))
             }
             @if !cook.forks.is_empty() {
                 h2 { "Forks" }
-                (cards(&cook.forks))
+                (cards(&cook.forks, memos))
             }
             @if cook.truncated {
                 p class="notice" { "This page lists the first " (COOK_PAGE_LIMIT) " of them." }

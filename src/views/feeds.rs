@@ -6,7 +6,7 @@
 use std::fmt::Write;
 
 use super::machine_time;
-use super::markdown::plain_text;
+use super::markdown::Memos;
 use crate::domain::{CatalogEntry, Instant};
 
 /// `text` escaped for XML text and attribute values.
@@ -31,7 +31,7 @@ pub fn xml(text: &str) -> String {
 
 /// An Atom feed of recently changed recipes, newest first; `updated` is the
 /// instant of the newest change (the store's basis).
-pub fn atom(base_url: &str, entries: &[CatalogEntry], updated: Instant) -> String {
+pub fn atom(base_url: &str, memos: &Memos, entries: &[CatalogEntry], updated: Instant) -> String {
     let mut out = String::with_capacity(512 + entries.len() * 512);
     let base = xml(base_url);
     let _ = write!(
@@ -58,7 +58,11 @@ pub fn atom(base_url: &str, entries: &[CatalogEntry], updated: Instant) -> Strin
             machine_time(at),
         );
         if let Some(summary) = &entry.summary {
-            let _ = writeln!(out, "<summary>{}</summary>", xml(&plain_text(summary)));
+            let _ = writeln!(
+                out,
+                "<summary>{}</summary>",
+                xml(&memos.plain_text(summary))
+            );
         }
         for tag in &entry.tags {
             let _ = writeln!(out, "<category term=\"{}\"/>", xml(tag));

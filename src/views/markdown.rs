@@ -24,8 +24,11 @@ use maud::Render;
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 use pulldown_cmark_escape::{escape_href, escape_html};
 
-/// Markdown text that renders as HTML.
-pub struct Markdown<'a>(pub &'a str);
+/// Markdown text that renders as HTML, through `memos`.
+pub struct Markdown<'a> {
+    pub text: &'a str,
+    pub memos: &'a Memos,
+}
 
 fn options() -> Options {
     Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TABLES | Options::ENABLE_SMART_PUNCTUATION
@@ -180,23 +183,9 @@ impl quick_cache::Weighter<Box<str>, Arc<str>> for TextWeigh {
     }
 }
 
-/// The memos' budget in bytes unless `set_memo_budget` says otherwise: the
-/// HTML memo gets half, the plain-text memos a quarter each.
+/// The memos' budget in bytes unless the site is given another: the HTML
+/// memo gets half, the plain-text memos a quarter each.
 pub const DEFAULT_MEMO_BYTES: u64 = 32 << 20;
-
-static MEMO_BUDGET: std::sync::atomic::AtomicU64 =
-    std::sync::atomic::AtomicU64::new(DEFAULT_MEMO_BYTES);
-
-/// Sets the memos' budget in bytes; it counts only before the first page
-/// is rendered (the server sets it at start).
-pub fn set_memo_budget(bytes: u64) {
-    MEMO_BUDGET.store(bytes, std::sync::atomic::Ordering::Relaxed);
-}
-
-/// A part of the memos' budget.
-fn budget_part(fraction: u64) -> u64 {
-    MEMO_BUDGET.load(std::sync::atomic::Ordering::Relaxed) / fraction
-}
 
 /// Entries a memo of `bytes` is sized for (a typical text and rendering).
 fn memo_items(bytes: u64) -> usize {
@@ -224,43 +213,99 @@ impl Memo {
         self.map.insert(text.into(), done.clone());
         done
     }
+}
 
-    fn forget(&self) {
-        self.map.clear();
+/// The Markdown memos: renderings by text, so that a summary shown on
+/// thousands of pages is rendered once. Held by the site (`web::caches`),
+/// which gives them their budget and makes room in them under its memory
+/// limit, and passed to the views that render Markdown: a view's output
+/// is the same with or without them.
+pub struct Memos {
+    /// HTML by text.
+    html: Memo,
+    /// Plain text by text.
+    plain: Memo,
+    /// Plain text by a shared text's address (`plain_text_shared`).
+    shared: SharedMemo,
+    budget: u64,
+}
+
+impl Memos {
+    /// Memos holding at most `budget` bytes together.
+    pub fn new(budget: u64) -> Memos {
+        Memos {
+            html: Memo::new(budget / 2),
+            plain: Memo::new(budget / 4),
+            shared: quick_cache::sync::Cache::with(
+                memo_items(budget / 4),
+                (budget / 4).max(1),
+                SharedWeigh,
+                rustc_hash::FxBuildHasher,
+                Default::default(),
+            ),
+            budget,
+        }
+    }
+
+    /// `text` as Markdown, to render in a page.
+    pub fn markdown<'a>(&'a self, text: &'a str) -> Markdown<'a> {
+        Markdown { text, memos: self }
+    }
+
+    /// Lets the memos hold `share` (0 to 1) of their budgets, evicting what
+    /// is over: the server's memory limit makes room this way.
+    pub fn set_share(&self, share: f64) {
+        let bytes = |budget: u64| ((budget as f64 * share.clamp(0.0, 1.0)) as u64).max(1);
+        self.html.map.set_capacity(bytes(self.budget / 2));
+        self.plain.map.set_capacity(bytes(self.budget / 4));
+        self.shared.set_capacity(bytes(self.budget / 4));
+    }
+
+    /// What the memos weigh now, and their budget.
+    pub fn fill(&self) -> (u64, u64) {
+        let weight = self.html.map.weight() + self.plain.map.weight() + self.shared.weight();
+        (weight, self.budget / 2 + self.budget / 4 * 2)
+    }
+
+    /// Empties the memos: for measuring pages rendered cold.
+    pub fn forget(&self) {
+        self.html.map.clear();
+        self.plain.map.clear();
+        self.shared.clear();
+    }
+
+    /// Markdown as plain text, for places that take no markup (JSON-LD,
+    /// feeds, `<meta name=description>`): the words, with block breaks as
+    /// spaces.
+    pub fn plain_text(&self, text: &str) -> Arc<str> {
+        self.plain.get_or_render(text, plain_uncached)
+    }
+
+    /// Plain text of a shared text, memoised by the text's address.
+    ///
+    /// A catalog page's summaries are `Arc<str>`s shared with the store's
+    /// cached entities, so a summary comes back as the same allocation on
+    /// every request, and finding it by address skips hashing its bytes
+    /// (which was most of a catalog card's cost). The memo keeps a clone of
+    /// each key's `Arc`, so an address cannot be freed and reused by another
+    /// text while it is a key; and it is bounded, like the text memo.
+    pub fn plain_text_shared(&self, text: &Arc<str>) -> Arc<str> {
+        let key = Arc::as_ptr(text) as *const u8 as usize;
+        if let Some((source, plain)) = self.shared.get(&key) {
+            if Arc::ptr_eq(&source, text) {
+                return plain;
+            }
+        }
+        let plain = self.plain_text(text);
+        self.shared.insert(key, (text.clone(), plain.clone()));
+        plain
     }
 }
 
-/// Lets the memos hold `share` (0 to 1) of their budgets, evicting what is
-/// over: the server's memory limit makes room this way.
-pub fn set_memo_share(share: f64) {
-    let bytes = |budget: u64| ((budget as f64 * share.clamp(0.0, 1.0)) as u64).max(1);
-    html_memo().map.set_capacity(bytes(budget_part(2)));
-    plain_memo().map.set_capacity(bytes(budget_part(4)));
-    shared_memo().set_capacity(bytes(budget_part(4)));
-}
-
-/// What the memos weigh now, and their budgets.
-pub fn memo_fill() -> (u64, u64) {
-    let weight = html_memo().map.weight() + plain_memo().map.weight() + shared_memo().weight();
-    (weight, budget_part(2) + budget_part(4) * 2)
-}
-
-/// Empties the memos, as if the process had just started: for measuring
-/// pages rendered cold.
-pub fn forget_memos() {
-    html_memo().forget();
-    plain_memo().forget();
-    shared_memo().clear();
-}
-
-fn html_memo() -> &'static Memo {
-    static MEMO: OnceLock<Memo> = OnceLock::new();
-    MEMO.get_or_init(|| Memo::new(budget_part(2)))
-}
-
-fn plain_memo() -> &'static Memo {
-    static MEMO: OnceLock<Memo> = OnceLock::new();
-    MEMO.get_or_init(|| Memo::new(budget_part(4)))
+impl Default for Memos {
+    fn default() -> Memos {
+        Memos::new(DEFAULT_MEMO_BYTES)
+    }
 }
 
 /// Markdown as HTML, rendered now (not memoised): what the memo stores,
@@ -273,29 +318,8 @@ pub fn render_uncached(text: &str) -> String {
 
 impl Render for Markdown<'_> {
     fn render_to(&self, buffer: &mut String) {
-        buffer.push_str(&html_memo().get_or_render(self.0, render_uncached));
+        buffer.push_str(&self.memos.html.get_or_render(self.text, render_uncached));
     }
-}
-
-/// Plain text of a shared text, memoised by the text's address.
-///
-/// A catalog page's summaries are `Arc<str>`s shared with the store's
-/// cached entities, so a summary comes back as the same allocation on every
-/// request, and finding it by address skips hashing its bytes (which was
-/// most of a catalog card's cost). The memo keeps a clone of each key's
-/// `Arc`, so an address cannot be freed and reused by another text while it
-/// is a key; and it is bounded, like the text memo.
-pub fn plain_text_shared(text: &Arc<str>) -> Arc<str> {
-    let key = Arc::as_ptr(text) as *const u8 as usize;
-    let memo = shared_memo();
-    if let Some((source, plain)) = memo.get(&key) {
-        if Arc::ptr_eq(&source, text) {
-            return plain;
-        }
-    }
-    let plain = plain_text(text);
-    memo.insert(key, (text.clone(), plain.clone()));
-    plain
 }
 
 #[derive(Debug, Clone)]
@@ -311,27 +335,9 @@ impl quick_cache::Weighter<usize, (Arc<str>, Arc<str>)> for SharedWeigh {
 type SharedMemo =
     quick_cache::sync::Cache<usize, (Arc<str>, Arc<str>), SharedWeigh, rustc_hash::FxBuildHasher>;
 
-fn shared_memo() -> &'static SharedMemo {
-    static MEMO: OnceLock<SharedMemo> = OnceLock::new();
-    MEMO.get_or_init(|| {
-        let budget = budget_part(4);
-        quick_cache::sync::Cache::with(
-            memo_items(budget),
-            budget.max(1),
-            SharedWeigh,
-            rustc_hash::FxBuildHasher,
-            Default::default(),
-        )
-    })
-}
-
-/// Markdown as plain text, for places that take no markup (JSON-LD, feeds,
-/// `<meta name=description>`): the words, with block breaks as spaces.
-pub fn plain_text(text: &str) -> Arc<str> {
-    plain_memo().get_or_render(text, plain_uncached)
-}
-
-fn plain_uncached(text: &str) -> String {
+/// Markdown as plain text, not memoised: what the plain memo stores, and
+/// the fuzz check's reader.
+pub fn plain_uncached(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for event in Parser::new_ext(text, options()) {
         match event {
@@ -357,7 +363,7 @@ mod tests {
     use super::*;
 
     fn html(text: &str) -> String {
-        Markdown(text).render().into_string()
+        Memos::default().markdown(text).render().into_string()
     }
 
     #[test]
@@ -440,7 +446,7 @@ mod tests {
         for text in ["*a*", "- b\n- c", "*a*", "<b>x</b>"] {
             assert_eq!(html(text), render_uncached(text));
             assert_eq!(html(text), render_uncached(text), "second, from the memo");
-            assert_eq!(*plain_text(text), plain_uncached(text));
+            assert_eq!(*Memos::default().plain_text(text), plain_uncached(text));
         }
     }
 
@@ -448,17 +454,18 @@ mod tests {
     fn shared_texts_are_found_by_address_and_never_confused() {
         let a: Arc<str> = Arc::from("*one*");
         let b: Arc<str> = Arc::from("**two**");
-        assert_eq!(&*plain_text_shared(&a), "one");
-        assert_eq!(&*plain_text_shared(&a), "one", "from the memo");
-        assert_eq!(&*plain_text_shared(&b), "two");
+        let memos = Memos::default();
+        assert_eq!(&*memos.plain_text_shared(&a), "one");
+        assert_eq!(&*memos.plain_text_shared(&a), "one", "from the memo");
+        assert_eq!(&*memos.plain_text_shared(&b), "two");
         let same_text: Arc<str> = Arc::from("*one*");
-        assert_eq!(&*plain_text_shared(&same_text), "one");
+        assert_eq!(&*memos.plain_text_shared(&same_text), "one");
     }
 
     #[test]
     fn plain_text_keeps_the_words_only() {
         assert_eq!(
-            &*plain_text("Whisk the **eggs**.\n\n- one\n- `two`"),
+            &*Memos::default().plain_text("Whisk the **eggs**.\n\n- one\n- `two`"),
             "Whisk the eggs. one two"
         );
     }

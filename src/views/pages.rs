@@ -4,6 +4,7 @@ use maud::{html, Markup};
 
 use super::catalog::cards;
 use super::layout::{self, Head, Section};
+use super::markdown::Memos;
 use super::tag_path;
 use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
 
@@ -37,7 +38,7 @@ pub fn tags(tags: &[(String, usize)]) -> Markup {
 }
 
 /// A page of search results for `query` (none yet if the query is empty).
-pub fn search(query: &str, page: &SearchPage) -> Markup {
+pub fn search(query: &str, page: &SearchPage, memos: &Memos) -> Markup {
     let title = if query.is_empty() {
         "Search".to_owned()
     } else {
@@ -77,7 +78,7 @@ pub fn search(query: &str, page: &SearchPage) -> Markup {
                 @if page.entries.is_empty() && page.next.is_none() {
                     p class="notice" { "No recipe matches every word of " q { (query) } "." }
                 } @else {
-                    (cards(&page.entries))
+                    (cards(&page.entries, memos))
                 }
                 @if page.cut_short {
                     p class="notice" {

@@ -3,7 +3,7 @@
 use maud::{html, Markup};
 
 use super::layout::{self, Head, Section};
-use super::markdown::{plain_text, Markdown};
+use super::markdown::Memos;
 use super::step_runs;
 use super::structured_data::{self, RecipeFacts};
 use super::{
@@ -38,6 +38,8 @@ pub struct RecipePage<'a> {
     /// The site's absolute URL, without a trailing slash.
     pub base_url: &'a str,
     pub slug: &'a str,
+    /// The Markdown memos the page's words are rendered through.
+    pub memos: &'a Memos,
     pub content: &'a Content,
     pub author: Option<&'a str>,
     pub published: Option<Instant>,
@@ -93,13 +95,13 @@ fn facts(content: &Content, scale: &Scale) -> Markup {
 
 /// Steps as ordered lists, one per run of steps in the same section, the
 /// numbering carried on across sections.
-fn method(steps: &[Step]) -> Markup {
+fn method(steps: &[Step], memos: &Memos) -> Markup {
     let runs = step_runs(steps);
     html! {
         @for (section, run, first) in runs {
             @if let Some(name) = section { h3 { (name) } }
             ol class="steps" start=[(first > 1).then_some(first)] {
-                @for step in run { li { (Markdown(&step.text)) } }
+                @for step in run { li { (memos.markdown(&step.text)) } }
             }
         }
     }
@@ -243,7 +245,7 @@ fn article(page: &RecipePage) -> Markup {
                     (picture_markup(picture))
                 }
                 @if let Some(summary) = &c.summary {
-                    div class="summary" { (Markdown(summary)) }
+                    div class="summary" { (page.memos.markdown(summary)) }
                 }
                 p class="meta" {
                     @if let Some(author) = page.author { "By " a href={ "/cooks/" (author) } { (author) } ". " }
@@ -280,13 +282,13 @@ fn article(page: &RecipePage) -> Markup {
                 }
                 section class="method" aria-labelledby="method" {
                     h2 id="method" { "Method" }
-                    (method(&c.steps))
+                    (method(&c.steps, page.memos))
                 }
             }
             @if let Some(notes) = &c.notes {
                 section class="notes" aria-labelledby="notes" {
                     h2 id="notes" { "Notes" }
-                    (Markdown(notes))
+                    (page.memos.markdown(notes))
                 }
             }
             @if let Showing::Current = page.showing {
@@ -420,10 +422,11 @@ fn actions(page: &RecipePage) -> Markup {
 
 /// What the recipe form would save, rendered exactly as its page renders
 /// it, without the page around it: the live preview.
-pub fn preview(content: &Content) -> Markup {
+pub fn preview(content: &Content, memos: &Memos) -> Markup {
     article(&RecipePage {
         base_url: "",
         slug: "",
+        memos,
         content,
         author: None,
         published: None,
@@ -440,7 +443,11 @@ pub fn preview(content: &Content) -> Markup {
 /// The whole page; `json_ld` is the recipe's structured data, if the page
 /// carries it (the current recipe's page does, a past version's does not).
 pub fn page(page: &RecipePage, json_ld: Option<String>) -> Markup {
-    let description = page.content.summary.as_deref().map(plain_text);
+    let description = page
+        .content
+        .summary
+        .as_deref()
+        .map(|summary| page.memos.plain_text(summary));
     let canonical = format!("{}{}", page.base_url, recipe_path(page.slug));
     let title = match &page.showing {
         Showing::Current | Showing::Preview => page.content.title.clone(),
@@ -469,7 +476,7 @@ pub fn page(page: &RecipePage, json_ld: Option<String>) -> Markup {
 
 /// The recipe page, with its amounts at the model's scale and its JSON-LD
 /// (which stays the recipe as written).
-pub fn show(base_url: &str, model: &RecipeShow) -> Markup {
+pub fn show(base_url: &str, memos: &Memos, model: &RecipeShow) -> Markup {
     let scale = model.scale;
     let r = &model.recipe;
     let url = format!("{base_url}{}", recipe_path(r.slug.as_str()));
@@ -490,11 +497,13 @@ pub fn show(base_url: &str, model: &RecipeShow) -> Markup {
             based_on: based_on.as_deref(),
             version: r.version_count,
             images: &picture_urls(base_url, &r.content),
+            memos,
         },
     );
     let recipe = RecipePage {
         base_url,
         slug: r.slug.as_str(),
+        memos,
         content: &r.content,
         author: r.author.as_deref(),
         published: r.created_at,
@@ -510,11 +519,12 @@ pub fn show(base_url: &str, model: &RecipeShow) -> Markup {
 }
 
 /// A past version's page: no JSON-LD, which belongs to the recipe now.
-pub fn version(base_url: &str, model: &VersionShow) -> Markup {
+pub fn version(base_url: &str, memos: &Memos, model: &VersionShow) -> Markup {
     let (recipe, version) = (&model.recipe, &model.version);
     let shown = RecipePage {
         base_url,
         slug: recipe.slug.as_str(),
+        memos,
         content: &model.content,
         author: recipe.author.as_deref(),
         published: recipe.created_at,

@@ -8,7 +8,7 @@
 
 use serde::Serialize;
 
-use super::markdown::plain_text;
+use super::markdown::Memos;
 use super::{machine_time, step_runs};
 use crate::domain::{Content, Instant, Step};
 
@@ -84,6 +84,8 @@ pub struct RecipeFacts<'a> {
     /// Absolute URLs of the recipe's picture: its 1:1, 4:3 and 16:9 crops
     /// for an uploaded one, the address for one elsewhere.
     pub images: &'a [String],
+    /// The Markdown memos its plain text is read through.
+    pub memos: &'a Memos,
 }
 
 #[derive(Serialize)]
@@ -114,24 +116,27 @@ struct HowToStep {
 }
 
 impl HowToStep {
-    fn of(step: &Step) -> HowToStep {
+    fn of(step: &Step, memos: &Memos) -> HowToStep {
         HowToStep {
             kind: "HowToStep",
-            text: plain_text(&step.text).to_string(),
+            text: memos.plain_text(&step.text).to_string(),
         }
     }
 }
 
 /// Steps as `HowToStep`s, in `HowToSection`s where they have sections.
-fn instructions(steps: &[Step]) -> Vec<Instruction> {
+fn instructions(steps: &[Step], memos: &Memos) -> Vec<Instruction> {
     let mut out: Vec<Instruction> = Vec::new();
     for (section, run, _) in step_runs(steps) {
         match section {
-            None => out.extend(run.iter().map(|s| Instruction::Step(HowToStep::of(s)))),
+            None => out.extend(
+                run.iter()
+                    .map(|s| Instruction::Step(HowToStep::of(s, memos))),
+            ),
             Some(name) => out.push(Instruction::Section {
                 kind: "HowToSection",
                 name: name.to_owned(),
-                steps: run.iter().map(HowToStep::of).collect(),
+                steps: run.iter().map(|s| HowToStep::of(s, memos)).collect(),
             }),
         }
     }
@@ -203,13 +208,13 @@ pub fn recipe(content: &Content, facts: &RecipeFacts) -> String {
         description: content
             .summary
             .as_deref()
-            .map(|s| plain_text(s).to_string()),
+            .map(|s| facts.memos.plain_text(s).to_string()),
         recipe_yield,
         prep_time: content.prep.map(|m| m.iso8601()),
         cook_time: content.cook.map(|m| m.iso8601()),
         total_time: content.total.map(|m| m.iso8601()),
         recipe_ingredient: &content.ingredients,
-        recipe_instructions: instructions(&content.steps),
+        recipe_instructions: instructions(&content.steps, facts.memos),
         recipe_category: content.category.as_deref(),
         recipe_cuisine: content.cuisine.as_deref(),
         keywords: (!content.tags.is_empty()).then(|| content.tags.join(", ")),
@@ -298,7 +303,7 @@ mod tests {
             step(None, "Add flour."),
             step(Some("Pasta"), "Boil."),
         ];
-        let json = serde_json::to_value(instructions(&steps)).unwrap();
+        let json = serde_json::to_value(instructions(&steps, &Memos::default())).unwrap();
         assert_eq!(json[0]["@type"], "HowToStep");
         assert_eq!(json[1]["@type"], "HowToSection");
         assert_eq!(json[1]["name"], "Sauce");

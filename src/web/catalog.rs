@@ -119,13 +119,16 @@ pub fn render(site: &Site, query: &CatalogQuery, page: &CatalogPage) -> Body {
             Sort::Recent => format!("{base}?sort=recent&after={after}"),
         }
     });
-    Body::from(catalog::page(&CatalogView {
-        base_url: site.base_url(),
-        tag: query.tag.as_deref(),
-        sort: query.sort,
-        entries: &page.entries,
-        next,
-        later: query.after.is_some(),
-        unsorted: page.unsorted,
-    }))
+    Body::from(catalog::page(
+        &CatalogView {
+            base_url: site.base_url(),
+            tag: query.tag.as_deref(),
+            sort: query.sort,
+            entries: &page.entries,
+            next,
+            later: query.after.is_some(),
+            unsorted: page.unsorted,
+        },
+        site.memos(),
+    ))
 }

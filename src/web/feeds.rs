@@ -27,7 +27,7 @@ pub async fn atom(site: web::Data<Site>, req: HttpRequest) -> Result<HttpRespons
         |site, (entries, updated)| {
             Body::xml(
                 "application/atom+xml; charset=utf-8",
-                feeds::atom(site.base_url(), entries, *updated),
+                feeds::atom(site.base_url(), site.memos(), entries, *updated),
             )
         },
     )

@@ -8,6 +8,7 @@
 
 mod account;
 pub mod blocking;
+pub mod caches;
 pub mod catalog;
 pub mod client_address;
 pub mod error;
@@ -57,8 +58,8 @@ pub struct Site {
     pictures: rate_limits::CookLimit,
     /// Pictures being decoded, across the server.
     picture_decodes: rate_limits::PictureDecodes,
-    /// Pages as sent, bounded in bytes.
-    pages: page_cache::PageCache,
+    /// The page cache and the Markdown memos.
+    caches: caches::Caches,
     /// How pages to import are fetched (public addresses only, unless the
     /// server was started to allow private ones).
     fetcher: crate::import::Fetcher,
@@ -70,9 +71,7 @@ pub struct Site {
 /// otherwise: long enough for a 10 MiB picture at about 2 Mbit/s.
 pub const DEFAULT_BODY_DEADLINE: std::time::Duration = std::time::Duration::from_secs(60);
 
-/// The page cache's budget unless told otherwise: a demo's every page in
-/// every coding, and the hot part of a large catalog.
-pub const DEFAULT_PAGE_CACHE_BYTES: u64 = 64 << 20;
+pub use caches::DEFAULT_PAGE_CACHE_BYTES;
 
 impl Site {
     pub fn new(recipes: Recipes, base_url: &str) -> Site {
@@ -95,7 +94,7 @@ impl Site {
             imports: rate_limits::CookLimit::imports(),
             pictures: rate_limits::CookLimit::pictures(),
             picture_decodes: rate_limits::PictureDecodes::standard(),
-            pages: page_cache::PageCache::new(DEFAULT_PAGE_CACHE_BYTES),
+            caches: caches::Caches::default(),
             fetcher: crate::import::Fetcher::public_only(),
             body_deadline: DEFAULT_BODY_DEADLINE,
         }
@@ -129,38 +128,36 @@ impl Site {
 
     /// This site with a page cache of at most `bytes` (0 keeps no page).
     pub fn with_page_cache(mut self, bytes: u64) -> Site {
-        self.pages = page_cache::PageCache::new(bytes);
+        self.caches = self.caches.with_page_cache(bytes);
+        self
+    }
+
+    /// This site with caches of `budget`'s sizes (the store was given its
+    /// entities' share when it was opened).
+    pub fn with_caches(mut self, budget: caches::CacheBudget) -> Site {
+        self.caches = caches::Caches::of(budget);
         self
     }
 
     /// Pages as sent, bounded in bytes.
     pub fn pages(&self) -> &page_cache::PageCache {
-        &self.pages
+        self.caches.pages()
+    }
+
+    /// The Markdown memos, for the views.
+    pub fn memos(&self) -> &crate::views::markdown::Memos {
+        self.caches.memos()
     }
 
     /// Lets the page cache, the entity cache and the Markdown memos hold
     /// `share` (0 to 1) of their budgets: see `memory_limit`.
     pub fn set_cache_share(&self, share: f64) {
-        self.pages.set_share(share);
-        self.recipes.set_entity_cache_share(share);
-        crate::views::markdown::set_memo_share(share);
+        self.caches.set_share(&self.recipes, share);
     }
 
-    /// How full those caches are together: what they weigh over what their
-    /// budgets allow (0 to 1; 1 when every budget is 0).
+    /// How full those caches are together (0 to 1): see `Caches::fill`.
     pub fn cache_fill(&self) -> f64 {
-        let (pages, entities, memos) = (
-            self.pages.fill(),
-            self.recipes.entity_cache_fill(),
-            crate::views::markdown::memo_fill(),
-        );
-        let weight = pages.0 + entities.0 + memos.0;
-        let budget = pages.1 + entities.1 + memos.1;
-        if budget == 0 {
-            1.0
-        } else {
-            (weight as f64 / budget as f64).min(1.0)
-        }
+        self.caches.fill(&self.recipes)
     }
 
     /// See `edition`.

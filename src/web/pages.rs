@@ -52,7 +52,7 @@ pub async fn search(
         &site,
         &req,
         |snapshot| Ok(snapshot.search(&q, after, SEARCH_LIMIT)?),
-        |_, results| Body::from(views::pages::search(&q, results)),
+        |site, results| Body::from(views::pages::search(&q, results, site.memos())),
     )
 }
 
@@ -102,6 +102,6 @@ pub async fn cook(
         &req,
         respond::NO_QUERY,
         |snapshot| Ok(snapshot.cook_page(&handle)?),
-        |_, cook| Body::from(views::cook::page(cook)),
+        |site, cook| Body::from(views::cook::page(cook, site.memos())),
     )
 }

@@ -785,7 +785,10 @@ pub async fn preview(
     let mut fields = form.fields;
     let content = picture_of(&site, &mut fields, None).and_then(|p| preview_content_of(&fields, p));
     let (status, fragment) = match content {
-        Ok(content) => (StatusCode::OK, views::recipe::preview(&content)),
+        Ok(content) => (
+            StatusCode::OK,
+            views::recipe::preview(&content, site.memos()),
+        ),
         Err(errors) => (
             StatusCode::UNPROCESSABLE_ENTITY,
             views::form_fields::error_list(&errors),

@@ -66,8 +66,9 @@ pub async fn show(
     let slug = parse_slug(&slug)?;
     let asked = params.parse()?;
     let read = |snapshot: &Snapshot| Ok(snapshot.recipe_show(&slug, asked)?);
-    let render =
-        |site: &Site, model: &RecipeShow| Body::from(views::recipe::show(site.base_url(), model));
+    let render = |site: &Site, model: &RecipeShow| {
+        Body::from(views::recipe::show(site.base_url(), site.memos(), model))
+    };
     if asked.is_as_written() {
         respond::page(&site, &req, &*params, read, render)
     } else {
@@ -128,7 +129,7 @@ pub async fn version(
         &req,
         respond::NO_QUERY,
         |snapshot| Ok(snapshot.version_show(&slug, number)?),
-        |site, model| Body::from(views::recipe::version(site.base_url(), model)),
+        |site, model| Body::from(views::recipe::version(site.base_url(), site.memos(), model)),
     )
 }
 

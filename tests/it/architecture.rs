@@ -649,3 +649,56 @@ fn no_hook_hides_behind_doc_hidden() {
         .collect();
     assert!(hidden.is_empty(), "#[doc(hidden)] in {hidden:?}");
 }
+
+/// What a `static` in `source` holds that can change: its line, for each
+/// static whose type is a lock, an atomic, a cell or a cache, and each
+/// `thread_local!`.
+fn mutable_statics(source: &str) -> Vec<usize> {
+    const MUTABLE: [&str; 7] = [
+        "Atomic", "Mutex", "RwLock", "Cell", "Cache", "Memo", "HashMap",
+    ];
+    source
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| {
+            let code = line.split("//").next().unwrap_or("").trim_start();
+            let is_static = code.starts_with("static ") || code.starts_with("pub static ");
+            code.contains("thread_local!")
+                || (is_static && MUTABLE.iter().any(|kind| code.contains(kind)))
+        })
+        .map(|(n, _)| n + 1)
+        .collect()
+}
+
+/// Views are pure functions of their model: no view keeps state of its
+/// own. The Markdown memos are the site's (`web::caches`), passed in.
+#[test]
+fn no_view_keeps_a_cache_or_any_state_of_its_own() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/views");
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    assert!(files.len() > 10, "found the views: {}", files.len());
+    let mut found = Vec::new();
+    for file in files {
+        let source = std::fs::read_to_string(&file).unwrap();
+        for line in mutable_statics(&source) {
+            found.push(format!("{}:{line}", file.display()));
+        }
+    }
+    assert!(found.is_empty(), "state kept by views: {found:?}");
+}
+
+/// The check above finds what it looks for, and leaves constants alone.
+#[test]
+fn the_view_state_check_finds_a_memo_and_not_a_constant() {
+    let memo =
+        "fn html_memo() -> &'static Memo {\n    static MEMO: OnceLock<Memo> = OnceLock::new();\n";
+    assert_eq!(mutable_statics(memo), [2]);
+    assert_eq!(
+        mutable_statics("static BUDGET: AtomicU64 = AtomicU64::new(0);"),
+        [1]
+    );
+    assert_eq!(mutable_statics("thread_local! { static X: u8 = 0; }"), [1]);
+    assert!(mutable_statics("static NO_LINEAGE: Breadcrumb = Breadcrumb::EMPTY;").is_empty());
+    assert!(mutable_statics("    static PAGE: OnceLock<url::Url> = OnceLock::new();").is_empty());
+}

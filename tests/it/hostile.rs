@@ -53,7 +53,7 @@ fn serve(recipes: &Recipes, timeouts: Timeouts) -> SocketAddr {
         addr: "127.0.0.1:0".to_owned(),
         workers: 1,
         base_url: None,
-        page_cache_bytes: 8 << 20,
+        cache_budget: forkful::web::caches::CacheBudget::of(16 << 20),
         memory_limit: None,
         allow_private_fetch: false,
         trusted_proxies: Default::default(),

@@ -350,7 +350,7 @@ pub fn markdown(data: &[u8]) {
     if let Err(why) = executable_markup(&html) {
         panic!("{why}\nfrom {text:?}\nmade {html}");
     }
-    let _ = forkful::views::markdown::plain_text(&text);
+    let _ = forkful::views::markdown::plain_uncached(&text);
 }
 
 /// Elements that run, embed or redirect something, or change how the page
