@@ -277,3 +277,29 @@ fn a_transaction_over_the_byte_limit_is_refused_and_writes_nothing() {
     assert!(error.to_string().contains("bytes"), "{error}");
     assert!(stored(&store) == before);
 }
+
+/// A transaction applied to sled but not yet durable is invisible: readers
+/// get the published basis, which moves only once a flush covers it.
+#[test]
+fn a_transaction_is_invisible_to_readers_until_its_flush_returns() {
+    let store = durable_store(tempfile::tempdir().unwrap().path());
+    store.transact(&title_tx("before")).unwrap();
+    let published = store.db().basis();
+    let slug = |db: &forkful::store::Db, s: &str| {
+        let a = db.attribute(&kw(":recipe/slug")).unwrap().id;
+        db.entity_with(a, &s.into()).unwrap().is_some()
+    };
+    store.inject_flush_fault(FlushFault::Slow);
+    let writer = store.clone();
+    let slow = std::thread::spawn(move || writer.transact(&title_tx("during")));
+    // Well inside the slow flush (a second): the batch applied long since.
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!slow.is_finished(), "the flush is still running");
+    let db = store.db();
+    assert_eq!(db.basis(), published, "readers keep the published basis");
+    assert!(!slug(&db, "during"), "an undurable recipe is not seen");
+    let report = slow.join().unwrap().unwrap();
+    let db = store.db();
+    assert_eq!(db.basis(), report.basis_after);
+    assert!(slug(&db, "during"));
+}

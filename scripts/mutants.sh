@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# Each invariant of docs/ARCHITECTURE.md is held by a test that can fail.
+# This script shows it: for each invariant it makes one mutant of the
+# sources (the invariant broken in a small, plausible way), runs the test
+# that holds it, and checks that the test fails. A mutant the test lets
+# pass, or one that does not compile, fails the script.
+#
+#   scripts/mutants.sh            every mutant (a rebuild of the tests each)
+#   scripts/mutants.sh NAME...    only those
+#
+# The mutants are made in a git worktree of HEAD under a temporary
+# directory, never in this checkout; they share this checkout's target
+# directory, so the dependencies are built once.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+cleanup() {
+    git -C "$root" worktree remove --force "$work/tree" >/dev/null 2>&1 || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+git -C "$root" worktree add --detach "$work/tree" HEAD >/dev/null
+tree="$work/tree"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
+export CARGO_TERM_COLOR=never
+
+failed=0
+ran=0
+
+# mutant NAME FILE FROM TO TARGET TEST
+#   Replaces FROM (once, exactly) with TO in FILE, runs TEST (an exact
+#   test name) in TARGET (`lib` or `it`), and expects it to fail.
+mutant() {
+    local name=$1 file=$2 from=$3 to=$4 target=$5 test=$6
+    if [ "${#selected[@]}" -gt 0 ] && ! printf '%s\n' "${selected[@]}" | grep -qx "$name"; then
+        return
+    fi
+    ran=$((ran + 1))
+    FROM=$from TO=$to python3 - "$tree/$file" <<'PY'
+import os, sys
+path = sys.argv[1]
+text = open(path).read()
+old, new = os.environ["FROM"], os.environ["TO"]
+if text.count(old) != 1:
+    sys.exit(f"{path}: the mutant's text is there {text.count(old)} times, not once")
+open(path, "w").write(text.replace(old, new))
+PY
+    local args=(--test it)
+    [ "$target" = lib ] && args=(--lib)
+    local log="$work/$name.log"
+    if (cd "$tree" && cargo test --locked "${args[@]}" -- --exact "$test") >"$log" 2>&1; then
+        echo "SURVIVED $name: $test passed with the invariant broken"
+        failed=1
+    elif grep -q '^test result: FAILED' "$log"; then
+        echo "caught   $name: $test"
+    else
+        echo "BROKEN   $name: the mutant did not build or run (see below)"
+        tail -20 "$log"
+        failed=1
+    fi
+    git -C "$tree" checkout -- "$file"
+}
+
+selected=("$@")
+
+# No layer names one above or beside it.
+mutant web-names-the-store src/web/pages.rs \
+    'use super::page_cache::Encoding;' \
+    'use super::page_cache::Encoding;
+use crate::store::Store as _Reached;' \
+    it architecture::no_layer_names_one_above_or_beside_it
+mutant domain-names-the-web src/domain/pages/recipe.rs \
+    'use crate::domain::DomainError;' \
+    'use crate::domain::DomainError;
+use crate::web::Site as _Above;' \
+    it architecture::no_layer_names_one_above_or_beside_it
+
+# The store is reached through its facade only.
+mutant a-store-module-made-public src/store/mod.rs \
+    'mod db;' 'pub mod db;' \
+    it architecture::the_store_is_reached_through_its_facade_only
+
+# Views keep no state of their own.
+mutant a-view-keeps-a-counter src/views/recipe.rs \
+    'static NO_LINEAGE: Breadcrumb' \
+    'static SEEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+static NO_LINEAGE: Breadcrumb' \
+    it architecture::no_view_keeps_a_cache_or_any_state_of_its_own
+
+# No transaction is visible to a reader before it is durable.
+mutant readers-get-the-applied-basis src/store/handle.rs \
+    '(published.basis, published.schema.clone())' \
+    '(self.inner.applied.load(Ordering::Acquire), published.schema.clone())' \
+    it faults::a_transaction_is_invisible_to_readers_until_its_flush_returns
+
+# No write is decided on a published value: an edit from an old version
+# is refused by the writer, whoever else wrote meanwhile.
+mutant an-edit-from-an-old-version-accepted src/domain/write/mod.rs \
+    'if based_on == newest {' 'if based_on <= newest {' \
+    it races::of_many_writers_editing_from_one_version_exactly_one_makes_a_version
+
+# Only its author changes a recipe, decided in the writer.
+mutant any-cook-may-edit src/domain/write/mod.rs \
+    'if recipe.author.as_deref() == Some(change.author.as_str()) {' \
+    'if recipe.author.is_some() || change.author.is_empty() {' \
+    it domain::the_domain_refuses_another_cooks_edit_and_retirement
+
+# No unacknowledged write survives a failed flush.
+mutant a-failed-flush-undoes-nothing src/store/undo.rs \
+    'let mut writer = self.lock_writer();' \
+    'let mut writer = self.lock_writer();
+        if std::hint::black_box(true) {
+            return;
+        }' \
+    it faults::after_a_failed_flush_nothing_is_written_and_the_failed_write_never_lands
+
+# No failed transaction writes anything: every check runs before the batch.
+mutant the-size-limit-unchecked src/store/writer.rs \
+    'if report.datoms.len() > MAX_TX_DATOMS || bytes > MAX_TX_BYTES {' \
+    'if std::hint::black_box(false) && (report.datoms.len() > MAX_TX_DATOMS || bytes > MAX_TX_BYTES) {' \
+    it faults::a_transaction_over_the_size_limit_is_refused_and_writes_nothing
+
+# No attribute changes type, cardinality, uniqueness or drops its index.
+mutant cardinality-may-change src/store/schema.rs \
+    'if old.cardinality != new.cardinality {' \
+    'if old.cardinality != new.cardinality && std::hint::black_box(false) {' \
+    it transactions::schema_changes_that_would_break_stored_datoms_are_refused
+
+# No user-written text reaches a page unescaped.
+mutant markdown-passes-raw-html src/views/markdown.rs \
+    'Event::Html(html) | Event::InlineHtml(html) => Some(Event::Text(html)),' \
+    'Event::Html(html) | Event::InlineHtml(html) => Some(Event::Html(html)),' \
+    it xss::hostile_text_in_every_field_runs_nowhere
+
+# A recipe's fields come from one table: a row the schema forgot.
+mutant a-field-row-not-installed src/domain/site_schema.rs \
+    'definitions.extend(FIELDS.iter().filter(|f| !listed(f)).map(of_field));' \
+    'definitions.extend(FIELDS.iter().filter(|f| !listed(f) && f.name != "language").map(of_field));' \
+    lib domain::site_schema::tests::every_field_of_the_table_is_installed_once_after_the_listed_order
+
+if [ "$ran" -eq 0 ]; then
+    echo "no mutant is called ${selected[*]}" >&2
+    exit 2
+fi
+if [ "$failed" -ne 0 ]; then
+    echo "some invariant is not held by its test" >&2
+    exit 1
+fi
+echo "all $ran mutants caught"
