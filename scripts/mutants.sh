@@ -48,13 +48,28 @@ PY
     local args=(--test it)
     [ "$target" = lib ] && args=(--lib)
     local log="$work/$name.log"
-    if (cd "$tree" && cargo test --locked "${args[@]}" -- --exact "$test") >"$log" 2>&1; then
+    # Built first, so that the time limit is the test's alone: a mutant
+    # may make its test hang (a transaction past the size limit written
+    # whole), which is a test that does not pass, like a failure.
+    if ! (cd "$tree" && cargo test --locked "${args[@]}" --no-run) >"$log" 2>&1; then
+        echo "BROKEN   $name: the mutant did not build"
+        tail -20 "$log"
+        failed=1
+        git -C "$tree" checkout -- "$file"
+        return
+    fi
+    local status=0
+    (cd "$tree" && timeout 300 cargo test --locked "${args[@]}" -- --exact "$test") >>"$log" 2>&1 ||
+        status=$?
+    if [ "$status" -eq 0 ]; then
         echo "SURVIVED $name: $test passed with the invariant broken"
         failed=1
     elif grep -q '^test result: FAILED' "$log"; then
         echo "caught   $name: $test"
+    elif [ "$status" -eq 124 ]; then
+        echo "caught   $name: $test (it did not finish in 300 s)"
     else
-        echo "BROKEN   $name: the mutant did not build or run (see below)"
+        echo "BROKEN   $name: the test did not run (see below)"
         tail -20 "$log"
         failed=1
     fi

@@ -450,8 +450,24 @@ fn contradictions_and_impossible_values_are_refused_and_write_nothing() {
 fn schema_changes_that_would_break_stored_datoms_are_refused() {
     let store = store();
     let serves = store.db().attribute(&kw(":recipe/serves")).unwrap().id;
+    // Each property that stored keys depend on, changed alone, is refused
+    // (scripts/mutants.sh found cardinality untried here).
+    for (property, value) in [
+        (":db/valueType", kw(":db.type/string")),
+        (":db/cardinality", kw(":db.cardinality/many")),
+        (":db/unique", kw(":db.unique/value")),
+    ] {
+        let mut tx = Transaction::new();
+        tx.add(serves, property, value);
+        let error = refused(&store, &tx);
+        assert!(
+            matches!(error, TransactError::Schema(_)),
+            "{property}: {error}"
+        );
+        assert!(error.to_string().contains(property), "{property}: {error}");
+    }
     let mut tx = Transaction::new();
-    tx.add(serves, ":db/valueType", kw(":db.type/string"));
+    tx.add(serves, ":db/isComponent", true);
     assert!(matches!(refused(&store, &tx), TransactError::Schema(_)));
     let mut tx = Transaction::new();
     tx.add(serves, ":db/ident", kw(":recipe/portions"));
