@@ -9,8 +9,11 @@
 #   scripts/mutants.sh NAME...    only those
 #
 # The mutants are made in a git worktree of HEAD under a temporary
-# directory, never in this checkout; they share this checkout's target
-# directory, so the dependencies are built once.
+# directory, never in this checkout, and built in a target directory of
+# their own (target/mutants): cargo names a package's artifacts without
+# its path, so a worktree sharing this checkout's target would leave its
+# mutated test binaries there, counted as fresh. The first run builds the
+# dependencies once; later runs reuse them.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
@@ -21,7 +24,7 @@ cleanup() {
 trap cleanup EXIT
 git -C "$root" worktree add --detach "$work/tree" HEAD >/dev/null
 tree="$work/tree"
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
+export CARGO_TARGET_DIR="$root/target/mutants"
 export CARGO_TERM_COLOR=never
 
 failed=0
