@@ -194,18 +194,6 @@ impl Attrs {
                 false,
             ),
             range(
-                "a recipe's picture",
-                self.picture,
-                self.picture_height,
-                &[
-                    self.picture,
-                    self.picture_alt,
-                    self.picture_width,
-                    self.picture_height,
-                ],
-                false,
-            ),
-            range(
                 "a step",
                 self.step_text,
                 self.step_section,
