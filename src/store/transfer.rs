@@ -479,16 +479,19 @@ fn read_transactions<R: BufRead>(
             summary.records += 1;
             continue;
         }
-        let (ident, datom) = parse_line(text, &schema).map_err(fail)?;
-        if datom.tx < summary.basis {
+        let line = parse_line(text).map_err(fail)?;
+        if line.tx < summary.basis {
             return Err(fail(format!(
                 "transaction {} comes after transaction {}: the log must be in tx order",
-                datom.tx, summary.basis
+                line.tx, summary.basis
             )));
         }
-        if pending.last().is_some_and(|d| d.tx != datom.tx) {
+        // The transaction before this line is finished, and its schema in
+        // force, before this line's attribute is looked up.
+        if pending.last().is_some_and(|d| d.tx != line.tx) {
             finish(&mut pending, &mut schema, pending_line, next_id)?;
         }
+        let (ident, datom) = typed_datom(line, &schema).map_err(fail)?;
         if pending.is_empty() {
             pending_line = number;
             pending_bytes = 0;
@@ -550,33 +553,69 @@ fn parse_record<'a>(
     Ok((name, decode("key", key)?, decode("value", value)?))
 }
 
-/// `[e :attr value tx added]`, typed by the attribute.
-fn parse_line(text: &str, schema: &Schema) -> Result<(Keyword, Datom), String> {
+/// A datom line's five fields, before its attribute is looked up. Which
+/// transaction a line belongs to decides the schema its attribute is read
+/// against, so the transaction is known first: the first datom of a
+/// transaction may use an attribute the transaction before it installed.
+struct Line {
+    e: i64,
+    ident: Keyword,
+    value: Edn,
+    tx: EntityId,
+    added: bool,
+}
+
+/// `[e :attr value tx added]`, its shape and its transaction checked.
+fn parse_line(text: &str) -> Result<Line, String> {
     let form = edn::parse(text).map_err(|e| e.to_string())?;
-    let Edn::Vector(parts) = &form else {
-        return Err(format!(
-            "expected [entity attribute value tx added], found {form}"
-        ));
+    let fields = match form {
+        Edn::Vector(parts) => <[Edn; 5]>::try_from(parts).map_err(Edn::Vector),
+        other => Err(other),
     };
-    let [Edn::Int(e), Edn::Keyword(attr), value, Edn::Int(tx), Edn::Bool(added)] = parts.as_slice()
-    else {
-        return Err(format!(
-            "expected [entity attribute value tx added], found {form}"
-        ));
+    let fields = fields.map_err(|form| shape_error(&form))?;
+    // The value is moved out, never cloned: an import reads millions.
+    let (e, attr, value, tx, added) = match fields {
+        [Edn::Int(e), Edn::Keyword(attr), value, Edn::Int(tx), Edn::Bool(added)] => {
+            (e, attr, value, tx, added)
+        }
+        other => return Err(shape_error(&Edn::Vector(other.into()))),
     };
-    let ident = Keyword::parse(attr).map_err(|e| e.to_string())?;
-    let attribute = schema.attribute_named(&ident).map_err(|_| {
-        format!("unknown attribute {ident} (attributes must be installed before use)")
-    })?;
-    let id = |n: i64, what: &str| {
-        u64::try_from(n).map_err(|_| format!("{what} {n} is not an entity id"))
-    };
-    let tx = id(*tx, "tx")?;
+    let ident = Keyword::parse(&attr).map_err(|e| e.to_string())?;
+    let tx = entity_id(tx, "tx")?;
     if tx <= GENESIS_TX {
         return Err(format!("tx {tx} is at or before genesis ({GENESIS_TX})"));
     }
-    let v = match (attribute.value_type, value) {
-        (ValueType::Ref, Edn::Int(n)) => Value::Ref(id(*n, "ref")?),
+    Ok(Line {
+        e,
+        ident,
+        value,
+        tx,
+        added,
+    })
+}
+
+fn shape_error(form: &Edn) -> String {
+    format!("expected [entity attribute value tx added], found {form}")
+}
+
+fn entity_id(n: i64, what: &str) -> Result<EntityId, String> {
+    u64::try_from(n).map_err(|_| format!("{what} {n} is not an entity id"))
+}
+
+/// The line as a datom, its value typed by its attribute in `schema`.
+fn typed_datom(line: Line, schema: &Schema) -> Result<(Keyword, Datom), String> {
+    let Line {
+        e,
+        ident,
+        value,
+        tx,
+        added,
+    } = line;
+    let attribute = schema.attribute_named(&ident).map_err(|_| {
+        format!("unknown attribute {ident} (attributes must be installed before use)")
+    })?;
+    let v = match (attribute.value_type, &value) {
+        (ValueType::Ref, Edn::Int(n)) => Value::Ref(entity_id(*n, "ref")?),
         (ValueType::String, Edn::String(s)) => Value::from(s.as_str()),
         (ValueType::Long, Edn::Int(n)) => Value::Long(*n),
         (ValueType::Double, Edn::Float(x)) if !x.is_nan() => Value::Double(*x),
@@ -597,11 +636,11 @@ fn parse_line(text: &str, schema: &Schema) -> Result<(Keyword, Datom), String> {
         (expected, other) => return Err(format!("{ident} takes {expected:?} values, not {other}")),
     };
     let datom = Datom {
-        e: id(*e, "entity")?,
+        e: entity_id(e, "entity")?,
         a: attribute.id,
         v,
         tx,
-        added: *added,
+        added,
     };
     Ok((ident, datom))
 }
