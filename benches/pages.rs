@@ -43,7 +43,7 @@ use actix_web::test::{self, TestRequest};
 use actix_web::web::Data;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use forkful::domain::scale::ScaleAsked;
-use forkful::domain::{CatalogQuery, Recipes, Slug};
+use forkful::domain::{pages, CatalogQuery, Recipes, Slug};
 use forkful::seed::synthetic::Shape;
 use forkful::views::markdown::{render_uncached, Memos};
 use forkful::web::page_cache::{Effort, Encoding};
@@ -120,9 +120,7 @@ fn pages(c: &mut Criterion, system: &SystemRunner, catalog: &Catalog) {
     let show_bytes = system.block_on(fetch(&app, &show)).len();
     let index_bytes = system.block_on(fetch(&app, "/")).len();
     let view = site.snapshot();
-    let model = view
-        .recipe_show(&slug, ScaleAsked::AS_WRITTEN)
-        .expect("recipe page");
+    let model = pages::recipe_show(&view, &slug, ScaleAsked::AS_WRITTEN).expect("recipe page");
     println!(
         "pages/{name}/recipe_show: {deepest} (lineage {depth}), {show_bytes} bytes, {} index reads",
         view.reads_so_far()
@@ -138,7 +136,7 @@ fn pages(c: &mut Criterion, system: &SystemRunner, catalog: &Catalog) {
         system.block_on(fetch(&app, &show))
     });
     common::report_allocations(&format!("pages/{name}/recipe_show/read"), || {
-        site.snapshot().recipe_show(&slug, ScaleAsked::AS_WRITTEN)
+        pages::recipe_show(&site.snapshot(), &slug, ScaleAsked::AS_WRITTEN)
     });
     common::report_allocations(&format!("pages/{name}/recipe_show/render"), || {
         forkful::views::recipe::show(site.base_url(), site.memos(), &model)
@@ -182,8 +180,7 @@ fn pages(c: &mut Criterion, system: &SystemRunner, catalog: &Catalog) {
     }
     group.bench_function("recipe_show/read", |b| {
         b.iter(|| {
-            site.snapshot()
-                .recipe_show(black_box(&slug), ScaleAsked::AS_WRITTEN)
+            pages::recipe_show(&site.snapshot(), black_box(&slug), ScaleAsked::AS_WRITTEN)
                 .expect("read")
         })
     });

@@ -105,6 +105,29 @@ mutant a-view-keeps-a-counter src/views/recipe.rs \
 static NO_LINEAGE: Breadcrumb' \
     it architecture::no_view_keeps_a_cache_or_any_state_of_its_own
 
+# A page is built beside the snapshot, from its primitives, not on it.
+mutant a-page-builder-on-the-snapshot src/domain/pages/history.rs \
+    'pub fn history(' \
+    'impl Snapshot {
+    pub fn history_page(&self) {}
+}
+
+pub fn history(' \
+    it architecture::pages_are_built_beside_the_snapshot_not_on_it
+
+# An export imports: a line is read against its own transaction's schema.
+mutant a-line-read-against-the-schema-before src/store/transfer.rs \
+    '        if pending.last().is_some_and(|d| d.tx != line.tx) {
+            finish(&mut pending, &mut schema, pending_line, next_id)?;
+        }
+        let (ident, datom) = typed_datom(line, &schema).map_err(fail)?;' \
+    '        let opens = pending.last().is_some_and(|d| d.tx != line.tx);
+        let (ident, datom) = typed_datom(line, &schema).map_err(fail)?;
+        if opens {
+            finish(&mut pending, &mut schema, pending_line, next_id)?;
+        }' \
+    it durability::a_transaction_may_open_with_an_attribute_the_one_before_installed
+
 # No transaction is visible to a reader before it is durable.
 mutant readers-get-the-applied-basis src/store/handle.rs \
     '(published.basis, published.schema.clone())' \

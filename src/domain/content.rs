@@ -81,7 +81,7 @@ pub struct Step {
 /// How a scalar field is held in `Content`, and so how it is stored,
 /// tidied, checked and typed into a form. Each holds the field's place in
 /// `Content`, to read and to write.
-#[derive(Clone, Copy)]
+#[derive(Debug, Clone, Copy)]
 pub enum Slot {
     /// One line of text, at most `MAX_LINE` characters.
     Line(
@@ -126,6 +126,7 @@ pub enum FormPlace {
 /// list of what changed (`diff`) and the form (`views::recipe_form`,
 /// `web::recipe_writes`). The title (required), the tags, lines, steps and
 /// picture have shapes of their own and are written out where they are used.
+#[derive(Debug)]
 pub struct Field {
     /// The form's name for it, and the name its mistakes carry.
     pub name: &'static str,

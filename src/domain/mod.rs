@@ -29,7 +29,7 @@ pub mod diff;
 mod ids;
 pub mod import_check;
 pub mod ingredient;
-mod pages;
+pub mod pages;
 pub mod pictures;
 mod read;
 pub mod scale;

@@ -275,6 +275,8 @@ fn content_of(recipe: &Value) -> Content {
         tags,
         cuisine: field("recipeCuisine").and_then(joined),
         category: field("recipeCategory").and_then(joined),
+        // A language code ("it") or a `Language` with a name.
+        language: field("inLanguage").and_then(text),
         image: field("image").and_then(image),
         ..Content::default()
     }

@@ -138,6 +138,7 @@ pub(super) fn recipe(page: &Html) -> Option<Found> {
             tags,
             cuisine: first(scope, "recipeCuisine"),
             category: first(scope, "recipeCategory"),
+            language: first(scope, "inLanguage"),
             image: first(scope, "image"),
             ..Content::default()
         },

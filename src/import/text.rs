@@ -2,11 +2,11 @@
 //! durations, relative addresses, and lengths this site keeps.
 
 use crate::domain::content::{
-    tag_has_address, MAX_INGREDIENTS, MAX_INGREDIENT_TERMS, MAX_LINE, MAX_STEPS, MAX_SUMMARY_TERMS,
-    MAX_TAG, MAX_TAGS, MAX_TEXT, MAX_TITLE,
+    tag_has_address, MAX_INGREDIENTS, MAX_INGREDIENT_TERMS, MAX_LINE, MAX_SERVINGS, MAX_STEPS,
+    MAX_SUMMARY_TERMS, MAX_TAG, MAX_TAGS, MAX_TEXT, MAX_TITLE,
 };
 use crate::domain::ingredient::IngredientLine;
-use crate::domain::{search_terms, Content, Minutes};
+use crate::domain::{search_terms, Content, Minutes, Slot, FIELDS};
 
 /// `text` without tags and with entities decoded, its whitespace collapsed:
 /// sites put `<p>` and `&amp;` in JSON-LD strings.
@@ -117,19 +117,36 @@ fn clipped_bytes(text: &str, max: usize) -> String {
 /// crash-long-step.html and crash-long-line-in-bytes.html).
 pub fn within_limits(mut content: Content) -> Content {
     content.title = clipped(&content.title, MAX_TITLE);
-    let text = |t: Option<String>| t.map(|t| clipped_bytes(&t, MAX_TEXT));
-    content.summary =
-        text(content.summary).map(|t| search_terms::within_terms(&t, MAX_SUMMARY_TERMS).to_owned());
-    content.notes = text(content.notes);
+    // Every scalar field by its kind in the field table, so a field added
+    // there is kept within its limit here too.
+    for field in FIELDS {
+        match field.slot {
+            Slot::Line(_, place) => {
+                let held = place(&mut content);
+                *held = held.take().map(|t| clipped(&t, MAX_LINE));
+            }
+            Slot::Markdown(_, place) => {
+                let held = place(&mut content);
+                *held = held.take().map(|t| clipped_bytes(&t, MAX_TEXT));
+            }
+            // An address cut short would lead somewhere else: dropped.
+            Slot::Address(_, place) => {
+                let held = place(&mut content);
+                *held = held.take().filter(|a| a.len() <= MAX_LINE);
+            }
+            Slot::Servings(_, place) => {
+                let held = place(&mut content);
+                *held = held.take().filter(|n| (1..=MAX_SERVINGS).contains(n));
+            }
+            // Minutes are bounded when they are parsed.
+            Slot::Minutes(..) => {}
+        }
+    }
+    // The summary's words are search terms, and bounded as such.
+    content.summary = content
+        .summary
+        .map(|t| search_terms::within_terms(&t, MAX_SUMMARY_TERMS).to_owned());
     let line = |t: Option<String>| t.map(|t| clipped(&t, MAX_LINE));
-    content.cuisine = line(content.cuisine);
-    content.category = line(content.category);
-    content.image = content.image.filter(|i| i.len() <= MAX_LINE);
-    content.recipe_yield.text = line(content.recipe_yield.text);
-    content.recipe_yield.servings = content
-        .recipe_yield
-        .servings
-        .filter(|n| (1..=10_000).contains(n));
     content.ingredients.truncate(MAX_INGREDIENTS);
     for i in &mut content.ingredients {
         *i = clipped_bytes(i, MAX_LINE);
@@ -217,7 +234,21 @@ mod tests {
             tags: vec!["stew".into(), " .. ".into(), ".".into(), "-".into()],
             ..Content::default()
         };
+        // Every scalar field of the table, each over its limit, the
+        // language (a row added after this function was written) too.
+        let mut long = long;
+        for field in FIELDS {
+            match field.slot {
+                Slot::Line(_, place) | Slot::Address(_, place) | Slot::Markdown(_, place) => {
+                    *place(&mut long) = Some("ñ".repeat(MAX_TEXT))
+                }
+                Slot::Servings(_, place) => *place(&mut long) = Some(MAX_SERVINGS + 1),
+                Slot::Minutes(..) => {}
+            }
+        }
+        assert!(long.language.is_some());
         let kept = within_limits(long).normalized().unwrap();
+        assert_eq!(kept.language.unwrap().chars().count(), MAX_LINE);
         assert_eq!(kept.tags, ["-", "stew"]);
         assert_eq!(kept.summary.unwrap().len(), MAX_TEXT);
         assert_eq!(kept.ingredients[0].len(), MAX_LINE);

@@ -1,7 +1,7 @@
 //! One seed file: an EDN map read into a `SeedRecipe`, with the line of
 //! everything that can be wrong.
 
-use crate::domain::{Change, Content, Minutes, Slug, Step};
+use crate::domain::{Change, Content, Minutes, Slot, Slug, Step, FIELDS};
 use crate::edn::{self, Edn, Node};
 use crate::store;
 
@@ -36,18 +36,15 @@ pub struct SeedVersion {
 #[derive(Debug, Clone)]
 enum Field {
     Title(String),
-    Summary(String),
+    /// A field of the recipe's table (`content::FIELDS`), by its name: a
+    /// line of text, an address or Markdown.
+    Text(&'static crate::domain::Field, String),
+    /// A field of the table that holds minutes.
+    Minutes(&'static crate::domain::Field, Minutes),
     Yield(Option<i64>, Option<String>),
-    Prep(Minutes),
-    Cook(Minutes),
-    Total(Minutes),
     Tags(Vec<String>),
-    Cuisine(String),
-    Category(String),
-    Image(String),
     Ingredients(Vec<String>),
     Steps(Vec<Step>),
-    Notes(String),
 }
 
 impl SeedVersion {
@@ -65,26 +62,33 @@ impl SeedVersion {
         for field in &self.fields {
             match field.clone() {
                 Field::Title(t) => content.title = t,
-                Field::Summary(t) => content.summary = Some(t),
+                Field::Text(row, t) => match row.slot {
+                    Slot::Line(_, place) | Slot::Address(_, place) | Slot::Markdown(_, place) => {
+                        *place(&mut content) = Some(t)
+                    }
+                    Slot::Minutes(..) | Slot::Servings(..) => {
+                        unreachable!("read as text only for a text slot")
+                    }
+                },
+                Field::Minutes(row, m) => match row.slot {
+                    Slot::Minutes(_, place) => *place(&mut content) = Some(m),
+                    _ => unreachable!("read as minutes only for a minutes slot"),
+                },
                 Field::Yield(servings, text) => {
                     content.recipe_yield.servings = servings;
                     content.recipe_yield.text = text;
                 }
-                Field::Prep(m) => content.prep = Some(m),
-                Field::Cook(m) => content.cook = Some(m),
-                Field::Total(m) => content.total = Some(m),
                 Field::Tags(t) => content.tags = t,
-                Field::Cuisine(t) => content.cuisine = Some(t),
-                Field::Category(t) => content.category = Some(t),
-                Field::Image(t) => content.image = Some(t),
                 Field::Ingredients(lines) => content.ingredients = lines,
                 Field::Steps(steps) => content.steps = steps,
-                Field::Notes(t) => content.notes = Some(t),
             }
         }
         content
     }
 }
+
+/// The table's rows a seed file writes inside `:yield`.
+const YIELD_FIELDS: [&str; 2] = ["servings", "yield_text"];
 
 struct Reader<'a> {
     file: &'a str,
@@ -150,6 +154,25 @@ impl Reader<'_> {
         Minutes::new(self.int(node, what)?).map_err(|e| self.fail(node, e))
     }
 
+    /// `:key value` for a scalar field of the recipe's table, named as the
+    /// form names it (`:cuisine`, `:prep`). Servings and the yield's words
+    /// are `:yield`'s, and are not taken here.
+    fn table_field(&self, key: &str, key_node: &Node, value: &Node) -> Result<Field, SeedError> {
+        let row = FIELDS
+            .iter()
+            .find(|row| row.name == key && !YIELD_FIELDS.contains(&row.name));
+        let what = format!(":{key}");
+        match row.map(|row| (row, row.slot)) {
+            Some((row, Slot::Line(..) | Slot::Address(..) | Slot::Markdown(..))) => {
+                Ok(Field::Text(row, self.string(value, &what)?))
+            }
+            Some((row, Slot::Minutes(..))) => Ok(Field::Minutes(row, self.minutes(value, &what)?)),
+            Some((_, Slot::Servings(..))) | None => {
+                Err(self.fail(key_node, format!("a version has no field :{key}")))
+            }
+        }
+    }
+
     fn version(&self, node: &Node) -> Result<SeedVersion, SeedError> {
         let mut at = None;
         let mut author = None;
@@ -199,14 +222,6 @@ impl Reader<'_> {
                 }
                 "note" => note = Some(self.string(value, ":note")?),
                 "title" => fields.push(Field::Title(self.string(value, ":title")?)),
-                "summary" => fields.push(Field::Summary(self.string(value, ":summary")?)),
-                "notes" => fields.push(Field::Notes(self.string(value, ":notes")?)),
-                "cuisine" => fields.push(Field::Cuisine(self.string(value, ":cuisine")?)),
-                "category" => fields.push(Field::Category(self.string(value, ":category")?)),
-                "image" => fields.push(Field::Image(self.string(value, ":image")?)),
-                "prep" => fields.push(Field::Prep(self.minutes(value, ":prep")?)),
-                "cook" => fields.push(Field::Cook(self.minutes(value, ":cook")?)),
-                "total" => fields.push(Field::Total(self.minutes(value, ":total")?)),
                 "tags" => fields.push(Field::Tags(self.strings(value, ":tags")?)),
                 "ingredients" => {
                     fields.push(Field::Ingredients(self.strings(value, ":ingredients")?))
@@ -270,9 +285,7 @@ impl Reader<'_> {
                     }
                     fields.push(Field::Steps(steps));
                 }
-                other => {
-                    return Err(self.fail(key_node, format!("a version has no field :{other}")))
-                }
+                other => fields.push(self.table_field(other, key_node, value)?),
             }
         }
         let missing = |what: &str| self.fail(node, format!("every version needs {what}"));

@@ -25,6 +25,7 @@ struct RecipeJson<'a> {
     tags: &'a [String],
     cuisine: Option<&'a str>,
     category: Option<&'a str>,
+    language: Option<&'a str>,
     image: Option<&'a str>,
     picture: Option<PictureJson<'a>>,
     /// Where a recipe brought in from another site came from.
@@ -104,6 +105,7 @@ pub fn recipe(base_url: &str, model: &RecipeShow) -> String {
         tags: &c.tags,
         cuisine: c.cuisine.as_deref(),
         category: c.category.as_deref(),
+        language: c.language.as_deref(),
         image: c.image.as_deref(),
         picture: c.picture.as_ref().map(|p| PictureJson {
             alt: &p.alt,

@@ -176,6 +176,10 @@ struct RecipeLd<'a> {
     recipe_category: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     recipe_cuisine: Option<&'a str>,
+    /// The language as its cook names it ("Italian"): a `Language` by name,
+    /// since schema.org's text form wants a BCP 47 code.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    in_language: Option<Thing<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     keywords: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -217,6 +221,10 @@ pub fn recipe(content: &Content, facts: &RecipeFacts) -> String {
         recipe_instructions: instructions(&content.steps, facts.memos),
         recipe_category: content.category.as_deref(),
         recipe_cuisine: content.cuisine.as_deref(),
+        in_language: content.language.as_deref().map(|name| Thing {
+            kind: "Language",
+            name,
+        }),
         keywords: (!content.tags.is_empty()).then(|| content.tags.join(", ")),
         is_based_on: facts.based_on,
         version: facts.version,

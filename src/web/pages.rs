@@ -8,6 +8,7 @@ use super::page_cache::Encoding;
 use super::respond::{self, Body};
 use super::{Site, WebError};
 use crate::assets;
+use crate::domain::pages;
 use crate::views;
 
 /// Every tag: a walk over the tags' index, so made off the workers.
@@ -101,7 +102,7 @@ pub async fn cook(
         &site,
         &req,
         respond::NO_QUERY,
-        |snapshot| Ok(snapshot.cook_page(&handle)?),
+        |snapshot| Ok(pages::cook_page(snapshot, &handle)?),
         |site, cook| Body::from(views::cook::page(cook, site.memos())),
     )
 }

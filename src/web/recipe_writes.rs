@@ -19,6 +19,7 @@ use super::session::Visitor;
 use super::submission::OversizedPicture::{self, ReadPast};
 use super::submission::{read_recipe_form, Upload};
 use super::{Site, WebError};
+use crate::domain::pages;
 use crate::domain::pictures::{Picture, PictureError};
 use crate::domain::{
     Change, Content, ContentError, ContentField, Cook, DomainError, Recipe, Slug, Step,
@@ -616,9 +617,7 @@ fn stale(
     // be published yet (its flush under way), and reading the published
     // value for it would answer 404 for a 409.
     site.recipes().wait_published()?;
-    let meanwhile = site
-        .snapshot()
-        .version_diff(slug, Some(based_on), Some(newest))?;
+    let meanwhile = pages::version_diff(&site.snapshot(), slug, Some(based_on), Some(newest))?;
     let purpose = Purpose::Edit {
         slug: slug.as_str(),
         based_on: newest.get(),

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::respond::{self, Body};
 use super::{Site, WebError};
 use crate::domain::scale::{ScaleAsked, Units, MAX_SERVINGS};
-use crate::domain::{RecipeShow, Slug, Snapshot, VersionNumber};
+use crate::domain::{pages, RecipeShow, Slug, Snapshot, VersionNumber};
 use crate::views::diff::Layout;
 use crate::views::{self, history};
 
@@ -65,7 +65,7 @@ pub async fn show(
 ) -> Result<HttpResponse, WebError> {
     let slug = parse_slug(&slug)?;
     let asked = params.parse()?;
-    let read = |snapshot: &Snapshot| Ok(snapshot.recipe_show(&slug, asked)?);
+    let read = |snapshot: &Snapshot| Ok(pages::recipe_show(snapshot, &slug, asked)?);
     let render = |site: &Site, model: &RecipeShow| {
         Body::from(views::recipe::show(site.base_url(), site.memos(), model))
     };
@@ -88,7 +88,7 @@ pub async fn json(
         &site,
         &req,
         respond::NO_QUERY,
-        |snapshot| Ok(snapshot.recipe_show(&slug, ScaleAsked::AS_WRITTEN)?),
+        |snapshot| Ok(pages::recipe_show(snapshot, &slug, ScaleAsked::AS_WRITTEN)?),
         |site, model| Body::json(views::json::recipe(site.base_url(), model)),
     )
 }
@@ -112,7 +112,7 @@ pub async fn history(
         &site,
         &req,
         &*params,
-        |snapshot| Ok(snapshot.history(&slug, before)?),
+        |snapshot| Ok(pages::history(snapshot, &slug, before)?),
         |_, model| Body::from(history::history(slug.as_str(), model)),
     )
 }
@@ -128,7 +128,7 @@ pub async fn version(
         &site,
         &req,
         respond::NO_QUERY,
-        |snapshot| Ok(snapshot.version_show(&slug, number)?),
+        |snapshot| Ok(pages::version_show(snapshot, &slug, number)?),
         |site, model| Body::from(views::recipe::version(site.base_url(), site.memos(), model)),
     )
 }
@@ -173,7 +173,7 @@ pub async fn diff(
         &site,
         &req,
         &*params,
-        |snapshot| Ok(snapshot.version_diff(&slug, from, to)?),
+        |snapshot| Ok(pages::version_diff(snapshot, &slug, from, to)?),
         |_, model| Body::from(views::diff::versions(slug.as_str(), model, layout)),
     )
 }
@@ -195,7 +195,7 @@ pub async fn compare(
         &site,
         &req,
         &*params,
-        |snapshot| Ok(snapshot.comparison(&slug)?),
+        |snapshot| Ok(pages::comparison(snapshot, &slug)?),
         |_, model| Body::from(views::diff::comparison(slug.as_str(), model, layout)),
     )
 }
@@ -210,7 +210,7 @@ pub async fn lineage(
         &site,
         &req,
         respond::NO_QUERY,
-        |snapshot| Ok(snapshot.lineage_show(&slug)?),
+        |snapshot| Ok(pages::lineage_show(snapshot, &slug)?),
         |_, model| Body::from(views::recipe::lineage_page(model)),
     )
 }
@@ -228,7 +228,7 @@ pub async fn forks(
         &site,
         &req,
         respond::NO_QUERY,
-        |snapshot| Ok(snapshot.family(&slug, TREE_LIMIT)?),
+        |snapshot| Ok(pages::family(snapshot, &slug, TREE_LIMIT)?),
         |_, model| Body::from(views::forks::family(slug.as_str(), model)),
     )
 }

@@ -702,3 +702,26 @@ fn the_view_state_check_finds_a_memo_and_not_a_constant() {
     assert!(mutable_statics("static NO_LINEAGE: Breadcrumb = Breadcrumb::EMPTY;").is_empty());
     assert!(mutable_statics("    static PAGE: OnceLock<url::Url> = OnceLock::new();").is_empty());
 }
+
+/// A page's builder is a function of a snapshot, in `domain/pages`; the
+/// snapshot keeps the primitives (`domain/read`) and gains no page's method.
+#[test]
+fn pages_are_built_beside_the_snapshot_not_on_it() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/domain/pages");
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    assert!(files.len() >= 8, "found the pages: {}", files.len());
+    let on_snapshot: Vec<_> = files
+        .iter()
+        .filter(|file| {
+            std::fs::read_to_string(file)
+                .unwrap()
+                .lines()
+                .any(|l| l.starts_with("impl Snapshot"))
+        })
+        .collect();
+    assert!(
+        on_snapshot.is_empty(),
+        "page builders on Snapshot in {on_snapshot:?}"
+    );
+}

@@ -620,18 +620,12 @@ fn import_recipe_brings_in_a_saved_page_and_says_what_was_wrong() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("brought in lemon-drizzle-cake from The Baking Shed"));
     let recipes = Recipes::open(Store::open(&data).unwrap()).unwrap();
-    let source = recipes
-        .snapshot()
-        .crumbs(
-            recipes
-                .snapshot()
-                .find(&Slug::parse("lemon-drizzle-cake").unwrap())
-                .unwrap()
-                .unwrap(),
-        )
+    let snapshot = recipes.snapshot();
+    let brought_in = snapshot
+        .find(&Slug::parse("lemon-drizzle-cake").unwrap())
         .unwrap()
-        .source
         .unwrap();
+    let source = snapshot.source(brought_in).unwrap().unwrap();
     assert_eq!(source.url, "https://bakingshed.example/lemon-drizzle/");
     drop(recipes);
     for (args, says) in [

@@ -1,7 +1,7 @@
 //! The family drawn: the fork tree page's SVG, checked against the domain's
 //! own account of the family, and kept readable for families of hundreds.
 
-use forkful::domain::{Change, Content, Recipes, Slug};
+use forkful::domain::{pages, Change, Content, Recipes, Slug};
 use forkful::store::Store;
 use forkful::views::family_drawing::{DRAWN, GENERATIONS_ABOVE};
 
@@ -21,7 +21,7 @@ async fn the_family_is_drawn_as_the_domain_knows_it() {
     let recipes = demo();
     let site = site(recipes);
     let view = recipes.snapshot();
-    let family = view.family(&slug("green-shakshuka"), 500).unwrap();
+    let family = pages::family(&view, &slug("green-shakshuka"), 500).unwrap();
     let page = get(&site, "/recipes/green-shakshuka/forks").await;
     assert_eq!(page.status, 200);
     // Every recipe a row, linked to its page, in the list's order.

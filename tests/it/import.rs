@@ -77,6 +77,11 @@ fn a_wp_recipe_maker_page_is_read_with_its_sections_times_and_yield() {
     assert_eq!(c.cuisine.as_deref(), Some("Indian"));
     assert_eq!(c.category.as_deref(), Some("Main Course"));
     assert_eq!(
+        c.language.as_deref(),
+        Some("English"),
+        "a Language, by name"
+    );
+    assert_eq!(
         c.image.as_deref(),
         Some("https://spicetrail.example/wp-content/uploads/chana-1200x1200.jpg")
     );
@@ -183,6 +188,7 @@ async fn importing_a_forkful_page_gives_back_the_same_recipe() {
         tags: lines(&["quick", "vegan"]),
         cuisine: Some("Indian".into()),
         category: Some("Main".into()),
+        language: Some("English".into()),
         image: Some("https://pictures.example/dal.jpg".into()),
         ..Content::default()
     };

@@ -163,3 +163,33 @@ fn a_synthetic_catalog_has_the_shape_asked_for_and_is_the_same_every_time() {
     assert_eq!(first, titles(shape));
     assert_ne!(first, titles(synthetic::Shape { rng: 8, ..shape }));
 }
+
+/// A seed file's scalar keys are the field table's names, each read by its
+/// kind: a row added to `content::FIELDS` (`:language`) is a key here with
+/// no change to the reader, and the yield's rows stay inside `:yield`.
+#[test]
+fn a_seed_file_takes_every_field_of_the_table_by_its_name() {
+    let planned = seed::plan(&files(&[(
+        "pasta.edn",
+        "{:slug \"pasta\"\n :versions [{:at #inst \"2024-02-01T00:00:00Z\" :author \"ben\" :note \"a\"\n   :title \"Pasta\" :language \"Italian\" :cuisine \"Roman\" :prep 5 :total 20\n   :ingredients [\"pasta\"] :steps [\"Boil it.\"]}]}",
+    )]))
+    .unwrap();
+    let pasta = planned.iter().find(|v| v.slug.as_str() == "pasta").unwrap();
+    let content = &pasta.content;
+    assert_eq!(content.language.as_deref(), Some("Italian"));
+    assert_eq!(content.cuisine.as_deref(), Some("Roman"));
+    assert_eq!(content.prep.map(|m| m.get()), Some(5));
+    assert_eq!(content.total.map(|m| m.get()), Some(20));
+    mistake(
+        &files(&[("kind.edn", "{:slug \"kind\"\n :versions [{:at #inst \"2024-02-01T00:00:00Z\" :author \"ben\" :note \"a\"\n   :title \"K\" :prep \"five\"}]}")]),
+        "kind.edn",
+        3,
+        ":prep",
+    );
+    mistake(
+        &files(&[("yields.edn", "{:slug \"yields\"\n :versions [{:at #inst \"2024-02-01T00:00:00Z\" :author \"ben\" :note \"a\"\n   :title \"Y\" :servings 4}]}")]),
+        "yields.edn",
+        3,
+        "no field :servings",
+    );
+}

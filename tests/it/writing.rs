@@ -762,6 +762,12 @@ async fn a_recipe_says_what_language_it_is_written_in() {
     let slug = forkful::domain::Slug::parse("weeknight-dal").unwrap();
     let stored = recipes.snapshot().recipe(&slug).unwrap();
     assert_eq!(stored.content.language.as_deref(), Some("Italian"));
+    // Programs read it too: the JSON API, and search engines a Language.
+    assert_eq!(page.json_ld()["inLanguage"]["@type"], "Language");
+    assert_eq!(page.json_ld()["inLanguage"]["name"], "Italian");
+    let json = ann.get("/recipes/weeknight-dal.json").await;
+    let json: serde_json::Value = serde_json::from_str(&json.body).unwrap();
+    assert_eq!(json["language"], "Italian");
 
     let form = ann.get("/recipes/weeknight-dal/edit").await;
     assert_eq!(form.attrs("#language", "value"), ["Italian"]);

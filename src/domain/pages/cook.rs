@@ -19,42 +19,40 @@ pub struct CookPage {
     pub truncated: bool,
 }
 
-impl Snapshot {
-    /// The page of the cook with `handle`: their recipes and forks, not
-    /// retired ones, at most `COOK_PAGE_LIMIT` of them. A cook with nothing
-    /// published is `NoSuchCook`, as a handle no one has is.
-    pub fn cook_page(&self, handle: &Slug) -> Result<CookPage, DomainError> {
-        let name = self
-            .cook_name(handle)?
-            .ok_or_else(|| DomainError::NoSuchCook(handle.to_string()))?;
-        let written = self.written_by(handle)?;
-        let truncated = written.len() > COOK_PAGE_LIMIT;
-        let (mut originals, mut forks) = (Vec::new(), Vec::new());
-        for id in written.into_iter().take(COOK_PAGE_LIMIT) {
-            if self.is_retired(id)? {
-                continue;
-            }
-            let entry = self.catalog_entry(id)?;
-            match self.lineage(id)?.is_empty() {
-                true => originals.push(entry),
-                false => forks.push(entry),
-            }
+/// The page of the cook with `handle`: their recipes and forks, not
+/// retired ones, at most `COOK_PAGE_LIMIT` of them. A cook with nothing
+/// published is `NoSuchCook`, as a handle no one has is.
+pub fn cook_page(snapshot: &Snapshot, handle: &Slug) -> Result<CookPage, DomainError> {
+    let name = snapshot
+        .cook_name(handle)?
+        .ok_or_else(|| DomainError::NoSuchCook(handle.to_string()))?;
+    let written = snapshot.written_by(handle)?;
+    let truncated = written.len() > COOK_PAGE_LIMIT;
+    let (mut originals, mut forks) = (Vec::new(), Vec::new());
+    for id in written.into_iter().take(COOK_PAGE_LIMIT) {
+        if snapshot.is_retired(id)? {
+            continue;
         }
-        if originals.is_empty() && forks.is_empty() && !truncated {
-            // A cook with nothing published has no page, in the same words
-            // as a handle no one has: a page would tell anyone which handles
-            // exist, which login's answers and timing take care not to.
-            return Err(DomainError::NoSuchCook(handle.to_string()));
+        let entry = snapshot.catalog_entry(id)?;
+        match snapshot.lineage(id)?.is_empty() {
+            true => originals.push(entry),
+            false => forks.push(entry),
         }
-        let by_title = |a: &CatalogEntry, b: &CatalogEntry| (&a.title, a.id).cmp(&(&b.title, b.id));
-        originals.sort_by(by_title);
-        forks.sort_by(by_title);
-        Ok(CookPage {
-            handle: handle.to_string(),
-            name,
-            originals,
-            forks,
-            truncated,
-        })
     }
+    if originals.is_empty() && forks.is_empty() && !truncated {
+        // A cook with nothing published has no page, in the same words
+        // as a handle no one has: a page would tell anyone which handles
+        // exist, which login's answers and timing take care not to.
+        return Err(DomainError::NoSuchCook(handle.to_string()));
+    }
+    let by_title = |a: &CatalogEntry, b: &CatalogEntry| (&a.title, a.id).cmp(&(&b.title, b.id));
+    originals.sort_by(by_title);
+    forks.sort_by(by_title);
+    Ok(CookPage {
+        handle: handle.to_string(),
+        name,
+        originals,
+        forks,
+        truncated,
+    })
 }

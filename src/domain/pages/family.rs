@@ -26,32 +26,30 @@ pub struct Family {
     pub truncated: bool,
 }
 
-impl Snapshot {
-    /// The family of the recipe with `slug`: the tree from its original,
-    /// at most `limit` recipes below the original.
-    pub fn family(&self, slug: &Slug, limit: usize) -> Result<Family, DomainError> {
-        let recipe = self.recipe(slug)?;
-        let tree = self.fork_tree(self.original(recipe.id)?, limit)?;
-        let nodes = tree
-            .nodes
-            .iter()
-            .map(|node| self.tree_node(*node))
-            .collect::<Result<_, _>>()?;
-        Ok(Family {
-            title: recipe.content.title,
-            nodes,
-            truncated: tree.truncated,
-        })
-    }
+/// The family of the recipe with `slug`: the tree from its original,
+/// at most `limit` recipes below the original.
+pub fn family(snapshot: &Snapshot, slug: &Slug, limit: usize) -> Result<Family, DomainError> {
+    let recipe = snapshot.recipe(slug)?;
+    let tree = snapshot.fork_tree(snapshot.original(recipe.id)?, limit)?;
+    let nodes = tree
+        .nodes
+        .iter()
+        .map(|node| tree_node(snapshot, *node))
+        .collect::<Result<_, _>>()?;
+    Ok(Family {
+        title: recipe.content.title,
+        nodes,
+        truncated: tree.truncated,
+    })
+}
 
-    fn tree_node(&self, node: ForkNode) -> Result<TreeNode, DomainError> {
-        let entry = self.catalog_entry(node.id)?;
-        Ok(TreeNode {
-            slug: entry.slug.to_string(),
-            title: entry.title.to_string(),
-            version_count: entry.version_count,
-            depth: node.depth,
-            forked_at: self.forked_at(node.id)?,
-        })
-    }
+fn tree_node(snapshot: &Snapshot, node: ForkNode) -> Result<TreeNode, DomainError> {
+    let entry = snapshot.catalog_entry(node.id)?;
+    Ok(TreeNode {
+        slug: entry.slug.to_string(),
+        title: entry.title.to_string(),
+        version_count: entry.version_count,
+        depth: node.depth,
+        forked_at: snapshot.forked_at(node.id)?,
+    })
 }

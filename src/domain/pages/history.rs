@@ -19,24 +19,22 @@ pub struct History {
 /// Versions a history page shows.
 pub const HISTORY_PAGE: usize = 50;
 
-impl Snapshot {
-    /// What the history page shows.
-    pub fn history(
-        &self,
-        slug: &Slug,
-        before: Option<VersionNumber>,
-    ) -> Result<History, DomainError> {
-        let recipe = self.recipe(slug)?;
-        let (versions, total) = self.changes_page(recipe.id, before, HISTORY_PAGE)?;
-        let older = versions
-            .first()
-            .map(|(v, _)| v.number)
-            .filter(|&n| n > VersionNumber::FIRST);
-        Ok(History {
-            versions,
-            total,
-            older,
-            title: recipe.content.title,
-        })
-    }
+/// What the history page shows.
+pub fn history(
+    snapshot: &Snapshot,
+    slug: &Slug,
+    before: Option<VersionNumber>,
+) -> Result<History, DomainError> {
+    let recipe = snapshot.recipe(slug)?;
+    let (versions, total) = snapshot.changes_page(recipe.id, before, HISTORY_PAGE)?;
+    let older = versions
+        .first()
+        .map(|(v, _)| v.number)
+        .filter(|&n| n > VersionNumber::FIRST);
+    Ok(History {
+        versions,
+        total,
+        older,
+        title: recipe.content.title,
+    })
 }

@@ -1,6 +1,6 @@
 //! A recipe's whole lineage, for when its breadcrumb is shortened.
 
-use super::Crumb;
+use super::{crumb, Crumb};
 use crate::domain::read::Snapshot;
 use crate::domain::slug::Slug;
 use crate::domain::DomainError;
@@ -13,20 +13,18 @@ pub struct LineageShow {
     pub ancestors: Vec<Crumb>,
 }
 
-impl Snapshot {
-    /// The whole lineage of the recipe with `slug`, each ancestor named.
-    pub fn lineage_show(&self, slug: &Slug) -> Result<LineageShow, DomainError> {
-        let recipe = self.current(slug)?;
-        let mut lineage = self.lineage(recipe.id)?;
-        lineage.reverse();
-        let ancestors = lineage
-            .iter()
-            .map(|a| self.crumb(a))
-            .collect::<Result<_, _>>()?;
-        Ok(LineageShow {
-            slug: recipe.slug.to_string(),
-            title: recipe.content.title,
-            ancestors,
-        })
-    }
+/// The whole lineage of the recipe with `slug`, each ancestor named.
+pub fn lineage_show(snapshot: &Snapshot, slug: &Slug) -> Result<LineageShow, DomainError> {
+    let recipe = snapshot.current(slug)?;
+    let mut lineage = snapshot.lineage(recipe.id)?;
+    lineage.reverse();
+    let ancestors = lineage
+        .iter()
+        .map(|a| crumb(snapshot, a))
+        .collect::<Result<_, _>>()?;
+    Ok(LineageShow {
+        slug: recipe.slug.to_string(),
+        title: recipe.content.title,
+        ancestors,
+    })
 }

@@ -1,12 +1,14 @@
-//! What each page shows, read from one snapshot: the page models, one
+//! What each page shows, read from one snapshot: the page models, and one
 //! builder per page, each named as its handler and its view are
-//! (`recipe_show`: `web::recipes::show`, `views::recipe::show`).
+//! (`pages::recipe_show`: `web::recipes::show`, `views::recipe::show`).
 //!
-//! A handler asks the snapshot for one of these with one call and hands it
-//! to a view. Each is plain data, so a view renders it without touching the
-//! store, and a bench can read one without rendering it. The builders
-//! compose `Snapshot`'s primitives (a recipe, its lineage, its forks, the
-//! catalog, search), which live in `read`.
+//! A builder is a function of one snapshot and the request, and nothing
+//! else: a handler calls one, with the snapshot it was given, and hands the
+//! model to a view. Each model is plain data, so a view renders it without
+//! touching the store, and a bench can read one without rendering it. The
+//! builders compose `Snapshot`'s primitives (a recipe, its lineage, its
+//! forks, the catalog, search), which live in `read`; `Snapshot` itself has
+//! no page's method.
 //!
 //! - `recipe`: the recipe page (scaled as asked) and its JSON
 //! - `lineage`: a recipe's whole lineage
@@ -27,17 +29,16 @@ mod lineage;
 mod recipe;
 mod version;
 
-pub use cook::{CookPage, COOK_PAGE_LIMIT};
-pub use diff::{Comparison, VersionDiff};
-pub use family::{Family, TreeNode};
-pub use history::{History, HISTORY_PAGE};
-pub use lineage::LineageShow;
-pub use recipe::{RecipeShow, FORKS_LISTED};
-pub use version::VersionShow;
+pub use cook::{cook_page, CookPage, COOK_PAGE_LIMIT};
+pub use diff::{comparison, version_diff, Comparison, VersionDiff};
+pub use family::{family, Family, TreeNode};
+pub use history::{history, History, HISTORY_PAGE};
+pub use lineage::{lineage_show, LineageShow};
+pub use recipe::{recipe_show, RecipeShow, FORKS_LISTED};
+pub use version::{version_show, VersionShow};
 
 use super::ids::{RecipeId, VersionNumber};
-use super::read::{Ancestor, Recipe, Snapshot};
-use super::slug::Slug;
+use super::read::{Ancestor, Snapshot};
 use super::DomainError;
 
 /// Where a recipe brought in from another site came from: the page, and
@@ -99,62 +100,48 @@ impl Breadcrumb {
     }
 }
 
-impl Snapshot {
-    /// A link to recipe `id`.
-    pub fn link(&self, id: RecipeId) -> Result<Link, DomainError> {
-        let (slug, title) = self.slug_and_title(id)?;
-        Ok(Link { slug, title })
-    }
+/// A link to recipe `id`.
+fn link(snapshot: &Snapshot, id: RecipeId) -> Result<Link, DomainError> {
+    let (slug, title) = snapshot.slug_and_title(id)?;
+    Ok(Link { slug, title })
+}
 
-    /// The lineage of `id` as a breadcrumb, the original first: the walk
-    /// reads every ancestor's parent, but names only those shown.
-    pub fn crumbs(&self, id: RecipeId) -> Result<Breadcrumb, DomainError> {
-        let mut lineage = self.lineage(id)?;
-        lineage.reverse();
-        let source = self.source(lineage.first().map_or(id, |a| a.id))?;
-        let crumb = |a: &Ancestor| self.crumb(a);
-        if lineage.len() <= 2 * CRUMB_ENDS {
-            return Ok(Breadcrumb {
-                source,
-                head: lineage.iter().map(crumb).collect::<Result<_, _>>()?,
-                hidden: 0,
-                tail: Vec::new(),
-            });
-        }
-        let tail_from = lineage.len() - CRUMB_ENDS;
-        Ok(Breadcrumb {
+/// The lineage of `id` as a breadcrumb, the original first: the walk
+/// reads every ancestor's parent, but names only those shown.
+fn crumbs(snapshot: &Snapshot, id: RecipeId) -> Result<Breadcrumb, DomainError> {
+    let mut lineage = snapshot.lineage(id)?;
+    lineage.reverse();
+    let source = snapshot.source(lineage.first().map_or(id, |a| a.id))?;
+    let crumb = |a: &Ancestor| crumb(snapshot, a);
+    if lineage.len() <= 2 * CRUMB_ENDS {
+        return Ok(Breadcrumb {
             source,
-            head: lineage[..CRUMB_ENDS]
-                .iter()
-                .map(crumb)
-                .collect::<Result<_, _>>()?,
-            hidden: tail_from - CRUMB_ENDS,
-            tail: lineage[tail_from..]
-                .iter()
-                .map(crumb)
-                .collect::<Result<_, _>>()?,
-        })
+            head: lineage.iter().map(crumb).collect::<Result<_, _>>()?,
+            hidden: 0,
+            tail: Vec::new(),
+        });
     }
+    let tail_from = lineage.len() - CRUMB_ENDS;
+    Ok(Breadcrumb {
+        source,
+        head: lineage[..CRUMB_ENDS]
+            .iter()
+            .map(crumb)
+            .collect::<Result<_, _>>()?,
+        hidden: tail_from - CRUMB_ENDS,
+        tail: lineage[tail_from..]
+            .iter()
+            .map(crumb)
+            .collect::<Result<_, _>>()?,
+    })
+}
 
-    /// One ancestor, named, at the version that was forked.
-    fn crumb(&self, ancestor: &Ancestor) -> Result<Crumb, DomainError> {
-        let Link { slug, title } = self.link(ancestor.id)?;
-        Ok(Crumb {
-            slug,
-            title,
-            version: ancestor.forked_version,
-        })
-    }
-
-    /// The recipe with `slug` as it is now, refusing a retired one.
-    pub fn current(&self, slug: &Slug) -> Result<Recipe, DomainError> {
-        let recipe = self.recipe(slug)?;
-        if recipe.retired {
-            return Err(DomainError::Retired {
-                slug: slug.to_string(),
-                title: recipe.content.title,
-            });
-        }
-        Ok(recipe)
-    }
+/// One ancestor, named, at the version that was forked.
+fn crumb(snapshot: &Snapshot, ancestor: &Ancestor) -> Result<Crumb, DomainError> {
+    let Link { slug, title } = link(snapshot, ancestor.id)?;
+    Ok(Crumb {
+        slug,
+        title,
+        version: ancestor.forked_version,
+    })
 }

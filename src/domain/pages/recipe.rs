@@ -1,7 +1,7 @@
 //! The recipe page (and its JSON): the recipe now, at the scale asked,
 //! where it came from and what it became.
 
-use super::{Breadcrumb, Link};
+use super::{crumbs, link, Breadcrumb, Link};
 use crate::domain::read::{Recipe, Snapshot};
 use crate::domain::scale::{Scale, ScaleAsked};
 use crate::domain::slug::Slug;
@@ -25,24 +25,26 @@ pub struct RecipeShow {
     pub scale: Scale,
 }
 
-impl Snapshot {
-    /// What the recipe page shows, at the scale asked.
-    pub fn recipe_show(&self, slug: &Slug, asked: ScaleAsked) -> Result<RecipeShow, DomainError> {
-        let recipe = self.current(slug)?;
-        let scale = Scale::for_recipe(&recipe.content, asked.servings, asked.units)?;
-        let lineage = self.crumbs(recipe.id)?;
-        let all_forks = self.forks(recipe.id)?;
-        let forks = all_forks
-            .iter()
-            .take(FORKS_LISTED)
-            .map(|&id| self.link(id))
-            .collect::<Result<_, _>>()?;
-        Ok(RecipeShow {
-            recipe,
-            lineage,
-            forks,
-            fork_count: all_forks.len(),
-            scale,
-        })
-    }
+/// What the recipe page shows, at the scale asked.
+pub fn recipe_show(
+    snapshot: &Snapshot,
+    slug: &Slug,
+    asked: ScaleAsked,
+) -> Result<RecipeShow, DomainError> {
+    let recipe = snapshot.current(slug)?;
+    let scale = Scale::for_recipe(&recipe.content, asked.servings, asked.units)?;
+    let lineage = crumbs(snapshot, recipe.id)?;
+    let all_forks = snapshot.forks(recipe.id)?;
+    let forks = all_forks
+        .iter()
+        .take(FORKS_LISTED)
+        .map(|&id| link(snapshot, id))
+        .collect::<Result<_, _>>()?;
+    Ok(RecipeShow {
+        recipe,
+        lineage,
+        forks,
+        fork_count: all_forks.len(),
+        scale,
+    })
 }

@@ -1,6 +1,6 @@
 //! One past version of a recipe.
 
-use super::Breadcrumb;
+use super::{crumbs, Breadcrumb};
 use crate::domain::ids::VersionNumber;
 use crate::domain::read::{Recipe, Snapshot, Version};
 use crate::domain::slug::Slug;
@@ -16,21 +16,19 @@ pub struct VersionShow {
     pub lineage: Breadcrumb,
 }
 
-impl Snapshot {
-    /// What a past version's page shows.
-    pub fn version_show(
-        &self,
-        slug: &Slug,
-        number: VersionNumber,
-    ) -> Result<VersionShow, DomainError> {
-        let recipe = self.recipe(slug)?;
-        let (version, content) = self.version(slug, number)?;
-        let lineage = self.crumbs(recipe.id)?;
-        Ok(VersionShow {
-            recipe,
-            version,
-            content,
-            lineage,
-        })
-    }
+/// What a past version's page shows.
+pub fn version_show(
+    snapshot: &Snapshot,
+    slug: &Slug,
+    number: VersionNumber,
+) -> Result<VersionShow, DomainError> {
+    let recipe = snapshot.recipe(slug)?;
+    let (version, content) = snapshot.version(slug, number)?;
+    let lineage = crumbs(snapshot, recipe.id)?;
+    Ok(VersionShow {
+        recipe,
+        version,
+        content,
+        lineage,
+    })
 }

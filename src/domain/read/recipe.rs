@@ -52,6 +52,18 @@ impl Snapshot {
         self.recipe_by_id(id)
     }
 
+    /// The recipe with `slug` as it is now, refusing a retired one.
+    pub fn current(&self, slug: &Slug) -> Result<Recipe, DomainError> {
+        let recipe = self.recipe(slug)?;
+        if recipe.retired {
+            return Err(DomainError::Retired {
+                slug: slug.to_string(),
+                title: recipe.content.title,
+            });
+        }
+        Ok(recipe)
+    }
+
     /// The recipe `id` as it is at this snapshot's basis.
     pub fn recipe_by_id(&self, id: RecipeId) -> Result<Recipe, DomainError> {
         let a = &self.attrs;
