@@ -161,6 +161,12 @@ mutant the-size-limit-unchecked src/store/writer.rs \
     'if std::hint::black_box(false) && (report.datoms.len() > MAX_TX_DATOMS || bytes > MAX_TX_BYTES) {' \
     it faults::a_transaction_over_the_size_limit_is_refused_and_writes_nothing
 
+# With a log attached, no transaction is applied before the log has it.
+mutant a-write-not-in-the-log src/store/writer.rs \
+    'log.append(&entry)?;' \
+    'let _ = (log, &entry);' \
+    it log::each_write_is_in_the_log_and_a_node_is_built_from_the_log_alone
+
 # No attribute changes type, cardinality, uniqueness or drops its index.
 mutant cardinality-may-change src/store/schema.rs \
     'if old.cardinality != new.cardinality {' \

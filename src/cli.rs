@@ -22,6 +22,7 @@ use crate::domain::import_check::RecipeImportCheck;
 use crate::domain::pictures;
 use crate::domain::{Accounts, Change, Recipes, Slug};
 use crate::import;
+use crate::postgres::PgLog;
 use crate::seed;
 use crate::store::{
     self, render_table, Input, Query, Store, StoreConfig, TransferSummary, DEFAULT_WORK_LIMIT,
@@ -74,6 +75,10 @@ pub enum Command {
     /// A password is read from the first line of standard input, e.g.
     /// printf '%s\n' 'a long password' | forkful user add ann --name 'Ann'
     User(UserArgs),
+    /// The site's log in PostgreSQL (see `serve --database-url`).
+    ///
+    /// Example: forkful log push --data ./data --database-url postgres://forkful@db/forkful
+    Log(LogArgs),
 }
 
 /// Runs one command; what it prints goes to `out`.
@@ -86,6 +91,7 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<()> {
         Command::Import(args) => import(args, out),
         Command::ImportRecipe(args) => import_recipe(args, out),
         Command::User(args) => user(args, out),
+        Command::Log(args) => log_command(args, out),
     }
 }
 
@@ -192,8 +198,14 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub store: StoreArgs,
     /// Seed the demo into a fresh temporary store and serve that instead.
-    #[arg(long, env = "FORKFUL_DEMO")]
+    #[arg(long, env = "FORKFUL_DEMO", conflicts_with = "database_url")]
     pub demo: bool,
+    /// Keep the site's log in PostgreSQL (postgres://user@host/database):
+    /// each write is appended there before it is acknowledged, and the
+    /// store in --data becomes this node's index of the log, caught up
+    /// when the server starts (or built from the log when --data is empty).
+    #[arg(long, env = "DATABASE_URL", value_name = "URL")]
+    pub database_url: Option<String>,
     /// The address to listen on (port 0 picks a free port).
     #[arg(long, env = "FORKFUL_ADDR", default_value = "127.0.0.1:8080")]
     pub addr: String,
@@ -268,6 +280,14 @@ fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
     } else {
         args.store.open_with(config)?
     };
+    match &args.database_url {
+        Some(url) => follow_log(&store, url, out)?,
+        None if store.follows_log() => bail!(
+            "the store at {} follows a log in PostgreSQL: serve it with --database-url (or DATABASE_URL)",
+            args.store.data.display()
+        ),
+        None => {}
+    }
     let config = app::Config {
         addr: args.addr,
         workers: args.workers,
@@ -279,6 +299,69 @@ fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
         timeouts: app::Timeouts::default(),
     };
     serve_until_stopped(store, &config, args.log_json, out)
+}
+
+/// Makes the log in PostgreSQL at `url` the store's truth, catching the
+/// store up with it. The address is never printed: it may hold a password.
+fn follow_log(store: &Store, url: &str, out: &mut impl Write) -> Result<()> {
+    let log = PgLog::connect(url).context("connecting to the log in PostgreSQL")?;
+    let applied = store
+        .attach_log(std::sync::Arc::new(log))
+        .context("following the log in PostgreSQL")?;
+    writeln!(
+        out,
+        "forkful: following the log in PostgreSQL; applied {applied} transactions from it"
+    )?;
+    Ok(())
+}
+
+/// `forkful log`.
+#[derive(Debug, Args)]
+pub struct LogArgs {
+    #[command(subcommand)]
+    pub action: LogAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LogAction {
+    /// Copy a store's whole history into an empty log in PostgreSQL, and
+    /// make the store follow it: how a site kept in one directory moves to
+    /// `serve --database-url`.
+    Push {
+        #[command(flatten)]
+        store: StoreArgs,
+        /// The log's database (postgres://user@host/database).
+        #[arg(long, env = "DATABASE_URL", value_name = "URL")]
+        database_url: String,
+    },
+}
+
+fn log_command(args: LogArgs, out: &mut impl Write) -> Result<()> {
+    match args.action {
+        LogAction::Push {
+            store,
+            database_url,
+        } => {
+            store.must_exist()?;
+            let opened = store.open_bulk()?;
+            let log =
+                PgLog::connect(&database_url).context("connecting to the log in PostgreSQL")?;
+            // By transaction id, which grows with the history copied.
+            let bar = progress_bar("{bar:40} transaction {pos} of {len}, {eta} left");
+            bar.set_length(opened.db().basis());
+            let copied = opened
+                .push_to_log(std::sync::Arc::new(log), &mut |t| bar.set_position(t))
+                .context("copying the store into the log")?;
+            bar.finish_and_clear();
+            writeln!(
+                out,
+                "copied {copied} transactions (basis {}) from {} into the log; serve it with --database-url",
+                opened.db().basis(),
+                store.data.display()
+            )?;
+            Ok(())
+        }
+    }
 }
 
 /// A temporary store with the demo seeded into it, for `serve --demo`.

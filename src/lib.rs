@@ -6,6 +6,8 @@
 //!   text of queries, pull patterns, exports and seed files.
 //! - `store`: the fact store: datoms, schema, transactions, indexes on sled,
 //!   database values, pull. Knows nothing of recipes.
+//! - `postgres`: the log in PostgreSQL, which a store follows when a site
+//!   runs on more than one machine.
 //! - `domain`: recipes, versions, forks, lineage, diffs, over the store.
 //! - `seed`: the demo fixture and synthetic catalogs.
 //! - `import`: recipes brought in from other sites' pages (schema.org
@@ -24,6 +26,7 @@ pub mod cli;
 pub mod domain;
 pub mod edn;
 pub mod import;
+pub mod postgres;
 pub mod seed;
 pub mod store;
 pub mod views;

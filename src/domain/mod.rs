@@ -56,7 +56,7 @@ pub use read::{
 pub use slug::{BadSlug, Slug};
 pub use write::{Change, Recipes, Seen, MAX_NOTE, UNSAVED_PICTURE_GRACE_MS};
 
-use crate::store::{ReadError, StorageError, StoreError, TransactError};
+use crate::store::{LogError, ReadError, StorageError, StoreError, TransactError};
 
 /// How deep a lineage may go before the walk refuses it.
 pub const MAX_LINEAGE: usize = 4_096;
@@ -129,6 +129,13 @@ pub enum DomainError {
     Scale(#[from] scale::ScaleError),
     #[error("no picture {0} is stored here")]
     NoSuchPicture(String),
+    /// The log the site's store follows could not take the write now:
+    /// another node wrote first (this one has caught up since), or the
+    /// log's database is out of reach. Nothing was written; ask again.
+    #[error(
+        "the site cannot save changes just now ({0}); nothing was saved, try again in a moment"
+    )]
+    Unavailable(String),
     #[error("store: {0}")]
     Store(#[from] StoreError),
 }
@@ -144,4 +151,15 @@ macro_rules! from_store {
     )*};
 }
 
-from_store!(StorageError, TransactError, ReadError);
+from_store!(StorageError, ReadError);
+
+impl From<TransactError> for DomainError {
+    fn from(error: TransactError) -> DomainError {
+        match error {
+            TransactError::Log(why @ (LogError::Moved { .. } | LogError::Unavailable(_))) => {
+                DomainError::Unavailable(why.to_string())
+            }
+            other => DomainError::Store(other.into()),
+        }
+    }
+}

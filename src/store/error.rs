@@ -148,6 +148,10 @@ pub enum TransactError {
     /// An earlier flush failed, so later writes could not be made durable.
     #[error("the store refuses writes after a failed flush: {0}")]
     Poisoned(String),
+    /// The log the store follows refused the transaction (another node
+    /// wrote first) or could not take it; nothing was written.
+    #[error(transparent)]
+    Log(#[from] super::log::LogError),
 }
 
 /// A read that names an attribute, or pulls by a pattern, failed.

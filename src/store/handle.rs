@@ -51,6 +51,13 @@ pub(super) struct Inner {
     pub(super) flushes: AtomicU64,
     /// See `StoreStats::synced`.
     pub(super) synced: AtomicU64,
+    /// The log each transaction is appended to before it is applied, once
+    /// one is attached (`Store::attach_log`).
+    pub(super) log: std::sync::OnceLock<Arc<dyn super::log::Log>>,
+    /// Whether the store followed a log when it was opened: then it takes
+    /// no write until that log is attached again, or it would hold
+    /// transactions the log does not.
+    pub(super) followed_log: bool,
 }
 
 /// Counters since the store was opened.
@@ -98,6 +105,12 @@ impl Store {
             self.inner.referrers.clone(),
             self.inner.orders.clone(),
         )
+    }
+
+    /// Whether the store follows a log (attached now, or when it was last
+    /// open): then it writes only through that log.
+    pub fn follows_log(&self) -> bool {
+        self.inner.followed_log || self.inner.log.get().is_some()
     }
 
     /// Whether no transaction has been committed since the store was made.

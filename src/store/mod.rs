@@ -51,6 +51,9 @@
 //!   applied as one sled batch each
 //! - `group_commit`: flushes shared by the writers waiting on them
 //! - `undo`: taking back what a failed flush did not make durable
+//! - `log`: a log beside the store that holds the truth when one is
+//!   attached (PostgreSQL's, `crate::postgres`), its entries and their sums
+//! - `follow`: attaching a log, and catching up with it
 //! - `transaction`: what a caller asks a transaction to do (a leaf)
 //! - `prepare`: how a transaction becomes datoms, checked
 //! - `value`: typed values and keywords
@@ -79,12 +82,14 @@ mod db;
 mod derived_lock;
 mod encoding;
 mod error;
+mod follow;
 mod fsync;
 mod group_commit;
 mod grouped;
 mod handle;
 mod instant;
 mod keyspace;
+mod log;
 mod open;
 mod ordered;
 mod postings;
@@ -111,6 +116,7 @@ pub use error::{
 pub use handle::{Store, StoreStats};
 pub use instant::{format_rfc3339, now_millis, parse_rfc3339, write_rfc3339};
 pub use keyspace::Keyspace;
+pub use log::{Log, LogEntry, LogError, GENESIS_SUM};
 pub use open::{StoreConfig, DEFAULT_ENTITY_CACHE_BYTES, FORMAT_VERSION};
 pub use pull::{PullPattern, Pulled};
 pub use query::{render_table, Input, Query, QueryError, QueryResult, DEFAULT_WORK_LIMIT};

@@ -14,6 +14,7 @@ use super::fsync;
 use super::group_commit::FlushState;
 use super::grouped;
 use super::handle::{Inner, Published, Store};
+use super::log;
 use super::ordered::OrderCache;
 use super::postings;
 use super::referrers::ReferrerCache;
@@ -37,6 +38,10 @@ pub(super) const META_BASIS: &[u8] = b"\x00basis";
 pub(super) const META_NEXT_ID: &[u8] = b"\x00next-id";
 pub(super) const META_LAST_INSTANT: &[u8] = b"\x00last-instant";
 pub(super) const META_IMPORTING: &[u8] = b"\x00importing";
+/// The identity of the log the store follows, once one was attached.
+pub(super) const META_LOG_ID: &[u8] = b"\x00log-id";
+/// The chained sum of the last log entry applied (`log::LogEntry::sum`).
+pub(super) const META_LOG_SUM: &[u8] = b"\x00log-sum";
 /// Set by a failed flush's undo that could not clear every AVET chunk it
 /// had to: the next open clears them all (`postings::clear_all`).
 pub(super) const META_AVET_UNCLEARED: &[u8] = b"\x00avet-uncleared";
@@ -168,6 +173,13 @@ impl Store {
         };
         let next_id = read_meta_u64(&sled, META_NEXT_ID)?;
         let last_instant = read_meta_u64(&sled, META_LAST_INSTANT)? as i64;
+        let followed_log = sled.contains_key(META_LOG_ID)?;
+        let log_sum = match sled.get(META_LOG_SUM)? {
+            None => log::GENESIS_SUM,
+            Some(sum) => sum.as_ref().try_into().map_err(|_| {
+                StorageError::Corrupt("the last log entry's sum is not 32 bytes".into())
+            })?,
+        };
         let reads = Arc::new(AtomicU64::new(0));
         let entities = Arc::new(current::EntityCache::new(config.entity_cache_bytes));
         let referrers = Arc::new(ReferrerCache::new(config.cached_entities, basis));
@@ -192,6 +204,7 @@ impl Store {
                     next_id,
                     last_instant,
                     schema: schema.clone(),
+                    log_sum,
                 }),
                 applied: AtomicU64::new(basis),
                 published: RwLock::new(Published { basis, schema }),
@@ -214,6 +227,8 @@ impl Store {
                 transactions: AtomicU64::new(0),
                 flushes: AtomicU64::new(0),
                 synced: AtomicU64::new(0),
+                log: std::sync::OnceLock::new(),
+                followed_log,
             }),
         })
     }

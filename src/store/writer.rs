@@ -15,9 +15,10 @@ use super::error::{StorageError, TransactError};
 use super::grouped;
 use super::handle::{Published, Store};
 use super::instant;
+use super::log::{self, LogEntry, LogError};
 use super::open::{
     bootstrap_schema, write_genesis, DerefTree, META_BASIS, META_IMPORTING, META_LAST_INSTANT,
-    META_NEXT_ID,
+    META_LOG_SUM, META_NEXT_ID,
 };
 use super::postings;
 use super::prepare::{self, WriterClock};
@@ -43,6 +44,9 @@ pub(super) struct Writer {
     pub(super) last_instant: i64,
     /// The schema as of the newest applied transaction.
     pub(super) schema: Arc<Schema>,
+    /// The sum of the newest log entry applied (`log::GENESIS_SUM` for a
+    /// store that never followed a log): the next entry chains to it.
+    pub(super) log_sum: [u8; 32],
 }
 
 impl Store {
@@ -114,8 +118,14 @@ impl Store {
             }
         };
         let (tx, value) = decided;
-        let report = self.apply_locked(&mut writer, &db, tx.borrow())?;
-        Ok((report, value))
+        let applied = self.apply_locked(&mut writer, &db, tx.borrow());
+        if let Err(TransactError::Log(LogError::Moved { .. })) = &applied {
+            // Another node wrote first: this one catches up, so that the
+            // write, asked again, is decided on the value it lost to.
+            drop(writer);
+            self.catch_up()?;
+        }
+        Ok((applied?, value))
     }
 
     /// The latest applied database value, as the writer sees it.
@@ -154,12 +164,33 @@ impl Store {
                 max_bytes: MAX_TX_BYTES,
             });
         }
+        // With a log, the transaction is the log's first: appended after
+        // the entry it was decided on, or refused if another node's came
+        // first. A crash after the append and before the batch loses
+        // nothing: the store catches up from the log when it next opens.
+        let log_sum = match self.inner.log.get() {
+            None if self.inner.followed_log => return Err(unfollowed().into()),
+            None => None,
+            Some(log) => {
+                let entry = LogEntry::new(
+                    self.inner.applied.load(Ordering::Acquire),
+                    &writer.log_sum,
+                    report.basis_after,
+                    prepared.next_id,
+                    report.tx_instant,
+                    report.datoms.clone(),
+                );
+                log.append(&entry)?;
+                Some(entry.sum)
+            }
+        };
         let schema = prepared.schema.map(Arc::new);
         let written = Written {
             datoms: &report.datoms,
             tx: report.basis_after,
             next_id: prepared.next_id,
             instant: report.tx_instant,
+            log_sum,
         };
         self.write_batch(writer, &written, schema.as_ref().unwrap_or(&writer.schema))?;
         self.after_apply(writer, &written, schema);
@@ -227,6 +258,10 @@ impl Store {
         batch.insert(META_BASIS, &written.tx.to_be_bytes());
         batch.insert(META_NEXT_ID, &written.next_id.to_be_bytes());
         batch.insert(META_LAST_INSTANT, &written.instant.to_be_bytes());
+        if let Some(sum) = written.log_sum {
+            undo.push((META_LOG_SUM.to_vec(), Some(IVec::from(&writer.log_sum[..]))));
+            batch.insert(META_LOG_SUM, &sum[..]);
+        }
         self.inner.sled.apply_batch(batch)?;
         self.lock_flush().undo.push(Undo {
             tx: written.tx,
@@ -255,6 +290,9 @@ impl Store {
         }
         writer.next_id = written.next_id;
         writer.last_instant = written.instant;
+        if let Some(sum) = written.log_sum {
+            writer.log_sum = sum;
+        }
         self.inner.applied.store(tx, Ordering::Release);
     }
 
@@ -273,7 +311,13 @@ impl Store {
     /// imported transaction: a store found with the mark when opened holds
     /// part of an import (the process died, or the disk failed) and is
     /// refused rather than served half-filled.
-    pub(super) fn begin_import(&self) -> Result<(), StorageError> {
+    pub(super) fn begin_import(&self) -> Result<(), TransactError> {
+        if self.inner.log.get().is_some() || self.inner.followed_log {
+            return Err(LogError::Unavailable(
+                "an import writes into the store itself, around the log it follows: import into a store with no log, then copy it into the log with `forkful log push`".into(),
+            )
+            .into());
+        }
         self.inner.sled.insert(META_IMPORTING, &[] as &[u8])?;
         self.inner.sled.flush()?;
         Ok(())
@@ -297,6 +341,7 @@ impl Store {
         let schema = Arc::new(bootstrap_schema());
         writer.next_id = GENESIS_TX + 1;
         writer.last_instant = 0;
+        writer.log_sum = log::GENESIS_SUM;
         let mut state = self.lock_flush();
         state.durable = GENESIS_TX;
         state.schemas.clear();
@@ -344,12 +389,20 @@ impl Store {
             tx,
             next_id: next_id.max(writer.next_id),
             instant,
+            log_sum: None,
         };
         self.write_batch(&writer, &written, schema)?;
         let changed = !Arc::ptr_eq(schema, &writer.schema);
         self.after_apply(&mut writer, &written, changed.then(|| schema.clone()));
         Ok(())
     }
+}
+
+/// Why a store that follows a log, opened without it, takes no write.
+fn unfollowed() -> LogError {
+    LogError::Unavailable(
+        "this store follows a log in PostgreSQL, which it was opened without: a write here would be missing from the log (serve it with --database-url)".into(),
+    )
 }
 
 /// One transaction as it is written: its datoms, and the writer's
@@ -359,6 +412,8 @@ pub(super) struct Written<'a> {
     pub(super) tx: EntityId,
     pub(super) next_id: EntityId,
     pub(super) instant: i64,
+    /// The sum of its log entry, when the store follows a log.
+    pub(super) log_sum: Option<[u8; 32]>,
 }
 
 /// The `(target, attribute)` pairs whose references `datoms` assert or

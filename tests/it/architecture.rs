@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 const ALLOWED: &[(&str, &[&str])] = &[
     ("edn", &[]),
     ("store", &["edn"]),
+    ("postgres", &["store"]),
     ("domain", &["store", "edn"]),
     ("seed", &["domain", "store", "edn"]),
     ("import", &["domain"]),
@@ -25,7 +26,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "cli",
         &[
-            "app", "web", "domain", "seed", "store", "edn", "views", "assets", "import",
+            "app", "web", "domain", "seed", "store", "edn", "views", "assets", "import", "postgres",
         ],
     ),
     ("main", &["cli"]),

@@ -25,6 +25,7 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use serde_json::{json, Value};
 
 use crate::cli::serve;
+use crate::helpers::apt_get;
 
 /// Where Debian's packages put the browser and its driver.
 const CHROMIUM: &str = "/usr/bin/chromium";
@@ -251,26 +252,6 @@ fn install_chromium_and_chromedriver() {
         "apt-get installed chromium and chromium-driver, yet {CHROMIUM} or {CHROMEDRIVER} is missing"
     );
     eprintln!("browser: installed in {:.1?}", started.elapsed());
-}
-
-fn apt_get(args: &[&str]) -> std::result::Result<(), String> {
-    let out = Command::new("apt-get")
-        .args(args)
-        .env("DEBIAN_FRONTEND", "noninteractive")
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| format!("apt-get did not start: {e}"))?;
-    if out.status.success() {
-        return Ok(());
-    }
-    let said = String::from_utf8_lossy(&out.stderr);
-    let last: Vec<&str> = said.lines().rev().take(10).collect();
-    Err(format!(
-        "`apt-get {}` failed ({}):\n{}",
-        args.join(" "),
-        out.status,
-        last.into_iter().rev().collect::<Vec<_>>().join("\n")
-    ))
 }
 
 /// A chromedriver of this test's own on a free port. Dropping it ends it and

@@ -677,3 +677,52 @@ fn import_recipe_brings_in_a_saved_page_and_says_what_was_wrong() {
         );
     }
 }
+
+/// `log push` copies a store into an empty log and makes it follow it; the
+/// store is then served only with its log, and a second push is refused.
+#[test]
+fn log_push_moves_a_store_into_postgresql_and_serve_then_needs_it() {
+    let root = tempfile::tempdir().unwrap();
+    let data = root.path().join("store");
+    store_with_dal(&data);
+    let url = crate::postgres::fresh_database();
+    let out = forkful(&["log", "push", "--data", path(&data), "--database-url", &url]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("copied 2 transactions"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(
+        !text(&out.stdout).contains(&url),
+        "the address is not printed"
+    );
+    let again = forkful(&["log", "push", "--data", path(&data), "--database-url", &url]);
+    assert!(!again.status.success());
+    assert!(
+        text(&again.stderr).contains("follows a log already"),
+        "{}",
+        text(&again.stderr)
+    );
+    let serve = forkful(&["serve", "--data", path(&data), "--addr", "127.0.0.1:0"]);
+    assert!(!serve.status.success());
+    assert!(
+        text(&serve.stderr).contains("serve it with --database-url"),
+        "{}",
+        text(&serve.stderr)
+    );
+    let unreachable = forkful(&[
+        "log",
+        "push",
+        "--data",
+        path(&data),
+        "--database-url",
+        "postgres://nobody@127.0.0.1:1/none",
+    ]);
+    assert!(!unreachable.status.success());
+    assert!(
+        text(&unreachable.stderr).contains("connecting to the log in PostgreSQL"),
+        "{}",
+        text(&unreachable.stderr)
+    );
+}

@@ -458,3 +458,25 @@ pub fn largest_content(version: usize) -> forkful::domain::Content {
         ..Content::default()
     }
 }
+
+/// Runs `apt-get` with `args`, non-interactively: how a test installs a
+/// Debian package it needs (Chromium, PostgreSQL) rather than skip.
+pub fn apt_get(args: &[&str]) -> std::result::Result<(), String> {
+    let out = std::process::Command::new("apt-get")
+        .args(args)
+        .env("DEBIAN_FRONTEND", "noninteractive")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("apt-get did not start: {e}"))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let said = String::from_utf8_lossy(&out.stderr);
+    let last: Vec<&str> = said.lines().rev().take(10).collect();
+    Err(format!(
+        "`apt-get {}` failed ({}):\n{}",
+        args.join(" "),
+        out.status,
+        last.into_iter().rev().collect::<Vec<_>>().join("\n")
+    ))
+}

@@ -1,0 +1,197 @@
+//! Following a log: attaching one to a store (refusing a log that is not
+//! the one the store followed, or that disagrees with what the store
+//! applied), and catching up with the entries it has that the store has
+//! not applied yet.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use super::encoding::{Components, Datom, Index};
+use super::error::TransactError;
+use super::handle::Store;
+use super::log::{Log, LogEntry, LogError, GENESIS_SUM};
+use super::open::{META_LOG_ID, META_LOG_SUM};
+use super::schema::{DB_TX_INSTANT, GENESIS_TX};
+use super::value::EntityId;
+use super::writer::{Writer, Written};
+
+/// Entries read from the log at a time while catching up.
+const CATCH_UP_BATCH: usize = 500;
+
+impl Store {
+    /// Makes `log` the store's source of truth: from now on each transaction
+    /// is appended to it before it is applied here, and the store catches up
+    /// with what it holds. Returns how many entries were applied.
+    ///
+    /// Refused, with nothing changed, when the store followed another log,
+    /// when it has transactions of its own that no log has (it must be
+    /// copied into the log instead), or when its newest transaction is not
+    /// the log's at the same `t` (another site's log, or a log that lost or
+    /// changed entries).
+    pub fn attach_log(&self, log: Arc<dyn Log>) -> Result<usize, TransactError> {
+        let writer = self.lock_writer();
+        self.refuse_if_poisoned()?;
+        let basis = self.inner.applied.load(Ordering::Acquire);
+        let mismatch = |why: String| TransactError::Log(LogError::Mismatch(why));
+        match self.inner.sled.get(META_LOG_ID)? {
+            Some(id) if id.as_ref() != log.identity().as_bytes() => {
+                return Err(mismatch(format!(
+                    "this store follows the log {}, not {}",
+                    String::from_utf8_lossy(&id),
+                    log.identity()
+                )))
+            }
+            Some(_) => {}
+            None if basis != GENESIS_TX => {
+                return Err(mismatch(format!(
+                    "this store has transactions of its own (up to {basis}) that the log does not: copy them into an empty log with `forkful log push`"
+                )))
+            }
+            None => {}
+        }
+        if basis != GENESIS_TX {
+            match log.sum_at(basis)? {
+                Some(sum) if sum == writer.log_sum => {}
+                Some(_) => {
+                    return Err(mismatch(format!(
+                        "this store's transaction {basis} is not the log's transaction {basis}: the store or the log was changed"
+                    )))
+                }
+                None => {
+                    return Err(mismatch(format!(
+                        "the log has no transaction {basis}, which this store applied: it lost entries, or is another site's"
+                    )))
+                }
+            }
+        }
+        self.inner
+            .sled
+            .insert(META_LOG_ID, log.identity().as_bytes())?;
+        if self.inner.log.set(log).is_err() {
+            return Err(mismatch("the store follows a log already".into()));
+        }
+        drop(writer);
+        self.sync()?;
+        self.catch_up()
+    }
+
+    /// Applies, in order, every entry the log has after the newest this
+    /// store applied, and returns once they are durable here: how many.
+    pub fn catch_up(&self) -> Result<usize, TransactError> {
+        let Some(log) = self.inner.log.get() else {
+            return Ok(0);
+        };
+        let mut applied = 0;
+        loop {
+            let mut writer = self.lock_writer();
+            self.refuse_if_poisoned()?;
+            let basis = self.inner.applied.load(Ordering::Acquire);
+            let entries = log.entries_after(basis, CATCH_UP_BATCH)?;
+            let Some(last) = entries.last().map(|e| e.t) else {
+                return Ok(applied);
+            };
+            for entry in &entries {
+                self.apply_logged(&mut writer, entry)?;
+                applied += 1;
+            }
+            drop(writer);
+            self.wait_durable(last)?;
+        }
+    }
+
+    /// Copies this store's whole history into `log`, which must be empty,
+    /// one entry per transaction in order, and makes the store follow it:
+    /// how a site kept in one directory moves into a log. `progress` hears
+    /// each transaction copied. Refused when the store follows a log
+    /// already or the log has entries; a copy that fails part way leaves
+    /// the store as it was (and the log holding a prefix of it, which a
+    /// store with none of it can follow).
+    pub fn push_to_log(
+        &self,
+        log: Arc<dyn Log>,
+        progress: &mut dyn FnMut(EntityId),
+    ) -> Result<usize, TransactError> {
+        let mut writer = self.lock_writer();
+        self.refuse_if_poisoned()?;
+        let mismatch = |why: String| TransactError::Log(LogError::Mismatch(why));
+        if self.inner.sled.contains_key(META_LOG_ID)? {
+            return Err(mismatch("this store follows a log already".into()));
+        }
+        if !log.entries_after(GENESIS_TX, 1)?.is_empty() {
+            return Err(mismatch(
+                "the log has entries already: a store is copied only into an empty log".into(),
+            ));
+        }
+        let db = self.writer_db(&writer).history();
+        let mut sum = GENESIS_SUM;
+        let mut prev = GENESIS_TX;
+        let mut pending: Vec<Datom> = Vec::new();
+        let mut copied = 0;
+        // Each transaction is appended once the next one's id is known: a
+        // writer's next id after a transaction is the id of the one after
+        // it, and the store's own next id after the last.
+        let mut append = |datoms: Vec<Datom>, next_id: EntityId| -> Result<(), TransactError> {
+            let t = datoms[0].tx;
+            let instant = datoms
+                .iter()
+                .find(|d| d.e == t && d.a == DB_TX_INSTANT && d.added)
+                .and_then(|d| d.v.as_instant())
+                .unwrap_or(0);
+            let entry = LogEntry::new(prev, &sum, t, next_id, instant, datoms);
+            log.append(&entry)?;
+            (prev, sum) = (t, entry.sum);
+            copied += 1;
+            progress(t);
+            Ok(())
+        };
+        for datom in db.datoms(Index::Log, &Components::any()) {
+            let datom = datom?;
+            if datom.tx <= GENESIS_TX {
+                continue;
+            }
+            if pending.first().is_some_and(|first| first.tx != datom.tx) {
+                append(std::mem::take(&mut pending), datom.tx)?;
+            }
+            pending.push(datom);
+        }
+        if !pending.is_empty() {
+            append(pending, writer.next_id)?;
+        }
+        let mut batch = sled::Batch::default();
+        batch.insert(META_LOG_ID, log.identity().as_bytes());
+        batch.insert(META_LOG_SUM, &sum[..]);
+        self.inner.sled.apply_batch(batch)?;
+        writer.log_sum = sum;
+        if self.inner.log.set(log).is_err() {
+            unreachable!("a store that follows a log has its identity, refused above");
+        }
+        drop(writer);
+        self.sync()?;
+        Ok(copied)
+    }
+
+    /// Applies one log entry as it was first applied: its ids, its
+    /// transaction and its instant. It was checked when it was decided; here
+    /// it is checked to follow what the store holds, by `t` and by sum.
+    fn apply_logged(&self, writer: &mut Writer, entry: &LogEntry) -> Result<(), TransactError> {
+        let basis: EntityId = self.inner.applied.load(Ordering::Acquire);
+        if entry.prev != basis || entry.sum != entry.sum_after(&writer.log_sum) {
+            return Err(LogError::Mismatch(format!(
+                "the log's transaction {} does not follow this store's {basis}",
+                entry.t
+            ))
+            .into());
+        }
+        let schema = writer.schema.after(&entry.datoms)?.map(Arc::new);
+        let written = Written {
+            datoms: &entry.datoms,
+            tx: entry.t,
+            next_id: entry.next_id,
+            instant: entry.instant,
+            log_sum: Some(entry.sum),
+        };
+        self.write_batch(writer, &written, schema.as_ref().unwrap_or(&writer.schema))?;
+        self.after_apply(writer, &written, schema);
+        Ok(())
+    }
+}

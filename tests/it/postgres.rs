@@ -1,0 +1,213 @@
+//! A real PostgreSQL for the tests of the log, never a mock: the one
+//! `FORKFUL_TEST_DATABASE_URL` names when it is set, otherwise a private
+//! cluster this test process starts (Debian's `initdb` and `postgres`, on a
+//! free port in a temporary directory, as the `postgres` user when run as
+//! root), installing the `postgresql` package when it is missing. It never
+//! skips. Each test gets a database of its own (`fresh_database`).
+//!
+//! The private cluster lives as long as the test process: it is started
+//! under a shell that stops it (fast shutdown) and removes its directory
+//! when its standard input, a pipe this process holds, closes, which it
+//! does when the process exits, however it exits.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use crate::helpers::apt_get;
+
+/// Where the tests' databases are made: a server and a user that may
+/// create databases.
+struct Server {
+    /// `postgres://user@host:port`, without a database.
+    base: String,
+    /// For a private cluster: the pipe whose closing stops it (and removes
+    /// its directory), held for the life of the process.
+    _cluster: Option<(ChildStdin, Child)>,
+}
+
+fn server() -> &'static Server {
+    static SERVER: OnceLock<Server> = OnceLock::new();
+    SERVER.get_or_init(|| match std::env::var("FORKFUL_TEST_DATABASE_URL") {
+        Ok(url) => {
+            let mut parsed = url::Url::parse(&url).expect("FORKFUL_TEST_DATABASE_URL is a URL");
+            parsed.set_path("");
+            Server {
+                base: parsed.as_str().trim_end_matches('/').to_owned(),
+                _cluster: None,
+            }
+        }
+        Err(_) => start_private_cluster(),
+    })
+}
+
+/// A new, empty database for one test: its URL.
+pub fn fresh_database() -> String {
+    static COUNT: AtomicUsize = AtomicUsize::new(0);
+    let server = server();
+    let name = format!(
+        "forkful_test_{}_{}",
+        std::process::id(),
+        COUNT.fetch_add(1, Ordering::Relaxed)
+    );
+    psql(
+        &format!("{}/postgres", server.base),
+        &[
+            &format!("DROP DATABASE IF EXISTS {name}"),
+            &format!("CREATE DATABASE {name}"),
+        ],
+    );
+    format!("{}/{name}", server.base)
+}
+
+/// Runs each of `statements` on the database at `url`, panicking with
+/// what psql said if one fails.
+pub fn psql(url: &str, statements: &[&str]) -> String {
+    let mut command = Command::new(binary("psql"));
+    command
+        .arg(url)
+        .args(["-X", "-q", "-t", "-A", "-v", "ON_ERROR_STOP=1"]);
+    for statement in statements {
+        command.args(["-c", statement]);
+    }
+    let out = command.output().expect("psql runs");
+    assert!(
+        out.status.success(),
+        "psql {statements:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The directory of Debian's PostgreSQL binaries, installing the package
+/// when there is none.
+fn bin_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let find = || {
+            let mut found: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|entry| entry.path().join("bin"))
+                .filter(|bin| bin.join("initdb").exists())
+                .collect();
+            found.sort();
+            found.pop()
+        };
+        if let Some(dir) = find() {
+            return dir;
+        }
+        eprintln!("postgres: no PostgreSQL under /usr/lib/postgresql: installing Debian's postgresql");
+        apt_get(&["install", "-y", "postgresql"])
+            .or_else(|_| apt_get(&["update"]).and_then(|()| apt_get(&["install", "-y", "postgresql"])))
+            .unwrap_or_else(|why| {
+                panic!("the log's tests need PostgreSQL and could not install it (`apt-get install -y postgresql`, as root): {why}")
+            });
+        find().expect("apt-get installed postgresql, yet no initdb is under /usr/lib/postgresql")
+    })
+}
+
+fn binary(name: &str) -> PathBuf {
+    bin_dir().join(name)
+}
+
+/// Whether this process runs as root, which PostgreSQL refuses to.
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|out| out.stdout.trim_ascii() == b"0")
+        .unwrap_or(false)
+}
+
+/// `command` as the `postgres` user when this process is root.
+fn as_postgres(program: &Path) -> Command {
+    if is_root() {
+        let mut command = Command::new("runuser");
+        command.args(["-u", "postgres", "--"]).arg(program);
+        command
+    } else {
+        Command::new(program)
+    }
+}
+
+fn start_private_cluster() -> Server {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let data = dir.path().join("data");
+    if is_root() {
+        let owned = Command::new("chown")
+            .args(["postgres:postgres"])
+            .arg(dir.path())
+            .status()
+            .expect("chown runs");
+        assert!(owned.success(), "the cluster's directory given to postgres");
+    }
+    let initdb = as_postgres(&binary("initdb"))
+        .args([
+            "--auth=trust",
+            "--username=postgres",
+            "--no-sync",
+            "--encoding=UTF8",
+            "-D",
+        ])
+        .arg(&data)
+        .output()
+        .expect("initdb runs");
+    assert!(
+        initdb.status.success(),
+        "initdb: {}",
+        String::from_utf8_lossy(&initdb.stderr)
+    );
+    let port = TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    // The shell stops the server when its standard input closes: when this
+    // process exits, however it does.
+    let script = format!(
+        "{} -D '{}' -p {port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='{}' -c fsync=off >'{}/log' 2>&1 & pid=$!; cat >/dev/null; kill -INT $pid; wait $pid; rm -rf '{}'",
+        binary("postgres").display(),
+        data.display(),
+        dir.path().display(),
+        dir.path().display(),
+        dir.path().display(),
+    );
+    // The shell removes the directory once the server has stopped.
+    let dir = dir.keep();
+    let mut child = as_postgres(Path::new("/bin/sh"))
+        .args(["-c", &script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("the cluster starts");
+    let stdin = child.stdin.take().expect("the cluster's stdin");
+    let base = format!("postgres://postgres@127.0.0.1:{port}");
+    let started = Instant::now();
+    loop {
+        let ready = Command::new(binary("pg_isready"))
+            .args(["-h", "127.0.0.1", "-p", &port.to_string(), "-U", "postgres"])
+            .output()
+            .is_ok_and(|out| out.status.success());
+        if ready {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the private PostgreSQL did not start in 60 s: {}",
+            std::fs::read_to_string(dir.join("log")).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    eprintln!(
+        "postgres: a private cluster on port {port}, started in {:.1?}",
+        started.elapsed()
+    );
+    Server {
+        base,
+        _cluster: Some((stdin, child)),
+    }
+}
