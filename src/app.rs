@@ -15,7 +15,7 @@ use actix_web::{App, HttpServer};
 use crate::domain::Recipes;
 use crate::web::caches::CacheBudget;
 use crate::web::client_address::TrustedProxies;
-use crate::web::{middleware, routes, Site, WebError};
+use crate::web::{middleware, read_your_writes, routes, Site, WebError};
 
 /// How to serve.
 #[derive(Debug, Clone)]
@@ -108,6 +108,7 @@ pub fn app(
         )
         .wrap(Compress::default())
         .wrap(middleware::security_headers(https))
+        .wrap(from_fn(read_your_writes::read_your_writes))
         .wrap(from_fn(move |req, next| {
             middleware::body_deadline(req, next, body_deadline)
         }))

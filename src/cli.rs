@@ -12,7 +12,9 @@
 use std::fs::File;
 use std::io::{BufReader, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::sync::LazyLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, LazyLock};
+use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
@@ -25,8 +27,8 @@ use crate::import;
 use crate::postgres::PgLog;
 use crate::seed;
 use crate::store::{
-    self, render_table, Input, Query, Store, StoreConfig, TransferSummary, DEFAULT_WORK_LIMIT,
-    FORMAT_VERSION,
+    self, render_table, Input, Log, Query, Store, StoreConfig, TransactError, TransferSummary,
+    DEFAULT_WORK_LIMIT, FORMAT_VERSION,
 };
 use crate::web::caches::CacheBudget;
 use crate::web::client_address::{ForwardedHeader, Network, TrustedProxies};
@@ -105,6 +107,13 @@ pub struct StoreArgs {
     /// for `serve --demo`, `seed`, `import` and `export`).
     #[arg(long, env = "FORKFUL_CACHE_MB", value_name = "MIB", value_parser = CacheSize::parse_mib)]
     pub cache_mb: Option<CacheSize>,
+    /// The site's log in PostgreSQL (postgres://user@host/database), for a
+    /// store that follows one (docs/DEPLOYING.md): each write is appended
+    /// there before it is acknowledged, and the store in --data is this
+    /// node's index of the log, caught up when opened (or built from the
+    /// log when --data is empty).
+    #[arg(long, env = "DATABASE_URL", value_name = "URL")]
+    pub database_url: Option<String>,
 }
 
 /// The size of sled's page cache, read as a number of MiB and kept in
@@ -177,7 +186,22 @@ impl StoreArgs {
         self.open_with(config)
     }
 
+    /// Opens the store, and with --database-url makes it follow the log
+    /// there, caught up. The address is never printed: it may hold a
+    /// password.
     fn open_with(&self, config: StoreConfig) -> Result<Store> {
+        let store = self.open_alone(config)?;
+        if let Some(url) = &self.database_url {
+            let log = PgLog::connect(url).context("connecting to the log in PostgreSQL")?;
+            store
+                .attach_log(Arc::new(log))
+                .context("following the log in PostgreSQL")?;
+        }
+        Ok(store)
+    }
+
+    /// Opens the store without its log, if it has one.
+    fn open_alone(&self, config: StoreConfig) -> Result<Store> {
         Store::open_with(config)
             .with_context(|| format!("opening the store at {}", self.data.display()))
     }
@@ -200,12 +224,6 @@ pub struct ServeArgs {
     /// Seed the demo into a fresh temporary store and serve that instead.
     #[arg(long, env = "FORKFUL_DEMO", conflicts_with = "database_url")]
     pub demo: bool,
-    /// Keep the site's log in PostgreSQL (postgres://user@host/database):
-    /// each write is appended there before it is acknowledged, and the
-    /// store in --data becomes this node's index of the log, caught up
-    /// when the server starts (or built from the log when --data is empty).
-    #[arg(long, env = "DATABASE_URL", value_name = "URL")]
-    pub database_url: Option<String>,
     /// The address to listen on (port 0 picks a free port).
     #[arg(long, env = "FORKFUL_ADDR", default_value = "127.0.0.1:8080")]
     pub addr: String,
@@ -280,14 +298,15 @@ fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
     } else {
         args.store.open_with(config)?
     };
-    match &args.database_url {
-        Some(url) => follow_log(&store, url, out)?,
+    // Kept until the server stops.
+    let _follower = match &args.store.database_url {
+        Some(url) => Some(follow_log(&store, url, out)?),
         None if store.follows_log() => bail!(
             "the store at {} follows a log in PostgreSQL: serve it with --database-url (or DATABASE_URL)",
             args.store.data.display()
         ),
-        None => {}
-    }
+        None => None,
+    };
     let config = app::Config {
         addr: args.addr,
         workers: args.workers,
@@ -301,18 +320,56 @@ fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
     serve_until_stopped(store, &config, args.log_json, out)
 }
 
-/// Makes the log in PostgreSQL at `url` the store's truth, catching the
-/// store up with it. The address is never printed: it may hold a password.
-fn follow_log(store: &Store, url: &str, out: &mut impl Write) -> Result<()> {
-    let log = PgLog::connect(url).context("connecting to the log in PostgreSQL")?;
-    let applied = store
-        .attach_log(std::sync::Arc::new(log))
-        .context("following the log in PostgreSQL")?;
+/// Follows the log the store was opened on (at `url`) on a thread of its
+/// own until the `Follower` is dropped, so that other nodes' writes are
+/// shown here too.
+fn follow_log(store: &Store, url: &str, out: &mut impl Write) -> Result<Follower> {
+    let log = Arc::new(PgLog::connect(url).context("connecting to the log in PostgreSQL")?);
     writeln!(
         out,
-        "forkful: following the log in PostgreSQL; applied {applied} transactions from it"
+        "forkful: following the log in PostgreSQL, at transaction {}",
+        store.db().basis()
     )?;
-    Ok(())
+    Ok(Follower::start(store.clone(), log))
+}
+
+/// How often a node reads the log when no notice came: a notice lost (a
+/// dropped connection) delays a write's showing here by at most this.
+const FOLLOW_POLL: Duration = Duration::from_secs(1);
+
+/// The thread that applies other nodes' writes; stopped when dropped.
+struct Follower {
+    stop: Arc<AtomicBool>,
+}
+
+impl Follower {
+    fn start(store: Store, log: Arc<PgLog>) -> Follower {
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = stop.clone();
+        let follow = move || {
+            while !stopped.load(Ordering::Acquire) {
+                let followed = log
+                    .listen()
+                    .map_err(TransactError::from)
+                    .and_then(|mut news| store.follow(&mut *news, FOLLOW_POLL, &stopped));
+                if let Err(error) = followed {
+                    tracing::warn!(%error, "following the log; trying again in a second");
+                    std::thread::sleep(FOLLOW_POLL);
+                }
+            }
+        };
+        std::thread::Builder::new()
+            .name("forkful-follow".into())
+            .spawn(follow)
+            .expect("a thread to follow the log");
+        Follower { stop }
+    }
+}
+
+impl Drop for Follower {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+    }
 }
 
 /// `forkful log`.
@@ -328,29 +385,29 @@ pub enum LogAction {
     /// make the store follow it: how a site kept in one directory moves to
     /// `serve --database-url`.
     Push {
+        /// The store, and the log's database in --database-url.
         #[command(flatten)]
         store: StoreArgs,
-        /// The log's database (postgres://user@host/database).
-        #[arg(long, env = "DATABASE_URL", value_name = "URL")]
-        database_url: String,
     },
 }
 
 fn log_command(args: LogArgs, out: &mut impl Write) -> Result<()> {
     match args.action {
-        LogAction::Push {
-            store,
-            database_url,
-        } => {
+        LogAction::Push { store } => {
             store.must_exist()?;
-            let opened = store.open_bulk()?;
+            let Some(database_url) = &store.database_url else {
+                bail!("log push copies the store into a log: say which with --database-url (or DATABASE_URL)");
+            };
+            let mut config = StoreConfig::durable(&store.data);
+            config.cache_bytes = store.cache_mb.unwrap_or(BULK_CACHE).bytes();
+            let opened = store.open_alone(config)?;
             let log =
-                PgLog::connect(&database_url).context("connecting to the log in PostgreSQL")?;
+                PgLog::connect(database_url).context("connecting to the log in PostgreSQL")?;
             // By transaction id, which grows with the history copied.
             let bar = progress_bar("{bar:40} transaction {pos} of {len}, {eta} left");
             bar.set_length(opened.db().basis());
             let copied = opened
-                .push_to_log(std::sync::Arc::new(log), &mut |t| bar.set_position(t))
+                .push_to_log(Arc::new(log), &mut |t| bar.set_position(t))
                 .context("copying the store into the log")?;
             bar.finish_and_clear();
             writeln!(

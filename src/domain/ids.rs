@@ -57,6 +57,11 @@ impl Basis {
     pub(crate) fn tx(self) -> EntityId {
         self.0
     }
+
+    /// The number, for what reports it (`/healthz`).
+    pub fn get(self) -> u64 {
+        self.0
+    }
 }
 
 impl fmt::Display for Basis {

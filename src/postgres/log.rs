@@ -2,27 +2,111 @@
 //! PostgreSQL commit (durable when it returns, with the server's default
 //! `synchronous_commit`) before the store applies the transaction.
 //!
-//! The store is synchronous and calls the log from its single writer, so
-//! the client is driven on a small current-thread runtime of the log's own
-//! rather than on the server's: one round trip per transaction, in order.
-//! A connection that broke is made again on the next call, so a node whose
-//! PostgreSQL went away writes again once it is back.
+//! The store is synchronous, and is called from actix's async handlers as
+//! well as from threads of its own; a `block_on` inside a runtime would
+//! panic. So the client runs on a thread of the log's own (`Driver`), and a
+//! call hands it the query and waits for the answer as any blocking call
+//! waits: one round trip per transaction, in order. A connection that broke
+//! is made again on the next call, so a node whose PostgreSQL went away
+//! writes again once it is back.
 
-use std::sync::{Arc, Mutex};
+use std::future::Future;
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::Duration;
 
-use tokio::runtime::Runtime;
 use tokio_postgres::error::SqlState;
-use tokio_postgres::{Client, NoTls};
+use tokio_postgres::{AsyncMessage, Client, NoTls};
 
 use super::migrations::{self, Migrated};
-use crate::store::{EntityId, Log, LogEntry, LogError};
+use crate::store::{EntityId, Log, LogEntry, LogError, LogNews};
 
 /// The store's genesis transaction: the first entry follows it.
 const GENESIS_TX: i64 = 32;
 
+/// A thread running a current-thread runtime, on which the log's
+/// connections and queries run; it ends when the driver is dropped.
+struct Driver {
+    handle: tokio::runtime::Handle,
+    _stop: tokio::sync::oneshot::Sender<()>,
+}
+
+impl Driver {
+    fn start(name: &str) -> Result<Driver, LogError> {
+        let (handle_sent, handle) = mpsc::channel();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        std::thread::Builder::new()
+            .name(name.to_owned())
+            .spawn(move || {
+                let runtime = match tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                {
+                    Ok(runtime) => runtime,
+                    Err(e) => {
+                        let _ = handle_sent.send(Err(e.to_string()));
+                        return;
+                    }
+                };
+                let _ = handle_sent.send(Ok(runtime.handle().clone()));
+                // Runs every task spawned on it until the driver is dropped.
+                runtime.block_on(async {
+                    let _ = stopped.await;
+                });
+            })
+            .map_err(|e| LogError::Unavailable(format!("starting the log's thread: {e}")))?;
+        let handle = handle
+            .recv()
+            .map_err(|_| LogError::Unavailable("the log's thread did not start".into()))?
+            .map_err(|e| LogError::Unavailable(format!("starting the log's runtime: {e}")))?;
+        Ok(Driver {
+            handle,
+            _stop: stop,
+        })
+    }
+
+    /// Runs `job` on the driver's thread and waits here for its outcome.
+    fn run<T: Send + 'static>(&self, job: impl Future<Output = T> + Send + 'static) -> T {
+        let (done, outcome) = mpsc::sync_channel(1);
+        self.handle.spawn(async move {
+            let _ = done.send(job.await);
+        });
+        outcome
+            .recv()
+            .expect("the log's thread runs every job to its end")
+    }
+}
+
+/// A new connection, its driver task spawned on the current runtime; each
+/// notification it receives is sent to `notices`, when given.
+async fn connect(url: String, notices: Option<mpsc::Sender<()>>) -> Result<Client, LogError> {
+    let (client, mut connection) = tokio_postgres::connect(&url, NoTls)
+        .await
+        .map_err(unavailable)?;
+    tokio::spawn(async move {
+        loop {
+            match std::future::poll_fn(|cx| connection.poll_message(cx)).await {
+                Some(Ok(AsyncMessage::Notification(_))) => {
+                    if let Some(notices) = &notices {
+                        if notices.send(()).is_err() {
+                            return;
+                        }
+                    }
+                }
+                Some(Ok(_)) => {}
+                Some(Err(error)) => {
+                    tracing::warn!(%error, "the connection to the log's PostgreSQL ended");
+                    return;
+                }
+                None => return,
+            }
+        }
+    });
+    Ok(client)
+}
+
 pub struct PgLog {
     url: String,
-    runtime: Runtime,
+    driver: Driver,
     client: Mutex<Option<Arc<Client>>>,
     identity: String,
 }
@@ -31,62 +115,42 @@ impl PgLog {
     /// Connects to the database at `url` (`postgres://user@host/db`),
     /// brings its tables up to this build's, and reads the log's identity.
     pub fn connect(url: &str) -> Result<PgLog, LogError> {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| LogError::Unavailable(format!("starting the log's runtime: {e}")))?;
-        let mut log = PgLog {
-            url: url.to_owned(),
-            runtime,
-            client: Mutex::new(None),
-            identity: String::new(),
-        };
-        let mut client = log.runtime.block_on(log.open())?;
-        let migrated = log
-            .runtime
-            .block_on(migrations::migrate(&mut client))
-            .map_err(unavailable)?;
-        if let Migrated::Newer { version } = migrated {
-            return Err(LogError::Mismatch(format!(
-                "the database was migrated by a newer forkful (step {version}); this build knows fewer steps: run the newer build"
-            )));
-        }
-        let row = log
-            .runtime
-            .block_on(client.query_one("SELECT id FROM forkful_log_identity", &[]))
-            .map_err(unavailable)?;
-        log.identity = row.get(0);
-        *log.lock_client() = Some(Arc::new(client));
-        Ok(log)
-    }
-
-    /// A new connection, its driver spawned on the log's runtime (it runs
-    /// whenever a call blocks on the runtime, which is whenever one waits).
-    async fn open(&self) -> Result<Client, LogError> {
-        let (client, connection) = tokio_postgres::connect(&self.url, NoTls)
-            .await
-            .map_err(unavailable)?;
-        tokio::spawn(async move {
-            if let Err(error) = connection.await {
-                tracing::warn!(%error, "the connection to the log's PostgreSQL ended");
+        let driver = Driver::start("forkful-log")?;
+        let owned = url.to_owned();
+        let (client, identity) = driver.run(async move {
+            let mut client = connect(owned, None).await?;
+            let migrated = migrations::migrate(&mut client)
+                .await
+                .map_err(unavailable)?;
+            if let Migrated::Newer { version } = migrated {
+                return Err(LogError::Mismatch(format!(
+                    "the database was migrated by a newer forkful (step {version}); this build knows fewer steps: run the newer build"
+                )));
             }
-        });
-        Ok(client)
-    }
-
-    fn lock_client(&self) -> std::sync::MutexGuard<'_, Option<Arc<Client>>> {
-        self.client
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            let row = client
+                .query_one("SELECT id FROM forkful_log_identity", &[])
+                .await
+                .map_err(unavailable)?;
+            Ok::<_, LogError>((client, row.get::<_, String>(0)))
+        })?;
+        Ok(PgLog {
+            url: url.to_owned(),
+            driver,
+            client: Mutex::new(Some(Arc::new(client))),
+            identity,
+        })
     }
 
     /// The connection, made again if it broke.
     fn client(&self) -> Result<Arc<Client>, LogError> {
-        let mut held = self.lock_client();
+        let mut held = self
+            .client
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(client) = held.as_ref().filter(|c| !c.is_closed()) {
             return Ok(client.clone());
         }
-        let client = Arc::new(self.runtime.block_on(self.open())?);
+        let client = Arc::new(self.driver.run(connect(self.url.clone(), None))?);
         *held = Some(client.clone());
         Ok(client)
     }
@@ -99,24 +163,21 @@ impl Log for PgLog {
 
     fn append(&self, entry: &LogEntry) -> Result<(), LogError> {
         let client = self.client()?;
-        let (t, prev) = (id(entry.t)?, id(entry.prev)?);
+        let (t, prev, next_id) = (id(entry.t)?, id(entry.prev)?, id(entry.next_id)?);
+        let (instant, datoms, sum) = (entry.instant, entry.encoded_datoms(), entry.sum.to_vec());
         // Only after an entry the log has (or genesis): a node whose store
         // is not on this log cannot leave an entry hanging off nothing.
-        let inserted = self.runtime.block_on(client.execute(
-            "INSERT INTO forkful_log (t, prev, next_id, instant, datoms, sum)
-             SELECT $1::bigint, $2::bigint, $3::bigint, $4::bigint, $5::bytea, $6::bytea
-             WHERE $2::bigint = $7::bigint
-                OR EXISTS (SELECT 1 FROM forkful_log WHERE t = $2::bigint)",
-            &[
-                &t,
-                &prev,
-                &id(entry.next_id)?,
-                &entry.instant,
-                &entry.encoded_datoms(),
-                &&entry.sum[..],
-                &GENESIS_TX,
-            ],
-        ));
+        let inserted = self.driver.run(async move {
+            client
+                .execute(
+                    "INSERT INTO forkful_log (t, prev, next_id, instant, datoms, sum)
+                     SELECT $1::bigint, $2::bigint, $3::bigint, $4::bigint, $5::bytea, $6::bytea
+                     WHERE $2::bigint = $7::bigint
+                        OR EXISTS (SELECT 1 FROM forkful_log WHERE t = $2::bigint)",
+                    &[&t, &prev, &next_id, &instant, &datoms, &sum, &GENESIS_TX],
+                )
+                .await
+        });
         match inserted {
             Ok(1) => Ok(()),
             Ok(_) => Err(LogError::Mismatch(format!(
@@ -132,13 +193,18 @@ impl Log for PgLog {
 
     fn entries_after(&self, t: EntityId, limit: usize) -> Result<Vec<LogEntry>, LogError> {
         let client = self.client()?;
+        let (after, limit) = (id(t)?, limit as i64);
         let rows = self
-            .runtime
-            .block_on(client.query(
-                "SELECT t, prev, next_id, instant, datoms, sum FROM forkful_log
-                 WHERE t > $1 ORDER BY t LIMIT $2",
-                &[&id(t)?, &(limit as i64)],
-            ))
+            .driver
+            .run(async move {
+                client
+                    .query(
+                        "SELECT t, prev, next_id, instant, datoms, sum FROM forkful_log
+                         WHERE t > $1 ORDER BY t LIMIT $2",
+                        &[&after, &limit],
+                    )
+                    .await
+            })
             .map_err(unavailable)?;
         rows.iter()
             .map(|row| {
@@ -157,9 +223,14 @@ impl Log for PgLog {
 
     fn sum_at(&self, t: EntityId) -> Result<Option<[u8; 32]>, LogError> {
         let client = self.client()?;
+        let at = id(t)?;
         let row = self
-            .runtime
-            .block_on(client.query_opt("SELECT sum FROM forkful_log WHERE t = $1", &[&id(t)?]))
+            .driver
+            .run(async move {
+                client
+                    .query_opt("SELECT sum FROM forkful_log WHERE t = $1", &[&at])
+                    .await
+            })
             .map_err(unavailable)?;
         row.map(|row| {
             let sum: &[u8] = row.get(0);
@@ -167,6 +238,73 @@ impl Log for PgLog {
                 .map_err(|_| LogError::Mismatch(format!("the log's sum at {t} is not 32 bytes")))
         })
         .transpose()
+    }
+
+    fn head(&self) -> Result<EntityId, LogError> {
+        let client = self.client()?;
+        let row = self
+            .driver
+            .run(async move {
+                client
+                    .query_one(
+                        "SELECT coalesce(max(t), $1::bigint) FROM forkful_log",
+                        &[&GENESIS_TX],
+                    )
+                    .await
+            })
+            .map_err(unavailable)?;
+        entity(row.get(0))
+    }
+
+    fn listen(&self) -> Result<Box<dyn LogNews>, LogError> {
+        Ok(Box::new(PgNews::start(&self.url)?))
+    }
+}
+
+/// News of the log from PostgreSQL: a connection of its own that LISTENs
+/// on `forkful_log` (the rows' trigger NOTIFYs it when a row commits), run
+/// on a driver thread of its own, which hands each notice over.
+struct PgNews {
+    /// Kept for the connection: dropping them ends the LISTEN.
+    _driver: Driver,
+    _client: Client,
+    notices: mpsc::Receiver<()>,
+}
+
+impl PgNews {
+    fn start(url: &str) -> Result<PgNews, LogError> {
+        let driver = Driver::start("forkful-log-news")?;
+        let (sent, notices) = mpsc::channel();
+        let url = url.to_owned();
+        let client = driver.run(async move {
+            let client = connect(url, Some(sent)).await?;
+            client
+                .batch_execute("LISTEN forkful_log")
+                .await
+                .map_err(unavailable)?;
+            Ok::<_, LogError>(client)
+        })?;
+        Ok(PgNews {
+            _driver: driver,
+            _client: client,
+            notices,
+        })
+    }
+}
+
+impl LogNews for PgNews {
+    fn wait(&mut self, within: Duration) -> Result<bool, LogError> {
+        match self.notices.recv_timeout(within) {
+            Err(mpsc::RecvTimeoutError::Timeout) => Ok(false),
+            Err(mpsc::RecvTimeoutError::Disconnected) => Err(LogError::Unavailable(
+                "the connection that listened for the log's news ended".into(),
+            )),
+            Ok(()) => {
+                // One catch-up covers every notice so far.
+                while self.notices.try_recv().is_ok() {}
+                Ok(true)
+            }
+        }
     }
 }
 

@@ -6,9 +6,10 @@
 use tokio_postgres::Client;
 
 /// Each step: its number and its SQL. Steps are only ever added.
-const STEPS: &[(i32, &str)] = &[(
-    1,
-    "
+const STEPS: &[(i32, &str)] = &[
+    (
+        1,
+        "
     -- One row: the log's identity, fixed when the log is made. A store
     -- that followed one log refuses every other.
     CREATE TABLE forkful_log_identity (
@@ -30,7 +31,23 @@ const STEPS: &[(i32, &str)] = &[(
         CHECK (prev < t AND t < next_id)
     );
     ",
-)];
+    ),
+    (
+        2,
+        "
+    -- Nodes LISTEN on forkful_log for news of a row, sent when the row's
+    -- transaction commits (and only then), whichever node appended it.
+    CREATE FUNCTION forkful_log_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        PERFORM pg_notify('forkful_log', NEW.t::text);
+        RETURN NULL;
+    END
+    $$;
+    CREATE TRIGGER forkful_log_notify AFTER INSERT ON forkful_log
+        FOR EACH ROW EXECUTE FUNCTION forkful_log_notify();
+    ",
+    ),
+];
 
 /// Any lock number will do, as long as it is forkful's alone.
 /// ("forkful" in ASCII.)

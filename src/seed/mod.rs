@@ -333,7 +333,7 @@ pub fn apply_with(
                     parent,
                     Some(version_number(parent, *number)?),
                     Some(&version.slug),
-                    |_| content,
+                    |_| content.clone(),
                     &version.change,
                 )?;
                 report.forks += 1;

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::encoding::{Components, Datom, Index};
 use super::error::TransactError;
 use super::handle::Store;
-use super::log::{Log, LogEntry, LogError, GENESIS_SUM};
+use super::log::{Log, LogEntry, LogError, LogNews, GENESIS_SUM};
 use super::open::{META_LOG_ID, META_LOG_SUM};
 use super::schema::{DB_TX_INSTANT, GENESIS_TX};
 use super::value::EntityId;
@@ -97,6 +97,38 @@ impl Store {
             drop(writer);
             self.wait_durable(last)?;
         }
+    }
+
+    /// Follows the log it is attached to until `stop` is set: catches up
+    /// whenever the log has news, and at least every `poll`, so a notice
+    /// lost on the way only delays. Returns when `stop` is set, or with
+    /// the error that stopped it (a lost listener: make another).
+    pub fn follow(
+        &self,
+        news: &mut dyn LogNews,
+        poll: std::time::Duration,
+        stop: &std::sync::atomic::AtomicBool,
+    ) -> Result<(), TransactError> {
+        // What was appended before the listener started is caught up first.
+        self.catch_up()?;
+        while !stop.load(Ordering::Acquire) {
+            news.wait(poll)?;
+            self.catch_up()?;
+        }
+        Ok(())
+    }
+
+    /// How far this store is behind its log: the log's newest `t` and the
+    /// newest this store shows its readers. `None` for a store that follows no log.
+    pub fn log_position(&self) -> Option<Result<(EntityId, EntityId), TransactError>> {
+        let log = self.inner.log.get()?;
+        // What readers are shown: the published basis.
+        let shown = self.db().basis();
+        Some(
+            log.head()
+                .map(|head| (head, shown))
+                .map_err(TransactError::from),
+        )
     }
 
     /// Copies this store's whole history into `log`, which must be empty,

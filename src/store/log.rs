@@ -161,6 +161,19 @@ pub trait Log: Send + Sync {
 
     /// The sum of the entry at `t`, if the log has one.
     fn sum_at(&self, t: EntityId) -> Result<Option<[u8; 32]>, LogError>;
+
+    /// The newest entry's `t` (genesis's for an empty log).
+    fn head(&self) -> Result<EntityId, LogError>;
+
+    /// A listener for news of entries appended from now on, by any node.
+    fn listen(&self) -> Result<Box<dyn LogNews>, LogError>;
+}
+
+/// Word that a log has new entries.
+pub trait LogNews: Send {
+    /// Waits until news comes (true) or `within` passes (false). An error
+    /// means the listener is lost: make another.
+    fn wait(&mut self, within: std::time::Duration) -> Result<bool, LogError>;
 }
 
 #[cfg(test)]

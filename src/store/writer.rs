@@ -33,6 +33,12 @@ use super::value::{EntityId, Value};
 /// batch; bulk loads write many transactions of this size or less instead.
 pub const MAX_TX_DATOMS: usize = 20_000;
 
+/// How many times a transaction another node's write beat to the log is
+/// decided again before it is refused: each loss means another node wrote
+/// in the moment between catching up and appending, so three in a row is
+/// contention a client should back off from (503 and Retry-After).
+pub const LOG_RETRIES: usize = 3;
+
 /// The most bytes of values one transaction may write (strings and
 /// keywords by their length, every other value as eight bytes): with values
 /// of up to a line's length, a datom count alone would not bound a batch.
@@ -70,9 +76,14 @@ impl Store {
     /// version an edit was based on) cannot be raced. `decide` should be
     /// quick: every other writer waits for it. If it fails or panics,
     /// nothing is written and the store stays usable.
-    pub fn transact_with<T, E: From<TransactError>>(
+    ///
+    /// With a log attached, a transaction another node's write beat to the
+    /// log is decided again on the value caught up to it, up to
+    /// `LOG_RETRIES` times: so `decide` may run more than once, each time
+    /// on a newer value, and must write only what it returns.
+    pub fn transact_with<T, E: From<TransactError>, Tx: std::borrow::Borrow<Transaction>>(
         &self,
-        decide: impl FnOnce(&Db) -> Result<(Transaction, T), E>,
+        decide: impl FnMut(&Db) -> Result<(Tx, T), E>,
     ) -> Result<(TxReport, T), E> {
         let (report, value) = self.apply_in_writer(decide)?;
         self.wait_durable(report.basis_after)?;
@@ -85,9 +96,13 @@ impl Store {
     /// per group (`wait_durable` on the last basis): one flush covers them
     /// all. Readers see a transaction only once it is durable; nothing is
     /// acknowledged to anyone before that wait returns.
-    pub fn transact_deferred_with<T, E: From<TransactError>>(
+    pub fn transact_deferred_with<
+        T,
+        E: From<TransactError>,
+        Tx: std::borrow::Borrow<Transaction>,
+    >(
         &self,
-        decide: impl FnOnce(&Db) -> Result<(Transaction, T), E>,
+        decide: impl FnMut(&Db) -> Result<(Tx, T), E>,
     ) -> Result<(TxReport, T), E> {
         let (report, value) = self.apply_in_writer(decide)?;
         self.inner.transactions.fetch_add(1, Ordering::Relaxed);
@@ -96,36 +111,50 @@ impl Store {
 
     /// Takes the writer, lets `decide` choose a transaction on the latest
     /// value, and applies it as one sled batch. Durability is the caller's.
+    /// A transaction another node's beat to the log is decided again on
+    /// the value caught up to it, at most `LOG_RETRIES` times.
     pub(super) fn apply_in_writer<
         T,
         E: From<TransactError>,
         Tx: std::borrow::Borrow<Transaction>,
     >(
         &self,
-        decide: impl FnOnce(&Db) -> Result<(Tx, T), E>,
+        mut decide: impl FnMut(&Db) -> Result<(Tx, T), E>,
     ) -> Result<(TxReport, T), E> {
-        let mut writer = self.lock_writer();
-        self.refuse_if_poisoned()?;
-        let db = self.writer_db(&writer);
-        // A panic in `decide` must not poison the writer's mutex: nothing
-        // has been written yet, so the writer's state is intact. Let the
-        // guard go normally, then carry the panic on.
-        let decided = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decide(&db))) {
-            Ok(decided) => decided?,
-            Err(panic) => {
-                drop(writer);
-                std::panic::resume_unwind(panic);
+        let mut retries = 0;
+        loop {
+            let mut writer = self.lock_writer();
+            self.refuse_if_poisoned()?;
+            let db = self.writer_db(&writer);
+            // A panic in `decide` must not poison the writer's mutex:
+            // nothing has been written yet, so the writer's state is
+            // intact. Let the guard go normally, then carry the panic on.
+            let decided =
+                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decide(&db))) {
+                    Ok(decided) => decided?,
+                    Err(panic) => {
+                        drop(writer);
+                        std::panic::resume_unwind(panic);
+                    }
+                };
+            let (tx, value) = decided;
+            match self.apply_locked(&mut writer, &db, tx.borrow()) {
+                Err(TransactError::Log(LogError::Moved { .. })) if retries < LOG_RETRIES => {
+                    // Another node wrote first: catch up with it, and
+                    // decide again on the value it made.
+                    drop(writer);
+                    self.catch_up()?;
+                    retries += 1;
+                }
+                Err(moved @ TransactError::Log(LogError::Moved { .. })) => {
+                    // Lost every time: caught up, and refused (503).
+                    drop(writer);
+                    self.catch_up()?;
+                    return Err(moved.into());
+                }
+                applied => return Ok((applied?, value)),
             }
-        };
-        let (tx, value) = decided;
-        let applied = self.apply_locked(&mut writer, &db, tx.borrow());
-        if let Err(TransactError::Log(LogError::Moved { .. })) = &applied {
-            // Another node wrote first: this one catches up, so that the
-            // write, asked again, is decided on the value it lost to.
-            drop(writer);
-            self.catch_up()?;
         }
-        Ok((applied?, value))
     }
 
     /// The latest applied database value, as the writer sees it.

@@ -20,6 +20,7 @@ pub mod page_cache;
 mod pages;
 mod pictures;
 pub mod rate_limits;
+pub mod read_your_writes;
 mod recipe_import;
 mod recipe_writes;
 pub mod recipes;
@@ -296,6 +297,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(page("/sitemaps/{file}", feeds::sitemap_file))
         .service(page("/robots.txt", feeds::robots))
         .service(page("/about", pages::about))
+        .service(web::resource("/healthz").route(get().to(pages::healthz)))
         .service(page("/cooks/{handle}", pages::cook))
         .service(get_post(
             "/recipes/{slug}/edit",

@@ -719,10 +719,13 @@ fn try_fork(
         (Err(errors), _) | (_, Err(errors)) => return Ok(Outcome::unprocessable(errors)),
     };
     let change = change(cook, &fields.note);
-    match site
-        .recipes()
-        .fork(parent, Some(version), Some(&slug), |_| content, &change)
-    {
+    match site.recipes().fork(
+        parent,
+        Some(version),
+        Some(&slug),
+        |_| content.clone(),
+        &change,
+    ) {
         Ok((slug, _)) => Ok(Outcome::Saved(recipe_path(slug.as_str()))),
         Err(e @ (DomainError::SlugTaken(_) | DomainError::SlugReserved(_))) => {
             Ok(Outcome::slug_refused(&e, &slug))

@@ -969,7 +969,13 @@ fn content_past_a_transactions_bound_is_refused_by_field_and_writes_nothing() {
         );
         refused(
             recipes
-                .fork(&big, None, Some(&slug("fork")), |_| content, &by("fork"))
+                .fork(
+                    &big,
+                    None,
+                    Some(&slug("fork")),
+                    |_| content.clone(),
+                    &by("fork"),
+                )
                 .map(drop),
         );
     }

@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use forkful::domain::{Change, Content, DomainError, Recipes, Slug, Step};
 use forkful::postgres::PgLog;
-use forkful::store::{LogError, Store, TransactError};
+use forkful::store::{Log, LogError, Store, TransactError};
 
-use crate::helpers::{everything, stored};
+use crate::helpers::{everything, get, site, stored};
 use crate::postgres::{fresh_database, psql};
 
 fn follow(store: &Store, url: &str) -> Result<usize, TransactError> {
@@ -131,7 +131,7 @@ fn a_store_that_is_not_on_the_log_is_refused_and_left_as_it_was() {
 }
 
 #[test]
-fn of_two_nodes_deciding_on_one_value_only_one_appends_and_the_other_catches_up() {
+fn of_two_nodes_deciding_on_one_value_only_one_appends_and_the_other_decides_again() {
     let url = fresh_database();
     let a = Store::temporary().unwrap();
     follow(&a, &url).unwrap();
@@ -143,19 +143,16 @@ fn of_two_nodes_deciding_on_one_value_only_one_appends_and_the_other_catches_up(
     on_a.create(&slug("dal"), content("Dal"), &Change::by("ann", "first"))
         .unwrap();
     let before = b.db().basis();
-    let lost = on_b
-        .create(&slug("dal"), content("Dal too"), &Change::by("bo", "mine"))
-        .unwrap_err();
-    assert!(matches!(lost, DomainError::Unavailable(_)), "{lost}");
-    assert_eq!(rows(&url).len(), 2, "the loser appended nothing");
-    // b caught up with a's write when it lost, and decides on it now: the
-    // slug is a's.
-    assert!(b.db().basis() > before);
-    assert_eq!(everything(&b), everything(&a));
+    // b decided on the value before a's write: the log refuses its append,
+    // b catches up, and decides again on a's value, where the slug is
+    // taken. Nothing of the first decision was written anywhere.
     let taken = on_b
         .create(&slug("dal"), content("Dal too"), &Change::by("bo", "mine"))
         .unwrap_err();
     assert!(matches!(taken, DomainError::SlugTaken(_)), "{taken}");
+    assert_eq!(rows(&url).len(), 2, "the loser appended nothing");
+    assert!(b.db().basis() > before);
+    assert_eq!(everything(&b), everything(&a));
     on_b.create(
         &slug("bos-dal"),
         content("Dal too"),
@@ -166,12 +163,130 @@ fn of_two_nodes_deciding_on_one_value_only_one_appends_and_the_other_catches_up(
     assert_eq!(everything(&a), everything(&b));
 }
 
+/// Fifty cooks fork one recipe through three nodes at once: every fork is
+/// written once, under a slug of its own, and the three stores end the
+/// same. A write that lost to other nodes' every time it was decided
+/// (`LOG_RETRIES`) is refused as busy, and the cook sends it again.
 #[test]
-fn a_write_the_log_cannot_take_is_refused_and_writes_nothing() {
+fn fifty_cooks_forking_through_three_nodes_get_fifty_forks() {
+    let url = fresh_database();
+    let nodes: Vec<(Store, Recipes)> = (0..3)
+        .map(|_| {
+            let store = Store::temporary().unwrap();
+            follow(&store, &url).unwrap();
+            let recipes = Recipes::open(store.clone()).unwrap();
+            (store, recipes)
+        })
+        .collect();
+    nodes[0]
+        .1
+        .create(&slug("dal"), content("Dal"), &Change::by("ann", "first"))
+        .unwrap();
+    for (store, _) in &nodes {
+        store.catch_up().unwrap();
+    }
+    let slugs: Vec<String> = std::thread::scope(|scope| {
+        let forks: Vec<_> = (0..50)
+            .map(|cook| {
+                let recipes = &nodes[cook % 3].1;
+                scope.spawn(move || {
+                    let change = Change::by(&format!("cook-{cook}"), "my fork");
+                    for _ in 0..50 {
+                        match recipes.fork(&slug("dal"), None, None, |c| c, &change) {
+                            Ok((slug, _)) => return slug.to_string(),
+                            Err(DomainError::Unavailable(_)) => {
+                                std::thread::sleep(std::time::Duration::from_millis(5))
+                            }
+                            Err(other) => panic!("cook {cook}: {other}"),
+                        }
+                    }
+                    panic!("cook {cook}: refused fifty times")
+                })
+            })
+            .collect();
+        forks.into_iter().map(|f| f.join().unwrap()).collect()
+    });
+    let distinct: std::collections::BTreeSet<_> = slugs.iter().collect();
+    assert_eq!(distinct.len(), 50, "{slugs:?}");
+    assert_eq!(rows(&url).len(), 52, "the schema, dal, and fifty forks");
+    for (store, _) in &nodes {
+        store.catch_up().unwrap();
+    }
+    assert_eq!(everything(&nodes[1].0), everything(&nodes[0].0));
+    assert_eq!(everything(&nodes[2].0), everything(&nodes[0].0));
+}
+
+/// A node that follows the log shows another node's write without being
+/// asked: the log's notice wakes it (its slow poll, here 30 s, is not what
+/// brings the write).
+#[test]
+fn a_following_node_shows_another_nodes_write_within_moments() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::{Duration, Instant};
+    let url = fresh_database();
+    let writer = Store::temporary().unwrap();
+    follow(&writer, &url).unwrap();
+    let on_writer = Recipes::open(writer.clone()).unwrap();
+    let reader = Store::temporary().unwrap();
+    follow(&reader, &url).unwrap();
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let following = scope.spawn(|| {
+            let mut news = PgLog::connect(&url).unwrap().listen().unwrap();
+            reader.follow(&mut *news, Duration::from_secs(30), &stop)
+        });
+        // Once the listener listens (it catches up first), write.
+        let listening = Instant::now();
+        while reader.db().basis() != writer.db().basis() {
+            assert!(listening.elapsed() < Duration::from_secs(10));
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+        on_writer
+            .create(&slug("dal"), content("Dal"), &Change::by("ann", "first"))
+            .unwrap();
+        let written = Instant::now();
+        while reader.db().basis() != writer.db().basis() {
+            assert!(
+                written.elapsed() < Duration::from_secs(10),
+                "the follower did not show the write in 10 s"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert_eq!(everything(&reader), everything(&writer));
+        // Stopped, it returns at its next notice: one more write.
+        stop.store(true, Ordering::Release);
+        on_writer
+            .create(&slug("toast"), content("Toast"), &Change::by("ann", "more"))
+            .unwrap();
+        following.join().unwrap().unwrap();
+    });
+    let (head, shown) = reader.log_position().unwrap().unwrap();
+    assert_eq!(head, writer.db().basis());
+    assert!(shown <= head);
+}
+
+/// PostgreSQL out of reach: writes are refused with nothing written, reads
+/// go on at the node's basis, and `/healthz` says so.
+#[actix_web::test]
+async fn a_write_the_log_cannot_take_is_refused_and_writes_nothing() {
     let url = fresh_database();
     let store = Store::temporary().unwrap();
     follow(&store, &url).unwrap();
     let recipes = Recipes::open(store.clone()).unwrap();
+    recipes
+        .create(&slug("dal"), content("Dal"), &Change::by("ann", "first"))
+        .unwrap();
+    let site = site(&recipes);
+    let health = get(&site, "/healthz").await;
+    assert_eq!(health.status, 200, "{}", health.body);
+    assert_eq!(health.header("cache-control"), Some("no-store"));
+    let said: serde_json::Value = serde_json::from_str(&health.body).unwrap();
+    let basis = store.db().basis();
+    assert_eq!(said["basis"], basis);
+    assert_eq!(said["log"]["head"], basis);
+    assert_eq!(said["log"]["lag"], 0);
+
     let before = stored(&store);
     // The log's database goes away under the node.
     let name = url.rsplit('/').next().unwrap();
@@ -181,13 +296,20 @@ fn a_write_the_log_cannot_take_is_refused_and_writes_nothing() {
         &[&format!("DROP DATABASE {name} WITH (FORCE)")],
     );
     let refused = recipes
-        .create(&slug("dal"), content("Dal"), &Change::by("ann", "first"))
+        .create(&slug("toast"), content("Toast"), &Change::by("ann", "more"))
         .unwrap_err();
     assert!(matches!(refused, DomainError::Unavailable(_)), "{refused}");
     assert!(
         stored(&store) == before,
         "a refused write changed the store"
     );
+    // Reads go on; health says the log is out of reach.
+    assert_eq!(get(&site, "/recipes/dal").await.status, 200);
+    let health = get(&site, "/healthz").await;
+    assert_eq!(health.status, 503, "{}", health.body);
+    let said: serde_json::Value = serde_json::from_str(&health.body).unwrap();
+    assert_eq!(said["basis"], basis);
+    assert!(said["status"].as_str().unwrap().contains("log unreachable"));
 }
 
 #[test]
@@ -246,4 +368,53 @@ fn a_store_that_follows_a_log_takes_no_write_without_it() {
         .create(&slug("dal"), content("Dal"), &Change::by("ann", "first"))
         .unwrap();
     assert_eq!(rows(&url).len(), 2);
+}
+
+/// A cook's write on one node, the redirect followed on another: the page
+/// there shows the write, waiting for its node to catch up if it must; a
+/// node that cannot catch up in time answers 503 rather than an older page.
+#[actix_web::test]
+async fn after_a_write_on_one_node_the_next_page_on_another_shows_it() {
+    use crate::writing::{recipe_fields, sign_up, Browser};
+    use forkful::web::read_your_writes::{SEEN_COOKIE, WAIT};
+    let url = fresh_database();
+    let nodes: Vec<(Store, Recipes)> = (0..2)
+        .map(|_| {
+            let store = Store::temporary().unwrap();
+            follow(&store, &url).unwrap();
+            let recipes = Recipes::open(store.clone()).unwrap();
+            (store, recipes)
+        })
+        .collect();
+    let (on_a, on_b) = (site(&nodes[0].1), site(&nodes[1].1));
+    let mut ann = Browser::new(&on_a);
+    sign_up(&mut ann, "ann").await;
+    let form = ann.get("/recipes/new").await;
+    let created = ann.submit(&form, "/recipes/new", &recipe_fields(&[])).await;
+    assert_eq!(created.status, 303, "{}", created.body);
+    let seen = created
+        .cookies_set()
+        .into_iter()
+        .find(|(name, _)| name == SEEN_COOKIE)
+        .and_then(|(_, value)| value)
+        .expect("a write marks the basis it was shown at");
+    assert_eq!(seen, nodes[0].0.db().basis().to_string());
+    // On b, which has not caught up: the page waits, then refuses.
+    ann.site = on_b.clone();
+    let started = std::time::Instant::now();
+    let waited = ann.get("/recipes/weeknight-dal").await;
+    assert_eq!(waited.status, 503, "{}", waited.body);
+    assert_eq!(waited.header("retry-after"), Some("1"));
+    assert!(started.elapsed() >= WAIT);
+    // A visitor without the cookie is not held up: b's page as it is.
+    assert_eq!(get(&on_b, "/recipes/weeknight-dal").await.status, 404);
+    // b catches up while the page waits: the page shows the write.
+    let b = nodes[1].0.clone();
+    let catching_up = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        b.catch_up().unwrap()
+    });
+    let shown = ann.get("/recipes/weeknight-dal").await;
+    assert_eq!(shown.status, 200, "{}", shown.body);
+    assert!(catching_up.join().unwrap() > 0);
 }

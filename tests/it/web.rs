@@ -1166,3 +1166,16 @@ async fn a_method_an_address_does_not_take_is_405_with_the_ones_it_does() {
     .await;
     assert_eq!(head.status, 200);
 }
+
+/// `/healthz` on one node with no log: the basis it shows, never cached.
+#[actix_web::test]
+async fn healthz_says_the_basis_shown_and_is_never_cached() {
+    let site = site(demo());
+    let page = get(&site, "/healthz").await;
+    assert_eq!(page.status, 200);
+    assert_eq!(page.header("cache-control"), Some("no-store"));
+    let said: serde_json::Value = serde_json::from_str(&page.body).unwrap();
+    assert_eq!(said["status"], "ok");
+    assert_eq!(said["basis"], demo().snapshot().basis().get());
+    assert!(said.get("log").is_none(), "no log: {said}");
+}

@@ -167,6 +167,20 @@ impl Recipes {
         &self.attrs
     }
 
+    /// Whether this node's store follows a log, other nodes writing to it.
+    pub fn follows_log(&self) -> bool {
+        self.store.follows_log()
+    }
+
+    /// Where this node stands against the log its store follows: the
+    /// log's newest transaction and the newest this node shows (`None`
+    /// without a log). An error when the log cannot be reached.
+    pub fn log_position(&self) -> Option<Result<(u64, u64), DomainError>> {
+        self.store
+            .log_position()
+            .map(|position| position.map_err(DomainError::from))
+    }
+
     /// The latest database value, pinned: what one request reads.
     pub fn snapshot(&self) -> Snapshot {
         Snapshot::new(self.store.db(), self.attrs)
@@ -306,7 +320,7 @@ impl Recipes {
         let (report, ()) = self.store.transact_with(|db| -> Result<_, DomainError> {
             refuse_taken(&self.view_of(db), slug)?;
             self.check_picture(&content)?;
-            Ok((tx, ()))
+            Ok((&tx, ()))
         })?;
         Ok(report)
     }
@@ -363,7 +377,7 @@ impl Recipes {
                 for (_, slug, ..) in recipes {
                     refuse_taken(&view, slug)?;
                 }
-                Ok((tx, ()))
+                Ok((&tx, ()))
             })?;
         Ok(report)
     }
@@ -391,7 +405,7 @@ impl Recipes {
             check_based_on(slug, &recipe, based_on)?;
             self.check_picture(&content)?;
             let mut tx = self.edit_transaction(&view, &recipe, &content, change)?;
-            tx.extend(stamped);
+            tx.extend(stamped.clone());
             Ok((tx, ()))
         })?;
         Ok(report)
@@ -501,7 +515,7 @@ impl Recipes {
         parent: &Slug,
         version: Option<VersionNumber>,
         slug: Option<&Slug>,
-        changes: impl FnOnce(Content) -> Content,
+        changes: impl Fn(Content) -> Content,
         change: &Change,
     ) -> Result<(Slug, TxReport), DomainError> {
         let mut stamped = Transaction::new();
@@ -531,7 +545,7 @@ impl Recipes {
             };
             let mut tx = Transaction::new();
             tx.map(new_recipe_map("fork", &slug, &content, Some(&fork), change));
-            tx.extend(stamped);
+            tx.extend(stamped.clone());
             Ok((tx, slug))
         })?;
         Ok((slug, report))
@@ -562,7 +576,7 @@ impl Recipes {
                 next_count(&recipe)?,
             );
             tx.tx_attr(":tx/change", RETIRED);
-            tx.extend(stamped);
+            tx.extend(stamped.clone());
             Ok((tx, ()))
         })?;
         Ok(report)
