@@ -18,7 +18,7 @@ use tokio_postgres::error::SqlState;
 use tokio_postgres::{AsyncMessage, Client, NoTls};
 
 use super::migrations::{self, Migrated};
-use crate::store::{EntityId, Log, LogEntry, LogError, LogNews};
+use crate::store::{EntityId, KeyValue, Log, LogEntry, LogError, LogNews, SharedKeyspaces};
 
 /// The store's genesis transaction: the first entry follows it.
 const GENESIS_TX: i64 = 32;
@@ -258,6 +258,145 @@ impl Log for PgLog {
 
     fn listen(&self) -> Result<Box<dyn LogNews>, LogError> {
         Ok(Box::new(PgNews::start(&self.url)?))
+    }
+
+    fn keyspaces(&self) -> &dyn SharedKeyspaces {
+        self
+    }
+}
+
+/// The keyspaces in `forkful_keyspace`, each write one statement, so all
+/// or none of it, and durable when it returns.
+impl SharedKeyspaces for PgLog {
+    fn get(&self, space: &str, key: &[u8]) -> Result<Option<Vec<u8>>, LogError> {
+        let client = self.client()?;
+        let (space, key) = (space.to_owned(), key.to_vec());
+        let row = self
+            .driver
+            .run(async move {
+                client
+                    .query_opt(
+                        "SELECT value FROM forkful_keyspace WHERE space = $1 AND key = $2",
+                        &[&space, &key],
+                    )
+                    .await
+            })
+            .map_err(unavailable)?;
+        Ok(row.map(|row| row.get(0)))
+    }
+
+    fn put(&self, space: &str, entries: &[KeyValue]) -> Result<(), LogError> {
+        let client = self.client()?;
+        let space = space.to_owned();
+        let (keys, values): (Vec<Vec<u8>>, Vec<Vec<u8>>) = entries.iter().cloned().unzip();
+        self.driver
+            .run(async move {
+                client
+                    .execute(
+                        "INSERT INTO forkful_keyspace (space, key, value)
+                         SELECT $1, k, v FROM unnest($2::bytea[], $3::bytea[]) AS e(k, v)
+                         ON CONFLICT (space, key) DO UPDATE SET value = EXCLUDED.value",
+                        &[&space, &keys, &values],
+                    )
+                    .await
+            })
+            .map_err(unavailable)?;
+        Ok(())
+    }
+
+    fn swap(
+        &self,
+        space: &str,
+        key: &[u8],
+        old: Option<&[u8]>,
+        new: Option<&[u8]>,
+    ) -> Result<bool, LogError> {
+        let client = self.client()?;
+        let (space, key) = (space.to_owned(), key.to_vec());
+        let (old, new) = (old.map(<[u8]>::to_vec), new.map(<[u8]>::to_vec));
+        let changed = self
+            .driver
+            .run(async move {
+                match (&old, &new) {
+                    (None, None) => {
+                        let row = client
+                            .query_one(
+                                "SELECT NOT EXISTS (SELECT 1 FROM forkful_keyspace
+                                 WHERE space = $1 AND key = $2)",
+                                &[&space, &key],
+                            )
+                            .await?;
+                        Ok(u64::from(row.get::<_, bool>(0)))
+                    }
+                    (None, Some(new)) => {
+                        client
+                            .execute(
+                                "INSERT INTO forkful_keyspace (space, key, value)
+                                 VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+                                &[&space, &key, new],
+                            )
+                            .await
+                    }
+                    (Some(old), Some(new)) => {
+                        client
+                            .execute(
+                                "UPDATE forkful_keyspace SET value = $4
+                                 WHERE space = $1 AND key = $2 AND value = $3",
+                                &[&space, &key, old, new],
+                            )
+                            .await
+                    }
+                    (Some(old), None) => {
+                        client
+                            .execute(
+                                "DELETE FROM forkful_keyspace
+                                 WHERE space = $1 AND key = $2 AND value = $3",
+                                &[&space, &key, old],
+                            )
+                            .await
+                    }
+                }
+            })
+            .map_err(unavailable)?;
+        Ok(changed == 1)
+    }
+
+    fn remove(&self, space: &str, keys: &[Vec<u8>]) -> Result<usize, LogError> {
+        let client = self.client()?;
+        let (space, keys) = (space.to_owned(), keys.to_vec());
+        let removed = self
+            .driver
+            .run(async move {
+                client
+                    .execute(
+                        "DELETE FROM forkful_keyspace WHERE space = $1 AND key = ANY($2::bytea[])",
+                        &[&space, &keys],
+                    )
+                    .await
+            })
+            .map_err(unavailable)?;
+        Ok(removed as usize)
+    }
+
+    fn scan(&self, space: &str, prefix: &[u8]) -> Result<Vec<KeyValue>, LogError> {
+        let client = self.client()?;
+        let (space, prefix) = (space.to_owned(), prefix.to_vec());
+        let rows = self
+            .driver
+            .run(async move {
+                // bytea compares as bytes, as sled's keys do.
+                client
+                    .query(
+                        "SELECT key, value FROM forkful_keyspace
+                         WHERE space = $1 AND key >= $2
+                           AND substring(key FROM 1 FOR length($2)) = $2
+                         ORDER BY key",
+                        &[&space, &prefix],
+                    )
+                    .await
+            })
+            .map_err(unavailable)?;
+        Ok(rows.iter().map(|row| (row.get(0), row.get(1))).collect())
     }
 }
 

@@ -47,6 +47,20 @@ const STEPS: &[(i32, &str)] = &[
         FOR EACH ROW EXECUTE FUNCTION forkful_log_notify();
     ",
     ),
+    (
+        3,
+        "
+    -- The keyspaces of the stores that follow the log, shared by every
+    -- node: what must not be history (password hashes, sessions) and the
+    -- pictures. Keys compare as bytes, as sled's do.
+    CREATE TABLE forkful_keyspace (
+        space text NOT NULL,
+        key bytea NOT NULL,
+        value bytea NOT NULL,
+        PRIMARY KEY (space, key)
+    );
+    ",
+    ),
 ];
 
 /// Any lock number will do, as long as it is forkful's alone.

@@ -23,6 +23,10 @@ pub enum StorageError {
     /// A key or value on disk could not be decoded.
     #[error("the store is corrupt: {0}")]
     Corrupt(String),
+    /// What is kept in the log's database (a store's keyspaces, when it
+    /// follows a log) could not be read from there.
+    #[error("{0}")]
+    Unavailable(String),
 }
 
 /// A keyword's text is malformed.

@@ -18,6 +18,11 @@ use super::writer::{Writer, Written};
 /// Entries read from the log at a time while catching up.
 const CATCH_UP_BATCH: usize = 500;
 
+/// Keyspace entries copied into the log at a time, and their bytes: a
+/// statement each, bounded whatever the pictures weigh.
+const KEYSPACE_BATCH: usize = 500;
+const KEYSPACE_BATCH_BYTES: usize = 16 << 20;
+
 impl Store {
     /// Makes `log` the store's source of truth: from now on each transaction
     /// is appended to it before it is applied here, and the store catches up
@@ -132,7 +137,8 @@ impl Store {
     }
 
     /// Copies this store's whole history into `log`, which must be empty,
-    /// one entry per transaction in order, and makes the store follow it:
+    /// one entry per transaction in order, and its keyspaces beside it,
+    /// and makes the store follow it:
     /// how a site kept in one directory moves into a log. `progress` hears
     /// each transaction copied. Refused when the store follows a log
     /// already or the log has entries; a copy that fails part way leaves
@@ -188,6 +194,25 @@ impl Store {
         }
         if !pending.is_empty() {
             append(pending, writer.next_id)?;
+        }
+        // The keyspaces too (sessions, password hashes, pictures), a
+        // bounded batch at a time: they are the log's from now on.
+        for name in self.local_keyspaces() {
+            let keyspace = self.keyspace(&name)?;
+            let mut batch: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+            let mut bytes = 0;
+            for entry in keyspace.scan_prefix(b"") {
+                let (key, value) = entry?;
+                bytes += key.len() + value.len();
+                batch.push((key.to_vec(), value.to_vec()));
+                if batch.len() >= KEYSPACE_BATCH || bytes >= KEYSPACE_BATCH_BYTES {
+                    log.keyspaces().put(&name, &std::mem::take(&mut batch))?;
+                    bytes = 0;
+                }
+            }
+            if !batch.is_empty() {
+                log.keyspaces().put(&name, &batch)?;
+            }
         }
         let mut batch = sled::Batch::default();
         batch.insert(META_LOG_ID, log.identity().as_bytes());

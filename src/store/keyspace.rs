@@ -13,10 +13,18 @@
 //! transaction, a keyspace write is visible to readers from the moment it
 //! is made, before its flush: a reader may act on a session or password
 //! that a failed flush then takes back, and the store is poisoned then.
+//!
+//! A store that follows a log (`Store::attach_log`) keeps its keyspaces in
+//! the log's database instead (`SharedKeyspaces`), so that every node sees
+//! one set of sessions, passwords and pictures; each write is durable there
+//! when it returns. A keyspace opened as cached (`Store::cached_keyspace`,
+//! for values that never change under a key: pictures, named by their
+//! hash) also keeps what it reads in its sled tree, and reads it there.
 
 use sled::IVec;
 
 use super::error::{StorageError, TransactError};
+use super::log::{LogError, SharedKeyspaces};
 use super::Store;
 
 /// The prefix of every keyspace's sled tree name, which keeps them apart
@@ -31,31 +39,88 @@ type Written<'a> = (&'a [u8], Option<&'a [u8]>, Option<IVec>);
 #[derive(Clone)]
 pub struct Keyspace {
     store: Store,
+    name: String,
     tree: sled::Tree,
+    /// Whether the sled tree keeps what the log's keyspace holds, when
+    /// the store follows a log.
+    cached: bool,
 }
 
 impl Store {
     /// The keyspace called `name`, created empty if the store has none.
     pub fn keyspace(&self, name: &str) -> Result<Keyspace, StorageError> {
+        self.open_keyspace(name, false)
+    }
+
+    /// `keyspace`, for values that never change under their key: with a
+    /// log, what is read from it is kept here too.
+    pub fn cached_keyspace(&self, name: &str) -> Result<Keyspace, StorageError> {
+        self.open_keyspace(name, true)
+    }
+
+    fn open_keyspace(&self, name: &str, cached: bool) -> Result<Keyspace, StorageError> {
         let tree = self
             .inner
             .sled
             .open_tree([TREE_PREFIX, name.as_bytes()].concat())?;
         Ok(Keyspace {
             store: self.clone(),
+            name: name.to_owned(),
             tree,
+            cached,
         })
+    }
+
+    /// Every keyspace the store's own sled holds, by name.
+    pub(super) fn local_keyspaces(&self) -> Vec<String> {
+        self.inner
+            .sled
+            .tree_names()
+            .iter()
+            .filter_map(|name| name.strip_prefix(TREE_PREFIX))
+            .map(|name| String::from_utf8_lossy(name).into_owned())
+            .collect()
     }
 }
 
 impl Keyspace {
+    /// The log's keyspaces, when the store follows a log.
+    fn shared(&self) -> Option<&dyn SharedKeyspaces> {
+        self.store.inner.log.get().map(|log| log.keyspaces())
+    }
+
+    /// The sled tree, which a cached keyspace fills as it reads the log's.
+    fn cache(&self) -> Option<&sled::Tree> {
+        self.cached.then_some(&self.tree)
+    }
+
     pub fn get(&self, key: &[u8]) -> Result<Option<IVec>, StorageError> {
-        Ok(self.tree.get(key)?)
+        let Some(shared) = self.shared() else {
+            return Ok(self.tree.get(key)?);
+        };
+        if let Some(kept) = self
+            .cache()
+            .map(|cache| cache.get(key))
+            .transpose()?
+            .flatten()
+        {
+            return Ok(Some(kept));
+        }
+        let value = shared.get(&self.name, key).map_err(shared_read)?;
+        if let (Some(cache), Some(value)) = (self.cache(), &value) {
+            // A cache: lost in a crash, read again after.
+            cache.insert(key, value.as_slice())?;
+        }
+        Ok(value.map(IVec::from))
     }
 
     /// Sets `key` to `value`, durably.
     pub fn insert(&self, key: &[u8], value: &[u8]) -> Result<(), TransactError> {
         self.store.refuse_if_poisoned()?;
+        if let Some(shared) = self.shared() {
+            shared.put(&self.name, &[(key.to_vec(), value.to_vec())])?;
+            return Ok(());
+        }
         let old = self.tree.insert(key, value)?;
         self.durable(key, Some(value), old)
     }
@@ -64,6 +129,10 @@ impl Keyspace {
     /// if it fails, every key is put back.
     pub fn insert_all(&self, entries: &[(Vec<u8>, Vec<u8>)]) -> Result<(), TransactError> {
         self.store.refuse_if_poisoned()?;
+        if let Some(shared) = self.shared() {
+            shared.put(&self.name, entries)?;
+            return Ok(());
+        }
         let mut written = Vec::with_capacity(entries.len());
         for (key, value) in entries {
             let old = self.tree.insert(key.as_slice(), value.as_slice())?;
@@ -104,6 +173,13 @@ impl Keyspace {
         new: Option<&[u8]>,
     ) -> Result<bool, TransactError> {
         self.store.refuse_if_poisoned()?;
+        if let Some(shared) = self.shared() {
+            let swapped = shared.swap(&self.name, key, old, new)?;
+            if let (true, Some(cache)) = (swapped && new.is_none(), self.cache()) {
+                cache.remove(key)?;
+            }
+            return Ok(swapped);
+        }
         let swapped = self.tree.compare_and_swap(key, old, new)?.is_ok();
         if swapped {
             self.durable(key, new, old.map(IVec::from))?;
@@ -119,6 +195,14 @@ impl Keyspace {
     /// Removes every key that starts with `prefix`, durably; returns how
     /// many there were.
     pub fn remove_prefix(&self, prefix: &[u8]) -> Result<usize, TransactError> {
+        if let Some(shared) = self.shared() {
+            let keys = shared
+                .scan(&self.name, prefix)?
+                .into_iter()
+                .map(|(key, _)| key)
+                .collect::<Vec<_>>();
+            return self.remove_all(keys);
+        }
         let keys = self
             .tree
             .scan_prefix(prefix)
@@ -135,6 +219,16 @@ impl Keyspace {
         keys: impl IntoIterator<Item = Vec<u8>>,
     ) -> Result<usize, TransactError> {
         self.store.refuse_if_poisoned()?;
+        if let Some(shared) = self.shared() {
+            let keys: Vec<Vec<u8>> = keys.into_iter().collect();
+            let removed = shared.remove(&self.name, &keys)?;
+            if let Some(cache) = self.cache() {
+                for key in &keys {
+                    cache.remove(key.as_slice())?;
+                }
+            }
+            return Ok(removed);
+        }
         let mut removed = Vec::new();
         for key in keys {
             if let Some(old) = self.tree.remove(key.as_slice())? {
@@ -157,11 +251,29 @@ impl Keyspace {
     pub fn scan_prefix(
         &self,
         prefix: &[u8],
-    ) -> impl Iterator<Item = Result<(IVec, IVec), StorageError>> + '_ {
-        self.tree
-            .scan_prefix(prefix)
-            .map(|item| item.map_err(StorageError::from))
+    ) -> Box<dyn Iterator<Item = Result<(IVec, IVec), StorageError>> + '_> {
+        match self.shared() {
+            Some(shared) => match shared.scan(&self.name, prefix) {
+                Ok(found) => Box::new(
+                    found
+                        .into_iter()
+                        .map(|(key, value)| Ok((IVec::from(key), IVec::from(value)))),
+                ),
+                Err(e) => Box::new(std::iter::once(Err(shared_read(e)))),
+            },
+            None => Box::new(
+                self.tree
+                    .scan_prefix(prefix)
+                    .map(|item| item.map_err(StorageError::from)),
+            ),
+        }
     }
+}
+
+/// A read of the log's keyspaces that failed, as a storage error: reads
+/// of a keyspace fail as sled's do.
+fn shared_read(error: LogError) -> StorageError {
+    StorageError::Unavailable(error.to_string())
 }
 
 #[cfg(test)]

@@ -167,6 +167,36 @@ pub trait Log: Send + Sync {
 
     /// A listener for news of entries appended from now on, by any node.
     fn listen(&self) -> Result<Box<dyn LogNews>, LogError>;
+
+    /// The keyspaces (`Store::keyspace`) of a store that follows the log
+    /// are the log's, shared by every node: what is not history (password
+    /// hashes, sessions, pictures) is kept beside it. Each write is durable
+    /// when it returns.
+    fn keyspaces(&self) -> &dyn SharedKeyspaces;
+}
+
+/// A keyspace's key and its value.
+pub type KeyValue = (Vec<u8>, Vec<u8>);
+
+/// Keyspaces kept beside a log, for every node: the operations of
+/// `Keyspace`, each on keyspace `space`.
+pub trait SharedKeyspaces: Send + Sync {
+    fn get(&self, space: &str, key: &[u8]) -> Result<Option<Vec<u8>>, LogError>;
+    /// Sets every key to its value, all or none.
+    fn put(&self, space: &str, entries: &[KeyValue]) -> Result<(), LogError>;
+    /// Sets `key` to `new` (`None`: removes it) only if it holds `old`
+    /// (`None`: absent) now; whether it did.
+    fn swap(
+        &self,
+        space: &str,
+        key: &[u8],
+        old: Option<&[u8]>,
+        new: Option<&[u8]>,
+    ) -> Result<bool, LogError>;
+    /// Removes `keys`, all or none; how many were there.
+    fn remove(&self, space: &str, keys: &[Vec<u8>]) -> Result<usize, LogError>;
+    /// Every key and value starting with `prefix`, in key order.
+    fn scan(&self, space: &str, prefix: &[u8]) -> Result<Vec<KeyValue>, LogError>;
 }
 
 /// Word that a log has new entries.

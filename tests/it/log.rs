@@ -317,6 +317,8 @@ fn a_store_is_copied_into_an_empty_log_and_follows_it() {
     let url = fresh_database();
     let source = Store::temporary().unwrap();
     forkful::seed::demo(&source).unwrap();
+    let before = export(&source);
+    assert!(before.contains("#keyspace pictures"), "the demo's pictures");
     let mut heard = 0;
     let copied = source
         .push_to_log(Arc::new(PgLog::connect(&url).unwrap()), &mut |_| heard += 1)
@@ -328,6 +330,9 @@ fn a_store_is_copied_into_an_empty_log_and_follows_it() {
     let node = Store::temporary().unwrap();
     assert_eq!(follow(&node, &url).unwrap(), copied);
     assert_eq!(everything(&node), everything(&source));
+    // Its pictures are the log's too: exported from the new node, the
+    // same file as from the store before it was copied.
+    assert!(export(&node) == before, "the same datoms and pictures");
     // The store that was copied follows the log now: it writes through it.
     Recipes::open(source.clone())
         .unwrap()
@@ -417,4 +422,66 @@ async fn after_a_write_on_one_node_the_next_page_on_another_shows_it() {
     let shown = ann.get("/recipes/weeknight-dal").await;
     assert_eq!(shown.status, 200, "{}", shown.body);
     assert!(catching_up.join().unwrap() > 0);
+}
+
+/// What is not history is kept beside the log for every node: a cook who
+/// signed up on one node is logged in on another, and a picture sent to
+/// one is served by another.
+#[actix_web::test]
+async fn sessions_passwords_and_pictures_are_every_nodes() {
+    use crate::writing::{sign_up, Browser};
+    let url = fresh_database();
+    let nodes: Vec<(Store, Recipes)> = (0..2)
+        .map(|_| {
+            let store = Store::temporary().unwrap();
+            follow(&store, &url).unwrap();
+            let recipes = Recipes::open(store.clone()).unwrap();
+            (store, recipes)
+        })
+        .collect();
+    let (on_a, on_b) = (site(&nodes[0].1), site(&nodes[1].1));
+    let mut ann = Browser::new(&on_a);
+    sign_up(&mut ann, "ann").await;
+    nodes[1].0.catch_up().unwrap();
+    ann.site = on_b.clone();
+    let account = ann.get("/account").await;
+    assert_eq!(
+        account.status, 200,
+        "logged in on the other node: {}",
+        account.body
+    );
+    assert!(account.body.contains("ann"));
+
+    // A picture sent to a, in a recipe written on a, served by b.
+    let bytes = crate::pictures::picture_file(640, 480, image::ImageFormat::Png);
+    let mut picture = nodes[0].1.add_picture(&bytes, "ann").unwrap();
+    picture.alt = "A bowl of dal".into();
+    let mut with_picture = content("Dal");
+    with_picture.picture = Some(picture);
+    nodes[0]
+        .1
+        .create(&slug("dal"), with_picture, &Change::by("ann", "first"))
+        .unwrap();
+    nodes[1].0.catch_up().unwrap();
+    let page = get(&on_b, "/recipes/dal").await;
+    let sources = page.attrs("img", "src");
+    assert!(!sources.is_empty(), "{}", page.body);
+    for source in sources {
+        let served = get(&on_b, &source).await;
+        assert_eq!(served.status, 200, "{source}");
+        assert!(served.bytes().len() > 100, "{source}");
+    }
+}
+
+/// The store's export, pictures included, as `forkful export` writes it.
+fn export(store: &Store) -> String {
+    let mut out = Vec::new();
+    let pictures = store.keyspace(forkful::domain::pictures::KEYSPACE).unwrap();
+    forkful::store::export_with(
+        &store.db(),
+        &[(forkful::domain::pictures::KEYSPACE, &pictures)],
+        &mut out,
+    )
+    .unwrap();
+    String::from_utf8(out).unwrap()
 }

@@ -107,7 +107,9 @@ impl Recipes {
     pub fn open(store: Store) -> Result<Recipes, DomainError> {
         site_schema::install(&store)?;
         let attrs = Attrs::resolve(&store.db())?;
-        let pictures = store.keyspace(PICTURES).map_err(store_error)?;
+        // Pictures never change under their names: a node following a log
+        // keeps those it has served.
+        let pictures = store.cached_keyspace(PICTURES).map_err(store_error)?;
         let picture_key = picture_key(&store)?;
         let uploads = store
             .keyspace(unsaved_pictures::UPLOADS)
