@@ -96,6 +96,7 @@ pub fn app(
 > {
     let https = site.is_https();
     let body_deadline = site.body_deadline();
+    crate::web::metrics::install();
     App::new()
         .app_data(site)
         .app_data(QueryConfig::default().error_handler(|error, _| {

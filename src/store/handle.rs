@@ -58,6 +58,8 @@ pub(super) struct Inner {
     /// no write until that log is attached again, or it would hold
     /// transactions the log does not.
     pub(super) followed_log: bool,
+    /// See `StoreStats::log_retries`.
+    pub(super) log_retries: AtomicU64,
 }
 
 /// Counters since the store was opened.
@@ -72,6 +74,9 @@ pub struct StoreStats {
     pub synced: u64,
     /// Index reads (range scans) started by database values.
     pub reads: u64,
+    /// Transactions decided again because another node's reached the log
+    /// first (`LOG_RETRIES`), and those refused after the last try.
+    pub log_retries: u64,
 }
 
 /// The basis readers get, with its schema.
@@ -181,6 +186,7 @@ impl Store {
             flushes: self.inner.flushes.load(Ordering::Relaxed),
             synced: self.inner.synced.load(Ordering::Relaxed),
             reads: self.inner.reads.load(Ordering::Relaxed),
+            log_retries: self.inner.log_retries.load(Ordering::Relaxed),
         }
     }
 

@@ -229,6 +229,7 @@ impl Store {
                 synced: AtomicU64::new(0),
                 log: std::sync::OnceLock::new(),
                 followed_log,
+                log_retries: AtomicU64::new(0),
             }),
         })
     }

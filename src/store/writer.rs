@@ -143,12 +143,14 @@ impl Store {
                     // Another node wrote first: catch up with it, and
                     // decide again on the value it made.
                     drop(writer);
+                    self.inner.log_retries.fetch_add(1, Ordering::Relaxed);
                     self.catch_up()?;
                     retries += 1;
                 }
                 Err(moved @ TransactError::Log(LogError::Moved { .. })) => {
                     // Lost every time: caught up, and refused (503).
                     drop(writer);
+                    self.inner.log_retries.fetch_add(1, Ordering::Relaxed);
                     self.catch_up()?;
                     return Err(moved.into());
                 }

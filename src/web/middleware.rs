@@ -66,7 +66,15 @@ pub async fn log_request(
     let started = Instant::now();
     let method = req.method().clone();
     let path = req.path().to_owned();
+    // The pattern, not the path: one series a route, whatever the slugs.
+    let route = req.match_pattern().unwrap_or_else(|| "unmatched".into());
     let response = next.call(req).await?;
+    super::metrics::request(
+        &route,
+        method.as_str(),
+        response.status().as_u16(),
+        started.elapsed().as_secs_f64(),
+    );
     tracing::info!(
         target: "forkful::request",
         %method,

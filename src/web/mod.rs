@@ -15,6 +15,7 @@ pub mod error;
 mod feeds;
 pub mod form_handling;
 pub mod memory_limit;
+pub mod metrics;
 pub mod middleware;
 pub mod page_cache;
 mod pages;
@@ -298,6 +299,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(page("/robots.txt", feeds::robots))
         .service(page("/about", pages::about))
         .service(web::resource("/healthz").route(get().to(pages::healthz)))
+        .service(web::resource("/metrics").route(get().to(metrics::serve)))
         .service(page("/cooks/{handle}", pages::cook))
         .service(get_post(
             "/recipes/{slug}/edit",

@@ -203,7 +203,9 @@ fn page_as<M>(
 ) -> Result<HttpResponse, WebError> {
     let snapshot = site.snapshot();
     if keep == Keep::Yes {
-        if let Some(kept) = kept(site, &snapshot, &request)? {
+        let kept = kept(site, &snapshot, &request)?;
+        super::metrics::page_cache(kept.is_some());
+        if let Some(kept) = kept {
             return Ok(kept.into_response());
         }
     }

@@ -286,6 +286,12 @@ async fn a_write_the_log_cannot_take_is_refused_and_writes_nothing() {
     assert_eq!(said["basis"], basis);
     assert_eq!(said["log"]["head"], basis);
     assert_eq!(said["log"]["lag"], 0);
+    let metrics = get(&site, "/metrics").await.body;
+    assert!(
+        metrics.contains(&format!("forkful_log_head {basis}")),
+        "{metrics}"
+    );
+    assert!(metrics.contains("forkful_log_lag 0"), "{metrics}");
 
     let before = stored(&store);
     // The log's database goes away under the node.

@@ -1179,3 +1179,37 @@ async fn healthz_says_the_basis_shown_and_is_never_cached() {
     assert_eq!(said["basis"], demo().snapshot().basis().get());
     assert!(said.get("log").is_none(), "no log: {said}");
 }
+
+/// `/metrics` is Prometheus text: requests by route pattern (never by
+/// path), their latency, the page cache's hits, and the basis shown.
+#[actix_web::test]
+async fn metrics_count_requests_by_route_and_the_page_cache() {
+    let site = site(demo());
+    let slug = whole_catalog(&demo().snapshot()).entries[0]
+        .slug
+        .to_string();
+    for _ in 0..2 {
+        assert_eq!(get(&site, &format!("/recipes/{slug}")).await.status, 200);
+    }
+    let page = get(&site, "/metrics").await;
+    assert_eq!(page.status, 200);
+    assert_eq!(page.header("cache-control"), Some("no-store"));
+    assert!(page
+        .header("content-type")
+        .is_some_and(|t| t.starts_with("text/plain; version=0.0.4")));
+    let text = &page.body;
+    let shows = |needle: &str| {
+        assert!(text.contains(needle), "{needle} not in:\n{text}");
+    };
+    shows("forkful_requests_total{route=\"/recipes/{slug}\",method=\"GET\",status=\"200\"}");
+    shows("forkful_request_seconds_bucket{route=\"/recipes/{slug}\",le=\"");
+    shows("forkful_page_cache_total{outcome=\"hit\"}");
+    shows(&format!(
+        "forkful_basis {}",
+        demo().snapshot().basis().get()
+    ));
+    assert!(
+        !text.contains(&format!("route=\"/recipes/{slug}\"")),
+        "a path as a label"
+    );
+}

@@ -169,6 +169,12 @@ impl Recipes {
         &self.attrs
     }
 
+    /// Writes decided again because another node's reached the log first,
+    /// since the store was opened.
+    pub fn write_retries(&self) -> u64 {
+        self.store.stats().log_retries
+    }
+
     /// Whether this node's store follows a log, other nodes writing to it.
     pub fn follows_log(&self) -> bool {
         self.store.follows_log()

@@ -1,0 +1,107 @@
+//! `/metrics`: what this node has done since it started, as Prometheus
+//! text: requests and their latency by route, the page cache's hits and
+//! misses, the basis shown, and with a log its head, the lag and the
+//! writes decided again. Recorded through the `metrics` facade where each
+//! thing happens; rendered by its Prometheus exporter.
+
+use std::sync::OnceLock;
+
+use actix_web::http::header;
+use actix_web::{web, HttpResponse};
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+
+use super::Site;
+
+/// The latency histogram's name, and its buckets in seconds: a cached page
+/// is tens of microseconds, a made one hundreds, a write milliseconds.
+const REQUEST_SECONDS: &str = "forkful_request_seconds";
+const BUCKETS: [f64; 12] = [
+    0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.1, 0.5, 2.5,
+];
+
+/// The process's recorder, installed on first use. `metrics` has one
+/// global recorder a process, so every server of one process (the tests
+/// make many) shares it, and its figures are the process's.
+fn recorder() -> &'static PrometheusHandle {
+    static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
+    HANDLE.get_or_init(|| {
+        let recorder = PrometheusBuilder::new()
+            .set_buckets_for_metric(Matcher::Full(REQUEST_SECONDS.into()), &BUCKETS)
+            .expect("a list of buckets")
+            .build_recorder();
+        let handle = recorder.handle();
+        // Fails only if another recorder came first, which nothing here
+        // installs: then this one renders nothing recorded.
+        if metrics::set_global_recorder(recorder).is_err() {
+            tracing::warn!("another metrics recorder is installed; /metrics will be empty");
+        }
+        handle
+    })
+}
+
+/// Installs the recorder, so that what happens from now on is counted.
+pub fn install() {
+    recorder();
+}
+
+/// One request answered: its route's pattern (`/recipes/{slug}`, never the
+/// path, which would make a series per recipe), method and status.
+pub fn request(route: &str, method: &str, status: u16, seconds: f64) {
+    metrics::counter!(
+        "forkful_requests_total",
+        "route" => route.to_owned(),
+        "method" => method.to_owned(),
+        "status" => status.to_string()
+    )
+    .increment(1);
+    metrics::histogram!(REQUEST_SECONDS, "route" => route.to_owned()).record(seconds);
+}
+
+/// A page asked of the page cache: found there, or made.
+pub fn page_cache(hit: bool) {
+    let outcome = if hit { "hit" } else { "miss" };
+    metrics::counter!("forkful_page_cache_total", "outcome" => outcome).increment(1);
+}
+
+/// The route: the recorded figures, then this site's position read now
+/// (written here, not recorded: a process may serve more than one site,
+/// as the tests do, and each shows its own). Never cached.
+pub async fn serve(site: web::Data<Site>) -> HttpResponse {
+    let recipes = site.recipes();
+    let mut text = recorder().render();
+    let mut gauge = |name: &str, help: &str, kind: &str, value: u64| {
+        text.push_str(&format!(
+            "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}\n"
+        ));
+    };
+    gauge(
+        "forkful_basis",
+        "The newest transaction this node shows.",
+        "gauge",
+        recipes.snapshot().basis().get(),
+    );
+    if let Some(Ok((head, shown))) = recipes.log_position() {
+        gauge(
+            "forkful_log_head",
+            "The newest transaction in the log.",
+            "gauge",
+            head,
+        );
+        gauge(
+            "forkful_log_lag",
+            "Transactions in the log this node does not show yet.",
+            "gauge",
+            head.saturating_sub(shown),
+        );
+        gauge(
+            "forkful_log_write_retries_total",
+            "Writes decided again because another node's reached the log first.",
+            "counter",
+            recipes.write_retries(),
+        );
+    }
+    HttpResponse::Ok()
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .content_type("text/plain; version=0.0.4; charset=utf-8")
+        .body(text)
+}
