@@ -257,9 +257,14 @@ fn fields_markup(purpose: &Purpose, f: &RecipeFields, errors: &FieldErrors) -> M
         ..Field::text(name, label, value)
     };
     let mut slug = optional("slug", "Address", &f.slug);
-    slug.hint = Some(
-        "The recipe's address: letters a-z, digits and -. Left empty, one is made from the title.",
-    );
+    slug.hint = Some(match purpose {
+        Purpose::Fork { .. } => {
+            "The recipe's address: letters a-z, digits and -. Left empty, one is made from the recipe's and your names."
+        }
+        _ => {
+            "The recipe's address: letters a-z, digits and -. Left empty, one is made from the title."
+        }
+    });
     let mut note = Field::text("note", "What you changed", &f.note);
     note.hint = Some("A line for the history, e.g. \"less salt\".");
     html! {

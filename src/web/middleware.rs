@@ -19,6 +19,8 @@ use actix_web::web::Bytes;
 use actix_web::{Error, HttpMessage};
 use futures_util::{Stream, StreamExt};
 
+use super::metrics;
+
 /// Everything a page loads comes from the site itself; nothing inline runs
 /// (the JSON-LD `<script>` is data, which CSP does not execute or block).
 /// The one script may fetch from the site (the recipe form's preview).
@@ -66,12 +68,16 @@ pub async fn log_request(
     let started = Instant::now();
     let method = req.method().clone();
     let path = req.path().to_owned();
-    // The pattern, not the path: one series a route, whatever the slugs.
-    let route = req.match_pattern().unwrap_or_else(|| "unmatched".into());
     let response = next.call(req).await?;
-    super::metrics::request(
-        &route,
-        method.as_str(),
+    // The pattern, not the path: one series a route, whatever the slugs.
+    let route = response
+        .request()
+        .app_data::<metrics::Route>()
+        .copied()
+        .unwrap_or(metrics::UNMATCHED);
+    metrics::request(
+        route,
+        &method,
         response.status().as_u16(),
         started.elapsed().as_secs_f64(),
     );

@@ -298,8 +298,8 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(page("/sitemaps/{file}", feeds::sitemap_file))
         .service(page("/robots.txt", feeds::robots))
         .service(page("/about", pages::about))
-        .service(web::resource("/healthz").route(get().to(pages::healthz)))
-        .service(web::resource("/metrics").route(get().to(metrics::serve)))
+        .service(plain("/healthz", pages::healthz))
+        .service(plain("/metrics", metrics::serve))
         .service(page("/cooks/{handle}", pages::cook))
         .service(get_post(
             "/recipes/{slug}/edit",
@@ -329,7 +329,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
 
 /// One address with a page (GET, and HEAD) and a form handler (POST): one
 /// pattern to match, not two.
-fn get_post<G, GArgs, P, PArgs>(path: &str, page: G, post: P) -> actix_web::Resource
+fn get_post<G, GArgs, P, PArgs>(path: &'static str, page: G, post: P) -> actix_web::Resource
 where
     G: actix_web::Handler<GArgs>,
     GArgs: actix_web::FromRequest + 'static,
@@ -339,6 +339,7 @@ where
     P::Output: actix_web::Responder + 'static,
 {
     web::resource(path)
+        .app_data(metrics::Route(path))
         .route(get().to(page))
         .route(web::post().to(post))
         .default_service(web::to(|req: HttpRequest| {
@@ -346,26 +347,41 @@ where
         }))
 }
 
-/// One address with a page: GET, and HEAD.
-fn page<G, GArgs>(path: &str, page: G) -> actix_web::Resource
+/// One address answered the same whatever the visitor: GET and HEAD,
+/// outside the page cache (`/healthz`, `/metrics`).
+fn plain<G, GArgs>(path: &'static str, page: G) -> actix_web::Resource
 where
     G: actix_web::Handler<GArgs>,
     GArgs: actix_web::FromRequest + 'static,
     G::Output: actix_web::Responder + 'static,
 {
     web::resource(path)
+        .app_data(metrics::Route(path))
+        .route(get().to(page))
+}
+
+/// One address with a page: GET, and HEAD.
+fn page<G, GArgs>(path: &'static str, page: G) -> actix_web::Resource
+where
+    G: actix_web::Handler<GArgs>,
+    GArgs: actix_web::FromRequest + 'static,
+    G::Output: actix_web::Responder + 'static,
+{
+    web::resource(path)
+        .app_data(metrics::Route(path))
         .route(get().to(page))
         .default_service(web::to(|req: HttpRequest| refuse_method(req, "GET, HEAD")))
 }
 
 /// One address that only takes a form: POST.
-fn form_post<P, PArgs>(path: &str, post: P) -> actix_web::Resource
+fn form_post<P, PArgs>(path: &'static str, post: P) -> actix_web::Resource
 where
     P: actix_web::Handler<PArgs>,
     PArgs: actix_web::FromRequest + 'static,
     P::Output: actix_web::Responder + 'static,
 {
     web::resource(path)
+        .app_data(metrics::Route(path))
         .route(web::post().to(post))
         .default_service(web::to(|req: HttpRequest| refuse_method(req, "POST")))
 }

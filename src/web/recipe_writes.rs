@@ -714,7 +714,13 @@ fn try_fork(
     brought: Brought,
 ) -> Result<Outcome, WebError> {
     let content = picture_of(site, fields, brought).and_then(|p| content_of(fields, p));
-    let (content, slug) = match (content, slug_field(&fields.slug)) {
+    // An address left empty is chosen inside the writer, as the form says:
+    // the parent's and the cook's names, numbered if taken.
+    let slug = match fields.slug.trim() {
+        "" => Ok(None),
+        text => slug_field(text).map(Some),
+    };
+    let (content, slug) = match (content, slug) {
         (Ok(content), Ok(slug)) => (content, slug),
         (Err(errors), _) | (_, Err(errors)) => return Ok(Outcome::unprocessable(errors)),
     };
@@ -722,14 +728,16 @@ fn try_fork(
     match site.recipes().fork(
         parent,
         Some(version),
-        Some(&slug),
+        slug.as_ref(),
         |_| content.clone(),
         &change,
     ) {
         Ok((slug, _)) => Ok(Outcome::Saved(recipe_path(slug.as_str()))),
-        Err(e @ (DomainError::SlugTaken(_) | DomainError::SlugReserved(_))) => {
-            Ok(Outcome::slug_refused(&e, &slug))
-        }
+        Err(e @ (DomainError::SlugTaken(_) | DomainError::SlugReserved(_))) => match &slug {
+            Some(slug) => Ok(Outcome::slug_refused(&e, slug)),
+            // A slug the writer chose is free: this cannot be.
+            None => Err(e.into()),
+        },
         Err(DomainError::Content(why)) => Ok(Outcome::unprocessable(content_refused(&why))),
         Err(e) => Err(e.into()),
     }

@@ -237,6 +237,9 @@ pub struct Browser {
     agent: ureq::Agent,
     origin: String,
     cookies: BTreeMap<String, String>,
+    /// The client address a trusted proxy would say this browser has
+    /// (`X-Forwarded-For`), for a server told to trust 127.0.0.1.
+    forwarded_for: Option<String>,
 }
 
 impl Browser {
@@ -245,7 +248,15 @@ impl Browser {
             agent: agent(),
             origin: origin.to_owned(),
             cookies: BTreeMap::new(),
+            forwarded_for: None,
         }
+    }
+
+    /// The same browser, as if behind a proxy that says its address is
+    /// `address`: many cooks, each limited as a client of its own.
+    pub fn behind_proxy_as(mut self, address: &str) -> Browser {
+        self.forwarded_for = Some(address.to_owned());
+        self
     }
 
     /// The same browser, cookies kept, talking to a restarted server: a
@@ -315,6 +326,9 @@ impl Browser {
     }
 
     fn send(&mut self, mut request: ureq::Request, body: Sent) -> Result<Page, Unanswered> {
+        if let Some(address) = &self.forwarded_for {
+            request = request.set("X-Forwarded-For", address);
+        }
         if !self.cookies.is_empty() {
             let cookies: Vec<String> = self
                 .cookies

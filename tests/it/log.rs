@@ -5,6 +5,7 @@
 //! copied into an empty log. Against a real PostgreSQL (`postgres`).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use forkful::domain::{Change, Content, DomainError, Recipes, Slug, Step};
 use forkful::postgres::PgLog;
@@ -490,4 +491,133 @@ fn export(store: &Store) -> String {
     )
     .unwrap();
     String::from_utf8(out).unwrap()
+}
+
+/// Three nodes, the real binary, on one log: fifty cooks, each signing up
+/// and forking one recipe through one of the three at once, get fifty
+/// forks; a write on one node, its redirect followed on another, shows
+/// there; and the three stores end with the same datoms at the same t
+/// (their exports are the same file).
+#[test]
+fn three_node_processes_on_one_log_agree() {
+    use crate::http_client::{Browser, Server};
+    use crate::writing::recipe_fields;
+    let url = fresh_database();
+    let root = tempfile::tempdir().unwrap();
+    let data: Vec<_> = (0..3)
+        .map(|n| root.path().join(format!("node-{n}")))
+        .collect();
+    let flags = ["--database-url", &url, "--trusted-proxy", "127.0.0.1"];
+    let mut nodes: Vec<Server> = data
+        .iter()
+        .map(|dir| Server::start(dir, &flags).unwrap())
+        .collect();
+    let origins: Vec<String> = nodes.iter().map(|n| n.origin().to_owned()).collect();
+
+    let mut ann = Browser::new(&origins[0]).behind_proxy_as("10.0.0.1");
+    ann.sign_up("ann").unwrap();
+    let form = ann.get("/recipes/new").unwrap();
+    let created = ann
+        .submit(&form, "/recipes/new", &recipe_fields(&[]))
+        .unwrap();
+    assert_eq!(created.status, 303, "{}", created.body);
+    let location = created.header("location").unwrap().to_owned();
+    // The redirect, followed on another node: the cook's write is there.
+    ann.reconnect(&origins[1]);
+    let shown = ann.get(&location).unwrap();
+    assert_eq!(
+        shown.status, 200,
+        "{location} on the second node: {}",
+        shown.body
+    );
+
+    let forks: Vec<String> = std::thread::scope(|scope| {
+        let cooks: Vec<_> = (0..50)
+            .map(|cook| {
+                let origin = origins[cook % 3].clone();
+                let parent = location.clone();
+                scope.spawn(move || {
+                    let address = format!("10.1.0.{}", cook + 1);
+                    let mut browser = Browser::new(&origin).behind_proxy_as(&address);
+                    let handle = format!("cook-{cook}");
+                    // A write refused as busy (it lost the log to other
+                    // nodes' every time) is sent again, as a browser would.
+                    let mut tries = 0;
+                    while let Err(why) = browser.sign_up(&handle) {
+                        tries += 1;
+                        assert!(tries < 20 && why.contains(" 503"), "{handle}: {why}");
+                        std::thread::sleep(Duration::from_millis(20));
+                    }
+                    let action = format!("{parent}/fork");
+                    for _ in 0..20 {
+                        let form = browser.get(&action).unwrap();
+                        assert_eq!(form.status, 200, "{handle}: {}", form.body);
+                        let fields = recipe_fields(&[("note", "my fork")]);
+                        let sent = browser.submit(&form, &action, &fields).unwrap();
+                        match sent.status {
+                            303 => return sent.header("location").unwrap().to_owned(),
+                            503 => std::thread::sleep(Duration::from_millis(20)),
+                            other => panic!("{handle}: {other} {}", sent.body),
+                        }
+                    }
+                    panic!("{handle}: refused twenty times")
+                })
+            })
+            .collect();
+        cooks.into_iter().map(|c| c.join().unwrap()).collect()
+    });
+    let distinct: std::collections::BTreeSet<_> = forks.iter().collect();
+    assert_eq!(distinct.len(), 50, "{forks:?}");
+
+    // Every node catches up with the log, then the stores are compared.
+    let head: u64 = psql(&url, &["SELECT max(t) FROM forkful_log"])
+        .trim()
+        .parse()
+        .unwrap();
+    for origin in &origins {
+        let mut browser = Browser::new(origin);
+        let started = std::time::Instant::now();
+        loop {
+            let health = browser.get("/healthz").unwrap();
+            let said: serde_json::Value = serde_json::from_str(&health.body).unwrap();
+            if said["basis"] == head {
+                break;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "{origin}: {said}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    for node in &mut nodes {
+        node.terminate().unwrap();
+    }
+    let exports: Vec<String> = data
+        .iter()
+        .map(|dir| {
+            let file = dir.with_extension("edn");
+            let out = std::process::Command::new(crate::http_client::server_binary())
+                .args(["export", "--data"])
+                .arg(dir)
+                .arg(&file)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            std::fs::read_to_string(&file).unwrap()
+        })
+        .collect();
+    assert!(exports[0].lines().count() > 1000);
+    assert!(
+        exports[1] == exports[0],
+        "node 1's store differs from node 0's"
+    );
+    assert!(
+        exports[2] == exports[0],
+        "node 2's store differs from node 0's"
+    );
 }

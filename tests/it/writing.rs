@@ -1653,3 +1653,32 @@ async fn the_largest_recipe_the_form_takes_saves_and_one_word_more_is_422_with_t
     }
     assert!(stored(recipes.store()) == before, "nothing was written");
 }
+
+/// A fork whose address is left empty gets one, as the form's hint says:
+/// the parent's and the cook's names, numbered if taken (found by the
+/// three-node test, whose cooks forked with the field empty: each was
+/// told the empty address was not a slug).
+#[actix_web::test]
+async fn a_fork_with_its_address_left_empty_is_given_one() {
+    let (_recipes, site) = new_site();
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let form = ann.get("/recipes/new").await;
+    let created = ann.submit(&form, "/recipes/new", &recipe_fields(&[])).await;
+    assert_eq!(created.status, 303, "{}", created.body);
+    let mut bo = Browser::new(&site);
+    sign_up(&mut bo, "bo").await;
+    for expected in ["/recipes/weeknight-dal-bo", "/recipes/weeknight-dal-bo-2"] {
+        let form = bo.get("/recipes/weeknight-dal/fork").await;
+        assert!(form.body.contains("made from the recipe's and your names"));
+        let forked = bo
+            .submit(
+                &form,
+                "/recipes/weeknight-dal/fork",
+                &recipe_fields(&[("slug", " "), ("note", "mine")]),
+            )
+            .await;
+        assert_eq!(forked.status, 303, "{}", forked.body);
+        assert_eq!(forked.header("location"), Some(expected));
+    }
+}
