@@ -38,6 +38,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use forkful::domain::{Change, Content, Recipes, Slug, Step, VersionNumber, Yield};
+use forkful::postgres::PgLog;
 use forkful::store::Store;
 
 use crate::helpers::{count_from_env, seed_from_clock};
@@ -110,10 +111,22 @@ fn newest_versions(ledger: &Ledger) -> Vec<(String, u32)> {
         .collect()
 }
 
+/// Where the killed server keeps its truth: its store alone, or a log in
+/// PostgreSQL that its store follows.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Embedded,
+    Log,
+}
+
 /// Opens the store the killed server left and checks it against the
 /// ledger; returns versions compared and writes in flight found saved.
+/// With a log (`log`), the store is first caught up with it, and a node
+/// built from the log alone must hold the same: every acknowledged write
+/// is in the log.
 fn check_store(
     dir: &std::path::Path,
+    log: Option<&str>,
     ledger: &mut Ledger,
     in_flight: &[Attempt],
 ) -> Result<(usize, usize), String> {
@@ -121,6 +134,20 @@ fn check_store(
     store
         .verify_current_entries()
         .map_err(|why| format!("current-entity entries: {why}"))?;
+    if let Some(url) = log {
+        let log = PgLog::connect(url).map_err(|e| format!("the log: {e}"))?;
+        store
+            .attach_log(std::sync::Arc::new(log))
+            .map_err(|e| format!("catching up with the log: {e}"))?;
+        let from_log = Store::temporary().map_err(|e| e.to_string())?;
+        let log = PgLog::connect(url).map_err(|e| format!("the log: {e}"))?;
+        from_log
+            .attach_log(std::sync::Arc::new(log))
+            .map_err(|e| format!("a node built from the log: {e}"))?;
+        if crate::helpers::everything(&from_log) != crate::helpers::everything(&store) {
+            return Err("a node built from the log holds other datoms than the store".into());
+        }
+    }
     let recipes = Recipes::open(store).map_err(|e| format!("opening the recipes: {e}"))?;
     let checked = ledger.check(&recipes.snapshot(), in_flight)?;
     Ok((checked.versions, checked.adopted))
@@ -129,10 +156,10 @@ fn check_store(
 /// Starts the server on `dir`. The store the test just checked may hold
 /// sled's file lock a moment longer while its threads wind down, so a
 /// start refused for the lock is tried again.
-fn restart(dir: &std::path::Path) -> Result<Server, String> {
+fn restart(dir: &std::path::Path, flags: &[&str]) -> Result<Server, String> {
     let mut tries = 0;
     loop {
-        match Server::start(dir, &SERVE_FLAGS) {
+        match Server::start(dir, flags) {
             Err(why) if why.contains("could not acquire lock") && tries < 100 => {
                 tries += 1;
                 thread::sleep(Duration::from_millis(20));
@@ -148,6 +175,18 @@ fn rounds() -> usize {
 
 #[test]
 fn a_killed_server_loses_no_acknowledged_write_and_starts_again() {
+    kill_rounds(Mode::Embedded);
+}
+
+/// The same with the log in PostgreSQL: the server is killed during writes
+/// and during its catch-up as it starts; the restarted node catches up, and
+/// a node built from the log alone holds every acknowledged write.
+#[test]
+fn a_killed_node_on_a_log_loses_no_acknowledged_write_and_catches_up() {
+    kill_rounds(Mode::Log);
+}
+
+fn kill_rounds(mode: Mode) {
     let rounds = rounds();
     let seed = seed_from_clock();
     let mut rng = Rng::new(seed);
@@ -158,6 +197,7 @@ fn a_killed_server_loses_no_acknowledged_write_and_starts_again() {
     let mut ledger = Ledger::default();
     let mut cooks: Vec<Cook> = Vec::new();
     let mut last_written: Vec<String> = Vec::new();
+    let mut log: Option<String> = None;
     for round in 0..rounds {
         let fail = |why: String| -> ! { panic!("round {round} (seed {seed}): {why}") };
         let new_store = round % ROUNDS_PER_STORE == 0;
@@ -165,19 +205,24 @@ fn a_killed_server_loses_no_acknowledged_write_and_starts_again() {
             dir = Some(tempfile::tempdir().expect("a temporary directory"));
             ledger = Ledger::default();
             last_written.clear();
+            log = (mode == Mode::Log).then(crate::postgres::fresh_database);
         }
         let dir = dir.as_ref().expect("a store directory").path();
+        let mut flags: Vec<&str> = SERVE_FLAGS.to_vec();
+        if let Some(url) = &log {
+            flags.extend(["--database-url", url.as_str()]);
+        }
         if !new_store && rng.below(5) == 0 {
             // Killed while it starts: opening the store, or just listening.
-            let mut server = Server::spawn(dir, &SERVE_FLAGS);
+            let mut server = Server::spawn(dir, &flags);
             thread::sleep(Duration::from_millis(rng.below(60)));
             server.kill();
             drop(server);
             startup_kills += 1;
-            check_store(dir, &mut ledger, &[])
+            check_store(dir, log.as_deref(), &mut ledger, &[])
                 .unwrap_or_else(|why| fail(format!("after a kill at startup: {why}")));
         }
-        let mut server = restart(dir).unwrap_or_else(|why| fail(why));
+        let mut server = restart(dir, &flags).unwrap_or_else(|why| fail(why));
         restarts += usize::from(!new_store);
         if new_store {
             cooks = COOKS
@@ -238,7 +283,7 @@ fn a_killed_server_loses_no_acknowledged_write_and_starts_again() {
         acknowledged += written.iter().map(|w| w.acknowledged).sum::<usize>();
         in_flight_total += in_flight.len();
         in_flight_rounds += usize::from(!in_flight.is_empty());
-        let (compared, found) = check_store(dir, &mut ledger, &in_flight)
+        let (compared, found) = check_store(dir, log.as_deref(), &mut ledger, &in_flight)
             .unwrap_or_else(|why| fail(format!("killed {kill_after:?} into the writing: {why}")));
         versions += compared;
         adopted += found;

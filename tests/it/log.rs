@@ -18,6 +18,19 @@ fn follow(store: &Store, url: &str) -> Result<usize, TransactError> {
     store.attach_log(Arc::new(PgLog::connect(url).expect("the log connects")))
 }
 
+/// `n` nodes in this process, each a temporary store following the log at
+/// `url`, with the domain open on it.
+fn nodes_on(url: &str, n: usize) -> Vec<(Store, Recipes)> {
+    (0..n)
+        .map(|_| {
+            let store = Store::temporary().unwrap();
+            follow(&store, url).unwrap();
+            let recipes = Recipes::open(store.clone()).unwrap();
+            (store, recipes)
+        })
+        .collect()
+}
+
 fn slug(text: &str) -> Slug {
     Slug::parse(text).unwrap()
 }
@@ -171,14 +184,7 @@ fn of_two_nodes_deciding_on_one_value_only_one_appends_and_the_other_decides_aga
 #[test]
 fn fifty_cooks_forking_through_three_nodes_get_fifty_forks() {
     let url = fresh_database();
-    let nodes: Vec<(Store, Recipes)> = (0..3)
-        .map(|_| {
-            let store = Store::temporary().unwrap();
-            follow(&store, &url).unwrap();
-            let recipes = Recipes::open(store.clone()).unwrap();
-            (store, recipes)
-        })
-        .collect();
+    let nodes = nodes_on(&url, 3);
     nodes[0]
         .1
         .create(&slug("dal"), content("Dal"), &Change::by("ann", "first"))
@@ -390,14 +396,7 @@ async fn after_a_write_on_one_node_the_next_page_on_another_shows_it() {
     use crate::writing::{recipe_fields, sign_up, Browser};
     use forkful::web::read_your_writes::{SEEN_COOKIE, WAIT};
     let url = fresh_database();
-    let nodes: Vec<(Store, Recipes)> = (0..2)
-        .map(|_| {
-            let store = Store::temporary().unwrap();
-            follow(&store, &url).unwrap();
-            let recipes = Recipes::open(store.clone()).unwrap();
-            (store, recipes)
-        })
-        .collect();
+    let nodes = nodes_on(&url, 2);
     let (on_a, on_b) = (site(&nodes[0].1), site(&nodes[1].1));
     let mut ann = Browser::new(&on_a);
     sign_up(&mut ann, "ann").await;
@@ -438,14 +437,7 @@ async fn after_a_write_on_one_node_the_next_page_on_another_shows_it() {
 async fn sessions_passwords_and_pictures_are_every_nodes() {
     use crate::writing::{sign_up, Browser};
     let url = fresh_database();
-    let nodes: Vec<(Store, Recipes)> = (0..2)
-        .map(|_| {
-            let store = Store::temporary().unwrap();
-            follow(&store, &url).unwrap();
-            let recipes = Recipes::open(store.clone()).unwrap();
-            (store, recipes)
-        })
-        .collect();
+    let nodes = nodes_on(&url, 2);
     let (on_a, on_b) = (site(&nodes[0].1), site(&nodes[1].1));
     let mut ann = Browser::new(&on_a);
     sign_up(&mut ann, "ann").await;
