@@ -613,3 +613,82 @@ fn three_node_processes_on_one_log_agree() {
         "node 2's store differs from node 0's"
     );
 }
+
+/// PostgreSQL stopped in the middle of writes, and started again: while it
+/// is down, writes are refused (busy, with nothing written here) and reads
+/// go on at the node's basis; once it is back, writes are taken again, and
+/// a node built from the log holds every write that was acknowledged.
+#[test]
+fn postgresql_stopped_during_writes_loses_nothing_acknowledged() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Mutex;
+    let cluster = crate::postgres::OwnCluster::start();
+    let url = cluster.database("forkful_down");
+    let nodes = nodes_on(&url, 1);
+    let (store, recipes) = &nodes[0];
+    let system = actix_web::rt::System::new();
+    let site = system.block_on(async { site(recipes) });
+    // The writes acknowledged, by number, and the last one refused.
+    let (acknowledged, refused) = (Mutex::new(Vec::new()), Mutex::new(None));
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let mut n = 0;
+            while !stop.load(Ordering::Acquire) {
+                let name = format!("w{n}");
+                n += 1;
+                match recipes.create(&slug(&name), content(&name), &Change::by("ann", "w")) {
+                    Ok(_) => acknowledged.lock().unwrap().push(n - 1),
+                    Err(DomainError::Unavailable(_)) => *refused.lock().unwrap() = Some(n - 1),
+                    Err(other) => panic!("{name}: {other}"),
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        });
+        std::thread::sleep(Duration::from_millis(300));
+        cluster.down();
+        // A write appended just before may still be applying here.
+        std::thread::sleep(Duration::from_millis(100));
+        let basis = store.db().basis();
+        std::thread::sleep(Duration::from_millis(300));
+        // Down: nothing moves, reads are served, health says why.
+        assert_eq!(
+            store.db().basis(),
+            basis,
+            "a write applied with the log down"
+        );
+        let health = system.block_on(async {
+            let health = get(&site, "/healthz").await;
+            let shown = get(&site, "/recipes/w0").await.status;
+            (health, shown)
+        });
+        assert_eq!(health.0.status, 503, "{}", health.0.body);
+        assert_eq!(health.1, 200);
+        cluster.up();
+        std::thread::sleep(Duration::from_millis(500));
+        stop.store(true, Ordering::Release);
+    });
+    let acknowledged = acknowledged.into_inner().unwrap();
+    let last_refused = refused
+        .into_inner()
+        .unwrap()
+        .expect("a write came while PostgreSQL was down, and was refused");
+    assert!(
+        acknowledged.iter().any(|&n| n > last_refused),
+        "no write was taken once PostgreSQL was back: {acknowledged:?}"
+    );
+    // Everything acknowledged is in the log: a node built from it alone.
+    let rebuilt = Store::temporary().unwrap();
+    follow(&rebuilt, &url).unwrap();
+    let view = Recipes::open(rebuilt).unwrap().snapshot();
+    for n in &acknowledged {
+        let name = format!("w{n}");
+        assert!(
+            view.recipe(&slug(&name)).is_ok(),
+            "{name} was acknowledged and lost"
+        );
+    }
+    // The node that lived through it agrees with the log.
+    store.catch_up().unwrap();
+    assert!(recipes.snapshot().basis() == view.basis());
+}

@@ -211,3 +211,103 @@ fn start_private_cluster() -> Server {
         _cluster: Some((stdin, child)),
     }
 }
+
+/// A PostgreSQL cluster of one test's own, which the test may stop and
+/// start again (the shared one above must stay up for the others). Stopped
+/// and removed when dropped.
+pub struct OwnCluster {
+    dir: PathBuf,
+    port: u16,
+}
+
+impl OwnCluster {
+    pub fn start() -> OwnCluster {
+        let dir = tempfile::tempdir().expect("a temporary directory").keep();
+        if is_root() {
+            let owned = Command::new("chown")
+                .args(["postgres:postgres"])
+                .arg(&dir)
+                .status()
+                .expect("chown runs");
+            assert!(owned.success(), "the cluster's directory given to postgres");
+        }
+        let initdb = as_postgres(&binary("initdb"))
+            .args([
+                "--auth=trust",
+                "--username=postgres",
+                "--no-sync",
+                "--encoding=UTF8",
+                "-D",
+            ])
+            .arg(dir.join("data"))
+            .output()
+            .expect("initdb runs");
+        assert!(
+            initdb.status.success(),
+            "initdb: {}",
+            String::from_utf8_lossy(&initdb.stderr)
+        );
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let cluster = OwnCluster { dir, port };
+        cluster.up();
+        cluster
+    }
+
+    /// `postgres://…/name` on this cluster, the database made.
+    pub fn database(&self, name: &str) -> String {
+        let base = format!("postgres://postgres@127.0.0.1:{}", self.port);
+        psql(
+            &format!("{base}/postgres"),
+            &[&format!("CREATE DATABASE {name}")],
+        );
+        format!("{base}/{name}")
+    }
+
+    /// Starts the server, and waits until it takes connections.
+    pub fn up(&self) {
+        let options = format!(
+            "-p {} -c listen_addresses=127.0.0.1 -c unix_socket_directories='{}'",
+            self.port,
+            self.dir.display()
+        );
+        self.pg_ctl(&["start", "-w", "-t", "60", "-o", &options, "-l"], true);
+    }
+
+    /// Stops the server at once, as a crash would (`immediate`): sessions
+    /// are cut, and nothing is flushed that was not committed.
+    pub fn down(&self) {
+        self.pg_ctl(&["stop", "-m", "immediate", "-w"], false);
+    }
+
+    fn pg_ctl(&self, args: &[&str], with_log: bool) {
+        let mut command = as_postgres(&binary("pg_ctl"));
+        command.args(args);
+        if with_log {
+            command.arg(self.dir.join("log"));
+        }
+        let out = command
+            .arg("-D")
+            .arg(self.dir.join("data"))
+            .output()
+            .expect("pg_ctl runs");
+        assert!(
+            out.status.success(),
+            "pg_ctl {args:?}: {}{}",
+            String::from_utf8_lossy(&out.stderr),
+            std::fs::read_to_string(self.dir.join("log")).unwrap_or_default()
+        );
+    }
+}
+
+impl Drop for OwnCluster {
+    fn drop(&mut self) {
+        let _ = as_postgres(&binary("pg_ctl"))
+            .args(["stop", "-m", "immediate", "-D"])
+            .arg(self.dir.join("data"))
+            .output();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
