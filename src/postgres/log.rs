@@ -64,24 +64,43 @@ impl Driver {
         })
     }
 
-    /// Runs `job` on the driver's thread and waits here for its outcome.
-    fn run<T: Send + 'static>(&self, job: impl Future<Output = T> + Send + 'static) -> T {
+    /// Runs `job` on the driver's thread and waits here for its outcome,
+    /// at most `JOB_TIMEOUT`: a PostgreSQL that stopped answering (a
+    /// network gone quiet, a paused machine) must not hold the writer, and
+    /// every request waiting on it, for as long as TCP takes to give up.
+    fn run<T: Send + 'static>(
+        &self,
+        job: impl Future<Output = T> + Send + 'static,
+    ) -> Result<T, LogError> {
         let (done, outcome) = mpsc::sync_channel(1);
         self.handle.spawn(async move {
-            let _ = done.send(job.await);
+            let _ = done.send(tokio::time::timeout(JOB_TIMEOUT, job).await);
         });
         outcome
             .recv()
-            .expect("the log's thread runs every job to its end")
+            .map_err(|_| LogError::Unavailable("the log's thread stopped".into()))?
+            .map_err(|_| {
+                LogError::Unavailable(format!("PostgreSQL did not answer within {JOB_TIMEOUT:?}"))
+            })
     }
 }
 
+/// How long one call to PostgreSQL may take, connecting included.
+const JOB_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// A new connection, its driver task spawned on the current runtime; each
-/// notification it receives is sent to `notices`, when given.
+/// notification it receives is sent to `notices`, when given. A connection
+/// whose peer went quiet is found dead by TCP keepalives, so it is made
+/// again rather than waited on.
 async fn connect(url: String, notices: Option<mpsc::Sender<()>>) -> Result<Client, LogError> {
-    let (client, mut connection) = tokio_postgres::connect(&url, NoTls)
-        .await
-        .map_err(unavailable)?;
+    let mut config: tokio_postgres::Config = url
+        .parse()
+        .map_err(|e| LogError::Unavailable(format!("the database address: {e}")))?;
+    if config.get_connect_timeout().is_none() {
+        config.connect_timeout(Duration::from_secs(5));
+    }
+    config.keepalives_idle(Duration::from_secs(10));
+    let (client, mut connection) = config.connect(NoTls).await.map_err(unavailable)?;
     tokio::spawn(async move {
         loop {
             match std::future::poll_fn(|cx| connection.poll_message(cx)).await {
@@ -132,13 +151,30 @@ impl PgLog {
                 .await
                 .map_err(unavailable)?;
             Ok::<_, LogError>((client, row.get::<_, String>(0)))
-        })?;
+        })??;
         Ok(PgLog {
             url: url.to_owned(),
             driver,
             client: Mutex::new(Some(Arc::new(client))),
             identity,
         })
+    }
+
+    /// `Driver::run` for a query on the connection: one that timed out
+    /// leaves the connection to be made again, since what it was waiting
+    /// on may never come.
+    fn run<T: Send + 'static>(
+        &self,
+        job: impl Future<Output = Result<T, tokio_postgres::Error>> + Send + 'static,
+    ) -> Result<Result<T, tokio_postgres::Error>, LogError> {
+        let outcome = self.driver.run(job);
+        if outcome.is_err() {
+            *self
+                .client
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+        }
+        outcome
     }
 
     /// The connection, made again if it broke.
@@ -150,7 +186,7 @@ impl PgLog {
         if let Some(client) = held.as_ref().filter(|c| !c.is_closed()) {
             return Ok(client.clone());
         }
-        let client = Arc::new(self.driver.run(connect(self.url.clone(), None))?);
+        let client = Arc::new(self.driver.run(connect(self.url.clone(), None))??);
         *held = Some(client.clone());
         Ok(client)
     }
@@ -167,7 +203,7 @@ impl Log for PgLog {
         let (instant, datoms, sum) = (entry.instant, entry.encoded_datoms(), entry.sum.to_vec());
         // Only after an entry the log has (or genesis): a node whose store
         // is not on this log cannot leave an entry hanging off nothing.
-        let inserted = self.driver.run(async move {
+        let inserted = self.run(async move {
             client
                 .execute(
                     "INSERT INTO forkful_log (t, prev, next_id, instant, datoms, sum)
@@ -177,7 +213,7 @@ impl Log for PgLog {
                     &[&t, &prev, &next_id, &instant, &datoms, &sum, &GENESIS_TX],
                 )
                 .await
-        });
+        })?;
         match inserted {
             Ok(1) => Ok(()),
             Ok(_) => Err(LogError::Mismatch(format!(
@@ -195,7 +231,6 @@ impl Log for PgLog {
         let client = self.client()?;
         let (after, limit) = (id(t)?, limit as i64);
         let rows = self
-            .driver
             .run(async move {
                 client
                     .query(
@@ -204,7 +239,7 @@ impl Log for PgLog {
                         &[&after, &limit],
                     )
                     .await
-            })
+            })?
             .map_err(unavailable)?;
         rows.iter()
             .map(|row| {
@@ -225,12 +260,11 @@ impl Log for PgLog {
         let client = self.client()?;
         let at = id(t)?;
         let row = self
-            .driver
             .run(async move {
                 client
                     .query_opt("SELECT sum FROM forkful_log WHERE t = $1", &[&at])
                     .await
-            })
+            })?
             .map_err(unavailable)?;
         row.map(|row| {
             let sum: &[u8] = row.get(0);
@@ -243,7 +277,6 @@ impl Log for PgLog {
     fn head(&self) -> Result<EntityId, LogError> {
         let client = self.client()?;
         let row = self
-            .driver
             .run(async move {
                 client
                     .query_one(
@@ -251,7 +284,7 @@ impl Log for PgLog {
                         &[&GENESIS_TX],
                     )
                     .await
-            })
+            })?
             .map_err(unavailable)?;
         entity(row.get(0))
     }
@@ -272,7 +305,6 @@ impl SharedKeyspaces for PgLog {
         let client = self.client()?;
         let (space, key) = (space.to_owned(), key.to_vec());
         let row = self
-            .driver
             .run(async move {
                 client
                     .query_opt(
@@ -280,7 +312,7 @@ impl SharedKeyspaces for PgLog {
                         &[&space, &key],
                     )
                     .await
-            })
+            })?
             .map_err(unavailable)?;
         Ok(row.map(|row| row.get(0)))
     }
@@ -299,7 +331,7 @@ impl SharedKeyspaces for PgLog {
                         &[&space, &keys, &values],
                     )
                     .await
-            })
+            })?
             .map_err(unavailable)?;
         Ok(())
     }
@@ -315,7 +347,6 @@ impl SharedKeyspaces for PgLog {
         let (space, key) = (space.to_owned(), key.to_vec());
         let (old, new) = (old.map(<[u8]>::to_vec), new.map(<[u8]>::to_vec));
         let changed = self
-            .driver
             .run(async move {
                 match (&old, &new) {
                     (None, None) => {
@@ -356,7 +387,7 @@ impl SharedKeyspaces for PgLog {
                             .await
                     }
                 }
-            })
+            })?
             .map_err(unavailable)?;
         Ok(changed == 1)
     }
@@ -365,7 +396,6 @@ impl SharedKeyspaces for PgLog {
         let client = self.client()?;
         let (space, keys) = (space.to_owned(), keys.to_vec());
         let removed = self
-            .driver
             .run(async move {
                 client
                     .execute(
@@ -373,7 +403,7 @@ impl SharedKeyspaces for PgLog {
                         &[&space, &keys],
                     )
                     .await
-            })
+            })?
             .map_err(unavailable)?;
         Ok(removed as usize)
     }
@@ -382,7 +412,6 @@ impl SharedKeyspaces for PgLog {
         let client = self.client()?;
         let (space, prefix) = (space.to_owned(), prefix.to_vec());
         let rows = self
-            .driver
             .run(async move {
                 // bytea compares as bytes, as sled's keys do.
                 client
@@ -394,7 +423,7 @@ impl SharedKeyspaces for PgLog {
                         &[&space, &prefix],
                     )
                     .await
-            })
+            })?
             .map_err(unavailable)?;
         Ok(rows.iter().map(|row| (row.get(0), row.get(1))).collect())
     }
@@ -422,7 +451,7 @@ impl PgNews {
                 .await
                 .map_err(unavailable)?;
             Ok::<_, LogError>(client)
-        })?;
+        })??;
         Ok(PgNews {
             _driver: driver,
             _client: client,

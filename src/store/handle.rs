@@ -156,6 +156,11 @@ impl Store {
     }
 
     /// The store's refusal of every write after a failed flush.
+    /// Why the store refuses every write, if a flush failed.
+    pub fn poisoned(&self) -> Option<String> {
+        self.lock_flush().failed.clone()
+    }
+
     pub(super) fn refuse_if_poisoned(&self) -> Result<(), TransactError> {
         match &self.lock_flush().failed {
             Some(why) => Err(TransactError::Poisoned(why.clone())),

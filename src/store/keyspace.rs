@@ -17,9 +17,10 @@
 //! A store that follows a log (`Store::attach_log`) keeps its keyspaces in
 //! the log's database instead (`SharedKeyspaces`), so that every node sees
 //! one set of sessions, passwords and pictures; each write is durable there
-//! when it returns. A keyspace opened as cached (`Store::cached_keyspace`,
-//! for values that never change under a key: pictures, named by their
-//! hash) also keeps what it reads in its sled tree, and reads it there.
+//! when it returns. Nothing of them is kept on the node: a picture's size
+//! record changes as it is collected, and a copy another node could not
+//! clear would serve what was taken away. A store that followed a log,
+//! opened without it, writes no keyspace (as it writes no transaction).
 
 use sled::IVec;
 
@@ -41,24 +42,11 @@ pub struct Keyspace {
     store: Store,
     name: String,
     tree: sled::Tree,
-    /// Whether the sled tree keeps what the log's keyspace holds, when
-    /// the store follows a log.
-    cached: bool,
 }
 
 impl Store {
     /// The keyspace called `name`, created empty if the store has none.
     pub fn keyspace(&self, name: &str) -> Result<Keyspace, StorageError> {
-        self.open_keyspace(name, false)
-    }
-
-    /// `keyspace`, for values that never change under their key: with a
-    /// log, what is read from it is kept here too.
-    pub fn cached_keyspace(&self, name: &str) -> Result<Keyspace, StorageError> {
-        self.open_keyspace(name, true)
-    }
-
-    fn open_keyspace(&self, name: &str, cached: bool) -> Result<Keyspace, StorageError> {
         let tree = self
             .inner
             .sled
@@ -67,7 +55,6 @@ impl Store {
             store: self.clone(),
             name: name.to_owned(),
             tree,
-            cached,
         })
     }
 
@@ -89,34 +76,29 @@ impl Keyspace {
         self.store.inner.log.get().map(|log| log.keyspaces())
     }
 
-    /// The sled tree, which a cached keyspace fills as it reads the log's.
-    fn cache(&self) -> Option<&sled::Tree> {
-        self.cached.then_some(&self.tree)
+    /// Refuses a write to a store that is poisoned, or that followed a log
+    /// and was opened without it (the write would be this node's alone).
+    fn writable(&self) -> Result<(), TransactError> {
+        self.store.refuse_if_poisoned()?;
+        if self.store.inner.followed_log && self.shared().is_none() {
+            return Err(super::writer::unfollowed().into());
+        }
+        Ok(())
     }
 
     pub fn get(&self, key: &[u8]) -> Result<Option<IVec>, StorageError> {
-        let Some(shared) = self.shared() else {
-            return Ok(self.tree.get(key)?);
-        };
-        if let Some(kept) = self
-            .cache()
-            .map(|cache| cache.get(key))
-            .transpose()?
-            .flatten()
-        {
-            return Ok(Some(kept));
+        match self.shared() {
+            None => Ok(self.tree.get(key)?),
+            Some(shared) => Ok(shared
+                .get(&self.name, key)
+                .map_err(shared_read)?
+                .map(IVec::from)),
         }
-        let value = shared.get(&self.name, key).map_err(shared_read)?;
-        if let (Some(cache), Some(value)) = (self.cache(), &value) {
-            // A cache: lost in a crash, read again after.
-            cache.insert(key, value.as_slice())?;
-        }
-        Ok(value.map(IVec::from))
     }
 
     /// Sets `key` to `value`, durably.
     pub fn insert(&self, key: &[u8], value: &[u8]) -> Result<(), TransactError> {
-        self.store.refuse_if_poisoned()?;
+        self.writable()?;
         if let Some(shared) = self.shared() {
             shared.put(&self.name, &[(key.to_vec(), value.to_vec())])?;
             return Ok(());
@@ -128,7 +110,7 @@ impl Keyspace {
     /// Sets every key to its value, durably, with one flush for them all;
     /// if it fails, every key is put back.
     pub fn insert_all(&self, entries: &[(Vec<u8>, Vec<u8>)]) -> Result<(), TransactError> {
-        self.store.refuse_if_poisoned()?;
+        self.writable()?;
         if let Some(shared) = self.shared() {
             shared.put(&self.name, entries)?;
             return Ok(());
@@ -172,13 +154,9 @@ impl Keyspace {
         old: Option<&[u8]>,
         new: Option<&[u8]>,
     ) -> Result<bool, TransactError> {
-        self.store.refuse_if_poisoned()?;
+        self.writable()?;
         if let Some(shared) = self.shared() {
-            let swapped = shared.swap(&self.name, key, old, new)?;
-            if let (true, Some(cache)) = (swapped && new.is_none(), self.cache()) {
-                cache.remove(key)?;
-            }
-            return Ok(swapped);
+            return Ok(shared.swap(&self.name, key, old, new)?);
         }
         let swapped = self.tree.compare_and_swap(key, old, new)?.is_ok();
         if swapped {
@@ -218,16 +196,10 @@ impl Keyspace {
         &self,
         keys: impl IntoIterator<Item = Vec<u8>>,
     ) -> Result<usize, TransactError> {
-        self.store.refuse_if_poisoned()?;
+        self.writable()?;
         if let Some(shared) = self.shared() {
             let keys: Vec<Vec<u8>> = keys.into_iter().collect();
-            let removed = shared.remove(&self.name, &keys)?;
-            if let Some(cache) = self.cache() {
-                for key in &keys {
-                    cache.remove(key.as_slice())?;
-                }
-            }
-            return Ok(removed);
+            return Ok(shared.remove(&self.name, &keys)?);
         }
         let mut removed = Vec::new();
         for key in keys {

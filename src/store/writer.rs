@@ -430,7 +430,7 @@ impl Store {
 }
 
 /// Why a store that follows a log, opened without it, takes no write.
-fn unfollowed() -> LogError {
+pub(super) fn unfollowed() -> LogError {
     LogError::Unavailable(
         "this store follows a log in PostgreSQL, which it was opened without: a write here would be missing from the log (serve it with --database-url)".into(),
     )

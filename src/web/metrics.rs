@@ -70,6 +70,13 @@ thread_local! {
 /// One request answered: its route's pattern (never the path, which would
 /// make a series per recipe), method and status, and how long it took.
 pub fn request(route: Route, method: &Method, status: u16, seconds: f64) {
+    // actix takes any method name: the series are for the site's own, and
+    // one for all the rest, so that made-up methods make no new series.
+    let method = match *method {
+        Method::GET | Method::HEAD | Method::POST => method.clone(),
+        _ => Method::OPTIONS,
+    };
+    let method = &method;
     SERIES.with(|series| {
         let mut series = series.borrow_mut();
         let (requests, latency) = series
@@ -79,7 +86,10 @@ pub fn request(route: Route, method: &Method, status: u16, seconds: f64) {
                     metrics::counter!(
                         "forkful_requests_total",
                         "route" => route.0,
-                        "method" => method.as_str().to_owned(),
+                        "method" => match *method {
+                            Method::OPTIONS => "other".to_owned(),
+                            _ => method.as_str().to_owned(),
+                        },
                         "status" => status.to_string()
                     ),
                     metrics::histogram!(REQUEST_SECONDS, "route" => route.0),

@@ -72,6 +72,17 @@ pub async fn about(site: web::Data<Site>, req: HttpRequest) -> Result<HttpRespon
 /// (reads are still served, at the basis given). Never cached.
 pub async fn healthz(site: web::Data<Site>) -> HttpResponse {
     let shown = site.recipes().snapshot().basis().get();
+    if let Some(why) = site.recipes().refuses_writes() {
+        // A node that can take no write falls behind: out of the pool.
+        let body = serde_json::json!({
+            "status": format!("refusing writes: {why}"),
+            "basis": shown,
+        });
+        return HttpResponse::ServiceUnavailable()
+            .insert_header((header::CACHE_CONTROL, "no-store"))
+            .content_type("application/json")
+            .body(body.to_string());
+    }
     let (status, body) = match site.recipes().log_position() {
         None => (
             StatusCode::OK,

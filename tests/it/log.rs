@@ -371,18 +371,28 @@ fn a_store_that_follows_a_log_takes_no_write_without_it() {
         Recipes::open(store.clone()).unwrap();
     }
     // Opened without its log (a `seed`, a `user add`, a `serve` that
-    // forgot --database-url): it reads, and refuses to write.
+    // forgot --database-url): its datoms read, and it refuses every write,
+    // to the datoms and to a keyspace alike: a session or password changed
+    // here alone would be this node's, not the site's (a `user disable`
+    // without its log). The domain, whose picture key is the log's, does
+    // not open on it.
     let store = Store::open(dir.path()).unwrap();
-    let recipes = Recipes::open(store.clone()).unwrap();
     let before = stored(&store);
-    let refused = recipes
-        .create(&slug("dal"), content("Dal"), &Change::by("ann", "first"))
-        .unwrap_err();
+    assert!(store.db().basis() > 32, "it reads");
+    let refused = store.transact(&crate::helpers::schema_tx()).unwrap_err();
+    assert!(refused.to_string().contains("--database-url"), "{refused}");
+    let sessions = store.keyspace("sessions").unwrap();
+    let refused = sessions.insert(b"a session", b"ann").unwrap_err();
+    assert!(refused.to_string().contains("--database-url"), "{refused}");
+    let refused = Recipes::open(store.clone())
+        .err()
+        .expect("no domain without the log");
     assert!(refused.to_string().contains("--database-url"), "{refused}");
     assert!(stored(&store) == before);
     // With its log, it writes again.
     follow(&store, &url).unwrap();
-    recipes
+    Recipes::open(store.clone())
+        .unwrap()
         .create(&slug("dal"), content("Dal"), &Change::by("ann", "first"))
         .unwrap();
     assert_eq!(rows(&url).len(), 2);
@@ -691,4 +701,33 @@ fn postgresql_stopped_during_writes_loses_nothing_acknowledged() {
     // The node that lived through it agrees with the log.
     store.catch_up().unwrap();
     assert!(recipes.snapshot().basis() == view.basis());
+}
+
+/// A PostgreSQL that takes the connection and then says nothing (a network
+/// gone quiet, a paused machine) is given up on in bounded time, as an
+/// unreachable one is, never waited on for as long as TCP would.
+#[test]
+fn a_postgresql_that_never_answers_is_given_up_on() {
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    // Accepts, and holds the connections without a word.
+    let held = std::thread::spawn(move || {
+        let mut kept = Vec::new();
+        for stream in silent.incoming().take(1) {
+            kept.push(stream);
+        }
+        std::thread::sleep(Duration::from_secs(30));
+        drop(kept);
+    });
+    let started = std::time::Instant::now();
+    let error = PgLog::connect(&format!("postgres://nobody@127.0.0.1:{port}/none"))
+        .err()
+        .expect("a silent server is no log");
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "waited {:?}",
+        started.elapsed()
+    );
+    assert!(matches!(error, LogError::Unavailable(_)), "{error}");
+    drop(held);
 }

@@ -1213,3 +1213,41 @@ async fn metrics_count_requests_by_route_and_the_page_cache() {
         "a path as a label"
     );
 }
+
+/// A node whose store failed a flush takes no write, and falls behind:
+/// `/healthz` takes it out of the pool (503, saying why).
+#[actix_web::test]
+async fn healthz_says_a_node_that_refuses_writes_is_unwell() {
+    use forkful::store::testing::FlushFault;
+    let recipes = forkful::domain::Recipes::temporary().unwrap();
+    let site = site(&recipes);
+    assert_eq!(get(&site, "/healthz").await.status, 200);
+    recipes.store().inject_flush_fault(FlushFault::Error);
+    let failed = recipes.create(
+        &forkful::domain::Slug::parse("dal").unwrap(),
+        crate::helpers::largest_content(1),
+        &forkful::domain::Change::by("ann", "first"),
+    );
+    assert!(failed.is_err());
+    let page = get(&site, "/healthz").await;
+    assert_eq!(page.status, 503, "{}", page.body);
+    assert!(page.body.contains("refusing writes"), "{}", page.body);
+}
+
+/// A method nobody uses makes no series of its own in `/metrics`: every
+/// such request is counted under one "other".
+#[actix_web::test]
+async fn metrics_count_made_up_methods_as_one() {
+    let site = site(demo());
+    let made_up = actix_web::http::Method::from_bytes(b"BREWCOFFEE").unwrap();
+    send(
+        &site,
+        actix_web::test::TestRequest::default()
+            .method(made_up)
+            .uri("/"),
+    )
+    .await;
+    let text = get(&site, "/metrics").await.body;
+    assert!(!text.contains("BREWCOFFEE"), "{text}");
+    assert!(text.contains("method=\"other\""), "{text}");
+}

@@ -107,9 +107,7 @@ impl Recipes {
     pub fn open(store: Store) -> Result<Recipes, DomainError> {
         site_schema::install(&store)?;
         let attrs = Attrs::resolve(&store.db())?;
-        // Pictures never change under their names: a node following a log
-        // keeps those it has served.
-        let pictures = store.cached_keyspace(PICTURES).map_err(store_error)?;
+        let pictures = store.keyspace(PICTURES).map_err(store_error)?;
         let picture_key = picture_key(&store)?;
         let uploads = store
             .keyspace(unsaved_pictures::UPLOADS)
@@ -173,6 +171,11 @@ impl Recipes {
     /// since the store was opened.
     pub fn write_retries(&self) -> u64 {
         self.store.stats().log_retries
+    }
+
+    /// Why this node refuses every write, if its store failed a flush.
+    pub fn refuses_writes(&self) -> Option<String> {
+        self.store.poisoned()
     }
 
     /// Whether this node's store follows a log, other nodes writing to it.
