@@ -229,14 +229,21 @@ impl Log for PgLog {
 
     fn entries_after(&self, t: EntityId, limit: usize) -> Result<Vec<LogEntry>, LogError> {
         let client = self.client()?;
-        let (after, limit) = (id(t)?, limit as i64);
+        let (after, limit, budget) = (id(t)?, limit as i64, CATCH_UP_BYTES);
+        // At most `limit` rows, and no more bytes of datoms than `budget`
+        // past the first row: a row may hold a bulk load's 32 MiB, and a
+        // node catching up holds the writer while it applies them.
         let rows = self
             .run(async move {
                 client
                     .query(
-                        "SELECT t, prev, next_id, instant, datoms, sum FROM forkful_log
-                         WHERE t > $1 ORDER BY t LIMIT $2",
-                        &[&after, &limit],
+                        "SELECT t, prev, next_id, instant, datoms, sum FROM (
+                             SELECT t, prev, next_id, instant, datoms, sum,
+                                 sum(length(datoms)) OVER (ORDER BY t) - length(datoms)
+                                     AS before
+                             FROM forkful_log WHERE t > $1 ORDER BY t LIMIT $2
+                         ) AS next WHERE before < $3 ORDER BY t",
+                        &[&after, &limit, &budget],
                     )
                     .await
             })?
@@ -410,17 +417,19 @@ impl SharedKeyspaces for PgLog {
 
     fn scan(&self, space: &str, prefix: &[u8]) -> Result<Vec<KeyValue>, LogError> {
         let client = self.client()?;
-        let (space, prefix) = (space.to_owned(), prefix.to_vec());
+        let (space, end) = (space.to_owned(), prefix_end(prefix));
+        let prefix = prefix.to_vec();
         let rows = self
             .run(async move {
-                // bytea compares as bytes, as sled's keys do.
+                // bytea compares as bytes, as sled's keys do: a prefix is
+                // the range from it to the first key past every key it
+                // starts (none for a prefix of 0xFF bytes alone).
                 client
                     .query(
                         "SELECT key, value FROM forkful_keyspace
-                         WHERE space = $1 AND key >= $2
-                           AND substring(key FROM 1 FOR length($2)) = $2
+                         WHERE space = $1 AND key >= $2 AND ($3::bytea IS NULL OR key < $3)
                          ORDER BY key",
-                        &[&space, &prefix],
+                        &[&space, &prefix, &end],
                     )
                     .await
             })?
@@ -474,6 +483,22 @@ impl LogNews for PgNews {
             }
         }
     }
+}
+
+/// The bytes of datoms a catch-up reads at a time, past its first row.
+const CATCH_UP_BYTES: i64 = 64 << 20;
+
+/// The smallest key greater than every key starting with `prefix`; none
+/// when every byte of it is 0xFF (or it is empty).
+fn prefix_end(prefix: &[u8]) -> Option<Vec<u8>> {
+    let mut end = prefix.to_vec();
+    while let Some(last) = end.pop() {
+        if last < 0xFF {
+            end.push(last + 1);
+            return Some(end);
+        }
+    }
+    None
 }
 
 /// An entity id as PostgreSQL's `bigint`.

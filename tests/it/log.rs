@@ -731,3 +731,68 @@ fn a_postgresql_that_never_answers_is_given_up_on() {
     assert!(matches!(error, LogError::Unavailable(_)), "{error}");
     drop(held);
 }
+
+/// A keyspace kept beside the log answers as a node's own sled tree does:
+/// the same writes, swaps, removals and prefix scans give the same answers
+/// (prefixes of 0xFF bytes, and the empty one, included).
+#[test]
+fn a_shared_keyspace_answers_as_a_nodes_own_does() {
+    let url = fresh_database();
+    let shared = Store::temporary().unwrap();
+    follow(&shared, &url).unwrap();
+    let own = Store::temporary().unwrap();
+    let answers = |store: &Store| {
+        let keys = store.keyspace("test").unwrap();
+        let mut said = Vec::new();
+        for key in [
+            &b"a1"[..],
+            b"a2",
+            b"b",
+            b"\xff",
+            b"\xff\xff\x01",
+            b"\xff\x00",
+        ] {
+            keys.insert(key, b"v").unwrap();
+        }
+        keys.insert_all(&[
+            (b"a3".to_vec(), b"w".to_vec()),
+            (b"c".to_vec(), b"x".to_vec()),
+        ])
+        .unwrap();
+        said.push(format!(
+            "{:?}",
+            keys.compare_and_swap(b"a1", Some(b"v"), Some(b"v2"))
+        ));
+        said.push(format!(
+            "{:?}",
+            keys.compare_and_swap(b"a1", Some(b"v"), Some(b"v3"))
+        ));
+        said.push(format!(
+            "{:?}",
+            keys.compare_and_swap(b"new", None, Some(b"n"))
+        ));
+        said.push(format!(
+            "{:?}",
+            keys.compare_and_swap(b"new", None, Some(b"n"))
+        ));
+        said.push(format!("{:?}", keys.compare_and_swap(b"gone", None, None)));
+        said.push(format!(
+            "{:?}",
+            keys.compare_and_swap(b"b", Some(b"v"), None)
+        ));
+        said.push(format!("{:?}", keys.get(b"b").unwrap()));
+        said.push(format!("{:?}", keys.remove(b"c")));
+        said.push(format!("{:?}", keys.remove(b"c")));
+        for prefix in [&b""[..], b"a", b"\xff", b"\xff\xff", b"zz"] {
+            let found: Vec<_> = keys
+                .scan_prefix(prefix)
+                .map(|entry| entry.map(|(k, v)| (k.to_vec(), v.to_vec())).unwrap())
+                .collect();
+            said.push(format!("{prefix:?}: {found:?}"));
+        }
+        said.push(format!("{:?}", keys.remove_prefix(b"a")));
+        said.push(format!("{:?}", keys.scan_prefix(b"").count()));
+        said
+    };
+    assert_eq!(answers(&shared), answers(&own));
+}
