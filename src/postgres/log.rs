@@ -177,6 +177,51 @@ impl PgLog {
         outcome
     }
 
+    /// Appends `entry` after `entry.prev`: by a node, only while no copy
+    /// fills the log; by the copy (`copied`), only while it does.
+    fn insert(&self, entry: &LogEntry, copied: bool) -> Result<(), LogError> {
+        let client = self.client()?;
+        let (t, prev, next_id) = (id(entry.t)?, id(entry.prev)?, id(entry.next_id)?);
+        let (instant, datoms, sum) = (entry.instant, entry.encoded_datoms(), entry.sum.to_vec());
+        // Only after an entry the log has (or genesis): a node whose store
+        // is not on this log cannot leave an entry hanging off nothing.
+        let inserted = self.run(async move {
+            client
+                .execute(
+                    "INSERT INTO forkful_log (t, prev, next_id, instant, datoms, sum)
+                     SELECT $1::bigint, $2::bigint, $3::bigint, $4::bigint, $5::bytea, $6::bytea
+                     WHERE ($2::bigint = $7::bigint
+                            OR EXISTS (SELECT 1 FROM forkful_log WHERE t = $2::bigint))
+                       AND (SELECT copying FROM forkful_log_identity) = $8",
+                    &[
+                        &t,
+                        &prev,
+                        &next_id,
+                        &instant,
+                        &datoms,
+                        &sum,
+                        &GENESIS_TX,
+                        &copied,
+                    ],
+                )
+                .await
+        })?;
+        match inserted {
+            Ok(1) => Ok(()),
+            Ok(_) if !copied && self.copying()? => Err(LogError::Mismatch(
+                "a store is being copied into the log (forkful log push): no node writes to it until the copy is done".into(),
+            )),
+            Ok(_) => Err(LogError::Mismatch(format!(
+                "the log has no transaction {}, which this node's store applied",
+                entry.prev
+            ))),
+            Err(e) if e.code() == Some(&SqlState::UNIQUE_VIOLATION) => {
+                Err(LogError::Moved { prev: entry.prev })
+            }
+            Err(e) => Err(unavailable(e)),
+        }
+    }
+
     /// The connection, made again if it broke.
     fn client(&self) -> Result<Arc<Client>, LogError> {
         let mut held = self
@@ -198,33 +243,55 @@ impl Log for PgLog {
     }
 
     fn append(&self, entry: &LogEntry) -> Result<(), LogError> {
+        self.insert(entry, false)
+    }
+
+    fn append_copied(&self, entry: &LogEntry) -> Result<(), LogError> {
+        self.insert(entry, true)
+    }
+
+    fn begin_copy(&self) -> Result<(), LogError> {
         let client = self.client()?;
-        let (t, prev, next_id) = (id(entry.t)?, id(entry.prev)?, id(entry.next_id)?);
-        let (instant, datoms, sum) = (entry.instant, entry.encoded_datoms(), entry.sum.to_vec());
-        // Only after an entry the log has (or genesis): a node whose store
-        // is not on this log cannot leave an entry hanging off nothing.
-        let inserted = self.run(async move {
-            client
-                .execute(
-                    "INSERT INTO forkful_log (t, prev, next_id, instant, datoms, sum)
-                     SELECT $1::bigint, $2::bigint, $3::bigint, $4::bigint, $5::bytea, $6::bytea
-                     WHERE $2::bigint = $7::bigint
-                        OR EXISTS (SELECT 1 FROM forkful_log WHERE t = $2::bigint)",
-                    &[&t, &prev, &next_id, &instant, &datoms, &sum, &GENESIS_TX],
-                )
-                .await
-        })?;
-        match inserted {
-            Ok(1) => Ok(()),
-            Ok(_) => Err(LogError::Mismatch(format!(
-                "the log has no transaction {}, which this node's store applied",
-                entry.prev
-            ))),
-            Err(e) if e.code() == Some(&SqlState::UNIQUE_VIOLATION) => {
-                Err(LogError::Moved { prev: entry.prev })
-            }
-            Err(e) => Err(unavailable(e)),
+        let began = self
+            .run(async move {
+                client
+                    .execute(
+                        "UPDATE forkful_log_identity SET copying = true
+                         WHERE NOT copying AND NOT EXISTS (SELECT 1 FROM forkful_log)",
+                        &[],
+                    )
+                    .await
+            })?
+            .map_err(unavailable)?;
+        match began {
+            1 => Ok(()),
+            _ => Err(LogError::Mismatch(
+                "the log has entries already, or another copy is filling it: a store is copied only into an empty log".into(),
+            )),
         }
+    }
+
+    fn end_copy(&self) -> Result<(), LogError> {
+        let client = self.client()?;
+        self.run(async move {
+            client
+                .execute("UPDATE forkful_log_identity SET copying = false", &[])
+                .await
+        })?
+        .map_err(unavailable)?;
+        Ok(())
+    }
+
+    fn copying(&self) -> Result<bool, LogError> {
+        let client = self.client()?;
+        let row = self
+            .run(async move {
+                client
+                    .query_one("SELECT copying FROM forkful_log_identity", &[])
+                    .await
+            })?
+            .map_err(unavailable)?;
+        Ok(row.get(0))
     }
 
     fn entries_after(&self, t: EntityId, limit: usize) -> Result<Vec<LogEntry>, LogError> {

@@ -61,6 +61,13 @@ const STEPS: &[(i32, &str)] = &[
     );
     ",
     ),
+    (
+        4,
+        "
+    -- Set while `log push` fills the log: no node attaches or appends.
+    ALTER TABLE forkful_log_identity ADD COLUMN copying boolean NOT NULL DEFAULT false;
+    ",
+    ),
 ];
 
 /// Any lock number will do, as long as it is forkful's alone.

@@ -38,6 +38,11 @@ impl Store {
         self.refuse_if_poisoned()?;
         let basis = self.inner.applied.load(Ordering::Acquire);
         let mismatch = |why: String| TransactError::Log(LogError::Mismatch(why));
+        if log.copying()? {
+            return Err(mismatch(
+                "a store is being copied into this log (forkful log push), or a copy was cut short: start nodes once it is done, or copy again into an empty database".into(),
+            ));
+        }
         match self.inner.sled.get(META_LOG_ID)? {
             Some(id) if id.as_ref() != log.identity().as_bytes() => {
                 return Err(mismatch(format!(
@@ -155,11 +160,7 @@ impl Store {
         if self.inner.sled.contains_key(META_LOG_ID)? {
             return Err(mismatch("this store follows a log already".into()));
         }
-        if !log.entries_after(GENESIS_TX, 1)?.is_empty() {
-            return Err(mismatch(
-                "the log has entries already: a store is copied only into an empty log".into(),
-            ));
-        }
+        log.begin_copy()?;
         let db = self.writer_db(&writer).history();
         let mut sum = GENESIS_SUM;
         let mut prev = GENESIS_TX;
@@ -176,7 +177,7 @@ impl Store {
                 .and_then(|d| d.v.as_instant())
                 .unwrap_or(0);
             let entry = LogEntry::new(prev, &sum, t, next_id, instant, datoms);
-            log.append(&entry)?;
+            log.append_copied(&entry)?;
             (prev, sum) = (t, entry.sum);
             copied += 1;
             progress(t);
@@ -214,6 +215,7 @@ impl Store {
                 log.keyspaces().put(&name, &batch)?;
             }
         }
+        log.end_copy()?;
         let mut batch = sled::Batch::default();
         batch.insert(META_LOG_ID, log.identity().as_bytes());
         batch.insert(META_LOG_SUM, &sum[..]);

@@ -168,6 +168,20 @@ pub trait Log: Send + Sync {
     /// A listener for news of entries appended from now on, by any node.
     fn listen(&self) -> Result<Box<dyn LogNews>, LogError>;
 
+    /// Marks the log as being filled by a copy of a store (`log push`), if
+    /// it is empty and no other copy is under way: until `end_copy`, no
+    /// store attaches to it and no node appends to it but the copy.
+    fn begin_copy(&self) -> Result<(), LogError>;
+
+    /// Appends one entry of the copy begun with `begin_copy`.
+    fn append_copied(&self, entry: &LogEntry) -> Result<(), LogError>;
+
+    /// Ends the copy: the log is open to every node.
+    fn end_copy(&self) -> Result<(), LogError>;
+
+    /// Whether a copy into the log is under way (or was cut short).
+    fn copying(&self) -> Result<bool, LogError>;
+
     /// The keyspaces (`Store::keyspace`) of a store that follows the log
     /// are the log's, shared by every node: what is not history (password
     /// hashes, sessions, pictures) is kept beside it. Each write is durable

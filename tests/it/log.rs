@@ -361,6 +361,33 @@ fn a_store_is_copied_into_an_empty_log_and_follows_it() {
     assert!(error.to_string().contains("empty log"), "{error}");
 }
 
+/// While `log push` fills a log, no node attaches to it or appends to it:
+/// a copy cut short leaves the log closed, saying why.
+#[test]
+fn a_log_being_filled_by_a_copy_takes_no_node() {
+    let url = fresh_database();
+    // A node attached to the empty log before the copy began.
+    let early = nodes_on(&url, 1);
+    psql(&url, &["DELETE FROM forkful_log"]);
+    psql(&url, &["UPDATE forkful_log_identity SET copying = true"]);
+    let refused = early[0]
+        .1
+        .create(&slug("dal"), content("Dal"), &Change::by("ann", "first"))
+        .unwrap_err();
+    assert!(refused.to_string().contains("being copied"), "{refused}");
+    let late = Store::temporary().unwrap();
+    let refused = follow(&late, &url).unwrap_err();
+    assert!(refused.to_string().contains("being copied"), "{refused}");
+    assert!(late.is_empty());
+    // Another copy into it is refused too.
+    let source = Store::temporary().unwrap();
+    Recipes::open(source.clone()).unwrap();
+    let refused = source
+        .push_to_log(Arc::new(PgLog::connect(&url).unwrap()), &mut |_| {})
+        .unwrap_err();
+    assert!(refused.to_string().contains("another copy"), "{refused}");
+}
+
 #[test]
 fn a_store_that_follows_a_log_takes_no_write_without_it() {
     let url = fresh_database();
