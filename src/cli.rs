@@ -207,9 +207,10 @@ impl StoreArgs {
     }
 
     /// Refuses a `--data` that does not exist, which opening would create:
-    /// for the commands that only read.
+    /// for the commands that only read. With a log, an empty `--data` is a
+    /// node's store built from the log, which is what there is to read.
     fn must_exist(&self) -> Result<()> {
-        if !self.data.exists() {
+        if !self.data.exists() && self.database_url.is_none() {
             bail!("there is no store at {}", self.data.display());
         }
         Ok(())
@@ -394,7 +395,9 @@ pub enum LogAction {
 fn log_command(args: LogArgs, out: &mut impl Write) -> Result<()> {
     match args.action {
         LogAction::Push { store } => {
-            store.must_exist()?;
+            if !store.data.exists() {
+                bail!("there is no store at {}", store.data.display());
+            }
             let Some(database_url) = &store.database_url else {
                 bail!("log push copies the store into a log: say which with --database-url (or DATABASE_URL)");
             };
