@@ -170,9 +170,58 @@ fn bulk_import(c: &mut Criterion) {
     group.finish();
 }
 
+/// `transact_recipe_30_datoms` on a store that follows a log in
+/// PostgreSQL: the write's cost on a node of a site past one machine,
+/// against the embedded store's above. The server is FORKFUL_PG_URL's
+/// (default postgres://postgres@127.0.0.1:5432/postgres), in a database
+/// made for the run and dropped after it; without a server, the bench says
+/// so and measures nothing.
+fn log_write(c: &mut Criterion) {
+    let server = std::env::var("FORKFUL_PG_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+    let database = format!("forkful_bench_{}", std::process::id());
+    let psql = |sql: &str| {
+        std::process::Command::new("psql")
+            .args([server.as_str(), "-qc", sql])
+            .output()
+            .is_ok_and(|out| out.status.success())
+    };
+    if !psql(&format!("CREATE DATABASE {database}")) {
+        eprintln!("log/transact_recipe_30_datoms: not measured: no PostgreSQL at {server}");
+        return;
+    }
+    let url = format!(
+        "{}/{database}",
+        server.rsplit_once('/').map_or("", |(base, _)| base)
+    );
+    let log = forkful::postgres::PgLog::connect(&url).expect("the log");
+    let writes = forkful::store::Store::temporary().expect("temporary store");
+    writes
+        .attach_log(std::sync::Arc::new(log))
+        .expect("the store follows the log");
+    writes
+        .transact(&common::recipe_schema())
+        .expect("recipe schema");
+    let mut group = c.benchmark_group("log");
+    let mut written = 0;
+    group.bench_function("transact_recipe_30_datoms", |b| {
+        b.iter_batched(
+            || {
+                written += 1;
+                small_recipe(written)
+            },
+            |tx| writes.transact(black_box(&tx)).expect("transact"),
+            BatchSize::SmallInput,
+        )
+    });
+    group.finish();
+    drop(writes);
+    psql(&format!("DROP DATABASE {database} WITH (FORCE)"));
+}
+
 criterion_group! {
     name = benches;
     config = common::criterion();
-    targets = store, bulk_import
+    targets = store, bulk_import, log_write
 }
 criterion_main!(benches);
