@@ -156,9 +156,12 @@ from_store!(StorageError, ReadError);
 impl From<TransactError> for DomainError {
     fn from(error: TransactError) -> DomainError {
         match error {
-            TransactError::Log(why @ (LogError::Moved { .. } | LogError::Unavailable(_))) => {
-                DomainError::Unavailable(why.to_string())
-            }
+            // Whatever the log said (another node first, out of reach, a
+            // copy filling it, entries it lost), nothing was written: the
+            // site cannot save now, which is the 503 a browser retries.
+            TransactError::Log(
+                why @ (LogError::Moved { .. } | LogError::Unavailable(_) | LogError::Mismatch(_)),
+            ) => DomainError::Unavailable(why.to_string()),
             other => DomainError::Store(other.into()),
         }
     }
