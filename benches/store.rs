@@ -6,7 +6,8 @@ mod common;
 
 use std::hint::black_box;
 
-use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use criterion::measurement::WallTime;
+use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkGroup, Criterion};
 use forkful::store::{kw, EntityMap, EntityRef, PullPattern, Transaction, Value};
 
 /// Recipes in the store the reads run against: a small catalog, enough that
@@ -41,15 +42,13 @@ fn small_recipe(n: usize) -> Transaction {
     tx
 }
 
-fn store(c: &mut Criterion) {
-    let mut group = c.benchmark_group("store");
-
-    // Writes go to a store of their own, so the reads below see a catalog
-    // that does not grow while they are measured.
-    let writes = common::schema_store();
-    let first = writes.transact(&small_recipe(0)).expect("first write");
-    assert_eq!(first.datoms.len(), SMALL_RECIPE_DATOMS);
-    let mut written = 1;
+/// `transact_recipe_30_datoms` in `group`: one `small_recipe` after another
+/// into `writes`, numbered after the `written` it already holds.
+fn bench_small_writes(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    writes: &forkful::store::Store,
+    mut written: usize,
+) {
     group.bench_function("transact_recipe_30_datoms", |b| {
         b.iter_batched(
             || {
@@ -60,6 +59,17 @@ fn store(c: &mut Criterion) {
             BatchSize::SmallInput,
         )
     });
+}
+
+fn store(c: &mut Criterion) {
+    let mut group = c.benchmark_group("store");
+
+    // Writes go to a store of their own, so the reads below see a catalog
+    // that does not grow while they are measured.
+    let writes = common::schema_store();
+    let first = writes.transact(&small_recipe(0)).expect("first write");
+    assert_eq!(first.datoms.len(), SMALL_RECIPE_DATOMS);
+    bench_small_writes(&mut group, &writes, 1);
 
     // Reads cycle through the catalog rather than hit one hot key.
     let seeded = common::seeded_store(CATALOG);
@@ -203,17 +213,7 @@ fn log_write(c: &mut Criterion) {
         .transact(&common::recipe_schema())
         .expect("recipe schema");
     let mut group = c.benchmark_group("log");
-    let mut written = 0;
-    group.bench_function("transact_recipe_30_datoms", |b| {
-        b.iter_batched(
-            || {
-                written += 1;
-                small_recipe(written)
-            },
-            |tx| writes.transact(black_box(&tx)).expect("transact"),
-            BatchSize::SmallInput,
-        )
-    });
+    bench_small_writes(&mut group, &writes, 0);
     group.finish();
     drop(writes);
     psql(&format!("DROP DATABASE {database} WITH (FORCE)"));

@@ -21,21 +21,11 @@ database=forkful_rebuild_$$
 log_url="${server%/*}/$database"
 trap 'psql "$server" -qc "DROP DATABASE IF EXISTS $database" >/dev/null 2>&1; rm -rf "$work"' EXIT
 
-if [ ! -x /usr/bin/time ]; then
-    apt-get update -qq && apt-get install -y -qq time >/dev/null
-fi
+# shellcheck source=scripts/measure.sh
+source scripts/measure.sh
 cargo build --release --quiet
 bin=$PWD/target/release/forkful
 psql "$server" -qc "CREATE DATABASE $database" >/dev/null
-
-# Runs a command under GNU time and prints its wall time and peak RSS.
-measure() {
-    local label=$1
-    shift
-    /usr/bin/time -f '%e %M' -o "$work/time" "$@" >"$work/$label.out"
-    read -r seconds kib <"$work/time"
-    printf '%-8s %8.1f s   peak RSS %6d MiB\n' "$label" "$seconds" $((kib / 1024))
-}
 
 echo "forkful log-rebuild: $recipes full recipes, depth 12, fanout 3"
 measure seed "$bin" seed --data "$work/first" --synthetic "$recipes" --depth 12 --fanout 3

@@ -19,20 +19,10 @@ work=${FORKFUL_SCALE_DIR:-$(mktemp -d /tmp/forkful-scale.XXXXXX)}
 mkdir -p "$work"
 rm -rf "$work/store" "$work/imported" "$work/export.edn"
 
-if [ ! -x /usr/bin/time ]; then
-    apt-get update -qq && apt-get install -y -qq time >/dev/null
-fi
+# shellcheck source=scripts/measure.sh
+source scripts/measure.sh
 cargo build --release --quiet
 bin=$PWD/target/release/forkful
-
-# Runs a command under GNU time and prints its wall time and peak RSS.
-measure() {
-    local label=$1
-    shift
-    /usr/bin/time -f '%e %M' -o "$work/time" "$@" >"$work/$label.out"
-    read -r seconds kib <"$work/time"
-    printf '%-8s %8.1f s   peak RSS %6d MiB\n' "$label" "$seconds" $((kib / 1024))
-}
 
 mib() { du -sm "$1" | cut -f1; }
 

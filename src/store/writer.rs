@@ -139,20 +139,17 @@ impl Store {
                 };
             let (tx, value) = decided;
             match self.apply_locked(&mut writer, &db, tx.borrow()) {
-                Err(TransactError::Log(LogError::Moved { .. })) if retries < LOG_RETRIES => {
-                    // Another node wrote first: catch up with it, and
-                    // decide again on the value it made.
-                    drop(writer);
-                    self.inner.log_retries.fetch_add(1, Ordering::Relaxed);
-                    self.catch_up()?;
-                    retries += 1;
-                }
                 Err(moved @ TransactError::Log(LogError::Moved { .. })) => {
-                    // Lost every time: caught up, and refused (503).
+                    // Another node wrote first: catch up with it, and
+                    // decide again on the value it made; lost every time,
+                    // refused (503).
                     drop(writer);
                     self.inner.log_retries.fetch_add(1, Ordering::Relaxed);
                     self.catch_up()?;
-                    return Err(moved.into());
+                    if retries == LOG_RETRIES {
+                        return Err(moved.into());
+                    }
+                    retries += 1;
                 }
                 applied => return Ok((applied?, value)),
             }

@@ -135,13 +135,13 @@ fn as_postgres(program: &Path) -> Command {
     }
 }
 
-fn start_private_cluster() -> Server {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let data = dir.path().join("data");
+/// A new cluster's data in `dir`/data, `dir` given to the `postgres` user
+/// first when this process is root: trust on loopback, no fsync at init.
+fn init_cluster(dir: &Path) {
     if is_root() {
         let owned = Command::new("chown")
             .args(["postgres:postgres"])
-            .arg(dir.path())
+            .arg(dir)
             .status()
             .expect("chown runs");
         assert!(owned.success(), "the cluster's directory given to postgres");
@@ -154,7 +154,7 @@ fn start_private_cluster() -> Server {
             "--encoding=UTF8",
             "-D",
         ])
-        .arg(&data)
+        .arg(dir.join("data"))
         .output()
         .expect("initdb runs");
     assert!(
@@ -162,10 +162,21 @@ fn start_private_cluster() -> Server {
         "initdb: {}",
         String::from_utf8_lossy(&initdb.stderr)
     );
-    let port = TcpListener::bind("127.0.0.1:0")
+}
+
+/// A port nothing listens on now, for a cluster to take.
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .expect("a free port")
-        .port();
+        .port()
+}
+
+fn start_private_cluster() -> Server {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let data = dir.path().join("data");
+    init_cluster(dir.path());
+    let port = free_port();
     // The shell stops the server when its standard input closes: when this
     // process exits, however it does.
     let script = format!(
@@ -223,34 +234,8 @@ pub struct OwnCluster {
 impl OwnCluster {
     pub fn start() -> OwnCluster {
         let dir = tempfile::tempdir().expect("a temporary directory").keep();
-        if is_root() {
-            let owned = Command::new("chown")
-                .args(["postgres:postgres"])
-                .arg(&dir)
-                .status()
-                .expect("chown runs");
-            assert!(owned.success(), "the cluster's directory given to postgres");
-        }
-        let initdb = as_postgres(&binary("initdb"))
-            .args([
-                "--auth=trust",
-                "--username=postgres",
-                "--no-sync",
-                "--encoding=UTF8",
-                "-D",
-            ])
-            .arg(dir.join("data"))
-            .output()
-            .expect("initdb runs");
-        assert!(
-            initdb.status.success(),
-            "initdb: {}",
-            String::from_utf8_lossy(&initdb.stderr)
-        );
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
+        init_cluster(&dir);
+        let port = free_port();
         let cluster = OwnCluster { dir, port };
         cluster.up();
         cluster

@@ -1,0 +1,17 @@
+# Sourced by the scripts that time whole commands (scale, log-rebuild):
+# GNU time, installed from Debian's packages when it is missing, and
+# `measure LABEL COMMAND...`, which runs COMMAND under it, keeps its output
+# in "$work/LABEL.out" (the sourcing script sets `work`), and prints its
+# wall time and peak RSS.
+
+if [ ! -x /usr/bin/time ]; then
+    apt-get update -qq && apt-get install -y -qq time >/dev/null
+fi
+
+measure() {
+    local label=$1
+    shift
+    /usr/bin/time -f '%e %M' -o "$work/time" "$@" >"$work/$label.out"
+    read -r seconds kib <"$work/time"
+    printf '%-8s %8.1f s   peak RSS %6d MiB\n' "$label" "$seconds" $((kib / 1024))
+}
