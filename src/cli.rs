@@ -190,14 +190,21 @@ impl StoreArgs {
     /// there, caught up. The address is never printed: it may hold a
     /// password.
     fn open_with(&self, config: StoreConfig) -> Result<Store> {
+        Ok(self.open_following(config)?.0)
+    }
+
+    /// `open_with`, and the log the store was attached to, if any: `serve`
+    /// listens on it too, rather than connect and migrate a second time.
+    fn open_following(&self, config: StoreConfig) -> Result<(Store, Option<Arc<PgLog>>)> {
         let store = self.open_alone(config)?;
-        if let Some(url) = &self.database_url {
-            let log = PgLog::connect(url).context("connecting to the log in PostgreSQL")?;
-            store
-                .attach_log(Arc::new(log))
-                .context("following the log in PostgreSQL")?;
-        }
-        Ok(store)
+        let Some(url) = &self.database_url else {
+            return Ok((store, None));
+        };
+        let log = Arc::new(PgLog::connect(url).context("connecting to the log in PostgreSQL")?);
+        store
+            .attach_log(log.clone())
+            .context("following the log in PostgreSQL")?;
+        Ok((store, Some(log)))
     }
 
     /// Opens the store without its log, if it has one.
@@ -294,14 +301,14 @@ fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
     config.entity_cache_bytes = budget.entities;
     // What the operator gave the process: the caches' budget and sled's.
     let memory_limit = memory.bytes().saturating_add(config.cache_bytes);
-    let store = if args.demo {
-        demo_store(config, out)?
+    let (store, log) = if args.demo {
+        (demo_store(config, out)?, None)
     } else {
-        args.store.open_with(config)?
+        args.store.open_following(config)?
     };
     // Kept until the server stops.
-    let _follower = match &args.store.database_url {
-        Some(url) => Some(follow_log(&store, url, out)?),
+    let _follower = match log {
+        Some(log) => Some(follow_log(&store, log, out)?),
         None if store.follows_log() => bail!(
             "the store at {} follows a log in PostgreSQL: serve it with --database-url (or DATABASE_URL)",
             args.store.data.display()
@@ -321,11 +328,10 @@ fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
     serve_until_stopped(store, &config, args.log_json, out)
 }
 
-/// Follows the log the store was opened on (at `url`) on a thread of its
+/// Follows `log`, the one the store was opened on, on a thread of its
 /// own until the `Follower` is dropped, so that other nodes' writes are
 /// shown here too.
-fn follow_log(store: &Store, url: &str, out: &mut impl Write) -> Result<Follower> {
-    let log = Arc::new(PgLog::connect(url).context("connecting to the log in PostgreSQL")?);
+fn follow_log(store: &Store, log: Arc<PgLog>, out: &mut impl Write) -> Result<Follower> {
     writeln!(
         out,
         "forkful: following the log in PostgreSQL, at transaction {}",
