@@ -6,7 +6,8 @@
 //! well as from threads of its own; a `block_on` inside a runtime would
 //! panic. So the client runs on a thread of the log's own (`Driver`), and a
 //! call hands it the query and waits for the answer as any blocking call
-//! waits: one round trip per transaction, in order. A connection that broke
+//! waits: one round trip per transaction, in order (the append is prepared
+//! once per connection, not parsed again for each transaction). A connection that broke
 //! is made again on the next call, so a node whose PostgreSQL went away
 //! writes again once it is back.
 
@@ -15,7 +16,7 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 
 use tokio_postgres::error::SqlState;
-use tokio_postgres::{AsyncMessage, Client, NoTls};
+use tokio_postgres::{AsyncMessage, Client, NoTls, Statement};
 
 use super::migrations::{self, Migrated};
 use crate::store::{EntityId, KeyValue, Log, LogEntry, LogError, LogNews, SharedKeyspaces};
@@ -123,10 +124,37 @@ async fn connect(url: String, notices: Option<mpsc::Sender<()>>) -> Result<Clien
     Ok(client)
 }
 
+/// Appends an entry after `prev` ($2): only after an entry the log has
+/// (or genesis), and only while a copy fills the log if it is the copy's
+/// ($8). The primary key on `t` and the unique `prev` are the fence.
+const APPEND: &str = "INSERT INTO forkful_log (t, prev, next_id, instant, datoms, sum)
+     SELECT $1::bigint, $2::bigint, $3::bigint, $4::bigint, $5::bytea, $6::bytea
+     WHERE ($2::bigint = $7::bigint
+            OR EXISTS (SELECT 1 FROM forkful_log WHERE t = $2::bigint))
+       AND (SELECT copying FROM forkful_log_identity) = $8";
+
+/// A live connection and its prepared append.
+#[derive(Clone)]
+struct Connection {
+    client: Arc<Client>,
+    append: Statement,
+}
+
+impl Connection {
+    /// Prepares the append on a connection whose tables are migrated.
+    async fn prepared(client: Client) -> Result<Connection, LogError> {
+        let append = client.prepare(APPEND).await.map_err(unavailable)?;
+        Ok(Connection {
+            client: Arc::new(client),
+            append,
+        })
+    }
+}
+
 pub struct PgLog {
     url: String,
     driver: Driver,
-    client: Mutex<Option<Arc<Client>>>,
+    connection: Mutex<Option<Connection>>,
     identity: String,
 }
 
@@ -150,12 +178,13 @@ impl PgLog {
                 .query_one("SELECT id FROM forkful_log_identity", &[])
                 .await
                 .map_err(unavailable)?;
-            Ok::<_, LogError>((client, row.get::<_, String>(0)))
+            let identity = row.get::<_, String>(0);
+            Ok::<_, LogError>((Connection::prepared(client).await?, identity))
         })??;
         Ok(PgLog {
             url: url.to_owned(),
             driver,
-            client: Mutex::new(Some(Arc::new(client))),
+            connection: Mutex::new(Some(client)),
             identity,
         })
     }
@@ -170,7 +199,7 @@ impl PgLog {
         let outcome = self.driver.run(job);
         if outcome.is_err() {
             *self
-                .client
+                .connection
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
         }
@@ -180,19 +209,13 @@ impl PgLog {
     /// Appends `entry` after `entry.prev`: by a node, only while no copy
     /// fills the log; by the copy (`copied`), only while it does.
     fn insert(&self, entry: &LogEntry, copied: bool) -> Result<(), LogError> {
-        let client = self.client()?;
+        let Connection { client, append } = self.connection()?;
         let (t, prev, next_id) = (id(entry.t)?, id(entry.prev)?, id(entry.next_id)?);
         let (instant, datoms, sum) = (entry.instant, entry.encoded_datoms(), entry.sum.to_vec());
-        // Only after an entry the log has (or genesis): a node whose store
-        // is not on this log cannot leave an entry hanging off nothing.
         let inserted = self.run(async move {
             client
                 .execute(
-                    "INSERT INTO forkful_log (t, prev, next_id, instant, datoms, sum)
-                     SELECT $1::bigint, $2::bigint, $3::bigint, $4::bigint, $5::bytea, $6::bytea
-                     WHERE ($2::bigint = $7::bigint
-                            OR EXISTS (SELECT 1 FROM forkful_log WHERE t = $2::bigint))
-                       AND (SELECT copying FROM forkful_log_identity) = $8",
+                    &append,
                     &[
                         &t,
                         &prev,
@@ -223,17 +246,24 @@ impl PgLog {
     }
 
     /// The connection, made again if it broke.
-    fn client(&self) -> Result<Arc<Client>, LogError> {
+    fn connection(&self) -> Result<Connection, LogError> {
         let mut held = self
-            .client
+            .connection
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(client) = held.as_ref().filter(|c| !c.is_closed()) {
-            return Ok(client.clone());
+        if let Some(connection) = held.as_ref().filter(|c| !c.client.is_closed()) {
+            return Ok(connection.clone());
         }
-        let client = Arc::new(self.driver.run(connect(self.url.clone(), None))??);
-        *held = Some(client.clone());
-        Ok(client)
+        let url = self.url.clone();
+        let connection = self
+            .driver
+            .run(async move { Connection::prepared(connect(url, None).await?).await })??;
+        *held = Some(connection.clone());
+        Ok(connection)
+    }
+
+    fn client(&self) -> Result<Arc<Client>, LogError> {
+        Ok(self.connection()?.client)
     }
 }
 

@@ -34,7 +34,33 @@ pub(super) struct FlushState {
 impl Store {
     /// Blocks until transaction `t` is durable, flushing if nobody is.
     pub fn wait_durable(&self, t: EntityId) -> Result<(), TransactError> {
+        if self.inner.log.get().is_some() {
+            return self.held_by_log(t);
+        }
         self.flush_until(|state| state.durable >= t)
+    }
+
+    /// With a log, a transaction is durable once the log holds it, which
+    /// every applied one does (the writer appends before it applies, and
+    /// catch-up applies what the log holds): it is published at once,
+    /// without waiting for a flush of sled. The store is then an index of
+    /// the log, flushed by sled's own timer and on shutdown; a crash loses
+    /// at most its unflushed tail (sled recovers a prefix of its batches,
+    /// each with its basis and log sum), which catch-up applies again from
+    /// the log when the store next opens. A flush of sled with every write
+    /// was most of a node's write time (BENCHMARKING.md, "Writes through
+    /// the log").
+    fn held_by_log(&self, t: EntityId) -> Result<(), TransactError> {
+        let mut state = self.lock_flush();
+        if let Some(why) = &state.failed {
+            return Err(TransactError::Poisoned(why.clone()));
+        }
+        let held = t.min(self.inner.applied.load(Ordering::Acquire));
+        if held > state.durable {
+            state.durable = held;
+            self.publish(&mut state);
+        }
+        Ok(())
     }
 
     /// Blocks until everything written before the call is durable: the
