@@ -378,19 +378,22 @@ impl Log for PgLog {
         .transpose()
     }
 
-    fn head(&self) -> Result<EntityId, LogError> {
+    fn position(&self, t: EntityId) -> Result<(EntityId, u64), LogError> {
         let client = self.client()?;
+        let after = id(t)?;
+        // Both on the primary key: the newest row, and the rows after `t`.
         let row = self
             .run(async move {
                 client
                     .query_one(
-                        "SELECT coalesce(max(t), $1::bigint) FROM forkful_log",
-                        &[&GENESIS_TX],
+                        "SELECT (SELECT coalesce(max(t), $1::bigint) FROM forkful_log),
+                                (SELECT count(*) FROM forkful_log WHERE t > $2::bigint)",
+                        &[&GENESIS_TX, &after],
                     )
                     .await
             })?
             .map_err(unavailable)?;
-        entity(row.get(0))
+        Ok((entity(row.get(0))?, entity(row.get(1))?))
     }
 
     fn listen(&self) -> Result<Box<dyn LogNews>, LogError> {

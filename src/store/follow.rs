@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::encoding::{Components, Datom, Index};
 use super::error::TransactError;
 use super::handle::Store;
-use super::log::{Log, LogEntry, LogError, LogNews, GENESIS_SUM};
+use super::log::{Log, LogEntry, LogError, LogNews, LogPosition, GENESIS_SUM};
 use super::open::{META_LOG_ID, META_LOG_SUM};
 use super::schema::{DB_TX_INSTANT, GENESIS_TX};
 use super::value::EntityId;
@@ -128,15 +128,19 @@ impl Store {
         Ok(())
     }
 
-    /// How far this store is behind its log: the log's newest `t` and the
-    /// newest this store shows its readers. `None` for a store that follows no log.
-    pub fn log_position(&self) -> Option<Result<(EntityId, EntityId), TransactError>> {
+    /// How far this store is behind its log. `None` for a store that
+    /// follows no log.
+    pub fn log_position(&self) -> Option<Result<LogPosition, TransactError>> {
         let log = self.inner.log.get()?;
         // What readers are shown: the published basis.
         let shown = self.db().basis();
         Some(
-            log.head()
-                .map(|head| (head, shown))
+            log.position(shown)
+                .map(|(head, behind)| LogPosition {
+                    head,
+                    shown,
+                    behind,
+                })
                 .map_err(TransactError::from),
         )
     }

@@ -127,6 +127,17 @@ impl LogEntry {
     }
 }
 
+/// Where a store stands against the log it follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LogPosition {
+    /// The log's newest transaction.
+    pub head: EntityId,
+    /// The newest transaction the store shows its readers.
+    pub shown: EntityId,
+    /// Transactions in the log the store does not show yet.
+    pub behind: u64,
+}
+
 /// Why a log refused or failed.
 #[derive(Debug, thiserror::Error)]
 pub enum LogError {
@@ -162,8 +173,10 @@ pub trait Log: Send + Sync {
     /// The sum of the entry at `t`, if the log has one.
     fn sum_at(&self, t: EntityId) -> Result<Option<[u8; 32]>, LogError>;
 
-    /// The newest entry's `t` (genesis's for an empty log).
-    fn head(&self) -> Result<EntityId, LogError>;
+    /// The newest entry's `t` (genesis's for an empty log), and how many
+    /// entries come after `t`: ids are shared by transactions and the
+    /// entities they make, so the difference of two `t`s counts neither.
+    fn position(&self, t: EntityId) -> Result<(EntityId, u64), LogError>;
 
     /// A listener for news of entries appended from now on, by any node.
     fn listen(&self) -> Result<Box<dyn LogNews>, LogError>;

@@ -116,7 +116,9 @@ pub use error::{
 pub use handle::{Store, StoreStats};
 pub use instant::{format_rfc3339, now_millis, parse_rfc3339, write_rfc3339};
 pub use keyspace::Keyspace;
-pub use log::{KeyValue, Log, LogEntry, LogError, LogNews, SharedKeyspaces, GENESIS_SUM};
+pub use log::{
+    KeyValue, Log, LogEntry, LogError, LogNews, LogPosition, SharedKeyspaces, GENESIS_SUM,
+};
 pub use open::{StoreConfig, DEFAULT_ENTITY_CACHE_BYTES, FORMAT_VERSION};
 pub use pull::{PullPattern, Pulled};
 pub use query::{render_table, Input, Query, QueryError, QueryResult, DEFAULT_WORK_LIMIT};

@@ -123,18 +123,18 @@ pub async fn serve(site: web::Data<Site>) -> HttpResponse {
         "gauge",
         recipes.snapshot().basis().get(),
     );
-    if let Some(Ok((head, shown))) = recipes.log_position() {
+    if let Some(Ok(position)) = recipes.log_position() {
         gauge(
             "forkful_log_head",
             "The newest transaction in the log.",
             "gauge",
-            head,
+            position.head,
         );
         gauge(
             "forkful_log_lag",
             "Transactions in the log this node does not show yet.",
             "gauge",
-            head.saturating_sub(shown),
+            position.behind,
         );
         gauge(
             "forkful_log_write_retries_total",

@@ -88,12 +88,12 @@ pub async fn healthz(site: web::Data<Site>) -> HttpResponse {
             StatusCode::OK,
             serde_json::json!({ "status": "ok", "basis": shown }),
         ),
-        Some(Ok((head, shown))) => (
+        Some(Ok(position)) => (
             StatusCode::OK,
             serde_json::json!({
                 "status": "ok",
-                "basis": shown,
-                "log": { "head": head, "lag": head.saturating_sub(shown) },
+                "basis": position.shown,
+                "log": { "head": position.head, "lag": position.behind },
             }),
         ),
         Some(Err(error)) => (

@@ -327,9 +327,30 @@ fn a_following_node_shows_another_nodes_write_within_moments() {
             .unwrap();
         following.join().unwrap().unwrap();
     });
-    let (head, shown) = reader.log_position().unwrap().unwrap();
-    assert_eq!(head, writer.db().basis());
-    assert!(shown <= head);
+    let position = reader.log_position().unwrap().unwrap();
+    assert_eq!(position.head, writer.db().basis());
+    assert!(position.shown <= position.head);
+}
+
+#[test]
+fn a_node_behind_the_log_counts_the_transactions_it_lacks() {
+    let url = fresh_database();
+    let nodes = nodes_on(&url, 2);
+    let ((writer, on_writer), (reader, _)) = (&nodes[0], &nodes[1]);
+    for name in ["dal", "toast"] {
+        on_writer
+            .create(&slug(name), content(name), &Change::by("ann", "first"))
+            .unwrap();
+    }
+    let position = reader.log_position().unwrap().unwrap();
+    assert_eq!(position.head, writer.db().basis());
+    // Two transactions behind, though their ids are further apart: each
+    // recipe's entities took ids between them.
+    assert_eq!(position.behind, 2, "{position:?}");
+    assert!(position.head - position.shown > 2, "{position:?}");
+    reader.catch_up().unwrap();
+    let position = reader.log_position().unwrap().unwrap();
+    assert_eq!((position.behind, position.shown), (0, position.head));
 }
 
 /// PostgreSQL out of reach: writes are refused with nothing written, reads

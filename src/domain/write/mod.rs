@@ -28,7 +28,8 @@ use super::search_terms;
 use super::slug::Slug;
 use super::{site_schema, DomainError, Source};
 use crate::store::{
-    Db, EntityId, EntityMap, EntityRef, Keyspace, Store, Transaction, TxReport, TxValue, Value,
+    Db, EntityId, EntityMap, EntityRef, Keyspace, LogPosition, Store, Transaction, TxReport,
+    TxValue, Value,
 };
 
 mod unsaved_pictures;
@@ -183,10 +184,9 @@ impl Recipes {
         self.store.follows_log()
     }
 
-    /// Where this node stands against the log its store follows: the
-    /// log's newest transaction and the newest this node shows (`None`
+    /// Where this node stands against the log its store follows (`None`
     /// without a log). An error when the log cannot be reached.
-    pub fn log_position(&self) -> Option<Result<(u64, u64), DomainError>> {
+    pub fn log_position(&self) -> Option<Result<LogPosition, DomainError>> {
         self.store
             .log_position()
             .map(|position| position.map_err(DomainError::from))
