@@ -56,17 +56,11 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# shellcheck source=scripts/install.sh
+source scripts/install.sh
 for tool in wrk curl; do
-    if ! command -v "$tool" >/dev/null; then
-        log "installing $tool"
-        if [[ $(id -u) -eq 0 ]]; then
-            DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$tool" >/dev/null 2>&1 ||
-                { apt-get update -q >/dev/null && apt-get install -y -q "$tool" >/dev/null; }
-        else
-            sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$tool" >/dev/null
-        fi
-        command -v "$tool" >/dev/null || die "could not install $tool"
-    fi
+    command -v "$tool" >/dev/null || install_packages "$tool"
+    command -v "$tool" >/dev/null || die "could not install $tool"
 done
 
 if [[ -n ${BIN:-} ]]; then

@@ -139,33 +139,16 @@ echo "machine:  $cpus CPUs, ${model:-unknown model}, Linux $(uname -r)"
 
 # --- tools: wrk, nginx with its brotli_static module, curl ------------------
 
-# install PACKAGE... with apt-get (as root, or through sudo), once.
-install() {
-    local apt
-    if [[ $(id -u) -eq 0 ]]; then
-        apt=(env DEBIAN_FRONTEND=noninteractive apt-get)
-    elif command -v sudo >/dev/null; then
-        apt=(sudo DEBIAN_FRONTEND=noninteractive apt-get)
-    else
-        die "$* not installed, and installing needs root or sudo (apt-get install $*)"
-    fi
-    log "installing $* (${apt[*]} install)"
-    if ! "${apt[@]}" install -y -q "$@" >"$tmp/apt.log" 2>&1; then
-        log "the install failed; apt-get update, then again"
-        if ! { "${apt[@]}" update -q && "${apt[@]}" install -y -q "$@"; } >>"$tmp/apt.log" 2>&1; then
-            tail -n 20 "$tmp/apt.log" >&2
-            die "could not install $*"
-        fi
-    fi
-}
+# shellcheck source=scripts/install.sh
+source scripts/install.sh
 
-command -v wrk >/dev/null || install wrk
+command -v wrk >/dev/null || install_packages wrk
 command -v wrk >/dev/null || die "wrk is still not on PATH after installing it"
-command -v curl >/dev/null || install curl
+command -v curl >/dev/null || install_packages curl
 nginx_module=/usr/share/nginx/modules/ngx_http_brotli_static_module.so
 if [[ $NGINX != 0 ]]; then
-    command -v nginx >/dev/null || install nginx
-    [[ -f $nginx_module ]] || install libnginx-mod-http-brotli-static
+    command -v nginx >/dev/null || install_packages nginx
+    [[ -f $nginx_module ]] || install_packages libnginx-mod-http-brotli-static
     [[ -f $nginx_module ]] || die "no brotli_static module at $nginx_module after installing it"
 fi
 echo "wrk:      $( (wrk -v 2>&1 || true) | head -n 1)"

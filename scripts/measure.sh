@@ -4,9 +4,9 @@
 # in "$work/LABEL.out" (the sourcing script sets `work`), and prints its
 # wall time and peak RSS.
 
-if [ ! -x /usr/bin/time ]; then
-    apt-get update -qq && apt-get install -y -qq time >/dev/null
-fi
+# shellcheck source=scripts/install.sh
+source scripts/install.sh
+[ -x /usr/bin/time ] || install_packages time
 
 measure() {
     local label=$1
