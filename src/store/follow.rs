@@ -6,7 +6,7 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use super::encoding::{Components, Datom, Index};
+use super::encoding::{datom_key, Components, Datom, Index};
 use super::error::TransactError;
 use super::handle::Store;
 use super::log::{Log, LogEntry, LogError, LogNews, LogPosition, GENESIS_SUM};
@@ -61,7 +61,9 @@ impl Store {
         }
         if basis != GENESIS_TX {
             match log.sum_at(basis)? {
-                Some(sum) if sum == writer.log_sum => {}
+                Some(sum) if sum == writer.log_sum => {
+                    self.check_newest_against(&writer, log.as_ref(), basis)?
+                }
                 Some(_) => {
                     return Err(mismatch(format!(
                         "this store's transaction {basis} is not the log's transaction {basis}: the store or the log was changed"
@@ -83,6 +85,40 @@ impl Store {
         drop(writer);
         self.sync()?;
         self.catch_up()
+    }
+
+    /// Refuses a store whose transaction `basis`, the newest it applied,
+    /// holds other datoms than the log's entry at `basis`: a store changed
+    /// behind its log's back, whose sum (a meta key) was left as it was. Its
+    /// older transactions are not read: that is a pass over the whole store
+    /// (`forkful export` of both, compared, does it).
+    fn check_newest_against(
+        &self,
+        writer: &Writer,
+        log: &dyn Log,
+        basis: EntityId,
+    ) -> Result<(), TransactError> {
+        let keys = |datoms: &mut dyn Iterator<Item = Datom>| {
+            let mut keys: Vec<Vec<u8>> = datoms.map(|d| datom_key(Index::Log, &d)).collect();
+            keys.sort_unstable();
+            keys
+        };
+        let theirs = log
+            .entries_after(basis - 1, 1)?
+            .into_iter()
+            .find(|entry| entry.t == basis)
+            .map(|entry| keys(&mut entry.datoms.into_iter()));
+        let ours: Vec<Datom> = self
+            .writer_db(writer)
+            .log(basis, basis)
+            .collect::<Result<_, _>>()?;
+        if theirs != Some(keys(&mut ours.into_iter())) {
+            return Err(LogError::Mismatch(format!(
+                "this store's transaction {basis} holds other datoms than the log's transaction {basis}: the store was changed"
+            ))
+            .into());
+        }
+        Ok(())
     }
 
     /// Applies, in order, every entry the log has after the newest this

@@ -42,8 +42,8 @@ use forkful::store::{
     kw, Components, Db, EntityId, EntityMap, EntityRef, Index, Store, Transaction, Value,
 };
 
-use crate::helpers::schema_tx;
 use crate::helpers::{count_from_env, seed_from_clock};
+use crate::helpers::{raw_sled, schema_tx};
 
 const CHILD_DIR_VAR: &str = "FORKFUL_CRASH_CHILD_DIR";
 const ROUNDS_VAR: &str = "FORKFUL_CRASH_ROUNDS";
@@ -563,23 +563,4 @@ fn the_entry_check_finds_entries_that_disagree_with_the_datoms() {
             .and_then(|_| sled.flush())
             .expect("undoing the tampering");
     }
-}
-
-/// The sled database under a store, for tampering with it. A store dropped
-/// a moment ago may hold the file lock while sled's threads wind down.
-fn raw_sled(dir: &Path) -> sled::Db {
-    for _ in 0..100 {
-        match sled::Config::new()
-            .path(dir)
-            .segment_size(forkful::store::testing::SEGMENT_BYTES)
-            .open()
-        {
-            Ok(db) => return db,
-            Err(e) if e.to_string().contains("could not acquire lock") => {
-                thread::sleep(Duration::from_millis(20))
-            }
-            Err(e) => panic!("opening {}: {e}", dir.display()),
-        }
-    }
-    panic!("the store's lock was never released");
 }

@@ -480,3 +480,22 @@ pub fn apt_get(args: &[&str]) -> std::result::Result<(), String> {
         last.into_iter().rev().collect::<Vec<_>>().join("\n")
     ))
 }
+
+/// The sled database under a store, for tampering with it. A store dropped
+/// a moment ago may hold the file lock while sled's threads wind down.
+pub fn raw_sled(dir: &std::path::Path) -> sled::Db {
+    for _ in 0..100 {
+        match sled::Config::new()
+            .path(dir)
+            .segment_size(forkful::store::testing::SEGMENT_BYTES)
+            .open()
+        {
+            Ok(db) => return db,
+            Err(e) if e.to_string().contains("could not acquire lock") => {
+                std::thread::sleep(std::time::Duration::from_millis(20))
+            }
+            Err(e) => panic!("opening {}: {e}", dir.display()),
+        }
+    }
+    panic!("the store's lock was never released");
+}

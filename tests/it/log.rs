@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use forkful::domain::{Change, Content, DomainError, Recipes, Slug, Step};
 use forkful::postgres::PgLog;
-use forkful::store::{Log, LogError, Store, TransactError};
+use forkful::store::{Index, Log, LogError, Store, TransactError};
 
-use crate::helpers::{everything, get, site, stored};
+use crate::helpers::{everything, get, raw_sled, site, stored};
 use crate::postgres::{fresh_database, psql};
 
 fn follow(store: &Store, url: &str) -> Result<usize, TransactError> {
@@ -183,6 +183,19 @@ fn a_store_that_is_not_on_the_log_is_refused_and_left_as_it_was() {
     // Another site's log.
     let store = Store::open(dir.path()).unwrap();
     refused(&store, &other_url, "this store follows the log");
+    let basis = store.db().basis();
+    drop(store);
+    // A store changed behind the log's back: a datom of its newest
+    // transaction gone from its log index, its sum left as it was.
+    {
+        let sled = raw_sled(dir.path());
+        let newest = [&[Index::Log.prefix_byte()][..], &basis.to_be_bytes()].concat();
+        let (key, _) = sled.scan_prefix(&newest).next().unwrap().unwrap();
+        sled.remove(key).unwrap();
+        sled.flush().unwrap();
+    }
+    let store = Store::open(dir.path()).unwrap();
+    refused(&store, &url, "holds other datoms than the log's");
     drop(store);
     // The log changed under the store: its last transaction is not the
     // store's.
