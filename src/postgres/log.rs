@@ -6,17 +6,18 @@
 //! well as from threads of its own; a `block_on` inside a runtime would
 //! panic. So the client runs on a thread of the log's own (`Driver`), and a
 //! call hands it the query and waits for the answer as any blocking call
-//! waits: one round trip per transaction, in order (the append is prepared
-//! once per connection, not parsed again for each transaction). A connection that broke
+//! waits: one round trip per transaction, in order (each statement is
+//! prepared once per connection, not parsed again on every call). A connection that broke
 //! is made again on the next call, so a node whose PostgreSQL went away
 //! writes again once it is back.
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 
 use tokio_postgres::error::SqlState;
-use tokio_postgres::{AsyncMessage, Client, NoTls, Statement};
+use tokio_postgres::{AsyncMessage, Client, Error as PgError, NoTls, Row, Statement};
 
 use super::migrations::{self, Migrated};
 use crate::store::{EntityId, KeyValue, Log, LogEntry, LogError, LogNews, SharedKeyspaces};
@@ -133,23 +134,68 @@ const APPEND: &str = "INSERT INTO forkful_log (t, prev, next_id, instant, datoms
             OR EXISTS (SELECT 1 FROM forkful_log WHERE t = $2::bigint))
        AND (SELECT copying FROM forkful_log_identity) = $8";
 
-/// A live connection and its prepared append.
+/// A live connection, and the statements prepared on it. Each query is
+/// prepared once per connection: tokio-postgres prepares a statement given
+/// as text again on every call, a second round trip for every query (half
+/// of a node's calls to PostgreSQL, seen in its statement log).
 #[derive(Clone)]
 struct Connection {
     client: Arc<Client>,
-    append: Statement,
+    statements: Arc<Mutex<HashMap<&'static str, Statement>>>,
 }
 
 impl Connection {
-    /// Prepares the append on a connection whose tables are migrated.
-    async fn prepared(client: Client) -> Result<Connection, LogError> {
-        let append = client.prepare(APPEND).await.map_err(unavailable)?;
-        Ok(Connection {
+    fn new(client: Client) -> Connection {
+        Connection {
             client: Arc::new(client),
-            append,
-        })
+            statements: Arc::default(),
+        }
+    }
+
+    async fn statement(&self, sql: &'static str) -> Result<Statement, tokio_postgres::Error> {
+        let known = self
+            .statements
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(sql)
+            .cloned();
+        if let Some(statement) = known {
+            return Ok(statement);
+        }
+        let statement = self.client.prepare(sql).await?;
+        self.statements
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(sql, statement.clone());
+        Ok(statement)
+    }
+
+    async fn execute(&self, sql: &'static str, params: &[&Param]) -> Result<u64, PgError> {
+        let statement = self.statement(sql).await?;
+        self.client.execute(&statement, params).await
+    }
+
+    async fn query(&self, sql: &'static str, params: &[&Param]) -> Result<Vec<Row>, PgError> {
+        let statement = self.statement(sql).await?;
+        self.client.query(&statement, params).await
+    }
+
+    async fn query_one(&self, sql: &'static str, params: &[&Param]) -> Result<Row, PgError> {
+        let statement = self.statement(sql).await?;
+        self.client.query_one(&statement, params).await
+    }
+
+    async fn query_opt(
+        &self,
+        sql: &'static str,
+        params: &[&Param],
+    ) -> Result<Option<Row>, PgError> {
+        let statement = self.statement(sql).await?;
+        self.client.query_opt(&statement, params).await
     }
 }
+
+type Param = dyn tokio_postgres::types::ToSql + Sync;
 
 pub struct PgLog {
     url: String,
@@ -179,7 +225,7 @@ impl PgLog {
                 .await
                 .map_err(unavailable)?;
             let identity = row.get::<_, String>(0);
-            Ok::<_, LogError>((Connection::prepared(client).await?, identity))
+            Ok::<_, LogError>((Connection::new(client), identity))
         })??;
         Ok(PgLog {
             url: url.to_owned(),
@@ -197,7 +243,11 @@ impl PgLog {
         job: impl Future<Output = Result<T, tokio_postgres::Error>> + Send + 'static,
     ) -> Result<Result<T, tokio_postgres::Error>, LogError> {
         let outcome = self.driver.run(job);
-        if outcome.is_err() {
+        // A statement prepared before the tables changed (a newer build
+        // migrated them) fails until prepared again, on a new connection.
+        let stale =
+            matches!(&outcome, Ok(Err(e)) if e.code() == Some(&SqlState::FEATURE_NOT_SUPPORTED));
+        if outcome.is_err() || stale {
             *self
                 .connection
                 .lock()
@@ -209,13 +259,13 @@ impl PgLog {
     /// Appends `entry` after `entry.prev`: by a node, only while no copy
     /// fills the log; by the copy (`copied`), only while it does.
     fn insert(&self, entry: &LogEntry, copied: bool) -> Result<(), LogError> {
-        let Connection { client, append } = self.connection()?;
+        let client = self.connection()?;
         let (t, prev, next_id) = (id(entry.t)?, id(entry.prev)?, id(entry.next_id)?);
         let (instant, datoms, sum) = (entry.instant, entry.encoded_datoms(), entry.sum.to_vec());
         let inserted = self.run(async move {
             client
                 .execute(
-                    &append,
+                    APPEND,
                     &[
                         &t,
                         &prev,
@@ -257,13 +307,9 @@ impl PgLog {
         let url = self.url.clone();
         let connection = self
             .driver
-            .run(async move { Connection::prepared(connect(url, None).await?).await })??;
+            .run(async move { connect(url, None).await.map(Connection::new) })??;
         *held = Some(connection.clone());
         Ok(connection)
-    }
-
-    fn client(&self) -> Result<Arc<Client>, LogError> {
-        Ok(self.connection()?.client)
     }
 }
 
@@ -281,7 +327,7 @@ impl Log for PgLog {
     }
 
     fn begin_copy(&self) -> Result<(), LogError> {
-        let client = self.client()?;
+        let client = self.connection()?;
         let began = self
             .run(async move {
                 client
@@ -302,7 +348,7 @@ impl Log for PgLog {
     }
 
     fn end_copy(&self) -> Result<(), LogError> {
-        let client = self.client()?;
+        let client = self.connection()?;
         self.run(async move {
             client
                 .execute("UPDATE forkful_log_identity SET copying = false", &[])
@@ -313,7 +359,7 @@ impl Log for PgLog {
     }
 
     fn copying(&self) -> Result<bool, LogError> {
-        let client = self.client()?;
+        let client = self.connection()?;
         let row = self
             .run(async move {
                 client
@@ -325,7 +371,7 @@ impl Log for PgLog {
     }
 
     fn entries_after(&self, t: EntityId, limit: usize) -> Result<Vec<LogEntry>, LogError> {
-        let client = self.client()?;
+        let client = self.connection()?;
         let (after, limit, budget) = (id(t)?, limit as i64, CATCH_UP_BYTES);
         // At most `limit` rows, and no more bytes of datoms than `budget`
         // past the first row: a row may hold a bulk load's 32 MiB, and a
@@ -361,7 +407,7 @@ impl Log for PgLog {
     }
 
     fn sum_at(&self, t: EntityId) -> Result<Option<[u8; 32]>, LogError> {
-        let client = self.client()?;
+        let client = self.connection()?;
         let at = id(t)?;
         let row = self
             .run(async move {
@@ -379,7 +425,7 @@ impl Log for PgLog {
     }
 
     fn position(&self, t: EntityId) -> Result<(EntityId, u64), LogError> {
-        let client = self.client()?;
+        let client = self.connection()?;
         let after = id(t)?;
         // Both on the primary key: the newest row, and the rows after `t`.
         let row = self
@@ -408,24 +454,28 @@ impl Log for PgLog {
 /// The keyspaces in `forkful_keyspace`, each write one statement, so all
 /// or none of it, and durable when it returns.
 impl SharedKeyspaces for PgLog {
-    fn get(&self, space: &str, key: &[u8]) -> Result<Option<Vec<u8>>, LogError> {
-        let client = self.client()?;
-        let (space, key) = (space.to_owned(), key.to_vec());
-        let row = self
+    fn get_many(&self, space: &str, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>, LogError> {
+        let client = self.connection()?;
+        let space = space.to_owned();
+        let wanted: Vec<Vec<u8>> = keys.iter().map(|k| k.to_vec()).collect();
+        let rows = self
             .run(async move {
                 client
-                    .query_opt(
-                        "SELECT value FROM forkful_keyspace WHERE space = $1 AND key = $2",
-                        &[&space, &key],
+                    .query(
+                        "SELECT key, value FROM forkful_keyspace
+                         WHERE space = $1 AND key = ANY($2::bytea[])",
+                        &[&space, &wanted],
                     )
                     .await
             })?
             .map_err(unavailable)?;
-        Ok(row.map(|row| row.get(0)))
+        let found: HashMap<Vec<u8>, Vec<u8>> =
+            rows.iter().map(|row| (row.get(0), row.get(1))).collect();
+        Ok(keys.iter().map(|key| found.get(*key).cloned()).collect())
     }
 
     fn put(&self, space: &str, entries: &[KeyValue]) -> Result<(), LogError> {
-        let client = self.client()?;
+        let client = self.connection()?;
         let space = space.to_owned();
         let (keys, values): (Vec<Vec<u8>>, Vec<Vec<u8>>) = entries.iter().cloned().unzip();
         self.driver
@@ -450,7 +500,7 @@ impl SharedKeyspaces for PgLog {
         old: Option<&[u8]>,
         new: Option<&[u8]>,
     ) -> Result<bool, LogError> {
-        let client = self.client()?;
+        let client = self.connection()?;
         let (space, key) = (space.to_owned(), key.to_vec());
         let (old, new) = (old.map(<[u8]>::to_vec), new.map(<[u8]>::to_vec));
         let changed = self
@@ -500,7 +550,7 @@ impl SharedKeyspaces for PgLog {
     }
 
     fn remove(&self, space: &str, keys: &[Vec<u8>]) -> Result<usize, LogError> {
-        let client = self.client()?;
+        let client = self.connection()?;
         let (space, keys) = (space.to_owned(), keys.to_vec());
         let removed = self
             .run(async move {
@@ -516,7 +566,7 @@ impl SharedKeyspaces for PgLog {
     }
 
     fn scan(&self, space: &str, prefix: &[u8]) -> Result<Vec<KeyValue>, LogError> {
-        let client = self.client()?;
+        let client = self.connection()?;
         let (space, end) = (space.to_owned(), prefix_end(prefix));
         let prefix = prefix.to_vec();
         let rows = self

@@ -87,12 +87,20 @@ impl Keyspace {
     }
 
     pub fn get(&self, key: &[u8]) -> Result<Option<IVec>, StorageError> {
+        Ok(self.get_many(&[key])?.pop().flatten())
+    }
+
+    /// The value of each of `keys`, in their order: with a log, one round
+    /// trip to its keyspaces rather than one per key.
+    pub fn get_many(&self, keys: &[&[u8]]) -> Result<Vec<Option<IVec>>, StorageError> {
         match self.shared() {
-            None => Ok(self.tree.get(key)?),
+            None => keys.iter().map(|key| Ok(self.tree.get(key)?)).collect(),
             Some(shared) => Ok(shared
-                .get(&self.name, key)
+                .get_many(&self.name, keys)
                 .map_err(shared_read)?
-                .map(IVec::from)),
+                .into_iter()
+                .map(|value| value.map(IVec::from))
+                .collect()),
         }
     }
 

@@ -208,7 +208,9 @@ pub type KeyValue = (Vec<u8>, Vec<u8>);
 /// Keyspaces kept beside a log, for every node: the operations of
 /// `Keyspace`, each on keyspace `space`.
 pub trait SharedKeyspaces: Send + Sync {
-    fn get(&self, space: &str, key: &[u8]) -> Result<Option<Vec<u8>>, LogError>;
+    /// The value of each of `keys`, in their order: one round trip, where
+    /// a caller needs several keys at once.
+    fn get_many(&self, space: &str, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>, LogError>;
     /// Sets every key to its value, all or none.
     fn put(&self, space: &str, entries: &[KeyValue]) -> Result<(), LogError>;
     /// Sets `key` to `new` (`None`: removes it) only if it holds `old`

@@ -15,7 +15,7 @@ use std::future::{ready, Ready};
 use actix_web::cookie::{time::Duration, Cookie, SameSite};
 use actix_web::http::header;
 use actix_web::web::Data;
-use actix_web::{FromRequest, HttpRequest, HttpResponseBuilder};
+use actix_web::{FromRequest, HttpMessage, HttpRequest, HttpResponseBuilder};
 
 use super::{Site, WebError};
 use crate::domain::accounts::{self, SESSION_DAYS};
@@ -50,6 +50,7 @@ fn form_cookie_name(site: &Site) -> &'static str {
 }
 
 /// The person making a request.
+#[derive(Clone)]
 pub struct Visitor {
     pub cook: Option<Cook>,
     session: Option<String>,
@@ -59,7 +60,21 @@ pub struct Visitor {
 }
 
 impl Visitor {
+    /// The visitor, read once per request and kept in its extensions: a
+    /// session is checked against the accounts (three reads of PostgreSQL
+    /// on a site past one machine), and a request extracts its visitor in
+    /// more than one place; a new form token must also be the same one in
+    /// the form and in the cookie.
     fn read(req: &HttpRequest) -> Result<Visitor, WebError> {
+        if let Some(known) = req.extensions().get::<Visitor>() {
+            return Ok(known.clone());
+        }
+        let visitor = Visitor::read_anew(req)?;
+        req.extensions_mut().insert(visitor.clone());
+        Ok(visitor)
+    }
+
+    fn read_anew(req: &HttpRequest) -> Result<Visitor, WebError> {
         let site = req.app_data::<Data<Site>>().expect("the app has its Site");
         let session = req
             .cookie(session_cookie_name(site))

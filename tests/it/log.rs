@@ -901,6 +901,9 @@ fn a_shared_keyspace_answers_as_a_nodes_own_does() {
             keys.compare_and_swap(b"b", Some(b"v"), None)
         ));
         said.push(format!("{:?}", keys.get(b"b").unwrap()));
+        // In the order asked, a key asked twice answered twice.
+        let many = keys.get_many(&[b"new", b"b", b"a2", b"\xff\x00", b"a2"]);
+        said.push(format!("{:?}", many.unwrap()));
         said.push(format!("{:?}", keys.remove(b"c")));
         said.push(format!("{:?}", keys.remove(b"c")));
         for prefix in [&b""[..], b"a", b"\xff", b"\xff\xff", b"zz"] {
