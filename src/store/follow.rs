@@ -129,19 +129,36 @@ impl Store {
         };
         let mut applied = 0;
         loop {
+            self.refuse_if_poisoned()?;
+            // Read from the log without the writer: a write on this node
+            // would otherwise wait out the round trip of every catch-up,
+            // one per write on any node, most of them finding nothing.
+            let fetched_after = self.inner.applied.load(Ordering::Acquire);
+            let entries = log.entries_after(fetched_after, CATCH_UP_BATCH)?;
+            if entries.is_empty() {
+                return Ok(applied);
+            }
             let mut writer = self.lock_writer();
             self.refuse_if_poisoned()?;
+            // Meanwhile this node may have written or caught up: what it
+            // applied is skipped, and entries read before its write, which
+            // then cannot follow it, are read again. Entries that do not
+            // follow an unmoved basis are the log's fault: apply_logged
+            // refuses them.
             let basis = self.inner.applied.load(Ordering::Acquire);
-            let entries = log.entries_after(basis, CATCH_UP_BATCH)?;
-            let Some(last) = entries.last().map(|e| e.t) else {
-                return Ok(applied);
-            };
-            for entry in &entries {
+            let next: Vec<&LogEntry> = entries.iter().filter(|e| e.t > basis).collect();
+            let moved = basis != fetched_after;
+            if moved && next.first().is_some_and(|first| first.prev != basis) {
+                continue;
+            }
+            for entry in &next {
                 self.apply_logged(&mut writer, entry)?;
                 applied += 1;
             }
             drop(writer);
-            self.wait_durable(last)?;
+            if let Some(last) = next.last() {
+                self.wait_durable(last.t)?;
+            }
         }
     }
 
