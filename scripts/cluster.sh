@@ -1,0 +1,311 @@
+#!/usr/bin/env bash
+# A site past one machine, measured on one: PostgreSQL holding the log,
+# three forkful nodes following it and nginx in front of them, against one
+# embedded node serving the same catalog. docs/BENCHMARKING.md ("A site on
+# three nodes") has the figures and what they are held to.
+#
+#   scripts/cluster.sh                        # the published run
+#   DURATION=5 ROUNDS=1 RECIPES=2000 scripts/cluster.sh   # a quick check
+#
+# It seeds RECIPES full synthetic recipes into a store, serves one copy of
+# it embedded, copies another into an empty log (`forkful log push`) and
+# starts three nodes on that log (the first on the copy, the other two on
+# empty directories, built from the log), and nginx with docs/DEPLOYING.md's
+# configuration, used as written but for its addresses. Then, ROUNDS times,
+# interleaved, each for DURATION seconds:
+#
+#   embedded   wrk on the embedded node's recipe pages, across the catalog,
+#              with a browser's Accept-Encoding, while the writer loop
+#              (scripts/cluster_writer.py) edits and forks at RATE writes a
+#              second through it;
+#   node       the same on the first node of three, the writer going to
+#              each node in turn and timing how long each write takes to
+#              show on the other two (replication lag);
+#   nginx      the same through nginx, across the three nodes.
+#
+# and prints read throughput, write latency and replication lag, pooled
+# over the rounds, with the ratios the issue's targets are about. At the
+# end the nodes are stopped and their exports compared: they must hold the
+# same datoms.
+#
+# Environment (defaults in brackets):
+#   RECIPES      full synthetic recipes in the catalog [10000]
+#   DURATION     each run's length in seconds [20]
+#   ROUNDS       rounds of the three runs [3]
+#   RATE         writes a second [20]
+#   CONNECTIONS  wrk's connections [20]
+#   WORKERS      each node's worker threads [2]
+#   FORKFUL_PG_URL  the PostgreSQL server, where the script makes a database
+#                of its own and drops it at the end
+#                [postgres://postgres@127.0.0.1:5432/postgres]
+#
+# Installs wrk, nginx, curl and python3 from Debian's packages if missing.
+# Everything shares the machine's CPUs (PostgreSQL, four nodes, nginx, wrk
+# and the writer): the figures compare the modes on one machine, they are
+# not what each would do on machines of its own.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+RECIPES=${RECIPES:-10000}
+DURATION=${DURATION:-20}
+ROUNDS=${ROUNDS:-3}
+RATE=${RATE:-20}
+CONNECTIONS=${CONNECTIONS:-20}
+WORKERS=${WORKERS:-2}
+server=${FORKFUL_PG_URL:-postgres://postgres@127.0.0.1:5432/postgres}
+BROWSER_ENCODINGS='gzip, deflate, br, zstd'
+
+# shellcheck source=scripts/run-header.sh
+source scripts/run-header.sh
+# shellcheck source=scripts/install.sh
+source scripts/install.sh
+for number in RECIPES DURATION ROUNDS RATE CONNECTIONS WORKERS; do
+    whole_number cluster.sh "${!number}" "$number"
+done
+
+log() { printf 'cluster: %s\n' "$*" >&2; }
+die() {
+    printf 'cluster: error: %s\n' "$*" >&2
+    exit 1
+}
+
+tmp=$(mktemp -d /tmp/forkful-cluster.XXXXXX)
+database=forkful_cluster_$$
+log_url="${server%/*}/$database"
+pids=()
+nginx_pid=
+cleanup() {
+    local rc=$?
+    trap - EXIT
+    [[ -z $nginx_pid ]] || kill -QUIT "$nginx_pid" 2>/dev/null || true
+    for pid in "${pids[@]}"; do
+        kill -TERM "$pid" 2>/dev/null || true
+    done
+    wait 2>/dev/null || true
+    if [[ $rc -ne 0 ]]; then
+        for err in "$tmp"/*.err; do
+            [[ -s $err ]] || continue
+            printf 'cluster: the last lines of %s:\n' "${err##*/}" >&2
+            tail -n 10 "$err" >&2
+        done
+    fi
+    psql "$server" -qc "DROP DATABASE IF EXISTS $database WITH (FORCE)" >/dev/null 2>&1 || true
+    rm -rf "$tmp"
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+command -v wrk >/dev/null || install_packages wrk
+command -v curl >/dev/null || install_packages curl
+command -v python3 >/dev/null || install_packages python3
+command -v nginx >/dev/null || install_packages nginx
+command -v psql >/dev/null || install_packages postgresql-client
+psql "$server" -qc "CREATE DATABASE $database" >/dev/null ||
+    die "could not make a database at $server (set FORKFUL_PG_URL to a PostgreSQL server)"
+
+log "building (cargo build --release --locked)"
+cargo build --release --locked --quiet
+bin=${CARGO_TARGET_DIR:-$PWD/target}/release/forkful
+run_header "cluster" "$bin"
+echo "runs:     $ROUNDS rounds of $DURATION s each, $CONNECTIONS wrk connections, $WORKERS workers a node, $RATE writes/s"
+echo "catalog:  $RECIPES full synthetic recipes"
+echo "postgres: $(psql "$log_url" -Atc 'SHOW server_version'), synchronous_commit $(psql "$log_url" -Atc 'SHOW synchronous_commit')"
+echo
+
+# --- the catalog, embedded and in the log -----------------------------------
+
+log "seeding $RECIPES recipes"
+"$bin" seed --data "$tmp/embedded" --synthetic "$RECIPES" >/dev/null
+"$bin" query --data "$tmp/embedded" '[:find ?s :where [_ :recipe/slug ?s]]' |
+    sed -n 's/^"\([a-z0-9][a-z0-9-]*\)"$/\1/p' >"$tmp/slugs"
+[[ $(wc -l <"$tmp/slugs") -ge $RECIPES ]] ||
+    die "read $(wc -l <"$tmp/slugs") slugs from the store, not $RECIPES or more"
+sed 's|^|/recipes/|' "$tmp/slugs" >"$tmp/paths"
+cp -a "$tmp/embedded" "$tmp/node1"
+log "copying the store into the log"
+"$bin" log push --data "$tmp/node1" --database-url "$log_url" >/dev/null
+
+# --- the servers -------------------------------------------------------------
+
+# start NAME FLAGS...: serves in the background; sets port_NAME.
+start() {
+    local name=$1 pid port= started=$SECONDS
+    shift
+    FORKFUL_LOG=warn "$bin" serve --addr 127.0.0.1:0 --workers "$WORKERS" "$@" \
+        >"$tmp/$name.out" 2>"$tmp/$name.err" &
+    pid=$!
+    pids+=("$pid")
+    while [[ -z $port ]]; do
+        port=$(sed -n 's|^forkful: serving http://127\.0\.0\.1:\([0-9][0-9]*\)$|\1|p' "$tmp/$name.out")
+        kill -0 "$pid" 2>/dev/null || die "$name exited before serving"
+        ((SECONDS - started < 300)) || die "$name did not serve within 300 s"
+        sleep 0.1
+    done
+    printf -v "port_$name" '%s' "$port"
+    log "$name serves on port $port, ready after $((SECONDS - started)) s"
+}
+start embedded --data "$tmp/embedded"
+for n in 1 2 3; do
+    start "node$n" --data "$tmp/node$n" --database-url "$log_url" --trusted-proxy 127.0.0.1
+done
+nodes="http://127.0.0.1:$port_node1,http://127.0.0.1:$port_node2,http://127.0.0.1:$port_node3"
+
+# nginx, with DEPLOYING.md's configuration: its upstream on the three
+# nodes, listening here without TLS, and its own files in $tmp.
+nginx_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+awk '/^```nginx$/ { on = 1; next } on && /^```$/ { exit } on' docs/DEPLOYING.md >"$tmp/site.conf"
+grep -q 'upstream forkful' "$tmp/site.conf" || die "no nginx configuration in docs/DEPLOYING.md"
+substitute() { # PATTERN REPLACEMENT: each must match in the configuration
+    grep -q -- "$1" "$tmp/site.conf" || die "DEPLOYING.md's nginx configuration has no '$1'"
+    sed -i "s|$1|$2|" "$tmp/site.conf"
+}
+substitute 'server 10.0.0.11:8080;' "server 127.0.0.1:$port_node1;"
+substitute 'server 10.0.0.12:8080;' "server 127.0.0.1:$port_node2;"
+substitute 'server 10.0.0.13:8080;' "server 127.0.0.1:$port_node3;"
+substitute 'listen 443 ssl;' "listen 127.0.0.1:$nginx_port;"
+sed -i '/ssl_certificate/d' "$tmp/site.conf"
+cat >"$tmp/nginx.conf" <<NGINX
+daemon off;
+worker_processes 1;
+pid $tmp/nginx.pid;
+error_log $tmp/nginx.err warn;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    client_body_temp_path $tmp/nginx-body;
+    proxy_temp_path $tmp/nginx-proxy;
+    fastcgi_temp_path $tmp/nginx-fastcgi;
+    uwsgi_temp_path $tmp/nginx-uwsgi;
+    scgi_temp_path $tmp/nginx-scgi;
+    include $tmp/site.conf;
+}
+NGINX
+nginx -c "$tmp/nginx.conf" -p "$tmp" >"$tmp/nginx.out" 2>&1 &
+nginx_pid=$!
+proxy=http://127.0.0.1:$nginx_port
+for ((i = 0; i < 50; i++)); do
+    curl -s -o /dev/null "$proxy/" && break
+    sleep 0.1
+done
+first=$(head -n 1 "$tmp/paths")
+answer=$(curl -sS -o /dev/null -w '%{http_code} %header{content-encoding}' \
+    -H "Accept-Encoding: $BROWSER_ENCODINGS" "$proxy$first") || die "nginx did not answer"
+[[ $answer == "200 br" ]] || die "nginx answered $first with '$answer', not '200 br'"
+metrics=$(curl -sS -o /dev/null -w '%{http_code}' "$proxy/metrics")
+[[ $metrics == 403 ]] || die "nginx answered /metrics from outside its network with $metrics, not 403"
+log "nginx $(nginx -v 2>&1 | sed 's/^nginx version: //') on port $nginx_port, upstream the three nodes"
+
+# --- the runs ----------------------------------------------------------------
+
+# wrk: a random recipe page of the catalog per request, with a browser's
+# Accept-Encoding; its done() prints one machine-readable line (ms).
+cat >"$tmp/catalog.lua" <<LUA
+local paths = {}
+for line in io.lines("$tmp/paths") do paths[#paths + 1] = line end
+wrk.headers["Accept-Encoding"] = "$BROWSER_ENCODINGS"
+function setup(thread) thread:set("seed", math.random(1, 1e9)) end
+function init() math.randomseed(seed) end
+function request() return wrk.format("GET", paths[math.random(#paths)]) end
+function done(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format("READS rps=%.1f p50=%.3f p99=%.3f errors=%d\n",
+    summary.requests / (summary.duration / 1e6), latency:percentile(50) / 1000,
+    latency:percentile(99) / 1000,
+    e.connect + e.read + e.write + e.status + e.timeout))
+end
+LUA
+
+field() { # LINE KEY
+    tr ' ' '\n' <<<"$1" | sed -n "s/^$2=//p"
+}
+
+log "warming up every node's pages ($DURATION s each)"
+for origin in "http://127.0.0.1:$port_embedded" "$proxy"; do
+    wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" -s "$tmp/catalog.lua" "$origin" >/dev/null
+done
+
+# measure NAME READ-ORIGIN WRITE-ORIGINS: wrk and the writer at once.
+measure() {
+    local name=$1 reads=$2 writes=$3 run=$4 writer_status=0
+    python3 scripts/cluster_writer.py --nodes "$writes" --slugs "$tmp/slugs" \
+        --rate "$RATE" --seconds "$DURATION" --run "$run" >"$tmp/writer.out" 2>"$tmp/writer.err" &
+    local writer=$!
+    wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" -s "$tmp/catalog.lua" "$reads" >"$tmp/wrk.out"
+    wait "$writer" || writer_status=$?
+    local read_line writer_line
+    read_line=$(grep '^READS ' "$tmp/wrk.out") || die "wrk printed no figures for $name"
+    writer_line=$(grep '^WRITER ' "$tmp/writer.out") ||
+        die "the writer printed no figures for $name: $(cat "$tmp/writer.err")"
+    ((writer_status == 0)) ||
+        die "a write failed or never showed ($name): $writer_line $(cat "$tmp/writer.err")"
+    [[ $(field "$read_line" errors) == 0 ]] || die "wrk saw errors ($name): $read_line"
+    field "$read_line" rps >>"$tmp/$name.rps"
+    sed -n 's/^WRITE //p' "$tmp/writer.out" >>"$tmp/$name.writes"
+    sed -n 's/^LAG //p' "$tmp/writer.out" >>"$tmp/$name.lags"
+    printf '%-9s round %s: %8.0f req/s (p50 %s ms, p99 %s ms); writes p50 %s ms, p99 %s ms; lag p50 %s ms, p99 %s ms\n' \
+        "$name" "${run##*-}" "$(field "$read_line" rps)" "$(field "$read_line" p50)" \
+        "$(field "$read_line" p99)" "$(field "$writer_line" write_p50)" \
+        "$(field "$writer_line" write_p99)" "$(field "$writer_line" lag_p50)" \
+        "$(field "$writer_line" lag_p99)"
+}
+
+for ((round = 1; round <= ROUNDS; round++)); do
+    measure embedded "http://127.0.0.1:$port_embedded" "http://127.0.0.1:$port_embedded" "e-$round"
+    measure node "http://127.0.0.1:$port_node1" "$nodes" "n-$round"
+    measure nginx "$proxy" "$nodes" "x-$round"
+done
+
+# --- the figures ---------------------------------------------------------------
+
+percentile() { # FILE P: nearest rank
+    sort -g "$1" | awk -v p="$2" '{ v[NR] = $1 } END {
+        r = int((NR * p + 99) / 100); if (r < 1) r = 1; printf "%.2f", v[r] }'
+}
+median() { percentile "$1" 50; }
+range() { sort -g "$1" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.0f-%.0f", lo, hi }'; }
+
+echo
+echo "== pooled over $ROUNDS rounds"
+printf '%-26s %10s %10s %10s\n' "" embedded node nginx
+printf '%-26s %10s %10s %10s\n' "reads/s (median of rounds)" \
+    "$(median "$tmp/embedded.rps" | cut -d. -f1)" "$(median "$tmp/node.rps" | cut -d. -f1)" \
+    "$(median "$tmp/nginx.rps" | cut -d. -f1)"
+printf '%-26s %10s %10s %10s\n' "  (range)" "$(range "$tmp/embedded.rps")" \
+    "$(range "$tmp/node.rps")" "$(range "$tmp/nginx.rps")"
+for p in 50 99; do
+    printf '%-26s %10s %10s %10s\n' "write p$p (ms)" "$(percentile "$tmp/embedded.writes" $p)" \
+        "$(percentile "$tmp/node.writes" $p)" "$(percentile "$tmp/nginx.writes" $p)"
+done
+cat "$tmp/node.lags" "$tmp/nginx.lags" >"$tmp/all.lags"
+for p in 50 99; do
+    printf '%-26s %10s %10s %10s\n' "lag p$p (ms)" - "$(percentile "$tmp/node.lags" $p)" \
+        "$(percentile "$tmp/nginx.lags" $p)"
+done
+echo "writes: $(wc -l <"$tmp/embedded.writes") embedded, $(cat "$tmp/node.writes" "$tmp/nginx.writes" | wc -l) on the nodes; lags: $(wc -l <"$tmp/all.lags") (each write on each other node)"
+echo
+awk -v n="$(median "$tmp/node.rps")" -v e="$(median "$tmp/embedded.rps")" \
+    'BEGIN { printf "a node'\''s reads against the embedded node'\''s: %.2f (target: at least 0.9)\n", n / e }'
+awk -v n="$(percentile "$tmp/node.writes" 99)" -v e="$(percentile "$tmp/embedded.writes" 99)" \
+    'BEGIN { printf "write p99 on the nodes against embedded:   %.2fx (target: at most 2x)\n", n / e }'
+echo "replication lag, all runs on the nodes:    p50 $(percentile "$tmp/all.lags" 50) ms (target: under 10), p99 $(percentile "$tmp/all.lags" 99) ms (target: under 50)"
+
+# --- the nodes agree ---------------------------------------------------------
+
+log "stopping the nodes and comparing their stores"
+kill -QUIT "$nginx_pid" 2>/dev/null || true
+for pid in "${pids[@]}"; do
+    kill -TERM "$pid" 2>/dev/null || true
+done
+for pid in "${pids[@]}"; do
+    wait "$pid" 2>/dev/null || true
+done
+pids=()
+for n in 1 2 3; do
+    "$bin" export --data "$tmp/node$n" --database-url "$log_url" "$tmp/node$n.edn" >/dev/null
+    grep -v '^#keyspace' "$tmp/node$n.edn" >"$tmp/node$n.datoms"
+done
+cmp -s "$tmp/node1.datoms" "$tmp/node2.datoms" && cmp -s "$tmp/node1.datoms" "$tmp/node3.datoms" ||
+    die "the three nodes' stores differ after the run"
+echo "the three nodes hold the same $(wc -l <"$tmp/node1.datoms") lines of datoms at t $(psql "$log_url" -Atc 'SELECT max(t) FROM forkful_log')"

@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+"""The writer loop of scripts/cluster.sh: a cook who edits and forks at a
+steady rate, through one node or several in turn, and times each write and,
+on a site past one machine, how long it takes to show on the other nodes.
+
+    cluster_writer.py --nodes http://127.0.0.1:8081,http://127.0.0.1:8082 \\
+        --slugs slugs.txt --rate 20 --seconds 20 --run 1
+
+Write k goes to node k mod n: an even k edits the cook's own recipe (made at
+the start), an odd k forks a recipe of the catalog (slugs.txt, one a line)
+under an address the site chooses. A write's latency is its POST's round
+trip, the form's GET before it not counted. On a log, the 303 carries the
+basis it was shown at (the read-your-writes cookie); each other node's
+/healthz is then asked in turn until its basis reaches it, and the time
+from the 303 to the first answer that does is that node's lag: an upper
+bound on the time from PostgreSQL's commit to the write being shown there,
+give or take the one request that answered.
+
+Prints one line of figures (see `report`), and exits non-zero if a write
+failed or a node never showed one within 5 s. Standard library only.
+"""
+
+import argparse
+import html
+import http.client
+import json
+import random
+import re
+import sys
+import time
+import urllib.parse
+
+BROWSER_ENCODINGS = "gzip, deflate, br, zstd"
+SHOW_WITHIN = 5.0
+
+
+class Node:
+    """One node's keep-alive connection; the cook's cookies are shared by
+    every node, as a browser behind a proxy shares them."""
+
+    def __init__(self, origin, jar):
+        url = urllib.parse.urlsplit(origin)
+        self.origin = origin
+        self.host, self.port = url.hostname, url.port
+        self.jar = jar
+        self.conn = None
+
+    def request(self, method, path, form=None, cookies=True):
+        headers = {"Accept-Encoding": "identity", "Origin": self.origin}
+        if cookies and self.jar:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.jar.items())
+        body = None
+        if form is not None:
+            body = urllib.parse.urlencode(form)
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+        # A keep-alive connection the server closed is made again, once,
+        # for a GET only: a POST is never sent twice.
+        for attempt in (1, 2):
+            if self.conn is None:
+                self.conn = http.client.HTTPConnection(self.host, self.port, timeout=30)
+            try:
+                self.conn.request(method, path, body=body, headers=headers)
+                response = self.conn.getresponse()
+                data = response.read()
+                break
+            except (http.client.HTTPException, ConnectionError):
+                self.conn.close()
+                self.conn = None
+                if attempt == 2 or method != "GET":
+                    raise
+        if cookies:
+            for header in response.msg.get_all("Set-Cookie") or []:
+                name, _, rest = header.partition("=")
+                value = rest.split(";", 1)[0]
+                if "max-age=0" in header.lower().replace(" ", ""):
+                    self.jar.pop(name, None)
+                else:
+                    self.jar[name] = value
+        return response, data.decode("utf-8", "replace")
+
+
+def hidden_fields(page, action):
+    """The hidden inputs (the token among them) of the form posting to action."""
+    form = re.search(
+        r'<form[^>]*action="' + re.escape(action) + r'"[^>]*>(.*?)</form>', page, re.S
+    )
+    if not form:
+        raise SystemExit(f"cluster_writer: no form posting to {action}:\n{page[:2000]}")
+    fields = {}
+    for tag in re.findall(r"<input[^>]*>", form.group(1)):
+        if 'type="hidden"' not in tag:
+            continue
+        name = re.search(r'name="([^"]*)"', tag)
+        value = re.search(r'value="([^"]*)"', tag)
+        if name:
+            fields[html.unescape(name.group(1))] = html.unescape(value.group(1) if value else "")
+    return fields
+
+
+def content(run, k):
+    return {
+        "title": f"Cluster bread {run}-{k}",
+        "summary": f"A loaf written by the cluster run {run}, write {k}.",
+        "servings": str(2 + k % 6),
+        "ingredients": "500 g flour\n350 g water\n10 g salt\n" + f"{k % 9 + 1} g yeast",
+        "steps": "Mix everything.\n\nLeave overnight.\n\nBake hot.",
+        "tags": "bread, cluster",
+        "note": f"write {k}",
+    }
+
+
+def post_form(node, form_path, action, fields):
+    """GETs the form, then POSTs it; returns (status, seconds of the POST,
+    the answer's text)."""
+    response, page = node.request("GET", form_path)
+    if response.status != 200:
+        return response.status, 0.0, page
+    form = hidden_fields(page, action)
+    form.update(fields)
+    started = time.perf_counter()
+    response, page = node.request("POST", action, form=form)
+    return response.status, time.perf_counter() - started, page
+
+
+def basis(node):
+    response, body = node.request("GET", "/healthz", cookies=False)
+    try:
+        return json.loads(body)["basis"]
+    except (ValueError, KeyError):
+        return -1
+
+
+def percentile(values, p):
+    """Nearest rank: the smallest value with at least p% at or below it."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    rank = max(1, -(-len(ordered) * p // 100))
+    return ordered[int(rank) - 1]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--nodes", required=True, help="origins, comma-separated")
+    parser.add_argument("--slugs", required=True, help="a file of catalog slugs, one a line")
+    parser.add_argument("--rate", type=float, default=20.0, help="writes a second")
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--run", required=True, help="names this run's cook and recipes")
+    args = parser.parse_args()
+
+    jar = {}
+    nodes = [Node(origin, jar) for origin in args.nodes.split(",")]
+    # Probes of /healthz, on connections of their own.
+    probes = [Node(origin, {}) for origin in args.nodes.split(",")]
+    with open(args.slugs) as f:
+        slugs = [line.strip() for line in f if line.strip()]
+    rng = random.Random(args.run)
+
+    cook = f"writer{args.run}".replace("-", "")
+    status, _, _ = post_form(
+        nodes[0], "/signup", "/signup",
+        {"handle": cook, "name": cook, "password": "a long cluster password"},
+    )
+    if status != 303:
+        raise SystemExit(f"cluster_writer: signing {cook} up answered {status}")
+    own = f"cluster-{args.run}"
+    status, _, _ = post_form(
+        nodes[0], "/recipes/new", "/recipes/new", dict(content(args.run, -1), slug=own)
+    )
+    if status != 303:
+        raise SystemExit(f"cluster_writer: creating {own} answered {status}")
+
+    latencies, lags, failed, unseen = [], [], {}, 0
+    started = time.perf_counter()
+    k = 0
+    while time.perf_counter() - started < args.seconds:
+        # Writes on a fixed schedule: a slow one is not made up for by
+        # sending the next ones closer together.
+        due = started + k / args.rate
+        pause = due - time.perf_counter()
+        if pause > 0:
+            time.sleep(pause)
+        node = nodes[k % len(nodes)]
+        if k % 2 == 0:
+            path = f"/recipes/{own}/edit"
+            status, took, answer = post_form(node, path, path, content(args.run, k))
+        else:
+            parent = rng.choice(slugs)
+            path = f"/recipes/{parent}/fork"
+            status, took, answer = post_form(
+                node, path, path, dict(content(args.run, k), slug="")
+            )
+        acknowledged = time.perf_counter()
+        k += 1
+        if status != 303:
+            if not failed:
+                text = re.sub(r"<[^>]*>|\s+", " ", answer)
+                print(f"cluster_writer: {path} answered {status}: {text[:600]}", file=sys.stderr)
+            failed[status] = failed.get(status, 0) + 1
+            continue
+        latencies.append(took)
+        seen = int(jar.get("forkful_seen", 0))
+        others = [p for i, p in enumerate(probes) if i != (k - 1) % len(nodes)]
+        if not seen or not others:
+            continue
+        waiting = list(others)
+        while waiting and time.perf_counter() - acknowledged < SHOW_WITHIN:
+            for probe in list(waiting):
+                if basis(probe) >= seen:
+                    lags.append(time.perf_counter() - acknowledged)
+                    waiting.remove(probe)
+        unseen += len(waiting)
+
+    elapsed = time.perf_counter() - started
+    ms = lambda s: s * 1000  # noqa: E731
+    print(
+        "WRITER writes=%d rate=%.1f failed=%s write_p50=%.2f write_p99=%.2f write_max=%.2f "
+        "lags=%d lag_p50=%.2f lag_p99=%.2f lag_max=%.2f unseen=%d"
+        % (
+            len(latencies), len(latencies) / elapsed,
+            ",".join(f"{s}:{n}" for s, n in sorted(failed.items())) or "0",
+            ms(percentile(latencies, 50)), ms(percentile(latencies, 99)),
+            ms(max(latencies, default=float("nan"))),
+            len(lags), ms(percentile(lags, 50)), ms(percentile(lags, 99)),
+            ms(max(lags, default=float("nan"))), unseen,
+        )
+    )
+    # The raw figures, for pooling rounds: one line each, in milliseconds.
+    for took in latencies:
+        print(f"WRITE {ms(took):.3f}")
+    for lag in lags:
+        print(f"LAG {ms(lag):.3f}")
+    if failed or unseen:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
