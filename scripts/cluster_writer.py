@@ -9,21 +9,21 @@ on a site past one machine, how long it takes to show on the other nodes.
 Write k goes to node k mod n: an even k edits the cook's own recipe (made at
 the start), an odd k forks a recipe of the catalog (slugs.txt, one a line)
 under an address the site chooses. A write's latency is its POST's round
-trip, the form's GET before it not counted. On a log, the 303 carries the
-basis it was shown at (the read-your-writes cookie); each other node's
-/healthz is then asked in turn until its basis reaches it, and the time
-from the 303 to the first answer that does is that node's lag: an upper
-bound on the time from PostgreSQL's commit to the write being shown there,
-give or take the one request that answered.
+trip, the form's GET before it not counted. On a log (the 303 sets the
+read-your-writes cookie), each other node is then asked in turn, as a
+reader with no cookies, for the page the 303 points to, until it shows the
+version just written; the time from the 303 to the first answer that does
+is that node's lag: the time from PostgreSQL's commit to the write being
+shown there, plus the local apply before the 303, less whatever part of the
+answering request came after the write was shown.
 
-Prints one line of figures (see `report`), and exits non-zero if a write
+Prints one line of figures, then each write's latency and each lag, and exits non-zero if a write
 failed or a node never showed one within 5 s. Standard library only.
 """
 
 import argparse
 import html
 import http.client
-import json
 import random
 import re
 import sys
@@ -111,23 +111,23 @@ def content(run, k):
 
 def post_form(node, form_path, action, fields):
     """GETs the form, then POSTs it; returns (status, seconds of the POST,
-    the answer's text)."""
+    the answer's text, its Location)."""
     response, page = node.request("GET", form_path)
     if response.status != 200:
-        return response.status, 0.0, page
+        return response.status, 0.0, page, None
     form = hidden_fields(page, action)
     form.update(fields)
     started = time.perf_counter()
     response, page = node.request("POST", action, form=form)
-    return response.status, time.perf_counter() - started, page
+    took = time.perf_counter() - started
+    return response.status, took, page, response.getheader("Location")
 
 
-def basis(node):
-    response, body = node.request("GET", "/healthz", cookies=False)
-    try:
-        return json.loads(body)["basis"]
-    except (ValueError, KeyError):
-        return -1
+def shows(node, path, title):
+    """Whether the node's page at path shows the version titled title, as
+    a reader with no cookies gets it."""
+    response, body = node.request("GET", path, cookies=False)
+    return response.status == 200 and html.escape(title) in body
 
 
 def percentile(values, p):
@@ -157,14 +157,14 @@ def main():
     rng = random.Random(args.run)
 
     cook = f"writer{args.run}".replace("-", "")
-    status, _, _ = post_form(
+    status, _, _, _ = post_form(
         nodes[0], "/signup", "/signup",
         {"handle": cook, "name": cook, "password": "a long cluster password"},
     )
     if status != 303:
         raise SystemExit(f"cluster_writer: signing {cook} up answered {status}")
     own = f"cluster-{args.run}"
-    status, _, _ = post_form(
+    status, _, _, _ = post_form(
         nodes[0], "/recipes/new", "/recipes/new", dict(content(args.run, -1), slug=own)
     )
     if status != 303:
@@ -181,15 +181,14 @@ def main():
         if pause > 0:
             time.sleep(pause)
         node = nodes[k % len(nodes)]
+        written = content(args.run, k)
         if k % 2 == 0:
             path = f"/recipes/{own}/edit"
-            status, took, answer = post_form(node, path, path, content(args.run, k))
+            status, took, answer, location = post_form(node, path, path, written)
         else:
             parent = rng.choice(slugs)
             path = f"/recipes/{parent}/fork"
-            status, took, answer = post_form(
-                node, path, path, dict(content(args.run, k), slug="")
-            )
+            status, took, answer, location = post_form(node, path, path, dict(written, slug=""))
         acknowledged = time.perf_counter()
         k += 1
         if status != 303:
@@ -199,14 +198,13 @@ def main():
             failed[status] = failed.get(status, 0) + 1
             continue
         latencies.append(took)
-        seen = int(jar.get("forkful_seen", 0))
         others = [p for i, p in enumerate(probes) if i != (k - 1) % len(nodes)]
-        if not seen or not others:
-            continue
+        if "forkful_seen" not in jar or not others:
+            continue  # one node, or no log: nothing to follow
         waiting = list(others)
         while waiting and time.perf_counter() - acknowledged < SHOW_WITHIN:
             for probe in list(waiting):
-                if basis(probe) >= seen:
+                if shows(probe, location, written["title"]):
                     lags.append(time.perf_counter() - acknowledged)
                     waiting.remove(probe)
         unseen += len(waiting)
