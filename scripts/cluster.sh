@@ -21,7 +21,10 @@
 #   node       the same on the first node of three, the writer going to
 #              each node in turn and timing how long each write takes to
 #              show on the other two (replication lag);
-#   nginx      the same through nginx, across the three nodes.
+#   nginx      the same through nginx, across the three nodes;
+#   quiet-embedded, quiet-nodes
+#              the writer alone, no reads: the write's own cost in each
+#              mode, without wrk and the nodes competing for the CPUs.
 #
 # and prints read throughput, write latency and replication lag, pooled
 # over the rounds, with the ratios the issue's targets are about. At the
@@ -226,13 +229,18 @@ for origin in "http://127.0.0.1:$port_embedded" "$proxy"; do
     wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" -s "$tmp/catalog.lua" "$origin" >/dev/null
 done
 
-# measure NAME READ-ORIGIN WRITE-ORIGINS: wrk and the writer at once.
+# measure NAME READ-ORIGIN WRITE-ORIGINS RUN: wrk and the writer at once;
+# with no READ-ORIGIN, the writer alone.
 measure() {
     local name=$1 reads=$2 writes=$3 run=$4 writer_status=0
     python3 scripts/cluster_writer.py --nodes "$writes" --slugs "$tmp/slugs" \
         --rate "$RATE" --seconds "$DURATION" --run "$run" >"$tmp/writer.out" 2>"$tmp/writer.err" &
     local writer=$!
-    wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" -s "$tmp/catalog.lua" "$reads" >"$tmp/wrk.out"
+    if [[ -n $reads ]]; then
+        wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" -s "$tmp/catalog.lua" "$reads" >"$tmp/wrk.out"
+    else
+        echo "READS rps=0 p50=- p99=- errors=0" >"$tmp/wrk.out"
+    fi
     wait "$writer" || writer_status=$?
     local read_line writer_line
     read_line=$(grep '^READS ' "$tmp/wrk.out") || die "wrk printed no figures for $name"
@@ -244,7 +252,7 @@ measure() {
     field "$read_line" rps >>"$tmp/$name.rps"
     sed -n 's/^WRITE //p' "$tmp/writer.out" >>"$tmp/$name.writes"
     sed -n 's/^LAG //p' "$tmp/writer.out" >>"$tmp/$name.lags"
-    printf '%-9s round %s: %8.0f req/s (p50 %s ms, p99 %s ms); writes p50 %s ms, p99 %s ms; lag p50 %s ms, p99 %s ms\n' \
+    printf '%-14s round %s: %8.0f req/s (p50 %s ms, p99 %s ms); writes p50 %s ms, p99 %s ms; lag p50 %s ms, p99 %s ms\n' \
         "$name" "${run##*-}" "$(field "$read_line" rps)" "$(field "$read_line" p50)" \
         "$(field "$read_line" p99)" "$(field "$writer_line" write_p50)" \
         "$(field "$writer_line" write_p99)" "$(field "$writer_line" lag_p50)" \
@@ -255,6 +263,8 @@ for ((round = 1; round <= ROUNDS; round++)); do
     measure embedded "http://127.0.0.1:$port_embedded" "http://127.0.0.1:$port_embedded" "e-$round"
     measure node "http://127.0.0.1:$port_node1" "$nodes" "n-$round"
     measure nginx "$proxy" "$nodes" "x-$round"
+    measure quiet-embedded "" "http://127.0.0.1:$port_embedded" "qe-$round"
+    measure quiet-nodes "" "$nodes" "qn-$round"
 done
 
 # --- the figures ---------------------------------------------------------------
@@ -283,12 +293,16 @@ for p in 50 99; do
     printf '%-26s %10s %10s %10s\n' "lag p$p (ms)" - "$(percentile "$tmp/node.lags" $p)" \
         "$(percentile "$tmp/nginx.lags" $p)"
 done
+echo "the writer alone, no reads (quiet): embedded write p50 $(percentile "$tmp/quiet-embedded.writes" 50) ms, p99 $(percentile "$tmp/quiet-embedded.writes" 99) ms;"
+echo "    nodes write p50 $(percentile "$tmp/quiet-nodes.writes" 50) ms, p99 $(percentile "$tmp/quiet-nodes.writes" 99) ms, lag p50 $(percentile "$tmp/quiet-nodes.lags" 50) ms, p99 $(percentile "$tmp/quiet-nodes.lags" 99) ms"
 echo "writes: $(wc -l <"$tmp/embedded.writes") embedded, $(cat "$tmp/node.writes" "$tmp/nginx.writes" | wc -l) on the nodes; lags: $(wc -l <"$tmp/all.lags") (each write on each other node)"
 echo
 awk -v n="$(median "$tmp/node.rps")" -v e="$(median "$tmp/embedded.rps")" \
     'BEGIN { printf "a node'\''s reads against the embedded node'\''s: %.2f (target: at least 0.9)\n", n / e }'
 awk -v n="$(percentile "$tmp/node.writes" 99)" -v e="$(percentile "$tmp/embedded.writes" 99)" \
-    'BEGIN { printf "write p99 on the nodes against embedded:   %.2fx (target: at most 2x)\n", n / e }'
+    'BEGIN { printf "write p99 on the nodes against embedded:   %.2fx under load (target: at most 2x)\n", n / e }'
+awk -v n="$(percentile "$tmp/quiet-nodes.writes" 99)" -v e="$(percentile "$tmp/quiet-embedded.writes" 99)" \
+    'BEGIN { printf "                                           %.2fx with the writer alone\n", n / e }'
 echo "replication lag, all runs on the nodes:    p50 $(percentile "$tmp/all.lags" 50) ms (target: under 10), p99 $(percentile "$tmp/all.lags" 99) ms (target: under 50)"
 
 # --- the nodes agree ---------------------------------------------------------

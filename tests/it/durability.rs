@@ -5,26 +5,7 @@ use std::io::{BufReader, Cursor};
 use forkful::store::{export, import};
 use forkful::store::{kw, OpenError, Store, TransactError, Transaction, TransferError, Value};
 
-use crate::helpers::{add_recipe, everything, schema_tx, stored};
-
-/// The sled database under a store, for tampering with it. A store dropped
-/// a moment ago may hold the file lock while sled's threads wind down.
-fn raw_sled(dir: &std::path::Path) -> sled::Db {
-    for _ in 0..100 {
-        match sled::Config::new()
-            .path(dir)
-            .segment_size(forkful::store::testing::SEGMENT_BYTES)
-            .open()
-        {
-            Ok(db) => return db,
-            Err(e) if e.to_string().contains("could not acquire lock") => {
-                std::thread::sleep(std::time::Duration::from_millis(20))
-            }
-            Err(e) => panic!("{e}"),
-        }
-    }
-    panic!("the store's lock was never released");
-}
+use crate::helpers::{add_recipe, everything, raw_sled, schema_tx, stored};
 
 fn durable_store(dir: &std::path::Path) -> Store {
     let store = Store::open(dir).unwrap();
