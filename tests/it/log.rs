@@ -595,11 +595,30 @@ async fn sessions_passwords_and_pictures_are_every_nodes() {
     let page = get(&on_b, "/recipes/dal").await;
     let sources = page.attrs("img", "src");
     assert!(!sources.is_empty(), "{}", page.body);
-    for source in sources {
-        let served = get(&on_b, &source).await;
+    let mut served_first = Vec::new();
+    for source in &sources {
+        let served = get(&on_b, source).await;
         assert_eq!(served.status, 200, "{source}");
         assert!(served.bytes().len() > 100, "{source}");
+        served_first.push(served.bytes().to_vec());
     }
+    // Kept on b once read: served the same with PostgreSQL's bytes gone
+    // (its size records, 32 bytes of hash, kept: they say what is saved).
+    assert_eq!(nodes[1].1.cached_pictures(), Some(sources.len()));
+    psql(
+        &url,
+        &["DELETE FROM forkful_keyspace WHERE space = 'pictures' AND length(key) > 32"],
+    );
+    for (source, first) in sources.iter().zip(&served_first) {
+        let served = get(&on_b, source).await;
+        assert_eq!(served.status, 200, "{source}");
+        assert_eq!(served.bytes(), first.as_slice(), "{source}");
+    }
+    let unread = get(&on_a, &sources[0]).await;
+    assert_eq!(
+        unread.status, 404,
+        "a never read it, and PostgreSQL has it no more"
+    );
 }
 
 /// The store's export, pictures included, as `forkful export` writes it.

@@ -32,7 +32,10 @@ use crate::store::{
     TxValue, Value,
 };
 
+mod picture_cache;
 mod unsaved_pictures;
+
+pub use picture_cache::PICTURE_CACHE_BYTES;
 
 pub use unsaved_pictures::{Seen, GRACE_MS as UNSAVED_PICTURE_GRACE_MS};
 
@@ -51,6 +54,8 @@ pub struct Recipes {
     picture_writes: std::sync::Arc<std::sync::Mutex<()>>,
     /// The store's secret key for naming uploads (`pictures::name_of`).
     picture_key: pictures::NameKey,
+    /// With a log, the picture variants this node has read from it.
+    picture_cache: Option<std::sync::Arc<picture_cache::PictureCache>>,
 }
 
 /// Who makes a change, why, and (for imported history) when.
@@ -114,12 +119,15 @@ impl Recipes {
             .keyspace(unsaved_pictures::UPLOADS)
             .map_err(store_error)?;
         Ok(Recipes {
-            store,
             attrs,
             pictures,
             uploads,
             picture_writes: Default::default(),
             picture_key,
+            picture_cache: store.follows_log().then(|| {
+                std::sync::Arc::new(picture_cache::PictureCache::new(PICTURE_CACHE_BYTES))
+            }),
+            store,
         })
     }
 
@@ -290,11 +298,23 @@ impl Recipes {
         if !pictures::is_hash(hash) {
             return Ok(None);
         }
-        let bytes = self
-            .pictures()?
-            .get(&variant_key(hash, name))
-            .map_err(store_error)?;
-        Ok(bytes.map(|b| b.to_vec()))
+        let key = variant_key(hash, name);
+        let cache = self.picture_cache.as_deref();
+        if let Some(bytes) = cache.and_then(|cache| cache.get(&key)) {
+            return Ok(Some(bytes.to_vec()));
+        }
+        let Some(bytes) = self.pictures()?.get(&key).map_err(store_error)? else {
+            return Ok(None);
+        };
+        if let Some(cache) = cache {
+            cache.insert(key, std::sync::Arc::from(bytes.as_ref()));
+        }
+        Ok(Some(bytes.to_vec()))
+    }
+
+    /// Picture variants this node keeps from its log (`None` without one).
+    pub fn cached_pictures(&self) -> Option<usize> {
+        self.picture_cache.as_ref().map(|cache| cache.held())
     }
 
     fn pictures(&self) -> Result<&Keyspace, DomainError> {
