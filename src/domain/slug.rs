@@ -47,18 +47,20 @@ impl Slug {
         Ok(Slug(text.to_owned()))
     }
 
-    /// A slug made from a title: `"Green shakshuka!"` -> `green-shakshuka`.
-    /// Letters outside a-z are dropped (accents are not transliterated); an
-    /// empty result becomes `recipe`.
+    /// A slug made from a title in any language: letters are spelled in
+    /// ASCII first (deunicode: `Crème brûlée` -> `creme-brulee`,
+    /// `Smørrebrød` -> `smorrebrod`, `親子丼` -> `qin-zi-jing`, Han read as Mandarin), an apostrophe
+    /// is dropped (`Nonna's` -> `nonnas`), and anything else that is not a
+    /// letter or digit parts words with one hyphen. An empty result becomes
+    /// `recipe`. Only new recipes are named so: a recipe keeps the address
+    /// it was saved under.
     pub fn from_title(title: &str) -> Slug {
+        let spelled = deunicode::deunicode_with_tofu(title, " ");
         let mut out = String::new();
-        for c in title.chars().flat_map(char::to_lowercase) {
+        for c in spelled.chars().flat_map(char::to_lowercase) {
             if c.is_ascii_lowercase() || c.is_ascii_digit() {
                 out.push(c);
-            } else if !out.is_empty()
-                && !out.ends_with('-')
-                && (c.is_whitespace() || c == '-' || c == '_')
-            {
+            } else if c != '\'' && !out.is_empty() && !out.ends_with('-') {
                 out.push('-');
             }
             if out.len() >= MAX_SLUG_LEN - 8 {
@@ -133,7 +135,24 @@ mod tests {
             Slug::from_title("Green Shakshuka, with Feta!").as_str(),
             "green-shakshuka-with-feta"
         );
-        assert_eq!(Slug::from_title("  Crème brûlée  ").as_str(), "crme-brle");
+        // Any language, spelled in ASCII (issue 31).
+        for (title, slug) in [
+            ("  Crème brûlée  ", "creme-brulee"),
+            ("Smørrebrød", "smorrebrod"),
+            ("Nonna's ragù", "nonnas-ragu"),
+            ("Nonna’s ragù", "nonnas-ragu"),
+            ("Crêpes Suzette / flambées", "crepes-suzette-flambees"),
+            (
+                "Pierogi z kapustą i grzybami",
+                "pierogi-z-kapusta-i-grzybami",
+            ),
+            ("Борщ", "borshch"),
+            ("Μουσακάς", "mousakas"),
+            ("親子丼", "qin-zi-jing"), // Mandarin readings: deunicode has no Japanese
+            ("Phở bò", "pho-bo"),
+        ] {
+            assert_eq!(Slug::from_title(title).as_str(), slug, "{title}");
+        }
         assert_eq!(Slug::from_title("!!!").as_str(), "recipe");
         // `/recipes/new` is the new-recipe form.
         assert_eq!(Slug::from_title("New!").as_str(), "new-recipe");

@@ -1154,6 +1154,47 @@ async fn no_recipe_takes_the_new_recipe_forms_address_and_no_tag_is_only_dots() 
     assert_eq!(page.texts("h1"), ["New"]);
 }
 
+/// Issue 31: a title in any language gets an address a person can read,
+/// and a recipe saved under an address made the old way keeps it.
+#[actix_web::test]
+async fn a_title_in_any_language_gets_a_readable_address_and_old_ones_keep_working() {
+    use forkful::domain::{Change, Content, Slug};
+    let (recipes, site) = new_site();
+    // Saved before titles were spelled in ASCII: its letters dropped.
+    let old = Content {
+        title: "Crème brûlée".into(),
+        ingredients: vec!["4 egg yolks".into()],
+        ..Content::default()
+    };
+    recipes
+        .create(
+            &Slug::parse("crme-brle").unwrap(),
+            old,
+            &Change::by("bo", "first"),
+        )
+        .unwrap();
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let form = ann.get("/recipes/new").await;
+    for (title, address) in [
+        ("Crème brûlée", "/recipes/creme-brulee"),
+        ("Smørrebrød", "/recipes/smorrebrod"),
+        ("Nonna's ragù", "/recipes/nonnas-ragu"),
+        ("親子丼", "/recipes/qin-zi-jing"),
+    ] {
+        let saved = ann
+            .submit(&form, "/recipes/new", &recipe_fields(&[("title", title)]))
+            .await;
+        assert_eq!(saved.status, 303, "{title}: {}", saved.body);
+        assert_eq!(saved.header("location"), Some(address), "{title}");
+        let page = ann.get(address).await;
+        assert_eq!(page.texts("h1"), [title]);
+    }
+    let kept = ann.get("/recipes/crme-brle").await;
+    assert_eq!(kept.status, 200);
+    assert_eq!(kept.texts("h1"), ["Crème brûlée"]);
+}
+
 #[actix_web::test]
 async fn fifty_cooks_forking_one_recipe_at_once_get_fifty_forks() {
     let (_, site) = new_site();
