@@ -14,16 +14,20 @@ use crate::domain::{Content, Step, Yield};
 /// How deep the search for a Recipe goes into a JSON-LD document.
 const MAX_DEPTH: usize = 8;
 
-pub(super) fn recipe(page: &scraper::Html) -> Option<Found> {
+/// The page's JSON-LD documents, those that parse.
+fn documents(page: &scraper::Html) -> Vec<Value> {
     let selector =
         scraper::Selector::parse("script[type='application/ld+json']").expect("a valid selector");
-    let documents: Vec<Value> = page
-        .select(&selector)
+    page.select(&selector)
         .filter_map(|script| {
             let text: String = script.text().collect();
             serde_json::from_str(text.trim()).ok()
         })
-        .collect();
+        .collect()
+}
+
+pub(super) fn recipe(page: &scraper::Html) -> Option<Found> {
+    let documents = documents(page);
     let mut recipes = Vec::new();
     for document in &documents {
         find(document, 0, &mut recipes);
@@ -37,6 +41,35 @@ pub(super) fn recipe(page: &scraper::Html) -> Option<Found> {
         content: content_of(recipe),
         site_name: site_name.or_else(|| publisher(recipe)),
     })
+}
+
+/// The address the page's Recipe gives itself: its `url`, its
+/// `mainEntityOfPage` (an address, or a `WebPage` with an `@id` or `url`),
+/// or its `@id`, whichever is first an http(s) address; without the
+/// fragment, which names a node of the document, not a page (`@id`s are
+/// often `https://site/dal#recipe`).
+pub(super) fn address(page: &scraper::Html) -> Option<String> {
+    let documents = documents(page);
+    let mut recipes = Vec::new();
+    for document in &documents {
+        find(document, 0, &mut recipes);
+    }
+    let recipe = recipes.first()?;
+    let of_page = recipe.get("mainEntityOfPage");
+    let found = [
+        recipe.get("url"),
+        of_page,
+        of_page.and_then(|p| p.get("@id")),
+        of_page.and_then(|p| p.get("url")),
+        recipe.get("@id"),
+    ]
+    .into_iter()
+    .flatten()
+    .filter_map(Value::as_str)
+    .map(|url| url.trim().split('#').next().unwrap_or(""))
+    .find(|url| url.starts_with("https://") || url.starts_with("http://"))
+    .map(str::to_owned);
+    found
 }
 
 fn is_type(value: &Value, kind: &str) -> bool {

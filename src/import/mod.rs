@@ -75,21 +75,26 @@ pub fn from_html(html: &str, url: &str) -> Result<Imported, ImportError> {
     })
 }
 
-/// The address of a pasted page: the one given, else the page's own
-/// (its canonical link or `og:url`); `None` if it says none.
+/// The address of a pasted page: the one given, else the page's own: its
+/// canonical link, else its Recipe's in JSON-LD (`url`, `mainEntityOfPage`,
+/// `@id`), else `og:url`; `None` if it says none.
 pub fn page_address(given: &str, html: &str) -> Option<String> {
     let given = given.trim();
     if given.starts_with("https://") || given.starts_with("http://") {
         return Some(given.to_owned());
     }
     let page = scraper::Html::parse_document(html);
-    let selector = scraper::Selector::parse("link[rel='canonical'], meta[property='og:url']")
-        .expect("a valid selector");
-    page.select(&selector)
-        .filter_map(|e| e.value().attr("href").or(e.value().attr("content")))
-        .map(str::trim)
-        .find(|url| url.starts_with("https://") || url.starts_with("http://"))
-        .map(str::to_owned)
+    let web_address = |selector: &str| {
+        let selector = scraper::Selector::parse(selector).expect("a valid selector");
+        page.select(&selector)
+            .filter_map(|e| e.value().attr("href").or(e.value().attr("content")))
+            .map(str::trim)
+            .find(|url| url.starts_with("https://") || url.starts_with("http://"))
+            .map(str::to_owned)
+    };
+    web_address("link[rel='canonical']")
+        .or_else(|| jsonld::address(&page))
+        .or_else(|| web_address("meta[property='og:url']"))
 }
 
 /// The site's own name: `og:site_name`, or `application-name`.
@@ -108,4 +113,65 @@ fn site_name_of(page: &scraper::Html) -> Option<String> {
 struct Found {
     content: Content,
     site_name: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::page_address;
+
+    fn page(head: &str, recipe: &str) -> String {
+        format!(
+            r#"<html><head>{head}<script type="application/ld+json">{{"@type": "Recipe", "name": "Dal"{recipe}}}</script></head></html>"#
+        )
+    }
+
+    #[test]
+    fn a_pasted_page_says_its_address_in_any_of_the_places_sites_put_it() {
+        let og = r#"<meta property="og:url" content="https://og.example/dal">"#;
+        let canonical = r#"<link rel="canonical" href="https://canonical.example/dal">"#;
+        for (html, address) in [
+            // The canonical link first; then the Recipe's JSON-LD; og:url last.
+            (
+                page(
+                    &format!("{og}{canonical}"),
+                    r#", "url": "https://ld.example/dal""#,
+                ),
+                Some("https://canonical.example/dal"),
+            ),
+            (
+                page(og, r#", "url": "https://ld.example/dal""#),
+                Some("https://ld.example/dal"),
+            ),
+            (
+                page("", r#", "mainEntityOfPage": "https://ld.example/page""#),
+                Some("https://ld.example/page"),
+            ),
+            (
+                page(
+                    "",
+                    r#", "mainEntityOfPage": {"@type": "WebPage", "@id": "https://ld.example/page"}"#,
+                ),
+                Some("https://ld.example/page"),
+            ),
+            (
+                page("", r#", "@id": "https://ld.example/dal/#recipe""#),
+                Some("https://ld.example/dal/"),
+            ),
+            // A relative or fragment-only address says nothing.
+            (
+                page(og, r##", "url": "/dal", "@id": "#recipe""##),
+                Some("https://og.example/dal"),
+            ),
+            (page("", r#", "url": "/dal""#), None),
+            (page("", ""), None),
+        ] {
+            assert_eq!(page_address("", &html).as_deref(), address, "{html}");
+        }
+        // An address given wins over all of them.
+        let html = page(canonical, "");
+        assert_eq!(
+            page_address(" https://given.example/ ", &html).as_deref(),
+            Some("https://given.example/")
+        );
+    }
 }

@@ -619,6 +619,22 @@ fn import_recipe_brings_in_a_saved_page_and_says_what_was_wrong() {
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("brought in lemon-drizzle-cake from The Baking Shed"));
+    // One whose only address is its Recipe's `@id` in JSON-LD (issue 31):
+    // the page's address, without the fragment naming the node.
+    let out = forkful(&[
+        "import-recipe",
+        "--data",
+        path(&data),
+        &fixture("yoast.html"),
+        "--as",
+        "bo",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("(https://bakingshed.example/lemon-drizzle/) as bo"),
+        "{}",
+        text(&out.stdout)
+    );
     let recipes = Recipes::open(Store::open(&data).unwrap()).unwrap();
     let snapshot = recipes.snapshot();
     let brought_in = snapshot
@@ -630,7 +646,7 @@ fn import_recipe_brings_in_a_saved_page_and_says_what_was_wrong() {
     drop(recipes);
     for (args, says) in [
         (
-            vec![fixture("yoast.html"), "--as".into(), "ann".into()],
+            vec![fixture("microdata.html"), "--as".into(), "ann".into()],
             "does not say its address",
         ),
         (
