@@ -21,7 +21,9 @@ pub fn sign_up(values: &SignUpValues, errors: &FieldErrors, csrf: &str) -> Marku
     name.autocomplete = Some("name");
     let mut password = Field::password("password", "Password", "new-password");
     password.hint = Some("At least 10 characters.");
-    let head = Head::new("Sign up", Section::Other);
+    let mut head = Head::new("Sign up", Section::Other);
+    head.description =
+        Some("Make an account on forkful to write recipes, edit them and fork anyone's.");
     layout::page(
         &head,
         html! {
@@ -43,7 +45,10 @@ pub fn log_in(handle: &str, next: &str, errors: &FieldErrors, csrf: &str) -> Mar
     let mut handle = Field::text("handle", "Handle", handle);
     handle.autocomplete = Some("username");
     let password = Field::password("password", "Password", "current-password");
-    let head = Head::new("Log in", Section::Other);
+    // Out of the index by design: a form that is only a door (and its
+    // `?next=` addresses are endless).
+    let mut head = Head::new("Log in", Section::Other);
+    head.noindex = true;
     layout::page(
         &head,
         html! {
@@ -63,7 +68,9 @@ pub fn log_in(handle: &str, next: &str, errors: &FieldErrors, csrf: &str) -> Mar
 
 /// The account page: who is logged in, change password, log out.
 pub fn account(cook: &Cook, notice: Option<&str>, errors: &FieldErrors, csrf: &str) -> Markup {
-    let head = Head::new("Your account", Section::Other);
+    // Out of the index by design: one cook's own page, never public.
+    let mut head = Head::new("Your account", Section::Other);
+    head.noindex = true;
     let current = Field::password("current", "Current password", "current-password");
     let mut new = Field::password("new", "New password", "new-password");
     new.hint = Some("At least 10 characters. Every other session ends.");

@@ -10,8 +10,18 @@ use crate::domain::{CookPage, COOK_PAGE_LIMIT};
 
 pub fn page(cook: &CookPage, memos: &Memos) -> Markup {
     let title = format!("{} ({})", cook.name, cook.handle);
-    let head = Head::new(&title, Section::Recipes);
     let written = cook.originals.len() + cook.forks.len();
+    let forks = match cook.forks.len() {
+        1 => "1 fork".to_owned(),
+        n => format!("{n} forks"),
+    };
+    let description = format!(
+        "Recipes by {}: {} of their own and {forks} of others', each with its whole history.",
+        cook.name,
+        cook.originals.len(),
+    );
+    let mut head = Head::new(&title, Section::Recipes);
+    head.description = Some(&description);
     layout::page(
         &head,
         html! {

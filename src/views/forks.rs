@@ -74,7 +74,12 @@ fn tree(view: &ForkTreeView) -> Markup {
 
 pub fn page(view: &ForkTreeView) -> Markup {
     let title = format!("The family of {}", view.title);
-    let head = Head::new(&title, Section::Recipes);
+    let description = format!(
+        "The family of {}: the recipe it was forked from, the recipes forked from it, and who changed what.",
+        view.title
+    );
+    let mut head = Head::new(&title, Section::Recipes);
+    head.description = Some(&description);
     let root = view.nodes.first();
     layout::page(
         &head,

@@ -20,7 +20,12 @@ pub struct HistoryView<'a> {
 
 pub fn page(view: &HistoryView) -> Markup {
     let title = format!("History of {}", view.title);
-    let head = Head::new(&title, Section::Recipes);
+    let description = format!(
+        "Every version of {}: who changed what, when and why, each one readable and compared with the one before.",
+        view.title
+    );
+    let mut head = Head::new(&title, Section::Recipes);
+    head.description = Some(&description);
     let slug = view.slug;
     layout::page(
         &head,

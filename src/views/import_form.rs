@@ -13,7 +13,9 @@ pub struct Fields {
 }
 
 pub fn page(fields: &Fields, errors: &FieldErrors, csrf: &str) -> Markup {
-    let head = Head::new("Add a recipe from another site", Section::Recipes);
+    // Out of the index by design, as every form a cook writes in.
+    let mut head = Head::new("Add a recipe from another site", Section::Recipes);
+    head.noindex = true;
     let mut url = Field {
         kind: "url",
         required: false,
@@ -54,7 +56,9 @@ pub struct Unfetched<'a> {
 /// The answer to an import whose recipe came in but whose picture did not:
 /// where the recipe is, and what to do about the picture.
 pub fn without_picture(u: &Unfetched) -> Markup {
-    let head = Head::new("Brought in, without its picture", Section::Recipes);
+    // Out of the index by design: one cook's result.
+    let mut head = Head::new("Brought in, without its picture", Section::Recipes);
+    head.noindex = true;
     layout::page(
         &head,
         html! {

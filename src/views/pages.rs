@@ -13,7 +13,8 @@ use crate::domain::SearchPage;
 
 /// Every tag in use with its number of recipes.
 pub fn tags(tags: &[(String, usize)]) -> Markup {
-    let head = Head::new("Tags", Section::Tags);
+    let mut head = Head::new("Tags", Section::Tags);
+    head.description = Some("Every tag on forkful's recipes, with how many recipes carry it.");
     layout::page(
         &head,
         html! {
@@ -98,7 +99,10 @@ pub fn search(query: &str, page: &SearchPage, memos: &Memos) -> Markup {
 
 /// What forkful is.
 pub fn about() -> Markup {
-    let head = Head::new("About", Section::About);
+    let mut head = Head::new("About", Section::About);
+    head.description = Some(
+        "What forkful is: recipes that keep their whole history and can be forked, like repositories.",
+    );
     layout::page(
         &head,
         html! {

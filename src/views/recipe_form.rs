@@ -136,7 +136,9 @@ pub fn page(
         Purpose::Edit { .. } => format!("Edit {}", fields.title),
         Purpose::Fork { version, .. } => format!("Fork {} at version {version}", fields.title),
     };
-    let head = Head::new(&title, Section::Recipes);
+    // Out of the index by design, as every form a cook writes in.
+    let mut head = Head::new(&title, Section::Recipes);
+    head.noindex = true;
     layout::page(
         &head,
         html! {

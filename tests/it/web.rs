@@ -885,6 +885,56 @@ async fn every_page_is_valid_html_and_passes_structural_accessibility_checks() {
     }
 }
 
+/// Issue 31: every page a search engine may index says what it is in a
+/// meta description; a page kept out of the index says so instead.
+#[actix_web::test]
+async fn every_indexable_page_is_described() {
+    let site = site(demo());
+    let (deepest, _) = deepest();
+    let uris = [
+        "/".to_owned(),
+        "/tags".to_owned(),
+        "/tags/vegan".to_owned(),
+        "/search?q=pancake".to_owned(),
+        "/search".to_owned(),
+        "/about".to_owned(),
+        "/signup".to_owned(),
+        "/login".to_owned(),
+        format!("/recipes/{deepest}"),
+        "/recipes/shakshuka/history".to_owned(),
+        "/recipes/shakshuka/versions/1".to_owned(),
+        "/recipes/shakshuka/diff?from=1&to=11".to_owned(),
+        format!("/recipes/{deepest}/compare"),
+        format!("/recipes/{deepest}/forks"),
+        "/recipes/shakshuka?servings=8".to_owned(),
+    ];
+    let cooks = get(&site, "/recipes/shakshuka")
+        .await
+        .attrs("a[href^='/cooks/']", "href");
+    assert!(!cooks.is_empty(), "a recipe page links its cook");
+    let uris = uris.iter().chain(&cooks[..1]);
+    let mut undescribed = Vec::new();
+    for uri in uris {
+        let page = get(&site, uri).await;
+        assert_eq!(page.status, 200, "{uri}");
+        let noindex = page
+            .attrs("meta[name=robots]", "content")
+            .iter()
+            .any(|c| c.contains("noindex"));
+        let described = page
+            .attrs("meta[name=description]", "content")
+            .iter()
+            .any(|c| c.trim().len() >= 20);
+        if !noindex && !described {
+            undescribed.push(uri.as_str());
+        }
+    }
+    assert!(
+        undescribed.is_empty(),
+        "no meta description: {undescribed:?}"
+    );
+}
+
 #[actix_web::test]
 async fn a_retired_recipe_is_gone_from_the_catalog_and_its_page_but_keeps_its_history() {
     let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
