@@ -39,6 +39,9 @@ const MARKS_MAX: u32 = 40;
 const TITLE_MAX: usize = 48;
 /// An estimate of a character's width, for the picture's width.
 const CHAR_WIDTH: f64 = 8.0;
+/// How much wider bold letters are: a bold label overran the estimate by
+/// a few pixels in Chromium (the browser test of the drawing).
+const BOLD_WIDER: f64 = 1.15;
 
 /// The recipes drawn, in the order of the nested list.
 struct Drawing<'a> {
@@ -176,6 +179,20 @@ fn short_title(title: &str) -> String {
     }
 }
 
+/// How many characters a recipe's label holds: its title as drawn, its
+/// count of versions and the note of recipes not drawn, as `row_markup`
+/// writes them, so that the picture is wide enough for all of it.
+fn label_chars(node: &TreeNode, hidden: usize) -> usize {
+    let versions = node.version_count.max(1);
+    let count = format!(" · {versions} versions").chars().count();
+    let note = if hidden > 0 {
+        format!(" · +{hidden} more below").chars().count()
+    } else {
+        0
+    };
+    short_title(&node.title).chars().count() + count + note
+}
+
 /// The mark on `parent`'s line that `node` forks from: the version it
 /// copied (the last drawn, should the parent somehow have fewer).
 fn mark_of(node: &TreeNode, parent: &TreeNode) -> u32 {
@@ -206,8 +223,14 @@ pub fn drawing(nodes: &[TreeNode], current: &str) -> Markup {
             spacing: spacing(node.version_count),
         };
         placed[i] = Some(here);
-        let label = short_title(&node.title).chars().count() + 24;
-        width = width.max(here.mark_x(node.version_count) + 12.0 + label as f64 * CHAR_WIDTH);
+        let label = label_chars(node, drawing.hidden[i]) as f64 * CHAR_WIDTH;
+        // The page's recipe is drawn in bold, its letters wider.
+        let label = if current == Some(i) {
+            label * BOLD_WIDER
+        } else {
+            label
+        };
+        width = width.max(here.mark_x(node.version_count) + 12.0 + label);
     }
     let height = TOP + drawing.rows.len() as f64 * ROW;
     let width = width.ceil() + LEFT;
@@ -288,6 +311,10 @@ fn row_markup(drawing: &Drawing, i: usize, here: Row, current: bool) -> Markup {
             }
             (PreEscaped(marks))
             a class="title" href=(recipe_path(&node.slug)) tabindex="-1" {
+                // The whole title, where the drawing shortens it.
+                @if short_title(&node.title) != node.title {
+                    title { (node.title) }
+                }
                 text x=(format!("{:.1}", end + 12.0)) y=(format!("{:.1}", here.y + 5.0)) {
                     (short_title(&node.title))
                     tspan class="count" { " · " (versions) @if versions == 1 { " version" } @else { " versions" } }

@@ -80,6 +80,83 @@ async fn cooks_sign_up_write_edit_and_fork_in_chromium_and_no_page_breaks_the_cs
     }
 }
 
+/// Issue 31: the family drawing cuts no name. At a phone's width and a
+/// desktop's, every title in it lies inside the picture, which scrolls
+/// sideways inside its own figure when it is wider than the column, so the
+/// page itself never does.
+#[actix_web::test]
+async fn the_family_drawing_cuts_no_name_at_a_phones_width_or_a_desktops() {
+    install_chromium_and_chromedriver();
+    let artifacts = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-artifacts-drawing");
+    fs::create_dir_all(&artifacts).unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let server = serve(&["--demo"]);
+    let driver = Chromedriver::start(&artifacts.join("chromedriver.log"));
+    let client = open_chromium(&driver, &root.path().join("profile"))
+        .await
+        .unwrap();
+    let site = format!("http://{}", server.addr);
+    let mut found = Vec::new();
+    for width in [360, 1280] {
+        client.set_window_size(width, 900).await.unwrap();
+        for slug in [
+            "country-sourdough",
+            "milk-bread-sourdough-tangzhong",
+            "shakshuka",
+        ] {
+            client
+                .goto(&format!("{site}/recipes/{slug}/forks"))
+                .await
+                .unwrap();
+            let seen = client
+                .execute(
+                    "const out = [];
+                     const texts = document.querySelectorAll('figure.family-drawing svg text');
+                     for (const svg of document.querySelectorAll('figure.family-drawing svg')) {
+                       const box = svg.getBoundingClientRect();
+                       for (const t of svg.querySelectorAll('text')) {
+                         const r = t.getBoundingClientRect();
+                         if (r.right > box.right + 0.5 || r.left < box.left - 0.5) {
+                           out.push(t.textContent + ' (' + Math.round(r.right - box.right) + ' px past)');
+                         }
+                       }
+                     }
+                     const page = document.documentElement;
+                     if (page.scrollWidth > page.clientWidth) {
+                       // The outermost element past the edge, named.
+                       const past = [...document.querySelectorAll('main *')].find(
+                         e => !e.closest('.drawing-scroll')
+                           && e.getBoundingClientRect().right > page.clientWidth + 0.5);
+                       const name = past
+                         ? past.tagName.toLowerCase() + ' ' + (past.getAttribute('class') || '')
+                           + ': ' + past.textContent.slice(0, 60)
+                         : 'nothing outside the drawing';
+                       out.push('the page scrolls sideways (' + page.scrollWidth + ' > '
+                         + page.clientWidth + '), past the edge first: ' + name);
+                     }
+                     return [texts.length, out];",
+                    vec![],
+                )
+                .await
+                .unwrap();
+            let texts = seen[0].as_u64().unwrap_or(0);
+            assert!(texts > 1, "{slug} at {width} px: no family drawn");
+            for cut in seen[1].as_array().into_iter().flatten() {
+                found.push(format!(
+                    "{slug} at {width} px: {}",
+                    cut.as_str().unwrap_or("")
+                ));
+            }
+            if width == 360 && slug == "country-sourdough" {
+                let png = client.screenshot().await.unwrap();
+                fs::write(artifacts.join("country-sourdough-forks-360.png"), png).unwrap();
+            }
+        }
+    }
+    let _ = client.close().await;
+    assert!(found.is_empty(), "names cut off:\n{}", found.join("\n"));
+}
+
 /// Ann writes and edits a recipe, watches the preview, and logs out; Ben
 /// forks her recipe and sees it in his fork's lineage. Then the console:
 /// no violation of the policy, while an inline script added on purpose is

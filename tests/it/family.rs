@@ -81,6 +81,57 @@ async fn a_recipe_alone_draws_nothing() {
     assert!(page.texts("figure.family-drawing").is_empty());
 }
 
+/// Issue 31: a long title is shortened in the drawing, whole in its
+/// `<title>`, and the picture is wide enough for every label it draws.
+#[actix_web::test]
+async fn a_long_title_is_shortened_in_the_drawing_and_whole_in_its_title() {
+    let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
+    let long = "Slow-fermented country sourdough with toasted sesame and fennel seeds";
+    let content = Content {
+        title: "Loaf".into(),
+        ingredients: vec!["500 g flour".into()],
+        ..Content::default()
+    };
+    recipes
+        .create(&slug("loaf"), content, &Change::by("ann", "new"))
+        .unwrap();
+    recipes
+        .fork(
+            &slug("loaf"),
+            None,
+            Some(&slug("long-loaf")),
+            |c| Content {
+                title: long.into(),
+                ..c
+            },
+            &Change::by("bo", "mine"),
+        )
+        .unwrap();
+    let page = get(&site(&recipes), "/recipes/loaf/forks").await;
+    let drawn = rows(&page);
+    let shortened = drawn
+        .iter()
+        .find(|row| row.starts_with("Slow-fermented"))
+        .unwrap();
+    assert!(
+        shortened.contains("…") && !shortened.contains(long),
+        "{shortened}"
+    );
+    assert_eq!(page.texts("svg g.recipe a.title title"), [long]);
+    // At 8 px a character, as estimated, every label fits the picture.
+    let width: f64 = page.attrs("figure.family-drawing svg", "width")[0]
+        .parse()
+        .unwrap();
+    let xs = page.attrs("svg g.recipe a.title text", "x");
+    for (row, x) in drawn.iter().zip(xs) {
+        let x: f64 = x.parse().unwrap();
+        assert!(
+            x + 8.0 * row.chars().count() as f64 <= width,
+            "{row} at {x} in {width}"
+        );
+    }
+}
+
 /// An original and `n - 1` forks, each of the recipe `(i - 1) / 3`: a
 /// family three wide at every step.
 fn wide_family(n: usize) -> Recipes {
