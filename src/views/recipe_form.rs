@@ -160,25 +160,29 @@ pub fn page(
                 }
             }
             (form_errors(errors))
-            form class="recipe-form" method="post" action=(purpose.action()) enctype="multipart/form-data" {
-                (token(csrf))
-                @match purpose {
-                    Purpose::Edit { based_on, .. } => {
-                        input type="hidden" name="based_on" value=(based_on);
+            // The form and its preview: side by side on a wide screen,
+            // the preview kept in view while the form scrolls.
+            div class="editor" {
+                form class="recipe-form" method="post" action=(purpose.action()) enctype="multipart/form-data" {
+                    (token(csrf))
+                    @match purpose {
+                        Purpose::Edit { based_on, .. } => {
+                            input type="hidden" name="based_on" value=(based_on);
+                        }
+                        Purpose::Fork { version, .. } => {
+                            input type="hidden" name="version" value=(version);
+                        }
+                        Purpose::New => {}
                     }
-                    Purpose::Fork { version, .. } => {
-                        input type="hidden" name="version" value=(version);
-                    }
-                    Purpose::New => {}
+                    (fields_markup(purpose, fields, errors))
+                    button type="submit" { @match purpose {
+                        Purpose::New => "Publish",
+                        Purpose::Edit { .. } => "Save a new version",
+                        Purpose::Fork { .. } => "Fork",
+                    } }
                 }
-                (fields_markup(purpose, fields, errors))
-                button type="submit" { @match purpose {
-                    Purpose::New => "Publish",
-                    Purpose::Edit { .. } => "Save a new version",
-                    Purpose::Fork { .. } => "Fork",
-                } }
+                section class="preview" aria-live="polite" aria-label="Preview" data-preview-for="recipe-form" {}
             }
-            section class="preview" aria-live="polite" aria-label="Preview" data-preview-for="recipe-form" {}
             (retire_form(purpose, csrf))
         },
     )

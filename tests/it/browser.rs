@@ -209,6 +209,7 @@ async fn walk_through_the_site(tab: &mut Tab) -> Result<()> {
         .await?;
     tab.wait_for_text(PREVIEW_TITLE, "Green chile stew").await?;
     tab.screenshot_of("section.preview", "ann-preview").await?;
+    editor_layout(tab).await?;
 
     tab.open("/account").await?;
     tab.submit("form[action=\"/logout\"]").await?;
@@ -274,6 +275,72 @@ async fn walk_through_the_site(tab: &mut Tab) -> Result<()> {
         sleep(Duration::from_millis(100)).await;
         seen.extend(console(&tab.client).await?);
     }
+    Ok(())
+}
+
+/// Issue 31: on a wide screen the preview stands beside the form and stays
+/// in view with the form scrolled to its end; on a narrow one it is below.
+async fn editor_layout(tab: &mut Tab) -> Result<()> {
+    let boxes = "const f = document.querySelector('form.recipe-form').getBoundingClientRect();
+                 const p = document.querySelector('section.preview').getBoundingClientRect();
+                 return [f.left, f.right, f.top, f.bottom, p.left, p.right, p.top, p.bottom,
+                         window.innerHeight];";
+    let read = |v: Value| -> Vec<f64> {
+        v.as_array()
+            .map(|a| a.iter().filter_map(Value::as_f64).collect())
+            .unwrap_or_default()
+    };
+    // 1280 px wide (the window's size): side by side.
+    let at = read(tab.client.execute(boxes, vec![]).await?);
+    let [_, form_right, _, _, preview_left, _, _, _, _] = at[..] else {
+        anyhow::bail!("the editor's boxes: {at:?}");
+    };
+    ensure!(
+        preview_left >= form_right,
+        "at 1280 px the preview is not beside the form: {at:?}"
+    );
+    // The form scrolled to its end: the preview is still in the window.
+    tab.client
+        .execute(
+            "document.querySelector('form.recipe-form button[type=submit]').scrollIntoView();",
+            vec![],
+        )
+        .await?;
+    let at = read(tab.client.execute(boxes, vec![]).await?);
+    let [_, _, _, _, _, _, preview_top, preview_bottom, height] = at[..] else {
+        anyhow::bail!("the editor's boxes: {at:?}");
+    };
+    ensure!(
+        preview_top >= 0.0 && preview_top < height && preview_bottom > 0.0,
+        "with the form scrolled, the preview left the window: {at:?}"
+    );
+    let sideways = tab
+        .client
+        .execute(
+            "const p = document.querySelector('section.preview');
+             if (p.scrollWidth <= p.clientWidth) return false;
+             const edge = p.getBoundingClientRect().right;
+             const past = [...p.querySelectorAll('*')].find(e => e.getBoundingClientRect().right > edge + 0.5);
+             return past ? past.tagName + '.' + past.className + ' ' + past.getBoundingClientRect().right + ' > ' + edge : true;",
+            vec![],
+        )
+        .await?;
+    ensure!(
+        sideways == Value::Bool(false),
+        "the preview scrolls sideways beside the form: {sideways}"
+    );
+    tab.screenshot("editor-wide-scrolled").await?;
+    // A phone's width: below the form.
+    tab.client.set_window_size(390, 900).await?;
+    let at = read(tab.client.execute(boxes, vec![]).await?);
+    tab.client.set_window_size(1280, 1200).await?;
+    let [_, _, _, form_bottom, _, _, preview_top, _, _] = at[..] else {
+        anyhow::bail!("the editor's boxes: {at:?}");
+    };
+    ensure!(
+        preview_top >= form_bottom,
+        "at 390 px the preview is not below the form: {at:?}"
+    );
     Ok(())
 }
 
