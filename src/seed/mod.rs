@@ -222,9 +222,17 @@ fn parents_first(recipes: &[SeedRecipe]) -> Vec<&SeedRecipe> {
 /// and steps, and no version that changes nothing.
 fn checked_contents(recipe: &SeedRecipe, mut content: Content) -> Result<Vec<Content>, SeedError> {
     let mut versions: Vec<Content> = Vec::with_capacity(recipe.versions.len());
+    let mut owner = None;
     for (i, version) in recipe.versions.iter().enumerate() {
         let fail = |message: String| mistake(recipe, version.line, message);
-        version.change().checked_author().map_err(fail)?;
+        let author = version.change().checked_author().map_err(fail)?;
+        // As the domain decides an edit: only the recipe's own cook.
+        let owner = owner.get_or_insert_with(|| author.clone());
+        if author != *owner {
+            return Err(fail(format!(
+                "only {owner}, whose recipe it is, adds versions to it, not {author}: another cook forks it"
+            )));
+        }
         content = version.apply(content);
         let normalized = content
             .clone()

@@ -114,6 +114,14 @@ fn seed_mistakes_name_the_file_and_line_and_write_nothing() {
         1,
         "not the file's name",
     );
+    // A version by another cook: the domain lets only the recipe's own
+    // cook edit it (found by the seed fuzz check: planned, then refused).
+    mistake(
+        &files(&[("theirs.edn", "{:slug \"theirs\"\n :versions [{:at #inst \"2024-02-01T00:00:00Z\" :author \"ben\" :note \"a\" :title \"T\" :ingredients [\"x\"] :steps [\"y\"]}\n  {:at #inst \"2024-03-01T00:00:00Z\" :author \"cy\" :note \"b\" :title \"U\"}]}")]),
+        "theirs.edn",
+        3,
+        "only ben, whose recipe it is, adds versions to it, not cy",
+    );
     mistake(
         &files(&[("same.edn", "{:slug \"same\"\n :versions [{:at #inst \"2024-02-01T00:00:00Z\" :author \"ben\" :note \"a\" :title \"S\" :ingredients [\"x\"] :steps [\"y\"]}\n  {:at #inst \"2024-03-01T00:00:00Z\" :author \"ben\" :note \"b\" :title \"S\"}]}")]),
         "same.edn",
