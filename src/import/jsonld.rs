@@ -26,13 +26,18 @@ fn documents(page: &scraper::Html) -> Vec<Value> {
         .collect()
 }
 
-pub(super) fn recipe(page: &scraper::Html) -> Option<Found> {
-    let documents = documents(page);
+/// The first Recipe in the documents, depth first.
+fn first_recipe(documents: &[Value]) -> Option<&Value> {
     let mut recipes = Vec::new();
-    for document in &documents {
+    for document in documents {
         find(document, 0, &mut recipes);
     }
-    let recipe = recipes.first()?;
+    recipes.first().copied()
+}
+
+pub(super) fn recipe(page: &scraper::Html) -> Option<Found> {
+    let documents = documents(page);
+    let recipe = first_recipe(&documents)?;
     let mut site_name = None;
     for document in &documents {
         site_name = site_name.or_else(|| website_name(document, 0));
@@ -50,11 +55,7 @@ pub(super) fn recipe(page: &scraper::Html) -> Option<Found> {
 /// often `https://site/dal#recipe`).
 pub(super) fn address(page: &scraper::Html) -> Option<String> {
     let documents = documents(page);
-    let mut recipes = Vec::new();
-    for document in &documents {
-        find(document, 0, &mut recipes);
-    }
-    let recipe = recipes.first()?;
+    let recipe = first_recipe(&documents)?;
     let of_page = recipe.get("mainEntityOfPage");
     let found = [
         recipe.get("url"),
