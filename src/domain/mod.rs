@@ -136,6 +136,13 @@ pub enum DomainError {
         "the site cannot save changes just now ({0}); nothing was saved, try again in a moment"
     )]
     Unavailable(String),
+    /// The log was sent the write and then could not be reached to say
+    /// whether it kept it: it may be saved. Sending it again could save it
+    /// twice, so the cook is told to look first.
+    #[error(
+        "the site could not tell whether your change was saved ({0}); look at the recipe before you send it again"
+    )]
+    OutcomeUnknown(String),
     #[error("store: {0}")]
     Store(#[from] StoreError),
 }
@@ -162,6 +169,7 @@ impl From<TransactError> for DomainError {
             TransactError::Log(
                 why @ (LogError::Moved { .. } | LogError::Unavailable(_) | LogError::Mismatch(_)),
             ) => DomainError::Unavailable(why.to_string()),
+            TransactError::Log(LogError::Unknown(why)) => DomainError::OutcomeUnknown(why),
             other => DomainError::Store(other.into()),
         }
     }

@@ -90,6 +90,18 @@ impl Driver {
 /// How long one call to PostgreSQL may take, connecting included.
 const JOB_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// How long an append whose answer was lost is sent again before its
+/// outcome is called unknown (see `PgLog::insert`): the writer waits that
+/// long, as it would for one call that never answers.
+const RESOLVE_WITHIN: Duration = JOB_TIMEOUT;
+
+/// One send of an append: the log's answer, or none.
+enum Sent {
+    Answered(Result<(), LogError>),
+    /// The statement went out and its answer did not come back.
+    AnswerLost(String),
+}
+
 /// A new connection, its driver task spawned on the current runtime; each
 /// notification it receives is sent to `notices`, when given. A connection
 /// whose peer went quiet is found dead by TCP keepalives, so it is made
@@ -258,28 +270,73 @@ impl PgLog {
 
     /// Appends `entry` after `entry.prev`: by a node, only while no copy
     /// fills the log; by the copy (`copied`), only while it does.
+    ///
+    /// An append whose answer was lost (the connection broke, or the server
+    /// went quiet, after the statement was sent) may or may not have
+    /// committed. It is sent again on a new connection until the log
+    /// answers, for at most `RESOLVE_WITHIN`: the row is either there with
+    /// this entry's sum (the first send committed: done), there with
+    /// another's (another node's won: `Moved`), or not there (this send
+    /// puts it there). A first send still running on a half-dead
+    /// connection cannot slip past the second: the second's insert waits
+    /// on the unique index for the first's outcome. Only when the log stays
+    /// out of reach for all that time is the outcome `Unknown`.
     fn insert(&self, entry: &LogEntry, copied: bool) -> Result<(), LogError> {
         let client = self.connection()?;
+        let mut lost = match self.send_insert(client, entry, copied)? {
+            Sent::Answered(answer) => return answer,
+            Sent::AnswerLost(why) => why,
+        };
+        let started = std::time::Instant::now();
+        let mut pause = Duration::from_millis(50);
+        while started.elapsed() < RESOLVE_WITHIN {
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_secs(1));
+            let Ok(client) = self.connection() else {
+                continue;
+            };
+            match self.send_insert(client, entry, copied) {
+                Ok(Sent::Answered(answer)) => return answer,
+                Ok(Sent::AnswerLost(why)) => lost = why,
+                Err(LogError::Unavailable(why)) => lost = why,
+                Err(other) => return Err(other),
+            }
+        }
+        Err(LogError::Unknown(lost))
+    }
+
+    /// Sends the append once on `client`; see `insert`.
+    fn send_insert(
+        &self,
+        client: Connection,
+        entry: &LogEntry,
+        copied: bool,
+    ) -> Result<Sent, LogError> {
         let (t, prev, next_id) = (id(entry.t)?, id(entry.prev)?, id(entry.next_id)?);
         let (instant, datoms, sum) = (entry.instant, entry.encoded_datoms(), entry.sum.to_vec());
-        let inserted = self.run(async move {
-            client
-                .execute(
-                    APPEND,
-                    &[
-                        &t,
-                        &prev,
-                        &next_id,
-                        &instant,
-                        &datoms,
-                        &sum,
-                        &GENESIS_TX,
-                        &copied,
-                    ],
-                )
-                .await
-        })?;
-        match inserted {
+        let sent = client.clone();
+        let inserted = match self.run(async move {
+            sent.execute(
+                APPEND,
+                &[
+                    &t,
+                    &prev,
+                    &next_id,
+                    &instant,
+                    &datoms,
+                    &sum,
+                    &GENESIS_TX,
+                    &copied,
+                ],
+            )
+            .await
+        }) {
+            Ok(inserted) => inserted,
+            // No answer in time: the statement may have been carried out.
+            Err(LogError::Unavailable(why)) => return Ok(Sent::AnswerLost(why)),
+            Err(other) => return Err(other),
+        };
+        let answer = match inserted {
             Ok(1) => Ok(()),
             Ok(_) if !copied && self.copying()? => Err(LogError::Mismatch(
                 "a store is being copied into the log (forkful log push): no node writes to it until the copy is done".into(),
@@ -289,10 +346,35 @@ impl PgLog {
                 entry.prev
             ))),
             Err(e) if e.code() == Some(&SqlState::UNIQUE_VIOLATION) => {
-                Err(LogError::Moved { prev: entry.prev })
+                // Another node's entry, or this one's from a send whose
+                // answer was lost: the sum tells.
+                match self.sum_after(&client, prev) {
+                    Ok(sum) if sum.as_deref() == Some(&entry.sum[..]) => Ok(()),
+                    Ok(_) => Err(LogError::Moved { prev: entry.prev }),
+                    // Whose it is stays to be asked.
+                    Err(LogError::Unavailable(why)) => return Ok(Sent::AnswerLost(why)),
+                    Err(other) => Err(other),
+                }
             }
-            Err(e) => Err(unavailable(e)),
-        }
+            // The server's own word: the statement was refused, not carried out.
+            Err(e) if e.as_db_error().is_some() => Err(unavailable(e)),
+            // The connection broke with the statement sent.
+            Err(e) => return Ok(Sent::AnswerLost(described(&e))),
+        };
+        Ok(Sent::Answered(answer))
+    }
+
+    /// The sum of the entry that follows `prev`, if the log has one.
+    fn sum_after(&self, client: &Connection, prev: i64) -> Result<Option<Vec<u8>>, LogError> {
+        let client = client.clone();
+        let row = self
+            .run(async move {
+                client
+                    .query_opt("SELECT sum FROM forkful_log WHERE prev = $1", &[&prev])
+                    .await
+            })?
+            .map_err(unavailable)?;
+        Ok(row.map(|row| row.get(0)))
     }
 
     /// The connection, made again if it broke.
@@ -662,11 +744,16 @@ fn entity(n: i64) -> Result<EntityId, LogError> {
 
 /// A PostgreSQL failure as the store sees it, with the server's words.
 fn unavailable(error: tokio_postgres::Error) -> LogError {
+    LogError::Unavailable(described(&error))
+}
+
+/// What went wrong with a call, in the server's words where it gave any.
+fn described(error: &tokio_postgres::Error) -> String {
     match error.as_db_error() {
-        Some(db) => LogError::Unavailable(format!("{} ({})", db.message(), db.code().code())),
-        None => LogError::Unavailable(match std::error::Error::source(&error) {
+        Some(db) => format!("{} ({})", db.message(), db.code().code()),
+        None => match std::error::Error::source(error) {
             Some(cause) => format!("{error}: {cause}"),
             None => error.to_string(),
-        }),
+        },
     }
 }

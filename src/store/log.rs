@@ -148,6 +148,11 @@ pub enum LogError {
     /// The log cannot be reached or answered with an error.
     #[error("the log is unavailable: {0}")]
     Unavailable(String),
+    /// An append was sent and the log could not be asked, in time, whether
+    /// it committed: the transaction may be in the log. The store has not
+    /// applied it; catching up applies it if it is there.
+    #[error("the log could not say whether the write was saved: {0}")]
+    Unknown(String),
     /// The log and the store disagree: another log, or a changed one.
     #[error("the store does not follow this log: {0}")]
     Mismatch(String),

@@ -84,7 +84,9 @@ impl From<DomainError> for WebError {
                 WebError::Conflict(error.to_string())
             }
             DomainError::NotAuthor { .. } => WebError::Forbidden(error.to_string()),
-            DomainError::Unavailable(_) => WebError::Busy(error.to_string()),
+            DomainError::Unavailable(_) | DomainError::OutcomeUnknown(_) => {
+                WebError::Busy(error.to_string())
+            }
             DomainError::Retired { ref slug, .. } => WebError::Gone(format!(
                 "{error}. Its history is still at {}/history.",
                 views::recipe_path(slug)

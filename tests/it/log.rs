@@ -938,3 +938,152 @@ fn a_shared_keyspace_answers_as_a_nodes_own_does() {
     };
     assert_eq!(answers(&shared), answers(&own));
 }
+
+/// A TCP relay to PostgreSQL that, once armed, lets the next large send
+/// (past `threshold` bytes from the client) reach the server and loses
+/// everything the server answers on that connection, then closes it: an
+/// append committed whose answer never came back.
+struct AnswerLosingRelay {
+    url: String,
+    /// Bytes still to be sent before the next connection loses its answers.
+    armed: Arc<std::sync::Mutex<Option<usize>>>,
+    /// Connections whose answers were lost.
+    cut: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl AnswerLosingRelay {
+    fn start(url: &str) -> AnswerLosingRelay {
+        use std::io::{Read, Write};
+        use std::net::{Shutdown, TcpListener, TcpStream};
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let mut parsed = url::Url::parse(url).unwrap();
+        let target = format!(
+            "{}:{}",
+            parsed.host_str().unwrap(),
+            parsed.port().unwrap_or(5432)
+        );
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        parsed.set_host(Some("127.0.0.1")).unwrap();
+        parsed
+            .set_port(Some(listener.local_addr().unwrap().port()))
+            .unwrap();
+        let armed: Arc<std::sync::Mutex<Option<usize>>> = Arc::default();
+        let cut: Arc<std::sync::atomic::AtomicUsize> = Arc::default();
+        let (armed_in, cut_in) = (armed.clone(), cut.clone());
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                let Ok(client) = client else { return };
+                let server = TcpStream::connect(&target).unwrap();
+                let losing = Arc::new(AtomicBool::new(false));
+                let (mut from_client, mut to_server) =
+                    (client.try_clone().unwrap(), server.try_clone().unwrap());
+                let (armed, cut, losing_up) = (armed_in.clone(), cut_in.clone(), losing.clone());
+                let (client_end, server_end) =
+                    (client.try_clone().unwrap(), server.try_clone().unwrap());
+                std::thread::spawn(move || {
+                    let mut buffer = vec![0; 64 * 1024];
+                    while let Ok(n @ 1..) = from_client.read(&mut buffer) {
+                        let mut arm = armed.lock().unwrap();
+                        if let Some(left) = arm.as_mut() {
+                            if n >= *left {
+                                *arm = None;
+                                losing_up.store(true, Ordering::SeqCst);
+                                cut.fetch_add(1, Ordering::SeqCst);
+                                let (client_end, server_end) = (
+                                    client_end.try_clone().unwrap(),
+                                    server_end.try_clone().unwrap(),
+                                );
+                                // Long enough for the commit; then the line is gone.
+                                std::thread::spawn(move || {
+                                    std::thread::sleep(Duration::from_millis(500));
+                                    let _ = client_end.shutdown(Shutdown::Both);
+                                    let _ = server_end.shutdown(Shutdown::Both);
+                                });
+                            } else {
+                                *left -= n;
+                            }
+                        }
+                        drop(arm);
+                        if to_server.write_all(&buffer[..n]).is_err() {
+                            break;
+                        }
+                    }
+                    let _ = to_server.shutdown(Shutdown::Write);
+                });
+                let (mut from_server, mut to_client) = (server, client);
+                std::thread::spawn(move || {
+                    let mut buffer = vec![0; 64 * 1024];
+                    while let Ok(n @ 1..) = from_server.read(&mut buffer) {
+                        if losing.load(Ordering::SeqCst) {
+                            continue;
+                        }
+                        if to_client.write_all(&buffer[..n]).is_err() {
+                            break;
+                        }
+                    }
+                    let _ = to_client.shutdown(Shutdown::Write);
+                });
+            }
+        });
+        AnswerLosingRelay {
+            url: parsed.to_string(),
+            armed,
+            cut,
+        }
+    }
+
+    /// The next connection to send `bytes` more loses its answers.
+    fn lose_answers_after(&self, bytes: usize) {
+        *self.armed.lock().unwrap() = Some(bytes);
+    }
+
+    fn answers_lost(&self) -> usize {
+        self.cut.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+/// The connection breaks after PostgreSQL committed a node's append and
+/// before the node heard: the node asks the log again, finds its own row,
+/// and acknowledges the write, which is in the log, and in the store,
+/// once.
+#[test]
+fn an_append_whose_answer_was_lost_is_found_in_the_log_and_saved_once() {
+    let url = fresh_database();
+    let relay = AnswerLosingRelay::start(&url);
+    let nodes = nodes_on(&relay.url, 1);
+    let (store, recipes) = &nodes[0];
+    let by = Change::by("ann", "first");
+    recipes
+        .create(&slug("before"), content("Before"), &by)
+        .unwrap();
+    let before = rows(&url).len();
+    // The append carries the long summary; nothing else the node sends is
+    // near that size.
+    let mut long = content("A soup with a long story");
+    long.summary = Some("A story of soup. ".repeat(2_000));
+    relay.lose_answers_after(16 * 1024);
+    recipes
+        .create(&slug("long-story"), long, &by)
+        .expect("the write is in the log, so it is saved");
+    assert_eq!(
+        relay.answers_lost(),
+        1,
+        "no answer was lost: the test tested nothing"
+    );
+    assert_eq!(rows(&url).len(), before + 1, "the write is in the log once");
+    // The node applied it once, and goes on writing.
+    let view = recipes.snapshot();
+    assert_eq!(
+        view.recipe(&slug("long-story")).unwrap().content.title,
+        "A soup with a long story"
+    );
+    recipes
+        .create(&slug("after"), content("After"), &by)
+        .unwrap();
+    assert_eq!(rows(&url).len(), before + 2);
+    // A node built from the log holds exactly what this one does.
+    let rebuilt = Store::temporary().unwrap();
+    follow(&rebuilt, &url).unwrap();
+    store.catch_up().unwrap();
+    assert_eq!(export(&rebuilt), export(store));
+}
