@@ -107,6 +107,7 @@ pub fn app(
                 .limit(MAX_FORM_BYTES)
                 .error_handler(|error, _| form_refused(error).into()),
         )
+        .wrap(from_fn(crate::web::personal::on_error_pages))
         .wrap(Compress::default())
         .wrap(middleware::security_headers(https))
         .wrap(from_fn(read_your_writes::read_your_writes))

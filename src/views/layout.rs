@@ -59,6 +59,47 @@ fn nav_link(href: &str, text: &str, current: bool) -> Markup {
     }
 }
 
+/// Where the header's links for whoever is asking start and end: comments
+/// no text of a cook's can forge (text is escaped everywhere, and the
+/// JSON-LD writes `<` as `\u003c`), looked for only before `<main>`.
+const WHO_STARTS: &str = "<!--who-->";
+const WHO_ENDS: &str = "<!--/who-->";
+const MAIN_STARTS: &str = "<main id=\"main\">";
+
+/// The header's links for a visitor who has not logged in.
+fn visitor_links() -> Markup {
+    html! {
+        li { a href="/login" { "Log in" } }
+        li { a href="/signup" { "Sign up" } }
+    }
+}
+
+/// The header's links for the cook `handle`, called `name`: writing a
+/// recipe, their own page, and their account.
+pub fn cook_links(handle: &str, name: &str) -> Markup {
+    html! {
+        li { a href="/recipes/new" { "Write a recipe" } }
+        li class="you" {
+            // A long name is cut short by the style sheet: whole here.
+            a href={ "/cooks/" (handle) } title=(name) { (name) }
+        }
+        li { a href="/account" { "Account" } }
+    }
+}
+
+/// `page` (a whole page as `page` wrote it) with `links` in place of the
+/// visitor's header links; `None` for text that is no such page.
+pub fn with_cook_links(page: &str, links: &str) -> Option<String> {
+    let top = &page[..page.find(MAIN_STARTS)?];
+    let start = top.find(WHO_STARTS)? + WHO_STARTS.len();
+    let end = start + top[start..].find(WHO_ENDS)?;
+    let mut personal = String::with_capacity(page.len() - (end - start) + links.len());
+    personal.push_str(&page[..start]);
+    personal.push_str(links);
+    personal.push_str(&page[end..]);
+    Some(personal)
+}
+
 /// A whole page: `main` inside the site's layout.
 ///
 /// Written as three pieces into one buffer sized for all of them, so a
@@ -119,10 +160,12 @@ fn top(head: &Head) -> Markup {
                     (nav_link("/", "Recipes", head.section == Section::Recipes))
                     (nav_link("/tags", "Tags", head.section == Section::Tags))
                     (nav_link("/about", "About", head.section == Section::About))
-                    // The same link for everyone, so that pages stay the
-                    // same for every visitor: it leads to the login page
-                    // of a visitor who has not logged in.
-                    (nav_link("/account", "Account", false))
+                    // A visitor's links: every visitor gets the same page,
+                    // kept once; a cook's request has these put in place
+                    // of them (`with_cook_links`).
+                    (PreEscaped(WHO_STARTS))
+                    (visitor_links())
+                    (PreEscaped(WHO_ENDS))
                 }
             }
             form class="search" role="search" action="/search" method="get" {
@@ -131,7 +174,7 @@ fn top(head: &Head) -> Markup {
                 button type="submit" { "Search" }
             }
         }
-        (PreEscaped("<main id=\"main\">"))
+        (PreEscaped(MAIN_STARTS))
     }
 }
 

@@ -110,12 +110,33 @@ pub struct NextParams {
 
 pub async fn log_in_page(
     site: web::Data<Site>,
+    req: HttpRequest,
     visitor: Visitor,
     params: web::Query<NextParams>,
 ) -> HttpResponse {
-    let next = safe_next(&params.next);
+    let came_from = match params.next.is_empty() {
+        true => referring_page(&site, &req),
+        false => None,
+    };
+    let next = safe_next(came_from.as_deref().unwrap_or(&params.next));
     let page = account::log_in("", next, &FieldErrors::new(), &visitor.form_token());
     private_page(&site, &visitor, StatusCode::OK, page)
+}
+
+/// The page of this site the browser came from (its `Referer`), as a path
+/// and query: where the header's "Log in" link goes back to, the same link
+/// on every page.
+fn referring_page(site: &Site, req: &HttpRequest) -> Option<String> {
+    let referer = req.headers().get(actix_web::http::header::REFERER)?;
+    let rest = referer.to_str().ok()?.strip_prefix(site.origin())?;
+    // `https://site.example.evil` starts with the origin too.
+    let page = rest.starts_with('/').then_some(rest)?;
+    let page = page.split('#').next().unwrap_or(page);
+    // Back to the account pages is no going back.
+    let useless = ["/login", "/signup", "/logout"]
+        .iter()
+        .any(|p| page == *p || page.starts_with(&format!("{p}?")));
+    (!useless).then(|| page.to_owned())
 }
 
 /// Every field defaults to empty, so that a form without its token is

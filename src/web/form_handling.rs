@@ -10,6 +10,7 @@ use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 /// (a picture sent with it is counted apart, against its own limit).
 pub const MAX_FORM_BYTES: usize = 256 * 1024;
 
+use super::personal::Personal;
 use super::session::Visitor;
 use super::Site;
 
@@ -26,8 +27,9 @@ pub fn query_value(text: &str) -> String {
     utf8_percent_encode(text, QUERY_VALUE).to_string()
 }
 
-/// A page for one visitor (a form with their token): never stored by a
-/// shared cache, nor kept by the browser.
+/// A page for one visitor (a form with their token), with a logged-in
+/// cook's own header links: never stored by a shared cache, nor kept by
+/// the browser.
 pub fn private_page(
     site: &Site,
     visitor: &Visitor,
@@ -39,7 +41,12 @@ pub fn private_page(
         .insert_header((header::CONTENT_TYPE, "text/html; charset=utf-8"))
         .insert_header((header::CACHE_CONTROL, "private, no-store"));
     visitor.keep_form_token(site, &mut response);
-    response.body(page.into_string())
+    let page = page.into_string();
+    let personal = visitor.cook.as_ref().map(Personal::for_cook);
+    match personal.and_then(|personal| personal.page(&page)) {
+        Some(theirs) => response.body(theirs),
+        None => response.body(page),
+    }
 }
 
 /// 303 See Other to `to`: what a successful POST answers, so that reloading

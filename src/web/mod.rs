@@ -19,6 +19,7 @@ pub mod metrics;
 pub mod middleware;
 pub mod page_cache;
 mod pages;
+pub mod personal;
 mod pictures;
 pub mod rate_limits;
 pub mod read_your_writes;

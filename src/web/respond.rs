@@ -25,6 +25,7 @@ use serde::Serialize;
 
 use super::error::WebError;
 use super::page_cache::{Encoding, Kept, PageKey};
+use super::personal::Personal;
 use super::Site;
 use crate::domain::{ReadSet, Snapshot};
 
@@ -69,6 +70,8 @@ pub struct PageRequest {
     encoding: Encoding,
     if_none_match: Option<IfNoneMatch>,
     if_modified_since: Option<SystemTime>,
+    /// The logged-in cook it is answered for, if any (`personal`).
+    personal: Option<Personal>,
 }
 
 impl PageRequest {
@@ -82,18 +85,42 @@ impl PageRequest {
             if_modified_since: req
                 .get_header::<IfModifiedSince>()
                 .map(|IfModifiedSince(since)| since.into()),
+            personal: None,
         }
     }
 
-    /// Whether the request's validators say the client has this page.
+    /// `new`, answered for the logged-in cook `req` comes from, if any.
+    pub fn for_reader(req: &HttpRequest, query: &impl Serialize) -> Result<PageRequest, WebError> {
+        Ok(PageRequest {
+            personal: Personal::of(req)?,
+            ..PageRequest::new(req, query)
+        })
+    }
+
+    /// The ETag this request's reader gets for the page tagged `shared`.
+    fn tag_for(&self, shared: &EntityTag) -> EntityTag {
+        match &self.personal {
+            Some(personal) => personal.etag(shared),
+            None => shared.clone(),
+        }
+    }
+
+    /// Whether the request's validators say the client has this page,
+    /// tagged `etag` for everyone (see `tag_for`).
     fn has(&self, etag: &EntityTag, modified: Option<SystemTime>) -> bool {
         // If-None-Match wins over If-Modified-Since when both are sent (RFC 9110).
         if let Some(if_none_match) = &self.if_none_match {
+            let etag = self.tag_for(etag);
             return match if_none_match {
                 // Only pages that exist get here: a missing one is an error first.
                 IfNoneMatch::Any => true,
-                IfNoneMatch::Items(tags) => tags.iter().any(|t| t.weak_eq(etag)),
+                IfNoneMatch::Items(tags) => tags.iter().any(|t| t.weak_eq(&etag)),
             };
+        }
+        // A date says nothing of whose header a copy has: a browser that
+        // kept a visitor's page must not be told a cook's is the same.
+        if self.personal.is_some() {
+            return false;
         }
         if let Some((since, modified)) = self.if_modified_since.zip(modified) {
             // Compared exactly: an HTTP date has whole seconds and a change
@@ -118,23 +145,41 @@ pub enum Answer {
 }
 
 impl Answer {
-    fn into_response(self) -> HttpResponse {
+    /// The response to `request`: the page as kept, or for a logged-in
+    /// cook the kept page with their own header, privately.
+    fn into_response(self, request: &PageRequest) -> HttpResponse {
+        let personal = request.personal.as_ref();
         match self {
             Answer::NotModified(etag, modified) => {
                 let mut response = HttpResponse::build(StatusCode::NOT_MODIFIED);
-                validators(&mut response, &etag, modified);
+                validators(&mut response, &etag, modified, personal);
                 response.finish()
             }
             Answer::Page(kept, timing) => {
+                // A cook's answer is theirs (its ETag, private) even where
+                // its bytes are everyone's (JSON, feeds): one rule for
+                // every answer to a cook, 200 or 304.
+                let started = Instant::now();
+                let (body, timing) = match personal.map(|p| p.body(&kept)) {
+                    Some(Ok(Some(body))) => {
+                        let spent = millis(started.elapsed());
+                        (body, format!("{timing}, personal;dur={spent:.3}"))
+                    }
+                    Some(Ok(None)) | None => (kept.body.clone(), timing),
+                    Some(Err(error)) => {
+                        tracing::error!(%error, "a kept page did not decode");
+                        return HttpResponse::InternalServerError().finish();
+                    }
+                };
                 let mut response = HttpResponse::Ok();
-                validators(&mut response, &kept.etag, kept.modified);
+                validators(&mut response, &kept.etag, kept.modified, personal);
                 response
                     .insert_header((header::CONTENT_TYPE, kept.content_type))
                     .insert_header(("Server-Timing", timing));
                 if let Some(coding) = kept.encoding.header_value() {
                     response.insert_header((header::CONTENT_ENCODING, coding));
                 }
-                response.body(kept.body.clone())
+                response.body(body)
             }
         }
     }
@@ -159,7 +204,13 @@ pub fn page<M>(
     read: impl FnOnce(&Snapshot) -> Result<M, WebError>,
     render: impl FnOnce(&Site, &M) -> Body,
 ) -> Result<HttpResponse, WebError> {
-    page_as(site, PageRequest::new(req, query), Keep::Yes, read, render)
+    page_as(
+        site,
+        PageRequest::for_reader(req, query)?,
+        Keep::Yes,
+        read,
+        render,
+    )
 }
 
 /// What a page that reads nothing of the query string reads of it.
@@ -187,7 +238,7 @@ pub fn unkept_page<M>(
 ) -> Result<HttpResponse, WebError> {
     page_as(
         site,
-        PageRequest::new(req, NO_QUERY),
+        PageRequest::for_reader(req, NO_QUERY)?,
         Keep::No,
         read,
         render,
@@ -206,10 +257,10 @@ fn page_as<M>(
         let kept = kept(site, &snapshot, &request)?;
         super::metrics::page_cache(kept.is_some());
         if let Some(kept) = kept {
-            return Ok(kept.into_response());
+            return Ok(kept.into_response(&request));
         }
     }
-    Ok(make(site, &snapshot, &request, keep, read, render)?.into_response())
+    Ok(make(site, &snapshot, &request, keep, read, render)?.into_response(&request))
 }
 
 /// Long pages (their work grows with the catalog: the sitemap, tags) being
@@ -248,21 +299,22 @@ pub async fn long_page<M>(
     read: impl FnOnce(&Snapshot) -> Result<M, WebError> + Send + 'static,
     render: impl FnOnce(&Site, &M) -> Body + Send + 'static,
 ) -> Result<HttpResponse, WebError> {
-    let request = PageRequest::new(req, query);
+    let request = PageRequest::for_reader(req, query)?;
     let snapshot = site.snapshot();
     if let Some(kept) = kept(&site, &snapshot, &request)? {
-        return Ok(kept.into_response());
+        return Ok(kept.into_response(&request));
     }
     let place = LongPagePlace::take().ok_or_else(|| {
         WebError::Busy("The server is making other long pages; try again in a moment.".into())
     })?;
-    let answer = web::block(move || {
+    let (answer, request) = web::block(move || {
         let _place = place;
-        make(&site, &snapshot, &request, Keep::Yes, read, render)
+        let answer = make(&site, &snapshot, &request, Keep::Yes, read, render);
+        answer.map(|answer| (answer, request))
     })
     .await
     .map_err(|error| WebError::Internal(Box::new(error)))??;
-    Ok(answer.into_response())
+    Ok(answer.into_response(&request))
 }
 
 /// The kept page for `request`, if `snapshot` still shows it.
@@ -351,12 +403,24 @@ fn make<M>(
     Ok(Answer::Page(kept, timing))
 }
 
-/// The validators and caching rule every page answer carries.
-fn validators(response: &mut HttpResponseBuilder, etag: &EntityTag, modified: Option<SystemTime>) {
+/// The validators and caching rule every page answer carries: the page's
+/// own ETag (`etag`, everyone's) for everyone, or for one cook theirs,
+/// and private. Every page varies by cookie, so that no cache gives a
+/// cook's page to anyone else, nor a visitor's to a cook.
+fn validators(
+    response: &mut HttpResponseBuilder,
+    etag: &EntityTag,
+    modified: Option<SystemTime>,
+    personal: Option<&Personal>,
+) {
+    let (etag, cache_control) = match personal {
+        Some(personal) => (personal.etag(etag), "private, no-cache"),
+        None => (etag.clone(), "no-cache"),
+    };
     response
-        .insert_header(header::ETag(etag.clone()))
-        .insert_header((header::CACHE_CONTROL, "no-cache"))
-        .insert_header((header::VARY, "Accept-Encoding"));
+        .insert_header(header::ETag(etag))
+        .insert_header((header::CACHE_CONTROL, cache_control))
+        .insert_header((header::VARY, "Accept-Encoding, Cookie"));
     if let Some(modified) = modified {
         response.insert_header(header::LastModified(HttpDate::from(modified)));
     }

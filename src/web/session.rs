@@ -74,6 +74,17 @@ impl Visitor {
         Ok(visitor)
     }
 
+    /// The cook a request comes from, if it carries a live session. A
+    /// request without a session cookie (most, on a site people read) is
+    /// answered without a look at the accounts or a new form token.
+    pub fn signed_in(req: &HttpRequest) -> Result<Option<Cook>, WebError> {
+        let site = req.app_data::<Data<Site>>().expect("the app has its Site");
+        if req.cookie(session_cookie_name(site)).is_none() {
+            return Ok(None);
+        }
+        Ok(Visitor::read(req)?.cook)
+    }
+
     fn read_anew(req: &HttpRequest) -> Result<Visitor, WebError> {
         let site = req.app_data::<Data<Site>>().expect("the app has its Site");
         let session = req

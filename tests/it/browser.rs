@@ -27,6 +27,9 @@ use serde_json::{json, Value};
 use crate::cli::serve;
 use crate::helpers::apt_get;
 
+/// The links of the site's header.
+const HEADER_LINKS: &str = "header.site-header nav a";
+
 /// Where Debian's packages put the browser and its driver.
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
@@ -162,10 +165,33 @@ async fn the_family_drawing_cuts_no_name_at_a_phones_width_or_a_desktops() {
 /// no violation of the policy, while an inline script added on purpose is
 /// both refused and seen in it, so that the first check could have failed.
 async fn walk_through_the_site(tab: &mut Tab) -> Result<()> {
+    // Issue 31: the header knows who is asking.
+    tab.open("/about").await?;
+    let site = ["Recipes", "Tags", "About"];
+    let links = tab.texts(HEADER_LINKS).await?;
+    ensure!(
+        links == [&site[..], &["Log in", "Sign up"]].concat(),
+        "a visitor's header shows {links:?}"
+    );
+    tab.screenshot("visitor-header").await?;
+    // "Log in" comes back to the page it left, once logged in.
+    tab.click_link("Log in").await?;
+    tab.expect_path("/login").await?;
+    tab.click_link("Sign up").await?;
     sign_up(tab, "ann", "Ann Auger").await?;
     tab.screenshot("ann-signed-up").await?;
-
-    tab.open("/recipes/new").await?;
+    tab.open("/about").await?;
+    let links = tab.texts(HEADER_LINKS).await?;
+    ensure!(
+        links == [&site[..], &["Write a recipe", "Ann Auger", "Account"]].concat(),
+        "a cook's header shows {links:?}"
+    );
+    tab.screenshot("cook-header").await?;
+    tab.click_link("Ann Auger").await?;
+    tab.expect_path("/cooks/ann").await?;
+    tab.open("/").await?;
+    tab.click_link("Write a recipe").await?;
+    tab.expect_path("/recipes/new").await?;
     tab.fill(
         RECIPE_FORM,
         &[
@@ -211,10 +237,36 @@ async fn walk_through_the_site(tab: &mut Tab) -> Result<()> {
     tab.screenshot_of("section.preview", "ann-preview").await?;
     editor_layout(tab).await?;
 
+    tab.open("/recipes/skillet-cornbread").await?;
+    ensure!(
+        !tab.texts(HEADER_LINKS)
+            .await?
+            .contains(&"Log in".to_owned()),
+        "a logged-in cook is offered to log in"
+    );
     tab.open("/account").await?;
     tab.submit("form[action=\"/logout\"]").await?;
     tab.open("/account").await?;
     tab.expect_path("/login").await?;
+    // Logged in from the header on a recipe's page: back to that page.
+    tab.open("/recipes/skillet-cornbread").await?;
+    tab.click_link("Log in").await?;
+    let form = "form[action=\"/login\"]";
+    tab.fill(
+        form,
+        &[("handle", "ann"), ("password", "correct horse battery")],
+    )
+    .await?;
+    tab.submit(form).await?;
+    tab.expect_path("/recipes/skillet-cornbread").await?;
+    ensure!(
+        tab.texts(HEADER_LINKS)
+            .await?
+            .contains(&"Ann Auger".to_owned()),
+        "logged in again, the header does not say so"
+    );
+    tab.open("/account").await?;
+    tab.submit("form[action=\"/logout\"]").await?;
 
     sign_up(tab, "ben", "Ben Brook").await?;
     tab.open("/recipes/skillet-cornbread/fork?version=2")
@@ -605,6 +657,27 @@ impl Tab {
             ensure!(
                 Instant::now() < deadline,
                 "submitting {form} led to no new page within 10 s"
+            );
+            sleep(Duration::from_millis(50)).await;
+        }
+        Ok(())
+    }
+
+    /// Clicks the header's link that says `text`, and waits for its page.
+    async fn click_link(&self, text: &str) -> Result<()> {
+        let mut found = None;
+        for link in self.client.find_all(Locator::Css(HEADER_LINKS)).await? {
+            if link.text().await? == text {
+                found = Some(link);
+            }
+        }
+        let link = found.with_context(|| format!("no header link says {text:?}"))?;
+        link.click().await?;
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while link.tag_name().await.is_ok() {
+            ensure!(
+                Instant::now() < deadline,
+                "the link {text:?} led to no new page within 10 s"
             );
             sleep(Duration::from_millis(50)).await;
         }

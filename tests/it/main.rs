@@ -3,6 +3,8 @@
 //! # Layout
 //! - `accounts`: sign up, log in, sessions, passwords, secrets out of history
 //! - `architecture`: no layer names one above or beside it (the tidy test)
+//! - `header`: the header as a visitor and as a cook, and a page cache
+//!   that never mixes the two
 //! - `helpers`: stores with a small schema, and ways to compare whole stores
 //! - `transactions`: what transactions write, and what bad ones do not
 //! - `time`: as-of, since, history, and readers pinned while a writer runs
@@ -60,6 +62,7 @@ mod fuzz;
 // Shared with the fuzz targets (fuzz/fuzz_targets), which include it too.
 #[path = "../support/fuzz_checks.rs"]
 mod fuzz_checks;
+mod header;
 mod helpers;
 mod hostile;
 mod http_client;

@@ -312,10 +312,13 @@ async fn a_picture_needs_words_and_the_form_keeps_it_while_they_are_written() {
     let mut visitor = Browser::new(&site);
     let mut bob = Browser::new(&site);
     sign_up(&mut bob, "bob").await;
-    let not_there = visitor
-        .get("/images/00000000000000000000000000000000-1x1.jpg")
-        .await;
-    for unsaved in [visitor.get(&shown).await, bob.get(&shown).await] {
+    // Each compared with what they get for no picture (Bob's pages have
+    // his name in the header).
+    for someone in [&mut visitor, &mut bob] {
+        let not_there = someone
+            .get("/images/00000000000000000000000000000000-1x1.jpg")
+            .await;
+        let unsaved = someone.get(&shown).await;
         assert_eq!(unsaved.status, 404);
         assert_eq!(
             unsaved

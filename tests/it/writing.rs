@@ -609,17 +609,6 @@ async fn the_form_token_is_masked_afresh_on_every_page_so_compression_cannot_lea
 }
 
 #[actix_web::test]
-async fn anonymous_pages_stay_the_same_for_everyone() {
-    let (_, site) = new_site();
-    let anonymous = crate::helpers::get(&site, "/").await;
-    let mut ann = Browser::new(&site);
-    sign_up(&mut ann, "ann").await;
-    let logged_in = ann.get("/").await;
-    assert_eq!(anonymous.body, logged_in.body);
-    assert_eq!(logged_in.header("cache-control"), Some("no-cache"));
-}
-
-#[actix_web::test]
 async fn an_oversized_or_unreadable_form_is_refused_with_a_page_that_says_so() {
     let (recipes, site) = new_site();
     let mut browser = Browser::new(&site);
