@@ -25,6 +25,13 @@
 //!   `recipe_show/compress_{Brotli,Gzip}`, the compression alone, in bytes
 //!   per second. `handler` is a page made again, uncompressed.
 //!
+//! - `pages/*/search_{common,title,typo,prefix}/search`: a search at the
+//!   domain, over the index (built from nothing first, its time printed as
+//!   `search_build`): `oil`, the deepest recipe's title (asserted first),
+//!   that title with a letter dropped, and its first word's first four
+//!   letters as typed. A page of 20 hits with their catalog lines, texts
+//!   for snippets, the match count and the tags.
+//!
 //! - `pages/*/search_common/handler`, `tags/handler` and `tag_page/handler`:
 //!   `/search?q=oil` (a word about one recipe in eighteen holds), `/tags`,
 //!   and the first page of the catalog's most used tag, made every time.
@@ -209,6 +216,7 @@ fn pages(c: &mut Criterion, system: &SystemRunner, catalog: &Catalog) {
         .expect("a tagged catalog");
     let tag_page = format!("/tags/{tag}");
     println!("pages/{name}/tag_page: {tag_page}, {tagged} recipes");
+    search(&mut group, &site, catalog, &model.recipe.content.title);
     for (bench, uri) in [
         ("search_common/handler", "/search?q=oil"),
         ("tags/handler", "/tags"),
@@ -230,6 +238,80 @@ fn pages(c: &mut Criterion, system: &SystemRunner, catalog: &Catalog) {
         }
     }
     group.finish();
+}
+
+/// Search at the domain, over the site's index: the index built from
+/// nothing first (its time printed; on 100,000 recipes, the budget
+/// is the import's), then a common word (`oil`), a recipe's whole title
+/// (which must come first), that title with a typo, and a prefix as typed.
+fn search(
+    group: &mut criterion::BenchmarkGroup<criterion::measurement::WallTime>,
+    site: &Site,
+    catalog: &Catalog,
+    title: &str,
+) {
+    use forkful::domain::search::SearchQuery;
+    let name = catalog.name;
+    if let Some(dir) = catalog
+        .recipes
+        .derived_dir(forkful::domain::search::DIRECTORY)
+    {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    let started = std::time::Instant::now();
+    let index = site.search().expect("search index");
+    let basis = catalog.recipes.snapshot().basis();
+    assert!(
+        index.wait_for(basis, std::time::Duration::from_secs(600)),
+        "{name}: the index was not built in 10 minutes"
+    );
+    println!(
+        "pages/{name}/search_build: the index built from nothing in {:.2} s",
+        started.elapsed().as_secs_f64()
+    );
+    let view = index.view(&site.snapshot()).expect("search view");
+    let snapshot = view.snapshot().clone();
+    let words: Vec<&str> = title.split_whitespace().collect();
+    // The title's longest word of letters, one dropped from its middle.
+    let long = words
+        .iter()
+        .filter(|w| w.chars().all(char::is_alphabetic))
+        .max_by_key(|w| w.len())
+        .expect("a title word");
+    let at = long.len() / 2;
+    let typo = title.replacen(long, &format!("{}{}", &long[..at], &long[at + 1..]), 1);
+    let prefix = words[0][..words[0].len().min(4)].to_owned();
+    let queries = [
+        ("search_common", "oil".to_owned()),
+        ("search_title", title.to_owned()),
+        ("search_typo", typo),
+        ("search_prefix", prefix),
+    ];
+    for (bench, text) in queries {
+        let query = SearchQuery {
+            text: text.clone(),
+            ..SearchQuery::default()
+        };
+        let page = view.search(&snapshot, &query).expect("search");
+        println!(
+            "pages/{name}/{bench}: {text:?}: {} matches, first {:?}",
+            page.total,
+            page.hits.first().map(|h| &*h.entry.title)
+        );
+        if bench == "search_title" {
+            assert_eq!(
+                page.hits.first().map(|h| &*h.entry.title),
+                Some(title),
+                "{name}: a title's search finds it first"
+            );
+        }
+        common::report_allocations(&format!("pages/{name}/{bench}/search"), || {
+            view.search(&snapshot, &query)
+        });
+        group.bench_function(format!("{bench}/search"), |b| {
+            b.iter(|| view.search(&snapshot, black_box(&query)).expect("search"))
+        });
+    }
 }
 
 /// Recipe Markdown as steps and notes are written: a paragraph with

@@ -159,6 +159,11 @@ pub fn build(config: &Config, recipes: Recipes) -> io::Result<Running> {
             .with_body_deadline(config.timeouts.request_body),
     );
     crate::web::sweep(std::sync::Arc::downgrade(&site.clone().into_inner()))?;
+    // The search index follows the store from the start, not from the
+    // first search (which would wait for its catching up).
+    if let Err(error) = site.search() {
+        tracing::error!(%error, "search is not available");
+    }
     if let Some(limit) = config.memory_limit {
         crate::web::memory_limit::keep(
             std::sync::Arc::downgrade(&site.clone().into_inner()),

@@ -33,6 +33,7 @@ pub mod pages;
 pub mod pictures;
 mod read;
 pub mod scale;
+pub mod search;
 pub mod search_terms;
 pub mod site_schema;
 pub mod slug;
@@ -51,7 +52,7 @@ pub use pages::{
 };
 pub use read::{
     Ancestor, CatalogEntry, CatalogPage, CatalogQuery, ForkNode, ForkTree, ReadSet, Recipe,
-    SearchPage, Snapshot, Sort, Version, MAX_SORTED_TAG, RETIRED,
+    Snapshot, Sort, Version, MAX_SORTED_TAG, RETIRED,
 };
 pub use slug::{BadSlug, Slug};
 pub use write::{Change, Recipes, Seen, MAX_NOTE, UNSAVED_PICTURE_GRACE_MS};

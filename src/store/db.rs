@@ -153,8 +153,9 @@ impl Db {
         self.view == View::Current && self.cached
     }
 
-    /// Notes a read the witness cannot vouch for (see `witness`).
-    fn witness_range(&self) {
+    /// Notes a read the witness cannot vouch for (see `witness`): also for
+    /// a caller that read something beside the store at this basis.
+    pub fn witness_range(&self) {
         if let Some(witness) = &self.witness {
             witness.ranged();
         }

@@ -82,7 +82,18 @@ impl StoreConfig {
     }
 }
 
+/// The directory in a store's where indexes derived from it (not sled's,
+/// such as a search index) keep their files: deleted with the store, and
+/// built again from it when missing.
+pub const DERIVED: &str = "derived";
+
 impl Store {
+    /// Where the derived index `name` of this store keeps its files; `None`
+    /// for a temporary store.
+    pub fn derived_dir(&self, name: &str) -> Option<PathBuf> {
+        self.path().map(|path| path.join(DERIVED).join(name))
+    }
+
     /// Opens (creating if needed) a durable store in `dir`.
     pub fn open(dir: impl AsRef<Path>) -> Result<Store, OpenError> {
         Store::open_with(StoreConfig::durable(dir.as_ref()))
@@ -90,7 +101,7 @@ impl Store {
 
     /// What in `dir` is not a store's file, if anything: the first entry
     /// that sled would not have written there (`conf`, `db`, `blobs/`,
-    /// `snap.*`). `None` for a store's directory, an empty one, or one that
+    /// `snap.*`) nor a derived index (`derived/`). `None` for a store's directory, an empty one, or one that
     /// does not exist. What a caller checks before deleting a directory it
     /// was told is a store (`seed --force`), so that a mistyped `--data ~`
     /// deletes nothing.
@@ -107,6 +118,7 @@ impl Store {
             let known = match name.to_str() {
                 Some("conf" | "db") => kind.is_file(),
                 Some("blobs") => kind.is_dir(),
+                Some(DERIVED) => kind.is_dir(),
                 Some(other) => {
                     kind.is_file()
                         && other.strip_prefix("snap.").is_some_and(|id| {

@@ -31,9 +31,21 @@ pub fn cards(entries: &[CatalogEntry], memos: &Memos) -> Markup {
     html! {
         ul class="recipe-list" role="list" {
             @for entry in entries {
+                (card(entry, memos, None))
+            }
+        }
+    }
+}
+
+/// One recipe's card; `excerpt` in place of the summary's start (a search
+/// result's snippet).
+pub fn card(entry: &CatalogEntry, memos: &Memos, excerpt: Option<Markup>) -> Markup {
+    html! {
                 li class="recipe-card" {
                     h2 { a href=(RecipePath(&entry.slug)) { (Text(&entry.title)) } }
-                    @if let Some(summary) = &entry.summary {
+                    @if let Some(excerpt) = excerpt {
+                        p class="summary snippet" { (excerpt) }
+                    } @else if let Some(summary) = &entry.summary {
                         p class="summary" { (Excerpt(&memos.plain_text_shared(summary), EXCERPT)) }
                     }
                     @if !entry.tags.is_empty() {
@@ -51,8 +63,6 @@ pub fn cards(entries: &[CatalogEntry], memos: &Memos) -> Markup {
                         }
                     }
                 }
-            }
-        }
     }
 }
 

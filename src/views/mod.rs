@@ -28,6 +28,7 @@ pub mod markdown;
 pub mod pages;
 pub mod recipe;
 pub mod recipe_form;
+pub mod search;
 pub mod structured_data;
 
 use maud::Render;

@@ -2,14 +2,8 @@
 
 use maud::{html, Markup};
 
-use super::catalog::cards;
 use super::layout::{self, Head, Section};
-use super::markdown::Memos;
 use super::tag_path;
-use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
-
-use crate::domain::search_terms::{MAX_CANDIDATES, MAX_WORDS};
-use crate::domain::SearchPage;
 
 /// Every tag in use with its number of recipes.
 pub fn tags(tags: &[(String, usize)]) -> Markup {
@@ -31,65 +25,6 @@ pub fn tags(tags: &[(String, usize)]) -> Markup {
                                 }
                             }
                         }
-                    }
-                }
-            }
-        },
-    )
-}
-
-/// A page of search results for `query` (none yet if the query is empty).
-pub fn search(query: &str, page: &SearchPage, memos: &Memos) -> Markup {
-    let title = if query.is_empty() {
-        "Search".to_owned()
-    } else {
-        format!("Search: {query}")
-    };
-    let mut head = Head::new(&title, Section::Other);
-    head.query = Some(query);
-    head.noindex = true;
-    let next = page.next.map(|after| {
-        format!(
-            "/search?q={}&after={after}",
-            utf8_percent_encode(query, NON_ALPHANUMERIC)
-        )
-    });
-    layout::page(
-        &head,
-        html! {
-            h1 { (title) }
-            @if page.words.is_empty() {
-                p class="lede" { "Type words from a recipe's title, ingredients or tags into the search box." }
-            } @else {
-                p class="lede" {
-                    "Recipes with "
-                    @for (i, word) in page.words.iter().enumerate() {
-                        @if i > 0 { ", " }
-                        q { (word) }
-                        @if i + 1 == page.words.len() && page.prefix { " (or a word it begins)" }
-                    }
-                    ", oldest first."
-                }
-                @if page.dropped > 0 {
-                    p class="notice" {
-                        "Only the first " (MAX_WORDS) " words were searched for ("
-                        (page.dropped) " more left out)."
-                    }
-                }
-                @if page.entries.is_empty() && page.next.is_none() {
-                    p class="notice" { "No recipe matches every word of " q { (query) } "." }
-                } @else {
-                    (cards(&page.entries, memos))
-                }
-                @if page.cut_short {
-                    p class="notice" {
-                        "This page looked at " (MAX_CANDIDATES) " recipes and stopped there; "
-                        "more may match on the next."
-                    }
-                }
-                @if let Some(next) = &next {
-                    nav class="pager" aria-label="More results" {
-                        a rel="next" href=(next) { "Next page" }
                     }
                 }
             }

@@ -68,6 +68,9 @@ pub struct Site {
     fetcher: crate::import::Fetcher,
     /// How long a request's body may take to arrive after its head.
     body_deadline: std::time::Duration,
+    /// The search index, opened on first use (`serve` opens it at start,
+    /// so that it follows the store from then on); why not, if it cannot be.
+    search: std::sync::OnceLock<Result<crate::domain::search::SearchIndex, String>>,
 }
 
 /// How long a request's body may take after its head unless told
@@ -100,7 +103,19 @@ impl Site {
             caches: caches::Caches::default(),
             fetcher: crate::import::Fetcher::public_only(),
             body_deadline: DEFAULT_BODY_DEADLINE,
+            search: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The search index of the site's store, opened (and following the
+    /// store) from the first call on.
+    pub fn search(&self) -> Result<&crate::domain::search::SearchIndex, WebError> {
+        self.search
+            .get_or_init(|| {
+                crate::domain::search::SearchIndex::open(&self.recipes).map_err(|e| e.to_string())
+            })
+            .as_ref()
+            .map_err(|why| WebError::Busy(format!("Search is not available: {why}.")))
     }
 
     /// This site fetching pages to import with `fetcher`.

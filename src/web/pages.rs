@@ -8,7 +8,7 @@ use super::page_cache::Encoding;
 use super::respond::{self, Body};
 use super::{Site, WebError};
 use crate::assets;
-use crate::domain::pages;
+use crate::domain::{pages, search};
 use crate::views;
 
 /// Every tag: a walk over the tags' index, so made off the workers.
@@ -23,18 +23,21 @@ pub async fn tags(site: web::Data<Site>, req: HttpRequest) -> Result<HttpRespons
     .await
 }
 
-/// The search's query string: `?q=&after=`.
+/// The search's query string: `?q=&tag=&page=`.
 #[derive(Debug, Deserialize, Serialize)]
 pub struct SearchParams {
     #[serde(default)]
     q: String,
-    after: Option<String>,
+    tag: Option<String>,
+    page: Option<String>,
 }
 
-/// Results a search shows.
-const SEARCH_LIMIT: usize = 50;
 /// A longer query is not a search for a recipe.
 const MAX_QUERY: usize = 200;
+
+/// How long a search waits for the index to show the site's newest write
+/// (a cook's own, just made) before it answers at the index's basis.
+const INDEX_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
 
 pub async fn search(
     site: web::Data<Site>,
@@ -42,18 +45,53 @@ pub async fn search(
     params: web::Query<SearchParams>,
 ) -> Result<HttpResponse, WebError> {
     let params = params.into_inner();
-    let after = super::catalog::parse_after(params.after.as_deref())?;
     let q = params.q.trim().to_owned();
     if q.chars().count() > MAX_QUERY {
         return Err(WebError::BadRequest(format!(
             "A search may be at most {MAX_QUERY} characters long."
         )));
     }
-    respond::unkept_page(
+    let page = match params.page.as_deref() {
+        None => 0,
+        Some(page) => match page.parse::<usize>() {
+            Ok(n) if (1..=search::MAX_PAGE).contains(&n) => n - 1,
+            _ => {
+                return Err(WebError::BadRequest(format!(
+                    "A search's page is a number from 1 to {}, not {page:?}.",
+                    search::MAX_PAGE
+                )))
+            }
+        },
+    };
+    let tag = params.tag.filter(|t| !t.trim().is_empty());
+    if tag
+        .as_ref()
+        .is_some_and(|t| t.len() > crate::domain::content::MAX_TAG)
+    {
+        return Err(WebError::BadRequest(
+            "That is not a tag: it is too long.".into(),
+        ));
+    }
+    let index = site.search()?;
+    // Waited for here, off the worker's thread, not in the index.
+    let latest = site.snapshot();
+    let started = std::time::Instant::now();
+    while index.basis().is_none_or(|b| b < latest.basis()) && started.elapsed() < INDEX_WAIT {
+        actix_web::rt::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    let view = index.view(&latest)?;
+    // The query, kept with the original text so that the box shows it.
+    let query = search::SearchQuery {
+        text: params.q.clone(),
+        tag,
+        page,
+    };
+    respond::unkept_page_on(
         &site,
         &req,
-        |snapshot| Ok(snapshot.search(&q, after, SEARCH_LIMIT)?),
-        |site, results| Body::from(views::pages::search(&q, results, site.memos())),
+        view.snapshot().clone(),
+        |snapshot| Ok(view.search(snapshot, &query)?),
+        |site, results| Body::from(views::search::page(&q, results, site.memos())),
     )
 }
 

@@ -245,6 +245,20 @@ pub fn unkept_page<M>(
     )
 }
 
+/// `unkept_page`, made from `snapshot` rather than the site's newest
+/// value: a page whose data beside the store is at an older basis (search
+/// results, from the index at its basis).
+pub fn unkept_page_on<M>(
+    site: &Site,
+    req: &HttpRequest,
+    snapshot: Snapshot,
+    read: impl FnOnce(&Snapshot) -> Result<M, WebError>,
+    render: impl FnOnce(&Site, &M) -> Body,
+) -> Result<HttpResponse, WebError> {
+    let request = PageRequest::for_reader(req, NO_QUERY)?;
+    Ok(make(site, &snapshot, &request, Keep::No, read, render)?.into_response(&request))
+}
+
 fn page_as<M>(
     site: &Site,
     request: PageRequest,

@@ -1,4 +1,4 @@
-//! Recipes on the store: history, forks, lineage, catalog, search, diffs.
+//! Recipes on the store: history, forks, lineage, catalog, diffs.
 
 use forkful::domain::content::{MAX_INGREDIENT_TERMS, MAX_LINE, MAX_SUMMARY_TERMS};
 use forkful::domain::diff::{self, LineChange};
@@ -572,33 +572,6 @@ fn the_catalog_pages_through_every_recipe_once_in_order() {
         }),
         Err(DomainError::BadCursor(_))
     ));
-}
-
-#[test]
-fn search_finds_recipes_by_title_summary_ingredients_and_tags() {
-    let view = demo().snapshot();
-    let titles = |q: &str| {
-        view.search(q, None, 100)
-            .unwrap()
-            .entries
-            .into_iter()
-            .map(|e| e.slug.to_string())
-            .collect::<Vec<_>>()
-    };
-    assert!(titles("shakshuka").contains(&"shakshuka".to_owned()));
-    assert!(
-        titles("shaksh").contains(&"green-shakshuka".to_owned()),
-        "the last word is a prefix"
-    );
-    let buttermilk = titles("buttermilk");
-    assert!(
-        buttermilk.contains(&"buttermilk-pancakes".to_owned()),
-        "{buttermilk:?}"
-    );
-    let both = titles("lentil vegan");
-    assert!(!both.is_empty() && both.iter().all(|s| titles("lentil").contains(s)));
-    assert!(titles("zzzzqqq").is_empty());
-    assert!(titles("").is_empty());
 }
 
 #[test]

@@ -12,7 +12,9 @@
 //! - `query`: datalog clauses, aggregates, rules, planning and errors
 //! - `query_docs`: the examples of docs/QUERY.md, run
 //! - `seed`: the demo seed, seed-file mistakes, the synthetic catalog
-//! - `domain`: recipes, history, forks, lineage, catalog, search, diffs
+//! - `domain`: recipes, history, forks, lineage, catalog, diffs
+//! - `search`: the search index: ranking over the demo, typos, accents,
+//!   stems, prefixes, snippets, tags, pages, following writes, rebuilds
 //! - `durability`: reopening stores, format versions, export and import
 //! - `uuids`: the one text form of a uuid, in queries and imports
 //! - `faults`: failed and panicking flushes, and the size limit
@@ -78,6 +80,7 @@ mod query;
 mod query_docs;
 mod races;
 mod scaling;
+mod search;
 mod seed;
 mod soak;
 mod tags;

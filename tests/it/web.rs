@@ -1140,14 +1140,16 @@ async fn a_long_history_comes_fifty_versions_a_page_with_the_same_summaries() {
 async fn the_new_addresses_refuse_hostile_input_with_a_clear_status() {
     let site = site(demo());
     for (uri, status) in [
-        ("/search?q=egg&after=abc", 400),
-        ("/search?q=egg&after=-1", 400),
-        ("/search?q=egg&after=99999999999", 200),
+        ("/search?q=egg&page=abc", 400),
+        ("/search?q=egg&page=-1", 400),
+        ("/search?q=egg&page=99999999999", 400),
+        ("/search?q=egg&page=50", 200),
+        ("/search?q=egg&tag=vegan&page=2", 200),
         (
             "/search?q=egg%20egg%20egg%20egg%20egg%20egg%20egg%20egg%20egg%20egg",
             200,
         ),
-        ("/search?q=%C3%A9%C3%A9%C3%A9&after=1", 200),
+        ("/search?q=%C3%A9%C3%A9%C3%A9&page=1", 200),
         ("/sitemaps/99999999999999999999999999.xml", 404),
         ("/sitemaps/-1.xml", 404),
         ("/sitemaps/1.xml.br", 404),

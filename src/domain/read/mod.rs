@@ -8,19 +8,16 @@
 //! - `recipe`: a recipe now or at a version, its versions and what each changed
 //! - `lineage`: ancestors, forks and the fork tree
 //! - `catalog`: catalog pages, catalog lines and tags
-//! - `search`: the search over the terms index
 
 mod catalog;
 mod lineage;
 mod read_set;
 mod recipe;
-mod search;
 
 pub use catalog::{CatalogEntry, CatalogPage, CatalogQuery, Sort, MAX_SORTED_TAG};
 pub use lineage::{Ancestor, ForkNode, ForkTree};
 pub use read_set::ReadSet;
 pub use recipe::{Recipe, Version, RETIRED};
-pub use search::SearchPage;
 
 use super::attrs::Attrs;
 use super::ids::{Basis, Instant, RecipeId};
@@ -45,8 +42,52 @@ impl Snapshot {
         }
     }
 
+    /// The recipes a transaction after `since` (through this snapshot's
+    /// basis) made a version of or retired: each version sets the count,
+    /// so the log names every recipe that changed, and nothing else.
+    pub(crate) fn changed_since(
+        &self,
+        since: Basis,
+    ) -> Result<std::collections::BTreeSet<RecipeId>, DomainError> {
+        let mut changed = std::collections::BTreeSet::new();
+        let wanted = [self.attrs.version_count, self.attrs.retired];
+        for datom in self.db.log(since.tx() + 1, self.db.basis()) {
+            let datom = datom?;
+            if wanted.contains(&datom.a) {
+                changed.insert(RecipeId::new(datom.e));
+            }
+        }
+        Ok(changed)
+    }
+
+    /// Every recipe, retired ones included, in title order: one AVET read.
+    pub(crate) fn every_recipe(&self) -> impl Iterator<Item = Result<RecipeId, DomainError>> + '_ {
+        self.db
+            .datoms_range(
+                Index::Avet,
+                &Components::any().a(self.attrs.title),
+                None,
+                false,
+            )
+            .map(|datom| Ok(RecipeId::new(datom?.e)))
+    }
+
+    /// How many recipes there are, retired ones included.
+    pub(crate) fn recipe_count(&self) -> usize {
+        self.db
+            .ordered_len(self.attrs.title)
+            .unwrap_or_else(|| self.every_recipe().count())
+    }
+
+    /// Marks what this (witnessed) snapshot read as depending on its whole
+    /// basis: a page built on something beside the store, made at this
+    /// basis (search results), is stale after any write.
+    pub(crate) fn depend_on_basis(&self) {
+        self.db.witness_range();
+    }
+
     /// The same recipes as they were just after `basis`.
-    fn as_of(&self, basis: Basis) -> Snapshot {
+    pub(crate) fn as_of(&self, basis: Basis) -> Snapshot {
         Snapshot {
             db: self.db.as_of(basis.tx()),
             attrs: self.attrs,

@@ -172,6 +172,12 @@ impl Recipes {
         self.store.entity_cache_fill()
     }
 
+    /// Where the store's derived index `name` keeps its files; `None` for
+    /// a temporary store.
+    pub fn derived_dir(&self, name: &str) -> Option<std::path::PathBuf> {
+        self.store.derived_dir(name)
+    }
+
     pub fn attrs(&self) -> &Attrs {
         &self.attrs
     }

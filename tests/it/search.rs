@@ -1,0 +1,321 @@
+//! Search (issue 31): the tantivy index beside the store, its ranking over
+//! the demo, typos, accents, stems and prefixes, snippets, tags as facets,
+//! pages, and an index that follows every write and is built again when
+//! it is missing or of another format.
+
+use std::time::Duration;
+
+use forkful::domain::search::{SearchIndex, SearchPage, SearchQuery, MAX_PAGE, PER_PAGE};
+use forkful::domain::{Change, Content, Recipes, Slug, Step};
+
+use crate::helpers::{demo, get, site};
+
+/// The demo's index, built.
+fn demo_index() -> SearchIndex {
+    let index = SearchIndex::open(demo()).unwrap();
+    assert!(
+        index.wait_for(demo().snapshot().basis(), Duration::from_secs(60)),
+        "the demo's index was not built in a minute"
+    );
+    index
+}
+
+fn search(recipes: &Recipes, index: &SearchIndex, query: SearchQuery) -> SearchPage {
+    let view = index.view(&recipes.snapshot()).unwrap();
+    let snapshot = view.snapshot().clone();
+    view.search(&snapshot, &query).unwrap()
+}
+
+/// The slugs `text` finds, best first, on its first page.
+fn found(recipes: &Recipes, index: &SearchIndex, text: &str) -> Vec<String> {
+    let query = SearchQuery {
+        text: text.into(),
+        ..SearchQuery::default()
+    };
+    search(recipes, index, query)
+        .hits
+        .into_iter()
+        .map(|hit| hit.entry.slug.to_string())
+        .collect()
+}
+
+#[test]
+fn a_recipes_name_finds_that_recipe_first() {
+    let index = demo_index();
+    // A query, and the recipe a person typing it is looking for.
+    let named = [
+        ("shakshuka", "shakshuka"),
+        ("Shakshuka with feta", "shakshuka-with-feta"),
+        ("country sourdough", "country-sourdough"),
+        ("dal makhani", "dal-makhani"),
+        ("banana bread", "banana-bread"),
+        ("vegan banana bread", "vegan-banana-bread"),
+        ("ragu bolognese", "ragu-bolognese"),
+        ("buttermilk pancakes", "buttermilk-pancakes"),
+        ("dutch baby", "dutch-baby"),
+        ("texas chili", "texas-chili"),
+        ("pho", "pho-ga"),
+        ("tom kha gai", "tom-kha-gai"),
+        ("pasta e ceci", "pasta-e-ceci"),
+        ("greek salad", "greek-salad"),
+        ("sourdough focaccia", "sourdough-focaccia"),
+        ("souffle pancakes", "japanese-souffle-pancakes"),
+        ("chocolate chip", "chocolate-chip-pancakes"),
+        ("bibimbap", "bibimbap"),
+    ];
+    for (query, first) in named {
+        let slugs = found(demo(), &index, query);
+        assert_eq!(
+            slugs.first().map(String::as_str),
+            Some(first),
+            "{query:?} finds {slugs:?}"
+        );
+    }
+}
+
+#[test]
+fn typos_accents_stems_and_prefixes_find_what_was_meant() {
+    let index = demo_index();
+    let find = |q: &str| found(demo(), &index, q);
+    // One letter off, in words of five letters or more.
+    for (typo, meant) in [
+        ("sourdogh", "country-sourdough"),
+        ("focacia", "sourdough-focaccia"),
+        ("shakshuk bolognese", ""),
+        ("panckes", "buttermilk-pancakes"),
+        ("bolognaise", "ragu-bolognese"),
+    ] {
+        let slugs = find(typo);
+        match meant {
+            "" => assert!(slugs.is_empty(), "{typo:?} finds {slugs:?}"),
+            meant => assert!(
+                slugs.contains(&meant.to_owned()),
+                "{typo:?} finds {slugs:?}"
+            ),
+        }
+    }
+    // A short word has no typo: "dak" is not "dal".
+    assert!(find("dak ").is_empty());
+    assert!(!find("dal ").is_empty());
+    // Accents folded, both ways.
+    assert_eq!(find("creme"), find("crème"));
+    assert!(!find("creme").is_empty());
+    assert_eq!(find("ragu "), find("ragù "));
+    assert!(find("ragu ").contains(&"mushroom-ragu".to_owned()));
+    // Stems: a plural and its singular are one word.
+    assert_eq!(find("eggs "), find("egg "));
+    assert_eq!(find("pancakes "), find("pancake "));
+    // The last word, while typed, is the start of a word.
+    assert!(find("sourd").contains(&"country-sourdough".to_owned()));
+    assert!(find("shaksh").contains(&"green-shakshuka".to_owned()));
+    assert!(find("shaksh ").is_empty(), "a finished word is whole");
+    // Every word must match.
+    let both = find("lentil vegan");
+    let lentil = find("lentil");
+    assert!(!both.is_empty() && both.iter().all(|s| lentil.contains(s)));
+    assert!(find("zzzzqqq").is_empty());
+    assert!(find("").is_empty());
+}
+
+#[test]
+fn a_page_counts_every_match_and_offers_their_tags() {
+    let index = demo_index();
+    let all = |text: &str, tag: Option<&str>, page: usize| {
+        search(
+            demo(),
+            &index,
+            SearchQuery {
+                text: text.into(),
+                tag: tag.map(str::to_owned),
+                page,
+            },
+        )
+    };
+    let pancakes = all("pancakes", None, 0);
+    assert!(pancakes.total > PER_PAGE, "{}", pancakes.total);
+    assert_eq!(pancakes.hits.len(), PER_PAGE);
+    assert!(pancakes.has_next);
+    let second = all("pancakes", None, 1);
+    assert_eq!(second.hits.len(), pancakes.total - PER_PAGE);
+    assert!(!second.has_next);
+    let first: Vec<_> = pancakes.hits.iter().map(|h| h.entry.id).collect();
+    assert!(second.hits.iter().all(|h| !first.contains(&h.entry.id)));
+    assert!(all("pancakes", None, MAX_PAGE).hits.is_empty());
+    // Each tag offered is counted as narrowing to it finds.
+    let sourdough = all("sourdough", None, 0);
+    assert!(!sourdough.tags.is_empty());
+    for (tag, count) in &sourdough.tags {
+        let narrowed = all("sourdough", Some(tag), 0);
+        assert_eq!(narrowed.total as u64, *count, "{tag}");
+        assert!(narrowed
+            .hits
+            .iter()
+            .all(|h| h.entry.tags.iter().any(|t| &**t == tag)));
+    }
+    let counts: Vec<u64> = sourdough.tags.iter().map(|(_, n)| *n).collect();
+    assert!(counts.windows(2).all(|w| w[0] >= w[1]), "most common first");
+}
+
+fn content(title: &str, step: &str) -> Content {
+    Content {
+        title: title.into(),
+        ingredients: vec!["1 cup flour".into()],
+        steps: vec![Step {
+            section: None,
+            text: step.into(),
+        }],
+        ..Content::default()
+    }
+}
+
+#[test]
+fn the_index_follows_every_write_and_forgets_a_retired_recipe() {
+    let recipes = Recipes::temporary().unwrap();
+    let index = SearchIndex::open(&recipes).unwrap();
+    let caught_up = |index: &SearchIndex| {
+        assert!(index.wait_for(recipes.snapshot().basis(), Duration::from_secs(10)));
+    };
+    let by = Change::by("ann", "first");
+    let slug = Slug::parse("quince-paste").unwrap();
+    recipes
+        .create(&slug, content("Quince paste", "Simmer the quinces."), &by)
+        .unwrap();
+    caught_up(&index);
+    assert_eq!(found(&recipes, &index, "quince"), ["quince-paste"]);
+    // An edit: found by its new words, no longer by its old.
+    let recipe = recipes.snapshot().recipe(&slug).unwrap();
+    recipes
+        .edit(
+            &slug,
+            recipe.newest(),
+            content("Membrillo", "Simmer the fruit."),
+            &Change::by("ann", "renamed"),
+        )
+        .unwrap();
+    caught_up(&index);
+    assert_eq!(found(&recipes, &index, "membrillo"), ["quince-paste"]);
+    assert!(found(&recipes, &index, "quince").is_empty());
+    // A fork is found too; a retired recipe is not.
+    let (fork, _) = recipes
+        .fork(&slug, None, None, |c| c, &Change::by("ben", "mine"))
+        .unwrap();
+    caught_up(&index);
+    assert_eq!(found(&recipes, &index, "membrillo").len(), 2);
+    let newest = recipes.snapshot().recipe(&slug).unwrap().newest();
+    recipes
+        .retire(&slug, newest, &Change::by("ann", "gone"))
+        .unwrap();
+    caught_up(&index);
+    assert_eq!(
+        found(&recipes, &index, "membrillo"),
+        [fork.to_string()],
+        "the retired original is gone"
+    );
+    // The page is made at the index's basis, from the store at that basis.
+    let view = index.view(&recipes.snapshot()).unwrap();
+    assert_eq!(Some(view.snapshot().basis()), index.basis());
+}
+
+#[test]
+fn the_index_is_built_again_when_missing_or_of_another_format() {
+    let dir = tempfile_dir("search-rebuilt");
+    let open = || {
+        let store = forkful::store::Store::open(&dir).unwrap();
+        Recipes::open(store).unwrap()
+    };
+    let index_dir = dir.join("derived").join("search");
+    {
+        let recipes = open();
+        recipes
+            .create(
+                &Slug::parse("medlar-jelly").unwrap(),
+                content("Medlar jelly", "Bletted medlars."),
+                &Change::by("ann", "first"),
+            )
+            .unwrap();
+        let index = SearchIndex::open(&recipes).unwrap();
+        assert!(index.wait_for(recipes.snapshot().basis(), Duration::from_secs(10)));
+        assert_eq!(found(&recipes, &index, "medlar"), ["medlar-jelly"]);
+    }
+    assert!(index_dir.join("meta.json").exists(), "the index is on disk");
+    // The store's directory is still one a store's (seed --force checks).
+    assert_eq!(forkful::store::Store::stranger_in(&dir).unwrap(), None);
+    for spoil in [
+        |dir: &std::path::Path| std::fs::remove_dir_all(dir).unwrap(),
+        |dir: &std::path::Path| std::fs::write(dir.join("meta.json"), "{not tantivy's").unwrap(),
+    ] {
+        spoil(&index_dir);
+        let recipes = open();
+        let index = SearchIndex::open(&recipes).unwrap();
+        assert!(index.wait_for(recipes.snapshot().basis(), Duration::from_secs(10)));
+        assert_eq!(found(&recipes, &index, "medlar"), ["medlar-jelly"]);
+    }
+}
+
+/// A fresh directory under cargo's scratch dir for tests.
+fn tempfile_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+#[actix_web::test]
+async fn the_search_page_ranks_marks_narrows_and_refuses_bad_pages() {
+    let site = site(demo());
+    let page = get(&site, "/search?q=cr%C3%A8me").await;
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("<mark>crème</mark>"), "{}", page.body);
+    let folded = get(&site, "/search?q=creme").await;
+    assert_eq!(
+        folded.attrs("main h2 a", "href"),
+        page.attrs("main h2 a", "href")
+    );
+    let typed = get(&site, "/search?q=sourdogh").await;
+    let hrefs = typed.attrs("main h2 a", "href");
+    assert!(hrefs.contains(&"/recipes/country-sourdough".to_owned()));
+    assert!(typed.body.contains("<mark>sourdough</mark>"));
+    // Tags to narrow by, each a link to the narrowed search.
+    let narrow = typed.attrs("nav.facets a", "href");
+    assert!(
+        narrow.contains(&"/search?q=sourdogh&tag=bread".to_owned()),
+        "{narrow:?}"
+    );
+    let bread = get(&site, "/search?q=sourdogh&tag=bread").await;
+    assert_eq!(bread.status, 200);
+    assert!(bread.texts("h1")[0].contains("tagged bread"));
+    // Pages: the next one, and numbers that are no page.
+    let pancakes = get(&site, "/search?q=pancakes").await;
+    assert_eq!(
+        pancakes.attrs("a[rel=next]", "href"),
+        ["/search?q=pancakes&page=2"]
+    );
+    let second = get(&site, "/search?q=pancakes&page=2").await;
+    assert_eq!(second.status, 200);
+    assert_eq!(second.attrs("a[rel=prev]", "href"), ["/search?q=pancakes"]);
+    for bad in ["0", "51", "x", "-1", "99999999999999999999"] {
+        let refused = get(&site, &format!("/search?q=pancakes&page={bad}")).await;
+        assert_eq!(refused.status, 400, "page={bad}");
+    }
+}
+
+#[actix_web::test]
+async fn a_recipe_just_written_is_found_on_the_next_search() {
+    let recipes = Recipes::temporary().unwrap();
+    let site = site(&recipes);
+    assert!(get(&site, "/search?q=damson")
+        .await
+        .body
+        .contains("No recipe matches"));
+    for n in 0..5 {
+        let slug = Slug::parse(&format!("damson-gin-{n}")).unwrap();
+        recipes
+            .create(
+                &slug,
+                content(&format!("Damson gin {n}"), "Prick the damsons."),
+                &Change::by("ann", "first"),
+            )
+            .unwrap();
+        let page = get(&site, "/search?q=damson").await;
+        assert_eq!(page.attrs("main h2 a", "href").len(), n + 1, "{n}");
+    }
+}
