@@ -15,7 +15,8 @@
 //! - **At one basis.** A search is answered from the index at its basis and
 //!   the store's value at that same basis (`SearchView`), so a page never
 //!   mixes two; a search waits, a little, for the index to reach the basis
-//!   the site shows, so a cook finds what they just wrote.
+//!   the site shows (`web::pages::search`), so a cook finds what they
+//!   just wrote.
 //! - **Bounded.** The writer buffers at most `WRITER_BYTES` before it
 //!   writes a segment; segments are read through mmap, so the index's size
 //!   is the page cache's, not the heap's. A store in a temporary file gets
@@ -55,10 +56,6 @@ const WRITER_BYTES: usize = 16 << 20;
 
 /// How often the follower looks for a new basis when it found none.
 const POLL: Duration = Duration::from_millis(10);
-
-/// How long a search waits for the index to reach the basis the site
-/// shows before it answers at the index's own.
-const WAIT: Duration = Duration::from_millis(500);
 
 /// How long opening waits for the index's lock.
 const LOCK_WAIT: Duration = Duration::from_secs(2);
@@ -229,11 +226,11 @@ impl SearchIndex {
         }
     }
 
-    /// The index and the store at one basis, for one search: the newest
-    /// the index reaches `latest` (the site's value) at, waiting a little
-    /// for it, or the index's own. 503 until the first build is done.
+    /// The index and the store at one basis, for one search: `latest`'s
+    /// (the site's value) if the index has reached it, else the index's
+    /// own. Never waits: a caller that wants the newest waits first, as
+    /// the web's handler does off its worker. 503 until the first build.
     pub fn view(&self, latest: &Snapshot) -> Result<SearchView, DomainError> {
-        self.wait_for(latest.basis(), WAIT);
         let Some(current) = self.current() else {
             let (done, of) = (
                 self.inner.built.load(Ordering::Relaxed),
