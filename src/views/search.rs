@@ -64,6 +64,10 @@ pub fn page(query: &str, results: &SearchPage, memos: &Memos) -> Markup {
                                 li {
                                     a class="tag" href=(link(query, Some(tag), 0)) {
                                         (tag) " " span class="count" {
+                                            // Counted among the first matches, scaled.
+                                            @if results.tags_estimated {
+                                                span title="about" { "≈" }
+                                            }
                                             (n) span class="visually-hidden" { " recipes" }
                                         }
                                     }

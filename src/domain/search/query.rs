@@ -2,27 +2,35 @@
 //! its hits read back from the store at that basis.
 //!
 //! Every word must match (as people expect of a search box), and each
-//! matches in several ways, scored by the best of them (and a fifth of the
-//! rest), so that the better way wins:
+//! matches in several ways, whose scores add up:
 //!
 //! - its stem, in each language the catalog has, in any field, by BM25
 //!   with the field's weight (`document::WEIGHTED`: the title most);
 //! - a stem one or two letters off (`words::MIN_TYPO`), in the title,
 //!   about and ingredients, at a small flat score times the field's weight;
 //! - the last word, while it is being typed, as the start of a word of the
-//!   title, tags or ingredients, at a small flat score.
+//!   title, tags or ingredients, at a small flat score (unless it is
+//!   already a word of `SAMPLED` recipes or more: `is_common`).
 //!
-//! An exact word thus always ranks over the typo it could also be, and a
-//! title that is the query over a recipe that only mentions it.
+//! An exact word thus ranks over the typo it could also be, and a title
+//! that is the query over a recipe that only mentions it. The ways are
+//! summed, not taken at their best (a `DisjunctionMaxQuery`): the sum of
+//! plain term scorers is tantivy's fast union, and it halved a common
+//! word's ranking (the search bench's `search_common`, docs/BENCHMARKING.md).
+//!
+//! A common word matches half the catalog: the page and the count visit
+//! every match, but the tags are read from the first `SAMPLED` matches of
+//! each segment only (and their counts scaled to the whole), so that the
+//! work of a search's sidebar does not grow with the catalog.
 
-use tantivy::collector::{Count, FacetCollector, TopDocs};
-use tantivy::query::{
-    AllQuery, BooleanQuery, BoostQuery, DisjunctionMaxQuery, FuzzyTermQuery, Occur, Query,
-    TermQuery,
-};
+use std::collections::HashMap;
+
+use tantivy::collector::{Collector, Count, SegmentCollector, TopDocs};
+use tantivy::fastfield::FacetReader;
+use tantivy::query::{AllQuery, BooleanQuery, BoostQuery, FuzzyTermQuery, Occur, Query, TermQuery};
 use tantivy::schema::{Facet, IndexRecordOption, Term};
 use tantivy::tokenizer::Language;
-use tantivy::DocAddress;
+use tantivy::{DocAddress, DocId, Score, SegmentOrdinal, SegmentReader};
 
 use super::document::WEIGHTED;
 use super::words::{language_of, Matcher, QueryWords};
@@ -47,8 +55,11 @@ const FACETS: usize = 12;
 const TYPO_SCORE: f32 = 0.3;
 const PREFIX_SCORE: f32 = 1.0;
 
-/// How much a word's other fields add to its best one's score.
-const TIE_BREAKER: f32 = 0.2;
+/// Matches a search reads its tags from, at most: past it the tags are
+/// those of the first `SAMPLED` matches in the index's order, their counts
+/// scaled to all the matches. (Measured: the exact tags of `oil`'s 52,572
+/// matches in 100,000 recipes cost 1.1 ms of its 1.9.)
+pub const SAMPLED: u32 = 1_000;
 
 /// What was asked.
 #[derive(Debug, Clone, Default)]
@@ -89,6 +100,9 @@ pub struct SearchPage {
     pub has_next: bool,
     /// The tags of the matching recipes, most common first, with counts.
     pub tags: Vec<(String, u64)>,
+    /// Whether those counts are estimates, from the first `SAMPLED`
+    /// matches.
+    pub tags_estimated: bool,
     /// What marks the matched words in a snippet.
     pub matcher: Matcher,
 }
@@ -134,14 +148,14 @@ impl SearchView {
             clauses.push((Occur::Must, Box::new(AllQuery)));
         }
         let query_all = BooleanQuery::new(clauses);
-        let mut facets = FacetCollector::for_field("tag");
-        facets.add_facet(Facet::root());
         let top = TopDocs::with_limit(PER_PAGE + 1)
             .and_offset(query.page * PER_PAGE)
             .order_by_score();
         let searcher = &self.current.searcher;
-        let (top, total, facets) = searcher
-            .search(&query_all, &(top, Count, facets))
+        // One pass: the ranked page, the count, and the tags of the first
+        // matches.
+        let (top, total, (mut tags, read)) = searcher
+            .search(&query_all, &(top, Count, SampledTags))
             .map_err(search_error)?;
         let has_next = top.len() > PER_PAGE;
         let mut found = Vec::with_capacity(PER_PAGE);
@@ -155,15 +169,12 @@ impl SearchView {
         for (_, id) in found {
             hits.push(hit(snapshot, id)?);
         }
-        let mut tags: Vec<(String, u64)> = facets
-            .get(Facet::root())
-            .filter_map(|(facet, count)| {
-                facet
-                    .to_path()
-                    .first()
-                    .map(|name| ((*name).to_owned(), count))
-            })
-            .collect();
+        let tags_estimated = read < total as u64;
+        if tags_estimated && read > 0 {
+            for (_, n) in &mut tags {
+                *n = (*n as f64 * total as f64 / read as f64).round() as u64;
+            }
+        }
         tags.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         tags.truncate(FACETS);
         Ok(SearchPage {
@@ -175,50 +186,64 @@ impl SearchView {
             page: query.page,
             has_next,
             tags,
+            tags_estimated,
         })
     }
 
-    /// Every way word `i` of `words` may match, as one query scored by the
-    /// best of them plus a little of the others (a "best field" query): a
-    /// recipe titled with the word outranks one that only repeats it
-    /// through a long method.
+    /// Every way word `i` of `words` may match, as one query whose score
+    /// is the sum of theirs: a recipe titled with the word outranks one
+    /// that only repeats it through a long method. Each stem in each field
+    /// is a term query of its own, so that a word without typos or a
+    /// prefix is a plain union of term scorers.
     fn word_query(&self, words: &QueryWords, i: usize, languages: &[Language]) -> Box<dyn Query> {
         let fields = &self.fields;
-        let mut ways: Vec<Box<dyn Query>> = Vec::new();
+        let mut ways: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         let stems = words.stems(i, languages);
         let typos = QueryWords::typos_allowed(&words.words[i]);
+        let mut way = |query: Box<dyn Query>, weight: f32| {
+            ways.push((Occur::Should, Box::new(BoostQuery::new(query, weight))));
+        };
         for (at, (field, weight)) in WEIGHTED.iter().enumerate() {
-            let mut field_ways: Vec<(Occur, Box<dyn Query>)> = Vec::new();
             for stem in &stems {
                 let term = Term::from_field_text(field(fields), stem);
-                field_ways.push((
-                    Occur::Should,
+                way(
                     Box::new(TermQuery::new(term, IndexRecordOption::WithFreqs)),
-                ));
+                    *weight,
+                );
             }
-            ways.push(Box::new(BoostQuery::new(
-                Box::new(BooleanQuery::new(field_ways)),
-                *weight,
-            )));
             // Typos in the short fields people name a recipe by.
             if typos > 0 && at < 3 {
                 for stem in &stems {
                     let term = Term::from_field_text(field(fields), stem);
-                    ways.push(Box::new(BoostQuery::new(
+                    way(
                         Box::new(FuzzyTermQuery::new(term, typos, true)),
                         TYPO_SCORE * weight,
-                    )));
+                    );
                 }
             }
         }
-        if words.prefix && i + 1 == words.words.len() {
+        if words.prefix && i + 1 == words.words.len() && !self.is_common(&words.words[i]) {
             let term = Term::from_field_text(fields.words, &words.words[i]);
-            ways.push(Box::new(BoostQuery::new(
+            way(
                 Box::new(FuzzyTermQuery::new_prefix(term, 0, false)),
                 PREFIX_SCORE,
-            )));
+            );
         }
-        Box::new(DisjunctionMaxQuery::with_tie_breaker(ways, TIE_BREAKER))
+        Box::new(BooleanQuery::new(ways))
+    }
+
+    /// Whether `word`, as typed, is already a word of `SAMPLED` recipes or
+    /// more: its completions are then not searched for as it is typed.
+    /// They would rank below a thousand exact matches (more than the
+    /// pages a search shows), and walking them (a prefix's automaton
+    /// over every recipe with such a word) was most of a common word's
+    /// search: `oil`, 1.15 ms with them at 100,000 recipes.
+    fn is_common(&self, word: &str) -> bool {
+        let term = Term::from_field_text(self.fields.words, word);
+        self.current
+            .searcher
+            .doc_freq(&term)
+            .is_ok_and(|n| n >= u64::from(SAMPLED))
     }
 
     /// The recipe a hit is.
@@ -230,6 +255,79 @@ impl SearchView {
             .map_err(search_error)?
             .first_or_default_col(0);
         Ok(RecipeId::new(ids.get_val(address.doc_id)))
+    }
+}
+
+/// The tags of the first `SAMPLED` matches of each segment, in the
+/// index's order, each with its count among them; and how many matches
+/// were read. Fed every match of the page's own pass, it reads the tags
+/// of the first few and only counts the rest past them: a second walk of
+/// the matches would build a typo's or a prefix's automaton again.
+struct SampledTags;
+
+struct SegmentTags {
+    facets: FacetReader,
+    ords: Vec<u64>,
+    read: u64,
+}
+
+impl Collector for SampledTags {
+    type Fruit = (Vec<(String, u64)>, u64);
+    type Child = SegmentTags;
+
+    fn for_segment(
+        &self,
+        _: SegmentOrdinal,
+        reader: &SegmentReader,
+    ) -> tantivy::Result<SegmentTags> {
+        let facets = reader.facet_reader("tag")?;
+        Ok(SegmentTags {
+            ords: vec![0; facets.num_facets()],
+            facets,
+            read: 0,
+        })
+    }
+
+    fn requires_scoring(&self) -> bool {
+        false
+    }
+
+    fn merge_fruits(&self, fruits: Vec<(Vec<(String, u64)>, u64)>) -> tantivy::Result<Self::Fruit> {
+        let mut counts: HashMap<String, u64> = HashMap::new();
+        let mut read = 0;
+        for (tags, n) in fruits {
+            read += n;
+            for (tag, count) in tags {
+                *counts.entry(tag).or_default() += count;
+            }
+        }
+        Ok((counts.into_iter().collect(), read))
+    }
+}
+
+impl SegmentCollector for SegmentTags {
+    type Fruit = (Vec<(String, u64)>, u64);
+
+    fn collect(&mut self, doc: DocId, _: Score) {
+        if self.read < u64::from(SAMPLED) {
+            for ord in self.facets.facet_ords(doc) {
+                self.ords[ord as usize] += 1;
+            }
+            self.read += 1;
+        }
+    }
+
+    fn harvest(self) -> Self::Fruit {
+        let mut facet = Facet::root();
+        let mut tags = Vec::new();
+        for (ord, n) in self.ords.into_iter().enumerate().filter(|(_, n)| *n > 0) {
+            if self.facets.facet_from_ord(ord as u64, &mut facet).is_ok() {
+                if let Some(name) = facet.to_path().first() {
+                    tags.push(((*name).to_owned(), n));
+                }
+            }
+        }
+        (tags, self.read)
     }
 }
 
