@@ -96,6 +96,18 @@ attrs! {
     source_url => ":recipe/source-url",
     source_name => ":recipe/source-name",
     terms => ":recipe/terms",
+    merged_at => ":recipe/merged-at",
+    merged_at_version => ":recipe/merged-at-version",
+    suggestion_from => ":suggestion/from",
+    suggestion_from_version => ":suggestion/from-version",
+    suggestion_to => ":suggestion/to",
+    suggestion_base_version => ":suggestion/base-version",
+    suggestion_number => ":suggestion/number",
+    suggestion_by => ":suggestion/by",
+    suggestion_message => ":suggestion/message",
+    suggestion_state => ":suggestion/state",
+    suggestion_reply => ":suggestion/reply",
+    suggestion_accepted_in => ":suggestion/accepted-in",
 }
 
 /// A read of several of an entity's attributes as one range of ids (one

@@ -78,6 +78,17 @@ pub struct Step {
     pub text: String,
 }
 
+impl Step {
+    /// The step as one line, its section first: what diffs and merges
+    /// compare and show.
+    pub fn as_line(&self) -> String {
+        match &self.section {
+            Some(section) => format!("[{section}] {}", self.text),
+            None => self.text.clone(),
+        }
+    }
+}
+
 /// How a scalar field is held in `Content`, and so how it is stored,
 /// tidied, checked and typed into a form. Each holds the field's place in
 /// `Content`, to read and to write.
@@ -303,6 +314,17 @@ impl Field {
                 *set(content) = value.as_long().and_then(|m| Minutes::new(m).ok())
             }
             Slot::Servings(_, set) => *set(content) = value.as_long(),
+        }
+    }
+
+    /// Sets the field of `to` to what `from` has.
+    pub fn copy(&self, from: &Content, to: &mut Content) {
+        match self.slot {
+            Slot::Line(get, set) | Slot::Address(get, set) | Slot::Markdown(get, set) => {
+                *set(to) = get(from).clone()
+            }
+            Slot::Minutes(get, set) => *set(to) = *get(from),
+            Slot::Servings(get, set) => *set(to) = *get(from),
         }
     }
 

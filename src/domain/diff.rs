@@ -256,13 +256,6 @@ pub fn lines(old: &[String], new: &[String]) -> Vec<LineChange> {
     out
 }
 
-fn step_line(step: &Step) -> String {
-    match &step.section {
-        Some(section) => format!("[{section}] {}", step.text),
-        None => step.text.clone(),
-    }
-}
-
 /// The diff from `old` to `new`.
 pub fn recipes(old: &Content, new: &Content) -> RecipeDiff {
     let mut fields = Vec::new();
@@ -287,7 +280,7 @@ pub fn recipes(old: &Content, new: &Content) -> RecipeDiff {
             .map(|p| format!("{} ({}x{}, {})", p.alt, p.width, p.height, &p.hash[..8]))
     };
     field("picture", picture(old), picture(new));
-    let steps = |c: &Content| c.steps.iter().map(step_line).collect::<Vec<_>>();
+    let steps = |c: &Content| c.steps.iter().map(Step::as_line).collect::<Vec<_>>();
     RecipeDiff {
         fields,
         ingredients: lines(&old.ingredients, &new.ingredients),

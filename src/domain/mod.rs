@@ -20,6 +20,7 @@
 //! - `pages`: what each page shows, read in one call, one builder per page
 //! - `search`: the terms of the inverted index
 //! - `diff`: line and word diffs between two versions
+//! - `merge`: three-way merges of versions (bring in, suggest)
 //! - `import_check`: the domain's rules for an import file
 
 pub mod accounts;
@@ -29,6 +30,7 @@ pub mod diff;
 mod ids;
 pub mod import_check;
 pub mod ingredient;
+pub mod merge;
 pub mod pages;
 pub mod pictures;
 mod read;
@@ -46,16 +48,17 @@ pub use content::{
 };
 pub use ids::{Basis, Instant, RecipeId, VersionNumber};
 pub use pages::{
-    Breadcrumb, Comparison, CookPage, Crumb, Family, History, LineageShow, Link, RecipeShow,
-    Source, TreeNode, VersionDiff, VersionShow, COOK_PAGE_LIMIT, CRUMB_ENDS, FORKS_LISTED,
-    HISTORY_PAGE,
+    Apart, Breadcrumb, BringInShow, Comparison, CookPage, Crumb, Family, History, LineageShow,
+    Link, RecipeShow, Source, SuggestShow, SuggestionShow, SuggestionsShow, TreeNode, VersionDiff,
+    VersionShow, COOK_PAGE_LIMIT, CRUMB_ENDS, FORKS_LISTED, HISTORY_PAGE,
 };
 pub use read::{
-    Ancestor, CatalogEntry, CatalogPage, CatalogQuery, ForkNode, ForkTree, ReadSet, Recipe,
-    Snapshot, Sort, Version, MAX_SORTED_TAG, RETIRED,
+    Ancestor, BroughtIn, CatalogEntry, CatalogPage, CatalogQuery, ForkNode, ForkTree,
+    ParentChanges, ReadSet, Recipe, Snapshot, Sort, Suggestion, SuggestionMerge, SuggestionState,
+    Version, MAX_SORTED_TAG, RETIRED,
 };
 pub use slug::{BadSlug, Slug};
-pub use write::{Change, Recipes, Seen, MAX_NOTE, UNSAVED_PICTURE_GRACE_MS};
+pub use write::{Change, Recipes, Seen, MAX_MESSAGE, MAX_NOTE, UNSAVED_PICTURE_GRACE_MS};
 
 use crate::store::{LogError, ReadError, StorageError, StoreError, TransactError};
 
@@ -120,6 +123,34 @@ pub enum DomainError {
     /// A comparison with the parent of a recipe that has none.
     #[error("{0} is an original: it has no parent to compare with.")]
     NoParent(String),
+    /// A fork asked to bring in its parent's changes has them all.
+    #[error("{slug} already has every change of {parent} up to its version {version}: there is nothing new to bring in.")]
+    UpToDate {
+        slug: String,
+        parent: String,
+        version: VersionNumber,
+    },
+    /// No suggestion to the recipe has the number.
+    #[error("{slug} has no suggestion {number}")]
+    NoSuchSuggestion { slug: String, number: u32 },
+    /// A suggestion already accepted, declined or withdrawn.
+    #[error("suggestion {number} is {state}: it can change no more")]
+    SuggestionClosed { number: u32, state: &'static str },
+    /// A fork with an open suggestion makes no second one: the open one
+    /// follows its newest version.
+    #[error("{slug} already has suggestion {number} open, which follows its newest version")]
+    AlreadySuggested { slug: String, number: u32 },
+    /// Only the cook who made a suggestion withdraws it.
+    #[error("only the cook who made suggestion {number} can withdraw it")]
+    NotSuggester { number: u32 },
+    /// The recipe moved on since the review was shown, and the merge onto
+    /// its newest version has conflicts to choose again.
+    #[error("{slug} changed since you saw it (it is at version {newest}): the merge has changed, look at it again")]
+    MergeMoved { slug: String, newest: VersionNumber },
+    /// A merge saved with a choice missing for one of its conflicts (or
+    /// one too many: the form was made for another merge).
+    #[error("choose a side for each of the {conflicts} changes that differ before saving")]
+    Unresolved { conflicts: usize },
     /// A pagination cursor that names no recipe.
     #[error("{0:?} is not a page of this list")]
     BadCursor(String),

@@ -30,6 +30,9 @@ pub struct SeedVersion {
     pub at: i64,
     pub author: String,
     pub note: String,
+    /// For a fork's later version: the parent's version whose changes it
+    /// brings in (a merge onto the version before it), instead of fields.
+    pub brings_in: Option<usize>,
     fields: Vec<Field>,
 }
 
@@ -177,9 +180,17 @@ impl Reader<'_> {
         let mut at = None;
         let mut author = None;
         let mut note = None;
+        let mut brings_in = None;
         let mut fields = Vec::new();
         for (key, key_node, value) in self.entries(node)? {
             match key {
+                "brings-in" => {
+                    let n = self.int(value, ":brings-in")?;
+                    brings_in =
+                        Some(usize::try_from(n).ok().filter(|&n| n >= 1).ok_or_else(|| {
+                            self.fail(value, format!(":brings-in is a version number, not {n}"))
+                        })?);
+                }
                 "at" => {
                     at = Some(match &value.edn {
                         Edn::Tagged(tag, inner) if tag == "inst" => match inner.as_ref() {
@@ -289,7 +300,14 @@ impl Reader<'_> {
             }
         }
         let missing = |what: &str| self.fail(node, format!("every version needs {what}"));
+        if brings_in.is_some() && !fields.is_empty() {
+            return Err(self.fail(
+                node,
+                "a version that brings in its parent's changes has only :at, :author, :note and :brings-in",
+            ));
+        }
         Ok(SeedVersion {
+            brings_in,
             line: node.line,
             at: at.ok_or_else(|| missing(":at"))?,
             author: author.ok_or_else(|| missing(":author"))?,

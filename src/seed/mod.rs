@@ -72,6 +72,9 @@ pub struct PlannedVersion {
     pub change: Change,
     /// For a fork's first version: the parent and its version number.
     pub fork_of: Option<(Slug, usize)>,
+    /// For a version that brings in its parent's changes: the parent's
+    /// version number.
+    pub brings_in: Option<usize>,
     pub first: bool,
 }
 
@@ -110,11 +113,14 @@ fn check(recipes: &[SeedRecipe]) -> Result<Contents<'_>, SeedError> {
     }
     let mut contents = Contents::new();
     for recipe in parents_first(recipes) {
-        let base = match &recipe.forks {
-            None => Content::default(),
-            Some(fork) => contents[fork.slug.as_str()][fork.version - 1].clone(),
-        };
-        contents.insert(recipe.slug.as_str(), checked_contents(recipe, base)?);
+        let parent = recipe.forks.as_ref().map(|fork| {
+            (
+                by_slug[fork.slug.as_str()],
+                &contents[fork.slug.as_str()][..],
+            )
+        });
+        let checked = checked_contents(recipe, parent)?;
+        contents.insert(recipe.slug.as_str(), checked);
     }
     Ok(contents)
 }
@@ -220,7 +226,21 @@ fn parents_first(recipes: &[SeedRecipe]) -> Vec<&SeedRecipe> {
 /// `base`, each checked as the domain would: the change's author and note,
 /// the content normalised, an original's first version with ingredients
 /// and steps, and no version that changes nothing.
-fn checked_contents(recipe: &SeedRecipe, mut content: Content) -> Result<Vec<Content>, SeedError> {
+///
+/// A fork's version that brings in its parent's changes is the merge of
+/// the parent's version it names onto the version before it, from the
+/// parent's version the fork last agreed with: it must name a later one,
+/// made before it, and merge without a conflict (a seed has no cook to
+/// choose).
+fn checked_contents(
+    recipe: &SeedRecipe,
+    parent: Option<(&SeedRecipe, &[Content])>,
+) -> Result<Vec<Content>, SeedError> {
+    let mut content = match (&recipe.forks, parent) {
+        (Some(fork), Some((_, parent_contents))) => parent_contents[fork.version - 1].clone(),
+        _ => Content::default(),
+    };
+    let mut synced = recipe.forks.as_ref().map_or(0, |f| f.version);
     let mut versions: Vec<Content> = Vec::with_capacity(recipe.versions.len());
     let mut owner = None;
     for (i, version) in recipe.versions.iter().enumerate() {
@@ -233,7 +253,47 @@ fn checked_contents(recipe: &SeedRecipe, mut content: Content) -> Result<Vec<Con
                 "only {owner}, whose recipe it is, adds versions to it, not {author}: another cook forks it"
             )));
         }
-        content = version.apply(content);
+        content = match version.brings_in {
+            None => version.apply(content),
+            Some(upto) => {
+                let Some((parent, parent_contents)) = parent.filter(|_| i > 0) else {
+                    return Err(fail(
+                        "only a fork's later version brings in its parent's changes".into(),
+                    ));
+                };
+                let made = parent.versions.get(upto - 1).ok_or_else(|| {
+                    fail(format!(
+                        "{} has {} versions, not {upto}",
+                        parent.slug,
+                        parent.versions.len()
+                    ))
+                })?;
+                if upto <= synced {
+                    return Err(fail(format!(
+                        "it already has the changes of {} up to version {synced}",
+                        parent.slug
+                    )));
+                }
+                if made.at >= version.at {
+                    return Err(fail(format!(
+                        "it is not later than version {upto} of {}",
+                        parent.slug
+                    )));
+                }
+                let merge = crate::domain::merge::merge(
+                    &parent_contents[synced - 1],
+                    &content,
+                    &parent_contents[upto - 1],
+                );
+                synced = upto;
+                merge.clean().ok_or_else(|| {
+                    fail(format!(
+                        "version {upto} of {} conflicts with it: a seed's merge must be clean",
+                        parent.slug
+                    ))
+                })?
+            }
+        };
         let normalized = content
             .clone()
             .normalized()
@@ -246,7 +306,7 @@ fn checked_contents(recipe: &SeedRecipe, mut content: Content) -> Result<Vec<Con
                 "an original's first version needs ingredients and steps".into(),
             ));
         }
-        if i > 0 && versions.last() == Some(&normalized) {
+        if i > 0 && version.brings_in.is_none() && versions.last() == Some(&normalized) {
             return Err(fail("this version changes nothing".into()));
         }
         versions.push(normalized);
@@ -272,6 +332,7 @@ fn in_time(recipes: &[SeedRecipe], mut contents: Contents) -> Vec<PlannedVersion
                 content,
                 change: version.change(),
                 fork_of: if i == 0 { fork_of.clone() } else { None },
+                brings_in: version.brings_in,
                 first: i == 0,
             });
         }
@@ -350,6 +411,16 @@ pub fn apply_with(
             (None, true) => {
                 recipes.create(&version.slug, version.content.clone(), &version.change)?;
                 report.recipes += 1;
+            }
+            (None, false) if version.brings_in.is_some() => {
+                let upto = version.brings_in.unwrap_or(1);
+                recipes.bring_in(
+                    &version.slug,
+                    version_number(&version.slug, *count)?,
+                    version_number(&version.slug, upto)?,
+                    &[],
+                    &version.change,
+                )?;
             }
             (None, false) => {
                 recipes.edit(

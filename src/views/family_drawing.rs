@@ -253,6 +253,27 @@ pub fn drawing(nodes: &[TreeNode], current: &str) -> Markup {
                 }
                 .into_string(),
             );
+            // Each merge: from the parent's version brought in to the
+            // fork's version that brought it.
+            for merge in &node.merges {
+                let parent_version = merge
+                    .parent_version
+                    .get()
+                    .min(nodes[p].version_count.max(1));
+                let (x1, x2) = (
+                    there.mark_x(parent_version),
+                    here.mark_x(merge.version.get()),
+                );
+                edges.push_str(
+                    &html! {
+                        a href=(version_path(&node.slug, merge.version)) tabindex="-1" {
+                            title { (node.title) " brought in version " (merge.parent_version) " of " (nodes[p].title) " in its version " (merge.version) }
+                            path class="edge merge" d=(format!("M{x1:.1} {:.1} L{x2:.1} {:.1}", there.y, here.y)) {}
+                        }
+                    }
+                    .into_string(),
+                );
+            }
         }
         rows.push_str(&row_markup(&drawing, i, here, current == Some(i)).into_string());
     }
@@ -267,7 +288,7 @@ pub fn drawing(nodes: &[TreeNode], current: &str) -> Markup {
                 }
             }
             figcaption {
-                "Each line is a recipe and each dot one of its versions; a fork branches from the version it copied."
+                "Each line is a recipe and each dot one of its versions; a fork branches from the version it copied, and a dashed line joins a parent's version to the fork's version that brought it in."
                 @if drawing.rows.len() < nodes.len() {
                     " " (drawing.rows.len()) " of " (nodes.len()) " recipes are drawn; the list below has them all."
                 }
@@ -288,7 +309,31 @@ fn row_markup(drawing: &Drawing, i: usize, here: Row, current: bool) -> Markup {
         .filter_map(|&c| drawing.nodes[c].forked_at)
         .map(VersionNumber::get)
         .collect();
-    let marked = |v: u32| versions <= MARKS_MAX || v == 1 || v == versions || forked.contains(&v);
+    // And those that brought in a parent's version, or were brought in.
+    let merges: Vec<u32> = node
+        .merges
+        .iter()
+        .map(|m| m.version.get())
+        .chain(
+            drawing
+                .rows
+                .iter()
+                .filter(|&&c| drawing.parent[c] == Some(i))
+                .flat_map(|&c| {
+                    drawing.nodes[c]
+                        .merges
+                        .iter()
+                        .map(|m| m.parent_version.get())
+                }),
+        )
+        .collect();
+    let marked = |v: u32| {
+        versions <= MARKS_MAX
+            || v == 1
+            || v == versions
+            || forked.contains(&v)
+            || merges.contains(&v)
+    };
     let end = here.mark_x(versions);
     let mut marks = String::new();
     for v in (1..=versions).filter(|&v| marked(v)) {

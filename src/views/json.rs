@@ -75,6 +75,11 @@ struct ForkedFromJson<'a> {
     slug: &'a str,
     version: u32,
     url: String,
+    /// The parent's version the fork last agreed with: the one it forked,
+    /// or the last it brought in.
+    in_step_with: u32,
+    /// The parent's newest version.
+    parent_versions: u32,
 }
 
 /// The recipe page's model as pretty-printed JSON; links are absolute
@@ -133,6 +138,8 @@ pub fn recipe(base_url: &str, model: &RecipeShow) -> String {
             slug: &p.slug,
             version: p.version.get(),
             url: format!("{base_url}{}", version_path(&p.slug, p.version)),
+            in_step_with: model.apart.map_or(p.version.get(), |a| a.since.get()),
+            parent_versions: model.apart.map_or(p.version.get(), |a| a.newest.get()),
         }),
         forks: model.forks.iter().map(|f| f.slug.as_str()).collect(),
         fork_count: model.fork_count,

@@ -25,6 +25,7 @@ pub mod import_form;
 pub mod json;
 pub mod layout;
 pub mod markdown;
+pub mod merges;
 pub mod pages;
 pub mod recipe;
 pub mod recipe_form;

@@ -13,7 +13,7 @@ use super::{
 use crate::domain::pictures::{crop_name, Picture, CROPS};
 use crate::domain::scale::{Scale, Units, MAX_SERVINGS};
 use crate::domain::{
-    Breadcrumb, Content, Crumb, Instant, LineageShow, Link, Minutes, RecipeShow, Step,
+    Apart, Breadcrumb, Content, Crumb, Instant, LineageShow, Link, Minutes, RecipeShow, Step,
     VersionNumber, VersionShow,
 };
 
@@ -51,6 +51,10 @@ pub struct RecipePage<'a> {
     pub forks: &'a [Link],
     /// Direct forks in all.
     pub fork_count: usize,
+    /// For a fork shown as it is now: how far it is from its parent.
+    pub apart: Option<Apart>,
+    /// Suggestions to it still open (the current page only).
+    pub open_suggestions: usize,
     pub showing: Showing,
     /// The servings and units amounts are shown in.
     pub scale: Scale,
@@ -184,6 +188,20 @@ fn family(page: &RecipePage) -> Markup {
                 }
                 "."
             }
+            @if let (Some(parent), Some(apart)) = (page.lineage.parent(), page.apart) {
+                (apart_notice(slug, parent, apart))
+                p class="apart" {
+                    a href={ (RecipePath(slug)) "/suggest" } { "Suggest its changes to " (parent.title) } "."
+                }
+            }
+            @if page.open_suggestions > 0 {
+                p class="suggestions-open" {
+                    a href={ (RecipePath(slug)) "/suggestions" } {
+                        (count(page.open_suggestions as i64, "open suggestion", "open suggestions"))
+                    }
+                    " from its forks."
+                }
+            }
             @if page.forks.is_empty() {
                 p { "No forks yet." }
             } @else {
@@ -200,6 +218,27 @@ fn family(page: &RecipePage) -> Markup {
                         }
                     }
                 }
+            }
+        }
+    }
+}
+
+/// How far a fork is from its parent: the parent's versions it has not
+/// brought in, with what they changed and the way to bring them in.
+fn apart_notice(slug: &str, parent: &Crumb, apart: Apart) -> Markup {
+    html! {
+        @if apart.gained() > 0 {
+            p class="apart" {
+                (parent.title) " has "
+                a href={ (RecipePath(&parent.slug)) "/diff?from=" (apart.since) "&to=" (apart.newest) } {
+                    (count(apart.gained(), "new version", "new versions"))
+                }
+                " since version " (apart.since) ". "
+                a href={ (RecipePath(slug)) "/bring-in" } { "Bring them in" } "."
+            }
+        } @else if apart.since != parent.version {
+            p class="apart" {
+                "Has every change of " (parent.title) ", up to its version " (apart.since) "."
             }
         }
     }
@@ -435,6 +474,8 @@ pub fn preview(content: &Content, memos: &Memos) -> Markup {
         lineage: &NO_LINEAGE,
         forks: &[],
         fork_count: 0,
+        apart: None,
+        open_suggestions: 0,
         showing: Showing::Preview,
         scale: Scale::AS_WRITTEN,
     })
@@ -512,6 +553,8 @@ pub fn show(base_url: &str, memos: &Memos, model: &RecipeShow) -> Markup {
         lineage: &model.lineage,
         forks: &model.forks,
         fork_count: model.fork_count,
+        apart: model.apart,
+        open_suggestions: model.open_suggestions,
         showing: Showing::Current,
         scale,
     };
@@ -533,6 +576,8 @@ pub fn version(base_url: &str, memos: &Memos, model: &VersionShow) -> Markup {
         lineage: &model.lineage,
         forks: &[],
         fork_count: 0,
+        apart: None,
+        open_suggestions: 0,
         showing: Showing::Version {
             number: version.number,
             instant: version.instant,

@@ -73,6 +73,7 @@ impl From<DomainError> for WebError {
             DomainError::NoSuchRecipe(_)
             | DomainError::NoSuchVersion { .. }
             | DomainError::NoParent(_)
+            | DomainError::NoSuchSuggestion { .. }
             | DomainError::NoSuchCook(_)
             | DomainError::BadSlug(_) => WebError::NotFound(error.to_string()),
             DomainError::BadCursor(_)
@@ -80,10 +81,16 @@ impl From<DomainError> for WebError {
             | DomainError::BadPicture(_)
             | DomainError::Scale(_)
             | DomainError::NoSuchPicture(_) => WebError::BadRequest(error.to_string()),
-            DomainError::SlugTaken(_) | DomainError::SlugReserved(_) => {
-                WebError::Conflict(error.to_string())
+            DomainError::Unresolved { .. } => WebError::BadRequest(error.to_string()),
+            DomainError::SlugTaken(_)
+            | DomainError::SlugReserved(_)
+            | DomainError::UpToDate { .. }
+            | DomainError::SuggestionClosed { .. }
+            | DomainError::AlreadySuggested { .. }
+            | DomainError::MergeMoved { .. } => WebError::Conflict(error.to_string()),
+            DomainError::NotAuthor { .. } | DomainError::NotSuggester { .. } => {
+                WebError::Forbidden(error.to_string())
             }
-            DomainError::NotAuthor { .. } => WebError::Forbidden(error.to_string()),
             DomainError::Unavailable(_) | DomainError::OutcomeUnknown(_) => {
                 WebError::Busy(error.to_string())
             }

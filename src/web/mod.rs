@@ -15,6 +15,7 @@ pub mod error;
 mod feeds;
 pub mod form_handling;
 pub mod memory_limit;
+mod merges;
 pub mod metrics;
 pub mod middleware;
 pub mod page_cache;
@@ -328,6 +329,22 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             recipe_writes::fork,
         ))
         .service(form_post("/recipes/{slug}/retire", recipe_writes::retire))
+        .service(get_post(
+            "/recipes/{slug}/bring-in",
+            merges::bring_in_page,
+            merges::bring_in,
+        ))
+        .service(get_post(
+            "/recipes/{slug}/suggest",
+            merges::suggest_page,
+            merges::suggest,
+        ))
+        .service(page("/recipes/{slug}/suggestions", merges::suggestions))
+        .service(get_post(
+            "/recipes/{slug}/suggestions/{n}",
+            merges::suggestion,
+            merges::review,
+        ))
         .service(form_post("/preview", recipe_writes::preview))
         .service(get_post(
             "/import",

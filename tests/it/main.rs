@@ -13,6 +13,8 @@
 //! - `query_docs`: the examples of docs/QUERY.md, run
 //! - `seed`: the demo seed, seed-file mistakes, the synthetic catalog
 //! - `domain`: recipes, history, forks, lineage, catalog, diffs
+//! - `merges`: a fork bringing in its parent's changes, in the domain and
+//!   over the web
 //! - `search`: the search index: ranking over the demo, typos, accents,
 //!   stems, prefixes, snippets, tags, pages, following writes, rebuilds
 //! - `durability`: reopening stores, format versions, export and import
@@ -72,6 +74,7 @@ mod import;
 mod keyspace;
 mod layout;
 mod log;
+mod merges;
 mod page_cache;
 mod pictures;
 mod postgres;

@@ -1,7 +1,7 @@
 //! The family of a recipe: the fork tree from its original.
 
 use crate::domain::ids::VersionNumber;
-use crate::domain::read::{ForkNode, Snapshot};
+use crate::domain::read::{BroughtIn, ForkNode, Snapshot};
 use crate::domain::slug::Slug;
 use crate::domain::DomainError;
 
@@ -15,6 +15,8 @@ pub struct TreeNode {
     pub depth: usize,
     /// The parent's version it forked; `None` for the original.
     pub forked_at: Option<VersionNumber>,
+    /// The parent's versions it brought in since, oldest first.
+    pub merges: Vec<BroughtIn>,
 }
 
 /// The family of a recipe: the fork tree from its original.
@@ -51,5 +53,6 @@ fn tree_node(snapshot: &Snapshot, node: ForkNode) -> Result<TreeNode, DomainErro
         version_count: entry.version_count,
         depth: node.depth,
         forked_at: snapshot.forked_at(node.id)?,
+        merges: snapshot.merges(node.id)?,
     })
 }

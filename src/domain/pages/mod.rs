@@ -17,24 +17,32 @@
 //! - `diff`: two versions compared, and a fork against its parent
 //! - `family`: the fork tree from the original
 //! - `cook`: a cook's recipes and forks
+//! - `bring_in`: a fork's parent's changes, merged onto it
+//! - `suggestions`: suggesting a fork's changes, and reviewing them
 //!
 //! What several pages share is here: links, and the lineage as a
 //! breadcrumb.
 
+mod bring_in;
 mod cook;
 mod diff;
 mod family;
 mod history;
 mod lineage;
 mod recipe;
+mod suggestions;
 mod version;
 
+pub use bring_in::{bring_in_show, BringInShow};
 pub use cook::{cook_page, CookPage, COOK_PAGE_LIMIT};
 pub use diff::{comparison, version_diff, Comparison, VersionDiff};
 pub use family::{family, Family, TreeNode};
 pub use history::{history, History, HISTORY_PAGE};
 pub use lineage::{lineage_show, LineageShow};
-pub use recipe::{recipe_show, RecipeShow, FORKS_LISTED};
+pub use recipe::{recipe_show, Apart, RecipeShow, FORKS_LISTED};
+pub use suggestions::{
+    suggest_show, suggestion_show, suggestions_show, SuggestShow, SuggestionShow, SuggestionsShow,
+};
 pub use version::{version_show, VersionShow};
 
 use super::ids::{RecipeId, VersionNumber};

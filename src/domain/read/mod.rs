@@ -8,16 +8,22 @@
 //! - `recipe`: a recipe now or at a version, its versions and what each changed
 //! - `lineage`: ancestors, forks and the fork tree
 //! - `catalog`: catalog pages, catalog lines and tags
+//! - `merging`: a fork against its parent's newer versions
+//! - `suggestions`: forks' changes proposed to their parents
 
 mod catalog;
 mod lineage;
+mod merging;
 mod read_set;
 mod recipe;
+mod suggestions;
 
 pub use catalog::{CatalogEntry, CatalogPage, CatalogQuery, Sort, MAX_SORTED_TAG};
 pub use lineage::{Ancestor, ForkNode, ForkTree};
+pub use merging::{BroughtIn, ParentChanges};
 pub use read_set::ReadSet;
 pub use recipe::{Recipe, Version, RETIRED};
+pub use suggestions::{Suggestion, SuggestionMerge, SuggestionState};
 
 use super::attrs::Attrs;
 use super::ids::{Basis, Instant, RecipeId};
@@ -211,6 +217,13 @@ impl Snapshot {
             .iter()
             .map(|&e| RecipeId::new(e))
             .collect())
+    }
+
+    /// The cook with `handle`, if there is one.
+    fn user(&self, handle: &Slug) -> Result<Option<EntityId>, DomainError> {
+        Ok(self
+            .db
+            .entity_with(self.attrs.user_handle, &Value::from(handle.as_str()))?)
     }
 
     fn handle(&self, user: EntityId) -> Result<Option<String>, DomainError> {

@@ -25,9 +25,19 @@ pub struct Recipe {
     pub retired: bool,
     /// The parent, and the parent's version that was forked.
     pub forked_from: Option<(RecipeId, VersionNumber)>,
+    /// The parent's version last brought in, if any was.
+    pub brought_in: Option<VersionNumber>,
 }
 
 impl Recipe {
+    /// The parent, and its version this fork last agreed with: the one it
+    /// forked, or the last it brought in. Where a merge of the parent's
+    /// changes starts, and what "versions since" counts from.
+    pub fn in_step_with(&self) -> Option<(RecipeId, VersionNumber)> {
+        let (parent, forked) = self.forked_from?;
+        Some((parent, self.brought_in.map_or(forked, |b| b.max(forked))))
+    }
+
     /// The newest version's number.
     pub fn newest(&self) -> VersionNumber {
         VersionNumber::new(u64::from(self.version_count)).unwrap_or(VersionNumber::FIRST)
@@ -77,6 +87,7 @@ impl Snapshot {
             version_count: 0,
             retired: false,
             forked_from: None,
+            brought_in: None,
         };
         let mut ingredients = Vec::new();
         let mut steps = Vec::new();
@@ -129,6 +140,9 @@ impl Snapshot {
                         .as_long()
                         .and_then(VersionNumber::stored)
                         .unwrap_or(VersionNumber::FIRST)
+                }
+                x if x == a.merged_at_version => {
+                    recipe.brought_in = v.as_long().and_then(VersionNumber::stored)
                 }
                 x if x == a.picture => picture.hash = v.as_str().unwrap_or("").to_owned(),
                 x if x == a.picture_alt => picture.alt = v.as_str().unwrap_or("").to_owned(),

@@ -23,7 +23,7 @@ use super::ids::VersionNumber;
 use super::ingredient::IngredientLine;
 use super::pictures::{self, Picture};
 use super::read::RETIRED;
-use super::read::{Recipe, Snapshot};
+use super::read::{Recipe, Snapshot, SuggestionState};
 use super::search_terms;
 use super::slug::Slug;
 use super::{site_schema, DomainError, Source};
@@ -32,10 +32,13 @@ use crate::store::{
     TxValue, Value,
 };
 
+mod merges;
 mod picture_cache;
+mod suggestions;
 mod unsaved_pictures;
 
 pub use picture_cache::PICTURE_CACHE_BYTES;
+pub use suggestions::MAX_MESSAGE;
 
 pub use unsaved_pictures::{Seen, GRACE_MS as UNSAVED_PICTURE_GRACE_MS};
 
@@ -448,7 +451,8 @@ impl Recipes {
         Ok(report)
     }
 
-    /// The datoms that make `recipe` (as `view` has it) read as `content`.
+    /// The datoms that make `recipe` (as `view` has it) read as `content`,
+    /// a new version; refused if it would change nothing.
     fn edit_transaction(
         &self,
         view: &Snapshot,
@@ -456,11 +460,27 @@ impl Recipes {
         content: &Content,
         change: &Change,
     ) -> Result<Transaction, DomainError> {
-        let e = recipe.id.entity();
-        let old = &recipe.content;
-        if *old == *content {
+        if recipe.content == *content {
             return Err(DomainError::NothingChanged);
         }
+        // The history page lists this line; decided here, against the value
+        // the edit applies to, so listing history never diffs versions.
+        let what = diff::recipes(&recipe.content, content).summary();
+        self.version_transaction(view, recipe, content, change, what)
+    }
+
+    /// The datoms of a new version of `recipe` (as `view` has it) that
+    /// reads as `content`, its history line `what`.
+    fn version_transaction(
+        &self,
+        view: &Snapshot,
+        recipe: &Recipe,
+        content: &Content,
+        change: &Change,
+        what: String,
+    ) -> Result<Transaction, DomainError> {
+        let e = recipe.id.entity();
+        let old = &recipe.content;
         let a = &self.attrs;
         let mut tx = Transaction::new();
         let picture = |c: &Content, part: fn(&Picture) -> Value| c.picture.as_ref().map(part);
@@ -532,10 +552,10 @@ impl Recipes {
             &content.steps,
             step_map,
         );
-        tx.add(e, ":recipe/version-count", next_count(recipe)?);
-        // The history page lists this line; decided here, against the value
-        // the edit applies to, so listing history never diffs versions.
-        tx.tx_attr(":tx/change", diff::recipes(old, content).summary());
+        let count = next_count(recipe)?;
+        tx.add(e, ":recipe/version-count", count);
+        suggestions::follow_fork(view, recipe, count, &mut tx)?;
+        tx.tx_attr(":tx/change", what);
         tx.add(
             e,
             ":recipe/updated-at",
@@ -613,6 +633,19 @@ impl Recipes {
                 next_count(&recipe)?,
             );
             tx.tx_attr(":tx/change", RETIRED);
+            // A retired fork suggests nothing any more.
+            let view = self.view_of(db);
+            for open in view
+                .suggestions_from(recipe.id)?
+                .into_iter()
+                .filter(|s| s.state == SuggestionState::Open)
+            {
+                tx.add(
+                    open.id,
+                    ":suggestion/state",
+                    SuggestionState::Withdrawn.as_str(),
+                );
+            }
             tx.extend(stamped.clone());
             Ok((tx, ()))
         })?;

@@ -1,0 +1,220 @@
+//! Suggestions: a fork's changes proposed to its parent's author, read on
+//! one value.
+
+use super::{Recipe, Snapshot};
+use crate::domain::ids::{Instant, RecipeId, VersionNumber};
+use crate::domain::merge::{self, Merge};
+use crate::domain::Content;
+use crate::domain::DomainError;
+use crate::store::{Datom, EntityId};
+
+/// Where a suggestion stands; decided in the writer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SuggestionState {
+    Open,
+    Accepted,
+    Declined,
+    Withdrawn,
+}
+
+impl SuggestionState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SuggestionState::Open => "open",
+            SuggestionState::Accepted => "accepted",
+            SuggestionState::Declined => "declined",
+            SuggestionState::Withdrawn => "withdrawn",
+        }
+    }
+
+    fn parse(text: &str) -> SuggestionState {
+        match text {
+            "accepted" => SuggestionState::Accepted,
+            "declined" => SuggestionState::Declined,
+            "withdrawn" => SuggestionState::Withdrawn,
+            _ => SuggestionState::Open,
+        }
+    }
+}
+
+/// One suggestion.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Suggestion {
+    pub id: EntityId,
+    /// Its number among the parent's suggestions: its address.
+    pub number: u32,
+    pub from: RecipeId,
+    /// The fork's version suggested (its newest while open).
+    pub from_version: VersionNumber,
+    pub to: RecipeId,
+    /// The parent's version the fork last agreed with: the merge's base.
+    pub base_version: VersionNumber,
+    pub by: Option<String>,
+    pub message: String,
+    pub state: SuggestionState,
+    pub reply: Option<String>,
+    /// The parent's version accepting it made.
+    pub accepted_in: Option<VersionNumber>,
+    /// When it was made.
+    pub made: Instant,
+}
+
+/// A suggestion's merge, and what it is made of.
+#[derive(Debug, Clone)]
+pub struct SuggestionMerge {
+    /// The fork, as it is now.
+    pub fork: Recipe,
+    /// The parent's version the fork agreed with, and the fork's version
+    /// suggested.
+    pub base: Content,
+    pub suggested: Content,
+    /// The parent's newest version ("mine") with the suggestion ("theirs").
+    pub merge: Merge,
+}
+
+impl Snapshot {
+    /// Suggestion entity `id` as this value has it.
+    pub(crate) fn suggestion_by_id(&self, id: EntityId) -> Result<Suggestion, DomainError> {
+        let a = &self.attrs;
+        let mut s = Suggestion {
+            id,
+            number: 0,
+            from: RecipeId::new(0),
+            from_version: VersionNumber::FIRST,
+            to: RecipeId::new(0),
+            base_version: VersionNumber::FIRST,
+            by: None,
+            message: String::new(),
+            state: SuggestionState::Open,
+            reply: None,
+            accepted_in: None,
+            made: Instant::from_millis(0),
+        };
+        let version = |v: &crate::store::Value| v.as_long().and_then(VersionNumber::stored);
+        let mut first_tx = None;
+        for datom in self
+            .db
+            .entity_attributes(id, a.suggestion_from, a.suggestion_accepted_in)
+        {
+            let Datom { a: attr, v, tx, .. } = datom?;
+            first_tx = Some(first_tx.map_or(tx, |t: EntityId| t.min(tx)));
+            match attr {
+                x if x == a.suggestion_from => s.from = RecipeId::new(v.as_ref().unwrap_or(0)),
+                x if x == a.suggestion_to => s.to = RecipeId::new(v.as_ref().unwrap_or(0)),
+                x if x == a.suggestion_from_version => {
+                    s.from_version = version(&v).unwrap_or(VersionNumber::FIRST)
+                }
+                x if x == a.suggestion_base_version => {
+                    s.base_version = version(&v).unwrap_or(VersionNumber::FIRST)
+                }
+                x if x == a.suggestion_number => {
+                    s.number = v.as_long().and_then(|n| u32::try_from(n).ok()).unwrap_or(0)
+                }
+                x if x == a.suggestion_by => {
+                    s.by = match v.as_ref() {
+                        Some(user) => self.handle(user)?,
+                        None => None,
+                    }
+                }
+                x if x == a.suggestion_message => {
+                    s.message = v.as_str().unwrap_or_default().to_owned()
+                }
+                x if x == a.suggestion_state => {
+                    s.state = SuggestionState::parse(v.as_str().unwrap_or_default())
+                }
+                x if x == a.suggestion_reply => s.reply = v.as_str().map(str::to_owned),
+                x if x == a.suggestion_accepted_in => s.accepted_in = version(&v),
+                _ => {}
+            }
+        }
+        let Some(tx) = first_tx else {
+            return Err(DomainError::NoSuchRecipe(format!("suggestion #{id}")));
+        };
+        s.made = Instant::from_millis(self.db.tx_instant(tx)?.unwrap_or(0));
+        Ok(s)
+    }
+
+    /// Every suggestion made to recipe `id`, by number (from VAET: one
+    /// read, then one per suggestion).
+    pub fn suggestions_to(&self, id: RecipeId) -> Result<Vec<Suggestion>, DomainError> {
+        self.suggestions_referring(self.attrs.suggestion_to, id.entity())
+    }
+
+    /// Every suggestion made from fork `id`.
+    pub fn suggestions_from(&self, id: RecipeId) -> Result<Vec<Suggestion>, DomainError> {
+        self.suggestions_referring(self.attrs.suggestion_from, id.entity())
+    }
+
+    /// Every suggestion the cook with `handle` made.
+    pub fn suggestions_by(
+        &self,
+        handle: &crate::domain::Slug,
+    ) -> Result<Vec<Suggestion>, DomainError> {
+        match self.user(handle)? {
+            Some(user) => self.suggestions_referring(self.attrs.suggestion_by, user),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    fn suggestions_referring(
+        &self,
+        attr: EntityId,
+        target: EntityId,
+    ) -> Result<Vec<Suggestion>, DomainError> {
+        let mut out = self
+            .db
+            .referrers(attr, target)?
+            .iter()
+            .map(|&s| self.suggestion_by_id(s))
+            .collect::<Result<Vec<_>, _>>()?;
+        out.sort_by_key(|s| (s.made, s.number));
+        Ok(out)
+    }
+
+    /// Suggestion `number` to recipe `id`.
+    pub fn suggestion(&self, id: RecipeId, number: u32) -> Result<Option<Suggestion>, DomainError> {
+        Ok(self
+            .suggestions_to(id)?
+            .into_iter()
+            .find(|s| s.number == number))
+    }
+
+    /// What accepting `suggestion` to `parent` (as this value has it)
+    /// merges: the fork's changes, from the parent's version it agreed
+    /// with to the fork's version suggested, onto the parent's newest;
+    /// all but its title.
+    /// Reads the three versions: the cost of the two recipes.
+    pub fn suggestion_merge(
+        &self,
+        parent: &Recipe,
+        suggestion: &Suggestion,
+    ) -> Result<SuggestionMerge, DomainError> {
+        let parent_versions = self.versions(parent.id)?;
+        let base_at =
+            Snapshot::nth_version(&parent.slug, &parent_versions, suggestion.base_version)?;
+        let fork = self.recipe_by_id(suggestion.from)?;
+        let fork_versions = self.versions(fork.id)?;
+        let from_at = Snapshot::nth_version(&fork.slug, &fork_versions, suggestion.from_version)?;
+        let base = self.content_at(parent.id, base_at.basis)?;
+        let mut suggested = self.content_at(fork.id, from_at.basis)?;
+        // A fork's title names the fork ("Ben's banana bread"): it is not a
+        // change to suggest, and accepting never renames the original.
+        suggested.title = base.title.clone();
+        let merge = merge::merge(&base, &parent.content, &suggested);
+        Ok(SuggestionMerge {
+            fork,
+            base,
+            suggested,
+            merge,
+        })
+    }
+
+    /// How many suggestions to recipe `id` are open.
+    pub fn open_suggestions(&self, id: RecipeId) -> Result<usize, DomainError> {
+        Ok(self
+            .suggestions_to(id)?
+            .iter()
+            .filter(|s| s.state == SuggestionState::Open)
+            .count())
+    }
+}

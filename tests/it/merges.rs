@@ -1,0 +1,630 @@
+//! Forks that talk back: a fork brings in its parent's changes (a
+//! three-way merge decided in the writer), in the domain and over the web.
+
+use forkful::domain::merge::Choice;
+use forkful::domain::{
+    pages, Change, Content, DomainError, Minutes, Recipes, Slug, Step, VersionNumber,
+};
+use forkful::store::Store;
+
+use crate::helpers::{stored, v};
+use crate::writing::{new_site, recipe_fields, sign_up, Browser};
+
+fn slug(s: &str) -> Slug {
+    Slug::parse(s).unwrap()
+}
+
+fn content(title: &str, ingredients: &[&str], steps: &[&str]) -> Content {
+    Content {
+        title: title.into(),
+        cook: Some(Minutes::new(20).unwrap()),
+        ingredients: ingredients.iter().map(|s| s.to_string()).collect(),
+        steps: steps
+            .iter()
+            .map(|s| Step {
+                section: None,
+                text: s.to_string(),
+            })
+            .collect(),
+        ..Content::default()
+    }
+}
+
+/// `ann`'s banana bread (two versions) and `ben`'s fork of its first.
+fn a_parent_and_its_fork() -> (Recipes, Slug, Slug) {
+    let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
+    let parent = slug("banana-bread");
+    let ann = |note| Change::by("ann", note);
+    recipes
+        .create(
+            &parent,
+            content(
+                "Banana bread",
+                &["3 bananas", "200 g flour", "100 g sugar"],
+                &["Mash.", "Bake 50 minutes."],
+            ),
+            &ann("first"),
+        )
+        .unwrap();
+    let (fork, _) = recipes
+        .fork(
+            &parent,
+            None,
+            None,
+            |mut c| {
+                c.title = "Ben's banana bread".into();
+                c.ingredients[2] = "60 g sugar".into();
+                c
+            },
+            &Change::by("ben", "less sugar"),
+        )
+        .unwrap();
+    recipes
+        .edit(
+            &parent,
+            v(1),
+            Content {
+                cook: Some(Minutes::new(55).unwrap()),
+                ..content(
+                    "Banana bread",
+                    &["3 ripe bananas", "200 g flour", "100 g sugar"],
+                    &["Mash.", "Bake 50 minutes.", "Cool on a rack."],
+                )
+            },
+            &ann("riper bananas, cooling"),
+        )
+        .unwrap();
+    (recipes, parent, fork)
+}
+
+#[test]
+fn a_fork_brings_in_its_parents_changes_and_the_next_merge_starts_there() {
+    let (recipes, parent, fork) = a_parent_and_its_fork();
+    let ben = |note| Change::by("ben", note);
+    let view = recipes.snapshot();
+    let before = view.recipe(&fork).unwrap();
+    assert_eq!(
+        view.apart_from_parent(&before).unwrap(),
+        Some((v(1), v(2))),
+        "one version behind"
+    );
+    let changes = view.parent_changes(&before, None).unwrap();
+    assert!(changes.merge.is_clean(), "{:?}", changes.merge.conflicts());
+    recipes
+        .bring_in(&fork, v(1), v(2), &[], &ben("brought in"))
+        .unwrap();
+    let view = recipes.snapshot();
+    let after = view.recipe(&fork).unwrap();
+    assert_eq!(
+        after.content.title, "Ben's banana bread",
+        "its own title kept"
+    );
+    assert_eq!(
+        after.content.ingredients,
+        ["3 ripe bananas", "200 g flour", "60 g sugar"],
+        "the parent's line in, its own change kept"
+    );
+    assert_eq!(after.content.steps.len(), 3, "the parent's new step in");
+    assert_eq!(after.content.cook, Some(Minutes::new(55).unwrap()));
+    assert_eq!(after.brought_in, Some(v(2)));
+    assert_eq!(view.apart_from_parent(&after).unwrap(), Some((v(2), v(2))));
+    let history = view.changes(after.id).unwrap();
+    assert_eq!(history.len(), 2);
+    assert!(
+        history[1]
+            .1
+            .starts_with("brought in version 2 of Banana bread: "),
+        "{:?}",
+        history[1]
+    );
+    let merges = view.merges(after.id).unwrap();
+    assert_eq!(merges.len(), 1);
+    assert_eq!((merges[0].parent_version, merges[0].version), (v(2), v(2)));
+    // Nothing new: refused, nothing written.
+    let written = stored(recipes.store());
+    assert!(matches!(
+        recipes.bring_in(&fork, v(2), v(2), &[], &ben("again")),
+        Err(DomainError::UpToDate { .. })
+    ));
+    // The parent moves on; the next merge's base is version 2, not the
+    // fork's version 1, so the lines already brought in are no conflict.
+    recipes
+        .edit(
+            &parent,
+            v(2),
+            Content {
+                cook: Some(Minutes::new(55).unwrap()),
+                ..content(
+                    "Banana bread",
+                    &["3 ripe bananas", "200 g flour", "100 g sugar", "1 egg"],
+                    &["Mash.", "Bake 50 minutes.", "Cool on a rack."],
+                )
+            },
+            &Change::by("ann", "an egg"),
+        )
+        .unwrap();
+    assert!(stored(recipes.store()) != written);
+    let view = recipes.snapshot();
+    let changes = view
+        .parent_changes(&view.recipe(&fork).unwrap(), None)
+        .unwrap();
+    assert_eq!(changes.base, v(2));
+    assert!(changes.merge.is_clean());
+    recipes
+        .bring_in(&fork, v(2), v(3), &[], &ben("the egg"))
+        .unwrap();
+    let now = recipes.snapshot().recipe(&fork).unwrap();
+    assert_eq!(
+        now.content.ingredients,
+        ["3 ripe bananas", "200 g flour", "60 g sugar", "1 egg"]
+    );
+}
+
+#[test]
+fn a_conflict_is_saved_only_once_each_side_is_chosen_and_only_by_the_forks_cook() {
+    let (recipes, parent, fork) = a_parent_and_its_fork();
+    // The parent changes the sugar line too, differently.
+    recipes
+        .edit(
+            &parent,
+            v(2),
+            Content {
+                cook: Some(Minutes::new(55).unwrap()),
+                ..content(
+                    "Banana bread",
+                    &["3 ripe bananas", "200 g flour", "80 g brown sugar"],
+                    &["Mash.", "Bake 50 minutes.", "Cool on a rack."],
+                )
+            },
+            &Change::by("ann", "brown sugar"),
+        )
+        .unwrap();
+    let view = recipes.snapshot();
+    let changes = view
+        .parent_changes(&view.recipe(&fork).unwrap(), None)
+        .unwrap();
+    let conflicts = changes.merge.conflicts();
+    assert_eq!(conflicts.len(), 1, "{conflicts:?}");
+    assert_eq!(conflicts[0].mine, ["60 g sugar"]);
+    assert_eq!(conflicts[0].theirs, ["80 g brown sugar"]);
+    let before = stored(recipes.store());
+    let ben = Change::by("ben", "merge");
+    for refused in [
+        recipes.bring_in(&fork, v(1), v(3), &[], &ben),
+        recipes.bring_in(&fork, v(1), v(3), &[Choice::Mine, Choice::Mine], &ben),
+        recipes.bring_in(
+            &fork,
+            v(1),
+            v(3),
+            &[Choice::Theirs],
+            &Change::by("ann", "x"),
+        ),
+        recipes.bring_in(&fork, v(2), v(3), &[Choice::Theirs], &ben),
+        recipes.bring_in(&fork, v(1), v(9), &[Choice::Theirs], &ben),
+    ] {
+        assert!(
+            matches!(
+                refused,
+                Err(DomainError::Unresolved { .. }
+                    | DomainError::NotAuthor { .. }
+                    | DomainError::Stale { .. }
+                    | DomainError::NoSuchVersion { .. })
+            ),
+            "{refused:?}"
+        );
+    }
+    assert!(stored(recipes.store()) == before, "a refused merge wrote");
+    recipes
+        .bring_in(&fork, v(1), v(3), &[Choice::Theirs], &ben)
+        .unwrap();
+    let now = recipes.snapshot().recipe(&fork).unwrap();
+    assert_eq!(now.content.ingredients[2], "80 g brown sugar");
+    assert_eq!(now.content.title, "Ben's banana bread");
+}
+
+#[test]
+fn an_original_has_nothing_to_bring_in() {
+    let (recipes, parent, _) = a_parent_and_its_fork();
+    let view = recipes.snapshot();
+    let original = view.recipe(&parent).unwrap();
+    assert_eq!(view.apart_from_parent(&original).unwrap(), None);
+    assert!(matches!(
+        view.parent_changes(&original, None),
+        Err(DomainError::NoParent(_))
+    ));
+    assert!(matches!(
+        pages::bring_in_show(&view, &parent, None),
+        Err(DomainError::NoParent(_))
+    ));
+}
+
+fn version(n: u64) -> VersionNumber {
+    VersionNumber::new(n).unwrap()
+}
+
+/// Over the web: ann writes, ben forks and changes a line, ann edits; the
+/// fork's page says it is behind, ben brings the change in through the
+/// form, choosing a side of the conflict, and the page, its history and
+/// the family drawing show it.
+#[actix_web::test]
+async fn over_the_web_a_fork_shows_how_far_behind_it_is_and_brings_the_changes_in() {
+    let (recipes, site) = new_site();
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let form = ann.get("/recipes/new").await;
+    let made = ann.submit(&form, "/recipes/new", &recipe_fields(&[])).await;
+    assert_eq!(made.status, 303, "{}", made.body);
+    let mut ben = Browser::new(&site);
+    sign_up(&mut ben, "ben").await;
+    let fork_form = ben.get("/recipes/weeknight-dal/fork").await;
+    let forked = ben
+        .submit(
+            &fork_form,
+            "/recipes/weeknight-dal/fork",
+            &recipe_fields(&[
+                ("slug", "bens-dal"),
+                ("title", "Ben's dal"),
+                (
+                    "ingredients",
+                    "1 cup red lentils\n3 cups water\n1 tsp cumin",
+                ),
+                ("note", "cumin"),
+            ]),
+        )
+        .await;
+    assert_eq!(forked.status, 303, "{}", forked.body);
+    let edit = ann.get("/recipes/weeknight-dal/edit").await;
+    let edited = ann
+        .submit(
+            &edit,
+            "/recipes/weeknight-dal/edit",
+            &recipe_fields(&[
+                ("cook", "30"),
+                (
+                    "ingredients",
+                    "1 cup red lentils\n4 cups water\n1 tsp turmeric, ground",
+                ),
+                ("note", "more water"),
+            ]),
+        )
+        .await;
+    assert_eq!(edited.status, 303, "{}", edited.body);
+
+    let page = ben.get("/recipes/bens-dal").await;
+    let apart = page.texts(".apart").join(" ");
+    assert!(
+        apart.contains("has 1 new version since version 1"),
+        "{apart}"
+    );
+    assert_eq!(
+        page.attrs(".apart a", "href"),
+        [
+            "/recipes/weeknight-dal/diff?from=1&to=2",
+            "/recipes/bens-dal/bring-in",
+            "/recipes/bens-dal/suggest"
+        ]
+    );
+
+    // Only the fork's cook may bring changes in.
+    assert_eq!(ann.get("/recipes/bens-dal/bring-in").await.status, 403);
+    assert_eq!(
+        ben.get("/recipes/weeknight-dal/bring-in").await.status,
+        404,
+        "an original has no parent"
+    );
+
+    let form = ben.get("/recipes/bens-dal/bring-in").await;
+    assert_eq!(form.status, 200, "{}", form.body);
+    assert_eq!(form.texts("fieldset.conflict").len(), 1, "{}", form.body);
+    let conflict = form.texts("fieldset.conflict").join(" ");
+    assert!(conflict.contains("1 tsp cumin") && conflict.contains("1 tsp turmeric, ground"));
+    let action = "/recipes/bens-dal/bring-in";
+    // Without a choice nothing is saved.
+    let before = stored(recipes.store());
+    let note = ("note", "Brought in the water");
+    let unchosen = ben.submit(&form, action, &[note]).await;
+    assert_eq!(unchosen.status, 422, "{}", unchosen.body);
+    let unsaid = ben.submit(&form, action, &[("choice-0", "mine")]).await;
+    assert_eq!(unsaid.status, 422, "no note: {}", unsaid.body);
+    let forged = ben
+        .submit(&form, action, &[note, ("choice-0", "both")])
+        .await;
+    assert_eq!(forged.status, 400, "{}", forged.body);
+    assert!(stored(recipes.store()) == before);
+    // The fork moves on (in another tab) before the form is sent: 409,
+    // and the form made again on the fork's newest version.
+    let edit = ben.get("/recipes/bens-dal/edit").await;
+    let moved = ben
+        .submit(
+            &edit,
+            "/recipes/bens-dal/edit",
+            &recipe_fields(&[
+                ("slug", "bens-dal"),
+                ("title", "Ben's dal"),
+                (
+                    "ingredients",
+                    "1 cup red lentils\n3 cups water\n1 tsp cumin",
+                ),
+                ("summary", "Red lentils, cumin."),
+                ("note", "summary"),
+            ]),
+        )
+        .await;
+    assert_eq!(moved.status, 303, "{}", moved.body);
+    let stale = ben
+        .submit(&form, action, &[note, ("choice-0", "mine")])
+        .await;
+    assert_eq!(stale.status, 409, "{}", stale.body);
+    assert!(stale.body.contains("changed since this page was made"));
+    let saved = ben
+        .submit(&stale, action, &[note, ("choice-0", "mine")])
+        .await;
+    assert_eq!(saved.status, 303, "{}", saved.body);
+
+    let view = recipes.snapshot();
+    let now = view.recipe(&slug("bens-dal")).unwrap();
+    assert_eq!(
+        now.content.ingredients,
+        ["1 cup red lentils", "4 cups water", "1 tsp cumin"],
+        "the parent's water, ben's cumin"
+    );
+    assert_eq!(now.content.cook, Some(Minutes::new(30).unwrap()));
+    assert_eq!(now.content.summary.as_deref(), Some("Red lentils, cumin."));
+    assert_eq!(now.brought_in, Some(version(2)));
+    let page = ben.get("/recipes/bens-dal").await;
+    assert!(page
+        .texts(".apart")
+        .join(" ")
+        .contains("up to its version 2"));
+    let history = ben.get("/recipes/bens-dal/history").await;
+    assert!(
+        history
+            .body
+            .contains("brought in version 2 of Weeknight Dal"),
+        "{}",
+        history.body
+    );
+    let family = ben.get("/recipes/bens-dal/forks").await;
+    assert!(
+        family
+            .body
+            .contains("brought in version 2 of Weeknight Dal in its version 3"),
+        "{}",
+        family.body
+    );
+
+    // A form made before the fork moved on is stale: 409, the merge made again.
+    let form_again = ben.get("/recipes/bens-dal/bring-in").await;
+    assert_eq!(form_again.status, 409, "nothing new to bring in");
+}
+
+/// A fork suggests its change; the parent's author accepts it onto a
+/// parent that moved on, and the fork's next suggestion is declined and a
+/// third withdrawn: each state decided in the writer, by the right cook.
+#[test]
+fn a_suggestion_is_accepted_onto_the_parents_newest_version_crediting_its_cook() {
+    let (recipes, parent, fork) = a_parent_and_its_fork();
+    let ben = |note| Change::by("ben", note);
+    let ann = |note| Change::by("ann", note);
+    let (number, _) = recipes
+        .suggest(
+            &fork,
+            v(1),
+            "Less sugar: the bananas are sweet",
+            &ben("suggest"),
+        )
+        .unwrap();
+    assert_eq!(number, 1);
+    // A second open one is refused; so is a suggestion by another cook.
+    assert!(matches!(
+        recipes.suggest(&fork, v(1), "again", &ben("again")),
+        Err(DomainError::AlreadySuggested { number: 1, .. })
+    ));
+    assert!(matches!(
+        recipes.suggest(&fork, v(1), "mine", &ann("not hers")),
+        Err(DomainError::NotAuthor { .. })
+    ));
+    let view = recipes.snapshot();
+    let parent_recipe = view.recipe(&parent).unwrap();
+    assert_eq!(view.open_suggestions(parent_recipe.id).unwrap(), 1);
+    // Only the parent's author accepts; the suggester may not.
+    let before = stored(recipes.store());
+    assert!(matches!(
+        recipes.accept_suggestion(&parent, 1, v(2), &[], "", &ben("self")),
+        Err(DomainError::NotAuthor { .. })
+    ));
+    assert!(matches!(
+        recipes.withdraw_suggestion(&parent, 1, &ann("not hers")),
+        Err(DomainError::NotSuggester { .. })
+    ));
+    assert!(matches!(
+        recipes.accept_suggestion(&parent, 9, v(2), &[], "", &ann("none")),
+        Err(DomainError::NoSuchSuggestion { .. })
+    ));
+    assert!(stored(recipes.store()) == before, "a refused review wrote");
+    // The parent is at version 2 (riper bananas), the suggestion based on
+    // version 1: its sugar line merges onto version 2 cleanly, even though
+    // the review was shown at version 1.
+    recipes
+        .accept_suggestion(&parent, 1, v(1), &[], "Thanks!", &ann("accept"))
+        .unwrap();
+    let view = recipes.snapshot();
+    let now = view.recipe(&parent).unwrap();
+    assert_eq!(
+        now.content.ingredients,
+        ["3 ripe bananas", "200 g flour", "60 g sugar"]
+    );
+    assert_eq!(
+        now.content.title, "Banana bread",
+        "the fork's title is not taken"
+    );
+    let history = view.changes(now.id).unwrap();
+    assert!(
+        history[2]
+            .1
+            .starts_with("took suggestion 1 by ben from Ben's banana bread (its version 1): "),
+        "{:?}",
+        history[2]
+    );
+    let s = view.suggestion(now.id, 1).unwrap().unwrap();
+    assert_eq!(s.state.as_str(), "accepted");
+    assert_eq!(s.accepted_in, Some(v(3)));
+    assert_eq!(s.reply.as_deref(), Some("Thanks!"));
+    assert!(matches!(
+        recipes.decline_suggestion(&parent, 1, "", &ann("late")),
+        Err(DomainError::SuggestionClosed { .. })
+    ));
+    // The fork changes again and suggests again; its open suggestion
+    // follows its newest version.
+    let mut changed = view.recipe(&fork).unwrap().content;
+    changed.notes = Some("Muffins: 20 minutes.".into());
+    recipes
+        .edit(&fork, v(1), changed.clone(), &ben("notes"))
+        .unwrap();
+    let (second, _) = recipes
+        .suggest(&fork, v(2), "A note on muffins", &ben("suggest"))
+        .unwrap();
+    assert_eq!(second, 2);
+    changed.notes = Some("Muffins: 18 to 20 minutes.".into());
+    recipes.edit(&fork, v(2), changed, &ben("notes")).unwrap();
+    let view = recipes.snapshot();
+    let open = view.suggestion(now.id, 2).unwrap().unwrap();
+    assert_eq!(open.from_version, v(3), "it follows the fork");
+    recipes
+        .decline_suggestion(&parent, 2, "Not for a loaf", &ann("no"))
+        .unwrap();
+    let (third, _) = recipes
+        .suggest(&fork, v(3), "Try again", &ben("suggest"))
+        .unwrap();
+    recipes
+        .withdraw_suggestion(&parent, third, &ben("withdraw"))
+        .unwrap();
+    let view = recipes.snapshot();
+    let states: Vec<&str> = view
+        .suggestions_to(now.id)
+        .unwrap()
+        .iter()
+        .map(|s| s.state.as_str())
+        .collect();
+    assert_eq!(states, ["accepted", "declined", "withdrawn"]);
+    assert_eq!(view.open_suggestions(now.id).unwrap(), 0);
+    let by_ben: Vec<u32> = view
+        .suggestions_by(&slug("ben"))
+        .unwrap()
+        .iter()
+        .map(|s| s.number)
+        .collect();
+    assert_eq!(by_ben, [1, 2, 3]);
+}
+
+/// A stale acceptance: the parent moved on in a way that conflicts with
+/// the suggestion after the review was shown, so accepting answers 409
+/// with the merge form, and nothing is written until the author chooses.
+#[actix_web::test]
+async fn over_the_web_a_suggestion_is_made_reviewed_and_a_stale_acceptance_is_409() {
+    let (recipes, site) = new_site();
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let form = ann.get("/recipes/new").await;
+    assert_eq!(
+        ann.submit(&form, "/recipes/new", &recipe_fields(&[]))
+            .await
+            .status,
+        303
+    );
+    let mut ben = Browser::new(&site);
+    sign_up(&mut ben, "ben").await;
+    let fork_form = ben.get("/recipes/weeknight-dal/fork").await;
+    let forked = ben
+        .submit(
+            &fork_form,
+            "/recipes/weeknight-dal/fork",
+            &recipe_fields(&[
+                ("slug", "bens-dal"),
+                ("title", "Ben's dal"),
+                (
+                    "ingredients",
+                    "1 cup red lentils\n3 cups water\n1 tsp cumin",
+                ),
+                ("note", "cumin"),
+            ]),
+        )
+        .await;
+    assert_eq!(forked.status, 303, "{}", forked.body);
+    let suggest = ben.get("/recipes/bens-dal/suggest").await;
+    assert_eq!(suggest.status, 200, "{}", suggest.body);
+    let empty = ben.submit(&suggest, "/recipes/bens-dal/suggest", &[]).await;
+    assert_eq!(empty.status, 422, "a suggestion needs a message");
+    let made = ben
+        .submit(
+            &suggest,
+            "/recipes/bens-dal/suggest",
+            &[("message", "Cumin instead of turmeric")],
+        )
+        .await;
+    assert_eq!(made.status, 303, "{}", made.body);
+    assert_eq!(
+        made.headers.get("location").unwrap(),
+        "/recipes/weeknight-dal/suggestions/1"
+    );
+    let page = ann.get("/recipes/weeknight-dal").await;
+    assert!(
+        page.body.contains("1 open suggestion"),
+        "the parent counts it: {}",
+        page.body
+    );
+    // Ann opens the review, then changes the same line another way.
+    let review = ann.get("/recipes/weeknight-dal/suggestions/1").await;
+    assert_eq!(review.status, 200, "{}", review.body);
+    assert!(review.body.contains("Cumin instead of turmeric"));
+    let edit = ann.get("/recipes/weeknight-dal/edit").await;
+    let edited = ann
+        .submit(
+            &edit,
+            "/recipes/weeknight-dal/edit",
+            &recipe_fields(&[
+                (
+                    "ingredients",
+                    "1 cup red lentils\n3 cups water\n1 tsp smoked paprika",
+                ),
+                ("note", "paprika"),
+            ]),
+        )
+        .await;
+    assert_eq!(edited.status, 303, "{}", edited.body);
+    let action = "/recipes/weeknight-dal/suggestions/1";
+    let before = stored(recipes.store());
+    let stale = ann.submit(&review, action, &[("action", "accept")]).await;
+    assert_eq!(stale.status, 409, "{}", stale.body);
+    assert_eq!(
+        stale.texts("form.accept fieldset.conflict").len(),
+        1,
+        "{}",
+        stale.body
+    );
+    assert!(
+        stored(recipes.store()) == before,
+        "a stale acceptance wrote"
+    );
+    // Ben cannot accept; Ann accepts, taking the suggestion's side.
+    let not_his = ben.get(action).await;
+    assert!(not_his.texts("form.accept").is_empty());
+    let accepted = ann
+        .submit(
+            &stale,
+            action,
+            &[("action", "accept"), ("choice-0", "theirs")],
+        )
+        .await;
+    assert_eq!(accepted.status, 303, "{}", accepted.body);
+    let now = recipes.snapshot().recipe(&slug("weeknight-dal")).unwrap();
+    assert_eq!(now.content.ingredients[2], "1 tsp cumin");
+    let history = ann.get("/recipes/weeknight-dal/history").await;
+    assert!(
+        history.body.contains("took suggestion 1 by ben from Ben"),
+        "{}",
+        history.body
+    );
+    let list = ben.get("/recipes/weeknight-dal/suggestions").await;
+    assert!(list.body.contains("accepted in version 3"), "{}", list.body);
+}
