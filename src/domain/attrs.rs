@@ -108,6 +108,8 @@ attrs! {
     suggestion_state => ":suggestion/state",
     suggestion_reply => ":suggestion/reply",
     suggestion_accepted_in => ":suggestion/accepted-in",
+    suggestion_to_author => ":suggestion/to-author",
+    took => ":recipe/took",
 }
 
 /// A read of several of an entity's attributes as one range of ids (one

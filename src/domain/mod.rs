@@ -48,14 +48,15 @@ pub use content::{
 };
 pub use ids::{Basis, Instant, RecipeId, VersionNumber};
 pub use pages::{
-    Apart, Breadcrumb, BringInShow, Comparison, CookPage, Crumb, Family, History, LineageShow,
-    Link, RecipeShow, Source, SuggestShow, SuggestionShow, SuggestionsShow, TreeNode, VersionDiff,
-    VersionShow, COOK_PAGE_LIMIT, CRUMB_ENDS, FORKS_LISTED, HISTORY_PAGE,
+    Apart, Breadcrumb, BringInShow, Comparison, CookPage, CookSuggestions, Crumb, Family, History,
+    LineageShow, Link, Origin, RecipeData, RecipeShow, Source, SuggestShow, SuggestionLine,
+    SuggestionShow, SuggestionsFeed, SuggestionsShow, TreeNode, VersionDiff, VersionShow,
+    COOK_PAGE_LIMIT, CRUMB_ENDS, FORKS_LISTED, HISTORY_PAGE,
 };
 pub use read::{
     Ancestor, BroughtIn, CatalogEntry, CatalogPage, CatalogQuery, ForkNode, ForkTree,
     ParentChanges, ReadSet, Recipe, Snapshot, Sort, Suggestion, SuggestionMerge, SuggestionState,
-    Version, MAX_SORTED_TAG, RETIRED,
+    Taken, Version, MAX_SORTED_TAG, RETIRED,
 };
 pub use slug::{BadSlug, Slug};
 pub use write::{Change, Recipes, Seen, MAX_MESSAGE, MAX_NOTE, UNSAVED_PICTURE_GRACE_MS};

@@ -378,6 +378,20 @@ const ORDER: &[Row] = &[
         "",
         "The parent's version that accepting the suggestion made.",
     ),
+    Row::Def(
+        ":suggestion/to-author",
+        ValueType::Ref,
+        Cardinality::One,
+        "",
+        "The author of the recipe a suggestion is made to: so that the suggestions a cook has been sent are one read, whatever the number of their recipes.",
+    ),
+    Row::Def(
+        ":recipe/took",
+        ValueType::Ref,
+        Cardinality::One,
+        "",
+        "The suggesting fork's version a recipe's version took (accepting a suggestion), as its transaction; asserted by that version, so the attribute's history lists every suggestion taken, as :recipe/merged-at's lists every merge.",
+    ),
 ];
 
 /// Every attribute's definition, in the order of installing: `ORDER`, then

@@ -33,7 +33,22 @@ pub struct SeedVersion {
     /// For a fork's later version: the parent's version whose changes it
     /// brings in (a merge onto the version before it), instead of fields.
     pub brings_in: Option<usize>,
+    /// For a later version: the suggestion of one of the recipe's forks
+    /// it takes (a merge of the fork's changes onto the version before
+    /// it), instead of fields.
+    pub takes: Option<SeedTakes>,
     fields: Vec<Field>,
+}
+
+/// A suggestion a recipe's version takes: which of its forks made it, the
+/// fork's version suggested, and when and with what words its cook did.
+#[derive(Debug, Clone)]
+pub struct SeedTakes {
+    pub fork: String,
+    pub version: usize,
+    pub at: i64,
+    pub message: String,
+    pub line: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -176,54 +191,82 @@ impl Reader<'_> {
         }
     }
 
+    /// An instant, `#inst "..."` (RFC 3339), for the key `what`.
+    fn instant(&self, node: &Node, what: &str) -> Result<i64, SeedError> {
+        match &node.edn {
+            Edn::Tagged(tag, inner) if tag == "inst" => match inner.as_ref() {
+                Edn::String(s) => store::parse_rfc3339(s)
+                    .ok_or_else(|| self.fail(node, format!("{s:?} is not an RFC 3339 instant")))
+                    // A new store's transactions start at the epoch, and
+                    // none may be earlier than one before it (found by the
+                    // seed_files fuzz target: a planned file the store
+                    // refused).
+                    .and_then(|at| match at < 0 {
+                        true => Err(self.fail(
+                            node,
+                            format!("{s:?} is before 1970, which no change can be"),
+                        )),
+                        false => Ok(at),
+                    }),
+                other => {
+                    Err(self.fail(node, format!("#inst takes a string, not {}", short(other))))
+                }
+            },
+            other => Err(self.fail(
+                node,
+                format!("{what} is #inst \"...\", not {}", short(other)),
+            )),
+        }
+    }
+
+    /// A version number (from 1), for the key `what`.
+    fn version_number(&self, node: &Node, what: &str) -> Result<usize, SeedError> {
+        let n = self.int(node, what)?;
+        usize::try_from(n)
+            .ok()
+            .filter(|&n| n >= 1)
+            .ok_or_else(|| self.fail(node, format!("{what} is a version number, not {n}")))
+    }
+
+    /// `:takes {:fork "slug" :version N :at #inst "..." :message "..."}`.
+    fn takes(&self, node: &Node) -> Result<SeedTakes, SeedError> {
+        let (mut fork, mut version, mut at, mut message) = (None, None, None, None);
+        for (k, k_node, v) in self.entries(node)? {
+            match k {
+                "fork" => fork = Some(self.string(v, ":fork")?),
+                "version" => version = Some(self.version_number(v, ":version")?),
+                "at" => at = Some(self.instant(v, ":at")?),
+                "message" => message = Some(self.string(v, ":message")?),
+                other => {
+                    return Err(self.fail(
+                        k_node,
+                        format!(":takes has :fork, :version, :at and :message, not :{other}"),
+                    ))
+                }
+            }
+        }
+        let missing = |what: &str| self.fail(node, format!(":takes needs {what}"));
+        Ok(SeedTakes {
+            fork: fork.ok_or_else(|| missing(":fork"))?,
+            version: version.ok_or_else(|| missing(":version"))?,
+            at: at.ok_or_else(|| missing(":at (when the fork's cook suggested it)"))?,
+            message: message.ok_or_else(|| missing(":message"))?,
+            line: node.line,
+        })
+    }
+
     fn version(&self, node: &Node) -> Result<SeedVersion, SeedError> {
         let mut at = None;
         let mut author = None;
         let mut note = None;
         let mut brings_in = None;
+        let mut takes = None;
         let mut fields = Vec::new();
         for (key, key_node, value) in self.entries(node)? {
             match key {
-                "brings-in" => {
-                    let n = self.int(value, ":brings-in")?;
-                    brings_in =
-                        Some(usize::try_from(n).ok().filter(|&n| n >= 1).ok_or_else(|| {
-                            self.fail(value, format!(":brings-in is a version number, not {n}"))
-                        })?);
-                }
-                "at" => {
-                    at = Some(match &value.edn {
-                        Edn::Tagged(tag, inner) if tag == "inst" => match inner.as_ref() {
-                            Edn::String(s) => store::parse_rfc3339(s)
-                                .ok_or_else(|| {
-                                    self.fail(value, format!("{s:?} is not an RFC 3339 instant"))
-                                })
-                                // A new store's transactions start at the
-                                // epoch, and none may be earlier than one
-                                // before it (found by the seed_files fuzz
-                                // target: a planned file the store refused).
-                                .and_then(|at| match at < 0 {
-                                    true => Err(self.fail(
-                                        value,
-                                        format!("{s:?} is before 1970, which no change can be"),
-                                    )),
-                                    false => Ok(at),
-                                })?,
-                            other => {
-                                return Err(self.fail(
-                                    value,
-                                    format!("#inst takes a string, not {}", short(other)),
-                                ))
-                            }
-                        },
-                        other => {
-                            return Err(self.fail(
-                                value,
-                                format!(":at is #inst \"...\", not {}", short(other)),
-                            ))
-                        }
-                    })
-                }
+                "brings-in" => brings_in = Some(self.version_number(value, ":brings-in")?),
+                "takes" => takes = Some(self.takes(value)?),
+                "at" => at = Some(self.instant(value, ":at")?),
                 "author" => {
                     let handle = self.string(value, ":author")?;
                     Slug::parse(&handle).map_err(|_| {
@@ -300,14 +343,21 @@ impl Reader<'_> {
             }
         }
         let missing = |what: &str| self.fail(node, format!("every version needs {what}"));
-        if brings_in.is_some() && !fields.is_empty() {
+        if brings_in.is_some() && (!fields.is_empty() || takes.is_some()) {
             return Err(self.fail(
                 node,
                 "a version that brings in its parent's changes has only :at, :author, :note and :brings-in",
             ));
         }
+        if takes.is_some() && !fields.is_empty() {
+            return Err(self.fail(
+                node,
+                "a version that takes a fork's suggestion has only :at, :author, :note and :takes",
+            ));
+        }
         Ok(SeedVersion {
             brings_in,
+            takes,
             line: node.line,
             at: at.ok_or_else(|| missing(":at"))?,
             author: author.ok_or_else(|| missing(":author"))?,

@@ -16,12 +16,12 @@ mod file;
 pub mod illustration;
 pub mod synthetic;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use crate::domain::pictures::Picture;
 use crate::domain::{Change, Content, DomainError, Recipes, Slug, VersionNumber};
 use crate::store::Store;
-use file::SeedRecipe;
+use file::{SeedRecipe, SeedTakes};
 
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/demo_seed.rs"));
@@ -75,6 +75,11 @@ pub struct PlannedVersion {
     /// For a version that brings in its parent's changes: the parent's
     /// version number.
     pub brings_in: Option<usize>,
+    /// For a version that takes a fork's suggestion: the fork.
+    pub takes: Option<Slug>,
+    /// Not a version but a suggestion, made by the fork `slug` with this
+    /// message (`change` is its cook's), that a later version takes.
+    pub suggests: Option<String>,
     pub first: bool,
 }
 
@@ -104,25 +109,50 @@ fn mistake(recipe: &SeedRecipe, line: usize, message: impl Into<String>) -> Seed
 /// refused before anything is written: slugs used twice, then each
 /// recipe's fork, then each version's change and content. A version's
 /// content is the previous version's (or the forked parent's) with the
-/// version's fields over it, so the contents are worked out here, parents
-/// first, and returned for `in_time`.
+/// version's fields over it, or a merge of another recipe's version onto
+/// it, so the contents are worked out here, every version of the seed in
+/// time order (what a version builds on is always older: `check_fork`,
+/// `SoFar::brought_in` and `SoFar::taken` see to it), and returned for
+/// `in_time`.
 fn check(recipes: &[SeedRecipe]) -> Result<Contents<'_>, SeedError> {
     let by_slug = unique_slugs(recipes)?;
     for recipe in recipes {
         check_fork(recipe, &by_slug)?;
     }
-    let mut contents = Contents::new();
-    for recipe in parents_first(recipes) {
-        let parent = recipe.forks.as_ref().map(|fork| {
-            (
-                by_slug[fork.slug.as_str()],
-                &contents[fork.slug.as_str()][..],
-            )
-        });
-        let checked = checked_contents(recipe, parent)?;
-        contents.insert(recipe.slug.as_str(), checked);
+    let mut order: Vec<(&SeedRecipe, usize)> = recipes
+        .iter()
+        .flat_map(|recipe| (0..recipe.versions.len()).map(move |i| (recipe, i)))
+        .collect();
+    // Stable: a recipe's own versions are in time order already.
+    order.sort_by_key(|(recipe, i)| recipe.versions[*i].at);
+    let mut so_far = SoFar {
+        by_slug,
+        recipes: HashMap::with_capacity(recipes.len()),
+    };
+    for (recipe, i) in order {
+        so_far.step(recipe, i)?;
     }
-    Ok(contents)
+    Ok(so_far
+        .recipes
+        .into_iter()
+        .map(|(slug, made)| (slug, made.contents))
+        .collect())
+}
+
+/// The versions of the seed worked out so far, oldest first.
+struct SoFar<'a> {
+    by_slug: HashMap<&'a str, &'a SeedRecipe>,
+    recipes: HashMap<&'a str, Made>,
+}
+
+/// One recipe's versions worked out so far.
+struct Made {
+    contents: Vec<Content>,
+    /// The parent's version it last agreed with (forked or brought in);
+    /// 0 for an original.
+    synced: usize,
+    /// Its cook: the author of its first version.
+    owner: Slug,
 }
 
 /// The recipes by slug, once no two files use the same one.
@@ -193,111 +223,39 @@ fn check_fork(recipe: &SeedRecipe, by_slug: &HashMap<&str, &SeedRecipe>) -> Resu
     Ok(())
 }
 
-/// The recipes with every parent before its forks: passes over the seed in
-/// file order, each taking the recipes whose parent is already taken.
-/// Every parent is in the seed and no lineage is a cycle (`check_fork`), so
-/// each pass takes at least one recipe.
-fn parents_first(recipes: &[SeedRecipe]) -> Vec<&SeedRecipe> {
-    let mut order: Vec<&SeedRecipe> = Vec::with_capacity(recipes.len());
-    let mut taken: HashSet<&str> = HashSet::with_capacity(recipes.len());
-    let mut pending: Vec<&SeedRecipe> = recipes.iter().collect();
-    while !pending.is_empty() {
-        let before = pending.len();
-        let mut waiting = Vec::new();
-        for recipe in pending {
-            let ready = match &recipe.forks {
-                None => true,
-                Some(fork) => taken.contains(fork.slug.as_str()),
-            };
-            if ready {
-                taken.insert(recipe.slug.as_str());
-                order.push(recipe);
-            } else {
-                waiting.push(recipe);
-            }
-        }
-        assert!(waiting.len() < before, "check_fork let a cycle through");
-        pending = waiting;
-    }
-    order
-}
-
-/// The whole content of each of `recipe`'s versions, the first over
-/// `base`, each checked as the domain would: the change's author and note,
-/// the content normalised, an original's first version with ingredients
-/// and steps, and no version that changes nothing.
-///
-/// A fork's version that brings in its parent's changes is the merge of
-/// the parent's version it names onto the version before it, from the
-/// parent's version the fork last agreed with: it must name a later one,
-/// made before it, and merge without a conflict (a seed has no cook to
-/// choose).
-fn checked_contents(
-    recipe: &SeedRecipe,
-    parent: Option<(&SeedRecipe, &[Content])>,
-) -> Result<Vec<Content>, SeedError> {
-    let mut content = match (&recipe.forks, parent) {
-        (Some(fork), Some((_, parent_contents))) => parent_contents[fork.version - 1].clone(),
-        _ => Content::default(),
-    };
-    let mut synced = recipe.forks.as_ref().map_or(0, |f| f.version);
-    let mut versions: Vec<Content> = Vec::with_capacity(recipe.versions.len());
-    let mut owner = None;
-    for (i, version) in recipe.versions.iter().enumerate() {
+impl<'a> SoFar<'a> {
+    /// Works out version `i` of `recipe`, checked as the domain would: the
+    /// change's author (the recipe's own cook) and note, the content
+    /// normalised, an original's first version with ingredients and steps,
+    /// and no version that changes nothing.
+    fn step(&mut self, recipe: &'a SeedRecipe, i: usize) -> Result<(), SeedError> {
+        let version = &recipe.versions[i];
         let fail = |message: String| mistake(recipe, version.line, message);
         let author = version.change().checked_author().map_err(fail)?;
-        // As the domain decides an edit: only the recipe's own cook.
-        let owner = owner.get_or_insert_with(|| author.clone());
-        if author != *owner {
-            return Err(fail(format!(
-                "only {owner}, whose recipe it is, adds versions to it, not {author}: another cook forks it"
-            )));
-        }
-        content = match version.brings_in {
-            None => version.apply(content),
-            Some(upto) => {
-                let Some((parent, parent_contents)) = parent.filter(|_| i > 0) else {
-                    return Err(fail(
-                        "only a fork's later version brings in its parent's changes".into(),
-                    ));
-                };
-                let made = parent.versions.get(upto - 1).ok_or_else(|| {
-                    fail(format!(
-                        "{} has {} versions, not {upto}",
-                        parent.slug,
-                        parent.versions.len()
-                    ))
-                })?;
-                if upto <= synced {
-                    return Err(fail(format!(
-                        "it already has the changes of {} up to version {synced}",
-                        parent.slug
-                    )));
-                }
-                if made.at >= version.at {
-                    return Err(fail(format!(
-                        "it is not later than version {upto} of {}",
-                        parent.slug
-                    )));
-                }
-                let merge = crate::domain::merge::merge(
-                    &parent_contents[synced - 1],
-                    &content,
-                    &parent_contents[upto - 1],
-                );
-                synced = upto;
-                merge.clean().ok_or_else(|| {
-                    fail(format!(
-                        "version {upto} of {} conflicts with it: a seed's merge must be clean",
-                        parent.slug
-                    ))
-                })?
+        let slug = recipe.slug.as_str();
+        let before = match (i, self.recipes.get(slug), &recipe.forks) {
+            (0, _, Some(fork)) => {
+                self.recipes[fork.slug.as_str()].contents[fork.version - 1].clone()
             }
+            (0, _, None) => Content::default(),
+            (_, Some(made), _) => {
+                // As the domain decides an edit: only the recipe's own cook.
+                if author != made.owner {
+                    return Err(fail(format!(
+                        "only {}, whose recipe it is, adds versions to it, not {author}: another cook forks it",
+                        made.owner
+                    )));
+                }
+                made.contents.last().expect("a first version").clone()
+            }
+            (_, None, _) => unreachable!("a recipe's versions are worked out in order"),
         };
-        let normalized = content
-            .clone()
-            .normalized()
-            .map_err(|e| fail(e.to_string()))?;
+        let content = match (version.brings_in, &version.takes) {
+            (None, None) => version.apply(before),
+            (Some(upto), _) => self.brought_in(recipe, i, upto, before)?,
+            (None, Some(takes)) => self.taken(recipe, i, takes, before)?,
+        };
+        let normalized = content.normalized().map_err(|e| fail(e.to_string()))?;
         if recipe.forks.is_none()
             && i == 0
             && (normalized.ingredients.is_empty() || normalized.steps.is_empty())
@@ -306,18 +264,154 @@ fn checked_contents(
                 "an original's first version needs ingredients and steps".into(),
             ));
         }
-        if i > 0 && version.brings_in.is_none() && versions.last() == Some(&normalized) {
+        let made = self.recipes.entry(slug).or_insert_with(|| Made {
+            contents: Vec::with_capacity(recipe.versions.len()),
+            synced: recipe.forks.as_ref().map_or(0, |f| f.version),
+            owner: author,
+        });
+        if i > 0 && version.brings_in.is_none() && made.contents.last() == Some(&normalized) {
             return Err(fail("this version changes nothing".into()));
         }
-        versions.push(normalized);
+        if let Some(upto) = version.brings_in {
+            made.synced = upto;
+        }
+        made.contents.push(normalized);
+        Ok(())
     }
-    Ok(versions)
+
+    /// Version `i` of the fork `recipe`, bringing in its parent's version
+    /// `upto` onto `before`: the merge of the parent's changes since the
+    /// version the fork last agreed with. It must name a later version,
+    /// made before it, and merge without a conflict (a seed has no cook to
+    /// choose).
+    fn brought_in(
+        &self,
+        recipe: &SeedRecipe,
+        i: usize,
+        upto: usize,
+        before: Content,
+    ) -> Result<Content, SeedError> {
+        let version = &recipe.versions[i];
+        let fail = |message: String| mistake(recipe, version.line, message);
+        let Some(fork) = recipe.forks.as_ref().filter(|_| i > 0) else {
+            return Err(fail(
+                "only a fork's later version brings in its parent's changes".into(),
+            ));
+        };
+        let parent = self.by_slug[fork.slug.as_str()];
+        let made = parent.versions.get(upto - 1).ok_or_else(|| {
+            fail(format!(
+                "{} has {} versions, not {upto}",
+                parent.slug,
+                parent.versions.len()
+            ))
+        })?;
+        let synced = self.recipes[recipe.slug.as_str()].synced;
+        if upto <= synced {
+            return Err(fail(format!(
+                "it already has the changes of {} up to version {synced}",
+                parent.slug
+            )));
+        }
+        if made.at >= version.at {
+            return Err(fail(format!(
+                "it is not later than version {upto} of {}",
+                parent.slug
+            )));
+        }
+        let parent_contents = &self.recipes[parent.slug.as_str()].contents;
+        let merge = crate::domain::merge::merge(
+            &parent_contents[synced - 1],
+            &before,
+            &parent_contents[upto - 1],
+        );
+        merge.clean().ok_or_else(|| {
+            fail(format!(
+                "version {upto} of {} conflicts with it: a seed's merge must be clean",
+                parent.slug
+            ))
+        })
+    }
+
+    /// Version `i` of `recipe`, taking the suggestion `takes` of one of its
+    /// forks onto `before`: the fork's changes since it last agreed with
+    /// `recipe`, but its title and picture, as the domain merges them. The fork's
+    /// version must be its newest from when it is suggested until it is
+    /// taken (an open suggestion follows the fork), change something, and
+    /// merge without a conflict.
+    fn taken(
+        &self,
+        recipe: &SeedRecipe,
+        i: usize,
+        takes: &SeedTakes,
+        before: Content,
+    ) -> Result<Content, SeedError> {
+        let fail = |message: String| mistake(recipe, takes.line, message);
+        let version = &recipe.versions[i];
+        if i == 0 {
+            return Err(fail(
+                "a recipe's first version takes no suggestion: it has no forks yet".into(),
+            ));
+        }
+        let fork = self
+            .by_slug
+            .get(takes.fork.as_str())
+            .filter(|fork| fork.forks.as_ref().is_some_and(|f| f.slug == recipe.slug))
+            .ok_or_else(|| fail(format!("{} is not a fork of {}", takes.fork, recipe.slug)))?;
+        let suggested = fork.versions.get(takes.version - 1).ok_or_else(|| {
+            fail(format!(
+                "{} has {} versions, not {}",
+                fork.slug,
+                fork.versions.len(),
+                takes.version
+            ))
+        })?;
+        if !(suggested.at < takes.at && takes.at < version.at) {
+            return Err(fail(format!(
+                "it must be suggested after version {} of {} is made, and taken after that",
+                takes.version, fork.slug
+            )));
+        }
+        if fork
+            .versions
+            .get(takes.version)
+            .is_some_and(|next| next.at < version.at)
+        {
+            return Err(fail(format!(
+                "{} makes a newer version before it is taken: an open suggestion follows it",
+                fork.slug
+            )));
+        }
+        let made = &self.recipes[fork.slug.as_str()];
+        let base = &self.recipes[recipe.slug.as_str()].contents[made.synced - 1];
+        let mut theirs = made.contents[takes.version - 1].clone();
+        if crate::domain::diff::recipes(base, &theirs).is_empty() {
+            return Err(fail(format!(
+                "version {} of {} has no change to suggest",
+                takes.version, fork.slug
+            )));
+        }
+        // As the domain does: a fork's title and picture are its own, and
+        // are not suggested.
+        theirs.title = base.title.clone();
+        theirs.picture = base.picture.clone();
+        crate::domain::merge::merge(base, &before, &theirs)
+            .clean()
+            .ok_or_else(|| {
+                fail(format!(
+                    "version {} of {} conflicts with it: a seed's merge must be clean",
+                    takes.version, fork.slug
+                ))
+            })
+    }
 }
 
 /// Every version as `apply` writes it, oldest first (ties by slug). A
 /// fork's first version is later than the version it forks (`check_fork`),
 /// so parents come before their forks here too.
 fn in_time(recipes: &[SeedRecipe], mut contents: Contents) -> Vec<PlannedVersion> {
+    let by_slug: HashMap<&str, &SeedRecipe> =
+        recipes.iter().map(|r| (r.slug.as_str(), r)).collect();
     let mut planned: Vec<PlannedVersion> = Vec::new();
     for recipe in recipes {
         let slug = Slug::parse(&recipe.slug).expect("checked when read");
@@ -327,12 +421,33 @@ fn in_time(recipes: &[SeedRecipe], mut contents: Contents) -> Vec<PlannedVersion
             .map(|fork| (Slug::parse(&fork.slug).expect("checked"), fork.version));
         let versions = contents.remove(recipe.slug.as_str()).expect("checked");
         for (i, (version, content)) in recipe.versions.iter().zip(versions).enumerate() {
+            let takes = version.takes.as_ref().map(|takes| {
+                let fork = Slug::parse(&takes.fork).expect("checked");
+                let fork_cook = by_slug[takes.fork.as_str()].versions[0].author.clone();
+                planned.push(PlannedVersion {
+                    slug: fork.clone(),
+                    content: Content::default(),
+                    change: Change {
+                        author: fork_cook,
+                        note: format!("Suggested its changes to {}", recipe.slug),
+                        at: Some(takes.at),
+                    },
+                    fork_of: None,
+                    brings_in: None,
+                    takes: None,
+                    suggests: Some(takes.message.clone()),
+                    first: false,
+                });
+                fork
+            });
             planned.push(PlannedVersion {
                 slug: slug.clone(),
                 content,
                 change: version.change(),
                 fork_of: if i == 0 { fork_of.clone() } else { None },
                 brings_in: version.brings_in,
+                takes,
+                suggests: None,
                 first: i == 0,
             });
         }
@@ -382,7 +497,9 @@ pub fn apply_with(
         basis: 0,
     };
     // Each recipe's newest version so far: an edit is based on it.
-    let mut newest: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut newest: HashMap<&str, usize> = HashMap::new();
+    // Each fork's suggestion, by number, once made.
+    let mut suggested: HashMap<&str, u32> = HashMap::new();
     // Each recipe's picture, drawn from its first version and kept after.
     let drawn: HashMap<&str, Picture> = match pictures {
         Pictures::None => HashMap::new(),
@@ -390,6 +507,16 @@ pub fn apply_with(
     };
     for planned in plan {
         let count = newest.entry(planned.slug.as_str()).or_insert(0);
+        if let Some(message) = &planned.suggests {
+            let (number, _) = recipes.suggest(
+                &planned.slug,
+                version_number(&planned.slug, *count)?,
+                message,
+                &planned.change,
+            )?;
+            suggested.insert(planned.slug.as_str(), number);
+            continue;
+        }
         let mut version = std::borrow::Cow::Borrowed(planned);
         if let Some(picture) = drawn.get(planned.slug.as_str()) {
             version.to_mut().content.picture = Some(picture.clone());
@@ -411,6 +538,20 @@ pub fn apply_with(
             (None, true) => {
                 recipes.create(&version.slug, version.content.clone(), &version.change)?;
                 report.recipes += 1;
+            }
+            (None, false) if version.takes.is_some() => {
+                let fork = version.takes.as_ref().map_or("", |f| f.as_str());
+                let number = suggested.get(fork).copied().ok_or_else(|| {
+                    DomainError::Invalid(format!("{fork} made no suggestion to take"))
+                })?;
+                recipes.accept_suggestion(
+                    &version.slug,
+                    number,
+                    version_number(&version.slug, *count)?,
+                    &[],
+                    "",
+                    &version.change,
+                )?;
             }
             (None, false) if version.brings_in.is_some() => {
                 let upto = version.brings_in.unwrap_or(1);

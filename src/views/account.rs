@@ -4,7 +4,8 @@ use maud::{html, Markup};
 
 use super::form_fields::{form_errors, token, Field, FieldErrors};
 use super::layout::{self, Head, Section};
-use crate::domain::Cook;
+use super::merges::{suggestion_lines, Whose};
+use crate::domain::{Cook, CookSuggestions};
 
 /// What the sign-up form keeps of what was typed (never the password).
 #[derive(Debug, Clone, Default)]
@@ -66,8 +67,53 @@ pub fn log_in(handle: &str, next: &str, errors: &FieldErrors, csrf: &str) -> Mar
     )
 }
 
-/// The account page: who is logged in, change password, log out.
-pub fn account(cook: &Cook, notice: Option<&str>, errors: &FieldErrors, csrf: &str) -> Markup {
+/// The path of the feed of suggestions to the recipes of `handle`.
+pub fn suggestions_feed_path(handle: &str) -> String {
+    format!("/cooks/{handle}/suggestions.xml")
+}
+
+/// The cook's suggestions on their account page: those sent to their
+/// recipes (the open ones to review first), and those they made.
+fn suggestions(cook: &Cook, suggestions: &CookSuggestions) -> Markup {
+    let open = suggestions.open_received().count();
+    let more = |listed: usize, total: usize| {
+        html! {
+            @if total > listed {
+                p class="meta" { "The newest " (listed) " of " (total) "." }
+            }
+        }
+    };
+    html! {
+        h2 id="suggestions" { "Suggestions to your recipes" }
+        @if suggestions.received.is_empty() {
+            p { "None yet. When a cook who forked one of your recipes suggests their changes, they are listed here for you to review." }
+        } @else {
+            p {
+                (super::count(open as i64, "open suggestion", "open suggestions")) " to review. "
+                a href=(suggestions_feed_path(cook.handle.as_str())) { "Follow them in a feed" } "."
+            }
+            (suggestion_lines(&suggestions.received, Whose::Received))
+            (more(suggestions.received.len(), suggestions.received_total))
+        }
+        h2 { "Your suggestions" }
+        @if suggestions.sent.is_empty() {
+            p { "None yet. From a fork of yours, suggest its changes to the recipe it came from." }
+        } @else {
+            (suggestion_lines(&suggestions.sent, Whose::Sent))
+            (more(suggestions.sent.len(), suggestions.sent_total))
+        }
+    }
+}
+
+/// The account page: who is logged in, the suggestions they were sent
+/// and made, change password, log out.
+pub fn account(
+    cook: &Cook,
+    cook_suggestions: &CookSuggestions,
+    notice: Option<&str>,
+    errors: &FieldErrors,
+    csrf: &str,
+) -> Markup {
     // Out of the index by design: one cook's own page, never public.
     let mut head = Head::new("Your account", Section::Other);
     head.noindex = true;
@@ -82,6 +128,7 @@ pub fn account(cook: &Cook, notice: Option<&str>, errors: &FieldErrors, csrf: &s
             p { "Logged in as " (cook.name) " (" (cook.handle) "). "
                 "Your page, " a href={ "/cooks/" (cook.handle) } { "/cooks/" (cook.handle) } ", lists your recipes and forks once you have published one." }
             p { a href="/recipes/new" { "Write a new recipe" } }
+            (suggestions(cook, cook_suggestions))
             h2 { "Change your password" }
             (form_errors(errors))
             form class="account-form" method="post" action="/account/password" {

@@ -20,8 +20,11 @@ pub fn page(cook: &CookPage, memos: &Memos) -> Markup {
         cook.name,
         cook.originals.len(),
     );
+    let feed_title = format!("Suggestions to {}'s recipes", cook.name);
+    let feed_path = super::account::suggestions_feed_path(&cook.handle);
     let mut head = Head::new(&title, Section::Recipes);
     head.description = Some(&description);
+    head.feed = Some((&feed_title, &feed_path));
     layout::page(
         &head,
         html! {
@@ -41,6 +44,9 @@ pub fn page(cook: &CookPage, memos: &Memos) -> Markup {
             }
             @if cook.truncated {
                 p class="notice" { "This page lists the first " (COOK_PAGE_LIMIT) " of them." }
+            }
+            @if !cook.originals.is_empty() {
+                p class="meta" { a href=(feed_path) { "Suggestions to their recipes, as a feed" } }
             }
         },
     )

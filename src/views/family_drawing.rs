@@ -274,6 +274,25 @@ pub fn drawing(nodes: &[TreeNode], current: &str) -> Markup {
                     .into_string(),
                 );
             }
+            // Each suggestion the parent took: from the fork's version
+            // suggested to the parent's version that took it.
+            for taken in &node.taken {
+                let parent_version = taken
+                    .parent_version
+                    .get()
+                    .min(nodes[p].version_count.max(1));
+                let fork_version = taken.fork_version.get().min(node.version_count.max(1));
+                let (x1, x2) = (here.mark_x(fork_version), there.mark_x(parent_version));
+                edges.push_str(
+                    &html! {
+                        a href=(version_path(&nodes[p].slug, parent_version)) tabindex="-1" {
+                            title { (nodes[p].title) " took suggestion " (taken.number) " from version " (taken.fork_version) " of " (node.title) " in its version " (taken.parent_version) }
+                            path class="edge merge taken" d=(format!("M{x1:.1} {:.1} L{x2:.1} {:.1}", here.y, there.y)) {}
+                        }
+                    }
+                    .into_string(),
+                );
+            }
         }
         rows.push_str(&row_markup(&drawing, i, here, current == Some(i)).into_string());
     }
@@ -288,7 +307,7 @@ pub fn drawing(nodes: &[TreeNode], current: &str) -> Markup {
                 }
             }
             figcaption {
-                "Each line is a recipe and each dot one of its versions; a fork branches from the version it copied, and a dashed line joins a parent's version to the fork's version that brought it in."
+                "Each line is a recipe and each dot one of its versions; a fork branches from the version it copied, and a dashed line joins a parent's version to the fork's version that brought it in, or a fork's version to the parent's version that took it as a suggestion."
                 @if drawing.rows.len() < nodes.len() {
                     " " (drawing.rows.len()) " of " (nodes.len()) " recipes are drawn; the list below has them all."
                 }

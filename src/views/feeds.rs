@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 use super::machine_time;
 use super::markdown::Memos;
-use crate::domain::{CatalogEntry, Instant};
+use crate::domain::{CatalogEntry, Instant, SuggestionsFeed};
 
 /// `text` escaped for XML text and attribute values.
 pub fn xml(text: &str) -> String {
@@ -67,6 +67,64 @@ pub fn atom(base_url: &str, memos: &Memos, entries: &[CatalogEntry], updated: In
         for tag in &entry.tags {
             let _ = writeln!(out, "<category term=\"{}\"/>", xml(tag));
         }
+        out.push_str("</entry>\n");
+    }
+    out.push_str("</feed>\n");
+    out
+}
+
+/// An Atom feed of the suggestions sent to a cook's recipes, the last
+/// changed first: each entry one suggestion (its id stays as its state
+/// changes; `updated` says when it last did).
+pub fn suggestions_atom(base_url: &str, feed: &SuggestionsFeed) -> String {
+    let mut out = String::with_capacity(512 + feed.lines.len() * 512);
+    let base = xml(base_url);
+    let handle = xml(&feed.handle);
+    let _ = write!(
+        out,
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n\
+         <feed xmlns=\"http://www.w3.org/2005/Atom\">\n\
+         <title>forkful: suggestions to {}'s recipes</title>\n\
+         <id>{base}/cooks/{handle}/suggestions.xml</id>\n\
+         <link rel=\"alternate\" href=\"{base}/cooks/{handle}\"/>\n\
+         <link rel=\"self\" href=\"{base}/cooks/{handle}/suggestions.xml\"/>\n\
+         <updated>{}</updated>\n\
+         <author><name>forkful</name></author>\n",
+        xml(&feed.name),
+        machine_time(feed.updated)
+    );
+    for line in &feed.lines {
+        let s = &line.suggestion;
+        let url = format!(
+            "{base}/recipes/{}/suggestions/{}",
+            xml(&line.to.slug),
+            s.number
+        );
+        let state = super::merges::state_text(s);
+        let _ = write!(
+            out,
+            "<entry>\n<title>Suggestion {} to {} from {} ({state})</title>\n<id>{url}</id>\n\
+             <link rel=\"alternate\" href=\"{url}\"/>\n<published>{}</published>\n<updated>{}</updated>\n",
+            s.number,
+            xml(&line.to.title),
+            xml(&line.from.title),
+            machine_time(s.made),
+            machine_time(s.changed),
+        );
+        if let Some(by) = &s.by {
+            let _ = writeln!(
+                out,
+                "<author><name>{}</name><uri>{base}/cooks/{}</uri></author>",
+                xml(by),
+                xml(by)
+            );
+        }
+        let mut summary = s.message.clone();
+        if let Some(reply) = &s.reply {
+            summary.push_str("\n\nThe author's note: ");
+            summary.push_str(reply);
+        }
+        let _ = writeln!(out, "<summary>{}</summary>", xml(&summary));
         out.push_str("</entry>\n");
     }
     out.push_str("</feed>\n");

@@ -3,8 +3,9 @@
 use maud::{html, Markup};
 
 use super::layout::{self, Head, Section};
+use super::merges::suggestion_path;
 use super::{human_time, machine_time, recipe_path, version_path};
-use crate::domain::{History, Version, VersionNumber};
+use crate::domain::{History, Origin, Version, VersionNumber};
 
 /// A recipe's versions, each with what it changed.
 pub struct HistoryView<'a> {
@@ -16,6 +17,26 @@ pub struct HistoryView<'a> {
     pub total: usize,
     /// Where the page of older versions starts, if there are.
     pub older: Option<VersionNumber>,
+    /// The versions that merged another recipe's changes, and whose.
+    pub origins: &'a [(VersionNumber, Origin)],
+}
+
+/// Where a version's changes came from: the other recipe's version, and
+/// the suggestion it took.
+fn origin(slug: &str, origin: &Origin) -> Markup {
+    html! {
+        p class="links origin" {
+            @match origin {
+                Origin::BroughtIn { parent, version } => {
+                    "From " a href=(version_path(&parent.slug, *version)) { "version " (version) " of " (parent.title) }
+                }
+                Origin::Took { number, fork, version } => {
+                    "From " a href=(version_path(&fork.slug, *version)) { "version " (version) " of " (fork.title) }
+                    ", by " a href=(suggestion_path(slug, *number)) { "suggestion " (number) }
+                }
+            }
+        }
+    }
 }
 
 pub fn page(view: &HistoryView) -> Markup {
@@ -52,6 +73,9 @@ pub fn page(view: &HistoryView) -> Markup {
                             p class="note" { (note) }
                         }
                         p class="what" { "Changed: " (what) }
+                        @for (_, o) in view.origins.iter().filter(|(n, _)| *n == version.number) {
+                            (origin(slug, o))
+                        }
                         @if version.number > VersionNumber::FIRST {
                             p class="links" {
                                 a href={ (recipe_path(slug)) "/diff?from=" (version.number.back(1)) "&to=" (version.number) } {
@@ -79,5 +103,6 @@ pub fn history(slug: &str, history: &History) -> Markup {
         versions: &history.versions,
         total: history.total,
         older: history.older,
+        origins: &history.origins,
     })
 }

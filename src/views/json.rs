@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use super::recipe::{picture_path, picture_urls};
 use super::{machine_time, recipe_path, version_path};
-use crate::domain::{Content, RecipeShow};
+use crate::domain::{Content, RecipeData, SuggestionLine};
 
 /// The recipe as JSON, for programs.
 #[derive(Serialize)]
@@ -38,6 +38,41 @@ struct RecipeJson<'a> {
     /// At most the first fifty; `fork_count` has them all.
     forks: Vec<&'a str>,
     fork_count: usize,
+    /// Suggestions its forks made to it, by number.
+    suggestions: Vec<SuggestionJson<'a>>,
+    /// Suggestions it made to its parent, oldest first.
+    suggested: Vec<SuggestionJson<'a>>,
+}
+
+/// A suggestion: from which fork's version, to which recipe, on which
+/// version of it, and what became of it.
+#[derive(Serialize)]
+struct SuggestionJson<'a> {
+    number: u32,
+    url: String,
+    /// The fork's address and its version suggested.
+    from: String,
+    from_version: u32,
+    /// The recipe suggested to, and its version the fork agreed with.
+    to: String,
+    base_version: u32,
+    by: Option<&'a str>,
+    message: &'a str,
+    /// open, accepted, declined or withdrawn.
+    state: &'static str,
+    reply: Option<&'a str>,
+    /// The recipe's version that took it, once accepted.
+    accepted_in: Option<u32>,
+    made_at: String,
+    changed_at: String,
+}
+
+/// A merge a fork made: the parent's version it brought in, and the
+/// fork's version that did.
+#[derive(Serialize)]
+struct BroughtInJson {
+    parent_version: u32,
+    version: u32,
 }
 
 #[derive(Serialize)]
@@ -80,11 +115,37 @@ struct ForkedFromJson<'a> {
     in_step_with: u32,
     /// The parent's newest version.
     parent_versions: u32,
+    /// Every merge of the parent's changes, oldest first.
+    brought_in: Vec<BroughtInJson>,
 }
 
-/// The recipe page's model as pretty-printed JSON; links are absolute
-/// under `base_url`.
-pub fn recipe(base_url: &str, model: &RecipeShow) -> String {
+fn suggestion<'a>(base_url: &str, line: &'a SuggestionLine) -> SuggestionJson<'a> {
+    let (s, to, from) = (
+        &line.suggestion,
+        line.to.slug.as_str(),
+        line.from.slug.as_str(),
+    );
+    SuggestionJson {
+        number: s.number,
+        url: format!("{base_url}{}", super::merges::suggestion_path(to, s.number)),
+        from: format!("{base_url}{}", recipe_path(from)),
+        from_version: s.from_version.get(),
+        to: format!("{base_url}{}", recipe_path(to)),
+        base_version: s.base_version.get(),
+        by: s.by.as_deref(),
+        message: &s.message,
+        state: s.state.as_str(),
+        reply: s.reply.as_deref(),
+        accepted_in: s.accepted_in.map(|v| v.get()),
+        made_at: machine_time(s.made),
+        changed_at: machine_time(s.changed),
+    }
+}
+
+/// The recipe's model as pretty-printed JSON; links are absolute under
+/// `base_url`.
+pub fn recipe(base_url: &str, data: &RecipeData) -> String {
+    let model = &data.show;
     let r = &model.recipe;
     let c: &Content = &r.content;
     let json = RecipeJson {
@@ -140,9 +201,27 @@ pub fn recipe(base_url: &str, model: &RecipeShow) -> String {
             url: format!("{base_url}{}", version_path(&p.slug, p.version)),
             in_step_with: model.apart.map_or(p.version.get(), |a| a.since.get()),
             parent_versions: model.apart.map_or(p.version.get(), |a| a.newest.get()),
+            brought_in: data
+                .brought_in
+                .iter()
+                .map(|m| BroughtInJson {
+                    parent_version: m.parent_version.get(),
+                    version: m.version.get(),
+                })
+                .collect(),
         }),
         forks: model.forks.iter().map(|f| f.slug.as_str()).collect(),
         fork_count: model.fork_count,
+        suggestions: data
+            .suggestions_to
+            .iter()
+            .map(|line| suggestion(base_url, line))
+            .collect(),
+        suggested: data
+            .suggestions_from
+            .iter()
+            .map(|line| suggestion(base_url, line))
+            .collect(),
     };
     serde_json::to_string_pretty(&json).expect("recipe JSON serialises")
 }

@@ -30,6 +30,8 @@ pub struct Head<'a> {
     /// The picture a link to the page shows when shared (`og:image`), an
     /// absolute URL, with the words that say what it shows.
     pub image: Option<(&'a str, &'a str)>,
+    /// A feed of this page's own, beside the site's: its title and path.
+    pub feed: Option<(&'a str, &'a str)>,
 }
 
 impl<'a> Head<'a> {
@@ -43,6 +45,7 @@ impl<'a> Head<'a> {
             noindex: false,
             query: None,
             image: None,
+            feed: None,
         }
     }
 }
@@ -146,6 +149,9 @@ fn top(head: &Head) -> Markup {
             link rel="stylesheet" href=(assets::STYLE.path);
             link rel="icon" type="image/svg+xml" href=(assets::ICON.path);
             link rel="alternate" type="application/atom+xml" title="Recent changes" href="/feed.xml";
+            @if let Some((title, href)) = head.feed {
+                link rel="alternate" type="application/atom+xml" title=(title) href=(href);
+            }
             script src=(assets::APP.path) defer {}
             @if let Some(json_ld) = &head.json_ld {
                 script type="application/ld+json" { (PreEscaped(json_ld)) }

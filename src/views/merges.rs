@@ -13,8 +13,8 @@ use super::layout::{self, Head, Section};
 use super::{human_time, recipe_path, RecipePath};
 use crate::domain::merge::{Conflict, Place};
 use crate::domain::{
-    BringInShow, SuggestShow, Suggestion, SuggestionShow, SuggestionState, SuggestionsShow,
-    MAX_MESSAGE,
+    BringInShow, SuggestShow, Suggestion, SuggestionLine, SuggestionShow, SuggestionState,
+    SuggestionsShow, MAX_MESSAGE,
 };
 
 /// The form's name for the choice of conflict `n`.
@@ -202,10 +202,60 @@ pub fn suggestion_path(slug: &str, n: u32) -> String {
     format!("{}/suggestions/{n}", recipe_path(slug))
 }
 
-fn state_text(s: &Suggestion) -> String {
+/// A suggestion's state in words.
+pub fn state_text(s: &Suggestion) -> String {
     match (s.state, s.accepted_in) {
         (SuggestionState::Accepted, Some(v)) => format!("accepted in version {v}"),
         (state, _) => state.as_str().to_owned(),
+    }
+}
+
+/// A suggestion's state, linking the version that took it once accepted.
+fn state(slug: &str, s: &Suggestion) -> Markup {
+    html! {
+        span class={ "state " (s.state.as_str()) } {
+            @match (s.state, s.accepted_in) {
+                (SuggestionState::Accepted, Some(v)) => {
+                    "accepted in " a href=(super::version_path(slug, v)) { "version " (v) }
+                }
+                _ => (state_text(s)),
+            }
+        }
+    }
+}
+
+/// Which of a cook's lists a suggestion line is in: what it names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Whose {
+    /// Sent to the cook: who made it, from which fork.
+    Received,
+    /// Made by the cook: to which recipe.
+    Sent,
+}
+
+/// A cook's suggestions, the newest first, each with its state.
+pub fn suggestion_lines(lines: &[SuggestionLine], whose: Whose) -> Markup {
+    html! {
+        ul class="suggestions" {
+            @for line in lines {
+                @let s = &line.suggestion;
+                li {
+                    a href=(suggestion_path(&line.to.slug, s.number)) { "Suggestion " (s.number) }
+                    @match whose {
+                        Whose::Received => {
+                            " to " a href=(RecipePath(&line.to.slug)) { (line.to.title) }
+                            " from " a href=(RecipePath(&line.from.slug)) { (line.from.title) }
+                            @if let Some(by) = &s.by { " by " (by) }
+                        }
+                        Whose::Sent => {
+                            " from " a href=(RecipePath(&line.from.slug)) { (line.from.title) }
+                            " to " a href=(RecipePath(&line.to.slug)) { (line.to.title) }
+                        }
+                    }
+                    ", " (human_time(s.made)) ": " (state(&line.to.slug, s))
+                }
+            }
+        }
     }
 }
 
@@ -229,8 +279,7 @@ pub fn suggestions_page(model: &SuggestionsShow) -> Markup {
                             a href=(suggestion_path(r.slug.as_str(), s.number)) { "Suggestion " (s.number) }
                             " from " a href=(RecipePath(&fork.slug)) { (fork.title) }
                             @if let Some(by) = &s.by { " by " (by) }
-                            ", " (human_time(s.made)) ": "
-                            span class={ "state " (s.state.as_str()) } { (state_text(s)) }
+                            ", " (human_time(s.made)) ": " (state(r.slug.as_str(), s))
                         }
                     }
                 }
@@ -270,6 +319,12 @@ pub fn suggestion_page(
         to: format!("{} version {}", model.fork.title, s.from_version),
         diff: &model.proposed,
     };
+    let since_base = DiffSection {
+        heading: format!("What {title} changed since"),
+        from: format!("{title} version {}", s.base_version),
+        to: format!("{title} now (version {})", r.version_count),
+        diff: &model.since_base,
+    };
     let outcome = DiffSection {
         heading: "What accepting it does".to_owned(),
         from: format!("{title} now (version {})", r.version_count),
@@ -285,8 +340,12 @@ pub fn suggestion_page(
             p class="lede" {
                 "From " a href=(RecipePath(&model.fork.slug)) { (model.fork.title) }
                 @if let Some(by) = &s.by { " by " a href={ "/cooks/" (by) } { (by) } }
-                ", " (human_time(s.made)) ". It is "
-                span class={ "state " (s.state.as_str()) } { (state_text(s)) } "."
+                ", " (human_time(s.made)) ". It is " (state(r.slug.as_str(), s)) "."
+            }
+            p {
+                "It suggests "
+                a href=(super::version_path(&model.fork.slug, s.from_version)) { "version " (s.from_version) " of " (model.fork.title) }
+                ", against version " (s.base_version) " of " (title) "."
             }
             blockquote class="message" { (s.message) }
             @if let Some(reply) = &s.reply {
@@ -295,6 +354,9 @@ pub fn suggestion_page(
             (form_errors(errors))
             (section(Layout::Inline, &proposed))
             @if open {
+                @if !model.since_base.is_empty() {
+                    (section(Layout::Inline, &since_base))
+                }
                 (section(Layout::Inline, &outcome))
                 @if reviewer == Reviewer::Author {
                     form method="post" action=(here) class="accept" {

@@ -236,6 +236,16 @@ fn apart_notice(slug: &str, parent: &Crumb, apart: Apart) -> Markup {
                 " since version " (apart.since) ". "
                 a href={ (RecipePath(slug)) "/bring-in" } { "Bring them in" } "."
             }
+        } @else if apart.taken > 0 {
+            p class="apart" {
+                (parent.title) " took this recipe's "
+                a href={ (RecipePath(&parent.slug)) "/suggestions" } {
+                    (if apart.taken == 1 { "suggestion" } else { "suggestions" })
+                }
+                " in "
+                a href=(version_path(&parent.slug, apart.newest)) { "its version " (apart.newest) }
+                ", and has no other change since version " (apart.since) "."
+            }
         } @else if apart.since != parent.version {
             p class="apart" {
                 "Has every change of " (parent.title) ", up to its version " (apart.since) "."

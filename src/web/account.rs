@@ -11,7 +11,7 @@ use serde::Deserialize;
 use super::form_handling::{private_page, see_other, sentence};
 use super::session::{ended_session_cookie, safe_next, session_cookie, Visitor};
 use super::{Site, WebError};
-use crate::domain::{AccountError, Slug};
+use crate::domain::{pages, AccountError, Cook, CookSuggestions, Slug};
 use crate::views::account::{self, SignUpValues};
 use crate::views::form_fields::FieldErrors;
 
@@ -221,12 +221,24 @@ pub async fn log_out_everywhere(
     Ok(see_other("/").cookie(ended_session_cookie(&site)).finish())
 }
 
+/// The suggestions the account page lists, read on the newest value.
+fn cook_suggestions(site: &Site, cook: &Cook) -> Result<CookSuggestions, WebError> {
+    Ok(pages::cook_suggestions(&site.snapshot(), &cook.handle)?)
+}
+
 pub async fn account_page(
     site: web::Data<Site>,
     visitor: Visitor,
 ) -> Result<HttpResponse, WebError> {
     let cook = visitor.cook_or_login("/account")?;
-    let page = account::account(cook, None, &FieldErrors::new(), &visitor.form_token());
+    let suggestions = cook_suggestions(&site, cook)?;
+    let page = account::account(
+        cook,
+        &suggestions,
+        None,
+        &FieldErrors::new(),
+        &visitor.form_token(),
+    );
     Ok(private_page(&site, &visitor, StatusCode::OK, page))
 }
 
@@ -268,7 +280,8 @@ pub async fn change_password(
             if let Some(message) = errors.get("").map(str::to_owned) {
                 errors = FieldErrors::one("current", message);
             }
-            let page = account::account(cook, None, &errors, &visitor.form_token());
+            let suggestions = cook_suggestions(&site, cook)?;
+            let page = account::account(cook, &suggestions, None, &errors, &visitor.form_token());
             Ok(private_page(&site, &visitor, status, page))
         }
     }

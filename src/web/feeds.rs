@@ -4,7 +4,7 @@ use actix_web::{web, HttpRequest, HttpResponse};
 
 use super::respond::{self, Body};
 use super::{Site, WebError};
-use crate::domain::{CatalogQuery, Instant, Sort};
+use crate::domain::{pages, CatalogQuery, Instant, Sort};
 use crate::views::feeds;
 
 /// Entries in the Atom feed.
@@ -28,6 +28,29 @@ pub async fn atom(site: web::Data<Site>, req: HttpRequest) -> Result<HttpRespons
             Body::xml(
                 "application/atom+xml; charset=utf-8",
                 feeds::atom(site.base_url(), site.memos(), entries, *updated),
+            )
+        },
+    )
+}
+
+/// `/cooks/{handle}/suggestions.xml`: the suggestions sent to a cook's
+/// recipes, as an Atom feed.
+pub async fn cook_suggestions(
+    site: web::Data<Site>,
+    req: HttpRequest,
+    handle: web::Path<String>,
+) -> Result<HttpResponse, WebError> {
+    let handle = crate::domain::Slug::parse(&handle)
+        .map_err(|_| WebError::NotFound(format!("There is no cook called {handle:?}.")))?;
+    respond::page(
+        &site,
+        &req,
+        respond::NO_QUERY,
+        |snapshot| Ok(pages::suggestions_feed(snapshot, &handle)?),
+        |site, feed| {
+            Body::xml(
+                "application/atom+xml; charset=utf-8",
+                feeds::suggestions_atom(site.base_url(), feed),
             )
         },
     )

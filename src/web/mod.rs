@@ -318,6 +318,10 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(plain("/healthz", pages::healthz))
         .service(plain("/metrics", metrics::serve))
         .service(page("/cooks/{handle}", pages::cook))
+        .service(page(
+            "/cooks/{handle}/suggestions.xml",
+            feeds::cook_suggestions,
+        ))
         .service(get_post(
             "/recipes/{slug}/edit",
             recipe_writes::edit_page,

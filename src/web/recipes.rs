@@ -88,8 +88,8 @@ pub async fn json(
         &site,
         &req,
         respond::NO_QUERY,
-        |snapshot| Ok(pages::recipe_show(snapshot, &slug, ScaleAsked::AS_WRITTEN)?),
-        |site, model| Body::json(views::json::recipe(site.base_url(), model)),
+        |snapshot| Ok(pages::recipe_data(snapshot, &slug)?),
+        |site, data| Body::json(views::json::recipe(site.base_url(), data)),
     )
 }
 

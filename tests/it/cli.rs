@@ -316,7 +316,7 @@ fn seed_loads_the_demo_refuses_to_overwrite_and_replaces_with_force() {
     let out = forkful(&["seed", "--data", path(&data)]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
-        text(&out.stdout).contains("seeded 66 recipes"),
+        text(&out.stdout).contains("seeded 67 recipes"),
         "{}",
         text(&out.stdout)
     );

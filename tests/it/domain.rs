@@ -729,9 +729,15 @@ fn every_stored_change_line_of_the_demo_matches_the_diff_of_its_versions() {
             }
             let (_, old) = view.version(&s, before.number).unwrap();
             let (_, new) = view.version(&s, now.number).unwrap();
-            // A version that brought in its parent's changes says so first.
+            // A version that brought in its parent's changes, or took a
+            // fork's suggestion, says so first.
             let stored = match stored.split_once(": ") {
-                Some((said, what)) if said.starts_with("brought in version ") => what,
+                Some((said, what))
+                    if said.starts_with("brought in version ")
+                        || said.starts_with("took suggestion ") =>
+                {
+                    what
+                }
                 _ => stored.as_str(),
             };
             assert_eq!(

@@ -453,6 +453,11 @@ fn bytes_that_are_not_utf8_and_broken_percent_encoding_get_a_clear_4xx() {
         b"/search?q=\xff",
         b"/?after=%ff",
         b"/cooks/%00",
+        b"/cooks/%ff/suggestions.xml",
+        b"/cooks/..%2f/suggestions.xml",
+        b"/recipes/%ff/suggestions/1",
+        b"/recipes/shakshuka/suggestions/%ff",
+        b"/recipes/shakshuka/suggestions/99999999999999999999",
         b"/images/%ff-320.jpg",
     ];
     for path in raw {

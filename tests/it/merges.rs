@@ -626,5 +626,283 @@ async fn over_the_web_a_suggestion_is_made_reviewed_and_a_stale_acceptance_is_40
         history.body
     );
     let list = ben.get("/recipes/weeknight-dal/suggestions").await;
-    assert!(list.body.contains("accepted in version 3"), "{}", list.body);
+    assert_eq!(
+        list.texts("ol.suggestions .state"),
+        ["accepted in version 3"],
+        "{}",
+        list.body
+    );
+    assert_eq!(
+        list.attrs("ol.suggestions .state a", "href"),
+        ["/recipes/weeknight-dal/versions/3"],
+        "the version that took it is linked"
+    );
+
+    // The history links the fork's version taken and the suggestion.
+    let history = ann.get("/recipes/weeknight-dal/history").await;
+    assert_eq!(
+        history.attrs("p.origin a", "href"),
+        [
+            "/recipes/bens-dal/versions/1",
+            "/recipes/weeknight-dal/suggestions/1"
+        ],
+        "{}",
+        history.body
+    );
+    // The family drawing joins the fork's version to the one that took it.
+    let family = ann.get("/recipes/weeknight-dal/forks").await;
+    assert!(
+        family
+            .texts("svg title")
+            .iter()
+            .any(|t| t
+                == "Weeknight Dal took suggestion 1 from version 1 of Ben's dal in its version 3"),
+        "{:?}",
+        family.texts("svg title")
+    );
+    // The fork counts only the parent's own new version (paprika), not
+    // the one that took its suggestion.
+    let fork_page = ben.get("/recipes/bens-dal").await;
+    assert!(
+        fork_page
+            .texts("p.apart")
+            .iter()
+            .any(|t| t.starts_with("Weeknight Dal has 1 new version since version 1.")),
+        "{:?}",
+        fork_page.texts("p.apart")
+    );
+
+    // Each cook's account page lists the suggestion, with its state.
+    // (Each line: what, then when, then its state.)
+    let listed = |texts: Vec<String>| -> Vec<(String, String)> {
+        texts
+            .iter()
+            .map(|t| {
+                let (what, rest) = t.split_once(", ").unwrap();
+                let (_, state) = rest.split_once(": ").unwrap();
+                (what.to_owned(), state.to_owned())
+            })
+            .collect()
+    };
+    let ann_account = ann.get("/account").await;
+    assert_eq!(
+        listed(ann_account.texts("ul.suggestions li")),
+        [(
+            "Suggestion 1 to Weeknight Dal from Ben's dal by ben".to_owned(),
+            "accepted in version 3".to_owned()
+        )],
+        "{}",
+        ann_account.body
+    );
+    let ben_account = ben.get("/account").await;
+    assert_eq!(
+        listed(ben_account.texts("ul.suggestions li")),
+        [(
+            "Suggestion 1 from Ben's dal to Weeknight Dal".to_owned(),
+            "accepted in version 3".to_owned()
+        )],
+        "{}",
+        ben_account.body
+    );
+
+    // The feed of suggestions to ann's recipes, for anyone.
+    let mut visitor = Browser::new(&site);
+    let feed = visitor.get("/cooks/ann/suggestions.xml").await;
+    assert_eq!(feed.status, 200, "{}", feed.body);
+    assert_eq!(
+        feed.headers.get("content-type").unwrap(),
+        "application/atom+xml; charset=utf-8"
+    );
+    assert_eq!(
+        feed.texts("entry > title"),
+        ["Suggestion 1 to Weeknight Dal from Ben's dal (accepted in version 3)"],
+        "{}",
+        feed.body
+    );
+    assert_eq!(feed.texts("entry > author > name"), ["ben"]);
+    assert_eq!(
+        visitor
+            .get("/cooks/ben/suggestions.xml")
+            .await
+            .texts("entry"),
+        Vec::<String>::new(),
+        "none to ben's recipes"
+    );
+    assert_eq!(
+        visitor.get("/cooks/nobody/suggestions.xml").await.status,
+        404
+    );
+    let cook_page = visitor.get("/cooks/ann").await;
+    assert_eq!(
+        cook_page.attrs("link[rel=alternate][href$='suggestions.xml']", "href"),
+        ["/cooks/ann/suggestions.xml"]
+    );
+
+    // The JSON of both recipes says it.
+    let json = |body: &str| serde_json::from_str::<serde_json::Value>(body).unwrap();
+    let parent_json = json(&visitor.get("/recipes/weeknight-dal.json").await.body);
+    let taken = &parent_json["suggestions"][0];
+    assert_eq!(taken["state"], "accepted");
+    assert_eq!(taken["accepted_in"], 3);
+    assert_eq!(taken["from_version"], 1);
+    assert_eq!(taken["by"], "ben");
+    let fork_json = json(&visitor.get("/recipes/bens-dal.json").await.body);
+    assert_eq!(fork_json["suggested"][0]["number"], 1);
+    assert_eq!(fork_json["forked_from"]["parent_versions"], 3);
+}
+
+/// A suggestion's facts: the accepting version names the fork's version
+/// it took; a fork whose only news is its own accepted change is in step;
+/// a snapshot taken before still reads the suggestion open; the cooks'
+/// lists and the recipe's history say it; and it all goes through an
+/// export and the domain's import unchanged.
+#[test]
+fn a_suggestion_taken_is_facts_read_at_any_basis_and_carried_by_export_and_import() {
+    use forkful::domain::import_check::RecipeImportCheck;
+    use forkful::domain::{pages::cook_suggestions, Origin};
+    use forkful::store::{export, import_with};
+    use std::io::{BufReader, Cursor};
+
+    let (recipes, parent, fork) = a_parent_and_its_fork();
+    // Ben brings in version 2 first, so the fork agrees with the parent's
+    // newest: what he suggests is his own change alone.
+    recipes
+        .bring_in(&fork, v(1), v(2), &[], &Change::by("ben", "in step"))
+        .unwrap();
+    recipes
+        .suggest(&fork, v(2), "Less sugar", &Change::by("ben", "suggest"))
+        .unwrap();
+    let before = recipes.snapshot();
+    recipes
+        .accept_suggestion(&parent, 1, v(2), &[], "", &Change::by("ann", "yes"))
+        .unwrap();
+    let view = recipes.snapshot();
+    let parent_id = view.recipe(&parent).unwrap().id;
+    let fork_id = view.recipe(&fork).unwrap().id;
+    // The value before the acceptance is unchanged: open, nothing taken.
+    let then = before.suggestion(parent_id, 1).unwrap().unwrap();
+    assert_eq!(then.state.as_str(), "open");
+    assert!(before.taken_from(fork_id).unwrap().is_empty());
+    // Now: taken, from the fork's version 2, in the parent's version 3.
+    let taken = view.taken_from(fork_id).unwrap();
+    assert_eq!(taken.len(), 1);
+    assert_eq!(
+        (
+            taken[0].number,
+            taken[0].fork_version,
+            taken[0].parent_version
+        ),
+        (1, v(2), v(3))
+    );
+    let page = pages::recipe_show(&view, &fork, Default::default()).unwrap();
+    let apart = page.apart.unwrap();
+    assert_eq!((apart.since, apart.newest, apart.taken), (v(2), v(3), 1));
+    assert_eq!(apart.gained(), 0, "its own change is no news to the fork");
+    // The parent's history links the fork's version it took; the fork's
+    // links the parent's version it brought in.
+    let history = pages::history(&view, &parent, None).unwrap();
+    assert!(
+        matches!(
+            &history.origins[..],
+            [(n, Origin::Took { number: 1, fork: f, version })]
+                if *n == v(3) && f.slug == "banana-bread-ben" && *version == v(2)
+        ),
+        "{:?}",
+        history.origins
+    );
+    let history = pages::history(&view, &fork, None).unwrap();
+    assert!(
+        matches!(
+            &history.origins[..],
+            [(n, Origin::BroughtIn { parent: p, version })]
+                if *n == v(2) && p.slug == "banana-bread" && *version == v(2)
+        ),
+        "{:?}",
+        history.origins
+    );
+    // Each cook's lists.
+    let ann = cook_suggestions(&view, &slug("ann")).unwrap();
+    assert_eq!(
+        (ann.received.len(), ann.received_total, ann.sent_total),
+        (1, 1, 0)
+    );
+    assert_eq!(ann.received[0].from.slug, "banana-bread-ben");
+    let ben = cook_suggestions(&view, &slug("ben")).unwrap();
+    assert_eq!((ben.received_total, ben.sent.len()), (0, 1));
+    assert_eq!(ben.sent[0].suggestion.state.as_str(), "accepted");
+
+    // Through an export and the domain's import: the same reads.
+    let mut file = Vec::new();
+    export(&recipes.store().db(), &mut file).unwrap();
+    let copy = Store::temporary().unwrap();
+    import_with(
+        &copy,
+        || Ok(BufReader::new(Cursor::new(file.clone()))),
+        &mut RecipeImportCheck::default(),
+        &mut |_| {},
+    )
+    .unwrap();
+    let copied = Recipes::open(copy).unwrap();
+    let again = copied.snapshot();
+    assert_eq!(
+        again.suggestions_to(parent_id).unwrap(),
+        view.suggestions_to(parent_id).unwrap()
+    );
+    assert_eq!(
+        again.merges(fork_id).unwrap(),
+        view.merges(fork_id).unwrap()
+    );
+    assert_eq!(again.taken_from(fork_id).unwrap(), taken);
+    assert_eq!(
+        pages::history(&again, &parent, None).unwrap().origins,
+        pages::history(&view, &parent, None).unwrap().origins
+    );
+}
+
+/// An open suggestion follows its fork: after the fork brings in its
+/// parent's changes, it proposes only the fork's own (its base moves);
+/// and a fork that is retired withdraws its open suggestion.
+#[test]
+fn an_open_suggestion_follows_its_forks_merges_and_a_retired_fork_withdraws_it() {
+    let (recipes, parent, fork) = a_parent_and_its_fork();
+    recipes
+        .suggest(&fork, v(1), "Less sugar", &Change::by("ben", "suggest"))
+        .unwrap();
+    let view = recipes.snapshot();
+    let parent_id = view.recipe(&parent).unwrap().id;
+    let s = view.suggestion(parent_id, 1).unwrap().unwrap();
+    assert_eq!((s.base_version, s.from_version), (v(1), v(1)));
+    recipes
+        .bring_in(&fork, v(1), v(2), &[], &Change::by("ben", "in step"))
+        .unwrap();
+    let view = recipes.snapshot();
+    let s = view.suggestion(parent_id, 1).unwrap().unwrap();
+    assert_eq!(
+        (s.base_version, s.from_version),
+        (v(2), v(2)),
+        "based on the parent's version brought in"
+    );
+    let shown = pages::suggestion_show(&view, &parent, 1).unwrap();
+    let changed: Vec<String> = shown
+        .proposed
+        .ingredients
+        .iter()
+        .filter(|line| !matches!(line, forkful::domain::diff::LineChange::Same(_)))
+        .map(|line| format!("{line:?}"))
+        .collect();
+    assert!(
+        !changed.is_empty() && changed.iter().all(|line| line.contains("sugar")),
+        "only the sugar line, not the parent's own bananas: {changed:?}"
+    );
+    assert!(
+        shown.since_base.is_empty(),
+        "the parent has not moved since"
+    );
+    recipes
+        .retire(&fork, v(2), &Change::by("ben", "retire"))
+        .unwrap();
+    let view = recipes.snapshot();
+    let s = view.suggestion(parent_id, 1).unwrap().unwrap();
+    assert_eq!(s.state.as_str(), "withdrawn");
+    assert_eq!(view.open_suggestions(parent_id).unwrap(), 0);
 }

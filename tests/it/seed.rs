@@ -201,3 +201,105 @@ fn a_seed_file_takes_every_field_of_the_table_by_its_name() {
         "no field :servings",
     );
 }
+
+/// `toast`, with a fork by ann (buttered, at `fork_at`) whose suggestion
+/// `toast`'s second version takes (`takes`, the version's `:takes` map
+/// text, at `taken_at`).
+fn a_taken_suggestion(fork_at: &str, takes: &str, taken_at: &str) -> Vec<(String, String)> {
+    let fork = format!(
+        "{{:slug \"buttered\" :forks {{:slug \"toast\" :version 1}}\n \
+         :versions [{{:at #inst \"{fork_at}\" :author \"ann\" :note \"butter\" :title \"Buttered toast\"\n \
+         :ingredients [\"1 slice bread\" \"butter\"]}}]}}"
+    );
+    let toast = format!(
+        "{{:slug \"toast\"\n :versions [{{:at #inst \"2024-01-01T08:00:00Z\" :author \"ben\" :note \"first\"\n \
+         :title \"Toast\" :ingredients [\"1 slice bread\"] :steps [\"Toast it.\"]}}\n \
+         {{:at #inst \"{taken_at}\" :author \"ben\" :note \"took ann's butter\"\n :takes {takes}}}]}}"
+    );
+    vec![
+        ("toast.edn".to_owned(), toast),
+        ("buttered.edn".to_owned(), fork),
+    ]
+}
+
+#[test]
+fn a_seed_version_takes_a_forks_suggestion_as_the_site_would_and_refuses_what_it_would() {
+    let good =
+        "{:fork \"buttered\" :version 1 :at #inst \"2024-02-02T00:00:00Z\" :message \"Butter it\"}";
+    let files = a_taken_suggestion("2024-02-01T00:00:00Z", good, "2024-02-03T00:00:00Z");
+    let plan = seed::plan(&files).unwrap();
+    let store = Store::temporary().unwrap();
+    seed::apply(&store, &plan).unwrap();
+    let recipes = Recipes::open(store).unwrap();
+    let view = recipes.snapshot();
+    let toast = view
+        .recipe(&forkful::domain::Slug::parse("toast").unwrap())
+        .unwrap();
+    assert_eq!(toast.content.ingredients, ["1 slice bread", "butter"]);
+    assert_eq!(toast.content.title, "Toast", "the fork's title is its own");
+    let taken = view.suggestion(toast.id, 1).unwrap().unwrap();
+    assert_eq!(
+        (
+            taken.state.as_str(),
+            taken.by.as_deref(),
+            taken.message.as_str()
+        ),
+        ("accepted", Some("ann"), "Butter it")
+    );
+    assert_eq!(taken.accepted_in, Some(crate::helpers::v(2)));
+
+    // What the site would refuse, the seed refuses at the line of :takes.
+    let refused = |takes: &str, fork_at: &str, taken_at: &str, words: &str| {
+        mistake(
+            &a_taken_suggestion(fork_at, takes, taken_at),
+            "toast.edn",
+            5,
+            words,
+        );
+    };
+    refused(
+        "{:fork \"nope\" :version 1 :at #inst \"2024-02-02T00:00:00Z\" :message \"m\"}",
+        "2024-02-01T00:00:00Z",
+        "2024-02-03T00:00:00Z",
+        "nope is not a fork of toast",
+    );
+    refused(
+        "{:fork \"buttered\" :version 2 :at #inst \"2024-02-02T00:00:00Z\" :message \"m\"}",
+        "2024-02-01T00:00:00Z",
+        "2024-02-03T00:00:00Z",
+        "buttered has 1 versions, not 2",
+    );
+    refused(
+        "{:fork \"buttered\" :version 1 :at #inst \"2024-02-04T00:00:00Z\" :message \"m\"}",
+        "2024-02-01T00:00:00Z",
+        "2024-02-03T00:00:00Z",
+        "suggested after version 1 of buttered is made, and taken after that",
+    );
+    refused(
+        "{:fork \"buttered\" :version 1 :at #inst \"2024-02-02T00:00:00Z\"}",
+        "2024-02-01T00:00:00Z",
+        "2024-02-03T00:00:00Z",
+        ":takes needs :message",
+    );
+}
+
+#[test]
+fn the_demo_has_a_fork_in_step_and_a_suggestion_its_parent_took() {
+    use forkful::domain::{pages, Slug};
+    let recipes = crate::helpers::demo();
+    let view = recipes.snapshot();
+    let slug = |s: &str| Slug::parse(s).unwrap();
+    let synced = view.recipe(&slug("masoor-dal-coconut")).unwrap();
+    assert!(!view.merges(synced.id).unwrap().is_empty(), "a merge");
+    let fork = view.recipe(&slug("banana-bread-salted-crust")).unwrap();
+    let taken = view.taken_from(fork.id).unwrap();
+    assert_eq!(taken.len(), 1, "{taken:?}");
+    let parent = view.recipe(&slug("banana-bread")).unwrap();
+    assert!(parent
+        .content
+        .ingredients
+        .iter()
+        .any(|line| line == "1/2 tsp flaky sea salt"));
+    let page = pages::recipe_show(&view, &fork.slug, Default::default()).unwrap();
+    assert_eq!(page.apart.unwrap().gained(), 0, "the fork has every change");
+}

@@ -51,7 +51,7 @@ async fn the_catalog_lists_every_demo_recipe_on_its_first_page() {
         .map(|e| e.title.to_string())
         .collect();
     assert_eq!(titles, expected, "every recipe, by title");
-    assert_eq!(titles.len(), 66);
+    assert_eq!(titles.len(), 67);
     assert!(page.attrs("a[rel=next]", "href").is_empty(), "one page");
     let pancakes = catalog
         .entries
@@ -63,7 +63,7 @@ async fn the_catalog_lists_every_demo_recipe_on_its_first_page() {
     let list = page.json_ld();
     assert_eq!(list["@type"], "ItemList");
     let items = list["itemListElement"].as_array().unwrap();
-    assert_eq!(items.len(), 66);
+    assert_eq!(items.len(), 67);
     assert_eq!(items[0]["position"], 1);
     assert_eq!(
         items[0]["url"],
@@ -77,7 +77,7 @@ async fn the_catalog_sorts_by_recent_and_filters_by_tag() {
     let recent = get(&site, "/?sort=recent").await;
     assert_eq!(recent.status, 200);
     let times = recent.attrs("li.recipe-card p.meta time", "datetime");
-    assert_eq!(times.len(), 66);
+    assert_eq!(times.len(), 67);
     assert!(times.windows(2).all(|w| w[0] >= w[1]), "newest first");
     assert_eq!(
         recent.attrs("nav.sort a[aria-current=page]", "href"),
@@ -500,7 +500,7 @@ async fn tags_search_about_and_feeds_answer() {
             .body
             .matches("<loc>http://forkful.test/recipes/")
             .count(),
-        66
+        67
     );
     for missing in [
         "/sitemaps/2.xml",

@@ -1,7 +1,7 @@
 //! The family of a recipe: the fork tree from its original.
 
 use crate::domain::ids::VersionNumber;
-use crate::domain::read::{BroughtIn, ForkNode, Snapshot};
+use crate::domain::read::{BroughtIn, ForkNode, Snapshot, Taken};
 use crate::domain::slug::Slug;
 use crate::domain::DomainError;
 
@@ -17,6 +17,8 @@ pub struct TreeNode {
     pub forked_at: Option<VersionNumber>,
     /// The parent's versions it brought in since, oldest first.
     pub merges: Vec<BroughtIn>,
+    /// Its suggestions the parent took, oldest first.
+    pub taken: Vec<Taken>,
 }
 
 /// The family of a recipe: the fork tree from its original.
@@ -54,5 +56,6 @@ fn tree_node(snapshot: &Snapshot, node: ForkNode) -> Result<TreeNode, DomainErro
         depth: node.depth,
         forked_at: snapshot.forked_at(node.id)?,
         merges: snapshot.merges(node.id)?,
+        taken: snapshot.taken_from(node.id)?,
     })
 }

@@ -1,9 +1,27 @@
 //! A recipe's history: each version with a line on what it changed.
 
+use super::{link, Link};
 use crate::domain::ids::VersionNumber;
-use crate::domain::read::{Snapshot, Version};
+use crate::domain::read::{Snapshot, SuggestionState, Version};
 use crate::domain::slug::Slug;
 use crate::domain::DomainError;
+
+/// Where a version's changes came from, when another recipe's: the
+/// history links it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// A fork's version that brought in its parent's `version`.
+    BroughtIn {
+        parent: Link,
+        version: VersionNumber,
+    },
+    /// A version that took suggestion `number`, the fork's `version`.
+    Took {
+        number: u32,
+        fork: Link,
+        version: VersionNumber,
+    },
+}
 
 /// A recipe's history: each version with a line on what it changed.
 pub struct History {
@@ -14,6 +32,8 @@ pub struct History {
     pub total: usize,
     /// Where the page of older versions starts (`?before=`), if there are.
     pub older: Option<VersionNumber>,
+    /// This page's versions that merged another recipe's changes.
+    pub origins: Vec<(VersionNumber, Origin)>,
 }
 
 /// Versions a history page shows.
@@ -31,10 +51,36 @@ pub fn history(
         .first()
         .map(|(v, _)| v.number)
         .filter(|&n| n > VersionNumber::FIRST);
+    let shown = |n: VersionNumber| versions.iter().any(|(v, _)| v.number == n);
+    let mut origins = Vec::new();
+    if let Some((parent, _)) = recipe.forked_from {
+        for merge in snapshot.merges(recipe.id)? {
+            if shown(merge.version) {
+                let origin = Origin::BroughtIn {
+                    parent: link(snapshot, parent)?,
+                    version: merge.parent_version,
+                };
+                origins.push((merge.version, origin));
+            }
+        }
+    }
+    for s in snapshot.suggestions_to(recipe.id)? {
+        if let (SuggestionState::Accepted, Some(version)) = (s.state, s.accepted_in) {
+            if shown(version) {
+                let origin = Origin::Took {
+                    number: s.number,
+                    fork: link(snapshot, s.from)?,
+                    version: s.from_version,
+                };
+                origins.push((version, origin));
+            }
+        }
+    }
     Ok(History {
         versions,
         total,
         older,
+        origins,
         title: recipe.content.title,
     })
 }

@@ -37,11 +37,13 @@ pub use bring_in::{bring_in_show, BringInShow};
 pub use cook::{cook_page, CookPage, COOK_PAGE_LIMIT};
 pub use diff::{comparison, version_diff, Comparison, VersionDiff};
 pub use family::{family, Family, TreeNode};
-pub use history::{history, History, HISTORY_PAGE};
+pub use history::{history, History, Origin, HISTORY_PAGE};
 pub use lineage::{lineage_show, LineageShow};
-pub use recipe::{recipe_show, Apart, RecipeShow, FORKS_LISTED};
+pub use recipe::{recipe_data, recipe_show, Apart, RecipeData, RecipeShow, FORKS_LISTED};
 pub use suggestions::{
-    suggest_show, suggestion_show, suggestions_show, SuggestShow, SuggestionShow, SuggestionsShow,
+    cook_suggestions, suggest_show, suggestion_show, suggestions_feed, suggestions_show,
+    CookSuggestions, SuggestShow, SuggestionLine, SuggestionShow, SuggestionsFeed, SuggestionsShow,
+    COOK_SUGGESTIONS_LISTED,
 };
 pub use version::{version_show, VersionShow};
 

@@ -1,8 +1,9 @@
 //! The recipe page (and its JSON): the recipe now, at the scale asked,
 //! where it came from and what it became.
 
+use super::suggestions::{suggestion_lines, SuggestionLine};
 use super::{crumbs, link, Breadcrumb, Link};
-use crate::domain::read::{Recipe, Snapshot};
+use crate::domain::read::{BroughtIn, Recipe, Snapshot};
 use crate::domain::scale::{Scale, ScaleAsked};
 use crate::domain::slug::Slug;
 use crate::domain::{DomainError, VersionNumber};
@@ -38,12 +39,16 @@ pub struct Apart {
     pub since: VersionNumber,
     /// The parent's newest version.
     pub newest: VersionNumber,
+    /// Of the parent's versions since, those that took this fork's own
+    /// suggestions: changes the fork already has.
+    pub taken: u32,
 }
 
 impl Apart {
-    /// Versions the parent gained since.
+    /// Versions the parent gained since with changes of its own: those
+    /// that took the fork's suggestions bring the fork nothing new.
     pub fn gained(&self) -> u32 {
-        self.newest.get() - self.since.get()
+        (self.newest.get() - self.since.get()).saturating_sub(self.taken)
     }
 }
 
@@ -56,9 +61,21 @@ pub fn recipe_show(
     let recipe = snapshot.current(slug)?;
     let scale = Scale::for_recipe(&recipe.content, asked.servings, asked.units)?;
     let lineage = crumbs(snapshot, recipe.id)?;
-    let apart = snapshot
-        .apart_from_parent(&recipe)?
-        .map(|(since, newest)| Apart { since, newest });
+    let apart = match snapshot.apart_from_parent(&recipe)? {
+        Some((since, newest)) => {
+            let taken = snapshot
+                .taken_from(recipe.id)?
+                .iter()
+                .filter(|t| t.parent_version > since && t.parent_version <= newest)
+                .count();
+            Some(Apart {
+                since,
+                newest,
+                taken: u32::try_from(taken).unwrap_or(u32::MAX),
+            })
+        }
+        None => None,
+    };
     let all_forks = snapshot.forks(recipe.id)?;
     let forks = all_forks
         .iter()
@@ -74,5 +91,31 @@ pub fn recipe_show(
         apart,
         open_suggestions,
         scale,
+    })
+}
+
+/// The recipe for programs (`.json`): its page's model, with what the page
+/// only counts: the merges it made, and the suggestions made to it and
+/// from it.
+pub struct RecipeData {
+    pub show: RecipeShow,
+    /// The parent's versions it brought in, oldest first.
+    pub brought_in: Vec<BroughtIn>,
+    /// Suggestions made to it, by number.
+    pub suggestions_to: Vec<SuggestionLine>,
+    /// Suggestions it made to its parent, oldest first.
+    pub suggestions_from: Vec<SuggestionLine>,
+}
+
+/// The recipe's JSON model: its page's, and reads of its merges and
+/// suggestions (each one read, then one per item: the recipe's own).
+pub fn recipe_data(snapshot: &Snapshot, slug: &Slug) -> Result<RecipeData, DomainError> {
+    let show = recipe_show(snapshot, slug, ScaleAsked::AS_WRITTEN)?;
+    let id = show.recipe.id;
+    Ok(RecipeData {
+        brought_in: snapshot.merges(id)?,
+        suggestions_to: suggestion_lines(snapshot, snapshot.suggestions_to(id)?)?,
+        suggestions_from: suggestion_lines(snapshot, snapshot.suggestions_from(id)?)?,
+        show,
     })
 }

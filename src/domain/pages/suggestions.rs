@@ -7,7 +7,7 @@ use crate::domain::diff::{self, RecipeDiff};
 use crate::domain::merge::{Choice, Merge};
 use crate::domain::read::{Recipe, Snapshot, Suggestion, SuggestionState};
 use crate::domain::slug::Slug;
-use crate::domain::{DomainError, VersionNumber};
+use crate::domain::{DomainError, Instant, VersionNumber};
 
 /// The suggest form of a fork.
 pub struct SuggestShow {
@@ -76,6 +76,9 @@ pub struct SuggestionShow {
     /// The fork's changes: the parent's version it agreed with against the
     /// fork's version suggested.
     pub proposed: RecipeDiff,
+    /// The recipe's own changes since the version the fork agreed with:
+    /// the third side of the comparison (empty if it has none).
+    pub since_base: RecipeDiff,
     /// The merge onto the recipe's newest version.
     pub merge: Merge,
     /// The recipe now against the merge, with the suggestion's side of
@@ -104,6 +107,7 @@ pub fn suggestion_show(
         .expect("a choice for every conflict");
     Ok(SuggestionShow {
         proposed: diff::recipes(&made.base, &made.suggested),
+        since_base: diff::recipes(&made.base, &recipe.content),
         outcome: diff::recipes(&recipe.content, &merged),
         fork: Link {
             slug: made.fork.slug.to_string(),
@@ -112,5 +116,109 @@ pub fn suggestion_show(
         merge: made.merge,
         recipe,
         suggestion,
+    })
+}
+
+/// Suggestions a cook's account page and feed list of each kind at most:
+/// the newest made.
+pub const COOK_SUGGESTIONS_LISTED: usize = 50;
+
+/// A suggestion with the two recipes it joins.
+#[derive(Debug, Clone)]
+pub struct SuggestionLine {
+    pub suggestion: Suggestion,
+    /// The recipe it was made to, and the fork it came from.
+    pub to: Link,
+    pub from: Link,
+}
+
+/// The suggestions a cook was sent (to their recipes) and made (from
+/// their forks), the newest first, at most `COOK_SUGGESTIONS_LISTED` of
+/// each, and how many there are of each in all.
+#[derive(Debug, Clone, Default)]
+pub struct CookSuggestions {
+    pub received: Vec<SuggestionLine>,
+    pub received_total: usize,
+    pub sent: Vec<SuggestionLine>,
+    pub sent_total: usize,
+}
+
+impl CookSuggestions {
+    /// The received ones still open, of those listed.
+    pub fn open_received(&self) -> impl Iterator<Item = &SuggestionLine> {
+        self.received
+            .iter()
+            .filter(|line| line.suggestion.state == SuggestionState::Open)
+    }
+}
+
+/// The suggestions of the cook with `handle`: a read of each list's ids,
+/// then one read per suggestion listed and its two recipes' names.
+pub fn cook_suggestions(
+    snapshot: &Snapshot,
+    handle: &Slug,
+) -> Result<CookSuggestions, DomainError> {
+    let (received, received_total) =
+        snapshot.suggestions_to_cook(handle, COOK_SUGGESTIONS_LISTED)?;
+    let (sent, sent_total) = snapshot.suggestions_by_cook(handle, COOK_SUGGESTIONS_LISTED)?;
+    Ok(CookSuggestions {
+        received: suggestion_lines(snapshot, received)?,
+        received_total,
+        sent: suggestion_lines(snapshot, sent)?,
+        sent_total,
+    })
+}
+
+/// Each suggestion of `list` with the names of the two recipes it joins.
+pub(super) fn suggestion_lines(
+    snapshot: &Snapshot,
+    list: Vec<Suggestion>,
+) -> Result<Vec<SuggestionLine>, DomainError> {
+    list.into_iter()
+        .map(|suggestion| {
+            Ok(SuggestionLine {
+                to: link(snapshot, suggestion.to)?,
+                from: link(snapshot, suggestion.from)?,
+                suggestion,
+            })
+        })
+        .collect()
+}
+
+/// The feed of the suggestions sent to a cook's recipes: the newest made,
+/// as the account page lists them, the last changed first.
+#[derive(Debug, Clone)]
+pub struct SuggestionsFeed {
+    pub handle: String,
+    pub name: String,
+    pub lines: Vec<SuggestionLine>,
+    /// When the newest of them last changed (the store's newest change
+    /// when there is none).
+    pub updated: Instant,
+}
+
+/// The feed of suggestions to the recipes of the cook with `handle`; a
+/// handle no one has, or of a cook who never wrote a recipe, is
+/// `NoSuchCook`, as their page is.
+pub fn suggestions_feed(
+    snapshot: &Snapshot,
+    handle: &Slug,
+) -> Result<SuggestionsFeed, DomainError> {
+    let no_such = || DomainError::NoSuchCook(handle.to_string());
+    let name = snapshot.cook_name(handle)?.ok_or_else(no_such)?;
+    if snapshot.written_by(handle)?.is_empty() {
+        return Err(no_such());
+    }
+    let mut lines = cook_suggestions(snapshot, handle)?.received;
+    lines.sort_by_key(|line| std::cmp::Reverse((line.suggestion.changed, line.suggestion.id)));
+    let updated = match lines.first() {
+        Some(line) => line.suggestion.changed,
+        None => snapshot.modified()?.unwrap_or(Instant::from_millis(0)),
+    };
+    Ok(SuggestionsFeed {
+        handle: handle.to_string(),
+        name,
+        lines,
+        updated,
     })
 }

@@ -23,7 +23,7 @@ pub use lineage::{Ancestor, ForkNode, ForkTree};
 pub use merging::{BroughtIn, ParentChanges};
 pub use read_set::ReadSet;
 pub use recipe::{Recipe, Version, RETIRED};
-pub use suggestions::{Suggestion, SuggestionMerge, SuggestionState};
+pub use suggestions::{Suggestion, SuggestionMerge, SuggestionState, Taken};
 
 use super::attrs::Attrs;
 use super::ids::{Basis, Instant, RecipeId};

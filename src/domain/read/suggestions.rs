@@ -2,7 +2,7 @@
 //! one value.
 
 use super::{Recipe, Snapshot};
-use crate::domain::ids::{Instant, RecipeId, VersionNumber};
+use crate::domain::ids::{Basis, Instant, RecipeId, VersionNumber};
 use crate::domain::merge::{self, Merge};
 use crate::domain::Content;
 use crate::domain::DomainError;
@@ -57,6 +57,17 @@ pub struct Suggestion {
     pub accepted_in: Option<VersionNumber>,
     /// When it was made.
     pub made: Instant,
+    /// When it last changed: made, followed the fork, or closed.
+    pub changed: Instant,
+}
+
+/// A suggestion its parent took: which, the fork's version suggested,
+/// and the parent's version that took it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Taken {
+    pub number: u32,
+    pub fork_version: VersionNumber,
+    pub parent_version: VersionNumber,
 }
 
 /// A suggestion's merge, and what it is made of.
@@ -68,6 +79,8 @@ pub struct SuggestionMerge {
     /// suggested.
     pub base: Content,
     pub suggested: Content,
+    /// The fork's version suggested, as its transaction.
+    pub suggested_at: Basis,
     /// The parent's newest version ("mine") with the suggestion ("theirs").
     pub merge: Merge,
 }
@@ -89,15 +102,17 @@ impl Snapshot {
             reply: None,
             accepted_in: None,
             made: Instant::from_millis(0),
+            changed: Instant::from_millis(0),
         };
         let version = |v: &crate::store::Value| v.as_long().and_then(VersionNumber::stored);
-        let mut first_tx = None;
+        let (mut first_tx, mut last_tx) = (None, None);
         for datom in self
             .db
             .entity_attributes(id, a.suggestion_from, a.suggestion_accepted_in)
         {
             let Datom { a: attr, v, tx, .. } = datom?;
             first_tx = Some(first_tx.map_or(tx, |t: EntityId| t.min(tx)));
+            last_tx = Some(last_tx.map_or(tx, |t: EntityId| t.max(tx)));
             match attr {
                 x if x == a.suggestion_from => s.from = RecipeId::new(v.as_ref().unwrap_or(0)),
                 x if x == a.suggestion_to => s.to = RecipeId::new(v.as_ref().unwrap_or(0)),
@@ -131,6 +146,12 @@ impl Snapshot {
             return Err(DomainError::NoSuchRecipe(format!("suggestion #{id}")));
         };
         s.made = Instant::from_millis(self.db.tx_instant(tx)?.unwrap_or(0));
+        s.changed = match last_tx {
+            Some(last) if last != tx => {
+                Instant::from_millis(self.db.tx_instant(last)?.unwrap_or(0))
+            }
+            _ => s.made,
+        };
         Ok(s)
     }
 
@@ -154,6 +175,66 @@ impl Snapshot {
             Some(user) => self.suggestions_referring(self.attrs.suggestion_by, user),
             None => Ok(Vec::new()),
         }
+    }
+
+    /// The newest `limit` suggestions (by when they were made) sent to
+    /// the recipes of the cook with `handle`, and how many there are in
+    /// all: one read of their ids, whatever the number of the cook's
+    /// recipes, then one per suggestion returned.
+    pub fn suggestions_to_cook(
+        &self,
+        handle: &crate::domain::Slug,
+        limit: usize,
+    ) -> Result<(Vec<Suggestion>, usize), DomainError> {
+        self.newest_referring(self.attrs.suggestion_to_author, handle, limit)
+    }
+
+    /// The newest `limit` suggestions the cook with `handle` made, and how
+    /// many there are in all; read as `suggestions_to_cook` is.
+    pub fn suggestions_by_cook(
+        &self,
+        handle: &crate::domain::Slug,
+        limit: usize,
+    ) -> Result<(Vec<Suggestion>, usize), DomainError> {
+        self.newest_referring(self.attrs.suggestion_by, handle, limit)
+    }
+
+    /// Entity ids are given in the order entities are made, so the newest
+    /// suggestions are the last `limit` of VAET's list.
+    fn newest_referring(
+        &self,
+        attr: EntityId,
+        handle: &crate::domain::Slug,
+        limit: usize,
+    ) -> Result<(Vec<Suggestion>, usize), DomainError> {
+        let Some(user) = self.user(handle)? else {
+            return Ok((Vec::new(), 0));
+        };
+        let ids = self.db.referrers(attr, user)?;
+        let newest = &ids[ids.len().saturating_sub(limit)..];
+        let mut out = newest
+            .iter()
+            .map(|&s| self.suggestion_by_id(s))
+            .collect::<Result<Vec<_>, _>>()?;
+        out.sort_by_key(|s| std::cmp::Reverse((s.made, s.id)));
+        Ok((out, ids.len()))
+    }
+
+    /// The suggestions of fork `id` its parent took, oldest first: the
+    /// fork's version suggested and the parent's version that took it.
+    pub fn taken_from(&self, id: RecipeId) -> Result<Vec<Taken>, DomainError> {
+        Ok(self
+            .suggestions_from(id)?
+            .into_iter()
+            .filter(|s| s.state == SuggestionState::Accepted)
+            .filter_map(|s| {
+                s.accepted_in.map(|parent_version| Taken {
+                    number: s.number,
+                    fork_version: s.from_version,
+                    parent_version,
+                })
+            })
+            .collect())
     }
 
     fn suggestions_referring(
@@ -182,7 +263,7 @@ impl Snapshot {
     /// What accepting `suggestion` to `parent` (as this value has it)
     /// merges: the fork's changes, from the parent's version it agreed
     /// with to the fork's version suggested, onto the parent's newest;
-    /// all but its title.
+    /// all but its title and picture.
     /// Reads the three versions: the cost of the two recipes.
     pub fn suggestion_merge(
         &self,
@@ -197,14 +278,18 @@ impl Snapshot {
         let from_at = Snapshot::nth_version(&fork.slug, &fork_versions, suggestion.from_version)?;
         let base = self.content_at(parent.id, base_at.basis)?;
         let mut suggested = self.content_at(fork.id, from_at.basis)?;
-        // A fork's title names the fork ("Ben's banana bread"): it is not a
-        // change to suggest, and accepting never renames the original.
+        // A fork's title names the fork ("Ben's banana bread") and its
+        // picture shows the fork's own dish: neither is a change to
+        // suggest, and accepting never renames the original or changes
+        // its picture.
         suggested.title = base.title.clone();
+        suggested.picture = base.picture.clone();
         let merge = merge::merge(&base, &parent.content, &suggested);
         Ok(SuggestionMerge {
             fork,
             base,
             suggested,
+            suggested_at: from_at.basis,
             merge,
         })
     }

@@ -53,7 +53,8 @@ impl Recipes {
                 what.summary()
             };
             let line = brought_in_line(upto, &changes.parent.content.title, &what);
-            let mut tx = self.version_transaction(&view, &fork, &merged, change, line)?;
+            let mut tx =
+                self.version_transaction(&view, &fork, &merged, change, line, Some(upto))?;
             let e = fork.id.entity();
             tx.add(e, ":recipe/merged-at", EntityRef::Id(changes.upto_at.tx()))
                 .add(e, ":recipe/merged-at-version", i64::from(upto.get()));

@@ -466,11 +466,13 @@ impl Recipes {
         // The history page lists this line; decided here, against the value
         // the edit applies to, so listing history never diffs versions.
         let what = diff::recipes(&recipe.content, content).summary();
-        self.version_transaction(view, recipe, content, change, what)
+        self.version_transaction(view, recipe, content, change, what, None)
     }
 
     /// The datoms of a new version of `recipe` (as `view` has it) that
-    /// reads as `content`, its history line `what`.
+    /// reads as `content`, its history line `what`; `brought_in`, the
+    /// parent's version it merges, for a fork bringing in its parent's
+    /// changes.
     fn version_transaction(
         &self,
         view: &Snapshot,
@@ -478,6 +480,7 @@ impl Recipes {
         content: &Content,
         change: &Change,
         what: String,
+        brought_in: Option<VersionNumber>,
     ) -> Result<Transaction, DomainError> {
         let e = recipe.id.entity();
         let old = &recipe.content;
@@ -554,7 +557,7 @@ impl Recipes {
         );
         let count = next_count(recipe)?;
         tx.add(e, ":recipe/version-count", count);
-        suggestions::follow_fork(view, recipe, count, &mut tx)?;
+        suggestions::follow_fork(view, recipe, count, brought_in, &mut tx)?;
         tx.tx_attr(":tx/change", what);
         tx.add(
             e,

@@ -103,9 +103,17 @@ impl Recipes {
                 return Err(DomainError::NothingChanged);
             }
             let number = view.suggestions_to(parent)?.len() as u32 + 1;
+            let mut suggestion = EntityMap::new(EntityRef::temp("suggestion"));
+            if let Some(author) = view
+                .db()
+                .value(parent.entity(), self.attrs.author)?
+                .and_then(|v| v.as_ref())
+            {
+                suggestion = suggestion.with(":suggestion/to-author", EntityRef::Id(author));
+            }
             let mut tx = Transaction::new();
             tx.map(
-                EntityMap::new(EntityRef::temp("suggestion"))
+                suggestion
                     .with(":suggestion/from", EntityRef::Id(recipe.id.entity()))
                     .with(":suggestion/from-version", i64::from(based_on.get()))
                     .with(":suggestion/to", EntityRef::Id(parent.entity()))
@@ -144,7 +152,8 @@ impl Recipes {
             let view = self.view_of(db);
             let (recipe, suggestion) = open_suggestion(&view, parent, number)?;
             check_author(parent, &recipe, change)?;
-            let merge = view.suggestion_merge(&recipe, &suggestion)?.merge;
+            let made = view.suggestion_merge(&recipe, &suggestion)?;
+            let merge = made.merge;
             if recipe.newest() != based_on && !merge.is_clean() {
                 return Err(DomainError::MergeMoved {
                     slug: parent.to_string(),
@@ -166,7 +175,7 @@ impl Recipes {
                 what.summary()
             };
             let line = accepted_line(&suggestion, &fork_title, &what);
-            let mut tx = self.version_transaction(&view, &recipe, &merged, change, line)?;
+            let mut tx = self.version_transaction(&view, &recipe, &merged, change, line, None)?;
             let accepted_in = recipe.newest().next().map_or(0, |n| i64::from(n.get()));
             tx.add(
                 suggestion.id,
@@ -174,6 +183,13 @@ impl Recipes {
                 SuggestionState::Accepted.as_str(),
             )
             .add(suggestion.id, ":suggestion/accepted-in", accepted_in);
+            // The new version names the fork's version it took, as a
+            // merge names the parent's: history lists every one.
+            tx.add(
+                recipe.id.entity(),
+                ":recipe/took",
+                EntityRef::Id(made.suggested_at.tx()),
+            );
             if !reply.is_empty() {
                 tx.add(suggestion.id, ":suggestion/reply", reply.as_str());
             }
@@ -240,11 +256,14 @@ impl Recipes {
 }
 
 /// The datoms that keep a fork's open suggestion on its newest version:
-/// added to every new version of the fork (`version`, its number).
+/// added to every new version of the fork (`version`, its number), and,
+/// for a version that brought in the parent's version `base`, on that
+/// base too, so that the suggestion proposes only the fork's own changes.
 pub(super) fn follow_fork(
     view: &Snapshot,
     fork: &crate::domain::Recipe,
     version: i64,
+    base: Option<VersionNumber>,
     tx: &mut Transaction,
 ) -> Result<(), DomainError> {
     for open in view
@@ -253,6 +272,9 @@ pub(super) fn follow_fork(
         .filter(|s| s.state == SuggestionState::Open)
     {
         tx.add(open.id, ":suggestion/from-version", version);
+        if let Some(base) = base {
+            tx.add(open.id, ":suggestion/base-version", i64::from(base.get()));
+        }
     }
     Ok(())
 }
