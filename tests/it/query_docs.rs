@@ -2,8 +2,9 @@
 //!
 //! Each ```query block (and its ```inputs, one EDN input per line, a
 //! multi-line vector counting as one) is run, and its table must equal the
-//! ```answers block after it; a ```query-error block must fail with the
-//! message shown. Run with FORKFUL_BLESS_DOCS=1 to write the current answers
+//! ```answers block after it; a ```history-query block is run on the
+//! database's history; a ```query-error block must fail with the message
+//! shown. Run with FORKFUL_BLESS_DOCS=1 to write the current answers
 //! into the doc instead (then read the diff before committing it).
 
 use std::path::Path;
@@ -73,7 +74,51 @@ fn fixture() -> Store {
         tx.map(map);
         store.transact(&tx).unwrap();
     }
+    merges(&store);
     store
+}
+
+/// The fixture's merges and suggestions, as the site records them: each
+/// version asserts `:recipe/version-count`, a fork's version that brings
+/// in its parent's names the parent's version (`:recipe/merged-at`, its
+/// transaction), and a version that takes a fork's suggestion names the
+/// fork's (`:recipe/took`).
+fn merges(store: &Store) {
+    use forkful::store::{attribute_map, Cardinality, ValueType};
+    let mut schema = Transaction::new();
+    for (ident, value_type) in [
+        (":recipe/version-count", ValueType::Long),
+        (":recipe/merged-at", ValueType::Ref),
+        (":recipe/took", ValueType::Ref),
+    ] {
+        schema.map(attribute_map(ident, value_type, Cardinality::One, None));
+    }
+    store.transact(&schema).unwrap();
+    let slug = |s: &str| EntityRef::Lookup(forkful::store::kw(":recipe/slug"), Value::from(s));
+    // A new version of `recipe`, its `version`th, naming `other`'s
+    // transaction under `attr`; returns its own transaction.
+    let version = |recipe: &str, version: i64, named: Option<(&str, u64)>| -> u64 {
+        let mut map = EntityMap::new(slug(recipe)).with(":recipe/version-count", version);
+        if let Some((attr, tx)) = named {
+            map = map.with(attr, EntityRef::Id(tx));
+        }
+        let mut tx = Transaction::new();
+        tx.map(map);
+        store.transact(&tx).unwrap().basis_after
+    };
+    let shakshuka_2 = version("shakshuka", 2, None);
+    let green_2 = version(
+        "green-shakshuka",
+        2,
+        Some((":recipe/merged-at", shakshuka_2)),
+    );
+    version(
+        "green-shakshuka-feta",
+        2,
+        Some((":recipe/merged-at", green_2)),
+    );
+    let spicy_2 = version("spicy-shakshuka", 2, None);
+    version("shakshuka", 3, Some((":recipe/took", spicy_2)));
 }
 
 /// Splits the inputs block into one EDN text per input.
@@ -102,13 +147,13 @@ fn every_example_in_the_query_guide_gives_the_answers_shown() {
     let bless = std::env::var_os("FORKFUL_BLESS_DOCS").is_some();
     let mut blessed = String::new();
     let mut examples = 0;
-    let mut query: Option<(String, bool)> = None;
+    let mut query: Option<(String, &str)> = None;
     let mut given: Vec<String> = Vec::new();
     let mut lines = doc.split_inclusive('\n');
     while let Some(line) = lines.next() {
         blessed.push_str(line);
         let kind = line.trim_end().strip_prefix("```").unwrap_or("");
-        if !["query", "query-error", "inputs", "answers"].contains(&kind) {
+        if !["query", "history-query", "query-error", "inputs", "answers"].contains(&kind) {
             continue;
         }
         let mut body = String::new();
@@ -121,14 +166,21 @@ fn every_example_in_the_query_guide_gives_the_answers_shown() {
             body.push_str(inner);
         }
         match kind {
-            "query" | "query-error" => {
-                query = Some((body.clone(), kind == "query-error"));
+            "query" | "history-query" | "query-error" => {
+                query = Some((body.clone(), kind));
                 given.clear();
             }
             "inputs" => given = inputs(&body),
             _ => {
-                let (text, expect_error) = query.take().expect("an answers block follows a query");
-                let mut args = vec![Input::Db(store.db())];
+                let (text, kind) = query.take().expect("an answers block follows a query");
+                let expect_error = kind == "query-error";
+                // A history query sees every assertion and retraction, as
+                // `forkful query --history` does.
+                let db = match kind {
+                    "history-query" => store.db().history(),
+                    _ => store.db(),
+                };
+                let mut args = vec![Input::Db(db)];
                 args.extend(given.iter().map(|i| Input::from_edn(i).unwrap()));
                 let outcome = Query::parse(&text).and_then(|q| q.run(&args, DEFAULT_WORK_LIMIT));
                 let actual = match (outcome, expect_error) {
