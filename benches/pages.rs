@@ -36,6 +36,12 @@
 //!   `/search?q=oil` (a word about one recipe in eighteen holds), `/tags`,
 //!   and the first page of the catalog's most used tag, made every time.
 //!
+//! - `merging/demo/merge/{parent_into_leaf,leaf_into_parent}`: the
+//!   three-way merge of the demo's deepest leaf and its parent, both ways;
+//!   `merging/demo/suggestion/{read,handler}`: the review of the leaf's
+//!   suggestion to its parent (made by the bench), read alone and as a
+//!   page through the app.
+//!
 //! Before measuring, each headline bench prints its allocations per
 //! operation (a counting allocator, `common::alloc`) and the recipe page
 //! its index reads per render.
@@ -314,6 +320,69 @@ fn search(
     }
 }
 
+/// Forks that talk back, on the demo's deepest lineage: the three-way
+/// merge of its leaf and its parent both ways (the parent's changes
+/// brought into the leaf; the leaf's suggested to the parent, as accepting
+/// merges them), and the suggestion's review, made here once: its read
+/// (the three versions and the merge) and its page through the app.
+fn merging(c: &mut Criterion, system: &SystemRunner, catalog: &Catalog) {
+    use forkful::domain::merge::merge;
+    use forkful::domain::Change;
+    let recipes = &catalog.recipes;
+    let view = recipes.snapshot();
+    let (deepest, depth) = common::deepest(&view, &catalog.ids);
+    let leaf_slug = Slug::parse(&deepest).expect("slug");
+    let leaf = view.recipe(&leaf_slug).expect("the leaf");
+    let (parent_id, base_version) = leaf.in_step_with().expect("the leaf is a fork");
+    let parent = view.recipe_by_id(parent_id).expect("its parent");
+    let (_, base) = view.version(&parent.slug, base_version).expect("the base");
+    println!(
+        "merging/{}: {deepest} (lineage {depth}, {} ingredients, {} steps) with {} (version {base_version} of {})",
+        catalog.name,
+        leaf.content.ingredients.len(),
+        leaf.content.steps.len(),
+        parent.slug,
+        parent.version_count
+    );
+    let mut group = c.benchmark_group(format!("merging/{}", catalog.name));
+    group.bench_function("merge/parent_into_leaf", |b| {
+        b.iter(|| merge(black_box(&base), &leaf.content, &parent.content))
+    });
+    group.bench_function("merge/leaf_into_parent", |b| {
+        b.iter(|| merge(black_box(&base), &parent.content, &leaf.content))
+    });
+    let author = leaf.author.clone().expect("the leaf's cook");
+    let (number, _) = recipes
+        .suggest(
+            &leaf_slug,
+            leaf.newest(),
+            "The bench's suggestion: every change of the leaf",
+            &Change::by(&author, "suggest"),
+        )
+        .expect("the leaf suggests its changes");
+    let site = Data::new(Site::new(recipes.clone(), "http://forkful.bench").with_page_cache(0));
+    let app = system.block_on(test::init_service(forkful::app::app(site.clone())));
+    let review = format!("/recipes/{}/suggestions/{number}", parent.slug);
+    let review_bytes = system.block_on(fetch(&app, &review)).len();
+    println!(
+        "merging/{}/suggestion: {review}, {review_bytes} bytes",
+        catalog.name
+    );
+    common::report_allocations(&format!("merging/{}/suggestion/read", catalog.name), || {
+        pages::suggestion_show(&site.snapshot(), &parent.slug, number)
+    });
+    group.bench_function("suggestion/read", |b| {
+        b.iter(|| {
+            pages::suggestion_show(&site.snapshot(), black_box(&parent.slug), number)
+                .expect("the review")
+        })
+    });
+    group.bench_function("suggestion/handler", |b| {
+        b.iter(|| system.block_on(fetch(&app, black_box(&review))))
+    });
+    group.finish();
+}
+
 /// Recipe Markdown as steps and notes are written: a paragraph with
 /// emphasis, a link, a short list and inline code.
 const MARKDOWN_UNIT: &str = "Whisk the **eggs** with the *buttermilk* until smooth, \
@@ -462,6 +531,8 @@ fn benches(c: &mut Criterion) {
         ids: Vec::new(),
     };
     pages(c, &system, &demo);
+    // After the demo's pages: it adds a suggestion to the demo's store.
+    merging(c, &system, &demo);
     let (recipes, ids) = common::stored_catalog(
         "synthetic-100k",
         Shape {

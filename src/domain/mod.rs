@@ -146,7 +146,7 @@ pub enum DomainError {
     NotSuggester { number: u32 },
     /// The recipe moved on since the review was shown, and the merge onto
     /// its newest version has conflicts to choose again.
-    #[error("{slug} changed since you saw it (it is at version {newest}): the merge has changed, look at it again")]
+    #[error("the recipe changed since you saw it (it is at version {newest} now), so the merge has changed: look at it again")]
     MergeMoved { slug: String, newest: VersionNumber },
     /// A merge saved with a choice missing for one of its conflicts (or
     /// one too many: the form was made for another merge).

@@ -91,7 +91,10 @@ pub fn bring_in_page(model: &BringInShow, note: &str, csrf: &str, errors: &Field
     let conflicts = changes.merge.conflicts();
     let gained = changes.upto.get() - changes.base.get();
     let incoming = DiffSection {
-        heading: "What comes in".to_owned(),
+        heading: match changes.merge.conflicts().is_empty() {
+            true => "What comes in".to_owned(),
+            false => "What comes in as it is".to_owned(),
+        },
         from: format!("{title} now (version {})", fork.version_count),
         to: format!("{title} with {parent_title}'s changes"),
         diff: &model.incoming,
@@ -109,8 +112,11 @@ pub fn bring_in_page(model: &BringInShow, note: &str, csrf: &str, errors: &Field
                 @if conflicts.is_empty() {
                     "They change nothing you changed, so they come in as they are."
                 } @else {
-                    (super::count(conflicts.len() as i64, "change", "changes"))
-                    " differ from yours: choose a side for each before saving."
+                    @if conflicts.len() == 1 {
+                        "One of their changes differs from yours: choose a side before saving."
+                    } @else {
+                        (conflicts.len()) " of their changes differ from yours: choose a side for each before saving."
+                    }
                 }
             }
             (form_errors(errors))
@@ -125,7 +131,7 @@ pub fn bring_in_page(model: &BringInShow, note: &str, csrf: &str, errors: &Field
                         (conflict(n, c, parent_title))
                     }
                 }
-                p {
+                div class="field" {
                     label for="note" { "What this version does" }
                     input type="text" id="note" name="note" value=(note) maxlength="2000";
                 }
@@ -185,7 +191,7 @@ pub fn suggest_page(
                 form method="post" action={ (recipe_path(slug)) "/suggest" } class="suggest" {
                     (token(csrf))
                     input type="hidden" name="based_on" value=(fork.version_count);
-                    p {
+                    div class="field" {
                         label for="message" { "Your message to its author" }
                         textarea id="message" name="message" rows="4" maxlength=(MAX_MESSAGE) required { (message) }
                     }
@@ -369,7 +375,7 @@ pub fn suggestion_page(
                                 (conflict(n, c, &model.fork.title))
                             }
                         }
-                        p {
+                        div class="field" {
                             label for="accept-reply" { "A note to them (optional)" }
                             input type="text" id="accept-reply" name="reply" maxlength=(MAX_MESSAGE);
                         }
@@ -378,7 +384,7 @@ pub fn suggestion_page(
                     form method="post" action=(here) class="decline" {
                         (token(csrf))
                         input type="hidden" name="action" value="decline";
-                        p {
+                        div class="field" {
                             label for="decline-reply" { "Why not (optional)" }
                             input type="text" id="decline-reply" name="reply" maxlength=(MAX_MESSAGE);
                         }

@@ -160,6 +160,281 @@ async fn the_family_drawing_cuts_no_name_at_a_phones_width_or_a_desktops() {
     assert!(found.is_empty(), "names cut off:\n{}", found.join("\n"));
 }
 
+/// Issue 32, as two cooks do it in the browser: Ben forks Ann's dal, Ann
+/// edits hers, and Ben brings the change in (clean); Ann edits the line
+/// Ben changed, and Ben brings that in too, keeping his side of the
+/// conflict in the form. Ben suggests his change back; Ann opens the
+/// review, changes the same line again in another window, and accepting
+/// from the stale review answers 409 with the merge form, where she takes
+/// Ben's side. Both histories and the family drawing show the merges.
+#[actix_web::test]
+async fn forks_talk_back_in_chromium_bring_in_suggest_and_a_stale_acceptance_is_409() {
+    install_chromium_and_chromedriver();
+    let artifacts = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-artifacts-merges");
+    let _ = fs::remove_dir_all(&artifacts);
+    fs::create_dir_all(&artifacts).unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let data = root.path().join("store");
+    let server = serve(&["--data", data.to_str().unwrap()]);
+    let driver = Chromedriver::start(&artifacts.join("chromedriver.log"));
+    let client = open_chromium(&driver, &root.path().join("profile"))
+        .await
+        .unwrap();
+    let mut tab = Tab {
+        client,
+        site: format!("http://{}", server.addr),
+        artifacts,
+        shots: 0,
+    };
+    let outcome = match timeout(FLOW_LIMIT, forks_talk_back(&mut tab)).await {
+        Ok(outcome) => outcome,
+        Err(_) => Err(anyhow::anyhow!("the walk took longer than {FLOW_LIMIT:?}")),
+    };
+    if outcome.is_err() {
+        tab.keep_the_failed_page().await;
+    }
+    let _ = tab.client.close().await;
+    if let Err(e) = outcome {
+        panic!(
+            "{e:?}\n(screenshots and the page it failed on are in {})",
+            tab.artifacts.display()
+        );
+    }
+}
+
+const DAL: &str = "/recipes/weeknight-dal";
+const BENS_DAL: &str = "/recipes/bens-dal";
+
+/// Ann's dal's ingredients, one line changed.
+fn dal_ingredients(spice: &str, water: &str) -> String {
+    format!("1 cup red lentils\n{water}\n{spice}\n1 tsp salt")
+}
+
+async fn forks_talk_back(tab: &mut Tab) -> Result<()> {
+    sign_up(tab, "ann", "Ann Auger").await?;
+    tab.open("/recipes/new").await?;
+    tab.fill(
+        RECIPE_FORM,
+        &[
+            ("title", "Weeknight dal"),
+            (
+                "ingredients",
+                &dal_ingredients("1 tsp turmeric", "3 cups water"),
+            ),
+            ("steps", "Simmer the lentils 20 minutes.\n\nSeason."),
+            ("note", "First version"),
+        ],
+    )
+    .await?;
+    tab.submit(RECIPE_FORM).await?;
+    tab.expect_path(DAL).await?;
+    log_out(tab).await?;
+
+    sign_up(tab, "ben", "Ben Brook").await?;
+    tab.open(&format!("{DAL}/fork")).await?;
+    tab.replace(RECIPE_FORM, "slug", "bens-dal").await?;
+    tab.replace(RECIPE_FORM, "title", "Ben's dal").await?;
+    tab.replace(
+        RECIPE_FORM,
+        "ingredients",
+        &dal_ingredients("1 tsp cumin", "3 cups water"),
+    )
+    .await?;
+    tab.replace(RECIPE_FORM, "note", "Cumin").await?;
+    tab.submit(RECIPE_FORM).await?;
+    tab.expect_path(BENS_DAL).await?;
+    log_out(tab).await?;
+
+    // Ann changes another line: it comes into Ben's fork cleanly.
+    log_in(tab, "ann").await?;
+    edit_dal(
+        tab,
+        &dal_ingredients("1 tsp turmeric", "4 cups water"),
+        "More water",
+    )
+    .await?;
+    log_out(tab).await?;
+    log_in(tab, "ben").await?;
+    tab.open(BENS_DAL).await?;
+    let apart = tab.texts("p.apart").await?;
+    ensure!(
+        apart
+            .iter()
+            .any(|t| t.starts_with("Weeknight dal has 1 new version since version 1.")),
+        "the fork's page says {apart:?}"
+    );
+    tab.screenshot("fork-behind").await?;
+    tab.click("p.apart a[href$='/bring-in']").await?;
+    tab.expect_path(&format!("{BENS_DAL}/bring-in")).await?;
+    ensure!(
+        tab.texts("fieldset.conflict").await?.is_empty(),
+        "a clean merge shows a conflict"
+    );
+    tab.submit("form.bring-in").await?;
+    tab.expect_path(BENS_DAL).await?;
+    tab.screenshot("fork-brought-in").await?;
+
+    // Ann changes the spice Ben changed: a conflict, which Ben settles in
+    // the form, keeping his cumin.
+    log_out(tab).await?;
+    log_in(tab, "ann").await?;
+    edit_dal(
+        tab,
+        &dal_ingredients("1 tsp smoked paprika", "4 cups water"),
+        "Paprika",
+    )
+    .await?;
+    log_out(tab).await?;
+    log_in(tab, "ben").await?;
+    tab.open(&format!("{BENS_DAL}/bring-in")).await?;
+    let conflict = tab.texts("fieldset.conflict").await?;
+    ensure!(conflict.len() == 1, "one conflict, not {conflict:?}");
+    ensure!(
+        conflict[0].contains("1 tsp cumin") && conflict[0].contains("1 tsp smoked paprika"),
+        "the conflict shows both sides: {conflict:?}"
+    );
+    tab.screenshot("bring-in-conflict").await?;
+    tab.choose("fieldset.conflict input[value='mine']").await?;
+    tab.submit("form.bring-in").await?;
+    tab.expect_path(BENS_DAL).await?;
+    let ingredients = tab.texts("article.recipe .ingredients li").await?;
+    ensure!(
+        ingredients.iter().any(|l| l.contains("cumin"))
+            && ingredients.iter().any(|l| l.contains("4 cups water")),
+        "after the merge the fork's ingredients are {ingredients:?}"
+    );
+
+    // Ben suggests his cumin back.
+    tab.click("p.apart a[href$='/suggest']").await?;
+    tab.fill(
+        "form.suggest",
+        &[("message", "Cumin, not paprika: it suits the lentils")],
+    )
+    .await?;
+    tab.submit("form.suggest").await?;
+    tab.expect_path(&format!("{DAL}/suggestions/1")).await?;
+    tab.screenshot("suggested").await?;
+    log_out(tab).await?;
+
+    // Ann sees it on her account page, opens the review, and in another
+    // window changes the same line again before accepting.
+    log_in(tab, "ann").await?;
+    tab.open("/account").await?;
+    let listed = tab.texts("ul.suggestions li").await?;
+    ensure!(
+        listed.len() == 1
+            && listed[0].contains("from Ben's dal by ben")
+            && listed[0].ends_with("open"),
+        "Ann's account lists {listed:?}"
+    );
+    tab.click("ul.suggestions li a[href$='/suggestions/1']")
+        .await?;
+    let review = tab.client.window().await?;
+    let other = tab.client.new_window(true).await?;
+    tab.client.switch_to_window(other.handle.clone()).await?;
+    edit_dal(
+        tab,
+        &dal_ingredients("1 tsp chilli flakes", "4 cups water"),
+        "Chilli",
+    )
+    .await?;
+    tab.client.close_window().await?;
+    tab.client.switch_to_window(review).await?;
+    tab.submit("form.accept").await?;
+    ensure!(
+        tab.status().await? == 409,
+        "accepting from a stale review answered {}",
+        tab.status().await?
+    );
+    ensure!(
+        tab.texts("form.accept fieldset.conflict").await?.len() == 1,
+        "the 409 page has no merge form to choose in"
+    );
+    tab.screenshot("stale-acceptance-409").await?;
+    tab.choose("form.accept fieldset.conflict input[value='theirs']")
+        .await?;
+    tab.submit("form.accept").await?;
+    tab.expect_path(&format!("{DAL}/suggestions/1")).await?;
+    tab.expect_text("p.lede .state", "accepted in version 5")
+        .await?;
+    tab.open(DAL).await?;
+    let ingredients = tab.texts("article.recipe .ingredients li").await?;
+    ensure!(
+        ingredients.iter().any(|l| l.contains("cumin")),
+        "after accepting, Ann's ingredients are {ingredients:?}"
+    );
+
+    // Both histories, and the family drawing.
+    tab.open(&format!("{DAL}/history")).await?;
+    let what = tab.texts("ol.versions p.what").await?;
+    ensure!(
+        what.first()
+            .is_some_and(|w| w.starts_with("Changed: took suggestion 1 by ben from Ben's dal")),
+        "Ann's history says {what:?}"
+    );
+    tab.screenshot("history-took").await?;
+    tab.open(&format!("{BENS_DAL}/history")).await?;
+    let what = tab.texts("ol.versions p.what").await?;
+    ensure!(
+        what.iter()
+            .filter(|w| w.starts_with("Changed: brought in version "))
+            .count()
+            == 2,
+        "Ben's history says {what:?}"
+    );
+    tab.open(&format!("{DAL}/forks")).await?;
+    let titles = tab
+        .client
+        .execute(
+            "return [...document.querySelectorAll('figure.family-drawing svg title')].map(t => t.textContent);",
+            vec![],
+        )
+        .await?;
+    let titles: Vec<String> = titles
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t.as_str().map(str::to_owned))
+        .collect();
+    for want in [
+        "Ben's dal brought in version 2 of Weeknight dal in its version 2",
+        "Ben's dal brought in version 3 of Weeknight dal in its version 3",
+        "Weeknight dal took suggestion 1 from version 3 of Ben's dal in its version 5",
+    ] {
+        ensure!(
+            titles.iter().any(|t| t == want),
+            "the drawing has no {want:?}: {titles:?}"
+        );
+    }
+    tab.screenshot("family-merges").await?;
+    Ok(())
+}
+
+/// Ann's edit of her dal's ingredients.
+async fn edit_dal(tab: &mut Tab, ingredients: &str, note: &str) -> Result<()> {
+    tab.open(&format!("{DAL}/edit")).await?;
+    tab.replace(RECIPE_FORM, "ingredients", ingredients).await?;
+    tab.fill(RECIPE_FORM, &[("note", note)]).await?;
+    tab.submit(RECIPE_FORM).await?;
+    tab.expect_path(DAL).await
+}
+
+async fn log_out(tab: &mut Tab) -> Result<()> {
+    tab.open("/account").await?;
+    tab.submit("form[action=\"/logout\"]").await
+}
+
+async fn log_in(tab: &mut Tab, handle: &str) -> Result<()> {
+    let form = "form[action=\"/login\"]";
+    tab.open("/login").await?;
+    tab.fill(
+        form,
+        &[("handle", handle), ("password", "correct horse battery")],
+    )
+    .await?;
+    tab.submit(form).await
+}
+
 /// Ann writes and edits a recipe, watches the preview, and logs out; Ben
 /// forks her recipe and sees it in his fork's lineage. Then the console:
 /// no violation of the policy, while an inline script added on purpose is
@@ -682,6 +957,50 @@ impl Tab {
             sleep(Duration::from_millis(50)).await;
         }
         Ok(())
+    }
+
+    /// Clicks the element `css` (a link), and waits for its page.
+    async fn click(&self, css: &str) -> Result<()> {
+        let element = self
+            .client
+            .find(Locator::Css(css))
+            .await
+            .with_context(|| format!("finding {css}"))?;
+        element.click().await?;
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while element.tag_name().await.is_ok() {
+            ensure!(
+                Instant::now() < deadline,
+                "clicking {css} led to no new page within 10 s"
+            );
+            sleep(Duration::from_millis(50)).await;
+        }
+        Ok(())
+    }
+
+    /// Clicks the radio button or box `css`, staying on the page.
+    async fn choose(&self, css: &str) -> Result<()> {
+        self.client
+            .find(Locator::Css(css))
+            .await
+            .with_context(|| format!("finding {css}"))?
+            .click()
+            .await
+            .with_context(|| format!("choosing {css}"))
+    }
+
+    /// The HTTP status the page shown now was answered with.
+    async fn status(&self) -> Result<u64> {
+        let status = self
+            .client
+            .execute(
+                "return performance.getEntriesByType('navigation')[0].responseStatus;",
+                vec![],
+            )
+            .await?;
+        status
+            .as_u64()
+            .with_context(|| format!("the page's status is {status}"))
     }
 
     async fn texts(&self, css: &str) -> Result<Vec<String>> {
