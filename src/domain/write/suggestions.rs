@@ -102,7 +102,13 @@ impl Recipes {
             if diff::recipes(&view.content_at(parent, at.basis)?, &recipe.content).is_empty() {
                 return Err(DomainError::NothingChanged);
             }
-            let number = view.suggestions_to(parent)?.len() as u32 + 1;
+            // Numbered by how many were made before: one read of their
+            // ids, none of the suggestions themselves.
+            let made = view
+                .db()
+                .referrers(self.attrs.suggestion_to, parent.entity())?
+                .len();
+            let number = u32::try_from(made + 1).unwrap_or(u32::MAX);
             let mut suggestion = EntityMap::new(EntityRef::temp("suggestion"));
             if let Some(author) = view
                 .db()
