@@ -178,6 +178,8 @@ fn layout_link(view: &DiffView, layout: Layout, text: &str) -> Markup {
 
 pub fn page(view: &DiffView) -> Markup {
     let mut head = Head::new(&view.heading, Section::Recipes);
+    // Out of the index by design: a diff only repeats two versions, each
+    // of which has its own page (robots.txt keeps crawlers off too).
     head.noindex = true;
     layout::page(
         &head,

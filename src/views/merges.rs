@@ -271,6 +271,8 @@ pub fn suggestions_page(model: &SuggestionsShow) -> Markup {
     let heading = format!("Suggestions to {}", r.content.title);
     let mut head = Head::new(&heading, Section::Recipes);
     head.description = Some("Changes cooks suggested from their forks, and what became of them.");
+    // Out of the index by design: a conversation between two cooks about
+    // changes that, once taken, are the recipe's own page.
     head.noindex = true;
     layout::page(
         &head,
@@ -317,6 +319,8 @@ pub fn suggestion_page(
     let title = &r.content.title;
     let heading = format!("Suggestion {} to {title}", s.number);
     let mut head = Head::new(&heading, Section::Recipes);
+    // Out of the index by design: a review, whose diffs repeat the two
+    // recipes' own pages.
     head.noindex = true;
     let here = suggestion_path(r.slug.as_str(), s.number);
     let proposed = DiffSection {

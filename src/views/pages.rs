@@ -71,6 +71,7 @@ pub fn about() -> Markup {
 /// An error page in the site's layout.
 pub fn error(heading: &str, message: &str) -> Markup {
     let mut head = Head::new(heading, Section::Other);
+    // Out of the index by design: an error page describes no content.
     head.noindex = true;
     layout::page(
         &head,

@@ -149,7 +149,12 @@ fn crumb_item(crumb: &Crumb) -> Markup {
 /// A recipe's whole lineage, when its breadcrumb is shortened.
 pub fn lineage_page(model: &LineageShow) -> Markup {
     let title = format!("Lineage of {}", model.title);
-    let head = Head::new(&title, Section::Other);
+    let description = format!(
+        "Where {} came from: every recipe it was forked from, back to the original, each at the version that was forked.",
+        model.title
+    );
+    let mut head = Head::new(&title, Section::Other);
+    head.description = Some(&description);
     layout::page(
         &head,
         html! {
@@ -494,18 +499,32 @@ pub fn preview(content: &Content, memos: &Memos) -> Markup {
 /// The whole page; `json_ld` is the recipe's structured data, if the page
 /// carries it (the current recipe's page does, a past version's does not).
 pub fn page(page: &RecipePage, json_ld: Option<String>) -> Markup {
-    let description = page
-        .content
-        .summary
-        .as_deref()
-        .map(|summary| page.memos.plain_text(summary));
+    let description = match page.content.summary.as_deref() {
+        Some(summary) => page.memos.plain_text(summary).to_string(),
+        // Without a summary, what it has: search engines show a page's
+        // description, and would make one up from the page otherwise.
+        None => {
+            let c = page.content;
+            let counted = |n: usize, one: &str, many: &str| match n {
+                1 => format!("1 {one}"),
+                n => format!("{n} {many}"),
+            };
+            format!(
+                "{}: a recipe of {} and {}{}, with its whole history and forks.",
+                c.title,
+                counted(c.ingredients.len(), "ingredient", "ingredients"),
+                counted(c.steps.len(), "step", "steps"),
+                page.author.map(|a| format!(", by {a}")).unwrap_or_default(),
+            )
+        }
+    };
     let canonical = format!("{}{}", page.base_url, recipe_path(page.slug));
     let title = match &page.showing {
         Showing::Current | Showing::Preview => page.content.title.clone(),
         Showing::Version { number, .. } => format!("{} (version {number})", page.content.title),
     };
     let mut head = Head::new(&title, Section::Recipes);
-    head.description = description.as_deref();
+    head.description = Some(&description);
     head.canonical = Some(&canonical);
     let shared_picture = page.content.picture.as_ref().map(|p| {
         let url = format!(

@@ -216,6 +216,77 @@ fn the_index_follows_every_write_and_forgets_a_retired_recipe() {
     assert_eq!(Some(view.snapshot().basis()), index.basis());
 }
 
+/// A recipe is stemmed in its own language: a French recipe's "épicées"
+/// is found by "épicé" and "epice", a German one's "Kräutern" by "Kraut",
+/// and an English word is stemmed as English all the same.
+#[test]
+fn a_recipe_is_stemmed_in_its_own_language() {
+    let recipes = Recipes::temporary().unwrap();
+    let index = SearchIndex::open(&recipes).unwrap();
+    let write = |slug: &str, title: &str, language: &str| {
+        let content = Content {
+            language: Some(language.into()),
+            ..content(title, "Cuire.")
+        };
+        recipes
+            .create(
+                &Slug::parse(slug).unwrap(),
+                content,
+                &Change::by("ann", "new"),
+            )
+            .unwrap();
+    };
+    write("tarte-epicee", "Tarte aux pommes épicées", "French");
+    write("kraeuterquark", "Quark mit Kräutern", "Deutsch");
+    write("spiced-apples", "Spiced apples", "English");
+    assert!(index.wait_for(recipes.snapshot().basis(), Duration::from_secs(10)));
+    // ("épicé" is also a typo away from English "spice": found second.)
+    let first = |text: &str| found(&recipes, &index, text).first().cloned();
+    assert_eq!(first("épicé").as_deref(), Some("tarte-epicee"));
+    assert_eq!(first("pomme epicee").as_deref(), Some("tarte-epicee"));
+    assert_eq!(found(&recipes, &index, "Kraut"), ["kraeuterquark"]);
+    assert_eq!(found(&recipes, &index, "spicing apple"), ["spiced-apples"]);
+}
+
+/// A write that lands between the request's value and its search: the
+/// index is ahead of the value the request holds, and the page is made at
+/// the index's basis all the same, so a hit never names a recipe the page's
+/// value lacks.
+#[test]
+fn a_search_whose_index_is_ahead_of_the_requests_value_reads_the_index_basis() {
+    let recipes = Recipes::temporary().unwrap();
+    let index = SearchIndex::open(&recipes).unwrap();
+    let first = Slug::parse("quince-paste").unwrap();
+    recipes
+        .create(
+            &first,
+            content("Quince paste", "Simmer."),
+            &Change::by("ann", "a"),
+        )
+        .unwrap();
+    let before = recipes.snapshot();
+    let later = Slug::parse("quince-jelly").unwrap();
+    recipes
+        .create(
+            &later,
+            content("Quince jelly", "Strain."),
+            &Change::by("ann", "b"),
+        )
+        .unwrap();
+    assert!(index.wait_for(recipes.snapshot().basis(), Duration::from_secs(10)));
+    let view = index.view(&before).unwrap();
+    assert_eq!(Some(view.snapshot().basis()), index.basis());
+    let query = SearchQuery {
+        text: "quince".into(),
+        ..SearchQuery::default()
+    };
+    let snapshot = view.snapshot().clone();
+    let page = view.search(&snapshot, &query).unwrap();
+    let mut slugs: Vec<String> = page.hits.iter().map(|h| h.entry.slug.to_string()).collect();
+    slugs.sort();
+    assert_eq!(slugs, ["quince-jelly", "quince-paste"]);
+}
+
 #[test]
 fn the_index_is_built_again_when_missing_or_of_another_format() {
     let dir = tempfile_dir("search-rebuilt");

@@ -875,6 +875,12 @@ fn demo_pages() -> Vec<String> {
         "/recipes/shakshuka/diff?from=1&to=11&view=side".to_owned(),
         format!("/recipes/{deepest}/compare"),
         format!("/recipes/{deepest}/forks"),
+        format!("/recipes/{deepest}/lineage"),
+        "/recipes/masoor-dal-coconut/history".to_owned(),
+        "/recipes/banana-bread-salted-crust".to_owned(),
+        "/recipes/banana-bread/history".to_owned(),
+        "/recipes/banana-bread/suggestions".to_owned(),
+        "/recipes/banana-bread/suggestions/1".to_owned(),
     ]
 }
 
@@ -927,6 +933,34 @@ async fn every_indexable_page_is_described() {
         undescribed.is_empty(),
         "no meta description: {undescribed:?}"
     );
+}
+
+/// A recipe written without a summary is described all the same, from
+/// what it has.
+#[actix_web::test]
+async fn a_recipe_without_a_summary_is_described_from_what_it_has() {
+    let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
+    let content = Content {
+        title: "Plain rice".into(),
+        ingredients: vec!["1 cup rice".into(), "2 cups water".into()],
+        steps: vec![Step {
+            section: None,
+            text: "Simmer, covered, 15 minutes.".into(),
+        }],
+        ..Content::default()
+    };
+    recipes
+        .create(&slug("plain-rice"), content, &Change::by("ann", "new"))
+        .unwrap();
+    let site = site(&recipes);
+    for uri in ["/recipes/plain-rice", "/recipes/plain-rice/versions/1"] {
+        let page = get(&site, uri).await;
+        assert_eq!(
+            page.attrs("meta[name=description]", "content"),
+            ["Plain rice: a recipe of 2 ingredients and 1 step, by ann, with its whole history and forks."],
+            "{uri}"
+        );
+    }
 }
 
 #[actix_web::test]

@@ -46,8 +46,9 @@ use super::read::Snapshot;
 use super::{DomainError, Recipes};
 
 /// The index's format: a change to the schema, the words or the payload
-/// makes every index of an older format be built again.
-const FORMAT: u32 = 1;
+/// makes every index of an older format be built again (2: stemmed
+/// before accents are folded).
+const FORMAT: u32 = 2;
 
 /// What the index's writer buffers before it writes a segment: tantivy's
 /// least, plenty for one round of a site's writes; a full build writes a
@@ -227,8 +228,8 @@ impl SearchIndex {
     }
 
     /// The index and the store at one basis, for one search: `latest`'s
-    /// (the site's value) if the index has reached it, else the index's
-    /// own. Never waits: a caller that wants the newest waits first, as
+    /// (the site's value) if the index is there, else the index's own
+    /// (behind `latest`, or ahead of it when a write landed in between). Never waits: a caller that wants the newest waits first, as
     /// the web's handler does off its worker. 503 until the first build.
     pub fn view(&self, latest: &Snapshot) -> Result<SearchView, DomainError> {
         let Some(current) = self.current() else {
@@ -240,9 +241,14 @@ impl SearchIndex {
                 "the search index is being built ({done} of {of} recipes); try again in a moment"
             )));
         };
-        let snapshot = match current.basis < latest.basis() {
-            true => latest.as_of(current.basis),
-            false => latest.clone(),
+        let snapshot = match current.basis.cmp(&latest.basis()) {
+            std::cmp::Ordering::Less => latest.as_of(current.basis),
+            std::cmp::Ordering::Equal => latest.clone(),
+            // The index has seen a write `latest` has not (it was taken
+            // just before): paired with `latest`, a hit could name a recipe
+            // that value does not have. The store's newest value has every
+            // write the index has seen; pinned at the index's basis.
+            std::cmp::Ordering::Greater => self.inner.recipes.snapshot().as_of(current.basis),
         };
         Ok(SearchView {
             current,

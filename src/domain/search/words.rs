@@ -72,6 +72,14 @@ pub fn language_from_code(code: &str) -> Option<Language> {
         .map(|(language, _)| *language)
 }
 
+/// Words as written, lower-cased: what a query's words are stemmed from.
+fn lowering() -> TextAnalyzer {
+    TextAnalyzer::builder(SimpleTokenizer::default())
+        .filter(RemoveLongFilter::limit(LONGEST_WORD))
+        .filter(LowerCaser)
+        .build()
+}
+
 fn folding() -> TextAnalyzer {
     TextAnalyzer::builder(SimpleTokenizer::default())
         .filter(RemoveLongFilter::limit(LONGEST_WORD))
@@ -80,12 +88,15 @@ fn folding() -> TextAnalyzer {
         .build()
 }
 
+/// Stemmed before the accents are folded: a stemmer knows its language's
+/// accented endings ("épicées" and "épicé" are both "epic" so, where
+/// folded first they were "epice" and "epic").
 fn stemming(language: Language) -> TextAnalyzer {
     TextAnalyzer::builder(SimpleTokenizer::default())
         .filter(RemoveLongFilter::limit(LONGEST_WORD))
         .filter(LowerCaser)
-        .filter(AsciiFoldingFilter)
         .filter(Stemmer::new(language))
+        .filter(AsciiFoldingFilter)
         .build()
 }
 
@@ -110,7 +121,8 @@ fn tokens(analyzer: &mut TextAnalyzer, text: &str) -> Vec<Token> {
     out
 }
 
-/// `word` (one folded word) stemmed in `language`.
+/// `word` (one word as written, accents and all) stemmed in `language`,
+/// then folded.
 pub fn stem(word: &str, language: Language) -> String {
     stemmed_tokens(word, language)
         .into_iter()
@@ -135,6 +147,9 @@ pub const TWO_TYPOS: usize = 9;
 pub struct QueryWords {
     /// Folded words, in the query's order, without repeats.
     pub words: Vec<String>,
+    /// Each of `words` as the query spelled it (lower-cased, accents
+    /// kept), for the stemmers.
+    spelled: Vec<String>,
     /// Words past `MAX_WORDS`, left out.
     pub dropped: usize,
     /// Whether the last word is also a prefix.
@@ -143,14 +158,20 @@ pub struct QueryWords {
 
 impl QueryWords {
     pub fn parse(text: &str) -> QueryWords {
-        let mut words: Vec<String> = Vec::new();
-        for token in folded_tokens(text) {
-            if !words.contains(&token.text) {
-                words.push(token.text);
+        let (mut words, mut spelled): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
+        // Both from the same splitting, so they line up one to one.
+        for (folded, token) in folded_tokens(text)
+            .into_iter()
+            .zip(tokens(&mut lowering(), text))
+        {
+            if !words.contains(&folded.text) {
+                words.push(folded.text);
+                spelled.push(token.text);
             }
         }
         let dropped = words.len().saturating_sub(MAX_WORDS);
         words.truncate(MAX_WORDS);
+        spelled.truncate(MAX_WORDS);
         // A query that ends in a space is whole words: the person stopped.
         let typing = !text.ends_with(char::is_whitespace);
         let prefix = typing
@@ -159,6 +180,7 @@ impl QueryWords {
                 .is_some_and(|w| w.chars().count() >= MIN_PREFIX);
         QueryWords {
             words,
+            spelled,
             dropped,
             prefix,
         }
@@ -185,7 +207,7 @@ impl QueryWords {
     pub fn stems(&self, i: usize, languages: &[Language]) -> BTreeSet<String> {
         languages
             .iter()
-            .map(|&language| stem(&self.words[i], language))
+            .map(|&language| stem(&self.spelled[i], language))
             .collect()
     }
 
@@ -355,6 +377,25 @@ mod tests {
             .map(|t| t.text)
             .collect();
         assert_eq!(folded, ["creme", "brulee", "smorrebrod"]);
+    }
+
+    #[test]
+    fn a_word_is_stemmed_in_its_language_before_its_accents_are_folded() {
+        let query = QueryWords::parse("épicées");
+        assert_eq!(query.words, ["epicees"], "folded, for prefixes and typos");
+        let stems = query.stems(0, &[Language::French]);
+        let text: Vec<String> =
+            stemmed_tokens("Des pommes épicées, un poulet épicé", Language::French)
+                .into_iter()
+                .map(|t| t.text)
+                .collect();
+        assert_eq!(text[2], text[5], "{text:?}");
+        assert!(stems.contains(&text[2]), "{stems:?} against {text:?}");
+        assert_eq!(
+            stem("préparées", Language::French),
+            stem("préparé", Language::French)
+        );
+        assert_eq!(stem("Kräutern", Language::German), "kraut");
     }
 
     #[test]
