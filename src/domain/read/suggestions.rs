@@ -252,8 +252,26 @@ impl Snapshot {
         Ok(out)
     }
 
-    /// Suggestion `number` to recipe `id`.
+    /// Suggestion `number` to recipe `id`: numbers are given in the order
+    /// suggestions are made, as entity ids are, so it is the `number`th of
+    /// VAET's list, read alone; a store where that does not hold (none
+    /// made here does) is searched through. None is numbered past how many
+    /// there are.
     pub fn suggestion(&self, id: RecipeId, number: u32) -> Result<Option<Suggestion>, DomainError> {
+        let ids = self.db.referrers(self.attrs.suggestion_to, id.entity())?;
+        let nth = usize::try_from(number)
+            .ok()
+            .and_then(|n| n.checked_sub(1))
+            .and_then(|i| ids.get(i));
+        let Some(&s) = nth else {
+            // Numbered from 1 by how many were made before: none is past
+            // the count.
+            return Ok(None);
+        };
+        let suggestion = self.suggestion_by_id(s)?;
+        if suggestion.number == number {
+            return Ok(Some(suggestion));
+        }
         Ok(self
             .suggestions_to(id)?
             .into_iter()
