@@ -110,6 +110,8 @@ attrs! {
     suggestion_accepted_in => ":suggestion/accepted-in",
     suggestion_to_author => ":suggestion/to-author",
     took => ":recipe/took",
+    suggestion_open_to => ":suggestion/open-to",
+    took_suggestion => ":recipe/took-suggestion",
 }
 
 /// A read of several of an entity's attributes as one range of ids (one

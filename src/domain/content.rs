@@ -474,7 +474,8 @@ pub const MAX_INGREDIENT_TERMS: usize = 2_000;
 // store refuses one of more than `MAX_TX_DATOMS` (20,000) datoms or
 // `MAX_TX_BYTES` (32 MiB) of values. Content within the limits above
 // always fits, whatever version it replaces, so that a form is refused
-// here, by field, and never by the store after it was accepted.
+// here, by field, and never by the store after it was accepted. The word
+// limits also bound what the search index holds of one recipe.
 //
 // Datoms. A new recipe (create, import, fork) writes at most:
 //   25  its cardinality-one attributes (slug, title, author, created-at,
@@ -482,33 +483,34 @@ pub const MAX_INGREDIENT_TERMS: usize = 2_000;
 //       image, yield-text, servings, 4 of the picture, 3 of the minutes,
 //       3 of a fork, 2 of an import's source)
 //   30  tags
-// 5,457 terms: the title's 200 characters hold at most 67 words of two
-//       (a word and a separator are three characters), each of 30 tags at
-//       most 13 (40 characters), the summary 3,000, the ingredients 2,000
 // 1,600 ingredient lines: a reference and at most 7 attributes each
 //       (position, line, item, quantity, quantity-max, unit, note)
 //   800 steps: a reference and at most 3 attributes each (position, text,
 //       section)
 //     4 the author's handle (first use) and the transaction's instant,
 //       author and note
-// = 7,916. An edit retracts what it replaces and asserts the new: at most
-// twice each of the 15 content scalars, the tags, the terms, the lines
-// and the steps (a line kept but moved is 2 datoms, fewer than the 16 of
-// one replaced), plus version-count and updated-at twice, the handle and
-// 4 on the transaction (`:tx/change` too): 30 + 4 + 60 + 10,914 + 3,200 +
-// 1,600 + 5 = 15,813, under 20,000 whatever the version before said, as
-// long as it too was within these limits. A field added to `FIELDS` adds
-// one datom new and two to an edit, and at most 100,000 bytes (Markdown):
-// the margin holds thousands.
+// = 2,459. An edit retracts what it replaces and asserts the new: at most
+// twice each of the 15 content scalars, the tags, the lines and the steps
+// (a line kept but moved is 2 datoms, fewer than the 16 of one replaced),
+// plus version-count and updated-at twice, the handle and 4 on the
+// transaction (`:tx/change` too); and, the first time a recipe written
+// while the store kept search terms (`:recipe/terms`) is edited, those
+// terms retracted: 5,457 at most (the title's 200 characters hold at most
+// 67 words of two, a word and a separator being three characters; each of
+// 30 tags at most 13 of its 40 characters; the summary 3,000, the
+// ingredients 2,000). 30 + 4 + 60 + 5,457 + 3,200 + 1,600 + 5 = 10,356,
+// under 20,000 whatever the version before said, as long as it too was
+// within these limits. A field added to `FIELDS` adds one datom new and
+// two to an edit, and at most 100,000 bytes (Markdown): the margin holds
+// thousands.
 //
 // Bytes. A title of 800 (200 characters of at most 4 bytes), summary and
 // notes of 100,000 each, six single-line fields of at most 8,000 (2,000
-// characters), tags 4,800, terms at most three times the bytes of the
-// words they come from (lower case may grow a character) about 1.5 MB,
-// 200 lines of at most 8,000 (the line, and item, unit and note, each
-// within it) 1.6 MB, 200 steps of at most 10,000 (text and section)
-// 2 MB, a note of 100,000 and 8 bytes for each other value: under 6 MB
-// new, under 12 MB for an edit, against 32 MiB.
+// characters), tags 4,800, 200 lines of at most 8,000 (the line, and
+// item, unit and note, each within it) 1.6 MB, 200 steps of at most
+// 10,000 (text and section) 2 MB, a note of 100,000 and 8 bytes for each
+// other value: under 4.5 MB new, under 10.5 MB for an edit (old search
+// terms retracted included, about 1.5 MB), against 32 MiB.
 
 /// Which part of a recipe a mistake is in, so that a form shows it there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -95,6 +95,18 @@ enum Chunk<T> {
     },
 }
 
+/// What a fork suggests to its parent, from the fork's `content` and the
+/// parent's version they last agreed on (`base`): the fork's content but
+/// its title and picture, which are the fork's own (its name, its dish),
+/// so that accepting never renames the original or changes its picture.
+pub fn as_suggested(base: &Content, content: &Content) -> Content {
+    Content {
+        title: base.title.clone(),
+        picture: base.picture.clone(),
+        ..content.clone()
+    }
+}
+
 /// The merge of the changes from `base` to `mine` and from `base` to
 /// `theirs`.
 pub fn merge(base: &Content, mine: &Content, theirs: &Content) -> Merge {

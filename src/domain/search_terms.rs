@@ -1,23 +1,14 @@
-//! Search terms: the words a recipe can be found by.
-//!
-//! The inverted index is the `:recipe/terms` attribute, indexed in AVET and
-//! written in the same transaction as the content it comes from, so search
-//! never lags behind an edit.
+//! A recipe's words, as its limits count them: a summary, and the items of
+//! its ingredient lines together, may name only so many different words
+//! (`content::MAX_SUMMARY_TERMS`, `MAX_INGREDIENT_TERMS`), which bounds
+//! what search indexes of one recipe and, for a recipe written when the
+//! store kept these words as `:recipe/terms` (its inverted index before
+//! `domain::search`), what its first edit since retracts.
 
 use std::collections::BTreeSet;
 
 use super::content::Content;
 use super::ingredient::IngredientLine;
-
-/// Words of a query that are searched for; the rest are dropped (and the
-/// page says so).
-pub const MAX_WORDS: usize = 8;
-/// The shortest last word of a query that is taken as a prefix.
-pub const MIN_PREFIX: usize = 3;
-/// Terms a prefix stands for at most.
-pub const MAX_EXPANSIONS: usize = 32;
-/// Candidates a page of results looks at, at most.
-pub const MAX_CANDIDATES: usize = 2_000;
 
 /// Shortest word worth indexing.
 const MIN_TERM: usize = 2;
@@ -61,17 +52,6 @@ pub fn within_terms(text: &str, most: usize) -> &str {
     text
 }
 
-/// The terms of a version: from its title, summary, ingredient items and tags.
-pub fn terms(content: &Content) -> BTreeSet<String> {
-    let mut out: BTreeSet<String> = words(&content.title).collect();
-    out.extend(summary_terms(content));
-    out.extend(ingredient_terms(content));
-    for tag in &content.tags {
-        out.extend(words(tag));
-    }
-    out
-}
-
 /// The terms of a version's summary (`MAX_SUMMARY_TERMS` at most).
 pub fn summary_terms(content: &Content) -> BTreeSet<String> {
     content
@@ -97,31 +77,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn terms_come_from_title_summary_ingredient_items_and_tags() {
+    fn a_summarys_and_ingredient_items_words_are_counted_once_each() {
         let content = Content {
-            title: "Green Shakshuka".into(),
-            summary: Some("Eggs *poached* in greens.".into()),
+            summary: Some("Eggs *poached* in greens, eggs again.".into()),
             ingredients: vec!["200 g spinach, washed".into(), "4 eggs".into()],
-            tags: vec!["one-pan".into()],
             ..Content::default()
         };
-        let terms = terms(&content);
-        for expected in [
-            "green",
-            "shakshuka",
-            "eggs",
-            "poached",
-            "greens",
-            "spinach",
-            "one",
-            "pan",
-        ] {
-            assert!(
-                terms.contains(expected),
-                "{expected} missing from {terms:?}"
-            );
-        }
-        assert!(!terms.contains("in") && !terms.contains("washed") && !terms.contains("200"));
+        let summary: Vec<String> = summary_terms(&content).into_iter().collect();
+        assert_eq!(summary, ["again", "eggs", "greens", "poached"]);
+        let items: Vec<String> = ingredient_terms(&content).into_iter().collect();
+        assert_eq!(items, ["eggs", "spinach"], "items, not notes or amounts");
     }
 
     #[test]

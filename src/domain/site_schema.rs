@@ -292,7 +292,7 @@ const ORDER: &[Row] = &[
         ValueType::String,
         Cardinality::Many,
         "index",
-        "Search terms: the inverted index, kept in each recipe's own transactions.",
+        "Search terms: the inverted index, kept in each recipe's own transactions until search had an index of its own; no longer written (a recipe's first edit since retracts them), and kept so that older stores and exports read.",
     ),
     Row::Def(
         ":recipe/merged-at",
@@ -384,6 +384,20 @@ const ORDER: &[Row] = &[
         Cardinality::One,
         "",
         "The author of the recipe a suggestion is made to: so that the suggestions a cook has been sent are one read, whatever the number of their recipes.",
+    ),
+    Row::Def(
+        ":suggestion/open-to",
+        ValueType::Ref,
+        Cardinality::One,
+        "",
+        "The recipe an open suggestion is made to, retracted when it is accepted, declined or withdrawn: a recipe's open suggestions are one VAET read, however many it has had.",
+    ),
+    Row::Def(
+        ":recipe/took-suggestion",
+        ValueType::Ref,
+        Cardinality::One,
+        "",
+        "The suggestion a recipe's version took, asserted by that version with :recipe/took: its history lists every suggestion the recipe took, in one read.",
     ),
     Row::Def(
         ":recipe/took",

@@ -53,6 +53,8 @@ pub struct SeedReport {
     pub recipes: usize,
     pub versions: usize,
     pub forks: usize,
+    /// Suggestions made (each taken by a later version).
+    pub suggestions: usize,
     pub basis: u64,
 }
 
@@ -64,7 +66,9 @@ pub fn demo_files() -> Vec<(String, String)> {
         .collect()
 }
 
-/// One version to write: whose, what it says, and how it is made.
+/// One version to write: whose, what it says, and how it is made; or,
+/// where `suggests` says so, the suggestion a later version takes (no
+/// version of its own).
 #[derive(Debug, Clone)]
 pub struct PlannedVersion {
     pub slug: Slug,
@@ -128,6 +132,7 @@ fn check(recipes: &[SeedRecipe]) -> Result<Contents<'_>, SeedError> {
     let mut so_far = SoFar {
         by_slug,
         recipes: HashMap::with_capacity(recipes.len()),
+        last_taken: HashMap::new(),
     };
     for (recipe, i) in order {
         so_far.step(recipe, i)?;
@@ -143,6 +148,8 @@ fn check(recipes: &[SeedRecipe]) -> Result<Contents<'_>, SeedError> {
 struct SoFar<'a> {
     by_slug: HashMap<&'a str, &'a SeedRecipe>,
     recipes: HashMap<&'a str, Made>,
+    /// When each fork's last suggestion was taken.
+    last_taken: HashMap<&'a str, i64>,
 }
 
 /// One recipe's versions worked out so far.
@@ -253,7 +260,11 @@ impl<'a> SoFar<'a> {
         let content = match (version.brings_in, &version.takes) {
             (None, None) => version.apply(before),
             (Some(upto), _) => self.brought_in(recipe, i, upto, before)?,
-            (None, Some(takes)) => self.taken(recipe, i, takes, before)?,
+            (None, Some(takes)) => {
+                let taken = self.taken(recipe, i, takes, before)?;
+                self.last_taken.insert(takes.fork.as_str(), version.at);
+                taken
+            }
         };
         let normalized = content.normalized().map_err(|e| fail(e.to_string()))?;
         if recipe.forks.is_none()
@@ -269,7 +280,10 @@ impl<'a> SoFar<'a> {
             synced: recipe.forks.as_ref().map_or(0, |f| f.version),
             owner: author,
         });
-        if i > 0 && version.brings_in.is_none() && made.contents.last() == Some(&normalized) {
+        // A merge may change nothing (the other side's changes were had
+        // already), and is a version all the same, as the site makes it.
+        let merged = version.brings_in.is_some() || version.takes.is_some();
+        if i > 0 && !merged && made.contents.last() == Some(&normalized) {
             return Err(fail("this version changes nothing".into()));
         }
         if let Some(upto) = version.brings_in {
@@ -375,26 +389,34 @@ impl<'a> SoFar<'a> {
         if fork
             .versions
             .get(takes.version)
-            .is_some_and(|next| next.at < version.at)
+            .is_some_and(|next| next.at <= version.at)
         {
             return Err(fail(format!(
                 "{} makes a newer version before it is taken: an open suggestion follows it",
                 fork.slug
             )));
         }
+        // A fork has one suggestion open at a time: made after the one
+        // before was taken.
+        if let Some(&taken) = self.last_taken.get(fork.slug.as_str()) {
+            if takes.at <= taken {
+                return Err(fail(format!(
+                    "{} already has a suggestion open then, taken at {}: one is open at a time",
+                    fork.slug,
+                    crate::store::format_rfc3339(taken)
+                )));
+            }
+        }
         let made = &self.recipes[fork.slug.as_str()];
         let base = &self.recipes[recipe.slug.as_str()].contents[made.synced - 1];
-        let mut theirs = made.contents[takes.version - 1].clone();
-        if crate::domain::diff::recipes(base, &theirs).is_empty() {
+        let fork_content = &made.contents[takes.version - 1];
+        if crate::domain::diff::recipes(base, fork_content).is_empty() {
             return Err(fail(format!(
                 "version {} of {} has no change to suggest",
                 takes.version, fork.slug
             )));
         }
-        // As the domain does: a fork's title and picture are its own, and
-        // are not suggested.
-        theirs.title = base.title.clone();
-        theirs.picture = base.picture.clone();
+        let theirs = crate::domain::merge::as_suggested(base, fork_content);
         crate::domain::merge::merge(base, &before, &theirs)
             .clean()
             .ok_or_else(|| {
@@ -494,6 +516,7 @@ pub fn apply_with(
         recipes: 0,
         versions: 0,
         forks: 0,
+        suggestions: 0,
         basis: 0,
     };
     // Each recipe's newest version so far: an edit is based on it.
@@ -515,6 +538,7 @@ pub fn apply_with(
                 &planned.change,
             )?;
             suggested.insert(planned.slug.as_str(), number);
+            report.suggestions += 1;
             continue;
         }
         let mut version = std::borrow::Cow::Borrowed(planned);

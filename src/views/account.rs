@@ -89,7 +89,9 @@ fn suggestions(cook: &Cook, suggestions: &CookSuggestions) -> Markup {
             p { "None yet. When a cook who forked one of your recipes suggests their changes, they are listed here for you to review." }
         } @else {
             p {
-                (super::count(open as i64, "open suggestion", "open suggestions")) " to review. "
+                (super::count(open as i64, "open suggestion", "open suggestions")) " to review"
+                @if suggestions.received_total > suggestions.received.len() { " among the newest" }
+                ". "
                 a href=(suggestions_feed_path(cook.handle.as_str())) { "Follow them in a feed" } "."
             }
             (suggestion_lines(&suggestions.received, Whose::Received))

@@ -45,9 +45,7 @@ pub fn page(cook: &CookPage, memos: &Memos) -> Markup {
             @if cook.truncated {
                 p class="notice" { "This page lists the first " (COOK_PAGE_LIMIT) " of them." }
             }
-            @if !cook.originals.is_empty() {
-                p class="meta" { a href=(feed_path) { "Suggestions to their recipes, as a feed" } }
-            }
+            p class="meta" { a href=(feed_path) { "Suggestions to their recipes, as a feed" } }
         },
     )
 }

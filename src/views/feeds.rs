@@ -80,14 +80,18 @@ pub fn suggestions_atom(base_url: &str, feed: &SuggestionsFeed) -> String {
     let mut out = String::with_capacity(512 + feed.lines.len() * 512);
     let base = xml(base_url);
     let handle = xml(&feed.handle);
+    let this = format!(
+        "{base}{}",
+        xml(&super::account::suggestions_feed_path(&feed.handle))
+    );
     let _ = write!(
         out,
         "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n\
          <feed xmlns=\"http://www.w3.org/2005/Atom\">\n\
          <title>forkful: suggestions to {}'s recipes</title>\n\
-         <id>{base}/cooks/{handle}/suggestions.xml</id>\n\
+         <id>{this}</id>\n\
          <link rel=\"alternate\" href=\"{base}/cooks/{handle}\"/>\n\
-         <link rel=\"self\" href=\"{base}/cooks/{handle}/suggestions.xml\"/>\n\
+         <link rel=\"self\" href=\"{this}\"/>\n\
          <updated>{}</updated>\n\
          <author><name>forkful</name></author>\n",
         xml(&feed.name),
@@ -96,9 +100,8 @@ pub fn suggestions_atom(base_url: &str, feed: &SuggestionsFeed) -> String {
     for line in &feed.lines {
         let s = &line.suggestion;
         let url = format!(
-            "{base}/recipes/{}/suggestions/{}",
-            xml(&line.to.slug),
-            s.number
+            "{base}{}",
+            xml(&super::merges::suggestion_path(&line.to.slug, s.number))
         );
         let state = super::merges::state_text(s);
         let _ = write!(

@@ -38,8 +38,10 @@ struct RecipeJson<'a> {
     /// At most the first fifty; `fork_count` has them all.
     forks: Vec<&'a str>,
     fork_count: usize,
-    /// Suggestions its forks made to it, by number.
+    /// Suggestions its forks made to it, by number: the newest fifty;
+    /// `suggestion_count` has them all.
     suggestions: Vec<SuggestionJson<'a>>,
+    suggestion_count: usize,
     /// Suggestions it made to its parent, oldest first.
     suggested: Vec<SuggestionJson<'a>>,
 }
@@ -217,6 +219,7 @@ pub fn recipe(base_url: &str, data: &RecipeData) -> String {
             .iter()
             .map(|line| suggestion(base_url, line))
             .collect(),
+        suggestion_count: data.suggestion_count,
         suggested: data
             .suggestions_from
             .iter()

@@ -625,6 +625,13 @@ async fn over_the_web_a_suggestion_is_made_reviewed_and_a_stale_acceptance_is_40
         "{}",
         history.body
     );
+    // A number that names no suggestion is a 404, past the count or not.
+    for missing in ["0", "2", "99999"] {
+        let page = ben
+            .get(&format!("/recipes/weeknight-dal/suggestions/{missing}"))
+            .await;
+        assert_eq!(page.status, 404, "suggestion {missing}");
+    }
     let list = ben.get("/recipes/weeknight-dal/suggestions").await;
     assert_eq!(
         list.texts("ol.suggestions .state"),

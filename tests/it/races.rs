@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, Barrier};
 
-use forkful::domain::{search_terms, Change, Content, DomainError, Recipes, Slug, Step};
+use forkful::domain::{Change, Content, DomainError, Recipes, Slug, Step};
 use forkful::store::{Store, Value};
 
 use crate::helpers::v;
@@ -68,8 +68,7 @@ fn the_one_winner<T>(
 }
 
 /// What the recipe's facts say, checked against what they should derive:
-/// one component per line, at distinct positions, and exactly the search
-/// terms of its content.
+/// one component per line, at distinct positions.
 fn assert_consistent(recipes: &Recipes, s: &Slug) {
     let recipe = recipes.snapshot().recipe(s).unwrap();
     let a = recipes.attrs();
@@ -92,16 +91,6 @@ fn assert_consistent(recipes: &Recipes, s: &Slug) {
     positions.sort();
     let expected: Vec<i64> = (1..=ingredients.len() as i64).collect();
     assert_eq!(positions, expected, "{s}: positions 1..n, none doubled");
-    let terms: Vec<String> = db
-        .values(recipe.id.entity(), a.terms)
-        .unwrap()
-        .iter()
-        .filter_map(|v| v.as_str().map(str::to_owned))
-        .collect();
-    let mut terms = terms;
-    terms.sort();
-    let want: Vec<String> = search_terms::terms(&recipe.content).into_iter().collect();
-    assert_eq!(terms, want, "{s}: search terms are those of its content");
 }
 
 #[test]

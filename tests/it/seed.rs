@@ -275,6 +275,21 @@ fn a_seed_version_takes_a_forks_suggestion_as_the_site_would_and_refuses_what_it
         "2024-02-03T00:00:00Z",
         "suggested after version 1 of buttered is made, and taken after that",
     );
+    // The fork's next version on the very instant the suggestion is taken:
+    // the open suggestion would follow it.
+    let tie = "{:slug \"buttered\" :forks {:slug \"toast\" :version 1}\n \
+         :versions [{:at #inst \"2024-02-01T00:00:00Z\" :author \"ann\" :note \"butter\" :title \"Buttered toast\"\n \
+         :ingredients [\"1 slice bread\" \"butter\"]}\n \
+         {:at #inst \"2024-02-03T00:00:00Z\" :author \"ann\" :note \"more\" :title \"Very buttered toast\"}]}"
+        .to_owned();
+    let mut tied = a_taken_suggestion("2024-02-01T00:00:00Z", good, "2024-02-03T00:00:00Z");
+    tied[1].1 = tie;
+    mistake(
+        &tied,
+        "toast.edn",
+        5,
+        "makes a newer version before it is taken",
+    );
     refused(
         "{:fork \"buttered\" :version 1 :at #inst \"2024-02-02T00:00:00Z\"}",
         "2024-02-01T00:00:00Z",
@@ -302,4 +317,43 @@ fn the_demo_has_a_fork_in_step_and_a_suggestion_its_parent_took() {
         .any(|line| line == "1/2 tsp flaky sea salt"));
     let page = pages::recipe_show(&view, &fork.slug, Default::default()).unwrap();
     assert_eq!(page.apart.unwrap().gained(), 0, "the fork has every change");
+}
+
+/// A fork has one suggestion open at a time: a second taken while the
+/// first was open (suggested before the first was taken) is refused when
+/// planned, not halfway through the writing.
+#[test]
+fn a_seed_fork_suggests_one_change_at_a_time() {
+    let fork = "{:slug \"buttered\" :forks {:slug \"toast\" :version 1}\n \
+         :versions [{:at #inst \"2024-02-01T00:00:00Z\" :author \"ann\" :note \"butter\" :title \"Buttered toast\"\n \
+         :ingredients [\"1 slice bread\" \"butter\"]}]}";
+    let toast = |second_suggested: &str| {
+        format!(
+            "{{:slug \"toast\"\n :versions [{{:at #inst \"2024-01-01T08:00:00Z\" :author \"ben\" :note \"first\"\n \
+             :title \"Toast\" :ingredients [\"1 slice bread\"] :steps [\"Toast it.\"]}}\n \
+             {{:at #inst \"2024-02-05T00:00:00Z\" :author \"ben\" :note \"took it\"\n \
+             :takes {{:fork \"buttered\" :version 1 :at #inst \"2024-02-02T00:00:00Z\" :message \"Butter\"}}}}\n \
+             {{:at #inst \"2024-02-06T00:00:00Z\" :author \"ben\" :note \"a note\" :notes \"Hot.\"}}\n \
+             {{:at #inst \"2024-02-09T00:00:00Z\" :author \"ben\" :note \"took it again\"\n \
+             :takes {{:fork \"buttered\" :version 1 :at #inst \"{second_suggested}\" :message \"Butter, again\"}}}}]}}"
+        )
+    };
+    let files = |second: &str| {
+        vec![
+            ("toast.edn".to_owned(), toast(second)),
+            ("buttered.edn".to_owned(), fork.to_owned()),
+        ]
+    };
+    mistake(
+        &files("2024-02-03T00:00:00Z"),
+        "toast.edn",
+        8,
+        "already has a suggestion open then",
+    );
+    // Suggested again after the first was taken: planned and written.
+    let plan = seed::plan(&files("2024-02-07T00:00:00Z")).unwrap();
+    let store = Store::temporary().unwrap();
+    let report = seed::apply(&store, &plan).unwrap();
+    assert_eq!(report.suggestions, 2);
+    assert_eq!(report.versions + report.suggestions, plan.len());
 }

@@ -19,6 +19,17 @@ pub struct CookPage {
     pub truncated: bool,
 }
 
+/// Whether the cook with `handle` has a page: a recipe of theirs not
+/// retired. Reads their recipes until it finds one.
+pub(super) fn has_a_page(snapshot: &Snapshot, handle: &Slug) -> Result<bool, DomainError> {
+    for id in snapshot.written_by(handle)? {
+        if !snapshot.is_retired(id)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
 /// The page of the cook with `handle`: their recipes and forks, not
 /// retired ones, at most `COOK_PAGE_LIMIT` of them. A cook with nothing
 /// published is `NoSuchCook`, as a handle no one has is.

@@ -2,7 +2,7 @@
 
 use super::{link, Link};
 use crate::domain::ids::VersionNumber;
-use crate::domain::read::{Snapshot, SuggestionState, Version};
+use crate::domain::read::{Snapshot, Version};
 use crate::domain::slug::Slug;
 use crate::domain::DomainError;
 
@@ -51,30 +51,34 @@ pub fn history(
         .first()
         .map(|(v, _)| v.number)
         .filter(|&n| n > VersionNumber::FIRST);
+    // Each read in proportion to the recipe's own merges and suggestions
+    // taken, never to the suggestions it was sent.
     let shown = |n: VersionNumber| versions.iter().any(|(v, _)| v.number == n);
     let mut origins = Vec::new();
     if let Some((parent, _)) = recipe.forked_from {
-        for merge in snapshot.merges(recipe.id)? {
-            if shown(merge.version) {
+        let merges = snapshot.merges(recipe.id)?;
+        if merges.iter().any(|m| shown(m.version)) {
+            let parent = link(snapshot, parent)?;
+            for merge in merges.into_iter().filter(|m| shown(m.version)) {
                 let origin = Origin::BroughtIn {
-                    parent: link(snapshot, parent)?,
+                    parent: parent.clone(),
                     version: merge.parent_version,
                 };
                 origins.push((merge.version, origin));
             }
         }
     }
-    for s in snapshot.suggestions_to(recipe.id)? {
-        if let (SuggestionState::Accepted, Some(version)) = (s.state, s.accepted_in) {
-            if shown(version) {
-                let origin = Origin::Took {
-                    number: s.number,
-                    fork: link(snapshot, s.from)?,
-                    version: s.from_version,
-                };
-                origins.push((version, origin));
-            }
-        }
+    for (tx, suggestion) in snapshot.taken_by(recipe.id)? {
+        let Some((version, _)) = versions.iter().find(|(v, _)| v.basis.tx() == tx) else {
+            continue;
+        };
+        let s = snapshot.suggestion_by_id(suggestion)?;
+        let origin = Origin::Took {
+            number: s.number,
+            fork: link(snapshot, s.from)?,
+            version: s.from_version,
+        };
+        origins.push((version.number, origin));
     }
     Ok(History {
         versions,

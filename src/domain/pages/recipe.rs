@@ -10,6 +10,9 @@ use crate::domain::{DomainError, VersionNumber};
 
 /// Forks a recipe page lists; the family tree has the rest.
 pub const FORKS_LISTED: usize = 50;
+/// Suggestions a recipe's JSON lists, the newest; its suggestions page
+/// has the rest.
+pub const SUGGESTIONS_LISTED: usize = 50;
 
 /// The recipe page (and its JSON): the recipe now, where it came from and
 /// what it became.
@@ -63,11 +66,15 @@ pub fn recipe_show(
     let lineage = crumbs(snapshot, recipe.id)?;
     let apart = match snapshot.apart_from_parent(&recipe)? {
         Some((since, newest)) => {
-            let taken = snapshot
-                .taken_from(recipe.id)?
-                .iter()
-                .filter(|t| t.parent_version > since && t.parent_version <= newest)
-                .count();
+            // Read only for a fork whose parent moved on.
+            let taken = match since < newest {
+                true => snapshot
+                    .taken_from(recipe.id)?
+                    .iter()
+                    .filter(|t| t.parent_version > since && t.parent_version <= newest)
+                    .count(),
+                false => 0,
+            };
             Some(Apart {
                 since,
                 newest,
@@ -101,9 +108,12 @@ pub struct RecipeData {
     pub show: RecipeShow,
     /// The parent's versions it brought in, oldest first.
     pub brought_in: Vec<BroughtIn>,
-    /// Suggestions made to it, by number.
+    /// The newest `SUGGESTIONS_LISTED` suggestions made to it, by number,
+    /// and how many there are.
     pub suggestions_to: Vec<SuggestionLine>,
-    /// Suggestions it made to its parent, oldest first.
+    pub suggestion_count: usize,
+    /// The newest `SUGGESTIONS_LISTED` suggestions it made to its parent,
+    /// oldest first.
     pub suggestions_from: Vec<SuggestionLine>,
 }
 
@@ -112,10 +122,17 @@ pub struct RecipeData {
 pub fn recipe_data(snapshot: &Snapshot, slug: &Slug) -> Result<RecipeData, DomainError> {
     let show = recipe_show(snapshot, slug, ScaleAsked::AS_WRITTEN)?;
     let id = show.recipe.id;
+    let (mut newest, suggestion_count) = snapshot.newest_suggestions_to(id, SUGGESTIONS_LISTED)?;
+    newest.sort_by_key(|s| s.number);
     Ok(RecipeData {
         brought_in: snapshot.merges(id)?,
-        suggestions_to: suggestion_lines(snapshot, snapshot.suggestions_to(id)?)?,
-        suggestions_from: suggestion_lines(snapshot, snapshot.suggestions_from(id)?)?,
+        suggestions_to: suggestion_lines(snapshot, newest)?,
+        suggestion_count,
+        suggestions_from: {
+            let (mut made, _) = snapshot.newest_suggestions_from(id, SUGGESTIONS_LISTED)?;
+            made.reverse();
+            suggestion_lines(snapshot, made)?
+        },
         show,
     })
 }

@@ -197,16 +197,16 @@ pub struct SuggestionsFeed {
     pub updated: Instant,
 }
 
-/// The feed of suggestions to the recipes of the cook with `handle`; a
-/// handle no one has, or of a cook who never wrote a recipe, is
-/// `NoSuchCook`, as their page is.
+/// The feed of suggestions to the recipes of the cook with `handle`: the
+/// feed of a cook with a page (`cook::has_a_page`); any other handle is
+/// `NoSuchCook`, in the same words as their page.
 pub fn suggestions_feed(
     snapshot: &Snapshot,
     handle: &Slug,
 ) -> Result<SuggestionsFeed, DomainError> {
     let no_such = || DomainError::NoSuchCook(handle.to_string());
     let name = snapshot.cook_name(handle)?.ok_or_else(no_such)?;
-    if snapshot.written_by(handle)?.is_empty() {
+    if !super::cook::has_a_page(snapshot, handle)? {
         return Err(no_such());
     }
     let mut lines = cook_suggestions(snapshot, handle)?.received;

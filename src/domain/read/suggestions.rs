@@ -6,7 +6,7 @@ use crate::domain::ids::{Basis, Instant, RecipeId, VersionNumber};
 use crate::domain::merge::{self, Merge};
 use crate::domain::Content;
 use crate::domain::DomainError;
-use crate::store::{Datom, EntityId};
+use crate::store::{Components, Datom, EntityId, Index};
 
 /// Where a suggestion stands; decided in the writer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -186,7 +186,20 @@ impl Snapshot {
         handle: &crate::domain::Slug,
         limit: usize,
     ) -> Result<(Vec<Suggestion>, usize), DomainError> {
-        self.newest_referring(self.attrs.suggestion_to_author, handle, limit)
+        match self.user(handle)? {
+            Some(user) => self.newest_referring(self.attrs.suggestion_to_author, user, limit),
+            None => Ok((Vec::new(), 0)),
+        }
+    }
+
+    /// The newest `limit` suggestions made to recipe `id` (newest first),
+    /// and how many there are in all: read as `suggestions_to_cook` is.
+    pub fn newest_suggestions_to(
+        &self,
+        id: RecipeId,
+        limit: usize,
+    ) -> Result<(Vec<Suggestion>, usize), DomainError> {
+        self.newest_referring(self.attrs.suggestion_to, id.entity(), limit)
     }
 
     /// The newest `limit` suggestions the cook with `handle` made, and how
@@ -196,21 +209,32 @@ impl Snapshot {
         handle: &crate::domain::Slug,
         limit: usize,
     ) -> Result<(Vec<Suggestion>, usize), DomainError> {
-        self.newest_referring(self.attrs.suggestion_by, handle, limit)
+        match self.user(handle)? {
+            Some(user) => self.newest_referring(self.attrs.suggestion_by, user, limit),
+            None => Ok((Vec::new(), 0)),
+        }
+    }
+
+    /// The newest `limit` suggestions fork `id` made (newest first), and
+    /// how many it made.
+    pub fn newest_suggestions_from(
+        &self,
+        id: RecipeId,
+        limit: usize,
+    ) -> Result<(Vec<Suggestion>, usize), DomainError> {
+        self.newest_referring(self.attrs.suggestion_from, id.entity(), limit)
     }
 
     /// Entity ids are given in the order entities are made, so the newest
-    /// suggestions are the last `limit` of VAET's list.
+    /// suggestions referring to `target` are the last `limit` of VAET's
+    /// list.
     fn newest_referring(
         &self,
         attr: EntityId,
-        handle: &crate::domain::Slug,
+        target: EntityId,
         limit: usize,
     ) -> Result<(Vec<Suggestion>, usize), DomainError> {
-        let Some(user) = self.user(handle)? else {
-            return Ok((Vec::new(), 0));
-        };
-        let ids = self.db.referrers(attr, user)?;
+        let ids = self.db.referrers(attr, target)?;
         let newest = &ids[ids.len().saturating_sub(limit)..];
         let mut out = newest
             .iter()
@@ -295,13 +319,7 @@ impl Snapshot {
         let fork_versions = self.versions(fork.id)?;
         let from_at = Snapshot::nth_version(&fork.slug, &fork_versions, suggestion.from_version)?;
         let base = self.content_at(parent.id, base_at.basis)?;
-        let mut suggested = self.content_at(fork.id, from_at.basis)?;
-        // A fork's title names the fork ("Ben's banana bread") and its
-        // picture shows the fork's own dish: neither is a change to
-        // suggest, and accepting never renames the original or changes
-        // its picture.
-        suggested.title = base.title.clone();
-        suggested.picture = base.picture.clone();
+        let suggested = merge::as_suggested(&base, &self.content_at(fork.id, from_at.basis)?);
         let merge = merge::merge(&base, &parent.content, &suggested);
         Ok(SuggestionMerge {
             fork,
@@ -312,12 +330,31 @@ impl Snapshot {
         })
     }
 
-    /// How many suggestions to recipe `id` are open.
+    /// How many suggestions to recipe `id` are open: one VAET read of
+    /// `:suggestion/open-to`, however many it has had.
     pub fn open_suggestions(&self, id: RecipeId) -> Result<usize, DomainError> {
         Ok(self
-            .suggestions_to(id)?
-            .iter()
-            .filter(|s| s.state == SuggestionState::Open)
-            .count())
+            .db
+            .referrers(self.attrs.suggestion_open_to, id.entity())?
+            .len())
+    }
+
+    /// The suggestions recipe `id` took, each with the transaction of its
+    /// version that took it, oldest first: one read of
+    /// `:recipe/took-suggestion`'s history.
+    pub fn taken_by(&self, id: RecipeId) -> Result<Vec<(EntityId, EntityId)>, DomainError> {
+        let mut out = Vec::new();
+        for datom in self.db.history().datoms(
+            Index::Eavt,
+            &Components::any()
+                .e(id.entity())
+                .a(self.attrs.took_suggestion),
+        ) {
+            let datom = datom?;
+            if let (true, Some(suggestion)) = (datom.added, datom.v.as_ref()) {
+                out.push((datom.tx, suggestion));
+            }
+        }
+        Ok(out)
     }
 }

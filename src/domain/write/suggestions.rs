@@ -123,6 +123,7 @@ impl Recipes {
                     .with(":suggestion/from", EntityRef::Id(recipe.id.entity()))
                     .with(":suggestion/from-version", i64::from(based_on.get()))
                     .with(":suggestion/to", EntityRef::Id(parent.entity()))
+                    .with(":suggestion/open-to", EntityRef::Id(parent.entity()))
                     .with(":suggestion/base-version", i64::from(base.get()))
                     .with(":suggestion/number", i64::from(number))
                     .with(":suggestion/by", EntityRef::temp("author"))
@@ -191,11 +192,10 @@ impl Recipes {
             .add(suggestion.id, ":suggestion/accepted-in", accepted_in);
             // The new version names the fork's version it took, as a
             // merge names the parent's: history lists every one.
-            tx.add(
-                recipe.id.entity(),
-                ":recipe/took",
-                EntityRef::Id(made.suggested_at.tx()),
-            );
+            let e = recipe.id.entity();
+            tx.add(e, ":recipe/took", EntityRef::Id(made.suggested_at.tx()))
+                .add(e, ":recipe/took-suggestion", EntityRef::Id(suggestion.id));
+            closed(&mut tx, &suggestion);
             if !reply.is_empty() {
                 tx.add(suggestion.id, ":suggestion/reply", reply.as_str());
             }
@@ -251,6 +251,7 @@ impl Recipes {
             }
             let mut tx = Transaction::new();
             tx.add(suggestion.id, ":suggestion/state", state.as_str());
+            closed(&mut tx, &suggestion);
             if !reply.is_empty() {
                 tx.add(suggestion.id, ":suggestion/reply", reply.as_str());
             }
@@ -259,6 +260,12 @@ impl Recipes {
         })?;
         Ok(report)
     }
+}
+
+/// The datom that takes a suggestion that is closing (accepted, declined
+/// or withdrawn) out of its recipe's open ones.
+pub(super) fn closed(tx: &mut Transaction, suggestion: &Suggestion) {
+    tx.retract_all(suggestion.id, ":suggestion/open-to");
 }
 
 /// The datoms that keep a fork's open suggestion on its newest version:
