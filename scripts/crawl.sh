@@ -12,8 +12,9 @@
 #                                         # and served, not changed by the pass)
 #
 # The recipe addresses come from the sitemap (its index, then each file),
-# read from a first server that is then stopped, so the pass meets the
-# second server's caches cold. Installs wrk and curl from Debian if missing.
+# read from a first server that also builds the search index if the store
+# has none (as a site's first start does) and is then stopped, so the pass
+# meets the second server's caches cold. Installs wrk and curl from Debian if missing.
 #
 # Environment (defaults in brackets): RECIPES [100000], DATA [a temporary
 # store seeded with RECIPES full recipes, depth 12, fanout 3],
@@ -106,6 +107,16 @@ while read -r file; do
 done <"$tmp/files"
 pages=$(wc -l <"$tmp/paths")
 ((pages > 0)) || die "the sitemap lists no recipe"
+# The search index is derived from the store and kept beside it: a store
+# without one (a fresh seed) has it built in the background when first
+# served. Built here, on the first server, so that the crawl meets a store
+# as a restarted site has it, not a build competing for the cores.
+index_started=$SECONDS
+while [[ $(curl -s -o /dev/null -w '%{http_code}' "$base/search?q=oil") == 503 ]]; do
+    ((SECONDS - index_started < READY_TIMEOUT)) || die "search was not ready within $READY_TIMEOUT s"
+    sleep 0.2
+done
+log "search index ready $((SECONDS - index_started)) s after the sitemap was read"
 stop_server
 log "$pages recipe pages in $(wc -l <"$tmp/files") sitemap files; restarting the server cold"
 start

@@ -19,7 +19,7 @@ use actix_web::middleware::Next;
 use actix_web::web::Bytes;
 use actix_web::HttpRequest;
 
-use super::page_cache::{Effort, Kept};
+use super::page_cache::{Effort, Encoding, Kept};
 use super::session::Visitor;
 use super::WebError;
 use crate::domain::Cook;
@@ -61,9 +61,10 @@ impl Personal {
         layout::with_cook_links(text, &self.links)
     }
 
-    /// The kept page's body for this cook, in its coding; `None` when it is
-    /// no page with a header, and is sent to everyone as it is.
-    pub fn body(&self, kept: &Kept) -> std::io::Result<Option<Bytes>> {
+    /// The kept page's body for this cook, compressed fast in `coding` (the
+    /// request's, for a page made once per request); `None` when it is no
+    /// page with a header, and is sent to everyone as it is.
+    pub fn body(&self, kept: &Kept, coding: Encoding) -> std::io::Result<Option<Bytes>> {
         if !kept.content_type.starts_with("text/html") {
             return Ok(None);
         }
@@ -73,7 +74,7 @@ impl Personal {
         };
         Ok(self
             .page(text)
-            .map(|page| kept.encoding.encode(page.as_bytes(), Effort::Fast)))
+            .map(|page| coding.encode(page.as_bytes(), Effort::Fast)))
     }
 }
 

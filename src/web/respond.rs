@@ -67,7 +67,9 @@ fn etag(read: &ReadSet, edition: u64) -> EntityTag {
 /// can be made on another thread (an `HttpRequest` stays on its worker).
 pub struct PageRequest {
     key: PageKey,
-    encoding: Encoding,
+    /// The coding the page is kept in, and the one it is sent in when made
+    /// (`Encoding::negotiate_both`).
+    codings: (Encoding, Encoding),
     if_none_match: Option<IfNoneMatch>,
     if_modified_since: Option<SystemTime>,
     /// The logged-in cook it is answered for, if any (`personal`).
@@ -77,10 +79,10 @@ pub struct PageRequest {
 impl PageRequest {
     /// The request for a page that reads `query` of its query string.
     pub fn new(req: &HttpRequest, query: &impl Serialize) -> PageRequest {
-        let encoding = Encoding::negotiate(req);
+        let codings = Encoding::negotiate_both(req);
         PageRequest {
-            key: PageKey::new(req.path(), query, encoding),
-            encoding,
+            key: PageKey::new(req.path(), query, codings.0),
+            codings,
             if_none_match: req.get_header::<IfNoneMatch>(),
             if_modified_since: req
                 .get_header::<IfModifiedSince>()
@@ -160,12 +162,13 @@ impl Answer {
                 // its bytes are everyone's (JSON, feeds): one rule for
                 // every answer to a cook, 200 or 304.
                 let started = Instant::now();
-                let (body, timing) = match personal.map(|p| p.body(&kept)) {
+                let fast = request.codings.1;
+                let (body, coding, timing) = match personal.map(|p| p.body(&kept, fast)) {
                     Some(Ok(Some(body))) => {
                         let spent = millis(started.elapsed());
-                        (body, format!("{timing}, personal;dur={spent:.3}"))
+                        (body, fast, format!("{timing}, personal;dur={spent:.3}"))
                     }
-                    Some(Ok(None)) | None => (kept.body.clone(), timing),
+                    Some(Ok(None)) | None => (kept.body.clone(), kept.encoding, timing),
                     Some(Err(error)) => {
                         tracing::error!(%error, "a kept page did not decode");
                         return HttpResponse::InternalServerError().finish();
@@ -176,7 +179,7 @@ impl Answer {
                 response
                     .insert_header((header::CONTENT_TYPE, kept.content_type))
                     .insert_header(("Server-Timing", timing));
-                if let Some(coding) = kept.encoding.header_value() {
+                if let Some(coding) = coding.header_value() {
                     response.insert_header((header::CONTENT_ENCODING, coding));
                 }
                 response.body(body)
@@ -401,7 +404,7 @@ fn make<M>(
         tag,
         modified,
         body.content_type,
-        request.encoding,
+        request.codings,
         body.text.as_bytes(),
     ));
     let compressed_at = Instant::now();
