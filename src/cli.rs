@@ -103,7 +103,7 @@ pub struct StoreArgs {
     /// The store's directory.
     #[arg(long, env = "FORKFUL_DATA", default_value = "./data")]
     pub data: PathBuf,
-    /// sled's page cache, in MiB (default: 256 for `serve` and `query`; 64
+    /// sled's page cache, in MiB (default: 96 for `serve` and `query`; 64
     /// for `serve --demo`, `seed`, `import` and `export`).
     #[arg(long, env = "FORKFUL_CACHE_MB", value_name = "MIB", value_parser = CacheSize::parse_mib)]
     pub cache_mb: Option<CacheSize>,
@@ -241,7 +241,7 @@ pub struct ServeArgs {
     /// The site's public address, for absolute links (default: http:// and --addr).
     #[arg(long, env = "FORKFUL_BASE_URL")]
     pub base_url: Option<String>,
-    /// The in-memory caches' budget in MiB (default 256): half for pages as
+    /// The in-memory caches' budget in MiB (default 128): half for pages as
     /// sent, three eighths for entities (as stored), an eighth for rendered
     /// Markdown (0: none of them keeps anything). sled's cache is --cache-mb.
     /// When resident memory nears this plus --cache-mb, these caches are
@@ -284,8 +284,11 @@ pub struct ServeArgs {
     pub forwarded_header: ForwardedHeader,
 }
 
-/// The in-memory caches' budget unless `--memory-mb` says otherwise.
-const DEFAULT_MEMORY: CacheSize = CacheSize { bytes: 256 * MIB };
+/// The in-memory caches' budget unless `--memory-mb` says otherwise: 128
+/// MiB, with sled's 96 (`StoreConfig::durable`), keeps a crawl of 100,000
+/// full recipes and the mixed run after it under 384 MiB resident, as fast
+/// as 256 and 256 did (docs/BENCHMARKING.md).
+const DEFAULT_MEMORY: CacheSize = CacheSize { bytes: 128 * MIB };
 
 fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
     let memory = args.memory_mb.unwrap_or(DEFAULT_MEMORY);

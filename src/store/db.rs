@@ -366,6 +366,12 @@ impl Db {
             if let Some(referrers) = self.referrers.get(target, a, self.basis) {
                 return Ok(referrers);
             }
+            if self.referrers.wants_targets(a) {
+                self.read_targets(a)?;
+            }
+            if self.referrers.surely_none(target, a, self.basis) == Some(true) {
+                return Ok(Arc::from([]));
+            }
         }
         let referrers: Arc<[EntityId]> = self
             .datoms(Index::Vaet, &Components::any().v(Value::Ref(target)).a(a))
@@ -377,6 +383,36 @@ impl Db {
                 .offer(target, a, self.basis, referrers.clone());
         }
         Ok(referrers)
+    }
+
+    /// Reads every target of `a`'s current facts from AEVT, once per
+    /// attribute, for the referrer cache to answer "none" without a scan
+    /// (`referrers::Targets`); an attribute with more than
+    /// `MAX_TARGETS_READ` facts is marked as not kept.
+    fn read_targets(&self, a: EntityId) -> Result<(), StorageError> {
+        if !self.referrers.begin_targets(a, self.basis) {
+            return Ok(());
+        }
+        let mut set = rustc_hash::FxHashSet::default();
+        for datom in self.datoms(Index::Aevt, &Components::any().a(a)) {
+            if set.len() >= super::referrers::MAX_TARGETS_READ {
+                self.referrers.end_targets(a, None, false);
+                return Ok(());
+            }
+            match datom {
+                Ok(datom) => {
+                    if let Value::Ref(target) = datom.v {
+                        set.insert(target);
+                    }
+                }
+                Err(error) => {
+                    self.referrers.end_targets(a, None, true);
+                    return Err(error);
+                }
+            }
+        }
+        self.referrers.end_targets(a, Some(set), false);
+        Ok(())
     }
 
     /// This value with a read count of its own, starting at zero, so that

@@ -19,7 +19,7 @@
 
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::value::EntityId;
 
@@ -31,7 +31,30 @@ struct State {
     latest: EntityId,
     /// Fx-hashed, as ids are the store's, not a client's.
     entries: FxHashMap<Key, (EntityId, Arc<[EntityId]>)>,
+    /// For an attribute, every entity something refers to through it, or
+    /// did since the set was read (`Targets`).
+    targets: FxHashMap<EntityId, Targets>,
+    /// Attributes whose targets are being read, from a basis, and what
+    /// transactions since referred to (`begin_targets`).
+    reading: FxHashMap<EntityId, Targets>,
 }
+
+/// The entities an attribute's current facts refer to, read whole at
+/// `read_at` from AEVT, and grown by every transaction since with the
+/// targets it referred to (a retraction leaves its target in: the set may
+/// hold an entity no longer referred to, never miss one that is). So a
+/// target outside it has no referrers at any basis from `read_at` on, and
+/// a reader there needs no VAET scan to learn so: on a crawl, most recipes
+/// have no forks and no suggestion open, and each asking was a sled scan
+/// (perf: a sixth of a cold recipe page's time, docs/BENCHMARKING.md).
+struct Targets {
+    read_at: EntityId,
+    set: FxHashSet<EntityId>,
+}
+
+/// Most current facts an attribute may have for its targets to be kept
+/// whole (`Targets`): past it, each target is asked of VAET, as before.
+pub const MAX_TARGETS_READ: usize = 1 << 20;
 
 /// See the module's documentation.
 pub struct ReferrerCache {
@@ -42,14 +65,22 @@ pub struct ReferrerCache {
 impl ReferrerCache {
     /// The state, to read (`derived_lock`).
     fn read(&self) -> RwLockReadGuard<'_, State> {
-        super::derived_lock::read(&self.state, |state| state.entries.clear())
+        super::derived_lock::read(&self.state, |state| {
+            state.entries.clear();
+            state.targets.clear();
+            state.reading.clear();
+        })
     }
 
     /// The state, to change: a poisoned lock is taken back with every
     /// entry forgotten, as `reset` forgets them (`derived_lock`). `latest`
     /// stays, being set in one step.
     fn write(&self) -> RwLockWriteGuard<'_, State> {
-        super::derived_lock::write(&self.state, |state| state.entries.clear())
+        super::derived_lock::write(&self.state, |state| {
+            state.entries.clear();
+            state.targets.clear();
+            state.reading.clear();
+        })
     }
 
     /// An empty cache for a store whose newest transaction is `latest`.
@@ -58,6 +89,8 @@ impl ReferrerCache {
             state: RwLock::new(State {
                 latest,
                 entries: FxHashMap::default(),
+                targets: FxHashMap::default(),
+                reading: FxHashMap::default(),
             }),
             capacity,
         }
@@ -71,6 +104,80 @@ impl ReferrerCache {
             Some((read_at, referrers)) if *read_at <= basis => Some(referrers.clone()),
             _ => None,
         }
+    }
+
+    /// Whether `target` surely has no referrers through `a` for a reader
+    /// at `basis` (`Targets`); `None` when the attribute's targets are not
+    /// kept, or were read after `basis`.
+    pub fn surely_none(&self, target: EntityId, a: EntityId, basis: EntityId) -> Option<bool> {
+        let state = self.read();
+        let targets = state.targets.get(&a)?;
+        (targets.read_at <= basis).then(|| !targets.set.contains(&target))
+    }
+
+    /// Starts reading the targets of `a` at `basis`, if they are neither
+    /// kept nor being read and `basis` is the newest state; from here on,
+    /// each transaction's targets of `a` are noted, so that the set read at
+    /// `basis` is made whole when given (`end_targets`) however many
+    /// transactions come between. False: the caller reads nothing.
+    pub fn begin_targets(&self, a: EntityId, basis: EntityId) -> bool {
+        if self.capacity == 0 {
+            return false;
+        }
+        let mut state = self.write();
+        if state.latest != basis || state.targets.contains_key(&a) || state.reading.contains_key(&a)
+        {
+            return false;
+        }
+        state.reading.insert(
+            a,
+            Targets {
+                read_at: basis,
+                set: FxHashSet::default(),
+            },
+        );
+        true
+    }
+
+    /// Ends the reading `begin_targets` started: `Some(set)`, the targets
+    /// read, kept with those noted since; `None` when there were too many
+    /// (the attribute is then never read whole again) or the read failed
+    /// (`retry`: it may be tried again).
+    pub fn end_targets(&self, a: EntityId, set: Option<FxHashSet<EntityId>>, retry: bool) {
+        let mut state = self.write();
+        let Some(noted) = state.reading.remove(&a) else {
+            return;
+        };
+        match set {
+            Some(mut set) => {
+                set.extend(noted.set);
+                state.targets.insert(
+                    a,
+                    Targets {
+                        read_at: noted.read_at,
+                        set,
+                    },
+                );
+            }
+            None if retry => {}
+            // Too many: a set no reader uses (`read_at` past every basis).
+            None => {
+                state.targets.insert(
+                    a,
+                    Targets {
+                        read_at: EntityId::MAX,
+                        set: FxHashSet::default(),
+                    },
+                );
+            }
+        }
+    }
+
+    /// Whether the targets of `a` are worth reading: not kept, not being
+    /// read, and the cache keeps anything at all.
+    pub fn wants_targets(&self, a: EntityId) -> bool {
+        let state = self.read();
+        self.capacity > 0 && !state.targets.contains_key(&a) && !state.reading.contains_key(&a)
     }
 
     /// Keeps `referrers`, read at `basis`, if that is the newest state.
@@ -100,6 +207,8 @@ impl ReferrerCache {
     pub fn reset(&self, latest: EntityId) {
         let mut state = self.write();
         state.entries.clear();
+        state.targets.clear();
+        state.reading.clear();
         state.latest = latest;
     }
 
@@ -108,8 +217,20 @@ impl ReferrerCache {
     pub fn commit(&self, tx: EntityId, touched: impl IntoIterator<Item = Key>) {
         let mut state = self.write();
         state.latest = state.latest.max(tx);
-        for key in touched {
-            state.entries.remove(&key);
+        let State {
+            entries,
+            targets,
+            reading,
+            ..
+        } = &mut *state;
+        for key @ (target, a) in touched {
+            entries.remove(&key);
+            for kept in [targets.get_mut(&a), reading.get_mut(&a)]
+                .into_iter()
+                .flatten()
+            {
+                kept.set.insert(target);
+            }
         }
     }
 }
@@ -145,6 +266,45 @@ mod tests {
         assert!(cache.get(1, 7, 101).is_none(), "a stale read is refused");
         cache.offer(1, 7, 101, list(&[5, 9]));
         assert_eq!(cache.get(1, 7, 101).as_deref(), Some(&[5, 9][..]));
+    }
+
+    #[test]
+    fn a_target_outside_an_attributes_targets_has_none_from_their_read_on() {
+        let cache = ReferrerCache::new(10, 100);
+        assert_eq!(cache.surely_none(1, 7, 100), None, "not kept yet");
+        assert!(!cache.begin_targets(7, 99), "read before the newest");
+        assert!(cache.begin_targets(7, 100));
+        assert!(!cache.begin_targets(7, 100), "one reading at a time");
+        assert!(!cache.wants_targets(7));
+        // A transaction lands while the targets are read: noted.
+        cache.commit(101, [(2, 7)]);
+        cache.end_targets(7, Some([1].into_iter().collect()), false);
+        assert_eq!(
+            cache.surely_none(2, 7, 101),
+            Some(false),
+            "noted while read"
+        );
+        assert_eq!(cache.surely_none(1, 7, 101), Some(false));
+        assert_eq!(cache.surely_none(3, 7, 101), Some(true));
+        assert_eq!(cache.surely_none(3, 7, 99), None, "an older reader scans");
+        // Touching 3 (asserting or retracting) puts it in for good.
+        cache.commit(102, [(3, 7)]);
+        assert_eq!(cache.surely_none(3, 7, 102), Some(false));
+        // Too many to keep: never used, never read again; a failed read
+        // may be tried again.
+        assert!(cache.begin_targets(8, 102));
+        cache.end_targets(8, None, false);
+        assert!(!cache.wants_targets(8));
+        assert_eq!(cache.surely_none(3, 8, 102), None);
+        assert!(cache.begin_targets(9, 102));
+        cache.end_targets(9, None, true);
+        assert!(cache.wants_targets(9));
+        cache.reset(90);
+        assert!(cache.wants_targets(7), "undone writes forget them");
+        assert!(
+            !ReferrerCache::new(0, 100).wants_targets(7),
+            "keeps nothing"
+        );
     }
 
     #[test]

@@ -550,6 +550,50 @@ fn readers_counting_referrers_while_a_writer_forks_see_exactly_their_basis() {
     assert_eq!(store.db().referrers(forked_from, parent).unwrap().len(), 40);
 }
 
+/// Readers asking of a recipe with no forks yet, while a writer forks it
+/// and others: the answer "none" comes from the attribute's targets
+/// (kept whole once read), never stale for a basis that has a fork.
+#[test]
+fn readers_asking_of_a_recipe_not_yet_forked_see_exactly_their_basis() {
+    let store = store();
+    let others: Vec<u64> = (0..3)
+        .map(|i| add_recipe(&store, &format!("other-{i}"), "Other"))
+        .collect();
+    let late = add_recipe(&store, "late", "Late");
+    let never_asked = add_recipe(&store, "never-asked", "Never asked");
+    crate::helpers::add_fork(&store, "early-fork", "Fork", others[0]);
+    let forked_from = store.db().attribute(&kw(":recipe/forked-from")).unwrap().id;
+    let (one, two) = (others[1], others[2]);
+    let check = move |db: &forkful::store::Db| {
+        for target in [late, one, two] {
+            let cached = db.referrers(forked_from, target).unwrap();
+            let scanned = db
+                .uncached()
+                .datoms(
+                    Index::Vaet,
+                    &Components::any().v(Value::Ref(target)).a(forked_from),
+                )
+                .count();
+            assert_eq!(cached.len(), scanned, "{target} at basis {}", db.basis());
+        }
+    };
+    check_while_writing(&store, check, || {
+        for i in 0..20 {
+            let parent = if i % 2 == 0 { late } else { others[1] };
+            crate::helpers::add_fork(&store, &format!("fork-{i}"), "Fork", parent);
+        }
+    });
+    assert_eq!(store.db().referrers(forked_from, late).unwrap().len(), 10);
+    // Asked of a recipe no one asked of before, that has none: answered
+    // with no read, from the targets kept (and one that has forks reads).
+    let db = store.db();
+    let before = db.reads_so_far();
+    assert!(db.referrers(forked_from, never_asked).unwrap().is_empty());
+    assert_eq!(db.reads_so_far(), before, "answered from the targets kept");
+    assert_eq!(db.referrers(forked_from, others[0]).unwrap().len(), 1);
+    assert!(db.reads_so_far() > before, "a recipe with forks is read");
+}
+
 #[test]
 fn a_reopened_store_keeps_referrers_in_memory_after_the_first_read() {
     let dir = tempfile::tempdir().unwrap();
