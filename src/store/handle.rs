@@ -144,14 +144,15 @@ impl Store {
         (self.inner.entities.weight(), self.inner.entities.budget())
     }
 
-    /// Empties the in-memory caches of entities, referrers and orders, as
-    /// if the store had just been opened (sled's own cache stays): for
-    /// measuring reads that start cold.
+    /// Empties the in-memory caches of entities, referrer lists and
+    /// orders, as if the store had just been opened (sled's own cache
+    /// stays, and so do the referrer cache's targets, read once per
+    /// server: `referrers::Targets`): for measuring reads that start cold.
     pub fn forget_caches(&self) {
         let _writer = self.lock_writer();
         let applied = self.inner.applied.load(Ordering::Acquire);
         self.inner.entities.clear();
-        self.inner.referrers.reset(applied);
+        self.inner.referrers.forget_lists();
         self.inner.orders.reset(applied);
     }
 

@@ -202,6 +202,13 @@ impl ReferrerCache {
         state.entries.insert((target, a), (basis, referrers));
     }
 
+    /// Forgets the referrer lists, keeping each attribute's targets, which
+    /// a server reads once (`Targets`): for measuring reads that start
+    /// cold, as a server's do once it has served a while.
+    pub fn forget_lists(&self) {
+        self.write().entries.clear();
+    }
+
     /// Forgets everything, and takes `latest` as the newest transaction:
     /// after writes were undone, it is older than the one recorded.
     pub fn reset(&self, latest: EntityId) {
