@@ -63,7 +63,7 @@ pub async fn search(
             }
         },
     };
-    let tag = params.tag.filter(|t| !t.trim().is_empty());
+    let tag = params.tag.clone().filter(|t| !t.trim().is_empty());
     if tag
         .as_ref()
         .is_some_and(|t| t.len() > crate::domain::content::MAX_TAG)
@@ -86,10 +86,14 @@ pub async fn search(
         tag,
         page,
     };
-    respond::unkept_page_on(
+    // Kept, as pages are: a query asked again (a popular word, one typed
+    // by many) is served from the cache until the next write, and CLOCK-Pro
+    // lets one asked once go first.
+    respond::page_on(
         &site,
         &req,
         view.snapshot().clone(),
+        &params,
         |snapshot| Ok(view.search(snapshot, &query)?),
         |site, results| Body::from(views::search::page(&q, results, site.memos())),
     )

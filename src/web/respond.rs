@@ -230,9 +230,9 @@ enum Keep {
     No,
 }
 
-/// `page`, for a page that is not kept: search results, whose queries are
-/// mostly asked once, and would push the pages people come back to out of
-/// the cache. Its ETag and 304 work as every page's.
+/// `page`, for a page that is not kept: a recipe at a scale asked, many
+/// and mostly asked once, which would push the pages people come back to
+/// out of the cache. Its ETag and 304 work as every page's.
 pub fn unkept_page<M>(
     site: &Site,
     req: &HttpRequest,
@@ -248,18 +248,26 @@ pub fn unkept_page<M>(
     )
 }
 
-/// `unkept_page`, made from `snapshot` rather than the site's newest
-/// value: a page whose data beside the store is at an older basis (search
-/// results, from the index at its basis).
-pub fn unkept_page_on<M>(
+/// `page`, made from `snapshot` rather than the site's newest value: a
+/// page whose data beside the store is at an older basis (search results,
+/// from the index at its basis). Kept as every page is, and served again
+/// while `snapshot`'s successors still show what it read (for search, the
+/// index's basis: any write renews it).
+pub fn page_on<M>(
     site: &Site,
     req: &HttpRequest,
     snapshot: Snapshot,
+    query: &impl Serialize,
     read: impl FnOnce(&Snapshot) -> Result<M, WebError>,
     render: impl FnOnce(&Site, &M) -> Body,
 ) -> Result<HttpResponse, WebError> {
-    let request = PageRequest::for_reader(req, NO_QUERY)?;
-    Ok(make(site, &snapshot, &request, Keep::No, read, render)?.into_response(&request))
+    let request = PageRequest::for_reader(req, query)?;
+    let kept = kept(site, &snapshot, &request)?;
+    super::metrics::page_cache(kept.is_some());
+    if let Some(kept) = kept {
+        return Ok(kept.into_response(&request));
+    }
+    Ok(make(site, &snapshot, &request, Keep::Yes, read, render)?.into_response(&request))
 }
 
 fn page_as<M>(

@@ -258,11 +258,41 @@ impl Matcher {
             .collect()
     }
 
+    /// `marks`, up to `length` bytes past the first: all a snippet can
+    /// show. The text is split, folded and stemmed only so far (the whole
+    /// of each hit's summary and steps, stemmed, was a third of a search
+    /// page's time: perf, docs/BENCHMARKING.md).
+    fn marks_within(
+        &self,
+        text: &str,
+        language: Language,
+        length: usize,
+    ) -> Vec<std::ops::Range<usize>> {
+        let (mut folding, mut stemming) = (folding(), stemming(language));
+        let (mut folded, mut stemmed) = (folding.token_stream(text), stemming.token_stream(text));
+        let mut marks = Vec::new();
+        let mut until = usize::MAX;
+        // Both come from the same splitting, so they line up one to one.
+        while folded.advance() && stemmed.advance() {
+            let (word, stem) = (folded.token(), stemmed.token());
+            if word.offset_from > until {
+                break;
+            }
+            if self.matches(&word.text, &stem.text) {
+                if marks.is_empty() {
+                    until = word.offset_from.saturating_add(length);
+                }
+                marks.push(word.offset_from..word.offset_to);
+            }
+        }
+        marks
+    }
+
     /// A piece of `text` about `length` bytes long around its first
     /// matched words, cut at word boundaries, as runs of text each marked
     /// or not; `None` when nothing in it matches.
     pub fn snippet(&self, text: &str, language: Language, length: usize) -> Option<Snippet> {
-        let marks = self.marks(text, language);
+        let marks = self.marks_within(text, language, length);
         let first = marks.first()?;
         // A little of what leads up to the first match, from a word's start.
         let lead = length / 5;
@@ -468,5 +498,17 @@ mod tests {
             [&("cardamom".to_owned(), true)]
         );
         assert!(m.snippet("No spice here.", Language::English, 60).is_none());
+        // Marks past the snippet's reach are not looked for, and the
+        // snippet is the one the whole text's marks would make.
+        let long = format!("{} cardamom at the end", "Word after word. ".repeat(200));
+        let all = m.marks(&long, Language::English);
+        let within = m.marks_within(&long, Language::English, 60);
+        assert_eq!(within, all, "one mark, far in");
+        let early = format!(
+            "Cardamom first. {}cardamom again",
+            "Word after word. ".repeat(200)
+        );
+        assert_eq!(m.marks_within(&early, Language::English, 60).len(), 1);
+        assert_eq!(m.marks(&early, Language::English).len(), 2);
     }
 }
