@@ -164,6 +164,16 @@ pub fn build(config: &Config, recipes: Recipes) -> io::Result<Running> {
     if let Err(error) = site.search() {
         tracing::error!(%error, "search is not available");
     }
+    // The catalog's orders are read into memory before a visitor asks
+    // for the catalog, on a thread of their own so serving starts at once.
+    let warming = site.recipes().clone();
+    std::thread::Builder::new()
+        .name("catalog-warm".into())
+        .spawn(move || {
+            if let Err(error) = warming.snapshot().warm_catalog() {
+                tracing::warn!(%error, "the catalog could not be read ahead");
+            }
+        })?;
     if let Some(limit) = config.memory_limit {
         crate::web::memory_limit::keep(
             std::sync::Arc::downgrade(&site.clone().into_inner()),
