@@ -136,8 +136,11 @@ log "copying the store into the log"
 start() {
     local name=$1 pid port= started=$SECONDS
     shift
+    # Made here: the server's shell may not have opened them yet when the
+    # loop below first reads its output.
+    : >"$tmp/$name.out"
     FORKFUL_LOG=warn "$bin" serve --addr 127.0.0.1:0 --workers "$WORKERS" "$@" \
-        >"$tmp/$name.out" 2>"$tmp/$name.err" &
+        >>"$tmp/$name.out" 2>"$tmp/$name.err" &
     pid=$!
     pids+=("$pid")
     while [[ -z $port ]]; do

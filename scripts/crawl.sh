@@ -82,8 +82,11 @@ fi
 
 # start: serve $data; sets server_pid and base.
 start() {
+    # Made here: the server's shell may not have opened it yet when the
+    # loop below first reads it.
+    : >"$tmp/server.out"
     FORKFUL_LOG=warn "$bin" serve --data "$data" --addr 127.0.0.1:0 --workers "$WORKERS" \
-        >"$tmp/server.out" 2>"$tmp/server.err" &
+        >>"$tmp/server.out" 2>"$tmp/server.err" &
     server_pid=$!
     local deadline=$((SECONDS + READY_TIMEOUT)) port=
     while :; do

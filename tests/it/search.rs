@@ -169,6 +169,34 @@ fn content(title: &str, step: &str) -> Content {
 }
 
 #[test]
+fn writes_close_together_share_the_index_commits() {
+    let recipes = Recipes::temporary().unwrap();
+    let index = SearchIndex::open(&recipes).unwrap();
+    let by = Change::by("ann", "new");
+    let slug = |s: &str| Slug::parse(s).unwrap();
+    recipes
+        .create(&slug("first"), content("First", "Stir."), &by)
+        .unwrap();
+    assert!(index.wait_for(recipes.snapshot().basis(), Duration::from_secs(10)));
+    let before = index.commits();
+    // Ten writes over about 200 ms: a commit each would be ten.
+    for i in 0..10 {
+        let title = format!("Soup {i}");
+        recipes
+            .create(&slug(&format!("soup-{i}")), content(&title, "Simmer."), &by)
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(index.wait_for(recipes.snapshot().basis(), Duration::from_secs(10)));
+    let commits = index.commits() - before;
+    assert!(
+        (1..=4).contains(&commits),
+        "{commits} commits for ten writes"
+    );
+    assert_eq!(found(&recipes, &index, "soup").len(), 10);
+}
+
+#[test]
 fn the_index_follows_every_write_and_forgets_a_retired_recipe() {
     let recipes = Recipes::temporary().unwrap();
     let index = SearchIndex::open(&recipes).unwrap();

@@ -11,7 +11,9 @@
 //! - **Kept up.** A thread of its own follows the store's basis: the
 //!   recipes the transactions since its basis changed (`changed_since`)
 //!   are written again, retired ones deleted, and one commit per round
-//!   carries the new basis. Writes made meanwhile wait for the next round.
+//!   carries the new basis. Writes made meanwhile wait for the next round,
+//!   which comes `COMMIT_GAP` after a round that wrote, so a busy site's
+//!   writes share commits.
 //! - **At one basis.** A search is answered from the index at its basis and
 //!   the store's value at that same basis (`SearchView`), so a page never
 //!   mixes two; a search waits, a little, for the index to reach the basis
@@ -58,6 +60,14 @@ const WRITER_BYTES: usize = 16 << 20;
 /// How often the follower looks for a new basis when it found none.
 const POLL: Duration = Duration::from_millis(10);
 
+/// How long the follower rests after a round that wrote: writes made
+/// meanwhile share the next round's commit. A commit per write made a
+/// segment per write for tantivy to merge: at 20 writes a second, the
+/// merges and the writer's threads took more of the CPU than the pages
+/// (perf, docs/BENCHMARKING.md), on every node of a cluster. A write on a
+/// quiet site is still found within `POLL`.
+const COMMIT_GAP: Duration = Duration::from_millis(250);
+
 /// How long opening waits for the index's lock.
 const LOCK_WAIT: Duration = Duration::from_secs(2);
 
@@ -93,6 +103,8 @@ struct Inner {
     to_build: AtomicUsize,
     /// Why the last round failed, if it did (cleared by the next success).
     failed: Mutex<Option<String>>,
+    /// Rounds committed since the index was opened.
+    commits: AtomicUsize,
 }
 
 /// The search index of one store, and the thread that keeps it up.
@@ -191,6 +203,7 @@ impl SearchIndex {
             built: AtomicUsize::new(0),
             to_build: AtomicUsize::new(0),
             failed: Mutex::new(None),
+            commits: AtomicUsize::new(0),
         });
         let weak = Arc::downgrade(&inner);
         std::thread::Builder::new()
@@ -200,6 +213,12 @@ impl SearchIndex {
                 DomainError::Unavailable(format!("no thread for the search index: {e}"))
             })?;
         Ok(SearchIndex { inner })
+    }
+
+    /// How many rounds have committed since the index was opened (writes
+    /// close together share one: `COMMIT_GAP`).
+    pub fn commits(&self) -> usize {
+        self.inner.commits.load(Ordering::Relaxed)
     }
 
     /// The basis the index is at, once built.
@@ -342,6 +361,7 @@ impl Inner {
         let mut commit = writer.prepare_commit().map_err(search_error)?;
         commit.set_payload(&serde_json::to_string(&payload).expect("a payload is JSON"));
         commit.commit().map_err(search_error)?;
+        self.commits.fetch_add(1, Ordering::Relaxed);
         drop(writer);
         self.reader.reload().map_err(search_error)?;
         *self.current.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(Current {
@@ -363,7 +383,7 @@ fn follow(inner: Weak<Inner>) {
         let rested = match inner.round() {
             Ok(true) => {
                 *inner.failed.lock().unwrap_or_else(|e| e.into_inner()) = None;
-                None
+                Some(COMMIT_GAP)
             }
             Ok(false) => Some(POLL),
             Err(error) => {
