@@ -64,7 +64,9 @@ echo "chromium:   $(chromium --version 2>/dev/null | head -n 1)"
 log "building (cargo build --release --locked)"
 cargo build --release --locked --quiet
 bin=${CARGO_TARGET_DIR:-$root/target}/release/forkful
-FORKFUL_LOG=warn "$bin" serve --demo --addr 127.0.0.1:0 >"$tmp/server.out" 2>"$tmp/server.err" &
+# Made first: the loop below may read it before the server's shell opens it.
+: >"$tmp/server.out"
+FORKFUL_LOG=warn "$bin" serve --demo --addr 127.0.0.1:0 >>"$tmp/server.out" 2>"$tmp/server.err" &
 server_pid=$!
 deadline=$((SECONDS + READY_TIMEOUT))
 port=

@@ -166,8 +166,10 @@ bin=${CARGO_TARGET_DIR:-$root/target}/release/forkful
 [[ -x $bin ]] || die "no binary at $bin"
 
 log "starting $bin serve --demo (seeds the demo first)"
+# Made first: the loop below may read it before the server's shell opens it.
+: >"$tmp/server.out"
 FORKFUL_LOG=warn "$bin" serve --demo --addr 127.0.0.1:0 --workers "$WORKERS" \
-    >"$tmp/server.out" 2>"$tmp/server.err" &
+    >>"$tmp/server.out" 2>"$tmp/server.err" &
 server_pid=$!
 started=$SECONDS
 

@@ -48,7 +48,9 @@ for store in store imported; do
 done
 
 # Serve the seeded store and read the pages a visitor and a crawler read.
-"$bin" serve --data "$work/store" --addr 127.0.0.1:0 >"$work/serve.out" 2>"$work/serve.err" &
+# Made first: the loop below may read it before the server's shell opens it.
+: >"$work/serve.out"
+"$bin" serve --data "$work/store" --addr 127.0.0.1:0 >>"$work/serve.out" 2>"$work/serve.err" &
 server=$!
 trap 'kill "$server" 2>/dev/null || true' EXIT
 address=
