@@ -209,6 +209,7 @@ pub fn page<M>(
 ) -> Result<HttpResponse, WebError> {
     page_as(
         site,
+        site.snapshot(),
         PageRequest::for_reader(req, query)?,
         Keep::Yes,
         read,
@@ -241,6 +242,7 @@ pub fn unkept_page<M>(
 ) -> Result<HttpResponse, WebError> {
     page_as(
         site,
+        site.snapshot(),
         PageRequest::for_reader(req, NO_QUERY)?,
         Keep::No,
         read,
@@ -261,23 +263,26 @@ pub fn page_on<M>(
     read: impl FnOnce(&Snapshot) -> Result<M, WebError>,
     render: impl FnOnce(&Site, &M) -> Body,
 ) -> Result<HttpResponse, WebError> {
-    let request = PageRequest::for_reader(req, query)?;
-    let kept = kept(site, &snapshot, &request)?;
-    super::metrics::page_cache(kept.is_some());
-    if let Some(kept) = kept {
-        return Ok(kept.into_response(&request));
-    }
-    Ok(make(site, &snapshot, &request, Keep::Yes, read, render)?.into_response(&request))
+    page_as(
+        site,
+        snapshot,
+        PageRequest::for_reader(req, query)?,
+        Keep::Yes,
+        read,
+        render,
+    )
 }
 
+/// The page for `request` at `snapshot`: kept (or made and kept) if
+/// `keep` says, else made.
 fn page_as<M>(
     site: &Site,
+    snapshot: Snapshot,
     request: PageRequest,
     keep: Keep,
     read: impl FnOnce(&Snapshot) -> Result<M, WebError>,
     render: impl FnOnce(&Site, &M) -> Body,
 ) -> Result<HttpResponse, WebError> {
-    let snapshot = site.snapshot();
     if keep == Keep::Yes {
         let kept = kept(site, &snapshot, &request)?;
         super::metrics::page_cache(kept.is_some());

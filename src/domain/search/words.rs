@@ -247,15 +247,7 @@ impl Matcher {
     /// The byte ranges of `text` that match, in order, stemmed in
     /// `language`.
     pub fn marks(&self, text: &str, language: Language) -> Vec<std::ops::Range<usize>> {
-        let folded = folded_tokens(text);
-        let stemmed = stemmed_tokens(text, language);
-        // Both come from the same splitting, so they line up one to one.
-        folded
-            .iter()
-            .zip(&stemmed)
-            .filter(|(word, stem)| self.matches(&word.text, &stem.text))
-            .map(|(word, _)| word.offset_from..word.offset_to)
-            .collect()
+        self.marks_within(text, language, usize::MAX)
     }
 
     /// `marks`, up to `length` bytes past the first: all a snippet can
