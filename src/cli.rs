@@ -34,7 +34,7 @@ use crate::web::caches::CacheBudget;
 use crate::web::client_address::{ForwardedHeader, Network, TrustedProxies};
 
 /// `--version`'s line after the name: the crate's version and the storage
-/// format this build reads and writes, e.g. `0.1.0 (storage format 9)`.
+/// format this build reads and writes, e.g. `0.1.0 (storage format 10)`.
 /// The long-run scripts print it in their headers, so that a figure names
 /// the format of the binary that made it, not a number copied from the
 /// source.

@@ -40,6 +40,7 @@ use sled::IVec;
 
 use super::encoding::{datom_key, prefix_end, Datom, Index, KeyReader, TX_SUFFIX_LEN};
 use super::error::StorageError;
+use super::packed;
 use super::value::{EntityId, Value};
 
 /// The prefix byte of VAET's groups of refs to entities made in the same
@@ -388,7 +389,7 @@ pub fn entries(
             for (_, key) in run_keys {
                 layout.push_record(key, &mut records);
             }
-            out.push((layout.group_key(first, *tx), records));
+            out.push((layout.group_key(first, *tx), packed::pack(&records)));
             rest = &rest[run..];
         }
     }
@@ -554,6 +555,7 @@ impl Units {
                 break;
             }
             if tx <= self.basis {
+                let records = packed::unpack(&records)?;
                 layout.expand(&key, &records, &self.entities, &mut keys)?;
             }
             group = self.next_group().transpose()?;
@@ -756,12 +758,38 @@ mod tests {
         let (key, records) = tree.iter().find_map(Result::ok).unwrap();
         assert_eq!(key[0], Index::Eavt.prefix_byte());
         let mut records = records.to_vec();
-        records[0] = 16;
+        // Past the packing's tag: a group this short is kept raw.
+        records[1] = 16;
         tree.insert(key, records).unwrap();
         let p = [Index::Eavt.prefix_byte()];
         let read = Grouped::new(&tree, Index::Eavt, p.to_vec(), prefix_end(&p), 100, false)
             .collect::<Result<Vec<_>, _>>();
         assert!(matches!(read, Err(StorageError::Corrupt(_))), "{read:?}");
+    }
+
+    #[test]
+    fn a_group_of_long_texts_is_stored_packed_and_read_back_whole() {
+        let text = "Whisk the eggs with the sugar until pale. ".repeat(40);
+        let datoms: Vec<Datom> = (0..4)
+            .map(|e| datom(16 + e, 3, Value::from(text.as_str()), 100, true))
+            .collect();
+        let is_ref = |d: &Datom| matches!(d.v, Value::Ref(_));
+        let stored: usize = entries(&datoms, is_ref, 7)
+            .iter()
+            .map(|(_, v)| v.len())
+            .sum();
+        // The log, EAVT and AEVT each hold every text.
+        let raw = 3 * datoms.len() * text.len();
+        assert!(stored * 10 < raw, "{stored} bytes stored for {raw} of text");
+        let tree = grouped_tree(&datoms);
+        for index in [Index::Log, Index::Eavt, Index::Aevt] {
+            let p = [index.prefix_byte()];
+            assert_eq!(
+                read(&tree, index, &p, &prefix_end(&p), 100, false),
+                per_datom(index, &datoms),
+                "{index:?}"
+            );
+        }
     }
 
     #[test]

@@ -62,6 +62,7 @@
 //! - `encoding`: order-preserving keys of the five indexes
 //! - `grouped`: the log, EAVT, AEVT and VAET, stored a few keys per transaction
 //!   and read back as per-datom keys
+//! - `packed`: those groups' values, stored compressed
 //! - `postings`: AVET, stored as posting lists in chunks of 64 entities
 //! - `schema`: attributes as entities, and their cache
 //! - `current`: each entity's current facts in one entry (sixteen neighbouring
@@ -92,6 +93,7 @@ mod keyspace;
 mod log;
 mod open;
 mod ordered;
+mod packed;
 mod postings;
 mod prepare;
 mod pull;

@@ -30,8 +30,9 @@ use super::writer::{avet_key, Writer};
 /// still peaks at 45 MiB. sled refuses more than 16 MiB.
 pub const SEGMENT_BYTES: usize = 8 << 20;
 
-/// The on-disk format this build reads and writes. Bump it when keys change.
-pub const FORMAT_VERSION: u32 = 9;
+/// The on-disk format this build reads and writes. Bump it when keys or
+/// values change (10: the groups' values packed, `packed`).
+pub const FORMAT_VERSION: u32 = 10;
 
 pub(super) const META_FORMAT: &[u8] = b"\x00format";
 pub(super) const META_BASIS: &[u8] = b"\x00basis";
