@@ -73,9 +73,13 @@ pub async fn search(
         ));
     }
     let index = site.search()?;
-    // Waited for here, off the worker's thread, not in the index.
+    // Waited for here, off the worker's thread, not in the index, which
+    // is asked for its next round now rather than after its usual rest.
     let latest = site.snapshot();
     let started = std::time::Instant::now();
+    if index.basis().is_some_and(|b| b < latest.basis()) {
+        index.hurry();
+    }
     while index.basis().is_none_or(|b| b < latest.basis()) && started.elapsed() < INDEX_WAIT {
         actix_web::rt::time::sleep(std::time::Duration::from_millis(5)).await;
     }

@@ -197,6 +197,64 @@ fn writes_close_together_share_the_index_commits() {
 }
 
 #[test]
+fn a_search_waiting_for_a_write_hurries_the_index_through_its_rest() {
+    let recipes = Recipes::temporary().unwrap();
+    let index = SearchIndex::open(&recipes).unwrap();
+    let by = Change::by("ann", "new");
+    let slug = |s: &str| Slug::parse(s).unwrap();
+    recipes
+        .create(&slug("first"), content("First", "Stir."), &by)
+        .unwrap();
+    assert!(index.wait_for(recipes.snapshot().basis(), Duration::from_secs(10)));
+    // That round wrote, so the index rests a second before the next one
+    // unless a search waits for a write it has not reached.
+    recipes
+        .create(&slug("quince"), content("Quince", "Simmer."), &by)
+        .unwrap();
+    let started = std::time::Instant::now();
+    assert!(index.wait_for(recipes.snapshot().basis(), Duration::from_secs(10)));
+    let waited = started.elapsed();
+    assert!(
+        waited < Duration::from_millis(700),
+        "waited {waited:?} for the index"
+    );
+    assert_eq!(found(&recipes, &index, "quince"), ["quince"]);
+}
+
+#[actix_web::test]
+async fn a_cook_finds_what_they_just_wrote_at_once() {
+    let recipes = Recipes::temporary().unwrap();
+    let site = site(&recipes);
+    let by = Change::by("ann", "new");
+    let slug = |s: &str| Slug::parse(s).unwrap();
+    recipes
+        .create(&slug("first"), content("First", "Stir."), &by)
+        .unwrap();
+    // The index's first build, then its round for that write.
+    let mut indexed = false;
+    for _ in 0..200 {
+        if get(&site, "/search?q=first")
+            .await
+            .body
+            .contains("/recipes/first")
+        {
+            indexed = true;
+            break;
+        }
+        actix_web::rt::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(indexed, "the first recipe was not found within 10 s");
+    // Written while the index rests after the first: the search waits for
+    // it (a little), and hurries the index, rather than answer without it.
+    recipes
+        .create(&slug("quince"), content("Quince", "Simmer."), &by)
+        .unwrap();
+    let page = get(&site, "/search?q=quince").await;
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("/recipes/quince"), "{}", page.body);
+}
+
+#[test]
 fn the_index_follows_every_write_and_forgets_a_retired_recipe() {
     let recipes = Recipes::temporary().unwrap();
     let index = SearchIndex::open(&recipes).unwrap();

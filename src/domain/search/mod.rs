@@ -13,7 +13,8 @@
 //!   are written again, retired ones deleted, and one commit per round
 //!   carries the new basis. Writes made meanwhile wait for the next round,
 //!   which comes `COMMIT_GAP` after a round that wrote, so a busy site's
-//!   writes share commits.
+//!   writes share commits; sooner (`HURRIED_GAP`) when a search waits for
+//!   a write the index has not reached (`SearchIndex::hurry`).
 //! - **At one basis.** A search is answered from the index at its basis and
 //!   the store's value at that same basis (`SearchView`), so a page never
 //!   mixes two; a search waits, a little, for the index to reach the basis
@@ -65,8 +66,14 @@ const POLL: Duration = Duration::from_millis(10);
 /// segment per write for tantivy to merge: at 20 writes a second, the
 /// merges and the writer's threads took more of the CPU than the pages
 /// (perf, docs/BENCHMARKING.md), on every node of a cluster. A write on a
-/// quiet site is still found within `POLL`.
-const COMMIT_GAP: Duration = Duration::from_millis(250);
+/// quiet site is still found within `POLL`, and one a search waits for
+/// within `HURRIED_GAP`: the rest is for writes no one has asked for yet.
+const COMMIT_GAP: Duration = Duration::from_secs(1);
+
+/// The least rest after a round that wrote, when a search is waiting: a
+/// site searched and written to all the time still commits at most about
+/// ten times a second.
+const HURRIED_GAP: Duration = Duration::from_millis(100);
 
 /// How long opening waits for the index's lock.
 const LOCK_WAIT: Duration = Duration::from_secs(2);
@@ -105,6 +112,48 @@ struct Inner {
     failed: Mutex<Option<String>>,
     /// Rounds committed since the index was opened.
     commits: AtomicUsize,
+    /// The follower's rest, which a waiting search cuts short.
+    rest: Arc<Rest>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // The follower wakes, finds the index gone, and ends.
+        self.rest.hurry();
+    }
+}
+
+/// The follower's rest between rounds. It holds no `Inner` while it rests
+/// (dropping the index ends it), so the rest is shared apart.
+struct Rest {
+    hurried: Mutex<bool>,
+    woken: Condvar,
+}
+
+impl Rest {
+    /// Rests for `rest`, or until hurried once `least` has passed.
+    fn rest(&self, rest: Duration, least: Duration) {
+        let started = Instant::now();
+        let mut hurried = self.hurried.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            let waited = started.elapsed();
+            let until = if *hurried { least.min(rest) } else { rest };
+            let Some(left) = until.checked_sub(waited).filter(|l| !l.is_zero()) else {
+                break;
+            };
+            hurried = self
+                .woken
+                .wait_timeout(hurried, left)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        *hurried = false;
+    }
+
+    fn hurry(&self) {
+        *self.hurried.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.woken.notify_all();
+    }
 }
 
 /// The search index of one store, and the thread that keeps it up.
@@ -204,11 +253,16 @@ impl SearchIndex {
             to_build: AtomicUsize::new(0),
             failed: Mutex::new(None),
             commits: AtomicUsize::new(0),
+            rest: Arc::new(Rest {
+                hurried: Mutex::new(false),
+                woken: Condvar::new(),
+            }),
         });
         let weak = Arc::downgrade(&inner);
+        let rest = inner.rest.clone();
         std::thread::Builder::new()
             .name("search-index".into())
-            .spawn(move || follow(weak))
+            .spawn(move || follow(weak, &rest))
             .map_err(|e| {
                 DomainError::Unavailable(format!("no thread for the search index: {e}"))
             })?;
@@ -226,8 +280,20 @@ impl SearchIndex {
         self.current().map(|c| c.basis)
     }
 
-    /// Waits up to `wait` for the index to reach `basis`; whether it did.
+    /// Asks for the next round now rather than after `COMMIT_GAP` (but
+    /// not before `HURRIED_GAP`): for a search that waits for the store's
+    /// newest basis.
+    pub fn hurry(&self) {
+        self.inner.rest.hurry();
+    }
+
+    /// Waits up to `wait` for the index to reach `basis`, hurrying it;
+    /// whether it did.
     pub fn wait_for(&self, basis: Basis, wait: Duration) -> bool {
+        if self.basis().is_some_and(|b| b >= basis) {
+            return true;
+        }
+        self.hurry();
         let deadline = Instant::now() + wait;
         let (lock, moved) = &self.inner.moved;
         let mut guard = lock.lock().unwrap_or_else(|e| e.into_inner());
@@ -377,15 +443,15 @@ impl Inner {
 
 /// The follower's loop: a round whenever the store moved, until the index
 /// is dropped. A failed round (a full disk) is logged and tried again.
-fn follow(inner: Weak<Inner>) {
+fn follow(inner: Weak<Inner>, rest: &Rest) {
     loop {
         let Some(inner) = inner.upgrade() else { return };
-        let rested = match inner.round() {
+        let (rested, least) = match inner.round() {
             Ok(true) => {
                 *inner.failed.lock().unwrap_or_else(|e| e.into_inner()) = None;
-                Some(COMMIT_GAP)
+                (COMMIT_GAP, HURRIED_GAP)
             }
-            Ok(false) => Some(POLL),
+            Ok(false) => (POLL, POLL),
             Err(error) => {
                 tracing::error!(%error, "the search index could not follow the store");
                 *inner.failed.lock().unwrap_or_else(|e| e.into_inner()) = Some(error.to_string());
@@ -395,13 +461,11 @@ fn follow(inner: Weak<Inner>) {
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
                     .rollback();
-                Some(Duration::from_secs(1))
+                (Duration::from_secs(1), Duration::from_secs(1))
             }
         };
         drop(inner);
-        if let Some(rest) = rested {
-            std::thread::sleep(rest);
-        }
+        rest.rest(rested, least);
     }
 }
 
