@@ -168,23 +168,35 @@ fn content(title: &str, step: &str) -> Content {
     }
 }
 
-#[test]
-fn writes_close_together_share_the_index_commits() {
+/// Ann's new recipe at `slug`, titled `title`, of one step.
+fn create(recipes: &Recipes, slug: &str, title: &str, step: &str) {
+    let slug = Slug::parse(slug).unwrap();
+    recipes
+        .create(&slug, content(title, step), &Change::by("ann", "new"))
+        .unwrap();
+}
+
+/// A new store with one recipe, `first`, and its index caught up with it.
+fn one_recipe_indexed() -> (Recipes, SearchIndex) {
     let recipes = Recipes::temporary().unwrap();
     let index = SearchIndex::open(&recipes).unwrap();
-    let by = Change::by("ann", "new");
-    let slug = |s: &str| Slug::parse(s).unwrap();
-    recipes
-        .create(&slug("first"), content("First", "Stir."), &by)
-        .unwrap();
+    create(&recipes, "first", "First", "Stir.");
     assert!(index.wait_for(recipes.snapshot().basis(), Duration::from_secs(10)));
+    (recipes, index)
+}
+
+#[test]
+fn writes_close_together_share_the_index_commits() {
+    let (recipes, index) = one_recipe_indexed();
     let before = index.commits();
     // Ten writes over about 200 ms: a commit each would be ten.
     for i in 0..10 {
-        let title = format!("Soup {i}");
-        recipes
-            .create(&slug(&format!("soup-{i}")), content(&title, "Simmer."), &by)
-            .unwrap();
+        create(
+            &recipes,
+            &format!("soup-{i}"),
+            &format!("Soup {i}"),
+            "Simmer.",
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     assert!(index.wait_for(recipes.snapshot().basis(), Duration::from_secs(10)));
@@ -198,19 +210,10 @@ fn writes_close_together_share_the_index_commits() {
 
 #[test]
 fn a_search_waiting_for_a_write_hurries_the_index_through_its_rest() {
-    let recipes = Recipes::temporary().unwrap();
-    let index = SearchIndex::open(&recipes).unwrap();
-    let by = Change::by("ann", "new");
-    let slug = |s: &str| Slug::parse(s).unwrap();
-    recipes
-        .create(&slug("first"), content("First", "Stir."), &by)
-        .unwrap();
-    assert!(index.wait_for(recipes.snapshot().basis(), Duration::from_secs(10)));
+    let (recipes, index) = one_recipe_indexed();
     // That round wrote, so the index rests a second before the next one
     // unless a search waits for a write it has not reached.
-    recipes
-        .create(&slug("quince"), content("Quince", "Simmer."), &by)
-        .unwrap();
+    create(&recipes, "quince", "Quince", "Simmer.");
     let started = std::time::Instant::now();
     assert!(index.wait_for(recipes.snapshot().basis(), Duration::from_secs(10)));
     let waited = started.elapsed();
@@ -225,11 +228,7 @@ fn a_search_waiting_for_a_write_hurries_the_index_through_its_rest() {
 async fn a_cook_finds_what_they_just_wrote_at_once() {
     let recipes = Recipes::temporary().unwrap();
     let site = site(&recipes);
-    let by = Change::by("ann", "new");
-    let slug = |s: &str| Slug::parse(s).unwrap();
-    recipes
-        .create(&slug("first"), content("First", "Stir."), &by)
-        .unwrap();
+    create(&recipes, "first", "First", "Stir.");
     // The index's first build, then its round for that write.
     let mut indexed = false;
     for _ in 0..200 {
@@ -246,9 +245,7 @@ async fn a_cook_finds_what_they_just_wrote_at_once() {
     assert!(indexed, "the first recipe was not found within 10 s");
     // Written while the index rests after the first: the search waits for
     // it (a little), and hurries the index, rather than answer without it.
-    recipes
-        .create(&slug("quince"), content("Quince", "Simmer."), &by)
-        .unwrap();
+    create(&recipes, "quince", "Quince", "Simmer.");
     let page = get(&site, "/search?q=quince").await;
     assert_eq!(page.status, 200);
     assert!(page.body.contains("/recipes/quince"), "{}", page.body);
