@@ -36,8 +36,11 @@ pub struct SearchParams {
 const MAX_QUERY: usize = 200;
 
 /// How long a search waits for the index to show the site's newest write
-/// (a cook's own, just made) before it answers at the index's basis.
-const INDEX_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
+/// (a cook's own, just made) before it answers at the index's basis: as
+/// long as a page waits for a cook's write on another node. A node just
+/// restarted indexes every write since the index's last commit in one
+/// round, which took more than 500 ms on a loaded machine.
+const INDEX_WAIT: std::time::Duration = crate::web::read_your_writes::WAIT;
 
 pub async fn search(
     site: web::Data<Site>,
