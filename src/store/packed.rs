@@ -58,27 +58,27 @@ pub fn unpack(stored: &[u8]) -> Result<Cow<'_, [u8]>, StorageError> {
     match stored.split_first() {
         Some((&RAW, raw)) => Ok(Cow::Borrowed(raw)),
         Some((&LZ4, packed)) => {
-            let corrupt = |why: &str| {
-                let shown = &stored[..stored.len().min(16)];
-                StorageError::Corrupt(format!("a packed value {why}: {shown:02x?}"))
-            };
-            let len = lz4_flex::block::uncompressed_size(packed)
-                .map_err(|_| corrupt("has no length"))?
-                .0;
+            let (len, body) = lz4_flex::block::uncompressed_size(packed)
+                .map_err(|_| corrupt(stored, "has no length"))?;
             if len > packed.len().saturating_mul(MAX_RATIO) {
-                return Err(corrupt("says it is longer than it can be"));
+                return Err(corrupt(stored, "says it is longer than it can be"));
             }
-            lz4_flex::decompress_size_prepended(packed)
-                .map(Cow::Owned)
-                .map_err(|_| corrupt("does not unpack"))
+            // LZ4 stops at the end of its input: a length past what the
+            // value holds would otherwise pass as a shorter value.
+            match lz4_flex::block::decompress(body, len) {
+                Ok(raw) if raw.len() == len => Ok(Cow::Owned(raw)),
+                Ok(_) => Err(corrupt(stored, "holds other than its length says")),
+                Err(_) => Err(corrupt(stored, "does not unpack")),
+            }
         }
-        _ => {
-            let shown = &stored[..stored.len().min(16)];
-            Err(StorageError::Corrupt(format!(
-                "a stored value with no known packing: {shown:02x?}"
-            )))
-        }
+        _ => Err(corrupt(stored, "has no known packing")),
     }
+}
+
+/// The error for a stored value that cannot be what it says.
+fn corrupt(stored: &[u8], why: &str) -> StorageError {
+    let shown = &stored[..stored.len().min(16)];
+    StorageError::Corrupt(format!("a stored value {why}: {shown:02x?}"))
 }
 
 #[cfg(test)]
@@ -125,6 +125,11 @@ mod tests {
         let stored = pack(&long);
         let mut huge_length = stored.clone();
         huge_length[1..5].copy_from_slice(&u32::MAX.to_le_bytes());
+        let with_length = |len: usize| {
+            let mut damaged = stored.clone();
+            damaged[1..5].copy_from_slice(&(len as u32).to_le_bytes());
+            damaged
+        };
         let mut cut = stored.clone();
         cut.truncate(stored.len() / 2);
         for (damaged, what) in [
@@ -132,6 +137,11 @@ mod tests {
             (vec![7, 1, 2], "unknown tag"),
             (vec![LZ4, 1], "no length"),
             (huge_length, "a length past LZ4's"),
+            (
+                with_length(long.len() - 1),
+                "a length short of what it holds",
+            ),
+            (with_length(long.len() + 1), "a length past what it holds"),
             (cut, "cut short"),
         ] {
             assert!(

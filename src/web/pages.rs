@@ -80,10 +80,11 @@ pub async fn search(
     // is asked for its next round now rather than after its usual rest.
     let latest = site.snapshot();
     let started = std::time::Instant::now();
-    if index.basis().is_some_and(|b| b < latest.basis()) {
+    let behind = || index.basis().is_none_or(|b| b < latest.basis());
+    if behind() {
         index.hurry();
     }
-    while index.basis().is_none_or(|b| b < latest.basis()) && started.elapsed() < INDEX_WAIT {
+    while behind() && started.elapsed() < INDEX_WAIT {
         actix_web::rt::time::sleep(std::time::Duration::from_millis(5)).await;
     }
     let view = index.view(&latest)?;
