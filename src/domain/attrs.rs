@@ -89,6 +89,7 @@ attrs! {
     tx_author => ":tx/author",
     tx_note => ":tx/note",
     tx_change => ":tx/change",
+    tx_attempt => ":tx/attempt",
     picture => ":recipe/picture",
     picture_alt => ":recipe/picture-alt",
     picture_width => ":recipe/picture-width",

@@ -59,7 +59,7 @@ pub use read::{
     Taken, Version, MAX_SORTED_TAG, RETIRED,
 };
 pub use slug::{BadSlug, Slug};
-pub use write::{Change, Recipes, Seen, MAX_MESSAGE, MAX_NOTE, UNSAVED_PICTURE_GRACE_MS};
+pub use write::{Attempt, Change, Recipes, Seen, MAX_MESSAGE, MAX_NOTE, UNSAVED_PICTURE_GRACE_MS};
 
 use crate::store::{LogError, ReadError, StorageError, StoreError, TransactError};
 
@@ -173,9 +173,14 @@ pub enum DomainError {
     /// whether it kept it: it may be saved. Sending it again could save it
     /// twice, so the cook is told to look first.
     #[error(
-        "the site could not tell whether your change was saved ({0}); look at the recipe before you send it again"
+        "the site could not tell whether your change was saved ({0}); send it again in a moment: a change sent twice from one form is saved once"
     )]
     OutcomeUnknown(String),
+    /// The same change, from the same form, was saved already (its first
+    /// answer was lost, or it was sent twice): nothing more was written.
+    /// `slug` is the recipe that save wrote.
+    #[error("this change was saved already, at /recipes/{slug}")]
+    AlreadySaved { slug: String },
     #[error("store: {0}")]
     Store(#[from] StoreError),
 }

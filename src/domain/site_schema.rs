@@ -11,7 +11,8 @@ use crate::store::{
 };
 
 /// How an attribute is defined: `(ident, type, cardinality, extra, doc)`;
-/// extra is `identity`, `index`, `component` or empty.
+/// extra is `identity`, `unique` (a value held by one entity only), `index`,
+/// `component` or empty.
 type Definition = (
     &'static str,
     ValueType,
@@ -406,6 +407,13 @@ const ORDER: &[Row] = &[
         "",
         "The suggesting fork's version a recipe's version took (accepting a suggestion), as its transaction; asserted by that version, so the attribute's history lists every suggestion taken, as :recipe/merged-at's lists every merge.",
     ),
+    Row::Def(
+        ":tx/attempt",
+        ValueType::String,
+        Cardinality::One,
+        "unique",
+        "The form a change was sent from and what it said, as a sum (`domain::Attempt`): the same form sent again finds the transaction that saved it and saves nothing, on whichever node it lands.",
+    ),
 ];
 
 /// Every attribute's definition, in the order of installing: `ORDER`, then
@@ -500,7 +508,11 @@ fn missing(db: &Db, at: Option<i64>) -> Transaction {
             }
             continue;
         }
-        let unique = (*extra == "identity").then_some(Unique::Identity);
+        let unique = match *extra {
+            "identity" => Some(Unique::Identity),
+            "unique" => Some(Unique::Value),
+            _ => None,
+        };
         let mut map = attribute_map(ident, *value_type, *cardinality, unique).with(":db/doc", *doc);
         map = match *extra {
             "index" => map.with(":db/index", true),

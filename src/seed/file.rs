@@ -72,6 +72,7 @@ impl SeedVersion {
             author: self.author.clone(),
             note: self.note.clone(),
             at: Some(self.at),
+            attempt: None,
         }
     }
 

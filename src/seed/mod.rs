@@ -453,6 +453,7 @@ fn in_time(recipes: &[SeedRecipe], mut contents: Contents) -> Vec<PlannedVersion
                         author: fork_cook,
                         note: format!("Suggested its changes to {}", recipe.slug),
                         at: Some(takes.at),
+                        attempt: None,
                     },
                     fork_of: None,
                     brings_in: None,

@@ -281,6 +281,7 @@ pub fn generate(store: &Store, shape: Shape, progress: bool) -> Result<Vec<Entit
             author: "synthetic".into(),
             note: format!("synthetic batch {batch_number}"),
             at: Some(start + (batch_number as i64 + 1) * 60_000),
+            attempt: None,
         };
         let report = recipes.create_batch(&batch, &change)?;
         for (tempid, ..) in &batch {

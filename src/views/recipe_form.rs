@@ -10,7 +10,7 @@ use crate::domain::diff::RecipeDiff;
 use crate::domain::{Content, FormPlace, Step, FIELDS};
 
 /// The form's fields as text: what was typed, or a recipe's content.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(default)]
 pub struct RecipeFields {
     pub title: String,

@@ -47,6 +47,10 @@ pub enum WebError {
     /// login page, which comes back to `next`.
     #[error("log in to see this page")]
     LogIn { next: String },
+    /// The form was sent before and saved then (`DomainError::AlreadySaved`):
+    /// answered as its first send was, with a redirect to `to`.
+    #[error("saved already, at {to}")]
+    SavedBefore { to: String },
     /// The request is not allowed: a form from elsewhere, a missing or
     /// wrong form token, another cook's recipe.
     #[error("{0}")]
@@ -94,6 +98,9 @@ impl From<DomainError> for WebError {
             DomainError::Unavailable(_) | DomainError::OutcomeUnknown(_) => {
                 WebError::Busy(error.to_string())
             }
+            DomainError::AlreadySaved { slug } => WebError::SavedBefore {
+                to: views::recipe_path(&slug),
+            },
             DomainError::Retired { ref slug, .. } => WebError::Gone(format!(
                 "{error}. Its history is still at {}/history.",
                 views::recipe_path(slug)
@@ -116,7 +123,7 @@ impl ResponseError for WebError {
             WebError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
             WebError::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
             WebError::Conflict(_) => StatusCode::CONFLICT,
-            WebError::LogIn { .. } => StatusCode::SEE_OTHER,
+            WebError::LogIn { .. } | WebError::SavedBefore { .. } => StatusCode::SEE_OTHER,
             WebError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -129,6 +136,9 @@ impl ResponseError for WebError {
                 .insert_header((header::CACHE_CONTROL, "no-store"))
                 .finish();
         }
+        if let WebError::SavedBefore { to } = self {
+            return super::form_handling::see_other(to).finish();
+        }
         let (heading, message) = match self {
             WebError::NotFound(m) => ("Not found", m.as_str()),
             WebError::BadRequest(m) => ("Bad request", m.as_str()),
@@ -140,7 +150,9 @@ impl ResponseError for WebError {
             WebError::TooManyRequests(m) => ("Too many attempts", m.as_str()),
             WebError::Busy(m) => ("Busy", m.as_str()),
             WebError::Conflict(m) => ("Changed meanwhile", m.as_str()),
-            WebError::LogIn { .. } => unreachable!("answered above"),
+            WebError::LogIn { .. } | WebError::SavedBefore { .. } => {
+                unreachable!("answered above")
+            }
             WebError::Internal(error) => {
                 tracing::error!(error = %Chain(error.as_ref()), "request failed");
                 (

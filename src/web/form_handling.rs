@@ -2,13 +2,15 @@
 //! after a successful POST, and query values.
 
 use actix_web::http::{header, StatusCode};
-use actix_web::HttpResponse;
+use actix_web::{HttpRequest, HttpResponse};
 use maud::Markup;
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
 /// The largest form a page takes, in bytes: a long recipe and its notes
 /// (a picture sent with it is counted apart, against its own limit).
 pub const MAX_FORM_BYTES: usize = 256 * 1024;
+
+use crate::domain::Attempt;
 
 use super::personal::Personal;
 use super::session::Visitor;
@@ -47,6 +49,18 @@ pub fn private_page(
         Some(theirs) => response.body(theirs),
         None => response.body(page),
     }
+}
+
+/// The attempt a form's POST is saved under (`domain::Attempt`), so that
+/// the same form sent again is saved once: its token as sent, which is
+/// masked afresh on every page (so it names the page the form was on),
+/// where it was sent, and what it `said` (its fields, as the handler read
+/// them). The same page sent again with other fields (back, change, send)
+/// is another attempt.
+pub fn attempt_of(req: &HttpRequest, token: &str, said: &[&[u8]]) -> Attempt {
+    let mut parts: Vec<&[u8]> = vec![token.as_bytes(), req.path().as_bytes()];
+    parts.extend_from_slice(said);
+    Attempt::of(&parts)
 }
 
 /// 303 See Other to `to`: what a successful POST answers, so that reloading

@@ -9,12 +9,12 @@
 //! fork moved on, the answer is 409 with the merge made again, and the
 //! cook chooses again.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 
-use super::form_handling::{private_page, see_other, sentence};
+use super::form_handling::{attempt_of, private_page, see_other, sentence};
 use super::recipes::parse_slug;
 use super::session::Visitor;
 use super::{Site, WebError};
@@ -137,7 +137,9 @@ pub async fn bring_in(
             "Say what this version does: history lists it.".to_owned(),
         );
     }
-    let change = Change::by(cook.handle.as_str(), note);
+    // The form's fields in their name's order: what it said.
+    let said = serde_json::to_vec(&form.iter().collect::<BTreeMap<_, _>>()).unwrap_or_default();
+    let change = Change::by(cook.handle.as_str(), note).once(attempt_of(&req, csrf, &[&said]));
     let written = site
         .recipes()
         .bring_in(&slug, based_on, upto, &choices, &change);

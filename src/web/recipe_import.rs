@@ -13,12 +13,12 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 
-use super::form_handling::{private_page, see_other, sentence};
+use super::form_handling::{attempt_of, private_page, see_other, sentence};
 use super::recipe_writes::{fetch_picture, Unfetched};
 use super::session::Visitor;
 use super::submission::{read_form, OversizedPicture};
 use super::{Site, WebError};
-use crate::domain::{Change, Cook, Slug};
+use crate::domain::{Attempt, Change, Cook, Slug};
 use crate::import::{self, FetchPlace, Imported, MAX_PAGE_BYTES};
 use crate::views::form_fields::FieldErrors;
 use crate::views::{import_form, recipe_path};
@@ -57,6 +57,11 @@ pub async fn submit(
     )
     .await?;
     visitor.check_form(&req, &form.csrf)?;
+    let attempt = attempt_of(
+        &req,
+        &form.csrf,
+        &[form.url.as_bytes(), form.html.as_bytes()],
+    );
     let fields = import_form::Fields {
         url: form.url.trim().to_owned(),
         html: form.html,
@@ -105,7 +110,7 @@ pub async fn submit(
     };
     let unfetched = bring_picture(&site, cook, &mut imported).await;
     let title = imported.content.title.clone();
-    let slug = match bring_in(&site, cook, imported) {
+    let slug = match bring_in(&site, cook, imported, attempt) {
         Ok(slug) => slug,
         Err(WebError::BadRequest(why)) => return refused(FieldErrors::one("", sentence(&why))),
         Err(e) => return Err(e),
@@ -198,12 +203,18 @@ async fn read(
 }
 
 /// Writes the imported recipe for `cook`; returns its slug.
-fn bring_in(site: &Site, cook: &Cook, imported: Imported) -> Result<Slug, WebError> {
+fn bring_in(
+    site: &Site,
+    cook: &Cook,
+    imported: Imported,
+    attempt: Attempt,
+) -> Result<Slug, WebError> {
     let slug = Slug::from_title(&imported.content.title);
     let change = Change::by(
         cook.handle.as_str(),
         &format!("Brought in from {}", imported.source.name),
-    );
+    )
+    .once(attempt);
     let (slug, _) = site
         .recipes()
         .import(&slug, imported.content, &imported.source, &change)?;

@@ -12,7 +12,7 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 
 use super::blocking::Place as DecodePlace;
-use super::form_handling::{private_page, see_other, sentence};
+use super::form_handling::{attempt_of, private_page, see_other, sentence};
 use super::rate_limits;
 use super::recipes::parse_slug;
 use super::session::Visitor;
@@ -22,7 +22,7 @@ use super::{Site, WebError};
 use crate::domain::pages;
 use crate::domain::pictures::{Picture, PictureError};
 use crate::domain::{
-    Change, Content, ContentError, ContentField, Cook, DomainError, Recipe, Slug, Step,
+    Attempt, Change, Content, ContentError, ContentField, Cook, DomainError, Recipe, Slug, Step,
     VersionNumber, FIELDS, MAX_NOTE,
 };
 use crate::views::form_fields::FieldErrors;
@@ -354,8 +354,29 @@ fn steps_of(text: &str) -> Vec<Step> {
     steps
 }
 
-fn change(cook: &Cook, note: &str) -> Change {
-    Change::by(cook.handle.as_str(), note)
+/// `cook`'s change, saved once for `attempt`.
+fn change(cook: &Cook, note: &str, attempt: Attempt) -> Change {
+    Change::by(cook.handle.as_str(), note).once(attempt)
+}
+
+/// The attempt a recipe form's send is saved under (`attempt_of`): the
+/// form as it was sent, the version it names and the picture file with it
+/// included, before anything (a picture stored, an address fetched) is
+/// made of it.
+fn recipe_attempt(req: &HttpRequest, form: &RecipeForm, upload: &Option<Upload>) -> Attempt {
+    // Strings and a map of strings: serialising cannot fail.
+    let fields = serde_json::to_vec(&form.fields).unwrap_or_default();
+    let file: &[u8] = match upload {
+        Some(Upload::File(bytes)) => bytes,
+        Some(Upload::TooLarge(_)) | None => &[],
+    };
+    let said = [
+        form.based_on.as_bytes(),
+        form.version.as_bytes(),
+        &fields,
+        file,
+    ];
+    attempt_of(req, &form.csrf, &said)
 }
 
 /// The recipe at `slug`, if `cook` wrote it; another cook is refused, in
@@ -489,12 +510,13 @@ pub async fn create(
     let cook = visitor.cook_or_login("/recipes/new")?;
     let (form, upload) = read_recipe_form::<RecipeForm>(&req, payload, ReadPast).await?;
     visitor.check_form(&req, &form.csrf)?;
+    let attempt = recipe_attempt(&req, &form, &upload);
     let mut fields = form.fields;
     let brought = match store_picture(&site, cook, upload, &mut fields).await {
         Ok(brought) => brought,
         Err(busy) => return Outcome::Busy(busy).respond(&site, &visitor, &Purpose::New, &fields),
     };
-    let outcome = try_create(&site, cook, &mut fields, brought)?;
+    let outcome = try_create(&site, cook, &mut fields, brought, attempt)?;
     outcome.respond(&site, &visitor, &Purpose::New, &fields)
 }
 
@@ -503,6 +525,7 @@ fn try_create(
     cook: &Cook,
     fields: &mut RecipeFields,
     brought: Brought,
+    attempt: Attempt,
 ) -> Result<Outcome, WebError> {
     let content = match picture_of(site, fields, brought).and_then(|p| content_of(fields, p)) {
         Ok(content) => content,
@@ -517,7 +540,7 @@ fn try_create(
     };
     match site
         .recipes()
-        .create(&slug, content, &change(cook, &fields.note))
+        .create(&slug, content, &change(cook, &fields.note, attempt))
     {
         Ok(_) => Ok(Outcome::Saved(recipe_path(slug.as_str()))),
         Err(e @ (DomainError::SlugTaken(_) | DomainError::SlugReserved(_))) => {
@@ -563,6 +586,7 @@ pub async fn edit(
     visitor.check_form(&req, &form.csrf)?;
     authored(&site, &slug, cook)?;
     let based_on = form_version(&form.based_on, "edits")?;
+    let attempt = recipe_attempt(&req, &form, &upload);
     let purpose = Purpose::Edit {
         slug: slug.as_str(),
         based_on: based_on.get(),
@@ -572,7 +596,7 @@ pub async fn edit(
         Ok(brought) => brought,
         Err(busy) => return Outcome::Busy(busy).respond(&site, &visitor, &purpose, &fields),
     };
-    let outcome = try_edit(&site, cook, &slug, based_on, &mut fields, brought)?;
+    let outcome = try_edit(&site, cook, &slug, based_on, &mut fields, brought, attempt)?;
     outcome.respond(&site, &visitor, &purpose, &fields)
 }
 
@@ -583,15 +607,18 @@ fn try_edit(
     based_on: VersionNumber,
     fields: &mut RecipeFields,
     brought: Brought,
+    attempt: Attempt,
 ) -> Result<Outcome, WebError> {
     let content = match picture_of(site, fields, brought).and_then(|p| content_of(fields, p)) {
         Ok(content) => content,
         Err(errors) => return Ok(Outcome::unprocessable(errors)),
     };
-    match site
-        .recipes()
-        .edit(slug, based_on, content, &change(cook, &fields.note))
-    {
+    match site.recipes().edit(
+        slug,
+        based_on,
+        content,
+        &change(cook, &fields.note, attempt),
+    ) {
         Ok(_) => Ok(Outcome::Saved(recipe_path(slug.as_str()))),
         Err(DomainError::NothingChanged) => Ok(Outcome::unprocessable(FieldErrors::one(
             "",
@@ -692,6 +719,7 @@ pub async fn fork(
     let (form, upload) = read_recipe_form::<RecipeForm>(&req, payload, ReadPast).await?;
     visitor.check_form(&req, &form.csrf)?;
     let version = form_version(&form.version, "forks")?;
+    let attempt = recipe_attempt(&req, &form, &upload);
     let purpose = Purpose::Fork {
         slug: parent.as_str(),
         version: version.get(),
@@ -701,7 +729,7 @@ pub async fn fork(
         Ok(brought) => brought,
         Err(busy) => return Outcome::Busy(busy).respond(&site, &visitor, &purpose, &fields),
     };
-    let outcome = try_fork(&site, cook, &parent, version, &mut fields, brought)?;
+    let outcome = try_fork(&site, cook, &parent, version, &mut fields, brought, attempt)?;
     outcome.respond(&site, &visitor, &purpose, &fields)
 }
 
@@ -712,6 +740,7 @@ fn try_fork(
     version: VersionNumber,
     fields: &mut RecipeFields,
     brought: Brought,
+    attempt: Attempt,
 ) -> Result<Outcome, WebError> {
     let content = picture_of(site, fields, brought).and_then(|p| content_of(fields, p));
     // An address left empty is chosen inside the writer, as the form says:
@@ -724,7 +753,7 @@ fn try_fork(
         (Ok(content), Ok(slug)) => (content, slug),
         (Err(errors), _) | (_, Err(errors)) => return Ok(Outcome::unprocessable(errors)),
     };
-    let change = change(cook, &fields.note);
+    let change = change(cook, &fields.note, attempt);
     match site.recipes().fork(
         parent,
         Some(version),
@@ -763,11 +792,13 @@ pub async fn retire(
     let slug = parse_slug(&slug)?;
     let cook = visitor.cook_or_login(&recipe_path(slug.as_str()))?;
     let based_on = form_version(&form.based_on, "retires")?;
+    let attempt = attempt_of(&req, &form.csrf, &[form.based_on.as_bytes()]);
+    let history = format!("{}/history", recipe_path(slug.as_str()));
     match site
         .recipes()
-        .retire(&slug, based_on, &change(cook, "retired"))
+        .retire(&slug, based_on, &change(cook, "retired", attempt))
     {
-        Ok(_) => Ok(see_other(&format!("{}/history", recipe_path(slug.as_str()))).finish()),
+        Ok(_) | Err(DomainError::AlreadySaved { .. }) => Ok(see_other(&history).finish()),
         Err(DomainError::Stale { .. }) => Err(WebError::Conflict(format!(
             "{slug} changed since you saw it: look at it again before retiring it."
         ))),

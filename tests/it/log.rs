@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use forkful::domain::{Change, Content, DomainError, Recipes, Slug, Step};
+use forkful::domain::{Attempt, Change, Content, DomainError, Recipes, Slug, Step};
 use forkful::postgres::PgLog;
 use forkful::store::{Index, Log, LogError, Store, TransactError};
 
@@ -288,6 +288,58 @@ fn fifty_cooks_forking_through_three_nodes_get_fifty_forks() {
     let distinct: std::collections::BTreeSet<_> = slugs.iter().collect();
     assert_eq!(distinct.len(), 50, "{slugs:?}");
     assert_eq!(rows(&url).len(), 52, "the schema, dal, and fifty forks");
+    for (store, _) in &nodes {
+        store.catch_up().unwrap();
+    }
+    assert_eq!(everything(&nodes[1].0), everything(&nodes[0].0));
+    assert_eq!(everything(&nodes[2].0), everything(&nodes[0].0));
+}
+
+/// The same fork sent through three nodes at once (a browser sending its
+/// form again, as a first answer was lost) is saved once: each send is
+/// answered with the one fork, made by whichever reached the log first.
+#[test]
+fn the_same_fork_sent_through_three_nodes_at_once_is_saved_once() {
+    let url = fresh_database();
+    let nodes = nodes_on(&url, 3);
+    nodes[0]
+        .1
+        .create(&slug("dal"), content("Dal"), &Change::by("ann", "first"))
+        .unwrap();
+    for (store, _) in &nodes {
+        store.catch_up().unwrap();
+    }
+    let before = rows(&url).len();
+    let change = Change::by("ben", "my fork").once(Attempt::of(&[b"one form, sent again"]));
+    let answers: Vec<String> = std::thread::scope(|scope| {
+        let sends: Vec<_> = (0..12)
+            .map(|send| {
+                let (recipes, change) = (&nodes[send % 3].1, &change);
+                scope.spawn(move || loop {
+                    // The address left to the writer: a second save would
+                    // get another one.
+                    match recipes.fork(&slug("dal"), None, None, |c| c, change) {
+                        Ok((slug, _)) => return slug.to_string(),
+                        Err(DomainError::AlreadySaved { slug }) => return slug,
+                        Err(DomainError::Unavailable(_)) => {
+                            std::thread::sleep(std::time::Duration::from_millis(5))
+                        }
+                        Err(other) => panic!("send {send}: {other}"),
+                    }
+                })
+            })
+            .collect();
+        sends.into_iter().map(|s| s.join().unwrap()).collect()
+    });
+    assert!(answers.iter().all(|a| a == "dal-ben"), "{answers:?}");
+    assert_eq!(rows(&url).len(), before + 1, "one fork in the log");
+    // Another form from the same cook is another fork.
+    let other = Change::by("ben", "again").once(Attempt::of(&[b"another form"]));
+    let (second, _) = nodes[1]
+        .1
+        .fork(&slug("dal"), None, None, |c| c, &other)
+        .unwrap();
+    assert_eq!(second.as_str(), "dal-ben-2");
     for (store, _) in &nodes {
         store.catch_up().unwrap();
     }
@@ -786,14 +838,25 @@ fn postgresql_stopped_during_writes_loses_nothing_acknowledged() {
             let mut n = 0;
             while !stop.load(Ordering::Acquire) {
                 let name = format!("w{n}");
-                n += 1;
-                match recipes.create(&slug(&name), content(&name), &Change::by("ann", "w")) {
-                    Ok(_) => acknowledged.lock().unwrap().push(n - 1),
-                    // A write in flight when PostgreSQL went is sent again
-                    // until it comes back or `RESOLVE_WITHIN` passes.
-                    Err(DomainError::Unavailable(_) | DomainError::OutcomeUnknown(_)) => {}
-                    Err(other) => panic!("{name}: {other}"),
+                let change = Change::by("ann", "w").once(Attempt::of(&[name.as_bytes()]));
+                // A write refused, or whose outcome could not be told (in
+                // flight when PostgreSQL went: the log sends it again until
+                // `RESOLVE_WITHIN` passes), is sent again as a browser
+                // would, until it is answered: saved once, and the second
+                // answer says so rather than that its address is taken.
+                while !stop.load(Ordering::Acquire) {
+                    match recipes.create(&slug(&name), content(&name), &change) {
+                        Ok(_) | Err(DomainError::AlreadySaved { .. }) => {
+                            acknowledged.lock().unwrap().push(n);
+                            break;
+                        }
+                        Err(DomainError::Unavailable(_) | DomainError::OutcomeUnknown(_)) => {
+                            std::thread::sleep(Duration::from_millis(5))
+                        }
+                        Err(other) => panic!("{name}: {other}"),
+                    }
                 }
+                n += 1;
                 std::thread::sleep(Duration::from_millis(5));
             }
         });

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use actix_web::test::TestRequest;
 use actix_web::web::Data;
 use forkful::domain::content::{MAX_INGREDIENT_TERMS, MAX_LINE, MAX_SUMMARY_TERMS};
-use forkful::domain::{Minutes, Recipes, FIELDS};
+use forkful::domain::{Minutes, Recipes, Slug, FIELDS};
 use forkful::views::recipe_form::RecipeFields;
 use forkful::web::Site;
 
@@ -1229,6 +1229,74 @@ async fn fifty_cooks_forking_one_recipe_at_once_get_fifty_forks() {
     let page = ann.get("/recipes/weeknight-dal").await;
     assert_eq!(page.texts(".forks li").len(), 50);
     assert_eq!(page.texts(".family h3"), ["50 forks"]);
+}
+
+/// A form sent again (its first answer lost, or a second click) is saved
+/// once and answered as the first send was, whatever the form: a fork
+/// whose address the writer chooses, an edit (not "changed meanwhile"), a
+/// new recipe (not "the address is taken"), a retirement. The same page
+/// sent with other fields is another change.
+#[actix_web::test]
+async fn a_form_sent_twice_is_saved_once_and_answered_alike() {
+    let (recipes, site) = new_site();
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let new = ann.get("/recipes/new").await;
+    let fields = recipe_fields(&[]);
+    let created = ann.submit(&new, "/recipes/new", &fields).await;
+    let again = ann.submit(&new, "/recipes/new", &fields).await;
+    assert_eq!(created.status, 303, "{}", created.body);
+    assert_eq!(
+        (again.status, again.header("location")),
+        (303, created.header("location"))
+    );
+    let mut ben = Browser::new(&site);
+    sign_up(&mut ben, "ben").await;
+    let form = ben.get("/recipes/weeknight-dal/fork").await;
+    let action = "/recipes/weeknight-dal/fork";
+    let fields = recipe_fields(&[("slug", ""), ("note", "mine")]);
+    let forked = ben.submit(&form, action, &fields).await;
+    let again = ben.submit(&form, action, &fields).await;
+    assert_eq!(forked.status, 303, "{}", forked.body);
+    let fork = forked.header("location").unwrap().to_owned();
+    assert_eq!(
+        (again.status, again.header("location")),
+        (303, Some(fork.as_str()))
+    );
+    let parent = ann.get("/recipes/weeknight-dal").await;
+    assert_eq!(parent.texts(".forks li").len(), 1, "one fork");
+    // The same page with other fields: another fork.
+    let other = recipe_fields(&[("slug", ""), ("title", "Ben's Other Dal"), ("note", "mine")]);
+    let second = ben.submit(&form, action, &other).await;
+    assert_eq!(second.status, 303, "{}", second.body);
+    assert_ne!(second.header("location"), Some(fork.as_str()));
+    let parent = ann.get("/recipes/weeknight-dal").await;
+    assert_eq!(parent.texts(".forks li").len(), 2);
+    // An edit sent twice: one new version, and the second answered as the
+    // first (it would otherwise be based on a version that moved on).
+    let edit = ben.get(&format!("{fork}/edit")).await;
+    let fields = recipe_fields(&[("title", "Ben's Hotter Dal"), ("note", "hotter")]);
+    let edited = ben.submit(&edit, &format!("{fork}/edit"), &fields).await;
+    let again = ben.submit(&edit, &format!("{fork}/edit"), &fields).await;
+    assert_eq!(edited.status, 303, "{}", edited.body);
+    assert_eq!(
+        (again.status, again.header("location")),
+        (303, Some(fork.as_str()))
+    );
+    let slug = Slug::parse(fork.trim_start_matches("/recipes/")).unwrap();
+    assert_eq!(recipes.snapshot().current(&slug).unwrap().version_count, 2);
+    // Retired twice: to its history both times, and retired once.
+    let edit = ben.get(&format!("{fork}/edit")).await;
+    let retire = format!("{fork}/retire");
+    let retired = ben.submit(&edit, &retire, &[]).await;
+    let again = ben.submit(&edit, &retire, &[]).await;
+    let history = format!("{fork}/history");
+    assert_eq!(retired.header("location"), Some(history.as_str()));
+    assert_eq!(
+        (again.status, again.header("location")),
+        (303, Some(history.as_str()))
+    );
+    assert_eq!(recipes.snapshot().recipe(&slug).unwrap().version_count, 3);
 }
 
 #[actix_web::test]

@@ -230,6 +230,19 @@ impl Snapshot {
         self.string(user, self.attrs.user_handle)
     }
 
+    /// The slug of the recipe that transaction `tx` gave a version to
+    /// (every recipe write counts its versions), if it gave one: one read
+    /// of the transaction's datoms.
+    pub(crate) fn recipe_versioned_in(&self, tx: EntityId) -> Result<Option<String>, DomainError> {
+        for datom in self.db.log(tx, tx) {
+            let datom = datom?;
+            if datom.added && datom.a == self.attrs.version_count {
+                return self.string(datom.e, self.attrs.slug);
+            }
+        }
+        Ok(None)
+    }
+
     pub(crate) fn is_retired(&self, id: RecipeId) -> Result<bool, DomainError> {
         Ok(self
             .db

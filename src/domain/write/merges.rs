@@ -32,7 +32,7 @@ impl Recipes {
     ) -> Result<TxReport, DomainError> {
         let mut stamped = Transaction::new();
         stamp(&mut stamped, change)?;
-        let (report, ()) = self.store.transact_with(|db| -> Result<_, DomainError> {
+        let (report, ()) = self.transact_once(change, |db| -> Result<_, DomainError> {
             let view = self.view_of(db);
             let fork = view.current(slug)?;
             check_author(slug, &fork, change)?;

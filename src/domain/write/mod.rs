@@ -31,11 +31,13 @@ use crate::store::{
     TxValue, Value,
 };
 
+mod attempt;
 mod merges;
 mod picture_cache;
 mod suggestions;
 mod unsaved_pictures;
 
+pub use attempt::Attempt;
 pub use picture_cache::PICTURE_CACHE_BYTES;
 pub use suggestions::MAX_MESSAGE;
 
@@ -69,6 +71,10 @@ pub struct Change {
     /// Milliseconds since the epoch; `None` is now. Never before the
     /// store's newest transaction.
     pub at: Option<i64>,
+    /// The form this change was sent from, for a write that a resend must
+    /// not make twice: recorded with the transaction, and a change with an
+    /// attempt already recorded saves nothing (`AlreadySaved`).
+    pub attempt: Option<Attempt>,
 }
 
 impl Change {
@@ -77,6 +83,15 @@ impl Change {
             author: author.to_owned(),
             note: note.to_owned(),
             at: None,
+            attempt: None,
+        }
+    }
+
+    /// This change, saved at most once for `attempt`.
+    pub fn once(self, attempt: Attempt) -> Change {
+        Change {
+            attempt: Some(attempt),
+            ..self
         }
     }
 
@@ -356,7 +371,7 @@ impl Recipes {
         let mut tx = Transaction::new();
         tx.map(new_recipe_map("recipe", slug, &content, None, change));
         stamp(&mut tx, change)?;
-        let (report, ()) = self.store.transact_with(|db| -> Result<_, DomainError> {
+        let (report, ()) = self.transact_once(change, |db| -> Result<_, DomainError> {
             refuse_taken(&self.view_of(db), slug)?;
             self.check_picture(&content)?;
             Ok((&tx, ()))
@@ -375,7 +390,7 @@ impl Recipes {
         change: &Change,
     ) -> Result<(Slug, TxReport), DomainError> {
         let content = content.normalized()?;
-        let (report, slug) = self.store.transact_with(|db| -> Result<_, DomainError> {
+        let (report, slug) = self.transact_once(change, |db| -> Result<_, DomainError> {
             let view = self.view_of(db);
             let slug = free_slug(&view, slug)?;
             self.check_picture(&content)?;
@@ -435,7 +450,7 @@ impl Recipes {
         let content = content.normalized()?;
         let mut stamped = Transaction::new();
         stamp(&mut stamped, change)?;
-        let (report, ()) = self.store.transact_with(|db| -> Result<_, DomainError> {
+        let (report, ()) = self.transact_once(change, |db| -> Result<_, DomainError> {
             let view = self.view_of(db);
             // Decided here, on the latest value: a recipe retired since the
             // form was shown takes no new version.
@@ -581,7 +596,7 @@ impl Recipes {
     ) -> Result<(Slug, TxReport), DomainError> {
         let mut stamped = Transaction::new();
         stamp(&mut stamped, change)?;
-        let (report, slug) = self.store.transact_with(|db| -> Result<_, DomainError> {
+        let (report, slug) = self.transact_once(change, |db| -> Result<_, DomainError> {
             let view = self.view_of(db);
             // A retired recipe is not forked, whatever the request: decided
             // here, on the latest value, not only by the form's page.
@@ -623,7 +638,7 @@ impl Recipes {
     ) -> Result<TxReport, DomainError> {
         let mut stamped = Transaction::new();
         stamp(&mut stamped, change)?;
-        let (report, ()) = self.store.transact_with(|db| -> Result<_, DomainError> {
+        let (report, ()) = self.transact_once(change, |db| -> Result<_, DomainError> {
             let recipe = self.view_of(db).recipe(slug)?;
             check_author(slug, &recipe, change)?;
             check_based_on(slug, &recipe, based_on)?;
@@ -859,6 +874,9 @@ fn stamp(tx: &mut Transaction, change: &Change) -> Result<(), DomainError> {
     tx.map(EntityMap::new(EntityRef::temp("author")).with(":user/handle", handle.as_str()));
     tx.tx_attr(":tx/author", EntityRef::temp("author"))
         .tx_attr(":tx/note", change.note.trim());
+    if let Some(attempt) = &change.attempt {
+        tx.tx_attr(":tx/attempt", attempt.as_str());
+    }
     if let Some(at) = change.at {
         tx.tx_attr(":db/txInstant", Value::Instant(at));
     }
