@@ -2,8 +2,9 @@
 # A node built from the log in PostgreSQL, at full size: seeds N full
 # synthetic recipes (default 100,000) into a store, copies it into an
 # empty log (`forkful log push`), then builds a second node from the log
-# alone (an empty --data catching up) and checks that its export is the
-# first store's. Prints each step's wall time and peak RSS.
+# alone (an empty --data catching up), starts it again (the start's checks
+# against the log, beside the same query with no log), and checks that its
+# export is the first store's. Prints each step's wall time and peak RSS.
 #
 #   scripts/log-rebuild.sh [N]
 #
@@ -38,6 +39,14 @@ echo "the log: $transactions transactions, $(psql "$log_url" -Atc \
 measure rebuild "$bin" query --data "$work/second" --database-url "$log_url" \
     '[:find (count ?e) :where [?e :recipe/slug]]'
 cat "$work/rebuild.out"
+# The same node started again on the store it built: attaching to the log
+# checks the store against it (its newest transaction's datoms, and its
+# whole history summed again), then the same query. Beside it, the query on
+# the store alone, which checks nothing: the difference is the check.
+measure restart "$bin" query --data "$work/second" --database-url "$log_url" \
+    '[:find (count ?e) :where [?e :recipe/slug]]'
+measure unchecked "$bin" query --data "$work/second" \
+    '[:find (count ?e) :where [?e :recipe/slug]]'
 "$bin" export --data "$work/first" "$work/first.edn" >/dev/null
 "$bin" export --data "$work/second" "$work/second.edn" >/dev/null
 if cmp -s <(grep -v '^#keyspace' "$work/first.edn") <(grep -v '^#keyspace' "$work/second.edn"); then

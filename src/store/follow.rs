@@ -62,7 +62,8 @@ impl Store {
         if basis != GENESIS_TX {
             match log.sum_at(basis)? {
                 Some(sum) if sum == writer.log_sum => {
-                    self.check_newest_against(&writer, log.as_ref(), basis)?
+                    self.check_newest_against(&writer, log.as_ref(), basis)?;
+                    self.check_history_against_sum(&writer)?;
                 }
                 Some(_) => {
                     return Err(mismatch(format!(
@@ -89,9 +90,9 @@ impl Store {
 
     /// Refuses a store whose transaction `basis`, the newest it applied,
     /// holds other datoms than the log's entry at `basis`: a store changed
-    /// behind its log's back, whose sum (a meta key) was left as it was. Its
-    /// older transactions are not read: that is a pass over the whole store
-    /// (`forkful export` of both, compared, does it).
+    /// behind its log's back, whose sum (a meta key) was left as it was.
+    /// Its older transactions are checked by their sums
+    /// (`check_history_against_sum`).
     fn check_newest_against(
         &self,
         writer: &Writer,
@@ -218,41 +219,13 @@ impl Store {
             return Err(mismatch("this store follows a log already".into()));
         }
         log.begin_copy()?;
-        let db = self.writer_db(&writer).history();
-        let mut sum = GENESIS_SUM;
-        let mut prev = GENESIS_TX;
-        let mut pending: Vec<Datom> = Vec::new();
         let mut copied = 0;
-        // Each transaction is appended once the next one's id is known: a
-        // writer's next id after a transaction is the id of the one after
-        // it, and the store's own next id after the last.
-        let mut append = |datoms: Vec<Datom>, next_id: EntityId| -> Result<(), TransactError> {
-            let t = datoms[0].tx;
-            let instant = datoms
-                .iter()
-                .find(|d| d.e == t && d.a == DB_TX_INSTANT && d.added)
-                .and_then(|d| d.v.as_instant())
-                .unwrap_or(0);
-            let entry = LogEntry::new(prev, &sum, t, next_id, instant, datoms);
-            log.append_copied(&entry)?;
-            (prev, sum) = (t, entry.sum);
+        let sum = self.each_history_entry(&writer, &mut |entry| {
+            log.append_copied(entry)?;
             copied += 1;
-            progress(t);
+            progress(entry.t);
             Ok(())
-        };
-        for datom in db.datoms(Index::Log, &Components::any()) {
-            let datom = datom?;
-            if datom.tx <= GENESIS_TX {
-                continue;
-            }
-            if pending.first().is_some_and(|first| first.tx != datom.tx) {
-                append(std::mem::take(&mut pending), datom.tx)?;
-            }
-            pending.push(datom);
-        }
-        if !pending.is_empty() {
-            append(pending, writer.next_id)?;
-        }
+        })?;
         // The keyspaces too (sessions, password hashes, pictures), a
         // bounded batch at a time: they are the log's from now on.
         for name in self.local_keyspaces() {
@@ -284,6 +257,66 @@ impl Store {
         drop(writer);
         self.sync()?;
         Ok(copied)
+    }
+
+    /// Hands `each` every transaction of the store's history after its
+    /// genesis, in order, as the log entry it is (or was copied as), and
+    /// returns the last one's sum (the genesis sum for none): the entries
+    /// are chained by sum from the first, as a log's are. A writer's next
+    /// id after a transaction is the id of the one after it, and the
+    /// store's own next id after the last, so each entry is made once the
+    /// next one's id is known.
+    fn each_history_entry(
+        &self,
+        writer: &Writer,
+        each: &mut dyn FnMut(&LogEntry) -> Result<(), TransactError>,
+    ) -> Result<[u8; 32], TransactError> {
+        let db = self.writer_db(writer).history();
+        let (mut prev, mut sum) = (GENESIS_TX, GENESIS_SUM);
+        let mut pending: Vec<Datom> = Vec::new();
+        let mut hand_over = |datoms: Vec<Datom>, next_id: EntityId| -> Result<(), TransactError> {
+            let t = datoms[0].tx;
+            let instant = datoms
+                .iter()
+                .find(|d| d.e == t && d.a == DB_TX_INSTANT && d.added)
+                .and_then(|d| d.v.as_instant())
+                .unwrap_or(0);
+            let entry = LogEntry::new(prev, &sum, t, next_id, instant, datoms);
+            each(&entry)?;
+            (prev, sum) = (t, entry.sum);
+            Ok(())
+        };
+        for datom in db.datoms(Index::Log, &Components::any()) {
+            let datom = datom?;
+            if datom.tx <= GENESIS_TX {
+                continue;
+            }
+            if pending.first().is_some_and(|first| first.tx != datom.tx) {
+                hand_over(std::mem::take(&mut pending), datom.tx)?;
+            }
+            pending.push(datom);
+        }
+        if !pending.is_empty() {
+            hand_over(pending, writer.next_id)?;
+        }
+        Ok(sum)
+    }
+
+    /// Refuses a store whose history, summed again from its datoms as the
+    /// log sums its entries, does not come to the sum it recorded for its
+    /// newest transaction (which is the log's, checked before): a
+    /// transaction before it was changed in the store, its recorded sum
+    /// left as it was. One pass over the store's log index.
+    fn check_history_against_sum(&self, writer: &Writer) -> Result<(), TransactError> {
+        let summed = self.each_history_entry(writer, &mut |_| Ok(()))?;
+        if summed != writer.log_sum {
+            let basis = self.inner.applied.load(Ordering::Acquire);
+            return Err(LogError::Mismatch(format!(
+                "this store's transactions up to {basis}, summed again, are not the log's: one of them was changed in the store. Move its directory aside: a node with an empty directory builds its store again from the log"
+            ))
+            .into());
+        }
+        Ok(())
     }
 
     /// Applies one log entry as it was first applied: its ids, its

@@ -395,7 +395,23 @@ async fn a_cook_brings_in_a_recipe_whose_lineage_starts_at_its_source() {
         page.json_ld()["isBasedOn"],
         "https://spicetrail.example/chana-masala/"
     );
-    // The same recipe again gets a slug of its own.
+    // The same form sent again (its answer lost) brings in nothing more:
+    // it leads to the recipe it brought in.
+    let resent = ann
+        .submit(
+            &form,
+            "/import",
+            &[("url", ""), ("html", &fixture("wprm.html"))],
+        )
+        .await;
+    assert_eq!(resent.status, 303, "{}", resent.body);
+    assert_eq!(
+        resent.header("location"),
+        Some("/recipes/easy-chana-masala")
+    );
+    // The same recipe brought in again, from the form anew, gets a slug of
+    // its own.
+    let form = ann.get("/import").await;
     let again = ann
         .submit(
             &form,

@@ -168,7 +168,9 @@ fn a_store_that_is_not_on_the_log_is_refused_and_left_as_it_was() {
     {
         let store = Store::open(dir.path()).unwrap();
         follow(&store, &url).unwrap();
-        Recipes::open(store.clone()).unwrap();
+        let recipes = Recipes::open(store.clone()).unwrap();
+        let by = Change::by("ann", "first");
+        recipes.create(&slug("dal"), content("Dal"), &by).unwrap();
     }
     let refused = |store: &Store, log: &str, words: &str| {
         let before = stored(store);
@@ -185,6 +187,27 @@ fn a_store_that_is_not_on_the_log_is_refused_and_left_as_it_was() {
     refused(&store, &other_url, "this store follows the log");
     let basis = store.db().basis();
     drop(store);
+    // A store changed behind the log's back further back, on a copy: a
+    // transaction before its newest gone from its log index, the newest
+    // and its sum left as they were.
+    {
+        let copy = tempfile::tempdir().unwrap();
+        copy_store(dir.path(), copy.path());
+        {
+            let sled = raw_sled(copy.path());
+            let tx_of = |key: &[u8]| u64::from_be_bytes(key[1..9].try_into().unwrap());
+            let older = sled
+                .scan_prefix([Index::Log.prefix_byte()])
+                .keys()
+                .map(Result::unwrap)
+                .find(|key| tx_of(key) > 32 && tx_of(key) < basis)
+                .expect("a transaction before the newest");
+            sled.remove(older).unwrap();
+            sled.flush().unwrap();
+        }
+        let store = Store::open(copy.path()).unwrap();
+        refused(&store, &url, "summed again, are not the log's");
+    }
     // A store changed behind the log's back: a datom of its newest
     // transaction gone from its log index, its sum left as it was.
     {
