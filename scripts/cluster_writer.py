@@ -17,6 +17,11 @@ is that node's lag: the time from PostgreSQL's commit to the write being
 shown there, plus the local apply before the 303, less whatever part of the
 answering request came after the write was shown.
 
+With --no-lag the other nodes are not asked: the asking is a client
+polling two nodes every millisecond, which takes a share of the CPUs that
+the node whose reads are measured shares with it, and that the embedded
+run, with no other node to ask, does not pay.
+
 Prints one line of figures, then each write's latency and each lag, and exits non-zero if a write
 failed or a node never showed one within 5 s. Standard library only.
 """
@@ -151,6 +156,10 @@ def main():
     parser.add_argument("--rate", type=float, default=20.0, help="writes a second")
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--run", required=True, help="names this run's cook and recipes")
+    parser.add_argument(
+        "--no-lag", action="store_true",
+        help="do not ask the other nodes for each write (a run measuring one node's reads)",
+    )
     args = parser.parse_args()
 
     jar = {}
@@ -204,8 +213,8 @@ def main():
             continue
         latencies.append(took)
         others = [p for i, p in enumerate(probes) if i != (k - 1) % len(nodes)]
-        if "forkful_seen" not in jar or not others:
-            continue  # one node, or no log: nothing to follow
+        if "forkful_seen" not in jar or not others or args.no_lag:
+            continue  # one node, no log, or not asked: nothing to follow
         waiting = list(others)
         while waiting and time.perf_counter() - acknowledged < SHOW_WITHIN:
             for probe in list(waiting):

@@ -23,7 +23,7 @@ use super::encoding::{
 };
 use super::error::{StorageError, UnknownAttribute};
 use super::grouped::Grouped;
-use super::ordered::{Order, OrderCache};
+use super::ordered::{Order, OrderCache, OrderKeys};
 use super::postings::Postings;
 use super::referrers::ReferrerCache;
 use super::schema::{Attribute, Schema, DB_TX_INSTANT};
@@ -575,7 +575,9 @@ impl Db {
             // one value are a run, all starting with [prefix a v].
             let value_end = key.len() - 8 - TX_SUFFIX_LEN;
             let past = prefix_end(&key[..value_end]);
-            let end = start + order[start..].partition_point(|k| **k < *past);
+            // Every key before `start` is of an earlier value, so before
+            // `past` too.
+            let end = order.partition_point(|k| **k < *past);
             out.push((decode_datom(Index::Avet, key)?.v, end - start));
             start = end;
         }
@@ -872,7 +874,7 @@ impl Entity {
 
 /// Where the keys in `lower..upper` lie in `order` (sorted): two binary
 /// searches.
-fn keys_within(order: &[Arc<[u8]>], lower: &[u8], upper: &[u8]) -> (usize, usize) {
+fn keys_within(order: &OrderKeys, lower: &[u8], upper: &[u8]) -> (usize, usize) {
     (
         order.partition_point(|k| **k < *lower),
         order.partition_point(|k| **k < *upper),

@@ -28,9 +28,13 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use super::encoding::{datom_key, Datom, Index, TX_SUFFIX_LEN};
 use super::value::EntityId;
 
+mod keys;
+
+pub use keys::{Key, OrderKeys};
+
 /// The AVET keys of one attribute's current facts, each fact's newest
 /// assertion, in key order.
-pub type Order = Arc<Vec<Arc<[u8]>>>;
+pub type Order = Arc<OrderKeys>;
 
 /// An attribute's order at one or more bases: `(valid_from, keys)`,
 /// oldest first, each valid from its `valid_from` until the next one's.
@@ -124,7 +128,7 @@ impl OrderCache {
     /// Keeps `keys`, attribute `a`'s order read at `basis`, if that is the
     /// newest state; `valid_from` is the newest `tx` among the keys (the
     /// order is the same at every basis from there to `basis`).
-    pub fn offer(&self, a: EntityId, basis: EntityId, keys: Vec<Arc<[u8]>>) {
+    pub fn offer(&self, a: EntityId, basis: EntityId, keys: Vec<Key>) {
         if keys.len() > self.capacity {
             return;
         }
@@ -138,7 +142,7 @@ impl OrderCache {
         state.orders.insert(
             a,
             Entry {
-                versions: vec![(basis, Arc::new(keys))],
+                versions: vec![(basis, Arc::new(OrderKeys::from_sorted(keys)))],
             },
         );
     }
@@ -185,7 +189,7 @@ impl OrderCache {
                     .expect("an entry has a version")
                     .1
                     .clone();
-                entry.versions.push((tx, Arc::new(Vec::clone(&keys))));
+                entry.versions.push((tx, Arc::new(OrderKeys::clone(&keys))));
                 // Without a publish (a bulk load flushing once per group),
                 // versions would pile up: past a few, the oldest readers
                 // read sled instead.
@@ -195,16 +199,13 @@ impl OrderCache {
             }
             let (_, keys) = entry.versions.last_mut().expect("an entry has a version");
             let keys = Arc::make_mut(keys);
-            let key: Arc<[u8]> = datom_key(Index::Avet, datom).into();
-            let at = keys.partition_point(|k| fact(k) < fact(&key));
-            let present = keys.get(at).is_some_and(|k| fact(k) == fact(&key));
-            match (datom.added, present) {
-                (true, true) => keys[at] = key,
-                (true, false) => keys.insert(at, key),
-                (false, true) => {
-                    keys.remove(at);
-                }
-                (false, false) => {}
+            let key: Key = datom_key(Index::Avet, datom).into();
+            let before = |k: &Key| fact(k) < fact(&key);
+            let same = |k: &Key| fact(k) == fact(&key);
+            if datom.added {
+                keys.put(key.clone(), before, same);
+            } else {
+                keys.remove(before, same);
             }
         }
     }
