@@ -272,12 +272,9 @@ fn of_two_nodes_deciding_on_one_value_only_one_appends_and_the_other_decides_aga
     assert_eq!(everything(&a), everything(&b));
 }
 
-/// Fifty cooks fork one recipe through three nodes at once: every fork is
-/// written once, under a slug of its own, and the three stores end the
-/// same. A write that lost to other nodes' every time it was decided
-/// (`LOG_RETRIES`) is refused as busy, and the cook sends it again.
-#[test]
-fn fifty_cooks_forking_through_three_nodes_get_fifty_forks() {
+/// A fresh log and three nodes on it, each caught up with one recipe,
+/// `dal`.
+fn three_nodes_with_dal() -> (String, Vec<(Store, Recipes)>) {
     let url = fresh_database();
     let nodes = nodes_on(&url, 3);
     nodes[0]
@@ -287,6 +284,16 @@ fn fifty_cooks_forking_through_three_nodes_get_fifty_forks() {
     for (store, _) in &nodes {
         store.catch_up().unwrap();
     }
+    (url, nodes)
+}
+
+/// Fifty cooks fork one recipe through three nodes at once: every fork is
+/// written once, under a slug of its own, and the three stores end the
+/// same. A write that lost to other nodes' every time it was decided
+/// (`LOG_RETRIES`) is refused as busy, and the cook sends it again.
+#[test]
+fn fifty_cooks_forking_through_three_nodes_get_fifty_forks() {
+    let (url, nodes) = three_nodes_with_dal();
     let slugs: Vec<String> = std::thread::scope(|scope| {
         let forks: Vec<_> = (0..50)
             .map(|cook| {
@@ -323,15 +330,7 @@ fn fifty_cooks_forking_through_three_nodes_get_fifty_forks() {
 /// answered with the one fork, made by whichever reached the log first.
 #[test]
 fn the_same_fork_sent_through_three_nodes_at_once_is_saved_once() {
-    let url = fresh_database();
-    let nodes = nodes_on(&url, 3);
-    nodes[0]
-        .1
-        .create(&slug("dal"), content("Dal"), &Change::by("ann", "first"))
-        .unwrap();
-    for (store, _) in &nodes {
-        store.catch_up().unwrap();
-    }
+    let (url, nodes) = three_nodes_with_dal();
     let before = rows(&url).len();
     let change = Change::by("ben", "my fork").once(Attempt::of(&[b"one form, sent again"]));
     let answers: Vec<String> = std::thread::scope(|scope| {
