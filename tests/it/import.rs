@@ -371,13 +371,9 @@ async fn a_cook_brings_in_a_recipe_whose_lineage_starts_at_its_source() {
     let form = ann.get("/import").await;
     assert_eq!(form.status, 200);
     // Pasted, with the page's own canonical address.
-    let done = ann
-        .submit(
-            &form,
-            "/import",
-            &[("url", ""), ("html", &fixture("wprm.html"))],
-        )
-        .await;
+    let page_html = fixture("wprm.html");
+    let pasted = [("url", ""), ("html", page_html.as_str())];
+    let done = ann.submit(&form, "/import", &pasted).await;
     // Its picture's host cannot be found: the recipe comes in without it.
     assert_eq!(done.status, 201, "{}", done.body);
     assert_eq!(done.header("location"), Some("/recipes/easy-chana-masala"));
@@ -397,13 +393,7 @@ async fn a_cook_brings_in_a_recipe_whose_lineage_starts_at_its_source() {
     );
     // The same form sent again (its answer lost) brings in nothing more:
     // it leads to the recipe it brought in.
-    let resent = ann
-        .submit(
-            &form,
-            "/import",
-            &[("url", ""), ("html", &fixture("wprm.html"))],
-        )
-        .await;
+    let resent = ann.submit(&form, "/import", &pasted).await;
     assert_eq!(resent.status, 303, "{}", resent.body);
     assert_eq!(
         resent.header("location"),
@@ -412,13 +402,7 @@ async fn a_cook_brings_in_a_recipe_whose_lineage_starts_at_its_source() {
     // The same recipe brought in again, from the form anew, gets a slug of
     // its own.
     let form = ann.get("/import").await;
-    let again = ann
-        .submit(
-            &form,
-            "/import",
-            &[("url", ""), ("html", &fixture("wprm.html"))],
-        )
-        .await;
+    let again = ann.submit(&form, "/import", &pasted).await;
     assert_eq!(
         again.header("location"),
         Some("/recipes/easy-chana-masala-2")
