@@ -100,10 +100,25 @@ pub fn request(route: Route, method: &Method, status: u16, seconds: f64) {
     });
 }
 
+/// Which pages a page cache figure counts: the long ones (the sitemap and
+/// its files, the tags, a tag's recipes: `respond::long_page`, made off
+/// the workers, a few at once) apart from the rest, since a miss of one
+/// costs far more.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageKind {
+    Long,
+    Other,
+}
+
 /// A page asked of the page cache: found there, or made.
-pub fn page_cache(hit: bool) {
+pub fn page_cache(hit: bool, kind: PageKind) {
     let outcome = if hit { "hit" } else { "miss" };
-    metrics::counter!("forkful_page_cache_total", "outcome" => outcome).increment(1);
+    let page = match kind {
+        PageKind::Long => "long",
+        PageKind::Other => "other",
+    };
+    metrics::counter!("forkful_page_cache_total", "outcome" => outcome, "page" => page)
+        .increment(1);
 }
 
 /// The route: the recorded figures, then this site's position read now

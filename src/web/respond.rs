@@ -24,6 +24,7 @@ use maud::Markup;
 use serde::Serialize;
 
 use super::error::WebError;
+use super::metrics::PageKind;
 use super::page_cache::{Encoding, Kept, PageKey};
 use super::personal::Personal;
 use super::Site;
@@ -285,7 +286,7 @@ fn page_as<M>(
 ) -> Result<HttpResponse, WebError> {
     if keep == Keep::Yes {
         let kept = kept(site, &snapshot, &request)?;
-        super::metrics::page_cache(kept.is_some());
+        super::metrics::page_cache(kept.is_some(), PageKind::Other);
         if let Some(kept) = kept {
             return Ok(kept.into_response(&request));
         }
@@ -331,7 +332,9 @@ pub async fn long_page<M>(
 ) -> Result<HttpResponse, WebError> {
     let request = PageRequest::for_reader(req, query)?;
     let snapshot = site.snapshot();
-    if let Some(kept) = kept(&site, &snapshot, &request)? {
+    let kept = kept(&site, &snapshot, &request)?;
+    super::metrics::page_cache(kept.is_some(), PageKind::Long);
+    if let Some(kept) = kept {
         return Ok(kept.into_response(&request));
     }
     let place = LongPagePlace::take().ok_or_else(|| {

@@ -1270,6 +1270,8 @@ async fn metrics_count_requests_by_route_and_the_page_cache() {
         .to_string();
     for _ in 0..2 {
         assert_eq!(get(&site, &format!("/recipes/{slug}")).await.status, 200);
+        // A long page, made off the workers: counted apart.
+        assert_eq!(get(&site, "/sitemap.xml").await.status, 200);
     }
     let page = get(&site, "/metrics").await;
     assert_eq!(page.status, 200);
@@ -1283,7 +1285,8 @@ async fn metrics_count_requests_by_route_and_the_page_cache() {
     };
     shows("forkful_requests_total{route=\"/recipes/{slug}\",method=\"GET\",status=\"200\"}");
     shows("forkful_request_seconds_bucket{route=\"/recipes/{slug}\",le=\"");
-    shows("forkful_page_cache_total{outcome=\"hit\"}");
+    shows("forkful_page_cache_total{outcome=\"hit\",page=\"other\"}");
+    shows("forkful_page_cache_total{outcome=\"hit\",page=\"long\"}");
     shows(&format!(
         "forkful_basis {}",
         demo().snapshot().basis().get()
