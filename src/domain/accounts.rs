@@ -22,7 +22,7 @@ use blake2::{Blake2b, Digest};
 
 use super::ids::Instant;
 use super::slug::Slug;
-use super::{DomainError, Recipes};
+use super::{hex, DomainError, Recipes};
 use crate::store::{self, EntityMap, EntityRef, Keyspace, Transaction, Value};
 
 /// How long a session lasts after logging in.
@@ -109,10 +109,6 @@ fn key(kind: &str, handle: &Slug) -> Vec<u8> {
 /// of 256 random bits.
 fn token_hash(token: &str) -> Vec<u8> {
     Blake2b::<blake2::digest::consts::U32>::digest(token.as_bytes()).to_vec()
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// A fresh random 256-bit token, in hex: for sessions, and for the forms of

@@ -185,6 +185,11 @@ pub enum DomainError {
     Store(#[from] StoreError),
 }
 
+/// `bytes` in lower-case hex: the site's tokens, picture names and sums.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// Each operation's store error is a store error.
 macro_rules! from_store {
     ($($error:ty),*) => {$(

@@ -21,6 +21,8 @@ use image::codecs::jpeg::JpegEncoder;
 use image::imageops::FilterType;
 use image::{DynamicImage, ImageDecoder, ImageFormat, ImageReader, Limits, RgbImage};
 
+use super::hex;
+
 /// The largest upload read, in bytes.
 pub const MAX_UPLOAD_BYTES: usize = 10 * 1024 * 1024;
 /// The longest side a picture may have, in pixels: about 2.5 times the
@@ -168,10 +170,6 @@ pub struct Prepared {
 pub fn hash_of(bytes: &[u8]) -> String {
     let digest = Blake2b::<U16>::digest(bytes);
     hex(&digest)
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// A store's secret key for naming uploads: 32 random bytes.

@@ -285,9 +285,7 @@ fn page_as<M>(
     render: impl FnOnce(&Site, &M) -> Body,
 ) -> Result<HttpResponse, WebError> {
     if keep == Keep::Yes {
-        let kept = kept(site, &snapshot, &request)?;
-        super::metrics::page_cache(kept.is_some(), PageKind::Other);
-        if let Some(kept) = kept {
+        if let Some(kept) = kept(site, &snapshot, &request, PageKind::Other)? {
             return Ok(kept.into_response(&request));
         }
     }
@@ -332,9 +330,7 @@ pub async fn long_page<M>(
 ) -> Result<HttpResponse, WebError> {
     let request = PageRequest::for_reader(req, query)?;
     let snapshot = site.snapshot();
-    let kept = kept(&site, &snapshot, &request)?;
-    super::metrics::page_cache(kept.is_some(), PageKind::Long);
-    if let Some(kept) = kept {
+    if let Some(kept) = kept(&site, &snapshot, &request, PageKind::Long)? {
         return Ok(kept.into_response(&request));
     }
     let place = LongPagePlace::take().ok_or_else(|| {
@@ -350,8 +346,21 @@ pub async fn long_page<M>(
     Ok(answer.into_response(&request))
 }
 
-/// The kept page for `request`, if `snapshot` still shows it.
+/// The kept page for `request`, if `snapshot` still shows it; counted in
+/// /metrics as a hit or a miss of a `kind` page.
 fn kept(
+    site: &Site,
+    snapshot: &Snapshot,
+    request: &PageRequest,
+    kind: PageKind,
+) -> Result<Option<Answer>, WebError> {
+    let kept = kept_answer(site, snapshot, request)?;
+    super::metrics::page_cache(kept.is_some(), kind);
+    Ok(kept)
+}
+
+/// `kept`, uncounted.
+fn kept_answer(
     site: &Site,
     snapshot: &Snapshot,
     request: &PageRequest,

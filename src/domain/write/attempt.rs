@@ -37,8 +37,7 @@ impl Attempt {
             hasher.update((part.len() as u64).to_be_bytes());
             hasher.update(part);
         }
-        let sum: [u8; 16] = hasher.finalize().into();
-        Attempt(sum.iter().map(|b| format!("{b:02x}")).collect())
+        Attempt(crate::domain::hex(&hasher.finalize()))
     }
 
     pub fn as_str(&self) -> &str {

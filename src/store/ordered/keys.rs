@@ -12,7 +12,7 @@
 
 use std::sync::Arc;
 
-/// OrderKeys a chunk is built with; one grown to twice this is split.
+/// Keys a chunk is built with; one grown to twice this is split.
 const CHUNK: usize = 512;
 
 /// A key of an order.
@@ -59,9 +59,7 @@ impl OrderKeys {
     /// The first position whose key is not `before` (every key `before`
     /// comes first, as for a slice's `partition_point`).
     pub fn partition_point(&self, before: impl Fn(&Key) -> bool) -> usize {
-        let chunk = self
-            .chunks
-            .partition_point(|chunk| chunk.last().is_some_and(&before));
+        let chunk = self.first_chunk_not_before(&before);
         match self.chunks.get(chunk) {
             Some(keys) => self.starts[chunk] + keys.partition_point(before),
             None => self.len,
@@ -119,10 +117,14 @@ impl OrderKeys {
     /// is no chunk.
     fn chunk_for(&self, before: &impl Fn(&Key) -> bool) -> Option<usize> {
         let last = self.chunks.len().checked_sub(1)?;
-        let chunk = self
-            .chunks
-            .partition_point(|chunk| chunk.last().is_some_and(before));
-        Some(chunk.min(last))
+        Some(self.first_chunk_not_before(before).min(last))
+    }
+
+    /// The first chunk whose last key is not `before` (the number of
+    /// chunks when every key is).
+    fn first_chunk_not_before(&self, before: &impl Fn(&Key) -> bool) -> usize {
+        self.chunks
+            .partition_point(|chunk| chunk.last().is_some_and(before))
     }
 
     /// Counts the chunks' starts again from chunk `from` on.
