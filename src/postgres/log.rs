@@ -20,7 +20,7 @@ use tokio_postgres::error::SqlState;
 use tokio_postgres::{AsyncMessage, Client, Error as PgError, NoTls, Row, Statement};
 
 use super::migrations::{self, Migrated};
-use crate::store::{EntityId, KeyValue, Log, LogEntry, LogError, LogNews, SharedKeyspaces};
+use crate::store::{EntityId, KeyValue, Log, LogEntry, LogError, LogNews, News, SharedKeyspaces};
 
 /// The store's genesis transaction: the first entry follows it.
 const GENESIS_TX: i64 = 32;
@@ -106,7 +106,7 @@ enum Sent {
 /// notification it receives is sent to `notices`, when given. A connection
 /// whose peer went quiet is found dead by TCP keepalives, so it is made
 /// again rather than waited on.
-async fn connect(url: String, notices: Option<mpsc::Sender<()>>) -> Result<Client, LogError> {
+async fn connect(url: String, notices: Option<mpsc::Sender<News>>) -> Result<Client, LogError> {
     let mut config: tokio_postgres::Config = url
         .parse()
         .map_err(|e| LogError::Unavailable(format!("the database address: {e}")))?;
@@ -118,9 +118,11 @@ async fn connect(url: String, notices: Option<mpsc::Sender<()>>) -> Result<Clien
     tokio::spawn(async move {
         loop {
             match std::future::poll_fn(|cx| connection.poll_message(cx)).await {
-                Some(Ok(AsyncMessage::Notification(_))) => {
+                Some(Ok(AsyncMessage::Notification(notice))) => {
                     if let Some(notices) = &notices {
-                        if notices.send(()).is_err() {
+                        // The trigger sends the row's `t`.
+                        let news = notice.payload().parse().map_or(News::Appended, News::UpTo);
+                        if notices.send(news).is_err() {
                             return;
                         }
                     }
@@ -677,7 +679,7 @@ struct PgNews {
     /// Kept for the connection: dropping them ends the LISTEN.
     _driver: Driver,
     _client: Client,
-    notices: mpsc::Receiver<()>,
+    notices: mpsc::Receiver<News>,
 }
 
 impl PgNews {
@@ -702,16 +704,23 @@ impl PgNews {
 }
 
 impl LogNews for PgNews {
-    fn wait(&mut self, within: Duration) -> Result<bool, LogError> {
+    fn wait(&mut self, within: Duration) -> Result<News, LogError> {
         match self.notices.recv_timeout(within) {
-            Err(mpsc::RecvTimeoutError::Timeout) => Ok(false),
+            Err(mpsc::RecvTimeoutError::Timeout) => Ok(News::Quiet),
             Err(mpsc::RecvTimeoutError::Disconnected) => Err(LogError::Unavailable(
                 "the connection that listened for the log's news ended".into(),
             )),
-            Ok(()) => {
-                // One catch-up covers every notice so far.
-                while self.notices.try_recv().is_ok() {}
-                Ok(true)
+            Ok(first) => {
+                // One catch-up covers every notice so far: up to the
+                // newest, unless one did not say how far.
+                let mut news = first;
+                while let Ok(next) = self.notices.try_recv() {
+                    news = match (news, next) {
+                        (News::UpTo(a), News::UpTo(b)) => News::UpTo(a.max(b)),
+                        _ => News::Appended,
+                    };
+                }
+                Ok(news)
             }
         }
     }

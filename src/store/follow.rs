@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::encoding::{datom_key, Components, Datom, Index};
 use super::error::TransactError;
 use super::handle::Store;
-use super::log::{Log, LogEntry, LogError, LogNews, LogPosition, GENESIS_SUM};
+use super::log::{Log, LogEntry, LogError, LogNews, LogPosition, News, GENESIS_SUM};
 use super::open::{META_LOG_ID, META_LOG_SUM};
 use super::schema::{DB_TX_INSTANT, GENESIS_TX};
 use super::value::EntityId;
@@ -125,6 +125,15 @@ impl Store {
     /// Applies, in order, every entry the log has after the newest this
     /// store applied, and returns once they are durable here: how many.
     pub fn catch_up(&self) -> Result<usize, TransactError> {
+        self.catch_up_to(EntityId::MAX)
+    }
+
+    /// Catches up until the store has applied `until` (or the log has no
+    /// more): a node told of its own write, or of one it has applied,
+    /// reads nothing, and one told of another's stops once it has it,
+    /// without a read that finds nothing more. Both were a query of the
+    /// log for every write, on every node (perf of a following node).
+    fn catch_up_to(&self, until: EntityId) -> Result<usize, TransactError> {
         let Some(log) = self.inner.log.get() else {
             return Ok(0);
         };
@@ -135,6 +144,9 @@ impl Store {
             // would otherwise wait out the round trip of every catch-up,
             // one per write on any node, most of them finding nothing.
             let fetched_after = self.inner.applied.load(Ordering::Acquire);
+            if fetched_after >= until {
+                return Ok(applied);
+            }
             let entries = log.entries_after(fetched_after, CATCH_UP_BATCH)?;
             if entries.is_empty() {
                 return Ok(applied);
@@ -175,9 +187,17 @@ impl Store {
     ) -> Result<(), TransactError> {
         // What was appended before the listener started is caught up first.
         self.catch_up()?;
+        let mut read_to_end = std::time::Instant::now();
         while !stop.load(Ordering::Acquire) {
-            news.wait(poll)?;
-            self.catch_up()?;
+            match news.wait(poll)? {
+                News::UpTo(t) if read_to_end.elapsed() < poll => self.catch_up_to(t)?,
+                // At least every `poll`, the log is read to its end: a
+                // notice may have been lost.
+                _ => {
+                    read_to_end = std::time::Instant::now();
+                    self.catch_up()?
+                }
+            };
         }
         Ok(())
     }

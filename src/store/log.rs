@@ -235,9 +235,20 @@ pub trait SharedKeyspaces: Send + Sync {
 
 /// Word that a log has new entries.
 pub trait LogNews: Send {
-    /// Waits until news comes (true) or `within` passes (false). An error
-    /// means the listener is lost: make another.
-    fn wait(&mut self, within: std::time::Duration) -> Result<bool, LogError>;
+    /// Waits until news comes or `within` passes. An error means the
+    /// listener is lost: make another.
+    fn wait(&mut self, within: std::time::Duration) -> Result<News, LogError>;
+}
+
+/// What a wait for a log's news heard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum News {
+    /// Nothing within the wait.
+    Quiet,
+    /// Entries were appended, up to this `t` at least.
+    UpTo(EntityId),
+    /// Entries were appended, how far is not known.
+    Appended,
 }
 
 #[cfg(test)]

@@ -119,7 +119,7 @@ pub use handle::{Store, StoreStats};
 pub use instant::{format_rfc3339, now_millis, parse_rfc3339, write_rfc3339};
 pub use keyspace::Keyspace;
 pub use log::{
-    KeyValue, Log, LogEntry, LogError, LogNews, LogPosition, SharedKeyspaces, GENESIS_SUM,
+    KeyValue, Log, LogEntry, LogError, LogNews, LogPosition, News, SharedKeyspaces, GENESIS_SUM,
 };
 pub use open::{StoreConfig, DEFAULT_ENTITY_CACHE_BYTES, FORMAT_VERSION};
 pub use pull::{PullPattern, Pulled};

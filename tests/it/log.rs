@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use forkful::domain::{Attempt, Change, Content, DomainError, Recipes, Slug, Step};
 use forkful::postgres::PgLog;
-use forkful::store::{Index, Log, LogError, Store, TransactError};
+use forkful::store::{
+    Index, Log, LogEntry, LogError, LogNews, News, SharedKeyspaces, Store, TransactError,
+};
 
 use crate::helpers::{everything, get, raw_sled, site, stored};
 use crate::postgres::{fresh_database, psql};
@@ -417,6 +419,126 @@ fn a_following_node_shows_another_nodes_write_within_moments() {
     let position = reader.log_position().unwrap().unwrap();
     assert_eq!(position.head, writer.db().basis());
     assert!(position.shown <= position.head);
+}
+
+/// A log that counts its reads of entries, for a node that must not read
+/// more than it needs: the rest is the log in PostgreSQL.
+struct CountingLog {
+    log: PgLog,
+    reads: std::sync::atomic::AtomicUsize,
+}
+
+impl CountingLog {
+    fn reads(&self) -> usize {
+        self.reads.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+impl Log for CountingLog {
+    fn identity(&self) -> &str {
+        self.log.identity()
+    }
+    fn append(&self, entry: &LogEntry) -> Result<(), LogError> {
+        self.log.append(entry)
+    }
+    fn entries_after(&self, t: u64, limit: usize) -> Result<Vec<LogEntry>, LogError> {
+        self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.log.entries_after(t, limit)
+    }
+    fn sum_at(&self, t: u64) -> Result<Option<[u8; 32]>, LogError> {
+        self.log.sum_at(t)
+    }
+    fn position(&self, t: u64) -> Result<(u64, u64), LogError> {
+        self.log.position(t)
+    }
+    fn listen(&self) -> Result<Box<dyn LogNews>, LogError> {
+        self.log.listen()
+    }
+    fn begin_copy(&self) -> Result<(), LogError> {
+        self.log.begin_copy()
+    }
+    fn append_copied(&self, entry: &LogEntry) -> Result<(), LogError> {
+        self.log.append_copied(entry)
+    }
+    fn end_copy(&self) -> Result<(), LogError> {
+        self.log.end_copy()
+    }
+    fn copying(&self) -> Result<bool, LogError> {
+        self.log.copying()
+    }
+    fn keyspaces(&self) -> &dyn SharedKeyspaces {
+        self.log.keyspaces()
+    }
+}
+
+/// News told by the test, one at a time; each wait says it is waiting,
+/// so the test knows the node is done with the news before.
+struct ToldNews {
+    news: std::sync::mpsc::Receiver<News>,
+    waiting: std::sync::mpsc::Sender<()>,
+}
+
+impl LogNews for ToldNews {
+    fn wait(&mut self, within: Duration) -> Result<News, LogError> {
+        let _ = self.waiting.send(());
+        Ok(self.news.recv_timeout(within).unwrap_or(News::Quiet))
+    }
+}
+
+/// A node told of another's write reads the log once, not again to find
+/// nothing more; told of a write it has applied (its own, on a node that
+/// writes), it does not read the log at all. Each was a query of the log
+/// for every write on every node.
+#[test]
+fn a_node_told_of_a_write_reads_the_log_only_for_what_it_lacks() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let url = fresh_database();
+    let writer = Store::temporary().unwrap();
+    follow(&writer, &url).unwrap();
+    let on_writer = Recipes::open(writer.clone()).unwrap();
+    let reader = Store::temporary().unwrap();
+    let log = Arc::new(CountingLog {
+        log: PgLog::connect(&url).unwrap(),
+        reads: Default::default(),
+    });
+    reader.attach_log(log.clone()).unwrap();
+    let (tell, news) = std::sync::mpsc::channel();
+    let (waiting, waits) = std::sync::mpsc::channel();
+    let mut told = ToldNews { news, waiting };
+    let stop = AtomicBool::new(false);
+    // The reads after each news, checked once the follower has stopped:
+    // a failed check inside would leave it waiting for news forever.
+    let reads = std::thread::scope(|scope| {
+        let following = scope.spawn(|| reader.follow(&mut told, Duration::from_secs(60), &stop));
+        let wait = || waits.recv_timeout(Duration::from_secs(10)).is_ok();
+        let mut reads = Vec::new();
+        if wait() {
+            let before = log.reads();
+            on_writer
+                .create(&slug("dal"), content("Dal"), &Change::by("ann", "first"))
+                .unwrap();
+            let t = writer.db().basis();
+            // Told of the write; told of it again; told of news without
+            // its `t`.
+            for news in [News::UpTo(t), News::UpTo(t), News::Appended] {
+                tell.send(news).unwrap();
+                if !wait() {
+                    break;
+                }
+                reads.push(log.reads() - before);
+            }
+        }
+        stop.store(true, Ordering::Release);
+        tell.send(News::Quiet).unwrap();
+        following.join().unwrap().unwrap();
+        reads
+    });
+    assert_eq!(
+        reads,
+        [1, 1, 2],
+        "reads of the log after a write, the same write again, and news without its t"
+    );
+    assert_eq!(everything(&reader), everything(&writer));
 }
 
 #[test]

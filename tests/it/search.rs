@@ -211,7 +211,7 @@ fn writes_close_together_share_the_index_commits() {
 #[test]
 fn a_search_waiting_for_a_write_hurries_the_index_through_its_rest() {
     let (recipes, index) = one_recipe_indexed();
-    // That round wrote, so the index rests a second before the next one
+    // That round wrote, so the index rests three seconds before the next one
     // unless a search waits for a write it has not reached.
     create(&recipes, "quince", "Quince", "Simmer.");
     let started = std::time::Instant::now();

@@ -36,7 +36,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use tantivy::directory::MmapDirectory;
-use tantivy::indexer::IndexWriterOptions;
+use tantivy::indexer::{IndexWriterOptions, LogMergePolicy};
 use tantivy::schema::Term;
 use tantivy::tokenizer::Language;
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, Searcher};
@@ -65,15 +65,26 @@ const POLL: Duration = Duration::from_millis(10);
 /// meanwhile share the next round's commit. A commit per write made a
 /// segment per write for tantivy to merge: at 20 writes a second, the
 /// merges and the writer's threads took more of the CPU than the pages
-/// (perf, docs/BENCHMARKING.md), on every node of a cluster. A write on a
-/// quiet site is still found within `POLL`, and one a search waits for
+/// (perf, docs/BENCHMARKING.md), on every node of a cluster. Each commit
+/// also pays a fixed cost (a new segment's writer and files), so three
+/// seconds rather than one took a node following 20 writes a second from
+/// about 1.3 to 0.9 s of CPU in 20 s, with `MERGE_LAYER_DOCS`. A write on
+/// a quiet site is still found within `POLL`, and one a search waits for
 /// within `HURRIED_GAP`: the rest is for writes no one has asked for yet.
-const COMMIT_GAP: Duration = Duration::from_secs(1);
+const COMMIT_GAP: Duration = Duration::from_secs(3);
 
 /// The least rest after a round that wrote, when a search is waiting: a
 /// site searched and written to all the time still commits at most about
 /// ten times a second.
 const HURRIED_GAP: Duration = Duration::from_millis(100);
+
+/// The segments under this many documents are merged as one level.
+/// tantivy's default, 10,000, put the few segments of a catalog of up to
+/// about 17,000 recipes in one level with each round's segment of a
+/// handful, so every eighth round merged the whole index again: a sixth of
+/// a following node's CPU (perf, docs/BENCHMARKING.md). At 1,000, small
+/// segments merge among themselves until they outgrow it.
+const MERGE_LAYER_DOCS: u32 = 1_000;
 
 /// How long opening waits for the index's lock.
 const LOCK_WAIT: Duration = Duration::from_secs(2);
@@ -215,6 +226,9 @@ impl SearchIndex {
                 }
             }
         };
+        let mut merges = LogMergePolicy::default();
+        merges.set_min_layer_size(MERGE_LAYER_DOCS);
+        writer.set_merge_policy(Box::new(merges));
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
