@@ -493,9 +493,7 @@ impl LogNews for ToldNews {
 fn a_node_told_of_a_write_reads_the_log_only_for_what_it_lacks() {
     use std::sync::atomic::{AtomicBool, Ordering};
     let url = fresh_database();
-    let writer = Store::temporary().unwrap();
-    follow(&writer, &url).unwrap();
-    let on_writer = Recipes::open(writer.clone()).unwrap();
+    let (writer, on_writer) = nodes_on(&url, 1).remove(0);
     let reader = Store::temporary().unwrap();
     let log = Arc::new(CountingLog {
         log: PgLog::connect(&url).unwrap(),
