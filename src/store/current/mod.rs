@@ -27,6 +27,9 @@ use super::error::StorageError;
 use super::value::{EntityId, Value};
 
 pub mod blocks;
+mod second_reader;
+
+use second_reader::SecondReader;
 
 /// The leading byte of this index's keys.
 pub const PREFIX: u8 = 0x06;
@@ -375,6 +378,7 @@ pub struct EntityCache {
     >,
     writes: std::sync::Mutex<()>,
     epoch: std::sync::atomic::AtomicU64,
+    second_reader: SecondReader,
     budget: u64,
 }
 
@@ -395,6 +399,8 @@ impl EntityCache {
             ),
             writes: std::sync::Mutex::new(()),
             epoch: Default::default(),
+            // Twice the entities it may hold, at most a million slots (8 MiB).
+            second_reader: SecondReader::new((2 * items).min(1 << 20)),
             budget,
         }
     }
@@ -427,11 +433,18 @@ impl EntityCache {
         self.epoch.load(std::sync::atomic::Ordering::Acquire)
     }
 
-    /// Keeps `cached` unless a write has happened since `epoch` was read.
+    /// Keeps `cached`, read from sled, if another reader read it from
+    /// sled last (`SecondReader`) and no write has happened since `epoch`
+    /// was read.
     pub fn offer(&self, e: EntityId, epoch: u64, cached: std::sync::Arc<Cached>) {
-        if self.budget == 0 {
+        if self.budget == 0 || !self.second_reader.admits(e, cached.first_reader) {
             return;
         }
+        self.keep(e, epoch, cached);
+    }
+
+    /// Keeps `cached` unless a write has happened since `epoch` was read.
+    fn keep(&self, e: EntityId, epoch: u64, cached: std::sync::Arc<Cached>) {
         let _writes = self.writes();
         if self.epoch() != epoch {
             return;
@@ -505,7 +518,7 @@ mod cache_tests {
     fn the_entity_cache_stays_within_its_budget_and_keeps_what_is_hot() {
         let cache = EntityCache::new(64 * 1024);
         for e in 0..1_000 {
-            cache.offer(e, cache.epoch(), entity(1024));
+            cache.keep(e, cache.epoch(), entity(1024));
             // Entity 0 is read between every offer.
             cache.get(0);
             assert!(cache.weight() <= 64 * 1024);
@@ -518,7 +531,7 @@ mod cache_tests {
     fn a_replacement_is_kept_only_in_place_of_what_it_was_made_from() {
         let cache = EntityCache::new(1 << 20);
         let first = entity(100);
-        cache.offer(7, cache.epoch(), first.clone());
+        cache.keep(7, cache.epoch(), first.clone());
         let second = entity(200);
         cache.replace(7, &first, second.clone());
         assert!(Arc::ptr_eq(&cache.get(7).unwrap(), &second));
@@ -528,9 +541,25 @@ mod cache_tests {
         assert!(cache.get(7).is_none());
         // Or from one that another reader's newer entry has replaced.
         let newer = entity(400);
-        cache.offer(7, cache.epoch(), newer.clone());
+        cache.keep(7, cache.epoch(), newer.clone());
         cache.replace(7, &second, entity(500));
         assert!(Arc::ptr_eq(&cache.get(7).unwrap(), &newer));
+    }
+
+    #[test]
+    fn an_entity_is_kept_from_its_second_reader_on() {
+        let cache = EntityCache::new(1 << 20);
+        let read_by = |reader| {
+            Arc::new(Cached {
+                first_reader: reader,
+                ..Arc::into_inner(entity(100)).unwrap()
+            })
+        };
+        cache.offer(7, cache.epoch(), read_by(1));
+        cache.offer(7, cache.epoch(), read_by(1));
+        assert!(cache.get(7).is_none(), "one reader, however often");
+        cache.offer(7, cache.epoch(), read_by(2));
+        assert!(cache.get(7).is_some(), "a second reader");
     }
 
     #[test]
@@ -538,9 +567,9 @@ mod cache_tests {
         let cache = EntityCache::new(1 << 20);
         let epoch = cache.epoch();
         cache.invalidate([7]);
-        cache.offer(7, epoch, entity(100));
+        cache.keep(7, epoch, entity(100));
         assert!(cache.get(7).is_none());
-        cache.offer(7, cache.epoch(), entity(100));
+        cache.keep(7, cache.epoch(), entity(100));
         assert!(cache.get(7).is_some());
     }
 }
