@@ -61,6 +61,9 @@ pub struct Db {
     /// second reader of an entity (it is hot) from one reader reading it
     /// twice.
     reader: u64,
+    /// What this reader read of the current-entity index, shared by the
+    /// values made from it (see `current::ReaderMemo`).
+    memo: Arc<current::ReaderMemo>,
 }
 
 /// Hands out `Db::reader`.
@@ -88,6 +91,7 @@ impl Db {
             orders,
             witness: None,
             reader: READERS.fetch_add(1, Ordering::Relaxed),
+            memo: Default::default(),
         }
     }
 
@@ -217,6 +221,34 @@ impl Db {
         if !self.reads_caches() {
             return None;
         }
+        let cached = match self.memo.entity(e) {
+            Some(cached) => cached,
+            None => {
+                let cached = match self.shared_entity(e, use_)? {
+                    Ok(cached) => cached,
+                    Err(error) => return Some(Err(error)),
+                };
+                self.memo.keep_entity(e, cached.clone());
+                cached
+            }
+        };
+        if cached.last_tx > self.basis {
+            return None;
+        }
+        if let Some(witness) = &self.witness {
+            witness.entity(e, cached.last_tx);
+        }
+        Some(Ok(cached))
+    }
+
+    /// Entity `e`'s current entry, from the entity cache or sled (and then
+    /// offered to the cache), whatever its last change; `None` if it has
+    /// none.
+    fn shared_entity(
+        &self,
+        e: EntityId,
+        use_: Use,
+    ) -> Option<Result<Arc<current::Cached>, StorageError>> {
         let cached = match self.entities.get(e) {
             // Read by other pages often enough: hot, so decoded whole (see
             // `current::Cached`), in place of the entry it was decoded from
@@ -236,7 +268,7 @@ impl Db {
             Some(cached) => cached,
             None => {
                 let epoch = self.entities.epoch();
-                let entry = match current::blocks::read(&self.tree, e) {
+                let entry = match self.memo.entry(&self.tree, e) {
                     Ok(Some(entry)) => entry,
                     Ok(None) => return None,
                     Err(error) => return Some(Err(error)),
@@ -251,12 +283,6 @@ impl Db {
                 }
             }
         };
-        if cached.last_tx > self.basis {
-            return None;
-        }
-        if let Some(witness) = &self.witness {
-            witness.entity(e, cached.last_tx);
-        }
         Some(Ok(cached))
     }
 

@@ -29,7 +29,7 @@ use crate::store::value::EntityId;
 pub const BLOCK: u64 = 16;
 
 /// The first entity id of `e`'s block.
-fn first(e: EntityId) -> EntityId {
+pub(super) fn first(e: EntityId) -> EntityId {
     e & !(BLOCK - 1)
 }
 
@@ -119,14 +119,6 @@ pub fn entry(block: &IVec, e: EntityId) -> Result<Option<IVec>, StorageError> {
         }
     }
     Ok(None)
-}
-
-/// Entity `e`'s entry, read from `tree`.
-pub fn read(tree: &sled::Tree, e: EntityId) -> Result<Option<IVec>, StorageError> {
-    match tree.get(key(e))? {
-        Some(block) => entry(&block, e),
-        None => Ok(None),
-    }
 }
 
 /// `block` (or a new one, for `None`) with the entries of `changed` (all
@@ -252,6 +244,14 @@ impl<'a> Blocks<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Entity `e`'s entry, read from `tree` (as `ReaderMemo::entry` reads it).
+    fn read(tree: &sled::Tree, e: EntityId) -> Result<Option<IVec>, StorageError> {
+        match tree.get(key(e))? {
+            Some(block) => entry(&block, e),
+            None => Ok(None),
+        }
+    }
 
     #[test]
     fn a_block_holds_its_entities_entries_apart_and_in_place() {

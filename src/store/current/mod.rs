@@ -27,8 +27,10 @@ use super::error::StorageError;
 use super::value::{EntityId, Value};
 
 pub mod blocks;
+mod reader_memo;
 mod second_reader;
 
+pub use reader_memo::ReaderMemo;
 use second_reader::SecondReader;
 
 /// The leading byte of this index's keys.
