@@ -411,24 +411,26 @@ impl Db {
         Ok(referrers)
     }
 
-    /// Reads every target of `a`'s current facts from AEVT, once per
-    /// attribute, for the referrer cache to answer "none" without a scan
-    /// (`referrers::Targets`); an attribute with more than
-    /// `MAX_TARGETS_READ` facts is marked as not kept.
+    /// Reads every current fact of `a` from AEVT, once per attribute, for
+    /// the referrer cache: the set of its targets, to answer "none"
+    /// without a scan (`referrers::Targets`), and each target's referrers,
+    /// kept as if each had been read from VAET; an attribute with more than
+    /// `MAX_TARGETS_READ` targets is marked as not kept.
     fn read_targets(&self, a: EntityId) -> Result<(), StorageError> {
         if !self.referrers.begin_targets(a, self.basis) {
             return Ok(());
         }
-        let mut set = rustc_hash::FxHashSet::default();
+        let mut lists = super::referrers::Lists::default();
+        // In entity order, as VAET lists a target's referrers.
         for datom in self.datoms(Index::Aevt, &Components::any().a(a)) {
-            if set.len() >= super::referrers::MAX_TARGETS_READ {
+            if lists.len() >= super::referrers::MAX_TARGETS_READ {
                 self.referrers.end_targets(a, None, false);
                 return Ok(());
             }
             match datom {
                 Ok(datom) => {
                     if let Value::Ref(target) = datom.v {
-                        set.insert(target);
+                        lists.entry(target).or_default().push(datom.e);
                     }
                 }
                 Err(error) => {
@@ -437,7 +439,7 @@ impl Db {
                 }
             }
         }
-        self.referrers.end_targets(a, Some(set), false);
+        self.referrers.end_targets(a, Some(lists), false);
         Ok(())
     }
 

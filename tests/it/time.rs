@@ -582,13 +582,20 @@ fn readers_asking_of_a_recipe_not_yet_forked_see_exactly_their_basis() {
     });
     assert_eq!(store.db().referrers(forked_from, late).unwrap().len(), 10);
     // Asked of a recipe no one asked of before, that has none: answered
-    // with no read, from the targets kept (and one that has forks reads).
+    // with no read, from the targets kept; one with forks no transaction
+    // touched since, from the lists read with them.
     let db = store.db();
     let before = db.reads_so_far();
     assert!(db.referrers(forked_from, never_asked).unwrap().is_empty());
     assert_eq!(db.reads_so_far(), before, "answered from the targets kept");
     assert_eq!(db.referrers(forked_from, others[0]).unwrap().len(), 1);
-    assert!(db.reads_so_far() > before, "a recipe with forks is read");
+    assert_eq!(db.reads_so_far(), before, "answered from the lists kept");
+    // A fork made since: its parent's list is read again.
+    crate::helpers::add_fork(&store, "late-fork", "Fork", others[0]);
+    let db = store.db();
+    let before = db.reads_so_far();
+    assert_eq!(db.referrers(forked_from, others[0]).unwrap().len(), 2);
+    assert!(db.reads_so_far() > before, "touched since: read again");
 }
 
 #[test]
