@@ -640,6 +640,44 @@ fn readers_paging_an_order_while_a_writer_adds_see_exactly_their_basis() {
     });
 }
 
+#[test]
+fn readers_finding_a_recipe_by_slug_in_the_order_see_exactly_their_basis() {
+    let store = store();
+    let slug = store.db().attribute(&kw(":recipe/slug")).unwrap().id;
+    let first = add_recipe(&store, "first", "First");
+    let check = move |db: &forkful::store::Db| {
+        // Filled at the newest basis (as a server's start fills it), then
+        // asked of by readers at every basis after.
+        db.ordered_len(slug);
+        for name in ["first", "renamed", "r3", "r9", "never"] {
+            let v = Value::from(name);
+            assert_eq!(
+                db.entity_with(slug, &v).unwrap(),
+                db.uncached().entity_with(slug, &v).unwrap(),
+                "{name} at basis {}",
+                db.basis()
+            );
+        }
+    };
+    check_while_writing(&store, check, || {
+        for i in 0..12 {
+            add_recipe(&store, &format!("r{i}"), "R");
+            if i == 6 {
+                let mut tx = Transaction::new();
+                tx.add(first, ":recipe/slug", "renamed");
+                store.transact(&tx).unwrap();
+            }
+        }
+    });
+    let db = store.db();
+    assert_eq!(db.ordered_len(slug), Some(13), "the order is kept");
+    assert_eq!(
+        db.entity_with(slug, &Value::from("renamed")).unwrap(),
+        Some(first)
+    );
+    assert_eq!(db.entity_with(slug, &Value::from("first")).unwrap(), None);
+}
+
 /// An attribute with more facts than an order may hold is read whole once,
 /// found too large, and not read whole again: each later reader pages from
 /// sled at once, and its pages equal those of a store that keeps orders.

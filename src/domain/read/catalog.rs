@@ -134,7 +134,8 @@ impl Snapshot {
         Ok((entry, retired))
     }
 
-    /// Reads the first line of the catalog in each of its orders: what a
+    /// Reads the first line of the catalog in each of its orders, and the
+    /// order of slugs, by which every recipe page finds its recipe: what a
     /// server does when it starts, so that the store's order cache holds
     /// them before the first visitor asks. Filling one is a read of the
     /// whole attribute (133 ms at 100,000 recipes), which held the worker
@@ -148,6 +149,7 @@ impl Snapshot {
                 ..CatalogQuery::default()
             })?;
         }
+        self.db.ordered_len(self.attrs.slug);
         Ok(())
     }
 
