@@ -221,16 +221,15 @@ impl Db {
         if !self.reads_caches() {
             return None;
         }
-        let cached = match self.memo.entity(e) {
-            Some(cached) => cached,
-            None => {
-                let cached = match self.shared_entity(e, use_)? {
-                    Ok(cached) => cached,
-                    Err(error) => return Some(Err(error)),
-                };
-                self.memo.keep_entity(e, cached.clone());
-                cached
-            }
+        // A check reads each entity once (`still_holds`, the dependencies
+        // of a kept page): the memo would be work for nothing there.
+        let memo = match use_ {
+            Use::Read => self.memo.entity(e),
+            Use::Check => None,
+        };
+        let cached = match memo.map(Ok).or_else(|| self.shared_entity(e, use_))? {
+            Ok(cached) => cached,
+            Err(error) => return Some(Err(error)),
         };
         if cached.last_tx > self.basis {
             return None;
@@ -242,8 +241,9 @@ impl Db {
     }
 
     /// Entity `e`'s current entry, from the entity cache or sled (and then
-    /// offered to the cache), whatever its last change; `None` if it has
-    /// none.
+    /// offered to the cache, and to this reader's memo: what the cache
+    /// holds is as quickly found there), whatever its last change; `None`
+    /// if it has none.
     fn shared_entity(
         &self,
         e: EntityId,
@@ -277,6 +277,9 @@ impl Db {
                     Ok(cached) => {
                         let cached = Arc::new(cached);
                         self.entities.offer(e, epoch, cached.clone());
+                        if use_ == Use::Read {
+                            self.memo.keep_entity(e, cached.clone());
+                        }
                         cached
                     }
                     Err(error) => return Some(Err(error)),
@@ -931,6 +934,8 @@ fn keys_within(order: &OrderKeys, lower: &[u8], upper: &[u8]) -> (usize, usize) 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Use {
     Read,
+    /// Only its `last_tx` is compared: it does not make the entity hot,
+    /// nor go through the reader's memo of entities.
     Check,
 }
 

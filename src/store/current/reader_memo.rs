@@ -106,6 +106,10 @@ impl ReaderMemo {
 
 /// Puts `item` into `ring` (at most `size` items), over the oldest once full.
 fn put<T>(ring: &mut Vec<T>, next: &mut usize, size: usize, item: T) {
+    if ring.is_empty() {
+        // Once, not grown by doubling: most readers fill it.
+        ring.reserve_exact(size);
+    }
     if ring.len() < size {
         ring.push(item);
     } else {
