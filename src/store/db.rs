@@ -802,35 +802,28 @@ impl Db {
             .map(|d| d.map(|d| d.v))
     }
 
-    /// The entity whose unique attribute `a` has value `v`: two binary
-    /// searches of `a`'s order if the order cache holds it for this value
-    /// (a server reads the slugs' as it starts), else one AVET seek.
+    /// The entity whose unique attribute `a` has value `v`: the value's
+    /// run of `a`'s order if the order cache holds it for this value (a
+    /// server reads the slugs' as it starts; `datoms_range`), else one
+    /// AVET seek. The AVET leaves of a catalog's slugs did not stay in
+    /// sled's cache through a crawler's pass, which pulls two recipe
+    /// leaves a page: a seek read one or two of their fragments from the
+    /// file a page (uprobes of scripts/crawl.sh).
     ///
     /// Witnessed, a hit depends on the entity found (it holds `v` as long as
     /// its facts are the same, and `a` is unique), a miss is a range.
     pub fn entity_with(&self, a: EntityId, v: &Value) -> Result<Option<EntityId>, StorageError> {
-        let within = Components::any().a(a).v(v.clone());
-        let found = match self.filled_order(a) {
-            // The AVET leaves of a catalog's slugs did not stay in sled's
-            // cache through a crawler's pass, which pulls two recipe
-            // leaves a page: a seek read one or two of their fragments
-            // from the file a page (uprobes of scripts/crawl.sh).
-            Some(order) => {
-                self.reads.fetch_add(1, Ordering::Relaxed);
-                let (lower, _) = within.key_prefix(Index::Avet);
-                let (first, end) = keys_within(&order, &lower, &prefix_end(&lower));
-                match order.get(first).filter(|_| first < end) {
-                    Some(key) => Some(decode_datom(Index::Avet, key)?.e),
-                    None => None,
-                }
-            }
-            None => self
-                .unwitnessed()
-                .datoms(Index::Avet, &within)
-                .next()
-                .transpose()?
-                .map(|d| d.e),
-        };
+        let found = self
+            .unwitnessed()
+            .datoms_range(
+                Index::Avet,
+                &Components::any().a(a).v(v.clone()),
+                None,
+                false,
+            )
+            .next()
+            .transpose()?
+            .map(|d| d.e);
         match found {
             Some(e) if self.witness.is_some() && self.is_unique(a) => {
                 // Witnessed, not read: it does not make the entity hot.
