@@ -69,8 +69,9 @@ const POLL: Duration = Duration::from_millis(10);
 /// also pays a fixed cost (a new segment's writer and files): three
 /// seconds rather than one took a node following 20 writes a second from
 /// 1.30-1.38 to 0.90-0.94 s of CPU in 20 s, and to 0.77-0.91 s with
-/// `MERGE_LAYER_DOCS` as well. A write on a quiet site is still found within `POLL`, and one a search waits for
-/// within `HURRIED_GAP`: the rest is for writes no one has asked for yet.
+/// `MERGE_LAYER_DOCS` as well. A write on a quiet site is still found
+/// within `POLL`, and one a search waits for within `HURRIED_GAP`: the
+/// rest is for writes no one has asked for yet.
 const COMMIT_GAP: Duration = Duration::from_secs(3);
 
 /// The least rest after a round that wrote, when a search is waiting: a
