@@ -42,6 +42,8 @@
 #   NGINX        1: also serve the same bytes from nginx (Debian's, with its
 #                brotli_static module, installed if missing), each run
 #                interleaved with forkful's, and print the ratio; 0: skip [1]
+#   BIN          the server binary [the release build of this tree]; another
+#                binary to compare one build with another in turn
 
 set -euo pipefail
 
@@ -160,10 +162,17 @@ echo
 
 # --- build and start the server ---------------------------------------------
 
-log "building (cargo build --release --locked)"
-cargo build --release --locked --quiet
-bin=${CARGO_TARGET_DIR:-$root/target}/release/forkful
-[[ -x $bin ]] || die "no binary at $bin"
+if [[ -n ${BIN:-} ]]; then
+    bin=$BIN
+    [[ -x $bin ]] || die "BIN=$bin is not an executable"
+    # The binary may be another commit's: say which ran.
+    commit="$commit (this tree), binary $bin"
+else
+    log "building (cargo build --release --locked)"
+    cargo build --release --locked --quiet
+    bin=${CARGO_TARGET_DIR:-$root/target}/release/forkful
+    [[ -x $bin ]] || die "no binary at $bin"
+fi
 
 log "starting $bin serve --demo (seeds the demo first)"
 # Made first: the loop below may read it before the server's shell opens it.

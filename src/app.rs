@@ -8,7 +8,7 @@ use std::time::Duration;
 use actix_web::body::MessageBody;
 use actix_web::dev::{Server, ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::error::UrlencodedError;
-use actix_web::middleware::{from_fn, Compress};
+use actix_web::middleware::from_fn;
 use actix_web::web::{Data, FormConfig, QueryConfig};
 use actix_web::{App, HttpServer};
 
@@ -108,7 +108,7 @@ pub fn app(
                 .error_handler(|error, _| form_refused(error).into()),
         )
         .wrap(from_fn(crate::web::personal::on_error_pages))
-        .wrap(Compress::default())
+        .wrap(from_fn(middleware::compress_unencoded))
         .wrap(middleware::security_headers(https))
         .wrap(from_fn(read_your_writes::read_your_writes))
         .wrap(from_fn(move |req, next| {

@@ -1,5 +1,6 @@
 //! What wraps every request and response: security headers, the request
-//! log, and a deadline on request bodies.
+//! log, a deadline on request bodies, and compression of what no handler
+//! compressed.
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;
@@ -12,6 +13,7 @@ use std::time::{Duration, Instant};
 use actix_web::body::{BodySize, BoxBody, EitherBody, MessageBody};
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
 use actix_web::error::PayloadError;
+use actix_web::http::header::{ContentEncoding, HeaderValue};
 use actix_web::http::{header, ConnectionType};
 use actix_web::middleware::{DefaultHeaders, Next};
 use actix_web::rt::time::Sleep;
@@ -20,6 +22,7 @@ use actix_web::{Error, HttpMessage};
 use futures_util::{Stream, StreamExt};
 
 use super::metrics;
+use super::page_cache::Encoding;
 
 /// Everything a page loads comes from the site itself; nothing inline runs
 /// (the JSON-LD `<script>` is data, which CSP does not execute or block).
@@ -66,25 +69,25 @@ pub async fn log_request(
     next: Next<impl MessageBody>,
 ) -> Result<ServiceResponse<impl MessageBody>, Error> {
     let started = Instant::now();
-    let method = req.method().clone();
-    let path = req.path().to_owned();
     let response = next.call(req).await?;
+    // The request comes back with its answer: its method and path are
+    // read there, not copied before for every request.
+    let request = response.request();
     // The pattern, not the path: one series a route, whatever the slugs.
-    let route = response
-        .request()
+    let route = request
         .app_data::<metrics::Route>()
         .copied()
         .unwrap_or(metrics::UNMATCHED);
     metrics::request(
         route,
-        &method,
+        request.method(),
         response.status().as_u16(),
         started.elapsed().as_secs_f64(),
     );
     tracing::info!(
         target: "forkful::request",
-        %method,
-        %path,
+        method = %request.method(),
+        path = %request.path(),
         status = response.status().as_u16(),
         micros = started.elapsed().as_micros() as u64,
         "request"
@@ -206,4 +209,73 @@ pub const BODY_TIMED_OUT: &str = "the request's body did not arrive in time";
 /// Whether a body failed because it missed its deadline.
 pub fn body_timed_out(error: &PayloadError) -> bool {
     matches!(error, PayloadError::Io(e) if e.kind() == io::ErrorKind::TimedOut)
+}
+
+/// Compresses a response no handler compressed (error pages, forms,
+/// `/metrics`, JSON answered fresh) in the coding `Encoding::negotiate`
+/// picks, with actix's encoder. Pages and assets come compressed already
+/// (`respond`, `pages::asset`) and pass untouched, before anything of the
+/// request is read.
+///
+/// In place of actix's `Compress`, which parsed and ranked the request's
+/// Accept-Encoding and parsed the response's media type for every
+/// response, those already compressed included: 5.7% of the server's CPU
+/// on a kept recipe page under wrk (perf, AMD EPYC VM, a31ff0d; see
+/// "Kept pages sent with less work" in docs/BENCHMARKING.md). One
+/// negotiation for both now, and one preference: brotli, then gzip.
+pub async fn compress_unencoded<B: MessageBody + 'static>(
+    req: ServiceRequest,
+    next: Next<B>,
+) -> Result<ServiceResponse<impl MessageBody>, Error> {
+    let response = next.call(req).await?;
+    if response.headers().contains_key(header::CONTENT_ENCODING)
+        || !worth_compressing(response.headers().get(header::CONTENT_TYPE))
+    {
+        return Ok(response.map_into_left_body());
+    }
+    let coding = match Encoding::negotiate(response.request()) {
+        Encoding::Identity => return Ok(response.map_into_left_body()),
+        Encoding::Gzip => ContentEncoding::Gzip,
+        Encoding::Brotli => ContentEncoding::Brotli,
+    };
+    Ok(response
+        .map_body(|head, body| actix_http::encoding::Encoder::response(coding, head, body))
+        .map_into_right_body())
+}
+
+/// Whether a body of this media type is worth compressing: not pictures
+/// (their formats are compressed already), except SVG, which is text; not
+/// audio or video.
+fn worth_compressing(content_type: Option<&HeaderValue>) -> bool {
+    let Some(media) = content_type.map(HeaderValue::as_bytes) else {
+        return true;
+    };
+    let starts = |prefix: &str| {
+        media
+            .get(..prefix.len())
+            .is_some_and(|start| start.eq_ignore_ascii_case(prefix.as_bytes()))
+    };
+    !(starts("image/") && !starts("image/svg") || starts("audio/") || starts("video/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pictures_audio_and_video_are_sent_as_they_are() {
+        let worth = |media: &str| worth_compressing(Some(&HeaderValue::from_str(media).unwrap()));
+        assert!(worth_compressing(None), "no media type: compressed");
+        for text in [
+            "text/html; charset=utf-8",
+            "application/json",
+            "image/svg+xml",
+            "IMAGE/SVG+XML",
+        ] {
+            assert!(worth(text), "{text}");
+        }
+        for packed in ["image/jpeg", "Image/WebP", "audio/ogg", "video/mp4"] {
+            assert!(!worth(packed), "{packed}");
+        }
+    }
 }

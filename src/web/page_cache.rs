@@ -13,7 +13,7 @@ use std::io::Write as _;
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use actix_web::http::header::{self, EntityTag};
+use actix_web::http::header::{self, EntityTag, HeaderValue, HttpDate, TryIntoHeaderValue};
 use actix_web::web::Bytes;
 use actix_web::HttpRequest;
 
@@ -57,11 +57,15 @@ impl Encoding {
             let accepted = parts
                 .find_map(|p| p.trim().strip_prefix("q="))
                 .is_none_or(|q| q.trim().parse::<f32>().is_ok_and(|q| q > 0.0));
-            match name.to_ascii_lowercase().as_str() {
-                "br" => brotli = Some(accepted),
-                "gzip" | "x-gzip" => gzip = Some(accepted),
-                "*" => any = Some(accepted),
-                _ => {}
+            // Compared as it is sent, case aside, with no lowercased copy:
+            // this runs for every request.
+            let is = |coding: &str| name.eq_ignore_ascii_case(coding);
+            if is("br") {
+                brotli = Some(accepted);
+            } else if is("gzip") || is("x-gzip") {
+                gzip = Some(accepted);
+            } else if name == "*" {
+                any = Some(accepted);
             }
         }
         let takes = |named: Option<bool>| named.or(any).unwrap_or(false);
@@ -208,6 +212,11 @@ pub struct Kept {
     pub etag: EntityTag,
     /// When what it shows last changed, if it shows anything.
     pub modified: Option<SystemTime>,
+    /// `etag` and `modified` as everyone's `ETag` and `Last-Modified`,
+    /// written once here rather than for every answer (formatting them
+    /// was 1.8% of the server's CPU on a kept page under wrk).
+    pub etag_header: HeaderValue,
+    pub modified_header: Option<HeaderValue>,
     pub content_type: &'static str,
     /// The coding `body` is in.
     pub encoding: Encoding,
@@ -235,6 +244,8 @@ impl Kept {
     ) -> Kept {
         Kept {
             read,
+            etag_header: etag_header(&etag),
+            modified_header: modified.map(modified_header),
             etag,
             modified,
             content_type,
@@ -266,6 +277,8 @@ impl Kept {
             read: self.read.clone(),
             etag: self.etag.clone(),
             modified: self.modified,
+            etag_header: self.etag_header.clone(),
+            modified_header: self.modified_header.clone(),
             content_type: self.content_type,
             encoding: self.wanted,
             wanted: self.wanted,
@@ -275,6 +288,20 @@ impl Kept {
             refining: Default::default(),
         })
     }
+}
+
+/// `etag` as a header value.
+fn etag_header(etag: &EntityTag) -> HeaderValue {
+    etag.clone()
+        .try_into_value()
+        .expect("an ETag made of hex digits is a header value")
+}
+
+/// `modified` as a `Last-Modified` header value.
+fn modified_header(modified: SystemTime) -> HeaderValue {
+    HttpDate::from(modified)
+        .try_into_value()
+        .expect("an HTTP date is a header value")
 }
 
 /// Which page, in which coding.
@@ -306,8 +333,9 @@ impl PageKey {
 struct Weigh;
 
 /// What an entry costs beyond its body and address: the map's slot, the
-/// `Kept`, its ETag, and about this much per dependency in its read set.
-const ENTRY_OVERHEAD: u64 = 256;
+/// `Kept`, its ETag and validators' header values, and about this much
+/// per dependency in its read set.
+const ENTRY_OVERHEAD: u64 = 320;
 const PER_DEPENDENCY: u64 = 48;
 
 impl quick_cache::Weighter<PageKey, Arc<Kept>> for Weigh {

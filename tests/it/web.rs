@@ -725,6 +725,56 @@ async fn pages_are_compressed_when_asked_and_head_sends_no_body() {
 }
 
 #[actix_web::test]
+async fn answers_no_handler_compressed_are_compressed_as_pages_are() {
+    // An error page is made fresh for each request, never kept, so the
+    // middleware compresses it, in the coding a page would be sent in.
+    let site = site(demo());
+    let missing = "/recipes/no-such-recipe";
+    let plain = get(&site, missing).await;
+    assert_eq!(plain.status, 404);
+    assert_eq!(plain.header("content-encoding"), None);
+    assert!(plain.body.contains("</html>"));
+    for (accept, coding) in [
+        ("gzip, deflate, br, zstd", Some("br")),
+        ("gzip, deflate", Some("gzip")),
+        ("deflate", None),
+        ("br;q=0, gzip;q=0", None),
+    ] {
+        let page = send(
+            &site,
+            TestRequest::get()
+                .uri(missing)
+                .insert_header(("Accept-Encoding", accept)),
+        )
+        .await;
+        assert_eq!(page.status, 404, "{accept}");
+        assert_eq!(page.header("content-encoding"), coding, "{accept}");
+        assert_eq!(decoded(&page), plain.body, "{accept}");
+    }
+}
+
+/// A page's body decoded from its Content-Encoding.
+fn decoded(page: &Page) -> String {
+    use std::io::Read as _;
+    let mut text = String::new();
+    match page.header("content-encoding") {
+        None => text.push_str(std::str::from_utf8(&page.raw).unwrap()),
+        Some("gzip") => {
+            flate2::read::GzDecoder::new(&page.raw[..])
+                .read_to_string(&mut text)
+                .unwrap();
+        }
+        Some("br") => {
+            brotli::Decompressor::new(&page.raw[..], 4096)
+                .read_to_string(&mut text)
+                .unwrap();
+        }
+        Some(other) => panic!("an unexpected coding {other}"),
+    }
+    text
+}
+
+#[actix_web::test]
 async fn a_hostile_recipe_comes_out_inert() {
     let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
     let title = "</script><script>alert(1)</script> & <b>bold</b>";
