@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use actix_web::body::{BodySize, BoxBody, EitherBody, MessageBody};
 use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
 use actix_web::error::PayloadError;
-use actix_web::http::header::{ContentEncoding, HeaderValue};
+use actix_web::http::header::HeaderValue;
 use actix_web::http::{header, ConnectionType};
 use actix_web::middleware::{DefaultHeaders, Next};
 use actix_web::rt::time::Sleep;
@@ -233,11 +233,11 @@ pub async fn compress_unencoded<B: MessageBody + 'static>(
     {
         return Ok(response.map_into_left_body());
     }
-    let coding = match Encoding::negotiate(response.request()) {
-        Encoding::Identity => return Ok(response.map_into_left_body()),
-        Encoding::Gzip => ContentEncoding::Gzip,
-        Encoding::Brotli => ContentEncoding::Brotli,
-    };
+    let coding = Encoding::negotiate(response.request());
+    if coding == Encoding::Identity {
+        return Ok(response.map_into_left_body());
+    }
+    let coding = coding.content_encoding();
     Ok(response
         .map_body(|head, body| actix_http::encoding::Encoder::response(coding, head, body))
         .map_into_right_body())

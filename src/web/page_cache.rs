@@ -13,7 +13,9 @@ use std::io::Write as _;
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use actix_web::http::header::{self, EntityTag, HeaderValue, HttpDate, TryIntoHeaderValue};
+use actix_web::http::header::{
+    self, ContentEncoding, EntityTag, HeaderValue, HttpDate, TryIntoHeaderValue,
+};
 use actix_web::web::Bytes;
 use actix_web::HttpRequest;
 
@@ -77,12 +79,20 @@ impl Encoding {
         }
     }
 
+    /// The same coding as actix names it (its encoder's).
+    pub fn content_encoding(self) -> ContentEncoding {
+        match self {
+            Encoding::Identity => ContentEncoding::Identity,
+            Encoding::Gzip => ContentEncoding::Gzip,
+            Encoding::Brotli => ContentEncoding::Brotli,
+        }
+    }
+
     /// Its `Content-Encoding`, if any.
     pub fn header_value(self) -> Option<&'static str> {
         match self {
             Encoding::Identity => None,
-            Encoding::Gzip => Some("gzip"),
-            Encoding::Brotli => Some("br"),
+            coding => Some(coding.content_encoding().as_str()),
         }
     }
 
@@ -291,14 +301,14 @@ impl Kept {
 }
 
 /// `etag` as a header value.
-fn etag_header(etag: &EntityTag) -> HeaderValue {
+pub fn etag_header(etag: &EntityTag) -> HeaderValue {
     etag.clone()
         .try_into_value()
-        .expect("an ETag made of hex digits is a header value")
+        .expect("an ETag of hex digits and dashes is a header value")
 }
 
 /// `modified` as a `Last-Modified` header value.
-fn modified_header(modified: SystemTime) -> HeaderValue {
+pub fn modified_header(modified: SystemTime) -> HeaderValue {
     HttpDate::from(modified)
         .try_into_value()
         .expect("an HTTP date is a header value")

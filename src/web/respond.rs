@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use actix_web::http::header::{
-    self, EntityTag, HeaderName, HeaderValue, HttpDate, IfModifiedSince, IfNoneMatch,
+    self, EntityTag, HeaderName, HeaderValue, IfModifiedSince, IfNoneMatch,
 };
 use actix_web::http::StatusCode;
 use actix_web::web::{self, Data};
@@ -27,7 +27,7 @@ use serde::Serialize;
 
 use super::error::WebError;
 use super::metrics::PageKind;
-use super::page_cache::{Encoding, Kept, PageKey};
+use super::page_cache::{self, Encoding, Kept, PageKey};
 use super::personal::Personal;
 use super::Site;
 use crate::domain::{ReadSet, Snapshot};
@@ -472,25 +472,43 @@ fn validators(
         Some(personal) => (personal.etag(etag), "private, no-cache"),
         None => (etag.clone(), "no-cache"),
     };
-    response
-        .insert_header(header::ETag(etag))
-        .insert_header((header::CACHE_CONTROL, cache_control))
-        .insert_header((header::VARY, VARY));
-    if let Some(modified) = modified {
-        response.insert_header(header::LastModified(HttpDate::from(modified)));
-    }
+    insert_validators(
+        response,
+        page_cache::etag_header(&etag),
+        modified.map(page_cache::modified_header),
+        cache_control,
+    );
 }
 
 /// `validators` for everyone's copy of a kept page: from the header
-/// values it keeps, and static ones, so that no header is formatted,
-/// parsed or copied per answer.
+/// values it keeps, so that none is formatted per answer.
 fn kept_validators(response: &mut HttpResponseBuilder, kept: &Kept) {
+    insert_validators(
+        response,
+        kept.etag_header.clone(),
+        kept.modified_header.clone(),
+        "no-cache",
+    );
+}
+
+/// Inserts the validators' header values, the caching rule and `Vary`:
+/// the values as they are, the rest static, so that nothing is parsed or
+/// copied.
+fn insert_validators(
+    response: &mut HttpResponseBuilder,
+    etag: HeaderValue,
+    modified: Option<HeaderValue>,
+    cache_control: &'static str,
+) {
     response
-        .insert_header((header::ETAG, kept.etag_header.clone()))
-        .insert_header((header::CACHE_CONTROL, HeaderValue::from_static("no-cache")))
+        .insert_header((header::ETAG, etag))
+        .insert_header((
+            header::CACHE_CONTROL,
+            HeaderValue::from_static(cache_control),
+        ))
         .insert_header((header::VARY, HeaderValue::from_static(VARY)));
-    if let Some(modified) = &kept.modified_header {
-        response.insert_header((header::LAST_MODIFIED, modified.clone()));
+    if let Some(modified) = modified {
+        response.insert_header((header::LAST_MODIFIED, modified));
     }
 }
 
@@ -533,6 +551,8 @@ fn server_timing(store: Duration, render: Duration, compress: Duration, reads: u
 
 #[cfg(test)]
 mod tests {
+    use actix_web::http::header::HttpDate;
+
     use super::*;
 
     #[test]
