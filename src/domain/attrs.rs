@@ -113,6 +113,11 @@ attrs! {
     took => ":recipe/took",
     suggestion_open_to => ":suggestion/open-to",
     took_suggestion => ":recipe/took-suggestion",
+    kept_own => ":recipe/kept-own",
+    own_changes => ":recipe/own-changes",
+    contributor => ":recipe/contributor",
+    suggestion_base_fork_version => ":suggestion/base-fork-version",
+    suggestion_whole => ":suggestion/whole",
 }
 
 /// A read of several of an entity's attributes as one range of ids (one

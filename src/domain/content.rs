@@ -89,6 +89,110 @@ impl Step {
     }
 }
 
+/// A line of a recipe's method as the form writes it: a step, or a heading
+/// where the section changes. `Heading(None)` ends a section: the steps
+/// after it are in none (a recipe brought in from another site may have
+/// loose steps after a named section).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum MethodLine {
+    Heading(Option<String>),
+    Step(String),
+}
+
+impl MethodLine {
+    pub fn is_heading(&self) -> bool {
+        matches!(self, MethodLine::Heading(_))
+    }
+
+    /// The line as the form writes it: `## Name` (`##` alone ends a
+    /// section), or the step's text.
+    pub fn text(&self) -> String {
+        match self {
+            MethodLine::Heading(Some(name)) => format!("## {name}"),
+            MethodLine::Heading(None) => "##".to_owned(),
+            MethodLine::Step(text) => text.trim().to_owned(),
+        }
+    }
+}
+
+/// Steps as lines: a heading before each step whose section differs from
+/// the one before it (the method starts in none).
+pub fn method_lines(steps: &[Step]) -> Vec<MethodLine> {
+    let mut out = Vec::with_capacity(steps.len());
+    let mut section: Option<&str> = None;
+    for step in steps {
+        let named = step.section.as_deref();
+        if named != section {
+            out.push(MethodLine::Heading(named.map(str::to_owned)));
+            section = named;
+        }
+        out.push(MethodLine::Step(step.text.clone()));
+    }
+    out
+}
+
+/// The steps `lines` say: each in the section of the heading before it.
+/// A heading no step follows names nothing.
+pub fn steps_of_lines(lines: &[MethodLine]) -> Vec<Step> {
+    let mut section: Option<&String> = None;
+    let mut out = Vec::new();
+    for line in lines {
+        match line {
+            MethodLine::Heading(name) => section = name.as_ref(),
+            MethodLine::Step(text) => out.push(Step {
+                section: section.cloned(),
+                text: text.clone(),
+            }),
+        }
+    }
+    out
+}
+
+/// Method lines as the form has them: blocks apart by blank lines, a block
+/// starting `## Name` a heading (with the block's other lines, if any, a
+/// step in that section), `##` alone the end of a section.
+pub fn parse_method(text: &str) -> Vec<MethodLine> {
+    let mut out = Vec::new();
+    for block in text.replace("\r\n", "\n").split("\n\n") {
+        let mut lines: Vec<&str> = block.lines().collect();
+        if let Some(first) = lines.first().map(|l| l.trim()) {
+            let heading = match first.strip_prefix("##") {
+                Some("") => Some(None),
+                Some(rest) if rest.starts_with(' ') => Some(Some(rest.trim().to_owned())),
+                _ => None,
+            };
+            if let Some(name) = heading {
+                out.push(MethodLine::Heading(name.filter(|n| !n.is_empty())));
+                lines.remove(0);
+            }
+        }
+        let body = lines.join("\n");
+        if !body.trim().is_empty() {
+            out.push(MethodLine::Step(body));
+        }
+    }
+    out
+}
+
+/// Method lines as the form writes them, a blank line between each.
+pub fn method_text(lines: &[MethodLine]) -> String {
+    lines
+        .iter()
+        .map(MethodLine::text)
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+/// Steps as the form writes them (`method_text` of their lines).
+pub fn steps_text(steps: &[Step]) -> String {
+    method_text(&method_lines(steps))
+}
+
+/// Steps as the form has them (`parse_method`).
+pub fn steps_of_text(text: &str) -> Vec<Step> {
+    steps_of_lines(&parse_method(text))
+}
+
 /// How a scalar field is held in `Content`, and so how it is stored,
 /// tidied, checked and typed into a form. Each holds the field's place in
 /// `Content`, to read and to write.

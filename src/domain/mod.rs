@@ -48,15 +48,15 @@ pub use content::{
 };
 pub use ids::{Basis, Instant, RecipeId, VersionNumber};
 pub use pages::{
-    Apart, Breadcrumb, BringInShow, Comparison, CookPage, CookSuggestions, Crumb, Family, History,
-    LineageShow, Link, Origin, RecipeData, RecipeShow, Source, SuggestShow, SuggestionLine,
-    SuggestionShow, SuggestionsFeed, SuggestionsShow, TreeNode, VersionDiff, VersionShow,
-    COOK_PAGE_LIMIT, CRUMB_ENDS, FORKS_LISTED, HISTORY_PAGE,
+    Apart, Blocked, Breadcrumb, BringIn, BringInShow, Comparison, CookPage, CookSuggestions, Crumb,
+    Family, History, LineageShow, Link, Origin, RecipeData, RecipeShow, Source, SuggestShow,
+    SuggestionLine, SuggestionShow, SuggestionsFeed, SuggestionsShow, TreeNode, VersionDiff,
+    VersionShow, COOK_PAGE_LIMIT, CRUMB_HEAD, CRUMB_TAIL, FORKS_LISTED, HISTORY_PAGE,
 };
 pub use read::{
-    Ancestor, BroughtIn, CatalogEntry, CatalogPage, CatalogQuery, ForkNode, ForkTree,
-    ParentChanges, ReadSet, Recipe, Snapshot, Sort, Suggestion, SuggestionMerge, SuggestionState,
-    Taken, Version, MAX_SORTED_TAG, RETIRED,
+    Agreed, Ancestor, BroughtIn, CatalogEntry, CatalogPage, CatalogQuery, ForkNode, ForkTree,
+    MergeBase, ParentChanges, ReadSet, Recipe, Snapshot, Sort, Suggestion, SuggestionMerge,
+    SuggestionState, Taken, Version, MAX_SORTED_TAG, RETIRED,
 };
 pub use slug::{BadSlug, Slug};
 pub use write::{Attempt, Change, Recipes, Seen, MAX_MESSAGE, MAX_NOTE, UNSAVED_PICTURE_GRACE_MS};
@@ -144,14 +144,24 @@ pub enum DomainError {
     /// Only the cook who made a suggestion withdraws it.
     #[error("only the cook who made suggestion {number} can withdraw it")]
     NotSuggester { number: u32 },
-    /// The recipe moved on since the review was shown, and the merge onto
-    /// its newest version has conflicts to choose again.
-    #[error("the recipe changed since you saw it (it is at version {newest} now), so the merge has changed: look at it again")]
-    MergeMoved { slug: String, newest: VersionNumber },
-    /// A merge saved with a choice missing for one of its conflicts (or
-    /// one too many: the form was made for another merge).
-    #[error("choose a side for each of the {conflicts} changes that differ before saving")]
-    Unresolved { conflicts: usize },
+    /// One of the two recipes a merge's form was made from (a bring-in, or
+    /// a suggestion's review) moved on since: the form acts only on what
+    /// it showed, so nothing was saved.
+    #[error("{title} changed since this page was made (it is at version {newest} now)")]
+    MergeMoved {
+        slug: String,
+        title: String,
+        newest: VersionNumber,
+    },
+    /// A merge saved with choices that do not settle it: one missing (or
+    /// one too many: the form was made for another merge), or one the
+    /// conflict cannot take.
+    #[error(transparent)]
+    Unresolved(#[from] merge::Unresolved),
+    /// A fork suggesting again the version whose suggestion its parent's
+    /// author declined.
+    #[error("suggestion {number} made these very changes and was declined: change your recipe before suggesting again")]
+    DeclinedAlready { number: u32 },
     /// A pagination cursor that names no recipe.
     #[error("{0:?} is not a page of this list")]
     BadCursor(String),

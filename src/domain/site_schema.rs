@@ -363,7 +363,7 @@ const ORDER: &[Row] = &[
         ValueType::String,
         Cardinality::One,
         "",
-        "open, accepted, declined or withdrawn; decided in the writer.",
+        "open, accepted, declined, withdrawn, or closed (its recipe was retired); decided in the writer.",
     ),
     Row::Def(
         ":suggestion/reply",
@@ -413,6 +413,41 @@ const ORDER: &[Row] = &[
         Cardinality::One,
         "unique",
         "The form a change was sent from and what it said, as a sum (`domain::Attempt`): the same form sent again finds the transaction that saved it and saves nothing, on whichever node it lands.",
+    ),
+    Row::Def(
+        ":recipe/kept-own",
+        ValueType::Long,
+        Cardinality::One,
+        "",
+        "For a fork: of the changes it and its parent made differently, how many it kept its own version of when it last brought the parent's in (retracted by a bring-in that kept none).",
+    ),
+    Row::Def(
+        ":recipe/own-changes",
+        ValueType::Boolean,
+        Cardinality::One,
+        "",
+        "For a fork: whether its newest version has changes its parent lacks (all but its title and picture, which are its own), against the version it last agreed with; decided by the writer on every version of a fork, so that a page offers to suggest them without a diff.",
+    ),
+    Row::Def(
+        ":recipe/contributor",
+        ValueType::Ref,
+        Cardinality::Many,
+        "",
+        "A cook whose suggestion the recipe took: credited as its contributor.",
+    ),
+    Row::Def(
+        ":suggestion/base-fork-version",
+        ValueType::Long,
+        Cardinality::One,
+        "",
+        "When a suggestion's base is an earlier suggestion its parent took beside changes of its own: that suggestion's fork version, merged as it was suggested onto :suggestion/base-version.",
+    ),
+    Row::Def(
+        ":suggestion/whole",
+        ValueType::Boolean,
+        Cardinality::One,
+        "",
+        "Asserted when a suggestion is accepted onto a recipe that had no change of its own since the suggestion's base: the new version is the fork's changes alone, so the fork is in step with it.",
     ),
 ];
 

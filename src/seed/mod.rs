@@ -155,9 +155,14 @@ struct SoFar<'a> {
 /// One recipe's versions worked out so far.
 struct Made {
     contents: Vec<Content>,
-    /// The parent's version it last agreed with (forked or brought in);
-    /// 0 for an original.
+    /// The parent's version it last agreed with (forked, brought in, or
+    /// that took its suggestion whole); 0 for an original.
     synced: usize,
+    /// Where its next merge with its parent starts, when that is not the
+    /// parent's version `synced`: after the parent took its suggestion
+    /// beside changes of its own, the fork's version suggested as it was
+    /// suggested (`domain::MergeBase`).
+    base: Option<Content>,
     /// Its cook: the author of its first version.
     owner: Slug,
 }
@@ -278,19 +283,52 @@ impl<'a> SoFar<'a> {
         let made = self.recipes.entry(slug).or_insert_with(|| Made {
             contents: Vec::with_capacity(recipe.versions.len()),
             synced: recipe.forks.as_ref().map_or(0, |f| f.version),
+            base: None,
             owner: author,
         });
-        // A merge may change nothing (the other side's changes were had
-        // already), and is a version all the same, as the site makes it.
-        let merged = version.brings_in.is_some() || version.takes.is_some();
-        if i > 0 && !merged && made.contents.last() == Some(&normalized) {
+        // A merge that changes nothing is no version either, as the site
+        // refuses it.
+        if i > 0 && made.contents.last() == Some(&normalized) {
             return Err(fail("this version changes nothing".into()));
         }
         if let Some(upto) = version.brings_in {
             made.synced = upto;
+            made.base = None;
         }
         made.contents.push(normalized);
+        if let Some(takes) = &version.takes {
+            self.took(recipe, i, takes);
+        }
         Ok(())
+    }
+
+    /// Where the fork of `takes` agrees with `recipe` once version `i` of
+    /// it took the fork's suggestion, as the domain reads it: in step with
+    /// that version when `recipe` had no change of its own since the
+    /// fork's base; otherwise still behind, its next merge starting from
+    /// its version suggested.
+    fn took(&mut self, recipe: &SeedRecipe, i: usize, takes: &SeedTakes) {
+        let parent = &self.recipes[recipe.slug.as_str()];
+        let before = parent.contents[i - 1].clone();
+        let fork = &self.recipes[takes.fork.as_str()];
+        let base = self.base_of(fork, recipe.slug.as_str());
+        let suggested =
+            crate::domain::merge::as_suggested(&base, &fork.contents[takes.version - 1]);
+        let fork = self.recipes.get_mut(takes.fork.as_str()).expect("checked");
+        if before == base {
+            fork.synced = i + 1;
+            fork.base = None;
+        } else {
+            fork.base = Some(suggested);
+        }
+    }
+
+    /// The content `fork`'s next merge with its parent `parent` starts from.
+    fn base_of(&self, fork: &Made, parent: &str) -> Content {
+        match &fork.base {
+            Some(base) => base.clone(),
+            None => self.recipes[parent].contents[fork.synced - 1].clone(),
+        }
     }
 
     /// Version `i` of the fork `recipe`, bringing in its parent's version
@@ -333,12 +371,21 @@ impl<'a> SoFar<'a> {
                 parent.slug
             )));
         }
+        // As a form brings in: the parent's newest then.
+        if parent
+            .versions
+            .get(upto)
+            .is_some_and(|next| next.at < version.at)
+        {
+            return Err(fail(format!(
+                "{} has a version {} before it: a fork brings in its parent's newest version",
+                parent.slug,
+                upto + 1
+            )));
+        }
+        let base = self.base_of(&self.recipes[recipe.slug.as_str()], parent.slug.as_str());
         let parent_contents = &self.recipes[parent.slug.as_str()].contents;
-        let merge = crate::domain::merge::merge(
-            &parent_contents[synced - 1],
-            &before,
-            &parent_contents[upto - 1],
-        );
+        let merge = crate::domain::merge::merge(&base, &before, &parent_contents[upto - 1]);
         merge.clean().ok_or_else(|| {
             fail(format!(
                 "version {upto} of {} conflicts with it: a seed's merge must be clean",
@@ -408,16 +455,16 @@ impl<'a> SoFar<'a> {
             }
         }
         let made = &self.recipes[fork.slug.as_str()];
-        let base = &self.recipes[recipe.slug.as_str()].contents[made.synced - 1];
+        let base = self.base_of(made, recipe.slug.as_str());
         let fork_content = &made.contents[takes.version - 1];
-        if crate::domain::diff::recipes(base, fork_content).is_empty() {
+        let theirs = crate::domain::merge::as_suggested(&base, fork_content);
+        if theirs == base {
             return Err(fail(format!(
                 "version {} of {} has no change to suggest",
                 takes.version, fork.slug
             )));
         }
-        let theirs = crate::domain::merge::as_suggested(base, fork_content);
-        crate::domain::merge::merge(base, &before, &theirs)
+        crate::domain::merge::merge(&base, &before, &theirs)
             .clean()
             .ok_or_else(|| {
                 fail(format!(
@@ -530,6 +577,12 @@ pub fn apply_with(
         Pictures::Drawn => draw_all(&recipes, plan)?,
     };
     for planned in plan {
+        // A fork's newest version, for the suggestion of it taken here.
+        let fork_newest = planned
+            .takes
+            .as_ref()
+            .and_then(|fork| newest.get(fork.as_str()).copied())
+            .unwrap_or(0);
         let count = newest.entry(planned.slug.as_str()).or_insert(0);
         if let Some(message) = &planned.suggests {
             let (number, _) = recipes.suggest(
@@ -569,10 +622,15 @@ pub fn apply_with(
                 let number = suggested.get(fork).copied().ok_or_else(|| {
                     DomainError::Invalid(format!("{fork} made no suggestion to take"))
                 })?;
+                // The fork's version suggested is its newest: an open
+                // suggestion follows it, and the seed takes it so.
+                let fork_version = VersionNumber::new(fork_newest as u64)
+                    .ok_or_else(|| DomainError::Invalid(format!("{fork} has no version")))?;
                 recipes.accept_suggestion(
                     &version.slug,
                     number,
                     version_number(&version.slug, *count)?,
+                    fork_version,
                     &[],
                     "",
                     &version.change,

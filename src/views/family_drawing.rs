@@ -43,6 +43,27 @@ const CHAR_WIDTH: f64 = 8.0;
 /// a few pixels in Chromium (the browser test of the drawing).
 const BOLD_WIDER: f64 = 1.15;
 
+/// How far short of a mark an arrow stops, so that its head shows.
+const ARROW_GAP: f64 = 5.0;
+/// A phone's width in CSS pixels, less the page's margins: a drawing wider
+/// than this scrolls there, and says so.
+const NARROW_SCREEN: f64 = 358.0;
+
+/// A straight line from `from` to `to` that stops `ARROW_GAP` short of
+/// `to`, as a path.
+fn arrow_line(from: (f64, f64), to: (f64, f64)) -> String {
+    let (dx, dy) = (to.0 - from.0, to.1 - from.1);
+    let length = (dx * dx + dy * dy).sqrt();
+    let end = match length > ARROW_GAP {
+        true => (
+            to.0 - dx / length * ARROW_GAP,
+            to.1 - dy / length * ARROW_GAP,
+        ),
+        false => to,
+    };
+    format!("M{:.1} {:.1} L{:.1} {:.1}", from.0, from.1, end.0, end.1)
+}
+
 /// The recipes drawn, in the order of the nested list.
 struct Drawing<'a> {
     nodes: &'a [TreeNode],
@@ -244,11 +265,14 @@ pub fn drawing(nodes: &[TreeNode], current: &str) -> Markup {
             let there = placed[p].expect("a drawn node's parent is drawn");
             let version = node.forked_at.map_or(1, VersionNumber::get);
             let from = there.mark_x(mark_of(node, &nodes[p]));
+            // Its arrowhead stops short of the fork's first mark, which
+            // would cover it.
+            let to = (here.x - ARROW_GAP).max(from);
             edges.push_str(
                 &html! {
                     a href=(version_path(&nodes[p].slug, version)) tabindex="-1" {
                         title { (node.title) " was forked from version " (version) " of " (nodes[p].title) }
-                        path class="edge" d=(format!("M{from:.1} {:.1} V{:.1} H{:.1}", there.y, here.y, here.x)) {}
+                        path class="edge" marker-end="url(#family-arrow)" d=(format!("M{from:.1} {:.1} V{:.1} H{to:.1}", there.y, here.y)) {}
                     }
                 }
                 .into_string(),
@@ -264,11 +288,12 @@ pub fn drawing(nodes: &[TreeNode], current: &str) -> Markup {
                     there.mark_x(parent_version),
                     here.mark_x(merge.version.get()),
                 );
+                let d = arrow_line((x1, there.y), (x2, here.y));
                 edges.push_str(
                     &html! {
                         a href=(version_path(&node.slug, merge.version)) tabindex="-1" {
                             title { (node.title) " brought in version " (merge.parent_version) " of " (nodes[p].title) " in its version " (merge.version) }
-                            path class="edge merge" d=(format!("M{x1:.1} {:.1} L{x2:.1} {:.1}", there.y, here.y)) {}
+                            path class="edge merge" marker-end="url(#family-arrow-merge)" d=(d) {}
                         }
                     }
                     .into_string(),
@@ -283,11 +308,12 @@ pub fn drawing(nodes: &[TreeNode], current: &str) -> Markup {
                     .min(nodes[p].version_count.max(1));
                 let fork_version = taken.fork_version.get().min(node.version_count.max(1));
                 let (x1, x2) = (here.mark_x(fork_version), there.mark_x(parent_version));
+                let d = arrow_line((x1, here.y), (x2, there.y));
                 edges.push_str(
                     &html! {
                         a href=(version_path(&nodes[p].slug, parent_version)) tabindex="-1" {
                             title { (nodes[p].title) " took suggestion " (taken.number) " from version " (taken.fork_version) " of " (node.title) " in its version " (taken.parent_version) }
-                            path class="edge merge taken" d=(format!("M{x1:.1} {:.1} L{x2:.1} {:.1}", here.y, there.y)) {}
+                            path class="edge merge taken" marker-end="url(#family-arrow-merge)" d=(d) {}
                         }
                     }
                     .into_string(),
@@ -298,18 +324,31 @@ pub fn drawing(nodes: &[TreeNode], current: &str) -> Markup {
     }
     html! {
         figure class="family-drawing" {
-            div class="drawing-scroll" {
+            // A box of its own that scrolls sideways where the drawing is
+            // wider than the page; focusable, so a keyboard scrolls it.
+            div class="drawing-scroll" tabindex="0" role="region" aria-label="The family drawing, which scrolls sideways" {
                 svg xmlns="http://www.w3.org/2000/svg" role="img"
-                    aria-label="The family drawn: each line a recipe, each dot a version, each fork branching from the version it copied. The list below has the same recipes."
+                    aria-label="The family drawn: each line a recipe, each dot a version, each fork branching from the version it copied, with arrows the way each change went. The list below has the same recipes."
                     width=(width) height=(height) viewBox=(format!("0 0 {width} {height}")) {
+                    defs {
+                        marker id="family-arrow" class="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto" {
+                            path d="M0 0 L10 5 L0 10 z" {}
+                        }
+                        marker id="family-arrow-merge" class="arrow merge" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto" {
+                            path d="M0 0 L10 5 L0 10 z" {}
+                        }
+                    }
                     g class="edges" { (PreEscaped(edges)) }
                     (PreEscaped(rows))
                 }
             }
             figcaption {
-                "Each line is a recipe and each dot one of its versions; a fork branches from the version it copied, and a dashed line joins a parent's version to the fork's version that brought it in, or a fork's version to the parent's version that took it as a suggestion."
+                "Each line is a recipe and each dot one of its versions; a fork branches from the version it copied, and a dashed arrow goes the way a change went: from a parent's version to the fork's version that brought it in, or from a fork's version to the parent's version that took it as a suggestion."
                 @if drawing.rows.len() < nodes.len() {
                     " " (drawing.rows.len()) " of " (nodes.len()) " recipes are drawn; the list below has them all."
+                }
+                @if width > NARROW_SCREEN {
+                    " Where it is wider than the page, the drawing scrolls sideways in its box."
                 }
             }
         }

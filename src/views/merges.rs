@@ -1,20 +1,27 @@
 //! The forms of forks that talk back: bringing in a parent's changes,
 //! suggesting a fork's own to the parent, and reviewing a suggestion.
 //!
-//! What comes in cleanly is shown as a diff against the fork; each
-//! conflict is shown with the base and both sides, and a choice between
-//! the two sides that the form cannot be sent without.
+//! What comes in cleanly is shown as a diff against the recipe; each
+//! conflict is shown with the base and both sides, and a choice the form
+//! cannot be sent without: keep yours, take theirs (named by their cook),
+//! keep both (yours first), or write it yourself, in a box that starts
+//! with both. A merge form also previews the whole merged recipe: live as
+//! the cook chooses, where scripts run, and with its Preview button where
+//! they do not.
+
+use std::collections::HashMap;
 
 use maud::{html, Markup};
 
 use super::diff::{section, DiffSection, Layout};
 use super::form_fields::{form_errors, token, FieldErrors};
 use super::layout::{self, Head, Section};
+use super::markdown::Memos;
 use super::{human_time, recipe_path, RecipePath};
-use crate::domain::merge::{Conflict, Place};
+use crate::domain::merge::{Conflict, Place, Why};
 use crate::domain::{
-    BringInShow, SuggestShow, Suggestion, SuggestionLine, SuggestionShow, SuggestionState,
-    SuggestionsShow, MAX_MESSAGE,
+    Blocked, BringInShow, Content, Link, Recipe, SuggestShow, Suggestion, SuggestionLine,
+    SuggestionShow, SuggestionState, SuggestionsShow, VersionNumber, MAX_MESSAGE,
 };
 
 /// The form's name for the choice of conflict `n`.
@@ -22,22 +29,67 @@ pub fn choice_name(n: usize) -> String {
     format!("choice-{n}")
 }
 
-/// The values of a choice: the fork's own side, or the parent's.
+/// The form's name for conflict `n`'s text written by hand.
+pub fn edit_name(n: usize) -> String {
+    format!("edit-{n}")
+}
+
+/// The form's name for conflict `n`'s key (`Conflict::key`), so that a
+/// form shown again keeps each choice for the conflict it was made for.
+pub fn key_name(n: usize) -> String {
+    format!("key-{n}")
+}
+
+/// The values of a choice.
 pub const MINE: &str = "mine";
 pub const THEIRS: &str = "theirs";
+pub const BOTH: &str = "both";
+pub const EDIT: &str = "edit";
+
+/// The choices a merge form was sent with, by conflict key, to show them
+/// again where the conflict is still there: the choice, and the text
+/// written by hand.
+#[derive(Debug, Clone, Default)]
+pub struct Chosen(HashMap<String, (String, String)>);
+
+impl Chosen {
+    pub fn new() -> Chosen {
+        Chosen::default()
+    }
+
+    pub fn insert(&mut self, key: String, choice: String, edited: String) {
+        self.0.insert(key, (choice, edited));
+    }
+
+    fn of(&self, c: &Conflict) -> Option<&(String, String)> {
+        self.0.get(&c.key())
+    }
+}
+
+/// What a merge form previews: nothing yet, the whole merged recipe, or
+/// why it cannot be shown.
+pub enum Preview<'a> {
+    None,
+    Recipe(&'a Content, &'a Memos),
+    Unready(String),
+}
+
+/// The preview's fragment: the merged recipe as its page will show it, or
+/// why it is not shown.
+pub fn preview_fragment(preview: &Preview) -> Markup {
+    match preview {
+        Preview::None => html! {},
+        Preview::Recipe(content, memos) => super::recipe::preview(content, memos),
+        Preview::Unready(why) => html! { p class="meta" { (why) } },
+    }
+}
 
 fn place_name(place: Place) -> String {
-    match place {
-        Place::Field(label) => {
-            let mut name = label.to_owned();
-            if let Some(first) = name.get_mut(0..1) {
-                first.make_ascii_uppercase();
-            }
-            name
-        }
-        Place::Ingredients => "Ingredients".to_owned(),
-        Place::Steps => "Method".to_owned(),
+    let mut name = place.label().to_owned();
+    if let Some(first) = name.get_mut(0..1) {
+        first.make_ascii_uppercase();
     }
+    name
 }
 
 fn lines(lines: &[String]) -> Markup {
@@ -50,35 +102,127 @@ fn lines(lines: &[String]) -> Markup {
     }
 }
 
-/// One conflict: the base, both sides, and the choice between them.
-fn conflict(n: usize, c: &Conflict, parent: &str) -> Markup {
+/// One conflict: the base, both sides, and the choices between them;
+/// `theirs` names the other side ("Ann"), and `chosen` what the form was
+/// sent with, if it is shown again.
+fn conflict(n: usize, c: &Conflict, theirs: &str, chosen: &Chosen) -> Markup {
     let name = choice_name(n);
+    let kept = chosen.of(c);
+    let is = |value: &str| kept.is_some_and(|(choice, _)| choice == value);
+    let edited = kept
+        .filter(|(choice, _)| choice == EDIT)
+        .map_or(c.prefill.as_str(), |(_, text)| text.as_str());
+    let rows = edited.lines().count().clamp(2, 12);
+    let (legend, mine_label, theirs_label) = match &c.why {
+        Why::Changed => (
+            format!("{}: changed on both sides", place_name(c.place)),
+            "Keep yours".to_owned(),
+            format!("Take {theirs}'s"),
+        ),
+        Why::Doubled(line) => (
+            format!(
+                "{}: \u{201c}{line}\u{201d} would come in twice",
+                place_name(c.place)
+            ),
+            "Yours here".to_owned(),
+            format!("{theirs}'s here"),
+        ),
+    };
     html! {
-        fieldset class="conflict" id=(name) {
-            legend { (place_name(c.place)) ": changed on both sides" }
+        fieldset class="conflict" id={ "conflict-" (n) } {
+            legend { (legend) }
+            @if let Why::Doubled(_) = c.why {
+                p class="meta" {
+                    "You and " (theirs) " each put this line in, at different places. "
+                    "Choose at each place whether it goes there, so that it is in once."
+                }
+            }
+            input type="hidden" name=(key_name(n)) value=(c.key());
             div class="conflict-sides" {
                 div class="conflict-side" {
-                    h4 { "When they last agreed" }
+                    h4 { "When you last agreed" }
                     (lines(&c.base))
                 }
                 label class="conflict-side" {
-                    input type="radio" name=(name) value=(MINE) required;
-                    " Keep yours"
+                    input type="radio" name=(name) value=(MINE) required checked[is(MINE)];
+                    " " (mine_label)
                     (lines(&c.mine))
                 }
                 label class="conflict-side" {
-                    input type="radio" name=(name) value=(THEIRS) required;
-                    " Take " (parent) "'s"
+                    input type="radio" name=(name) value=(THEIRS) checked[is(THEIRS)];
+                    " " (theirs_label)
                     (lines(&c.theirs))
+                }
+            }
+            div class="conflict-more" {
+                @if c.allows_both() {
+                    label {
+                        input type="radio" name=(name) value=(BOTH) checked[is(BOTH)];
+                        " Keep both: yours first, then " (theirs) "'s"
+                    }
+                }
+                @if c.allows_edit() {
+                    label {
+                        input type="radio" name=(name) value=(EDIT) checked[is(EDIT)];
+                        " Write it yourself:"
+                    }
+                    textarea name=(edit_name(n)) rows=(rows) aria-label={ (place_name(c.place)) ", written by hand" } { (edited) }
                 }
             }
         }
     }
 }
 
+/// The conflicts of a merge form, each with its choices.
+fn conflicts(list: &[Conflict], theirs: &str, chosen: &Chosen) -> Markup {
+    html! {
+        @if !list.is_empty() {
+            h2 { "Changes made on both sides" }
+            @for (n, c) in list.iter().enumerate() {
+                (conflict(n, c, theirs, chosen))
+            }
+        }
+    }
+}
+
+/// The notice that a merge could not be saved as it comes, with what to
+/// trim.
+fn over_limits(notes: &[String]) -> Markup {
+    html! {
+        @if !notes.is_empty() {
+            div class="notice over-limits" role="alert" {
+                @for note in notes { p { (note) } }
+            }
+        }
+    }
+}
+
+/// The preview's box, filled as the form is shown (its Preview button) or
+/// live, where scripts run, from `url`.
+fn preview_box(form: &str, url: &str, preview: &Preview) -> Markup {
+    html! {
+        section class="preview" aria-live="polite" aria-label="Preview of the merged recipe"
+            data-preview-for=(form) data-preview-url=(url) {
+            (preview_fragment(preview))
+        }
+    }
+}
+
+/// Where a fork's bring-in form posts, and its preview.
+pub fn bring_in_path(slug: &str) -> String {
+    format!("{}/bring-in", recipe_path(slug))
+}
+
 /// The bring-in page: what the parent's versions change, and the form
-/// that brings them in (with a choice for each conflict).
-pub fn bring_in_page(model: &BringInShow, note: &str, csrf: &str, errors: &FieldErrors) -> Markup {
+/// that brings them in (with choices for each conflict, and a preview).
+pub fn bring_in_page(
+    model: &BringInShow,
+    note: &str,
+    csrf: &str,
+    errors: &FieldErrors,
+    chosen: &Chosen,
+    preview: &Preview,
+) -> Markup {
     let fork = &model.fork;
     let changes = &model.changes;
     let parent = &changes.parent;
@@ -88,10 +232,10 @@ pub fn bring_in_page(model: &BringInShow, note: &str, csrf: &str, errors: &Field
     let mut head = Head::new(&heading, Section::Recipes);
     // A cook's form, never a page to index.
     head.noindex = true;
-    let conflicts = changes.merge.conflicts();
+    let list = changes.merge.conflicts();
     let gained = changes.upto.get() - changes.base.get();
     let incoming = DiffSection {
-        heading: match changes.merge.conflicts().is_empty() {
+        heading: match list.is_empty() {
             true => "What comes in".to_owned(),
             false => "What comes in as it is".to_owned(),
         },
@@ -99,6 +243,7 @@ pub fn bring_in_page(model: &BringInShow, note: &str, csrf: &str, errors: &Field
         to: format!("{title} with {parent_title}'s changes"),
         diff: &model.incoming,
     };
+    let action = bring_in_path(slug);
     layout::page(
         &head,
         html! {
@@ -109,35 +254,64 @@ pub fn bring_in_page(model: &BringInShow, note: &str, csrf: &str, errors: &Field
                     (super::count(gained, "new version", "new versions"))
                 }
                 " since version " (changes.base) ", the one " (title) " last agreed with. "
-                @if conflicts.is_empty() {
+                @if list.is_empty() {
                     "They change nothing you changed, so they come in as they are."
+                } @else if list.len() == 1 {
+                    "One of their changes meets one of yours: choose how to settle it before saving."
                 } @else {
-                    @if conflicts.len() == 1 {
-                        "One of their changes differs from yours: choose a side before saving."
-                    } @else {
-                        (conflicts.len()) " of their changes differ from yours: choose a side for each before saving."
-                    }
+                    (list.len()) " of their changes meet yours: choose how to settle each before saving."
                 }
             }
+            @if let Some((mine, theirs)) = changes.merge.servings_apart() {
+                p class="notice servings" {
+                    "Your recipe serves " (mine) " and " (parent_title) " serves " (theirs)
+                    ": the lines that come in from " (parent_title)
+                    " are scaled to your " (mine) " servings, and a line with no amount to scale is marked \u{201c}(for "
+                    (theirs) " servings)\u{201d}. If you take " (model.theirs) "'s servings, your own new lines are scaled to "
+                    (theirs) " instead."
+                }
+            }
+            (over_limits(&model.over_limits))
             (form_errors(errors))
             (section(Layout::Inline, &incoming))
-            form method="post" action={ (recipe_path(slug)) "/bring-in" } class="bring-in" {
+            form method="post" action=(action) class="bring-in merge-form" id="merge-form" {
                 (token(csrf))
                 input type="hidden" name="based_on" value=(fork.version_count);
                 input type="hidden" name="upto" value=(changes.upto);
-                @if !conflicts.is_empty() {
-                    h2 { "Changes made on both sides" }
-                    @for (n, c) in conflicts.iter().enumerate() {
-                        (conflict(n, c, parent_title))
-                    }
-                }
+                (conflicts(list, &model.theirs, chosen))
                 div class="field" {
                     label for="note" { "What this version does" }
                     input type="text" id="note" name="note" value=(note) maxlength="2000";
                 }
-                button type="submit" { "Bring them in" }
+                div class="form-actions" {
+                    button type="submit" name="action" value="save" { "Bring them in" }
+                    button type="submit" name="action" value="preview" class="secondary" formnovalidate { "Preview" }
+                }
             }
+            (preview_box("merge-form", &format!("{action}/preview"), preview))
             p { a href=(recipe_path(slug)) { "Back to " (title) } }
+        },
+    )
+}
+
+/// The bring-in page of a fork in step with its parent: nothing to bring
+/// in, and the way back.
+pub fn in_step_page(fork: &Recipe, parent: &Link, version: VersionNumber) -> Markup {
+    let title = &fork.content.title;
+    let heading = format!("{title} is in step with {}", parent.title);
+    let mut head = Head::new(&heading, Section::Recipes);
+    // A cook's form, never a page to index.
+    head.noindex = true;
+    layout::page(
+        &head,
+        html! {
+            h1 { (heading) }
+            p class="lede" {
+                (title) " has every change of "
+                a href=(RecipePath(&parent.slug)) { (parent.title) }
+                " up to its version " (version) ", its newest: there is nothing to bring in."
+            }
+            p { a href=(recipe_path(fork.slug.as_str())) { "Back to " (title) } }
         },
     )
 }
@@ -166,37 +340,52 @@ pub fn suggest_page(
     head.noindex = true;
     let change = DiffSection {
         heading: "What you suggest".to_owned(),
-        from: format!("{parent_title} version {}", model.base),
-        to: format!("{title} now (version {})", fork.version_count),
+        from: format!(
+            "{parent_title} as you last agreed (its version {})",
+            model.base
+        ),
+        to: format!("{parent_title} with your changes"),
         diff: &model.change,
     };
+    let parent_slug = parent.slug.as_str();
     layout::page(
         &head,
         html! {
             h1 { (heading) }
             p class="lede" {
-                "The author of " a href=(RecipePath(parent.slug.as_str())) { (parent_title) }
-                " sees your changes since its version " (model.base)
-                " and can take them into their recipe, crediting you."
+                "The author of " a href=(RecipePath(parent_slug)) { (parent_title) }
+                " sees your changes since you last agreed and can take them into their recipe, crediting you. "
+                "Your title and picture stay yours: they are not sent."
             }
-            @if let Some(open) = model.open {
-                p class="notice" {
+            @match &model.blocked {
+                Some(Blocked::Open(open)) => p class="notice" {
                     "You already suggested them: "
-                    a href=(suggestion_path(parent.slug.as_str(), open)) { "suggestion " (open) }
+                    a href=(suggestion_path(parent_slug, *open)) { "suggestion " (open) }
                     " is open, and follows your newest version."
-                }
-            } @else {
-                (form_errors(errors))
-                (section(Layout::Inline, &change))
-                form method="post" action={ (recipe_path(slug)) "/suggest" } class="suggest" {
-                    (token(csrf))
-                    input type="hidden" name="based_on" value=(fork.version_count);
-                    div class="field" {
-                        label for="message" { "Your message to its author" }
-                        textarea id="message" name="message" rows="4" maxlength=(MAX_MESSAGE) required { (message) }
+                },
+                Some(Blocked::NothingToSuggest) => p class="notice" {
+                    (parent_title) " has every change you made: there is nothing to suggest."
+                },
+                Some(Blocked::Declined(number)) => p class="notice" {
+                    a href=(suggestion_path(parent_slug, *number)) { "Suggestion " (number) }
+                    " sent these very changes and was declined. Change your recipe before suggesting again."
+                },
+                Some(Blocked::ParentRetired) => p class="notice" {
+                    (parent_title) " was retired by its author, and takes no suggestions."
+                },
+                None => {
+                    (form_errors(errors))
+                    (section(Layout::Inline, &change))
+                    form method="post" action={ (recipe_path(slug)) "/suggest" } class="suggest" {
+                        (token(csrf))
+                        input type="hidden" name="based_on" value=(fork.version_count);
+                        div class="field" {
+                            label for="message" { "Your message to its author" }
+                            textarea id="message" name="message" rows="4" maxlength=(MAX_MESSAGE) required { (message) }
+                        }
+                        button type="submit" { "Suggest these changes" }
                     }
-                    button type="submit" { "Suggest these changes" }
-                }
+                },
             }
             p { a href=(recipe_path(slug)) { "Back to " (title) } }
         },
@@ -212,6 +401,7 @@ pub fn suggestion_path(slug: &str, n: u32) -> String {
 pub fn state_text(s: &Suggestion) -> String {
     match (s.state, s.accepted_in) {
         (SuggestionState::Accepted, Some(v)) => format!("accepted in version {v}"),
+        (SuggestionState::Closed, _) => "closed: the recipe was retired".to_owned(),
         (state, _) => state.as_str().to_owned(),
     }
 }
@@ -308,12 +498,15 @@ pub enum Reviewer {
 }
 
 /// One suggestion: its message, the fork's changes, what accepting does
-/// (a three-way comparison), and the forms its reader may use.
+/// (a three-way comparison), and the forms its reader may use. Both the
+/// accept and the decline form carry the two versions the review shows.
 pub fn suggestion_page(
     model: &SuggestionShow,
     reviewer: Reviewer,
     csrf: &str,
     errors: &FieldErrors,
+    chosen: &Chosen,
+    preview: &Preview,
 ) -> Markup {
     let (r, s) = (&model.recipe, &model.suggestion);
     let title = &r.content.title;
@@ -325,13 +518,13 @@ pub fn suggestion_page(
     let here = suggestion_path(r.slug.as_str(), s.number);
     let proposed = DiffSection {
         heading: "What they changed".to_owned(),
-        from: format!("{title} version {}", s.base_version),
+        from: format!("{title} as they last agreed"),
         to: format!("{} version {}", model.fork.title, s.from_version),
         diff: &model.proposed,
     };
     let since_base = DiffSection {
         heading: format!("What {title} changed since"),
-        from: format!("{title} version {}", s.base_version),
+        from: format!("{title} as they last agreed"),
         to: format!("{title} now (version {})", r.version_count),
         diff: &model.since_base,
     };
@@ -341,8 +534,12 @@ pub fn suggestion_page(
         to: format!("{title} with the suggestion"),
         diff: &model.outcome,
     };
-    let conflicts = model.merge.conflicts();
+    let list = model.merge.conflicts();
     let open = s.state == SuggestionState::Open;
+    let shown = html! {
+        input type="hidden" name="based_on" value=(r.version_count);
+        input type="hidden" name="fork_version" value=(s.from_version);
+    };
     layout::page(
         &head,
         html! {
@@ -369,24 +566,24 @@ pub fn suggestion_page(
                 }
                 (section(Layout::Inline, &outcome))
                 @if reviewer == Reviewer::Author {
-                    form method="post" action=(here) class="accept" {
+                    (over_limits(&model.over_limits))
+                    form method="post" action=(here) class="accept merge-form" id="merge-form" {
                         (token(csrf))
-                        input type="hidden" name="action" value="accept";
-                        input type="hidden" name="based_on" value=(r.version_count);
-                        @if !conflicts.is_empty() {
-                            h2 { "Changes made on both sides" }
-                            @for (n, c) in conflicts.iter().enumerate() {
-                                (conflict(n, c, &model.fork.title))
-                            }
-                        }
+                        (shown)
+                        (conflicts(list, &model.theirs, chosen))
                         div class="field" {
                             label for="accept-reply" { "A note to them (optional)" }
                             input type="text" id="accept-reply" name="reply" maxlength=(MAX_MESSAGE);
                         }
-                        button type="submit" { "Accept: a new version of " (title) }
+                        div class="form-actions" {
+                            button type="submit" name="action" value="accept" { "Accept: a new version of " (title) }
+                            button type="submit" name="action" value="preview" class="secondary" formnovalidate { "Preview" }
+                        }
                     }
+                    (preview_box("merge-form", &format!("{here}/preview"), preview))
                     form method="post" action=(here) class="decline" {
                         (token(csrf))
+                        (shown)
                         input type="hidden" name="action" value="decline";
                         div class="field" {
                             label for="decline-reply" { "Why not (optional)" }

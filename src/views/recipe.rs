@@ -14,7 +14,7 @@ use crate::domain::pictures::{crop_name, Picture, CROPS};
 use crate::domain::scale::{Scale, Units, MAX_SERVINGS};
 use crate::domain::{
     Apart, Breadcrumb, Content, Crumb, Instant, LineageShow, Link, Minutes, RecipeShow, Step,
-    VersionNumber, VersionShow,
+    Suggestion, SuggestionState, VersionNumber, VersionShow,
 };
 
 /// Which version of a recipe a page shows.
@@ -53,6 +53,12 @@ pub struct RecipePage<'a> {
     pub fork_count: usize,
     /// For a fork shown as it is now: how far it is from its parent.
     pub apart: Option<Apart>,
+    /// For a fork shown as it is now: whether it has changes its parent
+    /// lacks, to offer to suggest them.
+    pub can_suggest: bool,
+    /// For a fork shown as it is now: its newest suggestion, so the page
+    /// says what became of it.
+    pub last_suggestion: Option<&'a Suggestion>,
     /// Suggestions to it still open (the current page only).
     pub open_suggestions: usize,
     pub showing: Showing,
@@ -195,8 +201,13 @@ fn family(page: &RecipePage) -> Markup {
             }
             @if let (Some(parent), Some(apart)) = (page.lineage.parent(), page.apart) {
                 (apart_notice(slug, parent, apart))
-                p class="apart" {
-                    a href={ (RecipePath(slug)) "/suggest" } { "Suggest its changes to " (parent.title) } "."
+                @if let Some(sent) = page.last_suggestion {
+                    (suggestion_outcome(parent, sent))
+                }
+                @if page.can_suggest && page.last_suggestion.is_none_or(|s| s.state != SuggestionState::Open) {
+                    p class="apart" {
+                        a href={ (RecipePath(slug)) "/suggest" } { "Suggest its changes to " (parent.title) } "."
+                    }
                 }
             }
             @if page.open_suggestions > 0 {
@@ -251,9 +262,47 @@ fn apart_notice(slug: &str, parent: &Crumb, apart: Apart) -> Markup {
                 a href=(version_path(&parent.slug, apart.newest)) { "its version " (apart.newest) }
                 ", and has no other change since version " (apart.since) "."
             }
-        } @else if apart.since != parent.version {
+        } @else if apart.since != parent.version || apart.kept_own > 0 {
             p class="apart" {
-                "Has every change of " (parent.title) ", up to its version " (apart.since) "."
+                "In step with " (parent.title) "'s "
+                a href=(version_path(&parent.slug, apart.since)) { "version " (apart.since) }
+                @if apart.kept_own > 0 {
+                    "; you kept your own version of "
+                    (count(i64::from(apart.kept_own), "change", "changes"))
+                    " it made"
+                }
+                "."
+            }
+        }
+        @if apart.gained() > 0 && apart.kept_own > 0 {
+            p class="apart" {
+                "When this recipe last brought in " (parent.title) "'s changes, you kept your own version of "
+                (count(i64::from(apart.kept_own), "change", "changes")) "."
+            }
+        }
+    }
+}
+
+/// What became of a fork's newest suggestion to its parent.
+fn suggestion_outcome(parent: &Crumb, s: &Suggestion) -> Markup {
+    html! {
+        p class="apart suggestion-outcome" {
+            a href=(super::merges::suggestion_path(&parent.slug, s.number)) { "Suggestion " (s.number) }
+            @match (s.state, s.accepted_in) {
+                (SuggestionState::Open, _) => {
+                    " to " (parent.title) " is open: it follows this recipe's newest version."
+                }
+                (SuggestionState::Accepted, Some(v)) => {
+                    " was taken into " (parent.title) ", in "
+                    a href=(version_path(&parent.slug, v)) { "its version " (v) } "."
+                }
+                (SuggestionState::Accepted, None) => { " was taken into " (parent.title) "." }
+                (SuggestionState::Declined, _) => { " was declined by " (parent.title) "'s author." }
+                (SuggestionState::Withdrawn, _) => { " was withdrawn." }
+                (SuggestionState::Closed, _) => { " was closed: " (parent.title) " was retired." }
+            }
+            @if let Some(reply) = &s.reply {
+                " Their note: “" (reply) "”"
             }
         }
     }
@@ -490,6 +539,8 @@ pub fn preview(content: &Content, memos: &Memos) -> Markup {
         forks: &[],
         fork_count: 0,
         apart: None,
+        can_suggest: false,
+        last_suggestion: None,
         open_suggestions: 0,
         showing: Showing::Preview,
         scale: Scale::AS_WRITTEN,
@@ -550,12 +601,16 @@ pub fn show(base_url: &str, memos: &Memos, model: &RecipeShow) -> Markup {
     let scale = model.scale;
     let r = &model.recipe;
     let url = format!("{base_url}{}", recipe_path(r.slug.as_str()));
-    // A fork is based on its parent's version; a recipe brought in from
-    // another site, on that site's page.
+    // A fork is based on its parent's version it is in step with (the
+    // newest it brought in, or forked); a recipe brought in from another
+    // site, on that site's page.
     let based_on = model
         .lineage
         .parent()
-        .map(|p| format!("{base_url}{}", version_path(&p.slug, p.version)))
+        .map(|p| {
+            let since = model.apart.map_or(p.version, |a| a.since);
+            format!("{base_url}{}", version_path(&p.slug, since))
+        })
         .or_else(|| model.lineage.source.as_ref().map(|s| s.url.clone()));
     let json_ld = structured_data::recipe(
         &r.content,
@@ -565,6 +620,7 @@ pub fn show(base_url: &str, memos: &Memos, model: &RecipeShow) -> Markup {
             published: r.created_at,
             modified: r.updated_at,
             based_on: based_on.as_deref(),
+            contributors: &r.contributors,
             version: r.version_count,
             images: &picture_urls(base_url, &r.content),
             memos,
@@ -583,6 +639,8 @@ pub fn show(base_url: &str, memos: &Memos, model: &RecipeShow) -> Markup {
         forks: &model.forks,
         fork_count: model.fork_count,
         apart: model.apart,
+        can_suggest: model.can_suggest,
+        last_suggestion: model.last_suggestion.as_ref(),
         open_suggestions: model.open_suggestions,
         showing: Showing::Current,
         scale,
@@ -606,6 +664,8 @@ pub fn version(base_url: &str, memos: &Memos, model: &VersionShow) -> Markup {
         forks: &[],
         fork_count: 0,
         apart: None,
+        can_suggest: false,
+        last_suggestion: None,
         open_suggestions: 0,
         showing: Showing::Version {
             number: version.number,

@@ -7,7 +7,7 @@ use super::form_fields::{form_errors, textarea, token, Field, FieldErrors};
 use super::layout::{self, Head, Section};
 use super::recipe_path;
 use crate::domain::diff::RecipeDiff;
-use crate::domain::{Content, FormPlace, Step, FIELDS};
+use crate::domain::{Content, FormPlace, FIELDS};
 
 /// The form's fields as text: what was typed, or a recipe's content.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
@@ -80,22 +80,7 @@ impl RecipeFields {
     }
 }
 
-/// Steps as the form writes them: a blank line between steps, and a
-/// `## Name` line where a section starts.
-pub fn steps_text(steps: &[Step]) -> String {
-    let mut out = String::new();
-    let mut section: Option<&str> = None;
-    for step in steps {
-        let named = step.section.as_deref();
-        if named.is_some() && named != section {
-            out.push_str(&format!("## {}\n\n", named.unwrap_or_default()));
-            section = named;
-        }
-        out.push_str(step.text.trim());
-        out.push_str("\n\n");
-    }
-    out.trim_end().to_owned()
-}
+pub use crate::domain::content::steps_text;
 
 /// What kind of form, and where it posts.
 pub enum Purpose<'a> {

@@ -78,8 +78,11 @@ pub struct RecipeFacts<'a> {
     pub author: Option<&'a str>,
     pub published: Option<Instant>,
     pub modified: Option<Instant>,
-    /// The absolute URL of the parent at the version that was forked.
+    /// The absolute URL of the parent at the version the fork is in step
+    /// with (forked, or the newest it brought in).
     pub based_on: Option<&'a str>,
+    /// The cooks whose suggestions the recipe took, by handle.
+    pub contributors: &'a [String],
     pub version: u32,
     /// Absolute URLs of the recipe's picture: its 1:1, 4:3 and 16:9 crops
     /// for an uploaded one, the address for one elsewhere.
@@ -184,6 +187,8 @@ struct RecipeLd<'a> {
     keywords: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     is_based_on: Option<&'a str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    contributor: Vec<Thing<'a>>,
     version: u32,
 }
 
@@ -227,6 +232,14 @@ pub fn recipe(content: &Content, facts: &RecipeFacts) -> String {
         }),
         keywords: (!content.tags.is_empty()).then(|| content.tags.join(", ")),
         is_based_on: facts.based_on,
+        contributor: facts
+            .contributors
+            .iter()
+            .map(|name| Thing {
+                kind: "Person",
+                name,
+            })
+            .collect(),
         version: facts.version,
     })
 }

@@ -85,12 +85,13 @@ impl From<DomainError> for WebError {
             | DomainError::BadPicture(_)
             | DomainError::Scale(_)
             | DomainError::NoSuchPicture(_) => WebError::BadRequest(error.to_string()),
-            DomainError::Unresolved { .. } => WebError::BadRequest(error.to_string()),
+            DomainError::Unresolved(_) => WebError::BadRequest(error.to_string()),
             DomainError::SlugTaken(_)
             | DomainError::SlugReserved(_)
             | DomainError::UpToDate { .. }
             | DomainError::SuggestionClosed { .. }
             | DomainError::AlreadySuggested { .. }
+            | DomainError::DeclinedAlready { .. }
             | DomainError::MergeMoved { .. } => WebError::Conflict(error.to_string()),
             DomainError::NotAuthor { .. } | DomainError::NotSuggester { .. } => {
                 WebError::Forbidden(error.to_string())

@@ -60,6 +60,8 @@ pub struct Site {
     imports: rate_limits::CookLimit,
     /// Pictures sent per cook.
     pictures: rate_limits::CookLimit,
+    /// Suggestions per cook and per recipe.
+    suggestions: rate_limits::SuggestionLimit,
     /// Pictures being decoded, across the server.
     picture_decodes: rate_limits::PictureDecodes,
     /// The page cache and the Markdown memos.
@@ -100,6 +102,7 @@ impl Site {
             password_work: blocking::Gate::passwords(),
             imports: rate_limits::CookLimit::imports(),
             pictures: rate_limits::CookLimit::pictures(),
+            suggestions: rate_limits::SuggestionLimit::standard(),
             picture_decodes: rate_limits::PictureDecodes::standard(),
             caches: caches::Caches::default(),
             fetcher: crate::import::Fetcher::public_only(),
@@ -233,6 +236,11 @@ impl Site {
         &self.pictures
     }
 
+    /// Suggestions per cook and per recipe.
+    pub fn suggestions_sent(&self) -> &rate_limits::SuggestionLimit {
+        &self.suggestions
+    }
+
     /// Pictures being decoded, across the server.
     pub fn picture_decodes(&self) -> &rate_limits::PictureDecodes {
         &self.picture_decodes
@@ -338,6 +346,10 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             merges::bring_in_page,
             merges::bring_in,
         ))
+        .service(form_post(
+            "/recipes/{slug}/bring-in/preview",
+            merges::bring_in_preview,
+        ))
         .service(get_post(
             "/recipes/{slug}/suggest",
             merges::suggest_page,
@@ -348,6 +360,10 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             "/recipes/{slug}/suggestions/{n}",
             merges::suggestion,
             merges::review,
+        ))
+        .service(form_post(
+            "/recipes/{slug}/suggestions/{n}/preview",
+            merges::review_preview,
         ))
         .service(form_post("/preview", recipe_writes::preview))
         .service(get_post(

@@ -158,6 +158,50 @@ impl CookLimit {
     }
 }
 
+/// Suggestions an hour a cook may make, and so also their burst (10 at
+/// once, then one every 6 minutes): each lands in another cook's list
+/// and feed, so one account must not fill them.
+pub const SUGGESTIONS_PER_HOUR: u32 = 10;
+
+/// Suggestions an hour one recipe may be sent, from all its forks'
+/// cooks together: accounts are free, so a per-cook limit alone would let
+/// many of them fill one recipe's list.
+pub const SUGGESTIONS_PER_RECIPE_HOUR: u32 = 30;
+
+/// Suggestions, limited per cook and per recipe they are sent to.
+pub struct SuggestionLimit {
+    by_cook: Buckets<String>,
+    by_recipe: Buckets<String>,
+}
+
+impl SuggestionLimit {
+    pub fn standard() -> SuggestionLimit {
+        SuggestionLimit {
+            by_cook: Buckets::new(Quota::per_hour(per(SUGGESTIONS_PER_HOUR))),
+            by_recipe: Buckets::new(Quota::per_hour(per(SUGGESTIONS_PER_RECIPE_HOUR))),
+        }
+    }
+
+    /// One more suggestion by the cook with `handle` to the recipe at
+    /// `recipe`, or why not (a sentence without its full stop).
+    pub fn start(&self, handle: &str, recipe: &str) -> Result<(), String> {
+        if !self.by_cook.take(&handle.to_owned()) {
+            return Err(format!(
+                "You have made too many suggestions for now ({SUGGESTIONS_PER_HOUR} at once, \
+                 then one every {} minutes): your message is kept; send it again later",
+                60 / SUGGESTIONS_PER_HOUR
+            ));
+        }
+        if !self.by_recipe.take(&recipe.to_owned()) {
+            return Err(format!(
+                "This recipe has been sent too many suggestions for now ({SUGGESTIONS_PER_RECIPE_HOUR} \
+                 an hour): your message is kept; send it again later"
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// Pictures decoded at once across the server. One: a decode at the
 /// pixel cap holds about 156 MiB (`domain::pictures::MAX_SIDE` says what),
 /// more than half what the server's caches may hold together by default

@@ -22,7 +22,7 @@ use super::{Site, WebError};
 use crate::domain::pages;
 use crate::domain::pictures::{Picture, PictureError};
 use crate::domain::{
-    Attempt, Change, Content, ContentError, ContentField, Cook, DomainError, Recipe, Slug, Step,
+    Attempt, Change, Content, ContentError, ContentField, Cook, DomainError, Recipe, Slug,
     VersionNumber, FIELDS, MAX_NOTE,
 };
 use crate::views::form_fields::FieldErrors;
@@ -275,7 +275,7 @@ fn read_content(
     let mut content = Content {
         title: f.title.clone(),
         ingredients: f.ingredients.lines().map(str::to_owned).collect(),
-        steps: steps_of(&f.steps),
+        steps: crate::domain::content::steps_of_text(&f.steps),
         tags: f.tags.split(',').map(str::to_owned).collect(),
         picture,
         ..Content::default()
@@ -331,27 +331,6 @@ fn form_field(field: ContentField) -> &'static str {
 /// The form's error for content the domain refuses, next to its field.
 fn content_refused(why: &ContentError) -> FieldErrors {
     FieldErrors::one(form_field(why.field()), sentence(&why.to_string()))
-}
-
-/// Steps as the form has them: apart by blank lines, `## Name` a section.
-fn steps_of(text: &str) -> Vec<Step> {
-    let mut steps = Vec::new();
-    let mut section = None;
-    for block in text.replace("\r\n", "\n").split("\n\n") {
-        let mut lines: Vec<&str> = block.lines().collect();
-        if let Some(name) = lines.first().and_then(|l| l.trim().strip_prefix("## ")) {
-            section = Some(name.trim().to_owned());
-            lines.remove(0);
-        }
-        let body = lines.join("\n");
-        if !body.trim().is_empty() {
-            steps.push(Step {
-                section: section.clone(),
-                text: body,
-            });
-        }
-    }
-    steps
 }
 
 /// `cook`'s change, saved once for `attempt`.

@@ -74,6 +74,7 @@ mod import;
 mod keyspace;
 mod layout;
 mod log;
+mod merge_cases;
 mod merges;
 mod page_cache;
 mod pictures;

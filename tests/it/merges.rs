@@ -83,9 +83,10 @@ fn a_fork_brings_in_its_parents_changes_and_the_next_merge_starts_there() {
     let ben = |note| Change::by("ben", note);
     let view = recipes.snapshot();
     let before = view.recipe(&fork).unwrap();
+    let agreed = view.agreed(&before).unwrap().unwrap();
     assert_eq!(
-        view.apart_from_parent(&before).unwrap(),
-        Some((v(1), v(2))),
+        (agreed.version, agreed.newest),
+        (v(1), v(2)),
         "one version behind"
     );
     let changes = view.parent_changes(&before, None).unwrap();
@@ -107,7 +108,8 @@ fn a_fork_brings_in_its_parents_changes_and_the_next_merge_starts_there() {
     assert_eq!(after.content.steps.len(), 3, "the parent's new step in");
     assert_eq!(after.content.cook, Some(Minutes::new(55).unwrap()));
     assert_eq!(after.brought_in, Some(v(2)));
-    assert_eq!(view.apart_from_parent(&after).unwrap(), Some((v(2), v(2))));
+    let agreed = view.agreed(&after).unwrap().unwrap();
+    assert_eq!((agreed.version, agreed.newest), (v(2), v(2)));
     let history = view.changes(after.id).unwrap();
     assert_eq!(history.len(), 2);
     assert!(
@@ -201,14 +203,17 @@ fn a_conflict_is_saved_only_once_each_side_is_chosen_and_only_by_the_forks_cook(
         ),
         recipes.bring_in(&fork, v(2), v(3), &[Choice::Theirs], &ben),
         recipes.bring_in(&fork, v(1), v(9), &[Choice::Theirs], &ben),
+        recipes.bring_in(&fork, v(1), v(2), &[Choice::Theirs], &ben),
+        recipes.bring_in(&fork, v(1), v(3), &[Choice::Edited("a".repeat(3000))], &ben),
     ] {
         assert!(
             matches!(
                 refused,
-                Err(DomainError::Unresolved { .. }
+                Err(DomainError::Unresolved(_)
                     | DomainError::NotAuthor { .. }
                     | DomainError::Stale { .. }
-                    | DomainError::NoSuchVersion { .. })
+                    | DomainError::MergeMoved { .. }
+                    | DomainError::Content(_))
             ),
             "{refused:?}"
         );
@@ -227,13 +232,13 @@ fn an_original_has_nothing_to_bring_in() {
     let (recipes, parent, _) = a_parent_and_its_fork();
     let view = recipes.snapshot();
     let original = view.recipe(&parent).unwrap();
-    assert_eq!(view.apart_from_parent(&original).unwrap(), None);
+    assert_eq!(view.agreed(&original).unwrap(), None);
     assert!(matches!(
         view.parent_changes(&original, None),
         Err(DomainError::NoParent(_))
     ));
     assert!(matches!(
-        pages::bring_in_show(&view, &parent, None),
+        pages::bring_in_show(&view, &parent),
         Err(DomainError::NoParent(_))
     ));
 }
@@ -327,7 +332,7 @@ async fn over_the_web_a_fork_shows_how_far_behind_it_is_and_brings_the_changes_i
     let unsaid = ben.submit(&form, action, &[("choice-0", "mine")]).await;
     assert_eq!(unsaid.status, 422, "no note: {}", unsaid.body);
     let forged = ben
-        .submit(&form, action, &[note, ("choice-0", "both")])
+        .submit(&form, action, &[note, ("choice-0", "neither")])
         .await;
     assert_eq!(forged.status, 400, "{}", forged.body);
     assert!(stored(recipes.store()) == before);
@@ -365,22 +370,23 @@ async fn over_the_web_a_fork_shows_how_far_behind_it_is_and_brings_the_changes_i
     let now = view.recipe(&slug("bens-dal")).unwrap();
     assert_eq!(
         now.content.ingredients,
-        ["1 cup red lentils", "4 cups water", "1 tsp cumin"],
-        "the parent's water, ben's cumin"
+        ["1 cup red lentils", "3 cups water", "1 tsp cumin"],
+        "the parent changed both lines ben's change meets, as one block: keeping his side keeps his whole side"
     );
     assert_eq!(now.content.cook, Some(Minutes::new(30).unwrap()));
     assert_eq!(now.content.summary.as_deref(), Some("Red lentils, cumin."));
     assert_eq!(now.brought_in, Some(version(2)));
     let page = ben.get("/recipes/bens-dal").await;
-    assert!(page
-        .texts(".apart")
-        .join(" ")
-        .contains("up to its version 2"));
+    let apart = page.texts(".apart").join(" ");
+    assert!(
+        apart.contains("In step with Weeknight Dal's version 2; you kept your own version of 1 change it made."),
+        "{apart}"
+    );
     let history = ben.get("/recipes/bens-dal/history").await;
     assert!(
         history
             .body
-            .contains("brought in version 2 of Weeknight Dal"),
+            .contains("brought in version 2 of Weeknight Dal: cook; ingredients kept its own"),
         "{}",
         history.body
     );
@@ -393,9 +399,18 @@ async fn over_the_web_a_fork_shows_how_far_behind_it_is_and_brings_the_changes_i
         family.body
     );
 
-    // A form made before the fork moved on is stale: 409, the merge made again.
+    // In step: nothing to bring in, said on a plain page with the way back.
     let form_again = ben.get("/recipes/bens-dal/bring-in").await;
-    assert_eq!(form_again.status, 409, "nothing new to bring in");
+    assert_eq!(form_again.status, 200, "{}", form_again.body);
+    assert_eq!(
+        form_again.texts("h1"),
+        ["Ben's dal is in step with Weeknight Dal"]
+    );
+    assert!(form_again.texts("form.bring-in").is_empty());
+    assert_eq!(
+        form_again.attrs("main a", "href"),
+        ["/recipes/weeknight-dal", "/recipes/bens-dal"]
+    );
 }
 
 /// A fork suggests its change; the parent's author accepts it onto a
@@ -430,7 +445,7 @@ fn a_suggestion_is_accepted_onto_the_parents_newest_version_crediting_its_cook()
     // Only the parent's author accepts; the suggester may not.
     let before = stored(recipes.store());
     assert!(matches!(
-        recipes.accept_suggestion(&parent, 1, v(2), &[], "", &ben("self")),
+        recipes.accept_suggestion(&parent, 1, v(2), v(1), &[], "", &ben("self")),
         Err(DomainError::NotAuthor { .. })
     ));
     assert!(matches!(
@@ -438,15 +453,20 @@ fn a_suggestion_is_accepted_onto_the_parents_newest_version_crediting_its_cook()
         Err(DomainError::NotSuggester { .. })
     ));
     assert!(matches!(
-        recipes.accept_suggestion(&parent, 9, v(2), &[], "", &ann("none")),
+        recipes.accept_suggestion(&parent, 9, v(2), v(1), &[], "", &ann("none")),
         Err(DomainError::NoSuchSuggestion { .. })
+    ));
+    // A review shown before the parent's version 2 accepts nothing: it
+    // showed another merge.
+    assert!(matches!(
+        recipes.accept_suggestion(&parent, 1, v(1), v(1), &[], "", &ann("stale")),
+        Err(DomainError::MergeMoved { .. })
     ));
     assert!(stored(recipes.store()) == before, "a refused review wrote");
     // The parent is at version 2 (riper bananas), the suggestion based on
-    // version 1: its sugar line merges onto version 2 cleanly, even though
-    // the review was shown at version 1.
+    // version 1: its sugar line merges onto version 2 cleanly.
     recipes
-        .accept_suggestion(&parent, 1, v(1), &[], "Thanks!", &ann("accept"))
+        .accept_suggestion(&parent, 1, v(2), v(1), &[], "Thanks!", &ann("accept"))
         .unwrap();
     let view = recipes.snapshot();
     let now = view.recipe(&parent).unwrap();
@@ -471,7 +491,7 @@ fn a_suggestion_is_accepted_onto_the_parents_newest_version_crediting_its_cook()
     assert_eq!(s.accepted_in, Some(v(3)));
     assert_eq!(s.reply.as_deref(), Some("Thanks!"));
     assert!(matches!(
-        recipes.decline_suggestion(&parent, 1, "", &ann("late")),
+        recipes.decline_suggestion(&parent, 1, (v(3), v(1)), "", &ann("late")),
         Err(DomainError::SuggestionClosed { .. })
     ));
     // The fork changes again and suggests again; its open suggestion
@@ -490,11 +510,25 @@ fn a_suggestion_is_accepted_onto_the_parents_newest_version_crediting_its_cook()
     let view = recipes.snapshot();
     let open = view.suggestion(now.id, 2).unwrap().unwrap();
     assert_eq!(open.from_version, v(3), "it follows the fork");
+    // A decline made from the review of the fork's version 2 declines
+    // nothing: the suggestion follows the fork, now at version 3.
+    assert!(matches!(
+        recipes.decline_suggestion(&parent, 2, (v(3), v(2)), "No", &ann("no")),
+        Err(DomainError::MergeMoved { .. })
+    ));
     recipes
-        .decline_suggestion(&parent, 2, "Not for a loaf", &ann("no"))
+        .decline_suggestion(&parent, 2, (v(3), v(3)), "Not for a loaf", &ann("no"))
         .unwrap();
+    // The same changes again are refused, until the fork changes.
+    assert!(matches!(
+        recipes.suggest(&fork, v(3), "Please", &ben("suggest")),
+        Err(DomainError::DeclinedAlready { number: 2 })
+    ));
+    let mut changed = recipes.snapshot().recipe(&fork).unwrap().content;
+    changed.notes = Some("Muffins: 18 to 20 minutes, in paper cases.".into());
+    recipes.edit(&fork, v(3), changed, &ben("cases")).unwrap();
     let (third, _) = recipes
-        .suggest(&fork, v(3), "Try again", &ben("suggest"))
+        .suggest(&fork, v(4), "Try again", &ben("suggest"))
         .unwrap();
     recipes
         .withdraw_suggestion(&parent, third, &ben("withdraw"))
@@ -781,7 +815,7 @@ fn a_suggestion_taken_is_facts_read_at_any_basis_and_carried_by_export_and_impor
         .unwrap();
     let before = recipes.snapshot();
     recipes
-        .accept_suggestion(&parent, 1, v(2), &[], "", &Change::by("ann", "yes"))
+        .accept_suggestion(&parent, 1, v(2), v(2), &[], "", &Change::by("ann", "yes"))
         .unwrap();
     let view = recipes.snapshot();
     let parent_id = view.recipe(&parent).unwrap().id;
@@ -801,10 +835,13 @@ fn a_suggestion_taken_is_facts_read_at_any_basis_and_carried_by_export_and_impor
         ),
         (1, v(2), v(3))
     );
+    // Taken whole (the parent had nothing of its own since): the fork is
+    // in step with the version that took it, with nothing to suggest.
     let page = pages::recipe_show(&view, &fork, Default::default()).unwrap();
     let apart = page.apart.unwrap();
-    assert_eq!((apart.since, apart.newest, apart.taken), (v(2), v(3), 1));
+    assert_eq!((apart.since, apart.newest, apart.taken), (v(3), v(3), 0));
     assert_eq!(apart.gained(), 0, "its own change is no news to the fork");
+    assert!(!page.can_suggest);
     // The parent's history links the fork's version it took; the fork's
     // links the parent's version it brought in.
     let history = pages::history(&view, &parent, None).unwrap();

@@ -324,10 +324,14 @@ fn the_demo_has_a_fork_in_step_and_a_suggestion_its_parent_took() {
 /// planned, not halfway through the writing.
 #[test]
 fn a_seed_fork_suggests_one_change_at_a_time() {
-    let fork = "{:slug \"buttered\" :forks {:slug \"toast\" :version 1}\n \
-         :versions [{:at #inst \"2024-02-01T00:00:00Z\" :author \"ann\" :note \"butter\" :title \"Buttered toast\"\n \
-         :ingredients [\"1 slice bread\" \"butter\"]}]}";
-    let toast = |second_suggested: &str| {
+    let fork = |later: &str| {
+        format!(
+            "{{:slug \"buttered\" :forks {{:slug \"toast\" :version 1}}\n \
+             :versions [{{:at #inst \"2024-02-01T00:00:00Z\" :author \"ann\" :note \"butter\" :title \"Buttered toast\"\n \
+             :ingredients [\"1 slice bread\" \"butter\"]}}{later}]}}"
+        )
+    };
+    let toast = |second: &str| {
         format!(
             "{{:slug \"toast\"\n :versions [{{:at #inst \"2024-01-01T08:00:00Z\" :author \"ben\" :note \"first\"\n \
              :title \"Toast\" :ingredients [\"1 slice bread\"] :steps [\"Toast it.\"]}}\n \
@@ -335,23 +339,34 @@ fn a_seed_fork_suggests_one_change_at_a_time() {
              :takes {{:fork \"buttered\" :version 1 :at #inst \"2024-02-02T00:00:00Z\" :message \"Butter\"}}}}\n \
              {{:at #inst \"2024-02-06T00:00:00Z\" :author \"ben\" :note \"a note\" :notes \"Hot.\"}}\n \
              {{:at #inst \"2024-02-09T00:00:00Z\" :author \"ben\" :note \"took it again\"\n \
-             :takes {{:fork \"buttered\" :version 1 :at #inst \"{second_suggested}\" :message \"Butter, again\"}}}}]}}"
+             :takes {{:fork \"buttered\" {second} :message \"Butter, again\"}}}}]}}"
         )
     };
-    let files = |second: &str| {
+    let files = |second: &str, later: &str| {
         vec![
             ("toast.edn".to_owned(), toast(second)),
-            ("buttered.edn".to_owned(), fork.to_owned()),
+            ("buttered.edn".to_owned(), fork(later)),
         ]
     };
     mistake(
-        &files("2024-02-03T00:00:00Z"),
+        &files(":version 1 :at #inst \"2024-02-03T00:00:00Z\"", ""),
         "toast.edn",
         8,
         "already has a suggestion open then",
     );
-    // Suggested again after the first was taken: planned and written.
-    let plan = seed::plan(&files("2024-02-07T00:00:00Z")).unwrap();
+    // The first was taken whole: the fork is in step, and its version 1
+    // has nothing left to suggest.
+    mistake(
+        &files(":version 1 :at #inst \"2024-02-07T00:00:00Z\"", ""),
+        "toast.edn",
+        8,
+        "has no change to suggest",
+    );
+    // A newer version's change, suggested after the first was taken:
+    // planned and written.
+    let jam = "\n {:at #inst \"2024-02-07T00:00:00Z\" :author \"ann\" :note \"jam\" \
+               :ingredients [\"1 slice bread\" \"butter\" \"jam\"]}";
+    let plan = seed::plan(&files(":version 2 :at #inst \"2024-02-08T00:00:00Z\"", jam)).unwrap();
     let store = Store::temporary().unwrap();
     let report = seed::apply(&store, &plan).unwrap();
     assert_eq!(report.suggestions, 2);

@@ -184,13 +184,30 @@ async fn the_deepest_recipe_shows_its_lineage_from_the_original_down() {
     assert!(lineage.len() >= 12, "the demo's chain is 12 deep");
     let page = get(&site, &format!("/recipes/{deepest}")).await;
     assert_eq!(page.status, 200);
+    // The original, the gap, and the last two: the whole lineage is the
+    // lineage page's.
     let crumbs = page.texts("nav.lineage li a");
     let titles: Vec<String> = lineage.iter().map(|(t, _)| t.clone()).collect();
-    assert_eq!(crumbs, titles);
-    let hrefs = page.attrs("nav.lineage li a", "href");
-    for (href, (_, version)) in hrefs.iter().zip(&lineage) {
+    let gap = format!("… {} more ancestors", titles.len() - 3);
+    let n = titles.len();
+    assert_eq!(
+        crumbs,
+        [
+            titles[0].clone(),
+            gap,
+            titles[n - 2].clone(),
+            titles[n - 1].clone()
+        ]
+    );
+    let hrefs = page.attrs("nav.lineage li:not(.gap) a", "href");
+    let shown = [&lineage[0], &lineage[n - 2], &lineage[n - 1]];
+    assert_eq!(hrefs.len(), shown.len());
+    for (href, (_, version)) in hrefs.iter().zip(shown) {
         assert!(href.ends_with(&format!("/versions/{version}")), "{href}");
     }
+    let whole = get(&site, &format!("/recipes/{deepest}/lineage")).await;
+    let listed: Vec<String> = whole.texts("ol.lineage-list li a");
+    assert_eq!(listed[..n], titles[..]);
     let title = demo()
         .snapshot()
         .recipe(&slug(&deepest))
@@ -1075,14 +1092,13 @@ async fn a_long_lineage_is_shortened_in_the_middle_with_a_link_to_all_of_it() {
     let page = get(&site, "/recipes/r25").await;
     assert_eq!(page.status, 200);
     let crumbs = page.texts("nav.lineage li");
-    // Ten from the original, the gap, ten to the parent, and the recipe.
-    assert_eq!(crumbs.len(), 22, "{crumbs:?}");
+    // The original, the gap, the last two to the parent, and the recipe.
+    assert_eq!(crumbs.len(), 5, "{crumbs:?}");
     assert!(crumbs[0].starts_with("Recipe 0 "), "{crumbs:?}");
-    assert!(crumbs[9].starts_with("Recipe 9 "), "{crumbs:?}");
-    assert_eq!(crumbs[10], "… 5 more ancestors");
-    assert!(crumbs[11].starts_with("Recipe 15 "), "{crumbs:?}");
-    assert!(crumbs[20].starts_with("Recipe 24 "), "{crumbs:?}");
-    assert_eq!(crumbs[21], "Recipe 25");
+    assert_eq!(crumbs[1], "… 22 more ancestors");
+    assert!(crumbs[2].starts_with("Recipe 23 "), "{crumbs:?}");
+    assert!(crumbs[3].starts_with("Recipe 24 "), "{crumbs:?}");
+    assert_eq!(crumbs[4], "Recipe 25");
     assert_eq!(
         page.attrs("nav.lineage li.gap a", "href"),
         ["/recipes/r25/lineage"]
@@ -1102,10 +1118,12 @@ async fn a_long_lineage_is_shortened_in_the_middle_with_a_link_to_all_of_it() {
     assert_eq!(get(&site, "/recipes/r0/lineage").await.status, 200);
     assert_eq!(get(&site, "/recipes/nope/lineage").await.status, 404);
 
-    // Twenty ancestors are shown whole.
-    let twenty = get(&site, "/recipes/r20").await.texts("nav.lineage li");
-    assert_eq!(twenty.len(), 21);
-    assert!(!twenty.iter().any(|c| c.contains("more ancestor")));
+    // Three ancestors are shown whole; four are shortened.
+    let three = get(&site, "/recipes/r3").await.texts("nav.lineage li");
+    assert_eq!(three.len(), 4);
+    assert!(!three.iter().any(|c| c.contains("more ancestor")));
+    let four = get(&site, "/recipes/r4").await.texts("nav.lineage li");
+    assert_eq!(four[1], "… 1 more ancestor", "{four:?}");
 }
 
 #[actix_web::test]

@@ -1,14 +1,34 @@
 //! The bring-in page: a fork's parent's changes since the fork last
 //! agreed with it, merged onto the fork, with what comes in and the
-//! conflicts the cook chooses between.
+//! conflicts the cook chooses between; or, for a fork in step, a page that
+//! says so.
 
+use super::{link, Link};
+use crate::domain::content::{ContentError, ContentField, MAX_INGREDIENTS, MAX_STEPS, MAX_TAGS};
 use crate::domain::diff::{self, RecipeDiff};
 use crate::domain::ids::VersionNumber;
+use crate::domain::merge::Choice;
 use crate::domain::read::{ParentChanges, Recipe, Snapshot};
 use crate::domain::slug::Slug;
-use crate::domain::DomainError;
+use crate::domain::{Content, DomainError};
 
 /// What the bring-in page shows.
+pub enum BringIn {
+    /// The parent's changes to bring in.
+    Changes(Box<BringInShow>),
+    /// Nothing to bring in.
+    InStep(Box<InStep>),
+}
+
+/// A fork with nothing to bring in: it has every change of its parent up
+/// to the parent's version `version`, its newest.
+pub struct InStep {
+    pub fork: Recipe,
+    pub parent: Link,
+    pub version: VersionNumber,
+}
+
+/// The parent's changes a fork has not brought in.
 pub struct BringInShow {
     /// The fork, as it is now.
     pub fork: Recipe,
@@ -16,26 +36,117 @@ pub struct BringInShow {
     /// What the fork would gain: its newest version against the merge,
     /// with its own side of every conflict.
     pub incoming: RecipeDiff,
+    /// What the conflicts' choices call the parent's side: its cook's
+    /// handle, or, for a cook's fork of their own recipe, the recipe.
+    pub theirs: String,
+    /// Why the merge, with its own side of every conflict, could not be
+    /// saved (the content limits it would pass), each with what to trim.
+    pub over_limits: Vec<String>,
 }
 
-/// The bring-in page of the fork at `slug`, for the parent's version
-/// `upto` (its newest when `None`).
-pub fn bring_in_show(
-    snapshot: &Snapshot,
-    slug: &Slug,
-    upto: Option<VersionNumber>,
-) -> Result<BringInShow, DomainError> {
+/// The bring-in page of the fork at `slug`: its parent's newest version
+/// merged onto it.
+pub fn bring_in_show(snapshot: &Snapshot, slug: &Slug) -> Result<BringIn, DomainError> {
     let fork = snapshot.current(slug)?;
-    let changes = snapshot.parent_changes(&fork, upto)?;
-    let mine = vec![crate::domain::merge::Choice::Mine; changes.merge.conflicts().len()];
-    let merged = changes
-        .merge
-        .resolved(&mine)
-        .expect("a choice for every conflict");
+    let changes = match snapshot.parent_changes(&fork, None) {
+        Ok(changes) => changes,
+        Err(DomainError::UpToDate { version, .. }) => {
+            let (parent, _) = fork
+                .forked_from
+                .ok_or_else(|| DomainError::NoParent(slug.to_string()))?;
+            return Ok(BringIn::InStep(Box::new(InStep {
+                parent: link(snapshot, parent)?,
+                fork,
+                version,
+            })));
+        }
+        Err(e) => return Err(e),
+    };
+    let merged = changes.merge.with_every(Choice::Mine);
+    if changes.merge.is_clean() && merged == fork.content {
+        // Every change the parent made, the fork has: in step in all but
+        // the record.
+        return Ok(BringIn::InStep(Box::new(InStep {
+            parent: Link {
+                slug: changes.parent.slug.to_string(),
+                title: changes.parent.content.title.clone(),
+            },
+            version: changes.upto,
+            fork,
+        })));
+    }
     let incoming = diff::recipes(&fork.content, &merged);
-    Ok(BringInShow {
+    let theirs = other_side(
+        &fork,
+        changes.parent.author.as_deref(),
+        &changes.parent.content.title,
+        "the parent",
+    );
+    Ok(BringIn::Changes(Box::new(BringInShow {
+        over_limits: over_limits(merged, &fork.content),
+        theirs,
         fork,
         changes,
         incoming,
-    })
+    })))
+}
+
+/// What a merge form calls the other side, for `mine`'s cook: the other
+/// recipe's cook, by handle; for a cook merging two recipes of their own,
+/// the other recipe by title; and `fallback` when both are called alike.
+pub(crate) fn other_side(
+    mine: &Recipe,
+    other_cook: Option<&str>,
+    other_title: &str,
+    fallback: &str,
+) -> String {
+    match other_cook {
+        Some(cook) if Some(cook) != mine.author.as_deref() => cook.to_owned(),
+        _ if other_title != mine.content.title => other_title.to_owned(),
+        _ => fallback.to_owned(),
+    }
+}
+
+/// Why `merged` (from a recipe that is `mine` now) cannot be saved, in
+/// words that say what to trim: the lists' limits by how many too many,
+/// the others as the check says them.
+pub(crate) fn over_limits(merged: Content, mine: &Content) -> Vec<String> {
+    let (ingredients, steps, tags) = (
+        merged.ingredients.len(),
+        merged.steps.len(),
+        merged.tags.len(),
+    );
+    let Err(mistakes) = merged.checked() else {
+        return Vec::new();
+    };
+    mistakes
+        .iter()
+        .map(|mistake: &ContentError| {
+            let trim = |n: usize, most: usize, what: &str, now: usize| {
+                format!(
+                    "Merged, the recipe would have {n} {what}, and a recipe has at most {most}: \
+                     take out at least {} of your {now} first.",
+                    n - most
+                )
+            };
+            match mistake.field() {
+                ContentField::Ingredients if ingredients > MAX_INGREDIENTS => trim(
+                    ingredients,
+                    MAX_INGREDIENTS,
+                    "ingredient lines",
+                    mine.ingredients.len(),
+                ),
+                ContentField::Steps if steps > MAX_STEPS => {
+                    trim(steps, MAX_STEPS, "steps", mine.steps.len())
+                }
+                ContentField::Tags if tags > MAX_TAGS => {
+                    trim(tags, MAX_TAGS, "tags", mine.tags.len())
+                }
+                _ => format!(
+                    "Merged, the recipe would be refused: {}.",
+                    mistake.to_string().trim_end_matches('.')
+                ),
+            }
+        })
+        .collect()
 }

@@ -33,7 +33,7 @@ mod recipe;
 mod suggestions;
 mod version;
 
-pub use bring_in::{bring_in_show, BringInShow};
+pub use bring_in::{bring_in_show, BringIn, BringInShow, InStep};
 pub use cook::{cook_page, CookPage, COOK_PAGE_LIMIT};
 pub use diff::{comparison, version_diff, Comparison, VersionDiff};
 pub use family::{family, Family, TreeNode};
@@ -41,7 +41,7 @@ pub use history::{history, History, Origin, HISTORY_PAGE};
 pub use lineage::{lineage_show, LineageShow};
 pub use recipe::{recipe_data, recipe_show, Apart, RecipeData, RecipeShow, FORKS_LISTED};
 pub use suggestions::{
-    cook_suggestions, suggest_show, suggestion_show, suggestions_feed, suggestions_show,
+    cook_suggestions, suggest_show, suggestion_show, suggestions_feed, suggestions_show, Blocked,
     CookSuggestions, SuggestShow, SuggestionLine, SuggestionShow, SuggestionsFeed, SuggestionsShow,
     COOK_SUGGESTIONS_LISTED,
 };
@@ -75,11 +75,16 @@ pub struct Crumb {
     pub version: VersionNumber,
 }
 
-/// Ancestors a breadcrumb shows at each end before it is shortened.
-pub const CRUMB_ENDS: usize = 10;
+/// Ancestors a breadcrumb shows before its gap (the original) and after
+/// it (the parent's parent and the parent): a lineage of more is shortened
+/// to those, "… N more" between, and the whole list is the lineage page's.
+/// So the breadcrumb of the deepest recipe takes a few lines on a phone
+/// (it took thirteen when it named twenty), above the title.
+pub const CRUMB_HEAD: usize = 1;
+pub const CRUMB_TAIL: usize = 2;
 /// A lineage as a breadcrumb, the original first and the parent last; one
-/// of more than `2 * CRUMB_ENDS` ancestors is shortened in the middle, so a
-/// page names at most that many whatever the depth.
+/// of more than `CRUMB_HEAD + CRUMB_TAIL` ancestors is shortened in the
+/// middle, so a page names at most that many whatever the depth.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Breadcrumb {
     /// Where the original was brought in from, if it was: the lineage
@@ -123,7 +128,7 @@ fn crumbs(snapshot: &Snapshot, id: RecipeId) -> Result<Breadcrumb, DomainError> 
     lineage.reverse();
     let source = snapshot.source(lineage.first().map_or(id, |a| a.id))?;
     let crumb = |a: &Ancestor| crumb(snapshot, a);
-    if lineage.len() <= 2 * CRUMB_ENDS {
+    if lineage.len() <= CRUMB_HEAD + CRUMB_TAIL {
         return Ok(Breadcrumb {
             source,
             head: lineage.iter().map(crumb).collect::<Result<_, _>>()?,
@@ -131,14 +136,14 @@ fn crumbs(snapshot: &Snapshot, id: RecipeId) -> Result<Breadcrumb, DomainError> 
             tail: Vec::new(),
         });
     }
-    let tail_from = lineage.len() - CRUMB_ENDS;
+    let tail_from = lineage.len() - CRUMB_TAIL;
     Ok(Breadcrumb {
         source,
-        head: lineage[..CRUMB_ENDS]
+        head: lineage[..CRUMB_HEAD]
             .iter()
             .map(crumb)
             .collect::<Result<_, _>>()?,
-        hidden: tail_from - CRUMB_ENDS,
+        hidden: tail_from - CRUMB_HEAD,
         tail: lineage[tail_from..]
             .iter()
             .map(crumb)

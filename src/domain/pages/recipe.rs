@@ -3,7 +3,7 @@
 
 use super::suggestions::{suggestion_lines, SuggestionLine};
 use super::{crumbs, link, Breadcrumb, Link};
-use crate::domain::read::{BroughtIn, Recipe, Snapshot};
+use crate::domain::read::{BroughtIn, Recipe, Snapshot, Suggestion};
 use crate::domain::scale::{Scale, ScaleAsked};
 use crate::domain::slug::Slug;
 use crate::domain::{DomainError, VersionNumber};
@@ -27,6 +27,11 @@ pub struct RecipeShow {
     /// brought in) and the parent's newest, so the page says how far apart
     /// they are.
     pub apart: Option<Apart>,
+    /// For a fork: whether it has changes its parent lacks to suggest.
+    pub can_suggest: bool,
+    /// For a fork: the newest suggestion it made, so its page says what
+    /// became of it.
+    pub last_suggestion: Option<Suggestion>,
     /// Suggestions to it still open.
     pub open_suggestions: usize,
     /// The scale its amounts are shown at: part of the page, since a
@@ -45,6 +50,9 @@ pub struct Apart {
     /// Of the parent's versions since, those that took this fork's own
     /// suggestions: changes the fork already has.
     pub taken: u32,
+    /// Of the changes both made differently, how many the fork kept its
+    /// own version of when it last brought the parent's in.
+    pub kept_own: u32,
 }
 
 impl Apart {
@@ -64,24 +72,34 @@ pub fn recipe_show(
     let recipe = snapshot.current(slug)?;
     let scale = Scale::for_recipe(&recipe.content, asked.servings, asked.units)?;
     let lineage = crumbs(snapshot, recipe.id)?;
-    let apart = match snapshot.apart_from_parent(&recipe)? {
-        Some((since, newest)) => {
-            // Read only for a fork whose parent moved on.
-            let taken = match since < newest {
-                true => snapshot
-                    .taken_from(recipe.id)?
-                    .iter()
-                    .filter(|t| t.parent_version > since && t.parent_version <= newest)
-                    .count(),
-                false => 0,
-            };
-            Some(Apart {
-                since,
-                newest,
-                taken: u32::try_from(taken).unwrap_or(u32::MAX),
-            })
+    let agreed = snapshot.agreed(&recipe)?;
+    let apart = agreed.as_ref().map(|agreed| {
+        // The fork's suggestions its parent took beside changes of its
+        // own, since the two last agreed: changes the fork has already.
+        let taken = agreed
+            .taken
+            .iter()
+            .filter(|t| t.parent_version > agreed.version && t.parent_version <= agreed.newest)
+            .count();
+        Apart {
+            since: agreed.version,
+            newest: agreed.newest,
+            taken: u32::try_from(taken).unwrap_or(u32::MAX),
+            kept_own: recipe.kept_own,
         }
-        None => None,
+    });
+    // Offered while the fork has changes its parent lacks: not once its
+    // newest version was taken as it is.
+    let can_suggest = agreed.as_ref().is_some_and(|agreed| {
+        recipe.own_changes.unwrap_or(true)
+            && !agreed
+                .taken
+                .iter()
+                .any(|t| t.fork_version == recipe.newest())
+    });
+    let (last_suggestion, _) = match agreed {
+        Some(_) => snapshot.newest_suggestions_from(recipe.id, 1)?,
+        None => (Vec::new(), 0),
     };
     let all_forks = snapshot.forks(recipe.id)?;
     let forks = all_forks
@@ -96,6 +114,8 @@ pub fn recipe_show(
         forks,
         fork_count: all_forks.len(),
         apart,
+        can_suggest,
+        last_suggestion: last_suggestion.into_iter().next(),
         open_suggestions,
         scale,
     })

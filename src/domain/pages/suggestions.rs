@@ -2,9 +2,10 @@
 //! recipe's list of the suggestions made to it, and one suggestion's
 //! review (a three-way comparison).
 
+use super::bring_in::{other_side, over_limits};
 use super::{link, Link};
 use crate::domain::diff::{self, RecipeDiff};
-use crate::domain::merge::{Choice, Merge};
+use crate::domain::merge::{self, Choice, Merge};
 use crate::domain::read::{Recipe, Snapshot, Suggestion, SuggestionState};
 use crate::domain::slug::Slug;
 use crate::domain::{DomainError, Instant, VersionNumber};
@@ -15,33 +16,59 @@ pub struct SuggestShow {
     pub parent: Recipe,
     /// The parent's version the fork last agreed with.
     pub base: VersionNumber,
-    /// What the fork changed since.
+    /// Exactly what the suggestion sends: the fork's changes since it last
+    /// agreed with its parent, but its title and picture, which stay its
+    /// own.
     pub change: RecipeDiff,
-    /// The fork's open suggestion, if it has one (its number).
-    pub open: Option<u32>,
+    /// Why no suggestion can be made now, if none can.
+    pub blocked: Option<Blocked>,
+}
+
+/// Why a fork cannot suggest its changes now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Blocked {
+    /// It already has this suggestion open, which follows its newest
+    /// version.
+    Open(u32),
+    /// Its parent has every change it made.
+    NothingToSuggest,
+    /// This very version was suggested and declined.
+    Declined(u32),
+    /// Its parent was retired, and takes no suggestion.
+    ParentRetired,
 }
 
 /// The suggest form of the fork at `slug`.
 pub fn suggest_show(snapshot: &Snapshot, slug: &Slug) -> Result<SuggestShow, DomainError> {
     let fork = snapshot.current(slug)?;
-    let (parent_id, base) = fork
-        .in_step_with()
+    let agreed = snapshot
+        .agreed(&fork)?
         .ok_or_else(|| DomainError::NoParent(slug.to_string()))?;
-    let parent = snapshot.recipe_by_id(parent_id)?;
-    let versions = snapshot.versions(parent_id)?;
-    let at = Snapshot::nth_version(&parent.slug, &versions, base)?;
-    let change = diff::recipes(&snapshot.content_at(parent_id, at.basis)?, &fork.content);
-    let open = snapshot
-        .suggestions_from(fork.id)?
-        .into_iter()
-        .find(|s| s.state == SuggestionState::Open)
-        .map(|s| s.number);
+    let parent = snapshot.recipe_by_id(agreed.parent)?;
+    let base = snapshot.base_content(&parent, &fork, agreed.base)?;
+    let sent = merge::as_suggested(&base, &fork.content);
+    let change = diff::recipes(&base, &sent);
+    let made = snapshot.suggestions_from(fork.id)?;
+    let open = made.iter().find(|s| s.state == SuggestionState::Open);
+    let declined = made
+        .iter()
+        .rev()
+        .find(|s| s.state == SuggestionState::Declined && s.from_version == fork.newest());
+    let blocked = if let Some(open) = open {
+        Some(Blocked::Open(open.number))
+    } else if parent.retired {
+        Some(Blocked::ParentRetired)
+    } else if sent == base {
+        Some(Blocked::NothingToSuggest)
+    } else {
+        declined.map(|s| Blocked::Declined(s.number))
+    };
     Ok(SuggestShow {
         fork,
         parent,
-        base,
+        base: agreed.version,
         change,
-        open,
+        blocked,
     })
 }
 
@@ -73,17 +100,23 @@ pub struct SuggestionShow {
     pub recipe: Recipe,
     pub suggestion: Suggestion,
     pub fork: Link,
-    /// The fork's changes: the parent's version it agreed with against the
-    /// fork's version suggested.
+    /// The fork's changes: the base it agreed with against the fork's
+    /// version suggested.
     pub proposed: RecipeDiff,
-    /// The recipe's own changes since the version the fork agreed with:
-    /// the third side of the comparison (empty if it has none).
+    /// The recipe's own changes since the fork's base: the third side of
+    /// the comparison (empty if it has none).
     pub since_base: RecipeDiff,
     /// The merge onto the recipe's newest version.
     pub merge: Merge,
     /// The recipe now against the merge, with the suggestion's side of
     /// every conflict.
     pub outcome: RecipeDiff,
+    /// What the conflicts' choices call the suggestion's side: its cook's
+    /// handle (or, for a cook's suggestion to their own recipe, the fork).
+    pub theirs: String,
+    /// Why accepting it with the suggestion's side of every conflict could
+    /// not be saved (the content limits it would pass).
+    pub over_limits: Vec<String>,
 }
 
 pub fn suggestion_show(
@@ -100,11 +133,17 @@ pub fn suggestion_show(
                 number,
             })?;
     let made = snapshot.suggestion_merge(&recipe, &suggestion)?;
-    let theirs = vec![Choice::Theirs; made.merge.conflicts().len()];
-    let merged = made
-        .merge
-        .resolved(&theirs)
-        .expect("a choice for every conflict");
+    let merged = made.merge.with_every(Choice::Theirs);
+    let theirs = other_side(
+        &recipe,
+        suggestion.by.as_deref(),
+        &made.fork.content.title,
+        "the fork",
+    );
+    let over_limits = match suggestion.state {
+        SuggestionState::Open => over_limits(merged.clone(), &recipe.content),
+        _ => Vec::new(),
+    };
     Ok(SuggestionShow {
         proposed: diff::recipes(&made.base, &made.suggested),
         since_base: diff::recipes(&made.base, &recipe.content),
@@ -114,6 +153,8 @@ pub fn suggestion_show(
             title: made.fork.content.title.clone(),
         },
         merge: made.merge,
+        theirs,
+        over_limits,
         recipe,
         suggestion,
     })

@@ -27,6 +27,15 @@ pub struct Recipe {
     pub forked_from: Option<(RecipeId, VersionNumber)>,
     /// The parent's version last brought in, if any was.
     pub brought_in: Option<VersionNumber>,
+    /// For a fork: of the changes it and its parent made differently, how
+    /// many it kept its own version of when it last brought the parent's
+    /// in.
+    pub kept_own: u32,
+    /// For a fork: whether its newest version has changes its parent lacks
+    /// (`None` where no writer said: a fork saved before it was recorded).
+    pub own_changes: Option<bool>,
+    /// The cooks whose suggestions it took, by handle.
+    pub contributors: Vec<String>,
 }
 
 impl Recipe {
@@ -88,6 +97,9 @@ impl Snapshot {
             retired: false,
             forked_from: None,
             brought_in: None,
+            kept_own: 0,
+            own_changes: None,
+            contributors: Vec::new(),
         };
         let mut ingredients = Vec::new();
         let mut steps = Vec::new();
@@ -143,6 +155,15 @@ impl Snapshot {
                 }
                 x if x == a.merged_at_version => {
                     recipe.brought_in = v.as_long().and_then(VersionNumber::stored)
+                }
+                x if x == a.kept_own => {
+                    recipe.kept_own = v.as_long().and_then(|n| u32::try_from(n).ok()).unwrap_or(0)
+                }
+                x if x == a.own_changes => recipe.own_changes = v.as_bool(),
+                x if x == a.contributor => {
+                    if let Some(handle) = v.as_ref().and_then(|u| self.handle(u).ok().flatten()) {
+                        recipe.contributors.push(handle);
+                    }
                 }
                 x if x == a.picture => picture.hash = v.as_str().unwrap_or("").to_owned(),
                 x if x == a.picture_alt => picture.alt = v.as_str().unwrap_or("").to_owned(),

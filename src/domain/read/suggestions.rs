@@ -1,7 +1,7 @@
 //! Suggestions: a fork's changes proposed to its parent's author, read on
 //! one value.
 
-use super::{Recipe, Snapshot};
+use super::{MergeBase, Recipe, Snapshot};
 use crate::domain::ids::{Basis, Instant, RecipeId, VersionNumber};
 use crate::domain::merge::{self, Merge};
 use crate::domain::Content;
@@ -15,6 +15,8 @@ pub enum SuggestionState {
     Accepted,
     Declined,
     Withdrawn,
+    /// The recipe it was made to was retired while it was open.
+    Closed,
 }
 
 impl SuggestionState {
@@ -24,6 +26,7 @@ impl SuggestionState {
             SuggestionState::Accepted => "accepted",
             SuggestionState::Declined => "declined",
             SuggestionState::Withdrawn => "withdrawn",
+            SuggestionState::Closed => "closed",
         }
     }
 
@@ -32,6 +35,7 @@ impl SuggestionState {
             "accepted" => SuggestionState::Accepted,
             "declined" => SuggestionState::Declined,
             "withdrawn" => SuggestionState::Withdrawn,
+            "closed" => SuggestionState::Closed,
             _ => SuggestionState::Open,
         }
     }
@@ -49,12 +53,21 @@ pub struct Suggestion {
     pub to: RecipeId,
     /// The parent's version the fork last agreed with: the merge's base.
     pub base_version: VersionNumber,
+    /// When the fork last agreed with the parent through an earlier
+    /// suggestion the parent took beside changes of its own: that
+    /// suggestion's fork version, on the base as it was suggested
+    /// (`read::MergeBase`).
+    pub base_fork_version: Option<VersionNumber>,
     pub by: Option<String>,
     pub message: String,
     pub state: SuggestionState,
     pub reply: Option<String>,
     /// The parent's version accepting it made.
     pub accepted_in: Option<VersionNumber>,
+    /// Once accepted: whether the parent had no change of its own beside
+    /// it, so that the fork is in step with the version that took it
+    /// (`None` where a store did not record it).
+    pub whole: Option<bool>,
     /// When it was made.
     pub made: Instant,
     /// When it last changed: made, followed the fork, or closed.
@@ -62,12 +75,28 @@ pub struct Suggestion {
 }
 
 /// A suggestion its parent took: which, the fork's version suggested,
-/// and the parent's version that took it.
+/// the parent's version it was made against, and the parent's version
+/// that took it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Taken {
     pub number: u32,
     pub fork_version: VersionNumber,
+    pub base_version: VersionNumber,
     pub parent_version: VersionNumber,
+    /// `Suggestion::whole`.
+    pub whole: Option<bool>,
+}
+
+impl Taken {
+    /// Whether the parent took it with no change of its own beside, so
+    /// that its version that took it is the fork's changes and nothing
+    /// else, and the fork is in step with it. Where a store did not record
+    /// it, when the version that took it came right after the one the
+    /// suggestion was made against.
+    pub fn is_whole(&self) -> bool {
+        self.whole
+            .unwrap_or(self.base_version.next() == Some(self.parent_version))
+    }
 }
 
 /// A suggestion's merge, and what it is made of.
@@ -96,11 +125,13 @@ impl Snapshot {
             from_version: VersionNumber::FIRST,
             to: RecipeId::new(0),
             base_version: VersionNumber::FIRST,
+            base_fork_version: None,
             by: None,
             message: String::new(),
             state: SuggestionState::Open,
             reply: None,
             accepted_in: None,
+            whole: None,
             made: Instant::from_millis(0),
             changed: Instant::from_millis(0),
         };
@@ -108,7 +139,7 @@ impl Snapshot {
         let (mut first_tx, mut last_tx) = (None, None);
         for datom in self
             .db
-            .entity_attributes(id, a.suggestion_from, a.suggestion_accepted_in)
+            .entity_attributes(id, a.suggestion_from, a.suggestion_whole)
         {
             let Datom { a: attr, v, tx, .. } = datom?;
             first_tx = Some(first_tx.map_or(tx, |t: EntityId| t.min(tx)));
@@ -139,6 +170,8 @@ impl Snapshot {
                 }
                 x if x == a.suggestion_reply => s.reply = v.as_str().map(str::to_owned),
                 x if x == a.suggestion_accepted_in => s.accepted_in = version(&v),
+                x if x == a.suggestion_base_fork_version => s.base_fork_version = version(&v),
+                x if x == a.suggestion_whole => s.whole = v.as_bool(),
                 _ => {}
             }
         }
@@ -255,7 +288,9 @@ impl Snapshot {
                 s.accepted_in.map(|parent_version| Taken {
                     number: s.number,
                     fork_version: s.from_version,
+                    base_version: s.base_version,
                     parent_version,
+                    whole: s.whole,
                 })
             })
             .collect())
@@ -303,22 +338,26 @@ impl Snapshot {
     }
 
     /// What accepting `suggestion` to `parent` (as this value has it)
-    /// merges: the fork's changes, from the parent's version it agreed
-    /// with to the fork's version suggested, onto the parent's newest;
-    /// all but its title and picture.
+    /// merges: the fork's changes, from the base it agreed with to the
+    /// fork's version suggested, onto the parent's newest; all but its
+    /// title and picture.
     /// Reads the three versions: the cost of the two recipes.
     pub fn suggestion_merge(
         &self,
         parent: &Recipe,
         suggestion: &Suggestion,
     ) -> Result<SuggestionMerge, DomainError> {
-        let parent_versions = self.versions(parent.id)?;
-        let base_at =
-            Snapshot::nth_version(&parent.slug, &parent_versions, suggestion.base_version)?;
         let fork = self.recipe_by_id(suggestion.from)?;
+        let base = self.base_content(
+            parent,
+            &fork,
+            MergeBase {
+                parent_version: suggestion.base_version,
+                fork_version: suggestion.base_fork_version,
+            },
+        )?;
         let fork_versions = self.versions(fork.id)?;
         let from_at = Snapshot::nth_version(&fork.slug, &fork_versions, suggestion.from_version)?;
-        let base = self.content_at(parent.id, base_at.basis)?;
         let suggested = merge::as_suggested(&base, &self.content_at(fork.id, from_at.basis)?);
         let merge = merge::merge(&base, &parent.content, &suggested);
         Ok(SuggestionMerge {

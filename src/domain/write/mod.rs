@@ -485,8 +485,10 @@ impl Recipes {
 
     /// The datoms of a new version of `recipe` (as `view` has it) that
     /// reads as `content`, its history line `what`; `brought_in`, the
-    /// parent's version it merges, for a fork bringing in its parent's
-    /// changes.
+    /// parent's version it merges and that version's content, for a fork
+    /// bringing in its parent's changes. A fork's version records whether
+    /// it has changes of its own (`:recipe/own-changes`), against the
+    /// parent's version it agrees with once this version is saved.
     fn version_transaction(
         &self,
         view: &Snapshot,
@@ -494,7 +496,7 @@ impl Recipes {
         content: &Content,
         change: &Change,
         what: String,
-        brought_in: Option<VersionNumber>,
+        brought_in: Option<(VersionNumber, &Content)>,
     ) -> Result<Transaction, DomainError> {
         let e = recipe.id.entity();
         let old = &recipe.content;
@@ -573,7 +575,16 @@ impl Recipes {
         );
         let count = next_count(recipe)?;
         tx.add(e, ":recipe/version-count", count);
-        suggestions::follow_fork(view, recipe, count, brought_in, &mut tx)?;
+        if recipe.forked_from.is_some() {
+            let own = match brought_in {
+                Some((_, base)) => merges::has_own_changes(base, content),
+                None => view.has_own_changes(recipe, content)?,
+            };
+            if recipe.own_changes != Some(own) {
+                tx.add(e, ":recipe/own-changes", own);
+            }
+        }
+        suggestions::follow_fork(view, recipe, count, brought_in.map(|(v, _)| v), &mut tx)?;
         tx.tx_attr(":tx/change", what);
         tx.add(
             e,
@@ -604,8 +615,8 @@ impl Recipes {
             let versions = view.versions(recipe.id)?;
             let number = version.unwrap_or_else(|| recipe.newest());
             let at = Snapshot::nth_version(parent, &versions, number)?;
-            let content = view.content_at(recipe.id, at.basis)?;
-            let content = changes(content).normalized()?;
+            let forked = view.content_at(recipe.id, at.basis)?;
+            let content = changes(forked.clone()).normalized()?;
             self.check_picture(&content)?;
             let slug = match slug {
                 Some(slug) => {
@@ -620,7 +631,12 @@ impl Recipes {
                 at_version: i64::from(number.get()),
             };
             let mut tx = Transaction::new();
-            tx.map(new_recipe_map("fork", &slug, &content, Some(&fork), change));
+            tx.map(
+                new_recipe_map("fork", &slug, &content, Some(&fork), change).with(
+                    ":recipe/own-changes",
+                    merges::has_own_changes(&forked, &content),
+                ),
+            );
             tx.extend(stamped.clone());
             Ok((tx, slug))
         })?;
@@ -652,18 +668,17 @@ impl Recipes {
                 next_count(&recipe)?,
             );
             tx.tx_attr(":tx/change", RETIRED);
-            // A retired fork suggests nothing any more.
+            // A retired fork suggests nothing any more, and a retired
+            // recipe takes no suggestion: none is left open either way.
             let view = self.view_of(db);
-            for open in view
-                .suggestions_from(recipe.id)?
-                .into_iter()
-                .filter(|s| s.state == SuggestionState::Open)
+            let made = view.suggestions_from(recipe.id)?.into_iter();
+            let sent = view.suggestions_to(recipe.id)?.into_iter();
+            for (open, state) in made
+                .map(|s| (s, SuggestionState::Withdrawn))
+                .chain(sent.map(|s| (s, SuggestionState::Closed)))
+                .filter(|(s, _)| s.state == SuggestionState::Open)
             {
-                tx.add(
-                    open.id,
-                    ":suggestion/state",
-                    SuggestionState::Withdrawn.as_str(),
-                );
+                tx.add(open.id, ":suggestion/state", state.as_str());
                 suggestions::closed(&mut tx, &open);
             }
             tx.extend(stamped.clone());

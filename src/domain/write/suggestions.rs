@@ -6,7 +6,7 @@
 use super::{check_author, check_based_on, stamp, Change, Recipes};
 use crate::domain::diff;
 use crate::domain::ids::VersionNumber;
-use crate::domain::merge::Choice;
+use crate::domain::merge::{self, Choice};
 use crate::domain::read::{Snapshot, Suggestion, SuggestionState};
 use crate::domain::slug::Slug;
 use crate::domain::DomainError;
@@ -15,14 +15,24 @@ use crate::store::{EntityMap, EntityRef, Transaction, TxReport};
 /// Longest message or reply a suggestion takes.
 pub const MAX_MESSAGE: usize = 4_000;
 
-/// What history says of a parent's version that took a suggestion.
-pub fn accepted_line(suggestion: &Suggestion, fork_title: &str, what: &str) -> String {
-    format!(
+/// What history says of a parent's version that took a suggestion: what
+/// it changed, and how each conflict was settled (`settled`).
+pub fn accepted_line(
+    suggestion: &Suggestion,
+    fork_title: &str,
+    what: &str,
+    settled: Option<&str>,
+) -> String {
+    let line = format!(
         "took suggestion {} by {} from {fork_title} (its version {}): {what}",
         suggestion.number,
         suggestion.by.as_deref().unwrap_or("a cook"),
         suggestion.from_version
-    )
+    );
+    match settled {
+        Some(settled) => format!("{line}; {settled}"),
+        None => line,
+    }
 }
 
 fn checked_text(text: &str, what: &str) -> Result<String, DomainError> {
@@ -61,8 +71,10 @@ impl Recipes {
     /// Suggests the changes of the fork at `fork` (at its version
     /// `based_on`, as its cook saw it) since it last agreed with its
     /// parent, to the parent's author, with `message`. Returns the
-    /// suggestion's number. Refused if the fork has no changes to suggest,
-    /// or already has an open suggestion (which follows its newest version).
+    /// suggestion's number. Refused if the fork has no changes its parent
+    /// lacks (`NothingChanged`), already has an open suggestion (which
+    /// follows its newest version), had this very version declined
+    /// (`DeclinedAlready`), or if the parent was retired.
     pub fn suggest(
         &self,
         fork: &Slug,
@@ -83,25 +95,37 @@ impl Recipes {
             let recipe = view.current(fork)?;
             check_author(fork, &recipe, change)?;
             check_based_on(fork, &recipe, based_on)?;
-            let (parent, base) = recipe
-                .in_step_with()
+            let agreed = view
+                .agreed(&recipe)?
                 .ok_or_else(|| DomainError::NoParent(fork.to_string()))?;
-            if let Some(open) = view
-                .suggestions_from(recipe.id)?
-                .into_iter()
-                .find(|s| s.state == SuggestionState::Open)
-            {
+            let parent = view.recipe_by_id(agreed.parent)?;
+            if parent.retired {
+                return Err(DomainError::Retired {
+                    slug: parent.slug.to_string(),
+                    title: parent.content.title,
+                });
+            }
+            let made = view.suggestions_from(recipe.id)?;
+            if let Some(open) = made.iter().find(|s| s.state == SuggestionState::Open) {
                 return Err(DomainError::AlreadySuggested {
                     slug: fork.to_string(),
                     number: open.number,
                 });
             }
-            let versions = view.versions(parent)?;
-            let parent_recipe = view.recipe_by_id(parent)?;
-            let at = Snapshot::nth_version(&parent_recipe.slug, &versions, base)?;
-            if diff::recipes(&view.content_at(parent, at.basis)?, &recipe.content).is_empty() {
+            if let Some(declined) = made
+                .iter()
+                .rev()
+                .find(|s| s.state == SuggestionState::Declined && s.from_version == based_on)
+            {
+                return Err(DomainError::DeclinedAlready {
+                    number: declined.number,
+                });
+            }
+            let base = view.base_content(&parent, &recipe, agreed.base)?;
+            if merge::as_suggested(&base, &recipe.content) == base {
                 return Err(DomainError::NothingChanged);
             }
+            let parent = parent.id;
             // Numbered by how many were made before: one read of their
             // ids, none of the suggestions themselves.
             let made = view
@@ -117,6 +141,9 @@ impl Recipes {
             {
                 suggestion = suggestion.with(":suggestion/to-author", EntityRef::Id(author));
             }
+            if let Some(v) = agreed.base.fork_version {
+                suggestion = suggestion.with(":suggestion/base-fork-version", i64::from(v.get()));
+            }
             let mut tx = Transaction::new();
             tx.map(
                 suggestion
@@ -124,7 +151,10 @@ impl Recipes {
                     .with(":suggestion/from-version", i64::from(based_on.get()))
                     .with(":suggestion/to", EntityRef::Id(parent.entity()))
                     .with(":suggestion/open-to", EntityRef::Id(parent.entity()))
-                    .with(":suggestion/base-version", i64::from(base.get()))
+                    .with(
+                        ":suggestion/base-version",
+                        i64::from(agreed.base.parent_version.get()),
+                    )
                     .with(":suggestion/number", i64::from(number))
                     .with(":suggestion/by", EntityRef::temp("author"))
                     .with(":suggestion/message", message.as_str())
@@ -138,16 +168,19 @@ impl Recipes {
 
     /// Accepts suggestion `number` to `parent`: a new version of the parent,
     /// the suggestion's changes merged onto its newest, crediting the
-    /// suggester. `based_on` is the parent's version the review showed: if
-    /// the parent has moved on, the merge is made onto the newest all the
-    /// same, unless it then has conflicts, which the author must see
-    /// (`MergeMoved`). `choices` settle the conflicts, `take` side `Theirs`
-    /// being the suggestion's.
+    /// suggester. The review showed the merge of the fork's version
+    /// `fork_version` onto the parent's version `based_on`: if either
+    /// recipe moved on since, nothing is saved (`MergeMoved`), and the
+    /// author reviews it again. `choices` settle the conflicts, side
+    /// `Theirs` being the suggestion's; an accept that would change
+    /// nothing is refused as an edit without changes is.
+    #[allow(clippy::too_many_arguments)]
     pub fn accept_suggestion(
         &self,
         parent: &Slug,
         number: u32,
         based_on: VersionNumber,
+        fork_version: VersionNumber,
         choices: &[Choice],
         reply: &str,
         change: &Change,
@@ -160,28 +193,17 @@ impl Recipes {
             let (recipe, suggestion) = open_suggestion(&view, parent, number)?;
             check_author(parent, &recipe, change)?;
             let made = view.suggestion_merge(&recipe, &suggestion)?;
+            shown_unchanged(&recipe, based_on, &made.fork, &suggestion, fork_version)?;
             let merge = made.merge;
-            if recipe.newest() != based_on && !merge.is_clean() {
-                return Err(DomainError::MergeMoved {
-                    slug: parent.to_string(),
-                    newest: recipe.newest(),
-                });
+            let merged = merge.resolved(choices)?.normalized()?;
+            if merged == recipe.content {
+                return Err(DomainError::NothingChanged);
             }
-            let merged = merge
-                .resolved(choices)
-                .ok_or(DomainError::Unresolved {
-                    conflicts: merge.conflicts().len(),
-                })?
-                .normalized()?;
             self.check_picture(&merged)?;
-            let fork_title = view.recipe_by_id(suggestion.from)?.content.title;
-            let what = diff::recipes(&recipe.content, &merged);
-            let what = if what.is_empty() {
-                "no change it did not have".to_owned()
-            } else {
-                what.summary()
-            };
-            let line = accepted_line(&suggestion, &fork_title, &what);
+            let fork_title = made.fork.content.title.clone();
+            let what = diff::recipes(&recipe.content, &merged).summary();
+            let settled = merge.settled(choices, &fork_title);
+            let line = accepted_line(&suggestion, &fork_title, &what, settled.as_deref());
             let mut tx = self.version_transaction(&view, &recipe, &merged, change, line, None)?;
             let accepted_in = recipe.newest().next().map_or(0, |n| i64::from(n.get()));
             tx.add(
@@ -190,11 +212,24 @@ impl Recipes {
                 SuggestionState::Accepted.as_str(),
             )
             .add(suggestion.id, ":suggestion/accepted-in", accepted_in);
+            // The recipe had nothing of its own since the suggestion's
+            // base: the new version is the fork's changes alone, and the
+            // fork is in step with it (`read::merging`).
+            if recipe.content == made.base {
+                tx.add(suggestion.id, ":suggestion/whole", true);
+            }
             // The new version names the fork's version it took, as a
             // merge names the parent's: history lists every one.
             let e = recipe.id.entity();
             tx.add(e, ":recipe/took", EntityRef::Id(made.suggested_at.tx()))
                 .add(e, ":recipe/took-suggestion", EntityRef::Id(suggestion.id));
+            if let Some(by) = view
+                .db()
+                .value(suggestion.id, self.attrs.suggestion_by)?
+                .and_then(|v| v.as_ref())
+            {
+                tx.add(e, ":recipe/contributor", EntityRef::Id(by));
+            }
             closed(&mut tx, &suggestion);
             if !reply.is_empty() {
                 tx.add(suggestion.id, ":suggestion/reply", reply.as_str());
@@ -206,15 +241,25 @@ impl Recipes {
     }
 
     /// Declines suggestion `number` to `parent`, with `reply`; only the
-    /// parent's author may.
+    /// parent's author may, and only the suggestion their review showed:
+    /// the fork's version `fork_version` against the parent's `based_on`
+    /// (`MergeMoved` if either moved on).
     pub fn decline_suggestion(
         &self,
         parent: &Slug,
         number: u32,
+        (based_on, fork_version): (VersionNumber, VersionNumber),
         reply: &str,
         change: &Change,
     ) -> Result<TxReport, DomainError> {
-        self.close_suggestion(parent, number, reply, change, SuggestionState::Declined)
+        self.close_suggestion(
+            parent,
+            number,
+            Some((based_on, fork_version)),
+            reply,
+            change,
+            SuggestionState::Declined,
+        )
     }
 
     /// Withdraws suggestion `number` to `parent`; only its suggester may.
@@ -224,13 +269,14 @@ impl Recipes {
         number: u32,
         change: &Change,
     ) -> Result<TxReport, DomainError> {
-        self.close_suggestion(parent, number, "", change, SuggestionState::Withdrawn)
+        self.close_suggestion(parent, number, None, "", change, SuggestionState::Withdrawn)
     }
 
     fn close_suggestion(
         &self,
         parent: &Slug,
         number: u32,
+        shown: Option<(VersionNumber, VersionNumber)>,
         reply: &str,
         change: &Change,
         state: SuggestionState,
@@ -249,6 +295,10 @@ impl Recipes {
                 }
                 _ => check_author(parent, &recipe, change)?,
             }
+            if let Some((based_on, fork_version)) = shown {
+                let fork = view.recipe_by_id(suggestion.from)?;
+                shown_unchanged(&recipe, based_on, &fork, &suggestion, fork_version)?;
+            }
             let mut tx = Transaction::new();
             tx.add(suggestion.id, ":suggestion/state", state.as_str());
             closed(&mut tx, &suggestion);
@@ -262,8 +312,35 @@ impl Recipes {
     }
 }
 
-/// The datom that takes a suggestion that is closing (accepted, declined
-/// or withdrawn) out of its recipe's open ones.
+/// Refuses a review's answer when either recipe moved on since the review
+/// was shown: the parent from `based_on`, or the suggestion (which
+/// follows its fork) from `fork_version`.
+fn shown_unchanged(
+    recipe: &crate::domain::Recipe,
+    based_on: VersionNumber,
+    fork: &crate::domain::Recipe,
+    suggestion: &Suggestion,
+    fork_version: VersionNumber,
+) -> Result<(), DomainError> {
+    if recipe.newest() != based_on {
+        return Err(DomainError::MergeMoved {
+            slug: recipe.slug.to_string(),
+            title: recipe.content.title.clone(),
+            newest: recipe.newest(),
+        });
+    }
+    if suggestion.from_version != fork_version {
+        return Err(DomainError::MergeMoved {
+            slug: fork.slug.to_string(),
+            title: fork.content.title.clone(),
+            newest: suggestion.from_version,
+        });
+    }
+    Ok(())
+}
+
+/// The datom that takes a suggestion that is closing (accepted, declined,
+/// withdrawn or closed) out of its recipe's open ones.
 pub(super) fn closed(tx: &mut Transaction, suggestion: &Suggestion) {
     tx.retract_all(suggestion.id, ":suggestion/open-to");
 }
@@ -271,7 +348,8 @@ pub(super) fn closed(tx: &mut Transaction, suggestion: &Suggestion) {
 /// The datoms that keep a fork's open suggestion on its newest version:
 /// added to every new version of the fork (`version`, its number), and,
 /// for a version that brought in the parent's version `base`, on that
-/// base too, so that the suggestion proposes only the fork's own changes.
+/// base too (with no fork version beside it), so that the suggestion
+/// proposes only the fork's own changes.
 pub(super) fn follow_fork(
     view: &Snapshot,
     fork: &crate::domain::Recipe,
@@ -287,6 +365,9 @@ pub(super) fn follow_fork(
         tx.add(open.id, ":suggestion/from-version", version);
         if let Some(base) = base {
             tx.add(open.id, ":suggestion/base-version", i64::from(base.get()));
+            if let Some(v) = open.base_fork_version {
+                tx.retract(open.id, ":suggestion/base-fork-version", i64::from(v.get()));
+            }
         }
     }
     Ok(())

@@ -1,0 +1,1426 @@
+//! Three-way merges of recipe versions: a fork bringing in its parent's
+//! changes, and a parent taking a fork's suggestion.
+//!
+//! The two sides are "mine" (the recipe the new version is of) and
+//! "theirs" (the one whose changes come in), each compared with their
+//! common base, the version they last agreed on. Each part of a recipe is
+//! merged by its nature:
+//!
+//! - A scalar field (the title, a time, the servings, the cuisine, the
+//!   picture...) changed on one side only takes that side; changed on both
+//!   to the same value, that value; changed on both differently, a
+//!   conflict.
+//! - The tags are a set: a tag either side added is in, a tag either side
+//!   removed is out. They never conflict.
+//! - The summary and the notes are merged by paragraph, as lists of
+//!   paragraphs, when both sides changed them; otherwise the changed side's
+//!   text is taken whole, as written.
+//! - Ingredient lines, and the method as lines (each step a line, and a
+//!   heading a line of its own where the section changes, so that a step
+//!   keeps its section), are merged in blocks as diff3 takes them
+//!   (`blocks`): a conflict holds each side's lines for a whole region, so
+//!   choosing a side gives exactly that side's lines.
+//! - A line the merge would take twice without asking (added by both at
+//!   two places, or moved by both to two places) is not silently doubled:
+//!   each place it comes in at is a conflict of its own (`Why::Doubled`).
+//! - When the two sides are written for different servings, the lines
+//!   that come from the side whose servings the merge does not keep are
+//!   scaled to the merge's servings, or, where a line has no amount to
+//!   scale, marked with the servings it was written for.
+//!
+//! A conflict is settled by a `Choice`: mine, theirs, both (mine first,
+//! then theirs; lists and paragraphs only) or text written by hand.
+//!
+//! A merge costs the diffs of the two sides against the base: in
+//! proportion to the recipes' sizes (`diff::MAX_LCS_CELLS` bounds it),
+//! never to the family's or the catalog's.
+
+mod blocks;
+
+use std::hash::{Hash, Hasher};
+
+pub use blocks::{merge3, Block, Origin};
+
+use super::content::{
+    method_lines, method_text, parse_method, steps_of_lines, Content, MethodLine, Slot, FIELDS,
+};
+use super::scale::{scale_line, Units};
+
+/// How a conflict is settled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Choice {
+    Mine,
+    Theirs,
+    /// Both sides' lines, mine first (`Conflict::allows_both`).
+    Both,
+    /// Written by hand, as the recipe form takes the part: lines, steps
+    /// apart by blank lines, paragraphs, or a field's value.
+    Edited(String),
+}
+
+/// Where a conflict is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Place {
+    /// A scalar field, by what history calls it ("title", "cook").
+    Field(&'static str),
+    /// A paragraph (or a run of them) of a Markdown field: "summary",
+    /// "notes".
+    Text(&'static str),
+    Ingredients,
+    /// The method: steps, and the headings where sections start.
+    Steps,
+}
+
+impl Place {
+    /// What a page or history calls the place: "cook", "ingredients".
+    pub fn label(self) -> &'static str {
+        match self {
+            Place::Field(label) | Place::Text(label) => label,
+            Place::Ingredients => "ingredients",
+            Place::Steps => "method",
+        }
+    }
+}
+
+/// Why a region needs the cook's choice.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Why {
+    /// Both sides changed it, differently.
+    Changed,
+    /// One side's change here would put this line in the recipe a second
+    /// time: the other side added (or moved) it elsewhere.
+    Doubled(String),
+}
+
+/// A region to choose for, as a page shows it: each side's text (a
+/// field's value, or the lines of the region).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Conflict {
+    pub place: Place,
+    pub why: Why,
+    pub base: Vec<String>,
+    pub mine: Vec<String>,
+    pub theirs: Vec<String>,
+    /// What the form's box for writing it by hand starts with: both sides'
+    /// lines, mine first, for a list; my value for a field.
+    pub prefill: String,
+}
+
+impl Conflict {
+    /// Whether keeping both sides makes sense: for lines and paragraphs,
+    /// not for a single value.
+    pub fn allows_both(&self) -> bool {
+        !matches!(self.place, Place::Field(_))
+    }
+
+    /// Whether it may be written by hand: everything but the picture,
+    /// which is an upload.
+    pub fn allows_edit(&self) -> bool {
+        self.place != Place::Field(PICTURE)
+    }
+
+    /// A name for the conflict made from what it holds: the same conflict
+    /// in another merge (a review made again after a write) has the same
+    /// key, so a choice made for it can be kept.
+    pub fn key(&self) -> String {
+        let mut hasher = rustc_hash::FxHasher::default();
+        (self.place, &self.why, &self.base, &self.mine, &self.theirs).hash(&mut hasher);
+        format!("{:016x}", hasher.finish())
+    }
+}
+
+/// Why a merge's choices cannot be saved.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Unresolved {
+    /// A choice missing, or one too many: the form was made for another
+    /// merge.
+    #[error("choose how to settle each of the {expected} changes that differ before saving")]
+    Count { expected: usize },
+    /// A choice conflict `conflict` cannot take, or text written by hand
+    /// that is not what the field takes.
+    #[error("{why}")]
+    Choice { conflict: usize, why: String },
+}
+
+/// A merge of two sides' changes since their base, with its conflicts
+/// left to be chosen (`resolved`).
+#[derive(Debug, Clone)]
+pub struct Merge {
+    mine: Content,
+    theirs: Content,
+    /// The scalar fields that take theirs, and the conflicting ones.
+    scalars: Vec<(Scalar, Outcome)>,
+    /// The Markdown fields both sides changed, merged by paragraph.
+    texts: Vec<(usize, Vec<Part<String>>)>,
+    tags: Vec<String>,
+    ingredients: Vec<Part<String>>,
+    steps: Vec<Part<MethodLine>>,
+    conflicts: Vec<Conflict>,
+}
+
+/// What a picture's conflicts and history call it.
+const PICTURE: &str = "picture";
+
+/// A scalar field of `Content` to merge.
+#[derive(Debug, Clone, Copy)]
+enum Scalar {
+    Title,
+    Field(usize),
+    Picture,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    /// Theirs changed it, mine did not.
+    TakeTheirs,
+    /// Conflict number `n`.
+    Conflict(usize),
+}
+
+/// A region of a merged list: taken without asking, or conflict number
+/// `n` with each side's lines.
+#[derive(Debug, Clone)]
+enum Part<T> {
+    Clean(Origin, Vec<T>),
+    Conflict(usize, Vec<T>, Vec<T>),
+}
+
+/// What a fork suggests to its parent, from the fork's `content` and the
+/// parent's version they last agreed on (`base`): the fork's content but
+/// its title and picture, which are the fork's own (its name, its dish),
+/// so that accepting never renames the original or changes its picture.
+pub fn as_suggested(base: &Content, content: &Content) -> Content {
+    Content {
+        title: base.title.clone(),
+        picture: base.picture.clone(),
+        ..content.clone()
+    }
+}
+
+/// The paragraphs of a Markdown text: runs of lines apart by blank lines.
+pub fn paragraphs(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current: Vec<&str> = Vec::new();
+    for line in text.lines() {
+        if line.trim().is_empty() {
+            if !current.is_empty() {
+                out.push(current.join("\n"));
+                current.clear();
+            }
+        } else {
+            current.push(line.trim_end());
+        }
+    }
+    if !current.is_empty() {
+        out.push(current.join("\n"));
+    }
+    out
+}
+
+/// Collects the conflicts of a merge as they are found, numbering them.
+struct Conflicts(Vec<Conflict>);
+
+impl Conflicts {
+    fn add(&mut self, conflict: Conflict) -> usize {
+        self.0.push(conflict);
+        self.0.len() - 1
+    }
+
+    /// A list's blocks as parts, each conflicting one numbered, and a line
+    /// the merge would double without asking turned into a conflict at
+    /// each place it comes in. `shown` writes a line as the page shows
+    /// it, and `joined` a side's lines as the form's box takes them.
+    fn list<T: PartialEq + Clone>(
+        &mut self,
+        place: Place,
+        blocks: Vec<Block<T>>,
+        (mine, theirs): (&[T], &[T]),
+        counted: impl Fn(&T) -> bool,
+        shown: impl Fn(&T) -> String,
+        joined: impl Fn(&[T]) -> String,
+    ) -> Vec<Part<T>> {
+        let doubled = blocks::doubled(&blocks, mine, theirs, &counted);
+        let shown_all = |lines: &[T]| lines.iter().map(&shown).collect::<Vec<_>>();
+        let mut conflict = |why: Why, base: &[T], m: &[T], t: &[T]| {
+            let both: Vec<T> = m.iter().chain(t).cloned().collect();
+            self.add(Conflict {
+                place,
+                why,
+                base: shown_all(base),
+                mine: shown_all(m),
+                theirs: shown_all(t),
+                prefill: joined(&both),
+            })
+        };
+        blocks
+            .into_iter()
+            .map(|block| match block {
+                Block::Clean {
+                    origin: origin @ (Origin::Mine | Origin::Theirs),
+                    base,
+                    lines,
+                } if lines.iter().any(|l| doubled.contains(l)) => {
+                    let line = lines.iter().find(|l| doubled.contains(l)).map(&shown);
+                    let (m, t) = match origin {
+                        Origin::Mine => (lines, base.clone()),
+                        _ => (base.clone(), lines),
+                    };
+                    let why = Why::Doubled(line.unwrap_or_default());
+                    Part::Conflict(conflict(why, &base, &m, &t), m, t)
+                }
+                Block::Clean { origin, lines, .. } => Part::Clean(origin, lines),
+                Block::Conflict { base, mine, theirs } => {
+                    Part::Conflict(conflict(Why::Changed, &base, &mine, &theirs), mine, theirs)
+                }
+            })
+            .collect()
+    }
+}
+
+/// The merge of the changes from `base` to `mine` and from `base` to
+/// `theirs`.
+pub fn merge(base: &Content, mine: &Content, theirs: &Content) -> Merge {
+    let mut conflicts = Conflicts(Vec::new());
+    let mut scalars = Vec::new();
+    let mut texts = Vec::new();
+    let mut scalar = |scalar: Scalar, conflicts: &mut Conflicts| {
+        let (b, m, t) = (scalar.shown(base), scalar.shown(mine), scalar.shown(theirs));
+        if t == b || t == m {
+            return;
+        }
+        if m == b {
+            scalars.push((scalar, Outcome::TakeTheirs));
+            return;
+        }
+        let list = |v: Option<String>| v.into_iter().collect::<Vec<_>>();
+        let n = conflicts.add(Conflict {
+            place: Place::Field(scalar.label()),
+            why: Why::Changed,
+            base: list(b),
+            mine: list(m),
+            theirs: list(t),
+            prefill: scalar.form_text(mine),
+        });
+        scalars.push((scalar, Outcome::Conflict(n)));
+    };
+    scalar(Scalar::Title, &mut conflicts);
+    for (i, field) in FIELDS.iter().enumerate() {
+        let Slot::Markdown(get, _) = field.slot else {
+            scalar(Scalar::Field(i), &mut conflicts);
+            continue;
+        };
+        let (b, m, t) = (get(base), get(mine), get(theirs));
+        if t == b || t == m {
+            continue;
+        }
+        if m == b {
+            scalar(Scalar::Field(i), &mut conflicts);
+            continue;
+        }
+        let split = |text: &Option<String>| paragraphs(text.as_deref().unwrap_or(""));
+        let (b, m, t) = (split(b), split(m), split(t));
+        let blocks = merge3(&b, &m, &t, |_| false);
+        let parts = conflicts.list(
+            Place::Text(field.label),
+            blocks,
+            (&m, &t),
+            |_| true,
+            String::clone,
+            |lines| lines.join("\n\n"),
+        );
+        texts.push((i, parts));
+    }
+    let ingredients = conflicts.list(
+        Place::Ingredients,
+        merge3(
+            &base.ingredients,
+            &mine.ingredients,
+            &theirs.ingredients,
+            |_| false,
+        ),
+        (&mine.ingredients, &theirs.ingredients),
+        |_| true,
+        String::clone,
+        |lines| lines.join("\n"),
+    );
+    let (b, m, t) = (
+        method_lines(&base.steps),
+        method_lines(&mine.steps),
+        method_lines(&theirs.steps),
+    );
+    let steps = conflicts.list(
+        Place::Steps,
+        merge3(&b, &m, &t, MethodLine::is_heading),
+        (&m, &t),
+        |line| !line.is_heading(),
+        MethodLine::text,
+        method_text,
+    );
+    scalar(Scalar::Picture, &mut conflicts);
+    Merge {
+        mine: mine.clone(),
+        theirs: theirs.clone(),
+        scalars,
+        texts,
+        tags: merged_tags(&base.tags, &mine.tags, &theirs.tags),
+        ingredients,
+        steps,
+        conflicts: conflicts.0,
+    }
+}
+
+/// Tags as a set: those both kept, and those either added.
+fn merged_tags(base: &[String], mine: &[String], theirs: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = mine
+        .iter()
+        .filter(|t| theirs.contains(t) || !base.contains(t))
+        .chain(theirs.iter().filter(|t| !base.contains(t)))
+        .cloned()
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+impl Merge {
+    /// The conflicts, in the order `resolved` takes its choices.
+    pub fn conflicts(&self) -> &[Conflict] {
+        &self.conflicts
+    }
+
+    pub fn is_clean(&self) -> bool {
+        self.conflicts.is_empty()
+    }
+
+    /// The servings mine and theirs are written for, when both say and
+    /// they differ: lines coming from one side are then scaled to the
+    /// merge's (`resolved`).
+    pub fn servings_apart(&self) -> Option<(i64, i64)> {
+        match (
+            self.mine.recipe_yield.servings,
+            self.theirs.recipe_yield.servings,
+        ) {
+            (Some(m), Some(t)) if m != t => Some((m, t)),
+            _ => None,
+        }
+    }
+
+    /// The merged content where it is clean.
+    pub fn clean(&self) -> Option<Content> {
+        self.resolved(&[]).ok()
+    }
+
+    /// The merge with every conflict settled the same simple way (`Mine`
+    /// or `Theirs`): what a page shows before the cook chooses.
+    pub fn with_every(&self, choice: Choice) -> Content {
+        let choices = vec![choice; self.conflicts.len()];
+        self.resolved(&choices)
+            .expect("a side for every conflict settles any merge")
+    }
+
+    /// The merged content, each conflict settled by the choice at its
+    /// number.
+    pub fn resolved(&self, choices: &[Choice]) -> Result<Content, Unresolved> {
+        if choices.len() != self.conflicts.len() {
+            return Err(Unresolved::Count {
+                expected: self.conflicts.len(),
+            });
+        }
+        for (n, (choice, conflict)) in choices.iter().zip(&self.conflicts).enumerate() {
+            let refuse = |why: String| Err(Unresolved::Choice { conflict: n, why });
+            match choice {
+                Choice::Both if !conflict.allows_both() => {
+                    return refuse(format!(
+                        "the {} has one value: keep yours, take theirs or write it",
+                        conflict.place.label()
+                    ))
+                }
+                Choice::Edited(_) if !conflict.allows_edit() => {
+                    return refuse(format!(
+                        "the {} cannot be written by hand: keep yours or take theirs",
+                        conflict.place.label()
+                    ))
+                }
+                _ => {}
+            }
+        }
+        let mut content = self.mine.clone();
+        for (scalar, outcome) in &self.scalars {
+            match outcome {
+                Outcome::TakeTheirs => scalar.copy(&self.theirs, &mut content),
+                Outcome::Conflict(n) => match &choices[*n] {
+                    Choice::Mine | Choice::Both => {}
+                    Choice::Theirs => scalar.copy(&self.theirs, &mut content),
+                    Choice::Edited(text) => scalar
+                        .write(&mut content, text)
+                        .map_err(|why| Unresolved::Choice { conflict: *n, why })?,
+                },
+            }
+        }
+        for (i, parts) in &self.texts {
+            let kept: Vec<String> = settle(parts, choices, paragraphs)
+                .into_iter()
+                .map(|(line, _)| line)
+                .collect();
+            if let Slot::Markdown(_, set) = FIELDS[*i].slot {
+                *set(&mut content) = Some(kept.join("\n\n")).filter(|t| !t.is_empty());
+            }
+        }
+        content.tags = self.tags.clone();
+        let lines = settle(&self.ingredients, choices, |text| {
+            text.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(str::to_owned)
+                .collect()
+        });
+        content.ingredients = self.scaled(lines, content.recipe_yield.servings);
+        let method: Vec<MethodLine> = settle(&self.steps, choices, parse_method)
+            .into_iter()
+            .map(|(line, _)| line)
+            .collect();
+        content.steps = steps_of_lines(&method);
+        Ok(content)
+    }
+
+    /// Ingredient lines with where each came from, those of a side written
+    /// for other servings than `servings` (the merge's) scaled to them, or
+    /// marked with their own where they have no amount to scale.
+    fn scaled(&self, lines: Vec<(String, Origin)>, servings: Option<i64>) -> Vec<String> {
+        let written_for = |origin: Origin| match origin {
+            Origin::Mine => self.mine.recipe_yield.servings,
+            Origin::Theirs => self.theirs.recipe_yield.servings,
+            Origin::Base | Origin::Both | Origin::Hand => None,
+        };
+        lines
+            .into_iter()
+            .map(|(line, origin)| match (written_for(origin), servings) {
+                (Some(from), Some(to)) if from != to && from > 0 => {
+                    let scaled = scale_line(&line, to as f64 / from as f64, Units::AsWritten);
+                    if scaled == line.trim() {
+                        format!("{} (for {from} servings)", line.trim())
+                    } else {
+                        scaled
+                    }
+                }
+                _ => line,
+            })
+            .collect()
+    }
+
+    /// How each conflict was settled, in words for history: `cook: kept
+    /// mine; ingredients: took theirs`, with `theirs` naming the other
+    /// side. `None` for a clean merge.
+    pub fn settled(&self, choices: &[Choice], theirs: &str) -> Option<String> {
+        if self.conflicts.is_empty() {
+            return None;
+        }
+        let each: Vec<String> = self
+            .conflicts
+            .iter()
+            .zip(choices)
+            .map(|(conflict, choice)| {
+                let how = match choice {
+                    Choice::Mine => "kept its own".to_owned(),
+                    Choice::Theirs => format!("took {theirs}'s"),
+                    Choice::Both => format!("kept both, its own first, then {theirs}'s"),
+                    Choice::Edited(_) => "written by hand".to_owned(),
+                };
+                format!("{} {how}", conflict.place.label())
+            })
+            .collect();
+        Some(each.join("; "))
+    }
+
+    /// How many conflicts over a change both sides made (not a doubled
+    /// line) `choices` settle for mine: what a fork's page says it kept.
+    pub fn kept_own(&self, choices: &[Choice]) -> usize {
+        self.conflicts
+            .iter()
+            .zip(choices)
+            .filter(|(c, choice)| c.why == Why::Changed && **choice == Choice::Mine)
+            .count()
+    }
+}
+
+/// A merged list with its conflicts settled by `choices` (checked to fit),
+/// each line with where it came from; `parse` reads text written by hand.
+fn settle<T: Clone>(
+    parts: &[Part<T>],
+    choices: &[Choice],
+    parse: impl Fn(&str) -> Vec<T>,
+) -> Vec<(T, Origin)> {
+    let mut out = Vec::new();
+    let mut take = |lines: &[T], origin: Origin| {
+        out.extend(lines.iter().cloned().map(|line| (line, origin)));
+    };
+    for part in parts {
+        match part {
+            Part::Clean(origin, lines) => take(lines, *origin),
+            Part::Conflict(n, mine, theirs) => match &choices[*n] {
+                Choice::Mine => take(mine, Origin::Mine),
+                Choice::Theirs => take(theirs, Origin::Theirs),
+                Choice::Both => {
+                    take(mine, Origin::Mine);
+                    take(theirs, Origin::Theirs);
+                }
+                Choice::Edited(text) => take(&parse(text), Origin::Hand),
+            },
+        }
+    }
+    out
+}
+
+impl Scalar {
+    fn label(self) -> &'static str {
+        match self {
+            Scalar::Title => "title",
+            Scalar::Field(i) => FIELDS[i].label,
+            Scalar::Picture => PICTURE,
+        }
+    }
+
+    /// The field as compared and shown: equal exactly when the contents
+    /// agree on it.
+    fn shown(self, content: &Content) -> Option<String> {
+        match self {
+            Scalar::Title => Some(content.title.clone()),
+            Scalar::Field(i) => FIELDS[i].shown(content),
+            Scalar::Picture => content.picture.as_ref().map(|p| {
+                format!(
+                    "{} ({}x{}, picture {})",
+                    p.alt,
+                    p.width,
+                    p.height,
+                    &p.hash[..p.hash.len().min(8)]
+                )
+            }),
+        }
+    }
+
+    /// The field as the recipe form shows it, to start writing it by hand.
+    fn form_text(self, content: &Content) -> String {
+        match self {
+            Scalar::Title => content.title.clone(),
+            Scalar::Field(i) => FIELDS[i].form_text(content),
+            Scalar::Picture => String::new(),
+        }
+    }
+
+    fn copy(self, from: &Content, to: &mut Content) {
+        match self {
+            Scalar::Title => to.title = from.title.clone(),
+            Scalar::Field(i) => FIELDS[i].copy(from, to),
+            Scalar::Picture => to.picture = from.picture.clone(),
+        }
+    }
+
+    /// Sets the field from text written by hand, as the recipe form takes
+    /// it; whether it is within its limits is the content's check.
+    fn write(self, to: &mut Content, text: &str) -> Result<(), String> {
+        match self {
+            Scalar::Title => {
+                to.title = text.trim().to_owned();
+                Ok(())
+            }
+            Scalar::Field(i) => FIELDS[i].from_form(to, text),
+            Scalar::Picture => Err("a picture cannot be written by hand".to_owned()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::content::{Minutes, Step};
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+
+    fn lines(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn recipe(title: &str, ingredients: &[&str]) -> Content {
+        Content {
+            title: title.into(),
+            ingredients: lines(ingredients),
+            ..Content::default()
+        }
+    }
+
+    fn step(section: Option<&str>, text: &str) -> Step {
+        Step {
+            section: section.map(str::to_owned),
+            text: text.to_owned(),
+        }
+    }
+
+    #[test]
+    fn a_field_changed_on_one_side_takes_that_side() {
+        let base = Content {
+            cook: Some(Minutes::new(20).unwrap()),
+            ..recipe("Banana bread", &["3 bananas"])
+        };
+        let mine = Content {
+            title: "Banana bread, less sugar".into(),
+            ..base.clone()
+        };
+        let theirs = Content {
+            cook: Some(Minutes::new(35).unwrap()),
+            ..base.clone()
+        };
+        let merged = merge(&base, &mine, &theirs).clean().expect("clean");
+        assert_eq!(merged.title, "Banana bread, less sugar");
+        assert_eq!(merged.cook, Some(Minutes::new(35).unwrap()));
+    }
+
+    #[test]
+    fn a_field_changed_on_both_sides_differently_is_a_conflict_settled_by_the_choice() {
+        let base = recipe("Dal", &[]);
+        let mine = recipe("Dal tadka", &[]);
+        let theirs = recipe("Red lentil dal", &[]);
+        let merge = merge(&base, &mine, &theirs);
+        assert_eq!(
+            merge.conflicts(),
+            [Conflict {
+                place: Place::Field("title"),
+                why: Why::Changed,
+                base: lines(&["Dal"]),
+                mine: lines(&["Dal tadka"]),
+                theirs: lines(&["Red lentil dal"]),
+                prefill: "Dal tadka".into(),
+            }]
+        );
+        assert!(merge.clean().is_none(), "a conflict needs a choice");
+        assert_eq!(merge.resolved(&[Choice::Mine]).unwrap().title, "Dal tadka");
+        assert_eq!(
+            merge.resolved(&[Choice::Theirs]).unwrap().title,
+            "Red lentil dal"
+        );
+        assert_eq!(
+            merge
+                .resolved(&[Choice::Edited(" Tadka dal ".into())])
+                .unwrap()
+                .title,
+            "Tadka dal"
+        );
+        assert!(
+            matches!(
+                merge.resolved(&[Choice::Both]),
+                Err(Unresolved::Choice { conflict: 0, .. })
+            ),
+            "a title is one value: both is no choice for it"
+        );
+    }
+
+    #[test]
+    fn a_number_written_by_hand_is_read_as_the_form_reads_it() {
+        let base = Content {
+            cook: Some(Minutes::new(20).unwrap()),
+            ..recipe("Soup", &[])
+        };
+        let mine = Content {
+            cook: Some(Minutes::new(25).unwrap()),
+            ..base.clone()
+        };
+        let theirs = Content {
+            cook: Some(Minutes::new(30).unwrap()),
+            ..base.clone()
+        };
+        let m = merge(&base, &mine, &theirs);
+        assert_eq!(m.conflicts()[0].prefill, "25");
+        let written = m.resolved(&[Choice::Edited("28".into())]).unwrap();
+        assert_eq!(written.cook, Some(Minutes::new(28).unwrap()));
+        assert!(matches!(
+            m.resolved(&[Choice::Edited("half an hour".into())]),
+            Err(Unresolved::Choice { conflict: 0, .. })
+        ));
+    }
+
+    #[test]
+    fn lines_changed_on_both_sides_conflict_and_the_rest_merges() {
+        let base = recipe("Pancakes", &["flour", "milk", "egg", "salt"]);
+        let mine = recipe("Pancakes", &["flour", "oat milk", "egg", "salt"]);
+        let theirs = recipe("Pancakes", &["flour", "buttermilk", "egg", "sugar"]);
+        let merge = merge(&base, &mine, &theirs);
+        assert_eq!(merge.conflicts().len(), 1);
+        let conflict = &merge.conflicts()[0];
+        assert_eq!(conflict.place, Place::Ingredients);
+        assert_eq!(conflict.base, lines(&["milk"]));
+        assert_eq!(conflict.mine, lines(&["oat milk"]));
+        assert_eq!(conflict.theirs, lines(&["buttermilk"]));
+        let mine_wins = merge.resolved(&[Choice::Mine]).unwrap();
+        assert_eq!(
+            mine_wins.ingredients,
+            lines(&["flour", "oat milk", "egg", "sugar"])
+        );
+    }
+
+    #[test]
+    fn keeping_yours_of_a_replaced_run_gives_your_lines_once() {
+        // The review's case: salt -> sea salt, against a bay leaf added
+        // before the same change. Line by line, "keep yours" gave
+        // "sea salt" twice.
+        let base = recipe("Soup", &["salt"]);
+        let mine = recipe("Soup", &["sea salt"]);
+        let theirs = recipe("Soup", &["1 bay leaf", "sea salt"]);
+        let m = merge(&base, &mine, &theirs);
+        assert_eq!(m.conflicts().len(), 1);
+        assert_eq!(m.with_every(Choice::Mine).ingredients, lines(&["sea salt"]));
+        assert_eq!(
+            m.with_every(Choice::Theirs).ingredients,
+            lines(&["1 bay leaf", "sea salt"])
+        );
+        assert_eq!(
+            m.resolved(&[Choice::Both]).unwrap().ingredients,
+            lines(&["sea salt", "1 bay leaf", "sea salt"])
+        );
+        assert_eq!(
+            m.resolved(&[Choice::Edited("1 bay leaf\n\n  sea salt \n".into())])
+                .unwrap()
+                .ingredients,
+            lines(&["1 bay leaf", "sea salt"])
+        );
+        assert_eq!(m.conflicts()[0].prefill, "sea salt\n1 bay leaf\nsea salt");
+    }
+
+    #[test]
+    fn changes_to_neighbouring_lines_merge() {
+        let base = recipe("Soup", &["a", "b", "c"]);
+        let mine = recipe("Soup", &["a", "B", "c"]);
+        let theirs = recipe("Soup", &["a", "b", "C", "d"]);
+        let merged = merge(&base, &mine, &theirs).clean().expect("clean");
+        assert_eq!(merged.ingredients, lines(&["a", "B", "C", "d"]));
+    }
+
+    #[test]
+    fn a_line_both_add_at_two_places_is_asked_about_not_doubled() {
+        let base = recipe("Soup", &["onion", "stock"]);
+        let mine = recipe("Soup", &["1 bay leaf", "onion", "stock"]);
+        let theirs = recipe("Soup", &["onion", "stock", "1 bay leaf"]);
+        let m = merge(&base, &mine, &theirs);
+        let whys: Vec<&Why> = m.conflicts().iter().map(|c| &c.why).collect();
+        assert_eq!(
+            whys,
+            [
+                &Why::Doubled("1 bay leaf".into()),
+                &Why::Doubled("1 bay leaf".into())
+            ]
+        );
+        // Mine at each place: the leaf where mine put it, once.
+        assert_eq!(
+            m.with_every(Choice::Mine).ingredients,
+            lines(&["1 bay leaf", "onion", "stock"])
+        );
+        assert_eq!(
+            m.with_every(Choice::Theirs).ingredients,
+            lines(&["onion", "stock", "1 bay leaf"])
+        );
+        // Added alike at one place, it comes in once, cleanly.
+        let same = merge(&base, &mine, &mine);
+        assert_eq!(same.clean().unwrap().ingredients, mine.ingredients);
+    }
+
+    #[test]
+    fn a_line_both_move_to_two_places_is_asked_about() {
+        let base = recipe("Soup", &["a", "b", "x", "c", "d"]);
+        let mine = recipe("Soup", &["x", "a", "b", "c", "d"]);
+        let theirs = recipe("Soup", &["a", "b", "c", "d", "x"]);
+        let m = merge(&base, &mine, &theirs);
+        assert!(
+            m.conflicts()
+                .iter()
+                .all(|c| c.why == Why::Doubled("x".into())),
+            "{:?}",
+            m.conflicts()
+        );
+        assert_eq!(m.with_every(Choice::Mine).ingredients, mine.ingredients);
+        assert_eq!(m.with_every(Choice::Theirs).ingredients, theirs.ingredients);
+    }
+
+    #[test]
+    fn tags_merge_as_a_set() {
+        let tags = |t: &[&str]| Content {
+            tags: lines(t),
+            ..recipe("Soup", &[])
+        };
+        let m = merge(
+            &tags(&["soup", "winter"]),
+            &tags(&["soup", "vegan", "winter"]),
+            &tags(&["quick", "soup"]),
+        );
+        assert!(m.is_clean());
+        assert_eq!(m.clean().unwrap().tags, lines(&["quick", "soup", "vegan"]));
+    }
+
+    #[test]
+    fn notes_merge_by_paragraph() {
+        let notes = |text: &str| Content {
+            notes: Some(text.into()),
+            ..recipe("Soup", &[])
+        };
+        let base = notes("Keeps for 3 days.\n\nFreezes well.");
+        let mine = notes("Keeps for 4 days in the fridge.\n\nFreezes well.");
+        let theirs = notes("Keeps for 3 days.\n\nFreezes well, for a month.");
+        let m = merge(&base, &mine, &theirs);
+        assert!(m.is_clean(), "{:?}", m.conflicts());
+        assert_eq!(
+            m.clean().unwrap().notes.as_deref(),
+            Some("Keeps for 4 days in the fridge.\n\nFreezes well, for a month.")
+        );
+        // The same paragraph changed on both sides is a conflict of that
+        // paragraph alone.
+        let other = notes("Keeps for 2 days.\n\nFreezes well.");
+        let m = merge(&base, &mine, &other);
+        assert_eq!(m.conflicts().len(), 1);
+        assert_eq!(m.conflicts()[0].place, Place::Text("notes"));
+        assert_eq!(
+            m.resolved(&[Choice::Theirs]).unwrap().notes.as_deref(),
+            Some("Keeps for 2 days.\n\nFreezes well.")
+        );
+        // One side only: its text as written, not re-flowed.
+        let spaced = notes("Keeps for 3 days.\n\n\n\nFreezes well.  ");
+        assert_eq!(
+            merge(&base, &base, &spaced).clean().unwrap().notes,
+            spaced.notes
+        );
+    }
+
+    #[test]
+    fn a_step_keeps_the_section_its_side_put_it_in() {
+        // The review's case: the fork put step 2 in a new section and
+        // edited it; the parent edited it too. Taking the parent's words
+        // keeps the fork's section.
+        let steps = |s: Vec<Step>| Content {
+            steps: s,
+            ..recipe("Soup", &[])
+        };
+        let base = steps(vec![step(None, "Chop."), step(None, "Add stock.")]);
+        let mine = steps(vec![
+            step(None, "Chop."),
+            step(Some("Broth"), "Add hot stock."),
+        ]);
+        let theirs = steps(vec![
+            step(None, "Chop."),
+            step(None, "Add stock, then simmer."),
+        ]);
+        let m = merge(&base, &mine, &theirs);
+        assert_eq!(m.conflicts().len(), 1);
+        assert_eq!(m.conflicts()[0].mine, lines(&["Add hot stock."]));
+        assert_eq!(
+            m.with_every(Choice::Theirs).steps,
+            vec![
+                step(None, "Chop."),
+                step(Some("Broth"), "Add stock, then simmer.")
+            ]
+        );
+        // Written by hand, steps are read as the form reads them, in the
+        // section they are written in.
+        let written = m
+            .resolved(&[Choice::Edited("Add stock.\n\nSimmer.".into())])
+            .unwrap();
+        assert_eq!(
+            written.steps,
+            vec![
+                step(None, "Chop."),
+                step(Some("Broth"), "Add stock."),
+                step(Some("Broth"), "Simmer.")
+            ]
+        );
+    }
+
+    #[test]
+    fn a_step_split_against_the_same_step_edited_is_one_conflict_of_whole_sides() {
+        let steps = |s: &[&str]| Content {
+            steps: s.iter().map(|t| step(None, t)).collect(),
+            ..recipe("Soup", &[])
+        };
+        let base = steps(&["Add carrots and stock."]);
+        let mine = steps(&["Add carrots.", "Add hot stock."]);
+        let theirs = steps(&["Add stock."]);
+        let m = merge(&base, &mine, &theirs);
+        assert_eq!(m.conflicts().len(), 1);
+        assert_eq!(m.with_every(Choice::Mine).steps, mine.steps);
+        assert_eq!(m.with_every(Choice::Theirs).steps, theirs.steps);
+    }
+
+    #[test]
+    fn lines_from_a_side_written_for_other_servings_are_scaled_to_the_merges() {
+        let serves = |n: i64, ingredients: &[&str]| Content {
+            recipe_yield: crate::domain::Yield {
+                servings: Some(n),
+                text: None,
+            },
+            ..recipe("Soup", ingredients)
+        };
+        let base = serves(4, &["2 carrots", "1 l stock"]);
+        // The fork doubled it; the parent added two lines for its 4.
+        let mine = serves(8, &["4 carrots", "2 l stock"]);
+        let theirs = serves(4, &["2 carrots", "1 l stock", "1 tsp cumin", "salt"]);
+        let m = merge(&base, &mine, &theirs);
+        assert_eq!(m.servings_apart(), Some((8, 4)));
+        let merged = m.clean().expect("clean");
+        assert_eq!(merged.recipe_yield.servings, Some(8));
+        assert_eq!(
+            merged.ingredients,
+            lines(&[
+                "4 carrots",
+                "2 l stock",
+                "2 tsp cumin",
+                "salt (for 4 servings)"
+            ])
+        );
+    }
+
+    #[test]
+    fn a_conflicts_key_names_what_it_holds() {
+        let base = recipe("Soup", &["a", "b"]);
+        let one = merge(
+            &base,
+            &recipe("Soup", &["a", "B"]),
+            &recipe("Soup", &["a", "b2"]),
+        );
+        let again = merge(
+            &recipe("Soup", &["z", "a", "b"]),
+            &recipe("Soup", &["z", "a", "B"]),
+            &recipe("Soup", &["a", "b2"]),
+        );
+        let other = merge(
+            &base,
+            &recipe("Soup", &["a", "B"]),
+            &recipe("Soup", &["a", "b3"]),
+        );
+        let key = |m: &Merge| m.conflicts().last().unwrap().key();
+        assert_eq!(key(&one), key(&again));
+        assert_ne!(key(&one), key(&other));
+    }
+
+    /// A base of distinct lines, and edits at places of it.
+    #[derive(Debug, Clone, PartialEq)]
+    struct Edit {
+        /// The base range replaced (empty: an insertion).
+        start: usize,
+        len: usize,
+        /// New lines put there.
+        new: usize,
+    }
+
+    impl Edit {
+        fn lines(&self, tag: &str) -> Vec<String> {
+            (0..self.new)
+                .map(|k| format!("{tag}{}-{k}", self.start))
+                .collect()
+        }
+
+        /// The places an edit changes, on a line of the base's lines (odd,
+        /// `2i + 1` for line `i`) and the gaps between them (even, `2i`
+        /// before line `i`): a replacement covers its lines and the gaps
+        /// inside, an insertion its gap. Two sides' edits change the same
+        /// lines exactly when their places meet: the rule stated without
+        /// hunks.
+        fn points(&self) -> BTreeSet<usize> {
+            if self.len == 0 {
+                BTreeSet::from([2 * self.start])
+            } else {
+                (2 * self.start + 1..2 * (self.start + self.len)).collect()
+            }
+        }
+    }
+
+    /// `base` with `edits` (in order, not touching) applied; new lines are
+    /// named by `tag` and their place, so that each is distinct.
+    fn edited(base: &[String], edits: &[Edit], tag: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut at = 0;
+        for e in edits {
+            out.extend_from_slice(&base[at..e.start]);
+            out.extend(e.lines(tag));
+            at = e.start + e.len;
+        }
+        out.extend_from_slice(&base[at..]);
+        out
+    }
+
+    /// Edits of one side: in order, each separated from the next by at
+    /// least one line it leaves alone, so that each is one hunk.
+    fn side_edits(base_len: usize) -> impl Strategy<Value = Vec<Edit>> {
+        proptest::collection::vec((0..3usize, 0..4usize, 0..4usize), 0..4).prop_map(move |raw| {
+            let mut edits = Vec::new();
+            let mut at = 0;
+            for (gap, len, new) in raw {
+                let start = at + gap;
+                let len = len.min(base_len.saturating_sub(start));
+                if start > base_len || (len == 0 && new == 0) {
+                    break;
+                }
+                edits.push(Edit { start, len, new });
+                at = start + len + 1;
+            }
+            edits
+        })
+    }
+
+    fn base_and_two_sides() -> impl Strategy<Value = (Vec<String>, Vec<Edit>, Vec<Edit>)> {
+        (0..12usize).prop_flat_map(|n| {
+            let base: Vec<String> = (0..n).map(|i| format!("line{i}")).collect();
+            (Just(base), side_edits(n), side_edits(n))
+        })
+    }
+
+    fn with_lines(base: Vec<String>, ingredients: Vec<String>) -> (Content, Content) {
+        (
+            Content {
+                ingredients: base,
+                ..Content::default()
+            },
+            Content {
+                ingredients,
+                ..Content::default()
+            },
+        )
+    }
+
+    fn ingredients(lines: Vec<String>) -> Content {
+        Content {
+            ingredients: lines,
+            ..Content::default()
+        }
+    }
+
+    /// How a cook settles every conflict, for the model.
+    #[derive(Debug, Clone, Copy)]
+    enum Every {
+        Mine,
+        Theirs,
+        Both,
+    }
+
+    /// The merge of two sides' edits as diff3 groups them, said from the
+    /// edits without the merge's code: two sides' edits whose places meet
+    /// are one region, with every edit whose places meet theirs in turn
+    /// (a connected component); a region only one side edited takes its
+    /// edits, one both edited alike (the same deletion) takes it once,
+    /// and any other is a conflict, settled by `every` with each side's
+    /// lines for the whole region.
+    fn model(base: &[String], mine: &[Edit], theirs: &[Edit], every: Every) -> Vec<String> {
+        let all: Vec<(&Edit, bool)> = mine
+            .iter()
+            .map(|e| (e, true))
+            .chain(theirs.iter().map(|e| (e, false)))
+            .collect();
+        // Components by a flood over the meeting relation.
+        let mut component = vec![usize::MAX; all.len()];
+        for seed in 0..all.len() {
+            if component[seed] != usize::MAX {
+                continue;
+            }
+            component[seed] = seed;
+            let mut stack = vec![seed];
+            while let Some(i) = stack.pop() {
+                for j in 0..all.len() {
+                    if component[j] == usize::MAX
+                        && all[i].1 != all[j].1
+                        && !all[i].0.points().is_disjoint(&all[j].0.points())
+                    {
+                        component[j] = seed;
+                        stack.push(j);
+                    }
+                }
+            }
+        }
+        let mut regions: Vec<(usize, usize, Vec<String>)> = Vec::new();
+        let mut seeds: Vec<usize> = component.clone();
+        seeds.sort();
+        seeds.dedup();
+        for seed in seeds {
+            let members: Vec<(&Edit, bool)> = (0..all.len())
+                .filter(|&i| component[i] == seed)
+                .map(|i| all[i])
+                .collect();
+            let start = members.iter().map(|(e, _)| e.start).min().unwrap();
+            let end = members.iter().map(|(e, _)| e.start + e.len).max().unwrap();
+            let side = |mine_side: bool, tag: &str| {
+                let edits: Vec<Edit> = members
+                    .iter()
+                    .filter(|(_, m)| *m == mine_side)
+                    .map(|(e, _)| Edit {
+                        start: e.start - start,
+                        ..(*e).clone()
+                    })
+                    .collect();
+                let lines = edited(&base[start..end], &edits, tag);
+                // The tags name places in the whole base, not the region.
+                let renamed: Vec<String> = lines
+                    .into_iter()
+                    .map(|l| match l.strip_prefix(tag) {
+                        Some(rest) => {
+                            let (at, k) = rest.split_once('-').unwrap();
+                            format!("{tag}{}-{k}", at.parse::<usize>().unwrap() + start)
+                        }
+                        None => l,
+                    })
+                    .collect();
+                (edits.is_empty(), renamed)
+            };
+            let ((no_mine, m), (no_theirs, t)) = (side(true, "m"), side(false, "t"));
+            let lines = if no_theirs || m == t {
+                m
+            } else if no_mine {
+                t
+            } else {
+                match every {
+                    Every::Mine => m,
+                    Every::Theirs => t,
+                    Every::Both => m.into_iter().chain(t).collect(),
+                }
+            };
+            regions.push((start, end, lines));
+        }
+        regions.sort_by_key(|(s, e, _)| (*s, *e));
+        let mut out = Vec::new();
+        let mut at = 0;
+        for (start, end, lines) in regions {
+            out.extend_from_slice(&base[at..start]);
+            out.extend(lines);
+            at = end;
+        }
+        out.extend_from_slice(&base[at..]);
+        out
+    }
+
+    /// Step lines of `lines`, in no section.
+    fn with_steps(lines: &[String]) -> Content {
+        Content {
+            steps: lines.iter().map(|text| step(None, text)).collect(),
+            ..Content::default()
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn every_resolution_taken_from_one_side_or_both_is_that_sides_whole_blocks(
+            (base, a, b) in base_and_two_sides()
+        ) {
+            // The property that holds the block grouping: each conflict
+            // covers the whole region both sides' edits reach, so settling
+            // every conflict for one side gives that side's lines there
+            // exactly, and keeping both gives each side's block once.
+            let (mine, theirs) = (edited(&base, &a, "m"), edited(&base, &b, "t"));
+            let m = merge(
+                &ingredients(base.clone()),
+                &ingredients(mine.clone()),
+                &ingredients(theirs.clone()),
+            );
+            for every in [Every::Mine, Every::Theirs, Every::Both] {
+                let choice = match every {
+                    Every::Mine => Choice::Mine,
+                    Every::Theirs => Choice::Theirs,
+                    Every::Both => Choice::Both,
+                };
+                let merged = m.resolved(&vec![choice; m.conflicts().len()]).expect("resolved");
+                prop_assert_eq!(&merged.ingredients, &model(&base, &a, &b, every), "{:?}", every);
+            }
+            // With every edit of each side meeting one of the other's,
+            // every region is a conflict (or the same deletion on both),
+            // so settling them all for a side gives that side whole.
+            let meets = |e: &Edit, others: &[Edit]| {
+                others.iter().any(|x| !x.points().is_disjoint(&e.points()))
+            };
+            let theirs_within: Vec<Edit> = b.iter().filter(|e| meets(e, &a)).cloned().collect();
+            let mine_within: Vec<Edit> = a
+                .iter()
+                .filter(|e| meets(e, &theirs_within))
+                .cloned()
+                .collect();
+            let (mine, theirs) = (
+                edited(&base, &mine_within, "m"),
+                edited(&base, &theirs_within, "t"),
+            );
+            let m = merge(
+                &ingredients(base.clone()),
+                &ingredients(mine.clone()),
+                &ingredients(theirs.clone()),
+            );
+            let n = m.conflicts().len();
+            prop_assert_eq!(&m.resolved(&vec![Choice::Mine; n]).unwrap().ingredients, &mine);
+            prop_assert_eq!(&m.resolved(&vec![Choice::Theirs; n]).unwrap().ingredients, &theirs);
+        }
+
+        #[test]
+        fn the_blocks_read_as_each_side_are_that_side((base, a, b) in base_and_two_sides()) {
+            let (mine, theirs) = (edited(&base, &a, "m"), edited(&base, &b, "t"));
+            let blocks = merge3(&base, &mine, &theirs, |_| false);
+            for (side, whole) in [(Origin::Mine, &mine), (Origin::Theirs, &theirs)] {
+                let read: Vec<String> = blocks.iter().flat_map(|b| b.side(side).to_vec()).collect();
+                prop_assert_eq!(&read, whole);
+            }
+            let base_read: Vec<String> = blocks
+                .iter()
+                .flat_map(|b| match b {
+                    Block::Clean { base, .. } | Block::Conflict { base, .. } => base.clone(),
+                })
+                .collect();
+            prop_assert_eq!(base_read, base);
+        }
+
+        #[test]
+        fn steps_merge_by_line_as_ingredients_do((base, a, b) in base_and_two_sides()) {
+            let (mine, theirs) = (edited(&base, &a, "m"), edited(&base, &b, "t"));
+            let as_steps = merge(&with_steps(&base), &with_steps(&mine), &with_steps(&theirs));
+            let (base_c, mine_c) = with_lines(base.clone(), mine);
+            let (_, theirs_c) = with_lines(base, theirs);
+            let as_lines = merge(&base_c, &mine_c, &theirs_c);
+            prop_assert_eq!(as_steps.conflicts().len(), as_lines.conflicts().len());
+            let choices = vec![Choice::Theirs; as_lines.conflicts().len()];
+            let steps: Vec<String> = as_steps
+                .resolved(&choices)
+                .expect("resolved")
+                .steps
+                .into_iter()
+                .map(|s| s.text)
+                .collect();
+            prop_assert_eq!(steps, as_lines.resolved(&choices).expect("resolved").ingredients);
+        }
+
+        #[test]
+        fn identical_changes_among_others_merge_once((base, a, b) in base_and_two_sides()) {
+            // Both sides make a's changes; theirs also makes b's where they
+            // touch none of a's. The shared changes come in once, cleanly.
+            let extra: Vec<Edit> = b
+                .into_iter()
+                .filter(|e| a.iter().all(|x| x.points().is_disjoint(&e.points())))
+                .collect();
+            let mine = edited(&base, &a, "x");
+            let mut both: Vec<Edit> = a.iter().cloned().chain(extra.iter().cloned()).collect();
+            both.sort_by_key(|e| (e.start, e.len));
+            // Edits of two lists may overlap or abut once put in one; such
+            // a case is no longer one side's edit, and is left out.
+            prop_assume!(both.windows(2).all(|w| w[0].start + w[0].len < w[1].start));
+            // a's new lines read the same on both sides ("x"), b's are
+            // theirs alone ("t").
+            let theirs: Vec<String> = {
+                let mut out = Vec::new();
+                let mut at = 0;
+                for e in &both {
+                    out.extend_from_slice(&base[at..e.start]);
+                    let tag = if a.contains(e) { "x" } else { "t" };
+                    out.extend(e.lines(tag));
+                    at = e.start + e.len;
+                }
+                out.extend_from_slice(&base[at..]);
+                out
+            };
+            let (base_c, mine_c) = with_lines(base, mine);
+            let (_, theirs_c) = with_lines(Vec::new(), theirs.clone());
+            let merged = merge(&base_c, &mine_c, &theirs_c).clean().expect("clean");
+            prop_assert_eq!(merged.ingredients, theirs);
+        }
+
+        #[test]
+        fn taking_one_sides_changes_returns_that_side((base, a, _) in base_and_two_sides()) {
+            let mine = edited(&base, &a, "m");
+            let (base, mine) = with_lines(base, mine);
+            let merged = merge(&base, &base, &mine).clean().expect("clean");
+            prop_assert_eq!(&merged, &mine);
+            let merged = merge(&base, &mine, &base).clean().expect("clean");
+            prop_assert_eq!(&merged, &mine);
+        }
+
+        #[test]
+        fn identical_changes_merge_cleanly((base, a, _) in base_and_two_sides()) {
+            let both = edited(&base, &a, "x");
+            let (base, both) = with_lines(base, both);
+            let merged = merge(&base, &both, &both).clean().expect("clean");
+            prop_assert_eq!(merged, both);
+        }
+
+        #[test]
+        fn a_conflict_is_reported_exactly_when_both_sides_changed_the_same_lines_differently(
+            (base, a, b) in base_and_two_sides()
+        ) {
+            let mine = edited(&base, &a, "m");
+            let theirs = edited(&base, &b, "t");
+            // New lines are distinct per side, so two edits that touch are
+            // the same change only when both delete the same lines.
+            let same = |x: &Edit, y: &Edit| x.start == y.start && x.len == y.len && x.new == 0 && y.new == 0;
+            let touching = a.iter().any(|x| {
+                b.iter().any(|y| !same(x, y) && !x.points().is_disjoint(&y.points()))
+            });
+            let (base_c, mine_c) = with_lines(base.clone(), mine.clone());
+            let (_, theirs_c) = with_lines(base.clone(), theirs.clone());
+            let m = merge(&base_c, &mine_c, &theirs_c);
+            prop_assert_eq!(!m.is_clean(), touching);
+            if !touching {
+                // Changes to different lines commute, and the merge is both
+                // sides' changes, whichever side is which.
+                let expected = model(&base, &a, &b, Every::Mine);
+                prop_assert_eq!(&m.clean().expect("clean").ingredients, &expected);
+                let swapped = merge(&base_c, &theirs_c, &mine_c).clean().expect("clean");
+                prop_assert_eq!(&swapped.ingredients, &expected);
+            }
+        }
+
+        #[test]
+        fn a_scalar_takes_the_side_that_changed_it_and_conflicts_only_when_both_did_differently(
+            base in scalars(), mine in scalars(), theirs in scalars()
+        ) {
+            let (base, mine, theirs) = (with_scalars(base), with_scalars(mine), with_scalars(theirs));
+            let m = merge(&base, &mine, &theirs);
+            let (b, mi, th) = (fields(&base), fields(&mine), fields(&theirs));
+            let conflicting: Vec<usize> = (0..2)
+                .filter(|&i| mi[i] != b[i] && th[i] != b[i] && mi[i] != th[i])
+                .collect();
+            prop_assert_eq!(m.conflicts().len(), conflicting.len());
+            let mine_wins = m.with_every(Choice::Mine);
+            let theirs_win = m.with_every(Choice::Theirs);
+            let (mw, tw) = (fields(&mine_wins), fields(&theirs_win));
+            for i in 0..2 {
+                // A field only one side changed takes that side's value,
+                // whatever the choices; a conflicting one, the chosen side's.
+                let clean = if th[i] == b[i] { &mi[i] } else { &th[i] };
+                if conflicting.contains(&i) {
+                    prop_assert_eq!(&mw[i], &mi[i]);
+                    prop_assert_eq!(&tw[i], &th[i]);
+                } else {
+                    prop_assert_eq!(&mw[i], clean);
+                    prop_assert_eq!(&tw[i], clean);
+                }
+            }
+            // Tags never conflict: a tag is in when both kept it or either
+            // added it.
+            for tag in ["tag0", "tag1", "tag2"] {
+                let has = |c: &Content| c.tags.iter().any(|t| t == tag);
+                let kept = has(&base) && has(&mine) && has(&theirs);
+                let added = !has(&base) && (has(&mine) || has(&theirs));
+                prop_assert_eq!(has(&mine_wins), kept || added);
+            }
+        }
+    }
+
+    /// A recipe's scalar fields drawn from few values, so that sides often
+    /// agree or collide: the title, cook minutes and the tags.
+    fn scalars() -> impl Strategy<Value = (usize, Option<u32>, Vec<usize>)> {
+        (
+            0..3usize,
+            proptest::option::of(prop_oneof![Just(20u32), Just(35)]),
+            proptest::collection::vec(0..3usize, 0..3),
+        )
+    }
+
+    fn with_scalars((title, cook, tags): (usize, Option<u32>, Vec<usize>)) -> Content {
+        let mut tags: Vec<String> = tags.iter().map(|t| format!("tag{t}")).collect();
+        tags.sort();
+        tags.dedup();
+        Content {
+            title: format!("Title {title}"),
+            cook: cook.map(|m| Minutes::new(i64::from(m)).unwrap()),
+            tags,
+            ..Content::default()
+        }
+    }
+
+    /// Each scalar a recipe's scalars were drawn for, as the merge sees it.
+    fn fields(c: &Content) -> [String; 2] {
+        [c.title.clone(), format!("{:?}", c.cook)]
+    }
+}
