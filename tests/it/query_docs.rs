@@ -119,6 +119,12 @@ fn merges(store: &Store) {
     );
     let spicy_2 = version("spicy-shakshuka", 2, None);
     version("shakshuka", 3, Some((":recipe/took", spicy_2)));
+    let shakshuka_4 = version("shakshuka", 4, None);
+    version(
+        "spicy-shakshuka",
+        3,
+        Some((":recipe/merged-at", shakshuka_4)),
+    );
 }
 
 /// Splits the inputs block into one EDN text per input.
@@ -204,4 +210,102 @@ fn every_example_in_the_query_guide_gives_the_answers_shown() {
         std::fs::write(&path, blessed).unwrap();
     }
     assert!(examples >= 12, "only {examples} examples found");
+}
+
+/// The guide's rule for every version that reached a recipe through
+/// merges, as written in its last example that uses it.
+fn reached_rule(doc: &str) -> String {
+    let start = doc
+        .rfind("[[(reached ?r ?from ?v ?at)")
+        .expect("the guide has the rule");
+    let end = doc[start..]
+        .find("\n\"")
+        .expect("the rule is followed by a slug");
+    doc[start..start + end].to_owned()
+}
+
+/// The rule on a store the site wrote: a fork suggests its change, the
+/// parent takes it, moves on, and the fork brings that in, so its own
+/// version comes back to it. Asked of the fork, the rule as the guide
+/// writes it names only the parent; without its last clause, the fork
+/// would reach itself.
+#[test]
+fn the_guides_rule_names_no_recipe_as_reaching_itself_after_a_round_trip() {
+    use forkful::domain::{Change, Content, Recipes, Slug, Step};
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/QUERY.md"))
+        .unwrap();
+    let recipes = Recipes::temporary().unwrap();
+    let slug = |s: &str| Slug::parse(s).unwrap();
+    let soup = |lines: &[&str]| Content {
+        title: "Soup".into(),
+        ingredients: lines.iter().map(|l| l.to_string()).collect(),
+        steps: vec![Step {
+            section: None,
+            text: "Simmer.".into(),
+        }],
+        ..Content::default()
+    };
+    let v = |n| forkful::domain::VersionNumber::new(n).unwrap();
+    let (ann, ben) = (|n| Change::by("ann", n), |n| Change::by("ben", n));
+    recipes
+        .create(&slug("soup"), soup(&["carrots", "stock"]), &ann("soup"))
+        .unwrap();
+    let (fork, _) = recipes
+        .fork(
+            &slug("soup"),
+            None,
+            Some(&slug("bens-soup")),
+            |c| c,
+            &ben("fork"),
+        )
+        .unwrap();
+    recipes
+        .edit(
+            &fork,
+            v(1),
+            soup(&["carrots", "stock", "salt"]),
+            &ben("salt"),
+        )
+        .unwrap();
+    recipes
+        .suggest(&fork, v(2), "Salt", &ben("suggest"))
+        .unwrap();
+    recipes
+        .accept_suggestion(&slug("soup"), 1, v(1), v(2), &[], "", &ann("take"))
+        .unwrap();
+    recipes
+        .edit(
+            &slug("soup"),
+            v(2),
+            soup(&["2 carrots", "stock", "salt"]),
+            &ann("more carrots"),
+        )
+        .unwrap();
+    recipes
+        .bring_in(&fork, v(2), v(3), &[], &ben("carrots"))
+        .unwrap();
+    let history = recipes.store().db().history();
+    let ask = |rule: &str| {
+        let query = Query::parse(
+            "[:find ?from ?v :in $ % ?slug :where [?r :recipe/slug ?slug] \
+             (reached ?r ?f ?v ?at) [?f :recipe/slug ?from]]",
+        )
+        .unwrap();
+        let args = vec![
+            Input::Db(history.clone()),
+            Input::from_edn(rule).unwrap(),
+            Input::from_edn("\"bens-soup\"").unwrap(),
+        ];
+        render_table(&query.run(&args, DEFAULT_WORK_LIMIT).unwrap())
+    };
+    let rule = reached_rule(&doc);
+    let answers = ask(&rule);
+    assert!(answers.contains("\"soup\""), "{answers}");
+    assert!(!answers.contains("\"bens-soup\""), "{answers}");
+    let without = rule.replace("\n  [(!= ?from ?r)]", "");
+    assert_ne!(without, rule, "the rule has the clause");
+    assert!(
+        ask(&without).contains("\"bens-soup\""),
+        "the round trip brings the fork's own version back to it"
+    );
 }
