@@ -950,3 +950,404 @@ fn an_open_suggestion_follows_its_forks_merges_and_a_retired_fork_withdraws_it()
     assert_eq!(s.state.as_str(), "withdrawn");
     assert_eq!(view.open_suggestions(parent_id).unwrap(), 0);
 }
+
+/// `ann`'s soup with `lines`, and `ben`'s fork of it, both at version 1.
+fn soup_and_fork(lines: &[&str]) -> (Recipes, Slug, Slug) {
+    let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
+    let soup = slug("soup");
+    recipes
+        .create(
+            &soup,
+            content("Soup", lines, &["Simmer."]),
+            &Change::by("ann", "soup"),
+        )
+        .unwrap();
+    let (fork, _) = recipes
+        .fork(&soup, None, None, |c| c, &Change::by("ben", "fork"))
+        .unwrap();
+    (recipes, soup, fork)
+}
+
+/// `content` with its ingredients replaced by `lines`.
+fn with_lines(mut c: Content, lines: &[&str]) -> Content {
+    c.ingredients = lines.iter().map(|l| l.to_string()).collect();
+    c
+}
+
+/// The review's case: Ann opens Ben's suggestion (a pinch of salt); Ben
+/// then adds bleach to his fork, which the open suggestion follows. Her
+/// accept, and her decline, made from the review she saw, save nothing.
+#[test]
+fn an_accept_or_decline_acts_only_on_the_fork_version_its_review_showed() {
+    let (recipes, soup, fork) = soup_and_fork(&["2 carrots", "1 l stock"]);
+    let ben = |n| Change::by("ben", n);
+    let ann = |n| Change::by("ann", n);
+    let now = |s: &Slug| recipes.snapshot().recipe(s).unwrap().content;
+    recipes
+        .edit(
+            &fork,
+            v(1),
+            with_lines(now(&fork), &["2 carrots", "1 l stock", "a pinch of salt"]),
+            &ben("salt"),
+        )
+        .unwrap();
+    recipes
+        .suggest(&fork, v(2), "Salt", &ben("suggest"))
+        .unwrap();
+    // Ann's review shows soup version 1 against Ben's version 2.
+    let shown = (v(1), v(2));
+    recipes
+        .edit(
+            &fork,
+            v(2),
+            with_lines(
+                now(&fork),
+                &["2 carrots", "1 l stock", "a pinch of salt", "1 cup bleach"],
+            ),
+            &ben("bleach"),
+        )
+        .unwrap();
+    let before = stored(recipes.store());
+    let accepted = recipes.accept_suggestion(&soup, 1, shown.0, shown.1, &[], "", &ann("yes"));
+    assert!(
+        matches!(&accepted, Err(DomainError::MergeMoved { slug, newest, .. })
+            if slug == "soup-ben" && *newest == v(3)),
+        "{accepted:?}"
+    );
+    assert!(matches!(
+        recipes.decline_suggestion(&soup, 1, shown, "no", &ann("no")),
+        Err(DomainError::MergeMoved { .. })
+    ));
+    assert!(stored(recipes.store()) == before, "a stale review wrote");
+    assert_eq!(now(&soup).ingredients, ["2 carrots", "1 l stock"]);
+    // Reviewed again, as it is now, she declines it.
+    recipes
+        .decline_suggestion(&soup, 1, (v(1), v(3)), "No bleach", &ann("no"))
+        .unwrap();
+    assert_eq!(now(&soup).ingredients, ["2 carrots", "1 l stock"]);
+}
+
+/// A bring-in form shows the parent's newest version: once the parent has
+/// a newer one, that form saves nothing.
+#[test]
+fn a_bring_in_acts_only_on_the_parent_version_its_form_showed() {
+    let (recipes, parent, fork) = a_parent_and_its_fork();
+    let view = recipes.snapshot();
+    let shown = view
+        .parent_changes(&view.recipe(&fork).unwrap(), None)
+        .unwrap();
+    assert_eq!(shown.upto, v(2));
+    let mut moved = view.recipe(&parent).unwrap().content;
+    moved.notes = Some("Freezes well.".into());
+    recipes
+        .edit(&parent, v(2), moved, &Change::by("ann", "notes"))
+        .unwrap();
+    let before = stored(recipes.store());
+    assert!(matches!(
+        recipes.bring_in(&fork, v(1), v(2), &[], &Change::by("ben", "in")),
+        Err(DomainError::MergeMoved { newest, .. }) if newest == v(3)
+    ));
+    assert!(stored(recipes.store()) == before);
+}
+
+/// Taken with nothing of the parent's own beside it, a suggestion puts
+/// the fork in step with the version that took it: nothing to bring in,
+/// nothing to suggest, until the fork changes again.
+#[test]
+fn a_suggestion_taken_whole_puts_the_fork_in_step() {
+    let (recipes, soup, fork) = soup_and_fork(&["2 carrots", "1 l stock"]);
+    let ben = |n| Change::by("ben", n);
+    let snap = || recipes.snapshot();
+    let mut changed = snap().recipe(&fork).unwrap().content;
+    changed.title = "Ben's soup".into();
+    changed.ingredients.push("salt".into());
+    recipes.edit(&fork, v(1), changed, &ben("salt")).unwrap();
+    assert!(
+        pages::recipe_show(&snap(), &fork, Default::default())
+            .unwrap()
+            .can_suggest
+    );
+    recipes
+        .suggest(&fork, v(2), "Salt", &ben("suggest"))
+        .unwrap();
+    recipes
+        .accept_suggestion(&soup, 1, v(1), v(2), &[], "", &Change::by("ann", "yes"))
+        .unwrap();
+    let view = snap();
+    let fork_now = view.recipe(&fork).unwrap();
+    let agreed = view.agreed(&fork_now).unwrap().unwrap();
+    assert_eq!((agreed.version, agreed.newest), (v(2), v(2)));
+    assert_eq!(view.recipe(&soup).unwrap().content.title, "Soup");
+    assert!(matches!(
+        pages::bring_in_show(&view, &fork).unwrap(),
+        pages::BringIn::InStep(_)
+    ));
+    assert!(matches!(
+        recipes.bring_in(&fork, v(2), v(2), &[], &ben("again")),
+        Err(DomainError::UpToDate { .. })
+    ));
+    let page = pages::recipe_show(&view, &fork, Default::default()).unwrap();
+    assert!(!page.can_suggest, "its newest version was taken as it is");
+    assert_eq!(page.apart.unwrap().gained(), 0);
+    assert_eq!(
+        pages::suggest_show(&view, &fork).unwrap().blocked,
+        Some(pages::Blocked::NothingToSuggest)
+    );
+    assert!(matches!(
+        recipes.suggest(&fork, v(2), "Again", &ben("again")),
+        Err(DomainError::NothingChanged)
+    ));
+    // A change of its own since: there is something to suggest again,
+    // and only that.
+    let mut more = snap().recipe(&fork).unwrap().content;
+    more.notes = Some("Better the next day.".into());
+    recipes.edit(&fork, v(2), more, &ben("notes")).unwrap();
+    let view = snap();
+    assert!(
+        pages::recipe_show(&view, &fork, Default::default())
+            .unwrap()
+            .can_suggest
+    );
+    let suggest = pages::suggest_show(&view, &fork).unwrap();
+    assert_eq!(suggest.blocked, None);
+    assert_eq!(suggest.change.summary(), "notes", "{:?}", suggest.change);
+}
+
+/// Taken beside a change of the parent's own, a suggestion leaves the
+/// fork behind (the parent's change is new to it), and the fork's next
+/// merge starts from what it sent: the changes both now have are no
+/// conflict, though a merge from the older base would see one.
+#[test]
+fn a_suggestion_taken_beside_the_parents_own_change_leaves_the_fork_behind_and_merges_from_what_it_sent(
+) {
+    let (recipes, soup, fork) = soup_and_fork(&["2 carrots", "1 onion", "1 l stock"]);
+    let snap = || recipes.snapshot();
+    let lines = |s: &Slug| snap().recipe(s).unwrap().content;
+    recipes
+        .edit(
+            &fork,
+            v(1),
+            with_lines(lines(&fork), &["2 carrots", "1 red onion", "1 l stock"]),
+            &Change::by("ben", "red"),
+        )
+        .unwrap();
+    recipes
+        .suggest(&fork, v(2), "A red onion", &Change::by("ben", "suggest"))
+        .unwrap();
+    recipes
+        .edit(
+            &soup,
+            v(1),
+            with_lines(lines(&soup), &["3 carrots", "1 onion", "1.5 l stock"]),
+            &Change::by("ann", "more"),
+        )
+        .unwrap();
+    recipes
+        .accept_suggestion(&soup, 1, v(2), v(2), &[], "", &Change::by("ann", "yes"))
+        .unwrap();
+    assert_eq!(
+        lines(&soup).ingredients,
+        ["3 carrots", "1 red onion", "1.5 l stock"]
+    );
+    let view = snap();
+    let fork_now = view.recipe(&fork).unwrap();
+    let agreed = view.agreed(&fork_now).unwrap().unwrap();
+    assert_eq!((agreed.version, agreed.newest), (v(1), v(3)), "behind");
+    assert_eq!(agreed.base.fork_version, Some(v(2)));
+    let changes = view.parent_changes(&fork_now, None).unwrap();
+    assert!(changes.merge.is_clean(), "{:?}", changes.merge.conflicts());
+    // From the soup's version 1, the parent's one change over all three
+    // lines meets the fork's: one conflict.
+    let from_old_base = forkful::domain::merge::merge(
+        &view.version(&soup, v(1)).unwrap().1,
+        &fork_now.content,
+        &changes.parent_content,
+    );
+    assert_eq!(from_old_base.conflicts().len(), 1);
+    recipes
+        .bring_in(&fork, v(2), v(3), &[], &Change::by("ben", "in"))
+        .unwrap();
+    assert_eq!(
+        lines(&fork).ingredients,
+        ["3 carrots", "1 red onion", "1.5 l stock"]
+    );
+}
+
+/// A suggestion of a title alone is empty (the title is the fork's own,
+/// never sent); so is an accept of what the recipe has already.
+#[test]
+fn empty_suggestions_and_empty_accepts_are_refused() {
+    let (recipes, soup, fork) = soup_and_fork(&["2 carrots", "1 l stock"]);
+    let mut renamed = recipes.snapshot().recipe(&fork).unwrap().content;
+    renamed.title = "Ben's soup".into();
+    recipes
+        .edit(&fork, v(1), renamed.clone(), &Change::by("ben", "name"))
+        .unwrap();
+    assert!(matches!(
+        recipes.suggest(&fork, v(2), "My name", &Change::by("ben", "s")),
+        Err(DomainError::NothingChanged)
+    ));
+    assert!(
+        !pages::recipe_show(&recipes.snapshot(), &fork, Default::default())
+            .unwrap()
+            .can_suggest
+    );
+    recipes
+        .edit(
+            &fork,
+            v(2),
+            with_lines(renamed, &["2 carrots", "1 l stock", "salt"]),
+            &Change::by("ben", "salt"),
+        )
+        .unwrap();
+    recipes
+        .suggest(&fork, v(3), "Salt", &Change::by("ben", "s"))
+        .unwrap();
+    // Ann adds the salt herself before she reads it.
+    let soup_now = recipes.snapshot().recipe(&soup).unwrap().content;
+    recipes
+        .edit(
+            &soup,
+            v(1),
+            with_lines(soup_now, &["2 carrots", "1 l stock", "salt"]),
+            &Change::by("ann", "salt"),
+        )
+        .unwrap();
+    let before = stored(recipes.store());
+    assert!(matches!(
+        recipes.accept_suggestion(&soup, 1, v(2), v(3), &[], "", &Change::by("ann", "y")),
+        Err(DomainError::NothingChanged)
+    ));
+    assert!(stored(recipes.store()) == before);
+}
+
+/// A retired recipe takes no suggestion, and retiring it closes those
+/// open (it answered 410 to both buttons of one still shown open).
+#[test]
+fn retiring_a_recipe_closes_its_open_suggestions_and_takes_no_more() {
+    let (recipes, soup, fork) = soup_and_fork(&["2 carrots", "1 l stock"]);
+    let salted = with_lines(
+        recipes.snapshot().recipe(&fork).unwrap().content,
+        &["2 carrots", "1 l stock", "salt"],
+    );
+    recipes
+        .edit(&fork, v(1), salted, &Change::by("ben", "salt"))
+        .unwrap();
+    recipes
+        .suggest(&fork, v(2), "Salt", &Change::by("ben", "s"))
+        .unwrap();
+    recipes
+        .retire(&soup, v(1), &Change::by("ann", "retire"))
+        .unwrap();
+    let view = recipes.snapshot();
+    let soup_id = view.recipe(&soup).unwrap().id;
+    let s = view.suggestion(soup_id, 1).unwrap().unwrap();
+    assert_eq!(s.state.as_str(), "closed");
+    assert_eq!(view.open_suggestions(soup_id).unwrap(), 0);
+    assert_eq!(
+        pages::suggest_show(&view, &fork).unwrap().blocked,
+        Some(pages::Blocked::ParentRetired)
+    );
+    assert!(matches!(
+        recipes.suggest(&fork, v(2), "Again", &Change::by("ben", "s")),
+        Err(DomainError::Retired { .. })
+    ));
+}
+
+/// History says how each conflict was settled; the fork says how many of
+/// the parent's changes it kept its own version of, until its next merge.
+#[test]
+fn history_says_how_each_conflict_was_settled_and_the_fork_what_it_kept() {
+    let (recipes, soup, fork) = soup_and_fork(&["2 carrots", "1 onion", "1 l stock"]);
+    let lines = |s: &Slug| recipes.snapshot().recipe(s).unwrap().content;
+    recipes
+        .edit(
+            &fork,
+            v(1),
+            with_lines(lines(&fork), &["3 carrots", "1 onion", "1 l stock"]),
+            &Change::by("ben", "3"),
+        )
+        .unwrap();
+    recipes
+        .edit(
+            &soup,
+            v(1),
+            with_lines(lines(&soup), &["4 carrots", "1 onion", "1 l stock"]),
+            &Change::by("ann", "4"),
+        )
+        .unwrap();
+    recipes
+        .bring_in(
+            &fork,
+            v(2),
+            v(2),
+            &[Choice::Mine],
+            &Change::by("ben", "kept 3"),
+        )
+        .unwrap();
+    let view = recipes.snapshot();
+    let now = view.recipe(&fork).unwrap();
+    assert_eq!(now.content.ingredients[0], "3 carrots");
+    assert_eq!(now.kept_own, 1);
+    let history = view.changes(now.id).unwrap();
+    assert_eq!(
+        history.last().unwrap().1,
+        "brought in version 2 of Soup: no change to the recipe; ingredients kept its own"
+    );
+    let page = pages::recipe_show(&view, &fork, Default::default()).unwrap();
+    let apart = page.apart.unwrap();
+    assert_eq!((apart.since, apart.kept_own), (v(2), 1));
+    // The next merge, with no conflict, kept nothing of its own.
+    recipes
+        .edit(
+            &soup,
+            v(2),
+            with_lines(lines(&soup), &["4 carrots", "1 onion", "1 l stock", "salt"]),
+            &Change::by("ann", "salt"),
+        )
+        .unwrap();
+    recipes
+        .bring_in(&fork, v(3), v(3), &[], &Change::by("ben", "salt"))
+        .unwrap();
+    assert_eq!(recipes.snapshot().recipe(&fork).unwrap().kept_own, 0);
+}
+
+/// A merge whose result would pass the content limits says so on the
+/// bring-in page, with how much to take out, before any note is written.
+#[test]
+fn a_merge_past_the_limits_says_what_to_trim() {
+    let (recipes, soup, fork) = soup_and_fork(&["2 carrots"]);
+    let steps = |who: &str| -> Vec<Step> {
+        (0..150)
+            .map(|i| Step {
+                section: None,
+                text: format!("{who}'s step {i}."),
+            })
+            .collect()
+    };
+    let mut mine = recipes.snapshot().recipe(&fork).unwrap().content;
+    mine.steps.extend(steps("Ben"));
+    recipes
+        .edit(&fork, v(1), mine, &Change::by("ben", "steps"))
+        .unwrap();
+    let mut theirs = recipes.snapshot().recipe(&soup).unwrap().content;
+    theirs.steps = [steps("Ann"), theirs.steps].concat();
+    recipes
+        .edit(&soup, v(1), theirs, &Change::by("ann", "steps"))
+        .unwrap();
+    let view = recipes.snapshot();
+    let pages::BringIn::Changes(show) = pages::bring_in_show(&view, &fork).unwrap() else {
+        panic!("there are changes to bring in");
+    };
+    assert_eq!(
+        show.over_limits,
+        [
+            "Merged, the recipe would have 301 steps, and a recipe has at most 200: \
+          take out at least 101 of your 151 first."
+        ]
+    );
+    assert!(matches!(
+        recipes.bring_in(&fork, v(2), v(2), &[], &Change::by("ben", "in")),
+        Err(DomainError::Content(_))
+    ));
+}
