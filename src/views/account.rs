@@ -72,6 +72,11 @@ pub fn suggestions_feed_path(handle: &str) -> String {
     format!("/cooks/{handle}/suggestions.xml")
 }
 
+/// The path of the feed of the suggestions `handle` made.
+pub fn suggested_feed_path(handle: &str) -> String {
+    format!("/cooks/{handle}/suggested.xml")
+}
+
 /// The cook's suggestions on their account page: those sent to their
 /// recipes (the open ones to review first), and those they made.
 fn suggestions(cook: &Cook, suggestions: &CookSuggestions) -> Markup {
@@ -101,6 +106,9 @@ fn suggestions(cook: &Cook, suggestions: &CookSuggestions) -> Markup {
         @if suggestions.sent.is_empty() {
             p { "None yet. From a fork of yours, suggest its changes to the recipe it came from." }
         } @else {
+            p {
+                a href=(suggested_feed_path(cook.handle.as_str())) { "Follow what becomes of them in a feed" } "."
+            }
             (suggestion_lines(&suggestions.sent, Whose::Sent))
             (more(suggestions.sent.len(), suggestions.sent_total))
         }

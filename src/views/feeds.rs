@@ -7,6 +7,7 @@ use std::fmt::Write;
 
 use super::machine_time;
 use super::markdown::Memos;
+use crate::domain::pages::FeedOf;
 use crate::domain::{CatalogEntry, Instant, SuggestionsFeed};
 
 /// `text` escaped for XML text and attribute values.
@@ -80,21 +81,28 @@ pub fn suggestions_atom(base_url: &str, feed: &SuggestionsFeed) -> String {
     let mut out = String::with_capacity(512 + feed.lines.len() * 512);
     let base = xml(base_url);
     let handle = xml(&feed.handle);
-    let this = format!(
-        "{base}{}",
-        xml(&super::account::suggestions_feed_path(&feed.handle))
-    );
+    let (path, title) = match feed.of {
+        FeedOf::Received => (
+            super::account::suggestions_feed_path(&feed.handle),
+            format!("suggestions to {}'s recipes", feed.name),
+        ),
+        FeedOf::Sent => (
+            super::account::suggested_feed_path(&feed.handle),
+            format!("suggestions {} made, and what became of them", feed.name),
+        ),
+    };
+    let this = format!("{base}{}", xml(&path));
     let _ = write!(
         out,
         "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n\
          <feed xmlns=\"http://www.w3.org/2005/Atom\">\n\
-         <title>forkful: suggestions to {}'s recipes</title>\n\
+         <title>forkful: {}</title>\n\
          <id>{this}</id>\n\
          <link rel=\"alternate\" href=\"{base}/cooks/{handle}\"/>\n\
          <link rel=\"self\" href=\"{this}\"/>\n\
          <updated>{}</updated>\n\
          <author><name>forkful</name></author>\n",
-        xml(&feed.name),
+        xml(&title),
         machine_time(feed.updated)
     );
     for line in &feed.lines {
@@ -114,6 +122,8 @@ pub fn suggestions_atom(base_url: &str, feed: &SuggestionsFeed) -> String {
             machine_time(s.made),
             machine_time(s.changed),
         );
+        // The same entry in both feeds has the same id: a reader that
+        // follows both sees it once.
         if let Some(by) = &s.by {
             let _ = writeln!(
                 out,

@@ -455,7 +455,7 @@ pub fn suggestion_lines(lines: &[SuggestionLine], whose: Whose) -> Markup {
     }
 }
 
-/// A recipe's suggestions, newest last.
+/// A page of a recipe's suggestions, newest first.
 pub fn suggestions_page(model: &SuggestionsShow) -> Markup {
     let r = &model.recipe;
     let heading = format!("Suggestions to {}", r.content.title);
@@ -471,7 +471,16 @@ pub fn suggestions_page(model: &SuggestionsShow) -> Markup {
             @if model.suggestions.is_empty() {
                 p { "No suggestions yet. A cook who forks this recipe can suggest their changes back." }
             } @else {
-                ol class="suggestions" {
+                p class="lede" {
+                    @if model.suggestions.len() < model.total {
+                        "Suggestions " (model.suggestions.first().map_or(0, |(s, _)| s.number))
+                        " to " (model.suggestions.last().map_or(0, |(s, _)| s.number))
+                        " of " (model.total) ", newest first."
+                    } @else {
+                        (super::count(model.total as i64, "suggestion", "suggestions")) ", newest first."
+                    }
+                }
+                ol class="suggestions" reversed {
                     @for (s, fork) in &model.suggestions {
                         li {
                             a href=(suggestion_path(r.slug.as_str(), s.number)) { "Suggestion " (s.number) }
@@ -480,6 +489,11 @@ pub fn suggestions_page(model: &SuggestionsShow) -> Markup {
                             ", " (human_time(s.made)) ": " (state(r.slug.as_str(), s))
                         }
                     }
+                }
+            }
+            @if let Some(older) = model.older {
+                nav class="pager" aria-label="Pages" {
+                    a rel="next" href={ (recipe_path(r.slug.as_str())) "/suggestions?before=" (older) } { "Older suggestions" }
                 }
             }
             p { a href=(recipe_path(r.slug.as_str())) { "Back to " (r.content.title) } }

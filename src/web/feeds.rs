@@ -40,13 +40,33 @@ pub async fn cook_suggestions(
     req: HttpRequest,
     handle: web::Path<String>,
 ) -> Result<HttpResponse, WebError> {
-    let handle = crate::domain::Slug::parse(&handle)
+    suggestions_feed(&site, &req, &handle, pages::FeedOf::Received)
+}
+
+/// `/cooks/{handle}/suggested.xml`: the suggestions a cook made, and what
+/// became of each (accepted, declined, with the author's note), newest
+/// changed first.
+pub async fn cook_suggested(
+    site: web::Data<Site>,
+    req: HttpRequest,
+    handle: web::Path<String>,
+) -> Result<HttpResponse, WebError> {
+    suggestions_feed(&site, &req, &handle, pages::FeedOf::Sent)
+}
+
+fn suggestions_feed(
+    site: &Site,
+    req: &HttpRequest,
+    handle: &str,
+    of: pages::FeedOf,
+) -> Result<HttpResponse, WebError> {
+    let handle = crate::domain::Slug::parse(handle)
         .map_err(|_| WebError::NotFound(format!("There is no cook called {handle:?}.")))?;
     respond::page(
-        &site,
-        &req,
+        site,
+        req,
         respond::NO_QUERY,
-        |snapshot| Ok(pages::suggestions_feed(snapshot, &handle)?),
+        |snapshot| Ok(pages::suggestions_feed(snapshot, &handle, of)?),
         |site, feed| {
             Body::xml(
                 "application/atom+xml; charset=utf-8",

@@ -18,6 +18,7 @@ use actix_web::{web, HttpRequest, HttpResponse};
 
 use super::form_handling::{attempt_of, private_page, see_other, sentence};
 use super::recipes::parse_slug;
+use super::respond::{self, Body};
 use super::session::Visitor;
 use super::{Site, WebError};
 use crate::domain::merge::{Choice, Merge};
@@ -470,16 +471,39 @@ pub async fn suggest(
     }
 }
 
-/// `GET /recipes/{slug}/suggestions`: the suggestions made to a recipe.
+/// The suggestions list's query string: `?before=`, the number the page
+/// of older ones starts before. Others are ignored, as every page's are.
+#[derive(Debug, serde::Deserialize, serde::Serialize)]
+pub struct SuggestionsParams {
+    before: Option<String>,
+}
+
+/// `GET /recipes/{slug}/suggestions`: a page of the suggestions made to a
+/// recipe, the same for every reader, so kept as every page is.
 pub async fn suggestions(
     site: web::Data<Site>,
-    visitor: Visitor,
+    req: HttpRequest,
     slug: web::Path<String>,
+    params: web::Query<SuggestionsParams>,
 ) -> Result<HttpResponse, WebError> {
     let slug = parse_slug(&slug)?;
-    let model = pages::suggestions_show(&site.snapshot(), &slug)?;
-    let page = merges::suggestions_page(&model);
-    Ok(private_page(&site, &visitor, StatusCode::OK, page))
+    let before = params
+        .before
+        .as_deref()
+        .map(|b| {
+            b.parse::<u32>()
+                .ok()
+                .filter(|&n| n >= 1)
+                .ok_or_else(|| WebError::BadRequest(format!("{b:?} is not a suggestion's number")))
+        })
+        .transpose()?;
+    respond::page(
+        &site,
+        &req,
+        &*params,
+        |snapshot| Ok(pages::suggestions_show(snapshot, &slug, before)?),
+        |_, model| Body::from(merges::suggestions_page(model)),
+    )
 }
 
 fn suggestion_number(text: &str) -> Result<u32, WebError> {

@@ -330,6 +330,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             "/cooks/{handle}/suggestions.xml",
             feeds::cook_suggestions,
         ))
+        .service(page("/cooks/{handle}/suggested.xml", feeds::cook_suggested))
         .service(get_post(
             "/recipes/{slug}/edit",
             recipe_writes::edit_page,

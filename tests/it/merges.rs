@@ -8,7 +8,7 @@ use forkful::domain::{
 use forkful::store::Store;
 
 use crate::helpers::{stored, v};
-use crate::writing::{new_site, recipe_fields, sign_up, Browser};
+use crate::writing::{filled_in, hidden_fields, new_site, recipe_fields, sign_up, Browser};
 
 fn slug(s: &str) -> Slug {
     Slug::parse(s).unwrap()
@@ -854,12 +854,18 @@ fn a_suggestion_taken_is_facts_read_at_any_basis_and_carried_by_export_and_impor
         "{:?}",
         history.origins
     );
+    // The fork's history links the parent's version it brought in, and
+    // says where its version suggested was taken.
     let history = pages::history(&view, &fork, None).unwrap();
     assert!(
         matches!(
             &history.origins[..],
-            [(n, Origin::BroughtIn { parent: p, version })]
-                if *n == v(2) && p.slug == "banana-bread" && *version == v(2)
+            [
+                (taken, Origin::TakenUpstream { number: 1, parent: up, version: took }),
+                (n, Origin::BroughtIn { parent: p, version })
+            ]
+                if *taken == v(2) && up.slug == "banana-bread" && *took == v(3)
+                    && *n == v(2) && p.slug == "banana-bread" && *version == v(2)
         ),
         "{:?}",
         history.origins
@@ -1350,4 +1356,453 @@ fn a_merge_past_the_limits_says_what_to_trim() {
         recipes.bring_in(&fork, v(2), v(2), &[], &Change::by("ben", "in")),
         Err(DomainError::Content(_))
     ));
+}
+
+/// Ann's dal, and Ben's fork of it with cumin for turmeric; Ann then
+/// grinds her turmeric: the two change the same line.
+async fn dal_and_bens_fork() -> (
+    Recipes,
+    actix_web::web::Data<forkful::web::Site>,
+    Browser,
+    Browser,
+) {
+    let (recipes, site) = new_site();
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let form = ann.get("/recipes/new").await;
+    let made = ann.submit(&form, "/recipes/new", &recipe_fields(&[])).await;
+    assert_eq!(made.status, 303, "{}", made.body);
+    let mut ben = Browser::new(&site);
+    sign_up(&mut ben, "ben").await;
+    let fork_form = ben.get("/recipes/weeknight-dal/fork").await;
+    let forked = ben
+        .submit(
+            &fork_form,
+            "/recipes/weeknight-dal/fork",
+            &recipe_fields(&[
+                ("slug", "bens-dal"),
+                ("title", "Ben's dal"),
+                (
+                    "ingredients",
+                    "1 cup red lentils\n3 cups water\n1 tsp cumin",
+                ),
+                ("note", "cumin"),
+            ]),
+        )
+        .await;
+    assert_eq!(forked.status, 303, "{}", forked.body);
+    let edit = ann.get("/recipes/weeknight-dal/edit").await;
+    let edited = ann
+        .submit(
+            &edit,
+            "/recipes/weeknight-dal/edit",
+            &recipe_fields(&[
+                (
+                    "ingredients",
+                    "1 cup red lentils\n3 cups water\n1 tsp turmeric, ground",
+                ),
+                ("note", "ground"),
+            ]),
+        )
+        .await;
+    assert_eq!(edited.status, 303, "{}", edited.body);
+    (recipes, site, ann, ben)
+}
+
+/// Ben edits his fork's summary, in another tab: a change that meets
+/// nothing of the merge.
+async fn ben_edits_his_summary(ben: &mut Browser, summary: &str) {
+    let edit = ben.get("/recipes/bens-dal/edit").await;
+    let moved = ben
+        .submit(
+            &edit,
+            "/recipes/bens-dal/edit",
+            &recipe_fields(&[
+                ("slug", "bens-dal"),
+                ("title", "Ben's dal"),
+                (
+                    "ingredients",
+                    "1 cup red lentils\n3 cups water\n1 tsp cumin",
+                ),
+                ("summary", summary),
+                ("note", "summary"),
+            ]),
+        )
+        .await;
+    assert_eq!(moved.status, 303, "{}", moved.body);
+}
+
+/// The bring-in form offers each way to settle a conflict, names the
+/// other cook, previews the whole recipe (its button, and the live
+/// preview's address), and keeps the cook's choice when the fork moved on
+/// in a way the conflict does not see.
+#[actix_web::test]
+async fn over_the_web_a_bring_in_keeps_both_writes_by_hand_previews_and_keeps_choices_across_a_409()
+{
+    let (recipes, _site, _ann, mut ben) = dal_and_bens_fork().await;
+    let action = "/recipes/bens-dal/bring-in";
+    let form = ben.get(action).await;
+    assert_eq!(form.status, 200, "{}", form.body);
+    let labels: Vec<String> = form
+        .texts("fieldset.conflict label")
+        .iter()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    assert!(labels[0].starts_with("Keep yours"), "{labels:?}");
+    assert!(labels[1].starts_with("Take ann's"), "{labels:?}");
+    assert_eq!(
+        labels[2..],
+        ["Keep both: yours first, then ann's", "Write it yourself:"]
+    );
+    assert_eq!(
+        form.texts_raw("fieldset.conflict textarea"),
+        ["1 tsp cumin\n1 tsp turmeric, ground"],
+        "the box starts with both sides"
+    );
+    assert_eq!(
+        form.attrs("section.preview", "data-preview-url"),
+        ["/recipes/bens-dal/bring-in/preview"]
+    );
+    let note = ("note", "The ground turmeric too");
+    // The Preview button: the page again, the merged recipe in it.
+    let previewed = ben
+        .submit(
+            &form,
+            action,
+            &[note, ("choice-0", "both"), ("action", "preview")],
+        )
+        .await;
+    assert_eq!(previewed.status, 200, "{}", previewed.body);
+    assert_eq!(
+        previewed.texts("section.preview .ingredients li"),
+        [
+            "1 cup red lentils",
+            "3 cups water",
+            "1 tsp cumin",
+            "1 tsp turmeric, ground"
+        ]
+    );
+    assert_eq!(
+        previewed.attrs("fieldset.conflict input[checked]", "value"),
+        ["both"],
+        "the choice is kept"
+    );
+    // The live preview: the recipe alone, or what is left to choose.
+    // As the page's script sends it: the form's fields, to the preview's
+    // address.
+    let hidden = hidden_fields(&form, action);
+    let live_url = "/recipes/bens-dal/bring-in/preview";
+    let origin = Some("http://forkful.test");
+    let live = ben
+        .post(
+            live_url,
+            &filled_in(
+                &hidden,
+                &[("choice-0", "edit"), ("edit-0", "1 tsp cumin, toasted")],
+            ),
+            origin,
+        )
+        .await;
+    assert_eq!(live.status, 200, "{}", live.body);
+    assert_eq!(
+        live.texts(".ingredients li"),
+        ["1 cup red lentils", "3 cups water", "1 tsp cumin, toasted"]
+    );
+    assert!(
+        !live.body.contains("<html"),
+        "the recipe alone: {}",
+        live.body
+    );
+    let unready = ben.post(live_url, &filled_in(&hidden, &[]), origin).await;
+    assert!(unready.body.contains("(1 left)"), "{}", unready.body);
+    // Ben chooses theirs; his fork moves on meanwhile, elsewhere: 409, the
+    // merge made again, and his choice still there for the same conflict.
+    ben_edits_his_summary(&mut ben, "Red lentils and cumin.").await;
+    let before = stored(recipes.store());
+    let stale = ben
+        .submit(&form, action, &[note, ("choice-0", "theirs")])
+        .await;
+    assert_eq!(stale.status, 409, "{}", stale.body);
+    assert!(stored(recipes.store()) == before);
+    assert_eq!(
+        stale.attrs("fieldset.conflict input[checked]", "value"),
+        ["theirs"],
+        "{}",
+        stale.body
+    );
+    // Written by hand, from the page as it is now.
+    let saved = ben
+        .submit(
+            &stale,
+            action,
+            &[
+                note,
+                ("choice-0", "edit"),
+                ("edit-0", "1 tsp cumin\n\n1 tsp turmeric"),
+            ],
+        )
+        .await;
+    assert_eq!(saved.status, 303, "{}", saved.body);
+    let now = recipes.snapshot().recipe(&slug("bens-dal")).unwrap();
+    assert_eq!(
+        now.content.ingredients,
+        [
+            "1 cup red lentils",
+            "3 cups water",
+            "1 tsp cumin",
+            "1 tsp turmeric"
+        ]
+    );
+    assert_eq!(
+        now.content.summary.as_deref(),
+        Some("Red lentils and cumin.")
+    );
+    let history = ben.get("/recipes/bens-dal/history").await;
+    assert!(
+        history.body.contains("ingredients written by hand"),
+        "{}",
+        history.body
+    );
+    // The fork's JSON-LD is based on the version it brought in.
+    let page = ben.get("/recipes/bens-dal").await;
+    assert_eq!(
+        page.json_ld()["isBasedOn"],
+        "http://forkful.test/recipes/weeknight-dal/versions/2"
+    );
+}
+
+/// A review answers for what it showed: Ben adds bleach to his fork after
+/// Ann opened the review, and her accept is a 409 with the review as it
+/// is now; the suggester then sees the outcome on his fork's page and in
+/// his own feed, and the recipe credits him.
+#[actix_web::test]
+async fn over_the_web_an_accept_after_the_fork_moved_is_409_and_the_suggester_is_told_the_outcome()
+{
+    let (recipes, site, mut ann, mut ben) = dal_and_bens_fork().await;
+    let suggest = ben.get("/recipes/bens-dal/suggest").await;
+    assert_eq!(suggest.status, 200, "{}", suggest.body);
+    let made = ben
+        .submit(
+            &suggest,
+            "/recipes/bens-dal/suggest",
+            &[("message", "Cumin instead of turmeric")],
+        )
+        .await;
+    assert_eq!(made.status, 303, "{}", made.body);
+    let action = "/recipes/weeknight-dal/suggestions/1";
+    let review = ann.get(action).await;
+    let labels = review
+        .texts("form.accept fieldset.conflict label")
+        .join(" ");
+    assert!(labels.contains("Take ben's"), "{labels}");
+    // Ben adds a line after Ann opened the review.
+    let edit = ben.get("/recipes/bens-dal/edit").await;
+    let bleach = ben
+        .submit(
+            &edit,
+            "/recipes/bens-dal/edit",
+            &recipe_fields(&[
+                ("slug", "bens-dal"),
+                ("title", "Ben's dal"),
+                (
+                    "ingredients",
+                    "1 cup red lentils\n3 cups water\n1 tsp cumin\n1 cup bleach",
+                ),
+                ("note", "bleach"),
+            ]),
+        )
+        .await;
+    assert_eq!(bleach.status, 303, "{}", bleach.body);
+    let before = stored(recipes.store());
+    let stale = ann
+        .submit(
+            &review,
+            action,
+            &[("action", "accept"), ("choice-0", "theirs")],
+        )
+        .await;
+    assert_eq!(stale.status, 409, "{}", stale.body);
+    assert!(stored(recipes.store()) == before, "a stale accept wrote");
+    assert!(stale
+        .body
+        .contains("Ben's dal changed since this page was made"));
+    assert!(
+        stale
+            .texts("form.accept fieldset.conflict")
+            .join(" ")
+            .contains("1 cup bleach"),
+        "the review now shows the line: {}",
+        stale.body
+    );
+    let declined = ann.submit(&review, action, &[("action", "decline")]).await;
+    assert_eq!(declined.status, 409, "a stale decline declines nothing");
+    // Ben takes the bleach out again; Ann accepts the review as it is.
+    let edit = ben.get("/recipes/bens-dal/edit").await;
+    let fixed = ben
+        .submit(
+            &edit,
+            "/recipes/bens-dal/edit",
+            &recipe_fields(&[
+                ("slug", "bens-dal"),
+                ("title", "Ben's dal"),
+                (
+                    "ingredients",
+                    "1 cup red lentils\n3 cups water\n1 tsp cumin",
+                ),
+                ("note", "no bleach"),
+            ]),
+        )
+        .await;
+    assert_eq!(fixed.status, 303);
+    let review = ann.get(action).await;
+    assert!(!review.body.contains("bleach"));
+    let accepted = ann
+        .submit(
+            &review,
+            action,
+            &[
+                ("action", "accept"),
+                ("choice-0", "theirs"),
+                ("reply", "Lovely, thanks"),
+            ],
+        )
+        .await;
+    assert_eq!(accepted.status, 303, "{}", accepted.body);
+    // Ben's fork page says what became of it, with Ann's note.
+    let fork_page = ben.get("/recipes/bens-dal").await;
+    let outcome = fork_page.texts("p.suggestion-outcome").join(" ");
+    assert!(
+        outcome.contains("Suggestion 1 was taken into Weeknight Dal, in its version 3.")
+            && outcome.contains("Lovely, thanks"),
+        "{outcome}"
+    );
+    // His own feed of the suggestions he made.
+    let mut visitor = Browser::new(&site);
+    let feed = visitor.get("/cooks/ben/suggested.xml").await;
+    assert_eq!(feed.status, 200, "{}", feed.body);
+    assert_eq!(
+        feed.texts("entry > title"),
+        ["Suggestion 1 to Weeknight Dal from Ben's dal (accepted in version 3)"]
+    );
+    assert!(feed.texts("entry > summary")[0].contains("Lovely, thanks"));
+    let account = ben.get("/account").await;
+    assert_eq!(
+        account.attrs("a[href$='suggested.xml']", "href"),
+        ["/cooks/ben/suggested.xml"]
+    );
+    // The recipe credits him.
+    let parent = visitor.get("/recipes/weeknight-dal").await;
+    assert_eq!(
+        parent.json_ld()["contributor"],
+        serde_json::json!([{"@type": "Person", "name": "ben"}])
+    );
+}
+
+/// A cook's suggestions are limited, so one account cannot fill others'
+/// lists: the eleventh in an hour is a 429, and nothing is written.
+#[actix_web::test]
+async fn over_the_web_suggestions_are_limited_per_cook() {
+    let (recipes, site) = new_site();
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let form = ann.get("/recipes/new").await;
+    assert_eq!(
+        ann.submit(&form, "/recipes/new", &recipe_fields(&[]))
+            .await
+            .status,
+        303
+    );
+    let mut ben = Browser::new(&site);
+    sign_up(&mut ben, "ben").await;
+    let limit = forkful::web::rate_limits::SUGGESTIONS_PER_HOUR as usize;
+    for i in 0..=limit {
+        let fork = slug(&format!("dal-{i}"));
+        recipes
+            .fork(
+                &slug("weeknight-dal"),
+                None,
+                Some(&fork),
+                |mut c| {
+                    c.notes = Some(format!("Variation {i}."));
+                    c
+                },
+                &Change::by("ben", "fork"),
+            )
+            .unwrap();
+        let path = format!("/recipes/{fork}/suggest");
+        let page = ben.get(&path).await;
+        let sent = ben
+            .submit(&page, &path, &[("message", "A variation")])
+            .await;
+        if i < limit {
+            assert_eq!(sent.status, 303, "{i}: {}", sent.body);
+        } else {
+            assert_eq!(sent.status, 429, "{}", sent.body);
+            assert!(sent.body.contains("too many suggestions"));
+            assert!(sent.body.contains("A variation"), "the message is kept");
+        }
+    }
+    let view = recipes.snapshot();
+    let dal = view.recipe(&slug("weeknight-dal")).unwrap();
+    assert_eq!(view.suggestions_to(dal.id).unwrap().len(), limit);
+}
+
+/// A recipe's suggestions are listed a page at a time, newest first, the
+/// same for every reader (so kept, and answered 304 when unchanged).
+#[actix_web::test]
+async fn a_recipes_suggestions_are_listed_a_page_at_a_time() {
+    let (recipes, site) = new_site();
+    recipes
+        .create(
+            &slug("soup"),
+            content("Soup", &["carrots"], &["Simmer."]),
+            &Change::by("ann", "soup"),
+        )
+        .unwrap();
+    for i in 0..55 {
+        let (fork, _) = recipes
+            .fork(
+                &slug("soup"),
+                None,
+                None,
+                |mut c| {
+                    c.notes = Some(format!("Variation {i}."));
+                    c
+                },
+                &Change::by(&format!("cook-{i}"), "fork"),
+            )
+            .unwrap();
+        recipes
+            .suggest(&fork, v(1), "Mine", &Change::by(&format!("cook-{i}"), "s"))
+            .unwrap();
+    }
+    let mut visitor = Browser::new(&site);
+    let first = visitor.get("/recipes/soup/suggestions").await;
+    assert_eq!(first.status, 200, "{}", first.body);
+    let numbers = |page: &crate::helpers::Page| -> Vec<String> {
+        page.texts("ol.suggestions li > a:first-child")
+    };
+    let listed = numbers(&first);
+    assert_eq!(listed.len(), 50);
+    assert_eq!(listed[0], "Suggestion 55");
+    assert_eq!(listed[49], "Suggestion 6");
+    assert_eq!(
+        first.attrs("nav.pager a", "href"),
+        ["/recipes/soup/suggestions?before=6"]
+    );
+    let older = visitor.get("/recipes/soup/suggestions?before=6").await;
+    assert_eq!(numbers(&older).len(), 5);
+    assert!(older.attrs("nav.pager a", "href").is_empty());
+    let etag = first.header("etag").unwrap().to_owned();
+    let again = visitor
+        .send_with("/recipes/soup/suggestions", ("If-None-Match", etag))
+        .await;
+    assert_eq!(again.status, 304);
+    assert_eq!(
+        visitor
+            .get("/recipes/soup/suggestions?before=x")
+            .await
+            .status,
+        400
+    );
 }

@@ -21,6 +21,13 @@ pub enum Origin {
         fork: Link,
         version: VersionNumber,
     },
+    /// A fork's version its parent took, by suggestion `number`, in the
+    /// parent's `version`: where this version's changes went.
+    TakenUpstream {
+        number: u32,
+        parent: Link,
+        version: VersionNumber,
+    },
 }
 
 /// A recipe's history: each version with a line on what it changed.
@@ -56,6 +63,18 @@ pub fn history(
     let shown = |n: VersionNumber| versions.iter().any(|(v, _)| v.number == n);
     let mut origins = Vec::new();
     if let Some((parent, _)) = recipe.forked_from {
+        let taken = snapshot.taken_from(recipe.id)?;
+        if taken.iter().any(|t| shown(t.fork_version)) {
+            let parent = link(snapshot, parent)?;
+            for t in taken.into_iter().filter(|t| shown(t.fork_version)) {
+                let origin = Origin::TakenUpstream {
+                    number: t.number,
+                    parent: parent.clone(),
+                    version: t.parent_version,
+                };
+                origins.push((t.fork_version, origin));
+            }
+        }
         let merges = snapshot.merges(recipe.id)?;
         if merges.iter().any(|m| shown(m.version)) {
             let parent = link(snapshot, parent)?;

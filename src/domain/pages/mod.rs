@@ -42,8 +42,8 @@ pub use lineage::{lineage_show, LineageShow};
 pub use recipe::{recipe_data, recipe_show, Apart, RecipeData, RecipeShow, FORKS_LISTED};
 pub use suggestions::{
     cook_suggestions, suggest_show, suggestion_show, suggestions_feed, suggestions_show, Blocked,
-    CookSuggestions, SuggestShow, SuggestionLine, SuggestionShow, SuggestionsFeed, SuggestionsShow,
-    COOK_SUGGESTIONS_LISTED,
+    CookSuggestions, FeedOf, SuggestShow, SuggestionLine, SuggestionShow, SuggestionsFeed,
+    SuggestionsShow, COOK_SUGGESTIONS_LISTED, SUGGESTIONS_PAGE,
 };
 pub use version::{version_show, VersionShow};
 

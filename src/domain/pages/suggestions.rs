@@ -75,13 +75,30 @@ pub fn suggest_show(snapshot: &Snapshot, slug: &Slug) -> Result<SuggestShow, Dom
 /// A recipe's suggestions, with the fork each came from.
 pub struct SuggestionsShow {
     pub recipe: Recipe,
+    /// This page's suggestions, the newest first.
     pub suggestions: Vec<(Suggestion, Link)>,
+    /// Suggestions in all.
+    pub total: usize,
+    /// Where the page of older ones starts (`?before=`), if there are.
+    pub older: Option<u32>,
 }
 
-pub fn suggestions_show(snapshot: &Snapshot, slug: &Slug) -> Result<SuggestionsShow, DomainError> {
+/// Suggestions a page of a recipe's list shows.
+pub const SUGGESTIONS_PAGE: usize = 50;
+
+/// A page of the suggestions made to the recipe at `slug`: those before
+/// number `before` (the newest when `None`), at most `SUGGESTIONS_PAGE`,
+/// each with its fork's name. Its cost is the page's, however many the
+/// recipe has had.
+pub fn suggestions_show(
+    snapshot: &Snapshot,
+    slug: &Slug,
+    before: Option<u32>,
+) -> Result<SuggestionsShow, DomainError> {
     let recipe = snapshot.recipe(slug)?;
-    let suggestions = snapshot
-        .suggestions_to(recipe.id)?
+    let (page, total) = snapshot.suggestions_to_page(recipe.id, before, SUGGESTIONS_PAGE)?;
+    let older = page.last().map(|s| s.number).filter(|&n| n > 1);
+    let suggestions = page
         .into_iter()
         .map(|s| {
             let fork = link(snapshot, s.from)?;
@@ -91,6 +108,8 @@ pub fn suggestions_show(snapshot: &Snapshot, slug: &Slug) -> Result<SuggestionsS
     Ok(SuggestionsShow {
         recipe,
         suggestions,
+        total,
+        older,
     })
 }
 
@@ -232,25 +251,42 @@ pub(super) fn suggestion_lines(
 pub struct SuggestionsFeed {
     pub handle: String,
     pub name: String,
+    /// Which of the cook's suggestions it follows.
+    pub of: FeedOf,
     pub lines: Vec<SuggestionLine>,
     /// When the newest of them last changed (the store's newest change
     /// when there is none).
     pub updated: Instant,
 }
 
-/// The feed of suggestions to the recipes of the cook with `handle`: the
-/// feed of a cook with a page (`cook::has_a_page`); any other handle is
-/// `NoSuchCook`, in the same words as their page.
+/// Which of a cook's suggestions a feed follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FeedOf {
+    /// Those sent to their recipes: to review.
+    Received,
+    /// Those they made: what became of each, and the author's note.
+    Sent,
+}
+
+/// The feed of the suggestions sent to the recipes of the cook with
+/// `handle`, or made by them (`of`): the feed of a cook with a page
+/// (`cook::has_a_page`); any other handle is `NoSuchCook`, in the same
+/// words as their page.
 pub fn suggestions_feed(
     snapshot: &Snapshot,
     handle: &Slug,
+    of: FeedOf,
 ) -> Result<SuggestionsFeed, DomainError> {
     let no_such = || DomainError::NoSuchCook(handle.to_string());
     let name = snapshot.cook_name(handle)?.ok_or_else(no_such)?;
     if !super::cook::has_a_page(snapshot, handle)? {
         return Err(no_such());
     }
-    let mut lines = cook_suggestions(snapshot, handle)?.received;
+    let suggestions = cook_suggestions(snapshot, handle)?;
+    let mut lines = match of {
+        FeedOf::Received => suggestions.received,
+        FeedOf::Sent => suggestions.sent,
+    };
     lines.sort_by_key(|line| std::cmp::Reverse((line.suggestion.changed, line.suggestion.id)));
     let updated = match lines.first() {
         Some(line) => line.suggestion.changed,
@@ -259,6 +295,7 @@ pub fn suggestions_feed(
     Ok(SuggestionsFeed {
         handle: handle.to_string(),
         name,
+        of,
         lines,
         updated,
     })

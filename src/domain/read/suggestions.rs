@@ -225,6 +225,28 @@ impl Snapshot {
         }
     }
 
+    /// The newest `limit` suggestions made to recipe `id` before number
+    /// `before` (of all when `None`), newest first, and how many there are
+    /// in all: one read of their ids, then one per suggestion returned.
+    /// Numbers are given in the order suggestions are made, as entity ids
+    /// are, so suggestion `n` is the `n`th of VAET's list.
+    pub fn suggestions_to_page(
+        &self,
+        id: RecipeId,
+        before: Option<u32>,
+        limit: usize,
+    ) -> Result<(Vec<Suggestion>, usize), DomainError> {
+        let ids = self.db.referrers(self.attrs.suggestion_to, id.entity())?;
+        let end = before.map_or(ids.len(), |b| (b as usize).saturating_sub(1).min(ids.len()));
+        let start = end.saturating_sub(limit);
+        let mut out = ids[start..end]
+            .iter()
+            .map(|&s| self.suggestion_by_id(s))
+            .collect::<Result<Vec<_>, _>>()?;
+        out.sort_by_key(|s| std::cmp::Reverse(s.number));
+        Ok((out, ids.len()))
+    }
+
     /// The newest `limit` suggestions made to recipe `id` (newest first),
     /// and how many there are in all: read as `suggestions_to_cook` is.
     pub fn newest_suggestions_to(
