@@ -273,7 +273,17 @@ pub fn bring_in_page(
             }
             (over_limits(&model.over_limits))
             (form_errors(errors))
-            (section(Layout::Inline, &incoming))
+            @if model.incoming.is_empty() && !list.is_empty() {
+                section class="diff-section" {
+                    h2 { (incoming.heading) }
+                    p class="notice" {
+                        "Nothing comes in without your choice: each of " (parent_title)
+                        "'s changes meets one of yours, below."
+                    }
+                }
+            } @else {
+                (section(Layout::Inline, &incoming))
+            }
             form method="post" action=(action) class="bring-in merge-form" id="merge-form" {
                 (token(csrf))
                 input type="hidden" name="based_on" value=(fork.version_count);

@@ -156,8 +156,77 @@ async fn the_family_drawing_cuts_no_name_at_a_phones_width_or_a_desktops() {
             }
         }
     }
+    // Issue 50, on a phone of 390 x 844: the deepest recipe's breadcrumb
+    // takes at most 120 px, so its title is in the first screen; the
+    // drawing shows which way each change went, with arrowheads, and says
+    // that it scrolls in its box.
+    client.set_window_size(390, 844).await.unwrap();
+    let deepest = deepest_demo_recipe();
+    client
+        .goto(&format!("{site}/recipes/{deepest}"))
+        .await
+        .unwrap();
+    let seen = client
+        .execute(
+            "const crumbs = document.querySelector('nav.lineage').getBoundingClientRect();
+             const title = document.querySelector('article.recipe h1').getBoundingClientRect();
+             return [crumbs.height, title.bottom, window.innerHeight];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let number = |i: usize| seen[i].as_f64().unwrap_or(f64::MAX);
+    let png = client.screenshot().await.unwrap();
+    fs::write(artifacts.join("deepest-recipe-390.png"), png).unwrap();
+    assert!(
+        number(0) <= 120.0,
+        "the breadcrumb of {deepest} takes {} px at 390 px",
+        number(0)
+    );
+    assert!(
+        number(1) <= number(2),
+        "the title of {deepest} ends at {} px, past the first screen of {} px",
+        number(1),
+        number(2)
+    );
+    client
+        .goto(&format!("{site}/recipes/country-sourdough/forks"))
+        .await
+        .unwrap();
+    let drawing = client
+        .execute(
+            "const fig = document.querySelector('figure.family-drawing');
+             return [fig.querySelectorAll('path[marker-end]').length,
+                     fig.querySelectorAll('marker path').length,
+                     fig.querySelector('figcaption').textContent];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert!(drawing[0].as_u64().unwrap_or(0) > 1, "no arrows drawn");
+    assert_eq!(drawing[1].as_u64(), Some(2), "the arrowheads' markers");
+    assert!(
+        drawing[2]
+            .as_str()
+            .unwrap_or("")
+            .contains("scrolls sideways in its box"),
+        "{}",
+        drawing[2]
+    );
     let _ = client.close().await;
     assert!(found.is_empty(), "names cut off:\n{}", found.join("\n"));
+}
+
+/// The demo's recipe with the longest lineage, by slug.
+fn deepest_demo_recipe() -> String {
+    let view = crate::helpers::demo().snapshot();
+    crate::helpers::whole_catalog(&view)
+        .entries
+        .iter()
+        .max_by_key(|e| view.lineage(e.id).unwrap().len())
+        .unwrap()
+        .slug
+        .to_string()
 }
 
 /// Issue 32, as two cooks do it in the browser: Ben forks Ann's dal, Ann
@@ -407,6 +476,222 @@ async fn forks_talk_back(tab: &mut Tab) -> Result<()> {
         );
     }
     tab.screenshot("family-merges").await?;
+    Ok(())
+}
+
+/// Issue 50 in the browser, with two cooks at once (a browser each): Ben
+/// settles a conflict in the bring-in form, watching the live preview as
+/// he keeps both sides and then writes the line by hand; he suggests his
+/// change back, and, once Ann has opened the review, adds a line to his
+/// fork: her accept answers 409 with the review as it is now, showing the
+/// line, and she declines it from there; Ben's fork page tells him, with
+/// her note. The review's Accept and Decline stand well apart.
+#[actix_web::test]
+async fn merges_in_chromium_keep_both_write_by_hand_preview_and_a_stale_accept_is_409() {
+    install_chromium_and_chromedriver();
+    let artifacts =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-artifacts-trusted-merges");
+    let _ = fs::remove_dir_all(&artifacts);
+    fs::create_dir_all(&artifacts).unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let data = root.path().join("store");
+    let server = serve(&["--data", data.to_str().unwrap()]);
+    let driver = Chromedriver::start(&artifacts.join("chromedriver.log"));
+    let site = format!("http://{}", server.addr);
+    let mut tabs = Vec::new();
+    for who in ["ann", "ben"] {
+        let client = open_chromium(&driver, &root.path().join(format!("profile-{who}")))
+            .await
+            .unwrap();
+        tabs.push(Tab {
+            client,
+            site: site.clone(),
+            artifacts: artifacts.join(who),
+            shots: 0,
+        });
+        fs::create_dir_all(artifacts.join(who)).unwrap();
+    }
+    let (mut ben, mut ann) = (tabs.pop().unwrap(), tabs.pop().unwrap());
+    let outcome = match timeout(FLOW_LIMIT, merges_a_cook_can_trust(&mut ann, &mut ben)).await {
+        Ok(outcome) => outcome,
+        Err(_) => Err(anyhow::anyhow!("the walk took longer than {FLOW_LIMIT:?}")),
+    };
+    if outcome.is_err() {
+        ann.keep_the_failed_page().await;
+        ben.keep_the_failed_page().await;
+    }
+    let _ = ann.client.close().await;
+    let _ = ben.client.close().await;
+    if let Err(e) = outcome {
+        panic!(
+            "{e:?}\n(screenshots and the pages it failed on are in {})",
+            artifacts.display()
+        );
+    }
+}
+
+async fn merges_a_cook_can_trust(ann: &mut Tab, ben: &mut Tab) -> Result<()> {
+    sign_up(ann, "ann", "Ann Auger").await?;
+    ann.open("/recipes/new").await?;
+    ann.fill(
+        RECIPE_FORM,
+        &[
+            ("title", "Weeknight dal"),
+            (
+                "ingredients",
+                &dal_ingredients("1 tsp turmeric", "3 cups water"),
+            ),
+            ("steps", "Simmer the lentils 20 minutes.\n\nSeason."),
+            ("note", "First version"),
+        ],
+    )
+    .await?;
+    ann.submit(RECIPE_FORM).await?;
+    ann.expect_path(DAL).await?;
+    sign_up(ben, "ben", "Ben Brook").await?;
+    ben.open(&format!("{DAL}/fork")).await?;
+    ben.replace(RECIPE_FORM, "slug", "bens-dal").await?;
+    ben.replace(RECIPE_FORM, "title", "Ben's dal").await?;
+    ben.replace(
+        RECIPE_FORM,
+        "ingredients",
+        &dal_ingredients("1 tsp cumin", "3 cups water"),
+    )
+    .await?;
+    ben.replace(RECIPE_FORM, "note", "Cumin").await?;
+    ben.submit(RECIPE_FORM).await?;
+    ben.expect_path(BENS_DAL).await?;
+    edit_dal(
+        ann,
+        &dal_ingredients("1 tsp smoked paprika", "3 cups water"),
+        "Paprika",
+    )
+    .await?;
+
+    // The bring-in form: keep both, watched in the live preview, then the
+    // line written by hand, which the preview follows as he types.
+    ben.open(&format!("{BENS_DAL}/bring-in")).await?;
+    let preview = "section.preview .ingredients li";
+    ben.wait_for_text(
+        "section.preview p.meta",
+        "Choose how to settle every change made on both sides to see the whole recipe (1 left).",
+    )
+    .await?;
+    ben.choose("fieldset.conflict input[value='both']").await?;
+    ben.wait_for_texts(
+        preview,
+        &[
+            "1 cup red lentils",
+            "3 cups water",
+            "1 tsp cumin",
+            "1 tsp smoked paprika",
+            "1 tsp salt",
+        ],
+    )
+    .await?;
+    ben.screenshot("bring-in-keep-both").await?;
+    ben.replace(
+        "fieldset.conflict",
+        "edit-0",
+        "1 tsp cumin\n1 tsp smoked paprika, a pinch",
+    )
+    .await?;
+    ben.wait_for_texts(
+        preview,
+        &[
+            "1 cup red lentils",
+            "3 cups water",
+            "1 tsp cumin",
+            "1 tsp smoked paprika, a pinch",
+            "1 tsp salt",
+        ],
+    )
+    .await?;
+    ensure!(
+        ben.client
+            .find(Locator::Css("fieldset.conflict input[value='edit']"))
+            .await?
+            .is_selected()
+            .await?,
+        "writing in the box chose to write it by hand"
+    );
+    ben.screenshot("bring-in-by-hand").await?;
+    ben.submit("form.bring-in").await?;
+    ben.expect_path(BENS_DAL).await?;
+    let ingredients = ben.texts("article.recipe .ingredients li").await?;
+    ensure!(
+        ingredients.contains(&"1 tsp smoked paprika, a pinch".to_owned()),
+        "after the merge Ben's ingredients are {ingredients:?}"
+    );
+
+    // Ben suggests; Ann opens the review; Ben then adds a line.
+    ben.click("p.apart a[href$='/suggest']").await?;
+    ben.fill(
+        "form.suggest",
+        &[("message", "Cumin and a pinch of paprika")],
+    )
+    .await?;
+    ben.submit("form.suggest").await?;
+    ben.expect_path(&format!("{DAL}/suggestions/1")).await?;
+    ann.open(&format!("{DAL}/suggestions/1")).await?;
+    let apart = ann
+        .client
+        .execute(
+            "const accept = document.querySelector('form.accept button[value=accept]').getBoundingClientRect();
+             const decline = document.querySelector('form.decline button').getBoundingClientRect();
+             return decline.top - accept.bottom;",
+            vec![],
+        )
+        .await?;
+    let apart = apart.as_f64().unwrap_or(0.0);
+    ensure!(
+        apart >= 24.0,
+        "Accept and Decline are {apart} px apart (WCAG 2.5.8 asks 24)"
+    );
+    ann.screenshot("review").await?;
+    ben.open(&format!("{BENS_DAL}/edit")).await?;
+    ben.replace(
+        RECIPE_FORM,
+        "ingredients",
+        "1 cup red lentils\n3 cups water\n1 tsp cumin\n1 tsp smoked paprika, a pinch\n1 tsp salt\n1 cup bleach",
+    )
+    .await?;
+    ben.fill(RECIPE_FORM, &[("note", "Bleach")]).await?;
+    ben.submit(RECIPE_FORM).await?;
+    ben.expect_path(BENS_DAL).await?;
+    ann.submit("form.accept").await?;
+    ensure!(
+        ann.status().await? == 409,
+        "accepting what the fork changed since answered {}",
+        ann.status().await?
+    );
+    let shown = ann.texts("main").await?.join(" ");
+    ensure!(
+        shown.contains("Ben's dal changed since this page was made")
+            && shown.contains("1 cup bleach"),
+        "the 409 page shows the suggestion as it is now: {shown}"
+    );
+    ann.screenshot("stale-accept-409").await?;
+    ann.fill("form.decline", &[("reply", "No bleach in my dal")])
+        .await?;
+    ann.submit("form.decline").await?;
+    ann.expect_path(&format!("{DAL}/suggestions/1")).await?;
+    ann.expect_text("p.lede .state", "declined").await?;
+    let ingredients = {
+        ann.open(DAL).await?;
+        ann.texts("article.recipe .ingredients li").await?
+    };
+    ensure!(
+        !ingredients.iter().any(|l| l.contains("bleach")),
+        "Ann's dal has {ingredients:?}"
+    );
+    ben.open(BENS_DAL).await?;
+    let outcome = ben.texts("p.suggestion-outcome").await?.join(" ");
+    ensure!(
+        outcome.contains("was declined") && outcome.contains("No bleach in my dal"),
+        "Ben's fork page says {outcome:?}"
+    );
+    ben.screenshot("declined").await?;
     Ok(())
 }
 
@@ -1024,6 +1309,23 @@ impl Tab {
         loop {
             let texts = self.texts(css).await?;
             if texts == [want] {
+                return Ok(());
+            }
+            ensure!(
+                Instant::now() < deadline,
+                "{css} still shows {texts:?}, not {want:?}, after {PREVIEW_LIMIT:?}"
+            );
+            sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Waits until `css` shows `want` (each element's text), as the
+    /// merge's live preview does a moment after a choice.
+    async fn wait_for_texts(&self, css: &str, want: &[&str]) -> Result<()> {
+        let deadline = Instant::now() + PREVIEW_LIMIT;
+        loop {
+            let texts = self.texts(css).await?;
+            if texts == want {
                 return Ok(());
             }
             ensure!(

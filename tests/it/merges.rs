@@ -8,7 +8,9 @@ use forkful::domain::{
 use forkful::store::Store;
 
 use crate::helpers::{stored, v};
-use crate::writing::{filled_in, hidden_fields, new_site, recipe_fields, sign_up, Browser};
+use crate::writing::{
+    filled_in, hidden_fields, new_site, recipe_fields, sign_up, sign_up_as, Browser,
+};
 
 fn slug(s: &str) -> Slug {
     Slug::parse(s).unwrap()
@@ -1368,12 +1370,12 @@ async fn dal_and_bens_fork() -> (
 ) {
     let (recipes, site) = new_site();
     let mut ann = Browser::new(&site);
-    sign_up(&mut ann, "ann").await;
+    sign_up_as(&mut ann, "ann", "Ann").await;
     let form = ann.get("/recipes/new").await;
     let made = ann.submit(&form, "/recipes/new", &recipe_fields(&[])).await;
     assert_eq!(made.status, 303, "{}", made.body);
     let mut ben = Browser::new(&site);
-    sign_up(&mut ben, "ben").await;
+    sign_up_as(&mut ben, "ben", "Ben").await;
     let fork_form = ben.get("/recipes/weeknight-dal/fork").await;
     let forked = ben
         .submit(
@@ -1449,10 +1451,10 @@ async fn over_the_web_a_bring_in_keeps_both_writes_by_hand_previews_and_keeps_ch
         .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
         .collect();
     assert!(labels[0].starts_with("Keep yours"), "{labels:?}");
-    assert!(labels[1].starts_with("Take ann's"), "{labels:?}");
+    assert!(labels[1].starts_with("Take Ann's"), "{labels:?}");
     assert_eq!(
         labels[2..],
-        ["Keep both: yours first, then ann's", "Write it yourself:"]
+        ["Keep both: yours first, then Ann's", "Write it yourself:"]
     );
     assert_eq!(
         form.texts_raw("fieldset.conflict textarea"),
@@ -1594,7 +1596,7 @@ async fn over_the_web_an_accept_after_the_fork_moved_is_409_and_the_suggester_is
     let labels = review
         .texts("form.accept fieldset.conflict label")
         .join(" ");
-    assert!(labels.contains("Take ben's"), "{labels}");
+    assert!(labels.contains("Take Ben's"), "{labels}");
     // Ben adds a line after Ann opened the review.
     let edit = ben.get("/recipes/bens-dal/edit").await;
     let bleach = ben
@@ -1805,4 +1807,54 @@ async fn a_recipes_suggestions_are_listed_a_page_at_a_time() {
             .status,
         400
     );
+}
+
+/// The choices name the other side: the other cook, or, for a cook's
+/// fork of their own recipe, the other recipe; never "Soup's" for a Soup
+/// merged with a Soup.
+#[test]
+fn the_choices_name_the_other_side_so_that_two_soups_are_told_apart() {
+    let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
+    let soup = slug("soup");
+    let ann = |n| Change::by("ann", n);
+    recipes
+        .create(
+            &soup,
+            content("Soup", &["2 carrots"], &["Simmer."]),
+            &ann("soup"),
+        )
+        .unwrap();
+    let (mine, _) = recipes
+        .fork(&soup, None, Some(&slug("soup-2")), |c| c, &ann("again"))
+        .unwrap();
+    let lines = |s: &Slug| recipes.snapshot().recipe(s).unwrap().content;
+    recipes
+        .edit(
+            &mine,
+            v(1),
+            with_lines(lines(&mine), &["3 carrots"]),
+            &ann("3"),
+        )
+        .unwrap();
+    recipes
+        .edit(
+            &soup,
+            v(1),
+            with_lines(lines(&soup), &["4 carrots"]),
+            &ann("4"),
+        )
+        .unwrap();
+    let pages::BringIn::Changes(show) = pages::bring_in_show(&recipes.snapshot(), &mine).unwrap()
+    else {
+        panic!("changes to bring in");
+    };
+    assert_eq!(show.theirs, "the parent");
+    let mut renamed = lines(&mine);
+    renamed.title = "Soup for a crowd".into();
+    recipes.edit(&mine, v(2), renamed, &ann("name")).unwrap();
+    let pages::BringIn::Changes(show) = pages::bring_in_show(&recipes.snapshot(), &mine).unwrap()
+    else {
+        panic!("changes to bring in");
+    };
+    assert_eq!(show.theirs, "Soup");
 }

@@ -200,16 +200,17 @@ const PASSWORD: &str = "correct horse battery";
 
 /// Signs `handle` up in `browser`, which is then logged in.
 pub async fn sign_up(browser: &mut Browser, handle: &str) -> Page {
+    sign_up_as(browser, handle, "A Cook").await
+}
+
+/// `sign_up`, with the cook's name.
+pub async fn sign_up_as(browser: &mut Browser, handle: &str, name: &str) -> Page {
     let form = browser.get("/signup").await;
     let done = browser
         .submit(
             &form,
             "/signup",
-            &[
-                ("handle", handle),
-                ("name", "A Cook"),
-                ("password", PASSWORD),
-            ],
+            &[("handle", handle), ("name", name), ("password", PASSWORD)],
         )
         .await;
     assert_eq!(done.status, 303, "{}", done.body);

@@ -77,11 +77,12 @@ pub fn bring_in_show(snapshot: &Snapshot, slug: &Slug) -> Result<BringIn, Domain
     }
     let incoming = diff::recipes(&fork.content, &merged);
     let theirs = other_side(
+        snapshot,
         &fork,
         changes.parent.author.as_deref(),
         &changes.parent.content.title,
         "the parent",
-    );
+    )?;
     Ok(BringIn::Changes(Box::new(BringInShow {
         over_limits: over_limits(merged, &fork.content),
         theirs,
@@ -92,19 +93,26 @@ pub fn bring_in_show(snapshot: &Snapshot, slug: &Slug) -> Result<BringIn, Domain
 }
 
 /// What a merge form calls the other side, for `mine`'s cook: the other
-/// recipe's cook, by handle; for a cook merging two recipes of their own,
-/// the other recipe by title; and `fallback` when both are called alike.
+/// recipe's cook, by name ("Take Ann's"); for a cook merging two recipes
+/// of their own, the other recipe by title; and `fallback` when both are
+/// called alike ("Take the parent's", never "Take Soup's" for two Soups).
 pub(crate) fn other_side(
+    snapshot: &Snapshot,
     mine: &Recipe,
     other_cook: Option<&str>,
     other_title: &str,
     fallback: &str,
-) -> String {
-    match other_cook {
-        Some(cook) if Some(cook) != mine.author.as_deref() => cook.to_owned(),
+) -> Result<String, DomainError> {
+    Ok(match other_cook {
+        Some(cook) if Some(cook) != mine.author.as_deref() => match Slug::parse(cook) {
+            Ok(handle) => snapshot
+                .cook_name(&handle)?
+                .unwrap_or_else(|| cook.to_owned()),
+            Err(_) => cook.to_owned(),
+        },
         _ if other_title != mine.content.title => other_title.to_owned(),
         _ => fallback.to_owned(),
-    }
+    })
 }
 
 /// Why `merged` (from a recipe that is `mine` now) cannot be saved, in

@@ -154,11 +154,12 @@ pub fn suggestion_show(
     let made = snapshot.suggestion_merge(&recipe, &suggestion)?;
     let merged = made.merge.with_every(Choice::Theirs);
     let theirs = other_side(
+        snapshot,
         &recipe,
         suggestion.by.as_deref(),
         &made.fork.content.title,
         "the fork",
-    );
+    )?;
     let over_limits = match suggestion.state {
         SuggestionState::Open => over_limits(merged.clone(), &recipe.content),
         _ => Vec::new(),
