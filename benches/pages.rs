@@ -380,8 +380,45 @@ fn merging(c: &mut Criterion, system: &SystemRunner, catalog: &Catalog) {
     group.bench_function("suggestion/handler", |b| {
         b.iter(|| system.block_on(fetch(&app, black_box(&review))))
     });
+    // A recipe sent 400 suggestions (from 400 forks): its list's page
+    // made afresh (the page cache is off), whatever the number.
+    for i in 0..SUGGESTIONS_SENT {
+        let cook = format!("bench-cook-{i}");
+        let (fork, _) = recipes
+            .fork(
+                &parent.slug,
+                None,
+                None,
+                |mut content| {
+                    content.notes = Some(format!("Variation {i}."));
+                    content
+                },
+                &Change::by(&cook, "fork"),
+            )
+            .expect("a fork");
+        recipes
+            .suggest(
+                &fork,
+                forkful::domain::VersionNumber::FIRST,
+                "A variation",
+                &Change::by(&cook, "suggest"),
+            )
+            .expect("its suggestion");
+    }
+    let list = format!("/recipes/{}/suggestions", parent.slug);
+    let list_bytes = system.block_on(fetch(&app, &list)).len();
+    println!(
+        "merging/{}/suggestions_list: {list}, {SUGGESTIONS_SENT} suggestions, {list_bytes} bytes",
+        catalog.name
+    );
+    group.bench_function("suggestions_list/handler", |b| {
+        b.iter(|| system.block_on(fetch(&app, black_box(&list))))
+    });
     group.finish();
 }
+
+/// Suggestions the merging bench's recipe is sent, for its list's page.
+const SUGGESTIONS_SENT: usize = 400;
 
 /// Recipe Markdown as steps and notes are written: a paragraph with
 /// emphasis, a link, a short list and inline code.

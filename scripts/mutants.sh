@@ -185,6 +185,31 @@ mutant a-field-row-not-installed src/domain/site_schema.rs \
     'definitions.extend(FIELDS.iter().filter(|f| !listed(f) && f.name != "language").map(of_field));' \
     lib domain::site_schema::tests::every_field_of_the_table_is_installed_once_after_the_listed_order
 
+# A merge's conflict is a whole block of each side: hunks cut into
+# one-line pieces (as the merge once did) must fail the property test.
+mutant merge-hunks-line-by-line src/domain/merge/blocks.rs \
+    '            } else {
+                out.push(Hunk {
+                    start: i,
+                    end: pi,
+                    lines: (j, pj),
+                });
+            }' \
+    '            } else {
+                let paired = (pi - i).min(pj - j);
+                for k in 0..paired {
+                    out.push(Hunk { start: i + k, end: i + k + 1, lines: (j + k, j + k + 1) });
+                }
+                out.push(Hunk { start: i + paired, end: pi, lines: (j + paired, pj) });
+            }' \
+    lib domain::merge::tests::every_resolution_taken_from_one_side_or_both_is_that_sides_whole_blocks
+
+# An accept acts only on the fork's version its review showed.
+mutant an-accept-takes-what-it-never-showed src/domain/write/suggestions.rs \
+    'if suggestion.from_version != fork_version {' \
+    'if suggestion.from_version != fork_version && std::hint::black_box(false) {' \
+    it merges::an_accept_or_decline_acts_only_on_the_fork_version_its_review_showed
+
 if [ "$ran" -eq 0 ]; then
     echo "no mutant is called ${selected[*]}" >&2
     exit 2
