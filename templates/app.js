@@ -56,78 +56,56 @@
   });
 })();
 
-// forkful: the recipe form's live preview. As the cook types, the form's
-// fields go to /preview (debounced) and the recipe comes back rendered as
-// its page will render it. The form works the same without this.
+// forkful: live previews. As the cook types (or chooses), a form's fields
+// go to its preview address (debounced) and the recipe comes back rendered
+// as its page will render it: the recipe form's at /preview, a merge
+// form's (bringing in a parent's changes, accepting a suggestion) at the
+// address its preview box names, where its Preview button does the same
+// without scripts. The forms work the same without this.
 (function () {
   "use strict";
-  var form = document.querySelector("form.recipe-form");
-  var out = document.querySelector("section.preview");
-  if (!form || !out || !window.fetch || !window.FormData || !window.URLSearchParams) return;
-  var timer = null;
-  var latest = 0;
-  function preview() {
-    var mine = ++latest;
-    fetch("/preview", {
-      method: "POST",
-      body: new URLSearchParams(new FormData(form)),
-      credentials: "same-origin",
-      headers: { "Accept": "text/html" }
-    })
-      .then(function (r) { return r.text(); })
-      .then(function (html) {
-        // An older answer that arrives late must not replace a newer one.
-        if (mine === latest) out.innerHTML = html;
+  if (!window.fetch || !window.FormData || !window.URLSearchParams) return;
+  function live(form, out, url) {
+    var timer = null;
+    var latest = 0;
+    function preview() {
+      var mine = ++latest;
+      fetch(url, {
+        method: "POST",
+        body: new URLSearchParams(new FormData(form)),
+        credentials: "same-origin",
+        headers: { "Accept": "text/html" }
       })
-      .catch(function () { /* no preview; the form still saves */ });
+        .then(function (r) { return r.text(); })
+        .then(function (html) {
+          // An older answer that arrives late must not replace a newer one.
+          if (mine === latest) out.innerHTML = html;
+        })
+        .catch(function () { /* no preview; the form still saves */ });
+    }
+    function soon() {
+      window.clearTimeout(timer);
+      timer = window.setTimeout(preview, 300);
+    }
+    form.addEventListener("input", soon);
+    form.addEventListener("change", soon);
+    preview();
   }
-  form.addEventListener("input", function () {
-    window.clearTimeout(timer);
-    timer = window.setTimeout(preview, 300);
-  });
-  preview();
-})();
 
-// forkful: a merge form's live preview (bringing in a parent's changes,
-// accepting a suggestion). As the cook chooses how to settle each change,
-// the form goes to the page's /preview and the whole merged recipe comes
-// back rendered; its Preview button does the same without scripts.
-(function () {
-  "use strict";
-  var out = document.querySelector("section.preview[data-preview-url]");
-  if (!out || !window.fetch || !window.FormData || !window.URLSearchParams) return;
-  var form = document.getElementById(out.getAttribute("data-preview-for"));
-  if (!form) return;
-  var url = out.getAttribute("data-preview-url");
-  var timer = null;
-  var latest = 0;
-  function preview() {
-    var mine = ++latest;
-    fetch(url, {
-      method: "POST",
-      body: new URLSearchParams(new FormData(form)),
-      credentials: "same-origin",
-      headers: { "Accept": "text/html" }
-    })
-      .then(function (r) { return r.text(); })
-      .then(function (html) {
-        // An older answer that arrives late must not replace a newer one.
-        if (mine === latest) out.innerHTML = html;
-      })
-      .catch(function () { /* no preview; the form still saves */ });
+  var recipe = document.querySelector("form.recipe-form");
+  var recipeOut = document.querySelector("section.preview:not([data-preview-url])");
+  if (recipe && recipeOut) live(recipe, recipeOut, "/preview");
+
+  var mergeOut = document.querySelector("section.preview[data-preview-url]");
+  var merge = mergeOut && document.getElementById(mergeOut.getAttribute("data-preview-for"));
+  if (merge) {
+    live(merge, mergeOut, mergeOut.getAttribute("data-preview-url"));
+    // Writing by hand chooses to write by hand.
+    merge.addEventListener("input", function (e) {
+      var box = e.target;
+      if (!box || box.tagName !== "TEXTAREA" || !box.name || box.name.indexOf("edit-") !== 0) return;
+      var radio = merge.querySelector('input[type=radio][name="choice-' + box.name.slice(5) + '"][value=edit]');
+      if (radio && !radio.checked) radio.checked = true;
+    });
   }
-  function soon() {
-    window.clearTimeout(timer);
-    timer = window.setTimeout(preview, 300);
-  }
-  form.addEventListener("input", soon);
-  form.addEventListener("change", soon);
-  // Writing by hand chooses to write by hand.
-  form.addEventListener("input", function (e) {
-    var box = e.target;
-    if (!box || box.tagName !== "TEXTAREA" || !box.name || box.name.indexOf("edit-") !== 0) return;
-    var radio = form.querySelector('input[type=radio][name="choice-' + box.name.slice(5) + '"][value=edit]');
-    if (radio && !radio.checked) radio.checked = true;
-  });
-  preview();
 })();

@@ -109,6 +109,36 @@ impl Sent {
     }
 }
 
+/// A bring-in form, checked: its token, then the fork it posts to and the
+/// cook sending it (a visitor is sent to log in).
+fn bring_in_sender<'v>(
+    req: &HttpRequest,
+    visitor: &'v Visitor,
+    slug: &str,
+    form: &Form,
+) -> Result<(Slug, &'v Cook), WebError> {
+    visitor.check_form(req, form.get("csrf").map(String::as_str).unwrap_or(""))?;
+    let slug = parse_slug(slug)?;
+    let cook = visitor.cook_or_login(&merges::bring_in_path(slug.as_str()))?;
+    Ok((slug, cook))
+}
+
+/// A suggestion's form, checked: its token, then the recipe and the
+/// suggestion it posts to, and the cook sending it (a visitor is sent to
+/// log in).
+fn review_sender<'v>(
+    req: &HttpRequest,
+    visitor: &'v Visitor,
+    (slug, number): (String, String),
+    form: &Form,
+) -> Result<(Slug, u32, &'v Cook), WebError> {
+    visitor.check_form(req, form.get("csrf").map(String::as_str).unwrap_or(""))?;
+    let slug = parse_slug(&slug)?;
+    let number = suggestion_number(&number)?;
+    let cook = visitor.cook_or_login(&merges::suggestion_path(slug.as_str(), number))?;
+    Ok((slug, number, cook))
+}
+
 fn version_field(form: &Form, name: &str) -> Result<VersionNumber, WebError> {
     form.get(name)
         .and_then(|v| v.trim().parse::<u64>().ok())
@@ -220,10 +250,8 @@ pub async fn bring_in(
     slug: web::Path<String>,
     form: web::Form<Form>,
 ) -> Result<HttpResponse, WebError> {
+    let (slug, cook) = bring_in_sender(&req, &visitor, &slug, &form)?;
     let csrf = form.get("csrf").map(String::as_str).unwrap_or("");
-    visitor.check_form(&req, csrf)?;
-    let slug = parse_slug(&slug)?;
-    let cook = visitor.cook_or_login(&merges::bring_in_path(slug.as_str()))?;
     let based_on = version_field(&form, "based_on")?;
     let upto = version_field(&form, "upto")?;
     let sent = Sent::read(&form)?;
@@ -321,10 +349,7 @@ pub async fn bring_in_preview(
     slug: web::Path<String>,
     form: web::Form<Form>,
 ) -> Result<HttpResponse, WebError> {
-    let csrf = form.get("csrf").map(String::as_str).unwrap_or("");
-    visitor.check_form(&req, csrf)?;
-    let slug = parse_slug(&slug)?;
-    let cook = visitor.cook_or_login(&merges::bring_in_path(slug.as_str()))?;
+    let (slug, cook) = bring_in_sender(&req, &visitor, &slug, &form)?;
     let (based_on, upto) = (
         version_field(&form, "based_on")?,
         version_field(&form, "upto")?,
@@ -580,13 +605,8 @@ pub async fn review(
     path: web::Path<(String, String)>,
     form: web::Form<Form>,
 ) -> Result<HttpResponse, WebError> {
-    let csrf = form.get("csrf").map(String::as_str).unwrap_or("");
-    visitor.check_form(&req, csrf)?;
-    let (slug, number) = path.into_inner();
-    let slug = parse_slug(&slug)?;
-    let number = suggestion_number(&number)?;
+    let (slug, number, cook) = review_sender(&req, &visitor, path.into_inner(), &form)?;
     let here = merges::suggestion_path(slug.as_str(), number);
-    let cook = visitor.cook_or_login(&here)?;
     let reply = form.get("reply").map(String::as_str).unwrap_or("").trim();
     if reply.len() > MAX_MESSAGE {
         return Err(WebError::BadRequest(format!(
@@ -705,12 +725,7 @@ pub async fn review_preview(
     path: web::Path<(String, String)>,
     form: web::Form<Form>,
 ) -> Result<HttpResponse, WebError> {
-    let csrf = form.get("csrf").map(String::as_str).unwrap_or("");
-    visitor.check_form(&req, csrf)?;
-    let (slug, number) = path.into_inner();
-    let slug = parse_slug(&slug)?;
-    let number = suggestion_number(&number)?;
-    let cook = visitor.cook_or_login(&merges::suggestion_path(slug.as_str(), number))?;
+    let (slug, number, cook) = review_sender(&req, &visitor, path.into_inner(), &form)?;
     let (based_on, fork_version) = (
         version_field(&form, "based_on")?,
         version_field(&form, "fork_version")?,

@@ -281,37 +281,11 @@ fn dal_ingredients(spice: &str, water: &str) -> String {
 
 async fn forks_talk_back(tab: &mut Tab) -> Result<()> {
     sign_up(tab, "ann", "Ann Auger").await?;
-    tab.open("/recipes/new").await?;
-    tab.fill(
-        RECIPE_FORM,
-        &[
-            ("title", "Weeknight dal"),
-            (
-                "ingredients",
-                &dal_ingredients("1 tsp turmeric", "3 cups water"),
-            ),
-            ("steps", "Simmer the lentils 20 minutes.\n\nSeason."),
-            ("note", "First version"),
-        ],
-    )
-    .await?;
-    tab.submit(RECIPE_FORM).await?;
-    tab.expect_path(DAL).await?;
+    write_dal(tab).await?;
     log_out(tab).await?;
 
     sign_up(tab, "ben", "Ben Brook").await?;
-    tab.open(&format!("{DAL}/fork")).await?;
-    tab.replace(RECIPE_FORM, "slug", "bens-dal").await?;
-    tab.replace(RECIPE_FORM, "title", "Ben's dal").await?;
-    tab.replace(
-        RECIPE_FORM,
-        "ingredients",
-        &dal_ingredients("1 tsp cumin", "3 cups water"),
-    )
-    .await?;
-    tab.replace(RECIPE_FORM, "note", "Cumin").await?;
-    tab.submit(RECIPE_FORM).await?;
-    tab.expect_path(BENS_DAL).await?;
+    fork_dal(tab).await?;
     log_out(tab).await?;
 
     // Ann changes another line: it comes into Ben's fork cleanly.
@@ -374,14 +348,7 @@ async fn forks_talk_back(tab: &mut Tab) -> Result<()> {
     );
 
     // Ben suggests his cumin back.
-    tab.click("p.apart a[href$='/suggest']").await?;
-    tab.fill(
-        "form.suggest",
-        &[("message", "Cumin, not paprika: it suits the lentils")],
-    )
-    .await?;
-    tab.submit("form.suggest").await?;
-    tab.expect_path(&format!("{DAL}/suggestions/1")).await?;
+    suggest_back(tab, "Cumin, not paprika: it suits the lentils").await?;
     tab.screenshot("suggested").await?;
     log_out(tab).await?;
 
@@ -532,35 +499,9 @@ async fn merges_in_chromium_keep_both_write_by_hand_preview_and_a_stale_accept_i
 
 async fn merges_a_cook_can_trust(ann: &mut Tab, ben: &mut Tab) -> Result<()> {
     sign_up(ann, "ann", "Ann Auger").await?;
-    ann.open("/recipes/new").await?;
-    ann.fill(
-        RECIPE_FORM,
-        &[
-            ("title", "Weeknight dal"),
-            (
-                "ingredients",
-                &dal_ingredients("1 tsp turmeric", "3 cups water"),
-            ),
-            ("steps", "Simmer the lentils 20 minutes.\n\nSeason."),
-            ("note", "First version"),
-        ],
-    )
-    .await?;
-    ann.submit(RECIPE_FORM).await?;
-    ann.expect_path(DAL).await?;
+    write_dal(ann).await?;
     sign_up(ben, "ben", "Ben Brook").await?;
-    ben.open(&format!("{DAL}/fork")).await?;
-    ben.replace(RECIPE_FORM, "slug", "bens-dal").await?;
-    ben.replace(RECIPE_FORM, "title", "Ben's dal").await?;
-    ben.replace(
-        RECIPE_FORM,
-        "ingredients",
-        &dal_ingredients("1 tsp cumin", "3 cups water"),
-    )
-    .await?;
-    ben.replace(RECIPE_FORM, "note", "Cumin").await?;
-    ben.submit(RECIPE_FORM).await?;
-    ben.expect_path(BENS_DAL).await?;
+    fork_dal(ben).await?;
     edit_dal(
         ann,
         &dal_ingredients("1 tsp smoked paprika", "3 cups water"),
@@ -625,14 +566,7 @@ async fn merges_a_cook_can_trust(ann: &mut Tab, ben: &mut Tab) -> Result<()> {
     );
 
     // Ben suggests; Ann opens the review; Ben then adds a line.
-    ben.click("p.apart a[href$='/suggest']").await?;
-    ben.fill(
-        "form.suggest",
-        &[("message", "Cumin and a pinch of paprika")],
-    )
-    .await?;
-    ben.submit("form.suggest").await?;
-    ben.expect_path(&format!("{DAL}/suggestions/1")).await?;
+    suggest_back(ben, "Cumin and a pinch of paprika").await?;
     ann.open(&format!("{DAL}/suggestions/1")).await?;
     let apart = ann
         .client
@@ -693,6 +627,51 @@ async fn merges_a_cook_can_trust(ann: &mut Tab, ben: &mut Tab) -> Result<()> {
     );
     ben.screenshot("declined").await?;
     Ok(())
+}
+
+/// Ann writes her weeknight dal.
+async fn write_dal(tab: &mut Tab) -> Result<()> {
+    tab.open("/recipes/new").await?;
+    tab.fill(
+        RECIPE_FORM,
+        &[
+            ("title", "Weeknight dal"),
+            (
+                "ingredients",
+                &dal_ingredients("1 tsp turmeric", "3 cups water"),
+            ),
+            ("steps", "Simmer the lentils 20 minutes.\n\nSeason."),
+            ("note", "First version"),
+        ],
+    )
+    .await?;
+    tab.submit(RECIPE_FORM).await?;
+    tab.expect_path(DAL).await
+}
+
+/// Ben forks it as his dal, with cumin for turmeric.
+async fn fork_dal(tab: &mut Tab) -> Result<()> {
+    tab.open(&format!("{DAL}/fork")).await?;
+    tab.replace(RECIPE_FORM, "slug", "bens-dal").await?;
+    tab.replace(RECIPE_FORM, "title", "Ben's dal").await?;
+    tab.replace(
+        RECIPE_FORM,
+        "ingredients",
+        &dal_ingredients("1 tsp cumin", "3 cups water"),
+    )
+    .await?;
+    tab.replace(RECIPE_FORM, "note", "Cumin").await?;
+    tab.submit(RECIPE_FORM).await?;
+    tab.expect_path(BENS_DAL).await
+}
+
+/// Ben suggests his dal's changes back to Ann's, from his fork's page,
+/// with `message`: her dal's first suggestion.
+async fn suggest_back(tab: &mut Tab, message: &str) -> Result<()> {
+    tab.click("p.apart a[href$='/suggest']").await?;
+    tab.fill("form.suggest", &[("message", message)]).await?;
+    tab.submit("form.suggest").await?;
+    tab.expect_path(&format!("{DAL}/suggestions/1")).await
 }
 
 /// Ann's edit of her dal's ingredients.
@@ -1324,7 +1303,21 @@ impl Tab {
     async fn wait_for_texts(&self, css: &str, want: &[&str]) -> Result<()> {
         let deadline = Instant::now() + PREVIEW_LIMIT;
         loop {
-            let texts = self.texts(css).await?;
+            // Read in one script: the preview may be replaced between the
+            // finding of an element and the reading of its text.
+            let texts = self
+                .client
+                .execute(
+                    "return [...document.querySelectorAll(arguments[0])].map(e => e.innerText.trim());",
+                    vec![json!(css)],
+                )
+                .await?;
+            let texts: Vec<String> = texts
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|t| t.as_str().map(str::to_owned))
+                .collect();
             if texts == want {
                 return Ok(());
             }

@@ -245,24 +245,19 @@ fn an_original_has_nothing_to_bring_in() {
     ));
 }
 
-fn version(n: u64) -> VersionNumber {
-    VersionNumber::new(n).unwrap()
-}
-
-/// Over the web: ann writes, ben forks and changes a line, ann edits; the
-/// fork's page says it is behind, ben brings the change in through the
-/// form, choosing a side of the conflict, and the page, its history and
-/// the family drawing show it.
-#[actix_web::test]
-async fn over_the_web_a_fork_shows_how_far_behind_it_is_and_brings_the_changes_in() {
-    let (recipes, site) = new_site();
-    let mut ann = Browser::new(&site);
-    sign_up(&mut ann, "ann").await;
+/// Ann (her name first in `names`) writes the weeknight dal; Ben forks it
+/// as his dal, with cumin for turmeric. Their browsers, logged in.
+async fn ann_writes_and_ben_forks(
+    site: &actix_web::web::Data<forkful::web::Site>,
+    names: (&str, &str),
+) -> (Browser, Browser) {
+    let mut ann = Browser::new(site);
+    sign_up_as(&mut ann, "ann", names.0).await;
     let form = ann.get("/recipes/new").await;
     let made = ann.submit(&form, "/recipes/new", &recipe_fields(&[])).await;
     assert_eq!(made.status, 303, "{}", made.body);
-    let mut ben = Browser::new(&site);
-    sign_up(&mut ben, "ben").await;
+    let mut ben = Browser::new(site);
+    sign_up_as(&mut ben, "ben", names.1).await;
     let fork_form = ben.get("/recipes/weeknight-dal/fork").await;
     let forked = ben
         .submit(
@@ -280,6 +275,34 @@ async fn over_the_web_a_fork_shows_how_far_behind_it_is_and_brings_the_changes_i
         )
         .await;
     assert_eq!(forked.status, 303, "{}", forked.body);
+    (ann, ben)
+}
+
+/// Ann's edit of her dal's ingredients, from its edit form.
+async fn ann_edits_her_dal(ann: &mut Browser, ingredients: &str, note: &str) {
+    let edit = ann.get("/recipes/weeknight-dal/edit").await;
+    let edited = ann
+        .submit(
+            &edit,
+            "/recipes/weeknight-dal/edit",
+            &recipe_fields(&[("ingredients", ingredients), ("note", note)]),
+        )
+        .await;
+    assert_eq!(edited.status, 303, "{}", edited.body);
+}
+
+fn version(n: u64) -> VersionNumber {
+    VersionNumber::new(n).unwrap()
+}
+
+/// Over the web: ann writes, ben forks and changes a line, ann edits; the
+/// fork's page says it is behind, ben brings the change in through the
+/// form, choosing a side of the conflict, and the page, its history and
+/// the family drawing show it.
+#[actix_web::test]
+async fn over_the_web_a_fork_shows_how_far_behind_it_is_and_brings_the_changes_in() {
+    let (recipes, site) = new_site();
+    let (mut ann, mut ben) = ann_writes_and_ben_forks(&site, ("A Cook", "A Cook")).await;
     let edit = ann.get("/recipes/weeknight-dal/edit").await;
     let edited = ann
         .submit(
@@ -559,34 +582,7 @@ fn a_suggestion_is_accepted_onto_the_parents_newest_version_crediting_its_cook()
 #[actix_web::test]
 async fn over_the_web_a_suggestion_is_made_reviewed_and_a_stale_acceptance_is_409() {
     let (recipes, site) = new_site();
-    let mut ann = Browser::new(&site);
-    sign_up(&mut ann, "ann").await;
-    let form = ann.get("/recipes/new").await;
-    assert_eq!(
-        ann.submit(&form, "/recipes/new", &recipe_fields(&[]))
-            .await
-            .status,
-        303
-    );
-    let mut ben = Browser::new(&site);
-    sign_up(&mut ben, "ben").await;
-    let fork_form = ben.get("/recipes/weeknight-dal/fork").await;
-    let forked = ben
-        .submit(
-            &fork_form,
-            "/recipes/weeknight-dal/fork",
-            &recipe_fields(&[
-                ("slug", "bens-dal"),
-                ("title", "Ben's dal"),
-                (
-                    "ingredients",
-                    "1 cup red lentils\n3 cups water\n1 tsp cumin",
-                ),
-                ("note", "cumin"),
-            ]),
-        )
-        .await;
-    assert_eq!(forked.status, 303, "{}", forked.body);
+    let (mut ann, mut ben) = ann_writes_and_ben_forks(&site, ("A Cook", "A Cook")).await;
     let suggest = ben.get("/recipes/bens-dal/suggest").await;
     assert_eq!(suggest.status, 200, "{}", suggest.body);
     let empty = ben.submit(&suggest, "/recipes/bens-dal/suggest", &[]).await;
@@ -613,21 +609,12 @@ async fn over_the_web_a_suggestion_is_made_reviewed_and_a_stale_acceptance_is_40
     let review = ann.get("/recipes/weeknight-dal/suggestions/1").await;
     assert_eq!(review.status, 200, "{}", review.body);
     assert!(review.body.contains("Cumin instead of turmeric"));
-    let edit = ann.get("/recipes/weeknight-dal/edit").await;
-    let edited = ann
-        .submit(
-            &edit,
-            "/recipes/weeknight-dal/edit",
-            &recipe_fields(&[
-                (
-                    "ingredients",
-                    "1 cup red lentils\n3 cups water\n1 tsp smoked paprika",
-                ),
-                ("note", "paprika"),
-            ]),
-        )
-        .await;
-    assert_eq!(edited.status, 303, "{}", edited.body);
+    ann_edits_her_dal(
+        &mut ann,
+        "1 cup red lentils\n3 cups water\n1 tsp smoked paprika",
+        "paprika",
+    )
+    .await;
     let action = "/recipes/weeknight-dal/suggestions/1";
     let before = stored(recipes.store());
     let stale = ann.submit(&review, action, &[("action", "accept")]).await;
@@ -1369,45 +1356,13 @@ async fn dal_and_bens_fork() -> (
     Browser,
 ) {
     let (recipes, site) = new_site();
-    let mut ann = Browser::new(&site);
-    sign_up_as(&mut ann, "ann", "Ann").await;
-    let form = ann.get("/recipes/new").await;
-    let made = ann.submit(&form, "/recipes/new", &recipe_fields(&[])).await;
-    assert_eq!(made.status, 303, "{}", made.body);
-    let mut ben = Browser::new(&site);
-    sign_up_as(&mut ben, "ben", "Ben").await;
-    let fork_form = ben.get("/recipes/weeknight-dal/fork").await;
-    let forked = ben
-        .submit(
-            &fork_form,
-            "/recipes/weeknight-dal/fork",
-            &recipe_fields(&[
-                ("slug", "bens-dal"),
-                ("title", "Ben's dal"),
-                (
-                    "ingredients",
-                    "1 cup red lentils\n3 cups water\n1 tsp cumin",
-                ),
-                ("note", "cumin"),
-            ]),
-        )
-        .await;
-    assert_eq!(forked.status, 303, "{}", forked.body);
-    let edit = ann.get("/recipes/weeknight-dal/edit").await;
-    let edited = ann
-        .submit(
-            &edit,
-            "/recipes/weeknight-dal/edit",
-            &recipe_fields(&[
-                (
-                    "ingredients",
-                    "1 cup red lentils\n3 cups water\n1 tsp turmeric, ground",
-                ),
-                ("note", "ground"),
-            ]),
-        )
-        .await;
-    assert_eq!(edited.status, 303, "{}", edited.body);
+    let (mut ann, ben) = ann_writes_and_ben_forks(&site, ("Ann", "Ben")).await;
+    ann_edits_her_dal(
+        &mut ann,
+        "1 cup red lentils\n3 cups water\n1 tsp turmeric, ground",
+        "ground",
+    )
+    .await;
     (recipes, site, ann, ben)
 }
 
