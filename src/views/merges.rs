@@ -18,7 +18,7 @@ use super::form_fields::{form_errors, token, FieldErrors};
 use super::layout::{self, Head, Section};
 use super::markdown::Memos;
 use super::{human_time, recipe_path, RecipePath};
-use crate::domain::merge::{Conflict, Place, Why};
+use crate::domain::merge::{Conflict, Origin, Place, Why};
 use crate::domain::{
     Blocked, BringInShow, Content, Link, Recipe, SuggestShow, Suggestion, SuggestionLine,
     SuggestionShow, SuggestionState, SuggestionsShow, VersionNumber, MAX_MESSAGE,
@@ -127,15 +127,29 @@ fn conflict(n: usize, c: &Conflict, theirs: &str, chosen: &Chosen) -> Markup {
             "Yours here".to_owned(),
             format!("{theirs}'s here"),
         ),
+        Why::Moved { line, .. } => (
+            format!("{}: \u{201c}{line}\u{201d} was moved", place_name(c.place)),
+            "Yours here".to_owned(),
+            format!("{theirs}'s here"),
+        ),
     };
     html! {
         fieldset class="conflict" id={ "conflict-" (n) } {
             legend { (legend) }
-            @if let Why::Doubled(_) = c.why {
-                p class="meta" {
+            @match &c.why {
+                Why::Doubled(_) => p class="meta" {
                     "You and " (theirs) " each put this line in, at different places. "
                     "Choose at each place whether it goes there, so that it is in once."
-                }
+                },
+                Why::Moved { by: Origin::Mine, .. } => p class="meta" {
+                    "You moved this line, and " (theirs) "'s changes meet it at its other place. "
+                    "Choose at both places, so that it is in once."
+                },
+                Why::Moved { .. } => p class="meta" {
+                    (theirs) " moved this line, and your changes meet it at its other place. "
+                    "Choose at both places, so that it is in once."
+                },
+                Why::Changed => {},
             }
             input type="hidden" name=(key_name(n)) value=(c.key());
             div class="conflict-sides" {

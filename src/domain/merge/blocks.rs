@@ -13,17 +13,24 @@
 //!
 //! Where this is kinder than `git merge-file`: hunks that only meet at an
 //! edge (one ends at the line where the other starts, or one inserts at
-//! the other's first or last edge) do not touch, so changes to
-//! neighbouring lines merge cleanly; git's merge reports them as one
-//! conflict. The other kindness is for the method: a section heading a
-//! side adds, removes or renames at the start of a replaced run is a hunk
-//! of its own (`is_anchor`), so that a conflict over a step's words never
-//! takes the step out of the section either side put it in.
+//! an edge of a run the other replaced line for line, or with fewer) do
+//! not touch, so changes to neighbouring lines merge cleanly; git's merge
+//! reports them as one conflict. A run that grew may have inserted at
+//! either edge, so an insertion there touches it: two additions at one
+//! place are always asked about. Where one side's change of a region
+//! holds the other's whole (the same new lines at its start, the rest the
+//! base's; or the base's at its start and the same new lines at its end),
+//! the region takes the larger change, which loses nothing of either. And
+//! for the method: a section heading a side adds, removes or renames at
+//! the start of a run of steps it rewrote is a hunk of its own
+//! (`is_anchor`), so that a conflict over a step's words never takes the
+//! step out of the section either side put it in; a heading deleted with
+//! its steps stays in their conflict.
 
 use super::super::diff::lcs_pairs;
 
 /// Where a merged line came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Origin {
     /// The base's, which neither side changed.
     Base,
@@ -36,7 +43,7 @@ pub enum Origin {
 }
 
 /// A region of the merge.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Block<T> {
     /// What the region becomes without asking: `lines` from `origin`, in
     /// place of the base's `base`.
@@ -44,6 +51,9 @@ pub enum Block<T> {
         origin: Origin,
         base: Vec<T>,
         lines: Vec<T>,
+        /// Where the other side changed the region too, in a change these
+        /// lines hold whole (`holds`): its lines.
+        other: Option<Vec<T>>,
     },
     /// A region both sides changed differently: each side's lines for the
     /// whole of it.
@@ -55,6 +65,16 @@ pub enum Block<T> {
 }
 
 impl<T> Block<T> {
+    /// What the region becomes without asking, where it does.
+    pub fn clean(&self) -> Option<(Origin, &[T])> {
+        match self {
+            Block::Clean { origin, lines, .. } => Some((*origin, lines)),
+            Block::Conflict { .. } => None,
+        }
+    }
+}
+
+impl<T> Block<T> {
     /// The region as `side` has it (`Mine` or `Theirs`): the blocks, read
     /// this way in order, are that side whole.
     pub fn side(&self, side: Origin) -> &[T] {
@@ -63,8 +83,11 @@ impl<T> Block<T> {
                 origin,
                 base,
                 lines,
+                other,
             } => match (origin, side) {
-                (Origin::Mine, Origin::Theirs) | (Origin::Theirs, Origin::Mine) => base,
+                (Origin::Mine, Origin::Theirs) | (Origin::Theirs, Origin::Mine) => {
+                    other.as_deref().unwrap_or(base)
+                }
                 _ => lines,
             },
             Block::Conflict { mine, theirs, .. } => match side {
@@ -85,19 +108,51 @@ struct Hunk {
 }
 
 impl Hunk {
+    /// Whether it puts more lines in than it takes out: a run that grew,
+    /// which may have inserted at either of its edges.
+    fn grew(&self) -> bool {
+        self.lines.1 - self.lines.0 > self.end - self.start
+    }
+
     /// Whether two hunks (of different sides) change the same lines: their
-    /// ranges overlap, they insert at one place, or one inserts strictly
-    /// inside the other's range. Meeting at an edge is not touching.
+    /// ranges overlap, they insert at one place, one inserts strictly
+    /// inside the other's range, or one inserts at an edge of a range the
+    /// other grew. Meeting at an edge is not touching otherwise.
     fn touches(&self, other: &Hunk) -> bool {
         let overlap = self.start.max(other.start) < self.end.min(other.end);
         let inside = |insert: &Hunk, range: &Hunk| {
             insert.start == insert.end && range.start < insert.start && insert.start < range.end
         };
+        let at_grown_edge = |insert: &Hunk, range: &Hunk| {
+            insert.start == insert.end
+                && range.start < range.end
+                && range.grew()
+                && (insert.start == range.start || insert.start == range.end)
+        };
         overlap
             || (self.start == self.end && other.start == other.end && self.start == other.start)
             || inside(self, other)
             || inside(other, self)
+            || at_grown_edge(self, other)
+            || at_grown_edge(other, self)
     }
+}
+
+/// Whether `larger`, one side's lines for a region of `base`, holds the
+/// whole of the change `smaller` (the other side's) made to it: `smaller`
+/// is new lines that `larger` starts with, then the base's last lines
+/// unchanged; or the base's first lines unchanged, then new lines that
+/// `larger` ends with. Taking `larger` then loses nothing of either side.
+/// The new lines must be some: a deletion is never held by another
+/// change.
+pub fn holds<T: PartialEq>(base: &[T], larger: &[T], smaller: &[T]) -> bool {
+    let (b, s, l) = (base.len(), smaller.len(), larger.len());
+    let new_then_base = (1..=s.min(l))
+        .any(|k| smaller[..k] == larger[..k] && s - k <= b && smaller[k..] == base[b - (s - k)..]);
+    let base_then_new = (0..s).any(|k| {
+        k <= b && s - k <= l && smaller[..k] == base[..k] && smaller[k..] == larger[l - (s - k)..]
+    });
+    new_then_base || base_then_new
 }
 
 /// The hunks that turn `base` into `side`, in order: each maximal run of
@@ -113,7 +168,10 @@ fn hunks<T: PartialEq>(base: &[T], side: &[T], is_anchor: &impl Fn(&T) -> bool) 
         if pi > i || pj > j {
             let lead_base = base[i..pi].iter().take_while(|t| is_anchor(t)).count();
             let lead_side = side[j..pj].iter().take_while(|t| is_anchor(t)).count();
-            if (lead_base > 0 || lead_side > 0) && i + lead_base < pi {
+            // Split only where the side rewrote steps after the heading:
+            // a heading deleted with its steps, or added with new ones,
+            // goes with them.
+            if (lead_base > 0 || lead_side > 0) && i + lead_base < pi && j + lead_side < pj {
                 out.push(Hunk {
                     start: i,
                     end: i + lead_base,
@@ -194,6 +252,7 @@ pub fn merge3<T: PartialEq + Clone>(
                 origin: Origin::Base,
                 base: base[at..start].to_vec(),
                 lines: base[at..start].to_vec(),
+                other: None,
             });
         }
         at = end;
@@ -213,18 +272,35 @@ pub fn merge3<T: PartialEq + Clone>(
                 origin: Origin::Mine,
                 base: region,
                 lines: mine_lines,
+                other: None,
             }
         } else if mine_hunks.is_empty() {
             Block::Clean {
                 origin: Origin::Theirs,
                 base: region,
                 lines: their_lines,
+                other: None,
             }
         } else if mine_lines == their_lines {
             Block::Clean {
                 origin: Origin::Both,
                 base: region,
                 lines: mine_lines,
+                other: None,
+            }
+        } else if holds(&region, &mine_lines, &their_lines) {
+            Block::Clean {
+                origin: Origin::Mine,
+                base: region,
+                lines: mine_lines,
+                other: Some(their_lines),
+            }
+        } else if holds(&region, &their_lines, &mine_lines) {
+            Block::Clean {
+                origin: Origin::Theirs,
+                base: region,
+                lines: their_lines,
+                other: Some(mine_lines),
             }
         } else {
             Block::Conflict {
@@ -239,6 +315,7 @@ pub fn merge3<T: PartialEq + Clone>(
             origin: Origin::Base,
             base: base[at..].to_vec(),
             lines: base[at..].to_vec(),
+            other: None,
         });
     }
     out
@@ -292,15 +369,70 @@ mod tests {
 
     #[test]
     fn a_replaced_run_is_one_block_not_a_line_at_a_time() {
+        let blocks = plain(
+            &["salt", "pepper"],
+            &["sea salt", "pepper"],
+            &["1 bay leaf", "salt flakes", "pepper"],
+        );
+        assert_eq!(
+            blocks,
+            vec![
+                Block::Conflict {
+                    base: lines(&["salt"]),
+                    mine: lines(&["sea salt"]),
+                    theirs: lines(&["1 bay leaf", "salt flakes"]),
+                },
+                Block::Clean {
+                    origin: Origin::Base,
+                    base: lines(&["pepper"]),
+                    lines: lines(&["pepper"]),
+                    other: None,
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_change_that_holds_the_others_whole_is_taken_without_asking() {
+        // Theirs made mine's change and added a line before it: taking
+        // theirs loses nothing of mine.
         let blocks = plain(&["salt"], &["sea salt"], &["1 bay leaf", "sea salt"]);
         assert_eq!(
             blocks,
-            vec![Block::Conflict {
+            vec![Block::Clean {
+                origin: Origin::Theirs,
                 base: lines(&["salt"]),
-                mine: lines(&["sea salt"]),
-                theirs: lines(&["1 bay leaf", "sea salt"]),
+                lines: lines(&["1 bay leaf", "sea salt"]),
+                other: Some(lines(&["sea salt"])),
             }]
         );
+        // Both made the first change, mine the next line's too.
+        let blocks = plain(
+            &["1 egg", "1 cup milk"],
+            &["2 eggs", "1 cup buttermilk"],
+            &["2 eggs", "1 cup milk"],
+        );
+        assert_eq!(
+            blocks[0].clean().map(|(o, l)| (o, l.to_vec())),
+            Some((Origin::Mine, lines(&["2 eggs", "1 cup buttermilk"])))
+        );
+        // A deletion is no change another holds.
+        let blocks = plain(&["a", "b"], &["b"], &["A", "B"]);
+        assert!(matches!(blocks[0], Block::Conflict { .. }), "{blocks:?}");
+    }
+
+    #[test]
+    fn an_insertion_at_the_edge_of_a_run_the_other_side_grew_is_asked_about() {
+        // Mine rewrote the last line and added one after it; theirs added
+        // another line at the end: two additions at one place.
+        let blocks = plain(&["a", "b"], &["a", "B", "x"], &["a", "b", "y"]);
+        assert!(
+            blocks.iter().any(|b| matches!(b, Block::Conflict { .. })),
+            "{blocks:?}"
+        );
+        // A run rewritten line for line is not: the addition merges.
+        let blocks = plain(&["a", "b"], &["a", "B"], &["a", "b", "y"]);
+        assert!(blocks.iter().all(|b| b.clean().is_some()), "{blocks:?}");
     }
 
     #[test]
@@ -332,11 +464,13 @@ mod tests {
                     origin: Origin::Base,
                     base: lines(&["s1"]),
                     lines: lines(&["s1"]),
+                    other: None,
                 },
                 Block::Clean {
                     origin: Origin::Mine,
                     base: vec![],
                     lines: lines(&["## Sauce"]),
+                    other: None,
                 },
                 Block::Conflict {
                     base: lines(&["s2"]),

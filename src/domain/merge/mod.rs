@@ -90,6 +90,9 @@ pub enum Why {
     /// One side's change here would put this line in the recipe a second
     /// time: the other side added (or moved) it elsewhere.
     Doubled(String),
+    /// Side `by` moved this line here, and the other side changed (or
+    /// kept) it where it was: taking both would put it in twice.
+    Moved { line: String, by: Origin },
 }
 
 /// A region to choose for, as a page shows it: each side's text (a
@@ -226,9 +229,11 @@ impl Conflicts {
         self.0.len() - 1
     }
 
-    /// A list's blocks as parts, each conflicting one numbered, and a line
-    /// the merge would double without asking turned into a conflict at
-    /// each place it comes in. `shown` writes a line as the page shows
+    /// A list's blocks as parts, each conflicting one numbered; and a line
+    /// the merge would double without asking, or one a side moved that
+    /// the other changed where it was, asked about at each place it comes
+    /// in (`Why::Doubled`, `Why::Moved`). `counted` says which lines count
+    /// (not the end of a section), `shown` writes a line as the page shows
     /// it, and `joined` a side's lines as the form's box takes them.
     fn list<T: PartialEq + Clone>(
         &mut self,
@@ -240,6 +245,7 @@ impl Conflicts {
         joined: impl Fn(&[T]) -> String,
     ) -> Vec<Part<T>> {
         let doubled = blocks::doubled(&blocks, mine, theirs, &counted);
+        let moved = moved_into(&blocks, &counted);
         let shown_all = |lines: &[T]| lines.iter().map(&shown).collect::<Vec<_>>();
         let mut conflict = |why: Why, base: &[T], m: &[T], t: &[T]| {
             let both: Vec<T> = m.iter().chain(t).cloned().collect();
@@ -252,29 +258,81 @@ impl Conflicts {
                 prefill: joined(&both),
             })
         };
-        blocks
-            .into_iter()
-            .map(|block| match block {
+        let mut parts = Vec::with_capacity(blocks.len());
+        for (at, block) in blocks.iter().enumerate() {
+            let (m, t) = (block.side(Origin::Mine), block.side(Origin::Theirs));
+            let asked = match block {
+                Block::Conflict { .. } => Some(Why::Changed),
                 Block::Clean {
                     origin: origin @ (Origin::Mine | Origin::Theirs),
-                    base,
                     lines,
-                } if lines.iter().any(|l| doubled.contains(l)) => {
-                    let line = lines.iter().find(|l| doubled.contains(l)).map(&shown);
-                    let (m, t) = match origin {
-                        Origin::Mine => (lines, base.clone()),
-                        _ => (base.clone(), lines),
-                    };
-                    let why = Why::Doubled(line.unwrap_or_default());
-                    Part::Conflict(conflict(why, &base, &m, &t), m, t)
+                    ..
+                } => match (
+                    lines.iter().find(|l| doubled.contains(l)),
+                    moved.iter().find(|(i, _)| *i == at),
+                ) {
+                    (Some(line), _) => Some(Why::Doubled(shown(line))),
+                    (None, Some((_, line))) => Some(Why::Moved {
+                        line: shown(line),
+                        by: *origin,
+                    }),
+                    (None, None) => None,
+                },
+                Block::Clean { .. } => None,
+            };
+            parts.push(match (asked, block) {
+                (Some(why), Block::Clean { base, .. } | Block::Conflict { base, .. }) => {
+                    Part::Conflict(conflict(why, base, m, t), m.to_vec(), t.to_vec())
                 }
-                Block::Clean { origin, lines, .. } => Part::Clean(origin, lines),
-                Block::Conflict { base, mine, theirs } => {
-                    Part::Conflict(conflict(Why::Changed, &base, &mine, &theirs), mine, theirs)
-                }
-            })
-            .collect()
+                (None, Block::Clean { origin, lines, .. }) => Part::Clean(*origin, lines.clone()),
+                (None, Block::Conflict { .. }) => unreachable!("a conflict is asked about"),
+            });
+        }
+        parts
     }
+}
+
+/// The clean blocks where a side moved a line to, or from, whose other
+/// place is in a conflict: the side took it out of the conflict's region
+/// and put it in elsewhere, or put it in the conflict's region and took it
+/// out elsewhere. Taking the clean half of the move without asking, and
+/// the other side's lines in the conflict, would put the line in twice,
+/// or lose it.
+fn moved_into<T: PartialEq>(blocks: &[Block<T>], counted: impl Fn(&T) -> bool) -> Vec<(usize, &T)> {
+    let mut out: Vec<(usize, &T)> = Vec::new();
+    for block in blocks {
+        let Block::Conflict { base, mine, theirs } = block else {
+            continue;
+        };
+        for (side, lines) in [(Origin::Mine, mine), (Origin::Theirs, theirs)] {
+            let taken_out = base.iter().filter(|l| !lines.contains(l));
+            let put_in = lines.iter().filter(|l| !base.contains(l));
+            let wanted = taken_out
+                .map(|l| (l, true))
+                .chain(put_in.map(|l| (l, false)));
+            for (line, put_in_elsewhere) in wanted.filter(|(l, _)| counted(l)) {
+                for (at, other) in blocks.iter().enumerate() {
+                    let Block::Clean {
+                        origin,
+                        base: was,
+                        lines: now,
+                        ..
+                    } = other
+                    else {
+                        continue;
+                    };
+                    let other_half = match put_in_elsewhere {
+                        true => now.contains(line) && !was.contains(line),
+                        false => was.contains(line) && !now.contains(line),
+                    };
+                    if *origin == side && other_half && !out.iter().any(|(i, _)| *i == at) {
+                        out.push((at, line));
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The merge of the changes from `base` to `mine` and from `base` to
@@ -352,7 +410,7 @@ pub fn merge(base: &Content, mine: &Content, theirs: &Content) -> Merge {
         Place::Steps,
         merge3(&b, &m, &t, MethodLine::is_heading),
         (&m, &t),
-        |line| !line.is_heading(),
+        |line| *line != MethodLine::Heading(None),
         MethodLine::text,
         method_text,
     );
@@ -757,23 +815,37 @@ mod tests {
     }
 
     #[test]
-    fn keeping_yours_of_a_replaced_run_gives_your_lines_once() {
+    fn the_reviews_salt_case_takes_the_change_that_holds_the_other() {
         // The review's case: salt -> sea salt, against a bay leaf added
-        // before the same change. Line by line, "keep yours" gave
-        // "sea salt" twice.
+        // before the same change. Line by line, "keep yours" gave "sea
+        // salt" twice; theirs holds the whole of mine's change, so the
+        // merge takes it, once.
         let base = recipe("Soup", &["salt"]);
         let mine = recipe("Soup", &["sea salt"]);
         let theirs = recipe("Soup", &["1 bay leaf", "sea salt"]);
+        let m = merge(&base, &mine, &theirs);
+        assert!(m.is_clean(), "{:?}", m.conflicts());
+        assert_eq!(
+            m.clean().unwrap().ingredients,
+            lines(&["1 bay leaf", "sea salt"])
+        );
+    }
+
+    #[test]
+    fn keeping_yours_of_a_replaced_run_gives_your_lines_once() {
+        let base = recipe("Soup", &["salt"]);
+        let mine = recipe("Soup", &["sea salt"]);
+        let theirs = recipe("Soup", &["1 bay leaf", "salt flakes"]);
         let m = merge(&base, &mine, &theirs);
         assert_eq!(m.conflicts().len(), 1);
         assert_eq!(m.with_every(Choice::Mine).ingredients, lines(&["sea salt"]));
         assert_eq!(
             m.with_every(Choice::Theirs).ingredients,
-            lines(&["1 bay leaf", "sea salt"])
+            lines(&["1 bay leaf", "salt flakes"])
         );
         assert_eq!(
             m.resolved(&[Choice::Both]).unwrap().ingredients,
-            lines(&["sea salt", "1 bay leaf", "sea salt"])
+            lines(&["sea salt", "1 bay leaf", "salt flakes"])
         );
         assert_eq!(
             m.resolved(&[Choice::Edited("1 bay leaf\n\n  sea salt \n".into())])
@@ -781,7 +853,10 @@ mod tests {
                 .ingredients,
             lines(&["1 bay leaf", "sea salt"])
         );
-        assert_eq!(m.conflicts()[0].prefill, "sea salt\n1 bay leaf\nsea salt");
+        assert_eq!(
+            m.conflicts()[0].prefill,
+            "sea salt\n1 bay leaf\nsalt flakes"
+        );
     }
 
     #[test]
@@ -836,6 +911,38 @@ mod tests {
         );
         assert_eq!(m.with_every(Choice::Mine).ingredients, mine.ingredients);
         assert_eq!(m.with_every(Choice::Theirs).ingredients, theirs.ingredients);
+    }
+
+    #[test]
+    fn a_line_moved_against_an_edit_where_it_was_is_asked_about_at_both_places() {
+        // The parent moves the salt to the top; the fork changes it where
+        // it was. Keeping yours at both places gives yours, once.
+        let base = recipe("Soup", &["flour", "egg", "milk", "1 tsp salt", "sugar"]);
+        let mine = recipe("Soup", &["flour", "egg", "milk", "1/2 tsp salt", "sugar"]);
+        let theirs = recipe("Soup", &["1 tsp salt", "flour", "egg", "milk", "sugar"]);
+        let m = merge(&base, &mine, &theirs);
+        assert_eq!(m.conflicts().len(), 2, "{:?}", m.conflicts());
+        assert!(m.conflicts().iter().any(|c| matches!(
+            &c.why,
+            Why::Moved { line, by: Origin::Theirs } if line == "1 tsp salt"
+        )));
+        assert_eq!(m.with_every(Choice::Mine).ingredients, mine.ingredients);
+        assert_eq!(m.with_every(Choice::Theirs).ingredients, theirs.ingredients);
+    }
+
+    #[test]
+    fn lines_reordered_against_a_line_added_lose_nothing_whichever_side_is_taken() {
+        // The review's case: the fork reversed its lines; the parent added
+        // one at the end. Taking theirs everywhere gives theirs exactly.
+        let base = recipe("Soup", &["flour", "milk", "eggs", "salt", "sugar"]);
+        let mine = recipe("Soup", &["sugar", "salt", "eggs", "milk", "flour"]);
+        let theirs = recipe(
+            "Soup",
+            &["flour", "milk", "eggs", "salt", "sugar", "vanilla"],
+        );
+        let m = merge(&base, &mine, &theirs);
+        assert_eq!(m.with_every(Choice::Theirs).ingredients, theirs.ingredients);
+        assert_eq!(m.with_every(Choice::Mine).ingredients, mine.ingredients);
     }
 
     #[test]
@@ -1025,6 +1132,35 @@ mod tests {
                 (2 * self.start + 1..2 * (self.start + self.len)).collect()
             }
         }
+
+        /// Whether two sides' edits change the same places: their places
+        /// meet, or one inserts at an edge of a run the other grew (which
+        /// may have inserted there too).
+        fn meets(&self, other: &Edit) -> bool {
+            let at_grown_edge = |x: &Edit, y: &Edit| {
+                x.len == 0
+                    && y.len > 0
+                    && y.new > y.len
+                    && (x.start == y.start || x.start == y.start + y.len)
+            };
+            !self.points().is_disjoint(&other.points())
+                || at_grown_edge(self, other)
+                || at_grown_edge(other, self)
+        }
+    }
+
+    /// Whether `larger` holds `smaller`'s whole change of `base`: said as
+    /// the two shapes it may take, new lines then the base's last, or the
+    /// base's first then new lines, each found in `larger` at the same end.
+    fn holds_change(base: &[String], larger: &[String], smaller: &[String]) -> bool {
+        (0..=smaller.len()).any(|k| {
+            let (head, tail) = smaller.split_at(k);
+            let new_then_base =
+                !head.is_empty() && larger.starts_with(head) && base.ends_with(tail);
+            let base_then_new =
+                !tail.is_empty() && base.starts_with(head) && larger.ends_with(tail);
+            new_then_base || base_then_new
+        })
     }
 
     /// `base` with `edits` (in order, not touching) applied; new lines are
@@ -1102,7 +1238,12 @@ mod tests {
     /// edits, one both edited alike (the same deletion) takes it once,
     /// and any other is a conflict, settled by `every` with each side's
     /// lines for the whole region.
-    fn model(base: &[String], mine: &[Edit], theirs: &[Edit], every: Every) -> Vec<String> {
+    fn model(
+        base: &[String],
+        mine: &[Edit],
+        theirs: &[Edit],
+        every: Every,
+    ) -> (Vec<String>, usize) {
         let all: Vec<(&Edit, bool)> = mine
             .iter()
             .map(|e| (e, true))
@@ -1120,7 +1261,7 @@ mod tests {
                 for j in 0..all.len() {
                     if component[j] == usize::MAX
                         && all[i].1 != all[j].1
-                        && !all[i].0.points().is_disjoint(&all[j].0.points())
+                        && all[i].0.meets(all[j].0)
                     {
                         component[j] = seed;
                         stack.push(j);
@@ -1129,6 +1270,7 @@ mod tests {
             }
         }
         let mut regions: Vec<(usize, usize, Vec<String>)> = Vec::new();
+        let mut conflicts = 0;
         let mut seeds: Vec<usize> = component.clone();
         seeds.sort();
         seeds.dedup();
@@ -1163,11 +1305,13 @@ mod tests {
                 (edits.is_empty(), renamed)
             };
             let ((no_mine, m), (no_theirs, t)) = (side(true, "m"), side(false, "t"));
-            let lines = if no_theirs || m == t {
+            let region = &base[start..end];
+            let lines = if no_theirs || m == t || holds_change(region, &m, &t) {
                 m
-            } else if no_mine {
+            } else if no_mine || holds_change(region, &t, &m) {
                 t
             } else {
+                conflicts += 1;
                 match every {
                     Every::Mine => m,
                     Every::Theirs => t,
@@ -1185,7 +1329,7 @@ mod tests {
             at = end;
         }
         out.extend_from_slice(&base[at..]);
-        out
+        (out, conflicts)
     }
 
     /// Step lines of `lines`, in no section.
@@ -1218,14 +1362,12 @@ mod tests {
                     Every::Both => Choice::Both,
                 };
                 let merged = m.resolved(&vec![choice; m.conflicts().len()]).expect("resolved");
-                prop_assert_eq!(&merged.ingredients, &model(&base, &a, &b, every), "{:?}", every);
+                prop_assert_eq!(&merged.ingredients, &model(&base, &a, &b, every).0, "{:?}", every);
             }
             // With every edit of each side meeting one of the other's,
             // every region is a conflict (or the same deletion on both),
             // so settling them all for a side gives that side whole.
-            let meets = |e: &Edit, others: &[Edit]| {
-                others.iter().any(|x| !x.points().is_disjoint(&e.points()))
-            };
+            let meets = |e: &Edit, others: &[Edit]| others.iter().any(|x| x.meets(e));
             let theirs_within: Vec<Edit> = b.iter().filter(|e| meets(e, &a)).cloned().collect();
             let mine_within: Vec<Edit> = a
                 .iter()
@@ -1288,7 +1430,7 @@ mod tests {
             // touch none of a's. The shared changes come in once, cleanly.
             let extra: Vec<Edit> = b
                 .into_iter()
-                .filter(|e| a.iter().all(|x| x.points().is_disjoint(&e.points())))
+                .filter(|e| a.iter().all(|x| !x.meets(e)))
                 .collect();
             let mine = edited(&base, &a, "x");
             let mut both: Vec<Edit> = a.iter().cloned().chain(extra.iter().cloned()).collect();
@@ -1335,25 +1477,23 @@ mod tests {
         }
 
         #[test]
-        fn a_conflict_is_reported_exactly_when_both_sides_changed_the_same_lines_differently(
+        fn a_conflict_is_reported_exactly_where_both_sides_changed_the_same_lines_differently(
             (base, a, b) in base_and_two_sides()
         ) {
             let mine = edited(&base, &a, "m");
             let theirs = edited(&base, &b, "t");
-            // New lines are distinct per side, so two edits that touch are
-            // the same change only when both delete the same lines.
-            let same = |x: &Edit, y: &Edit| x.start == y.start && x.len == y.len && x.new == 0 && y.new == 0;
-            let touching = a.iter().any(|x| {
-                b.iter().any(|y| !same(x, y) && !x.points().is_disjoint(&y.points()))
-            });
             let (base_c, mine_c) = with_lines(base.clone(), mine.clone());
             let (_, theirs_c) = with_lines(base.clone(), theirs.clone());
             let m = merge(&base_c, &mine_c, &theirs_c);
-            prop_assert_eq!(!m.is_clean(), touching);
-            if !touching {
+            let (expected, conflicts) = model(&base, &a, &b, Every::Mine);
+            prop_assert_eq!(m.conflicts().len(), conflicts);
+            // Where no edit of one side meets one of the other's, there
+            // is no conflict at all.
+            let meeting = a.iter().any(|x| b.iter().any(|y| x.meets(y)));
+            prop_assert!(meeting || m.is_clean());
+            if m.is_clean() {
                 // Changes to different lines commute, and the merge is both
                 // sides' changes, whichever side is which.
-                let expected = model(&base, &a, &b, Every::Mine);
                 prop_assert_eq!(&m.clean().expect("clean").ingredients, &expected);
                 let swapped = merge(&base_c, &theirs_c, &mine_c).clean().expect("clean");
                 prop_assert_eq!(&swapped.ingredients, &expected);
