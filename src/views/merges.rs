@@ -18,7 +18,7 @@ use super::form_fields::{form_errors, token, FieldErrors};
 use super::layout::{self, Head, Section};
 use super::markdown::Memos;
 use super::{human_time, recipe_path, RecipePath};
-use crate::domain::merge::{Conflict, Origin, Place, Why};
+use crate::domain::merge::{Conflict, Origin, Place, Servings, Why};
 use crate::domain::{
     Blocked, BringInShow, Content, Link, Recipe, SuggestShow, Suggestion, SuggestionLine,
     SuggestionShow, SuggestionState, SuggestionsShow, VersionNumber, MAX_MESSAGE,
@@ -199,6 +199,33 @@ fn conflicts(list: &[Conflict], theirs: &str, chosen: &Chosen) -> Markup {
     }
 }
 
+/// What a merge of two recipes written for different servings does with
+/// the lines each side brings; `theirs` names the other side.
+fn servings_notice(s: Servings, theirs: &str) -> Markup {
+    let scaled = "scaled to them where their amount plainly can be, and otherwise marked with the servings they were written for (\u{201c}for 4 servings\u{201d}), to check";
+    html! {
+        p class="notice servings" {
+            "Your recipe serves " (s.mine) " and " (theirs) "'s " (s.theirs) ". "
+            @match s.merged {
+                Some(to) if to == s.mine => {
+                    "The merged recipe serves your " (to) ": the lines that come in from "
+                    (theirs) " are " (scaled) "."
+                }
+                Some(to) if to == s.theirs => {
+                    "The merged recipe serves " (theirs) "'s " (to) ", as they changed it: your own new lines are "
+                    (scaled) "."
+                }
+                Some(to) => {
+                    "The merged recipe serves " (to) ": the lines of either side that come in are " (scaled) "."
+                }
+                None => {
+                    "Once you choose whose servings to keep, the lines written for the other are " (scaled) "."
+                }
+            }
+        }
+    }
+}
+
 /// The notice that a merge could not be saved as it comes, with what to
 /// trim.
 fn over_limits(notes: &[String]) -> Markup {
@@ -276,14 +303,8 @@ pub fn bring_in_page(
                     (list.len()) " of their changes meet yours: choose how to settle each before saving."
                 }
             }
-            @if let Some((mine, theirs)) = changes.merge.servings_apart() {
-                p class="notice servings" {
-                    "Your recipe serves " (mine) " and " (parent_title) " serves " (theirs)
-                    ": the lines that come in from " (parent_title)
-                    " are scaled to your " (mine) " servings, and a line with no amount to scale is marked \u{201c}(for "
-                    (theirs) " servings)\u{201d}. If you take " (model.theirs) "'s servings, your own new lines are scaled to "
-                    (theirs) " instead."
-                }
+            @if let Some(servings) = changes.merge.servings() {
+                (servings_notice(servings, &model.theirs))
             }
             (over_limits(&model.over_limits))
             (form_errors(errors))

@@ -25,8 +25,11 @@
 //!   each place it comes in at is a conflict of its own (`Why::Doubled`).
 //! - When the two sides are written for different servings, the lines
 //!   that come from the side whose servings the merge does not keep are
-//!   scaled to the merge's servings, or, where a line has no amount to
-//!   scale, marked with the servings it was written for.
+//!   scaled to the merge's servings where that is plainly right, and
+//!   marked with the servings they were written for where it may not be
+//!   (`servings`); a conflict shows each side's lines as they would be
+//!   saved, and the next merge does not take a line so brought in for a
+//!   change of the cook's.
 //!
 //! A conflict is settled by a `Choice`: mine, theirs, both (mine first,
 //! then theirs; lists and paragraphs only) or text written by hand.
@@ -36,15 +39,16 @@
 //! never to the family's or the catalog's.
 
 mod blocks;
+mod servings;
 
 use std::hash::{Hash, Hasher};
 
 pub use blocks::{merge3, Block, Origin};
+pub use servings::for_servings;
 
 use super::content::{
     method_lines, method_text, parse_method, steps_of_lines, Content, MethodLine, Slot, FIELDS,
 };
-use super::scale::{scale_line, Units};
 
 /// How a conflict is settled.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -130,6 +134,15 @@ impl Conflict {
         (self.place, &self.why, &self.base, &self.mine, &self.theirs).hash(&mut hasher);
         format!("{:016x}", hasher.finish())
     }
+}
+
+/// The servings two sides are written for, when they differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Servings {
+    pub mine: i64,
+    pub theirs: i64,
+    /// The merge's: `None` while they are a conflict still to settle.
+    pub merged: Option<i64>,
 }
 
 /// Why a merge's choices cannot be saved.
@@ -235,6 +248,7 @@ impl Conflicts {
     /// in (`Why::Doubled`, `Why::Moved`). `counted` says which lines count
     /// (not the end of a section), `shown` writes a line as the page shows
     /// it, and `joined` a side's lines as the form's box takes them.
+    #[allow(clippy::too_many_arguments)]
     fn list<T: PartialEq + Clone>(
         &mut self,
         place: Place,
@@ -243,11 +257,22 @@ impl Conflicts {
         counted: impl Fn(&T) -> bool,
         shown: impl Fn(&T) -> String,
         joined: impl Fn(&[T]) -> String,
+        saved: impl Fn(Origin, &T) -> T,
     ) -> Vec<Part<T>> {
         let doubled = blocks::doubled(&blocks, mine, theirs, &counted);
         let moved = moved_into(&blocks, &counted);
         let shown_all = |lines: &[T]| lines.iter().map(&shown).collect::<Vec<_>>();
+        // Each side's lines as choosing it would save them (scaled to the
+        // merge's servings), to show, and to start the box written by
+        // hand with.
+        let as_saved = |origin: Origin, lines: &[T]| {
+            lines.iter().map(|l| saved(origin, l)).collect::<Vec<_>>()
+        };
         let mut conflict = |why: Why, base: &[T], m: &[T], t: &[T]| {
+            let (m, t) = (
+                &as_saved(Origin::Mine, m)[..],
+                &as_saved(Origin::Theirs, t)[..],
+            );
             let both: Vec<T> = m.iter().chain(t).cloned().collect();
             self.add(Conflict {
                 place,
@@ -385,21 +410,49 @@ pub fn merge(base: &Content, mine: &Content, theirs: &Content) -> Merge {
             |_| true,
             String::clone,
             |lines| lines.join("\n\n"),
+            |_, line| line.clone(),
         );
         texts.push((i, parts));
     }
+    scalar(Scalar::Picture, &mut conflicts);
+    // The servings the merge will have, where its scalars say already.
+    let servings_field = FIELDS.iter().position(|f| f.name == "servings");
+    let servings_outcome = scalars
+        .iter()
+        .find(|(s, _)| matches!(s, Scalar::Field(i) if Some(*i) == servings_field))
+        .map(|(_, outcome)| *outcome);
+    let merged_servings = match servings_outcome {
+        None => Some(mine.recipe_yield.servings),
+        Some(Outcome::TakeTheirs) => Some(theirs.recipe_yield.servings),
+        Some(Outcome::Conflict(_)) => None,
+    };
+    let (mine_read, read_as) = servings::canonical(
+        &base.ingredients,
+        &mine.ingredients,
+        base.recipe_yield.servings,
+        mine.recipe_yield.servings,
+    );
+    let mut blocks = merge3(&base.ingredients, &mine_read, &theirs.ingredients, |_| {
+        false
+    });
+    servings::restore(&mut blocks, &read_as);
     let ingredients = conflicts.list(
         Place::Ingredients,
-        merge3(
-            &base.ingredients,
-            &mine.ingredients,
-            &theirs.ingredients,
-            |_| false,
-        ),
+        blocks,
         (&mine.ingredients, &theirs.ingredients),
         |_| true,
         String::clone,
         |lines| lines.join("\n"),
+        |origin, line| {
+            let from = match origin {
+                Origin::Mine => mine.recipe_yield.servings,
+                _ => theirs.recipe_yield.servings,
+            };
+            match (from, merged_servings.flatten()) {
+                (Some(from), Some(to)) => for_servings(line, from, to),
+                _ => line.clone(),
+            }
+        },
     );
     let (b, m, t) = (
         method_lines(&base.steps),
@@ -413,8 +466,8 @@ pub fn merge(base: &Content, mine: &Content, theirs: &Content) -> Merge {
         |line| *line != MethodLine::Heading(None),
         MethodLine::text,
         method_text,
+        |_, line| line.clone(),
     );
-    scalar(Scalar::Picture, &mut conflicts);
     Merge {
         mine: mine.clone(),
         theirs: theirs.clone(),
@@ -451,16 +504,29 @@ impl Merge {
     }
 
     /// The servings mine and theirs are written for, when both say and
-    /// they differ: lines coming from one side are then scaled to the
-    /// merge's (`resolved`).
-    pub fn servings_apart(&self) -> Option<(i64, i64)> {
-        match (
+    /// they differ, and the merge's where it is decided already: lines
+    /// coming from a side written for other servings than the merge's are
+    /// then scaled to them, or marked (`for_servings`).
+    pub fn servings(&self) -> Option<Servings> {
+        let (Some(mine), Some(theirs)) = (
             self.mine.recipe_yield.servings,
             self.theirs.recipe_yield.servings,
-        ) {
-            (Some(m), Some(t)) if m != t => Some((m, t)),
-            _ => None,
+        ) else {
+            return None;
+        };
+        if mine == theirs {
+            return None;
         }
+        let settled = self
+            .conflicts
+            .iter()
+            .all(|c| c.place != Place::Field("yield"));
+        let merged = settled.then(|| self.with_every(Choice::Mine).recipe_yield.servings);
+        Some(Servings {
+            mine,
+            theirs,
+            merged: merged.flatten(),
+        })
     }
 
     /// The merged content where it is clean.
@@ -532,7 +598,7 @@ impl Merge {
                 .map(str::to_owned)
                 .collect()
         });
-        content.ingredients = self.scaled(lines, content.recipe_yield.servings);
+        content.ingredients = self.for_servings(lines, content.recipe_yield.servings);
         let method: Vec<MethodLine> = settle(&self.steps, choices, parse_method)
             .into_iter()
             .map(|(line, _)| line)
@@ -543,8 +609,8 @@ impl Merge {
 
     /// Ingredient lines with where each came from, those of a side written
     /// for other servings than `servings` (the merge's) scaled to them, or
-    /// marked with their own where they have no amount to scale.
-    fn scaled(&self, lines: Vec<(String, Origin)>, servings: Option<i64>) -> Vec<String> {
+    /// marked (`for_servings`).
+    fn for_servings(&self, lines: Vec<(String, Origin)>, servings: Option<i64>) -> Vec<String> {
         let written_for = |origin: Origin| match origin {
             Origin::Mine => self.mine.recipe_yield.servings,
             Origin::Theirs => self.theirs.recipe_yield.servings,
@@ -553,14 +619,7 @@ impl Merge {
         lines
             .into_iter()
             .map(|(line, origin)| match (written_for(origin), servings) {
-                (Some(from), Some(to)) if from != to && from > 0 => {
-                    let scaled = scale_line(&line, to as f64 / from as f64, Units::AsWritten);
-                    if scaled == line.trim() {
-                        format!("{} (for {from} servings)", line.trim())
-                    } else {
-                        scaled
-                    }
-                }
+                (Some(from), Some(to)) => for_servings(&line, from, to),
                 _ => line,
             })
             .collect()
@@ -1065,18 +1124,37 @@ mod tests {
         let mine = serves(8, &["4 carrots", "2 l stock"]);
         let theirs = serves(4, &["2 carrots", "1 l stock", "1 tsp cumin", "salt"]);
         let m = merge(&base, &mine, &theirs);
-        assert_eq!(m.servings_apart(), Some((8, 4)));
+        assert_eq!(
+            m.servings(),
+            Some(Servings {
+                mine: 8,
+                theirs: 4,
+                merged: Some(8)
+            })
+        );
         let merged = m.clean().expect("clean");
         assert_eq!(merged.recipe_yield.servings, Some(8));
         assert_eq!(
             merged.ingredients,
-            lines(&[
-                "4 carrots",
-                "2 l stock",
-                "2 tsp cumin",
-                "salt (for 4 servings)"
-            ])
+            lines(&["4 carrots", "2 l stock", "2 tsp cumin", "salt"])
         );
+        // The next merge, from the parent's version brought in: the line
+        // brought in scaled is no change of the fork's, so the parent's
+        // change of it comes in, scaled again.
+        let next = serves(4, &["2 carrots", "1 l stock", "1 tsp cumin, toasted", "salt"]);
+        let again = merge(&theirs, &merged, &next);
+        assert!(again.is_clean(), "{:?}", again.conflicts());
+        assert_eq!(
+            again.clean().unwrap().ingredients,
+            lines(&["4 carrots", "2 l stock", "2 tsp cumin, toasted", "salt"])
+        );
+        // A conflict shows each side's lines as choosing it saves them.
+        let changed = serves(8, &["5 carrots", "2 l stock", "2 tsp cumin", "salt"]);
+        let theirs_changed = serves(4, &["3 carrots", "1 l stock", "1 tsp cumin", "salt"]);
+        let m = merge(&theirs, &changed, &theirs_changed);
+        assert_eq!(m.conflicts().len(), 1, "{:?}", m.conflicts());
+        assert_eq!(m.conflicts()[0].theirs, lines(&["6 carrots"]));
+        assert_eq!(m.with_every(Choice::Theirs).ingredients[0], "6 carrots");
     }
 
     #[test]
