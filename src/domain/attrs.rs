@@ -118,6 +118,13 @@ attrs! {
     contributor => ":recipe/contributor",
     suggestion_base_fork_version => ":suggestion/base-fork-version",
     suggestion_whole => ":suggestion/whole",
+    suggestion_kept_own => ":suggestion/kept-own",
+    agreement_fork => ":agreement/fork",
+    agreement_parent_version => ":agreement/parent-version",
+    agreement_fork_version => ":agreement/fork-version",
+    agreement_kept_own => ":agreement/kept-own",
+    agreement_own_changes => ":agreement/own-changes",
+    agreement_settled => ":agreement/settled",
 }
 
 /// A read of several of an entity's attributes as one range of ids (one

@@ -49,14 +49,14 @@ pub use content::{
 pub use ids::{Basis, Instant, RecipeId, VersionNumber};
 pub use pages::{
     Apart, Blocked, Breadcrumb, BringIn, BringInShow, Comparison, CookPage, CookSuggestions, Crumb,
-    Family, History, LineageShow, Link, Origin, RecipeData, RecipeShow, Source, SuggestShow,
-    SuggestionLine, SuggestionShow, SuggestionsFeed, SuggestionsShow, TreeNode, VersionDiff,
-    VersionShow, COOK_PAGE_LIMIT, CRUMB_HEAD, CRUMB_TAIL, FORKS_LISTED, HISTORY_PAGE,
+    Family, History, InStep, LineageShow, Link, Origin, RecipeData, RecipeShow, Source,
+    SuggestShow, SuggestionLine, SuggestionShow, SuggestionsFeed, SuggestionsShow, TreeNode,
+    VersionDiff, VersionShow, COOK_PAGE_LIMIT, CRUMB_HEAD, CRUMB_TAIL, FORKS_LISTED, HISTORY_PAGE,
 };
 pub use read::{
-    Agreed, Ancestor, BroughtIn, CatalogEntry, CatalogPage, CatalogQuery, ForkNode, ForkTree,
-    MergeBase, ParentChanges, ReadSet, Recipe, Snapshot, Sort, Suggestion, SuggestionMerge,
-    SuggestionState, Taken, Version, MAX_SORTED_TAG, RETIRED,
+    Agreed, Agreement, Ancestor, BroughtIn, CatalogEntry, CatalogPage, CatalogQuery, ForkNode,
+    ForkTree, MergeBase, ParentChanges, ReadSet, Recipe, Snapshot, Sort, Suggestion,
+    SuggestionMerge, SuggestionState, Taken, Version, MAX_SORTED_TAG, RETIRED,
 };
 pub use slug::{BadSlug, Slug};
 pub use write::{Attempt, Change, Recipes, Seen, MAX_MESSAGE, MAX_NOTE, UNSAVED_PICTURE_GRACE_MS};
@@ -158,6 +158,16 @@ pub enum DomainError {
     /// conflict cannot take.
     #[error(transparent)]
     Unresolved(#[from] merge::Unresolved),
+    /// A bring-in's form showed the merge from where the fork agreed with
+    /// its parent then, and the fork has since come to agree with a later
+    /// version (another window's bring-in, which changed nothing of it).
+    #[error(
+        "{title} came to be in step with its parent's version {version} since this page was made"
+    )]
+    AgreedMeanwhile {
+        title: String,
+        version: VersionNumber,
+    },
     /// A fork suggesting again the version whose suggestion its parent's
     /// author declined.
     #[error("suggestion {number} made these very changes and was declined: change your recipe before suggesting again")]

@@ -449,6 +449,55 @@ const ORDER: &[Row] = &[
         "",
         "Asserted when a suggestion is accepted onto a recipe that had no change of its own since the suggestion's base: the new version is the fork's changes alone, so the fork is in step with it.",
     ),
+    Row::Def(
+        ":suggestion/kept-own",
+        ValueType::Long,
+        Cardinality::One,
+        "",
+        "Once accepted: of the changes the suggestion and its recipe made differently, how many the recipe's author kept their own version of (0 when it was taken whole).",
+    ),
+    Row::Def(
+        ":agreement/fork",
+        ValueType::Ref,
+        Cardinality::One,
+        "",
+        "A fork that brought in its parent's changes without a change to itself (it had them, or kept its own side of each): the agreement records that it is in step, as an entity of its own, so that the fork gains no version that changes nothing.",
+    ),
+    Row::Def(
+        ":agreement/parent-version",
+        ValueType::Long,
+        Cardinality::One,
+        "",
+        "The parent's version the fork agrees with from then on.",
+    ),
+    Row::Def(
+        ":agreement/fork-version",
+        ValueType::Long,
+        Cardinality::One,
+        "",
+        "The fork's version that agrees: its newest when the agreement was made.",
+    ),
+    Row::Def(
+        ":agreement/kept-own",
+        ValueType::Long,
+        Cardinality::One,
+        "",
+        "Of the changes the fork and its parent made differently, how many the fork kept its own version of.",
+    ),
+    Row::Def(
+        ":agreement/own-changes",
+        ValueType::Boolean,
+        Cardinality::One,
+        "",
+        "Whether the fork, at its version that agrees, has changes its parent lacks.",
+    ),
+    Row::Def(
+        ":agreement/settled",
+        ValueType::String,
+        Cardinality::One,
+        "",
+        "How each conflict was settled, in words for history (each kept as the fork had it).",
+    ),
 ];
 
 /// Every attribute's definition, in the order of installing: `ORDER`, then

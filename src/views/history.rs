@@ -34,6 +34,11 @@ fn origin(slug: &str, origin: &Origin) -> Markup {
                     "From " a href=(version_path(&fork.slug, *version)) { "version " (version) " of " (fork.title) }
                     ", by " a href=(suggestion_path(slug, *number)) { "suggestion " (number) }
                 }
+                Origin::InStep { parent, version, settled } => {
+                    "Then in step with " a href=(version_path(&parent.slug, *version)) { "version " (version) " of " (parent.title) }
+                    ", with no change to it"
+                    @if let Some(settled) = settled { " (" (settled) ")" }
+                }
                 Origin::TakenUpstream { number, parent, version } => {
                     "Taken into " a href=(version_path(&parent.slug, *version)) { "version " (version) " of " (parent.title) }
                     ", by " a href=(suggestion_path(&parent.slug, *number)) { "suggestion " (number) }

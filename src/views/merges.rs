@@ -20,8 +20,8 @@ use super::markdown::Memos;
 use super::{human_time, recipe_path, RecipePath};
 use crate::domain::merge::{Conflict, Origin, Place, Servings, Why};
 use crate::domain::{
-    Blocked, BringInShow, Content, Link, Recipe, SuggestShow, Suggestion, SuggestionLine,
-    SuggestionShow, SuggestionState, SuggestionsShow, VersionNumber, MAX_MESSAGE,
+    Blocked, BringInShow, Content, InStep, SuggestShow, Suggestion, SuggestionLine, SuggestionShow,
+    SuggestionState, SuggestionsShow, MAX_MESSAGE,
 };
 
 /// The form's name for the choice of conflict `n`.
@@ -102,16 +102,24 @@ fn lines(lines: &[String]) -> Markup {
     }
 }
 
+/// The most text a merge form's boxes for writing by hand start with, all
+/// together: a browser sends every box, chosen or not, and a form may be
+/// 256 KiB (`web::submission`). Past it a box starts empty, its two sides
+/// above to copy from.
+pub const PREFILLED: usize = 64 << 10;
+
 /// One conflict: the base, both sides, and the choices between them;
-/// `theirs` names the other side ("Ann"), and `chosen` what the form was
-/// sent with, if it is shown again.
-fn conflict(n: usize, c: &Conflict, theirs: &str, chosen: &Chosen) -> Markup {
+/// `theirs` names the other side ("Ann"), `chosen` what the form was sent
+/// with, if it is shown again, and `prefill` whether its box starts with
+/// both sides.
+fn conflict(n: usize, c: &Conflict, theirs: &str, chosen: &Chosen, prefill: bool) -> Markup {
     let name = choice_name(n);
     let kept = chosen.of(c);
     let is = |value: &str| kept.is_some_and(|(choice, _)| choice == value);
+    let start = if prefill { c.prefill.as_str() } else { "" };
     let edited = kept
         .filter(|(choice, _)| choice == EDIT)
-        .map_or(c.prefill.as_str(), |(_, text)| text.as_str());
+        .map_or(start, |(_, text)| text.as_str());
     let rows = edited.lines().count().clamp(2, 12);
     let (legend, mine_label, theirs_label) = match &c.why {
         Why::Changed => (
@@ -187,13 +195,25 @@ fn conflict(n: usize, c: &Conflict, theirs: &str, chosen: &Chosen) -> Markup {
     }
 }
 
-/// The conflicts of a merge form, each with its choices.
+/// The conflicts of a merge form, each with its choices; the boxes for
+/// writing by hand start with both sides while they fit in `PREFILLED`.
 fn conflicts(list: &[Conflict], theirs: &str, chosen: &Chosen) -> Markup {
+    let mut budget = PREFILLED;
+    let prefilled: Vec<bool> = list
+        .iter()
+        .map(|c| {
+            let fits = c.prefill.len() <= budget;
+            if fits {
+                budget -= c.prefill.len();
+            }
+            fits
+        })
+        .collect();
     html! {
         @if !list.is_empty() {
             h2 { "Changes made on both sides" }
-            @for (n, c) in list.iter().enumerate() {
-                (conflict(n, c, theirs, chosen))
+            @for (n, (c, fits)) in list.iter().zip(prefilled).enumerate() {
+                (conflict(n, c, theirs, chosen, fits))
             }
         }
     }
@@ -274,7 +294,9 @@ pub fn bring_in_page(
     // A cook's form, never a page to index.
     head.noindex = true;
     let list = changes.merge.conflicts();
-    let gained = changes.upto.get() - changes.base.get();
+    // As the fork's page counts them: the versions that took its own
+    // suggestions are no news to it.
+    let gained = (changes.upto.get() - changes.base.get()).saturating_sub(changes.taken as u32);
     let incoming = DiffSection {
         heading: match list.is_empty() {
             true => "What comes in".to_owned(),
@@ -294,7 +316,13 @@ pub fn bring_in_page(
                 a href={ (RecipePath(parent.slug.as_str())) "/diff?from=" (changes.base) "&to=" (changes.upto) } {
                     (super::count(gained, "new version", "new versions"))
                 }
-                " since version " (changes.base) ", the one " (title) " last agreed with. "
+                " since version " (changes.base) ", the one " (title) " last agreed with"
+                @match changes.taken {
+                    0 => {},
+                    1 => { ", besides the one that took your suggestion" },
+                    n => { ", besides the " (n) " that took your suggestions" },
+                }
+                ". "
                 @if list.is_empty() {
                     "They change nothing you changed, so they come in as they are."
                 } @else if list.len() == 1 {
@@ -322,6 +350,7 @@ pub fn bring_in_page(
             form method="post" action=(action) class="bring-in merge-form" id="merge-form" {
                 (token(csrf))
                 input type="hidden" name="based_on" value=(fork.version_count);
+                input type="hidden" name="since" value=(changes.base);
                 input type="hidden" name="upto" value=(changes.upto);
                 (conflicts(list, &model.theirs, chosen))
                 div class="field" {
@@ -340,23 +369,43 @@ pub fn bring_in_page(
 }
 
 /// The bring-in page of a fork in step with its parent: nothing to bring
-/// in, and the way back.
-pub fn in_step_page(fork: &Recipe, parent: &Link, version: VersionNumber) -> Markup {
+/// in, and the way back; where the fork made the parent's changes itself
+/// but its record says otherwise, a form to record that it is in step
+/// (no version: an agreement). `errors` says why the cook was sent here,
+/// if a form of theirs was refused.
+pub fn in_step_page(model: &InStep, csrf: &str, errors: &FieldErrors) -> Markup {
+    let (fork, parent, version) = (&model.fork, &model.parent, model.version);
     let title = &fork.content.title;
     let heading = format!("{title} is in step with {}", parent.title);
     let mut head = Head::new(&heading, Section::Recipes);
     // A cook's form, never a page to index.
     head.noindex = true;
+    let slug = fork.slug.as_str();
     layout::page(
         &head,
         html! {
             h1 { (heading) }
+            (form_errors(errors))
             p class="lede" {
                 (title) " has every change of "
                 a href=(RecipePath(&parent.slug)) { (parent.title) }
                 " up to its version " (version) ", its newest: there is nothing to bring in."
+                @if model.unrecorded {
+                    " You made the same changes yourself."
+                }
             }
-            p { a href=(recipe_path(fork.slug.as_str())) { "Back to " (title) } }
+            @if model.unrecorded {
+                form method="post" action=(bring_in_path(slug)) class="bring-in" {
+                    (token(csrf))
+                    input type="hidden" name="based_on" value=(fork.version_count);
+                    input type="hidden" name="since" value=(model.since);
+                    input type="hidden" name="upto" value=(version);
+                    input type="hidden" name="note" value={ "In step with version " (version) " of " (parent.title) };
+                    p { "Record that it is in step, so that its page no longer says it is behind. It makes no new version." }
+                    button type="submit" name="action" value="save" { "Record that it is in step" }
+                }
+            }
+            p { a href=(recipe_path(slug)) { "Back to " (title) } }
         },
     )
 }
@@ -385,10 +434,16 @@ pub fn suggest_page(
     head.noindex = true;
     let change = DiffSection {
         heading: "What you suggest".to_owned(),
-        from: format!(
-            "{parent_title} as you last agreed (its version {})",
-            model.base
-        ),
+        from: match model.base_fork_version {
+            None => format!(
+                "{parent_title} as you last agreed (its version {})",
+                model.base
+            ),
+            Some(v) => format!(
+                "{parent_title} as you last agreed (its version {}), with the changes it took from your version {v}",
+                model.base
+            ),
+        },
         to: format!("{parent_title} with your changes"),
         diff: &model.change,
     };
@@ -513,7 +568,9 @@ pub fn suggestions_page(model: &SuggestionsShow) -> Markup {
         &head,
         html! {
             h1 { (heading) }
-            @if model.suggestions.is_empty() {
+            @if model.suggestions.is_empty() && model.total > 0 {
+                p { "No suggestions before that one: the first is number 1." }
+            } @else if model.suggestions.is_empty() {
                 p { "No suggestions yet. A cook who forks this recipe can suggest their changes back." }
             } @else {
                 p class="lede" {

@@ -243,7 +243,11 @@ fn family(page: &RecipePage) -> Markup {
 /// brought in, with what they changed and the way to bring them in.
 fn apart_notice(slug: &str, parent: &Crumb, apart: Apart) -> Markup {
     html! {
-        @if apart.gained() > 0 {
+        @if apart.parent_retired {
+            p class="apart" {
+                (parent.title) " was retired by its author: nothing more comes from it, and it takes no suggestions."
+            }
+        } @else if apart.gained() > 0 {
             p class="apart" {
                 (parent.title) " has "
                 a href={ (RecipePath(&parent.slug)) "/diff?from=" (apart.since) "&to=" (apart.newest) } {
@@ -294,7 +298,14 @@ fn suggestion_outcome(parent: &Crumb, s: &Suggestion) -> Markup {
                 }
                 (SuggestionState::Accepted, Some(v)) => {
                     " was taken into " (parent.title) ", in "
-                    a href=(version_path(&parent.slug, v)) { "its version " (v) } "."
+                    a href=(version_path(&parent.slug, v)) { "its version " (v) }
+                    @match s.kept_own {
+                        Some(kept) if kept > 0 => {
+                            ", in part: its author kept their own version of "
+                            (count(i64::from(kept), "change", "changes")) " it made."
+                        }
+                        _ => ".",
+                    }
                 }
                 (SuggestionState::Accepted, None) => { " was taken into " (parent.title) "." }
                 (SuggestionState::Declined, _) => { " was declined by " (parent.title) "'s author." }

@@ -46,6 +46,18 @@ impl Sent {
     /// refused.
     fn read(form: &Form) -> Result<Sent, WebError> {
         let shown = form.keys().filter(|k| k.starts_with("key-")).count();
+        // A choice for a change the form did not show: another form's.
+        let stray = form.keys().any(|k| {
+            ["choice-", "edit-"].iter().any(|prefix| {
+                k.strip_prefix(prefix)
+                    .is_some_and(|n| n.parse::<usize>().map_or(true, |n| n >= shown))
+            })
+        });
+        if stray {
+            return Err(WebError::BadRequest(
+                "the form's choices are for changes it did not show".into(),
+            ));
+        }
         let mut sent = Sent {
             choices: Vec::with_capacity(shown),
             chosen: Chosen::new(),
@@ -139,6 +151,11 @@ fn review_sender<'v>(
     Ok((slug, number, cook))
 }
 
+/// The form's version `name`, if it has one.
+fn form_version(form: &Form, name: &str) -> Option<VersionNumber> {
+    version_field(form, name).ok()
+}
+
 fn version_field(form: &Form, name: &str) -> Result<VersionNumber, WebError> {
     form.get(name)
         .and_then(|v| v.trim().parse::<u64>().ok())
@@ -198,8 +215,10 @@ fn bring_in_form(
     let model = match bring_in_model(site, cook, slug)? {
         BringIn::Changes(show) => show,
         BringIn::InStep(in_step) => {
-            let page = merges::in_step_page(&in_step.fork, &in_step.parent, in_step.version);
-            return Ok(private_page(site, visitor, StatusCode::OK, page));
+            // Shown again after a refused form (a second window's, say),
+            // with its status and why: nothing was saved.
+            let page = merges::in_step_page(&in_step, &visitor.form_token(), &again.errors);
+            return Ok(private_page(site, visitor, again.status, page));
         }
     };
     let note = again
@@ -252,9 +271,17 @@ pub async fn bring_in(
 ) -> Result<HttpResponse, WebError> {
     let (slug, cook) = bring_in_sender(&req, &visitor, &slug, &form)?;
     let csrf = form.get("csrf").map(String::as_str).unwrap_or("");
-    let based_on = version_field(&form, "based_on")?;
-    let upto = version_field(&form, "upto")?;
+    let shown = Shown::read(&form)?;
     let sent = Sent::read(&form)?;
+    let preview = match form.get("action").map(String::as_str) {
+        None | Some("save") => false,
+        Some("preview") => true,
+        Some(other) => {
+            return Err(WebError::BadRequest(format!(
+                "{other:?} is not something to do with a bring-in: save or preview"
+            )))
+        }
+    };
     let note = form.get("note").map(String::as_str).unwrap_or("").trim();
     if note.len() > MAX_NOTE {
         return Err(WebError::BadRequest(format!(
@@ -280,8 +307,17 @@ pub async fn bring_in(
             },
         )
     };
-    if form.get("action").map(String::as_str) == Some("preview") {
-        return again(StatusCode::OK, String::new(), true);
+    if preview {
+        // The preview of the merge the form showed: if either recipe
+        // moved on, the page as it is now, and the cook is told.
+        let showing = match bring_in_model(&site, cook, &slug)? {
+            BringIn::Changes(show) => shows(&show, &shown),
+            BringIn::InStep(_) => false,
+        };
+        return match showing {
+            true => again(StatusCode::OK, String::new(), true),
+            false => again(StatusCode::CONFLICT, CHANGED_MEANWHILE.to_owned(), false),
+        };
     }
     if note.is_empty() {
         return again(
@@ -300,9 +336,14 @@ pub async fn bring_in(
     // The form's fields in their name's order: what it said.
     let said = serde_json::to_vec(&form.iter().collect::<BTreeMap<_, _>>()).unwrap_or_default();
     let change = Change::by(cook.handle.as_str(), note).once(attempt_of(&req, csrf, &[&said]));
-    let written = site
-        .recipes()
-        .bring_in(&slug, based_on, upto, &choices, &change);
+    let written = site.recipes().bring_in_shown(
+        &slug,
+        shown.based_on,
+        shown.since,
+        shown.upto,
+        &choices,
+        &change,
+    );
     match written {
         Ok(_) => Ok(see_other(&recipe_path(slug.as_str())).finish()),
         Err(DomainError::Stale { newest, .. }) => {
@@ -316,7 +357,7 @@ pub async fn bring_in(
                 false,
             )
         }
-        Err(moved @ DomainError::MergeMoved { .. }) => {
+        Err(moved @ (DomainError::MergeMoved { .. } | DomainError::AgreedMeanwhile { .. })) => {
             site.recipes().wait_published()?;
             again(
                 StatusCode::CONFLICT,
@@ -350,13 +391,10 @@ pub async fn bring_in_preview(
     form: web::Form<Form>,
 ) -> Result<HttpResponse, WebError> {
     let (slug, cook) = bring_in_sender(&req, &visitor, &slug, &form)?;
-    let (based_on, upto) = (
-        version_field(&form, "based_on")?,
-        version_field(&form, "upto")?,
-    );
+    let shown = Shown::read(&form)?;
     let sent = Sent::read(&form)?;
     let fragment = match bring_in_model(&site, cook, &slug)? {
-        BringIn::Changes(show) if shows(&show, based_on, upto) => {
+        BringIn::Changes(show) if shows(&show, &shown) => {
             let mut merged = None;
             merges::preview_fragment(&sent.preview(&show.changes.merge, &mut merged, &site))
         }
@@ -367,11 +405,34 @@ pub async fn bring_in_preview(
     Ok(private_page(&site, &visitor, StatusCode::OK, fragment))
 }
 
-/// Whether `show` is the merge a form made from the fork's version
-/// `based_on` and the parent's `upto` showed.
-fn shows(show: &BringInShow, based_on: VersionNumber, upto: VersionNumber) -> bool {
-    show.fork.newest() == based_on && show.changes.upto == upto
+/// What a bring-in form showed: the merge of the fork's version
+/// `based_on`, which agreed with its parent's version `since`, with the
+/// parent's `upto`.
+struct Shown {
+    based_on: VersionNumber,
+    since: VersionNumber,
+    upto: VersionNumber,
 }
+
+impl Shown {
+    fn read(form: &Form) -> Result<Shown, WebError> {
+        Ok(Shown {
+            based_on: version_field(form, "based_on")?,
+            since: version_field(form, "since")?,
+            upto: version_field(form, "upto")?,
+        })
+    }
+}
+
+/// Whether `show` is the merge the form that sent `shown` showed.
+fn shows(show: &BringInShow, shown: &Shown) -> bool {
+    show.fork.newest() == shown.based_on
+        && show.changes.base == shown.since
+        && show.changes.upto == shown.upto
+}
+
+/// What a merge form sent after either recipe moved on is told.
+const CHANGED_MEANWHILE: &str = "The two recipes changed since this page was made: nothing was saved. Here is the merge as it is now; your choices are kept where the same change is still there.";
 
 fn suggest_path(slug: &Slug) -> String {
     format!("{}/suggest", recipe_path(slug.as_str()))
@@ -614,6 +675,13 @@ pub async fn review(
         )));
     }
     let sent = Sent::read(&form)?;
+    let shown_now = || -> Result<bool, WebError> {
+        let model = pages::suggestion_show(&site.snapshot(), &slug, number)?;
+        Ok(
+            Some(model.recipe.newest()) == form_version(&form, "based_on")
+                && Some(model.suggestion.from_version) == form_version(&form, "fork_version"),
+        )
+    };
     let again = |status, why: String, preview: bool| {
         let errors = match why.is_empty() {
             true => FieldErrors::new(),
@@ -636,7 +704,12 @@ pub async fn review(
     let recipes = site.recipes();
     let action = form.get("action").map(String::as_str);
     let written = match action {
-        Some("preview") => return again(StatusCode::OK, String::new(), true),
+        Some("preview") => {
+            return match shown_now()? {
+                true => again(StatusCode::OK, String::new(), true),
+                false => again(StatusCode::CONFLICT, CHANGED_MEANWHILE.to_owned(), false),
+            }
+        }
         Some("accept") => {
             let based_on = version_field(&form, "based_on")?;
             let fork_version = version_field(&form, "fork_version")?;
@@ -689,7 +762,7 @@ pub async fn review(
     };
     match written {
         Ok(_) => Ok(see_other(&here).finish()),
-        Err(moved @ DomainError::MergeMoved { .. }) => {
+        Err(moved @ (DomainError::MergeMoved { .. } | DomainError::AgreedMeanwhile { .. })) => {
             site.recipes().wait_published()?;
             let what = match action {
                 Some("decline") => "Nothing was declined: look at the suggestion as it is now.",

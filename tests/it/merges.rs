@@ -3,7 +3,7 @@
 
 use forkful::domain::merge::Choice;
 use forkful::domain::{
-    pages, Change, Content, DomainError, Minutes, Recipes, Slug, Step, VersionNumber,
+    pages, Change, Content, DomainError, Minutes, Origin, Recipes, Slug, Step, VersionNumber,
 };
 use forkful::store::Store;
 
@@ -789,7 +789,7 @@ async fn over_the_web_a_suggestion_is_made_reviewed_and_a_stale_acceptance_is_40
 #[test]
 fn a_suggestion_taken_is_facts_read_at_any_basis_and_carried_by_export_and_import() {
     use forkful::domain::import_check::RecipeImportCheck;
-    use forkful::domain::{pages::cook_suggestions, Origin};
+    use forkful::domain::pages::cook_suggestions;
     use forkful::store::{export, import_with};
     use std::io::{BufReader, Cursor};
 
@@ -1271,6 +1271,10 @@ fn history_says_how_each_conflict_was_settled_and_the_fork_what_it_kept() {
             &Change::by("ann", "4"),
         )
         .unwrap();
+    // Keeping his own side of the one conflict changes nothing of the
+    // fork: no version, an agreement that it is in step, which history
+    // shows on the version that agrees.
+    let before = recipes.snapshot().recipe(&fork).unwrap();
     recipes
         .bring_in(
             &fork,
@@ -1282,17 +1286,36 @@ fn history_says_how_each_conflict_was_settled_and_the_fork_what_it_kept() {
         .unwrap();
     let view = recipes.snapshot();
     let now = view.recipe(&fork).unwrap();
-    assert_eq!(now.content.ingredients[0], "3 carrots");
-    assert_eq!(now.kept_own, 1);
-    let history = view.changes(now.id).unwrap();
+    assert_eq!(now.version_count, before.version_count, "no empty version");
+    assert_eq!(now.content, before.content);
+    let agreements = view.agreements(now.id).unwrap();
+    assert_eq!(agreements.len(), 1);
     assert_eq!(
-        history.last().unwrap().1,
-        "brought in version 2 of Soup: no change to the recipe; ingredients kept its own"
+        (
+            agreements[0].parent_version,
+            agreements[0].fork_version,
+            agreements[0].kept_own
+        ),
+        (v(2), v(2), 1)
+    );
+    let history = pages::history(&view, &fork, None).unwrap();
+    assert_eq!(history.total, 2);
+    assert!(
+        history.origins.iter().any(|(n, o)| *n == v(2)
+            && matches!(o, Origin::InStep { version, settled: Some(s), .. }
+                if *version == v(2) && s == "ingredients kept its own")),
+        "{:?}",
+        history.origins
     );
     let page = pages::recipe_show(&view, &fork, Default::default()).unwrap();
     let apart = page.apart.unwrap();
-    assert_eq!((apart.since, apart.kept_own), (v(2), 1));
-    // The next merge, with no conflict, kept nothing of its own.
+    assert_eq!((apart.since, apart.newest, apart.kept_own), (v(2), v(2), 1));
+    assert!(matches!(
+        pages::bring_in_show(&view, &fork).unwrap(),
+        pages::BringIn::InStep(_)
+    ));
+    // The next merge, with no conflict, kept nothing of its own; it
+    // changes the fork, so it is a version.
     recipes
         .edit(
             &soup,
@@ -1302,9 +1325,75 @@ fn history_says_how_each_conflict_was_settled_and_the_fork_what_it_kept() {
         )
         .unwrap();
     recipes
-        .bring_in(&fork, v(3), v(3), &[], &Change::by("ben", "salt"))
+        .bring_in(&fork, v(2), v(3), &[], &Change::by("ben", "salt"))
         .unwrap();
-    assert_eq!(recipes.snapshot().recipe(&fork).unwrap().kept_own, 0);
+    let view = recipes.snapshot();
+    let now = view.recipe(&fork).unwrap();
+    assert_eq!(now.version_count, 3);
+    let apart = pages::recipe_show(&view, &fork, Default::default())
+        .unwrap()
+        .apart
+        .unwrap();
+    assert_eq!((apart.since, apart.kept_own), (v(3), 0));
+    let history = view.changes(now.id).unwrap();
+    assert_eq!(
+        history.last().unwrap().1,
+        "brought in version 3 of Soup: 1 ingredient"
+    );
+}
+
+/// Both cooks made the same change: the fork has every change of its
+/// parent, but its record says it is behind. The bring-in page says so,
+/// and recording it makes no version.
+#[test]
+fn a_fork_that_made_its_parents_change_itself_is_recorded_in_step_without_a_version() {
+    let (recipes, soup, fork) = soup_and_fork(&["2 carrots", "1 l stock"]);
+    let lines = |s: &Slug| recipes.snapshot().recipe(s).unwrap().content;
+    let salted = &["2 carrots", "1 l stock", "salt"];
+    recipes
+        .edit(
+            &fork,
+            v(1),
+            with_lines(lines(&fork), salted),
+            &Change::by("ben", "salt"),
+        )
+        .unwrap();
+    recipes
+        .edit(
+            &soup,
+            v(1),
+            with_lines(lines(&soup), salted),
+            &Change::by("ann", "salt"),
+        )
+        .unwrap();
+    let view = recipes.snapshot();
+    let pages::BringIn::InStep(shown) = pages::bring_in_show(&view, &fork).unwrap() else {
+        panic!("nothing to bring in");
+    };
+    assert!(shown.unrecorded);
+    assert_eq!(
+        pages::suggest_show(&view, &fork).unwrap().blocked,
+        Some(pages::Blocked::NothingToSuggest),
+        "the parent has it: nothing to suggest"
+    );
+    recipes
+        .bring_in(&fork, v(2), v(2), &[], &Change::by("ben", "in step"))
+        .unwrap();
+    let view = recipes.snapshot();
+    let now = view.recipe(&fork).unwrap();
+    assert_eq!(now.version_count, 2, "no version");
+    let page = pages::recipe_show(&view, &fork, Default::default()).unwrap();
+    let apart = page.apart.unwrap();
+    assert_eq!((apart.since, apart.newest, apart.gained()), (v(2), v(2), 0));
+    assert!(!page.can_suggest);
+    let pages::BringIn::InStep(shown) = pages::bring_in_show(&view, &fork).unwrap() else {
+        panic!("nothing to bring in");
+    };
+    assert!(!shown.unrecorded);
+    assert!(matches!(
+        recipes.bring_in(&fork, v(2), v(2), &[], &Change::by("ben", "again")),
+        Err(DomainError::UpToDate { .. })
+    ));
 }
 
 /// A merge whose result would pass the content limits says so on the
@@ -1812,4 +1901,238 @@ fn the_choices_name_the_other_side_so_that_two_soups_are_told_apart() {
         panic!("changes to bring in");
     };
     assert_eq!(show.theirs, "Soup");
+}
+
+/// The parent's author took the suggestion but kept their own version of
+/// a change it made: the fork's next bring-in asks about that change (it
+/// is not brought in silently over the fork's line), and the fork's page
+/// says it was taken in part.
+#[test]
+fn a_suggestion_taken_in_part_asks_the_fork_about_what_was_not_taken() {
+    let (recipes, soup, fork) = soup_and_fork(&["flour", "1 egg", "1 cup milk"]);
+    let lines = |s: &Slug| recipes.snapshot().recipe(s).unwrap().content;
+    let mut mine = with_lines(lines(&fork), &["flour", "1 large egg", "1 cup milk"]);
+    mine.tags = vec!["quick".into()];
+    recipes
+        .edit(&fork, v(1), mine, &Change::by("ben", "egg"))
+        .unwrap();
+    recipes
+        .suggest(&fork, v(2), "A large egg", &Change::by("ben", "s"))
+        .unwrap();
+    recipes
+        .edit(
+            &soup,
+            v(1),
+            with_lines(lines(&soup), &["flour", "2 eggs", "1 cup milk"]),
+            &Change::by("ann", "eggs"),
+        )
+        .unwrap();
+    // Ann keeps her eggs; the tag comes in.
+    recipes
+        .accept_suggestion(
+            &soup,
+            1,
+            v(2),
+            v(2),
+            &[Choice::Mine],
+            "",
+            &Change::by("ann", "y"),
+        )
+        .unwrap();
+    assert_eq!(lines(&soup).ingredients[1], "2 eggs");
+    assert_eq!(lines(&soup).tags, ["quick"]);
+    let view = recipes.snapshot();
+    let page = pages::recipe_show(&view, &fork, Default::default()).unwrap();
+    let sent = page.last_suggestion.unwrap();
+    assert_eq!(sent.kept_own, Some(1));
+    let changes = view
+        .parent_changes(&view.recipe(&fork).unwrap(), None)
+        .unwrap();
+    assert_eq!(
+        changes.merge.conflicts().len(),
+        1,
+        "{:?}",
+        changes.merge.conflicts()
+    );
+    assert_eq!(changes.merge.conflicts()[0].mine, ["1 large egg"]);
+    assert_eq!(changes.merge.conflicts()[0].theirs, ["2 eggs"]);
+    assert_eq!(changes.taken, 1);
+}
+
+/// A retired parent: nothing more comes from it, and the fork's page says
+/// so rather than offering to bring in its retirement.
+#[test]
+fn a_fork_of_a_retired_recipe_is_told_so_and_offered_nothing() {
+    let (recipes, soup, fork) = soup_and_fork(&["flour"]);
+    let mut mine = recipes.snapshot().recipe(&fork).unwrap().content;
+    mine.ingredients.push("salt".into());
+    recipes
+        .edit(&fork, v(1), mine, &Change::by("ben", "salt"))
+        .unwrap();
+    recipes
+        .retire(&soup, v(1), &Change::by("ann", "retire"))
+        .unwrap();
+    let view = recipes.snapshot();
+    let page = pages::recipe_show(&view, &fork, Default::default()).unwrap();
+    assert!(page.apart.unwrap().parent_retired);
+    assert!(!page.can_suggest);
+    assert!(matches!(
+        pages::bring_in_show(&view, &fork),
+        Err(DomainError::Retired { .. })
+    ));
+}
+
+/// Two windows of one bring-in form: the first keeps the cook's own side
+/// (no version: an agreement); the second, with another choice, is a 409
+/// that says so, not a page that quietly drops the choice. A Preview of a
+/// stale form is a 409 too; forged choices and actions are 400s.
+#[actix_web::test]
+async fn over_the_web_a_second_window_of_a_bring_in_is_409_and_forged_fields_are_refused() {
+    let (recipes, site) = new_site();
+    let (mut ann, mut ben) = ann_writes_and_ben_forks(&site, ("Ann", "Ben")).await;
+    ann_edits_her_dal(
+        &mut ann,
+        "1 cup red lentils\n3 cups water\n1 tsp turmeric, ground",
+        "ground",
+    )
+    .await;
+    let action = "/recipes/bens-dal/bring-in";
+    let first = ben.get(action).await;
+    let second = ben.get(action).await;
+    let note = ("note", "Kept my cumin");
+    for forged in [
+        vec![note, ("choice-0", "mine"), ("choice-1", "mine")],
+        vec![note, ("choice-0", "mine"), ("edit-7", "x")],
+        vec![note, ("choice-0", "mine"), ("action", "frob")],
+    ] {
+        let refused = ben.submit(&first, action, &forged).await;
+        assert_eq!(refused.status, 400, "{forged:?}: {}", refused.body);
+    }
+    let kept = ben
+        .submit(&first, action, &[note, ("choice-0", "mine")])
+        .await;
+    assert_eq!(kept.status, 303, "{}", kept.body);
+    let fork = recipes.snapshot().recipe(&slug("bens-dal")).unwrap();
+    assert_eq!(fork.version_count, 1, "keeping its own side is no version");
+    let before = stored(recipes.store());
+    let stale = ben
+        .submit(&second, action, &[note, ("choice-0", "theirs")])
+        .await;
+    assert_eq!(stale.status, 409, "{}", stale.body);
+    assert!(stale.body.contains("came to be in step"), "{}", stale.body);
+    assert!(stored(recipes.store()) == before);
+    let previewed = ben
+        .submit(
+            &second,
+            action,
+            &[("choice-0", "theirs"), ("action", "preview")],
+        )
+        .await;
+    assert_eq!(previewed.status, 409, "{}", previewed.body);
+    let page = ben.get("/recipes/bens-dal").await;
+    let apart = page.texts(".apart").join(" ");
+    assert!(
+        apart.contains("In step with Weeknight Dal's version 2; you kept your own version of 1 change it made."),
+        "{apart}"
+    );
+    let history = ben.get("/recipes/bens-dal/history").await;
+    assert!(
+        history
+            .texts("p.origin")
+            .iter()
+            .any(|t| t.contains("Then in step with version 2 of Weeknight Dal, with no change to it (ingredients kept its own)")),
+        "{}",
+        history.body
+    );
+}
+
+/// Both cooks made the same change: the bring-in page says there is
+/// nothing to bring in, and offers to record that the fork is in step,
+/// which makes no version.
+#[actix_web::test]
+async fn over_the_web_a_fork_records_that_it_is_in_step_without_a_version() {
+    let (recipes, site) = new_site();
+    let (mut ann, mut ben) = ann_writes_and_ben_forks(&site, ("Ann", "Ben")).await;
+    ann_edits_her_dal(
+        &mut ann,
+        "1 cup red lentils\n3 cups water\n1 tsp cumin",
+        "cumin too",
+    )
+    .await;
+    let page = ben.get("/recipes/bens-dal").await;
+    assert!(page.texts(".apart").join(" ").contains("1 new version"));
+    let action = "/recipes/bens-dal/bring-in";
+    let form = ben.get(action).await;
+    assert_eq!(form.status, 200);
+    assert!(form.body.contains("You made the same changes yourself."));
+    let recorded = ben.submit(&form, action, &[]).await;
+    assert_eq!(recorded.status, 303, "{}", recorded.body);
+    assert_eq!(
+        recipes
+            .snapshot()
+            .recipe(&slug("bens-dal"))
+            .unwrap()
+            .version_count,
+        1
+    );
+    let page = ben.get("/recipes/bens-dal").await;
+    let apart = page.texts(".apart").join(" ");
+    assert!(
+        apart.contains("In step with Weeknight Dal's version 2."),
+        "{apart}"
+    );
+    assert!(
+        page.attrs("a[href$='/suggest']", "href").is_empty(),
+        "nothing to suggest"
+    );
+    let again = ben.get(action).await;
+    assert!(again.texts("form.bring-in").is_empty());
+}
+
+/// A conflict of long lines: the boxes for writing by hand start empty
+/// once both sides would make the form too large to send, so the cook can
+/// still send it.
+#[actix_web::test]
+async fn a_merge_of_long_lines_stays_a_form_that_can_be_sent() {
+    let (recipes, site) = new_site();
+    let (mut ann, mut ben) = ann_writes_and_ben_forks(&site, ("Ann", "Ben")).await;
+    let long = |who: &str| -> String {
+        (0..75)
+            .map(|i| format!("{i} g {who}'s {}", "spice ".repeat(315)))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let edit = ben.get("/recipes/bens-dal/edit").await;
+    let moved = ben
+        .submit(
+            &edit,
+            "/recipes/bens-dal/edit",
+            &recipe_fields(&[
+                ("slug", "bens-dal"),
+                ("title", "Ben's dal"),
+                ("ingredients", &long("ben")),
+                ("note", "long"),
+            ]),
+        )
+        .await;
+    assert_eq!(moved.status, 303, "{}", moved.body);
+    ann_edits_her_dal(&mut ann, &long("ann"), "long").await;
+    let action = "/recipes/bens-dal/bring-in";
+    let form = ben.get(action).await;
+    // A browser sends the box as the page has it, chosen or not.
+    let boxed = form.texts_raw("fieldset.conflict textarea");
+    assert_eq!(boxed, [""], "both sides would pass the form's 256 KiB");
+    let sent = ben
+        .submit(
+            &form,
+            action,
+            &[
+                ("note", "mine"),
+                ("choice-0", "mine"),
+                ("edit-0", &boxed[0]),
+            ],
+        )
+        .await;
+    assert_eq!(sent.status, 303, "{}", sent.body);
+    let _ = recipes;
 }

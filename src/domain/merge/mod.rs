@@ -213,6 +213,15 @@ pub fn as_suggested(base: &Content, content: &Content) -> Content {
     }
 }
 
+/// Whether merging `theirs`' changes since `base` into `mine` would change
+/// anything of `mine`: a conflict to settle, or a change that comes in. A
+/// suggestion whose parent has all it changes (made the same itself) is
+/// empty, as is one that sends nothing.
+pub fn brings_anything(base: &Content, mine: &Content, theirs: &Content) -> bool {
+    let m = merge(base, mine, theirs);
+    !m.is_clean() || m.clean().as_ref() != Some(mine)
+}
+
 /// The paragraphs of a Markdown text: runs of lines apart by blank lines.
 pub fn paragraphs(text: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -1141,7 +1150,10 @@ mod tests {
         // The next merge, from the parent's version brought in: the line
         // brought in scaled is no change of the fork's, so the parent's
         // change of it comes in, scaled again.
-        let next = serves(4, &["2 carrots", "1 l stock", "1 tsp cumin, toasted", "salt"]);
+        let next = serves(
+            4,
+            &["2 carrots", "1 l stock", "1 tsp cumin, toasted", "salt"],
+        );
         let again = merge(&theirs, &merged, &next);
         assert!(again.is_clean(), "{:?}", again.conflicts());
         assert_eq!(

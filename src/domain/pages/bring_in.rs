@@ -26,6 +26,12 @@ pub struct InStep {
     pub fork: Recipe,
     pub parent: Link,
     pub version: VersionNumber,
+    /// The parent's version the fork's record says it agrees with.
+    pub since: VersionNumber,
+    /// Whether the fork had those changes already, made as the parent
+    /// made them, while its record says it agrees with an older version:
+    /// the cook may record that it is in step (an agreement, no version).
+    pub unrecorded: bool,
 }
 
 /// The parent's changes a fork has not brought in.
@@ -58,6 +64,8 @@ pub fn bring_in_show(snapshot: &Snapshot, slug: &Slug) -> Result<BringIn, Domain
                 parent: link(snapshot, parent)?,
                 fork,
                 version,
+                since: version,
+                unrecorded: false,
             })));
         }
         Err(e) => return Err(e),
@@ -72,7 +80,9 @@ pub fn bring_in_show(snapshot: &Snapshot, slug: &Slug) -> Result<BringIn, Domain
                 title: changes.parent.content.title.clone(),
             },
             version: changes.upto,
+            since: changes.base,
             fork,
+            unrecorded: true,
         })));
     }
     let incoming = diff::recipes(&fork.content, &merged);

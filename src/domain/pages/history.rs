@@ -28,6 +28,14 @@ pub enum Origin {
         parent: Link,
         version: VersionNumber,
     },
+    /// A fork's version that came to agree with its parent's `version`
+    /// without changing (an agreement): it had the parent's changes, or
+    /// kept its own side of each (`settled` says how).
+    InStep {
+        parent: Link,
+        version: VersionNumber,
+        settled: Option<String>,
+    },
 }
 
 /// A recipe's history: each version with a line on what it changed.
@@ -63,6 +71,18 @@ pub fn history(
     let shown = |n: VersionNumber| versions.iter().any(|(v, _)| v.number == n);
     let mut origins = Vec::new();
     if let Some((parent, _)) = recipe.forked_from {
+        let agreements = snapshot.agreements(recipe.id)?;
+        if agreements.iter().any(|a| shown(a.fork_version)) {
+            let parent = link(snapshot, parent)?;
+            for a in agreements.into_iter().filter(|a| shown(a.fork_version)) {
+                let origin = Origin::InStep {
+                    parent: parent.clone(),
+                    version: a.parent_version,
+                    settled: a.settled,
+                };
+                origins.push((a.fork_version, origin));
+            }
+        }
         let taken = snapshot.taken_from(recipe.id)?;
         if taken.iter().any(|t| shown(t.fork_version)) {
             let parent = link(snapshot, parent)?;

@@ -53,6 +53,8 @@ pub struct Apart {
     /// Of the changes both made differently, how many the fork kept its
     /// own version of when it last brought the parent's in.
     pub kept_own: u32,
+    /// Whether the parent was retired: nothing more comes from it.
+    pub parent_retired: bool,
 }
 
 impl Apart {
@@ -85,13 +87,15 @@ pub fn recipe_show(
             since: agreed.version,
             newest: agreed.newest,
             taken: u32::try_from(taken).unwrap_or(u32::MAX),
-            kept_own: recipe.kept_own,
+            kept_own: agreed.kept_own,
+            parent_retired: agreed.parent_retired,
         }
     });
     // Offered while the fork has changes its parent lacks: not once its
     // newest version was taken as it is.
     let can_suggest = agreed.as_ref().is_some_and(|agreed| {
-        recipe.own_changes.unwrap_or(true)
+        !agreed.parent_retired
+            && agreed.own_changes.unwrap_or(true)
             && !agreed
                 .taken
                 .iter()

@@ -16,6 +16,10 @@ pub struct SuggestShow {
     pub parent: Recipe,
     /// The parent's version the fork last agreed with.
     pub base: VersionNumber,
+    /// When the parent took an earlier suggestion of the fork's beside
+    /// changes of its own: the fork's version it took, which the diff
+    /// starts from.
+    pub base_fork_version: Option<VersionNumber>,
     /// Exactly what the suggestion sends: the fork's changes since it last
     /// agreed with its parent, but its title and picture, which stay its
     /// own.
@@ -58,7 +62,7 @@ pub fn suggest_show(snapshot: &Snapshot, slug: &Slug) -> Result<SuggestShow, Dom
         Some(Blocked::Open(open.number))
     } else if parent.retired {
         Some(Blocked::ParentRetired)
-    } else if sent == base {
+    } else if !merge::brings_anything(&base, &parent.content, &sent) {
         Some(Blocked::NothingToSuggest)
     } else {
         declined.map(|s| Blocked::Declined(s.number))
@@ -67,6 +71,7 @@ pub fn suggest_show(snapshot: &Snapshot, slug: &Slug) -> Result<SuggestShow, Dom
         fork,
         parent,
         base: agreed.version,
+        base_fork_version: agreed.base.fork_version,
         change,
         blocked,
     })

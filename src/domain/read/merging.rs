@@ -3,9 +3,12 @@
 //! form, and in the writer for the version it saves).
 //!
 //! A fork agrees with its parent at the version it forked, at each version
-//! it brought in, and at a version that took the fork's suggestion whole
-//! (the parent had no change of its own since the suggestion's base, so
-//! the new version is the fork's changes and nothing else). A suggestion
+//! it brought in, at each agreement (a bring-in that changed nothing of the
+//! fork: it had the parent's changes, or kept its own side of each, so it
+//! gains no version, and an entity of its own says it is in step), and at
+//! a version that took the fork's suggestion whole (the parent had no
+//! change of its own since the suggestion's base, so the new version is
+//! the fork's changes and nothing else). A suggestion
 //! taken beside changes of the parent's own leaves the fork behind (those
 //! changes are new to it), but moves the base the next merge starts from
 //! to the fork's version suggested: the parent has those changes now, and
@@ -27,14 +30,40 @@ pub struct MergeBase {
     pub fork_version: Option<VersionNumber>,
 }
 
+/// A bring-in that changed nothing of the fork, recorded as an entity of
+/// its own (`:agreement/*`): from it on, the fork agrees with its parent's
+/// version `parent_version`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Agreement {
+    pub parent_version: VersionNumber,
+    /// The fork's newest version when it was made.
+    pub fork_version: VersionNumber,
+    /// Of the changes both made differently, how many the fork kept its
+    /// own version of.
+    pub kept_own: u32,
+    /// Whether the fork had changes its parent lacks, then.
+    pub own_changes: bool,
+    /// How each conflict was settled, for history.
+    pub settled: Option<String>,
+}
+
 /// Where a fork stands against its parent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Agreed {
     pub parent: RecipeId,
     /// The parent's version the fork is in step with.
     pub version: VersionNumber,
+    /// Of the changes both made differently, how many the fork kept its
+    /// own version of when it last brought the parent's in.
+    pub kept_own: u32,
+    /// Whether the fork's newest version has changes its parent lacks, as
+    /// the writer last said (`None` where none did).
+    pub own_changes: Option<bool>,
     /// The parent's newest version.
     pub newest: VersionNumber,
+    /// Whether the parent was retired (read only when it moved on since
+    /// the fork agreed with it: a retirement is a version).
+    pub parent_retired: bool,
     pub base: MergeBase,
     /// The fork's suggestions the parent took, oldest first: read only
     /// when the parent moved on since the fork's own record of where they
@@ -48,6 +77,9 @@ pub struct ParentChanges {
     pub parent: Recipe,
     /// The parent's version the fork is in step with.
     pub base: VersionNumber,
+    /// Of the parent's versions since, how many took the fork's own
+    /// suggestions.
+    pub taken: usize,
     /// Where the merge starts.
     pub merge_base: MergeBase,
     /// The parent's version brought in, and its transaction.
@@ -116,13 +148,72 @@ impl Snapshot {
         Ok(out)
     }
 
+    /// The agreements fork `id` made, oldest first: one VAET read (from
+    /// memory for a fork that made none), then one read each.
+    pub fn agreements(&self, id: RecipeId) -> Result<Vec<Agreement>, DomainError> {
+        let ids = self.db.referrers(self.attrs.agreement_fork, id.entity())?;
+        ids.iter().map(|&a| self.agreement(a)).collect()
+    }
+
+    fn agreement(&self, id: crate::store::EntityId) -> Result<Agreement, DomainError> {
+        let a = &self.attrs;
+        let mut out = Agreement {
+            parent_version: VersionNumber::FIRST,
+            fork_version: VersionNumber::FIRST,
+            kept_own: 0,
+            own_changes: true,
+            settled: None,
+        };
+        let version = |v: &crate::store::Value| {
+            v.as_long()
+                .and_then(VersionNumber::stored)
+                .unwrap_or(VersionNumber::FIRST)
+        };
+        for datom in self
+            .db
+            .entity_attributes(id, a.agreement_fork, a.agreement_settled)
+        {
+            let datom = datom?;
+            match datom.a {
+                x if x == a.agreement_parent_version => out.parent_version = version(&datom.v),
+                x if x == a.agreement_fork_version => out.fork_version = version(&datom.v),
+                x if x == a.agreement_kept_own => {
+                    out.kept_own = datom
+                        .v
+                        .as_long()
+                        .and_then(|n| u32::try_from(n).ok())
+                        .unwrap_or(0)
+                }
+                x if x == a.agreement_own_changes => {
+                    out.own_changes = datom.v.as_bool().unwrap_or(true)
+                }
+                x if x == a.agreement_settled => out.settled = datom.v.as_str().map(str::to_owned),
+                _ => {}
+            }
+        }
+        Ok(out)
+    }
+
     /// Where `fork` stands against its parent (`None` for an original):
-    /// one read of the parent's version count, and, only when the parent
-    /// has moved on since the fork's own record, one of the fork's
-    /// suggestions the parent took.
+    /// one read of the parent's version count and one of the fork's
+    /// agreements (from memory for a fork that made none), and, only when
+    /// the parent has moved on since, one of the fork's suggestions the
+    /// parent took.
     pub fn agreed(&self, fork: &Recipe) -> Result<Option<Agreed>, DomainError> {
         let Some((parent, recorded)) = fork.in_step_with() else {
             return Ok(None);
+        };
+        // The newest merge: a version that brought the parent's in, or an
+        // agreement, whichever agrees with the later parent version.
+        let (recorded, kept_own, own_changes) = match self.agreements(fork.id)?.pop() {
+            Some(a) if a.parent_version > recorded => {
+                let own = match a.fork_version == fork.newest() {
+                    true => Some(a.own_changes),
+                    false => fork.own_changes,
+                };
+                (a.parent_version, a.kept_own, own)
+            }
+            _ => (recorded, fork.kept_own, fork.own_changes),
         };
         let count = self
             .db
@@ -135,7 +226,10 @@ impl Snapshot {
         let mut agreed = Agreed {
             parent,
             version: recorded,
+            kept_own,
+            own_changes,
             newest,
+            parent_retired: false,
             base: MergeBase {
                 parent_version: recorded,
                 fork_version: None,
@@ -145,6 +239,7 @@ impl Snapshot {
         if recorded == newest {
             return Ok(Some(agreed));
         }
+        agreed.parent_retired = self.is_retired(parent)?;
         agreed.taken = self.taken_from(fork.id)?;
         agreed.taken.sort_by_key(|t| t.parent_version);
         for t in agreed.taken.clone() {
@@ -157,7 +252,7 @@ impl Snapshot {
                     parent_version: t.parent_version,
                     fork_version: None,
                 };
-            } else {
+            } else if t.took_all() {
                 agreed.base = MergeBase {
                     parent_version: t.base_version,
                     fork_version: Some(t.fork_version),
@@ -203,6 +298,14 @@ impl Snapshot {
             .agreed(fork)?
             .ok_or_else(|| DomainError::NoParent(fork.slug.to_string()))?;
         let parent = self.recipe_by_id(agreed.parent)?;
+        // A retired recipe's last version is its retirement: nothing to
+        // bring in from it, ever.
+        if parent.retired {
+            return Err(DomainError::Retired {
+                slug: parent.slug.to_string(),
+                title: parent.content.title,
+            });
+        }
         let upto = upto.unwrap_or(agreed.newest);
         if upto <= agreed.version {
             return Err(DomainError::UpToDate {
@@ -216,9 +319,15 @@ impl Snapshot {
         let base_content = self.base_content(&parent, fork, agreed.base)?;
         let parent_content = self.content_at(parent.id, upto_at)?;
         let merge = merge::merge(&base_content, &fork.content, &parent_content);
+        let taken = agreed
+            .taken
+            .iter()
+            .filter(|t| t.parent_version > agreed.version && t.parent_version <= upto)
+            .count();
         Ok(ParentChanges {
             parent,
             base: agreed.version,
+            taken,
             merge_base: agreed.base,
             upto,
             upto_at,

@@ -20,7 +20,7 @@ mod suggestions;
 
 pub use catalog::{CatalogEntry, CatalogPage, CatalogQuery, Sort, MAX_SORTED_TAG};
 pub use lineage::{Ancestor, ForkNode, ForkTree};
-pub use merging::{Agreed, BroughtIn, MergeBase, ParentChanges};
+pub use merging::{Agreed, Agreement, BroughtIn, MergeBase, ParentChanges};
 pub use read_set::ReadSet;
 pub use recipe::{Recipe, Version, RETIRED};
 pub use suggestions::{Suggestion, SuggestionMerge, SuggestionState, Taken};

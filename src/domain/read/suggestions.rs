@@ -68,6 +68,10 @@ pub struct Suggestion {
     /// it, so that the fork is in step with the version that took it
     /// (`None` where a store did not record it).
     pub whole: Option<bool>,
+    /// Once accepted: how many of the changes both made differently the
+    /// author kept their own version of (`None` where a store did not
+    /// record it).
+    pub kept_own: Option<u32>,
     /// When it was made.
     pub made: Instant,
     /// When it last changed: made, followed the fork, or closed.
@@ -85,6 +89,8 @@ pub struct Taken {
     pub parent_version: VersionNumber,
     /// `Suggestion::whole`.
     pub whole: Option<bool>,
+    /// `Suggestion::kept_own`.
+    pub kept_own: Option<u32>,
 }
 
 impl Taken {
@@ -96,6 +102,14 @@ impl Taken {
     pub fn is_whole(&self) -> bool {
         self.whole
             .unwrap_or(self.base_version.next() == Some(self.parent_version))
+    }
+
+    /// Whether the author took every change it made (settled each
+    /// conflict for it): only then does the fork's next merge start from
+    /// what it sent. Where they kept their own version of some, the fork
+    /// merges from where it last agreed, and is asked about those.
+    pub fn took_all(&self) -> bool {
+        self.kept_own.unwrap_or(0) == 0
     }
 }
 
@@ -132,6 +146,7 @@ impl Snapshot {
             reply: None,
             accepted_in: None,
             whole: None,
+            kept_own: None,
             made: Instant::from_millis(0),
             changed: Instant::from_millis(0),
         };
@@ -139,7 +154,7 @@ impl Snapshot {
         let (mut first_tx, mut last_tx) = (None, None);
         for datom in self
             .db
-            .entity_attributes(id, a.suggestion_from, a.suggestion_whole)
+            .entity_attributes(id, a.suggestion_from, a.suggestion_kept_own)
         {
             let Datom { a: attr, v, tx, .. } = datom?;
             first_tx = Some(first_tx.map_or(tx, |t: EntityId| t.min(tx)));
@@ -172,6 +187,9 @@ impl Snapshot {
                 x if x == a.suggestion_accepted_in => s.accepted_in = version(&v),
                 x if x == a.suggestion_base_fork_version => s.base_fork_version = version(&v),
                 x if x == a.suggestion_whole => s.whole = v.as_bool(),
+                x if x == a.suggestion_kept_own => {
+                    s.kept_own = v.as_long().and_then(|n| u32::try_from(n).ok())
+                }
                 _ => {}
             }
         }
@@ -313,6 +331,7 @@ impl Snapshot {
                     base_version: s.base_version,
                     parent_version,
                     whole: s.whole,
+                    kept_own: s.kept_own,
                 })
             })
             .collect())

@@ -4,9 +4,10 @@
 use super::{check_author, check_based_on, stamp, Change, Recipes};
 use crate::domain::ids::VersionNumber;
 use crate::domain::merge::{self, Choice};
+use crate::domain::read::{ParentChanges, Recipe, Snapshot};
 use crate::domain::slug::Slug;
 use crate::domain::{diff, DomainError};
-use crate::store::{EntityRef, Transaction, TxReport};
+use crate::store::{EntityMap, EntityRef, Transaction, TxReport};
 
 /// What history says a version that brought in a parent's changes did:
 /// what it changed, and how each conflict was settled (`settled`).
@@ -33,13 +34,43 @@ impl Recipes {
     /// for the fork, `MergeMoved` for the parent), and the cook sees the
     /// merge again. Choices that do not settle it (`Unresolved`) save
     /// nothing, and neither does a merge with nothing to bring in
-    /// (`UpToDate`). A version where the cook kept their own side of every
-    /// conflict is saved: it records their choices, and the fork is in
-    /// step.
+    /// (`UpToDate`). A merge that changes nothing of the fork (it had the
+    /// parent's changes already, or the cook kept their own side of each)
+    /// is no version: an agreement records that the fork is in step, and
+    /// the cook's choices.
     pub fn bring_in(
         &self,
         slug: &Slug,
         based_on: VersionNumber,
+        upto: VersionNumber,
+        choices: &[Choice],
+        change: &Change,
+    ) -> Result<TxReport, DomainError> {
+        self.bring_in_as(slug, based_on, None, upto, choices, change)
+    }
+
+    /// `bring_in`, from a form that also showed where the fork agreed with
+    /// its parent then (`since`): if it has come to agree with a later
+    /// version meanwhile (another window's bring-in, which made no
+    /// version), the form's merge is no longer the one to save
+    /// (`AgreedMeanwhile`).
+    pub fn bring_in_shown(
+        &self,
+        slug: &Slug,
+        based_on: VersionNumber,
+        since: VersionNumber,
+        upto: VersionNumber,
+        choices: &[Choice],
+        change: &Change,
+    ) -> Result<TxReport, DomainError> {
+        self.bring_in_as(slug, based_on, Some(since), upto, choices, change)
+    }
+
+    fn bring_in_as(
+        &self,
+        slug: &Slug,
+        based_on: VersionNumber,
+        since: Option<VersionNumber>,
         upto: VersionNumber,
         choices: &[Choice],
         change: &Change,
@@ -51,6 +82,17 @@ impl Recipes {
             let fork = view.current(slug)?;
             check_author(slug, &fork, change)?;
             check_based_on(slug, &fork, based_on)?;
+            if let Some(since) = since {
+                let agreed = view
+                    .agreed(&fork)?
+                    .ok_or_else(|| DomainError::NoParent(slug.to_string()))?;
+                if agreed.version != since {
+                    return Err(DomainError::AgreedMeanwhile {
+                        title: fork.content.title,
+                        version: agreed.version,
+                    });
+                }
+            }
             let changes = view.parent_changes(&fork, None)?;
             let parent = &changes.parent;
             if changes.upto != upto {
@@ -61,14 +103,11 @@ impl Recipes {
                 });
             }
             let merged = changes.merge.resolved(choices)?.normalized()?;
-            if changes.merge.is_clean() && merged == fork.content {
-                // The parent's changes are all the fork's already: no
-                // version says nothing.
-                return Err(DomainError::UpToDate {
-                    slug: slug.to_string(),
-                    parent: parent.content.title.clone(),
-                    version: upto,
-                });
+            let settled = changes.merge.settled(choices, &parent.content.title);
+            if merged == fork.content {
+                let mut tx = agreement(&view, &fork, upto, &changes, choices, settled)?;
+                tx.extend(stamped.clone());
+                return Ok((tx, ()));
             }
             self.check_picture(&merged)?;
             let what = diff::recipes(&fork.content, &merged);
@@ -77,7 +116,6 @@ impl Recipes {
             } else {
                 what.summary()
             };
-            let settled = changes.merge.settled(choices, &parent.content.title);
             let line = brought_in_line(upto, &parent.content.title, &what, settled.as_deref());
             let mut tx = self.version_transaction(
                 &view,
@@ -101,6 +139,40 @@ impl Recipes {
         })?;
         Ok(report)
     }
+}
+
+/// The datoms of an agreement: the fork, which a merge of its parent's
+/// changes up to version `upto` leaves as it is, agrees with that version
+/// from now on. No datom of the fork's own, so it gains no version; its
+/// open suggestion's base moves to `upto`, as a version that brought the
+/// parent's in moves it.
+fn agreement(
+    view: &Snapshot,
+    fork: &Recipe,
+    upto: VersionNumber,
+    changes: &ParentChanges,
+    choices: &[Choice],
+    settled: Option<String>,
+) -> Result<Transaction, DomainError> {
+    let mut agreement = EntityMap::new(EntityRef::temp("agreement"))
+        .with(":agreement/fork", EntityRef::Id(fork.id.entity()))
+        .with(":agreement/parent-version", i64::from(upto.get()))
+        .with(":agreement/fork-version", i64::from(fork.newest().get()))
+        .with(
+            ":agreement/kept-own",
+            changes.merge.kept_own(choices) as i64,
+        )
+        .with(
+            ":agreement/own-changes",
+            has_own_changes(&changes.parent_content, &fork.content),
+        );
+    if let Some(settled) = settled {
+        agreement = agreement.with(":agreement/settled", settled.as_str());
+    }
+    let mut tx = Transaction::new();
+    tx.map(agreement);
+    super::suggestions::follow_base(view, fork, upto, &mut tx)?;
+    Ok(tx)
 }
 
 /// Whether `content`, a fork's new version, has changes its parent lacks,

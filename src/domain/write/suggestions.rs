@@ -122,7 +122,8 @@ impl Recipes {
                 });
             }
             let base = view.base_content(&parent, &recipe, agreed.base)?;
-            if merge::as_suggested(&base, &recipe.content) == base {
+            let sent = merge::as_suggested(&base, &recipe.content);
+            if !merge::brings_anything(&base, &parent.content, &sent) {
                 return Err(DomainError::NothingChanged);
             }
             let parent = parent.id;
@@ -218,6 +219,8 @@ impl Recipes {
             if recipe.content == made.base {
                 tx.add(suggestion.id, ":suggestion/whole", true);
             }
+            let kept = choices.iter().filter(|c| **c != Choice::Theirs).count();
+            tx.add(suggestion.id, ":suggestion/kept-own", kept as i64);
             // The new version names the fork's version it took, as a
             // merge names the parent's: history lists every one.
             let e = recipe.id.entity();
@@ -345,6 +348,28 @@ pub(super) fn closed(tx: &mut Transaction, suggestion: &Suggestion) {
     tx.retract_all(suggestion.id, ":suggestion/open-to");
 }
 
+/// The datoms that move a fork's open suggestion's base to its parent's
+/// version `base`, with no fork version beside it: for an agreement, which
+/// brings the parent's in without a version of the fork.
+pub(super) fn follow_base(
+    view: &Snapshot,
+    fork: &crate::domain::Recipe,
+    base: VersionNumber,
+    tx: &mut Transaction,
+) -> Result<(), DomainError> {
+    for open in view
+        .suggestions_from(fork.id)?
+        .into_iter()
+        .filter(|s| s.state == SuggestionState::Open)
+    {
+        tx.add(open.id, ":suggestion/base-version", i64::from(base.get()));
+        if let Some(v) = open.base_fork_version {
+            tx.retract(open.id, ":suggestion/base-fork-version", i64::from(v.get()));
+        }
+    }
+    Ok(())
+}
+
 /// The datoms that keep a fork's open suggestion on its newest version:
 /// added to every new version of the fork (`version`, its number), and,
 /// for a version that brought in the parent's version `base`, on that
@@ -363,12 +388,9 @@ pub(super) fn follow_fork(
         .filter(|s| s.state == SuggestionState::Open)
     {
         tx.add(open.id, ":suggestion/from-version", version);
-        if let Some(base) = base {
-            tx.add(open.id, ":suggestion/base-version", i64::from(base.get()));
-            if let Some(v) = open.base_fork_version {
-                tx.retract(open.id, ":suggestion/base-fork-version", i64::from(v.get()));
-            }
-        }
+    }
+    if let Some(base) = base {
+        follow_base(view, fork, base, tx)?;
     }
     Ok(())
 }
