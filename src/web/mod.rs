@@ -15,6 +15,7 @@ pub mod error;
 mod feeds;
 pub mod form_handling;
 pub mod memory_limit;
+mod merge_forms;
 mod merges;
 pub mod metrics;
 pub mod middleware;
@@ -28,6 +29,7 @@ mod recipe_import;
 mod recipe_writes;
 pub mod recipes;
 pub mod respond;
+mod reviews;
 pub mod session;
 pub(crate) mod submission;
 
@@ -356,15 +358,15 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             merges::suggest_page,
             merges::suggest,
         ))
-        .service(page("/recipes/{slug}/suggestions", merges::suggestions))
+        .service(page("/recipes/{slug}/suggestions", reviews::suggestions))
         .service(get_post(
             "/recipes/{slug}/suggestions/{n}",
-            merges::suggestion,
-            merges::review,
+            reviews::suggestion,
+            reviews::review,
         ))
         .service(form_post(
             "/recipes/{slug}/suggestions/{n}/preview",
-            merges::review_preview,
+            reviews::review_preview,
         ))
         .service(form_post("/preview", recipe_writes::preview))
         .service(get_post(
