@@ -435,16 +435,44 @@ pub fn merge(base: &Content, mine: &Content, theirs: &Content) -> Merge {
         Some(Outcome::TakeTheirs) => Some(theirs.recipe_yield.servings),
         Some(Outcome::Conflict(_)) => None,
     };
-    let (mine_read, read_as) = servings::canonical(
+    let (mine_read, mine_as) = servings::canonical(
         &base.ingredients,
         &mine.ingredients,
         base.recipe_yield.servings,
         mine.recipe_yield.servings,
     );
-    let mut blocks = merge3(&base.ingredients, &mine_read, &theirs.ingredients, |_| {
-        false
-    });
-    servings::restore(&mut blocks, &read_as);
+    let (theirs_read, mut theirs_as) = servings::canonical(
+        &base.ingredients,
+        &theirs.ingredients,
+        base.recipe_yield.servings,
+        theirs.recipe_yield.servings,
+    );
+    // A line both added, each for its own servings (an accepted
+    // suggestion scaled the fork's into the parent), is one change.
+    let added = |lines: &[String]| -> Vec<String> {
+        lines
+            .iter()
+            .filter(|l| !base.ingredients.contains(l))
+            .cloned()
+            .collect()
+    };
+    let (_, same_as) = servings::canonical(
+        &added(&mine.ingredients),
+        &added(&theirs_read),
+        mine.recipe_yield.servings,
+        theirs.recipe_yield.servings,
+    );
+    let theirs_read: Vec<String> = theirs_read
+        .into_iter()
+        .map(|line| {
+            let at = same_as.iter().find(|(_, own)| *own == line);
+            at.map_or(line, |(mine_line, _)| mine_line.clone())
+        })
+        .collect();
+    theirs_as.extend(same_as);
+    let mut blocks = merge3(&base.ingredients, &mine_read, &theirs_read, |_| false);
+    servings::restore(&mut blocks, &mine_as, Origin::Mine);
+    servings::restore(&mut blocks, &theirs_as, Origin::Theirs);
     let ingredients = conflicts.list(
         Place::Ingredients,
         blocks,
@@ -452,15 +480,9 @@ pub fn merge(base: &Content, mine: &Content, theirs: &Content) -> Merge {
         |_| true,
         String::clone,
         |lines| lines.join("\n"),
-        |origin, line| {
-            let from = match origin {
-                Origin::Mine => mine.recipe_yield.servings,
-                _ => theirs.recipe_yield.servings,
-            };
-            match (from, merged_servings.flatten()) {
-                (Some(from), Some(to)) => for_servings(line, from, to),
-                _ => line.clone(),
-            }
+        |origin, line| match merged_servings {
+            Some(merged) => written_for(origin, line, mine, theirs, merged),
+            None => line.clone(),
         },
     );
     let (b, m, t) = (
@@ -486,6 +508,32 @@ pub fn merge(base: &Content, mine: &Content, theirs: &Content) -> Merge {
         ingredients,
         steps,
         conflicts: conflicts.0,
+    }
+}
+
+/// An ingredient line of the merge, from `origin`, for the merge's
+/// `servings`: the fork's own (the base's lines it kept, its changes, the
+/// changes both made: its text, after `servings::restore`) were written
+/// for `mine`'s servings, those that come in for `theirs`'; either is
+/// scaled or marked for the merge's where they differ (`for_servings`),
+/// and a line that comes in to a merge that says no servings is marked
+/// with those it was written for. Written by hand: as written.
+fn written_for(
+    origin: Origin,
+    line: &str,
+    mine: &Content,
+    theirs: &Content,
+    servings: Option<i64>,
+) -> String {
+    let from = match origin {
+        Origin::Theirs => theirs.recipe_yield.servings,
+        Origin::Hand => None,
+        Origin::Base | Origin::Mine | Origin::Both => mine.recipe_yield.servings,
+    };
+    match (from, servings, origin) {
+        (Some(from), Some(to), _) => for_servings(line, from, to),
+        (Some(from), None, Origin::Theirs) => servings::marked(line, from),
+        _ => line.to_owned(),
     }
 }
 
@@ -616,21 +664,12 @@ impl Merge {
         Ok(content)
     }
 
-    /// Ingredient lines with where each came from, those of a side written
-    /// for other servings than `servings` (the merge's) scaled to them, or
-    /// marked (`for_servings`).
+    /// Ingredient lines with where each came from, each for `servings`
+    /// (the merge's: `written_for`).
     fn for_servings(&self, lines: Vec<(String, Origin)>, servings: Option<i64>) -> Vec<String> {
-        let written_for = |origin: Origin| match origin {
-            Origin::Mine => self.mine.recipe_yield.servings,
-            Origin::Theirs => self.theirs.recipe_yield.servings,
-            Origin::Base | Origin::Both | Origin::Hand => None,
-        };
         lines
             .into_iter()
-            .map(|(line, origin)| match (written_for(origin), servings) {
-                (Some(from), Some(to)) => for_servings(&line, from, to),
-                _ => line,
-            })
+            .map(|(line, origin)| written_for(origin, &line, &self.mine, &self.theirs, servings))
             .collect()
     }
 
@@ -1011,6 +1050,43 @@ mod tests {
         let m = merge(&base, &mine, &theirs);
         assert_eq!(m.with_every(Choice::Theirs).ingredients, theirs.ingredients);
         assert_eq!(m.with_every(Choice::Mine).ingredients, mine.ingredients);
+    }
+
+    #[test]
+    fn lines_scaled_into_the_parent_by_an_accepted_suggestion_are_no_change_of_its() {
+        // The fork halved its lines for 2 servings and added butter; the
+        // parent took them, scaled to its 6, keeping its own servings:
+        // only the servings differ now.
+        let serves = |n: i64, ingredients: &[&str]| Content {
+            recipe_yield: crate::domain::Yield {
+                servings: Some(n),
+                text: None,
+            },
+            ..recipe("Cake", ingredients)
+        };
+        let base = serves(4, &["200 g flour", "2 eggs"]);
+        let mine = serves(2, &["100 g flour", "1 egg", "50 g butter"]);
+        let theirs = serves(6, &["300 g flour", "3 eggs", "150 g butter"]);
+        let m = merge(&base, &mine, &theirs);
+        let places: Vec<Place> = m.conflicts().iter().map(|c| c.place).collect();
+        assert_eq!(places, [Place::Field("yield")], "{:?}", m.conflicts());
+        assert_eq!(m.with_every(Choice::Mine), mine);
+        let theirs_servings = m.with_every(Choice::Theirs);
+        assert_eq!(theirs_servings.ingredients, theirs.ingredients);
+        // The parent doubled its lines with its servings; the fork added
+        // a line: the fork's lines, and its new one, come to the parent's
+        // servings with it.
+        let base = serves(4, &["2 cups flour", "1 egg"]);
+        let mine = serves(4, &["2 cups flour", "1 egg", "1 tsp vanilla"]);
+        let theirs = serves(8, &["4 cups flour", "2 eggs"]);
+        let m = merge(&base, &mine, &theirs);
+        assert!(m.is_clean(), "{:?}", m.conflicts());
+        let merged = m.clean().unwrap();
+        assert_eq!(merged.recipe_yield.servings, Some(8));
+        assert_eq!(
+            merged.ingredients,
+            ["4 cups flour", "2 eggs", "2 tsp vanilla"]
+        );
     }
 
     #[test]

@@ -15,9 +15,10 @@
 //! says so instead.
 //!
 //! The next merge must not take a line scaled or marked here for a change
-//! of the cook's: `canonical` reads such a line of the fork as the base's
-//! line it came from, and `restore` puts the fork's own text back where
-//! the merge keeps the fork's line.
+//! of the cook's: `canonical` reads such a line of either side (a merge
+//! scaled it into the fork, or an accepted suggestion into the parent) as
+//! the base's line it came from, and `restore` puts the side's own text
+//! back where the merge keeps that side's line.
 
 use super::blocks::{Block, Origin};
 use crate::domain::content::MAX_LINE;
@@ -56,12 +57,7 @@ pub fn for_servings(line: &str, from: i64, to: i64) -> String {
             }
         }
     }
-    let marked = format!("{} (for {from} servings)", line.trim());
-    if line.chars().any(is_amount_char) && marked.len() <= MAX_LINE {
-        marked
-    } else {
-        line.to_owned()
-    }
+    marked(line, from)
 }
 
 /// The fork's lines (`mine`, written for `to` servings) as a merge from
@@ -100,11 +96,12 @@ pub fn canonical(
     (lines, read_as)
 }
 
-/// `blocks` with the fork's own text (`read_as`, from `canonical`) back
-/// wherever a block keeps the fork's lines: the clean blocks that are the
-/// base's, mine or both sides', and mine in a conflict or beside a block
-/// of theirs that holds it.
-pub fn restore(blocks: &mut [Block<String>], read_as: &[(String, String)]) {
+/// `blocks` with `side`'s own text (`read_as`, from `canonical`) back
+/// wherever a block keeps that side's lines: for mine, the clean blocks
+/// that are the base's, mine or both sides' (the fork's text is what it
+/// has); for theirs, the clean blocks of theirs; and the side's lines in a
+/// conflict, or beside the other's block that holds them.
+pub fn restore(blocks: &mut [Block<String>], read_as: &[(String, String)], side: Origin) {
     if read_as.is_empty() {
         return;
     }
@@ -116,19 +113,54 @@ pub fn restore(blocks: &mut [Block<String>], read_as: &[(String, String)]) {
         }
     };
     for block in blocks {
-        match block {
-            Block::Clean {
-                origin: Origin::Theirs,
-                other,
-                ..
-            } => {
-                if let Some(mine) = other {
-                    back(mine)
+        match (block, side) {
+            (Block::Conflict { mine, .. }, Origin::Mine) => back(mine),
+            (Block::Conflict { theirs, .. }, _) => back(theirs),
+            (
+                Block::Clean {
+                    origin,
+                    lines,
+                    other,
+                    ..
+                },
+                Origin::Mine,
+            ) => match origin {
+                Origin::Theirs => {
+                    if let Some(mine) = other {
+                        back(mine)
+                    }
                 }
-            }
-            Block::Clean { lines, .. } => back(lines),
-            Block::Conflict { mine, .. } => back(mine),
+                _ => back(lines),
+            },
+            (
+                Block::Clean {
+                    origin,
+                    lines,
+                    other,
+                    ..
+                },
+                _,
+            ) => match origin {
+                Origin::Theirs => back(lines),
+                Origin::Mine => {
+                    if let Some(theirs) = other {
+                        back(theirs)
+                    }
+                }
+                _ => {}
+            },
         }
+    }
+}
+
+/// `line`, written for `from` servings, in a merge that says none: marked
+/// with them where it names an amount, so a cook sees what it was for.
+pub fn marked(line: &str, from: i64) -> String {
+    let marked = format!("{} (for {from} servings)", line.trim());
+    if line.chars().any(is_amount_char) && marked.len() <= MAX_LINE {
+        marked
+    } else {
+        line.to_owned()
     }
 }
 
@@ -195,7 +227,7 @@ mod tests {
             lines: read[..2].to_vec(),
             other: None,
         }];
-        restore(&mut blocks, &read_as);
+        restore(&mut blocks, &read_as, Origin::Mine);
         assert_eq!(blocks[0].clean().unwrap().1, &mine[..2]);
     }
 }
