@@ -514,6 +514,14 @@ impl Field {
                 }
             }
             Slot::Markdown(get, set) => {
+                // A browser sends a textarea's lines apart by CRLF: kept,
+                // the same text saved again from a form would differ from
+                // one saved from anywhere else, a change nobody made.
+                if let Some(text) = set(content).as_mut() {
+                    if text.contains('\r') {
+                        *text = text.replace("\r\n", "\n").replace('\r', "\n");
+                    }
+                }
                 tidy(set, content);
                 if get(content).as_ref().is_some_and(|t| t.len() > MAX_TEXT) {
                     return refuse(format!("{} is longer than {MAX_TEXT} bytes", self.what));

@@ -1022,6 +1022,35 @@ async fn a_stale_edit_is_409_and_keeps_the_text_and_another_cooks_edit_is_403() 
         .await;
     assert_eq!(nothing.status, 422);
     assert!(nothing.body.contains("Nothing changed"));
+    // A browser sends a textarea's lines apart by CRLF: the same notes
+    // saved again from its form are no change.
+    let two_lines = ann.get("/recipes/weeknight-dal/edit").await;
+    let saved = ann
+        .submit(
+            &two_lines,
+            "/recipes/weeknight-dal/edit",
+            &recipe_fields(&[
+                ("servings", "6"),
+                ("notes", "My own notes.\n\nSoak overnight."),
+                ("note", "two paragraphs"),
+            ]),
+        )
+        .await;
+    assert_eq!(saved.status, 303, "{}", saved.body);
+    let from_browser = ann.get("/recipes/weeknight-dal/edit").await;
+    let same = ann
+        .submit(
+            &from_browser,
+            "/recipes/weeknight-dal/edit",
+            &recipe_fields(&[
+                ("servings", "6"),
+                ("notes", "My own notes.\r\n\r\nSoak overnight."),
+                ("note", "from a browser"),
+            ]),
+        )
+        .await;
+    assert_eq!(same.status, 422, "{}", same.body);
+    assert!(same.body.contains("Nothing changed"));
 
     let mut ben = Browser::new(&site);
     sign_up(&mut ben, "ben").await;
