@@ -59,7 +59,9 @@ pub use read::{
     SuggestionMerge, SuggestionState, Taken, Version, MAX_SORTED_TAG, RETIRED,
 };
 pub use slug::{BadSlug, Slug};
-pub use write::{Attempt, Change, Recipes, Seen, MAX_MESSAGE, MAX_NOTE, UNSAVED_PICTURE_GRACE_MS};
+pub use write::{
+    Attempt, Change, Recipes, Review, Seen, MAX_MESSAGE, MAX_NOTE, UNSAVED_PICTURE_GRACE_MS,
+};
 
 use crate::store::{LogError, ReadError, StorageError, StoreError, TransactError};
 

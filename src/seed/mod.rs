@@ -19,7 +19,7 @@ pub mod synthetic;
 use std::collections::HashMap;
 
 use crate::domain::pictures::Picture;
-use crate::domain::{Change, Content, DomainError, Recipes, Slug, VersionNumber};
+use crate::domain::{Change, Content, DomainError, Recipes, Review, Slug, VersionNumber};
 use crate::store::Store;
 use file::{SeedRecipe, SeedTakes};
 
@@ -626,11 +626,11 @@ pub fn apply_with(
                 // suggestion follows it, and the seed takes it so.
                 let fork_version = VersionNumber::new(fork_newest as u64)
                     .ok_or_else(|| DomainError::Invalid(format!("{fork} has no version")))?;
+                let review = Review::of(version_number(&version.slug, *count)?, fork_version);
                 recipes.accept_suggestion(
                     &version.slug,
                     number,
-                    version_number(&version.slug, *count)?,
-                    fork_version,
+                    review,
                     &[],
                     "",
                     &version.change,

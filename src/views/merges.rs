@@ -655,6 +655,7 @@ pub fn suggestion_page(
     let shown = html! {
         input type="hidden" name="based_on" value=(r.version_count);
         input type="hidden" name="fork_version" value=(s.from_version);
+        input type="hidden" name="fork_base" value=(s.base_version);
     };
     layout::page(
         &head,

@@ -138,11 +138,7 @@ pub(super) fn review_sender<'v>(
     Ok((slug, number, cook))
 }
 
-/// The form's version `name`, if it has one.
-pub(super) fn form_version(form: &Form, name: &str) -> Option<VersionNumber> {
-    version_field(form, name).ok()
-}
-
+/// The form's version `name`, or a 400 saying it has none.
 pub(super) fn version_field(form: &Form, name: &str) -> Result<VersionNumber, WebError> {
     form.get(name)
         .and_then(|v| v.trim().parse::<u64>().ok())

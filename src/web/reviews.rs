@@ -8,14 +8,13 @@ use actix_web::{web, HttpRequest, HttpResponse};
 
 use super::form_handling::{private_page, see_other, sentence};
 use super::merge_forms::{
-    form_version, review_sender, suggestion_number, version_field, Again, Form, Sent,
-    CHANGED_MEANWHILE,
+    review_sender, suggestion_number, version_field, Again, Form, Sent, CHANGED_MEANWHILE,
 };
 use super::recipes::parse_slug;
 use super::respond::{self, Body};
 use super::session::Visitor;
 use super::{Site, WebError};
-use crate::domain::{pages, Change, DomainError, Slug, MAX_MESSAGE};
+use crate::domain::{pages, Change, DomainError, Review, Slug, MAX_MESSAGE};
 use crate::views::form_fields::FieldErrors;
 use crate::views::merges::{self, Chosen, Preview, Reviewer};
 
@@ -132,10 +131,7 @@ pub async fn review(
     let sent = Sent::read(&form)?;
     let shown_now = || -> Result<bool, WebError> {
         let model = pages::suggestion_show(&site.snapshot(), &slug, number)?;
-        Ok(
-            Some(model.recipe.newest()) == form_version(&form, "based_on")
-                && Some(model.suggestion.from_version) == form_version(&form, "fork_version"),
-        )
+        Ok(review_shown(&form).ok() == Some(review_now(&model)))
     };
     let again = |status, why: String, preview: bool| {
         let errors = match why.is_empty() {
@@ -166,8 +162,7 @@ pub async fn review(
             }
         }
         Some("accept") => {
-            let based_on = version_field(&form, "based_on")?;
-            let fork_version = version_field(&form, "fork_version")?;
+            let review = review_shown(&form)?;
             let Some(choices) = sent.complete() else {
                 return again(
                     StatusCode::UNPROCESSABLE_ENTITY,
@@ -180,21 +175,10 @@ pub async fn review(
                 cook.handle.as_str(),
                 &format!("accepted suggestion {number}"),
             );
-            recipes.accept_suggestion(
-                &slug,
-                number,
-                based_on,
-                fork_version,
-                &choices,
-                reply,
-                &change,
-            )
+            recipes.accept_suggestion(&slug, number, review, &choices, reply, &change)
         }
         Some("decline") => {
-            let shown = (
-                version_field(&form, "based_on")?,
-                version_field(&form, "fork_version")?,
-            );
+            let shown = review_shown(&form)?;
             let change = Change::by(
                 cook.handle.as_str(),
                 &format!("declined suggestion {number}"),
@@ -254,10 +238,7 @@ pub async fn review_preview(
     form: web::Form<Form>,
 ) -> Result<HttpResponse, WebError> {
     let (slug, number, cook) = review_sender(&req, &visitor, path.into_inner(), &form)?;
-    let (based_on, fork_version) = (
-        version_field(&form, "based_on")?,
-        version_field(&form, "fork_version")?,
-    );
+    let shown = review_shown(&form)?;
     let sent = Sent::read(&form)?;
     let model = pages::suggestion_show(&site.snapshot(), &slug, number)?;
     if model.recipe.author.as_deref() != Some(cook.handle.as_str()) {
@@ -267,8 +248,7 @@ pub async fn review_preview(
         }
         .into());
     }
-    let unchanged =
-        model.recipe.newest() == based_on && model.suggestion.from_version == fork_version;
+    let unchanged = shown == review_now(&model);
     let mut merged = None;
     let preview = match unchanged {
         true => sent.preview(&model.merge, &mut merged, &site),
@@ -278,4 +258,20 @@ pub async fn review_preview(
     };
     let fragment = merges::preview_fragment(&preview);
     Ok(private_page(&site, &visitor, StatusCode::OK, fragment))
+}
+
+/// What the review form says it showed: the parent's version, the
+/// fork's, and the suggestion's merge base.
+fn review_shown(form: &Form) -> Result<Review, WebError> {
+    Ok(Review::of(
+        version_field(form, "based_on")?,
+        version_field(form, "fork_version")?,
+    )
+    .from_base(version_field(form, "fork_base")?))
+}
+
+/// What a review of the suggestion shows now.
+fn review_now(model: &pages::SuggestionShow) -> Review {
+    Review::of(model.recipe.newest(), model.suggestion.from_version)
+        .from_base(model.suggestion.base_version)
 }

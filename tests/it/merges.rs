@@ -3,7 +3,8 @@
 
 use forkful::domain::merge::Choice;
 use forkful::domain::{
-    pages, Change, Content, DomainError, Minutes, Origin, Recipes, Slug, Step, VersionNumber,
+    pages, Change, Content, DomainError, Minutes, Origin, Recipes, Review, Slug, Step,
+    VersionNumber,
 };
 use forkful::store::Store;
 
@@ -470,7 +471,7 @@ fn a_suggestion_is_accepted_onto_the_parents_newest_version_crediting_its_cook()
     // Only the parent's author accepts; the suggester may not.
     let before = stored(recipes.store());
     assert!(matches!(
-        recipes.accept_suggestion(&parent, 1, v(2), v(1), &[], "", &ben("self")),
+        recipes.accept_suggestion(&parent, 1, Review::of(v(2), v(1)), &[], "", &ben("self")),
         Err(DomainError::NotAuthor { .. })
     ));
     assert!(matches!(
@@ -478,20 +479,27 @@ fn a_suggestion_is_accepted_onto_the_parents_newest_version_crediting_its_cook()
         Err(DomainError::NotSuggester { .. })
     ));
     assert!(matches!(
-        recipes.accept_suggestion(&parent, 9, v(2), v(1), &[], "", &ann("none")),
+        recipes.accept_suggestion(&parent, 9, Review::of(v(2), v(1)), &[], "", &ann("none")),
         Err(DomainError::NoSuchSuggestion { .. })
     ));
     // A review shown before the parent's version 2 accepts nothing: it
     // showed another merge.
     assert!(matches!(
-        recipes.accept_suggestion(&parent, 1, v(1), v(1), &[], "", &ann("stale")),
+        recipes.accept_suggestion(&parent, 1, Review::of(v(1), v(1)), &[], "", &ann("stale")),
         Err(DomainError::MergeMoved { .. })
     ));
     assert!(stored(recipes.store()) == before, "a refused review wrote");
     // The parent is at version 2 (riper bananas), the suggestion based on
     // version 1: its sugar line merges onto version 2 cleanly.
     recipes
-        .accept_suggestion(&parent, 1, v(2), v(1), &[], "Thanks!", &ann("accept"))
+        .accept_suggestion(
+            &parent,
+            1,
+            Review::of(v(2), v(1)),
+            &[],
+            "Thanks!",
+            &ann("accept"),
+        )
         .unwrap();
     let view = recipes.snapshot();
     let now = view.recipe(&parent).unwrap();
@@ -516,7 +524,7 @@ fn a_suggestion_is_accepted_onto_the_parents_newest_version_crediting_its_cook()
     assert_eq!(s.accepted_in, Some(v(3)));
     assert_eq!(s.reply.as_deref(), Some("Thanks!"));
     assert!(matches!(
-        recipes.decline_suggestion(&parent, 1, (v(3), v(1)), "", &ann("late")),
+        recipes.decline_suggestion(&parent, 1, Review::of(v(3), v(1)), "", &ann("late")),
         Err(DomainError::SuggestionClosed { .. })
     ));
     // The fork changes again and suggests again; its open suggestion
@@ -538,11 +546,17 @@ fn a_suggestion_is_accepted_onto_the_parents_newest_version_crediting_its_cook()
     // A decline made from the review of the fork's version 2 declines
     // nothing: the suggestion follows the fork, now at version 3.
     assert!(matches!(
-        recipes.decline_suggestion(&parent, 2, (v(3), v(2)), "No", &ann("no")),
+        recipes.decline_suggestion(&parent, 2, Review::of(v(3), v(2)), "No", &ann("no")),
         Err(DomainError::MergeMoved { .. })
     ));
     recipes
-        .decline_suggestion(&parent, 2, (v(3), v(3)), "Not for a loaf", &ann("no"))
+        .decline_suggestion(
+            &parent,
+            2,
+            Review::of(v(3), v(3)),
+            "Not for a loaf",
+            &ann("no"),
+        )
         .unwrap();
     // The same changes again are refused, until the fork changes.
     assert!(matches!(
@@ -804,7 +818,14 @@ fn a_suggestion_taken_is_facts_read_at_any_basis_and_carried_by_export_and_impor
         .unwrap();
     let before = recipes.snapshot();
     recipes
-        .accept_suggestion(&parent, 1, v(2), v(2), &[], "", &Change::by("ann", "yes"))
+        .accept_suggestion(
+            &parent,
+            1,
+            Review::of(v(2), v(2)),
+            &[],
+            "",
+            &Change::by("ann", "yes"),
+        )
         .unwrap();
     let view = recipes.snapshot();
     let parent_id = view.recipe(&parent).unwrap().id;
@@ -990,7 +1011,7 @@ fn an_accept_or_decline_acts_only_on_the_fork_version_its_review_showed() {
         .suggest(&fork, v(2), "Salt", &ben("suggest"))
         .unwrap();
     // Ann's review shows soup version 1 against Ben's version 2.
-    let shown = (v(1), v(2));
+    let shown = Review::of(v(1), v(2));
     recipes
         .edit(
             &fork,
@@ -1003,7 +1024,7 @@ fn an_accept_or_decline_acts_only_on_the_fork_version_its_review_showed() {
         )
         .unwrap();
     let before = stored(recipes.store());
-    let accepted = recipes.accept_suggestion(&soup, 1, shown.0, shown.1, &[], "", &ann("yes"));
+    let accepted = recipes.accept_suggestion(&soup, 1, shown, &[], "", &ann("yes"));
     assert!(
         matches!(&accepted, Err(DomainError::MergeMoved { slug, newest, .. })
             if slug == "soup-ben" && *newest == v(3)),
@@ -1017,7 +1038,7 @@ fn an_accept_or_decline_acts_only_on_the_fork_version_its_review_showed() {
     assert_eq!(now(&soup).ingredients, ["2 carrots", "1 l stock"]);
     // Reviewed again, as it is now, she declines it.
     recipes
-        .decline_suggestion(&soup, 1, (v(1), v(3)), "No bleach", &ann("no"))
+        .decline_suggestion(&soup, 1, Review::of(v(1), v(3)), "No bleach", &ann("no"))
         .unwrap();
     assert_eq!(now(&soup).ingredients, ["2 carrots", "1 l stock"]);
 }
@@ -1066,7 +1087,14 @@ fn a_suggestion_taken_whole_puts_the_fork_in_step() {
         .suggest(&fork, v(2), "Salt", &ben("suggest"))
         .unwrap();
     recipes
-        .accept_suggestion(&soup, 1, v(1), v(2), &[], "", &Change::by("ann", "yes"))
+        .accept_suggestion(
+            &soup,
+            1,
+            Review::of(v(1), v(2)),
+            &[],
+            "",
+            &Change::by("ann", "yes"),
+        )
         .unwrap();
     let view = snap();
     let fork_now = view.recipe(&fork).unwrap();
@@ -1138,7 +1166,14 @@ fn a_suggestion_taken_beside_the_parents_own_change_leaves_the_fork_behind_and_m
         )
         .unwrap();
     recipes
-        .accept_suggestion(&soup, 1, v(2), v(2), &[], "", &Change::by("ann", "yes"))
+        .accept_suggestion(
+            &soup,
+            1,
+            Review::of(v(2), v(2)),
+            &[],
+            "",
+            &Change::by("ann", "yes"),
+        )
         .unwrap();
     assert_eq!(
         lines(&soup).ingredients,
@@ -1210,7 +1245,14 @@ fn empty_suggestions_and_empty_accepts_are_refused() {
         .unwrap();
     let before = stored(recipes.store());
     assert!(matches!(
-        recipes.accept_suggestion(&soup, 1, v(2), v(3), &[], "", &Change::by("ann", "y")),
+        recipes.accept_suggestion(
+            &soup,
+            1,
+            Review::of(v(2), v(3)),
+            &[],
+            "",
+            &Change::by("ann", "y")
+        ),
         Err(DomainError::NothingChanged)
     ));
     assert!(stored(recipes.store()) == before);
@@ -1932,8 +1974,7 @@ fn a_suggestion_taken_in_part_asks_the_fork_about_what_was_not_taken() {
         .accept_suggestion(
             &soup,
             1,
-            v(2),
-            v(2),
+            Review::of(v(2), v(2)),
             &[Choice::Mine],
             "",
             &Change::by("ann", "y"),
@@ -2014,6 +2055,13 @@ async fn over_the_web_a_second_window_of_a_bring_in_is_409_and_forged_fields_are
     assert_eq!(kept.status, 303, "{}", kept.body);
     let fork = recipes.snapshot().recipe(&slug("bens-dal")).unwrap();
     assert_eq!(fork.version_count, 1, "keeping its own side is no version");
+    // The same form sent twice (a double click, a resent request) is
+    // the one write, answered as the first was.
+    let twice = ben
+        .submit(&first, action, &[note, ("choice-0", "mine")])
+        .await;
+    assert_eq!(twice.status, 303, "{}", twice.body);
+    assert_eq!(twice.headers.get("location"), kept.headers.get("location"));
     let before = stored(recipes.store());
     let stale = ben
         .submit(&second, action, &[note, ("choice-0", "theirs")])
@@ -2044,6 +2092,76 @@ async fn over_the_web_a_second_window_of_a_bring_in_is_409_and_forged_fields_are
         "{}",
         history.body
     );
+}
+
+/// Ann opens the review of Ben's suggestion while their cumin and her
+/// ground turmeric conflict; Ben then brings her change in keeping his
+/// own line, an agreement that makes no version of his fork but moves the
+/// suggestion's merge base, so the conflict she was choosing on is gone.
+/// Her accept from the page she saw, and its Preview, are 409s that save
+/// nothing; the page shown again is the merge as it is now.
+#[actix_web::test]
+async fn over_the_web_a_review_shown_before_the_fork_agreed_with_its_parent_is_409() {
+    let (recipes, site) = new_site();
+    let (mut ann, mut ben) = ann_writes_and_ben_forks(&site, ("Ann", "Ben")).await;
+    let suggest = ben.get("/recipes/bens-dal/suggest").await;
+    let made = ben
+        .submit(
+            &suggest,
+            "/recipes/bens-dal/suggest",
+            &[("message", "Cumin")],
+        )
+        .await;
+    assert_eq!(made.status, 303, "{}", made.body);
+    ann_edits_her_dal(
+        &mut ann,
+        "1 cup red lentils\n3 cups water\n1 tsp turmeric, ground",
+        "ground",
+    )
+    .await;
+    let action = "/recipes/weeknight-dal/suggestions/1";
+    let review = ann.get(action).await;
+    assert_eq!(review.texts("form.accept fieldset.conflict").len(), 1);
+    let bring_in = ben.get("/recipes/bens-dal/bring-in").await;
+    let kept = ben
+        .submit(
+            &bring_in,
+            "/recipes/bens-dal/bring-in",
+            &[("note", "Kept my cumin"), ("choice-0", "mine")],
+        )
+        .await;
+    assert_eq!(kept.status, 303, "{}", kept.body);
+    let before = stored(recipes.store());
+    let previewed = ann
+        .submit(
+            &review,
+            action,
+            &[("action", "preview"), ("choice-0", "mine")],
+        )
+        .await;
+    assert_eq!(previewed.status, 409, "{}", previewed.body);
+    let stale = ann
+        .submit(
+            &review,
+            action,
+            &[("action", "accept"), ("choice-0", "mine")],
+        )
+        .await;
+    assert_eq!(stale.status, 409, "{}", stale.body);
+    assert!(stale.body.contains("came to be in step"), "{}", stale.body);
+    assert!(stored(recipes.store()) == before, "a stale accept wrote");
+    assert!(
+        stale.texts("form.accept fieldset.conflict").is_empty(),
+        "the merge as it is now has no conflict: {}",
+        stale.body
+    );
+    let declined = ann.submit(&review, action, &[("action", "decline")]).await;
+    assert_eq!(declined.status, 409, "{}", declined.body);
+    assert!(stored(recipes.store()) == before, "a stale decline wrote");
+    let accepted = ann.submit(&stale, action, &[("action", "accept")]).await;
+    assert_eq!(accepted.status, 303, "{}", accepted.body);
+    let now = recipes.snapshot().recipe(&slug("weeknight-dal")).unwrap();
+    assert_eq!(now.content.ingredients[2], "1 tsp cumin");
 }
 
 /// Both cooks made the same change: the bring-in page says there is

@@ -231,7 +231,7 @@ fn reached_rule(doc: &str) -> String {
 /// would reach itself.
 #[test]
 fn the_guides_rule_names_no_recipe_as_reaching_itself_after_a_round_trip() {
-    use forkful::domain::{Change, Content, Recipes, Slug, Step};
+    use forkful::domain::{Change, Content, Recipes, Review, Slug, Step};
     let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/QUERY.md"))
         .unwrap();
     let recipes = Recipes::temporary().unwrap();
@@ -271,7 +271,14 @@ fn the_guides_rule_names_no_recipe_as_reaching_itself_after_a_round_trip() {
         .suggest(&fork, v(2), "Salt", &ben("suggest"))
         .unwrap();
     recipes
-        .accept_suggestion(&slug("soup"), 1, v(1), v(2), &[], "", &ann("take"))
+        .accept_suggestion(
+            &slug("soup"),
+            1,
+            Review::of(v(1), v(2)),
+            &[],
+            "",
+            &ann("take"),
+        )
         .unwrap();
     recipes
         .edit(

@@ -231,13 +231,22 @@ impl Snapshot {
     }
 
     /// The slug of the recipe that transaction `tx` gave a version to
-    /// (every recipe write counts its versions), if it gave one: one read
-    /// of the transaction's datoms.
+    /// (every recipe write counts its versions), or brought in step with
+    /// its parent without one (an agreement), if any: one read of the
+    /// transaction's datoms.
     pub(crate) fn recipe_versioned_in(&self, tx: EntityId) -> Result<Option<String>, DomainError> {
         for datom in self.db.log(tx, tx) {
             let datom = datom?;
             if datom.added && datom.a == self.attrs.version_count {
                 return self.string(datom.e, self.attrs.slug);
+            }
+            // An agreement gives the fork no version; it is the fork's.
+            if let (true, true, Some(fork)) = (
+                datom.added,
+                datom.a == self.attrs.agreement_fork,
+                datom.v.as_ref(),
+            ) {
+                return self.string(fork, self.attrs.slug);
             }
         }
         Ok(None)

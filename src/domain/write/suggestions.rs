@@ -12,6 +12,41 @@ use crate::domain::slug::Slug;
 use crate::domain::DomainError;
 use crate::store::{EntityMap, EntityRef, Transaction, TxReport};
 
+/// What a suggestion's review showed: the parent at `parent_version`,
+/// the fork at `fork_version`, and the suggestion's merge base, the
+/// parent's version `fork_base` (which an agreement moves without a new
+/// version of the fork). An accept or decline acts only on that: if
+/// any of it moved on, nothing is saved and the author looks again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Review {
+    pub parent_version: VersionNumber,
+    pub fork_version: VersionNumber,
+    /// `None` for a caller with no page (the seed, tests): the base is
+    /// then not checked.
+    pub fork_base: Option<VersionNumber>,
+}
+
+impl Review {
+    /// A review of the parent at `parent_version` and the fork at
+    /// `fork_version`, whatever its base.
+    pub fn of(parent_version: VersionNumber, fork_version: VersionNumber) -> Self {
+        Self {
+            parent_version,
+            fork_version,
+            fork_base: None,
+        }
+    }
+
+    /// The same review, that showed the merge from the parent's version
+    /// `base`.
+    pub fn from_base(self, base: VersionNumber) -> Self {
+        Self {
+            fork_base: Some(base),
+            ..self
+        }
+    }
+}
+
 /// Longest message or reply a suggestion takes.
 pub const MAX_MESSAGE: usize = 4_000;
 
@@ -169,19 +204,17 @@ impl Recipes {
 
     /// Accepts suggestion `number` to `parent`: a new version of the parent,
     /// the suggestion's changes merged onto its newest, crediting the
-    /// suggester. The review showed the merge of the fork's version
-    /// `fork_version` onto the parent's version `based_on`: if either
-    /// recipe moved on since, nothing is saved (`MergeMoved`), and the
-    /// author reviews it again. `choices` settle the conflicts, side
-    /// `Theirs` being the suggestion's; an accept that would change
-    /// nothing is refused as an edit without changes is.
-    #[allow(clippy::too_many_arguments)]
+    /// suggester. If either recipe moved on since the `review` was shown
+    /// (`MergeMoved`), or the suggestion's base did (`AgreedMeanwhile`),
+    /// nothing is saved and the author reviews it again. `choices`
+    /// settle the conflicts, side `Theirs` being the suggestion's; an
+    /// accept that would change nothing is refused as an edit without
+    /// changes is.
     pub fn accept_suggestion(
         &self,
         parent: &Slug,
         number: u32,
-        based_on: VersionNumber,
-        fork_version: VersionNumber,
+        review: Review,
         choices: &[Choice],
         reply: &str,
         change: &Change,
@@ -194,7 +227,7 @@ impl Recipes {
             let (recipe, suggestion) = open_suggestion(&view, parent, number)?;
             check_author(parent, &recipe, change)?;
             let made = view.suggestion_merge(&recipe, &suggestion)?;
-            shown_unchanged(&recipe, based_on, &made.fork, &suggestion, fork_version)?;
+            shown_unchanged(&recipe, &made.fork, &suggestion, review)?;
             let merge = made.merge;
             let merged = merge.resolved(choices)?.normalized()?;
             if merged == recipe.content {
@@ -244,21 +277,20 @@ impl Recipes {
     }
 
     /// Declines suggestion `number` to `parent`, with `reply`; only the
-    /// parent's author may, and only the suggestion their review showed:
-    /// the fork's version `fork_version` against the parent's `based_on`
-    /// (`MergeMoved` if either moved on).
+    /// parent's author may, and only the suggestion their `review`
+    /// showed (as `accept_suggestion` checks it).
     pub fn decline_suggestion(
         &self,
         parent: &Slug,
         number: u32,
-        (based_on, fork_version): (VersionNumber, VersionNumber),
+        review: Review,
         reply: &str,
         change: &Change,
     ) -> Result<TxReport, DomainError> {
         self.close_suggestion(
             parent,
             number,
-            Some((based_on, fork_version)),
+            Some(review),
             reply,
             change,
             SuggestionState::Declined,
@@ -279,7 +311,7 @@ impl Recipes {
         &self,
         parent: &Slug,
         number: u32,
-        shown: Option<(VersionNumber, VersionNumber)>,
+        shown: Option<Review>,
         reply: &str,
         change: &Change,
         state: SuggestionState,
@@ -298,9 +330,9 @@ impl Recipes {
                 }
                 _ => check_author(parent, &recipe, change)?,
             }
-            if let Some((based_on, fork_version)) = shown {
+            if let Some(review) = shown {
                 let fork = view.recipe_by_id(suggestion.from)?;
-                shown_unchanged(&recipe, based_on, &fork, &suggestion, fork_version)?;
+                shown_unchanged(&recipe, &fork, &suggestion, review)?;
             }
             let mut tx = Transaction::new();
             tx.add(suggestion.id, ":suggestion/state", state.as_str());
@@ -315,28 +347,36 @@ impl Recipes {
     }
 }
 
-/// Refuses a review's answer when either recipe moved on since the review
-/// was shown: the parent from `based_on`, or the suggestion (which
-/// follows its fork) from `fork_version`.
+/// Refuses a review's answer when anything it showed moved on since: the
+/// parent, the suggestion (which follows its fork), or the suggestion's
+/// base (which follows the fork's agreements with its parent).
 fn shown_unchanged(
     recipe: &crate::domain::Recipe,
-    based_on: VersionNumber,
     fork: &crate::domain::Recipe,
     suggestion: &Suggestion,
-    fork_version: VersionNumber,
+    review: Review,
 ) -> Result<(), DomainError> {
-    if recipe.newest() != based_on {
+    if recipe.newest() != review.parent_version {
         return Err(DomainError::MergeMoved {
             slug: recipe.slug.to_string(),
             title: recipe.content.title.clone(),
             newest: recipe.newest(),
         });
     }
-    if suggestion.from_version != fork_version {
+    if suggestion.from_version != review.fork_version {
         return Err(DomainError::MergeMoved {
             slug: fork.slug.to_string(),
             title: fork.content.title.clone(),
             newest: suggestion.from_version,
+        });
+    }
+    if review
+        .fork_base
+        .is_some_and(|base| base != suggestion.base_version)
+    {
+        return Err(DomainError::AgreedMeanwhile {
+            title: fork.content.title.clone(),
+            version: suggestion.base_version,
         });
     }
     Ok(())
