@@ -644,13 +644,16 @@ pub fn suggestion_page(
         to: format!("{title} now (version {})", r.version_count),
         diff: &model.since_base,
     };
+    let list = model.merge.conflicts();
     let outcome = DiffSection {
-        heading: "What accepting it does".to_owned(),
+        heading: match list.is_empty() {
+            true => "What accepting it does".to_owned(),
+            false => "What comes in as it is".to_owned(),
+        },
         from: format!("{title} now (version {})", r.version_count),
         to: format!("{title} with the suggestion"),
         diff: &model.outcome,
     };
-    let list = model.merge.conflicts();
     let open = s.state == SuggestionState::Open;
     let shown = html! {
         input type="hidden" name="based_on" value=(r.version_count);
@@ -681,7 +684,17 @@ pub fn suggestion_page(
                 @if !model.since_base.is_empty() {
                     (section(Layout::Inline, &since_base))
                 }
-                (section(Layout::Inline, &outcome))
+                @if model.outcome.is_empty() && !list.is_empty() {
+                    section class="diff-section" {
+                        h2 { (outcome.heading) }
+                        p class="notice" {
+                            "Nothing comes in without your choice: each of the suggestion's changes meets one of "
+                            (title) "'s, below."
+                        }
+                    }
+                } @else {
+                    (section(Layout::Inline, &outcome))
+                }
                 @if reviewer == Reviewer::Author {
                     (over_limits(&model.over_limits))
                     form method="post" action=(here) class="accept merge-form" id="merge-form" {

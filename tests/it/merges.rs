@@ -2122,6 +2122,13 @@ async fn over_the_web_a_review_shown_before_the_fork_agreed_with_its_parent_is_4
     let action = "/recipes/weeknight-dal/suggestions/1";
     let review = ann.get(action).await;
     assert_eq!(review.texts("form.accept fieldset.conflict").len(), 1);
+    assert!(
+        review
+            .body
+            .contains("Nothing comes in without your choice: each of the suggestion's changes meets one of Weeknight Dal's, below."),
+        "the one change is the conflict, unsettled: {}",
+        review.body
+    );
     let bring_in = ben.get("/recipes/bens-dal/bring-in").await;
     let kept = ben
         .submit(
@@ -2155,6 +2162,9 @@ async fn over_the_web_a_review_shown_before_the_fork_agreed_with_its_parent_is_4
         "the merge as it is now has no conflict: {}",
         stale.body
     );
+    assert!(stale
+        .texts(".diff-section h2")
+        .contains(&"What accepting it does".to_owned()));
     let declined = ann.submit(&review, action, &[("action", "decline")]).await;
     assert_eq!(declined.status, 409, "{}", declined.body);
     assert!(stored(recipes.store()) == before, "a stale decline wrote");

@@ -132,8 +132,9 @@ pub struct SuggestionShow {
     pub since_base: RecipeDiff,
     /// The merge onto the recipe's newest version.
     pub merge: Merge,
-    /// The recipe now against the merge, with the suggestion's side of
-    /// every conflict.
+    /// The recipe now against the merge with its own side of every
+    /// conflict: what comes in as it is, before the author chooses (as a
+    /// bring-in shows it).
     pub outcome: RecipeDiff,
     /// What the conflicts' choices call the suggestion's side: its cook's
     /// handle (or, for a cook's suggestion to their own recipe, the fork).
@@ -157,7 +158,10 @@ pub fn suggestion_show(
                 number,
             })?;
     let made = snapshot.suggestion_merge(&recipe, &suggestion)?;
+    // The limits are checked on the largest outcome: every conflict
+    // settled the suggestion's way.
     let merged = made.merge.with_every(Choice::Theirs);
+    let as_it_is = made.merge.with_every(Choice::Mine);
     let theirs = other_side(
         snapshot,
         &recipe,
@@ -172,7 +176,7 @@ pub fn suggestion_show(
     Ok(SuggestionShow {
         proposed: diff::recipes(&made.base, &made.suggested),
         since_base: diff::recipes(&made.base, &recipe.content),
-        outcome: diff::recipes(&recipe.content, &merged),
+        outcome: diff::recipes(&recipe.content, &as_it_is),
         fork: Link {
             slug: made.fork.slug.to_string(),
             title: made.fork.content.title.clone(),
