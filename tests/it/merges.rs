@@ -563,6 +563,8 @@ fn a_suggestion_is_accepted_onto_the_parents_newest_version_crediting_its_cook()
         recipes.suggest(&fork, v(3), "Please", &ben("suggest")),
         Err(DomainError::DeclinedAlready { number: 2 })
     ));
+    let page = pages::recipe_show(&recipes.snapshot(), &fork, Default::default()).unwrap();
+    assert!(!page.can_suggest, "its page offers no suggestion either");
     let mut changed = recipes.snapshot().recipe(&fork).unwrap().content;
     changed.notes = Some("Muffins: 18 to 20 minutes, in paper cases.".into());
     recipes.edit(&fork, v(3), changed, &ben("cases")).unwrap();
@@ -1413,6 +1415,11 @@ fn a_fork_that_made_its_parents_change_itself_is_recorded_in_step_without_a_vers
         panic!("nothing to bring in");
     };
     assert!(shown.unrecorded);
+    let page = pages::recipe_show(&view, &fork, Default::default()).unwrap();
+    assert!(
+        !page.can_suggest,
+        "behind, but its parent made its change: nothing to suggest"
+    );
     assert_eq!(
         pages::suggest_show(&view, &fork).unwrap().blocked,
         Some(pages::Blocked::NothingToSuggest),

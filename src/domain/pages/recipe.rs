@@ -3,7 +3,8 @@
 
 use super::suggestions::{suggestion_lines, SuggestionLine};
 use super::{crumbs, link, Breadcrumb, Link};
-use crate::domain::read::{BroughtIn, Recipe, Snapshot, Suggestion};
+use crate::domain::merge;
+use crate::domain::read::{Agreed, BroughtIn, Recipe, Snapshot, Suggestion, SuggestionState};
 use crate::domain::scale::{Scale, ScaleAsked};
 use crate::domain::slug::Slug;
 use crate::domain::{DomainError, VersionNumber};
@@ -91,19 +92,13 @@ pub fn recipe_show(
             parent_retired: agreed.parent_retired,
         }
     });
-    // Offered while the fork has changes its parent lacks: not once its
-    // newest version was taken as it is.
-    let can_suggest = agreed.as_ref().is_some_and(|agreed| {
-        !agreed.parent_retired
-            && agreed.own_changes.unwrap_or(true)
-            && !agreed
-                .taken
-                .iter()
-                .any(|t| t.fork_version == recipe.newest())
-    });
     let (last_suggestion, _) = match agreed {
         Some(_) => snapshot.newest_suggestions_from(recipe.id, 1)?,
         None => (Vec::new(), 0),
+    };
+    let can_suggest = match &agreed {
+        Some(agreed) => can_suggest(snapshot, &recipe, agreed, last_suggestion.first())?,
+        None => false,
     };
     let all_forks = snapshot.forks(recipe.id)?;
     let forks = all_forks
@@ -123,6 +118,36 @@ pub fn recipe_show(
         open_suggestions,
         scale,
     })
+}
+
+/// Whether the fork `recipe` has something to suggest to its parent, as
+/// the suggest form would find it (`suggest_show`): changes its parent
+/// lacks, its newest version neither taken as it is nor declined.
+fn can_suggest(
+    snapshot: &Snapshot,
+    recipe: &Recipe,
+    agreed: &Agreed,
+    last_suggestion: Option<&Suggestion>,
+) -> Result<bool, DomainError> {
+    let newest = recipe.newest();
+    if agreed.parent_retired
+        || !agreed.own_changes.unwrap_or(true)
+        || agreed.taken.iter().any(|t| t.fork_version == newest)
+        || last_suggestion
+            .is_some_and(|s| s.state == SuggestionState::Declined && s.from_version == newest)
+    {
+        return Ok(false);
+    }
+    if agreed.newest == agreed.version {
+        return Ok(true);
+    }
+    // The parent moved on since they agreed, and may have made the fork's
+    // changes itself: the recorded flag is against the base, so ask the
+    // merge (a read of the base's version, for a fork that is behind).
+    let parent = snapshot.recipe_by_id(agreed.parent)?;
+    let base = snapshot.base_content(&parent, recipe, agreed.base)?;
+    let sent = merge::as_suggested(&base, &recipe.content);
+    Ok(merge::brings_anything(&base, &parent.content, &sent))
 }
 
 /// The recipe for programs (`.json`): its page's model, with what the page
