@@ -222,24 +222,32 @@ fn conflicts(list: &[Conflict], theirs: &str, chosen: &Chosen) -> Markup {
 /// What a merge of two recipes written for different servings does with
 /// the lines each side brings; `theirs` names the other side.
 fn servings_notice(s: Servings, theirs: &str) -> Markup {
-    let scaled = "scaled to them where their amount plainly can be, and otherwise marked with the servings they were written for (\u{201c}for 4 servings\u{201d}), to check";
+    // The mark a line gets, with the number it would carry.
+    let scaled = |written_for: &[i64]| {
+        let marks = written_for
+            .iter()
+            .map(|n| format!("\u{201c}for {n} servings\u{201d}"))
+            .collect::<Vec<_>>()
+            .join(" or ");
+        format!("scaled to them where their amount plainly can be, and otherwise marked with the servings they were written for ({marks}), to check")
+    };
     html! {
         p class="notice servings" {
             "Your recipe serves " (s.mine) " and " (theirs) "'s " (s.theirs) ". "
             @match s.merged {
                 Some(to) if to == s.mine => {
                     "The merged recipe serves your " (to) ": the lines that come in from "
-                    (theirs) " are " (scaled) "."
+                    (theirs) " are " (scaled(&[s.theirs])) "."
                 }
                 Some(to) if to == s.theirs => {
                     "The merged recipe serves " (theirs) "'s " (to) ", as they changed it: your own new lines are "
-                    (scaled) "."
+                    (scaled(&[s.mine])) "."
                 }
                 Some(to) => {
-                    "The merged recipe serves " (to) ": the lines of either side that come in are " (scaled) "."
+                    "The merged recipe serves " (to) ": the lines of either side that come in are " (scaled(&[s.mine, s.theirs])) "."
                 }
                 None => {
-                    "Once you choose whose servings to keep, the lines written for the other are " (scaled) "."
+                    "Once you choose whose servings to keep, the lines written for the other are " (scaled(&[s.mine, s.theirs])) "."
                 }
             }
         }

@@ -2181,6 +2181,70 @@ async fn over_the_web_a_review_shown_before_the_fork_agreed_with_its_parent_is_4
     assert_eq!(now.content.ingredients[2], "1 tsp cumin");
 }
 
+/// Ben's fork serves 8, its amounts doubled; Ann adds salt and a can of
+/// tomatoes to her dal for 4. Bringing her change in, the page says the
+/// lines that come in are scaled to his 8 or marked with the 4 they were
+/// written for, and his recipe gets her salt doubled and her can marked.
+#[actix_web::test]
+async fn over_the_web_a_bring_in_across_servings_scales_or_marks_the_lines_that_come_in() {
+    let (recipes, site) = new_site();
+    let mut ann = Browser::new(&site);
+    sign_up_as(&mut ann, "ann", "Ann").await;
+    let form = ann.get("/recipes/new").await;
+    let made = ann.submit(&form, "/recipes/new", &recipe_fields(&[])).await;
+    assert_eq!(made.status, 303, "{}", made.body);
+    let mut ben = Browser::new(&site);
+    sign_up_as(&mut ben, "ben", "Ben").await;
+    let fork_form = ben.get("/recipes/weeknight-dal/fork").await;
+    let forked = ben
+        .submit(
+            &fork_form,
+            "/recipes/weeknight-dal/fork",
+            &recipe_fields(&[
+                ("slug", "bens-dal"),
+                ("title", "Ben's dal"),
+                ("servings", "8"),
+                (
+                    "ingredients",
+                    "2 cups red lentils\n6 cups water\n2 tsp turmeric",
+                ),
+                ("note", "for a crowd"),
+            ]),
+        )
+        .await;
+    assert_eq!(forked.status, 303, "{}", forked.body);
+    ann_edits_her_dal(
+        &mut ann,
+        "1 cup red lentils\n3 cups water\n1 tsp turmeric\n1 tsp salt\n1 (400 g) can tomatoes",
+        "salt and tomatoes",
+    )
+    .await;
+    let action = "/recipes/bens-dal/bring-in";
+    let form = ben.get(action).await;
+    assert_eq!(form.status, 200, "{}", form.body);
+    let notice = form.texts("p.notice.servings").join(" ");
+    assert!(
+        notice.contains("Your recipe serves 8 and Ann's 4.")
+            && notice.contains("The merged recipe serves your 8")
+            && notice.contains("\u{201c}for 4 servings\u{201d}"),
+        "{notice}"
+    );
+    let brought = ben.submit(&form, action, &[("note", "salt")]).await;
+    assert_eq!(brought.status, 303, "{}", brought.body);
+    let now = recipes.snapshot().recipe(&slug("bens-dal")).unwrap();
+    assert_eq!(now.content.recipe_yield.servings, Some(8));
+    assert_eq!(
+        now.content.ingredients,
+        [
+            "2 cups red lentils",
+            "6 cups water",
+            "2 tsp turmeric",
+            "2 tsp salt",
+            "1 (400 g) can tomatoes (for 4 servings)"
+        ]
+    );
+}
+
 /// Both cooks made the same change: the bring-in page says there is
 /// nothing to bring in, and offers to record that the fork is in step,
 /// which makes no version.
