@@ -66,6 +66,7 @@ pub fn page(view: &HistoryView) -> Markup {
                     (Some((oldest, _)), Some((newest, _))) if view.versions.len() < view.total => {
                         "Versions " (newest.number) " to " (oldest.number) " of " (view.total) ", newest first."
                     }
+                    (Some(_), _) if view.total == 1 => { "1 version." }
                     (Some(_), _) => { (view.total) " versions, newest first." }
                     _ => { "No older versions." }
                 }

@@ -399,7 +399,7 @@ pub fn in_step_page(model: &InStep, csrf: &str, errors: &FieldErrors) -> Markup 
                 a href=(RecipePath(&parent.slug)) { (parent.title) }
                 " up to its version " (version) ", its newest: there is nothing to bring in."
                 @if model.unrecorded {
-                    " You made the same changes yourself."
+                    " What it changed since the two last agreed is in your recipe already (or was taken back)."
                 }
             }
             @if model.unrecorded {

@@ -74,11 +74,32 @@ pub fn see_other(to: &str) -> actix_web::HttpResponseBuilder {
 }
 
 /// A message from below (`a recipe needs a title`) as a sentence for a
-/// form: capitalised, with a full stop.
+/// form: capitalised, with a full stop unless it ends with one (a
+/// message that quotes a number with its own stop, `at most 1.5.`).
 pub fn sentence(text: &str) -> String {
     let mut chars = text.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect::<String>() + ".",
-        None => String::new(),
+    let Some(first) = chars.next() else {
+        return String::new();
+    };
+    let mut sentence = first.to_uppercase().chain(chars).collect::<String>();
+    if !sentence.ends_with(['.', '!', '?']) {
+        sentence.push('.');
+    }
+    sentence
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sentence;
+
+    #[test]
+    fn a_message_becomes_one_sentence_with_one_stop() {
+        assert_eq!(
+            sentence("a recipe needs a title"),
+            "A recipe needs a title."
+        );
+        assert_eq!(sentence("it is at most 10000."), "It is at most 10000.");
+        assert_eq!(sentence("why?"), "Why?");
+        assert_eq!(sentence(""), "");
     }
 }

@@ -2219,6 +2219,8 @@ async fn over_the_web_a_bring_in_across_servings_scales_or_marks_the_lines_that_
         "salt and tomatoes",
     )
     .await;
+    let history = ben.get("/recipes/bens-dal/history").await;
+    assert_eq!(history.texts("p.lede"), ["1 version."]);
     let action = "/recipes/bens-dal/bring-in";
     let form = ben.get(action).await;
     assert_eq!(form.status, 200, "{}", form.body);
@@ -2263,7 +2265,9 @@ async fn over_the_web_a_fork_records_that_it_is_in_step_without_a_version() {
     let action = "/recipes/bens-dal/bring-in";
     let form = ben.get(action).await;
     assert_eq!(form.status, 200);
-    assert!(form.body.contains("You made the same changes yourself."));
+    assert!(form.body.contains(
+        "What it changed since the two last agreed is in your recipe already (or was taken back)."
+    ));
     let recorded = ben.submit(&form, action, &[]).await;
     assert_eq!(recorded.status, 303, "{}", recorded.body);
     assert_eq!(

@@ -245,6 +245,8 @@ async fn a_scale_that_cannot_be_shown_is_a_clear_400() {
         let page = get(&site, &uri).await;
         assert_eq!(page.status, 400, "{uri}");
         assert!(page.body.contains(message), "{uri}: {}", page.body);
+        let said = page.texts("main p").join(" ");
+        assert!(!said.contains(".."), "one full stop: {said}");
     }
 }
 

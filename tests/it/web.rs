@@ -356,6 +356,10 @@ async fn history_lists_every_version_and_a_version_page_shows_it_as_it_was() {
         format!("Version {}", changes.len()),
         "newest first"
     );
+    assert_eq!(
+        page.texts("p.lede"),
+        [format!("{} versions, newest first.", changes.len())]
+    );
     let whats = page.texts("ol.versions > li p.what");
     assert_eq!(whats.last().unwrap(), "Changed: created");
     assert_eq!(
