@@ -441,12 +441,7 @@ async fn forks_talk_back(tab: &mut Tab) -> Result<()> {
             vec![],
         )
         .await?;
-    let titles: Vec<String> = titles
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|t| t.as_str().map(str::to_owned))
-        .collect();
+    let titles = strings(&titles);
     for want in [
         "Ben's dal brought in version 2 of Weeknight dal in its version 2",
         "Weeknight dal took suggestion 1 from version 2 of Ben's dal in its version 5",
@@ -1326,12 +1321,7 @@ impl Tab {
                     vec![json!(css)],
                 )
                 .await?;
-            let texts: Vec<String> = texts
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|t| t.as_str().map(str::to_owned))
-                .collect();
+            let texts = strings(&texts);
             if texts == want {
                 return Ok(());
             }
@@ -1370,4 +1360,14 @@ impl Tab {
             let _ = fs::write(self.artifacts.join("failed.html"), html);
         }
     }
+}
+
+/// The strings of a script's answer that is a list of them.
+fn strings(answer: &Value) -> Vec<String> {
+    answer
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t.as_str().map(str::to_owned))
+        .collect()
 }

@@ -252,6 +252,23 @@ async fn ann_writes_and_ben_forks(
     site: &actix_web::web::Data<forkful::web::Site>,
     names: (&str, &str),
 ) -> (Browser, Browser) {
+    let cumin = &[
+        (
+            "ingredients",
+            "1 cup red lentils\n3 cups water\n1 tsp cumin",
+        ),
+        ("note", "cumin"),
+    ];
+    ann_writes_and_ben_forks_with(site, names, cumin).await
+}
+
+/// Ann's dal, and Ben's fork of it `bens-dal` with `changes` to the
+/// form's fields.
+async fn ann_writes_and_ben_forks_with(
+    site: &actix_web::web::Data<forkful::web::Site>,
+    names: (&str, &str),
+    changes: &[(&str, &str)],
+) -> (Browser, Browser) {
     let mut ann = Browser::new(site);
     sign_up_as(&mut ann, "ann", names.0).await;
     let form = ann.get("/recipes/new").await;
@@ -260,19 +277,13 @@ async fn ann_writes_and_ben_forks(
     let mut ben = Browser::new(site);
     sign_up_as(&mut ben, "ben", names.1).await;
     let fork_form = ben.get("/recipes/weeknight-dal/fork").await;
+    let mut fields = vec![("slug", "bens-dal"), ("title", "Ben's dal")];
+    fields.extend_from_slice(changes);
     let forked = ben
         .submit(
             &fork_form,
             "/recipes/weeknight-dal/fork",
-            &recipe_fields(&[
-                ("slug", "bens-dal"),
-                ("title", "Ben's dal"),
-                (
-                    "ingredients",
-                    "1 cup red lentils\n3 cups water\n1 tsp cumin",
-                ),
-                ("note", "cumin"),
-            ]),
+            &recipe_fields(&fields),
         )
         .await;
     assert_eq!(forked.status, 303, "{}", forked.body);
@@ -2188,31 +2199,15 @@ async fn over_the_web_a_review_shown_before_the_fork_agreed_with_its_parent_is_4
 #[actix_web::test]
 async fn over_the_web_a_bring_in_across_servings_scales_or_marks_the_lines_that_come_in() {
     let (recipes, site) = new_site();
-    let mut ann = Browser::new(&site);
-    sign_up_as(&mut ann, "ann", "Ann").await;
-    let form = ann.get("/recipes/new").await;
-    let made = ann.submit(&form, "/recipes/new", &recipe_fields(&[])).await;
-    assert_eq!(made.status, 303, "{}", made.body);
-    let mut ben = Browser::new(&site);
-    sign_up_as(&mut ben, "ben", "Ben").await;
-    let fork_form = ben.get("/recipes/weeknight-dal/fork").await;
-    let forked = ben
-        .submit(
-            &fork_form,
-            "/recipes/weeknight-dal/fork",
-            &recipe_fields(&[
-                ("slug", "bens-dal"),
-                ("title", "Ben's dal"),
-                ("servings", "8"),
-                (
-                    "ingredients",
-                    "2 cups red lentils\n6 cups water\n2 tsp turmeric",
-                ),
-                ("note", "for a crowd"),
-            ]),
-        )
-        .await;
-    assert_eq!(forked.status, 303, "{}", forked.body);
+    let doubled = &[
+        ("servings", "8"),
+        (
+            "ingredients",
+            "2 cups red lentils\n6 cups water\n2 tsp turmeric",
+        ),
+        ("note", "for a crowd"),
+    ];
+    let (mut ann, mut ben) = ann_writes_and_ben_forks_with(&site, ("Ann", "Ben"), doubled).await;
     ann_edits_her_dal(
         &mut ann,
         "1 cup red lentils\n3 cups water\n1 tsp turmeric\n1 tsp salt\n1 (400 g) can tomatoes",

@@ -397,11 +397,7 @@ pub(super) fn follow_base(
     base: VersionNumber,
     tx: &mut Transaction,
 ) -> Result<(), DomainError> {
-    for open in view
-        .suggestions_from(fork.id)?
-        .into_iter()
-        .filter(|s| s.state == SuggestionState::Open)
-    {
+    for open in open_from(view, fork)? {
         tx.add(open.id, ":suggestion/base-version", i64::from(base.get()));
         if let Some(v) = open.base_fork_version {
             tx.retract(open.id, ":suggestion/base-fork-version", i64::from(v.get()));
@@ -422,15 +418,23 @@ pub(super) fn follow_fork(
     base: Option<VersionNumber>,
     tx: &mut Transaction,
 ) -> Result<(), DomainError> {
-    for open in view
-        .suggestions_from(fork.id)?
-        .into_iter()
-        .filter(|s| s.state == SuggestionState::Open)
-    {
+    for open in open_from(view, fork)? {
         tx.add(open.id, ":suggestion/from-version", version);
     }
     if let Some(base) = base {
         follow_base(view, fork, base, tx)?;
     }
     Ok(())
+}
+
+/// The fork's open suggestion (at most one), as the datoms that follow it
+/// want it.
+fn open_from(
+    view: &Snapshot,
+    fork: &crate::domain::Recipe,
+) -> Result<impl Iterator<Item = Suggestion>, DomainError> {
+    Ok(view
+        .suggestions_from(fork.id)?
+        .into_iter()
+        .filter(|s| s.state == SuggestionState::Open))
 }
