@@ -547,6 +547,14 @@ fn measure(unit: &str) -> Option<Measure> {
     Some(Measure { system, kind, size })
 }
 
+/// `amount` of `unit` in the unit's base (grams, millilitres or
+/// millimetres), with what the unit measures: so that `600 g` and
+/// `0.6 kg` compare equal. `None` for things counted.
+pub(crate) fn in_base_unit(amount: f64, unit: &str) -> Option<(impl PartialEq, f64)> {
+    let m = measure(unit)?;
+    Some((m.kind, amount * m.size))
+}
+
 /// An amount: a number or a range, and its canonical unit.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Amount {

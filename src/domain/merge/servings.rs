@@ -23,7 +23,7 @@
 use super::blocks::{Block, Origin};
 use crate::domain::content::MAX_LINE;
 use crate::domain::ingredient::IngredientLine;
-use crate::domain::scale::{scale_line, Units};
+use crate::domain::scale::{in_base_unit, scale_line, Units};
 
 /// Characters that write an amount: digits and the vulgar fractions.
 fn is_amount_char(c: char) -> bool {
@@ -49,15 +49,30 @@ pub fn for_servings(line: &str, from: i64, to: i64) -> String {
             let scaled = scale_line(line, factor, Units::AsWritten);
             let again = IngredientLine::parse(&scaled);
             let exact = quantity.amount * factor;
-            let close = again
-                .quantity()
-                .is_some_and(|q| q.up_to.is_none() && (q.amount - exact).abs() <= exact * 0.1);
-            if close && again.unit() == parsed.unit() {
+            let close = again.quantity().is_some_and(|q| {
+                q.up_to.is_none() && near(exact, parsed.unit(), q.amount, again.unit())
+            });
+            if close {
                 return scaled;
             }
         }
     }
     marked(line, from)
+}
+
+/// Whether `scaled` of `unit` is within a tenth of `exact` of
+/// `exact_unit`: in the same unit, or in another of the same measure (the
+/// scaler writes `1.2 kg` for `600 g` doubled).
+fn near(exact: f64, exact_unit: Option<&str>, scaled: f64, unit: Option<&str>) -> bool {
+    let (exact, scaled) = match (exact_unit, unit) {
+        (a, b) if a == b => (exact, scaled),
+        (Some(a), Some(b)) => match (in_base_unit(exact, a), in_base_unit(scaled, b)) {
+            (Some((kind_a, exact)), Some((kind_b, scaled))) if kind_a == kind_b => (exact, scaled),
+            _ => return false,
+        },
+        _ => return false,
+    };
+    (scaled - exact).abs() <= exact * 0.1
 }
 
 /// The fork's lines (`mine`, written for `to` servings) as a merge from
@@ -204,6 +219,12 @@ mod tests {
             ("1/8 tsp clove", 12, 1, "1/8 tsp clove (for 12 servings)"),
             ("salt to taste", 4, 8, "salt to taste"),
             ("2 cups flour", 4, 4, "2 cups flour"),
+            // Into another unit of the same measure, as the scaler writes
+            // it: still the amount, exactly.
+            ("600 g potatoes", 4, 8, "1.2 kg potatoes"),
+            ("750 ml water", 4, 8, "1.5 l water"),
+            ("1.5 l stock", 6, 2, "500 ml stock"),
+            ("400 g mushrooms", 4, 8, "800 g mushrooms"),
         ];
         for (line, from, to, want) in cases {
             assert_eq!(for_servings(line, from, to), want, "{line}: {from} to {to}");
