@@ -282,7 +282,7 @@ pub const FIELDS: &[Field] = &[
     },
     Field {
         name: "servings",
-        label: "yield",
+        label: "servings",
         ident: ":recipe/servings",
         doc: "How many it serves.",
         indexed: false,

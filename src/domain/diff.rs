@@ -379,8 +379,8 @@ mod tests {
         };
         let diff = recipes(&old, &new);
         let shown: Vec<String> = diff.fields.iter().map(ToString::to_string).collect();
-        assert_eq!(shown, ["yield 4 -> 6", "cook 20 min -> 35 min"]);
-        assert_eq!(diff.summary(), "yield, cook");
+        assert_eq!(shown, ["servings 4 -> 6", "cook 20 min -> 35 min"]);
+        assert_eq!(diff.summary(), "servings, cook");
         assert!(recipes(&old, &old).is_empty());
     }
 }

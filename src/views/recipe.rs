@@ -254,7 +254,9 @@ fn apart_notice(slug: &str, parent: &Crumb, apart: Apart) -> Markup {
                     (count(apart.gained(), "new version", "new versions"))
                 }
                 " since version " (apart.since) ". "
-                a href={ (RecipePath(slug)) "/bring-in" } { "Bring them in" } "."
+                a href={ (RecipePath(slug)) "/bring-in" } {
+                    @if apart.gained() == 1 { "Bring it in" } @else { "Bring them in" }
+                } "."
             }
         } @else if apart.taken > 0 {
             p class="apart" {

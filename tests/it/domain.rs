@@ -595,11 +595,11 @@ fn diffs_of_known_pairs_show_fields_lines_and_words() {
     };
     let d = diff::recipes(&old, &new);
     let fields: Vec<String> = d.fields.iter().map(ToString::to_string).collect();
-    assert_eq!(fields, ["yield 4 -> 6", "cook 20 min -> 35 min"]);
+    assert_eq!(fields, ["servings 4 -> 6", "cook 20 min -> 35 min"]);
     assert!(matches!(&d.ingredients[1], LineChange::Changed(_)));
     assert_eq!(d.ingredients[3], LineChange::Added("ghee".into()));
     assert!(d.steps.iter().all(|s| matches!(s, LineChange::Same(_))));
-    assert_eq!(d.summary(), "yield, cook, 2 ingredients");
+    assert_eq!(d.summary(), "servings, cook, 2 ingredients");
 
     // A seeded fork against the parent version it forked.
     let view = demo().snapshot();

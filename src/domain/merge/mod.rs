@@ -150,7 +150,9 @@ pub struct Servings {
 pub enum Unresolved {
     /// A choice missing, or one too many: the form was made for another
     /// merge.
-    #[error("choose how to settle each of the {expected} changes that differ before saving")]
+    #[error(
+        "choose how to settle each change made on both sides before saving ({expected} of them)"
+    )]
     Count { expected: usize },
     /// A choice conflict `conflict` cannot take, or text written by hand
     /// that is not what the field takes.
@@ -577,7 +579,7 @@ impl Merge {
         let settled = self
             .conflicts
             .iter()
-            .all(|c| c.place != Place::Field("yield"));
+            .all(|c| c.place != Place::Field("servings"));
         let merged = settled.then(|| self.with_every(Choice::Mine).recipe_yield.servings);
         Some(Servings {
             mine,
@@ -1069,7 +1071,7 @@ mod tests {
         let theirs = serves(6, &["300 g flour", "3 eggs", "150 g butter"]);
         let m = merge(&base, &mine, &theirs);
         let places: Vec<Place> = m.conflicts().iter().map(|c| c.place).collect();
-        assert_eq!(places, [Place::Field("yield")], "{:?}", m.conflicts());
+        assert_eq!(places, [Place::Field("servings")], "{:?}", m.conflicts());
         assert_eq!(m.with_every(Choice::Mine), mine);
         let theirs_servings = m.with_every(Choice::Theirs);
         assert_eq!(theirs_servings.ingredients, theirs.ingredients);
