@@ -174,6 +174,10 @@ pub enum DomainError {
     /// author declined.
     #[error("suggestion {number} made these very changes and was declined: change your recipe before suggesting again")]
     DeclinedAlready { number: u32 },
+    /// A fork suggesting again the recipe whose suggestion its parent's
+    /// author took in part, keeping their own side of what was left.
+    #[error("suggestion {number} made these very changes and was taken in part: change your recipe before suggesting again")]
+    TakenInPart { number: u32 },
     /// A pagination cursor that names no recipe.
     #[error("{0:?} is not a page of this list")]
     BadCursor(String),

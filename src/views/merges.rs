@@ -331,12 +331,15 @@ pub fn bring_in_page(
                     n => { ", besides the " (n) " that took your suggestions" },
                 }
                 ". "
-                @if list.is_empty() {
+                @let its = if gained == 1 { "its" } else { "their" };
+                @if list.is_empty() && gained == 1 {
+                    "It changes nothing you changed, so it comes in as it is."
+                } @else if list.is_empty() {
                     "They change nothing you changed, so they come in as they are."
                 } @else if list.len() == 1 {
-                    "One of their changes meets one of yours: choose how to settle it before saving."
+                    "One of " (its) " changes meets one of yours: choose how to settle it before saving."
                 } @else {
-                    (list.len()) " of their changes meet yours: choose how to settle each before saving."
+                    (list.len()) " of " (its) " changes meet yours: choose how to settle each before saving."
                 }
             }
             @if let Some(servings) = changes.merge.servings() {
@@ -478,6 +481,10 @@ pub fn suggest_page(
                     a href=(suggestion_path(parent_slug, *number)) { "Suggestion " (number) }
                     " sent these very changes and was declined. Change your recipe before suggesting again."
                 },
+                Some(Blocked::TakenInPart(number)) => p class="notice" {
+                    a href=(suggestion_path(parent_slug, *number)) { "Suggestion " (number) }
+                    " sent these very changes, and " (parent_title) "'s author took them in part, keeping their own version of the rest. Change your recipe before suggesting again."
+                },
                 Some(Blocked::ParentRetired) => p class="notice" {
                     (parent_title) " was retired by its author, and takes no suggestions."
                 },
@@ -508,9 +515,21 @@ pub fn suggestion_path(slug: &str, n: u32) -> String {
 /// A suggestion's state in words.
 pub fn state_text(s: &Suggestion) -> String {
     match (s.state, s.accepted_in) {
-        (SuggestionState::Accepted, Some(v)) => format!("accepted in version {v}"),
+        (SuggestionState::Accepted, Some(v)) => format!("accepted in version {v}{}", in_part(s)),
         (SuggestionState::Closed, _) => "closed: the recipe was retired".to_owned(),
         (state, _) => state.as_str().to_owned(),
+    }
+}
+
+/// What an accepted suggestion's state adds when the author kept their
+/// own version of some of its changes; nothing otherwise.
+fn in_part(s: &Suggestion) -> String {
+    match s.kept_own {
+        Some(kept) if kept > 0 && s.whole != Some(true) => format!(
+            ", in part: the author kept their own version of {kept} {}",
+            if kept == 1 { "change" } else { "changes" }
+        ),
+        _ => String::new(),
     }
 }
 
@@ -520,7 +539,7 @@ fn state(slug: &str, s: &Suggestion) -> Markup {
         span class={ "state " (s.state.as_str()) } {
             @match (s.state, s.accepted_in) {
                 (SuggestionState::Accepted, Some(v)) => {
-                    "accepted in " a href=(super::version_path(slug, v)) { "version " (v) }
+                    "accepted in " a href=(super::version_path(slug, v)) { "version " (v) } (in_part(s))
                 }
                 _ => (state_text(s)),
             }

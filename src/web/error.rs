@@ -92,6 +92,7 @@ impl From<DomainError> for WebError {
             | DomainError::SuggestionClosed { .. }
             | DomainError::AlreadySuggested { .. }
             | DomainError::DeclinedAlready { .. }
+            | DomainError::TakenInPart { .. }
             | DomainError::AgreedMeanwhile { .. }
             | DomainError::MergeMoved { .. } => WebError::Conflict(error.to_string()),
             DomainError::NotAuthor { .. } | DomainError::NotSuggester { .. } => {

@@ -17,7 +17,46 @@ use crate::domain::{Cook, Slug, VersionNumber};
 use crate::views::form_fields::FieldErrors;
 use crate::views::merges::{self, Chosen, Preview, BOTH, EDIT, MINE, THEIRS};
 
-pub(super) type Form = HashMap<String, String>;
+/// A merge form's fields, each sent at most once. A page's form sends
+/// one value of a radio group; a field sent twice is a form no page made,
+/// refused (400) rather than read as its last value, a choice the cook
+/// never saw.
+pub(super) struct Form(HashMap<String, String>);
+
+impl std::ops::Deref for Form {
+    type Target = HashMap<String, String>;
+
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Form {
+    fn deserialize<D: serde::Deserializer<'de>>(fields: D) -> Result<Form, D::Error> {
+        struct Once;
+        impl<'de> serde::de::Visitor<'de> for Once {
+            type Value = Form;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a form's fields, each once")
+            }
+
+            fn visit_map<M: serde::de::MapAccess<'de>>(self, mut map: M) -> Result<Form, M::Error> {
+                let mut fields = HashMap::new();
+                while let Some((name, value)) = map.next_entry::<String, String>()? {
+                    if fields.contains_key(&name) {
+                        return Err(serde::de::Error::custom(format!(
+                            "the form sends {name:?} twice"
+                        )));
+                    }
+                    fields.insert(name, value);
+                }
+                Ok(Form(fields))
+            }
+        }
+        fields.deserialize_map(Once)
+    }
+}
 
 /// What a merge form was sent with: a choice (or none yet) for each
 /// conflict it showed, in order, and the same by conflict key, to show

@@ -24,7 +24,8 @@ use super::recipes::parse_slug;
 use super::session::Visitor;
 use super::{Site, WebError};
 use crate::domain::{
-    pages, BringIn, BringInShow, Change, Cook, DomainError, Slug, MAX_MESSAGE, MAX_NOTE,
+    pages, Blocked, BringIn, BringInShow, Change, Cook, DomainError, Slug, SuggestShow,
+    VersionNumber, MAX_MESSAGE, MAX_NOTE,
 };
 use crate::views::form_fields::FieldErrors;
 use crate::views::merges::{self, Chosen, Preview};
@@ -170,13 +171,9 @@ pub async fn bring_in(
             false,
         );
     }
-    let Some(choices) = sent.complete() else {
-        return again(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "Choose how to settle each change made on both sides before saving.".to_owned(),
-            false,
-        );
-    };
+    // Choices missing are the writer's to refuse, after what it checks
+    // first: a form that moved on.
+    let choices = sent.complete().unwrap_or_default();
     // The form's fields in their name's order: what it said.
     let said = serde_json::to_vec(&form.iter().collect::<BTreeMap<_, _>>()).unwrap_or_default();
     let change = Change::by(cook.handle.as_str(), note).once(attempt_of(&req, csrf, &[&said]));
@@ -339,16 +336,26 @@ pub async fn suggest(
         );
     }
     // A fork's parent never changes: read before the write, for the
-    // address to go to after it.
-    let parent = pages::suggest_show(&site.snapshot(), &slug)?.parent.slug;
-    if let Err(why) = site
-        .suggestions_sent()
-        .start(cook.handle.as_str(), parent.as_str())
-    {
-        return again(StatusCode::TOO_MANY_REQUESTS, sentence(&why));
-    }
+    // address to go to after it. What the page would refuse is refused
+    // before the limit counts it: only suggestions made count (the
+    // writer decides again, on the latest value).
+    let shown = pages::suggest_show(&site.snapshot(), &slug)?;
     let change = Change::by(cook.handle.as_str(), "suggested its changes");
-    match site.recipes().suggest(&slug, based_on, message, &change) {
+    let refused = refused_before(&shown, cook, based_on);
+    let parent = shown.parent.slug;
+    let written = match refused {
+        Some(refused) => Err(refused),
+        None => {
+            if let Err(why) = site
+                .suggestions_sent()
+                .start(cook.handle.as_str(), parent.as_str())
+            {
+                return again(StatusCode::TOO_MANY_REQUESTS, sentence(&why));
+            }
+            site.recipes().suggest(&slug, based_on, message, &change)
+        }
+    };
+    match written {
         Ok((number, _)) => {
             Ok(see_other(&merges::suggestion_path(parent.as_str(), number)).finish())
         }
@@ -362,6 +369,7 @@ pub async fn suggest(
         Err(
             refused @ (DomainError::NothingChanged
             | DomainError::DeclinedAlready { .. }
+            | DomainError::TakenInPart { .. }
             | DomainError::AlreadySuggested { .. }
             | DomainError::Retired { .. }),
         ) => {
@@ -377,4 +385,41 @@ pub async fn suggest(
         }
         Err(e) => Err(e.into()),
     }
+}
+
+/// Why the suggest form's page already refuses what was sent, as the
+/// writer would say it: not the cook's fork, a stale form, or a fork that
+/// cannot suggest now.
+fn refused_before(
+    shown: &SuggestShow,
+    cook: &Cook,
+    based_on: VersionNumber,
+) -> Option<DomainError> {
+    let fork = &shown.fork;
+    if fork.author.as_deref() != Some(cook.handle.as_str()) {
+        return Some(DomainError::NotAuthor {
+            slug: fork.slug.to_string(),
+            title: fork.content.title.clone(),
+        });
+    }
+    if based_on != fork.newest() {
+        return Some(DomainError::Stale {
+            slug: fork.slug.to_string(),
+            based_on,
+            newest: fork.newest(),
+        });
+    }
+    Some(match shown.blocked.as_ref()? {
+        Blocked::Open(number) => DomainError::AlreadySuggested {
+            slug: fork.slug.to_string(),
+            number: *number,
+        },
+        Blocked::NothingToSuggest => DomainError::NothingChanged,
+        Blocked::Declined(number) => DomainError::DeclinedAlready { number: *number },
+        Blocked::TakenInPart(number) => DomainError::TakenInPart { number: *number },
+        Blocked::ParentRetired => DomainError::Retired {
+            slug: shown.parent.slug.to_string(),
+            title: shown.parent.content.title.clone(),
+        },
+    })
 }

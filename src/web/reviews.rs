@@ -163,14 +163,9 @@ pub async fn review(
         }
         Some("accept") => {
             let review = review_shown(&form)?;
-            let Some(choices) = sent.complete() else {
-                return again(
-                    StatusCode::UNPROCESSABLE_ENTITY,
-                    "Choose how to settle each change made on both sides before accepting."
-                        .to_owned(),
-                    false,
-                );
-            };
+            // Choices missing are the writer's to refuse, after what it
+            // checks first: a review that moved on, a suggestion closed.
+            let choices = sent.complete().unwrap_or_default();
             let change = Change::by(
                 cook.handle.as_str(),
                 &format!("accepted suggestion {number}"),

@@ -10,7 +10,8 @@ use forkful::store::Store;
 
 use crate::helpers::{stored, v};
 use crate::writing::{
-    filled_in, hidden_fields, new_site, recipe_fields, sign_up, sign_up_as, Browser,
+    filled_in, form_token, hidden_fields, new_site, recipe_fields, sign_up, sign_up_as, Browser,
+    ORIGIN,
 };
 
 fn slug(s: &str) -> Slug {
@@ -717,16 +718,23 @@ async fn over_the_web_a_suggestion_is_made_reviewed_and_a_stale_acceptance_is_40
         "{:?}",
         family.texts("svg title")
     );
-    // The fork counts only the parent's own new version (paprika), not
-    // the one that took its suggestion.
+    // Ann took the cumin over her paprika: the version that took it is
+    // Ben's recipe as suggested, so his fork is in step with it, with
+    // nothing to bring in.
     let fork_page = ben.get("/recipes/bens-dal").await;
-    assert!(
-        fork_page
-            .texts("p.apart")
-            .iter()
-            .any(|t| t.starts_with("Weeknight Dal has 1 new version since version 1.")),
-        "{:?}",
-        fork_page.texts("p.apart")
+    assert_eq!(
+        fork_page.texts("p.apart"),
+        [
+            "In step with Weeknight Dal's version 3.",
+            "Suggestion 1 was taken into Weeknight Dal, in its version 3."
+        ]
+    );
+    assert_eq!(
+        ben.get("/recipes/bens-dal/bring-in")
+            .await
+            .texts("form.bring-in")
+            .len(),
+        0
     );
 
     // Each cook's account page lists the suggestion, with its state.
@@ -1001,6 +1009,119 @@ fn soup_and_fork(lines: &[&str]) -> (Recipes, Slug, Slug) {
 fn with_lines(mut c: Content, lines: &[&str]) -> Content {
     c.ingredients = lines.iter().map(|l| l.to_string()).collect();
     c
+}
+
+/// The author's answer stands until the fork changes: a suggestion
+/// declined cannot be sent again from a fork that changed and changed
+/// back, nor one taken in part (the author kept her own side of a
+/// conflict) from the same recipe; neither page offers it. An accept that
+/// takes the fork's side of every conflict leaves the fork in step.
+#[test]
+fn an_answered_suggestion_is_not_sent_again_until_the_fork_changes() {
+    let (recipes, soup, fork) = soup_and_fork(&["2 onions", "1 l stock"]);
+    let ben = |n| Change::by("ben", n);
+    let ann = |n| Change::by("ann", n);
+    let lines = |s: &Slug| recipes.snapshot().recipe(s).unwrap().content;
+    let can_suggest = || {
+        pages::recipe_show(&recipes.snapshot(), &fork, Default::default())
+            .unwrap()
+            .can_suggest
+    };
+    let bay = &["2 onions", "1 l stock", "1 bay leaf"];
+    recipes
+        .edit(&fork, v(1), with_lines(lines(&fork), bay), &ben("bay"))
+        .unwrap();
+    recipes.suggest(&fork, v(2), "Bay", &ben("s")).unwrap();
+    recipes
+        .decline_suggestion(&soup, 1, Review::of(v(1), v(2)), "No bay", &ann("no"))
+        .unwrap();
+    // Thyme in, thyme out: version 4 is version 2 again.
+    let thyme = &["2 onions", "1 l stock", "1 bay leaf", "1 sprig thyme"];
+    recipes
+        .edit(&fork, v(2), with_lines(lines(&fork), thyme), &ben("thyme"))
+        .unwrap();
+    assert!(can_suggest(), "thyme is new");
+    recipes
+        .edit(&fork, v(3), with_lines(lines(&fork), bay), &ben("no thyme"))
+        .unwrap();
+    assert!(matches!(
+        recipes.suggest(&fork, v(4), "Bay again", &ben("s")),
+        Err(DomainError::DeclinedAlready { number: 1 })
+    ));
+    assert!(!can_suggest());
+    assert_eq!(
+        pages::suggest_show(&recipes.snapshot(), &fork)
+            .unwrap()
+            .blocked,
+        Some(pages::Blocked::Declined(1))
+    );
+    // Red onions against Ann's three, with the bay: Ann takes the bay and
+    // keeps her onions.
+    let red = &["2 red onions", "1 l stock", "1 bay leaf"];
+    recipes
+        .edit(&fork, v(4), with_lines(lines(&fork), red), &ben("red"))
+        .unwrap();
+    let three = &["3 onions", "1 l stock"];
+    recipes
+        .edit(&soup, v(1), with_lines(lines(&soup), three), &ann("three"))
+        .unwrap();
+    recipes
+        .suggest(&fork, v(5), "Red onions", &ben("s"))
+        .unwrap();
+    recipes
+        .accept_suggestion(
+            &soup,
+            2,
+            Review::of(v(2), v(5)),
+            &[Choice::Mine],
+            "",
+            &ann("part"),
+        )
+        .unwrap();
+    assert_eq!(
+        lines(&soup).ingredients,
+        ["3 onions", "1 l stock", "1 bay leaf"]
+    );
+    assert!(matches!(
+        recipes.suggest(&fork, v(5), "Red onions, please", &ben("s")),
+        Err(DomainError::TakenInPart { number: 2 })
+    ));
+    assert!(!can_suggest());
+    assert_eq!(
+        pages::suggest_show(&recipes.snapshot(), &fork)
+            .unwrap()
+            .blocked,
+        Some(pages::Blocked::TakenInPart(2))
+    );
+    // Half a change more, and it may ask again; Ann takes the fork's side
+    // of the onions this time: the fork is in step.
+    let carrot = &["2 red onions", "1 l stock", "1 bay leaf", "1 carrot"];
+    recipes
+        .edit(
+            &fork,
+            v(5),
+            with_lines(lines(&fork), carrot),
+            &ben("carrot"),
+        )
+        .unwrap();
+    assert!(can_suggest());
+    recipes.suggest(&fork, v(6), "A carrot", &ben("s")).unwrap();
+    recipes
+        .accept_suggestion(
+            &soup,
+            3,
+            Review::of(v(3), v(6)),
+            &[Choice::Theirs],
+            "",
+            &ann("all"),
+        )
+        .unwrap();
+    assert_eq!(lines(&soup).ingredients, lines(&fork).ingredients);
+    let view = recipes.snapshot();
+    let page = pages::recipe_show(&view, &fork, Default::default()).unwrap();
+    let apart = page.apart.unwrap();
+    assert_eq!((apart.since, apart.newest, apart.gained()), (v(4), v(4), 0));
+    assert!(!page.can_suggest);
 }
 
 /// The review's case: Ann opens Ben's suggestion (a pinch of salt); Ben
@@ -1805,7 +1926,9 @@ async fn over_the_web_an_accept_after_the_fork_moved_is_409_and_the_suggester_is
 }
 
 /// A cook's suggestions are limited, so one account cannot fill others'
-/// lists: the eleventh in an hour is a 429, and nothing is written.
+/// lists: the eleventh made in an hour is a 429, and nothing is written;
+/// those refused before (nothing to send, not the cook's) count for
+/// nothing.
 #[actix_web::test]
 async fn over_the_web_suggestions_are_limited_per_cook() {
     let (recipes, site) = new_site();
@@ -1821,6 +1944,39 @@ async fn over_the_web_suggestions_are_limited_per_cook() {
     let mut ben = Browser::new(&site);
     sign_up(&mut ben, "ben").await;
     let limit = forkful::web::rate_limits::SUGGESTIONS_PER_HOUR as usize;
+    // Suggestions refused count for nothing: from a fork with nothing to
+    // send (409), and one of another cook's (403), twice the limit.
+    recipes
+        .fork(
+            &slug("weeknight-dal"),
+            None,
+            Some(&slug("dal-same")),
+            |c| c,
+            &Change::by("ben", "fork"),
+        )
+        .unwrap();
+    let bens = form_token(&ben.get("/account").await, "/logout");
+    let mut cara = Browser::new(&site);
+    sign_up(&mut cara, "cara").await;
+    for _ in 0..limit {
+        let nothing = ben
+            .post(
+                "/recipes/dal-same/suggest",
+                &[("csrf", &bens), ("based_on", "1"), ("message", "Same")],
+                Some(ORIGIN),
+            )
+            .await;
+        assert_eq!(nothing.status, 409, "{}", nothing.body);
+        let token = form_token(&cara.get("/account").await, "/logout");
+        let not_hers = cara
+            .post(
+                "/recipes/dal-same/suggest",
+                &[("csrf", &token), ("based_on", "1"), ("message", "Mine")],
+                Some(ORIGIN),
+            )
+            .await;
+        assert_eq!(not_hers.status, 403, "{}", not_hers.body);
+    }
     for i in 0..=limit {
         let fork = slug(&format!("dal-{i}"));
         recipes
@@ -2018,6 +2174,68 @@ fn a_suggestion_taken_in_part_asks_the_fork_about_what_was_not_taken() {
     assert_eq!(changes.taken, 1);
 }
 
+/// Over the web, a suggestion taken in part says so wherever its state is
+/// shown, its suggester's form says why the same changes cannot go again,
+/// and the review sent again, even without its choices, is told the
+/// suggestion is closed (409), not asked for choices.
+#[actix_web::test]
+async fn over_the_web_a_suggestion_taken_in_part_says_so_everywhere() {
+    let (recipes, site) = new_site();
+    let spicy = &[
+        (
+            "ingredients",
+            "1 cup red lentils\n3 cups water\n1 tsp cumin",
+        ),
+        ("tags", "Vegan, quick, spicy"),
+        ("note", "cumin"),
+    ];
+    let (mut ann, mut ben) = ann_writes_and_ben_forks_with(&site, ("Ann", "Ben"), spicy).await;
+    let suggest = ben.get("/recipes/bens-dal/suggest").await;
+    let made = ben
+        .submit(
+            &suggest,
+            "/recipes/bens-dal/suggest",
+            &[("message", "Spicy")],
+        )
+        .await;
+    assert_eq!(made.status, 303, "{}", made.body);
+    ann_edits_her_dal(
+        &mut ann,
+        "1 cup red lentils\n3 cups water\n1 tsp turmeric, ground",
+        "ground",
+    )
+    .await;
+    let action = "/recipes/weeknight-dal/suggestions/1";
+    let review = ann.get(action).await;
+    let accepted = ann
+        .submit(
+            &review,
+            action,
+            &[("action", "accept"), ("choice-0", "mine")],
+        )
+        .await;
+    assert_eq!(accepted.status, 303, "{}", accepted.body);
+    let dal = recipes.snapshot().recipe(&slug("weeknight-dal")).unwrap();
+    assert_eq!(dal.content.ingredients[2], "1 tsp turmeric, ground");
+    assert!(dal.content.tags.contains(&"spicy".to_owned()));
+    let list = ann.get("/recipes/weeknight-dal/suggestions").await;
+    assert_eq!(
+        list.texts("ol.suggestions .state"),
+        ["accepted in version 3, in part: the author kept their own version of 1 change"]
+    );
+    let again = ann.submit(&review, action, &[("action", "accept")]).await;
+    assert_eq!(again.status, 409, "{}", again.body);
+    let form = ben.get("/recipes/bens-dal/suggest").await;
+    assert!(
+        form.texts("p.notice").iter().any(|t| t.starts_with(
+            "Suggestion 1 sent these very changes, and Weeknight Dal's author took them in part"
+        )),
+        "{:?}",
+        form.texts("p.notice")
+    );
+    assert!(form.texts("form.suggest").is_empty());
+}
+
 /// A retired parent: nothing more comes from it, and the fork's page says
 /// so rather than offering to bring in its retirement.
 #[test]
@@ -2063,6 +2281,7 @@ async fn over_the_web_a_second_window_of_a_bring_in_is_409_and_forged_fields_are
         vec![note, ("choice-0", "mine"), ("choice-1", "mine")],
         vec![note, ("choice-0", "mine"), ("edit-7", "x")],
         vec![note, ("choice-0", "mine"), ("action", "frob")],
+        vec![note, ("choice-0", "mine"), ("choice-0", "theirs")],
     ] {
         let refused = ben.submit(&first, action, &forged).await;
         assert_eq!(refused.status, 400, "{forged:?}: {}", refused.body);
@@ -2256,7 +2475,10 @@ async fn over_the_web_a_fork_records_that_it_is_in_step_without_a_version() {
     )
     .await;
     let page = ben.get("/recipes/bens-dal").await;
-    assert!(page.texts(".apart").join(" ").contains("1 new version"));
+    assert!(page
+        .texts(".apart")
+        .join(" ")
+        .contains("1 new version since version 1. Bring it in."));
     let action = "/recipes/bens-dal/bring-in";
     let form = ben.get(action).await;
     assert_eq!(form.status, 200);

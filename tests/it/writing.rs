@@ -12,7 +12,7 @@ use forkful::web::Site;
 
 use crate::helpers::{largest_content, send, site, stored, words, Page};
 
-const ORIGIN: &str = "http://forkful.test";
+pub const ORIGIN: &str = "http://forkful.test";
 
 /// A browser: its cookies, and the site it talks to.
 pub struct Browser {
@@ -149,10 +149,20 @@ pub fn multipart_form(
 pub fn hidden_fields(page: &Page, action: &str) -> Vec<(String, String)> {
     form_token(page, action);
     let css = format!("form[action=\"{action}\"] input[type=\"hidden\"]");
-    page.attrs(&css, "name")
+    // Where two forms post to one address (a review's accept and
+    // decline), a browser sends one of them: each name once, the first
+    // form's (the site refuses a field sent twice).
+    let mut fields: Vec<(String, String)> = Vec::new();
+    for (name, value) in page
+        .attrs(&css, "name")
         .into_iter()
         .zip(page.attrs(&css, "value"))
-        .collect()
+    {
+        if !fields.iter().any(|(n, _)| *n == name) {
+            fields.push((name, value));
+        }
+    }
+    fields
 }
 
 /// A form's `hidden` fields, but those `fields` fill in, and `fields`.

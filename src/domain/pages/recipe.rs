@@ -4,7 +4,7 @@
 use super::suggestions::{suggestion_lines, SuggestionLine};
 use super::{crumbs, link, Breadcrumb, Link};
 use crate::domain::merge;
-use crate::domain::read::{Agreed, BroughtIn, Recipe, Snapshot, Suggestion, SuggestionState};
+use crate::domain::read::{Agreed, BroughtIn, Recipe, Snapshot, Suggestion};
 use crate::domain::scale::{Scale, ScaleAsked};
 use crate::domain::slug::Slug;
 use crate::domain::{DomainError, VersionNumber};
@@ -122,7 +122,7 @@ pub fn recipe_show(
 
 /// Whether the fork `recipe` has something to suggest to its parent, as
 /// the suggest form would find it (`suggest_show`): changes its parent
-/// lacks, its newest version neither taken as it is nor declined.
+/// lacks, not already taken, declined or taken in part.
 fn can_suggest(
     snapshot: &Snapshot,
     recipe: &Recipe,
@@ -133,9 +133,11 @@ fn can_suggest(
     if agreed.parent_retired
         || !agreed.own_changes.unwrap_or(true)
         || agreed.taken.iter().any(|t| t.fork_version == newest)
-        || last_suggestion
-            .is_some_and(|s| s.state == SuggestionState::Declined && s.from_version == newest)
     {
+        return Ok(false);
+    }
+    // A fork that never suggested was never answered: no read.
+    if last_suggestion.is_some() && snapshot.answered_already(recipe, None)?.is_some() {
         return Ok(false);
     }
     if agreed.newest == agreed.version {

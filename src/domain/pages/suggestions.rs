@@ -36,8 +36,11 @@ pub enum Blocked {
     Open(u32),
     /// Its parent has every change it made.
     NothingToSuggest,
-    /// This very version was suggested and declined.
+    /// These very changes were suggested and declined.
     Declined(u32),
+    /// These very changes were suggested, and the author took them in
+    /// part, keeping their own side of the rest.
+    TakenInPart(u32),
     /// Its parent was retired, and takes no suggestion.
     ParentRetired,
 }
@@ -54,10 +57,7 @@ pub fn suggest_show(snapshot: &Snapshot, slug: &Slug) -> Result<SuggestShow, Dom
     let change = diff::recipes(&base, &sent);
     let made = snapshot.suggestions_from(fork.id)?;
     let open = made.iter().find(|s| s.state == SuggestionState::Open);
-    let declined = made
-        .iter()
-        .rev()
-        .find(|s| s.state == SuggestionState::Declined && s.from_version == fork.newest());
+    let answered = snapshot.answered_already(&fork, Some(&made))?;
     let blocked = if let Some(open) = open {
         Some(Blocked::Open(open.number))
     } else if parent.retired {
@@ -65,7 +65,10 @@ pub fn suggest_show(snapshot: &Snapshot, slug: &Slug) -> Result<SuggestShow, Dom
     } else if !merge::brings_anything(&base, &parent.content, &sent) {
         Some(Blocked::NothingToSuggest)
     } else {
-        declined.map(|s| Blocked::Declined(s.number))
+        answered.map(|s| match s.state {
+            SuggestionState::Declined => Blocked::Declined(s.number),
+            _ => Blocked::TakenInPart(s.number),
+        })
     };
     Ok(SuggestShow {
         fork,

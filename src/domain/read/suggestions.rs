@@ -410,6 +410,51 @@ impl Snapshot {
         })
     }
 
+    /// The suggestion of `fork` its parent's author already answered for
+    /// the very recipe the fork is now: declined, or taken in part (the
+    /// author kept their own side of a conflict), from a version the
+    /// same as the fork's newest (that version, or one the fork came back
+    /// to). The same changes are not asked again until the fork changes.
+    /// Reads past versions only of suggestions so answered, newest first,
+    /// `answered` (the fork's suggestions, if read already) or all.
+    pub fn answered_already(
+        &self,
+        fork: &Recipe,
+        answered: Option<&[Suggestion]>,
+    ) -> Result<Option<Suggestion>, DomainError> {
+        let read;
+        let made = match answered {
+            Some(made) => made,
+            None => {
+                read = self.suggestions_from(fork.id)?;
+                &read
+            }
+        };
+        let said = |s: &&Suggestion| match s.state {
+            SuggestionState::Declined => true,
+            SuggestionState::Accepted => s.kept_own.unwrap_or(0) > 0 && s.whole != Some(true),
+            _ => false,
+        };
+        let mut versions = None;
+        for s in made.iter().rev().filter(said) {
+            if s.from_version == fork.newest() {
+                return Ok(Some(s.clone()));
+            }
+            if versions.is_none() {
+                versions = Some(self.versions(fork.id)?);
+            }
+            let versions = versions.as_deref().unwrap_or_default();
+            let at = Snapshot::nth_version(&fork.slug, versions, s.from_version)?;
+            // Its title and picture are never sent: a fork that changed
+            // only those sends the same changes.
+            let then = merge::as_suggested(&fork.content, &self.content_at(fork.id, at.basis)?);
+            if then == fork.content {
+                return Ok(Some(s.clone()));
+            }
+        }
+        Ok(None)
+    }
+
     /// How many suggestions to recipe `id` are open: one VAET read of
     /// `:suggestion/open-to`, however many it has had.
     pub fn open_suggestions(&self, id: RecipeId) -> Result<usize, DomainError> {

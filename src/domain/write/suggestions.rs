@@ -80,6 +80,19 @@ fn checked_text(text: &str, what: &str) -> Result<String, DomainError> {
     Ok(text.to_owned())
 }
 
+/// Why a fork cannot send again the changes of suggestion `answered`,
+/// which its parent's author answered.
+pub(crate) fn answered_error(answered: &Suggestion) -> DomainError {
+    match answered.state {
+        SuggestionState::Declined => DomainError::DeclinedAlready {
+            number: answered.number,
+        },
+        _ => DomainError::TakenInPart {
+            number: answered.number,
+        },
+    }
+}
+
 /// Suggestion `number` to `parent`, open.
 fn open_suggestion(
     view: &Snapshot,
@@ -108,8 +121,9 @@ impl Recipes {
     /// parent, to the parent's author, with `message`. Returns the
     /// suggestion's number. Refused if the fork has no changes its parent
     /// lacks (`NothingChanged`), already has an open suggestion (which
-    /// follows its newest version), had this very version declined
-    /// (`DeclinedAlready`), or if the parent was retired.
+    /// follows its newest version), had these very changes declined or
+    /// taken in part (`DeclinedAlready`, `TakenInPart`), or if the parent
+    /// was retired.
     pub fn suggest(
         &self,
         fork: &Slug,
@@ -147,14 +161,8 @@ impl Recipes {
                     number: open.number,
                 });
             }
-            if let Some(declined) = made
-                .iter()
-                .rev()
-                .find(|s| s.state == SuggestionState::Declined && s.from_version == based_on)
-            {
-                return Err(DomainError::DeclinedAlready {
-                    number: declined.number,
-                });
+            if let Some(answered) = view.answered_already(&recipe, Some(&made))? {
+                return Err(answered_error(&answered));
             }
             let base = view.base_content(&parent, &recipe, agreed.base)?;
             let sent = merge::as_suggested(&base, &recipe.content);
@@ -246,10 +254,14 @@ impl Recipes {
                 SuggestionState::Accepted.as_str(),
             )
             .add(suggestion.id, ":suggestion/accepted-in", accepted_in);
-            // The recipe had nothing of its own since the suggestion's
-            // base: the new version is the fork's changes alone, and the
-            // fork is in step with it (`read::merging`).
-            if recipe.content == made.base {
+            // The new version is the fork's recipe as suggested (the
+            // recipe had nothing of its own since the suggestion's base,
+            // or each of its changes met one of the fork's, settled the
+            // fork's way): the fork is in step with it (`read::merging`).
+            // Title and picture are never sent, so never compared.
+            if recipe.content == made.base
+                || merge::as_suggested(&merged, &made.suggested) == merged
+            {
                 tx.add(suggestion.id, ":suggestion/whole", true);
             }
             let kept = choices.iter().filter(|c| **c != Choice::Theirs).count();
