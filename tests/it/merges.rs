@@ -8,7 +8,7 @@ use forkful::domain::{
 };
 use forkful::store::Store;
 
-use crate::helpers::{stored, v};
+use crate::helpers::{stored, v, Page};
 use crate::writing::{
     filled_in, form_token, hidden_fields, new_site, recipe_fields, sign_up, sign_up_as, Browser,
     ORIGIN,
@@ -289,6 +289,31 @@ async fn ann_writes_and_ben_forks_with(
         .await;
     assert_eq!(forked.status, 303, "{}", forked.body);
     (ann, ben)
+}
+
+/// Ben suggests his fork's changes with `message`; Ann then changes her
+/// turmeric line another way (ground) and opens the review of it.
+async fn ben_suggests_and_ann_grinds_hers(
+    ann: &mut Browser,
+    ben: &mut Browser,
+    message: &str,
+) -> Page {
+    let suggest = ben.get("/recipes/bens-dal/suggest").await;
+    let made = ben
+        .submit(
+            &suggest,
+            "/recipes/bens-dal/suggest",
+            &[("message", message)],
+        )
+        .await;
+    assert_eq!(made.status, 303, "{}", made.body);
+    ann_edits_her_dal(
+        ann,
+        "1 cup red lentils\n3 cups water\n1 tsp turmeric, ground",
+        "ground",
+    )
+    .await;
+    ann.get("/recipes/weeknight-dal/suggestions/1").await
 }
 
 /// Ann's edit of her dal's ingredients, from its edit form.
@@ -2190,23 +2215,8 @@ async fn over_the_web_a_suggestion_taken_in_part_says_so_everywhere() {
         ("note", "cumin"),
     ];
     let (mut ann, mut ben) = ann_writes_and_ben_forks_with(&site, ("Ann", "Ben"), spicy).await;
-    let suggest = ben.get("/recipes/bens-dal/suggest").await;
-    let made = ben
-        .submit(
-            &suggest,
-            "/recipes/bens-dal/suggest",
-            &[("message", "Spicy")],
-        )
-        .await;
-    assert_eq!(made.status, 303, "{}", made.body);
-    ann_edits_her_dal(
-        &mut ann,
-        "1 cup red lentils\n3 cups water\n1 tsp turmeric, ground",
-        "ground",
-    )
-    .await;
+    let review = ben_suggests_and_ann_grinds_hers(&mut ann, &mut ben, "Spicy").await;
     let action = "/recipes/weeknight-dal/suggestions/1";
-    let review = ann.get(action).await;
     let accepted = ann
         .submit(
             &review,
@@ -2341,23 +2351,8 @@ async fn over_the_web_a_second_window_of_a_bring_in_is_409_and_forged_fields_are
 async fn over_the_web_a_review_shown_before_the_fork_agreed_with_its_parent_is_409() {
     let (recipes, site) = new_site();
     let (mut ann, mut ben) = ann_writes_and_ben_forks(&site, ("Ann", "Ben")).await;
-    let suggest = ben.get("/recipes/bens-dal/suggest").await;
-    let made = ben
-        .submit(
-            &suggest,
-            "/recipes/bens-dal/suggest",
-            &[("message", "Cumin")],
-        )
-        .await;
-    assert_eq!(made.status, 303, "{}", made.body);
-    ann_edits_her_dal(
-        &mut ann,
-        "1 cup red lentils\n3 cups water\n1 tsp turmeric, ground",
-        "ground",
-    )
-    .await;
+    let review = ben_suggests_and_ann_grinds_hers(&mut ann, &mut ben, "Cumin").await;
     let action = "/recipes/weeknight-dal/suggestions/1";
-    let review = ann.get(action).await;
     assert_eq!(review.texts("form.accept fieldset.conflict").len(), 1);
     assert!(
         review
