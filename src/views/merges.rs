@@ -226,7 +226,10 @@ fn servings_notice(s: Servings, theirs: &str) -> Markup {
     let scaled = |written_for: &[i64]| {
         let marks = written_for
             .iter()
-            .map(|n| format!("\u{201c}for {n} servings\u{201d}"))
+            .map(|n| match n {
+                1 => "\u{201c}for 1 serving\u{201d}".to_owned(),
+                n => format!("\u{201c}for {n} servings\u{201d}"),
+            })
             .collect::<Vec<_>>()
             .join(" or ");
         format!("scaled to them where their amount plainly can be, and otherwise marked with the servings they were written for ({marks}), to check")

@@ -166,6 +166,8 @@ pub enum Unresolved {
 pub struct Merge {
     mine: Content,
     theirs: Content,
+    /// What servings each side's ingredient lines were written for.
+    written: Written,
     /// The scalar fields that take theirs, and the conflicting ones.
     scalars: Vec<(Scalar, Outcome)>,
     /// The Markdown fields both sides changed, merged by paragraph.
@@ -475,6 +477,12 @@ pub fn merge(base: &Content, mine: &Content, theirs: &Content) -> Merge {
     let mut blocks = merge3(&base.ingredients, &mine_read, &theirs_read, |_| false);
     servings::restore(&mut blocks, &mine_as, Origin::Mine);
     servings::restore(&mut blocks, &theirs_as, Origin::Theirs);
+    let written = Written {
+        mine: mine.recipe_yield.servings,
+        theirs: theirs.recipe_yield.servings,
+        mine_as,
+        theirs_as,
+    };
     let ingredients = conflicts.list(
         Place::Ingredients,
         blocks,
@@ -483,7 +491,7 @@ pub fn merge(base: &Content, mine: &Content, theirs: &Content) -> Merge {
         String::clone,
         |lines| lines.join("\n"),
         |origin, line| match merged_servings {
-            Some(merged) => written_for(origin, line, mine, theirs, merged),
+            Some(merged) => written.for_servings(origin, line, merged),
             None => line.clone(),
         },
     );
@@ -504,6 +512,7 @@ pub fn merge(base: &Content, mine: &Content, theirs: &Content) -> Merge {
     Merge {
         mine: mine.clone(),
         theirs: theirs.clone(),
+        written,
         scalars,
         texts,
         tags: merged_tags(&base.tags, &mine.tags, &theirs.tags),
@@ -513,29 +522,57 @@ pub fn merge(base: &Content, mine: &Content, theirs: &Content) -> Merge {
     }
 }
 
-/// An ingredient line of the merge, from `origin`, for the merge's
-/// `servings`: the fork's own (the base's lines it kept, its changes, the
-/// changes both made: its text, after `servings::restore`) were written
-/// for `mine`'s servings, those that come in for `theirs`'; either is
-/// scaled or marked for the merge's where they differ (`for_servings`),
-/// and a line that comes in to a merge that says no servings is marked
-/// with those it was written for. Written by hand: as written.
-fn written_for(
-    origin: Origin,
-    line: &str,
-    mine: &Content,
-    theirs: &Content,
-    servings: Option<i64>,
-) -> String {
-    let from = match origin {
-        Origin::Theirs => theirs.recipe_yield.servings,
-        Origin::Hand => None,
-        Origin::Base | Origin::Mine | Origin::Both => mine.recipe_yield.servings,
-    };
-    match (from, servings, origin) {
-        (Some(from), Some(to), _) => for_servings(line, from, to),
-        (Some(from), None, Origin::Theirs) => servings::marked(line, from),
-        _ => line.to_owned(),
+/// What servings each side's ingredient lines were written for, and each
+/// side's own text of the lines `servings::canonical` read as the base's
+/// (the base's line, or a line both added, and that side's text of it).
+#[derive(Debug, Clone)]
+struct Written {
+    mine: Option<i64>,
+    theirs: Option<i64>,
+    mine_as: Vec<(String, String)>,
+    theirs_as: Vec<(String, String)>,
+}
+
+impl Written {
+    /// An ingredient line of the merge (`mine`'s text where it is both
+    /// sides'), from `origin`, for the merge's `servings`. A line both
+    /// sides have (the base's both kept, a change both made) is as the
+    /// side whose servings the merge takes has it, unscaled: each vouches
+    /// for it at its own servings (for servings written by hand, it is
+    /// `mine`'s, scaled). A side's own change was
+    /// written for that side's servings, and is scaled or marked for the
+    /// merge's where they differ (`for_servings`); one that comes in to a
+    /// merge that says no servings is marked with those it was written
+    /// for. Written by hand: as written.
+    fn for_servings(&self, origin: Origin, line: &str, servings: Option<i64>) -> String {
+        let both_sides = matches!(origin, Origin::Base | Origin::Both);
+        if both_sides && servings == self.theirs && servings != self.mine {
+            return self.as_theirs(line);
+        }
+        let from = match origin {
+            Origin::Theirs => self.theirs,
+            Origin::Hand => None,
+            Origin::Base | Origin::Both | Origin::Mine => self.mine,
+        };
+        match (from, servings, origin) {
+            (Some(from), Some(to), _) => for_servings(line, from, to),
+            (Some(from), None, Origin::Theirs) => servings::marked(line, from),
+            _ => line.to_owned(),
+        }
+    }
+
+    /// `theirs`' text of a line both sides have, given as `mine`'s.
+    fn as_theirs(&self, line: &str) -> String {
+        let base = self
+            .mine_as
+            .iter()
+            .find(|(_, own)| own == line)
+            .map_or(line, |(base, _)| base.as_str());
+        self.theirs_as
+            .iter()
+            .find(|(read, _)| read == base)
+            .map_or(base, |(_, own)| own.as_str())
+            .to_owned()
     }
 }
 
@@ -667,11 +704,11 @@ impl Merge {
     }
 
     /// Ingredient lines with where each came from, each for `servings`
-    /// (the merge's: `written_for`).
+    /// (the merge's: `Written::for_servings`).
     fn for_servings(&self, lines: Vec<(String, Origin)>, servings: Option<i64>) -> Vec<String> {
         lines
             .into_iter()
-            .map(|(line, origin)| written_for(origin, &line, &self.mine, &self.theirs, servings))
+            .map(|(line, origin)| self.written.for_servings(origin, &line, servings))
             .collect()
     }
 
@@ -1245,6 +1282,34 @@ mod tests {
         assert_eq!(m.conflicts().len(), 1, "{:?}", m.conflicts());
         assert_eq!(m.conflicts()[0].theirs, lines(&["6 carrots"]));
         assert_eq!(m.with_every(Choice::Theirs).ingredients[0], "6 carrots");
+    }
+
+    #[test]
+    fn lines_both_sides_have_are_as_the_side_whose_servings_are_taken() {
+        let serves = |n: i64, ingredients: &[&str]| Content {
+            recipe_yield: crate::domain::Yield {
+                servings: Some(n),
+                text: None,
+            },
+            ..recipe("Soup", ingredients)
+        };
+        let base = serves(4, &["600 g onions", "750 ml stock"]);
+        // The fork says the same amounts serve 6: taken, its servings
+        // come in and no line is scaled.
+        let fork = serves(6, &["600 g onions", "750 ml stock"]);
+        let merged = merge(&base, &base, &fork).clean().expect("clean");
+        assert_eq!(merged.recipe_yield.servings, Some(6));
+        assert_eq!(merged.ingredients, base.ingredients);
+        // A fork that scaled its lines to 8: they come in as it wrote
+        // them, and the parent's own new line is scaled to its 8.
+        let doubled = serves(8, &["1.2 kg onions", "1.5 l stock"]);
+        let parent = serves(4, &["600 g onions", "750 ml stock", "1 tsp salt"]);
+        let merged = merge(&base, &parent, &doubled).clean().expect("clean");
+        assert_eq!(merged.recipe_yield.servings, Some(8));
+        assert_eq!(
+            merged.ingredients,
+            lines(&["1.2 kg onions", "1.5 l stock", "2 tsp salt"])
+        );
     }
 
     #[test]

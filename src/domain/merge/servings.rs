@@ -45,10 +45,14 @@ pub fn for_servings(line: &str, from: i64, to: i64) -> String {
                 .tail()
                 .chars()
                 .any(|c| is_amount_char(c) || matches!(c, '(' | ')' | '+'));
-        if plain {
+        // Things counted (eggs, cloves, a pinch) come whole: a fraction of
+        // one is for the cook to judge, not the merge.
+        let exact = quantity.amount * factor;
+        let counted = parsed.unit().is_none_or(|u| in_base_unit(1.0, u).is_none());
+        let whole = (exact - exact.round()).abs() < 1e-9;
+        if plain && (whole || !counted) {
             let scaled = scale_line(line, factor, Units::AsWritten);
             let again = IngredientLine::parse(&scaled);
-            let exact = quantity.amount * factor;
             let close = again.quantity().is_some_and(|q| {
                 q.up_to.is_none() && near(exact, parsed.unit(), q.amount, again.unit())
             });
@@ -171,7 +175,8 @@ pub fn restore(blocks: &mut [Block<String>], read_as: &[(String, String)], side:
 /// `line`, written for `from` servings, in a merge that says none: marked
 /// with them where it names an amount, so a cook sees what it was for.
 pub fn marked(line: &str, from: i64) -> String {
-    let marked = format!("{} (for {from} servings)", line.trim());
+    let servings = if from == 1 { "serving" } else { "servings" };
+    let marked = format!("{} (for {from} {servings})", line.trim());
     if line.chars().any(is_amount_char) && marked.len() <= MAX_LINE {
         marked
     } else {
@@ -225,6 +230,12 @@ mod tests {
             ("750 ml water", 4, 8, "1.5 l water"),
             ("1.5 l stock", 6, 2, "500 ml stock"),
             ("400 g mushrooms", 4, 8, "800 g mushrooms"),
+            // Things counted, whole or marked.
+            ("2 eggs", 4, 6, "3 eggs"),
+            ("1 egg", 4, 2, "1 egg (for 4 servings)"),
+            ("3 cloves garlic", 4, 6, "3 cloves garlic (for 4 servings)"),
+            ("1 pinch salt", 4, 3, "1 pinch salt (for 4 servings)"),
+            ("2-3 carrots", 1, 2, "2-3 carrots (for 1 serving)"),
         ];
         for (line, from, to, want) in cases {
             assert_eq!(for_servings(line, from, to), want, "{line}: {from} to {to}");
