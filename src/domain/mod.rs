@@ -137,7 +137,7 @@ pub enum DomainError {
     #[error("{slug} has no suggestion {number}")]
     NoSuchSuggestion { slug: String, number: u32 },
     /// A suggestion already accepted, declined or withdrawn.
-    #[error("suggestion {number} is {state}: it can change no more")]
+    #[error("Suggestion {number} is {state}: it can change no more.")]
     SuggestionClosed { number: u32, state: &'static str },
     /// A fork with an open suggestion makes no second one: the open one
     /// follows its newest version.

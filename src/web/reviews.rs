@@ -14,7 +14,7 @@ use super::recipes::parse_slug;
 use super::respond::{self, Body};
 use super::session::Visitor;
 use super::{Site, WebError};
-use crate::domain::{pages, Change, DomainError, Review, Slug, MAX_MESSAGE};
+use crate::domain::{pages, Change, DomainError, Review, Slug, SuggestionState, MAX_MESSAGE};
 use crate::views::form_fields::FieldErrors;
 use crate::views::merges::{self, Chosen, Preview, Reviewer};
 
@@ -131,7 +131,8 @@ pub async fn review(
     let sent = Sent::read(&form)?;
     let shown_now = || -> Result<bool, WebError> {
         let model = pages::suggestion_show(&site.snapshot(), &slug, number)?;
-        Ok(review_shown(&form).ok() == Some(review_now(&model)))
+        Ok(model.suggestion.state == SuggestionState::Open
+            && review_shown(&form).ok() == Some(review_now(&model)))
     };
     let again = |status, why: String, preview: bool| {
         let errors = match why.is_empty() {
@@ -243,7 +244,7 @@ pub async fn review_preview(
         }
         .into());
     }
-    let unchanged = shown == review_now(&model);
+    let unchanged = model.suggestion.state == SuggestionState::Open && shown == review_now(&model);
     let mut merged = None;
     let preview = match unchanged {
         true => sent.preview(&model.merge, &mut merged, &site),

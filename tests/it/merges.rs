@@ -1149,6 +1149,102 @@ fn an_answered_suggestion_is_not_sent_again_until_the_fork_changes() {
     assert!(!page.can_suggest);
 }
 
+/// An author who writes by hand exactly the suggestion's line took it:
+/// not "in part", and the fork is in step.
+#[test]
+fn a_conflict_written_by_hand_as_the_suggestion_has_it_is_taken_whole() {
+    let (recipes, soup, fork) = soup_and_fork(&["600 g onions", "1 l stock"]);
+    let lines = |s: &Slug| recipes.snapshot().recipe(s).unwrap().content;
+    let red = &["600 g red onions", "1 l stock"];
+    recipes
+        .edit(
+            &fork,
+            v(1),
+            with_lines(lines(&fork), red),
+            &Change::by("ben", "red"),
+        )
+        .unwrap();
+    recipes
+        .suggest(&fork, v(2), "Red", &Change::by("ben", "s"))
+        .unwrap();
+    let sweet = &["600 g sweet onions", "1 l stock"];
+    recipes
+        .edit(
+            &soup,
+            v(1),
+            with_lines(lines(&soup), sweet),
+            &Change::by("ann", "sweet"),
+        )
+        .unwrap();
+    recipes
+        .accept_suggestion(
+            &soup,
+            1,
+            Review::of(v(2), v(2)),
+            &[Choice::Edited(" 600 g red onions \n".into())],
+            "",
+            &Change::by("ann", "by hand"),
+        )
+        .unwrap();
+    let view = recipes.snapshot();
+    let taken = view
+        .suggestion(view.recipe(&soup).unwrap().id, 1)
+        .unwrap()
+        .unwrap();
+    assert_eq!((taken.kept_own, taken.whole), (Some(0), Some(true)));
+    let page = pages::recipe_show(&view, &fork, Default::default()).unwrap();
+    let apart = page.apart.unwrap();
+    assert_eq!((apart.since, apart.newest, apart.gained()), (v(3), v(3), 0));
+}
+
+/// A declined change is the same change after the fork brought in one of
+/// its parent's: Ben's fork moved, but his own change did not.
+#[test]
+fn a_declined_change_is_not_sent_again_after_the_fork_brings_in_another() {
+    let (recipes, soup, fork) = soup_and_fork(&["600 g onions", "1 l stock"]);
+    let ben = |n| Change::by("ben", n);
+    let ann = |n| Change::by("ann", n);
+    let lines = |s: &Slug| recipes.snapshot().recipe(s).unwrap().content;
+    let can_suggest = || {
+        pages::recipe_show(&recipes.snapshot(), &fork, Default::default())
+            .unwrap()
+            .can_suggest
+    };
+    let red = &["600 g red onions", "1 l stock"];
+    recipes
+        .edit(&fork, v(1), with_lines(lines(&fork), red), &ben("red"))
+        .unwrap();
+    recipes.suggest(&fork, v(2), "Red", &ben("s")).unwrap();
+    recipes
+        .decline_suggestion(&soup, 1, Review::of(v(1), v(2)), "White", &ann("no"))
+        .unwrap();
+    let mut noted = lines(&soup);
+    noted.notes = Some("Good with bread.".into());
+    recipes.edit(&soup, v(1), noted, &ann("note")).unwrap();
+    recipes
+        .bring_in(&fork, v(2), v(2), &[], &ben("note in"))
+        .unwrap();
+    assert_eq!(lines(&fork).notes.as_deref(), Some("Good with bread."));
+    assert!(matches!(
+        recipes.suggest(&fork, v(3), "Red, again", &ben("s")),
+        Err(DomainError::DeclinedAlready { number: 1 })
+    ));
+    assert!(!can_suggest());
+    assert_eq!(
+        pages::suggest_show(&recipes.snapshot(), &fork)
+            .unwrap()
+            .blocked,
+        Some(pages::Blocked::Declined(1))
+    );
+    // A change of his own more: it may ask again.
+    let salted = &["600 g red onions", "1 l stock", "salt"];
+    recipes
+        .edit(&fork, v(3), with_lines(lines(&fork), salted), &ben("salt"))
+        .unwrap();
+    assert!(can_suggest());
+    recipes.suggest(&fork, v(4), "Salt", &ben("s")).unwrap();
+}
+
 /// The review's case: Ann opens Ben's suggestion (a pinch of salt); Ben
 /// then adds bleach to his fork, which the open suggestion follows. Her
 /// accept, and her decline, made from the review she saw, save nothing.
@@ -2454,6 +2550,56 @@ async fn over_the_web_a_bring_in_across_servings_scales_or_marks_the_lines_that_
             "1 (400 g) can tomatoes (for 4 servings)"
         ]
     );
+}
+
+/// A bring-in form stays good while only suggestions move: Ben opens it,
+/// suggests, and Ann declines; its live preview, its Preview and its save
+/// all take it as the merge it shows.
+#[actix_web::test]
+async fn over_the_web_a_bring_in_form_outlives_a_suggestion_declined_meanwhile() {
+    let (recipes, site) = new_site();
+    let (mut ann, mut ben) = ann_writes_and_ben_forks(&site, ("Ann", "Ben")).await;
+    ann_edits_her_dal(
+        &mut ann,
+        "1 cup red lentils\n4 cups water\n1 tsp turmeric",
+        "water",
+    )
+    .await;
+    let action = "/recipes/bens-dal/bring-in";
+    let form = ben.get(action).await;
+    assert_eq!(form.status, 200, "{}", form.body);
+    let suggest = ben.get("/recipes/bens-dal/suggest").await;
+    let made = ben
+        .submit(
+            &suggest,
+            "/recipes/bens-dal/suggest",
+            &[("message", "Cumin")],
+        )
+        .await;
+    assert_eq!(made.status, 303, "{}", made.body);
+    let review = ann.get("/recipes/weeknight-dal/suggestions/1").await;
+    let declined = ann
+        .submit(
+            &review,
+            "/recipes/weeknight-dal/suggestions/1",
+            &[("action", "decline")],
+        )
+        .await;
+    assert_eq!(declined.status, 303, "{}", declined.body);
+    let hidden = hidden_fields(&form, action);
+    let live = ben
+        .post(
+            &format!("{action}/preview"),
+            &filled_in(&hidden, &[("note", "water")]),
+            Some(ORIGIN),
+        )
+        .await;
+    assert_eq!(live.status, 200, "{}", live.body);
+    assert!(!live.body.contains("changed since"), "{}", live.body);
+    let saved = ben.submit(&form, action, &[("note", "water")]).await;
+    assert_eq!(saved.status, 303, "{}", saved.body);
+    let fork = recipes.snapshot().recipe(&slug("bens-dal")).unwrap();
+    assert_eq!(fork.content.ingredients[1], "4 cups water");
 }
 
 /// Both cooks made the same change: the bring-in page says there is

@@ -136,20 +136,26 @@ fn can_suggest(
     {
         return Ok(false);
     }
-    // A fork that never suggested was never answered: no read.
-    if last_suggestion.is_some() && snapshot.answered_already(recipe, None)?.is_some() {
-        return Ok(false);
-    }
-    if agreed.newest == agreed.version {
+    let behind = agreed.newest != agreed.version;
+    // A fork in step that never suggested was never answered, and its
+    // parent has nothing it did not: no read.
+    if !behind && last_suggestion.is_none() {
         return Ok(true);
+    }
+    let parent = snapshot.recipe_by_id(agreed.parent)?;
+    let base = snapshot.base_content(&parent, recipe, agreed.base)?;
+    if last_suggestion.is_some()
+        && snapshot
+            .answered_already(recipe, None, (&parent, &base))?
+            .is_some()
+    {
+        return Ok(false);
     }
     // The parent moved on since they agreed, and may have made the fork's
     // changes itself: the recorded flag is against the base, so ask the
-    // merge (a read of the base's version, for a fork that is behind).
-    let parent = snapshot.recipe_by_id(agreed.parent)?;
-    let base = snapshot.base_content(&parent, recipe, agreed.base)?;
+    // merge.
     let sent = merge::as_suggested(&base, &recipe.content);
-    Ok(merge::brings_anything(&base, &parent.content, &sent))
+    Ok(!behind || merge::brings_anything(&base, &parent.content, &sent))
 }
 
 /// The recipe for programs (`.json`): its page's model, with what the page

@@ -57,7 +57,7 @@ pub fn suggest_show(snapshot: &Snapshot, slug: &Slug) -> Result<SuggestShow, Dom
     let change = diff::recipes(&base, &sent);
     let made = snapshot.suggestions_from(fork.id)?;
     let open = made.iter().find(|s| s.state == SuggestionState::Open);
-    let answered = snapshot.answered_already(&fork, Some(&made))?;
+    let answered = snapshot.answered_already(&fork, Some(&made), (&parent, &base))?;
     let blocked = if let Some(open) = open {
         Some(Blocked::Open(open.number))
     } else if parent.retired {

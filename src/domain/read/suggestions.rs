@@ -411,19 +411,24 @@ impl Snapshot {
     }
 
     /// The suggestion of `fork` its parent's author already answered for
-    /// the very recipe the fork is now: declined, or taken in part (the
-    /// author kept their own side of a conflict), from a version the
-    /// same as the fork's newest (that version, or one the fork came back
-    /// to). The same changes are not asked again until the fork changes.
+    /// the very changes the fork would send now: declined, or taken in
+    /// part (the author kept their own side of a conflict). The same: the
+    /// version answered is the fork's newest, or the fork's recipe is
+    /// that version's again (it changed and changed back), or the
+    /// changes that version sent, made on the fork's merge base now
+    /// (`base`, the parent's version `parent` it agrees with since; it
+    /// brought in a change of the parent's), are what it would send. The
+    /// same changes are not asked again until the fork changes its own.
     /// Reads past versions only of suggestions so answered, newest first,
-    /// `answered` (the fork's suggestions, if read already) or all.
+    /// of `made` (the fork's suggestions, if read already) or all.
     pub fn answered_already(
         &self,
         fork: &Recipe,
-        answered: Option<&[Suggestion]>,
+        made: Option<&[Suggestion]>,
+        (parent, base): (&Recipe, &Content),
     ) -> Result<Option<Suggestion>, DomainError> {
         let read;
-        let made = match answered {
+        let made = match made {
             Some(made) => made,
             None => {
                 read = self.suggestions_from(fork.id)?;
@@ -436,6 +441,7 @@ impl Snapshot {
             _ => false,
         };
         let mut versions = None;
+        let sent = merge::as_suggested(base, &fork.content);
         for s in made.iter().rev().filter(said) {
             if s.from_version == fork.newest() {
                 return Ok(Some(s.clone()));
@@ -445,10 +451,23 @@ impl Snapshot {
             }
             let versions = versions.as_deref().unwrap_or_default();
             let at = Snapshot::nth_version(&fork.slug, versions, s.from_version)?;
+            let then = self.content_at(fork.id, at.basis)?;
             // Its title and picture are never sent: a fork that changed
             // only those sends the same changes.
-            let then = merge::as_suggested(&fork.content, &self.content_at(fork.id, at.basis)?);
-            if then == fork.content {
+            if merge::as_suggested(&fork.content, &then) == fork.content {
+                return Ok(Some(s.clone()));
+            }
+            let base_then = self.base_content(
+                parent,
+                fork,
+                MergeBase {
+                    parent_version: s.base_version,
+                    fork_version: s.base_fork_version,
+                },
+            )?;
+            let sent_then = merge::as_suggested(&base_then, &then);
+            let on_base_now = merge::merge(&base_then, base, &sent_then).clean();
+            if on_base_now.is_some_and(|now| now.normalized().is_ok_and(|now| now == sent)) {
                 return Ok(Some(s.clone()));
             }
         }

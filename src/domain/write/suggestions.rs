@@ -161,10 +161,10 @@ impl Recipes {
                     number: open.number,
                 });
             }
-            if let Some(answered) = view.answered_already(&recipe, Some(&made))? {
+            let base = view.base_content(&parent, &recipe, agreed.base)?;
+            if let Some(answered) = view.answered_already(&recipe, Some(&made), (&parent, &base))? {
                 return Err(answered_error(&answered));
             }
-            let base = view.base_content(&parent, &recipe, agreed.base)?;
             let sent = merge::as_suggested(&base, &recipe.content);
             if !merge::brings_anything(&base, &parent.content, &sent) {
                 return Err(DomainError::NothingChanged);
@@ -259,12 +259,30 @@ impl Recipes {
             // or each of its changes met one of the fork's, settled the
             // fork's way): the fork is in step with it (`read::merging`).
             // Title and picture are never sent, so never compared.
-            if recipe.content == made.base
-                || merge::as_suggested(&merged, &made.suggested) == merged
-            {
+            let whole = recipe.content == made.base
+                || merge::as_suggested(&merged, &made.suggested) == merged;
+            if whole {
                 tx.add(suggestion.id, ":suggestion/whole", true);
             }
-            let kept = choices.iter().filter(|c| **c != Choice::Theirs).count();
+            // Conflicts not settled the suggestion's way: what its fork's
+            // page and the lists call taken in part. Text written by hand
+            // that is the suggestion's lines is its way.
+            let kept = match whole {
+                true => 0,
+                false => merge
+                    .conflicts()
+                    .iter()
+                    .zip(choices)
+                    .filter(|(conflict, choice)| match choice {
+                        Choice::Theirs => false,
+                        Choice::Edited(text) => {
+                            let lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+                            !lines.eq(conflict.theirs.iter().map(String::as_str))
+                        }
+                        _ => true,
+                    })
+                    .count(),
+            };
             tx.add(suggestion.id, ":suggestion/kept-own", kept as i64);
             // The new version names the fork's version it took, as a
             // merge names the parent's: history lists every one.
