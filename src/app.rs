@@ -42,6 +42,10 @@ pub struct Config {
     pub trusted_proxies: TrustedProxies,
     /// How long a client may take over each part of a request.
     pub timeouts: Timeouts,
+    /// When `/healthz` calls a node that follows a log unhealthy.
+    pub health: crate::web::health::HealthLimits,
+    /// How long a session checked in the log's database is believed.
+    pub session_recheck: std::time::Duration,
 }
 
 /// How long a slow client may take: past these, the request is answered
@@ -110,6 +114,7 @@ pub fn app(
         .wrap(from_fn(crate::web::personal::on_error_pages))
         .wrap(from_fn(middleware::compress_unencoded))
         .wrap(middleware::security_headers(https))
+        .wrap(from_fn(crate::web::session::look_up_session))
         .wrap(from_fn(read_your_writes::read_your_writes))
         .wrap(from_fn(move |req, next| {
             middleware::body_deadline(req, next, body_deadline)
@@ -156,7 +161,9 @@ pub fn build(config: &Config, recipes: Recipes) -> io::Result<Running> {
             .with_caches(config.cache_budget)
             .with_fetcher(fetcher)
             .with_trusted_proxies(config.trusted_proxies.clone())
-            .with_body_deadline(config.timeouts.request_body),
+            .with_body_deadline(config.timeouts.request_body)
+            .with_health_limits(config.health)
+            .with_session_recheck(config.session_recheck),
     );
     crate::web::sweep(std::sync::Arc::downgrade(&site.clone().into_inner()))?;
     // The search index follows the store from the start, not from the

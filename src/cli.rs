@@ -32,6 +32,7 @@ use crate::store::{
 };
 use crate::web::caches::CacheBudget;
 use crate::web::client_address::{ForwardedHeader, Network, TrustedProxies};
+use crate::web::health::HealthLimits;
 
 /// `--version`'s line after the name: the crate's version and the storage
 /// format this build reads and writes, e.g. `0.1.0 (storage format 10)`.
@@ -282,6 +283,19 @@ pub struct ServeArgs {
         default_value = "x-forwarded-for"
     )]
     pub forwarded_header: ForwardedHeader,
+    /// With a log: /healthz answers 503 once following it has failed (or
+    /// gone without reading it to its end) for this many seconds.
+    #[arg(long, env = "FORKFUL_UNHEALTHY_AFTER", value_name = "SECONDS", default_value_t = HealthLimits::default().failing_for.as_secs())]
+    pub unhealthy_after: u64,
+    /// With a log: /healthz answers 503 while the node lags it by more
+    /// than this many transactions.
+    #[arg(long, env = "FORKFUL_UNHEALTHY_LAG", value_name = "TRANSACTIONS", default_value_t = HealthLimits::default().max_lag)]
+    pub unhealthy_lag: u64,
+    /// With a log: how many seconds a node believes a session it checked
+    /// in PostgreSQL before checking it again, which is how long a logout
+    /// or a password change on another node takes to reach this one.
+    #[arg(long, env = "FORKFUL_SESSION_RECHECK", value_name = "SECONDS", default_value_t = crate::domain::accounts::SESSION_RECHECK.as_secs())]
+    pub session_recheck: u64,
 }
 
 /// The in-memory caches' budget unless `--memory-mb` says otherwise: 128
@@ -327,6 +341,11 @@ fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
         allow_private_fetch: args.allow_private_fetch,
         trusted_proxies: TrustedProxies::new(args.trusted_proxies, args.forwarded_header),
         timeouts: app::Timeouts::default(),
+        health: HealthLimits {
+            failing_for: Duration::from_secs(args.unhealthy_after),
+            max_lag: args.unhealthy_lag,
+        },
+        session_recheck: Duration::from_secs(args.session_recheck),
     };
     serve_until_stopped(store, &config, args.log_json, out)
 }
@@ -358,12 +377,17 @@ impl Follower {
         let stopped = stop.clone();
         let follow = move || {
             while !stopped.load(Ordering::Acquire) {
-                let followed = log
-                    .listen()
-                    .map_err(TransactError::from)
-                    .and_then(|mut news| store.follow(&mut *news, FOLLOW_POLL, &stopped));
-                if let Err(error) = followed {
-                    tracing::warn!(%error, "following the log; trying again in a second");
+                // `follow` records its own failures, for health, and says
+                // them in the server's log when they start and once a
+                // minute while they last.
+                let failed = match log.listen() {
+                    Ok(mut news) => store.follow(&mut *news, FOLLOW_POLL, &stopped).is_err(),
+                    Err(error) => {
+                        store.note_follow_failure(&TransactError::from(error));
+                        true
+                    }
+                };
+                if failed {
                     std::thread::sleep(FOLLOW_POLL);
                 }
             }

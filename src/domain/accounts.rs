@@ -21,10 +21,16 @@ use argon2::Argon2;
 use blake2::{Blake2b, Digest};
 
 use super::ids::Instant;
+pub use super::session_memo::Check;
+use super::session_memo::{SessionMemo, KEEP_WHILE_UNREACHABLE};
 use super::slug::Slug;
 use super::{hex, DomainError, Recipes};
 use crate::store::{self, EntityMap, EntityRef, Keyspace, Transaction, Value};
 
+/// How long a node believes a session it checked in the log's database
+/// before checking it again: how long a logout on another node may take to
+/// reach it (`session_memo`).
+pub const SESSION_RECHECK: std::time::Duration = super::session_memo::RECHECK_AFTER;
 /// How long a session lasts after logging in.
 pub const SESSION_DAYS: i64 = 30;
 /// How often a server sweeps sessions that can never work again.
@@ -99,6 +105,10 @@ pub struct Accounts {
     /// A hash of a random password, checked against when a handle has no
     /// account, so that the answer takes as long as for a wrong password.
     dummy: std::sync::Arc<String>,
+    /// Sessions as this node last found them (see `session_memo`), when
+    /// they are kept in the log's database; a node's own store is read
+    /// each time, as it costs no round trip and is never out of reach.
+    memo: Option<std::sync::Arc<SessionMemo>>,
 }
 
 fn key(kind: &str, handle: &Slug) -> Vec<u8> {
@@ -182,11 +192,24 @@ impl Accounts {
             sessions: store.keyspace("sessions")?,
             hasher: Argon2::default(),
             dummy: Default::default(),
+            memo: recipes.follows_log().then(Default::default),
         };
         let mut random = [0u8; 32];
         OsRng.fill_bytes(&mut random);
         accounts.dummy = std::sync::Arc::new(accounts.hash(&hex(&random))?);
         Ok(accounts)
+    }
+
+    /// These accounts checking a session kept in the log's database again
+    /// once `after` has passed since they last did (`session_memo`'s
+    /// `RECHECK_AFTER` unless told).
+    pub fn with_session_recheck(mut self, after: std::time::Duration) -> Accounts {
+        if let Some(memo) = &mut self.memo {
+            if let Some(memo) = std::sync::Arc::get_mut(memo) {
+                memo.recheck_after = after;
+            }
+        }
+        self
     }
 
     /// Checks a password's length before it is hashed.
@@ -341,27 +364,86 @@ impl Accounts {
     }
 
     /// The cook a session token belongs to, if it is live: not expired, not
-    /// ended, the account not disabled.
+    /// ended, the account not disabled. As this node last found it, within
+    /// `RECHECK_AFTER`; and while the sessions' keyspace cannot be reached
+    /// (PostgreSQL stopped or stalled), within `KEEP_WHILE_UNREACHABLE`
+    /// (see `session_memo`).
     pub fn session(&self, token: &str) -> Result<Option<Cook>, AccountError> {
         if token.len() != 64 {
             return Ok(None);
         }
-        let Some(record) = self.sessions.get(&token_hash(token))? else {
-            return Ok(None);
+        let hash = token_hash(token);
+        let Some(memo) = &self.memo else {
+            return Ok(self.read_session(&hash)?.0);
+        };
+        let now = store::now_millis();
+        if let Some(known) = memo.answer(&hash, memo.recheck_after, now) {
+            return Ok(known);
+        }
+        match self.read_session(&hash) {
+            Ok((cook, expires)) => {
+                memo.keep(hash, cook.clone(), expires);
+                Ok(cook)
+            }
+            Err(AccountError::Domain(error)) if error.is_unavailable() => memo
+                .answer(&hash, KEEP_WHILE_UNREACHABLE, now)
+                .ok_or(AccountError::Domain(error)),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// The cook of session `token` as this node checked it within
+    /// `RECHECK_AFTER`, if it did: an answer with no read at all. `None`
+    /// when it must be read (`session`), or sessions are not kept here.
+    pub fn known_session(&self, token: &str) -> Option<Option<Cook>> {
+        if token.len() != 64 {
+            return Some(None);
+        }
+        let memo = self.memo.as_ref()?;
+        memo.answer(&token_hash(token), memo.recheck_after, store::now_millis())
+    }
+
+    /// The cook of session `token` as this node checked it within
+    /// `KEEP_WHILE_UNREACHABLE`, if it did: what a page may be answered
+    /// with while PostgreSQL is slow to check it again.
+    pub fn kept_session(&self, token: &str) -> Option<Option<Cook>> {
+        if token.len() != 64 {
+            return Some(None);
+        }
+        self.memo.as_ref()?.answer(
+            &token_hash(token),
+            KEEP_WHILE_UNREACHABLE,
+            store::now_millis(),
+        )
+    }
+
+    /// Claims the one check of session `token` under way (`None` while
+    /// another request checks it, or sessions are not kept here): hold it
+    /// over `session`.
+    pub fn claim_check(&self, token: &str) -> Option<Check> {
+        self.memo.as_ref()?.claim(token_hash(token))
+    }
+
+    /// The session stored under `hash`: its cook if it is live, and when
+    /// it expires.
+    fn read_session(&self, hash: &[u8]) -> Result<(Option<Cook>, i64), AccountError> {
+        let Some(record) = self.sessions.get(hash)? else {
+            return Ok((None, i64::MAX));
         };
         match self.live_session(&record)? {
-            Some(handle) => Ok(Some(self.cook(&handle)?)),
+            Some((handle, expires)) => Ok((Some(self.cook(&handle)?), expires)),
             None => {
                 // Gone for good: the token never works again.
-                self.sessions.remove(&token_hash(token))?;
-                Ok(None)
+                self.sessions.remove(hash)?;
+                Ok((None, i64::MAX))
             }
         }
     }
 
     /// The handle a stored session record belongs to, if the session is
-    /// live: not expired, its generation current, the account enabled.
-    fn live_session(&self, record: &[u8]) -> Result<Option<Slug>, AccountError> {
+    /// live (not expired, its generation current, the account enabled),
+    /// with its expiry.
+    fn live_session(&self, record: &[u8]) -> Result<Option<(Slug, i64)>, AccountError> {
         let record = String::from_utf8_lossy(record);
         let mut parts = record.split(' ');
         let (Some(handle), Some(expires), Some(generation)) =
@@ -384,7 +466,7 @@ impl Accounts {
             <[_; 2]>::try_from(self.secrets.get_many(&[&current, &disabled])?)
                 .expect("a value for each key asked");
         let live = generation == parse_generation(current) && disabled.is_none();
-        Ok(live.then_some(handle))
+        Ok(live.then_some((handle, expires)))
     }
 
     /// Removes every session record that can never work again (expired,
@@ -406,6 +488,9 @@ impl Accounts {
     /// Ends one session.
     pub fn log_out(&self, token: &str) -> Result<(), AccountError> {
         self.sessions.remove(&token_hash(token))?;
+        if let Some(memo) = &self.memo {
+            memo.forget(&token_hash(token));
+        }
         Ok(())
     }
 
@@ -424,6 +509,9 @@ impl Accounts {
                 .secrets
                 .compare_and_swap(&generation, old.as_deref(), Some(next.as_bytes()))?
             {
+                if let Some(memo) = &self.memo {
+                    memo.forget_cook(handle.as_str());
+                }
                 return Ok(());
             }
         }

@@ -37,6 +37,7 @@ mod read;
 pub mod scale;
 pub mod search;
 pub mod search_terms;
+mod session_memo;
 pub mod site_schema;
 pub mod slug;
 pub(crate) mod write;
@@ -209,6 +210,28 @@ pub enum DomainError {
     AlreadySaved { slug: String },
     #[error("store: {0}")]
     Store(#[from] StoreError),
+}
+
+impl DomainError {
+    /// Whether the site's log (PostgreSQL) could not be reached or did not
+    /// answer: nothing is wrong with the request, and it may be asked
+    /// again in a moment (a 503 with Retry-After, never a 500).
+    pub fn is_unavailable(&self) -> bool {
+        use StorageError::Unavailable as Unreached;
+        matches!(
+            self,
+            DomainError::Unavailable(_)
+                | DomainError::OutcomeUnknown(_)
+                | DomainError::Store(
+                    StoreError::Storage(Unreached(_))
+                        | StoreError::Read(ReadError::Storage(Unreached(_)))
+                        | StoreError::Transact(
+                            TransactError::Storage(Unreached(_))
+                                | TransactError::Log(LogError::Unavailable(_))
+                        )
+                )
+        )
+    }
 }
 
 /// `bytes` in lower-case hex: the site's tokens, picture names and sums.

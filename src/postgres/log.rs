@@ -1,6 +1,7 @@
 //! The log in PostgreSQL: one row per transaction, appended in a
-//! PostgreSQL commit (durable when it returns, with the server's default
-//! `synchronous_commit`) before the store applies the transaction.
+//! PostgreSQL commit before the store applies the transaction, durable
+//! when it returns: every connection sets `synchronous_commit = on`, and
+//! a node refuses a connection where it is not.
 //!
 //! The store is synchronous, and is called from actix's async handlers as
 //! well as from threads of its own; a `block_on` inside a runtime would
@@ -114,6 +115,15 @@ async fn connect(url: String, notices: Option<mpsc::Sender<News>>) -> Result<Cli
         config.connect_timeout(Duration::from_secs(5));
     }
     config.keepalives_idle(Duration::from_secs(10));
+    // An append is acknowledged once PostgreSQL's COMMIT returns: that
+    // must mean flushed (and, with synchronous standbys named, flushed on
+    // one), whatever the server's or the role's default says. Set as a
+    // start-up option, the last word on the matter: no round trip.
+    let options = match config.get_options() {
+        Some(given) => format!("{given} -c synchronous_commit=on"),
+        None => "-c synchronous_commit=on".to_owned(),
+    };
+    config.options(&options);
     let (client, mut connection) = config.connect(NoTls).await.map_err(unavailable)?;
     tokio::spawn(async move {
         loop {
@@ -214,9 +224,61 @@ type Param = dyn tokio_postgres::types::ToSql + Sync;
 pub struct PgLog {
     url: String,
     driver: Driver,
-    connection: Mutex<Option<Connection>>,
+    /// The live connection, if any. Held only to read or replace it, never
+    /// over a call: a connect that waits on a quiet network must not stop
+    /// every other caller (a page's session read) at this lock.
+    connection: Arc<Mutex<Option<Connection>>>,
+    /// Whether PostgreSQL is known out of reach, and the probe that finds
+    /// it back.
+    reach: Arc<Reach>,
     identity: String,
 }
+
+/// PostgreSQL out of reach, known: once a call could not reach it (no
+/// connection, or no answer in time), every call fails at once, with no
+/// network wait, until a probe on the log's own thread (once a second)
+/// connects and is answered again. So a stopped or stalled PostgreSQL
+/// costs the callers who meet it first one `JOB_TIMEOUT` at most, and the
+/// rest nothing: they are answered "out of reach" as a circuit breaker
+/// answers.
+#[derive(Default)]
+struct Reach {
+    /// Why it is out of reach, and since when; `None`: reachable.
+    down: Mutex<Option<(std::time::Instant, String)>>,
+}
+
+impl Reach {
+    fn down(&self) -> Option<(std::time::Instant, String)> {
+        self.down
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Marks it out of reach for `why`; true if it was reachable until now
+    /// (the caller starts the probe).
+    fn fell(&self, why: &str) -> bool {
+        let mut down = self
+            .down
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if down.is_some() {
+            return false;
+        }
+        *down = Some((std::time::Instant::now(), why.to_owned()));
+        true
+    }
+
+    fn back(&self) {
+        *self
+            .down
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+    }
+}
+
+/// How often the probe tries to reach a PostgreSQL known out of reach.
+const PROBE_EVERY: Duration = Duration::from_secs(1);
 
 impl PgLog {
     /// Connects to the database at `url` (`postgres://user@host/db`),
@@ -234,6 +296,18 @@ impl PgLog {
                     "the database was migrated by a newer forkful (step {version}); this build knows fewer steps: run the newer build"
                 )));
             }
+            // A pooler between may drop start-up options: the setting is
+            // checked, not assumed.
+            let durability = client
+                .query_one("SHOW synchronous_commit", &[])
+                .await
+                .map_err(unavailable)?
+                .get::<_, String>(0);
+            if durability != "on" {
+                return Err(LogError::Mismatch(format!(
+                    "PostgreSQL's synchronous_commit is {durability:?} on the log's connection, though forkful asks for \"on\" when it connects (a connection pooler between may drop it): a write it acknowledged could be lost in a crash or a failover, so no node starts on it"
+                )));
+            }
             let row = client
                 .query_one("SELECT id FROM forkful_log_identity", &[])
                 .await
@@ -244,9 +318,65 @@ impl PgLog {
         Ok(PgLog {
             url: url.to_owned(),
             driver,
-            connection: Mutex::new(Some(client)),
+            connection: Arc::new(Mutex::new(Some(client))),
+            reach: Arc::default(),
             identity,
         })
+    }
+
+    /// Refuses at once while PostgreSQL is known out of reach.
+    fn refuse_if_out_of_reach(&self) -> Result<(), LogError> {
+        match self.reach.down() {
+            None => Ok(()),
+            Some((since, why)) => Err(LogError::Unavailable(format!(
+                "PostgreSQL has been out of reach for {}s ({why}); asked again every second",
+                since.elapsed().as_secs()
+            ))),
+        }
+    }
+
+    /// Marks PostgreSQL out of reach, for `why`, and starts the probe that
+    /// finds it back, unless it was marked already.
+    fn lost(&self, why: &str) {
+        *self
+            .connection
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+        if !self.reach.fell(why) {
+            return;
+        }
+        tracing::warn!(
+            why,
+            "PostgreSQL is out of reach: refusing writes until a probe reaches it"
+        );
+        let (url, reach, connection) = (
+            self.url.clone(),
+            self.reach.clone(),
+            self.connection.clone(),
+        );
+        self.driver.handle.spawn(async move {
+            loop {
+                tokio::time::sleep(PROBE_EVERY).await;
+                let probe = async {
+                    let client = connect(url.clone(), None).await?;
+                    client.simple_query("SELECT 1").await.map_err(unavailable)?;
+                    Ok::<_, LogError>(client)
+                };
+                match tokio::time::timeout(JOB_TIMEOUT, probe).await {
+                    Ok(Ok(client)) => {
+                        *connection
+                            .lock()
+                            .unwrap_or_else(std::sync::PoisonError::into_inner) =
+                            Some(Connection::new(client));
+                        reach.back();
+                        tracing::info!("PostgreSQL answers again: taking writes");
+                        return;
+                    }
+                    Ok(Err(error)) => tracing::debug!(%error, "PostgreSQL still out of reach"),
+                    Err(_) => tracing::debug!("PostgreSQL still does not answer"),
+                }
+            }
+        });
     }
 
     /// `Driver::run` for a query on the connection: one that timed out
@@ -261,11 +391,17 @@ impl PgLog {
         // migrated them) fails until prepared again, on a new connection.
         let stale =
             matches!(&outcome, Ok(Err(e)) if e.code() == Some(&SqlState::FEATURE_NOT_SUPPORTED));
-        if outcome.is_err() || stale {
-            *self
-                .connection
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+        match &outcome {
+            // No answer in time, or the connection broke: out of reach.
+            Err(LogError::Unavailable(why)) => self.lost(why),
+            Ok(Err(e)) if e.as_db_error().is_none() => self.lost(&described(e)),
+            _ if stale => {
+                *self
+                    .connection
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+            }
+            _ => {}
         }
         outcome
     }
@@ -379,20 +515,29 @@ impl PgLog {
         Ok(row.map(|row| row.get(0)))
     }
 
-    /// The connection, made again if it broke.
+    /// The connection, made again if it broke; at once an error while
+    /// PostgreSQL is known out of reach. The lock is not held while
+    /// connecting: two callers may both connect, and the second's is kept.
     fn connection(&self) -> Result<Connection, LogError> {
-        let mut held = self
+        self.refuse_if_out_of_reach()?;
+        let held = self
             .connection
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(connection) = held.as_ref().filter(|c| !c.client.is_closed()) {
-            return Ok(connection.clone());
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        if let Some(connection) = held.filter(|c| !c.client.is_closed()) {
+            return Ok(connection);
         }
         let url = self.url.clone();
         let connection = self
             .driver
-            .run(async move { connect(url, None).await.map(Connection::new) })??;
-        *held = Some(connection.clone());
+            .run(async move { connect(url, None).await.map(Connection::new) })
+            .and_then(|made| made)
+            .inspect_err(|error| self.lost(&error.to_string()))?;
+        *self
+            .connection
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(connection.clone());
         Ok(connection)
     }
 }
@@ -533,6 +678,10 @@ impl Log for PgLog {
     fn keyspaces(&self) -> &dyn SharedKeyspaces {
         self
     }
+
+    fn out_of_reach(&self) -> Option<(std::time::Instant, String)> {
+        self.reach.down()
+    }
 }
 
 /// The keyspaces in `forkful_keyspace`, each write one statement, so all
@@ -562,18 +711,17 @@ impl SharedKeyspaces for PgLog {
         let client = self.connection()?;
         let space = space.to_owned();
         let (keys, values): (Vec<Vec<u8>>, Vec<Vec<u8>>) = entries.iter().cloned().unzip();
-        self.driver
-            .run(async move {
-                client
-                    .execute(
-                        "INSERT INTO forkful_keyspace (space, key, value)
+        self.run(async move {
+            client
+                .execute(
+                    "INSERT INTO forkful_keyspace (space, key, value)
                          SELECT $1, k, v FROM unnest($2::bytea[], $3::bytea[]) AS e(k, v)
                          ON CONFLICT (space, key) DO UPDATE SET value = EXCLUDED.value",
-                        &[&space, &keys, &values],
-                    )
-                    .await
-            })?
-            .map_err(unavailable)?;
+                    &[&space, &keys, &values],
+                )
+                .await
+        })?
+        .map_err(unavailable)?;
         Ok(())
     }
 

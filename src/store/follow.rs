@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use super::encoding::{datom_key, Components, Datom, Index};
 use super::error::TransactError;
+use super::follow_health::FollowReport;
 use super::handle::Store;
 use super::log::{Log, LogEntry, LogError, LogNews, LogPosition, News, GENESIS_SUM};
 use super::open::{META_LOG_ID, META_LOG_SUM};
@@ -85,7 +86,11 @@ impl Store {
         }
         drop(writer);
         self.sync()?;
-        self.catch_up()
+        let applied = self.catch_up()?;
+        // Caught up to the log's end, as of now.
+        let basis = self.inner.applied.load(Ordering::Acquire);
+        self.inner.follow_health.checked(basis, 0);
+        Ok(applied)
     }
 
     /// Refuses a store whose transaction `basis`, the newest it applied,
@@ -179,27 +184,77 @@ impl Store {
     /// whenever the log has news, and at least every `poll`, so a notice
     /// lost on the way only delays. Returns when `stop` is set, or with
     /// the error that stopped it (a lost listener: make another).
+    ///
+    /// Each read to the log's end is recorded, with the log's head, and
+    /// each failure, for health (`follow_report`).
     pub fn follow(
         &self,
         news: &mut dyn LogNews,
         poll: std::time::Duration,
         stop: &std::sync::atomic::AtomicBool,
     ) -> Result<(), TransactError> {
+        self.following(news, poll, stop)
+            .inspect_err(|error| self.note_follow_failure(error))
+    }
+
+    fn following(
+        &self,
+        news: &mut dyn LogNews,
+        poll: std::time::Duration,
+        stop: &std::sync::atomic::AtomicBool,
+    ) -> Result<(), TransactError> {
         // What was appended before the listener started is caught up first.
-        self.catch_up()?;
+        self.read_log_to_end()?;
         let mut read_to_end = std::time::Instant::now();
         while !stop.load(Ordering::Acquire) {
             match news.wait(poll)? {
-                News::UpTo(t) if read_to_end.elapsed() < poll => self.catch_up_to(t)?,
+                News::UpTo(t) if read_to_end.elapsed() < poll => {
+                    self.catch_up_to(t)?;
+                }
                 // At least every `poll`, the log is read to its end: a
                 // notice may have been lost.
                 _ => {
                     read_to_end = std::time::Instant::now();
-                    self.catch_up()?
+                    self.read_log_to_end()?;
                 }
             };
         }
         Ok(())
+    }
+
+    /// Catches up to the log's end, then asks where its head is: recorded
+    /// for health, so that `/healthz` asks the log nothing itself.
+    fn read_log_to_end(&self) -> Result<(), TransactError> {
+        self.catch_up()?;
+        let position = self
+            .log_position()
+            .expect("read only while following a log")?;
+        self.inner
+            .follow_health
+            .checked(position.head, position.behind);
+        Ok(())
+    }
+
+    /// Records that following the log failed with `error`, and writes it
+    /// to the server's log when it starts and then once a minute.
+    pub fn note_follow_failure(&self, error: &TransactError) {
+        if self.inner.follow_health.failed(error.to_string()) {
+            tracing::warn!(%error, "following the log: trying again every second");
+        }
+    }
+
+    /// How following the log stands (`None` for a store that follows no
+    /// log): read from memory, never from the log.
+    pub fn follow_report(&self) -> Option<FollowReport> {
+        self.inner.log.get()?;
+        Some(self.inner.follow_health.report())
+    }
+
+    /// Since when, and why, the log is known out of reach (`None`: it
+    /// answered its last call, or the store follows no log).
+    pub fn log_out_of_reach(&self) -> Option<(std::time::Duration, String)> {
+        let (since, why) = self.inner.log.get()?.out_of_reach()?;
+        Some((since.elapsed(), why))
     }
 
     /// How far this store is behind its log. `None` for a store that
@@ -361,6 +416,7 @@ impl Store {
         };
         self.write_batch(writer, &written, schema.as_ref().unwrap_or(&writer.schema))?;
         self.after_apply(writer, &written, schema);
+        self.inner.follow_health.applied();
         Ok(())
     }
 }

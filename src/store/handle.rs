@@ -60,6 +60,8 @@ pub(super) struct Inner {
     pub(super) followed_log: bool,
     /// See `StoreStats::log_retries`.
     pub(super) log_retries: AtomicU64,
+    /// How following the log goes (`Store::follow_report`).
+    pub(super) follow_health: super::follow_health::FollowHealth,
 }
 
 /// Counters since the store was opened.

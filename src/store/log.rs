@@ -205,6 +205,13 @@ pub trait Log: Send + Sync {
     /// hashes, sessions, pictures) is kept beside it. Each write is durable
     /// when it returns.
     fn keyspaces(&self) -> &dyn SharedKeyspaces;
+
+    /// Since when, and why, the log is known out of reach: its calls then
+    /// fail at once until it answers again. `None` by default: a log that
+    /// does not keep track is asked each time.
+    fn out_of_reach(&self) -> Option<(std::time::Instant, String)> {
+        None
+    }
 }
 
 /// A keyspace's key and its value.

@@ -84,6 +84,7 @@ mod derived_lock;
 mod encoding;
 mod error;
 mod follow;
+mod follow_health;
 mod fsync;
 mod group_commit;
 mod grouped;
@@ -115,6 +116,7 @@ pub use error::{
     BadKeyword, OpenError, ReadError, SchemaError, StorageError, StoreError, TransactError,
     TransferError, UnknownAttribute,
 };
+pub use follow_health::FollowReport;
 pub use handle::{Store, StoreStats};
 pub use instant::{format_rfc3339, now_millis, parse_rfc3339, write_rfc3339};
 pub use keyspace::Keyspace;

@@ -251,6 +251,7 @@ impl Store {
                 log: std::sync::OnceLock::new(),
                 followed_log,
                 log_retries: AtomicU64::new(0),
+                follow_health: Default::default(),
             }),
         })
     }

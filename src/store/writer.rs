@@ -209,6 +209,8 @@ impl Store {
                     report.datoms.clone(),
                 );
                 log.append(&entry)?;
+                // The log's head is this entry now, or past it.
+                self.inner.follow_health.appended(entry.t);
                 Some(entry.sum)
             }
         };

@@ -204,7 +204,8 @@ pub async fn log_out(
 ) -> Result<HttpResponse, WebError> {
     visitor.check_form(&req, &form.csrf)?;
     if let Some(session) = visitor.session() {
-        site.accounts()?.log_out(session)?;
+        let (accounts, session) = (site.accounts()?.clone(), session.to_owned());
+        super::blocking::off_workers(&site, move || accounts.log_out(&session)).await??;
     }
     Ok(see_other("/").cookie(ended_session_cookie(&site)).finish())
 }
@@ -217,7 +218,8 @@ pub async fn log_out_everywhere(
 ) -> Result<HttpResponse, WebError> {
     visitor.check_form(&req, &form.csrf)?;
     let cook = visitor.cook_or_login("/account")?;
-    site.accounts()?.log_out_everywhere(&cook.handle)?;
+    let (accounts, handle) = (site.accounts()?.clone(), cook.handle.clone());
+    super::blocking::off_workers(&site, move || accounts.log_out_everywhere(&handle)).await??;
     Ok(see_other("/").cookie(ended_session_cookie(&site)).finish())
 }
 

@@ -105,6 +105,25 @@ impl Place {
     }
 }
 
+/// Runs `read`, which may call the log's database (PostgreSQL), on
+/// actix's blocking pool when the site keeps data there, and inline when
+/// it does not (a node's own sled answers as fast as the hop would). A
+/// stalled PostgreSQL then holds a thread of that pool, never a worker
+/// that serves everyone's pages; calls to a PostgreSQL known out of reach
+/// fail at once (`postgres::log`), so the pool does not fill either.
+pub async fn off_workers<T, F>(site: &super::Site, read: F) -> Result<T, WebError>
+where
+    T: Send + 'static,
+    F: FnOnce() -> T + Send + 'static,
+{
+    if !site.recipes().follows_log() {
+        return Ok(read());
+    }
+    actix_web::web::block(read)
+        .await
+        .map_err(|error: BlockingError| WebError::Internal(Box::new(error)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -101,6 +101,13 @@ impl From<DomainError> for WebError {
             DomainError::Unavailable(_) | DomainError::OutcomeUnknown(_) => {
                 WebError::Busy(error.to_string())
             }
+            // A read of what the log's database keeps (sessions, pictures)
+            // that it did not answer: the request is fine, the site is not
+            // yet; a 503 a browser or a proxy asks again.
+            ref unreached if unreached.is_unavailable() => WebError::Busy(format!(
+                "The site cannot reach its database just now ({}): pages already on this server are still shown, and changes wait. Try again in a moment.",
+                unreached
+            )),
             DomainError::AlreadySaved { slug } => WebError::SavedBefore {
                 to: views::recipe_path(&slug),
             },

@@ -177,14 +177,11 @@ pub async fn bring_in(
     // The form's fields in their name's order: what it said.
     let said = serde_json::to_vec(&form.iter().collect::<BTreeMap<_, _>>()).unwrap_or_default();
     let change = Change::by(cook.handle.as_str(), note).once(attempt_of(&req, csrf, &[&said]));
-    let written = site.recipes().bring_in_shown(
-        &slug,
-        shown.based_on,
-        shown.since,
-        shown.upto,
-        &choices,
-        &change,
-    );
+    let to = slug.clone();
+    let (based_on, since, upto) = (shown.based_on, shown.since, shown.upto);
+    let written = site
+        .write(move |recipes| recipes.bring_in_shown(&to, based_on, since, upto, &choices, &change))
+        .await?;
     match written {
         Ok(_) => Ok(see_other(&recipe_path(slug.as_str())).finish()),
         Err(DomainError::Stale { newest, .. }) => {
@@ -352,7 +349,9 @@ pub async fn suggest(
             {
                 return again(StatusCode::TOO_MANY_REQUESTS, sentence(&why));
             }
-            site.recipes().suggest(&slug, based_on, message, &change)
+            let (from, message) = (slug.clone(), message.to_owned());
+            site.write(move |recipes| recipes.suggest(&from, based_on, &message, &change))
+                .await?
         }
     };
     match written {

@@ -141,31 +141,77 @@ pub fn page_cache(hit: bool, kind: PageKind) {
 pub async fn serve(site: web::Data<Site>) -> HttpResponse {
     let recipes = site.recipes();
     let mut text = recorder().render();
-    let mut gauge = |name: &str, help: &str, kind: &str, value: u64| {
-        text.push_str(&format!(
-            "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}\n"
-        ));
-    };
+    let text = &mut text;
     gauge(
+        text,
         "forkful_basis",
         "The newest transaction this node shows.",
         "gauge",
         recipes.snapshot().basis().get(),
     );
-    if let Some(Ok(position)) = recipes.log_position() {
+    // From memory, as the follower last found the log: no call to it here.
+    if let Some(report) = recipes.follow_report() {
         gauge(
+            text,
             "forkful_log_head",
-            "The newest transaction in the log.",
+            "The newest transaction in the log, when the follower last read it to its end.",
             "gauge",
-            position.head,
+            report.head,
         );
         gauge(
+            text,
             "forkful_log_lag",
-            "Transactions in the log this node does not show yet.",
+            "Transactions in the log this node did not show, when the follower last read it to its end.",
             "gauge",
-            position.behind,
+            report.behind,
+        );
+        let seconds = |ago: Option<std::time::Duration>| {
+            ago.map_or("-1".to_owned(), |ago| format!("{:.3}", ago.as_secs_f64()))
+        };
+        gauge(
+            text,
+            "forkful_log_read_to_end_seconds_ago",
+            "How long ago the follower last read the log to its end (-1: not yet).",
+            "gauge",
+            seconds(report.checked_ago),
         );
         gauge(
+            text,
+            "forkful_log_applied_seconds_ago",
+            "How long ago this node last applied a row of the log (-1: not since it started).",
+            "gauge",
+            seconds(report.applied_ago),
+        );
+        gauge(
+            text,
+            "forkful_log_failing_seconds",
+            "How long the follower has been failing (0: its last read succeeded).",
+            "gauge",
+            seconds(Some(
+                report
+                    .failing
+                    .as_ref()
+                    .map_or_else(Default::default, |f| f.0),
+            )),
+        );
+        if let Some((_, error)) = &report.failing {
+            gauge(
+                text,
+                &format!("forkful_log_last_error{{error=\"{}\"}}", label_value(error)),
+                "The follower's last error, while it fails.",
+                "gauge",
+                1,
+            );
+        }
+        gauge(
+            text,
+            "forkful_log_reachable",
+            "1 unless the log is known out of reach (its calls then fail at once until a probe reaches it).",
+            "gauge",
+            u64::from(recipes.log_out_of_reach().is_none()),
+        );
+        gauge(
+            text,
             "forkful_log_write_retries_total",
             "Writes decided again because another node's reached the log first.",
             "counter",
@@ -175,5 +221,29 @@ pub async fn serve(site: web::Data<Site>) -> HttpResponse {
     HttpResponse::Ok()
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .content_type("text/plain; version=0.0.4; charset=utf-8")
-        .body(text)
+        .body(std::mem::take(text))
+}
+
+/// One figure of this site, with its help and type lines. `series` may
+/// carry labels (`name{label="value"}`); the lines name the metric alone.
+fn gauge(text: &mut String, series: &str, help: &str, kind: &str, value: impl std::fmt::Display) {
+    let name = series.split('{').next().unwrap_or(series);
+    text.push_str(&format!(
+        "# HELP {name} {help}\n# TYPE {name} {kind}\n{series} {value}\n"
+    ));
+}
+
+/// `text` as a Prometheus label value: backslashes, quotes and line
+/// breaks escaped, and cut to a length a scraper keeps.
+fn label_value(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars().take(200) {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out
 }

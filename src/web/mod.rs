@@ -14,6 +14,7 @@ pub mod client_address;
 pub mod error;
 mod feeds;
 pub mod form_handling;
+pub mod health;
 pub mod memory_limit;
 mod merge_forms;
 mod merges;
@@ -76,6 +77,11 @@ pub struct Site {
     /// The search index, opened on first use (`serve` opens it at start,
     /// so that it follows the store from then on); why not, if it cannot be.
     search: std::sync::OnceLock<Result<crate::domain::search::SearchIndex, String>>,
+    /// When `/healthz` calls a node that follows a log unhealthy.
+    health_limits: health::HealthLimits,
+    /// How long a session checked in the log's database is believed
+    /// before it is checked again (`domain::session_memo`).
+    session_recheck: std::time::Duration,
 }
 
 /// How long a request's body may take after its head unless told
@@ -110,7 +116,26 @@ impl Site {
             fetcher: crate::import::Fetcher::public_only(),
             body_deadline: DEFAULT_BODY_DEADLINE,
             search: std::sync::OnceLock::new(),
+            health_limits: health::HealthLimits::default(),
+            session_recheck: crate::domain::accounts::SESSION_RECHECK,
         }
+    }
+
+    /// This site judging its health by `limits`.
+    pub fn with_health_limits(mut self, limits: health::HealthLimits) -> Site {
+        self.health_limits = limits;
+        self
+    }
+
+    /// This site checking a session kept in the log's database again once
+    /// `after` has passed.
+    pub fn with_session_recheck(mut self, after: std::time::Duration) -> Site {
+        self.session_recheck = after;
+        self
+    }
+
+    pub fn health_limits(&self) -> health::HealthLimits {
+        self.health_limits
     }
 
     /// The search index of the site's store, opened (and following the
@@ -193,6 +218,17 @@ impl Site {
         &self.recipes
     }
 
+    /// Runs `write` on the site's recipes off the workers where a write
+    /// waits on the log's database (`blocking::off_workers`): a stalled
+    /// PostgreSQL holds the writer, never a worker serving pages.
+    pub async fn write<T: Send + 'static>(
+        &self,
+        write: impl FnOnce(&Recipes) -> T + Send + 'static,
+    ) -> Result<T, WebError> {
+        let recipes = self.recipes.clone();
+        blocking::off_workers(self, move || write(&recipes)).await
+    }
+
     pub fn base_url(&self) -> &str {
         &self.base_url
     }
@@ -202,7 +238,7 @@ impl Site {
         if let Some(accounts) = self.accounts.get() {
             return Ok(accounts);
         }
-        let opened = Accounts::open(&self.recipes)?;
+        let opened = Accounts::open(&self.recipes)?.with_session_recheck(self.session_recheck);
         Ok(self.accounts.get_or_init(|| opened))
     }
 
@@ -325,7 +361,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(page("/sitemaps/{file}", feeds::sitemap_file))
         .service(page("/robots.txt", feeds::robots))
         .service(page("/about", pages::about))
-        .service(plain("/healthz", pages::healthz))
+        .service(plain("/healthz", health::healthz))
         .service(plain("/metrics", metrics::serve))
         .service(page("/cooks/{handle}", pages::cook))
         .service(page(

@@ -1,6 +1,6 @@
 //! Tags, search, about, and the static assets.
 
-use actix_web::http::{header, StatusCode};
+use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
 
@@ -115,50 +115,6 @@ pub async fn about(site: web::Data<Site>, req: HttpRequest) -> Result<HttpRespon
         |_| Ok(()),
         |_, ()| Body::from(views::pages::about()),
     )
-}
-
-/// How this node is: the basis it shows, and with a log, the log's head
-/// and how far behind it this node is. 503 when the log cannot be reached
-/// (reads are still served, at the basis given). Never cached.
-pub async fn healthz(site: web::Data<Site>) -> HttpResponse {
-    let shown = site.recipes().snapshot().basis().get();
-    if let Some(why) = site.recipes().refuses_writes() {
-        // A node that can take no write falls behind: out of the pool.
-        let body = serde_json::json!({
-            "status": format!("refusing writes: {why}"),
-            "basis": shown,
-        });
-        return HttpResponse::ServiceUnavailable()
-            .insert_header((header::CACHE_CONTROL, "no-store"))
-            .content_type("application/json")
-            .body(body.to_string());
-    }
-    let (status, body) = match site.recipes().log_position() {
-        None => (
-            StatusCode::OK,
-            serde_json::json!({ "status": "ok", "basis": shown }),
-        ),
-        Some(Ok(position)) => (
-            StatusCode::OK,
-            serde_json::json!({
-                "status": "ok",
-                "basis": position.shown,
-                "log": { "head": position.head, "lag": position.behind },
-            }),
-        ),
-        Some(Err(error)) => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            serde_json::json!({
-                "status": "log unreachable: serving reads, refusing writes",
-                "basis": shown,
-                "log": { "error": error.to_string() },
-            }),
-        ),
-    };
-    HttpResponse::build(status)
-        .insert_header((header::CACHE_CONTROL, "no-store"))
-        .content_type("application/json")
-        .body(body.to_string())
 }
 
 /// A static asset, by its hashed name: cached for a year, since a changed

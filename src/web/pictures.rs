@@ -11,7 +11,7 @@ use actix_web::{web, FromRequest, HttpRequest, HttpResponse};
 
 use super::session::Visitor;
 use super::{Site, WebError};
-use crate::domain::{pictures, Seen};
+use crate::domain::{pictures, DomainError, Seen};
 
 pub async fn picture(
     site: web::Data<Site>,
@@ -26,27 +26,18 @@ pub async fn picture(
         .ok_or_else(not_found)?;
     // Who asks matters only for a picture no version names: the session is
     // read only then, and only with a session cookie.
-    let mut seen = site.recipes().picture_for(hash, None)?;
-    if seen.is_none()
+    let mut found = read(&site, hash, variant, None).await?;
+    if found.is_none()
         && req
             .cookie(super::session::session_cookie_name(&site))
             .is_some()
     {
         let visitor = Visitor::extract(&req).await?;
         if let Some(cook) = &visitor.cook {
-            seen = site
-                .recipes()
-                .picture_for(hash, Some(cook.handle.as_str()))?;
+            found = read(&site, hash, variant, Some(cook.handle.to_string())).await?;
         }
     }
-    let (picture, seen) = seen.ok_or_else(not_found)?;
-    if !pictures::is_variant(picture.width, variant) {
-        return Err(not_found());
-    }
-    let bytes = site
-        .recipes()
-        .picture_variant(hash, variant)?
-        .ok_or_else(not_found)?;
+    let (seen, bytes) = found.ok_or_else(not_found)?;
     let etag = format!("\"{hash}-{variant}\"");
     let cached = req
         .headers()
@@ -69,6 +60,33 @@ pub async fn picture(
     } else {
         response.body(bytes)
     })
+}
+
+/// The variant `variant` of picture `hash`, if `reader` (a cook's handle,
+/// or none for a visitor) may see it, and how widely. Where pictures are
+/// kept in the log's database, read off the workers (`blocking::off_workers`);
+/// a node that served a picture once keeps its size and its variants, so
+/// it serves them again without PostgreSQL.
+async fn read(
+    site: &Site,
+    hash: &str,
+    variant: &str,
+    reader: Option<String>,
+) -> Result<Option<(Seen, Vec<u8>)>, WebError> {
+    let recipes = site.recipes().clone();
+    let (hash, variant) = (hash.to_owned(), variant.to_owned());
+    let found = super::blocking::off_workers(site, move || -> Result<_, DomainError> {
+        let Some((picture, seen)) = recipes.picture_for(&hash, reader.as_deref())? else {
+            return Ok(None);
+        };
+        if !pictures::is_variant(picture.width, &variant) {
+            return Ok(None);
+        }
+        let bytes = recipes.picture_variant(&hash, &variant)?;
+        Ok(bytes.map(|bytes| (seen, bytes)))
+    })
+    .await??;
+    Ok(found)
 }
 
 /// How long and where a picture may be kept: a named one for a year by

@@ -110,7 +110,7 @@ pub async fn submit(
     };
     let unfetched = bring_picture(&site, cook, &mut imported).await;
     let title = imported.content.title.clone();
-    let slug = match bring_in(&site, cook, imported, attempt) {
+    let slug = match bring_in(&site, cook, imported, attempt).await {
         Ok(slug) => slug,
         Err(WebError::BadRequest(why)) => return refused(FieldErrors::one("", sentence(&why))),
         Err(e) => return Err(e),
@@ -203,7 +203,7 @@ async fn read(
 }
 
 /// Writes the imported recipe for `cook`; returns its slug.
-fn bring_in(
+async fn bring_in(
     site: &Site,
     cook: &Cook,
     imported: Imported,
@@ -216,7 +216,7 @@ fn bring_in(
     )
     .once(attempt);
     let (slug, _) = site
-        .recipes()
-        .import(&slug, imported.content, &imported.source, &change)?;
+        .write(move |recipes| recipes.import(&slug, imported.content, &imported.source, &change))
+        .await??;
     Ok(slug)
 }

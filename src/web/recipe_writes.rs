@@ -237,7 +237,7 @@ fn picture_of(
             Some(picture)
         }
         None if fields.remove_picture == "on" || fields.picture.is_empty() => None,
-        None => match site.recipes().picture(fields.picture.trim()) {
+        None => match site.recipes().picture_kept(fields.picture.trim()) {
             Ok(Some(picture)) => Some(picture),
             Ok(None) => {
                 fields.picture.clear();
@@ -495,11 +495,11 @@ pub async fn create(
         Ok(brought) => brought,
         Err(busy) => return Outcome::Busy(busy).respond(&site, &visitor, &Purpose::New, &fields),
     };
-    let outcome = try_create(&site, cook, &mut fields, brought, attempt)?;
+    let outcome = try_create(&site, cook, &mut fields, brought, attempt).await?;
     outcome.respond(&site, &visitor, &Purpose::New, &fields)
 }
 
-fn try_create(
+async fn try_create(
     site: &Site,
     cook: &Cook,
     fields: &mut RecipeFields,
@@ -517,10 +517,11 @@ fn try_create(
             Err(errors) => return Ok(Outcome::unprocessable(errors)),
         },
     };
-    match site
-        .recipes()
-        .create(&slug, content, &change(cook, &fields.note, attempt))
-    {
+    let (to, change) = (slug.clone(), change(cook, &fields.note, attempt));
+    let written = site
+        .write(move |recipes| recipes.create(&to, content, &change))
+        .await?;
+    match written {
         Ok(_) => Ok(Outcome::Saved(recipe_path(slug.as_str()))),
         Err(e @ (DomainError::SlugTaken(_) | DomainError::SlugReserved(_))) => {
             Ok(Outcome::slug_refused(&e, &slug))
@@ -575,11 +576,11 @@ pub async fn edit(
         Ok(brought) => brought,
         Err(busy) => return Outcome::Busy(busy).respond(&site, &visitor, &purpose, &fields),
     };
-    let outcome = try_edit(&site, cook, &slug, based_on, &mut fields, brought, attempt)?;
+    let outcome = try_edit(&site, cook, &slug, based_on, &mut fields, brought, attempt).await?;
     outcome.respond(&site, &visitor, &purpose, &fields)
 }
 
-fn try_edit(
+async fn try_edit(
     site: &Site,
     cook: &Cook,
     slug: &Slug,
@@ -592,12 +593,11 @@ fn try_edit(
         Ok(content) => content,
         Err(errors) => return Ok(Outcome::unprocessable(errors)),
     };
-    match site.recipes().edit(
-        slug,
-        based_on,
-        content,
-        &change(cook, &fields.note, attempt),
-    ) {
+    let (to, change) = (slug.clone(), change(cook, &fields.note, attempt));
+    let written = site
+        .write(move |recipes| recipes.edit(&to, based_on, content, &change))
+        .await?;
+    match written {
         Ok(_) => Ok(Outcome::Saved(recipe_path(slug.as_str()))),
         Err(DomainError::NothingChanged) => Ok(Outcome::unprocessable(FieldErrors::one(
             "",
@@ -708,11 +708,11 @@ pub async fn fork(
         Ok(brought) => brought,
         Err(busy) => return Outcome::Busy(busy).respond(&site, &visitor, &purpose, &fields),
     };
-    let outcome = try_fork(&site, cook, &parent, version, &mut fields, brought, attempt)?;
+    let outcome = try_fork(&site, cook, &parent, version, &mut fields, brought, attempt).await?;
     outcome.respond(&site, &visitor, &purpose, &fields)
 }
 
-fn try_fork(
+async fn try_fork(
     site: &Site,
     cook: &Cook,
     parent: &Slug,
@@ -733,13 +733,19 @@ fn try_fork(
         (Err(errors), _) | (_, Err(errors)) => return Ok(Outcome::unprocessable(errors)),
     };
     let change = change(cook, &fields.note, attempt);
-    match site.recipes().fork(
-        parent,
-        Some(version),
-        slug.as_ref(),
-        |_| content.clone(),
-        &change,
-    ) {
+    let (from, to) = (parent.clone(), slug.clone());
+    let written = site
+        .write(move |recipes| {
+            recipes.fork(
+                &from,
+                Some(version),
+                to.as_ref(),
+                |_| content.clone(),
+                &change,
+            )
+        })
+        .await?;
+    match written {
         Ok((slug, _)) => Ok(Outcome::Saved(recipe_path(slug.as_str()))),
         Err(e @ (DomainError::SlugTaken(_) | DomainError::SlugReserved(_))) => match &slug {
             Some(slug) => Ok(Outcome::slug_refused(&e, slug)),
@@ -773,10 +779,11 @@ pub async fn retire(
     let based_on = form_version(&form.based_on, "retires")?;
     let attempt = attempt_of(&req, &form.csrf, &[form.based_on.as_bytes()]);
     let history = format!("{}/history", recipe_path(slug.as_str()));
-    match site
-        .recipes()
-        .retire(&slug, based_on, &change(cook, "retired", attempt))
-    {
+    let (to, change) = (slug.clone(), change(cook, "retired", attempt));
+    let written = site
+        .write(move |recipes| recipes.retire(&to, based_on, &change))
+        .await?;
+    match written {
         Ok(_) | Err(DomainError::AlreadySaved { .. }) => Ok(see_other(&history).finish()),
         Err(DomainError::Stale { .. }) => Err(WebError::Conflict(format!(
             "{slug} changed since you saw it: look at it again before retiring it."

@@ -153,7 +153,6 @@ pub async fn review(
             },
         )
     };
-    let recipes = site.recipes();
     let action = form.get("action").map(String::as_str);
     let written = match action {
         Some("preview") => {
@@ -171,7 +170,11 @@ pub async fn review(
                 cook.handle.as_str(),
                 &format!("accepted suggestion {number}"),
             );
-            recipes.accept_suggestion(&slug, number, review, &choices, reply, &change)
+            let (to, reply) = (slug.clone(), reply.to_owned());
+            site.write(move |recipes| {
+                recipes.accept_suggestion(&to, number, review, &choices, &reply, &change)
+            })
+            .await?
         }
         Some("decline") => {
             let shown = review_shown(&form)?;
@@ -179,14 +182,20 @@ pub async fn review(
                 cook.handle.as_str(),
                 &format!("declined suggestion {number}"),
             );
-            recipes.decline_suggestion(&slug, number, shown, reply, &change)
+            let (to, reply) = (slug.clone(), reply.to_owned());
+            site.write(move |recipes| {
+                recipes.decline_suggestion(&to, number, shown, &reply, &change)
+            })
+            .await?
         }
         Some("withdraw") => {
             let change = Change::by(
                 cook.handle.as_str(),
                 &format!("withdrew suggestion {number}"),
             );
-            recipes.withdraw_suggestion(&slug, number, &change)
+            let to = slug.clone();
+            site.write(move |recipes| recipes.withdraw_suggestion(&to, number, &change))
+                .await?
         }
         other => {
             return Err(WebError::BadRequest(format!(

@@ -12,14 +12,17 @@
 
 use std::future::{ready, Ready};
 
+use actix_web::body::MessageBody;
 use actix_web::cookie::{time::Duration, Cookie, SameSite};
-use actix_web::http::header;
-use actix_web::web::Data;
-use actix_web::{FromRequest, HttpMessage, HttpRequest, HttpResponseBuilder};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::{header, Method};
+use actix_web::middleware::Next;
+use actix_web::web::{self, Data};
+use actix_web::{Error, FromRequest, HttpMessage, HttpRequest, HttpResponseBuilder};
 
 use super::{Site, WebError};
 use crate::domain::accounts::{self, SESSION_DAYS};
-use crate::domain::Cook;
+use crate::domain::{AccountError, Cook};
 
 pub const SESSION_COOKIE: &str = "forkful_session";
 pub const FORM_COOKIE: &str = "forkful_form";
@@ -90,9 +93,26 @@ impl Visitor {
         let session = req
             .cookie(session_cookie_name(site))
             .map(|c| c.value().to_owned());
-        let cook = match &session {
-            Some(token) => site.accounts()?.session(token)?,
-            None => None,
+        let looked_up = match &session {
+            Some(token) => match req.extensions_mut().remove::<LookedUp>() {
+                Some(LookedUp(found)) => found,
+                None => site.accounts()?.session(token),
+            },
+            None => Ok(None),
+        };
+        let cook = match looked_up {
+            Ok(cook) => cook,
+            // The sessions' keyspace is out of reach and this node has not
+            // seen this session lately: a page is shown as to a visitor,
+            // a change is refused (503) rather than made by nobody.
+            Err(AccountError::Domain(error))
+                if error.is_unavailable()
+                    && matches!(*req.method(), Method::GET | Method::HEAD) =>
+            {
+                tracing::debug!(%error, "a session that could not be checked: shown as a visitor");
+                None
+            }
+            Err(error) => return Err(error.into()),
         };
         let session = session.filter(|_| cook.is_some());
         let (form_token, new_form_cookie) = match (&session, req.cookie(form_cookie_name(site))) {
@@ -169,6 +189,71 @@ impl Visitor {
                 None,
             ));
         }
+    }
+}
+
+/// A session looked up before the handler ran (`look_up_session`).
+struct LookedUp(Result<Option<Cook>, AccountError>);
+
+/// Looks up the session of a request that carries one, where sessions
+/// are kept in the log's database (PostgreSQL), on actix's blocking pool
+/// rather than on the worker: a stalled PostgreSQL must hold a thread of
+/// that pool, not a worker that serves every other page. A session this
+/// node checked lately is answered from memory, without the hop. A store
+/// that follows no log reads its own sled, as quick as the hop: there the
+/// handler reads it itself.
+pub async fn look_up_session(
+    req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, Error> {
+    let site = req
+        .app_data::<Data<Site>>()
+        .cloned()
+        .expect("the app has its Site");
+    let token = req
+        .cookie(session_cookie_name(&site))
+        .map(|cookie| cookie.value().to_owned())
+        .filter(|_| site.recipes().follows_log());
+    if let Some(token) = token {
+        let found = look_up(site.accounts()?.clone(), token).await?;
+        req.extensions_mut().insert(LookedUp(found));
+    }
+    next.call(req).await
+}
+
+/// How long a page waits for PostgreSQL to check again a session this
+/// node checked before: it answers in a millisecond or two when well, and
+/// past this the page is answered as the session was last found, while
+/// the check goes on and keeps what it finds.
+const RECHECK_WAIT: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// The session `token`'s cook: from memory if checked lately; else read
+/// off the workers, waiting at most `RECHECK_WAIT` where memory has an
+/// answer to fall back on (and not at all while another request checks
+/// the same session).
+async fn look_up(
+    accounts: accounts::Accounts,
+    token: String,
+) -> Result<Result<Option<Cook>, AccountError>, WebError> {
+    if let Some(known) = accounts.known_session(&token) {
+        return Ok(Ok(known));
+    }
+    let blocked = |error: actix_web::error::BlockingError| WebError::Internal(Box::new(error));
+    let Some(kept) = accounts.kept_session(&token) else {
+        return web::block(move || accounts.session(&token))
+            .await
+            .map_err(blocked);
+    };
+    let Some(check) = accounts.claim_check(&token) else {
+        return Ok(Ok(kept));
+    };
+    let checked = web::block(move || {
+        let _check = check;
+        accounts.session(&token)
+    });
+    match tokio::time::timeout(RECHECK_WAIT, checked).await {
+        Ok(found) => found.map_err(blocked),
+        Err(_) => Ok(Ok(kept)),
     }
 }
 

@@ -58,6 +58,8 @@ fn serve(recipes: &Recipes, timeouts: Timeouts) -> SocketAddr {
         allow_private_fetch: false,
         trusted_proxies: Default::default(),
         timeouts,
+        health: Default::default(),
+        session_recheck: forkful::domain::accounts::SESSION_RECHECK,
     };
     let recipes = recipes.clone();
     let (sender, addr) = mpsc::channel();

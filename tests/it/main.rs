@@ -30,6 +30,8 @@
 //!   through its forms loses no acknowledged write and starts again
 //! - `soak`: one server under steady reads and writes answers every request,
 //!   loses no write, and its memory levels off
+//! - `degrade`: a node whose PostgreSQL stops or stalls serves a cook's pages
+//!   on, refuses writes with 503, says so in /healthz, and comes back
 //! - `hostile`: a real server against hostile HTTP: oversized heads and bodies,
 //!   bytes that are not UTF-8, path traversal, slow clients, forged cookies
 //! - `http_client`: the server binary as a process, a browser over loopback,
@@ -58,6 +60,7 @@ mod architecture;
 mod browser;
 mod cli;
 mod crash;
+mod degrade;
 mod domain;
 mod durability;
 mod family;

@@ -267,6 +267,49 @@ impl OwnCluster {
         self.pg_ctl(&["stop", "-m", "immediate", "-w"], false);
     }
 
+    /// Pauses every process of the server (SIGSTOP), as a machine that
+    /// froze or a network gone quiet: connections stay open, and nothing
+    /// answers on them or takes new ones.
+    pub fn pause(&self) {
+        self.signal("-STOP");
+    }
+
+    /// Lets a paused server go on (SIGCONT).
+    pub fn resume(&self) {
+        self.signal("-CONT");
+    }
+
+    /// Sends `signal` to the postmaster and to every process it started.
+    fn signal(&self, signal: &str) {
+        let pid_file = std::fs::read_to_string(self.dir.join("data/postmaster.pid"))
+            .expect("a running server's postmaster.pid");
+        let postmaster: u32 = pid_file.lines().next().unwrap().trim().parse().unwrap();
+        let mut pids = vec![postmaster];
+        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+            let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+                continue;
+            };
+            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+                continue;
+            };
+            // `pid (comm) state ppid ...`: comm may hold spaces, so after
+            // its closing parenthesis.
+            let parent = stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+                .and_then(|ppid| ppid.parse::<u32>().ok());
+            if parent == Some(postmaster) {
+                pids.push(pid);
+            }
+        }
+        let status = Command::new("kill")
+            .arg(signal)
+            .args(pids.iter().map(u32::to_string))
+            .status()
+            .expect("kill runs");
+        assert!(status.success(), "kill {signal} {pids:?}");
+    }
+
     fn pg_ctl(&self, args: &[&str], with_log: bool) {
         let mut command = as_postgres(&binary("pg_ctl"));
         command.args(args);

@@ -215,6 +215,17 @@ impl Recipes {
         self.store.follows_log()
     }
 
+    /// How following the log stands, from memory (`None` without a log).
+    pub fn follow_report(&self) -> Option<crate::store::FollowReport> {
+        self.store.follow_report()
+    }
+
+    /// How long, and why, the log has been known out of reach (`None`:
+    /// reachable, or no log).
+    pub fn log_out_of_reach(&self) -> Option<(std::time::Duration, String)> {
+        self.store.log_out_of_reach()
+    }
+
     /// Where this node stands against the log its store follows (`None`
     /// without a log). An error when the log cannot be reached.
     pub fn log_position(&self) -> Option<Result<LogPosition, DomainError>> {
@@ -314,6 +325,47 @@ impl Recipes {
             height,
             alt: String::new(),
         }))
+    }
+
+    /// `picture`, from what this node keeps where it can: a picture a
+    /// version names is read from the log's database once (`named_picture`).
+    pub fn picture_kept(&self, hash: &str) -> Result<Option<Picture>, DomainError> {
+        if pictures::is_hash(hash) && self.snapshot().names_picture(hash)? {
+            return self.named_picture(hash);
+        }
+        self.picture(hash)
+    }
+
+    /// `picture`, for a picture a version names: its size record never
+    /// changes then (it is never collected), so a node that reads it from
+    /// its log keeps it, with the variants (`picture_cache`).
+    pub(super) fn named_picture(&self, hash: &str) -> Result<Option<Picture>, DomainError> {
+        let Some(cache) = self.picture_cache.as_deref() else {
+            return self.picture(hash);
+        };
+        if let Some(size) = cache.get(hash.as_bytes()) {
+            let size = String::from_utf8_lossy(&size);
+            if let Some((width, height)) = size
+                .split_once(' ')
+                .and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?)))
+            {
+                return Ok(Some(Picture {
+                    hash: hash.to_owned(),
+                    width,
+                    height,
+                    alt: String::new(),
+                }));
+            }
+        }
+        let picture = self.picture(hash)?;
+        if let Some(picture) = &picture {
+            let size = format!("{} {}", picture.width, picture.height);
+            cache.insert(
+                hash.as_bytes().to_vec(),
+                std::sync::Arc::from(size.as_bytes()),
+            );
+        }
+        Ok(picture)
     }
 
     /// The JPEG bytes of a picture's variant (`640`, `4x3`), if stored.

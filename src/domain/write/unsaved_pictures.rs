@@ -57,13 +57,20 @@ impl Recipes {
         hash: &str,
         reader: Option<&str>,
     ) -> Result<Option<(Picture, Seen)>, DomainError> {
-        let Some(picture) = self.picture(hash)? else {
+        if !pictures::is_hash(hash) {
             return Ok(None);
-        };
+        }
+        // A picture a version names is never collected: its size record
+        // never changes, and is kept on the node (`named_picture`).
         if self.snapshot().names_picture(hash)? {
-            return Ok(Some((picture, Seen::ByAnyone)));
+            return Ok(self
+                .named_picture(hash)?
+                .map(|picture| (picture, Seen::ByAnyone)));
         }
         let Some(reader) = reader else {
+            return Ok(None);
+        };
+        let Some(picture) = self.picture(hash)? else {
             return Ok(None);
         };
         let sent = self
