@@ -4,6 +4,14 @@
 //! a run of removed lines facing a run of added ones is paired line by line
 //! into changed lines, and those are diffed word by word. Scalar fields are
 //! compared one by one (`yield 4 -> 6`, `cook 20 min -> 35 min`).
+//!
+//! Word diffs are bounded, so that no cook's text can make a diff slow
+//! (a line of a thousand commas against another is a million-cell table):
+//! a changed line whose words would take more than `MAX_LINE_WORD_CELLS`
+//! is shown whole, removed then added, and one diff spends at most
+//! `MAX_WORD_CELLS` on words in all, its later lines shown whole past
+//! that. The writer, which needs only the summary of a change for its
+//! history line, diffs no words at all (`summary`).
 
 use std::fmt;
 
@@ -13,6 +21,51 @@ use super::content::{Content, Step, FIELDS};
 /// past it, the part between the common prefix and suffix is shown as
 /// replaced, so a diff's time and memory are bounded whatever the input.
 pub const MAX_LCS_CELLS: usize = 1 << 20;
+
+/// The most LCS cells one changed line's word diff may take (256 words
+/// against 256, past the common prefix and suffix): a longer line is
+/// shown whole.
+pub const MAX_LINE_WORD_CELLS: usize = 1 << 16;
+
+/// The most LCS cells the word diffs of one recipe diff take in all,
+/// four of the longest lines; its other changed lines are shown whole.
+pub const MAX_WORD_CELLS: usize = 1 << 18;
+
+/// What is left to spend on word diffs (see `MAX_WORD_CELLS`).
+struct WordBudget {
+    cells: usize,
+}
+
+impl WordBudget {
+    /// `old` against `new` word by word, if the budget and the line's cap
+    /// allow; else the whole line removed, then the whole line added.
+    fn changed(&mut self, old: &str, new: &str) -> Vec<Piece<String>> {
+        let whole = || vec![Piece::Removed(old.to_owned()), Piece::Added(new.to_owned())];
+        if self.cells == 0 {
+            return whole();
+        }
+        let (old_words, new_words) = (words(old), words(new));
+        let cells = middle_cells(&old_words, &new_words);
+        if cells > MAX_LINE_WORD_CELLS || cells > self.cells {
+            return whole();
+        }
+        self.cells -= cells;
+        diff(&old_words, &new_words)
+    }
+}
+
+/// The cells `lcs_pairs` fills for `old` against `new`: the product of
+/// the lengths of their middles, past the common prefix and suffix.
+fn middle_cells<T: PartialEq>(old: &[T], new: &[T]) -> usize {
+    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let suffix = old[prefix..]
+        .iter()
+        .rev()
+        .zip(new[prefix..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    (old.len() - prefix - suffix).saturating_mul(new.len() - prefix - suffix)
+}
 
 /// The pairs `(i, j)` of a longest common subsequence of `old` and `new`,
 /// in order. The common prefix and suffix are matched first; the rest is
@@ -206,8 +259,19 @@ fn words(line: &str) -> Vec<String> {
 }
 
 /// A list diff, with facing runs of removed and added lines paired into
-/// changed lines.
+/// changed lines (each diffed by words, within `MAX_WORD_CELLS`).
 pub fn lines(old: &[String], new: &[String]) -> Vec<LineChange> {
+    lines_within(
+        old,
+        new,
+        &mut WordBudget {
+            cells: MAX_WORD_CELLS,
+        },
+    )
+}
+
+/// `lines`, spending on word diffs from `budget`.
+fn lines_within(old: &[String], new: &[String], budget: &mut WordBudget) -> Vec<LineChange> {
     let pieces = diff(old, new);
     let mut out = Vec::new();
     let mut at = 0;
@@ -234,10 +298,7 @@ pub fn lines(old: &[String], new: &[String]) -> Vec<LineChange> {
                     .collect();
                 let paired = removed.len().min(added.len());
                 for k in 0..paired {
-                    out.push(LineChange::Changed(diff(
-                        &words(removed[k]),
-                        &words(added[k]),
-                    )));
+                    out.push(LineChange::Changed(budget.changed(removed[k], added[k])));
                 }
                 out.extend(
                     removed[paired..]
@@ -256,8 +317,26 @@ pub fn lines(old: &[String], new: &[String]) -> Vec<LineChange> {
     out
 }
 
-/// The diff from `old` to `new`.
+/// The diff from `old` to `new`, its changed lines diffed by words
+/// within `MAX_WORD_CELLS`.
 pub fn recipes(old: &Content, new: &Content) -> RecipeDiff {
+    recipes_within(
+        old,
+        new,
+        &mut WordBudget {
+            cells: MAX_WORD_CELLS,
+        },
+    )
+}
+
+/// What changed from `old` to `new`, in a line (`RecipeDiff::summary`),
+/// with no word diffs: what the writer needs for a version's history line,
+/// at the cost of the line diffs alone.
+pub fn summary(old: &Content, new: &Content) -> String {
+    recipes_within(old, new, &mut WordBudget { cells: 0 }).summary()
+}
+
+fn recipes_within(old: &Content, new: &Content, budget: &mut WordBudget) -> RecipeDiff {
     let mut fields = Vec::new();
     let mut field = |name: &'static str, from: Option<String>, to: Option<String>| {
         if from != to {
@@ -283,8 +362,8 @@ pub fn recipes(old: &Content, new: &Content) -> RecipeDiff {
     let steps = |c: &Content| c.steps.iter().map(Step::as_line).collect::<Vec<_>>();
     RecipeDiff {
         fields,
-        ingredients: lines(&old.ingredients, &new.ingredients),
-        steps: lines(&steps(old), &steps(new)),
+        ingredients: lines_within(&old.ingredients, &new.ingredients, budget),
+        steps: lines_within(&steps(old), &steps(new), budget),
     }
 }
 
@@ -356,6 +435,55 @@ mod tests {
             }),
             "2 tsp cumin, toasted"
         );
+    }
+
+    /// A line of a thousand commas against another: a million cells if
+    /// diffed by words. Shown whole instead, and a diff of many such lines
+    /// spends no more than its budget.
+    #[test]
+    fn long_changed_lines_are_shown_whole_and_a_diff_spends_a_bounded_budget() {
+        let commas = |tail: &str| format!("{}{tail}", ",".repeat(1_024));
+        let old = vec![commas("a"); 240];
+        let new: Vec<String> = (0..240).map(|i| format!("x{i}{}", commas("b"))).collect();
+        let diff = lines(&old, &new);
+        assert_eq!(diff.len(), 240);
+        for line in &diff {
+            let LineChange::Changed(pieces) = line else {
+                panic!("{line:?}");
+            };
+            assert_eq!(pieces.len(), 2, "shown whole: {pieces:?}");
+        }
+        // Lines under the cap are diffed by words until the budget is spent.
+        let words_each = 100;
+        let long = |tag: &str| {
+            (0..words_each)
+                .map(|w| format!("{tag}{w}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let old = vec![long("a"); 20];
+        let new = vec![long("b"); 20];
+        let mut budget = WordBudget {
+            cells: MAX_WORD_CELLS,
+        };
+        let diff = lines_within(&old, &new, &mut budget);
+        let by_words = diff
+            .iter()
+            .filter(|line| matches!(line, LineChange::Changed(p) if p.len() > 2))
+            .count();
+        let cells_each = (2 * words_each - 1) * (2 * words_each - 1);
+        assert!(cells_each <= MAX_LINE_WORD_CELLS);
+        assert_eq!(by_words, MAX_WORD_CELLS / cells_each);
+        assert!(budget.cells < cells_each);
+        // The summary diffs no words, and says the same.
+        let content = |lines: Vec<String>| Content {
+            title: "Dal".into(),
+            ingredients: lines,
+            ..Content::default()
+        };
+        let (a, b) = (content(old), content(new));
+        assert_eq!(summary(&a, &b), recipes(&a, &b).summary());
+        assert_eq!(summary(&a, &b), "20 ingredients");
     }
 
     #[test]

@@ -675,3 +675,91 @@ fn a_burst_of_logins_leaves_pages_served_while_passwords_are_checked() {
         "the page took {page_took:?}, the logins {logins_took:?} after it"
     );
 }
+
+/// The comma diff bomb: a cook's edit of 200 lines of a thousand commas
+/// each, against as many others, would fill a million-cell table a line
+/// if diffed word by word. The writer diffs no words (it needs only the
+/// summary of the change), so another cook's write does not wait behind
+/// it; and the diff page shows such lines whole, within a budget, so an
+/// anonymous reader's diff is small and quick.
+#[actix_web::test]
+async fn the_comma_diff_bomb_holds_neither_the_writer_nor_a_worker() {
+    use forkful::domain::{Change, Content};
+    let recipes = Recipes::temporary().unwrap();
+    // Each line differs at both ends, so no common prefix or suffix of
+    // words shortens the table: the commas between are all it has.
+    let commas = |tail: &str| -> Vec<String> {
+        (0..200)
+            .map(|i| format!("{tail}{i}{}{tail}", ",".repeat(1_000)))
+            .collect()
+    };
+    let bomb = |tail: &str| Content {
+        title: "Commas".into(),
+        ingredients: commas(tail),
+        ..Content::default()
+    };
+    let slug = |text: &str| Slug::parse(text).unwrap();
+    recipes
+        .create(&slug("commas"), bomb("a"), &Change::by("mallory", "first"))
+        .unwrap();
+    let dal = Content {
+        title: "Dal".into(),
+        ingredients: vec!["1 cup red lentils".into()],
+        ..Content::default()
+    };
+    recipes
+        .create(&slug("dal"), dal.clone(), &Change::by("ann", "first"))
+        .unwrap();
+
+    // The bomb's edit and another cook's, at once.
+    let (bomb_took, dal_took) = thread::scope(|scope| {
+        let bombing = scope.spawn(|| {
+            let started = Instant::now();
+            let edited = recipes.edit(
+                &slug("commas"),
+                forkful::domain::VersionNumber::new(1).unwrap(),
+                bomb("b"),
+                &Change::by("mallory", "more commas"),
+            );
+            edited.unwrap();
+            started.elapsed()
+        });
+        thread::sleep(Duration::from_millis(5));
+        let started = Instant::now();
+        let mut more = dal.clone();
+        more.ingredients.push("1 tsp turmeric".into());
+        recipes
+            .edit(
+                &slug("dal"),
+                forkful::domain::VersionNumber::new(1).unwrap(),
+                more,
+                &Change::by("ann", "turmeric"),
+            )
+            .unwrap();
+        (bombing.join().unwrap(), started.elapsed())
+    });
+    // Generous bounds for a loaded machine: the bomb once held the writer
+    // 2.4 s, and the other write waited 2.1 s behind it.
+    assert!(
+        bomb_took < Duration::from_millis(500) && dal_took < Duration::from_millis(500),
+        "the bomb's edit took {bomb_took:?}, the other cook's {dal_took:?}"
+    );
+    let edited = recipes.snapshot().recipe(&slug("commas")).unwrap();
+    assert_eq!(edited.content, bomb("b"));
+
+    // The diff page, as an anonymous reader asks for it.
+    let site = crate::helpers::site(&recipes);
+    let started = Instant::now();
+    let page = get(&site, "/recipes/commas/diff?from=1&to=2").await;
+    let took = started.elapsed();
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(
+        page.body.len() < 2 << 20,
+        "the diff page is {} bytes",
+        page.body.len()
+    );
+    assert!(
+        took < Duration::from_millis(1_000),
+        "the diff page took {took:?}"
+    );
+}

@@ -110,12 +110,8 @@ impl Recipes {
                 return Ok((tx, ()));
             }
             self.check_picture(&merged)?;
-            let what = diff::recipes(&fork.content, &merged);
-            let what = if what.is_empty() {
-                "no change to the recipe".to_owned()
-            } else {
-                what.summary()
-            };
+            // `summary` says "no change to the recipe" when there is none.
+            let what = diff::summary(&fork.content, &merged);
             let line = brought_in_line(upto, &parent.content.title, &what, settled.as_deref());
             let mut tx = self.version_transaction(
                 &view,

@@ -531,7 +531,7 @@ impl Recipes {
         }
         // The history page lists this line; decided here, against the value
         // the edit applies to, so listing history never diffs versions.
-        let what = diff::recipes(&recipe.content, content).summary();
+        let what = diff::summary(&recipe.content, content);
         self.version_transaction(view, recipe, content, change, what, None)
     }
 

@@ -243,7 +243,7 @@ impl Recipes {
             }
             self.check_picture(&merged)?;
             let fork_title = made.fork.content.title.clone();
-            let what = diff::recipes(&recipe.content, &merged).summary();
+            let what = diff::summary(&recipe.content, &merged);
             let settled = merge.settled(choices, &fork_title);
             let line = accepted_line(&suggestion, &fork_title, &what, settled.as_deref());
             let mut tx = self.version_transaction(&view, &recipe, &merged, change, line, None)?;
