@@ -73,6 +73,8 @@ pub async fn sign_up(
         Ok(session) => session,
         Err(error) => return account_refusal(error).map_or_else(Err, |(s, e)| refused(s, e)),
     };
+    site.attempts()
+        .logged_in(site.client_address(&req), &values.handle);
     Ok(see_other("/account")
         .cookie(session_cookie(&site, session.token))
         .finish())
@@ -161,10 +163,10 @@ pub async fn log_in(
     let form = form.into_inner();
     let next = safe_next(&form.next);
     let handle = Slug::parse(form.handle.trim());
-    site.attempts().attempt(
-        site.client_address(&req),
-        handle.as_ref().ok().map(Slug::as_str),
-    )?;
+    let client = site.client_address(&req);
+    site.attempts()
+        .attempt(client, handle.as_ref().ok().map(Slug::as_str))?;
+    let tried = handle.as_ref().map(|handle| handle.to_string()).ok();
     let outcome = match handle {
         Ok(handle) => {
             let accounts = site.accounts()?.clone();
@@ -177,9 +179,13 @@ pub async fn log_in(
         Err(_) => Err(AccountError::BadCredentials),
     };
     match outcome {
-        Ok((_, session)) => Ok(see_other(next)
-            .cookie(session_cookie(&site, session.token))
-            .finish()),
+        Ok((_, session)) => {
+            site.attempts()
+                .logged_in(client, tried.as_deref().unwrap_or_default());
+            Ok(see_other(next)
+                .cookie(session_cookie(&site, session.token))
+                .finish())
+        }
         Err(error) => {
             let (status, errors) = account_refusal(error)?;
             let page = account::log_in(form.handle.trim(), next, &errors, &visitor.form_token());

@@ -75,18 +75,52 @@ impl<K: Hash + Eq + Clone> Buckets<K> {
 
 /// Attempts at a password: per client address (an IPv6 client's /64), and
 /// per account, so that many addresses guessing one cook's password are
-/// slowed as one.
+/// slowed as one. An address the account was logged in to from lately is
+/// not held to the account's bucket, only to its own: else anyone could
+/// spend a chosen cook's bucket, from addresses of their own, and keep
+/// them from logging in for as long as they kept at it.
 pub struct AttemptLimit {
     by_address: Buckets<IpAddr>,
     by_account: Buckets<String>,
+    /// When each account was last logged in to (or signed up) from each
+    /// address (its limit key), as far as this node saw.
+    known: quick_cache::sync::Cache<(String, IpAddr), std::time::Instant>,
 }
+
+/// How long an address an account was logged in to from stays known to
+/// it: as long as the session it got.
+const KNOWN_FOR: Duration =
+    Duration::from_secs(crate::domain::accounts::SESSION_DAYS as u64 * 24 * 3_600);
 
 impl AttemptLimit {
     pub fn per_minute(attempts: u32) -> AttemptLimit {
         AttemptLimit {
             by_address: Buckets::new(Quota::per_minute(per(attempts))),
             by_account: Buckets::new(Quota::per_minute(per(attempts))),
+            known: quick_cache::sync::Cache::new(MAX_KEYS),
         }
+    }
+
+    /// Records that `handle` was logged in to (or signed up) from
+    /// `client`: its later attempts there are not held to the account's
+    /// bucket.
+    pub fn logged_in(&self, client: Option<IpAddr>, handle: &str) {
+        if let Some(client) = client {
+            let key = super::client_address::limit_key(client);
+            self.known
+                .insert((handle.to_owned(), key), std::time::Instant::now());
+        }
+    }
+
+    /// Whether `handle` was logged in to from `client` lately.
+    fn known(&self, client: Option<IpAddr>, handle: &str) -> bool {
+        let Some(client) = client else {
+            return false;
+        };
+        let key = (handle.to_owned(), super::client_address::limit_key(client));
+        self.known
+            .get(&key)
+            .is_some_and(|at| at.elapsed() < KNOWN_FOR)
     }
 
     /// One more attempt from `client` (`None`: a request over no socket) at
@@ -103,7 +137,7 @@ impl AttemptLimit {
                 )));
             }
         }
-        if let Some(handle) = handle {
+        if let Some(handle) = handle.filter(|handle| !self.known(client, handle)) {
             if !self.by_account.take(&handle.to_owned()) {
                 return Err(WebError::TooManyRequests(format!(
                     "More than {ATTEMPTS_PER_MINUTE} attempts a minute were made at the \

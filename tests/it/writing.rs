@@ -1599,6 +1599,64 @@ async fn login_and_sign_up_attempts_are_limited_per_address_and_per_account() {
     );
 }
 
+/// Anyone could once keep a chosen cook from logging in: guesses at her
+/// account from addresses of their own spent the account's bucket, and
+/// her right password was then refused too. An address she logged in
+/// from lately is held to its own bucket only.
+#[actix_web::test]
+async fn guesses_from_elsewhere_do_not_lock_a_cook_out_of_her_own_address() {
+    use forkful::web::rate_limits::ATTEMPTS_PER_MINUTE;
+    let (_, site) = new_site();
+    let mut browser = Browser::new(&site);
+    let form = browser.get("/login").await;
+    let token = form_token(&form, "/login");
+    let log_in = |from: &'static str, password: &'static str, token: &str| {
+        TestRequest::post()
+            .uri("/login")
+            .peer_addr(from.parse().unwrap())
+            .insert_header(("Origin", ORIGIN))
+            .set_form([("csrf", token), ("handle", "maya"), ("password", password)])
+    };
+    // Maya signs up from her address, in a browser of her own.
+    let mut hers = Browser::new(&site);
+    let form = hers.get("/signup").await;
+    let her_token = form_token(&form, "/signup");
+    let sign_up = TestRequest::post()
+        .uri("/signup")
+        .peer_addr("10.5.0.1:4000".parse().unwrap())
+        .insert_header(("Origin", ORIGIN))
+        .set_form([
+            ("csrf", her_token.as_str()),
+            ("handle", "maya"),
+            ("name", "Maya"),
+            ("password", PASSWORD),
+        ]);
+    assert_eq!(hers.send(sign_up).await.status, 303);
+    // Guesses at her account from many addresses spend its bucket.
+    for n in 0..ATTEMPTS_PER_MINUTE {
+        let from: &'static str = format!("10.6.0.{n}:4000").leak();
+        let guess = browser.send(log_in(from, "a wrong guess", &token)).await;
+        assert_eq!(guess.status, 401);
+    }
+    let more = browser
+        .send(log_in("10.6.1.1:4000", "a wrong guess", &token))
+        .await;
+    assert_eq!(more.status, 429, "the account's bucket is spent");
+    // From her own address, she logs in.
+    let hers = browser
+        .send(log_in("10.5.0.1:4000", PASSWORD, &token))
+        .await;
+    assert_eq!(hers.status, 303, "{}", hers.body);
+    // A new address of hers waits out the account's minute, as a guesser.
+    let mut elsewhere = Browser::new(&site);
+    let form = elsewhere.get("/login").await;
+    let fresh = form_token(&form, "/login");
+    let new_place = elsewhere
+        .send(log_in("10.7.0.1:4000", PASSWORD, &fresh))
+        .await;
+    assert_eq!(new_place.status, 429);
+}
+
 #[actix_web::test]
 async fn behind_a_trusted_proxy_each_client_has_its_own_limit_and_nothing_else_is_believed() {
     use forkful::web::client_address::{ForwardedHeader, TrustedProxies};
