@@ -81,11 +81,17 @@ async fn list(
         after: parse_after(params.after.as_deref())?,
         limit: PAGE_SIZE,
     };
+    // Its key, as parsed: the tag as the path or the query gave it (a
+    // tag's own spelling is what it is), the default sort left out.
+    let key = respond::QueryKey::default()
+        .with("tag", query.tag.clone())
+        .with("sort", (query.sort == Sort::Recent).then_some("recent"))
+        .with("after", query.after);
     if query.tag.is_none() {
         return respond::page(
             &site,
             req,
-            &params,
+            &key,
             |snapshot| read(snapshot, &query),
             |site, page| render(site, &query, page),
         );
@@ -94,7 +100,7 @@ async fn list(
     respond::long_page(
         site,
         req,
-        &params,
+        &key,
         move |snapshot| read(snapshot, &query),
         move |site, page| render(site, &for_render, page),
     )

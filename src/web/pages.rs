@@ -66,7 +66,12 @@ pub async fn search(
             }
         },
     };
-    let tag = params.tag.clone().filter(|t| !t.trim().is_empty());
+    let tag = params
+        .tag
+        .as_deref()
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(str::to_owned);
     if tag
         .as_ref()
         .is_some_and(|t| t.len() > crate::domain::content::MAX_TAG)
@@ -88,9 +93,15 @@ pub async fn search(
         actix_web::rt::time::sleep(std::time::Duration::from_millis(5)).await;
     }
     let view = index.view(&latest)?;
-    // The query, kept with the original text so that the box shows it.
+    // The query as read: its words, trimmed and one space apart, are what
+    // the search reads, and what the page is kept under.
+    let q = q.split_whitespace().collect::<Vec<_>>().join(" ");
+    let key = respond::QueryKey::default()
+        .with("q", Some(&q).filter(|q| !q.is_empty()))
+        .with("tag", tag.as_deref())
+        .with("page", (page > 0).then_some(page + 1));
     let query = search::SearchQuery {
-        text: params.q.clone(),
+        text: q.clone(),
         tag,
         page,
     };
@@ -101,7 +112,7 @@ pub async fn search(
         &site,
         &req,
         view.snapshot().clone(),
-        &params,
+        &key,
         |snapshot| Ok(view.search(snapshot, &query)?),
         |site, results| Body::from(views::search::page(&q, results, site.memos())),
     )

@@ -7,7 +7,7 @@
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
 
-use super::respond::{self, Body};
+use super::respond::{self, Body, QueryKey};
 use super::{Site, WebError};
 use crate::domain::scale::{ScaleAsked, Units, MAX_SERVINGS};
 use crate::domain::{pages, RecipeShow, Slug, Snapshot, VersionNumber};
@@ -70,7 +70,8 @@ pub async fn show(
         Body::from(views::recipe::show(site.base_url(), site.memos(), model))
     };
     if asked.is_as_written() {
-        respond::page(&site, &req, &*params, read, render)
+        // However its query spelled it (`?servings=`, `?units=`).
+        respond::page(&site, &req, respond::NO_QUERY, read, render)
     } else {
         // Scaled pages are many and mostly asked once: they would push the
         // pages people come back to out of the cache.
@@ -111,7 +112,7 @@ pub async fn history(
     respond::page(
         &site,
         &req,
-        &*params,
+        &QueryKey::default().with("before", before),
         |snapshot| Ok(pages::history(snapshot, &slug, before)?),
         |_, model| Body::from(history::history(slug.as_str(), model)),
     )
@@ -161,6 +162,14 @@ impl DiffParams {
     }
 }
 
+/// A diff's layout in its page's key: the default (inline) left out.
+fn layout_key(layout: Layout) -> Option<&'static str> {
+    match layout {
+        Layout::Inline => None,
+        Layout::Side => Some("side"),
+    }
+}
+
 pub async fn diff(
     site: web::Data<Site>,
     req: HttpRequest,
@@ -169,10 +178,14 @@ pub async fn diff(
 ) -> Result<HttpResponse, WebError> {
     let slug = parse_slug(&slug)?;
     let (layout, (from, to)) = (params.layout()?, params.versions()?);
+    let key = QueryKey::default()
+        .with("from", from)
+        .with("to", to)
+        .with("view", layout_key(layout));
     respond::page(
         &site,
         &req,
-        &*params,
+        &key,
         |snapshot| Ok(pages::version_diff(snapshot, &slug, from, to)?),
         |_, model| Body::from(views::diff::versions(slug.as_str(), model, layout)),
     )
@@ -194,7 +207,7 @@ pub async fn compare(
     respond::page(
         &site,
         &req,
-        &*params,
+        &QueryKey::default().with("view", layout_key(layout)),
         |snapshot| Ok(pages::comparison(snapshot, &slug)?),
         |_, model| Body::from(views::diff::comparison(slug.as_str(), model, layout)),
     )

@@ -210,10 +210,12 @@ impl Answer {
 /// (render time), compresses it fast for the client (compress time) and
 /// keeps it.
 ///
-/// `query` is what the page reads of the query string (its parameters
-/// struct, or `NO_QUERY`): the page is kept under its path and that, in a
-/// fixed order, so parameters it ignores (`?x=1`, `?utm_source=`) find the
-/// one page kept rather than each make and keep a copy of it.
+/// `query` is what the page reads of the query string, as parsed values
+/// (a `QueryKey`, or `NO_QUERY`): the page is kept under its path and
+/// that, in a fixed order and one spelling per meaning, so parameters it
+/// ignores (`?x=1`, `?utm_source=`) and other spellings of the same values
+/// (`?from=01`, `?servings=`, `?q=dal%20`) find the one page kept rather
+/// than each make and keep a copy of it.
 pub fn page<M>(
     site: &Site,
     req: &HttpRequest,
@@ -229,6 +231,22 @@ pub fn page<M>(
         read,
         render,
     )
+}
+
+/// What a page reads of its query string, as parsed values in their one
+/// spelling (a number without leading zeros, a default left out, a
+/// search's words trimmed): the page's key in the cache.
+#[derive(Debug, Default, Serialize)]
+pub struct QueryKey(Vec<(&'static str, String)>);
+
+impl QueryKey {
+    /// The key with `name` set to `value`, if there is one.
+    pub fn with(mut self, name: &'static str, value: Option<impl ToString>) -> QueryKey {
+        if let Some(value) = value {
+            self.0.push((name, value.to_string()));
+        }
+        self
+    }
 }
 
 /// What a page that reads nothing of the query string reads of it.

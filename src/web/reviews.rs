@@ -47,7 +47,7 @@ pub async fn suggestions(
     respond::page(
         &site,
         &req,
-        &*params,
+        &respond::QueryKey::default().with("before", before),
         |snapshot| Ok(pages::suggestions_show(snapshot, &slug, before)?),
         |_, model| Body::from(merges::suggestions_page(model)),
     )
