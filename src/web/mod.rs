@@ -306,13 +306,14 @@ impl Site {
 }
 
 /// Sweeps the site's dead sessions, and collects the pictures no version
-/// named in their day of grace, every `SESSION_SWEEP_EVERY`, on a thread
-/// of its own that ends once the site is gone.
+/// named in their day of grace, when the server starts and then every
+/// `SESSION_SWEEP_EVERY`, on a thread of its own that ends once the site
+/// is gone. At start too: a server restarted more often than that (a
+/// deploy a day, a node a crash loop killed) would otherwise never sweep.
 pub fn sweep(site: std::sync::Weak<Site>) -> std::io::Result<()> {
     std::thread::Builder::new()
         .name("sweep".into())
         .spawn(move || loop {
-            std::thread::sleep(crate::domain::accounts::SESSION_SWEEP_EVERY);
             let Some(site) = site.upgrade() else { return };
             match site.accounts().map(|a| a.sweep_sessions()) {
                 Ok(Ok(swept)) => tracing::info!(swept, "dead sessions swept"),
@@ -323,6 +324,8 @@ pub fn sweep(site: std::sync::Weak<Site>) -> std::io::Result<()> {
                 Ok(collected) => tracing::info!(collected, "unsaved pictures collected"),
                 Err(error) => tracing::warn!(%error, "collecting unsaved pictures failed"),
             }
+            drop(site);
+            std::thread::sleep(crate::domain::accounts::SESSION_SWEEP_EVERY);
         })
         .map(drop)
 }

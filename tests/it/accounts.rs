@@ -253,6 +253,33 @@ fn dead_sessions_are_swept_and_live_ones_kept() {
     }
 }
 
+/// The server sweeps when it starts, not only an hour later: a node
+/// restarted more often than that would never sweep.
+#[test]
+fn a_server_sweeps_dead_sessions_when_it_starts() {
+    let recipes = Recipes::temporary().unwrap();
+    let site = std::sync::Arc::new(forkful::web::Site::new(
+        recipes.clone(),
+        "http://forkful.test",
+    ));
+    let accounts = site.accounts().unwrap();
+    accounts.sign_up(&slug("ann"), "Ann", PASSWORD).unwrap();
+    accounts.log_in(&slug("ann"), PASSWORD).unwrap();
+    accounts.log_out_everywhere(&slug("ann")).unwrap();
+    let sessions = recipes.store().keyspace("sessions").unwrap();
+    let count = || sessions.scan_prefix(b"").count();
+    assert_eq!(count(), 1, "one dead session kept");
+    forkful::web::sweep(std::sync::Arc::downgrade(&site)).unwrap();
+    let started = std::time::Instant::now();
+    while count() > 0 {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "the dead session was not swept at start"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 #[test]
 fn a_sign_up_cut_short_by_a_crash_leaves_a_handle_that_can_be_repaired() {
     let (recipes, accounts) = accounts();
