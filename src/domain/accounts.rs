@@ -24,7 +24,7 @@ use super::ids::Instant;
 pub use super::session_memo::Check;
 use super::session_memo::{SessionMemo, KEEP_WHILE_UNREACHABLE};
 use super::slug::Slug;
-use super::{hex, DomainError, Recipes};
+use super::{hex, Attempt, DomainError, Recipes};
 use crate::store::{self, EntityMap, EntityRef, Keyspace, Transaction, Value};
 
 /// How long a node believes a session it checked in the log's database
@@ -75,6 +75,10 @@ pub enum AccountError {
     /// No account has the handle (for administrators' commands).
     #[error("there is no account {0}")]
     NoSuchAccount(String),
+    /// A sign-up's form sent again, whose first send made the account
+    /// (`Accounts::sign_up_once`; never leaves it).
+    #[error("this sign-up was made already")]
+    SentAgain,
     #[error(transparent)]
     Domain(#[from] DomainError),
 }
@@ -238,6 +242,20 @@ impl Accounts {
     /// Opens an account: the handle must be free (no cook and no author
     /// has it), the name said, the password long enough.
     pub fn sign_up(&self, handle: &Slug, name: &str, password: &str) -> Result<Cook, AccountError> {
+        self.sign_up_once(handle, name, password, None)
+    }
+
+    /// `sign_up`, from a form sent as `attempt`: sent again (its first
+    /// answer lost, a 503 that could not tell), the handle its first send
+    /// claimed is not "taken" but this form's, and the sign-up goes on as
+    /// the first would have (the password set again, to what the form says).
+    pub fn sign_up_once(
+        &self,
+        handle: &Slug,
+        name: &str,
+        password: &str,
+        attempt: Option<&Attempt>,
+    ) -> Result<Cook, AccountError> {
         let name = name.trim();
         if name.is_empty() || name.chars().count() > MAX_NAME {
             return Err(AccountError::Invalid {
@@ -253,7 +271,10 @@ impl Accounts {
         // the two leaves a cook with no password, whom `user passwd` gives
         // one; the other order left a password with no cook, which neither
         // a sign-up nor an administrator could take back.
-        self.create_cook(handle, name)?;
+        match self.create_cook(handle, name, attempt) {
+            Ok(()) | Err(AccountError::SentAgain) => {}
+            Err(error) => return Err(error),
+        }
         self.secrets
             .insert(&key("password", handle), hash.as_bytes())?;
         Ok(Cook {
@@ -262,13 +283,26 @@ impl Accounts {
         })
     }
 
-    /// The cook entity, created inside the writer unless the handle exists.
-    fn create_cook(&self, handle: &Slug, name: &str) -> Result<(), AccountError> {
+    /// The cook entity, created inside the writer unless the handle exists;
+    /// `SentAgain` if `attempt` created it.
+    fn create_cook(
+        &self,
+        handle: &Slug,
+        name: &str,
+        attempt: Option<&Attempt>,
+    ) -> Result<(), AccountError> {
         let attr = self.recipes.attrs().user_handle;
+        let attempt_attr = self.recipes.attrs().tx_attempt;
         let result = self
             .recipes
             .store()
             .transact_with(|db| -> Result<_, AccountError> {
+                if let Some(attempt) = attempt {
+                    let recorded = db.entity_with(attempt_attr, &Value::from(attempt.as_str()))?;
+                    if recorded.is_some() {
+                        return Err(AccountError::SentAgain);
+                    }
+                }
                 if db
                     .entity_with(attr, &Value::from(handle.as_str()))?
                     .is_some()
@@ -282,6 +316,9 @@ impl Accounts {
                         .with(":user/name", name),
                 );
                 tx.tx_attr(":tx/note", format!("{handle} signed up"));
+                if let Some(attempt) = attempt {
+                    tx.tx_attr(":tx/attempt", attempt.as_str());
+                }
                 Ok((tx, ()))
             });
         result.map(|_| ())

@@ -208,6 +208,10 @@ pub enum DomainError {
     /// `slug` is the recipe that save wrote.
     #[error("this change was saved already, at /recipes/{slug}")]
     AlreadySaved { slug: String },
+    /// The same suggestion, from the same form, was made already (its
+    /// first answer was lost): suggestion `number` to `parent`.
+    #[error("this suggestion was made already: suggestion {number} to {parent}")]
+    SuggestedBefore { parent: String, number: u32 },
     #[error("store: {0}")]
     Store(#[from] StoreError),
 }

@@ -8,7 +8,7 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 
-use super::form_handling::{private_page, see_other, sentence};
+use super::form_handling::{attempt_of, private_page, see_other, sentence};
 use super::session::{ended_session_cookie, safe_next, session_cookie, Visitor};
 use super::{Site, WebError};
 use crate::domain::{pages, AccountError, Cook, CookSuggestions, Slug};
@@ -61,11 +61,18 @@ pub async fn sign_up(
         );
     };
     let accounts = site.accounts()?.clone();
+    // Sent again (its first answer lost), the same form finds the account
+    // it made rather than "the handle is taken".
+    let attempt = attempt_of(
+        &req,
+        &form.csrf,
+        &[handle.as_str().as_bytes(), form.name.as_bytes()],
+    );
     let (name, password) = (form.name, form.password);
     let signed_up = site
         .password_work()
         .run(move || {
-            accounts.sign_up(&handle, &name, &password)?;
+            accounts.sign_up_once(&handle, &name, &password, Some(&attempt))?;
             accounts.new_session(&handle)
         })
         .await?;

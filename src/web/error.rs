@@ -111,6 +111,9 @@ impl From<DomainError> for WebError {
             DomainError::AlreadySaved { slug } => WebError::SavedBefore {
                 to: views::recipe_path(&slug),
             },
+            DomainError::SuggestedBefore { parent, number } => WebError::SavedBefore {
+                to: format!("{}/suggestions/{number}", views::recipe_path(&parent)),
+            },
             DomainError::Retired { ref slug, .. } => WebError::Gone(format!(
                 "{error}. Its history is still at {}/history.",
                 views::recipe_path(slug)

@@ -337,22 +337,36 @@ pub async fn suggest(
     // before the limit counts it: only suggestions made count (the
     // writer decides again, on the latest value).
     let shown = pages::suggest_show(&site.snapshot(), &slug)?;
-    let change = Change::by(cook.handle.as_str(), "suggested its changes");
+    // Sent again (its first answer lost), the same form makes no second
+    // suggestion: the writer finds its attempt and answers as before.
+    let change = Change::by(cook.handle.as_str(), "suggested its changes").once(attempt_of(
+        &req,
+        csrf,
+        &[
+            form.get("based_on").map_or(&b""[..], |v| v.as_bytes()),
+            message.as_bytes(),
+        ],
+    ));
     let refused = refused_before(&shown, cook, based_on);
     let parent = shown.parent.slug;
     let written = match refused {
-        Some(refused) => Err(refused),
-        None => {
-            if let Err(why) = site
-                .suggestions_sent()
-                .start(cook.handle.as_str(), parent.as_str())
-            {
-                return again(StatusCode::TOO_MANY_REQUESTS, sentence(&why));
+        // An open suggestion already: this form's own, sent again (the
+        // writer answers with it), or another (refused there too).
+        // Nothing is written either way, so no limit counts it.
+        None | Some(DomainError::AlreadySuggested { .. }) => {
+            if refused.is_none() {
+                if let Err(why) = site
+                    .suggestions_sent()
+                    .start(cook.handle.as_str(), parent.as_str())
+                {
+                    return again(StatusCode::TOO_MANY_REQUESTS, sentence(&why));
+                }
             }
             let (from, message) = (slug.clone(), message.to_owned());
             site.write(move |recipes| recipes.suggest(&from, based_on, &message, &change))
                 .await?
         }
+        Some(refused) => Err(refused),
     };
     match written {
         Ok((number, _)) => {

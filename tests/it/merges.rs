@@ -2697,3 +2697,43 @@ async fn a_merge_of_long_lines_stays_a_form_that_can_be_sent() {
     assert_eq!(sent.status, 303, "{}", sent.body);
     let _ = recipes;
 }
+
+/// A suggestion's form sent again (its first answer lost: a cut
+/// connection, a 503 that could not tell) is answered as the first send
+/// was, with the suggestion it made: no second suggestion, no "already
+/// suggested" refusal of the cook's own.
+#[actix_web::test]
+async fn a_suggestion_sent_again_is_answered_with_the_one_it_made() {
+    let (_, site) = new_site();
+    let salt = &[(
+        "ingredients",
+        "1 cup red lentils\n3 cups water\n1 tsp turmeric\n1 pinch salt",
+    )];
+    let (_ann, mut ben) = ann_writes_and_ben_forks_with(&site, ("Ann", "Ben"), salt).await;
+    let suggest = ben.get("/recipes/bens-dal/suggest").await;
+    let fields = [("message", "A pinch of salt.")];
+    let made = ben
+        .submit(&suggest, "/recipes/bens-dal/suggest", &fields)
+        .await;
+    assert_eq!(made.status, 303, "{}", made.body);
+    let to = made.header("location").unwrap().to_owned();
+    assert_eq!(to, "/recipes/weeknight-dal/suggestions/1");
+    let again = ben
+        .submit(&suggest, "/recipes/bens-dal/suggest", &fields)
+        .await;
+    assert_eq!(again.status, 303, "{}", again.body);
+    assert_eq!(again.header("location"), Some(to.as_str()));
+    let list = ben.get("/recipes/weeknight-dal/suggestions").await;
+    assert!(
+        !list.body.contains("/recipes/weeknight-dal/suggestions/2"),
+        "{}",
+        list.body
+    );
+    // The page loaded again says they are suggested, and offers no form.
+    let reloaded = ben.get("/recipes/bens-dal/suggest").await;
+    assert!(
+        reloaded.body.contains("You already suggested them"),
+        "{}",
+        reloaded.body
+    );
+}

@@ -1878,3 +1878,32 @@ async fn a_fork_with_its_address_left_empty_is_given_one() {
         assert_eq!(forked.header("location"), Some(expected));
     }
 }
+
+/// A sign-up sent again (its first answer lost, so the browser never got
+/// the session) is answered as the first send was: logged in, not "the
+/// handle is taken". Another browser's form for the handle still is.
+#[actix_web::test]
+async fn a_sign_up_sent_again_logs_in_rather_than_calling_its_handle_taken() {
+    let (_, site) = new_site();
+    let mut first = Browser::new(&site);
+    let form = first.get("/signup").await;
+    use forkful::web::session::{FORM_COOKIE, SESSION_COOKIE};
+    let form_cookie = first.cookie(FORM_COOKIE).expect("a form cookie");
+    let fields = [("handle", "ann"), ("name", "Ann"), ("password", PASSWORD)];
+    let signed_up = first.submit(&form, "/signup", &fields).await;
+    assert_eq!(signed_up.status, 303, "{}", signed_up.body);
+    // The answer was lost: the browser has its form cookie, not the session.
+    let mut again = Browser::new(&site);
+    again.set_cookie(FORM_COOKIE, &form_cookie);
+    let resent = again.submit(&form, "/signup", &fields).await;
+    assert_eq!(resent.status, 303, "{}", resent.body);
+    assert!(again.has_cookie(SESSION_COOKIE), "logged in by the resend");
+    let account = again.get("/account").await;
+    assert_eq!(account.status, 200);
+    // Someone else's form for the same handle: taken.
+    let mut other = Browser::new(&site);
+    let form = other.get("/signup").await;
+    let taken = other.submit(&form, "/signup", &fields).await;
+    assert_eq!(taken.status, 409, "{}", taken.body);
+    assert!(taken.body.contains("is taken"), "{}", taken.body);
+}

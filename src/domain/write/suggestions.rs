@@ -10,7 +10,7 @@ use crate::domain::merge::{self, Choice};
 use crate::domain::read::{Snapshot, Suggestion, SuggestionState};
 use crate::domain::slug::Slug;
 use crate::domain::DomainError;
-use crate::store::{EntityMap, EntityRef, Transaction, TxReport};
+use crate::store::{EntityMap, EntityRef, Transaction, TxReport, Value};
 
 /// What a suggestion's review showed: the parent at `parent_version`,
 /// the fork at `fork_version`, and the suggestion's merge base, the
@@ -143,11 +143,28 @@ impl Recipes {
             let view = self.view_of(db);
             let recipe = view.current(fork)?;
             check_author(fork, &recipe, change)?;
-            check_based_on(fork, &recipe, based_on)?;
             let agreed = view
                 .agreed(&recipe)?
                 .ok_or_else(|| DomainError::NoParent(fork.to_string()))?;
             let parent = view.recipe_by_id(agreed.parent)?;
+            // This very form, sent again (its first answer lost): answered
+            // as its first send was, with the suggestion it made.
+            if let Some(attempt) = &change.attempt {
+                let recorded =
+                    db.entity_with(self.attrs.tx_attempt, &Value::from(attempt.as_str()))?;
+                let newest = view
+                    .suggestions_from(recipe.id)?
+                    .into_iter()
+                    .map(|s| s.number)
+                    .max();
+                if let (Some(_), Some(number)) = (recorded, newest) {
+                    return Err(DomainError::SuggestedBefore {
+                        parent: parent.slug.to_string(),
+                        number,
+                    });
+                }
+            }
+            check_based_on(fork, &recipe, based_on)?;
             if parent.retired {
                 return Err(DomainError::Retired {
                     slug: parent.slug.to_string(),
