@@ -46,6 +46,9 @@ pub struct Config {
     pub health: crate::web::health::HealthLimits,
     /// How long a session checked in the log's database is believed.
     pub session_recheck: std::time::Duration,
+    /// How many nodes serve the site: each takes its share of the rate
+    /// limits (`Site::with_nodes`).
+    pub nodes: u32,
 }
 
 /// How long a slow client may take: past these, the request is answered
@@ -163,7 +166,8 @@ pub fn build(config: &Config, recipes: Recipes) -> io::Result<Running> {
             .with_trusted_proxies(config.trusted_proxies.clone())
             .with_body_deadline(config.timeouts.request_body)
             .with_health_limits(config.health)
-            .with_session_recheck(config.session_recheck),
+            .with_session_recheck(config.session_recheck)
+            .with_nodes(config.nodes),
     );
     crate::web::sweep(std::sync::Arc::downgrade(&site.clone().into_inner()))?;
     // The search index follows the store from the start, not from the

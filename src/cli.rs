@@ -296,6 +296,12 @@ pub struct ServeArgs {
     /// or a password change on another node takes to reach this one.
     #[arg(long, env = "FORKFUL_SESSION_RECHECK", value_name = "SECONDS", default_value_t = crate::domain::accounts::SESSION_RECHECK.as_secs())]
     pub session_recheck: u64,
+    /// How many nodes serve the site (with a log): each counts password
+    /// attempts, imports, pictures and suggestions on its own, so each
+    /// takes this share of every limit, and the site as a whole allows
+    /// what one node would.
+    #[arg(long, env = "FORKFUL_NODES", value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub nodes: u32,
 }
 
 /// The in-memory caches' budget unless `--memory-mb` says otherwise: 128
@@ -346,6 +352,7 @@ fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
             max_lag: args.unhealthy_lag,
         },
         session_recheck: Duration::from_secs(args.session_recheck),
+        nodes: args.nodes,
     };
     serve_until_stopped(store, &config, args.log_json, out)
 }

@@ -121,6 +121,20 @@ impl Site {
         }
     }
 
+    /// This site as one of `nodes` nodes serving one log: each of its
+    /// rate limits (password attempts, imports, pictures, suggestions)
+    /// takes its share, so the site as a whole allows what one node would.
+    pub fn with_nodes(mut self, nodes: u32) -> Site {
+        self.attempts = rate_limits::AttemptLimit::per_minute(rate_limits::share(
+            rate_limits::ATTEMPTS_PER_MINUTE,
+            nodes,
+        ));
+        self.imports = rate_limits::CookLimit::imports_on(nodes);
+        self.pictures = rate_limits::CookLimit::pictures_on(nodes);
+        self.suggestions = rate_limits::SuggestionLimit::on(nodes);
+        self
+    }
+
     /// This site judging its health by `limits`.
     pub fn with_health_limits(mut self, limits: health::HealthLimits) -> Site {
         self.health_limits = limits;

@@ -49,6 +49,15 @@ pub const IMPORTS_PER_MINUTE: u32 = 10;
 /// disk.
 pub const PICTURES_PER_HOUR: u32 = 30;
 
+/// A node's share of a limit meant for the whole site, served by `nodes`
+/// nodes: each counts on its own, so each takes its share and the site
+/// as a whole allows what the limit says (a proxy spreading one client's
+/// requests over the nodes; one that sends a client always to one node
+/// gives it a share only). At least one.
+pub fn share(limit: u32, nodes: u32) -> u32 {
+    limit.div_ceil(nodes.max(1)).max(1)
+}
+
 /// Keys remembered before those that are idle again are dropped.
 const MAX_KEYS: usize = 100_000;
 
@@ -158,8 +167,13 @@ pub struct CookLimit {
 impl CookLimit {
     /// `IMPORTS_PER_MINUTE`.
     pub fn imports() -> CookLimit {
+        CookLimit::imports_on(1)
+    }
+
+    /// `IMPORTS_PER_MINUTE` for a site served by `nodes` nodes.
+    pub fn imports_on(nodes: u32) -> CookLimit {
         CookLimit {
-            buckets: Buckets::new(Quota::per_minute(per(IMPORTS_PER_MINUTE))),
+            buckets: Buckets::new(Quota::per_minute(per(share(IMPORTS_PER_MINUTE, nodes)))),
             refusal: format!(
                 "You have asked for too many imports for now ({IMPORTS_PER_MINUTE} at once, \
                  then one every {} seconds): wait a little and try again",
@@ -170,8 +184,13 @@ impl CookLimit {
 
     /// `PICTURES_PER_HOUR`.
     pub fn pictures() -> CookLimit {
+        CookLimit::pictures_on(1)
+    }
+
+    /// `PICTURES_PER_HOUR` for a site served by `nodes` nodes.
+    pub fn pictures_on(nodes: u32) -> CookLimit {
         CookLimit {
-            buckets: Buckets::new(Quota::per_hour(per(PICTURES_PER_HOUR))),
+            buckets: Buckets::new(Quota::per_hour(per(share(PICTURES_PER_HOUR, nodes)))),
             refusal: format!(
                 "You have sent too many pictures for now ({PICTURES_PER_HOUR} at once, then \
                  one every {} minutes): the rest of the form is kept; send the picture \
@@ -210,9 +229,17 @@ pub struct SuggestionLimit {
 
 impl SuggestionLimit {
     pub fn standard() -> SuggestionLimit {
+        SuggestionLimit::on(1)
+    }
+
+    /// The standard limits for a site served by `nodes` nodes.
+    pub fn on(nodes: u32) -> SuggestionLimit {
         SuggestionLimit {
-            by_cook: Buckets::new(Quota::per_hour(per(SUGGESTIONS_PER_HOUR))),
-            by_recipe: Buckets::new(Quota::per_hour(per(SUGGESTIONS_PER_RECIPE_HOUR))),
+            by_cook: Buckets::new(Quota::per_hour(per(share(SUGGESTIONS_PER_HOUR, nodes)))),
+            by_recipe: Buckets::new(Quota::per_hour(per(share(
+                SUGGESTIONS_PER_RECIPE_HOUR,
+                nodes,
+            )))),
         }
     }
 
@@ -292,4 +319,18 @@ impl PictureDecodes {
 
 fn per(n: u32) -> NonZeroU32 {
     NonZeroU32::new(n).unwrap_or(NonZeroU32::MIN)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::share;
+
+    #[test]
+    fn each_node_takes_its_share_of_a_sites_limit_and_at_least_one() {
+        assert_eq!(share(10, 1), 10);
+        assert_eq!(share(10, 3), 4);
+        assert_eq!(share(10, 10), 1);
+        assert_eq!(share(10, 50), 1);
+        assert_eq!(share(10, 0), 10);
+    }
 }

@@ -60,6 +60,7 @@ fn serve(recipes: &Recipes, timeouts: Timeouts) -> SocketAddr {
         timeouts,
         health: Default::default(),
         session_recheck: forkful::domain::accounts::SESSION_RECHECK,
+        nodes: 1,
     };
     let recipes = recipes.clone();
     let (sender, addr) = mpsc::channel();

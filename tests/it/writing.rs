@@ -1907,3 +1907,33 @@ async fn a_sign_up_sent_again_logs_in_rather_than_calling_its_handle_taken() {
     assert_eq!(taken.status, 409, "{}", taken.body);
     assert!(taken.body.contains("is taken"), "{}", taken.body);
 }
+
+/// Rate limits count on each node: a site served by three nodes, each
+/// told so (`--nodes 3`), takes a third of every limit on each, so that
+/// guesses spread over the three get no more than one node would allow.
+#[actix_web::test]
+async fn each_of_three_nodes_takes_a_third_of_the_password_attempts() {
+    use forkful::web::rate_limits::{share, ATTEMPTS_PER_MINUTE};
+    let recipes = Recipes::temporary().unwrap();
+    let site = Data::new(Site::new(recipes, ORIGIN).with_nodes(3));
+    let mut browser = Browser::new(&site);
+    let form = browser.get("/login").await;
+    let token = form_token(&form, "/login");
+    let attempt = || {
+        TestRequest::post()
+            .uri("/login")
+            .peer_addr("10.0.0.1:4000".parse().unwrap())
+            .insert_header(("Origin", ORIGIN))
+            .set_form([
+                ("csrf", token.as_str()),
+                ("handle", "nobody"),
+                ("password", "a wrong guess"),
+            ])
+    };
+    let per_node = share(ATTEMPTS_PER_MINUTE, 3);
+    assert_eq!(per_node, 4);
+    for _ in 0..per_node {
+        assert_eq!(browser.send(attempt()).await.status, 401);
+    }
+    assert_eq!(browser.send(attempt()).await.status, 429);
+}
