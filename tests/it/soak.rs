@@ -378,11 +378,11 @@ fn a_server_under_load_answers_everything_loses_nothing_and_levels_off() {
             .unwrap_or_else(|e| panic!("reading {slug} back: {}", e.why));
         let json: serde_json::Value = serde_json::from_str(&page.body)
             .unwrap_or_else(|e| panic!("{slug}.json ({}): {e}", page.status));
-        assert_eq!(
-            (json["title"].as_str(), json["versions"].as_u64()),
-            (Some(entry.title()), Some(u64::from(entry.newest()))),
-            "{slug} reads back as written"
-        );
+        let shown = (json["title"].as_str(), json["versions"].as_u64());
+        let written = (Some(entry.title()), Some(u64::from(entry.newest())));
+        if shown != written {
+            panic!("{}", readback_failure(slug, shown, written, &errors));
+        }
     }
     let step = (ledger.recipes.len() / SERVED_CHECKS).max(1);
     for slug in ledger.recipes.keys().step_by(step) {
@@ -463,4 +463,69 @@ fn a_server_under_load_answers_everything_loses_nothing_and_levels_off() {
             stopped.rss_mib
         );
     }
+}
+
+/// Why `slug` did not read back as the ledger wrote it, said precisely: a
+/// write whose answer the client gave up on (under load, past its
+/// timeout) may have been saved, and then the server is a version ahead
+/// of the ledger, which counts only acknowledged writes; that is not a
+/// lost write. Anything else is: an acknowledged write read back wrong.
+fn readback_failure(
+    slug: &str,
+    shown: (Option<&str>, Option<u64>),
+    written: (Option<&str>, Option<u64>),
+    errors: &[String],
+) -> String {
+    let about: Vec<&String> = errors
+        .iter()
+        .filter(|e| {
+            e.contains(&format!("writing {slug} ")) || e.contains(&format!("writing {slug}:"))
+        })
+        .collect();
+    let unanswered = about.iter().any(|e| e.contains("no answer"));
+    let ahead = shown.1 > written.1;
+    if ahead && unanswered {
+        format!(
+            "{slug} is at version {:?}, the ledger at {:?}: a write whose answer was lost \
+             (the client gave up waiting) was saved; no acknowledged write was lost. \
+             The errors about it: {about:#?}",
+            shown.1, written.1
+        )
+    } else {
+        format!(
+            "an acknowledged write to {slug} reads back wrong: the server shows {shown:?}, \
+             the ledger wrote {written:?}; errors about it: {about:#?}; {} errors in all",
+            errors.len()
+        )
+    }
+}
+
+#[test]
+fn a_readback_failure_says_whether_a_lost_answer_or_a_lost_write() {
+    let errors = vec!["cook-1 writing dal: no answer: timed out".to_owned()];
+    let lost_answer = readback_failure(
+        "dal",
+        (Some("Dal"), Some(4)),
+        (Some("Dal"), Some(3)),
+        &errors,
+    );
+    assert!(
+        lost_answer.contains("no acknowledged write was lost"),
+        "{lost_answer}"
+    );
+    let lost_write = readback_failure(
+        "dal",
+        (Some("Dal"), Some(2)),
+        (Some("Dal"), Some(3)),
+        &errors,
+    );
+    assert!(
+        lost_write.starts_with("an acknowledged write to dal reads back wrong"),
+        "{lost_write}"
+    );
+    let elsewhere = readback_failure("dal-2", (Some("D"), Some(4)), (Some("D"), Some(3)), &errors);
+    assert!(
+        elsewhere.starts_with("an acknowledged write"),
+        "{elsewhere}"
+    );
 }
