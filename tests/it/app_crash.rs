@@ -193,6 +193,7 @@ fn kill_rounds(mode: Mode) {
     let started = Instant::now();
     let (mut acknowledged, mut versions, mut in_flight_total, mut adopted) = (0, 0, 0, 0);
     let (mut restarts, mut startup_kills, mut in_flight_rounds) = (0, 0, 0);
+    let mut startup_kills_before_listening = 0;
     let mut dir = None;
     let mut ledger = Ledger::default();
     let mut cooks: Vec<Cook> = Vec::new();
@@ -212,10 +213,13 @@ fn kill_rounds(mode: Mode) {
         if let Some(url) = &log {
             flags.extend(["--database-url", url.as_str()]);
         }
-        if !new_store && rng.below(5) == 0 {
-            // Killed while it starts: opening the store, or just listening.
+        // Killed while it starts (opening the store, catching up with the
+        // log, or just listening): in the second round of every store, so
+        // that every run does it, and at random in others.
+        if !new_store && (round % ROUNDS_PER_STORE == 1 || rng.below(5) == 0) {
             let mut server = Server::spawn(dir, &flags);
             thread::sleep(Duration::from_millis(rng.below(60)));
+            startup_kills_before_listening += usize::from(!server.listened());
             server.kill();
             drop(server);
             startup_kills += 1;
@@ -298,7 +302,8 @@ fn kill_rounds(mode: Mode) {
         "app_crash: {rounds} rounds, {acknowledged} acknowledged writes checked \
          ({versions} versions compared, summed over rounds), {in_flight_total} writes in \
          flight at kill time ({adopted} of them found saved; {in_flight_rounds} rounds), \
-         {restarts} server restarts, {startup_kills} kills at startup, {} cooks, {:.1} s, \
+         {restarts} server restarts, {startup_kills} kills at startup \
+         ({startup_kills_before_listening} before it listened), {} cooks, {:.1} s, \
          seed {seed}",
         COOKS.len(),
         started.elapsed().as_secs_f64()
@@ -306,6 +311,10 @@ fn kill_rounds(mode: Mode) {
     assert!(
         acknowledged > rounds,
         "the cooks were acknowledged too little to prove anything (seed {seed})"
+    );
+    assert!(
+        rounds < 2 || startup_kills > 0,
+        "no round killed the server while it started (seed {seed})"
     );
     assert!(
         rounds < 5 || in_flight_rounds > 0,

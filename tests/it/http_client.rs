@@ -107,6 +107,16 @@ impl Server {
         }
     }
 
+    /// Whether the server has said it listens, without waiting.
+    pub fn listened(&mut self) -> bool {
+        while let Ok(line) = self.lines.try_recv() {
+            if let Some(origin) = line.strip_prefix("forkful: serving ") {
+                self.origin = Some(origin.trim().to_owned());
+            }
+        }
+        self.origin.is_some()
+    }
+
     /// Starts the server and waits until it listens.
     pub fn start(data: &Path, flags: &[&str]) -> Result<Server, String> {
         let mut server = Server::spawn(data, flags);
