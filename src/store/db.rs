@@ -513,6 +513,24 @@ impl Db {
         }
     }
 
+    /// The datoms of the log index from transaction `after + 1` on, in
+    /// order: the history a store sums again past what it checked before.
+    pub(super) fn log_after(&self, after: EntityId) -> Datoms {
+        self.witness_range();
+        let prefix = [Index::Log.prefix_byte()];
+        let mut lower = prefix.to_vec();
+        lower.extend_from_slice(&after.saturating_add(1).to_be_bytes());
+        Datoms {
+            iter: Source::Sled(self.keys(Index::Log, lower, prefix_end(&prefix), false)),
+            index: Index::Log,
+            basis: self.basis,
+            view: self.view,
+            filter: None,
+            held: None,
+            reverse: false,
+        }
+    }
+
     /// The datoms of `index` within `within`'s key prefix, starting just
     /// after every datom of the fact `after` names (a keyset cursor: its
     /// components in the index's order), going forward or backward.

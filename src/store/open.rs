@@ -43,6 +43,10 @@ pub(super) const META_IMPORTING: &[u8] = b"\x00importing";
 pub(super) const META_LOG_ID: &[u8] = b"\x00log-id";
 /// The chained sum of the last log entry applied (`log::LogEntry::sum`).
 pub(super) const META_LOG_SUM: &[u8] = b"\x00log-sum";
+/// How far the store's history was last summed again and found to be the
+/// log's (`Store::check_history_against_sum`): the `t` (8 bytes) and the
+/// sum there (32). A start sums again only what came after.
+pub(super) const META_HISTORY_CHECKED: &[u8] = b"\x00history-checked";
 /// Set by a failed flush's undo that could not clear every AVET chunk it
 /// had to: the next open clears them all (`postings::clear_all`).
 pub(super) const META_AVET_UNCLEARED: &[u8] = b"\x00avet-uncleared";
