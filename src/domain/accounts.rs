@@ -394,6 +394,11 @@ impl Accounts {
         let record = format!("{handle} {expires} {generation}");
         self.sessions
             .insert(&token_hash(&token), record.as_bytes())?;
+        // Known here from now on: the node that made a session honours it
+        // while PostgreSQL is away, as it does one it has checked.
+        if let Some(memo) = &self.memo {
+            memo.keep(token_hash(&token), Some(self.cook(handle)?), expires);
+        }
         Ok(NewSession {
             token,
             expires: Instant::from_millis(expires),

@@ -106,8 +106,15 @@ fn degrades_and_comes_back(fault: Fault) {
     }
     let health = ann.get("/healthz").unwrap();
     assert_eq!(health.status, 200, "{}", health.body);
+    // Ben signs up just before: the node that made his session knows it.
+    let mut ben = Browser::new(node.origin());
+    ben.sign_up("ben").unwrap();
 
     fault.begin(&cluster);
+
+    let bens = ben.get("/account").unwrap();
+    assert_eq!(bens.status, 200, "{fault:?}: ben's account: {}", bens.body);
+    assert!(bens.body.contains("ben"), "{}", bens.body);
 
     // Pages: as before, to the logged-in cook, and quickly.
     let mut took = Vec::new();
