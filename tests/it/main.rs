@@ -32,6 +32,11 @@
 //!   loses no write, and its memory levels off
 //! - `degrade`: a node whose PostgreSQL stops or stalls serves a cook's pages
 //!   on, refuses writes with 503, says so in /healthz, and comes back
+//! - `failover`: a primary killed under writes and its synchronous standby
+//!   promoted: nodes given both hosts carry on, no acknowledged write lost
+//! - `nemesis`: three nodes on one log, cooks writing and reading through
+//!   all three while nodes are killed and paused, PostgreSQL restarted and
+//!   its connections dropped or stalled: nothing acknowledged is lost
 //! - `hostile`: a real server against hostile HTTP: oversized heads and bodies,
 //!   bytes that are not UTF-8, path traversal, slow clients, forged cookies
 //! - `http_client`: the server binary as a process, a browser over loopback,
@@ -63,6 +68,7 @@ mod crash;
 mod degrade;
 mod domain;
 mod durability;
+mod failover;
 mod family;
 mod faults;
 mod fuzz;
@@ -79,6 +85,7 @@ mod layout;
 mod log;
 mod merge_cases;
 mod merges;
+mod nemesis;
 mod page_cache;
 mod pictures;
 mod postgres;

@@ -241,6 +241,11 @@ impl OwnCluster {
         cluster
     }
 
+    /// The port the server listens on, on 127.0.0.1.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
     /// `postgres://…/name` on this cluster, the database made.
     pub fn database(&self, name: &str) -> String {
         let base = format!("postgres://postgres@127.0.0.1:{}", self.port);
@@ -338,4 +343,201 @@ impl Drop for OwnCluster {
             .output();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// The name the standby gives the primary (`application_name` in its
+/// `primary_conninfo`), and the one the primary's
+/// `synchronous_standby_names` names.
+const STANDBY_NAME: &str = "forkful_standby";
+
+/// A primary and a streaming standby of its own, each a cluster of one
+/// test's own on a port of its own, the standby synchronous: the primary's
+/// `synchronous_standby_names` names it, so that a commit under
+/// `synchronous_commit = on` returns once the standby has flushed it too.
+/// The standby is made from the running primary with `pg_basebackup -R`.
+/// Both are stopped and removed when dropped.
+///
+/// `synchronous_standby_names` is given on the primary's command line, not
+/// in its configuration files: the standby copies those, and once promoted
+/// it would wait on a standby of its own that does not exist.
+pub struct ReplicatedPair {
+    dir: PathBuf,
+    primary_port: u16,
+    standby_port: u16,
+}
+
+impl ReplicatedPair {
+    /// Starts the primary, makes the standby from it, starts it, and waits
+    /// until the primary counts it as its synchronous standby.
+    pub fn start() -> ReplicatedPair {
+        let dir = tempfile::tempdir().expect("a temporary directory").keep();
+        init_cluster(&dir);
+        let primary_port = free_port();
+        let standby_port = loop {
+            let port = free_port();
+            if port != primary_port {
+                break port;
+            }
+        };
+        let pair = ReplicatedPair {
+            dir,
+            primary_port,
+            standby_port,
+        };
+        // initdb --auth=trust lets replication in from loopback already;
+        // said here rather than assumed.
+        {
+            use std::io::Write;
+            let mut hba = std::fs::OpenOptions::new()
+                .append(true)
+                .open(pair.primary_data().join("pg_hba.conf"))
+                .expect("the primary's pg_hba.conf");
+            writeln!(hba, "host replication all 127.0.0.1/32 trust").expect("pg_hba.conf written");
+        }
+        let primary = format!(
+            "-p {primary_port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='{}' \
+             -c wal_level=replica -c max_wal_senders=4 \
+             -c synchronous_standby_names={STANDBY_NAME}",
+            pair.dir.display()
+        );
+        pg_ctl_on(
+            &pair.primary_data(),
+            &["start", "-w", "-t", "60", "-o", &primary],
+            Some(&pair.dir.join("primary.log")),
+        );
+        let backup = as_postgres(&binary("pg_basebackup"))
+            .arg("-d")
+            .arg(format!(
+                "host=127.0.0.1 port={primary_port} user=postgres application_name={STANDBY_NAME}"
+            ))
+            .arg("-D")
+            .arg(pair.standby_data())
+            .args(["-R", "-X", "stream", "--checkpoint=fast", "--no-sync"])
+            .output()
+            .expect("pg_basebackup runs");
+        assert!(
+            backup.status.success(),
+            "pg_basebackup: {}",
+            String::from_utf8_lossy(&backup.stderr)
+        );
+        let standby = format!(
+            "-p {standby_port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='{}' \
+             -c hot_standby=on",
+            pair.dir.display()
+        );
+        pg_ctl_on(
+            &pair.standby_data(),
+            &["start", "-w", "-t", "60", "-o", &standby],
+            Some(&pair.dir.join("standby.log")),
+        );
+        let started = Instant::now();
+        let primary_db = format!("{}/postgres", pair.primary_base());
+        loop {
+            let state = psql(
+                &primary_db,
+                &[&format!(
+                    "SELECT state || ' ' || sync_state FROM pg_stat_replication \
+                     WHERE application_name = '{STANDBY_NAME}'"
+                )],
+            );
+            if state.trim() == "streaming sync" {
+                break;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "the standby is not the primary's synchronous standby after 60 s ({state:?}): {}",
+                pair.logs()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        pair
+    }
+
+    /// Makes the database `name` on the primary (the standby has it once
+    /// the commit returns), and gives the URL a node is given: both hosts,
+    /// the one that takes writes asked for.
+    pub fn database(&self, name: &str) -> String {
+        psql(
+            &format!("{}/postgres", self.primary_base()),
+            &[&format!("CREATE DATABASE {name}")],
+        );
+        format!(
+            "postgres://postgres@127.0.0.1:{},127.0.0.1:{}/{name}?target_session_attrs=read-write",
+            self.primary_port, self.standby_port
+        )
+    }
+
+    /// `postgres://…/name` on the standby alone.
+    pub fn standby_url(&self, name: &str) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/{name}", self.standby_port)
+    }
+
+    /// Kills the primary as a crash would (`pg_ctl stop -m immediate`):
+    /// its sessions cut, nothing more flushed, and it is never started
+    /// again.
+    pub fn kill_primary(&self) {
+        pg_ctl_on(
+            &self.primary_data(),
+            &["stop", "-m", "immediate", "-w"],
+            None,
+        );
+    }
+
+    /// Promotes the standby, and waits until it takes writes.
+    pub fn promote_standby(&self) {
+        pg_ctl_on(&self.standby_data(), &["promote", "-w", "-t", "60"], None);
+    }
+
+    /// What both servers logged, to say why something failed.
+    pub fn logs(&self) -> String {
+        let log = |name: &str| std::fs::read_to_string(self.dir.join(name)).unwrap_or_default();
+        format!(
+            "primary's log:\n{}\nstandby's log:\n{}",
+            log("primary.log"),
+            log("standby.log")
+        )
+    }
+
+    fn primary_base(&self) -> String {
+        format!("postgres://postgres@127.0.0.1:{}", self.primary_port)
+    }
+
+    fn primary_data(&self) -> PathBuf {
+        self.dir.join("data")
+    }
+
+    fn standby_data(&self) -> PathBuf {
+        self.dir.join("standby")
+    }
+}
+
+impl Drop for ReplicatedPair {
+    fn drop(&mut self) {
+        for data in [self.standby_data(), self.primary_data()] {
+            let _ = as_postgres(&binary("pg_ctl"))
+                .args(["stop", "-m", "immediate", "-D"])
+                .arg(data)
+                .output();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// `pg_ctl ARGS -D data`, with `-l log` when given, as the `postgres`
+/// user; panics with what it said, and the log, if it fails.
+fn pg_ctl_on(data: &Path, args: &[&str], log: Option<&Path>) {
+    let mut command = as_postgres(&binary("pg_ctl"));
+    command.args(args);
+    if let Some(log) = log {
+        command.arg("-l").arg(log);
+    }
+    let out = command.arg("-D").arg(data).output().expect("pg_ctl runs");
+    assert!(
+        out.status.success(),
+        "pg_ctl {args:?} -D {}: {}{}",
+        data.display(),
+        String::from_utf8_lossy(&out.stderr),
+        log.and_then(|log| std::fs::read_to_string(log).ok())
+            .unwrap_or_default()
+    );
 }
