@@ -688,9 +688,32 @@ impl Ledger {
     /// - the catalog lists every recipe the ledger knows, and no other.
     pub fn check(&mut self, view: &Snapshot, in_flight: &[Attempt]) -> Result<Checked, String> {
         let mut checked = Checked::default();
+        // Writes in flight for one version of one recipe (a cook's form
+        // sent, unanswered, and another made for the same version after):
+        // at most one of them is saved, and it may be any. In order of
+        // recipe and version, so that an edit is adopted after the
+        // version it was based on.
+        let mut by_version: BTreeMap<(&str, u32), Vec<&Attempt>> = BTreeMap::new();
         for attempt in in_flight {
-            if self.adopt(view, attempt)? {
-                checked.adopted += 1;
+            by_version
+                .entry((attempt.slug.as_str(), attempt.version))
+                .or_default()
+                .push(attempt);
+        }
+        for candidates in by_version.values() {
+            let mut refused = None;
+            for attempt in candidates {
+                match self.adopt(view, attempt) {
+                    Ok(adopted) => {
+                        checked.adopted += usize::from(adopted);
+                        refused = None;
+                        break;
+                    }
+                    Err(why) => refused = Some(why),
+                }
+            }
+            if let Some(why) = refused {
+                return Err(why);
             }
         }
         for (slug, entry) in &self.recipes {
