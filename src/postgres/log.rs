@@ -672,7 +672,15 @@ impl Log for PgLog {
     }
 
     fn listen(&self) -> Result<Box<dyn LogNews>, LogError> {
-        Ok(Box::new(PgNews::start(&self.url)?))
+        // The listener connects on its own; a PostgreSQL it cannot reach
+        // is out of reach for every call (a node whose only traffic is its
+        // follower says so at once, not after health's grace).
+        let news = PgNews::start(&self.url).inspect_err(|error| {
+            if let LogError::Unavailable(why) = error {
+                self.lost(why);
+            }
+        })?;
+        Ok(Box::new(news))
     }
 
     fn keyspaces(&self) -> &dyn SharedKeyspaces {
