@@ -4,6 +4,7 @@
 #
 #   scripts/soak.sh          # 300 s
 #   scripts/soak.sh 60       # a shorter run
+#   scripts/soak.sh 300 log  # the server on a log in PostgreSQL
 #
 # Builds target/release/forkful and runs tests/it/soak.rs against it
 # (FORKFUL_BIN) with FORKFUL_SOAK_SECONDS set: one server on a durable
@@ -22,6 +23,15 @@
 set -euo pipefail
 
 seconds=${1:-300}
+mode=${2:-embedded}
+case $mode in
+embedded) log_mode=0 ;;
+log) log_mode=1 ;;
+*)
+    echo "soak: the mode is embedded or log, not $mode" >&2
+    exit 2
+    ;;
+esac
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -34,13 +44,13 @@ cargo build --release --locked --quiet --bin forkful
 cargo test --quiet --test it --no-run
 
 # The header after the build: its format is the one the server run writes.
-run_header "soak test: $seconds s" "$root/target/release/forkful"
+run_header "soak test: $seconds s, $mode" "$root/target/release/forkful"
 
 log=$(mktemp "${TMPDIR:-/tmp}/forkful-soak.XXXXXX")
 trap 'rm -f "$log"' EXIT
 
 status=0
-FORKFUL_BIN="$root/target/release/forkful" FORKFUL_SOAK_SECONDS=$seconds \
+FORKFUL_BIN="$root/target/release/forkful" FORKFUL_SOAK_SECONDS=$seconds FORKFUL_SOAK_LOG=$log_mode \
     cargo test --test it soak:: -- --nocapture 2>&1 | tee "$log" || status=$?
 if ! grep -q 'soak: [0-9.]* s, [0-9]* requests' "$log"; then
     # No summary line: the filter ran no test, which is no pass.

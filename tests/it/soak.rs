@@ -47,7 +47,10 @@
 //! Both need a run of `LEVEL_OFF_SECONDS` or more (a short run is still
 //! warming up); every run stays under `MAX_RSS_MIB`.
 //! `FORKFUL_SOAK_SECONDS` sets the length (a few seconds by default);
-//! `scripts/soak.sh` runs the release binary for five minutes.
+//! `scripts/soak.sh` runs the release binary for five minutes. With
+//! `FORKFUL_SOAK_LOG=1` the server keeps its log in PostgreSQL (a database
+//! of its own on the machine's server, `--database-url`): the same load
+//! and checks, on a node.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -292,7 +295,15 @@ fn a_server_under_load_answers_everything_loses_nothing_and_levels_off() {
     let seconds = seconds();
     let seed = seed_from_clock();
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let mut server = Server::start(dir.path(), &SERVE_FLAGS).unwrap_or_else(|why| panic!("{why}"));
+    let log = std::env::var("FORKFUL_SOAK_LOG")
+        .is_ok_and(|on| on == "1")
+        .then(crate::postgres::fresh_database);
+    let mut flags: Vec<&str> = SERVE_FLAGS.to_vec();
+    if let Some(url) = &log {
+        eprintln!("soak: on a log in PostgreSQL");
+        flags.extend(["--database-url", url.as_str()]);
+    }
+    let mut server = Server::start(dir.path(), &flags).unwrap_or_else(|why| panic!("{why}"));
     let mut cooks: Vec<Cook> = WRITERS
         .iter()
         .zip('a'..)
@@ -399,6 +410,13 @@ fn a_server_under_load_answers_everything_loses_nothing_and_levels_off() {
     store
         .verify_current_entries()
         .expect("current-entity entries");
+    // A node's store is opened on its log (it takes no write without it).
+    if let Some(url) = &log {
+        let pg = forkful::postgres::PgLog::connect(url).expect("the log");
+        store
+            .attach_log(std::sync::Arc::new(pg))
+            .expect("the store agrees with its log");
+    }
     let recipes = Recipes::open(store).expect("opening the recipes");
     let checked = ledger
         .check(&recipes.snapshot(), &[])
