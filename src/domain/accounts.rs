@@ -272,7 +272,26 @@ impl Accounts {
         // one; the other order left a password with no cook, which neither
         // a sign-up nor an administrator could take back.
         match self.create_cook(handle, name, attempt) {
-            Ok(()) | Err(AccountError::SentAgain) => {}
+            Ok(()) => {}
+            // The form's first send made the account. Its answer was lost
+            // before or after the password was set: set it now if it was
+            // not; if it was, the form must say that very password (else
+            // anyone holding an old copy of the form, its password left
+            // out, could set one of their own): the sign-up is then done.
+            Err(AccountError::SentAgain) => {
+                if self.is_disabled(handle)? {
+                    return Err(AccountError::Disabled(handle.to_string()));
+                }
+                if let Some(stored) = self.secrets.get(&key("password", handle))? {
+                    if !self.verify(password, &stored) {
+                        return Err(AccountError::HandleTaken(handle.to_string()));
+                    }
+                    return Ok(Cook {
+                        handle: handle.clone(),
+                        name: name.to_owned(),
+                    });
+                }
+            }
             Err(error) => return Err(error),
         }
         self.secrets
@@ -422,9 +441,10 @@ impl Accounts {
         if let Some(known) = memo.answer(&hash, memo.recheck_after, now) {
             return Ok(known);
         }
+        let forgets = memo.forgets();
         match self.read_session(&hash) {
             Ok((cook, expires)) => {
-                memo.keep(hash, cook.clone(), expires);
+                memo.keep_unless_forgotten(hash, cook.clone(), expires, forgets);
                 Ok(cook)
             }
             Err(AccountError::Domain(error)) if error.is_unavailable() => memo
@@ -528,16 +548,21 @@ impl Accounts {
     }
 
     /// Ends one session.
+    /// On this node at once, whether or not the sessions' keyspace can be
+    /// reached: a logout refused for an outage still ends the session here.
     pub fn log_out(&self, token: &str) -> Result<(), AccountError> {
-        self.sessions.remove(&token_hash(token))?;
         if let Some(memo) = &self.memo {
             memo.forget(&token_hash(token));
         }
+        self.sessions.remove(&token_hash(token))?;
         Ok(())
     }
 
     /// Ends every session of the cook, in one durable write.
     pub fn log_out_everywhere(&self, handle: &Slug) -> Result<(), AccountError> {
+        if let Some(memo) = &self.memo {
+            memo.forget_cook(handle.as_str());
+        }
         let generation = key("generation", handle);
         loop {
             let old = self.secrets.get(&generation)?;

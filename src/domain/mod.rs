@@ -42,6 +42,8 @@ pub mod site_schema;
 pub mod slug;
 pub(crate) mod write;
 
+/// How a node's following of its log stands (`Recipes::follow_report`).
+pub use crate::store::FollowReport;
 pub use accounts::{AccountError, Accounts, Cook, NewSession};
 pub use attrs::Attrs;
 pub use content::{

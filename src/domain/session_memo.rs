@@ -36,6 +36,10 @@ pub(super) struct SessionMemo {
     /// check at a time each, so that a stalled PostgreSQL is not sent a
     /// check for every request a cook makes.
     checking: std::sync::Mutex<rustc_hash::FxHashSet<Vec<u8>>>,
+    /// Bumped by every forget: a check that read PostgreSQL before a
+    /// forget keeps nothing of what it read (`keep_unless_forgotten`), or
+    /// a logout racing a page's check would be undone by it.
+    forgets: std::sync::atomic::AtomicU64,
 }
 
 /// The one check of a session under way; ended when dropped.
@@ -65,6 +69,7 @@ impl Default for SessionMemo {
             recheck_after: RECHECK_AFTER,
             answers: quick_cache::sync::Cache::new(KEPT),
             checking: Default::default(),
+            forgets: Default::default(),
         }
     }
 }
@@ -114,18 +119,79 @@ impl SessionMemo {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Forgets the answer for one session (ended here).
+    /// How many forgets there have been: read before a check reads
+    /// PostgreSQL, and given to `keep_unless_forgotten` after.
+    pub(super) fn forgets(&self) -> u64 {
+        self.forgets.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// `keep`, unless a session was forgotten since `forgets` was read:
+    /// what the check read may be what the forget ended.
+    pub(super) fn keep_unless_forgotten(
+        &self,
+        hash: Vec<u8>,
+        cook: Option<Cook>,
+        expires: i64,
+        forgets: u64,
+    ) {
+        if self.forgets() == forgets {
+            self.keep(hash, cook, expires);
+        }
+    }
+
+    /// Ends one session here: from now on it is no session, whatever a
+    /// check under way read.
     pub(super) fn forget(&self, hash: &[u8]) {
-        self.answers.remove(hash);
+        self.forgets
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.keep(hash.to_vec(), None, i64::MAX);
     }
 
     /// Forgets every session of the cook `handle` (all ended here).
     pub(super) fn forget_cook(&self, handle: &str) {
+        self.forgets
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         self.answers.retain(|_, answer| {
             answer
                 .cook
                 .as_ref()
                 .is_none_or(|cook| cook.handle.as_str() != handle)
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::Slug;
+
+    fn ann() -> Cook {
+        Cook {
+            handle: Slug::parse("ann").unwrap(),
+            name: "Ann".into(),
+        }
+    }
+
+    /// A check that read PostgreSQL before a logout on this node keeps
+    /// nothing of what it read: the logout is not undone by it.
+    #[test]
+    fn a_check_under_way_cannot_bring_back_a_session_forgotten_meanwhile() {
+        let memo = SessionMemo::default();
+        let hash = b"token".to_vec();
+        memo.keep(hash.clone(), Some(ann()), i64::MAX);
+        let read_before = memo.forgets();
+        memo.forget(&hash);
+        memo.keep_unless_forgotten(hash.clone(), Some(ann()), i64::MAX, read_before);
+        assert_eq!(memo.answer(&hash, Duration::from_secs(60), 0), Some(None));
+        // A check that began after the forget keeps what it read.
+        let read_after = memo.forgets();
+        memo.keep_unless_forgotten(hash.clone(), Some(ann()), i64::MAX, read_after);
+        assert_eq!(
+            memo.answer(&hash, Duration::from_secs(60), 0),
+            Some(Some(ann()))
+        );
+        // A cook's every session goes with `forget_cook`.
+        memo.forget_cook("ann");
+        assert_eq!(memo.answer(&hash, Duration::from_secs(60), 0), None);
     }
 }

@@ -379,6 +379,29 @@ impl PgLog {
         });
     }
 
+    /// `run`, for a call that may be slow by its nature (a catch-up's
+    /// batch of up to 64 MiB, a whole keyspace's scan): one that times out
+    /// leaves its connection to be made again, but does not mark
+    /// PostgreSQL out of reach, which would refuse every call on the node
+    /// for a read that was only long. A broken connection still does.
+    fn run_bulk<T: Send + 'static>(
+        &self,
+        job: impl Future<Output = Result<T, tokio_postgres::Error>> + Send + 'static,
+    ) -> Result<Result<T, tokio_postgres::Error>, LogError> {
+        let outcome = self.driver.run(job);
+        match &outcome {
+            Err(LogError::Unavailable(_)) => {
+                *self
+                    .connection
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+            }
+            Ok(Err(e)) if e.as_db_error().is_none() => self.lost(&described(e)),
+            _ => {}
+        }
+        outcome
+    }
+
     /// `Driver::run` for a query on the connection: one that timed out
     /// leaves the connection to be made again, since what it was waiting
     /// on may never come.
@@ -606,7 +629,7 @@ impl Log for PgLog {
         // past the first row: a row may hold a bulk load's 32 MiB, and a
         // node catching up holds the writer while it applies them.
         let rows = self
-            .run(async move {
+            .run_bulk(async move {
                 client
                     .query(
                         "SELECT t, prev, next_id, instant, datoms, sum FROM (
@@ -672,15 +695,10 @@ impl Log for PgLog {
     }
 
     fn listen(&self) -> Result<Box<dyn LogNews>, LogError> {
-        // The listener connects on its own; a PostgreSQL it cannot reach
-        // is out of reach for every call (a node whose only traffic is its
-        // follower says so at once, not after health's grace).
-        let news = PgNews::start(&self.url).inspect_err(|error| {
-            if let LogError::Unavailable(why) = error {
-                self.lost(why);
-            }
-        })?;
-        Ok(Box::new(news))
+        // The listener's own connection: its failures are the follower's
+        // (health reports them), not a reason to refuse every call (a
+        // server at its connection limit refuses this one and not others).
+        Ok(Box::new(PgNews::start(&self.url)?))
     }
 
     fn keyspaces(&self) -> &dyn SharedKeyspaces {
@@ -810,7 +828,7 @@ impl SharedKeyspaces for PgLog {
         let (space, end) = (space.to_owned(), prefix_end(prefix));
         let prefix = prefix.to_vec();
         let rows = self
-            .run(async move {
+            .run_bulk(async move {
                 // bytea compares as bytes, as sled's keys do: a prefix is
                 // the range from it to the first key past every key it
                 // starts (none for a prefix of 0xFF bytes alone).

@@ -218,7 +218,14 @@ pub async fn log_out(
     visitor.check_form(&req, &form.csrf)?;
     if let Some(session) = visitor.session() {
         let (accounts, session) = (site.accounts()?.clone(), session.to_owned());
-        super::blocking::off_workers(&site, move || accounts.log_out(&session)).await??;
+        let ended = super::blocking::off_workers(&site, move || accounts.log_out(&session)).await?;
+        if let Err(error) = ended {
+            // Not ended everywhere (the database out of reach), but in this
+            // browser and on this node: the cookie goes all the same.
+            let mut refused = actix_web::ResponseError::error_response(&WebError::from(error));
+            let _ = refused.add_cookie(&ended_session_cookie(&site));
+            return Ok(refused);
+        }
     }
     Ok(see_other("/").cookie(ended_session_cookie(&site)).finish())
 }

@@ -17,7 +17,7 @@ use actix_web::{web, HttpResponse};
 use serde_json::json;
 
 use super::Site;
-use crate::store::FollowReport;
+use crate::domain::FollowReport;
 
 /// When a node following a log calls itself unhealthy.
 #[derive(Debug, Clone, Copy)]
@@ -52,7 +52,12 @@ fn trouble(
     out_of_reach: Option<(Duration, String)>,
     limits: HealthLimits,
 ) -> Option<String> {
-    if let Some((down_for, why)) = out_of_reach {
+    // Past the same grace as a failing follower: every node shares the
+    // one PostgreSQL, and a blip must not take them all out of the pool
+    // at once (reads go on meanwhile; `log.reachable` says so).
+    if let Some((down_for, why)) =
+        out_of_reach.filter(|(down_for, _)| *down_for >= limits.failing_for)
+    {
         return Some(format!(
             "log unreachable for {}s: serving reads, refusing writes ({why})",
             down_for.as_secs()
@@ -93,7 +98,9 @@ pub async fn healthz(site: web::Data<Site>) -> HttpResponse {
         ),
         (None, None) => (StatusCode::OK, json!({ "status": "ok", "basis": shown })),
         (None, Some(report)) => {
-            let trouble = trouble(&report, recipes.log_out_of_reach(), site.health_limits());
+            let out_of_reach = recipes.log_out_of_reach();
+            let reachable = out_of_reach.is_none();
+            let trouble = trouble(&report, out_of_reach, site.health_limits());
             let millis = |ago: Option<Duration>| ago.map(|ago| ago.as_millis() as u64);
             let log = json!({
                 "head": report.head,
@@ -102,6 +109,7 @@ pub async fn healthz(site: web::Data<Site>) -> HttpResponse {
                 "applied_ms_ago": millis(report.applied_ago),
                 "error": report.failing.as_ref().map(|(_, why)| why),
                 "failing_ms": millis(report.failing.as_ref().map(|(failing, _)| *failing)),
+                "reachable": reachable,
             });
             match trouble {
                 Some(why) => (
@@ -142,9 +150,15 @@ mod tests {
             max_lag: 10,
         };
         assert_eq!(trouble(&well(), None, limits), None);
-        let unreachable = Some((Duration::from_secs(2), "refused".to_owned()));
+        let blip = Some((Duration::from_secs(2), "refused".to_owned()));
+        assert_eq!(
+            trouble(&well(), blip, limits),
+            None,
+            "a blip is not acted on"
+        );
+        let unreachable = Some((Duration::from_secs(6), "refused".to_owned()));
         let said = trouble(&well(), unreachable, limits).unwrap();
-        assert!(said.starts_with("log unreachable for 2s"), "{said}");
+        assert!(said.starts_with("log unreachable for 6s"), "{said}");
 
         let blip = FollowReport {
             failing: Some((Duration::from_secs(1), "a row".into())),

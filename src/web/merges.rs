@@ -349,25 +349,22 @@ pub async fn suggest(
     ));
     let refused = refused_before(&shown, cook, based_on);
     let parent = shown.parent.slug;
-    let written = match refused {
-        // An open suggestion already: this form's own, sent again (the
-        // writer answers with it), or another (refused there too).
-        // Nothing is written either way, so no limit counts it.
-        None | Some(DomainError::AlreadySuggested { .. }) => {
-            if refused.is_none() {
-                if let Err(why) = site
-                    .suggestions_sent()
-                    .start(cook.handle.as_str(), parent.as_str())
-                {
-                    return again(StatusCode::TOO_MANY_REQUESTS, sentence(&why));
-                }
-            }
-            let (from, message) = (slug.clone(), message.to_owned());
-            site.write(move |recipes| recipes.suggest(&from, based_on, &message, &change))
-                .await?
+    // A form the page would refuse goes to the writer all the same, not
+    // counted by the limit: it may be this very form sent again (its
+    // first answer lost), which the writer answers with the suggestion it
+    // made; else the writer refuses it as the page would, writing nothing.
+    if refused.is_none() {
+        if let Err(why) = site
+            .suggestions_sent()
+            .start(cook.handle.as_str(), parent.as_str())
+        {
+            return again(StatusCode::TOO_MANY_REQUESTS, sentence(&why));
         }
-        Some(refused) => Err(refused),
-    };
+    }
+    let (from, message) = (slug.clone(), message.to_owned());
+    let written = site
+        .write(move |recipes| recipes.suggest(&from, based_on, &message, &change))
+        .await?;
     match written {
         Ok((number, _)) => {
             Ok(see_other(&merges::suggestion_path(parent.as_str(), number)).finish())

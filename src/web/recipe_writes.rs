@@ -223,43 +223,51 @@ async fn store_upload(
 
 /// The picture the form asks for: one it brings (stored now, durably, and
 /// named in `fields` so that a form shown again keeps it), the one the
-/// recipe had, or none. Its words come from the form.
-fn picture_of(
+/// recipe had, or none. Its words come from the form. The picture it
+/// names is read off the workers (it may be in the log's database); `Err`
+/// when it could not be read for now (a 503), not for the form's fault.
+async fn picture_of(
     site: &Site,
     fields: &mut RecipeFields,
     brought: Brought,
-) -> Result<Option<Picture>, FieldErrors> {
+) -> Result<Result<Option<Picture>, FieldErrors>, WebError> {
     let stored = match brought {
-        Some(stored) => {
-            let picture = stored?;
+        Some(Err(errors)) => return Ok(Err(errors)),
+        Some(Ok(picture)) => {
             fields.picture = picture.hash.clone();
             fields.remove_picture.clear();
             Some(picture)
         }
         None if fields.remove_picture == "on" || fields.picture.is_empty() => None,
-        None => match site.recipes().picture_kept(fields.picture.trim()) {
-            Ok(Some(picture)) => Some(picture),
-            Ok(None) => {
-                fields.picture.clear();
-                return Err(FieldErrors::one(
-                    "picture_file",
-                    "That picture is not on this site any more: choose the file again.",
-                ));
+        None => {
+            let (recipes, hash) = (site.recipes().clone(), fields.picture.trim().to_owned());
+            let found =
+                super::blocking::off_workers(site, move || recipes.picture_kept(&hash)).await?;
+            match found {
+                Ok(Some(picture)) => Some(picture),
+                Ok(None) => {
+                    fields.picture.clear();
+                    return Ok(Err(FieldErrors::one(
+                        "picture_file",
+                        "That picture is not on this site any more: choose the file again.",
+                    )));
+                }
+                Err(e) if e.is_unavailable() => return Err(e.into()),
+                Err(e) => return Ok(Err(FieldErrors::one("", sentence(&e.to_string())))),
             }
-            Err(e) => return Err(FieldErrors::one("", sentence(&e.to_string()))),
-        },
+        }
     };
     let Some(mut picture) = stored else {
-        return Ok(None);
+        return Ok(Ok(None));
     };
     picture.alt = fields.picture_alt.trim().to_owned();
     if picture.alt.is_empty() {
-        return Err(FieldErrors::one(
+        return Ok(Err(FieldErrors::one(
             "picture_alt",
             "Say in a few words what the picture shows, for those who cannot see it.",
-        ));
+        )));
     }
-    Ok(Some(picture))
+    Ok(Ok(Some(picture)))
 }
 
 /// The content the form says, checked by the domain with every mistake at
@@ -506,7 +514,10 @@ async fn try_create(
     brought: Brought,
     attempt: Attempt,
 ) -> Result<Outcome, WebError> {
-    let content = match picture_of(site, fields, brought).and_then(|p| content_of(fields, p)) {
+    let content = match picture_of(site, fields, brought)
+        .await?
+        .and_then(|p| content_of(fields, p))
+    {
         Ok(content) => content,
         Err(errors) => return Ok(Outcome::unprocessable(errors)),
     };
@@ -589,7 +600,10 @@ async fn try_edit(
     brought: Brought,
     attempt: Attempt,
 ) -> Result<Outcome, WebError> {
-    let content = match picture_of(site, fields, brought).and_then(|p| content_of(fields, p)) {
+    let content = match picture_of(site, fields, brought)
+        .await?
+        .and_then(|p| content_of(fields, p))
+    {
         Ok(content) => content,
         Err(errors) => return Ok(Outcome::unprocessable(errors)),
     };
@@ -721,7 +735,9 @@ async fn try_fork(
     brought: Brought,
     attempt: Attempt,
 ) -> Result<Outcome, WebError> {
-    let content = picture_of(site, fields, brought).and_then(|p| content_of(fields, p));
+    let content = picture_of(site, fields, brought)
+        .await?
+        .and_then(|p| content_of(fields, p));
     // An address left empty is chosen inside the writer, as the form says:
     // the parent's and the cook's names, numbered if taken.
     let slug = match fields.slug.trim() {
@@ -810,7 +826,9 @@ pub async fn preview(
     // A file chosen but not yet sent is not previewed: the picture the
     // recipe has is.
     let mut fields = form.fields;
-    let content = picture_of(&site, &mut fields, None).and_then(|p| preview_content_of(&fields, p));
+    let content = picture_of(&site, &mut fields, None)
+        .await?
+        .and_then(|p| preview_content_of(&fields, p));
     let (status, fragment) = match content {
         Ok(content) => (
             StatusCode::OK,

@@ -93,10 +93,12 @@ impl Visitor {
         let session = req
             .cookie(session_cookie_name(site))
             .map(|c| c.value().to_owned());
+        // Read, not taken: a request whose visitor fails to be read (an
+        // error page's header reads it again) must not look it up twice.
         let looked_up = match &session {
-            Some(token) => match req.extensions_mut().remove::<LookedUp>() {
-                Some(LookedUp(found)) => found,
-                None => site.accounts()?.session(token),
+            Some(token) => match req.extensions().get::<LookedUp>() {
+                Some(LookedUp(found)) => found.clone(),
+                None => site.accounts()?.session(token).map_err(Unchecked::from),
             },
             None => Ok(None),
         };
@@ -105,14 +107,17 @@ impl Visitor {
             // The sessions' keyspace is out of reach and this node has not
             // seen this session lately: a page is shown as to a visitor,
             // a change is refused (503) rather than made by nobody.
-            Err(AccountError::Domain(error))
-                if error.is_unavailable()
-                    && matches!(*req.method(), Method::GET | Method::HEAD) =>
-            {
-                tracing::debug!(%error, "a session that could not be checked: shown as a visitor");
+            Err(Unchecked::Unreachable(why)) => {
+                if !matches!(*req.method(), Method::GET | Method::HEAD) {
+                    return Err(WebError::Busy(why));
+                }
+                tracing::debug!(
+                    why,
+                    "a session that could not be checked: shown as a visitor"
+                );
                 None
             }
-            Err(error) => return Err(error.into()),
+            Err(Unchecked::Failed(why)) => return Err(WebError::Internal(why.into())),
         };
         let session = session.filter(|_| cook.is_some());
         let (form_token, new_form_cookie) = match (&session, req.cookie(form_cookie_name(site))) {
@@ -193,7 +198,26 @@ impl Visitor {
 }
 
 /// A session looked up before the handler ran (`look_up_session`).
-struct LookedUp(Result<Option<Cook>, AccountError>);
+struct LookedUp(Result<Option<Cook>, Unchecked>);
+
+/// Why a session could not be checked, kept to be read again.
+#[derive(Clone)]
+enum Unchecked {
+    /// The sessions' keyspace is out of reach: the sentence for a 503.
+    Unreachable(String),
+    Failed(String),
+}
+
+impl From<AccountError> for Unchecked {
+    fn from(error: AccountError) -> Unchecked {
+        match &error {
+            AccountError::Domain(domain) if domain.is_unavailable() => Unchecked::Unreachable(format!(
+                "The site cannot reach its database just now ({error}): pages already on this server are still shown, and changes wait. Try again in a moment."
+            )),
+            _ => Unchecked::Failed(error.to_string()),
+        }
+    }
+}
 
 /// Looks up the session of a request that carries one, where sessions
 /// are kept in the log's database (PostgreSQL), on actix's blocking pool
@@ -216,7 +240,8 @@ pub async fn look_up_session(
         .filter(|_| site.recipes().follows_log());
     if let Some(token) = token {
         let found = look_up(site.accounts()?.clone(), token).await?;
-        req.extensions_mut().insert(LookedUp(found));
+        req.extensions_mut()
+            .insert(LookedUp(found.map_err(Unchecked::from)));
     }
     next.call(req).await
 }

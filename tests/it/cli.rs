@@ -61,6 +61,36 @@ fn version_names_the_storage_format_the_binary_writes() {
     );
 }
 
+/// Every long-run figure in docs/SECURITY.md names the storage format it
+/// was made at, and it must be the one this build writes (the one
+/// `forkful --version` prints, held above): a figure of an older format
+/// says nothing of this one, so a new format means running them again.
+#[test]
+fn security_md_names_no_storage_format_but_the_one_this_build_writes() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/SECURITY.md"))
+        .expect("docs/SECURITY.md");
+    let named: Vec<u32> = doc
+        .match_indices("format ")
+        .filter_map(|(at, found)| {
+            let digits: String = doc[at + found.len()..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            digits.parse().ok()
+        })
+        .collect();
+    assert!(!named.is_empty(), "SECURITY.md names no storage format");
+    let other: Vec<u32> = named
+        .into_iter()
+        .filter(|format| *format != forkful::store::FORMAT_VERSION)
+        .collect();
+    assert!(
+        other.is_empty(),
+        "SECURITY.md names storage formats {other:?}; this build writes {}: run the long runs again",
+        forkful::store::FORMAT_VERSION
+    );
+}
+
 #[test]
 fn export_and_import_on_the_command_line_copy_a_store() {
     let root = tempfile::tempdir().unwrap();

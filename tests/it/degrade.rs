@@ -115,6 +115,27 @@ fn degrades_and_comes_back(fault: Fault) {
     let bens = ben.get("/account").unwrap();
     assert_eq!(bens.status, 200, "{fault:?}: ben's account: {}", bens.body);
     assert!(bens.body.contains("ben"), "{}", bens.body);
+    // Ben logs out: not everywhere (503, said), but in his browser and on
+    // this node at once, a copy of his cookie included.
+    let copied = ben.cookie("forkful_session").expect("ben's session");
+    let logged_out = ben.submit(&bens, "/logout", &[]).unwrap();
+    assert!(
+        matches!(logged_out.status, 303 | 503),
+        "{fault:?}: {}",
+        logged_out.body
+    );
+    assert!(
+        !ben.has_cookie("forkful_session"),
+        "{fault:?}: the cookie stayed"
+    );
+    let mut copy = Browser::new(node.origin());
+    copy.set_cookie("forkful_session", &copied);
+    let after = copy.get("/account").unwrap();
+    assert_eq!(
+        after.status, 303,
+        "{fault:?}: a copied cookie after logout: {}",
+        after.body
+    );
 
     // Pages: as before, to the logged-in cook, and quickly.
     let mut took = Vec::new();

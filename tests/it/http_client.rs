@@ -280,6 +280,15 @@ impl Browser {
         self.cookies.contains_key(name)
     }
 
+    pub fn cookie(&self, name: &str) -> Option<String> {
+        self.cookies.get(name).cloned()
+    }
+
+    /// Sets a cookie by hand: a copy of another browser's.
+    pub fn set_cookie(&mut self, name: &str, value: &str) {
+        self.cookies.insert(name.to_owned(), value.to_owned());
+    }
+
     pub fn get(&mut self, path: &str) -> Result<Page, Unanswered> {
         self.get_with(path, &[])
     }

@@ -628,7 +628,15 @@ async fn a_write_the_log_cannot_take_is_refused_and_writes_nothing() {
     recipes
         .create(&slug("dal"), content("Dal"), &Change::by("ann", "first"))
         .unwrap();
-    let site = site(&recipes);
+    // Health with no grace: unhealthy the moment the log is out of reach.
+    let site = actix_web::web::Data::new(
+        forkful::web::Site::new(recipes.clone(), "http://forkful.test").with_health_limits(
+            forkful::web::health::HealthLimits {
+                failing_for: Duration::ZERO,
+                ..Default::default()
+            },
+        ),
+    );
     let health = get(&site, "/healthz").await;
     assert_eq!(health.status, 200, "{}", health.body);
     assert_eq!(health.header("cache-control"), Some("no-store"));
@@ -1029,7 +1037,17 @@ fn postgresql_stopped_during_writes_loses_nothing_acknowledged() {
     let nodes = nodes_on(&url, 1);
     let (store, recipes) = &nodes[0];
     let system = actix_web::rt::System::new();
-    let site = system.block_on(async { site(recipes) });
+    // Health with no grace: unhealthy the moment the log is out of reach.
+    let site = system.block_on(async {
+        actix_web::web::Data::new(
+            forkful::web::Site::new(recipes.clone(), "http://forkful.test").with_health_limits(
+                forkful::web::health::HealthLimits {
+                    failing_for: Duration::ZERO,
+                    ..Default::default()
+                },
+            ),
+        )
+    });
     // The writes acknowledged, by number.
     let acknowledged = Mutex::new(Vec::new());
     let stop = AtomicBool::new(false);

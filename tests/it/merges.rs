@@ -2709,7 +2709,7 @@ async fn a_suggestion_sent_again_is_answered_with_the_one_it_made() {
         "ingredients",
         "1 cup red lentils\n3 cups water\n1 tsp turmeric\n1 pinch salt",
     )];
-    let (_ann, mut ben) = ann_writes_and_ben_forks_with(&site, ("Ann", "Ben"), salt).await;
+    let (mut ann, mut ben) = ann_writes_and_ben_forks_with(&site, ("Ann", "Ben"), salt).await;
     let suggest = ben.get("/recipes/bens-dal/suggest").await;
     let fields = [("message", "A pinch of salt.")];
     let made = ben
@@ -2736,4 +2736,39 @@ async fn a_suggestion_sent_again_is_answered_with_the_one_it_made() {
         "{}",
         reloaded.body
     );
+    // Ann declines it; Ben changes his dal and suggests again (2). The
+    // first form, sent once more from an old tab, still leads to the one
+    // it made, not to the fork's newest.
+    let review = ann.get(&to).await;
+    let declined = ann.submit(&review, &to, &[("action", "decline")]).await;
+    assert_eq!(declined.status, 303, "{}", declined.body);
+    let edit = ben.get("/recipes/bens-dal/edit").await;
+    let more = "1 cup red lentils\n3 cups water\n1 tsp turmeric\n1 pinch salt\n1 bay leaf";
+    let edited = ben
+        .submit(
+            &edit,
+            "/recipes/bens-dal/edit",
+            &recipe_fields(&[("ingredients", more), ("note", "bay")]),
+        )
+        .await;
+    assert_eq!(edited.status, 303, "{}", edited.body);
+    let second_form = ben.get("/recipes/bens-dal/suggest").await;
+    let second = ben
+        .submit(
+            &second_form,
+            "/recipes/bens-dal/suggest",
+            &[("message", "Salt and a bay leaf.")],
+        )
+        .await;
+    assert_eq!(
+        second.header("location"),
+        Some("/recipes/weeknight-dal/suggestions/2"),
+        "{}",
+        second.body
+    );
+    let old_tab = ben
+        .submit(&suggest, "/recipes/bens-dal/suggest", &fields)
+        .await;
+    assert_eq!(old_tab.status, 303, "{}", old_tab.body);
+    assert_eq!(old_tab.header("location"), Some(to.as_str()));
 }

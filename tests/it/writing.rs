@@ -1900,6 +1900,29 @@ async fn a_sign_up_sent_again_logs_in_rather_than_calling_its_handle_taken() {
     assert!(again.has_cookie(SESSION_COOKIE), "logged in by the resend");
     let account = again.get("/account").await;
     assert_eq!(account.status, 200);
+    // The same form with another password (a copy of it kept, its
+    // password left out, by someone else): the handle is taken, and the
+    // account keeps its password.
+    let mut thief = Browser::new(&site);
+    thief.set_cookie(FORM_COOKIE, &form_cookie);
+    let theirs = [
+        ("handle", "ann"),
+        ("name", "Ann"),
+        ("password", "a password of mine"),
+    ];
+    let taken = thief.submit(&form, "/signup", &theirs).await;
+    assert_eq!(taken.status, 409, "{}", taken.body);
+    assert!(
+        !thief.has_cookie(SESSION_COOKIE),
+        "no session for a copy of the form"
+    );
+    let accounts = site.accounts().unwrap();
+    let ann = Slug::parse("ann").unwrap();
+    assert!(
+        accounts.log_in(&ann, PASSWORD).is_ok(),
+        "her password is hers"
+    );
+    assert!(accounts.log_in(&ann, "a password of mine").is_err());
     // Someone else's form for the same handle: taken.
     let mut other = Browser::new(&site);
     let form = other.get("/signup").await;

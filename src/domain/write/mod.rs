@@ -216,7 +216,7 @@ impl Recipes {
     }
 
     /// How following the log stands, from memory (`None` without a log).
-    pub fn follow_report(&self) -> Option<crate::store::FollowReport> {
+    pub fn follow_report(&self) -> Option<crate::domain::FollowReport> {
         self.store.follow_report()
     }
 

@@ -10,7 +10,7 @@ use crate::domain::merge::{self, Choice};
 use crate::domain::read::{Snapshot, Suggestion, SuggestionState};
 use crate::domain::slug::Slug;
 use crate::domain::DomainError;
-use crate::store::{EntityMap, EntityRef, Transaction, TxReport, Value};
+use crate::store::{Components, EntityMap, EntityRef, Index, Transaction, TxReport, Value};
 
 /// What a suggestion's review showed: the parent at `parent_version`,
 /// the fork at `fork_version`, and the suggestion's merge base, the
@@ -152,16 +152,19 @@ impl Recipes {
             if let Some(attempt) = &change.attempt {
                 let recorded =
                     db.entity_with(self.attrs.tx_attempt, &Value::from(attempt.as_str()))?;
-                let newest = view
-                    .suggestions_from(recipe.id)?
-                    .into_iter()
-                    .map(|s| s.number)
-                    .max();
-                if let (Some(_), Some(number)) = (recorded, newest) {
-                    return Err(DomainError::SuggestedBefore {
-                        parent: parent.slug.to_string(),
-                        number,
-                    });
+                if let Some(tx) = recorded {
+                    // The one that transaction made: its number was written
+                    // in it (not the fork's newest, which may be later).
+                    for made in view.suggestions_from(recipe.id)? {
+                        let numbered = Components::any().e(made.id).a(self.attrs.suggestion_number);
+                        let made_in = db.datoms(Index::Eavt, &numbered).next().transpose()?;
+                        if made_in.is_some_and(|datom| datom.tx == tx) {
+                            return Err(DomainError::SuggestedBefore {
+                                parent: parent.slug.to_string(),
+                                number: made.number,
+                            });
+                        }
+                    }
                 }
             }
             check_based_on(fork, &recipe, based_on)?;
