@@ -57,6 +57,13 @@ impl WordBudget {
 /// The cells `lcs_pairs` fills for `old` against `new`: the product of
 /// the lengths of their middles, past the common prefix and suffix.
 fn middle_cells<T: PartialEq>(old: &[T], new: &[T]) -> usize {
+    let (prefix, suffix) = common_ends(old, new);
+    (old.len() - prefix - suffix).saturating_mul(new.len() - prefix - suffix)
+}
+
+/// How many items `old` and `new` share at their start, and then at their
+/// end (never overlapping the start).
+fn common_ends<T: PartialEq>(old: &[T], new: &[T]) -> (usize, usize) {
     let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
     let suffix = old[prefix..]
         .iter()
@@ -64,7 +71,7 @@ fn middle_cells<T: PartialEq>(old: &[T], new: &[T]) -> usize {
         .zip(new[prefix..].iter().rev())
         .take_while(|(a, b)| a == b)
         .count();
-    (old.len() - prefix - suffix).saturating_mul(new.len() - prefix - suffix)
+    (prefix, suffix)
 }
 
 /// The pairs `(i, j)` of a longest common subsequence of `old` and `new`,
@@ -72,13 +79,7 @@ fn middle_cells<T: PartialEq>(old: &[T], new: &[T]) -> usize {
 /// quadratic in time and space, up to `MAX_LCS_CELLS`, beyond which it is
 /// left unmatched (all of it removed, then all of it added).
 pub fn lcs_pairs<T: PartialEq>(old: &[T], new: &[T]) -> Vec<(usize, usize)> {
-    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
-    let suffix = old[prefix..]
-        .iter()
-        .rev()
-        .zip(new[prefix..].iter().rev())
-        .take_while(|(a, b)| a == b)
-        .count();
+    let (prefix, suffix) = common_ends(old, new);
     let (old_middle, new_middle) = (
         &old[prefix..old.len() - suffix],
         &new[prefix..new.len() - suffix],

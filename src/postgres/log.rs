@@ -236,7 +236,7 @@ pub struct PgLog {
 
 /// PostgreSQL out of reach, known: once a call could not reach it (no
 /// connection, or no answer in time), every call fails at once, with no
-/// network wait, until a probe on the log's own thread (once a second)
+/// network wait, until a probe on the log's own thread (twice a second)
 /// connects and is answered again. So a stopped or stalled PostgreSQL
 /// costs the callers who meet it first one `JOB_TIMEOUT` at most, and the
 /// rest nothing: they are answered "out of reach" as a circuit breaker
@@ -278,7 +278,7 @@ impl Reach {
 }
 
 /// How often the probe tries to reach a PostgreSQL known out of reach.
-const PROBE_EVERY: Duration = Duration::from_secs(1);
+const PROBE_EVERY: Duration = Duration::from_millis(500);
 
 impl PgLog {
     /// Connects to the database at `url` (`postgres://user@host/db`),
@@ -329,7 +329,7 @@ impl PgLog {
         match self.reach.down() {
             None => Ok(()),
             Some((since, why)) => Err(LogError::Unavailable(format!(
-                "PostgreSQL has been out of reach for {}s ({why}); asked again every second",
+                "PostgreSQL has been out of reach for {}s ({why}); asked again twice a second",
                 since.elapsed().as_secs()
             ))),
         }

@@ -29,7 +29,7 @@ use forkful::postgres::PgLog;
 use forkful::store::Store;
 
 use crate::helpers::Page;
-use crate::http_client::{server_binary, Browser, Rng, Server};
+use crate::http_client::{Browser, Rng, Server};
 use crate::postgres::{psql, ReplicatedPair};
 use crate::writing::recipe_fields;
 
@@ -361,22 +361,7 @@ fn fails_over(promote: Promote) {
     }
     let exports: Vec<String> = data
         .iter()
-        .map(|dir| {
-            let file = dir.with_extension("edn");
-            let out = std::process::Command::new(server_binary())
-                .args(["export", "--data"])
-                .arg(dir)
-                .arg(&file)
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "exporting {}: {}",
-                dir.display(),
-                String::from_utf8_lossy(&out.stderr)
-            );
-            std::fs::read_to_string(&file).unwrap()
-        })
+        .map(|dir| crate::http_client::export_of(dir))
         .collect();
     assert!(exports[0].lines().count() > acknowledged.len());
     assert!(

@@ -464,6 +464,25 @@ impl Browser {
     }
 }
 
+/// `forkful export` of the stopped server's store at `dir`: the file it
+/// writes beside it, read back (a line per datom, pictures included).
+pub fn export_of(dir: &Path) -> String {
+    let file = dir.with_extension("edn");
+    let out = Command::new(server_binary())
+        .args(["export", "--data"])
+        .arg(dir)
+        .arg(&file)
+        .output()
+        .expect("forkful export runs");
+    assert!(
+        out.status.success(),
+        "exporting {}: {}",
+        dir.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read_to_string(&file).expect("the export's file")
+}
+
 /// What a request sends after its head.
 enum Sent<'a> {
     Nothing,

@@ -996,21 +996,7 @@ fn three_node_processes_on_one_log_agree() {
     }
     let exports: Vec<String> = data
         .iter()
-        .map(|dir| {
-            let file = dir.with_extension("edn");
-            let out = std::process::Command::new(crate::http_client::server_binary())
-                .args(["export", "--data"])
-                .arg(dir)
-                .arg(&file)
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            std::fs::read_to_string(&file).unwrap()
-        })
+        .map(|dir| crate::http_client::export_of(dir))
         .collect();
     assert!(exports[0].lines().count() > 1000);
     assert!(
@@ -1114,7 +1100,14 @@ fn postgresql_stopped_during_writes_loses_nothing_acknowledged() {
         assert_eq!(store.db().basis(), basis, "it was applied");
         let taken_before = acknowledged.lock().unwrap().len();
         cluster.up();
-        std::thread::sleep(Duration::from_millis(500));
+        // Taken again once the node's probe finds PostgreSQL back (it asks
+        // twice a second): waited for, not guessed.
+        let back = std::time::Instant::now();
+        while acknowledged.lock().unwrap().len() <= taken_before
+            && back.elapsed() < Duration::from_secs(15)
+        {
+            std::thread::sleep(Duration::from_millis(20));
+        }
         stop.store(true, Ordering::Release);
         taken_before
     });

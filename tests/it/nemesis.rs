@@ -33,7 +33,7 @@ use forkful::postgres::PgLog;
 use forkful::store::Store;
 
 use crate::helpers::{count_from_env, seed_from_clock};
-use crate::http_client::{server_binary, Attempt, Browser, Cook, Ledger, Outcome, Rng, Server};
+use crate::http_client::{Attempt, Browser, Cook, Ledger, Outcome, Rng, Server};
 use crate::postgres::{psql, OwnCluster};
 
 const SECONDS_VAR: &str = "FORKFUL_NEMESIS_SECONDS";
@@ -315,21 +315,7 @@ fn three_nodes_under_a_nemesis_lose_no_acknowledged_write() {
     let exports: Vec<String> = nodes
         .dirs
         .iter()
-        .map(|dir| {
-            let file = dir.with_extension("edn");
-            let out = Command::new(server_binary())
-                .args(["export", "--data"])
-                .arg(dir)
-                .arg(&file)
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            std::fs::read_to_string(&file).unwrap()
-        })
+        .map(|dir| crate::http_client::export_of(dir))
         .collect();
     for (n, export) in exports.iter().enumerate().skip(1) {
         if *export != exports[0] {
