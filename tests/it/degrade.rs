@@ -192,42 +192,27 @@ fn degrades_and_comes_back(fault: Fault) {
 
     // Health says so (at once when stopped; once the follower's second of
     // failing is past when paused).
-    let started = Instant::now();
-    loop {
-        let health = ann.get("/healthz").unwrap();
-        if health.status == 503 {
-            let said: serde_json::Value = serde_json::from_str(&health.body).unwrap();
-            let status = said["status"].as_str().unwrap_or_default().to_owned();
-            assert!(
-                status.contains("log"),
-                "{fault:?}: health does not say why: {said}"
-            );
-            break;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "{fault:?}: health still says {}",
-            health.body
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let said = health_becomes(
+        &mut ann,
+        503,
+        Duration::from_secs(20),
+        &format!("{fault:?}"),
+    );
+    let status = said["status"].as_str().unwrap_or_default();
+    assert!(
+        status.contains("log"),
+        "{fault:?}: health does not say why: {said}"
+    );
 
     fault.end(&cluster);
 
     // Back: health 200, writes taken, pages as before.
-    let started = Instant::now();
-    loop {
-        let health = ann.get("/healthz").unwrap();
-        if health.status == 200 {
-            break;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "{fault:?}: health after PostgreSQL came back: {}",
-            health.body
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    health_becomes(
+        &mut ann,
+        200,
+        Duration::from_secs(30),
+        &format!("{fault:?}, after PostgreSQL came back"),
+    );
     let form = ann.get("/recipes/new").unwrap();
     let saved = ann
         .submit(
@@ -280,19 +265,12 @@ fn a_node_that_cannot_follow_its_log_says_so_in_health_and_metrics() {
            FROM forkful_log",
         ],
     );
-    let started = Instant::now();
-    let said = loop {
-        let health = reader.get("/healthz").unwrap();
-        if health.status == 503 {
-            break serde_json::from_str::<serde_json::Value>(&health.body).unwrap();
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(15),
-            "health still says {}",
-            health.body
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let said = health_becomes(
+        &mut reader,
+        503,
+        Duration::from_secs(15),
+        "a row it cannot apply",
+    );
     let status = said["status"].as_str().unwrap();
     assert!(status.starts_with("not following the log for "), "{said}");
     assert!(said["log"]["error"].as_str().is_some(), "{said}");
@@ -315,19 +293,7 @@ fn a_node_that_cannot_follow_its_log_says_so_in_health_and_metrics() {
         &url,
         &["DELETE FROM forkful_log WHERE t = (SELECT max(t) FROM forkful_log)"],
     );
-    let started = Instant::now();
-    loop {
-        let health = reader.get("/healthz").unwrap();
-        if health.status == 200 {
-            break;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(15),
-            "health once the row is gone: {}",
-            health.body
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    health_becomes(&mut reader, 200, Duration::from_secs(15), "the row gone");
     let metrics = reader.get("/metrics").unwrap().body;
     assert!(
         metrics.contains("forkful_log_failing_seconds 0"),
@@ -335,4 +301,28 @@ fn a_node_that_cannot_follow_its_log_says_so_in_health_and_metrics() {
     );
     assert!(!metrics.contains("forkful_log_last_error"), "{metrics}");
     node.terminate().unwrap();
+}
+
+/// Asks `/healthz` until it answers `status`, within `within`; what it
+/// said then. `when` names the moment in the failure's message.
+fn health_becomes(
+    browser: &mut Browser,
+    status: u16,
+    within: Duration,
+    when: &str,
+) -> serde_json::Value {
+    let started = Instant::now();
+    loop {
+        let health = browser.get("/healthz").unwrap();
+        if health.status == status {
+            return serde_json::from_str(&health.body).unwrap();
+        }
+        assert!(
+            started.elapsed() < within,
+            "{when}: health did not answer {status} within {within:?}: {} {}",
+            health.status,
+            health.body
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
