@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The nemesis run: three nodes on one log in PostgreSQL, four cooks writing
-# (new recipes, edits, forks) and reading through all three at random, while
-# nodes are killed and started again, paused (SIGSTOP), PostgreSQL is
-# restarted, and a proxy between the nodes and PostgreSQL drops or stalls
-# every connection, at random.
+# (new recipes, edits, forks, suggestions of their forks, accepts and
+# declines of the suggestions made to them) and reading through all three
+# at random, while nodes are killed and started again, paused (SIGSTOP),
+# PostgreSQL is restarted, and a proxy between the nodes and PostgreSQL
+# drops or stalls every connection, at random.
 #
 #   scripts/nemesis.sh          # 600 s of faults
 #   scripts/nemesis.sh 60       # a shorter run
@@ -12,9 +13,9 @@
 # (FORKFUL_BIN) with FORKFUL_NEMESIS_SECONDS set. PostgreSQL is a cluster
 # of the test's own (Debian's postgresql, installed if missing). At the end
 # the checker reads every client's history: every acknowledged write in
-# the log once, no version number acknowledged twice, no client's read
-# going back in time after its own write, no 500, and the three nodes'
-# exports equal. It prints the minutes, operations, faults by kind and
+# the log once (suggestions with their state), no version or suggestion
+# number acknowledged twice, no client's read going back in time after its
+# own write, no 500, and the three nodes' exports equal. It prints the minutes, operations, faults by kind and
 # anomalies (which must be 0); the test fails on any anomaly.
 
 set -euo pipefail

@@ -37,12 +37,12 @@ use std::sync::Mutex;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use forkful::domain::{Change, Content, Recipes, Slug, Step, VersionNumber, Yield};
+use forkful::domain::{Change, Content, Recipes, Slug, VersionNumber};
 use forkful::postgres::PgLog;
 use forkful::store::Store;
 
 use crate::helpers::{count_from_env, seed_from_clock};
-use crate::http_client::{Attempt, Cook, Ledger, Outcome, Rng, Server, Write, WriteKind};
+use crate::http_client::{self, Attempt, Cook, Ledger, Outcome, Rng, Server, Write, WriteKind};
 
 const ROUNDS_VAR: &str = "FORKFUL_APP_CRASH_ROUNDS";
 const DEFAULT_ROUNDS: usize = 6;
@@ -324,25 +324,10 @@ fn kill_rounds(mode: Mode) {
 
 /// `attempt`'s text as the domain takes it.
 fn content_of(attempt: &Attempt) -> Content {
-    let draft = &attempt.draft;
-    Content {
-        title: draft.title.clone(),
-        summary: Some(draft.summary.clone()),
-        recipe_yield: Yield {
-            servings: Some(draft.servings),
-            text: None,
-        },
-        ingredients: draft.ingredients.clone(),
-        steps: draft
-            .steps
-            .split("\n\n")
-            .map(|text| Step {
-                section: None,
-                text: text.to_owned(),
-            })
-            .collect(),
-        ..Content::default()
-    }
+    attempt
+        .draft()
+        .expect("app_crash's writes are forms")
+        .content()
 }
 
 /// The ledger's check finds what it is there to find: an acknowledged
@@ -361,7 +346,7 @@ fn the_ledger_check_finds_lost_changed_and_unsent_writes() {
         serial,
     };
     let slug = |s: &str| Slug::parse(s).expect("a slug");
-    let change = |a: &Attempt| Change::by(&a.author, &a.draft.note);
+    let change = |a: &Attempt| Change::by(&a.author, &a.draft().expect("a form's").note);
     let v = |n| VersionNumber::new(n).expect("a version");
     let created = write(WriteKind::Create, "ann-1", 1, 1).attempt(1, None);
     let edited = write(WriteKind::Edit, "ann-1", 1, 2).attempt(2, None);
@@ -403,9 +388,13 @@ fn the_ledger_check_finds_lost_changed_and_unsent_writes() {
         .get_mut("ann-1")
         .expect("ann-1")
         .versions
-        .get_mut(&1)
-        .expect("v1")
-        .title = "Another title".to_owned();
+        .insert(
+            1,
+            http_client::Written::Draft(http_client::Draft {
+                title: "Another title".to_owned(),
+                ..created.draft().expect("a draft").clone()
+            }),
+        );
     let mut unacknowledged = whole.clone();
     unacknowledged
         .recipes

@@ -24,7 +24,9 @@ use std::thread;
 use std::time::Duration;
 
 use actix_web::http::header::{HeaderMap, HeaderName, HeaderValue};
-use forkful::domain::{CatalogQuery, RecipeId, Slug, Snapshot};
+use forkful::domain::{
+    CatalogQuery, Content, RecipeId, Slug, Snapshot, Step, SuggestionState, Yield,
+};
 
 use crate::helpers::Page;
 use crate::writing::{filled_in, hidden_fields, multipart_form};
@@ -433,7 +435,7 @@ impl Browser {
             WriteKind::Fork { parent } => (1, Some((parent.clone(), hidden("version")))),
         };
         let attempt = write.attempt(version, forked);
-        let draft = &attempt.draft;
+        let draft = attempt.draft().expect("a form's write sends a draft");
         let servings = draft.servings.to_string();
         let ingredients = draft.ingredients.join("\n");
         let mut fields = vec![
@@ -556,6 +558,30 @@ pub struct Draft {
     pub note: String,
 }
 
+impl Draft {
+    /// The draft as the domain takes it: what the form sends, read.
+    pub fn content(&self) -> Content {
+        Content {
+            title: self.title.clone(),
+            summary: Some(self.summary.clone()),
+            recipe_yield: Yield {
+                servings: Some(self.servings),
+                text: None,
+            },
+            ingredients: self.ingredients.clone(),
+            steps: self
+                .steps
+                .split("\n\n")
+                .map(|text| Step {
+                    section: None,
+                    text: text.to_owned(),
+                })
+                .collect(),
+            ..Content::default()
+        }
+    }
+}
+
 /// A write a cook is about to send.
 #[derive(Debug, Clone)]
 pub struct Write {
@@ -591,7 +617,7 @@ impl Write {
             word: self.word.clone(),
             parent,
             version,
-            draft: Draft {
+            written: Written::Draft(Draft {
                 title: format!("Dish {} take {serial}", self.slug),
                 summary: format!("{} {what} as write {serial}.", self.word),
                 servings: (serial % 12 + 1) as i64,
@@ -602,9 +628,21 @@ impl Write {
                 ],
                 steps: format!("Rinse the lentils.\n\nSimmer for {serial} seconds."),
                 note: format!("write {serial}"),
-            },
+            }),
         }
     }
+}
+
+/// What one version holds, as the ledger knows it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Written {
+    /// What a cook's form sent: the version holds exactly this.
+    Draft(Draft),
+    /// The recipe's author accepting its suggestion of this number: the
+    /// version holds the store's merge, and the suggestion says it was
+    /// accepted in this version (the merge itself is `merge_cases`'s to
+    /// check; the ledger checks that the accept made this version once).
+    Took(u32),
 }
 
 /// A write as sent: the recipe, the version it makes, what it holds.
@@ -616,9 +654,19 @@ pub struct Attempt {
     /// For a fork: the parent and the version of it forked.
     pub parent: Option<(String, u32)>,
     /// The version the write makes: 1 for a create or fork, the edited
-    /// version's number and one for an edit.
+    /// version's number and one for an edit or an accept.
     pub version: u32,
-    pub draft: Draft,
+    pub written: Written,
+}
+
+impl Attempt {
+    /// What the write's form sent; `None` for an accept.
+    pub fn draft(&self) -> Option<&Draft> {
+        match &self.written {
+            Written::Draft(draft) => Some(draft),
+            Written::Took(_) => None,
+        }
+    }
 }
 
 /// What came of a write.
@@ -640,7 +688,7 @@ pub struct Entry {
     pub parent: Option<(String, u32)>,
     /// Each version known to be saved (acknowledged, or found in the store
     /// after a write in flight), by number.
-    pub versions: BTreeMap<u32, Draft>,
+    pub versions: BTreeMap<u32, Written>,
 }
 
 impl Entry {
@@ -649,19 +697,37 @@ impl Entry {
         self.versions.keys().next_back().copied().unwrap_or(0)
     }
 
-    /// The newest version's title.
+    /// The newest version's title, where a form wrote it (a merge's is
+    /// the store's).
     pub fn title(&self) -> &str {
-        self.versions
-            .values()
-            .next_back()
-            .map_or("", |d| d.title.as_str())
+        match self.versions.values().next_back() {
+            Some(Written::Draft(draft)) => &draft.title,
+            _ => "",
+        }
     }
 }
 
-/// Every write known to be saved, by recipe.
+/// A suggestion known to be made: from which fork, by whom, saying what.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Suggested {
+    /// The recipe it was made to: the fork's parent.
+    pub parent: String,
+    pub fork: String,
+    pub by: String,
+    /// Every suggestion's message is its own, so that one sent and never
+    /// answered is told from another.
+    pub message: String,
+    /// Whether its decline was acknowledged. (Its accept is a version of
+    /// the parent: `Written::Took`.)
+    pub declined: bool,
+}
+
+/// Every write known to be saved, by recipe, and every suggestion known
+/// made, by the recipe it was made to and its number.
 #[derive(Debug, Default, Clone)]
 pub struct Ledger {
     pub recipes: BTreeMap<String, Entry>,
+    pub suggestions: BTreeMap<(String, u32), Suggested>,
 }
 
 /// What a check of a store against the ledger found.
@@ -687,7 +753,26 @@ impl Ledger {
             });
         entry
             .versions
-            .insert(attempt.version, attempt.draft.clone());
+            .insert(attempt.version, attempt.written.clone());
+    }
+
+    /// The suggestions known made to recipes of `author`'s and neither
+    /// accepted nor declined as far as the ledger knows.
+    pub fn open_suggestions_to(&self, author: &str) -> Vec<(String, u32)> {
+        let taken = |parent: &str, number: u32| {
+            self.recipes
+                .get(parent)
+                .is_some_and(|e| e.versions.values().any(|w| *w == Written::Took(number)))
+        };
+        self.suggestions
+            .iter()
+            .filter(|((parent, number), s)| {
+                !s.declined
+                    && !taken(parent, *number)
+                    && self.recipes.get(parent).is_some_and(|e| e.author == author)
+            })
+            .map(|(key, _)| key.clone())
+            .collect()
     }
 
     /// The lineage the ledger expects of `slug`: parent first, each with
@@ -780,6 +865,112 @@ impl Ledger {
         Ok(checked)
     }
 
+    /// Checks the suggestions `view` holds against the ledger, after
+    /// `check` (which adopts the accepts whose answer was lost), adopting
+    /// the suggestions and declines in flight that the store holds:
+    ///
+    /// - every suggestion known is there once, from its fork, by its cook,
+    ///   with its message, and no suggestion is there that nobody sent;
+    /// - each is accepted in the version the ledger knows took it (and in
+    ///   no other), declined if its decline was acknowledged or was in
+    ///   flight, and open otherwise.
+    ///
+    /// Returns how many suggestions it compared.
+    pub fn check_suggestions(
+        &mut self,
+        view: &Snapshot,
+        suggests_in_flight: &[Suggested],
+        declines_in_flight: &[(String, u32)],
+    ) -> Result<usize, String> {
+        let mut compared = 0;
+        let slugs: Vec<String> = self.recipes.keys().cloned().collect();
+        for slug in slugs {
+            let id = find(view, &slug)?.ok_or_else(|| format!("{slug} is missing"))?;
+            let stored = view
+                .suggestions_to(id)
+                .map_err(|e| format!("{slug}'s suggestions: {e}"))?;
+            for suggestion in &stored {
+                let key = (slug.clone(), suggestion.number);
+                let found = Suggested {
+                    parent: slug.clone(),
+                    fork: view
+                        .slug_of(suggestion.from)
+                        .map_err(|e| format!("a suggestion's fork: {e}"))?,
+                    by: suggestion.by.clone().unwrap_or_default(),
+                    message: suggestion.message.clone(),
+                    declined: false,
+                };
+                match self.suggestions.get(&key) {
+                    Some(known) if Suggested { declined: false, ..known.clone() } == found => {}
+                    Some(known) => {
+                        return Err(format!(
+                            "suggestion {} to {slug} holds {found:?}, but {known:?} was acknowledged",
+                            suggestion.number
+                        ))
+                    }
+                    None if suggests_in_flight.contains(&found) => {
+                        self.suggestions.insert(key.clone(), found);
+                    }
+                    None => {
+                        return Err(format!(
+                            "suggestion {} to {slug} ({found:?}) is in the store, but nobody's suggest known made it",
+                            suggestion.number
+                        ))
+                    }
+                }
+                let took = self.recipes[&slug]
+                    .versions
+                    .iter()
+                    .find(|(_, w)| **w == Written::Took(suggestion.number))
+                    .map(|(v, _)| *v);
+                let declined = self.suggestions[&key].declined;
+                let state = suggestion.state;
+                let as_known = match (took, state) {
+                    (Some(v), SuggestionState::Accepted) => {
+                        suggestion.accepted_in.map(|n| n.get()) == Some(v)
+                    }
+                    (None, SuggestionState::Declined) if declined => true,
+                    (None, SuggestionState::Declined) if declines_in_flight.contains(&key) => {
+                        if let Some(known) = self.suggestions.get_mut(&key) {
+                            known.declined = true;
+                        }
+                        true
+                    }
+                    (None, SuggestionState::Open) => !declined,
+                    _ => false,
+                };
+                if !as_known {
+                    return Err(format!(
+                        "suggestion {} to {slug} is {} (accepted in {:?}), but the ledger knows it \
+                         taken in {took:?}, declined {declined}",
+                        suggestion.number,
+                        state.as_str(),
+                        suggestion.accepted_in.map(|n| n.get())
+                    ));
+                }
+                compared += 1;
+            }
+            let known = self.suggestions.keys().filter(|(p, _)| *p == slug).count();
+            if known != stored.len() {
+                return Err(format!(
+                    "{slug} holds {} suggestions; {known} were made",
+                    stored.len()
+                ));
+            }
+        }
+        // Suggestions to recipes the ledger does not know.
+        if let Some(((parent, number), _)) = self
+            .suggestions
+            .iter()
+            .find(|((parent, _), _)| !self.recipes.contains_key(parent))
+        {
+            return Err(format!(
+                "suggestion {number} to {parent} was made to a recipe nobody wrote"
+            ));
+        }
+        Ok(compared)
+    }
+
     /// Adds `attempt` to the ledger if the store holds it; an unknown
     /// version in its place is an error.
     fn adopt(&mut self, view: &Snapshot, attempt: &Attempt) -> Result<bool, String> {
@@ -802,16 +993,29 @@ impl Ledger {
         let Some(version) = versions.get(attempt.version as usize - 1) else {
             return Ok(false);
         };
-        let content = view
-            .content_at(id, version.basis)
-            .map_err(|e| format!("{} version {}: {e}", attempt.slug, attempt.version))?;
-        let found = found_draft(&content, version.note.as_deref());
-        if found != attempt.draft || version.author.as_deref() != Some(&attempt.author) {
+        if version.author.as_deref() != Some(&attempt.author) {
             return Err(format!(
-                "{} version {} is neither acknowledged nor the write in flight: {found:?}, \
-                 while {:?} was in flight",
-                attempt.slug, attempt.version, attempt.draft
+                "{} version {} is by {:?}, neither acknowledged nor the write in flight by {}",
+                attempt.slug, attempt.version, version.author, attempt.author
             ));
+        }
+        match &attempt.written {
+            Written::Draft(draft) => {
+                let content = view
+                    .content_at(id, version.basis)
+                    .map_err(|e| format!("{} version {}: {e}", attempt.slug, attempt.version))?;
+                let found = found_draft(&content, version.note.as_deref());
+                if found != *draft {
+                    return Err(format!(
+                        "{} version {} is neither acknowledged nor the write in flight: {found:?}, \
+                         while {draft:?} was in flight",
+                        attempt.slug, attempt.version
+                    ));
+                }
+            }
+            Written::Took(number) => {
+                took_in(view, id, &attempt.slug, *number, attempt.version)?;
+            }
         }
         self.saved(attempt);
         Ok(true)
@@ -840,16 +1044,28 @@ impl Ledger {
                 entry.newest()
             ));
         }
-        for (&number, draft) in &entry.versions {
+        // Every version is a write somebody sent: none the ledger does
+        // not know between the ones it does.
+        if let Some(unknown) = (1..=entry.newest()).find(|n| !entry.versions.contains_key(n)) {
+            return Err(format!(
+                "{slug} version {unknown} is in the store, but no write known made it"
+            ));
+        }
+        for (&number, written) in &entry.versions {
             let version = &versions[number as usize - 1];
-            let content = view
-                .content_at(id, version.basis)
-                .map_err(|e| format!("{slug} version {number}: {e}"))?;
-            let found = found_draft(&content, version.note.as_deref());
-            if &found != draft {
-                return Err(format!(
-                    "{slug} version {number} holds {found:?}, but {draft:?} was saved"
-                ));
+            match written {
+                Written::Draft(draft) => {
+                    let content = view
+                        .content_at(id, version.basis)
+                        .map_err(|e| format!("{slug} version {number}: {e}"))?;
+                    let found = found_draft(&content, version.note.as_deref());
+                    if &found != draft {
+                        return Err(format!(
+                            "{slug} version {number} holds {found:?}, but {draft:?} was saved"
+                        ));
+                    }
+                }
+                Written::Took(suggestion) => took_in(view, id, slug, *suggestion, number)?,
             }
             if version.author.as_deref() != Some(&entry.author) {
                 return Err(format!(
@@ -954,6 +1170,31 @@ impl Ledger {
         }
         Ok(())
     }
+}
+
+/// Checks that suggestion `number` to the recipe `id` (at `slug`) was
+/// accepted in its version `version`.
+fn took_in(
+    view: &Snapshot,
+    id: RecipeId,
+    slug: &str,
+    number: u32,
+    version: u32,
+) -> Result<(), String> {
+    let suggestion = view
+        .suggestion(id, number)
+        .map_err(|e| format!("{slug}'s suggestion {number}: {e}"))?
+        .ok_or_else(|| {
+            format!("{slug} version {version} took suggestion {number}, which is missing")
+        })?;
+    let accepted_in = suggestion.accepted_in.map(|v| v.get());
+    if suggestion.state != SuggestionState::Accepted || accepted_in != Some(version) {
+        return Err(format!(
+            "{slug} version {version} was made accepting suggestion {number}, which is {} (in {accepted_in:?})",
+            suggestion.state.as_str()
+        ));
+    }
+    Ok(())
 }
 
 /// The recipe at `slug`, if the store has one.
