@@ -229,6 +229,18 @@ impl Store {
         let position = self
             .log_position()
             .expect("read only while following a log")?;
+        // Every transaction shown came from the log: a log that ends
+        // before it lost what was acknowledged (a failover to a standby
+        // that lacked it, a restore from an older backup). Writes decided
+        // on it are refused; health must say so too.
+        if position.head < position.shown {
+            return Err(TransactError::Log(LogError::Mismatch(format!(
+                "the log ends at transaction {}, before transaction {} that this node applied from it: \
+                 the log lost transactions (a failover to a standby that lacked them, or a restore \
+                 from an older backup); see DEPLOYING",
+                position.head, position.shown
+            ))));
+        }
         self.inner
             .follow_health
             .checked(position.head, position.behind);

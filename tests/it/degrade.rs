@@ -303,6 +303,39 @@ fn a_node_that_cannot_follow_its_log_says_so_in_health_and_metrics() {
     node.terminate().unwrap();
 }
 
+/// A node whose log lost transactions it had applied (a failover to an
+/// asynchronous standby that lacked them, a restore from an older backup)
+/// says so: `/healthz` answers 503 saying the log ends before what the
+/// node shows, rather than 200 while every write it takes is refused.
+#[test]
+fn a_node_whose_log_lost_what_it_applied_says_so_in_health() {
+    let url = crate::postgres::fresh_database();
+    let root = tempfile::tempdir().unwrap();
+    let flags = ["--database-url", &url, "--unhealthy-after", "1"];
+    let mut node = Server::start(&root.path().join("node"), &flags).unwrap();
+    let mut reader = Browser::new(node.origin());
+    crate::http_client::Cook::sign_up("ann", 'a', node.origin()).unwrap();
+    health_becomes(&mut reader, 200, Duration::from_secs(15), "signed up");
+
+    // The sign-up's transaction, gone from the log the node applied it from.
+    crate::postgres::psql(
+        &url,
+        &["DELETE FROM forkful_log WHERE t = (SELECT max(t) FROM forkful_log)"],
+    );
+    let said = health_becomes(
+        &mut reader,
+        503,
+        Duration::from_secs(15),
+        "the log lost a transaction the node applied",
+    );
+    let error = said["log"]["error"].as_str().unwrap_or_default();
+    assert!(error.contains("ends at transaction"), "{said}");
+    assert!(error.contains("before transaction"), "{said}");
+    // Pages are still served, at the basis the node holds.
+    assert_eq!(reader.get("/").unwrap().status, 200);
+    node.terminate().unwrap();
+}
+
 /// Asks `/healthz` until it answers `status`, within `within`; what it
 /// said then. `when` names the moment in the failure's message.
 fn health_becomes(
