@@ -100,8 +100,8 @@ from_store!(crate::store::StorageError, crate::store::TransactError);
 #[derive(Clone)]
 pub struct Accounts {
     recipes: Recipes,
-    /// `password/<handle>`: the PHC string; `disabled/<handle>`: present if
-    /// disabled; `generation/<handle>`: the cook's session generation.
+    /// `password/<handle>`: a `PasswordRecord`; `disabled/<handle>`: present
+    /// if disabled; `generation/<handle>`: the cook's session generation.
     secrets: Keyspace,
     /// `<token hash>`: `<handle> <expiry millis> <generation>`.
     sessions: Keyspace,
@@ -117,6 +117,53 @@ pub struct Accounts {
 
 fn key(kind: &str, handle: &Slug) -> Vec<u8> {
     format!("{kind}/{handle}").into_bytes()
+}
+
+/// A password as stored under `password/<handle>`: its hash, and the
+/// attempt of the password-change form that set it, if one did, so that
+/// the form sent again (its answer lost) is told the change was made
+/// rather than that its current password is wrong. Stored as the PHC
+/// string, then a space and the attempt: a PHC string has no space, so a
+/// value stored before attempts were kept reads as it always did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct PasswordRecord {
+    /// The PHC string (Argon2id).
+    hash: String,
+    /// The `Attempt` of the form that set it (never the password: an
+    /// attempt is a fast hash, which would make it easy to guess).
+    set_by: Option<String>,
+}
+
+impl PasswordRecord {
+    fn parse(stored: &[u8]) -> PasswordRecord {
+        let text = String::from_utf8_lossy(stored);
+        match text.split_once(' ') {
+            Some((hash, set_by)) => PasswordRecord {
+                hash: hash.to_owned(),
+                set_by: Some(set_by.to_owned()),
+            },
+            None => PasswordRecord {
+                hash: text.into_owned(),
+                set_by: None,
+            },
+        }
+    }
+
+    fn encode(&self) -> Vec<u8> {
+        match &self.set_by {
+            Some(attempt) => format!("{} {attempt}", self.hash).into_bytes(),
+            None => self.hash.clone().into_bytes(),
+        }
+    }
+
+    /// Whether `attempt` set this password: compared before any hashing,
+    /// so that only the form's own sender gets to test a password here.
+    fn was_set_by(&self, attempt: Option<&Attempt>) -> bool {
+        match (&self.set_by, attempt) {
+            (Some(set_by), Some(attempt)) => tokens_match(set_by, attempt.as_str()),
+            _ => false,
+        }
+    }
 }
 
 /// The hash a session is stored under: a fast hash is enough for a token
@@ -239,6 +286,24 @@ impl Accounts {
             })
     }
 
+    /// The record of `password` hashed, set by `attempt`.
+    fn record(
+        &self,
+        password: &str,
+        attempt: Option<&Attempt>,
+    ) -> Result<PasswordRecord, AccountError> {
+        Ok(PasswordRecord {
+            hash: self.hash(password)?,
+            set_by: attempt.map(|attempt| attempt.as_str().to_owned()),
+        })
+    }
+
+    /// The cook's password as stored, if they have one.
+    fn password(&self, handle: &Slug) -> Result<Option<PasswordRecord>, AccountError> {
+        let stored = self.secrets.get(&key("password", handle))?;
+        Ok(stored.as_deref().map(PasswordRecord::parse))
+    }
+
     /// Opens an account: the handle must be free (no cook and no author
     /// has it), the name said, the password long enough.
     pub fn sign_up(&self, handle: &Slug, name: &str, password: &str) -> Result<Cook, AccountError> {
@@ -264,7 +329,7 @@ impl Accounts {
             });
         }
         Accounts::check_password(password)?;
-        let hash = self.hash(password)?;
+        let record = self.record(password, None)?;
         // The cook entity claims the handle, decided in the writer: of two
         // sign-ups with one handle, one creates it and the other is told
         // the handle is taken. Then the password is set. A crash between
@@ -282,8 +347,8 @@ impl Accounts {
                 if self.is_disabled(handle)? {
                     return Err(AccountError::Disabled(handle.to_string()));
                 }
-                if let Some(stored) = self.secrets.get(&key("password", handle))? {
-                    if !self.verify(password, &stored) {
+                if let Some(stored) = self.password(handle)? {
+                    if !self.verify(password, &stored.hash) {
                         return Err(AccountError::HandleTaken(handle.to_string()));
                     }
                     return Ok(Cook {
@@ -295,7 +360,7 @@ impl Accounts {
             Err(error) => return Err(error),
         }
         self.secrets
-            .insert(&key("password", handle), hash.as_bytes())?;
+            .insert(&key("password", handle), &record.encode())?;
         Ok(Cook {
             handle: handle.clone(),
             name: name.to_owned(),
@@ -359,12 +424,12 @@ impl Accounts {
         // could be the new generation, and the old password's session
         // would outlive the change.
         let generation = self.generation(handle)?;
-        let stored = self.secrets.get(&key("password", handle))?;
+        let stored = self.password(handle)?;
         let matches = match &stored {
-            Some(hash) => self.verify(password, hash),
+            Some(stored) => self.verify(password, &stored.hash),
             None => {
                 // Spend what a real check spends, then refuse.
-                let _ = self.verify(password, self.dummy.as_bytes());
+                let _ = self.verify(password, &self.dummy);
                 false
             }
         };
@@ -381,11 +446,8 @@ impl Accounts {
         Ok((cook, session))
     }
 
-    fn verify(&self, password: &str, hash: &[u8]) -> bool {
-        let Ok(text) = std::str::from_utf8(hash) else {
-            return false;
-        };
-        let Ok(parsed) = PasswordHash::new(text) else {
+    fn verify(&self, password: &str, hash: &str) -> bool {
+        let Ok(parsed) = PasswordHash::new(hash) else {
             return false;
         };
         self.hasher
@@ -592,24 +654,85 @@ impl Accounts {
         old: &str,
         new: &str,
     ) -> Result<NewSession, AccountError> {
+        self.change_password_once(handle, old, new, None)
+    }
+
+    /// `change_password`, from a form sent as `attempt`. Sent again (its
+    /// first answer lost, or a 503 that could not tell), the form finds
+    /// the password its first send set, and `old` no longer matches: if
+    /// the password stored was set by this very attempt and is `new`, the
+    /// change is done, and what the first send may not have done is done
+    /// now (every session ends, a new one for this browser).
+    pub fn change_password_once(
+        &self,
+        handle: &Slug,
+        old: &str,
+        new: &str,
+        attempt: Option<&Attempt>,
+    ) -> Result<NewSession, AccountError> {
         Accounts::check_password(new)?;
         let key = key("password", handle);
         let stored = self
             .secrets
             .get(&key)?
             .ok_or(AccountError::BadCredentials)?;
-        if !self.verify(old, &stored) {
+        let now = PasswordRecord::parse(&stored);
+        if self.changed_by(&now, new, attempt) {
+            return self.end_sessions_for_change(handle);
+        }
+        if !self.verify(old, &now.hash) {
             return Err(AccountError::BadCredentials);
         }
-        let hash = self.hash(new)?;
+        let record = self.record(new, attempt)?;
         // Refused if the password changed meanwhile: the old one was checked
-        // against what is replaced.
+        // against what is replaced. Unless this very form changed it (sent
+        // twice at once, a double click): then it is done.
         if !self
             .secrets
-            .compare_and_swap(&key, Some(&stored), Some(hash.as_bytes()))?
+            .compare_and_swap(&key, Some(&stored), Some(&record.encode()))?
         {
+            return attempt.map_or(Err(AccountError::BadCredentials), |attempt| {
+                self.password_change_sent_again(handle, new, attempt)
+            });
+        }
+        self.end_sessions_for_change(handle)
+    }
+
+    /// The end of a password change whose form, sent as `attempt`, set
+    /// the password stored now, `new`, and whose answer was lost: every
+    /// session ends, and a new one is returned for this browser, as the
+    /// first send would have answered. `BadCredentials` if this form did
+    /// not set it, or set another. For a browser whose session the first
+    /// send ended, which has no session to show for itself: the attempt is
+    /// its proof, checked before `new` is hashed.
+    pub fn password_change_sent_again(
+        &self,
+        handle: &Slug,
+        new: &str,
+        attempt: &Attempt,
+    ) -> Result<NewSession, AccountError> {
+        let Some(stored) = self.password(handle)? else {
+            return Err(AccountError::BadCredentials);
+        };
+        if !self.changed_by(&stored, new, Some(attempt)) {
             return Err(AccountError::BadCredentials);
         }
+        if self.is_disabled(handle)? {
+            return Err(AccountError::Disabled(handle.to_string()));
+        }
+        self.end_sessions_for_change(handle)
+    }
+
+    /// Whether `stored` is `new` as set by the form sent as `attempt`: the
+    /// attempt first, so that no one without the form's attempt gets a
+    /// password tested.
+    fn changed_by(&self, stored: &PasswordRecord, new: &str, attempt: Option<&Attempt>) -> bool {
+        stored.was_set_by(attempt) && self.verify(new, &stored.hash)
+    }
+
+    /// What follows a password change: every session ends, and a new one
+    /// is returned for the browser that made the change.
+    fn end_sessions_for_change(&self, handle: &Slug) -> Result<NewSession, AccountError> {
         self.log_out_everywhere(handle)?;
         self.new_session(handle)
     }
@@ -618,9 +741,9 @@ impl Accounts {
     pub fn set_password(&self, handle: &Slug, password: &str) -> Result<(), AccountError> {
         Accounts::check_password(password)?;
         self.cook(handle)?;
-        let hash = self.hash(password)?;
+        let record = self.record(password, None)?;
         self.secrets
-            .insert(&key("password", handle), hash.as_bytes())?;
+            .insert(&key("password", handle), &record.encode())?;
         self.log_out_everywhere(handle)
     }
 
@@ -665,6 +788,26 @@ fn parse_generation(stored: Option<impl AsRef<[u8]>>) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const PHC: &str = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo";
+
+    #[test]
+    fn a_password_record_keeps_the_attempt_that_set_it_and_an_old_one_reads_as_it_was() {
+        let attempt = Attempt::of(&[b"a form"]);
+        let record = PasswordRecord {
+            hash: PHC.to_owned(),
+            set_by: Some(attempt.as_str().to_owned()),
+        };
+        assert_eq!(PasswordRecord::parse(&record.encode()), record);
+        assert!(record.was_set_by(Some(&attempt)));
+        assert!(!record.was_set_by(Some(&Attempt::of(&[b"another form"]))));
+        assert!(!record.was_set_by(None));
+        // A plain PHC string, as every record was stored before.
+        let old = PasswordRecord::parse(PHC.as_bytes());
+        assert_eq!((old.hash.as_str(), old.set_by.as_deref()), (PHC, None));
+        assert_eq!(old.encode(), PHC.as_bytes());
+        assert!(!old.was_set_by(Some(&attempt)));
+    }
 
     #[test]
     fn a_masked_token_differs_every_time_and_unmasks_to_the_token() {

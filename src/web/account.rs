@@ -270,6 +270,10 @@ pub async fn account_page(
 #[serde(default)]
 pub struct PasswordForm {
     csrf: String,
+    /// Whose password it is (hidden, for password managers). The cook is
+    /// read from the session; this only when the session has ended
+    /// (`password_change_sent_again`).
+    username: String,
     current: String,
     new: String,
 }
@@ -280,8 +284,10 @@ pub async fn change_password(
     visitor: Visitor,
     form: web::Form<PasswordForm>,
 ) -> Result<HttpResponse, WebError> {
+    let Some(cook) = &visitor.cook else {
+        return password_change_sent_again(site, req, visitor, form.into_inner()).await;
+    };
     visitor.check_form(&req, &form.csrf)?;
-    let cook = visitor.cook_or_login("/account")?;
     // A stolen session cookie guesses the current password as slowly as a
     // login does.
     site.attempts()
@@ -289,9 +295,15 @@ pub async fn change_password(
     let accounts = site.accounts()?.clone();
     let form = form.into_inner();
     let handle = cook.handle.clone();
+    // Sent again (its first answer lost), the form finds the password it
+    // set rather than "the current password is wrong". Never the password
+    // in it: an attempt is a fast hash.
+    let attempt = attempt_of(&req, &form.csrf, &[handle.as_str().as_bytes()]);
     let changed = site
         .password_work()
-        .run(move || accounts.change_password(&handle, &form.current, &form.new))
+        .run(move || {
+            accounts.change_password_once(&handle, &form.current, &form.new, Some(&attempt))
+        })
         .await?;
     match changed {
         Ok(session) => Ok(see_other("/account")
@@ -306,5 +318,43 @@ pub async fn change_password(
             let page = account::account(cook, &suggestions, None, &errors, &visitor.form_token());
             Ok(private_page(&site, &visitor, status, page))
         }
+    }
+}
+
+/// A password form from a browser with no live session: most often its
+/// own first send ended it, setting the password and ending every session,
+/// and the answer with the new session's cookie was lost. If this very
+/// form (its attempt) set the password stored now, to what it says, the
+/// browser gets a new session and the answer the first send would have
+/// had; else it is a visitor, sent to log in.
+async fn password_change_sent_again(
+    site: web::Data<Site>,
+    req: HttpRequest,
+    visitor: Visitor,
+    form: PasswordForm,
+) -> Result<HttpResponse, WebError> {
+    visitor.check_form_of_ended_session(&req, &form.csrf)?;
+    let log_in = || WebError::LogIn {
+        next: "/account".to_owned(),
+    };
+    let Ok(handle) = Slug::parse(&form.username) else {
+        return Err(log_in());
+    };
+    // Each send is a guess at the new password, counted as a login's is.
+    site.attempts()
+        .attempt(site.client_address(&req), Some(handle.as_str()))?;
+    let attempt = attempt_of(&req, &form.csrf, &[handle.as_str().as_bytes()]);
+    let accounts = site.accounts()?.clone();
+    let new = form.new;
+    let finished = site
+        .password_work()
+        .run(move || accounts.password_change_sent_again(&handle, &new, &attempt))
+        .await?;
+    match finished {
+        Ok(session) => Ok(see_other("/account")
+            .cookie(session_cookie(&site, session.token))
+            .finish()),
+        Err(AccountError::BadCredentials | AccountError::Disabled(_)) => Err(log_in()),
+        Err(error) => Err(error.into()),
     }
 }

@@ -161,27 +161,28 @@ impl Visitor {
     /// Checks a state-changing request: from this site, with this visitor's
     /// form token. A refusal changes nothing.
     pub fn check_form(&self, req: &HttpRequest, token: &str) -> Result<(), WebError> {
+        check_form_token(req, token, &self.form_token)
+    }
+
+    /// `check_form`, or, for a visitor with no live session, from this
+    /// site with the form token of the ended session whose cookie the
+    /// request still carries. A password change ends every session, its
+    /// own browser's among them: sent again after its answer (and the new
+    /// session's cookie) was lost, the form carries the ended session's
+    /// token. The cookie is HttpOnly, so only its browser knows it.
+    pub fn check_form_of_ended_session(
+        &self,
+        req: &HttpRequest,
+        token: &str,
+    ) -> Result<(), WebError> {
+        let checked = self.check_form(req, token);
         let site = req.app_data::<Data<Site>>().expect("the app has its Site");
-        let header = |name| req.headers().get(name).and_then(|v| v.to_str().ok());
-        if let Some(from) = header(header::HeaderName::from_static("sec-fetch-site")) {
-            if !matches!(from, "same-origin" | "none") {
-                return Err(elsewhere());
+        match req.cookie(session_cookie_name(site)) {
+            Some(ended) if checked.is_err() && self.cook.is_none() => {
+                check_form_token(req, token, &accounts::form_token(ended.value()))
             }
+            _ => checked,
         }
-        if let Some(origin) = header(header::ORIGIN) {
-            if origin != site.origin() {
-                return Err(elsewhere());
-            }
-        }
-        let unmasked = accounts::unmask_token(token).unwrap_or_default();
-        if !accounts::tokens_match(&unmasked, &self.form_token) {
-            return Err(WebError::Forbidden(
-                "This form has expired or did not come from this site: nothing was changed. \
-                 Go back, reload the page and try again."
-                    .to_owned(),
-            ));
-        }
-        Ok(())
     }
 
     /// Sets the form cookie on `response` if this visitor got a new token.
@@ -280,6 +281,32 @@ async fn look_up(
         Ok(found) => found.map_err(blocked),
         Err(_) => Ok(Ok(kept)),
     }
+}
+
+/// Checks a state-changing request: from this site (as far as the
+/// browser says where it comes from), with `expected` as its form token.
+fn check_form_token(req: &HttpRequest, token: &str, expected: &str) -> Result<(), WebError> {
+    let site = req.app_data::<Data<Site>>().expect("the app has its Site");
+    let header = |name| req.headers().get(name).and_then(|v| v.to_str().ok());
+    if let Some(from) = header(header::HeaderName::from_static("sec-fetch-site")) {
+        if !matches!(from, "same-origin" | "none") {
+            return Err(elsewhere());
+        }
+    }
+    if let Some(origin) = header(header::ORIGIN) {
+        if origin != site.origin() {
+            return Err(elsewhere());
+        }
+    }
+    let unmasked = accounts::unmask_token(token).unwrap_or_default();
+    if !accounts::tokens_match(&unmasked, expected) {
+        return Err(WebError::Forbidden(
+            "This form has expired or did not come from this site: nothing was changed. \
+             Go back, reload the page and try again."
+                .to_owned(),
+        ));
+    }
+    Ok(())
 }
 
 fn elsewhere() -> WebError {

@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, Barrier};
 
-use forkful::domain::{AccountError, Accounts, Change, Content, Recipes, Slug};
+use forkful::domain::{AccountError, Accounts, Attempt, Change, Content, Recipes, Slug};
 use forkful::store::export;
 use forkful::store::Store;
 
@@ -148,6 +148,116 @@ fn changing_the_password_ends_every_other_session() {
     assert!(accounts.session(&here.token).unwrap().is_some());
     assert!(accounts.log_in(&slug("ann"), PASSWORD).is_err());
     accounts.log_in(&slug("ann"), "a new password").unwrap();
+}
+
+/// A password form sent again after its answer was lost (a dropped
+/// connection, a 503 that could not tell) finds the password it set: the
+/// change is done, not "your current password is wrong". Only that very
+/// form, saying that very password, is told so.
+#[test]
+fn a_password_change_sent_again_is_done_and_answered_as_the_first_send() {
+    let (recipes, accounts) = accounts();
+    let ann = slug("ann");
+    accounts.sign_up(&ann, "Ann", PASSWORD).unwrap();
+    let (_, phone) = accounts.log_in(&ann, PASSWORD).unwrap();
+    let form = Attempt::of(&[b"the account page, as shown once"]);
+    let new = "a new password";
+    let first = accounts
+        .change_password_once(&ann, PASSWORD, new, Some(&form))
+        .unwrap();
+    let secrets = recipes.store().keyspace("secrets").unwrap();
+    let stored = secrets.get(b"password/ann").unwrap().unwrap();
+    let stored = String::from_utf8(stored.to_vec()).unwrap();
+    assert!(
+        stored.starts_with("$argon2id$") && stored.ends_with(&format!(" {}", form.as_str())),
+        "the hash and the attempt that set it: {stored}"
+    );
+    // The first answer is lost; the same form comes again, its "current"
+    // password the old one.
+    let again = accounts
+        .change_password_once(&ann, PASSWORD, new, Some(&form))
+        .unwrap();
+    assert!(accounts.session(&again.token).unwrap().is_some());
+    for ended in [&phone, &first] {
+        assert_eq!(accounts.session(&ended.token).unwrap(), None);
+    }
+    assert!(accounts.log_in(&ann, PASSWORD).is_err());
+    accounts.log_in(&ann, new).unwrap();
+    // Another form with the old password, and the same form saying
+    // another new one, are what they always were: wrong.
+    let other = Attempt::of(&[b"the account page, shown again"]);
+    for (attempt, new) in [(&other, new), (&form, "yet another password")] {
+        assert!(matches!(
+            accounts.change_password_once(&ann, PASSWORD, new, Some(attempt)),
+            Err(AccountError::BadCredentials)
+        ));
+    }
+    // A browser whose session the first send ended: only this form,
+    // saying the password it set, gets a session.
+    assert!(matches!(
+        accounts.password_change_sent_again(&ann, new, &other),
+        Err(AccountError::BadCredentials)
+    ));
+    assert!(matches!(
+        accounts.password_change_sent_again(&ann, PASSWORD, &form),
+        Err(AccountError::BadCredentials)
+    ));
+    let back = accounts
+        .password_change_sent_again(&ann, new, &form)
+        .unwrap();
+    assert!(accounts.session(&back.token).unwrap().is_some());
+    assert_eq!(accounts.session(&again.token).unwrap(), None);
+    accounts.log_in(&ann, new).unwrap();
+}
+
+/// A double click: the same form sent twice at once. One changes the
+/// password; the other finds it changed by the same form, and both are
+/// answered with a session, as the first send is.
+#[test]
+fn a_password_form_sent_twice_at_once_is_done_once_and_both_are_answered() {
+    let (_, accounts) = accounts();
+    let ann = slug("ann");
+    accounts.sign_up(&ann, "Ann", PASSWORD).unwrap();
+    let form = Attempt::of(&[b"one page"]);
+    let barrier = Barrier::new(2);
+    let answers: Vec<_> = std::thread::scope(|scope| {
+        let sends: Vec<_> = (0..2)
+            .map(|_| {
+                scope.spawn(|| {
+                    barrier.wait();
+                    accounts.change_password_once(&ann, PASSWORD, "a new password", Some(&form))
+                })
+            })
+            .collect();
+        sends.into_iter().map(|send| send.join().unwrap()).collect()
+    });
+    for answer in &answers {
+        assert!(answer.is_ok(), "{answers:?}");
+    }
+    accounts.log_in(&ann, "a new password").unwrap();
+}
+
+/// A password stored before the form's attempt was kept beside it (a
+/// PHC string and nothing else) logs in and changes as it always did.
+#[test]
+fn a_password_stored_as_a_plain_phc_string_still_logs_in_and_changes() {
+    use argon2::password_hash::{rand_core::OsRng, PasswordHasher, SaltString};
+    let (recipes, accounts) = accounts();
+    let ann = slug("ann");
+    accounts.sign_up(&ann, "Ann", "a first password").unwrap();
+    let salt = SaltString::generate(&mut OsRng);
+    let phc = argon2::Argon2::default()
+        .hash_password(PASSWORD.as_bytes(), &salt)
+        .unwrap()
+        .to_string();
+    let secrets = recipes.store().keyspace("secrets").unwrap();
+    secrets.insert(b"password/ann", phc.as_bytes()).unwrap();
+    accounts.log_in(&ann, PASSWORD).unwrap();
+    let form = Attempt::of(&[b"a page"]);
+    accounts
+        .change_password_once(&ann, PASSWORD, "a new password", Some(&form))
+        .unwrap();
+    accounts.log_in(&ann, "a new password").unwrap();
 }
 
 #[test]

@@ -1931,6 +1931,74 @@ async fn a_sign_up_sent_again_logs_in_rather_than_calling_its_handle_taken() {
     assert!(taken.body.contains("is taken"), "{}", taken.body);
 }
 
+/// A password change sent again, its answer lost (and with it the new
+/// session's cookie, after the change ended every session, this browser's
+/// among them), is answered as the first send was: logged in, the new
+/// password kept; not sent to log in, nor told the current password is
+/// wrong. A form from another page load is no resend.
+#[actix_web::test]
+async fn a_password_change_sent_again_after_its_answer_was_lost_is_answered_as_the_first() {
+    use forkful::web::session::SESSION_COOKIE;
+    let (_, site) = new_site();
+    let mut laptop = Browser::new(&site);
+    sign_up(&mut laptop, "ann").await;
+    let account = laptop.get("/account").await;
+    let other_tab = laptop.get("/account").await;
+    let before = laptop.cookie(SESSION_COOKIE).expect("a session");
+    // `username` as a browser sends it: a text input, only hidden from
+    // sight (`submit` fills in the `type=hidden` ones).
+    let fields = [
+        ("username", "ann"),
+        ("current", PASSWORD),
+        ("new", "a newer password"),
+    ];
+    let changed = laptop.submit(&account, "/account/password", &fields).await;
+    assert_eq!(changed.status, 303, "{}", changed.body);
+    // The answer was lost: the browser keeps the cookies it had (the
+    // answer set only the session's).
+    laptop.set_cookie(SESSION_COOKIE, &before);
+    let elsewhere = laptop
+        .submit(&other_tab, "/account/password", &fields)
+        .await;
+    assert_eq!(elsewhere.status, 303, "{}", elsewhere.body);
+    assert_eq!(
+        elsewhere.header("location"),
+        Some("/login?next=/account"),
+        "another page's form is not this change sent again"
+    );
+    assert_eq!(laptop.cookie(SESSION_COOKIE), Some(before.clone()));
+    let resent = laptop.submit(&account, "/account/password", &fields).await;
+    assert_eq!(resent.status, 303, "{}", resent.body);
+    assert_eq!(resent.header("location"), Some("/account"));
+    assert_ne!(laptop.cookie(SESSION_COOKIE), Some(before), "a new session");
+    let page = laptop.get("/account").await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert_eq!(
+        page.attrs(
+            "form[action='/account/password'] input[autocomplete=username]",
+            "value"
+        ),
+        ["ann"]
+    );
+    let mut phone = Browser::new(&site);
+    for (password, status) in [(PASSWORD, 401), ("a newer password", 303)] {
+        let form = phone.get("/login").await;
+        let answer = phone
+            .submit(
+                &form,
+                "/login",
+                &[("handle", "ann"), ("password", password)],
+            )
+            .await;
+        assert_eq!(answer.status, status, "{password}: {}", answer.body);
+    }
+    // A form from another page load, the old password as current: wrong,
+    // as it always was.
+    let refused = laptop.submit(&page, "/account/password", &fields).await;
+    assert_eq!(refused.status, 401, "{}", refused.body);
+    assert!(!refused.texts("#current-error").is_empty());
+}
+
 /// Rate limits count on each node: a site served by three nodes, each
 /// told so (`--nodes 3`), takes a third of every limit on each, so that
 /// guesses spread over the three get no more than one node would allow.
