@@ -722,6 +722,9 @@ pub struct ImportRecipeArgs {
     /// Fetch from this machine and private networks too (for tests).
     #[arg(long)]
     pub allow_private: bool,
+    /// Print what would be brought in, and save nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 fn import_recipe(args: ImportRecipeArgs, out: &mut impl Write) -> Result<()> {
@@ -750,6 +753,11 @@ fn import_recipe(args: ImportRecipeArgs, out: &mut impl Write) -> Result<()> {
     };
     let mut imported =
         import::from_html(&html, &url).with_context(|| format!("reading the recipe at {url}"))?;
+    writeln!(out, "{}", imported.summary())?;
+    if args.dry_run {
+        writeln!(out, "nothing was saved (--dry-run)")?;
+        return Ok(());
+    }
     // The page's picture is fetched and stored as the site's /import
     // stores it; the recipe comes in without one that cannot be, as there.
     let picture = imported.content.image.take().map(|address| {
@@ -774,7 +782,11 @@ fn import_recipe(args: ImportRecipeArgs, out: &mut impl Write) -> Result<()> {
     }
     let change = Change::by(
         handle.as_str(),
-        &format!("Brought in from {}", imported.source.name),
+        &format!(
+            "Brought in from {}, read from {}",
+            imported.source.name,
+            imported.reading.as_str()
+        ),
     );
     let (slug, _) = recipes.import(
         &Slug::from_title(&imported.content.title),

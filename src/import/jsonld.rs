@@ -7,32 +7,45 @@
 
 use serde_json::Value;
 
-use super::text::{duration, plain};
+use super::lenient_json;
+use super::text::{duration, numbered_steps, plain};
 use super::Found;
 use crate::domain::{Content, Step, Yield};
 
 /// How deep the search for a Recipe goes into a JSON-LD document.
 const MAX_DEPTH: usize = 8;
 
-/// The page's JSON-LD documents, those that parse.
+/// The page's JSON-LD documents, those that parse once the defects sites
+/// publish are forgiven (`lenient_json`).
 fn documents(page: &scraper::Html) -> Vec<Value> {
     let selector =
         scraper::Selector::parse("script[type='application/ld+json']").expect("a valid selector");
     page.select(&selector)
         .filter_map(|script| {
             let text: String = script.text().collect();
-            serde_json::from_str(text.trim()).ok()
+            lenient_json::parse(&text)
         })
         .collect()
 }
 
-/// The first Recipe in the documents, depth first.
+/// The page's Recipe: of several (a recipe and the ones a sidebar links
+/// to, or one node per language), the one with the most ingredients and
+/// steps, the first of those; depth first.
 fn first_recipe(documents: &[Value]) -> Option<&Value> {
     let mut recipes = Vec::new();
     for document in documents {
         find(document, 0, &mut recipes);
     }
-    recipes.first().copied()
+    let size = |recipe: &Value| {
+        let count = |key: &str| match recipe.get(key) {
+            Some(Value::Array(items)) => items.len(),
+            Some(Value::Null) | None => 0,
+            Some(_) => 1,
+        };
+        count("recipeIngredient").max(count("ingredients")) + count("recipeInstructions")
+    };
+    let most = recipes.iter().map(|r| size(r)).max()?;
+    recipes.into_iter().find(|r| size(r) == most)
 }
 
 pub(super) fn recipe(page: &scraper::Html) -> Option<Found> {
@@ -183,15 +196,10 @@ fn steps(value: &Value, section: Option<&str>, depth: usize, out: &mut Vec<Step>
     };
     match value {
         Value::String(s) => {
-            // One string: its paragraphs, or its lines, are the steps.
-            let s = s.replace("\r\n", "\n");
-            let parts: Vec<&str> = if s.contains("\n\n") {
-                s.split("\n\n").collect()
-            } else {
-                s.lines().collect()
-            };
-            for part in parts {
-                push(plain(part));
+            // One string: its paragraphs, its lines, or its numbered
+            // steps (`1. Soak. 2. Boil.`), whichever it is written in.
+            for part in numbered_steps(s) {
+                push(part);
             }
         }
         Value::Array(items) => {
@@ -200,11 +208,23 @@ fn steps(value: &Value, section: Option<&str>, depth: usize, out: &mut Vec<Step>
             }
         }
         Value::Object(map) => {
-            if is_type(value, "HowToSection") || map.contains_key("itemListElement") {
+            let items = map.get("itemListElement");
+            if is_type(value, "HowToStep") && items.is_some() {
+                // A step made of directions and tips: one step, their
+                // texts in order.
+                let mut parts = Vec::new();
+                steps(items.unwrap_or(&Value::Null), None, depth + 1, &mut parts);
+                let joined: Vec<String> = parts.into_iter().map(|p| p.text).collect();
+                push(joined.join(" "));
+            } else if is_type(value, "HowToSection") || items.is_some() {
+                // A section: its name a heading over its steps (a section
+                // inside a section keeps the outer heading).
                 let name = map.get("name").and_then(text);
                 let inner = section.map(str::to_owned).or(name);
-                if let Some(items) = map.get("itemListElement") {
-                    steps(items, inner.as_deref(), depth + 1, out);
+                for key in ["itemListElement", "steps", "recipeInstructions"] {
+                    if let Some(items) = map.get(key) {
+                        steps(items, inner.as_deref(), depth + 1, out);
+                    }
                 }
             } else if let Some(t) = map
                 .get("text")

@@ -1,9 +1,11 @@
-//! A schema.org Recipe in a page's microdata (`itemscope`,
-//! `itemtype=".../Recipe"`, `itemprop`s), for pages without JSON-LD.
+//! A schema.org Recipe in a page's attributes, for pages without JSON-LD:
+//! microdata (`itemscope`, `itemtype=".../Recipe"`, `itemprop`s) or RDFa
+//! (`typeof="Recipe"`, `property`s, with or without the `schema:` prefix),
+//! read alike: an item, and the properties whose nearest item it is.
 
 use scraper::{ElementRef, Html, Selector};
 
-use super::text::{duration, plain};
+use super::text::{duration, numbered_steps, plain};
 use super::Found;
 use crate::domain::{Content, Step, Yield};
 
@@ -29,9 +31,58 @@ fn text_of(element: ElementRef) -> String {
     plain(&out)
 }
 
-/// The value of an element with an `itemprop`, as microdata reads it.
-fn value(element: ElementRef) -> String {
+/// The attributes a markup names items and their properties with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Markup {
+    Microdata,
+    Rdfa,
+}
+
+impl Markup {
+    /// The attribute an item's element has.
+    fn item(self) -> &'static str {
+        match self {
+            Markup::Microdata => "itemscope",
+            Markup::Rdfa => "typeof",
+        }
+    }
+
+    /// Whether the element is an item of schema.org's `kind`.
+    fn is_a(self, element: ElementRef, kind: &str) -> bool {
+        let e = element.value();
+        let types = match self {
+            Markup::Microdata if e.attr("itemscope").is_some() => e.attr("itemtype"),
+            Markup::Microdata => None,
+            Markup::Rdfa => e.attr("typeof"),
+        };
+        types.is_some_and(|t| {
+            t.split_whitespace().any(|t| {
+                let t = t.trim_end_matches('/');
+                t == kind
+                    || t.strip_prefix("schema:") == Some(kind)
+                    || t.ends_with(&format!("schema.org/{kind}"))
+            })
+        })
+    }
+
+    /// A selector of the elements that name property `name`.
+    fn property(self, name: &str) -> Selector {
+        match self {
+            Markup::Microdata => selector(&format!("[itemprop~='{name}']")),
+            Markup::Rdfa => selector(&format!(
+                "[property~='{name}'], [property~='schema:{name}'], \
+                 [property~='http://schema.org/{name}'], [property~='https://schema.org/{name}']"
+            )),
+        }
+    }
+}
+
+/// The value of an element with a property, as its markup reads it.
+fn value(element: ElementRef, markup: Markup) -> String {
     let e = element.value();
+    if let (Markup::Rdfa, Some(content)) = (markup, e.attr("content")) {
+        return plain(content);
+    }
     let attr = match e.name() {
         "meta" => e.attr("content"),
         "time" | "data" | "meter" => e.attr("datetime").or(e.attr("value")).or(e.attr("content")),
@@ -45,46 +96,40 @@ fn value(element: ElementRef) -> String {
     }
 }
 
-/// The elements in `scope` with `itemprop` `name` that belong to it, not
+/// The elements in `scope` with property `name` that belong to it, not
 /// to an item nested inside it.
-fn props<'a>(scope: ElementRef<'a>, name: &str) -> Vec<ElementRef<'a>> {
-    let all = selector(&format!("[itemprop~='{name}']"));
+fn props<'a>(scope: ElementRef<'a>, markup: Markup, name: &str) -> Vec<ElementRef<'a>> {
     scope
-        .select(&all)
+        .select(&markup.property(name))
         .filter(|e| {
             e.ancestors()
                 .filter_map(ElementRef::wrap)
-                .find(|a| a.value().attr("itemscope").is_some())
+                .find(|a| a.value().attr(markup.item()).is_some())
                 .is_some_and(|owner| owner.id() == scope.id())
         })
         .take(MAX_PROPS)
         .collect()
 }
 
-fn first(scope: ElementRef, name: &str) -> Option<String> {
-    props(scope, name)
+pub(super) fn recipe(page: &Html, markup: Markup) -> Option<Found> {
+    let scopes = selector(&format!("[{}]", markup.item()));
+    let scope = page.select(&scopes).find(|e| markup.is_a(*e, "Recipe"))?;
+    let props = |name: &str| props(scope, markup, name);
+    let first = |name: &str| {
+        props(name)
+            .into_iter()
+            .map(|e| value(e, markup))
+            .find(|v| !v.is_empty())
+    };
+    let mut ingredients: Vec<String> = props("recipeIngredient")
         .into_iter()
-        .map(value)
-        .find(|v| !v.is_empty())
-}
-
-pub(super) fn recipe(page: &Html) -> Option<Found> {
-    let scopes = selector("[itemscope][itemtype]");
-    let scope = page.select(&scopes).find(|e| {
-        e.value().attr("itemtype").is_some_and(|t| {
-            t.split_whitespace()
-                .any(|t| t.trim_end_matches('/').ends_with("schema.org/Recipe"))
-        })
-    })?;
-    let mut ingredients: Vec<String> = props(scope, "recipeIngredient")
-        .into_iter()
-        .chain(props(scope, "ingredients"))
-        .map(value)
+        .chain(props("ingredients"))
+        .map(|e| value(e, markup))
         .filter(|v| !v.is_empty())
         .collect();
     ingredients.dedup();
     let mut steps = Vec::new();
-    for instruction in props(scope, "recipeInstructions") {
+    for instruction in props("recipeInstructions") {
         // A list of steps in one element: each item a step.
         let items: Vec<String> = instruction
             .select(&selector("li"))
@@ -93,13 +138,18 @@ pub(super) fn recipe(page: &Html) -> Option<Found> {
             .filter(|t| !t.is_empty())
             .collect();
         if items.is_empty() {
-            let text = value(instruction);
-            if !text.is_empty() {
-                steps.push(Step {
-                    section: None,
-                    text,
-                });
-            }
+            // One element of text: cut into its steps as a JSON-LD string
+            // is (its paragraphs, lines or numbers).
+            let e = instruction.value();
+            let raw = match (markup, e.attr("content")) {
+                (Markup::Rdfa, Some(content)) => content.to_owned(),
+                _ if e.name() == "meta" => e.attr("content").unwrap_or("").to_owned(),
+                _ => instruction.inner_html(),
+            };
+            steps.extend(numbered_steps(&raw).into_iter().map(|text| Step {
+                section: None,
+                text,
+            }));
         } else {
             steps.extend(items.into_iter().map(|text| Step {
                 section: None,
@@ -107,15 +157,15 @@ pub(super) fn recipe(page: &Html) -> Option<Found> {
             }));
         }
     }
-    let recipe_yield = first(scope, "recipeYield").map(|words| {
+    let recipe_yield = first("recipeYield").map(|words| {
         let servings = words.split_whitespace().find_map(|w| w.parse::<i64>().ok());
         Yield {
             servings,
             text: (words.parse::<i64>().is_err()).then_some(words),
         }
     });
-    let minutes = |name: &str| first(scope, name).and_then(|t| duration(&t));
-    let mut tags: Vec<String> = first(scope, "keywords")
+    let minutes = |name: &str| first(name).and_then(|t| duration(&t));
+    let mut tags: Vec<String> = first("keywords")
         .map(|k| {
             k.split(',')
                 .map(|t| t.trim().to_lowercase())
@@ -127,8 +177,8 @@ pub(super) fn recipe(page: &Html) -> Option<Found> {
     tags.dedup();
     Some(Found {
         content: Content {
-            title: first(scope, "name").unwrap_or_default(),
-            summary: first(scope, "description"),
+            title: first("name").unwrap_or_default(),
+            summary: first("description"),
             recipe_yield: recipe_yield.unwrap_or_default(),
             prep: minutes("prepTime"),
             cook: minutes("cookTime"),
@@ -136,10 +186,10 @@ pub(super) fn recipe(page: &Html) -> Option<Found> {
             ingredients,
             steps,
             tags,
-            cuisine: first(scope, "recipeCuisine"),
-            category: first(scope, "recipeCategory"),
-            language: first(scope, "inLanguage"),
-            image: first(scope, "image"),
+            cuisine: first("recipeCuisine"),
+            category: first("recipeCategory"),
+            language: first("inLanguage"),
+            image: first("image"),
             ..Content::default()
         },
         site_name: None,

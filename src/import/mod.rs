@@ -8,14 +8,17 @@
 //! What comes out is a recipe's `Content` and where it came from: the page
 //! and the site's name, which become the start of the new recipe's lineage.
 
+mod cards;
 mod fetch;
 mod jsonld;
+mod lenient_json;
 mod microdata;
 mod text;
 
 pub use fetch::{FetchError, FetchPlace, Fetcher, MAX_FETCHES, MAX_PAGE_BYTES, MAX_REDIRECTS};
 
-use crate::domain::{Content, Source};
+use crate::domain::{Content, Minutes, Source};
+use microdata::Markup;
 
 /// The longest source address kept: a line of an export must hold it.
 pub const MAX_SOURCE_URL: usize = 2_000;
@@ -25,15 +28,102 @@ pub const MAX_SOURCE_URL: usize = 2_000;
 pub struct Imported {
     pub content: Content,
     pub source: Source,
+    /// Which of the page's markups it was read from.
+    pub reading: Reading,
+}
+
+impl Imported {
+    /// What was read, in a line: the title, how many ingredients and
+    /// steps, the sections, the times, and which markup it came from.
+    pub fn summary(&self) -> String {
+        let c = &self.content;
+        let counted = |n: usize, one: &str| match n {
+            1 => format!("1 {one}"),
+            n => format!("{n} {one}s"),
+        };
+        let mut sections: Vec<&str> = Vec::new();
+        for step in &c.steps {
+            if let Some(section) = step.section.as_deref() {
+                if sections.last() != Some(&section) {
+                    sections.push(section);
+                }
+            }
+        }
+        let mut line = format!(
+            "\u{201c}{}\u{201d}: {}, {}",
+            c.title,
+            counted(c.ingredients.len(), "ingredient"),
+            counted(c.steps.len(), "step")
+        );
+        if !sections.is_empty() {
+            line.push_str(&format!(
+                " in {} ({})",
+                counted(sections.len(), "section"),
+                sections.join(", ")
+            ));
+        }
+        for (name, minutes) in [("prep", c.prep), ("cook", c.cook), ("total", c.total)] {
+            if let Some(minutes) = minutes {
+                line.push_str(&format!(", {name} {} min", minutes.get()));
+            }
+        }
+        line.push_str(&format!("; read from {}", self.reading.as_str()));
+        line
+    }
+}
+
+/// The markup a page's recipe was read from, said to the cook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reading {
+    /// A schema.org Recipe in a `<script type="application/ld+json">`.
+    JsonLd,
+    /// schema.org microdata (`itemscope`, `itemprop`).
+    Microdata,
+    /// schema.org in RDFa (`typeof`, `property`).
+    Rdfa,
+    /// A recipe-card plugin's HTML: the words naming it (`cards`).
+    Card(&'static str),
+    /// The page's headings: the lists after "Ingredients" and "Method".
+    Headings,
+}
+
+impl Reading {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reading::JsonLd => "its schema.org JSON-LD",
+            Reading::Microdata => "its schema.org microdata",
+            Reading::Rdfa => "its schema.org RDFa",
+            Reading::Card(said) => said,
+            Reading::Headings => "its headings (the lists after \u{201c}Ingredients\u{201d} and \u{201c}Method\u{201d})",
+        }
+    }
 }
 
 /// Why a page gave no recipe.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ImportError {
-    #[error("the page has no recipe: no schema.org Recipe in its JSON-LD or microdata")]
+    #[error(
+        "the page has no recipe: no schema.org Recipe in its JSON-LD, microdata or RDFa, \
+         no recipe card this site knows, and no list after an \u{201c}Ingredients\u{201d} heading"
+    )]
     NoRecipe,
     #[error("the page's recipe has no name")]
     NoName,
+    /// The page's recipe lacks its ingredients or its steps: brought in,
+    /// it would look whole and not be.
+    #[error(
+        "the page's recipe, \u{201c}{title}\u{201d}, was found with {found}, but no {missing}: \
+         nothing was brought in, as it would not be the whole recipe (read from {reading}). \
+         Write it yourself with what the page says, or try the page's printable version"
+    )]
+    Incomplete {
+        title: String,
+        /// What was found: "12 ingredients", "no ingredients".
+        found: String,
+        /// What was not: "steps", "ingredients", "ingredients and no steps".
+        missing: &'static str,
+        reading: &'static str,
+    },
     #[error("the page's recipe cannot be kept: {0}")]
     Invalid(String),
 }
@@ -46,12 +136,24 @@ pub fn from_html(html: &str, url: &str) -> Result<Imported, ImportError> {
         )));
     }
     let page = scraper::Html::parse_document(html);
-    let found = jsonld::recipe(&page).or_else(|| microdata::recipe(&page));
-    let Some(mut found) = found else {
+    let found = (jsonld::recipe(&page).map(|f| (f, Reading::JsonLd)))
+        .or_else(|| microdata::recipe(&page, Markup::Microdata).map(|f| (f, Reading::Microdata)))
+        .or_else(|| microdata::recipe(&page, Markup::Rdfa).map(|f| (f, Reading::Rdfa)))
+        .or_else(|| cards::plugin_card(&page).map(|(f, said)| (f, Reading::Card(said))))
+        .or_else(|| cards::by_headings(&page).map(|f| (f, Reading::Headings)));
+    let Some((mut found, reading)) = found else {
         return Err(ImportError::NoRecipe);
     };
     if found.content.title.trim().is_empty() {
         return Err(ImportError::NoName);
+    }
+    whole(&found.content, reading)?;
+    // Sites that give a preparation and a cooking time often leave the
+    // total out; a reader expects the sum.
+    if found.content.total.is_none() {
+        let minutes = |m: Option<Minutes>| m.map_or(0, |m| i64::from(m.get()));
+        let sum = minutes(found.content.prep) + minutes(found.content.cook);
+        found.content.total = (sum > 0).then(|| Minutes::new(sum).ok()).flatten();
     }
     found.content.image = found
         .content
@@ -72,6 +174,34 @@ pub fn from_html(html: &str, url: &str) -> Result<Imported, ImportError> {
             url: url.to_owned(),
             name: text::clipped(&name, 100),
         },
+        reading,
+    })
+}
+
+/// Refuses a recipe found without its ingredients or without its steps,
+/// saying what was found.
+fn whole(content: &Content, reading: Reading) -> Result<(), ImportError> {
+    let (ingredients, steps) = (content.ingredients.len(), content.steps.len());
+    let missing = match (ingredients, steps) {
+        (0, 0) => "ingredients and no steps",
+        (0, _) => "ingredients",
+        (_, 0) => "steps",
+        _ => return Ok(()),
+    };
+    let counted = |n: usize, one: &str, many: &str| match n {
+        1 => format!("1 {one}"),
+        n => format!("{n} {many}"),
+    };
+    let found = match (ingredients, steps) {
+        (0, 0) => "its name".to_owned(),
+        (0, n) => counted(n, "step", "steps"),
+        (n, _) => counted(n, "ingredient", "ingredients"),
+    };
+    Err(ImportError::Incomplete {
+        title: content.title.trim().to_owned(),
+        found,
+        missing,
+        reading: reading.as_str(),
     })
 }
 

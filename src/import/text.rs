@@ -20,6 +20,113 @@ pub fn plain(text: &str) -> String {
     decoded.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// One text of steps, as its steps: its paragraphs where blank lines part
+/// them, else its lines (`<br>`, `<p>` and `<li>` breaking lines too), and
+/// a line that numbers several steps (`1. Soak. 2. Boil.`) cut at its
+/// numbers; each step without its number.
+pub fn numbered_steps(text: &str) -> Vec<String> {
+    let text = text.replace("\r\n", "\n");
+    // Markup's breaks part the steps wherever they are; a text's blank
+    // lines part them when it has any, else its lines do.
+    let broken = html_breaks(&text);
+    let parts: Vec<&str> = match &broken {
+        Some(broken) => broken.lines().collect(),
+        None if text.contains("\n\n") => text.split("\n\n").collect(),
+        None => text.lines().collect(),
+    };
+    parts
+        .into_iter()
+        .flat_map(split_at_numbers)
+        .map(plain)
+        .filter(|step| !step.is_empty())
+        .collect()
+}
+
+/// `text` as lines, a line break before each `<br>`, `<p>` and `<li>`
+/// and every other line break a space; `None` if it has none of them.
+fn html_breaks(text: &str) -> Option<String> {
+    if !text.contains('<') {
+        return None;
+    }
+    let text = text.replace('\n', " ");
+    let mut broke = false;
+    let mut out = String::with_capacity(text.len() + 16);
+    let lower = text.to_ascii_lowercase();
+    let mut at = 0;
+    while let Some(found) = lower[at..].find('<') {
+        let start = at + found;
+        out.push_str(&text[at..start]);
+        let tag = &lower[start + 1..];
+        let name_end = tag
+            .find(|c: char| !c.is_ascii_alphanumeric())
+            .unwrap_or(tag.len());
+        if matches!(&tag[..name_end], "br" | "p" | "li") {
+            out.push('\n');
+            broke = true;
+        }
+        out.push('<');
+        at = start + 1;
+    }
+    out.push_str(&text[at..]);
+    broke.then_some(out)
+}
+
+/// The length of the step number `text` starts with (`3.`, `3)`, `Step
+/// 3:`), and the number; a number must be followed by a space or the
+/// end, so that `1.5 cups` is no step number.
+fn step_number(text: &str) -> Option<(usize, u32)> {
+    let lowered = text.get(..5).map(str::to_ascii_lowercase);
+    let (skip, rest) = match lowered.as_deref() {
+        Some("step ") => (5, &text[5..]),
+        _ => (0, text),
+    };
+    let digits = rest.find(|c: char| !c.is_ascii_digit())?;
+    if digits == 0 || digits > 3 {
+        return None;
+    }
+    let number = rest[..digits].parse().ok()?;
+    let after = &rest[digits..];
+    let mark = after.chars().next()?;
+    let marked = matches!(mark, '.' | ')' | ':') || (skip > 0 && mark == ' ');
+    let after_mark = &after[mark.len_utf8()..];
+    if !marked || !(after_mark.is_empty() || after_mark.starts_with(char::is_whitespace)) {
+        return None;
+    }
+    Some((skip + digits + mark.len_utf8(), number))
+}
+
+/// `line` cut where it numbers its steps in order (1, 2, 3 ...), each
+/// part without its number; a line that starts with no number is one part.
+fn split_at_numbers(line: &str) -> Vec<&str> {
+    let line = line.trim();
+    let Some((skip, first)) = step_number(line) else {
+        return vec![line];
+    };
+    let mut parts = Vec::new();
+    let mut start = skip;
+    let mut next = first + 1;
+    let mut search = skip;
+    while let Some(found) = line[search..].find(char::is_whitespace) {
+        let space = search + found;
+        let word = line[space..].trim_start();
+        let word_at = line.len() - word.len();
+        match step_number(word) {
+            Some((len, n)) if n == next => {
+                parts.push(line[start..space].trim());
+                start = word_at + len;
+                next += 1;
+                search = start;
+            }
+            _ => search = word_at.max(space + 1),
+        }
+        if search >= line.len() {
+            break;
+        }
+    }
+    parts.push(line[start..].trim());
+    parts
+}
+
 /// `text` cut to `max` characters.
 pub fn clipped(text: &str, max: usize) -> String {
     text.chars().take(max).collect()
@@ -59,6 +166,61 @@ pub fn duration(text: &str) -> Option<Minutes> {
     )?;
     take(time, &[('H', 60.0), ('M', 1.0), ('S', 1.0 / 60.0)])?;
     Minutes::new(minutes.round() as i64).ok()
+}
+
+/// A time as recipe cards write it in words (`1 hour 30 mins`, `Prep
+/// Time 25 minutes`, `1 Std. 10 Min.`), or an ISO 8601 duration; `None`
+/// when it names no time.
+pub fn duration_words(text: &str) -> Option<Minutes> {
+    if let Some(minutes) = duration(text) {
+        return Some(minutes);
+    }
+    let lower = text.to_lowercase();
+    let mut minutes = 0.0f64;
+    let mut counted = false;
+    let mut number: Option<f64> = None;
+    let mut rest = lower.as_str();
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ','))
+            .unwrap_or(rest.len());
+        if digits > 0 {
+            number = rest[..digits].replace(',', ".").parse().ok();
+            rest = &rest[digits..];
+            continue;
+        }
+        let letters = rest
+            .find(|c: char| !c.is_alphabetic())
+            .unwrap_or(rest.len());
+        if letters > 0 {
+            let word = &rest[..letters];
+            let per = if [
+                "h", "hr", "hrs", "hour", "hours", "std", "stunde", "stunden", "heure", "heures",
+                "uur", "ora", "ore", "hora", "horas",
+            ]
+            .contains(&word)
+            {
+                Some(60.0)
+            } else if word.starts_with("min") || word == "m" {
+                Some(1.0)
+            } else if ["d", "day", "days", "tag", "tage", "jour", "jours"].contains(&word) {
+                Some(1_440.0)
+            } else {
+                None
+            };
+            if let (Some(per), Some(n)) = (per, number.take()) {
+                minutes += n * per;
+                counted = true;
+            }
+            rest = &rest[letters..];
+            continue;
+        }
+        let skip = rest.chars().next().map_or(1, char::len_utf8);
+        rest = &rest[skip..];
+    }
+    counted
+        .then(|| Minutes::new(minutes.round() as i64).ok())
+        .flatten()
 }
 
 /// `href` made absolute against the page at `base`.
@@ -179,6 +341,54 @@ pub fn within_limits(mut content: Content) -> Content {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_text_of_steps_is_cut_into_its_steps_however_it_is_written() {
+        let three = ["Soak the beans.", "Boil for 1.5 hours.", "Salt to taste."];
+        for text in [
+            "Soak the beans.\n\nBoil for 1.5 hours.\n\nSalt to taste.",
+            "Soak the beans.\r\nBoil for 1.5 hours.\r\nSalt to taste.",
+            "1. Soak the beans. 2. Boil for 1.5 hours. 3. Salt to taste.",
+            "1) Soak the beans.\n2) Boil for 1.5 hours.\n3) Salt to taste.",
+            "Step 1: Soak the beans. Step 2: Boil for 1.5 hours. Step 3: Salt to taste.",
+            "<ol><li>Soak the beans.</li><li>Boil for 1.5 hours.</li><li>Salt to taste.</li></ol>",
+            "<p>Soak the beans.</p><p>Boil for 1.5 hours.<br>Salt to taste.</p>",
+        ] {
+            assert_eq!(numbered_steps(text), three, "{text:?}");
+        }
+        // Numbers out of order, or a number that is an amount, cut nothing.
+        for text in [
+            "Add 2. Then 4. stir",
+            "Use 2 cups. 3. is not a step here",
+            "Bake at 180. 2 eggs go in.",
+        ] {
+            assert_eq!(numbered_steps(text), [text], "{text:?}");
+        }
+        assert_eq!(numbered_steps("1. Only one step"), ["Only one step"]);
+        assert_eq!(numbered_steps(" \n\n "), Vec::<String>::new());
+    }
+
+    #[test]
+    fn times_in_words_as_recipe_cards_write_them() {
+        for (text, minutes) in [
+            ("10 mins", 10),
+            ("Prep Time 10 minutes", 10),
+            ("1 hour 30 mins", 90),
+            ("1 hr 5 min", 65),
+            ("1 Std. 10 Min.", 70),
+            ("1,5 hours", 90),
+            ("PT45M", 45),
+        ] {
+            assert_eq!(
+                duration_words(text).map(Minutes::get),
+                Some(minutes),
+                "{text}"
+            );
+        }
+        for none in ["", "a while", "10", "serves 4"] {
+            assert_eq!(duration_words(none), None, "{none}");
+        }
+    }
 
     #[test]
     fn iso_durations_in_the_shapes_sites_write() {

@@ -212,7 +212,11 @@ async fn bring_in(
     let slug = Slug::from_title(&imported.content.title);
     let change = Change::by(
         cook.handle.as_str(),
-        &format!("Brought in from {}", imported.source.name),
+        &format!(
+            "Brought in from {}, read from {}",
+            imported.source.name,
+            imported.reading.as_str()
+        ),
     )
     .once(attempt);
     let (slug, _) = site

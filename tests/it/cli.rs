@@ -622,19 +622,32 @@ fn import_recipe_brings_in_a_saved_page_and_says_what_was_wrong() {
             env!("CARGO_MANIFEST_DIR")
         )
     };
-    // A saved page with its canonical address.
-    let out = forkful(&[
-        "import-recipe",
-        "--data",
-        path(&data),
-        &fixture("wprm.html"),
-        "--as",
-        "ann",
-    ]);
+    // A saved page with its canonical address: what was read, then what
+    // was saved; with --dry-run, what was read and nothing saved.
+    let summary = "\u{201c}Easy Chana Masala\u{201d}: 5 ingredients, 3 steps in 2 sections \
+                   (The base, The curry), prep 10 min, cook 25 min, total 35 min; \
+                   read from its schema.org JSON-LD";
+    let wprm = fixture("wprm.html");
+    let import = |extra: &[&str]| {
+        let mut args = vec!["import-recipe", "--data", path(&data), &wprm, "--as", "ann"];
+        args.extend_from_slice(extra);
+        forkful(&args)
+    };
+    let out = import(&["--dry-run"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(
-        text(&out.stdout).trim(),
-        "brought in easy-chana-masala from Spice Trail Kitchen (https://spicetrail.example/chana-masala/) as ann"
+        text(&out.stdout).lines().collect::<Vec<_>>(),
+        [summary, "nothing was saved (--dry-run)"]
+    );
+    let out = import(&[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout).lines().collect::<Vec<_>>(),
+        [
+            summary,
+            "brought in easy-chana-masala from Spice Trail Kitchen (https://spicetrail.example/chana-masala/) as ann"
+        ],
+        "the dry run saved nothing: the slug is the first"
     );
     // One without, given its address.
     let out = forkful(&[

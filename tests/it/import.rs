@@ -480,6 +480,17 @@ async fn the_import_form_says_what_was_wrong_and_writes_nothing() {
             ],
             "The page has no recipe",
         ),
+        // A recipe without its steps is not brought in as if whole.
+        (
+            vec![
+                ("url", "https://x.example/"),
+                (
+                    "html",
+                    r#"<script type="application/ld+json">{"@type": "Recipe", "name": "Dal", "recipeIngredient": ["1 cup lentils"]}</script>"#,
+                ),
+            ],
+            "was found with 1 ingredient, but no steps: nothing was brought in",
+        ),
         // The site was not started to fetch private addresses.
         (
             vec![("url", "http://127.0.0.1/dal"), ("html", "")],

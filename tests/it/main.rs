@@ -80,6 +80,7 @@ mod helpers;
 mod hostile;
 mod http_client;
 mod import;
+mod import_shapes;
 mod keyspace;
 mod layout;
 mod log;

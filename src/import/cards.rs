@@ -1,0 +1,358 @@
+//! Recipes in a page's HTML where it publishes no schema.org: first the
+//! recipe cards of the plugins most recipe sites use (each marks the
+//! parts of its card with classes of its own), then a general reading of
+//! the page: the list after an "Ingredients" heading and the steps after a
+//! "Method" (or "Instructions", "Directions", "Preparation") heading, in
+//! the languages the site stems.
+
+use scraper::{ElementRef, Html, Selector};
+
+use super::text::{duration_words, plain};
+use super::Found;
+use crate::domain::{Content, Step, Yield};
+
+/// The most items of one list read: a hostile page of a million list
+/// items costs no more than a long recipe.
+const MAX_ITEMS: usize = 400;
+
+fn selector(css: &str) -> Selector {
+    Selector::parse(css).expect("a valid selector")
+}
+
+/// One plugin's card: the classes of its parts.
+struct Card {
+    /// The plugin's card, as the cook is told it was read.
+    plugin: &'static str,
+    card: &'static str,
+    title: &'static str,
+    summary: &'static str,
+    servings: &'static str,
+    ingredients: &'static str,
+    /// Each step's element: groups of steps are read from their headings.
+    steps: &'static str,
+    /// A group of steps, and its heading.
+    step_group: Option<(&'static str, &'static str)>,
+    /// Where the plugin writes the times (prep, cook, total) in words.
+    times: [&'static str; 3],
+    /// Parts of an item that are not its text (a checkbox's glyph).
+    not_text: &'static str,
+}
+
+const CARDS: [Card; 4] = [
+    Card {
+        plugin: "its WP Recipe Maker recipe card",
+        card: ".wprm-recipe-container, .wprm-recipe",
+        title: ".wprm-recipe-name",
+        summary: ".wprm-recipe-summary",
+        servings: ".wprm-recipe-servings",
+        ingredients: ".wprm-recipe-ingredient",
+        steps: ".wprm-recipe-instruction-text",
+        step_group: Some((".wprm-recipe-instruction-group", ".wprm-recipe-group-name")),
+        times: [
+            ".wprm-recipe-prep_time-container, .wprm-recipe-prep-time-container",
+            ".wprm-recipe-cook_time-container, .wprm-recipe-cook-time-container",
+            ".wprm-recipe-total_time-container, .wprm-recipe-total-time-container",
+        ],
+        not_text: ".wprm-checkbox-container, .wprm-recipe-ingredient-notes-faded",
+    },
+    Card {
+        plugin: "its Tasty Recipes recipe card",
+        card: ".tasty-recipes",
+        title: ".tasty-recipes-title",
+        summary: ".tasty-recipes-description",
+        servings: ".tasty-recipes-yield",
+        ingredients: ".tasty-recipes-ingredients li",
+        steps: ".tasty-recipes-instructions li",
+        step_group: None,
+        times: [
+            ".tasty-recipes-prep-time",
+            ".tasty-recipes-cook-time",
+            ".tasty-recipes-total-time",
+        ],
+        not_text: ".tasty-recipes-checkbox",
+    },
+    Card {
+        plugin: "its Mediavine Create recipe card",
+        card: ".mv-create-card",
+        title: ".mv-create-title",
+        summary: ".mv-create-description",
+        servings: ".mv-create-yield",
+        ingredients: ".mv-create-ingredients li",
+        steps: ".mv-create-instructions li",
+        step_group: None,
+        times: [
+            ".mv-create-time-prep .mv-create-time-format",
+            ".mv-create-time-active .mv-create-time-format",
+            ".mv-create-time-total .mv-create-time-format",
+        ],
+        not_text: ".mv-create-checkbox",
+    },
+    Card {
+        plugin: "its WP Ultimate Recipe recipe card",
+        card: ".wpurp-container",
+        title: ".wpurp-recipe-title",
+        summary: ".wpurp-recipe-description",
+        servings: ".wpurp-recipe-servings",
+        ingredients: ".wpurp-recipe-ingredient",
+        steps: ".wpurp-recipe-instruction",
+        step_group: None,
+        times: [
+            ".wpurp-recipe-prep-time",
+            ".wpurp-recipe-cook-time",
+            ".wpurp-recipe-passive-time",
+        ],
+        not_text: "input",
+    },
+];
+
+/// The text of `element` without the parts `not_text` selects: a walk
+/// that leaves those parts' subtrees out, so that a page nested deep costs
+/// its size and no more.
+fn text_without(element: ElementRef, not_text: &Selector) -> String {
+    let skipped: std::collections::HashSet<_> = element.select(not_text).map(|e| e.id()).collect();
+    let mut out = String::new();
+    let mut stack: Vec<_> = element.children().collect();
+    stack.reverse();
+    while let Some(node) = stack.pop() {
+        if skipped.contains(&node.id()) {
+            continue;
+        }
+        if let Some(text) = node.value().as_text() {
+            out.push_str(text);
+            out.push(' ');
+        }
+        let at = stack.len();
+        stack.extend(node.children());
+        stack[at..].reverse();
+    }
+    plain(&out)
+}
+
+/// The recipe in a plugin's card, and the plugin's name.
+pub(super) fn plugin_card(page: &Html) -> Option<(Found, &'static str)> {
+    CARDS.iter().find_map(|card| {
+        let root = page.select(&selector(card.card)).next()?;
+        let not_text = selector(card.not_text);
+        let texts = |css: &str| -> Vec<String> {
+            root.select(&selector(css))
+                .take(MAX_ITEMS)
+                .map(|e| text_without(e, &not_text))
+                .filter(|t| !t.is_empty())
+                .collect()
+        };
+        let first = |css: &str| texts(css).into_iter().next();
+        let mut steps = Vec::new();
+        match card.step_group {
+            Some((group, heading)) if root.select(&selector(group)).next().is_some() => {
+                for group in root.select(&selector(group)).take(MAX_ITEMS) {
+                    let section = group
+                        .select(&selector(heading))
+                        .next()
+                        .map(|h| plain(&h.text().collect::<String>()))
+                        .filter(|h| !h.is_empty());
+                    for step in group.select(&selector(card.steps)).take(MAX_ITEMS) {
+                        let text = text_without(step, &not_text);
+                        if !text.is_empty() {
+                            steps.push(Step {
+                                section: section.clone(),
+                                text,
+                            });
+                        }
+                    }
+                }
+            }
+            _ => steps.extend(texts(card.steps).into_iter().map(|text| Step {
+                section: None,
+                text,
+            })),
+        }
+        let ingredients = texts(card.ingredients);
+        if ingredients.is_empty() && steps.is_empty() {
+            return None;
+        }
+        let [prep, cook, total] = card
+            .times
+            .map(|css| first(css).and_then(|words| duration_words(&words)));
+        let servings_words = first(card.servings);
+        let servings = servings_words
+            .as_deref()
+            .and_then(|w| w.split_whitespace().find_map(|w| w.parse::<i64>().ok()));
+        let title = first(card.title).or_else(|| page_title(page))?;
+        let found = Found {
+            content: Content {
+                title,
+                summary: first(card.summary),
+                recipe_yield: Yield {
+                    servings,
+                    text: servings_words.filter(|w| w.parse::<i64>().is_err()),
+                },
+                prep,
+                cook,
+                total,
+                ingredients,
+                steps,
+                ..Content::default()
+            },
+            site_name: None,
+        };
+        Some((found, card.plugin))
+    })
+}
+
+/// How many headings of one kind are looked after for their list.
+const MAX_LOOKS: usize = 3;
+
+/// Headings that open a recipe's ingredients, in the site's languages.
+const INGREDIENTS: [&str; 8] = [
+    "ingredients",
+    "ingrédients",
+    "zutaten",
+    "ingredienti",
+    "ingredientes",
+    "ingrediënten",
+    "ingredienser",
+    "składniki",
+];
+
+/// Headings that open its steps.
+const METHOD: [&str; 16] = [
+    "method",
+    "instructions",
+    "directions",
+    "preparation",
+    "steps",
+    "préparation",
+    "instructions de préparation",
+    "zubereitung",
+    "anleitung",
+    "preparazione",
+    "procedimento",
+    "preparación",
+    "elaboración",
+    "modo de preparo",
+    "bereiding",
+    "bereidingswijze",
+];
+
+/// Whether a heading's text names one of `names` (a trailing colon, a
+/// count or "for the dough" after it allowed).
+fn names(heading: &str, names: &[&str]) -> bool {
+    let heading = heading.trim().trim_end_matches(':').trim().to_lowercase();
+    names.iter().any(|name| {
+        heading == *name
+            || heading
+                .strip_prefix(name)
+                .is_some_and(|rest| rest.starts_with([' ', ':', '(']))
+    })
+}
+
+/// The page's recipe read from its headings: the items of the first list
+/// after an ingredients heading, and of the first list (or the
+/// paragraphs) after a method heading; its title the page's `h1`.
+pub(super) fn by_headings(page: &Html) -> Option<Found> {
+    let headings = selector("h1, h2, h3, h4, h5, h6, strong, b, p");
+    let mut ingredients: Option<Vec<String>> = None;
+    let mut steps: Option<Vec<String>> = None;
+    // Each look after a heading may walk the rest of the page: a few
+    // headings of each kind are looked after, not every one a page has.
+    let mut looks = [0; 2];
+    for heading in page.select(&headings).take(10_000) {
+        if looks.iter().all(|n| *n >= MAX_LOOKS) {
+            break;
+        }
+        let text = plain(&heading.text().collect::<String>());
+        if text.len() > 60 {
+            continue;
+        }
+        if ingredients.is_none() && looks[0] < MAX_LOOKS && names(&text, &INGREDIENTS) {
+            looks[0] += 1;
+            ingredients = list_after(heading, false);
+        } else if steps.is_none() && looks[1] < MAX_LOOKS && names(&text, &METHOD) {
+            looks[1] += 1;
+            steps = list_after(heading, true);
+        }
+    }
+    let (ingredients, steps) = (ingredients.unwrap_or_default(), steps.unwrap_or_default());
+    if ingredients.is_empty() && steps.is_empty() {
+        return None;
+    }
+    Some(Found {
+        content: Content {
+            title: page_title(page)?,
+            ingredients,
+            steps: steps
+                .into_iter()
+                .map(|text| Step {
+                    section: None,
+                    text,
+                })
+                .collect(),
+            ..Content::default()
+        },
+        site_name: None,
+    })
+}
+
+/// The items of the first list that follows `heading` in the page, before
+/// the next heading; with `paragraphs`, the paragraphs there when no list
+/// comes first.
+fn list_after(heading: ElementRef, paragraphs: bool) -> Option<Vec<String>> {
+    let mut paragraph_texts = Vec::new();
+    // The elements after the heading, in document order: its following
+    // siblings and theirs, and those of each ancestor (a heading wrapped
+    // in a div of its own).
+    let mut at = Some(heading);
+    while let Some(here) = at {
+        for sibling in here.next_siblings().filter_map(ElementRef::wrap) {
+            let name = sibling.value().name();
+            if matches!(name, "h1" | "h2" | "h3" | "h4" | "h5" | "h6") {
+                return (!paragraph_texts.is_empty()).then_some(paragraph_texts);
+            }
+            let list = match name {
+                "ul" | "ol" => Some(sibling),
+                _ => sibling.select(&selector("ul, ol")).next(),
+            };
+            if let Some(list) = list {
+                let items: Vec<String> = list
+                    .select(&selector("li"))
+                    .take(MAX_ITEMS)
+                    .map(|li| plain(&li.text().collect::<String>()))
+                    .filter(|t| !t.is_empty())
+                    .collect();
+                if !items.is_empty() && paragraph_texts.is_empty() {
+                    return Some(items);
+                }
+            }
+            if paragraphs && name == "p" {
+                let text = plain(&sibling.text().collect::<String>());
+                if !text.is_empty() && paragraph_texts.len() < MAX_ITEMS {
+                    paragraph_texts.push(text);
+                }
+            }
+        }
+        at = here.parent().and_then(ElementRef::wrap);
+        if at.is_some_and(|a| matches!(a.value().name(), "body" | "html")) {
+            break;
+        }
+    }
+    (!paragraph_texts.is_empty()).then_some(paragraph_texts)
+}
+
+/// The page's title: its first `h1`, else `og:title`, else `<title>`.
+fn page_title(page: &Html) -> Option<String> {
+    let h1 = page
+        .select(&selector("h1"))
+        .map(|h| plain(&h.text().collect::<String>()))
+        .find(|t| !t.is_empty());
+    h1.or_else(|| {
+        page.select(&selector("meta[property='og:title']"))
+            .filter_map(|m| m.value().attr("content"))
+            .map(plain)
+            .find(|t| !t.is_empty())
+    })
+    .or_else(|| {
+        page.select(&selector("title"))
+            .map(|t| plain(&t.text().collect::<String>()))
+            .find(|t| !t.is_empty())
+    })
+}

@@ -1,0 +1,474 @@
+//! Every shape of schema.org Recipe a page publishes, one test each: the
+//! instructions (sections, steps of directions, one text, nested lists),
+//! the ingredients' two names, durations and the total from its parts,
+//! yields, several Recipe nodes, JSON-LD with the defects sites leave in
+//! it, microdata and RDFa; and a recipe found without its ingredients or
+//! its steps, refused saying what was found.
+
+use forkful::domain::{Minutes, Step, Yield};
+use forkful::import::{self, ImportError, Reading};
+
+const URL: &str = "https://recipes.example/dal/";
+
+/// A page whose JSON-LD is `json`, as written.
+fn jsonld_page(json: &str) -> String {
+    format!(
+        "<html><head><title>x</title><script type=\"application/ld+json\">{json}</script></head><body></body></html>"
+    )
+}
+
+/// A Recipe named Dal with two ingredients and `fields` (JSON members).
+fn dal(fields: &str) -> String {
+    jsonld_page(&format!(
+        r#"{{"@context": "https://schema.org", "@type": "Recipe", "name": "Dal",
+            "recipeIngredient": ["1 cup lentils", "3 cups water"]{fields}}}"#
+    ))
+}
+
+fn read(html: &str) -> import::Imported {
+    import::from_html(html, URL).unwrap_or_else(|e| panic!("{e}: {html}"))
+}
+
+fn steps_of(html: &str) -> Vec<(Option<String>, String)> {
+    read(html)
+        .content
+        .steps
+        .into_iter()
+        .map(|Step { section, text }| (section, text))
+        .collect()
+}
+
+fn plain(texts: &[&str]) -> Vec<(Option<String>, String)> {
+    texts.iter().map(|t| (None, (*t).to_owned())).collect()
+}
+
+fn minutes(n: u32) -> Option<Minutes> {
+    Some(Minutes::new(i64::from(n)).unwrap())
+}
+
+#[test]
+fn sections_head_their_steps_and_a_section_is_never_a_step() {
+    let html = dal(r#", "recipeInstructions": [
+            {"@type": "HowToSection", "name": "Vegan oliebollen", "itemListElement": [
+                {"@type": "HowToStep", "text": "Mix the flour and yeast."},
+                {"@type": "HowToStep", "name": "Rest", "text": "Let it rise for an hour."}
+            ]},
+            {"@type": "HowToSection", "name": "To fry", "itemListElement": [
+                {"@type": "HowToStep", "text": "Heat the oil."},
+                [{"@type": "HowToStep", "text": "Fry in spoonfuls."}, "Drain on paper."]
+            ]}
+        ]"#);
+    let section = |s: &str, t: &str| (Some(s.to_owned()), t.to_owned());
+    assert_eq!(
+        steps_of(&html),
+        [
+            section("Vegan oliebollen", "Mix the flour and yeast."),
+            section("Vegan oliebollen", "Let it rise for an hour."),
+            section("To fry", "Heat the oil."),
+            section("To fry", "Fry in spoonfuls."),
+            section("To fry", "Drain on paper."),
+        ]
+    );
+}
+
+#[test]
+fn a_step_is_its_text_its_name_or_its_directions_and_tips_together() {
+    let html = dal(r#", "recipeInstructions": [
+            {"@type": "HowToStep", "text": "Rinse the lentils."},
+            {"@type": "HowToStep", "name": "Simmer with the water."},
+            {"@type": "HowToStep", "name": "Finish", "itemListElement": [
+                {"@type": "HowToDirection", "text": "Salt to taste."},
+                {"@type": "HowToTip", "text": "A squeeze of lemon helps."}
+            ]}
+        ]"#);
+    assert_eq!(
+        steps_of(&html),
+        plain(&[
+            "Rinse the lentils.",
+            "Simmer with the water.",
+            "Salt to taste. A squeeze of lemon helps.",
+        ])
+    );
+}
+
+#[test]
+fn instructions_as_one_text_are_cut_on_lines_and_numbers() {
+    let three = plain(&["Rinse the lentils.", "Simmer for 20 minutes.", "Salt."]);
+    for instructions in [
+        r#""Rinse the lentils.\nSimmer for 20 minutes.\nSalt.""#,
+        r#""Rinse the lentils.\n\nSimmer for 20 minutes.\n\nSalt.""#,
+        r#""1. Rinse the lentils. 2. Simmer for 20 minutes. 3. Salt.""#,
+        r#""<ol><li>Rinse the lentils.</li><li>Simmer for 20 minutes.</li><li>Salt.</li></ol>""#,
+        r#"["Rinse the lentils.", "Simmer for 20 minutes.", "Salt."]"#,
+        r#"[["Rinse the lentils.", ["Simmer for 20 minutes."]], "Salt."]"#,
+    ] {
+        let html = dal(&format!(r#", "recipeInstructions": {instructions}"#));
+        assert_eq!(steps_of(&html), three, "{instructions}");
+    }
+}
+
+#[test]
+fn the_older_ingredients_name_and_a_total_from_its_parts() {
+    let html = jsonld_page(
+        r#"{"@type": "Recipe", "name": "Dal", "ingredients": ["1 cup lentils"],
+            "recipeInstructions": "Simmer.", "prepTime": "PT10M", "cookTime": "P0DT0H20M"}"#,
+    );
+    let c = read(&html).content;
+    assert_eq!(c.ingredients, ["1 cup lentils"]);
+    assert_eq!(
+        (c.prep, c.cook, c.total),
+        (minutes(10), minutes(20), minutes(30))
+    );
+    // A total the page gives is kept as it is; one part alone is the total.
+    let given = dal(
+        r#", "recipeInstructions": "Simmer.", "prepTime": "PT10M", "cookTime": "PT20M", "totalTime": "PT1H30M""#,
+    );
+    assert_eq!(read(&given).content.total, minutes(90));
+    let cook_only = dal(r#", "recipeInstructions": "Simmer.", "cookTime": "PT90M""#);
+    assert_eq!(read(&cook_only).content.total, minutes(90));
+    let none = dal(r#", "recipeInstructions": "Simmer.""#);
+    assert_eq!(read(&none).content.total, None);
+}
+
+#[test]
+fn a_yield_as_a_number_a_text_or_a_list() {
+    for (given, servings, text) in [
+        ("4", Some(4), None),
+        (r#""4""#, Some(4), None),
+        (r#""Serves 6""#, Some(6), Some("Serves 6")),
+        (r#"["4", "4 bowls"]"#, Some(4), Some("4 bowls")),
+        (r#""one loaf""#, None, Some("one loaf")),
+    ] {
+        let html = dal(&format!(
+            r#", "recipeInstructions": "Simmer.", "recipeYield": {given}"#
+        ));
+        assert_eq!(
+            read(&html).content.recipe_yield,
+            Yield {
+                servings,
+                text: text.map(str::to_owned)
+            },
+            "{given}"
+        );
+    }
+}
+
+#[test]
+fn the_recipe_is_found_in_a_graph_a_list_or_among_several() {
+    let recipe = r#"{"@type": "Recipe", "name": "Dal", "recipeIngredient": ["1 cup lentils"], "recipeInstructions": ["Simmer."]}"#;
+    let teaser = r#"{"@type": "Recipe", "name": "Also try: rice"}"#;
+    for json in [
+        format!(
+            r#"{{"@context": "https://schema.org", "@graph": [{{"@type": "WebPage"}}, {recipe}]}}"#
+        ),
+        format!("[{{\"@type\": \"WebSite\", \"name\": \"x\"}}, {recipe}]"),
+        format!(r#"{{"@type": "WebPage", "mainEntity": {recipe}}}"#),
+        // A sidebar's recipe first, with nothing in it: the whole one wins.
+        format!("[{teaser}, {recipe}]"),
+        r#"{"@type": ["Recipe", "NewsArticle"], "name": "Dal", "recipeIngredient": ["1 cup lentils"], "recipeInstructions": ["Simmer."]}"#.to_owned(),
+    ] {
+        let c = read(&jsonld_page(&json)).content;
+        assert_eq!((c.title.as_str(), c.steps.len()), ("Dal", 1), "{json}");
+    }
+}
+
+#[test]
+fn json_ld_with_the_defects_sites_leave_in_it_is_read() {
+    let whole = r#"{"@type": "Recipe", "name": "Dal", "recipeIngredient": ["1 cup lentils",], "recipeInstructions": "Simmer.",}"#;
+    for json in [
+        format!("//<![CDATA[\n{whole}\n//]]>"),
+        format!("<!--{whole}-->"),
+        whole.to_owned(),
+        whole.replace('"', "&quot;"),
+        // A raw line break and a tab inside a string.
+        r#"{"@type": "Recipe", "name": "Dal", "recipeIngredient": ["1 cup	lentils"], "recipeInstructions": "Simmer.
+"}"#
+        .to_owned(),
+    ] {
+        let c = read(&jsonld_page(&json)).content;
+        assert_eq!(c.title, "Dal", "{json}");
+        assert_eq!(c.ingredients, ["1 cup lentils"], "{json}");
+        assert_eq!(c.steps.len(), 1, "{json}");
+    }
+    // HTML entities in the text come out as characters.
+    let html =
+        dal(r#", "description": "Cr&egrave;me &amp; lentils", "recipeInstructions": "Simmer.""#);
+    assert_eq!(
+        read(&html).content.summary.as_deref(),
+        Some("Crème & lentils")
+    );
+}
+
+#[test]
+fn microdata_and_rdfa_are_read_alike_and_the_import_says_which() {
+    let microdata = r#"<html><body><div itemscope itemtype="https://schema.org/Recipe">
+        <h1 itemprop="name">Dal</h1>
+        <meta itemprop="cookTime" content="PT20M">
+        <ul><li itemprop="recipeIngredient">1 cup lentils</li><li itemprop="recipeIngredient">3 cups water</li></ul>
+        <div itemprop="recipeInstructions"><p>Rinse the lentils.</p><p>Simmer.</p></div>
+        <div itemprop="author" itemscope itemtype="https://schema.org/Person"><span itemprop="name">Ann</span></div>
+    </div></body></html>"#;
+    let rdfa = r#"<html><body><div vocab="https://schema.org/" typeof="Recipe">
+        <h1 property="name">Dal</h1>
+        <meta property="cookTime" content="PT20M">
+        <ul><li property="recipeIngredient">1 cup lentils</li><li property="schema:recipeIngredient">3 cups water</li></ul>
+        <ol property="recipeInstructions"><li>Rinse the lentils.</li><li>Simmer.</li></ol>
+        <div property="author" typeof="Person"><span property="name">Ann</span></div>
+    </div></body></html>"#;
+    for (html, reading) in [(microdata, Reading::Microdata), (rdfa, Reading::Rdfa)] {
+        let imported = read(html);
+        let c = &imported.content;
+        assert_eq!(imported.reading, reading);
+        assert_eq!(c.title, "Dal", "the author's name is the author's");
+        assert_eq!(c.ingredients, ["1 cup lentils", "3 cups water"]);
+        assert_eq!(
+            c.steps.iter().map(|s| s.text.as_str()).collect::<Vec<_>>(),
+            ["Rinse the lentils.", "Simmer."]
+        );
+        assert_eq!((c.cook, c.total), (minutes(20), minutes(20)));
+        assert!(
+            imported.summary().ends_with(reading.as_str()),
+            "{}",
+            imported.summary()
+        );
+    }
+    assert_eq!(
+        read(&dal(r#", "recipeInstructions": "x""#)).reading,
+        Reading::JsonLd
+    );
+}
+
+#[test]
+fn a_recipe_without_its_ingredients_or_its_steps_is_not_brought_in() {
+    for (fields, found, missing) in [
+        (
+            r#""recipeIngredient": ["1 cup lentils", "3 cups water"]"#,
+            "2 ingredients",
+            "steps",
+        ),
+        (
+            r#""recipeInstructions": ["Simmer."]"#,
+            "1 step",
+            "ingredients",
+        ),
+        (
+            r#""description": "Lovely""#,
+            "its name",
+            "ingredients and no steps",
+        ),
+        (
+            r#""recipeIngredient": [], "recipeInstructions": "  ""#,
+            "its name",
+            "ingredients and no steps",
+        ),
+    ] {
+        let html = jsonld_page(&format!(
+            r#"{{"@type": "Recipe", "name": "Dal", {fields}}}"#
+        ));
+        let refused = import::from_html(&html, URL).unwrap_err();
+        assert!(
+            matches!(
+                &refused,
+                ImportError::Incomplete { title, found: f, missing: m, .. }
+                    if title == "Dal" && f == found && *m == missing
+            ),
+            "{fields}: {refused:?}"
+        );
+        let said = refused.to_string();
+        assert!(
+            said.contains(&format!("found with {found}, but no {missing}")),
+            "{said}"
+        );
+        assert!(said.contains("nothing was brought in"), "{said}");
+    }
+}
+
+#[test]
+fn the_summary_says_what_was_read() {
+    let html = dal(
+        r#", "prepTime": "PT10M", "cookTime": "PT20M", "recipeInstructions": [
+            {"@type": "HowToSection", "name": "To cook", "itemListElement": ["Simmer.", "Stir."]},
+            {"@type": "HowToSection", "name": "To serve", "itemListElement": ["Salt."]}
+        ]"#,
+    );
+    assert_eq!(
+        read(&html).summary(),
+        "\u{201c}Dal\u{201d}: 2 ingredients, 3 steps in 2 sections (To cook, To serve), \
+         prep 10 min, cook 20 min, total 30 min; read from its schema.org JSON-LD"
+    );
+}
+
+#[test]
+fn the_recipe_card_plugins_are_read_from_their_html_without_schema_org() {
+    let wprm = r#"<html><body><div class="wprm-recipe-container"><div class="wprm-recipe">
+        <h2 class="wprm-recipe-name">Chana Masala</h2>
+        <div class="wprm-recipe-summary">A weeknight curry.</div>
+        <div class="wprm-recipe-prep-time-container">Prep Time <span>10</span> <span>mins</span></div>
+        <div class="wprm-recipe-cook-time-container">Cook Time 25 mins</div>
+        <span class="wprm-recipe-servings">4</span>
+        <ul class="wprm-recipe-ingredients">
+          <li class="wprm-recipe-ingredient"><span class="wprm-checkbox-container">&#9634;</span> 1 onion</li>
+          <li class="wprm-recipe-ingredient"><span class="wprm-checkbox-container">&#9634;</span> 2 tins chickpeas</li>
+        </ul>
+        <div class="wprm-recipe-instruction-group"><h4 class="wprm-recipe-group-name">The base</h4>
+          <ul><li class="wprm-recipe-instruction"><div class="wprm-recipe-instruction-text">Fry the onion.</div></li></ul></div>
+        <div class="wprm-recipe-instruction-group"><h4 class="wprm-recipe-group-name">The curry</h4>
+          <ul><li class="wprm-recipe-instruction"><div class="wprm-recipe-instruction-text">Add the chickpeas.</div></li>
+          <li class="wprm-recipe-instruction"><div class="wprm-recipe-instruction-text">Simmer.</div></li></ul></div>
+    </div></div></body></html>"#;
+    let imported = read(wprm);
+    let c = &imported.content;
+    assert_eq!(
+        imported.reading,
+        Reading::Card("its WP Recipe Maker recipe card")
+    );
+    assert_eq!(c.title, "Chana Masala");
+    assert_eq!(c.summary.as_deref(), Some("A weeknight curry."));
+    assert_eq!(
+        c.ingredients,
+        ["1 onion", "2 tins chickpeas"],
+        "no checkbox glyph"
+    );
+    assert_eq!(
+        steps_of(wprm),
+        [
+            (Some("The base".to_owned()), "Fry the onion.".to_owned()),
+            (
+                Some("The curry".to_owned()),
+                "Add the chickpeas.".to_owned()
+            ),
+            (Some("The curry".to_owned()), "Simmer.".to_owned()),
+        ]
+    );
+    assert_eq!(
+        (c.prep, c.cook, c.total),
+        (minutes(10), minutes(25), minutes(35))
+    );
+    assert_eq!(c.recipe_yield.servings, Some(4));
+
+    let tasty = r#"<html><body><div class="tasty-recipes">
+        <h2 class="tasty-recipes-title">Banana Bread</h2>
+        <div class="tasty-recipes-description"><p>Moist.</p></div>
+        <span class="tasty-recipes-prep-time">15 minutes</span>
+        <span class="tasty-recipes-total-time">1 hour 15 minutes</span>
+        <span class="tasty-recipes-yield">1 loaf</span>
+        <div class="tasty-recipes-ingredients"><ul><li>3 bananas</li><li>2 cups flour</li></ul></div>
+        <div class="tasty-recipes-instructions"><ol><li>Mash.</li><li>Mix.</li><li>Bake.</li></ol></div>
+    </div></body></html>"#;
+    let imported = read(tasty);
+    let c = &imported.content;
+    assert_eq!(
+        imported.reading,
+        Reading::Card("its Tasty Recipes recipe card")
+    );
+    assert_eq!(
+        (c.title.as_str(), c.ingredients.len(), c.steps.len()),
+        ("Banana Bread", 2, 3)
+    );
+    assert_eq!((c.prep, c.total), (minutes(15), minutes(75)));
+    assert_eq!(c.recipe_yield.text.as_deref(), Some("1 loaf"));
+
+    let mediavine = r#"<html><body><div class="mv-create-card">
+        <h2 class="mv-create-title">Leek Soup</h2>
+        <div class="mv-create-ingredients"><ul><li>1 leek</li><li>2 potatoes</li></ul></div>
+        <div class="mv-create-instructions"><ol><li>Chop.</li><li>Simmer.</li></ol></div>
+    </div></body></html>"#;
+    let imported = read(mediavine);
+    assert_eq!(
+        imported.reading,
+        Reading::Card("its Mediavine Create recipe card")
+    );
+    assert_eq!(
+        (
+            imported.content.ingredients.len(),
+            imported.content.steps.len()
+        ),
+        (2, 2)
+    );
+}
+
+#[test]
+fn a_page_with_no_markup_is_read_from_its_headings_in_its_language() {
+    let english = r#"<html><head><title>Soup | A Blog</title></head><body><article>
+        <h1>Grandma's Soup</h1><p>A long story about grandma.</p>
+        <h2>Ingredients:</h2><ul><li>1 leek</li><li>2 potatoes</li></ul>
+        <h2>Method</h2><ol><li>Chop.</li><li>Simmer.</li></ol>
+        <h2>Comments</h2><ul><li>Lovely!</li></ul>
+    </article></body></html>"#;
+    let german = r#"<html><body><h1>Omas Suppe</h1>
+        <h3>Zutaten für 4 Personen</h3><ul><li>1 Lauch</li><li>2 Kartoffeln</li></ul>
+        <h3>Zubereitung</h3><p>Lauch schneiden.</p><p>Kochen.</p><h3>Tipps</h3><p>Nicht salzen.</p>
+    </body></html>"#;
+    let dutch = r#"<html><body><h1>Oma's soep</h1>
+        <div class="kop"><h2>Ingrediënten</h2></div><ul><li>1 prei</li><li>2 aardappels</li></ul>
+        <div class="kop"><h2>Bereiding</h2></div><ol><li>Snijden.</li><li>Koken.</li></ol>
+    </body></html>"#;
+    for (html, title, ingredients, steps) in [
+        (
+            english,
+            "Grandma's Soup",
+            ["1 leek", "2 potatoes"],
+            ["Chop.", "Simmer."],
+        ),
+        (
+            german,
+            "Omas Suppe",
+            ["1 Lauch", "2 Kartoffeln"],
+            ["Lauch schneiden.", "Kochen."],
+        ),
+        (
+            dutch,
+            "Oma's soep",
+            ["1 prei", "2 aardappels"],
+            ["Snijden.", "Koken."],
+        ),
+    ] {
+        let imported = read(html);
+        let c = &imported.content;
+        assert_eq!(imported.reading, Reading::Headings, "{title}");
+        assert_eq!(c.title, title);
+        assert_eq!(c.ingredients, ingredients, "{title}");
+        assert_eq!(
+            c.steps.iter().map(|s| s.text.as_str()).collect::<Vec<_>>(),
+            steps,
+            "{title}"
+        );
+    }
+    // Ingredients under their heading and no method: refused, saying so.
+    let half =
+        r#"<html><body><h1>Soup</h1><h2>Ingredients</h2><ul><li>1 leek</li></ul></body></html>"#;
+    assert!(matches!(
+        import::from_html(half, URL),
+        Err(ImportError::Incomplete {
+            missing: "steps",
+            ..
+        })
+    ));
+}
+
+/// A page built to make the HTML readings slow: thousands of headings
+/// with nothing after them, and a card's ingredient nested thousands of
+/// elements deep around the parts it leaves out. Read in time linear in
+/// its size (a quadratic reading of it would take minutes, not this
+/// test's fraction of a second).
+#[test]
+fn a_page_built_to_slow_the_html_readings_is_read_in_its_size() {
+    let headings = "<h2>Ingredients</h2><p>x</p><h2>Method</h2><p>y</p>".repeat(20_000);
+    let page = format!("<html><body><h1>Soup</h1>{headings}</body></html>");
+    assert!(matches!(
+        import::from_html(&page, URL),
+        Err(ImportError::Incomplete { .. } | ImportError::NoRecipe)
+    ));
+    let deep = format!(
+        "{}1 leek<span class=\"wprm-checkbox-container\">x</span>{}",
+        "<span>".repeat(5_000),
+        "</span>".repeat(5_000)
+    );
+    let card = format!(
+        r#"<html><body><div class="wprm-recipe-container"><h2 class="wprm-recipe-name">Soup</h2>
+        <ul><li class="wprm-recipe-ingredient">{deep}</li></ul>
+        <div class="wprm-recipe-instruction-text">Simmer.</div></div></body></html>"#
+    );
+    let c = read(&card).content;
+    assert_eq!(c.ingredients, ["1 leek"]);
+}
