@@ -16,6 +16,7 @@ mod microdata;
 mod text;
 
 pub use fetch::{FetchError, FetchPlace, Fetcher, MAX_FETCHES, MAX_PAGE_BYTES, MAX_REDIRECTS};
+pub use text::host_of;
 
 use crate::domain::{Content, Minutes, Source};
 use microdata::Markup;
@@ -100,7 +101,7 @@ impl Reading {
 }
 
 /// Why a page gave no recipe.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ImportError {
     #[error(
         "the page has no recipe: no schema.org Recipe in its JSON-LD, microdata or RDFa, \
@@ -110,22 +111,27 @@ pub enum ImportError {
     #[error("the page's recipe has no name")]
     NoName,
     /// The page's recipe lacks its ingredients or its steps: brought in,
-    /// it would look whole and not be.
+    /// it would look whole and not be. What was found comes with it, for a
+    /// form that shows it to be finished by hand.
     #[error(
-        "the page's recipe, \u{201c}{title}\u{201d}, was found with {found}, but no {missing}: \
-         nothing was brought in, as it would not be the whole recipe (read from {reading}). \
-         Write it yourself with what the page says, or try the page's printable version"
+        "the page's recipe, \u{201c}{}\u{201d}, was found with {}, but no {}: \
+         nothing was brought in, as it would not be the whole recipe (read from {}). \
+         Write in what the page says, or try the page's printable version",
+        .0.imported.content.title, .0.found, .0.missing, .0.imported.reading.as_str()
     )]
-    Incomplete {
-        title: String,
-        /// What was found: "12 ingredients", "no ingredients".
-        found: String,
-        /// What was not: "steps", "ingredients", "ingredients and no steps".
-        missing: &'static str,
-        reading: &'static str,
-    },
+    Incomplete(Box<Partial>),
     #[error("the page's recipe cannot be kept: {0}")]
     Invalid(String),
+}
+
+/// A recipe found without its ingredients or without its steps.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Partial {
+    pub imported: Imported,
+    /// What was found: "12 ingredients", "1 step", "its name".
+    pub found: String,
+    /// What was not: "steps", "ingredients", "ingredients and no steps".
+    pub missing: &'static str,
 }
 
 /// The recipe on the page `html`, which was found at `url`.
@@ -147,7 +153,6 @@ pub fn from_html(html: &str, url: &str) -> Result<Imported, ImportError> {
     if found.content.title.trim().is_empty() {
         return Err(ImportError::NoName);
     }
-    whole(&found.content, reading)?;
     // Sites that give a preparation and a cooking time often leave the
     // total out; a reader expects the sum.
     if found.content.total.is_none() {
@@ -168,7 +173,7 @@ pub fn from_html(html: &str, url: &str) -> Result<Imported, ImportError> {
         .or_else(|| site_name_of(&page))
         .or_else(|| text::host_of(url))
         .unwrap_or_else(|| url.to_owned());
-    Ok(Imported {
+    whole(Imported {
         content,
         source: Source {
             url: url.to_owned(),
@@ -178,15 +183,16 @@ pub fn from_html(html: &str, url: &str) -> Result<Imported, ImportError> {
     })
 }
 
-/// Refuses a recipe found without its ingredients or without its steps,
-/// saying what was found.
-fn whole(content: &Content, reading: Reading) -> Result<(), ImportError> {
+/// `imported`, or, found without its ingredients or without its steps,
+/// refused saying what was found.
+fn whole(imported: Imported) -> Result<Imported, ImportError> {
+    let content = &imported.content;
     let (ingredients, steps) = (content.ingredients.len(), content.steps.len());
     let missing = match (ingredients, steps) {
         (0, 0) => "ingredients and no steps",
         (0, _) => "ingredients",
         (_, 0) => "steps",
-        _ => return Ok(()),
+        _ => return Ok(imported),
     };
     let counted = |n: usize, one: &str, many: &str| match n {
         1 => format!("1 {one}"),
@@ -197,12 +203,11 @@ fn whole(content: &Content, reading: Reading) -> Result<(), ImportError> {
         (0, n) => counted(n, "step", "steps"),
         (n, _) => counted(n, "ingredient", "ingredients"),
     };
-    Err(ImportError::Incomplete {
-        title: content.title.trim().to_owned(),
+    Err(ImportError::Incomplete(Box::new(Partial {
+        imported,
         found,
         missing,
-        reading: reading.as_str(),
-    })
+    })))
 }
 
 /// The address of a pasted page: the one given, else the page's own: its

@@ -95,6 +95,21 @@ pub enum Purpose<'a> {
         slug: &'a str,
         version: u32,
     },
+    /// A recipe read from another site's page, shown to be checked and
+    /// changed before it is brought in (`/import/save`).
+    Import(&'a ImportShown<'a>),
+}
+
+/// Where an import's recipe came from, and what of it was not found.
+pub struct ImportShown<'a> {
+    /// The page's address: the start of the recipe's lineage.
+    pub source_url: &'a str,
+    /// The site's name.
+    pub source_name: &'a str,
+    /// Which reading of the page found it ("its schema.org JSON-LD").
+    pub reading: &'a str,
+    /// What the page did not have ("steps"), to be written in by hand.
+    pub missing: Option<&'a str>,
 }
 
 impl Purpose<'_> {
@@ -103,6 +118,7 @@ impl Purpose<'_> {
             Purpose::New => "/recipes/new".to_owned(),
             Purpose::Edit { slug, .. } => format!("{}/edit", recipe_path(slug)),
             Purpose::Fork { slug, .. } => format!("{}/fork", recipe_path(slug)),
+            Purpose::Import(_) => "/import/save".to_owned(),
         }
     }
 }
@@ -120,6 +136,7 @@ pub fn page(
         Purpose::New => "A new recipe".to_owned(),
         Purpose::Edit { .. } => format!("Edit {}", fields.title),
         Purpose::Fork { version, .. } => format!("Fork {} at version {version}", fields.title),
+        Purpose::Import(_) => format!("Bring in {}", fields.title),
     };
     // Out of the index by design, as every form a cook writes in.
     let mut head = Head::new(&title, Section::Recipes);
@@ -144,6 +161,9 @@ pub fn page(
                     }))
                 }
             }
+            @if let Purpose::Import(shown) = purpose {
+                (import_notice(shown))
+            }
             (form_errors(errors))
             // The form and its preview: side by side on a wide screen,
             // the preview kept in view while the form scrolls.
@@ -157,6 +177,11 @@ pub fn page(
                         Purpose::Fork { version, .. } => {
                             input type="hidden" name="version" value=(version);
                         }
+                        Purpose::Import(shown) => {
+                            input type="hidden" name="source_url" value=(shown.source_url);
+                            input type="hidden" name="source_name" value=(shown.source_name);
+                            input type="hidden" name="reading" value=(shown.reading);
+                        }
                         Purpose::New => {}
                     }
                     (fields_markup(purpose, fields, errors))
@@ -164,6 +189,7 @@ pub fn page(
                         Purpose::New => "Publish",
                         Purpose::Edit { .. } => "Save a new version",
                         Purpose::Fork { .. } => "Fork",
+                        Purpose::Import(_) => "Bring it in",
                     } }
                 }
                 section class="preview" aria-live="polite" aria-label="Preview" data-preview-for="recipe-form" {}
@@ -171,6 +197,23 @@ pub fn page(
             (retire_form(purpose, csrf))
         },
     )
+}
+
+/// Where an import's recipe came from, and, when the page lacked its
+/// ingredients or its steps, that they are to be written in.
+fn import_notice(shown: &ImportShown) -> Markup {
+    html! {
+        p class="source-notice" {
+            "From " a href=(shown.source_url) rel="nofollow noopener" { (shown.source_name) }
+            ", read from " (shown.reading) ". Check it and change what you like: "
+            "saving makes its first version here, and its lineage starts at that page."
+        }
+        @if let Some(missing) = shown.missing {
+            div class="notice" role="alert" {
+                p { "The page had no " (missing) " this site could read: write them in from the page before you bring it in." }
+            }
+        }
+    }
 }
 
 /// The picture: the one the recipe has (kept unless replaced or removed),

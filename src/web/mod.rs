@@ -427,6 +427,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             recipe_import::page,
             recipe_import::submit,
         ))
+        .service(form_post("/import/save", recipe_writes::import_save))
         .service(get_post("/signup", account::sign_up_page, account::sign_up))
         .service(get_post("/login", account::log_in_page, account::log_in))
         .service(form_post("/logout", account::log_out))

@@ -1,27 +1,30 @@
 //! `/import`: a logged-in cook brings in a recipe from another site, by its
 //! address (fetched by the server, which refuses private addresses) or by
-//! pasting the page. The new recipe's lineage starts at that page.
+//! pasting the page. What was read is shown in the recipe form, with its
+//! live preview, to be checked and changed; nothing is saved until the cook
+//! brings it in from there (`recipe_writes::import_save`), and the new
+//! recipe's lineage starts at that page. A page whose recipe lacks its
+//! ingredients or its steps is shown saying so, to be finished by hand.
 //!
-//! The picture the page names is fetched and stored as one the recipe form
-//! fetches (`recipe_writes::fetch_picture`), so that no page of the site
-//! shows a picture from the other site. A cook who brings a recipe in
+//! The picture the page names is fetched and stored when the recipe is
+//! brought in, as one the recipe form fetches, so that no page of the
+//! site shows a picture from the other site. A cook who brings a recipe in
 //! wants the recipe: one whose picture cannot be fetched still comes in,
-//! without it (and without its address, so that giving the address again
-//! in the recipe form fetches it), and the answer says so and why.
+//! without it, and the answer says so and why.
 
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 
-use super::form_handling::{attempt_of, private_page, see_other, sentence};
-use super::recipe_writes::{fetch_picture, Unfetched};
+use super::form_handling::{private_page, sentence};
+use super::recipe_writes;
 use super::session::Visitor;
 use super::submission::{read_form, OversizedPicture};
 use super::{Site, WebError};
-use crate::domain::{Attempt, Change, Cook, Slug};
-use crate::import::{self, FetchPlace, Imported, MAX_PAGE_BYTES};
+use crate::import::{self, FetchPlace, ImportError, Imported, Partial, MAX_PAGE_BYTES};
 use crate::views::form_fields::FieldErrors;
-use crate::views::{import_form, recipe_path};
+use crate::views::import_form;
+use crate::views::recipe_form::{ImportShown, RecipeFields};
 
 /// Every field defaults to empty, so that a form without its token is
 /// refused for that (403) before anything else is read.
@@ -57,11 +60,6 @@ pub async fn submit(
     )
     .await?;
     visitor.check_form(&req, &form.csrf)?;
-    let attempt = attempt_of(
-        &req,
-        &form.csrf,
-        &[form.url.as_bytes(), form.html.as_bytes()],
-    );
     let fields = import_form::Fields {
         url: form.url.trim().to_owned(),
         html: form.html,
@@ -104,62 +102,44 @@ pub async fn submit(
             FieldErrors::one("", sentence(&why)),
         );
     }
-    let mut imported = match read(&site, &fields, place).await {
-        Ok(imported) => imported,
+    let (imported, missing) = match read(&site, &fields, place).await {
+        Ok(Ok(imported)) => (imported, None),
+        Ok(Err(partial)) => (partial.imported, Some(partial.missing)),
         Err(errors) => return refused(errors),
     };
-    let unfetched = bring_picture(&site, cook, &mut imported).await;
-    let title = imported.content.title.clone();
-    let slug = match bring_in(&site, cook, imported, attempt).await {
-        Ok(slug) => slug,
-        Err(WebError::BadRequest(why)) => return refused(FieldErrors::one("", sentence(&why))),
-        Err(e) => return Err(e),
+    // Nothing is saved yet: the recipe as read, in the recipe form, to be
+    // checked and changed, then brought in (`recipe_writes::import_save`).
+    let source = &imported.source;
+    let shown = ImportShown {
+        source_url: &source.url,
+        source_name: &source.name,
+        reading: imported.reading.as_str(),
+        missing,
     };
-    let path = recipe_path(slug.as_str());
-    let Some((address, why)) = unfetched else {
-        return Ok(see_other(&path).finish());
+    let mut form = RecipeFields::of(&imported.content);
+    // The page's picture is fetched when the recipe is brought in.
+    form.image_was.clear();
+    form.picture_alt = imported.content.title.clone();
+    form.note = format!("Brought in from {}", source.name);
+    let errors = match missing {
+        Some(missing) => FieldErrors::one(
+            if missing == "steps" {
+                "steps"
+            } else {
+                "ingredients"
+            },
+            format!("The page had no {missing} this site could read: write them in from the page."),
+        ),
+        None => FieldErrors::new(),
     };
-    // Written, so 201 and where; the page says what did not come in.
-    let without = import_form::Unfetched {
-        title: &title,
-        path: &path,
-        address: &address,
-        why: &sentence(why.why()),
-    };
-    let mut page = private_page(
+    Ok(recipe_writes::import_page(
         &site,
         &visitor,
-        StatusCode::CREATED,
-        import_form::without_picture(&without),
-    );
-    page.headers_mut().insert(
-        actix_web::http::header::LOCATION,
-        actix_web::http::header::HeaderValue::try_from(path.as_str())
-            .map_err(|e| WebError::Internal(Box::new(e)))?,
-    );
-    Ok(page)
-}
-
-/// The picture the page names, fetched and stored, in `imported`'s
-/// content (what it shows, in words: the recipe's title); or, when it
-/// cannot be, its address taken out of the content and returned with why.
-async fn bring_picture(
-    site: &Site,
-    cook: &Cook,
-    imported: &mut Imported,
-) -> Option<(String, Unfetched)> {
-    let address = imported.content.image.clone()?;
-    match fetch_picture(site, cook, address.clone()).await {
-        Ok(mut picture) => {
-            picture.alt = imported.content.title.clone();
-            imported.content.picture = Some(picture);
-            None
-        }
-        Err(why) => {
-            imported.content.image = None;
-            Some((address, why))
-        }
-    }
+        StatusCode::OK,
+        &shown,
+        &form,
+        &errors,
+    ))
 }
 
 /// The recipe the form points at: the pasted page's, or the fetched one's
@@ -168,7 +148,7 @@ async fn read(
     site: &Site,
     fields: &import_form::Fields,
     place: Option<FetchPlace>,
-) -> Result<Imported, FieldErrors> {
+) -> Result<Result<Imported, Box<Partial>>, FieldErrors> {
     if !fields.html.trim().is_empty() {
         let url = import::page_address(&fields.url, &fields.html).ok_or_else(|| {
             FieldErrors::one(
@@ -178,10 +158,10 @@ async fn read(
         })?;
         let html = fields.html.clone();
         // Off the workers, as a fetch is: a large page takes a while to read.
-        return web::block(move || import::from_html(&html, &url))
+        let read = web::block(move || import::from_html(&html, &url))
             .await
-            .map_err(|e| FieldErrors::one("", sentence(&e.to_string())))?
-            .map_err(|e| FieldErrors::one("html", sentence(&e.to_string())));
+            .map_err(|e| FieldErrors::one("", sentence(&e.to_string())))?;
+        return found(read, "html");
     }
     let Some(place) = place else {
         return Err(FieldErrors::one(
@@ -196,31 +176,22 @@ async fn read(
         .await
         .map_err(|e| FieldErrors::one("", sentence(&e.to_string())))?;
     let (url, html) = fetched.map_err(|e| FieldErrors::one("url", sentence(&e.to_string())))?;
-    web::block(move || import::from_html(&html, &url))
+    let read = web::block(move || import::from_html(&html, &url))
         .await
-        .map_err(|e| FieldErrors::one("", sentence(&e.to_string())))?
-        .map_err(|e| FieldErrors::one("url", sentence(&e.to_string())))
+        .map_err(|e| FieldErrors::one("", sentence(&e.to_string())))?;
+    found(read, "url")
 }
 
-/// Writes the imported recipe for `cook`; returns its slug.
-async fn bring_in(
-    site: &Site,
-    cook: &Cook,
-    imported: Imported,
-    attempt: Attempt,
-) -> Result<Slug, WebError> {
-    let slug = Slug::from_title(&imported.content.title);
-    let change = Change::by(
-        cook.handle.as_str(),
-        &format!(
-            "Brought in from {}, read from {}",
-            imported.source.name,
-            imported.reading.as_str()
-        ),
-    )
-    .once(attempt);
-    let (slug, _) = site
-        .write(move |recipes| recipes.import(&slug, imported.content, &imported.source, &change))
-        .await??;
-    Ok(slug)
+/// A page's reading: its recipe, or one found without its ingredients or
+/// its steps (shown to be finished by hand), or why there is none, next to
+/// `field`.
+fn found(
+    read: Result<Imported, ImportError>,
+    field: &'static str,
+) -> Result<Result<Imported, Box<Partial>>, FieldErrors> {
+    match read {
+        Ok(imported) => Ok(Ok(imported)),
+        Err(ImportError::Incomplete(partial)) => Ok(Err(partial)),
+        Err(e) => Err(FieldErrors::one(field, sentence(&e.to_string()))),
+    }
 }

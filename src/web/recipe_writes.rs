@@ -19,7 +19,7 @@ use super::session::Visitor;
 use super::submission::OversizedPicture::{self, ReadPast};
 use super::submission::{read_recipe_form, Upload};
 use super::{Site, WebError};
-use crate::domain::pages;
+use crate::domain::pages::{self, Source};
 use crate::domain::pictures::{Picture, PictureError};
 use crate::domain::{
     Attempt, Change, Content, ContentError, ContentField, Cook, DomainError, Recipe, Slug,
@@ -840,4 +840,185 @@ pub async fn preview(
         ),
     };
     Ok(private_page(&site, &visitor, status, fragment))
+}
+
+/// The form an import shows (`recipe_import::submit`): the recipe read from
+/// the page, to be checked and changed before it is brought in, with where
+/// it came from and what the page lacked.
+pub(super) fn import_page(
+    site: &Site,
+    visitor: &Visitor,
+    status: StatusCode,
+    shown: &recipe_form::ImportShown,
+    fields: &RecipeFields,
+    errors: &FieldErrors,
+) -> HttpResponse {
+    form_page(
+        site,
+        visitor,
+        status,
+        &Purpose::Import(shown),
+        fields,
+        errors,
+    )
+}
+
+/// What the import form says of where its recipe came from: the page's
+/// address, the site's name and the reading that found it. Refused when
+/// the address is not a web address this site keeps (a form altered by
+/// hand: the first import read the page there).
+fn import_source(fields: &RecipeFields) -> Result<(Source, String), WebError> {
+    let url = fields.scalar("source_url").trim();
+    let is_web_address = url.starts_with("https://") || url.starts_with("http://");
+    if !is_web_address || url.len() > crate::import::MAX_SOURCE_URL {
+        return Err(WebError::BadRequest(
+            "The form does not say which page the recipe came from: bring it in again from /import."
+                .to_owned(),
+        ));
+    }
+    let name: String = fields
+        .scalar("source_name")
+        .trim()
+        .chars()
+        .take(100)
+        .collect();
+    let name = match name.is_empty() {
+        true => crate::import::host_of(url).unwrap_or_else(|| url.to_owned()),
+        false => name,
+    };
+    let reading: String = fields.scalar("reading").trim().chars().take(200).collect();
+    Ok((
+        Source {
+            url: url.to_owned(),
+            name,
+        },
+        reading,
+    ))
+}
+
+/// What an imported recipe still lacks: its ingredients or its steps
+/// (`import::ImportError::Incomplete`'s words).
+pub(super) fn import_missing(fields: &RecipeFields) -> Option<&'static str> {
+    let blank = |text: &str| text.trim().is_empty();
+    match (blank(&fields.ingredients), blank(&fields.steps)) {
+        (true, true) => Some("ingredients and no steps"),
+        (true, false) => Some("ingredients"),
+        (false, true) => Some("steps"),
+        (false, false) => None,
+    }
+}
+
+/// `POST /import/save`: the recipe an import showed, as the cook checked
+/// and changed it, brought in: its first version, its lineage starting at
+/// the page. A recipe still without its ingredients or its steps is
+/// refused (it would look whole and not be). The page's picture address
+/// is fetched as the new-recipe form's is; one that cannot be is left
+/// out, and the answer (201) says so: the recipe is what the cook came for.
+pub async fn import_save(
+    site: web::Data<Site>,
+    req: HttpRequest,
+    visitor: Visitor,
+    payload: web::Payload,
+) -> Result<HttpResponse, WebError> {
+    let cook = visitor.cook_or_login("/import")?;
+    let (form, upload) = read_recipe_form::<RecipeForm>(&req, payload, ReadPast).await?;
+    visitor.check_form(&req, &form.csrf)?;
+    let attempt = recipe_attempt(&req, &form, &upload);
+    let mut fields = form.fields;
+    let (source, reading) = import_source(&fields)?;
+    let missing = import_missing(&fields);
+    let shown = recipe_form::ImportShown {
+        source_url: &source.url,
+        source_name: &source.name,
+        reading: &reading,
+        missing,
+    };
+    let again = |status, fields: &RecipeFields, errors: &FieldErrors| {
+        Ok(import_page(&site, &visitor, status, &shown, fields, errors))
+    };
+    if let Some(missing) = missing {
+        let field = match missing {
+            "steps" => "steps",
+            _ => "ingredients",
+        };
+        let why = format!("The recipe has no {missing} yet: write them in from the page.");
+        return again(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            &fields,
+            &FieldErrors::one(field, why),
+        );
+    }
+    let address = fields.scalar("image").trim().to_owned();
+    let mut brought = match store_picture(&site, cook, upload, &mut fields).await {
+        Ok(brought) => brought,
+        Err(busy) => {
+            let mut page = again(StatusCode::SERVICE_UNAVAILABLE, &fields, &busy)?;
+            page.headers_mut().insert(
+                header::RETRY_AFTER,
+                HeaderValue::from(rate_limits::PICTURE_RETRY_AFTER),
+            );
+            return Ok(page);
+        }
+    };
+    // The page's picture, not to be had: the recipe comes in without it.
+    let mut unfetched = None;
+    if let Some(Err(errors)) = &brought {
+        if let Some(why) = errors.get("image") {
+            unfetched = Some((address, why.to_owned()));
+            fields.scalars.remove("image");
+            brought = None;
+        }
+    }
+    let content = match picture_of(&site, &mut fields, brought)
+        .await?
+        .and_then(|p| content_of(&fields, p))
+    {
+        Ok(content) => content,
+        Err(errors) => return again(StatusCode::UNPROCESSABLE_ENTITY, &fields, &errors),
+    };
+    let slug = match fields.slug.trim() {
+        "" => Slug::from_title(&content.title),
+        text => match slug_field(text) {
+            Ok(slug) => slug,
+            Err(errors) => return again(StatusCode::UNPROCESSABLE_ENTITY, &fields, &errors),
+        },
+    };
+    let (title, change) = (content.title.clone(), change(cook, &fields.note, attempt));
+    let from = source.clone();
+    let written = site
+        .write(move |recipes| recipes.import(&slug, content, &from, &change))
+        .await?;
+    let slug = match written {
+        Ok((slug, _)) => slug,
+        Err(DomainError::Content(why)) => {
+            return again(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                &fields,
+                &content_refused(&why),
+            )
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let path = recipe_path(slug.as_str());
+    let Some((address, why)) = unfetched else {
+        return Ok(see_other(&path).finish());
+    };
+    // Written, so 201 and where; the page says what did not come in.
+    let without = views::import_form::Unfetched {
+        title: &title,
+        path: &path,
+        address: &address,
+        why: &why,
+    };
+    let mut page = private_page(
+        &site,
+        &visitor,
+        StatusCode::CREATED,
+        views::import_form::without_picture(&without),
+    );
+    page.headers_mut().insert(
+        header::LOCATION,
+        HeaderValue::try_from(path.as_str()).map_err(|e| WebError::Internal(Box::new(e)))?,
+    );
+    Ok(page)
 }

@@ -363,6 +363,61 @@ fn a_fetch_that_reaches_no_page_says_only_that_it_could_not_fetch() {
     }
 }
 
+/// The named fields a form shows that are not hidden (the text a cook
+/// sees and could change), with what they hold: `submit` adds the hidden.
+fn shown_fields(page: &crate::helpers::Page, action: &str) -> Vec<(String, String)> {
+    let html = scraper::Html::parse_document(&page.body);
+    let select = |css: &str| scraper::Selector::parse(css).unwrap();
+    let form = html
+        .select(&select(&format!("form[action=\"{action}\"]")))
+        .next()
+        .unwrap_or_else(|| panic!("a form posting to {action}:\n{}", page.body));
+    let mut fields = Vec::new();
+    for input in form.select(&select("input[name]")) {
+        let e = input.value();
+        if matches!(
+            e.attr("type"),
+            Some("hidden" | "file" | "checkbox" | "submit")
+        ) {
+            continue;
+        }
+        let value = e.attr("value").unwrap_or("").to_owned();
+        fields.push((e.attr("name").unwrap().to_owned(), value));
+    }
+    for area in form.select(&select("textarea[name]")) {
+        let name = area.value().attr("name").unwrap().to_owned();
+        fields.push((name, area.text().collect()));
+    }
+    for choice in form.select(&select("select[name]")) {
+        let name = choice.value().attr("name").unwrap().to_owned();
+        let chosen = choice
+            .select(&select("option[selected]"))
+            .next()
+            .and_then(|o| o.value().attr("value"))
+            .unwrap_or("")
+            .to_owned();
+        fields.push((name, chosen));
+    }
+    fields
+}
+
+/// The recipe an import shows, brought in as the cook sees it, with
+/// `changes` typed over it: what "Bring it in" sends.
+async fn bring_in(
+    ann: &mut Browser,
+    preview: &crate::helpers::Page,
+    changes: &[(&str, &str)],
+) -> crate::helpers::Page {
+    let shown = shown_fields(preview, "/import/save");
+    let mut fields: Vec<(&str, &str)> = shown
+        .iter()
+        .map(|(n, v)| (n.as_str(), v.as_str()))
+        .filter(|(n, _)| !changes.iter().any(|(c, _)| c == n))
+        .collect();
+    fields.extend_from_slice(changes);
+    ann.submit(preview, "/import/save", &fields).await
+}
+
 #[actix_web::test]
 async fn a_cook_brings_in_a_recipe_whose_lineage_starts_at_its_source() {
     let (recipes, site) = new_site();
@@ -373,7 +428,21 @@ async fn a_cook_brings_in_a_recipe_whose_lineage_starts_at_its_source() {
     // Pasted, with the page's own canonical address.
     let page_html = fixture("wprm.html");
     let pasted = [("url", ""), ("html", page_html.as_str())];
-    let done = ann.submit(&form, "/import", &pasted).await;
+    let before = crate::helpers::stored(recipes.store());
+    let preview = ann.submit(&form, "/import", &pasted).await;
+    // Shown in the recipe form, to be checked: nothing is saved yet.
+    assert_eq!(preview.status, 200, "{}", preview.body);
+    assert_eq!(preview.attrs("#title", "value"), ["Easy Chana Masala"]);
+    assert!(
+        preview
+            .texts("p.source-notice")
+            .join(" ")
+            .contains("From Spice Trail Kitchen, read from its schema.org JSON-LD"),
+        "{}",
+        preview.body
+    );
+    assert!(crate::helpers::stored(recipes.store()) == before);
+    let done = bring_in(&mut ann, &preview, &[]).await;
     // Its picture's host cannot be found: the recipe comes in without it.
     assert_eq!(done.status, 201, "{}", done.body);
     assert_eq!(done.header("location"), Some("/recipes/easy-chana-masala"));
@@ -393,19 +462,42 @@ async fn a_cook_brings_in_a_recipe_whose_lineage_starts_at_its_source() {
     );
     // The same form sent again (its answer lost) brings in nothing more:
     // it leads to the recipe it brought in.
-    let resent = ann.submit(&form, "/import", &pasted).await;
+    let resent = bring_in(&mut ann, &preview, &[]).await;
     assert_eq!(resent.status, 303, "{}", resent.body);
     assert_eq!(
         resent.header("location"),
         Some("/recipes/easy-chana-masala")
     );
     // The same recipe brought in again, from the form anew, gets a slug of
-    // its own.
+    // its own; changed before it is saved, it is saved as changed.
     let form = ann.get("/import").await;
-    let again = ann.submit(&form, "/import", &pasted).await;
+    let preview = ann.submit(&form, "/import", &pasted).await;
+    let again = bring_in(&mut ann, &preview, &[]).await;
     assert_eq!(
         again.header("location"),
         Some("/recipes/easy-chana-masala-2")
+    );
+    let preview = ann.submit(&form, "/import", &pasted).await;
+    let changed = bring_in(
+        &mut ann,
+        &preview,
+        &[("title", "Ann's Chana Masala"), ("image", "")],
+    )
+    .await;
+    assert_eq!(changed.status, 303, "{}", changed.body);
+    assert_eq!(
+        changed.header("location"),
+        Some("/recipes/anns-chana-masala")
+    );
+    let saved = recipes
+        .snapshot()
+        .recipe(&Slug::parse("anns-chana-masala").unwrap())
+        .unwrap();
+    assert_eq!(saved.content.title, "Ann's Chana Masala");
+    assert_eq!(saved.content.ingredients.len(), 5);
+    assert_eq!(
+        recipes.snapshot().source(saved.id).unwrap().unwrap().url,
+        "https://spicetrail.example/chana-masala/"
     );
     // A fork of it keeps the source at the head of its lineage.
     let slug = Slug::parse("easy-chana-masala").unwrap();
@@ -480,17 +572,6 @@ async fn the_import_form_says_what_was_wrong_and_writes_nothing() {
             ],
             "The page has no recipe",
         ),
-        // A recipe without its steps is not brought in as if whole.
-        (
-            vec![
-                ("url", "https://x.example/"),
-                (
-                    "html",
-                    r#"<script type="application/ld+json">{"@type": "Recipe", "name": "Dal", "recipeIngredient": ["1 cup lentils"]}</script>"#,
-                ),
-            ],
-            "was found with 1 ingredient, but no steps: nothing was brought in",
-        ),
         // The site was not started to fetch private addresses.
         (
             vec![("url", "http://127.0.0.1/dal"), ("html", "")],
@@ -515,6 +596,45 @@ async fn the_import_form_says_what_was_wrong_and_writes_nothing() {
         );
     }
     assert!(crate::helpers::stored(recipes.store()) == before);
+    // A recipe without its steps is shown saying so, and is not brought in
+    // until they are written in.
+    let no_steps = r#"<script type="application/ld+json">{"@type": "Recipe", "name": "Dal", "recipeIngredient": ["1 cup lentils"]}</script>"#;
+    let preview = ann
+        .submit(
+            &form,
+            "/import",
+            &[("url", "https://x.example/dal"), ("html", no_steps)],
+        )
+        .await;
+    assert_eq!(preview.status, 200, "{}", preview.body);
+    assert!(
+        preview
+            .texts("div.notice")
+            .join(" ")
+            .contains("The page had no steps"),
+        "{}",
+        preview.body
+    );
+    let refused = bring_in(&mut ann, &preview, &[]).await;
+    assert_eq!(refused.status, 422, "{}", refused.body);
+    assert!(
+        refused.body.contains("The recipe has no steps yet"),
+        "{}",
+        refused.body
+    );
+    assert!(crate::helpers::stored(recipes.store()) == before);
+    let finished = bring_in(&mut ann, &refused, &[("steps", "Simmer the lentils.")]).await;
+    assert_eq!(finished.status, 303, "{}", finished.body);
+    assert_eq!(finished.header("location"), Some("/recipes/dal"));
+    // A save form whose source was taken out is refused.
+    let forged = ann
+        .submit(
+            &preview,
+            "/import/save",
+            &[("source_url", ""), ("title", "X")],
+        )
+        .await;
+    assert_eq!(forged.status, 400, "{}", forged.body);
     // Logged out: the form is the login page's business.
     let mut nobody = Browser::new(&site);
     assert_eq!(nobody.get("/import").await.status, 303);
@@ -527,9 +647,10 @@ async fn the_server_fetches_a_page_when_allowed() {
     let (_, mut ann) = site_fetching(&recipes, Fetcher::public_and(addr)).await;
     let form = ann.get("/import").await;
     let url = format!("http://{addr}/dal");
-    let done = ann
+    let preview = ann
         .submit(&form, "/import", &[("url", url.as_str()), ("html", "")])
         .await;
+    let done = bring_in(&mut ann, &preview, &[]).await;
     assert_eq!(
         done.status, 201,
         "its picture's host is not found: {}",
@@ -592,7 +713,8 @@ async fn an_import_while_the_site_fetches_all_it_may_is_told_to_retry_and_not_co
     drop(taken);
     // More tries than a minute's imports, and none of them counted.
     let done = ann.submit(&form, "/import", &fields).await;
-    assert_eq!(done.status, 201, "in, without its picture: {}", done.body);
+    assert_eq!(done.status, 200, "read, and shown: {}", done.body);
+    assert_eq!(done.attrs("#title", "value"), ["Easy Chana Masala"]);
 }
 
 /// `fixture("wprm.html")` with its pictures replaced by `image`.
@@ -637,9 +759,10 @@ async fn an_imported_pages_picture_is_stored_and_one_that_cannot_be_fetched_is_l
     let (_, mut ann) = site_fetching(&recipes, Fetcher::public_and(addr)).await;
     let form = ann.get("/import").await;
     let url = format!("http://{addr}/dal");
-    let done = ann
+    let preview = ann
         .submit(&form, "/import", &[("url", url.as_str()), ("html", "")])
         .await;
+    let done = bring_in(&mut ann, &preview, &[]).await;
     assert_eq!(done.status, 303, "{}", done.body);
     let page = ann.get("/recipes/easy-chana-masala").await;
     let hash = ann.site.recipes().picture_name(&picture);
@@ -658,9 +781,10 @@ async fn an_imported_pages_picture_is_stored_and_one_that_cannot_be_fetched_is_l
     );
     // A picture that is not there: the recipe comes in, without it.
     let gone = format!("http://{addr}/gone");
-    let without = ann
+    let preview = ann
         .submit(&form, "/import", &[("url", gone.as_str()), ("html", "")])
         .await;
+    let without = bring_in(&mut ann, &preview, &[]).await;
     assert_eq!(without.status, 201, "{}", without.body);
     assert_eq!(
         without.header("location"),
