@@ -745,7 +745,7 @@ fn import_recipe(args: ImportRecipeArgs, out: &mut impl Write) -> Result<()> {
         let url =
             import::page_address(args.url.as_deref().unwrap_or(""), &html).ok_or_else(|| {
                 anyhow::anyhow!(
-                    "{} does not say its address (no canonical link, no url or @id in its JSON-LD, no og:url): give it with --url",
+                    "{} does not say its address (no canonical link, no url or @id in its JSON-LD, no og:url, no address its browser saved in it): give it with --url",
                     args.source
                 )
             })?;

@@ -202,36 +202,74 @@ pub(super) fn plugin_card(page: &Html) -> Option<(Found, &'static str)> {
 /// How many headings of one kind are looked after for their list.
 const MAX_LOOKS: usize = 3;
 
-/// Headings that open a recipe's ingredients, in the site's languages.
-const INGREDIENTS: [&str; 8] = [
+/// Headings that open a recipe's ingredients, in the languages the site
+/// stems (`domain::search`), and Polish.
+const INGREDIENTS: [&str; 20] = [
     "ingredients",
     "ingrédients",
     "zutaten",
     "ingredienti",
     "ingredientes",
     "ingrediënten",
+    "ingredienten",
     "ingredienser",
+    "ainekset",
+    "ainesosat",
+    "hozzávalók",
+    "ingrediente",
+    "ингредиенты",
+    "υλικά",
+    "malzemeler",
+    "المكونات",
+    "தேவையான பொருட்கள்",
+    "பொருட்கள்",
     "składniki",
+    "you will need",
 ];
 
 /// Headings that open its steps.
-const METHOD: [&str; 16] = [
+const METHOD: [&str; 41] = [
     "method",
     "instructions",
     "directions",
     "preparation",
     "steps",
+    "how to make it",
     "préparation",
-    "instructions de préparation",
+    "étapes",
     "zubereitung",
     "anleitung",
     "preparazione",
     "procedimento",
     "preparación",
     "elaboración",
+    "instrucciones",
+    "pasos",
     "modo de preparo",
+    "preparo",
+    "preparação",
+    "instruções",
     "bereiding",
     "bereidingswijze",
+    "werkwijze",
+    "fremgangsmåde",
+    "tilberedning",
+    "gör så här",
+    "tillagning",
+    "fremgangsmåte",
+    "slik gjør du",
+    "valmistus",
+    "valmistusohje",
+    "elkészítés",
+    "mod de preparare",
+    "preparare",
+    "приготовление",
+    "способ приготовления",
+    "εκτέλεση",
+    "yapılışı",
+    "hazırlanışı",
+    "طريقة التحضير",
+    "செய்முறை",
 ];
 
 /// Whether a heading's text names one of `names` (a trailing colon, a

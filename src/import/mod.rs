@@ -212,7 +212,8 @@ fn whole(imported: Imported) -> Result<Imported, ImportError> {
 
 /// The address of a pasted page: the one given, else the page's own: its
 /// canonical link, else its Recipe's in JSON-LD (`url`, `mainEntityOfPage`,
-/// `@id`), else `og:url`; `None` if it says none.
+/// `@id`), else `og:url`, else the one the browser that saved it wrote in
+/// it; `None` if it says none.
 pub fn page_address(given: &str, html: &str) -> Option<String> {
     let given = given.trim();
     if given.starts_with("https://") || given.starts_with("http://") {
@@ -230,6 +231,34 @@ pub fn page_address(given: &str, html: &str) -> Option<String> {
     web_address("link[rel='canonical']")
         .or_else(|| jsonld::address(&page))
         .or_else(|| web_address("meta[property='og:url']"))
+        .or_else(|| saved_from(html))
+}
+
+/// The address a browser wrote into the page it saved: Chromium's (and
+/// Internet Explorer's) `<!-- saved from url=(0042)https://... -->`, or
+/// SingleFile's `url: https://...` in its opening comment. Looked for in
+/// the page's first 4 KB, where both write it.
+fn saved_from(html: &str) -> Option<String> {
+    let mut head_end = html.len().min(4096);
+    while !html.is_char_boundary(head_end) {
+        head_end -= 1;
+    }
+    let head = &html[..head_end];
+    let after = if let Some(at) = head.find("saved from url=(") {
+        let rest = &head[at + "saved from url=(".len()..];
+        &rest[rest.find(')')? + 1..]
+    } else {
+        let at = head.find("Page saved with SingleFile")?;
+        let rest = &head[at..];
+        &rest[rest.find("url:")? + "url:".len()..]
+    };
+    let url = after
+        .trim_start()
+        .split(|c: char| c.is_whitespace() || c == '<')
+        .next()?
+        .trim_end_matches("-->");
+    let is_web_address = url.starts_with("https://") || url.starts_with("http://");
+    (is_web_address && url.len() <= MAX_SOURCE_URL).then(|| url.to_owned())
 }
 
 /// The site's own name: `og:site_name`, or `application-name`.
@@ -301,6 +330,20 @@ mod tests {
             (page("", ""), None),
         ] {
             assert_eq!(page_address("", &html).as_deref(), address, "{html}");
+        }
+        // A page saved by a browser says where it was in a comment.
+        for (saved, address) in [
+            (
+                "<!-- saved from url=(0031)https://saved.example/dal/ -->\n<html></html>",
+                Some("https://saved.example/dal/"),
+            ),
+            (
+                "<!DOCTYPE html> <html><!--\n Page saved with SingleFile \n url: https://single.example/dal \n saved date: Sun Dec 06 2026\n--><head></head></html>",
+                Some("https://single.example/dal"),
+            ),
+            ("<!-- saved from url=(0014)about:internet -->", None),
+        ] {
+            assert_eq!(page_address("", saved).as_deref(), address, "{saved}");
         }
         // An address given wins over all of them.
         let html = page(canonical, "");

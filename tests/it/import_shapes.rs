@@ -405,6 +405,26 @@ fn a_page_with_no_markup_is_read_from_its_headings_in_its_language() {
         <div class="kop"><h2>Ingrediënten</h2></div><ul><li>1 prei</li><li>2 aardappels</li></ul>
         <div class="kop"><h2>Bereiding</h2></div><ol><li>Snijden.</li><li>Koken.</li></ol>
     </body></html>"#;
+    let others = [
+        ("Ingrédients", "Préparation"),
+        ("Ingredientes", "Modo de preparo"),
+        ("Hozzávalók", "Elkészítés"),
+        ("Ингредиенты", "Приготовление"),
+        ("Malzemeler", "Yapılışı"),
+        ("Ingredienser", "Gör så här"),
+    ];
+    for (ingredients, method) in others {
+        let html = format!(
+            "<html><body><h1>Soup</h1><h2>{ingredients}</h2><ul><li>a</li></ul>\
+             <h2>{method}:</h2><ol><li>b</li></ol></body></html>"
+        );
+        let c = read(&html).content;
+        assert_eq!(
+            (c.ingredients.len(), c.steps.len()),
+            (1, 1),
+            "{ingredients}, {method}"
+        );
+    }
     for (html, title, ingredients, steps) in [
         (
             english,
