@@ -146,6 +146,9 @@ pub(super) fn recipe(page: &Html, markup: Markup) -> Option<Found> {
                 _ if e.name() == "meta" => e.attr("content").unwrap_or("").to_owned(),
                 _ => instruction.inner_html(),
             };
+            // In HTML a line break in the source is a space: only the
+            // markup's breaks (`<p>`, `<br>`, `<li>`) and numbers part steps.
+            let raw = raw.replace(['\r', '\n'], " ");
             steps.extend(numbered_steps(&raw).into_iter().map(|text| Step {
                 section: None,
                 text,

@@ -232,6 +232,15 @@ fn microdata_and_rdfa_are_read_alike_and_the_import_says_which() {
             imported.summary()
         );
     }
+    // A line break in the HTML's source is a space, not a new step.
+    let wrapped = microdata.replace(
+        "<div itemprop=\"recipeInstructions\"><p>Rinse the lentils.</p><p>Simmer.</p></div>",
+        "<div itemprop=\"recipeInstructions\">Rinse the\n   lentils, then simmer.</div>",
+    );
+    assert_eq!(
+        steps_of(&wrapped),
+        plain(&["Rinse the lentils, then simmer."])
+    );
     assert_eq!(
         read(&dal(r#", "recipeInstructions": "x""#)).reading,
         Reading::JsonLd
