@@ -45,42 +45,71 @@ const PREVIEW_LIMIT: Duration = Duration::from_secs(5);
 const RECIPE_FORM: &str = "form.recipe-form";
 const PREVIEW_TITLE: &str = "section.preview article.recipe h1";
 
+/// Chromium, its driver and a server on a fresh store, for one cook's
+/// walk; screenshots in `target/{artifacts}`.
+struct Walk {
+    // Dropped in this order: the browser, its driver, the server, and
+    // then the store and the browser's profile.
+    tab: Tab,
+    _driver: Chromedriver,
+    _server: crate::cli::Server,
+    _root: tempfile::TempDir,
+}
+
+impl Walk {
+    async fn start(artifacts: &str) -> Walk {
+        install_chromium_and_chromedriver();
+        let artifacts = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("target")
+            .join(artifacts);
+        let _ = fs::remove_dir_all(&artifacts);
+        fs::create_dir_all(&artifacts).unwrap();
+        let root = tempfile::tempdir().unwrap();
+        let data = root.path().join("store");
+        let server = serve(&["--data", data.to_str().unwrap()]);
+        let driver = Chromedriver::start(&artifacts.join("chromedriver.log"));
+        let client = open_chromium(&driver, &root.path().join("profile"))
+            .await
+            .unwrap();
+        let tab = Tab {
+            client,
+            site: format!("http://{}", server.addr),
+            artifacts,
+            shots: 0,
+        };
+        Walk {
+            tab,
+            _driver: driver,
+            _server: server,
+            _root: root,
+        }
+    }
+
+    /// Ends the walk: on a failure, or a walk past `FLOW_LIMIT`, keeps the
+    /// page it failed on and fails, saying where the screenshots are.
+    async fn end<Late>(mut self, outcome: Result<Result<()>, Late>) {
+        let outcome = outcome
+            .unwrap_or_else(|_| Err(anyhow::anyhow!("the walk took longer than {FLOW_LIMIT:?}")));
+        if outcome.is_err() {
+            self.tab.keep_the_failed_page().await;
+        }
+        let _ = self.tab.client.close().await;
+        if let Err(e) = outcome {
+            panic!(
+                "{e:?}\n(screenshots and the page it failed on are in {})",
+                self.tab.artifacts.display()
+            );
+        }
+    }
+}
+
 #[actix_web::test]
 async fn cooks_sign_up_write_edit_and_fork_in_chromium_and_no_page_breaks_the_csp() {
-    install_chromium_and_chromedriver();
-    let artifacts = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-artifacts");
-    let _ = fs::remove_dir_all(&artifacts);
-    fs::create_dir_all(&artifacts).unwrap();
-    let root = tempfile::tempdir().unwrap();
-    let data = root.path().join("store");
-    let server = serve(&["--data", data.to_str().unwrap()]);
-    let driver = Chromedriver::start(&artifacts.join("chromedriver.log"));
-    let client = open_chromium(&driver, &root.path().join("profile"))
-        .await
-        .unwrap();
-    let mut tab = Tab {
-        client,
-        site: format!("http://{}", server.addr),
-        artifacts,
-        shots: 0,
-    };
-
+    let mut walk = Walk::start("browser-artifacts").await;
     let started = Instant::now();
-    let outcome = match timeout(FLOW_LIMIT, walk_through_the_site(&mut tab)).await {
-        Ok(outcome) => outcome,
-        Err(_) => Err(anyhow::anyhow!("the walk took longer than {FLOW_LIMIT:?}")),
-    };
-    if outcome.is_err() {
-        tab.keep_the_failed_page().await;
-    }
-    let _ = tab.client.close().await;
+    let outcome = timeout(FLOW_LIMIT, walk_through_the_site(&mut walk.tab)).await;
     eprintln!("browser: walked the site in {:.1?}", started.elapsed());
-    if let Err(e) = outcome {
-        panic!(
-            "{e:?}\n(screenshots and the page it failed on are in {})",
-            tab.artifacts.display()
-        );
-    }
+    walk.end(outcome).await;
 }
 
 /// Issue 31: the family drawing cuts no name. At a phone's width and a
@@ -239,37 +268,9 @@ fn deepest_demo_recipe() -> String {
 /// Ben's side. Both histories and the family drawing show the merges.
 #[actix_web::test]
 async fn forks_talk_back_in_chromium_bring_in_suggest_and_a_stale_acceptance_is_409() {
-    install_chromium_and_chromedriver();
-    let artifacts = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-artifacts-merges");
-    let _ = fs::remove_dir_all(&artifacts);
-    fs::create_dir_all(&artifacts).unwrap();
-    let root = tempfile::tempdir().unwrap();
-    let data = root.path().join("store");
-    let server = serve(&["--data", data.to_str().unwrap()]);
-    let driver = Chromedriver::start(&artifacts.join("chromedriver.log"));
-    let client = open_chromium(&driver, &root.path().join("profile"))
-        .await
-        .unwrap();
-    let mut tab = Tab {
-        client,
-        site: format!("http://{}", server.addr),
-        artifacts,
-        shots: 0,
-    };
-    let outcome = match timeout(FLOW_LIMIT, forks_talk_back(&mut tab)).await {
-        Ok(outcome) => outcome,
-        Err(_) => Err(anyhow::anyhow!("the walk took longer than {FLOW_LIMIT:?}")),
-    };
-    if outcome.is_err() {
-        tab.keep_the_failed_page().await;
-    }
-    let _ = tab.client.close().await;
-    if let Err(e) = outcome {
-        panic!(
-            "{e:?}\n(screenshots and the page it failed on are in {})",
-            tab.artifacts.display()
-        );
-    }
+    let mut walk = Walk::start("browser-artifacts-merges").await;
+    let outcome = timeout(FLOW_LIMIT, forks_talk_back(&mut walk.tab)).await;
+    walk.end(outcome).await;
 }
 
 /// A cook pastes another site's page into /import: the recipe comes back
@@ -278,37 +279,9 @@ async fn forks_talk_back_in_chromium_bring_in_suggest_and_a_stale_acceptance_is_
 /// brings it in, its lineage starting at the page.
 #[actix_web::test]
 async fn an_import_is_shown_in_chromium_to_be_changed_with_its_preview_before_it_is_saved() {
-    install_chromium_and_chromedriver();
-    let artifacts = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser-artifacts-import");
-    let _ = fs::remove_dir_all(&artifacts);
-    fs::create_dir_all(&artifacts).unwrap();
-    let root = tempfile::tempdir().unwrap();
-    let data = root.path().join("store");
-    let server = serve(&["--data", data.to_str().unwrap()]);
-    let driver = Chromedriver::start(&artifacts.join("chromedriver.log"));
-    let client = open_chromium(&driver, &root.path().join("profile"))
-        .await
-        .unwrap();
-    let mut tab = Tab {
-        client,
-        site: format!("http://{}", server.addr),
-        artifacts,
-        shots: 0,
-    };
-    let outcome = match timeout(FLOW_LIMIT, import_and_change(&mut tab)).await {
-        Ok(outcome) => outcome,
-        Err(_) => Err(anyhow::anyhow!("the walk took longer than {FLOW_LIMIT:?}")),
-    };
-    if outcome.is_err() {
-        tab.keep_the_failed_page().await;
-    }
-    let _ = tab.client.close().await;
-    if let Err(e) = outcome {
-        panic!(
-            "{e:?}\n(screenshots and the page it failed on are in {})",
-            tab.artifacts.display()
-        );
-    }
+    let mut walk = Walk::start("browser-artifacts-import").await;
+    let outcome = timeout(FLOW_LIMIT, import_and_change(&mut walk.tab)).await;
+    walk.end(outcome).await;
 }
 
 async fn import_and_change(tab: &mut Tab) -> Result<()> {
