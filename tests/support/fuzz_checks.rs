@@ -331,6 +331,14 @@ pub fn recipe_page(data: &[u8]) {
             }
             assert_eq!(imported.source.url, PAGE_URL);
             assert!(!imported.source.name.is_empty());
+            assert!(
+                !content.ingredients.is_empty() && !content.steps.is_empty(),
+                "a recipe without its ingredients or its steps was taken as whole"
+            );
+        }
+        Err(forkful::import::ImportError::Incomplete(partial)) => {
+            let content = &partial.imported.content;
+            assert!(content.ingredients.is_empty() || content.steps.is_empty());
         }
         Err(forkful::import::ImportError::Invalid(why)) => {
             panic!("a recipe was refused instead of cut to fit: {why}")
