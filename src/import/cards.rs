@@ -105,20 +105,39 @@ const CARDS: [Card; 4] = [
     },
 ];
 
-/// The text of `element` without the parts `not_text` selects: a walk
-/// that leaves those parts' subtrees out, so that a page nested deep costs
-/// its size and no more.
-fn text_without(element: ElementRef, not_text: &Selector) -> String {
-    let skipped: std::collections::HashSet<_> = element.select(not_text).map(|e| e.id()).collect();
+/// The most text read of one element, and the most nodes walked for it:
+/// a page of deep or enormous markup costs no more than a long recipe.
+const MAX_TEXT_BYTES: usize = 8 * 1024;
+const MAX_TEXT_NODES: usize = 4 * 1024;
+
+/// The text of `element`, at most `max_bytes` of it, without the parts
+/// `not_text` selects: a walk that leaves those parts' subtrees out and
+/// stops at its budgets, so that a page nested deep costs its size and no
+/// more.
+fn text_within(element: ElementRef, not_text: Option<&Selector>, max_bytes: usize) -> String {
+    let skipped: std::collections::HashSet<_> = match not_text {
+        Some(not_text) => element.select(not_text).map(|e| e.id()).collect(),
+        None => std::collections::HashSet::new(),
+    };
     let mut out = String::new();
     let mut stack: Vec<_> = element.children().collect();
     stack.reverse();
+    let mut walked = 0;
     while let Some(node) = stack.pop() {
+        walked += 1;
+        if walked > MAX_TEXT_NODES || out.len() > max_bytes {
+            break;
+        }
         if skipped.contains(&node.id()) {
             continue;
         }
         if let Some(text) = node.value().as_text() {
-            out.push_str(text);
+            // No more of a long text than there is room for.
+            let mut room = (max_bytes + 1 - out.len()).min(text.len());
+            while !text.is_char_boundary(room) {
+                room -= 1;
+            }
+            out.push_str(&text[..room]);
             out.push(' ');
         }
         let at = stack.len();
@@ -126,6 +145,11 @@ fn text_without(element: ElementRef, not_text: &Selector) -> String {
         stack[at..].reverse();
     }
     plain(&out)
+}
+
+/// `text_within` with the budget of one value.
+fn text_of(element: ElementRef) -> String {
+    text_within(element, None, MAX_TEXT_BYTES)
 }
 
 /// The recipe in a plugin's card, and the plugin's name.
@@ -136,11 +160,17 @@ pub(super) fn plugin_card(page: &Html) -> Option<(Found, &'static str)> {
         let texts = |css: &str| -> Vec<String> {
             root.select(&selector(css))
                 .take(MAX_ITEMS)
-                .map(|e| text_without(e, &not_text))
+                .map(|e| text_within(e, Some(&not_text), MAX_TEXT_BYTES))
                 .filter(|t| !t.is_empty())
                 .collect()
         };
-        let first = |css: &str| texts(css).into_iter().next();
+        // The first element's text alone: a title is one element.
+        let first = |css: &str| {
+            root.select(&selector(css))
+                .take(MAX_ITEMS)
+                .map(|e| text_within(e, Some(&not_text), MAX_TEXT_BYTES))
+                .find(|t| !t.is_empty())
+        };
         let mut steps = Vec::new();
         match card.step_group {
             Some((group, heading)) if root.select(&selector(group)).next().is_some() => {
@@ -148,10 +178,10 @@ pub(super) fn plugin_card(page: &Html) -> Option<(Found, &'static str)> {
                     let section = group
                         .select(&selector(heading))
                         .next()
-                        .map(|h| plain(&h.text().collect::<String>()))
+                        .map(text_of)
                         .filter(|h| !h.is_empty());
                     for step in group.select(&selector(card.steps)).take(MAX_ITEMS) {
-                        let text = text_without(step, &not_text);
+                        let text = text_within(step, Some(&not_text), MAX_TEXT_BYTES);
                         if !text.is_empty() {
                             steps.push(Step {
                                 section: section.clone(),
@@ -272,15 +302,30 @@ const METHOD: [&str; 41] = [
     "செய்முறை",
 ];
 
-/// Whether a heading's text names one of `names` (a trailing colon, a
-/// count or "for the dough" after it allowed).
+/// Words that may follow a heading's name: "Ingredients for the dough",
+/// "Zutaten für 4 Personen".
+const FOR: [&str; 10] = [
+    "for", "für", "voor", "pour", "per", "para", "til", "för", "dla", "için",
+];
+
+/// Whether a heading's text is one of `names`: alone, with a colon after
+/// it and nothing more, with something in brackets, or with what it is
+/// for ("Ingredients for the sauce"). "Preparation time: 10 min" is not
+/// a method's heading.
 fn names(heading: &str, names: &[&str]) -> bool {
-    let heading = heading.trim().trim_end_matches(':').trim().to_lowercase();
+    let heading = heading.trim().to_lowercase();
     names.iter().any(|name| {
-        heading == *name
-            || heading
-                .strip_prefix(name)
-                .is_some_and(|rest| rest.starts_with([' ', ':', '(']))
+        let Some(rest) = heading.strip_prefix(name) else {
+            return false;
+        };
+        let rest = rest.trim();
+        rest.is_empty()
+            || rest == ":"
+            || rest.starts_with('(')
+            || FOR.iter().any(|word| {
+                rest.strip_prefix(word)
+                    .is_some_and(|after| after.starts_with(' '))
+            })
     })
 }
 
@@ -298,7 +343,8 @@ pub(super) fn by_headings(page: &Html) -> Option<Found> {
         if looks.iter().all(|n| *n >= MAX_LOOKS) {
             break;
         }
-        let text = plain(&heading.text().collect::<String>());
+        // Read no further than a heading can be long.
+        let text = text_within(heading, None, 64);
         if text.len() > 60 {
             continue;
         }
@@ -333,54 +379,63 @@ pub(super) fn by_headings(page: &Html) -> Option<Found> {
 
 /// The items of the first list that follows `heading` in the page, before
 /// the next heading; with `paragraphs`, the paragraphs there when no list
-/// comes first.
+/// comes first. Paragraphs are read only beside the heading itself; a list
+/// may be after the block that holds it (a heading wrapped in a div).
+/// Anything that holds a heading of its own (the comments, the next
+/// section) ends the look.
 fn list_after(heading: ElementRef, paragraphs: bool) -> Option<Vec<String>> {
+    let headings = selector("h1, h2, h3, h4, h5, h6");
+    let lists = selector("ul, ol");
+    let items = selector("li");
     let mut paragraph_texts = Vec::new();
-    // The elements after the heading, in document order: its following
-    // siblings and theirs, and those of each ancestor (a heading wrapped
-    // in a div of its own).
+    let found = |texts: Vec<String>| (!texts.is_empty()).then_some(texts);
     let mut at = Some(heading);
     while let Some(here) = at {
         for sibling in here.next_siblings().filter_map(ElementRef::wrap) {
             let name = sibling.value().name();
-            if matches!(name, "h1" | "h2" | "h3" | "h4" | "h5" | "h6") {
-                return (!paragraph_texts.is_empty()).then_some(paragraph_texts);
+            let is_heading = matches!(name, "h1" | "h2" | "h3" | "h4" | "h5" | "h6");
+            if is_heading || sibling.select(&headings).next().is_some() {
+                return found(paragraph_texts);
             }
             let list = match name {
                 "ul" | "ol" => Some(sibling),
-                _ => sibling.select(&selector("ul, ol")).next(),
+                _ => sibling.select(&lists).next(),
             };
-            if let Some(list) = list {
-                let items: Vec<String> = list
-                    .select(&selector("li"))
+            if let Some(list) = list.filter(|_| paragraph_texts.is_empty()) {
+                let texts: Vec<String> = list
+                    .select(&items)
                     .take(MAX_ITEMS)
-                    .map(|li| plain(&li.text().collect::<String>()))
+                    .map(text_of)
                     .filter(|t| !t.is_empty())
                     .collect();
-                if !items.is_empty() && paragraph_texts.is_empty() {
-                    return Some(items);
+                if !texts.is_empty() {
+                    return Some(texts);
                 }
             }
-            if paragraphs && name == "p" {
-                let text = plain(&sibling.text().collect::<String>());
-                if !text.is_empty() && paragraph_texts.len() < MAX_ITEMS {
+            if paragraphs && name == "p" && paragraph_texts.len() < MAX_ITEMS {
+                let text = text_of(sibling);
+                if !text.is_empty() {
                     paragraph_texts.push(text);
                 }
             }
+        }
+        if !paragraph_texts.is_empty() {
+            return Some(paragraph_texts);
         }
         at = here.parent().and_then(ElementRef::wrap);
         if at.is_some_and(|a| matches!(a.value().name(), "body" | "html")) {
             break;
         }
     }
-    (!paragraph_texts.is_empty()).then_some(paragraph_texts)
+    None
 }
 
 /// The page's title: its first `h1`, else `og:title`, else `<title>`.
 fn page_title(page: &Html) -> Option<String> {
     let h1 = page
         .select(&selector("h1"))
-        .map(|h| plain(&h.text().collect::<String>()))
+        .take(MAX_ITEMS)
+        .map(text_of)
         .find(|t| !t.is_empty());
     h1.or_else(|| {
         page.select(&selector("meta[property='og:title']"))
@@ -390,7 +445,7 @@ fn page_title(page: &Html) -> Option<String> {
     })
     .or_else(|| {
         page.select(&selector("title"))
-            .map(|t| plain(&t.text().collect::<String>()))
+            .map(text_of)
             .find(|t| !t.is_empty())
     })
 }

@@ -36,16 +36,20 @@ fn first_recipe(documents: &[Value]) -> Option<&Value> {
     for document in documents {
         find(document, 0, &mut recipes);
     }
-    let size = |recipe: &Value| {
-        let count = |key: &str| match recipe.get(key) {
-            Some(Value::Array(items)) => items.len(),
-            Some(Value::Null) | None => 0,
-            Some(_) => 1,
-        };
-        count("recipeIngredient").max(count("ingredients")) + count("recipeInstructions")
-    };
-    let most = recipes.iter().map(|r| size(r)).max()?;
-    recipes.into_iter().find(|r| size(r) == most)
+    // Counted as read: a section's steps, a text's numbered steps.
+    let sizes: Vec<usize> = recipes
+        .iter()
+        .map(|r| {
+            let content = content_of(r);
+            content.ingredients.len() + content.steps.len()
+        })
+        .collect();
+    let most = *sizes.iter().max()?;
+    recipes
+        .into_iter()
+        .zip(sizes)
+        .find(|(_, size)| *size == most)
+        .map(|(recipe, _)| recipe)
 }
 
 pub(super) fn recipe(page: &scraper::Html) -> Option<Found> {
@@ -81,6 +85,7 @@ pub(super) fn address(page: &scraper::Html) -> Option<String> {
     .flatten()
     .filter_map(Value::as_str)
     .map(|url| url.trim().split('#').next().unwrap_or(""))
+    .filter(|url| url.len() <= super::MAX_SOURCE_URL)
     .find(|url| url.starts_with("https://") || url.starts_with("http://"))
     .map(str::to_owned);
     found

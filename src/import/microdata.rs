@@ -17,6 +17,17 @@ fn selector(css: &str) -> Selector {
 /// a hostile page of nested properties costs no more than a long recipe.
 const MAX_PROPS: usize = 400;
 const MAX_VALUE_BYTES: usize = 8 * 1024;
+/// The most of one instructions element read as its steps' text.
+const MAX_STEPS_BYTES: usize = 64 * 1024;
+
+/// `text` cut to at most `max` bytes, at a character's boundary.
+fn clipped_at(text: &str, max: usize) -> &str {
+    let mut end = text.len().min(max);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
 
 /// An element's text, at most `MAX_VALUE_BYTES` of it.
 fn text_of(element: ElementRef) -> String {
@@ -129,7 +140,13 @@ pub(super) fn recipe(page: &Html, markup: Markup) -> Option<Found> {
         .collect();
     ingredients.dedup();
     let mut steps = Vec::new();
-    for instruction in props("recipeInstructions") {
+    let instructions = props("recipeInstructions");
+    let ids: Vec<_> = instructions.iter().map(|e| e.id()).collect();
+    for instruction in instructions {
+        // One inside another is part of its text, not read again.
+        if instruction.ancestors().any(|a| ids.contains(&a.id())) {
+            continue;
+        }
         // A list of steps in one element: each item a step.
         let items: Vec<String> = instruction
             .select(&selector("li"))
@@ -148,7 +165,7 @@ pub(super) fn recipe(page: &Html, markup: Markup) -> Option<Found> {
             };
             // In HTML a line break in the source is a space: only the
             // markup's breaks (`<p>`, `<br>`, `<li>`) and numbers part steps.
-            let raw = raw.replace(['\r', '\n'], " ");
+            let raw = clipped_at(&raw, MAX_STEPS_BYTES).replace(['\r', '\n'], " ");
             steps.extend(numbered_steps(&raw).into_iter().map(|text| Step {
                 section: None,
                 text,

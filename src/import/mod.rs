@@ -225,6 +225,8 @@ pub fn page_address(given: &str, html: &str) -> Option<String> {
         page.select(&selector)
             .filter_map(|e| e.value().attr("href").or(e.value().attr("content")))
             .map(str::trim)
+            // One too long to keep says nothing: the next place may.
+            .filter(|url| url.len() <= MAX_SOURCE_URL)
             .find(|url| url.starts_with("https://") || url.starts_with("http://"))
             .map(str::to_owned)
     };
@@ -331,6 +333,15 @@ mod tests {
         ] {
             assert_eq!(page_address("", &html).as_deref(), address, "{html}");
         }
+        // An address too long to keep says nothing: the next place may.
+        let long = format!(
+            r#"<link rel="canonical" href="https://x.example/{}">"#,
+            "a".repeat(super::MAX_SOURCE_URL)
+        );
+        assert_eq!(
+            page_address("", &page(&format!("{long}{og}"), "")).as_deref(),
+            Some("https://og.example/dal")
+        );
         // A page saved by a browser says where it was in a comment.
         for (saved, address) in [
             (

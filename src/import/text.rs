@@ -34,10 +34,17 @@ pub fn numbered_steps(text: &str) -> Vec<String> {
         None if text.contains("\n\n") => text.split("\n\n").collect(),
         None => text.lines().collect(),
     };
+    // Tags out first, so that a line that starts `<p>2. Boil` starts with
+    // its number.
     parts
         .into_iter()
-        .flat_map(split_at_numbers)
         .map(plain)
+        .flat_map(|line| {
+            split_at_numbers(&line)
+                .into_iter()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
         .filter(|step| !step.is_empty())
         .collect()
 }
@@ -110,8 +117,13 @@ fn split_at_numbers(line: &str) -> Vec<&str> {
         let space = search + found;
         let word = line[space..].trim_start();
         let word_at = line.len() - word.len();
+        // The next number cuts only where a sentence ended before it:
+        // "gas mark 2. Grease" is one step, "Soak. 2. Boil" two.
+        let ended = line[start..space]
+            .trim_end()
+            .ends_with(['.', '!', '?', ':', ';', ')']);
         match step_number(word) {
-            Some((len, n)) if n == next => {
+            Some((len, n)) if n == next && ended => {
                 parts.push(line[start..space].trim());
                 start = word_at + len;
                 next += 1;
@@ -365,6 +377,18 @@ mod tests {
             assert_eq!(numbered_steps(text), [text], "{text:?}");
         }
         assert_eq!(numbered_steps("1. Only one step"), ["Only one step"]);
+        // A number in a step's text is the text's.
+        assert_eq!(
+            numbered_steps("1. Heat the oven to gas mark 2. Grease a tin.\n2. Mix."),
+            ["Heat the oven to gas mark 2. Grease a tin.", "Mix."]
+        );
+        // Numbers after markup's breaks, or inside one paragraph of it.
+        for text in [
+            "1. Soak the beans.<br>2. Boil for 1.5 hours.<br>3. Salt to taste.",
+            "<p>1. Soak the beans. 2. Boil for 1.5 hours. 3. Salt to taste.</p>",
+        ] {
+            assert_eq!(numbered_steps(text), three, "{text:?}");
+        }
         assert_eq!(numbered_steps(" \n\n "), Vec::<String>::new());
     }
 

@@ -899,8 +899,10 @@ fn import_source(fields: &RecipeFields) -> Result<(Source, String), WebError> {
 /// What an imported recipe still lacks: its ingredients or its steps
 /// (`import::ImportError::Incomplete`'s words).
 pub(super) fn import_missing(fields: &RecipeFields) -> Option<&'static str> {
-    let blank = |text: &str| text.trim().is_empty();
-    match (blank(&fields.ingredients), blank(&fields.steps)) {
+    // As the recipe will read them: a method of headings alone has no step.
+    let no_ingredients = fields.ingredients.lines().all(|l| l.trim().is_empty());
+    let no_steps = crate::domain::content::steps_of_text(&fields.steps).is_empty();
+    match (no_ingredients, no_steps) {
         (true, true) => Some("ingredients and no steps"),
         (true, false) => Some("ingredients"),
         (false, true) => Some("steps"),

@@ -623,6 +623,10 @@ async fn the_import_form_says_what_was_wrong_and_writes_nothing() {
         refused.body
     );
     assert!(crate::helpers::stored(recipes.store()) == before);
+    // A method of a heading alone has no step either.
+    let headings_only = bring_in(&mut ann, &refused, &[("steps", "## Sauce")]).await;
+    assert_eq!(headings_only.status, 422, "{}", headings_only.body);
+    assert!(crate::helpers::stored(recipes.store()) == before);
     let finished = bring_in(&mut ann, &refused, &[("steps", "Simmer the lentils.")]).await;
     assert_eq!(finished.status, 303, "{}", finished.body);
     assert_eq!(finished.header("location"), Some("/recipes/dal"));

@@ -489,8 +489,8 @@ fn a_page_built_to_slow_the_html_readings_is_read_in_its_size() {
     ));
     let deep = format!(
         "{}1 leek<span class=\"wprm-checkbox-container\">x</span>{}",
-        "<span>".repeat(5_000),
-        "</span>".repeat(5_000)
+        "<span>".repeat(1_000),
+        "</span>".repeat(1_000)
     );
     let card = format!(
         r#"<html><body><div class="wprm-recipe-container"><h2 class="wprm-recipe-name">Soup</h2>
@@ -499,4 +499,93 @@ fn a_page_built_to_slow_the_html_readings_is_read_in_its_size() {
     );
     let c = read(&card).content;
     assert_eq!(c.ingredients, ["1 leek"]);
+}
+
+/// What a review found the readings got wrong on ordinary pages: a
+/// "Preparation time: 10 min" line taken for the method's heading, the
+/// comments or the footer read as steps, and a sub-recipe with more
+/// top-level steps taken for the recipe.
+#[test]
+fn the_headings_reading_takes_no_time_line_comment_or_footer_for_a_step() {
+    let time_line = r#"<html><body><h1>Dal</h1><p><b>Preparation time:</b> 10 min</p>
+        <p><b>Serves:</b> 4</p><p><b>Ingredients</b></p><ul><li>1 cup lentils</li></ul>
+        <p><b>Method</b></p><ol><li>Soak.</li><li>Boil.</li></ol></body></html>"#;
+    let comments = r#"<html><body><h1>Dal</h1><h2>Ingredients</h2><ul><li>1 cup lentils</li></ul>
+        <div class="entry"><h2>Method</h2><p>Soak.</p><p>Boil.</p></div>
+        <div id="comments"><h3>2 comments</h3><ol class="comment-list"><li>Loved it! 5 stars</li><li>Too salty</li></ol></div>
+        </body></html>"#;
+    let footer = r#"<html><body><main><article><h1>Dal</h1><h2>Ingredients</h2><ul><li>1 cup lentils</li></ul>
+        <h2>Method</h2><p>Soak.</p><p>Boil.</p></article><p>Leave a comment below!</p></main>
+        <p>(c) 2024 Dal Blog</p></body></html>"#;
+    for html in [time_line, comments, footer] {
+        let c = read(html).content;
+        assert_eq!(c.ingredients, ["1 cup lentils"], "{html}");
+        assert_eq!(
+            c.steps.iter().map(|s| s.text.as_str()).collect::<Vec<_>>(),
+            ["Soak.", "Boil."],
+            "{html}"
+        );
+    }
+}
+
+#[test]
+fn of_several_recipes_the_one_with_the_most_read_is_taken_sections_counted() {
+    let steps = |n: usize| -> String {
+        (1..=n)
+            .map(|i| format!(r#"{{"@type": "HowToStep", "text": "Step {i}."}}"#))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let lasagne = format!(
+        r#"{{"@type": "Recipe", "name": "Lasagne", "recipeIngredient": [{}],
+            "recipeInstructions": [{{"@type": "HowToSection", "name": "Ragù", "itemListElement": [{}]}},
+                                   {{"@type": "HowToSection", "name": "Bake", "itemListElement": [{}]}}]}}"#,
+        (1..=10)
+            .map(|i| format!("\"{i} thing\""))
+            .collect::<Vec<_>>()
+            .join(", "),
+        steps(6),
+        steps(6)
+    );
+    let bechamel = format!(
+        r#"{{"@type": "Recipe", "name": "Béchamel", "recipeIngredient": ["a", "b", "c", "d"],
+            "recipeInstructions": [{}]}}"#,
+        steps(9)
+    );
+    let html = jsonld_page(&format!(r#"{{"@graph": [{bechamel}, {lasagne}]}}"#));
+    assert_eq!(read(&html).content.title, "Lasagne");
+}
+
+/// Markup built so that each element's text is the whole page: read once,
+/// and bounded, not once per element.
+#[test]
+fn nested_markup_is_read_once_and_bounded() {
+    let words = "lentils and water ".repeat(6_000);
+    let nested_steps = format!(
+        r#"<html><body><div itemscope itemtype="https://schema.org/Recipe"><h1 itemprop="name">Dal</h1>
+        <span itemprop="recipeIngredient">1 cup lentils</span>{}<p>{words}</p>{}</div></body></html>"#,
+        r#"<div itemprop="recipeInstructions">"#.repeat(200),
+        "</div>".repeat(200)
+    );
+    let c = read(&nested_steps).content;
+    let read_bytes: usize = c.steps.iter().map(|s| s.text.len()).sum();
+    assert!(read_bytes <= 200 * 1024, "{read_bytes} bytes of steps");
+    let nested_items = format!(
+        r#"<html><body><div class="tasty-recipes"><h2 class="tasty-recipes-title">Dal</h2>
+        <div class="tasty-recipes-ingredients"><ul>{}{words}</ul></div>
+        <div class="tasty-recipes-instructions"><ol><li>Soak.</li></ol></div></div></body></html>"#,
+        "<li><ul>".repeat(400)
+    );
+    match import::from_html(&nested_items, URL) {
+        Ok(imported) => {
+            let bytes: usize = imported.content.ingredients.iter().map(String::len).sum();
+            assert!(bytes <= 8 * 1024 * 1024, "{bytes} bytes of ingredients");
+        }
+        Err(e) => panic!("{e}"),
+    }
+    let nested_heading = format!(
+        "<html><body><h1>t</h1>{}{words}</body></html>",
+        "<b>".repeat(2_000)
+    );
+    assert!(import::from_html(&nested_heading, URL).is_err());
 }
