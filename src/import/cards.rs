@@ -7,7 +7,7 @@
 
 use scraper::{ElementRef, Html, Selector};
 
-use super::text::{duration_words, plain};
+use super::text::{clipped_bytes, duration_words, plain};
 use super::Found;
 use crate::domain::{Content, Step, Yield};
 
@@ -133,11 +133,7 @@ fn text_within(element: ElementRef, not_text: Option<&Selector>, max_bytes: usiz
         }
         if let Some(text) = node.value().as_text() {
             // No more of a long text than there is room for.
-            let mut room = (max_bytes + 1 - out.len()).min(text.len());
-            while !text.is_char_boundary(room) {
-                room -= 1;
-            }
-            out.push_str(&text[..room]);
+            out.push_str(clipped_bytes(text, max_bytes + 1 - out.len()));
             out.push(' ');
         }
         let at = stack.len();

@@ -5,7 +5,7 @@
 
 use scraper::{ElementRef, Html, Selector};
 
-use super::text::{duration, numbered_steps, plain};
+use super::text::{clipped_bytes, duration, numbered_steps, plain};
 use super::Found;
 use crate::domain::{Content, Step, Yield};
 
@@ -19,15 +19,6 @@ const MAX_PROPS: usize = 400;
 const MAX_VALUE_BYTES: usize = 8 * 1024;
 /// The most of one instructions element read as its steps' text.
 const MAX_STEPS_BYTES: usize = 64 * 1024;
-
-/// `text` cut to at most `max` bytes, at a character's boundary.
-fn clipped_at(text: &str, max: usize) -> &str {
-    let mut end = text.len().min(max);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
-}
 
 /// An element's text, at most `MAX_VALUE_BYTES` of it.
 fn text_of(element: ElementRef) -> String {
@@ -165,7 +156,7 @@ pub(super) fn recipe(page: &Html, markup: Markup) -> Option<Found> {
             };
             // In HTML a line break in the source is a space: only the
             // markup's breaks (`<p>`, `<br>`, `<li>`) and numbers part steps.
-            let raw = clipped_at(&raw, MAX_STEPS_BYTES).replace(['\r', '\n'], " ");
+            let raw = clipped_bytes(&raw, MAX_STEPS_BYTES).replace(['\r', '\n'], " ");
             steps.extend(numbered_steps(&raw).into_iter().map(|text| Step {
                 section: None,
                 text,

@@ -16,7 +16,6 @@ mod microdata;
 mod text;
 
 pub use fetch::{FetchError, FetchPlace, Fetcher, MAX_FETCHES, MAX_PAGE_BYTES, MAX_REDIRECTS};
-pub use text::host_of;
 
 use crate::domain::{Content, Minutes, Source};
 use microdata::Markup;
@@ -168,19 +167,39 @@ pub fn from_html(html: &str, url: &str) -> Result<Imported, ImportError> {
     let content = text::within_limits(found.content)
         .normalized()
         .map_err(|e| ImportError::Invalid(e.to_string()))?;
-    let name = found
-        .site_name
-        .or_else(|| site_name_of(&page))
-        .or_else(|| text::host_of(url))
-        .unwrap_or_else(|| url.to_owned());
+    let name = found.site_name.or_else(|| site_name_of(&page));
     whole(Imported {
         content,
-        source: Source {
-            url: url.to_owned(),
-            name: text::clipped(&name, 100),
-        },
+        source: source(url, name.as_deref().unwrap_or("")),
         reading,
     })
+}
+
+/// The source the page at `url` is, named `name` (cut to 100 characters),
+/// or, where it names none, by its host: the start of a brought-in recipe's
+/// lineage, for a page read here and for the form that shows it.
+pub fn source(url: &str, name: &str) -> Source {
+    let name = text::clipped(name.trim(), 100);
+    let name = match name.is_empty() {
+        true => text::host_of(url).unwrap_or_else(|| url.to_owned()),
+        false => name,
+    };
+    Source {
+        url: url.to_owned(),
+        name,
+    }
+}
+
+/// What a recipe of `ingredients` and `steps` lacks to be whole, in the
+/// words the cook is told ("steps", "ingredients", "ingredients and no
+/// steps"); `None` when it has both.
+pub fn missing(ingredients: usize, steps: usize) -> Option<&'static str> {
+    match (ingredients, steps) {
+        (0, 0) => Some("ingredients and no steps"),
+        (0, _) => Some("ingredients"),
+        (_, 0) => Some("steps"),
+        _ => None,
+    }
 }
 
 /// `imported`, or, found without its ingredients or without its steps,
@@ -188,11 +207,8 @@ pub fn from_html(html: &str, url: &str) -> Result<Imported, ImportError> {
 fn whole(imported: Imported) -> Result<Imported, ImportError> {
     let content = &imported.content;
     let (ingredients, steps) = (content.ingredients.len(), content.steps.len());
-    let missing = match (ingredients, steps) {
-        (0, 0) => "ingredients and no steps",
-        (0, _) => "ingredients",
-        (_, 0) => "steps",
-        _ => return Ok(imported),
+    let Some(missing) = missing(ingredients, steps) else {
+        return Ok(imported);
     };
     let counted = |n: usize, one: &str, many: &str| match n {
         1 => format!("1 {one}"),
@@ -241,11 +257,7 @@ pub fn page_address(given: &str, html: &str) -> Option<String> {
 /// SingleFile's `url: https://...` in its opening comment. Looked for in
 /// the page's first 4 KB, where both write it.
 fn saved_from(html: &str) -> Option<String> {
-    let mut head_end = html.len().min(4096);
-    while !html.is_char_boundary(head_end) {
-        head_end -= 1;
-    }
-    let head = &html[..head_end];
+    let head = text::clipped_bytes(html, 4096);
     let after = if let Some(at) = head.find("saved from url=(") {
         let rest = &head[at + "saved from url=(".len()..];
         &rest[rest.find(')')? + 1..]

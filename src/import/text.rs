@@ -270,12 +270,12 @@ pub fn host_of(url: &str) -> Option<String> {
 }
 
 /// `text` cut to at most `max` bytes, at a character's boundary.
-fn clipped_bytes(text: &str, max: usize) -> String {
+pub(super) fn clipped_bytes(text: &str, max: usize) -> &str {
     let mut end = text.len().min(max);
     while !text.is_char_boundary(end) {
         end -= 1;
     }
-    text[..end].to_owned()
+    &text[..end]
 }
 
 /// Content cut to what this site keeps: other sites' recipes can be longer
@@ -301,7 +301,7 @@ pub fn within_limits(mut content: Content) -> Content {
             }
             Slot::Markdown(_, place) => {
                 let held = place(&mut content);
-                *held = held.take().map(|t| clipped_bytes(&t, MAX_TEXT));
+                *held = held.take().map(|t| clipped_bytes(&t, MAX_TEXT).to_owned());
             }
             // An address cut short would lead somewhere else: dropped.
             Slot::Address(_, place) => {
@@ -323,7 +323,7 @@ pub fn within_limits(mut content: Content) -> Content {
     let line = |t: Option<String>| t.map(|t| clipped(&t, MAX_LINE));
     content.ingredients.truncate(MAX_INGREDIENTS);
     for i in &mut content.ingredients {
-        *i = clipped_bytes(i, MAX_LINE);
+        *i = clipped_bytes(i, MAX_LINE).to_owned();
     }
     // The lines whose items stay within `MAX_INGREDIENT_TERMS`, counted as
     // `Content::normalized` counts them.
@@ -337,7 +337,7 @@ pub fn within_limits(mut content: Content) -> Content {
     }
     content.steps.truncate(MAX_STEPS);
     for step in &mut content.steps {
-        step.text = clipped_bytes(&step.text, MAX_LINE);
+        step.text = clipped_bytes(&step.text, MAX_LINE).to_owned();
         step.section = line(step.section.take());
     }
     content.tags.retain(|t| {

@@ -120,7 +120,12 @@ pub async fn submit(
     // The page's picture is fetched when the recipe is brought in.
     form.image_was.clear();
     form.picture_alt = imported.content.title.clone();
-    form.note = format!("Brought in from {}", source.name);
+    // The version's note says where, and how it was read, as the CLI's.
+    form.note = format!(
+        "Brought in from {}, read from {}",
+        source.name,
+        imported.reading.as_str()
+    );
     let errors = match missing {
         Some(missing) => FieldErrors::one(
             if missing == "steps" {

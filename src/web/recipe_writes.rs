@@ -876,38 +876,18 @@ fn import_source(fields: &RecipeFields) -> Result<(Source, String), WebError> {
                 .to_owned(),
         ));
     }
-    let name: String = fields
-        .scalar("source_name")
-        .trim()
-        .chars()
-        .take(100)
-        .collect();
-    let name = match name.is_empty() {
-        true => crate::import::host_of(url).unwrap_or_else(|| url.to_owned()),
-        false => name,
-    };
     let reading: String = fields.scalar("reading").trim().chars().take(200).collect();
-    Ok((
-        Source {
-            url: url.to_owned(),
-            name,
-        },
-        reading,
-    ))
+    let source = crate::import::source(url, fields.scalar("source_name"));
+    Ok((source, reading))
 }
 
 /// What an imported recipe still lacks: its ingredients or its steps
 /// (`import::ImportError::Incomplete`'s words).
 pub(super) fn import_missing(fields: &RecipeFields) -> Option<&'static str> {
     // As the recipe will read them: a method of headings alone has no step.
-    let no_ingredients = fields.ingredients.lines().all(|l| l.trim().is_empty());
-    let no_steps = crate::domain::content::steps_of_text(&fields.steps).is_empty();
-    match (no_ingredients, no_steps) {
-        (true, true) => Some("ingredients and no steps"),
-        (true, false) => Some("ingredients"),
-        (false, true) => Some("steps"),
-        (false, false) => None,
-    }
+    let ingredients = fields.ingredients.lines().filter(|l| !l.trim().is_empty());
+    let steps = crate::domain::content::steps_of_text(&fields.steps);
+    crate::import::missing(ingredients.count(), steps.len())
 }
 
 /// `POST /import/save`: the recipe an import showed, as the cook checked

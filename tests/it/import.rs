@@ -433,6 +433,11 @@ async fn a_cook_brings_in_a_recipe_whose_lineage_starts_at_its_source() {
     // Shown in the recipe form, to be checked: nothing is saved yet.
     assert_eq!(preview.status, 200, "{}", preview.body);
     assert_eq!(preview.attrs("#title", "value"), ["Easy Chana Masala"]);
+    assert_eq!(
+        preview.attrs("#note", "value"),
+        ["Brought in from Spice Trail Kitchen, read from its schema.org JSON-LD"],
+        "the version's note says where and how, as the CLI's"
+    );
     assert!(
         preview
             .texts("p.source-notice")
