@@ -346,10 +346,10 @@ pub(super) fn by_headings(page: &Html) -> Option<Found> {
         }
         if ingredients.is_none() && looks[0] < MAX_LOOKS && names(&text, &INGREDIENTS) {
             looks[0] += 1;
-            ingredients = list_after(heading, false);
+            ingredients = list_after(heading, Part::Ingredients);
         } else if steps.is_none() && looks[1] < MAX_LOOKS && names(&text, &METHOD) {
             looks[1] += 1;
-            steps = list_after(heading, true);
+            steps = list_after(heading, Part::Steps);
         }
     }
     let (ingredients, steps) = (ingredients.unwrap_or_default(), steps.unwrap_or_default());
@@ -373,50 +373,155 @@ pub(super) fn by_headings(page: &Html) -> Option<Found> {
     })
 }
 
-/// The items of the first list that follows `heading` in the page, before
-/// the next heading; with `paragraphs`, the paragraphs there when no list
-/// comes first. Paragraphs are read only beside the heading itself; a list
-/// may be after the block that holds it (a heading wrapped in a div).
+/// Which part of a recipe a heading opens.
+#[derive(Clone, Copy, PartialEq)]
+enum Part {
+    Ingredients,
+    Steps,
+}
+
+/// Headings that close a recipe's part without naming the other: its
+/// notes and tips, in the languages of `INGREDIENTS`.
+const NOTES: [&str; 22] = [
+    "notes",
+    "note",
+    "tips",
+    "notizen",
+    "tipps",
+    "hinweise",
+    "remarques",
+    "astuces",
+    "conseils",
+    "consigli",
+    "notas",
+    "consejos",
+    "dicas",
+    "opmerkingen",
+    "vinkit",
+    "megjegyzés",
+    "sfaturi",
+    "советы",
+    "примечания",
+    "σημειώσεις",
+    "notlar",
+    "uwagi",
+];
+
+/// A heading's rank: 1 for `h1` to 6 for `h6`, and 7 for words made a
+/// heading by bold type (`<p><strong>Ingredients</strong></p>`).
+fn rank_of(element: ElementRef) -> u8 {
+    match element.value().name() {
+        "h1" => 1,
+        "h2" => 2,
+        "h3" => 3,
+        "h4" => 4,
+        "h5" => 5,
+        "h6" => 6,
+        _ => 7,
+    }
+}
+
+fn is_list(element: ElementRef) -> bool {
+    matches!(element.value().name(), "ul" | "ol")
+}
+
+/// Whether `element` heads a group of the part a heading of rank `rank`
+/// opened ("For the dough" over its own list): short, of a lower rank
+/// (or bold words under bold words), naming no part of its own, and
+/// followed at once by a list.
+fn heads_a_group(element: ElementRef, rank: u8, part: Part) -> bool {
+    let own_rank = rank_of(element);
+    if own_rank <= rank && own_rank != 7 {
+        return false;
+    }
+    if own_rank == 7 && element.value().name() != "p" {
+        return false;
+    }
+    let text = text_within(element, None, 64);
+    let other = match part {
+        Part::Ingredients => &METHOD[..],
+        Part::Steps => &INGREDIENTS[..],
+    };
+    !text.is_empty()
+        && text.len() <= 60
+        && !names(&text, other)
+        && !names(&text, &NOTES)
+        && element
+            .next_siblings()
+            .filter_map(ElementRef::wrap)
+            .next()
+            .is_some_and(is_list)
+}
+
+/// The part that follows `heading` in the page, before the next heading:
+/// the items of its lists (several where groups have headings of their
+/// own), else its paragraphs' lines (a line each where `<br>`s part
+/// them). Paragraphs are read only beside the heading itself; a list may
+/// be after the block that holds it (a heading wrapped in a div).
 /// Anything that holds a heading of its own (the comments, the next
 /// section) ends the look.
-fn list_after(heading: ElementRef, paragraphs: bool) -> Option<Vec<String>> {
+fn list_after(heading: ElementRef, part: Part) -> Option<Vec<String>> {
     let headings = selector("h1, h2, h3, h4, h5, h6");
     let lists = selector("ul, ol");
     let items = selector("li");
-    let mut paragraph_texts = Vec::new();
+    let rank = rank_of(heading);
+    let list_items = |list: ElementRef| -> Vec<String> {
+        list.select(&items)
+            .take(MAX_ITEMS)
+            .map(text_of)
+            .filter(|t| !t.is_empty())
+            .collect()
+    };
+    let mut listed: Vec<String> = Vec::new();
+    let mut paragraph_lines: Vec<String> = Vec::new();
     let found = |texts: Vec<String>| (!texts.is_empty()).then_some(texts);
     let mut at = Some(heading);
     while let Some(here) = at {
         for sibling in here.next_siblings().filter_map(ElementRef::wrap) {
             let name = sibling.value().name();
+            // Past the first list, only a group's heading and the next
+            // list carry the part on: anything else ends it.
+            if !listed.is_empty() {
+                if is_list(sibling) && listed.len() < MAX_ITEMS {
+                    listed.extend(list_items(sibling));
+                    continue;
+                }
+                if heads_a_group(sibling, rank, part) || text_of(sibling).is_empty() {
+                    continue;
+                }
+                return found(listed);
+            }
             let is_heading = matches!(name, "h1" | "h2" | "h3" | "h4" | "h5" | "h6");
+            if paragraph_lines.is_empty() && heads_a_group(sibling, rank, part) {
+                continue;
+            }
             if is_heading || sibling.select(&headings).next().is_some() {
-                return found(paragraph_texts);
+                return found(paragraph_lines);
             }
             let list = match name {
                 "ul" | "ol" => Some(sibling),
                 _ => sibling.select(&lists).next(),
             };
-            if let Some(list) = list.filter(|_| paragraph_texts.is_empty()) {
-                let texts: Vec<String> = list
-                    .select(&items)
-                    .take(MAX_ITEMS)
-                    .map(text_of)
-                    .filter(|t| !t.is_empty())
-                    .collect();
-                if !texts.is_empty() {
-                    return Some(texts);
+            if let Some(list) = list.filter(|_| paragraph_lines.is_empty()) {
+                listed = list_items(list);
+                if !listed.is_empty() && !is_list(sibling) {
+                    // A list inside a block: the block is the part.
+                    return Some(listed);
                 }
+                continue;
             }
-            if paragraphs && name == "p" && paragraph_texts.len() < MAX_ITEMS {
-                let text = text_of(sibling);
-                if !text.is_empty() {
-                    paragraph_texts.push(text);
-                }
+            if name == "p" && names_a_part(sibling) {
+                return found(paragraph_lines);
+            }
+            if name == "p" && paragraph_lines.len() < MAX_ITEMS {
+                paragraph_lines.extend(lines_of(sibling));
             }
         }
-        if !paragraph_texts.is_empty() {
-            return Some(paragraph_texts);
+        if !listed.is_empty() {
+            return Some(listed);
+        }
+        if !paragraph_lines.is_empty() {
+            return Some(paragraph_lines);
         }
         at = here.parent().and_then(ElementRef::wrap);
         if at.is_some_and(|a| matches!(a.value().name(), "body" | "html")) {
@@ -424,6 +529,41 @@ fn list_after(heading: ElementRef, paragraphs: bool) -> Option<Vec<String>> {
         }
     }
     None
+}
+
+/// Whether a paragraph is a part's heading in bold words ("Method:").
+fn names_a_part(paragraph: ElementRef) -> bool {
+    let text = text_within(paragraph, None, 64);
+    text.len() <= 60
+        && [&INGREDIENTS[..], &METHOD, &NOTES]
+            .iter()
+            .any(|n| names(&text, n))
+}
+
+/// A paragraph's lines, where `<br>`s part them, each as plain text.
+fn lines_of(paragraph: ElementRef) -> Vec<String> {
+    let mut lines = vec![String::new()];
+    let mut walked = 0;
+    for node in paragraph.descendants() {
+        walked += 1;
+        if walked > MAX_TEXT_NODES || lines.len() > MAX_ITEMS {
+            break;
+        }
+        if let Some(text) = node.value().as_text() {
+            let line = lines.last_mut().expect("a line");
+            if line.len() < MAX_TEXT_BYTES {
+                line.push_str(clipped_bytes(text, MAX_TEXT_BYTES - line.len()));
+                line.push(' ');
+            }
+        } else if node.value().as_element().is_some_and(|e| e.name() == "br") {
+            lines.push(String::new());
+        }
+    }
+    lines
+        .iter()
+        .map(|line| plain(line))
+        .filter(|line| !line.is_empty())
+        .collect()
 }
 
 /// The page's title: its first `h1`, else `og:title`, else `<title>`.
