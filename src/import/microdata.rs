@@ -113,29 +113,78 @@ fn props<'a>(scope: ElementRef<'a>, markup: Markup, name: &str) -> Vec<ElementRe
         .collect()
 }
 
+/// A step's text: its `text` properties, else its `name`, else all of it
+/// (the step's number, "Step 1", is its `name` where it has a `text`).
+fn step_text(step: ElementRef, markup: Markup) -> Option<String> {
+    if !markup.is_a(step, "HowToStep") && step.value().attr(markup.item()).is_none() {
+        let text = value(step, markup);
+        return (!text.is_empty()).then_some(text);
+    }
+    let texts: Vec<String> = props(step, markup, "text")
+        .into_iter()
+        .map(|e| value(e, markup))
+        .filter(|v| !v.is_empty())
+        .collect();
+    if !texts.is_empty() {
+        return Some(texts.join(" "));
+    }
+    let name = props(step, markup, "name")
+        .into_iter()
+        .map(|e| value(e, markup))
+        .find(|v| !v.is_empty());
+    name.or_else(|| Some(text_of(step)).filter(|t| !t.is_empty()))
+}
+
 pub(super) fn recipe(page: &Html, markup: Markup) -> Option<Found> {
     let scopes = selector(&format!("[{}]", markup.item()));
     let scope = page.select(&scopes).find(|e| markup.is_a(*e, "Recipe"))?;
-    let props = |name: &str| props(scope, markup, name);
+    let own = |name: &str| props(scope, markup, name);
     let first = |name: &str| {
-        props(name)
+        own(name)
             .into_iter()
             .map(|e| value(e, markup))
             .find(|v| !v.is_empty())
     };
-    let mut ingredients: Vec<String> = props("recipeIngredient")
+    let mut ingredients: Vec<String> = own("recipeIngredient")
         .into_iter()
-        .chain(props("ingredients"))
+        .chain(own("ingredients"))
         .map(|e| value(e, markup))
         .filter(|v| !v.is_empty())
         .collect();
     ingredients.dedup();
     let mut steps = Vec::new();
-    let instructions = props("recipeInstructions");
+    let instructions = own("recipeInstructions");
     let ids: Vec<_> = instructions.iter().map(|e| e.id()).collect();
     for instruction in instructions {
         // One inside another is part of its text, not read again.
         if instruction.ancestors().any(|a| ids.contains(&a.id())) {
+            continue;
+        }
+        // A section of steps, or a step, as an item of its own.
+        if markup.is_a(instruction, "HowToSection") {
+            let section = props(instruction, markup, "name")
+                .into_iter()
+                .map(|e| value(e, markup))
+                .find(|v| !v.is_empty());
+            let mut inner = props(instruction, markup, "itemListElement");
+            if inner.is_empty() {
+                inner = props(instruction, markup, "step");
+            }
+            steps.extend(inner.into_iter().filter_map(|step| {
+                Some(Step {
+                    section: section.clone(),
+                    text: step_text(step, markup)?,
+                })
+            }));
+            continue;
+        }
+        if markup.is_a(instruction, "HowToStep") {
+            if let Some(text) = step_text(instruction, markup) {
+                steps.push(Step {
+                    section: None,
+                    text,
+                });
+            }
             continue;
         }
         // A list of steps in one element: each item a step.

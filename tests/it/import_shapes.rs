@@ -622,3 +622,32 @@ fn the_headings_reading_takes_groups_and_lines_and_stops_at_notes() {
         );
     }
 }
+
+/// Microdata's steps as items of their own: a step's `text` is the step
+/// (its number, "Paso 1", is its `name`), and a section's name heads the
+/// steps listed in it.
+#[test]
+fn microdata_steps_and_sections_as_items_are_read_as_json_ld_ones_are() {
+    let html = r#"<html><body><div itemscope itemtype="https://schema.org/Recipe">
+        <h1 itemprop="name">Tortilla</h1><ul><li itemprop="recipeIngredient">4 eggs</li></ul>
+        <ol><li itemprop="recipeInstructions" itemscope itemtype="https://schema.org/HowToStep">
+            <strong itemprop="name">Paso 1</strong> <p itemprop="text">Fry the potatoes.</p></li>
+        <li itemprop="recipeInstructions" itemscope itemtype="https://schema.org/HowToStep">
+            <meta itemprop="position" content="2"><div class="photo"><img itemprop="image" src="a.jpg"></div>
+            <p itemprop="text">Beat the eggs.</p></li></ol>
+        <div itemprop="recipeInstructions" itemscope itemtype="https://schema.org/HowToSection">
+            <h4 itemprop="name">To finish</h4><ol>
+            <li itemprop="itemListElement" itemscope itemtype="https://schema.org/HowToStep"><div itemprop="text">Set in the pan.</div></li>
+            <li itemprop="itemListElement" itemscope itemtype="https://schema.org/HowToStep"><div itemprop="text">Turn it over.</div></li></ol></div>
+        </div></body></html>"#;
+    let section = |t: &str| (Some("To finish".to_owned()), t.to_owned());
+    assert_eq!(
+        steps_of(html),
+        [
+            (None, "Fry the potatoes.".to_owned()),
+            (None, "Beat the eggs.".to_owned()),
+            section("Set in the pan."),
+            section("Turn it over."),
+        ]
+    );
+}
