@@ -3,13 +3,17 @@
 //! `@type` as a list, `HowToSection`s of `HowToStep`s, plain strings,
 //! `ImageObject`, ISO 8601 durations, `recipeYield` as a number, a string
 //! or a list), or from its microdata where it has no JSON-LD; and fetching
-//! such a page safely (`fetch`).
+//! such a page safely (`fetch`). A page without schema.org is read from
+//! its recipe-card plugin's HTML (`cards`), else from its headings
+//! (`headings`).
 //!
 //! What comes out is a recipe's `Content` and where it came from: the page
 //! and the site's name, which become the start of the new recipe's lineage.
 
 mod cards;
+mod element;
 mod fetch;
+mod headings;
 mod jsonld;
 mod lenient_json;
 mod microdata;
@@ -145,7 +149,7 @@ pub fn from_html(html: &str, url: &str) -> Result<Imported, ImportError> {
         .or_else(|| microdata::recipe(&page, Markup::Microdata).map(|f| (f, Reading::Microdata)))
         .or_else(|| microdata::recipe(&page, Markup::Rdfa).map(|f| (f, Reading::Rdfa)))
         .or_else(|| cards::plugin_card(&page).map(|(f, said)| (f, Reading::Card(said))))
-        .or_else(|| cards::by_headings(&page).map(|f| (f, Reading::Headings)));
+        .or_else(|| headings::by_headings(&page).map(|f| (f, Reading::Headings)));
     let Some((mut found, reading)) = found else {
         return Err(ImportError::NoRecipe);
     };

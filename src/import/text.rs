@@ -45,8 +45,21 @@ pub fn numbered_steps(text: &str) -> Vec<String> {
                 .map(str::to_owned)
                 .collect::<Vec<_>>()
         })
-        .filter(|step| !step.is_empty())
+        .filter(|step| !step.is_empty() && !is_step_label(step))
         .collect()
+}
+
+/// Whether a line is a step's label alone ("Step 2", "Paso 2:", "2."):
+/// it names the step that follows and is none itself.
+pub fn is_step_label(line: &str) -> bool {
+    let line = line.trim().trim_end_matches([':', '.', ')']).trim();
+    let (word, number) = line
+        .rsplit_once(char::is_whitespace)
+        .map_or(("", line), |(word, number)| (word.trim(), number));
+    (1..=3).contains(&number.len())
+        && number.chars().all(|c| c.is_ascii_digit())
+        && word.chars().count() <= 12
+        && word.chars().all(char::is_alphabetic)
 }
 
 /// `text` as lines, a line break before each `<br>`, `<p>` and `<li>`

@@ -651,3 +651,109 @@ fn microdata_steps_and_sections_as_items_are_read_as_json_ld_ones_are() {
         ]
     );
 }
+
+/// The cards of the other plugins recipe blogs use, and the hRecipe
+/// microformat, each read from its own classes and named to the cook.
+#[test]
+fn the_other_plugins_cards_and_hrecipe_are_read_by_their_classes() {
+    let cards = [
+        (
+            "its Zip Recipes (ZipList) recipe card",
+            r#"<div id="zlrecipe-container"><div id="zlrecipe-title">Buns</div>
+            <ul id="zlrecipe-ingredients-list"><li class="ingredient-label">Dough</li><li class="ingredient">flour</li><li class="ingredient">milk</li></ul>
+            <ol id="zlrecipe-instructions-list"><li class="instruction">Knead.</li><li class="instruction">Bake.</li></ol></div>"#,
+        ),
+        (
+            "its EasyRecipe recipe card",
+            r#"<div class="easyrecipe"><div class="ERSName">Buns</div><div class="ERSIngredients">
+            <div class="ERSSectionHead">Dough</div><ul><li class="ingredient">flour</li><li class="ingredient">milk</li></ul></div>
+            <div class="ERSInstructions"><ol><li class="instruction">Knead.</li><li class="instruction">Bake.</li></ol></div></div>"#,
+        ),
+        (
+            "its Cooked recipe",
+            r#"<h1>Buns</h1><div class="cooked-recipe-ingredients"><div class="cooked-single-ingredient cooked-heading">Dough</div>
+            <div class="cooked-single-ingredient cooked-ingredient"><span class="cooked-ingredient-checkbox">&nbsp;</span>flour</div>
+            <div class="cooked-single-ingredient cooked-ingredient">milk</div></div><div class="cooked-recipe-directions">
+            <div class="cooked-direction"><span class="cooked-direction-number">1</span><div class="cooked-dir-content"><p>Knead.</p></div></div>
+            <div class="cooked-direction"><div class="cooked-dir-content"><p>Bake.</p></div></div></div>"#,
+        ),
+        (
+            "its WPZOOM recipe card",
+            r#"<div class="wp-block-wpzoom-recipe-card-block-recipe-card"><h2 class="recipe-card-title">Buns</h2>
+            <ul class="ingredients-list"><li class="ingredient-item ingredient-item-group"><strong>Dough</strong></li>
+            <li class="ingredient-item"><span class="tick-circle"></span><p>flour</p></li><li class="ingredient-item"><p>milk</p></li></ul>
+            <ul class="directions-list"><li class="direction-step">Knead.</li><li class="direction-step">Bake.</li></ul></div>"#,
+        ),
+        (
+            "its Delicious Recipes recipe",
+            r#"<div class="dr-summary-holder"><div class="dr-title-wrap"><h2 class="dr-title">Buns</h2></div></div>
+            <div class="dr-ingredients-list"><h3 class="dr-title">Ingredients</h3><ul><li><input type="checkbox"><label>flour</label></li><li><label>milk</label></li></ul></div>
+            <div class="dr-instructions"><ol><li><div class="dr-instrc-content"><p>Knead.</p></div></li><li><div class="dr-instrc-content"><p>Bake.</p></div></li></ol></div>"#,
+        ),
+        (
+            "its Yumprint recipe card",
+            r#"<div class="blog-yumprint-recipe"><div class="blog-yumprint-recipe-title">Buns</div>
+            <ul><li class="blog-yumprint-ingredient-item">flour</li><li class="blog-yumprint-ingredient-item">milk</li></ul>
+            <ol><li class="blog-yumprint-method-item">Knead.</li><li class="blog-yumprint-method-item">Bake.</li></ol></div>"#,
+        ),
+        (
+            "its hRecipe microformat",
+            r#"<div class="hrecipe"><h2 class="fn">Buns</h2><span class="preptime"><span class="value-title" title="PT10M"></span>10 minutes</span>
+            <ul><li class="ingredient">flour</li><li class="ingredient">milk</li></ul>
+            <div class="instructions"><p>Knead.</p><p>Bake.</p></div><div class="vcard"><span class="fn">Ann</span></div></div>"#,
+        ),
+    ];
+    for (said, card) in cards {
+        let html =
+            format!("<html><body><p class=\"site\">A blog</p><p>A story.</p>{card}</body></html>");
+        let imported = read(&html);
+        let c = &imported.content;
+        assert_eq!(imported.reading, Reading::Card(said), "{card}");
+        assert_eq!(c.title, "Buns", "{said}");
+        assert_eq!(c.ingredients, ["flour", "milk"], "{said}");
+        assert_eq!(
+            c.steps.iter().map(|s| s.text.as_str()).collect::<Vec<_>>(),
+            ["Knead.", "Bake."],
+            "{said}"
+        );
+    }
+}
+
+/// Old blog posts: bold words over `<br>`-parted lines, with groups'
+/// labels; a table of amounts; steps numbered by hand, labelled "Step 1",
+/// or under a heading each; and the page's own links and buttons, bold
+/// labels on a line of times, and sign-offs are no part of the recipe.
+#[test]
+fn running_text_tables_and_labelled_steps_are_read_as_a_reader_counts_them() {
+    let running = r#"<html><body><h1>Buns</h1><div class="post-body">A story.<br><br>
+        <span style="font-weight: bold">Ingredients:</span><br> <u>Dough:</u><br> 500 g flour<br> 2 eggs<br><br>
+        <u>Glaze:</u><br> 1 egg<br><br><b>Method:</b><br> 1. Knead the dough.<br> 2. Glaze and bake.<br><br><br>
+        Enjoy them warm!</div></body></html>"#;
+    let c = read(running).content;
+    assert_eq!(c.ingredients, ["500 g flour", "2 eggs", "1 egg"]);
+    assert_eq!(
+        c.steps.iter().map(|s| s.text.as_str()).collect::<Vec<_>>(),
+        ["Knead the dough.", "Glaze and bake."]
+    );
+    let table = r#"<html><body><h1>Buns</h1>
+        <p><strong>Préparation :</strong> 25 min · <strong>Cuisson :</strong> 40 min</p>
+        <h3>Ingredients</h3><table><tr><td>500 g</td><td>flour</td></tr><tr><td>2</td><td>eggs</td></tr></table>
+        <h3>What to do</h3><h4>1. lépés</h4><p>Knead the dough.</p><h4>2. lépés</h4><p>Glaze and bake.</p>
+        <p><a href="/">&laquo; Back to all recipes</a> | <button>Print</button></p></body></html>"#;
+    let c = read(table).content;
+    assert_eq!(c.ingredients, ["500 g flour", "2 eggs"]);
+    assert_eq!(
+        c.steps.iter().map(|s| s.text.as_str()).collect::<Vec<_>>(),
+        ["Knead the dough.", "Glaze and bake."]
+    );
+    let labelled = r#"<html><body><h1>Buns</h1><h2>Ingredients #</h2><ul><li>flour</li></ul>
+        <h2>Method</h2><p><strong>The dough</strong></p><p>1. Knead the dough.</p>
+        <p><strong>To finish</strong></p><p>2. Glaze and bake.</p><p>Makes 12.</p></body></html>"#;
+    let c = read(labelled).content;
+    assert_eq!(
+        c.steps.iter().map(|s| s.text.as_str()).collect::<Vec<_>>(),
+        ["Knead the dough.", "Glaze and bake."]
+    );
+    let json = dal(r#", "recipeInstructions": "Paso 1\nSoak.\nPaso 2:\nBoil.\n3.\nServe.""#);
+    assert_eq!(steps_of(&json), plain(&["Soak.", "Boil.", "Serve."]));
+}

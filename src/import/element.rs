@@ -1,0 +1,82 @@
+//! Reading a page's elements within bounds: the text of one, the most
+//! items of one list, and the page's title, shared by the readings of
+//! plugin cards (`cards`) and of headings (`headings`).
+
+use scraper::{ElementRef, Html, Selector};
+
+use super::text::{clipped_bytes, plain};
+
+/// The most items of one list read: a hostile page of a million list
+/// items costs no more than a long recipe.
+pub(super) const MAX_ITEMS: usize = 400;
+
+pub(super) fn selector(css: &str) -> Selector {
+    Selector::parse(css).expect("a valid selector")
+}
+
+/// The most text read of one element, and the most nodes walked for it:
+/// a page of deep or enormous markup costs no more than a long recipe.
+pub(super) const MAX_TEXT_BYTES: usize = 8 * 1024;
+pub(super) const MAX_TEXT_NODES: usize = 4 * 1024;
+
+/// The text of `element`, at most `max_bytes` of it, without the parts
+/// `not_text` selects: a walk that leaves those parts' subtrees out and
+/// stops at its budgets, so that a page nested deep costs its size and no
+/// more.
+pub(super) fn text_within(
+    element: ElementRef,
+    not_text: Option<&Selector>,
+    max_bytes: usize,
+) -> String {
+    let skipped: std::collections::HashSet<_> = match not_text {
+        Some(not_text) => element.select(not_text).map(|e| e.id()).collect(),
+        None => std::collections::HashSet::new(),
+    };
+    let mut out = String::new();
+    let mut stack: Vec<_> = element.children().collect();
+    stack.reverse();
+    let mut walked = 0;
+    while let Some(node) = stack.pop() {
+        walked += 1;
+        if walked > MAX_TEXT_NODES || out.len() > max_bytes {
+            break;
+        }
+        if skipped.contains(&node.id()) {
+            continue;
+        }
+        if let Some(text) = node.value().as_text() {
+            // No more of a long text than there is room for.
+            out.push_str(clipped_bytes(text, max_bytes + 1 - out.len()));
+            out.push(' ');
+        }
+        let at = stack.len();
+        stack.extend(node.children());
+        stack[at..].reverse();
+    }
+    plain(&out)
+}
+
+/// `text_within` with the budget of one value.
+pub(super) fn text_of(element: ElementRef) -> String {
+    text_within(element, None, MAX_TEXT_BYTES)
+}
+
+/// The page's title: its first `h1`, else `og:title`, else `<title>`.
+pub(super) fn page_title(page: &Html) -> Option<String> {
+    let h1 = page
+        .select(&selector("h1"))
+        .take(MAX_ITEMS)
+        .map(text_of)
+        .find(|t| !t.is_empty());
+    h1.or_else(|| {
+        page.select(&selector("meta[property='og:title']"))
+            .filter_map(|m| m.value().attr("content"))
+            .map(plain)
+            .find(|t| !t.is_empty())
+    })
+    .or_else(|| {
+        page.select(&selector("title"))
+            .map(text_of)
+            .find(|t| !t.is_empty())
+    })
+}

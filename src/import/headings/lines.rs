@@ -1,0 +1,182 @@
+//! Lines of running text: bold words followed by `<br>`-parted lines
+//! (old Blogger posts), a paragraph's lines, and steps' numbers.
+
+use scraper::ElementRef;
+
+use super::super::element::{text_of, MAX_ITEMS, MAX_TEXT_BYTES, MAX_TEXT_NODES};
+use super::super::text::{clipped_bytes, is_step_label, plain};
+use super::words::{INGREDIENTS, METHOD, NOTES};
+use super::{names, Part};
+
+/// A line of running text, or the gap of an empty line.
+enum Line {
+    Text(String),
+    Gap,
+}
+
+/// The lines that follow bold words in their block, up to the block's
+/// end, a block inside it, or the next part's bold words: ingredients to
+/// their first empty line; steps numbered line by line, or else as
+/// paragraphs of lines up to a gap of two empty lines (what follows a
+/// wider gap is the post again, not the method).
+pub(super) fn lines_after(heading: ElementRef, part: Part) -> Option<Vec<String>> {
+    let mut lines: Vec<Line> = Vec::new();
+    let mut line = String::new();
+    let end_line = |line: &mut String, lines: &mut Vec<Line>| {
+        let text = plain(line);
+        line.clear();
+        lines.push(if text.is_empty() {
+            Line::Gap
+        } else {
+            Line::Text(text)
+        });
+    };
+    for node in heading.next_siblings().take(4 * MAX_ITEMS) {
+        if let Some(text) = node.value().as_text() {
+            if line.len() < MAX_TEXT_BYTES {
+                line.push_str(clipped_bytes(text, MAX_TEXT_BYTES - line.len()));
+            }
+            continue;
+        }
+        let Some(element) = ElementRef::wrap(node) else {
+            continue;
+        };
+        match element.value().name() {
+            "br" => end_line(&mut line, &mut lines),
+            "a" | "span" | "em" | "i" | "strong" | "b" | "u" | "sup" | "sub" | "small" => {
+                let text = text_of(element);
+                if text.len() <= 60
+                    && [&INGREDIENTS[..], &METHOD, &NOTES]
+                        .iter()
+                        .any(|n| names(&text, n))
+                {
+                    break;
+                }
+                line.push(' ');
+                line.push_str(&text);
+                line.push(' ');
+            }
+            "img" | "wbr" => {}
+            _ => break,
+        }
+    }
+    end_line(&mut line, &mut lines);
+    // The empty line the heading's own `<br>` ends is no gap.
+    let texts = lines.iter().skip_while(|l| matches!(l, Line::Gap));
+    let mut out: Vec<String> = Vec::new();
+    match part {
+        Part::Ingredients => {
+            // A group's label ("For the dough:") heads its lines; an
+            // empty line ends the ingredients unless a label follows it.
+            let is_label = |line: Option<&&Line>| matches!(line, Some(Line::Text(t)) if t.ends_with(':') && t.chars().count() <= 40);
+            let mut texts = texts.peekable();
+            while let Some(line) = texts.next() {
+                match line {
+                    Line::Text(_) if is_label(Some(&line)) => {}
+                    Line::Text(text) => out.push(text.clone()),
+                    Line::Gap if is_label(texts.peek()) => {}
+                    Line::Gap => break,
+                }
+            }
+        }
+        Part::Steps => {
+            let numbered = |t: &str| {
+                let digits = t.chars().take_while(char::is_ascii_digit).count();
+                digits > 0 && t[digits..].starts_with(['.', ')', ':'])
+            };
+            let mut gaps = 0;
+            let mut paragraph = String::new();
+            let mut by_number = None;
+            for line in texts {
+                match line {
+                    Line::Text(text) => {
+                        let is_numbered = numbered(text);
+                        let by_number = *by_number.get_or_insert(is_numbered);
+                        if by_number && !is_numbered {
+                            break;
+                        }
+                        if by_number {
+                            out.push(text.clone());
+                        } else {
+                            if !paragraph.is_empty() {
+                                paragraph.push(' ');
+                            }
+                            paragraph.push_str(text);
+                        }
+                        gaps = 0;
+                    }
+                    Line::Gap => {
+                        gaps += 1;
+                        if !paragraph.is_empty() {
+                            out.push(std::mem::take(&mut paragraph));
+                        }
+                        if gaps >= 2 {
+                            break;
+                        }
+                    }
+                }
+            }
+            if !paragraph.is_empty() {
+                out.push(paragraph);
+            }
+            for step in &mut out {
+                let digits = step.chars().take_while(char::is_ascii_digit).count();
+                if digits > 0 && numbered(step) {
+                    *step = step[digits + 1..].trim().to_owned();
+                }
+            }
+        }
+    }
+    out.retain(|t| !t.is_empty());
+    (!out.is_empty()).then_some(out)
+}
+
+/// Whether a line starts with its step's number ("1. Heat", "2) Stir").
+pub(super) fn starts_numbered(line: &str) -> bool {
+    let digits = line.chars().take_while(char::is_ascii_digit).count();
+    (1..=3).contains(&digits) && line[digits..].starts_with(['.', ')', ':'])
+}
+
+/// Steps without the numbers they were written with, and without a
+/// step's label alone ("Step 1:") where one stands before its text.
+pub(super) fn unnumbered(lines: Vec<String>) -> Vec<String> {
+    lines
+        .into_iter()
+        .filter(|line| !is_step_label(line))
+        .map(|line| {
+            if starts_numbered(&line) {
+                let digits = line.chars().take_while(char::is_ascii_digit).count();
+                line[digits + 1..].trim().to_owned()
+            } else {
+                line
+            }
+        })
+        .filter(|line| !line.is_empty())
+        .collect()
+}
+
+/// A paragraph's lines, where `<br>`s part them, each as plain text.
+pub(super) fn lines_of(paragraph: ElementRef) -> Vec<String> {
+    let mut lines = vec![String::new()];
+    let mut walked = 0;
+    for node in paragraph.descendants() {
+        walked += 1;
+        if walked > MAX_TEXT_NODES || lines.len() > MAX_ITEMS {
+            break;
+        }
+        if let Some(text) = node.value().as_text() {
+            let line = lines.last_mut().expect("a line");
+            if line.len() < MAX_TEXT_BYTES {
+                line.push_str(clipped_bytes(text, MAX_TEXT_BYTES - line.len()));
+                line.push(' ');
+            }
+        } else if node.value().as_element().is_some_and(|e| e.name() == "br") {
+            lines.push(String::new());
+        }
+    }
+    lines
+        .iter()
+        .map(|line| plain(line))
+        .filter(|line| !line.is_empty())
+        .collect()
+}

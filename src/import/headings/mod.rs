@@ -1,0 +1,336 @@
+//! A recipe read from a page's headings, where it has no schema.org and
+//! no plugin's card: the list after an "Ingredients" heading and the
+//! steps after a "Method" (or "Instructions", "Directions",
+//! "Preparation") heading, in the languages the site stems.
+
+mod lines;
+mod words;
+
+use scraper::{ElementRef, Html};
+
+use super::element::{page_title, selector, text_of, text_within, MAX_ITEMS};
+use super::text::plain;
+use super::Found;
+use crate::domain::{Content, Step};
+use lines::{lines_after, lines_of, starts_numbered, unnumbered};
+use words::{FOR, INGREDIENTS, METHOD, NOTES};
+
+/// How many headings of one kind are looked after for their list.
+const MAX_LOOKS: usize = 3;
+/// Whether a heading's text is one of `names`: alone, with a colon after
+/// it and nothing more, with something in brackets, or with what it is
+/// for ("Ingredients for the sauce"). "Preparation time: 10 min" is not
+/// a method's heading.
+pub(super) fn names(heading: &str, names: &[&str]) -> bool {
+    let heading = heading.trim().to_lowercase();
+    names.iter().any(|name| {
+        let Some(rest) = heading.strip_prefix(name) else {
+            return false;
+        };
+        // A heading's anchor ("Ingredients #", "Method ¶") is no word of it.
+        let rest = rest.trim().trim_end_matches(['#', '¶', '§']).trim();
+        rest.is_empty()
+            || rest == ":"
+            || rest.starts_with('(')
+            || FOR.iter().any(|word| {
+                rest.strip_prefix(word)
+                    .is_some_and(|after| after.starts_with(' '))
+            })
+    })
+}
+
+/// The page's recipe read from its headings: the items of the first list
+/// after an ingredients heading, and of the first list (or the
+/// paragraphs) after a method heading; its title the page's `h1`.
+pub(super) fn by_headings(page: &Html) -> Option<Found> {
+    let headings = selector("h1, h2, h3, h4, h5, h6, strong, b, p, span[style*='bold']");
+    let mut ingredients: Option<Vec<String>> = None;
+    let mut steps: Option<Vec<String>> = None;
+    // Each look after a heading may walk the rest of the page: a few
+    // headings of each kind are looked after, not every one a page has.
+    let mut looks = [0; 2];
+    for heading in page.select(&headings).take(10_000) {
+        if looks.iter().all(|n| *n >= MAX_LOOKS) {
+            break;
+        }
+        // Read no further than a heading can be long.
+        let text = text_within(heading, None, 64);
+        if text.len() > 60 {
+            continue;
+        }
+        if ingredients.is_none() && looks[0] < MAX_LOOKS && names(&text, &INGREDIENTS) {
+            looks[0] += 1;
+            ingredients = part_after(heading, Part::Ingredients);
+        } else if steps.is_none() && looks[1] < MAX_LOOKS && names(&text, &METHOD) {
+            looks[1] += 1;
+            steps = part_after(heading, Part::Steps);
+        }
+    }
+    let (ingredients, steps) = (ingredients.unwrap_or_default(), steps.unwrap_or_default());
+    if ingredients.is_empty() && steps.is_empty() {
+        return None;
+    }
+    Some(Found {
+        content: Content {
+            title: page_title(page)?,
+            ingredients,
+            steps: steps
+                .into_iter()
+                .map(|text| Step {
+                    section: None,
+                    text,
+                })
+                .collect(),
+            ..Content::default()
+        },
+        site_name: None,
+    })
+}
+
+/// Which part of a recipe a heading opens.
+#[derive(Clone, Copy, PartialEq)]
+pub(super) enum Part {
+    Ingredients,
+    Steps,
+}
+
+/// A heading's rank: 1 for `h1` to 6 for `h6`, and 7 for words made a
+/// heading by bold type (`<p><strong>Ingredients</strong></p>`).
+fn rank_of(element: ElementRef) -> u8 {
+    match element.value().name() {
+        "h1" => 1,
+        "h2" => 2,
+        "h3" => 3,
+        "h4" => 4,
+        "h5" => 5,
+        "h6" => 6,
+        _ => 7,
+    }
+}
+
+fn is_list(element: ElementRef) -> bool {
+    matches!(element.value().name(), "ul" | "ol")
+}
+
+/// Whether `element` heads a group of the part a heading of rank `rank`
+/// opened ("For the dough" over its own list): short, of a lower rank
+/// (or bold words under bold words), naming no part of its own, and
+/// followed at once by a list.
+fn heads_a_group(element: ElementRef, rank: u8, part: Part) -> bool {
+    let own_rank = rank_of(element);
+    if own_rank <= rank && own_rank != 7 {
+        return false;
+    }
+    if own_rank == 7 && (element.value().name() != "p" || !is_bold_label(element)) {
+        return false;
+    }
+    let text = text_within(element, None, 64);
+    let other = match part {
+        Part::Ingredients => &METHOD[..],
+        Part::Steps => &INGREDIENTS[..],
+    };
+    !text.is_empty()
+        && text.len() <= 60
+        && !names(&text, other)
+        && !names(&text, &NOTES)
+        && element
+            .next_siblings()
+            .filter_map(ElementRef::wrap)
+            .next()
+            .is_some_and(|next| {
+                // Bold words head a list; a heading, a list or paragraphs.
+                is_list(next) || (own_rank < 7 && next.value().name() == "p")
+            })
+}
+
+/// The part that follows `heading` in the page, before the next heading:
+/// the items of its lists (several where groups have headings of their
+/// own), else its paragraphs' lines (a line each where `<br>`s part
+/// them). Paragraphs are read only beside the heading itself; a list may
+/// be after the block that holds it (a heading wrapped in a div).
+/// Anything that holds a heading of its own (the comments, the next
+/// section) ends the look.
+fn list_after(heading: ElementRef, part: Part) -> Option<Vec<String>> {
+    let headings = selector("h1, h2, h3, h4, h5, h6");
+    let lists = selector("ul, ol");
+    let items = selector("li");
+    let rows = selector("tr");
+    let rank = rank_of(heading);
+    let list_items = |list: ElementRef| -> Vec<String> {
+        // A table's rows are its items: amount and name in their cells.
+        let items = if list.value().name() == "table" {
+            &rows
+        } else {
+            &items
+        };
+        list.select(items)
+            .take(MAX_ITEMS)
+            .map(text_of)
+            .filter(|t| !t.is_empty())
+            .collect()
+    };
+    let mut listed: Vec<String> = Vec::new();
+    let mut paragraph_lines: Vec<String> = Vec::new();
+    let found = |texts: Vec<String>| (!texts.is_empty()).then_some(texts);
+    let mut at = Some(heading);
+    while let Some(here) = at {
+        for sibling in here.next_siblings().filter_map(ElementRef::wrap) {
+            let name = sibling.value().name();
+            // Past the first list, only a group's heading and the next
+            // list carry the part on: anything else ends it.
+            if !listed.is_empty() {
+                if is_list(sibling) && listed.len() < MAX_ITEMS {
+                    listed.extend(list_items(sibling));
+                    continue;
+                }
+                if heads_a_group(sibling, rank, part) || text_of(sibling).is_empty() {
+                    continue;
+                }
+                return found(listed);
+            }
+            let is_heading = matches!(name, "h1" | "h2" | "h3" | "h4" | "h5" | "h6");
+            if heads_a_group(sibling, rank, part) {
+                continue;
+            }
+            if is_heading || sibling.select(&headings).next().is_some() {
+                return found(unnumbered(paragraph_lines));
+            }
+            let list = match name {
+                "ul" | "ol" | "table" => Some(sibling),
+                _ => sibling.select(&lists).next(),
+            };
+            if let Some(list) = list.filter(|_| paragraph_lines.is_empty()) {
+                listed = list_items(list);
+                if !listed.is_empty() && !is_list(sibling) {
+                    // A list inside a block: the block is the part.
+                    return Some(listed);
+                }
+                continue;
+            }
+            let is_line = name == "p" || is_line_div(sibling);
+            if is_line && names_a_part(sibling) {
+                return found(unnumbered(paragraph_lines));
+            }
+            if is_line && paragraph_lines.len() < MAX_ITEMS {
+                if is_bold_label(sibling) || is_navigation(sibling) {
+                    continue;
+                }
+                let lines = lines_of(sibling);
+                // Numbered paragraphs end where the numbers do.
+                let numbered = |lines: &[String]| lines.first().is_some_and(|l| starts_numbered(l));
+                if numbered(&paragraph_lines) && !numbered(&lines) {
+                    return found(unnumbered(paragraph_lines));
+                }
+                paragraph_lines.extend(lines);
+            }
+        }
+        if !listed.is_empty() {
+            return Some(listed);
+        }
+        if !paragraph_lines.is_empty() {
+            return Some(unnumbered(paragraph_lines));
+        }
+        at = here.parent().and_then(ElementRef::wrap);
+        if at.is_some_and(|a| matches!(a.value().name(), "body" | "html")) {
+            break;
+        }
+    }
+    None
+}
+
+/// The part after `heading`: the lines that follow it in its own block
+/// where it is bold words in running text (`<b>Method:</b><br>1. ...`),
+/// else the lists or paragraphs after it.
+fn part_after(heading: ElementRef, part: Part) -> Option<Vec<String>> {
+    let inline = matches!(heading.value().name(), "b" | "strong" | "span");
+    if !inline {
+        return list_after(heading, part);
+    }
+    // Bold words with more on their line label it ("Preparation: 25
+    // min"); they head nothing.
+    let next = heading.next_siblings().find(|node| {
+        node.value()
+            .as_text()
+            .is_none_or(|text| !text.trim().is_empty())
+    });
+    match next.map(|node| node.value()) {
+        Some(scraper::Node::Text(_)) => None,
+        Some(scraper::Node::Element(e)) if e.name() == "br" => lines_after(heading, part),
+        _ => list_after(heading, part),
+    }
+}
+
+/// Whether a paragraph is bold words alone, short: the name of a group
+/// of steps or ingredients ("The filling"), not one of them.
+fn is_bold_label(paragraph: ElementRef) -> bool {
+    let text = text_within(paragraph, None, 64);
+    let bold: String = paragraph
+        .select(&selector("strong, b"))
+        .map(|b| text_within(b, None, 64))
+        .collect::<Vec<_>>()
+        .join(" ");
+    !text.is_empty() && text.len() <= 60 && plain(&bold) == text
+}
+
+/// Whether a paragraph is the page's own controls and links ("Print this
+/// recipe", "Back to all recipes"): no text outside links and buttons.
+fn is_navigation(paragraph: ElementRef) -> bool {
+    let has_controls = paragraph.select(&selector("a, button")).next().is_some();
+    has_controls
+        && paragraph
+            .descendants()
+            .all(|node| match node.value().as_text() {
+                None => true,
+                Some(text) => {
+                    text.chars().all(|c| !c.is_alphanumeric())
+                        || node.ancestors().any(|a| {
+                            a.value()
+                                .as_element()
+                                .is_some_and(|e| matches!(e.name(), "a" | "button"))
+                        })
+                }
+            })
+}
+
+/// Whether a `div` is a line of text, as editors that write no
+/// paragraphs (Blogger's) make each line: no block inside it.
+fn is_line_div(element: ElementRef) -> bool {
+    element.value().name() == "div"
+        && element.descendants().take(64).all(|node| {
+            node.value().as_element().is_none_or(|e| {
+                !matches!(
+                    e.name(),
+                    "div"
+                        | "p"
+                        | "ul"
+                        | "ol"
+                        | "table"
+                        | "section"
+                        | "article"
+                        | "form"
+                        | "hr"
+                        | "h1"
+                        | "h2"
+                        | "h3"
+                        | "h4"
+                        | "h5"
+                        | "h6"
+                        | "blockquote"
+                        | "figure"
+                        | "nav"
+                        | "header"
+                        | "footer"
+                        | "aside"
+                )
+            }) || node.id() == element.id()
+        })
+}
+
+/// Whether a paragraph is a part's heading in bold words ("Method:").
+fn names_a_part(paragraph: ElementRef) -> bool {
+    let text = text_within(paragraph, None, 64);
+    text.len() <= 60
+        && [&INGREDIENTS[..], &METHOD, &NOTES]
+            .iter()
+            .any(|n| names(&text, n))
+}
