@@ -50,6 +50,7 @@
 //! - `pictures`: uploads in each format, refusals, variants without metadata,
 //!   edits and forks keeping them, no recipe naming a picture not stored,
 //!   decodes one at a time and the server's memory through a burst of them
+//! - `import_corpus`: the import measured on tests/corpus's pages
 //! - `import`: recipes from other sites' pages (plugin shapes, forkful's own),
 //!   lineage from the source, fetching that refuses private addresses
 //! - `tags`: a tag a URL must escape, from its links back to its page
@@ -80,6 +81,7 @@ mod helpers;
 mod hostile;
 mod http_client;
 mod import;
+mod import_corpus;
 mod import_shapes;
 mod keyspace;
 mod layout;
