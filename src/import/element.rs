@@ -61,22 +61,36 @@ pub(super) fn text_of(element: ElementRef) -> String {
     text_within(element, None, MAX_TEXT_BYTES)
 }
 
-/// The page's title: its first `h1`, else `og:title`, else `<title>`.
+/// The page's title: its post's heading, else its first `h1`, else
+/// `og:title`, else `<title>`.
 pub(super) fn page_title(page: &Html) -> Option<String> {
-    let h1 = page
-        .select(&selector("h1"))
-        .take(MAX_ITEMS)
-        .map(text_of)
-        .find(|t| !t.is_empty());
-    h1.or_else(|| {
-        page.select(&selector("meta[property='og:title']"))
-            .filter_map(|m| m.value().attr("content"))
-            .map(plain)
-            .find(|t| !t.is_empty())
-    })
-    .or_else(|| {
-        page.select(&selector("title"))
+    // The post's own heading before the page's first `h1`: on Blogger's
+    // and forums' pages the `h1` is the site's name.
+    let heading = [
+        "article h1",
+        "main h1",
+        ".post-title",
+        ".entry-title",
+        ".topic-title",
+        "h1",
+    ]
+    .iter()
+    .find_map(|css| {
+        page.select(&selector(css))
+            .take(MAX_ITEMS)
             .map(text_of)
             .find(|t| !t.is_empty())
-    })
+    });
+    heading
+        .or_else(|| {
+            page.select(&selector("meta[property='og:title']"))
+                .filter_map(|m| m.value().attr("content"))
+                .map(plain)
+                .find(|t| !t.is_empty())
+        })
+        .or_else(|| {
+            page.select(&selector("title"))
+                .map(text_of)
+                .find(|t| !t.is_empty())
+        })
 }

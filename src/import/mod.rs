@@ -17,6 +17,7 @@ mod headings;
 mod jsonld;
 mod lenient_json;
 mod microdata;
+mod stated_times;
 mod text;
 
 pub use fetch::{FetchError, FetchPlace, Fetcher, MAX_FETCHES, MAX_PAGE_BYTES, MAX_REDIRECTS};
@@ -155,6 +156,13 @@ pub fn from_html(html: &str, url: &str) -> Result<Imported, ImportError> {
     };
     if found.content.title.trim().is_empty() {
         return Err(ImportError::NoName);
+    }
+    // A card or a post whose times are not marked may state them in words.
+    let c = &mut found.content;
+    if matches!(reading, Reading::Card(_) | Reading::Headings)
+        && [c.prep, c.cook, c.total].iter().all(Option::is_none)
+    {
+        [c.prep, c.cook, c.total] = stated_times::stated_times(&page);
     }
     // Sites that give a preparation and a cooking time often leave the
     // total out; a reader expects the sum.

@@ -220,13 +220,59 @@ pub fn duration_words(text: &str) -> Option<Minutes> {
         if letters > 0 {
             let word = &rest[..letters];
             let per = if [
-                "h", "hr", "hrs", "hour", "hours", "std", "stunde", "stunden", "heure", "heures",
-                "uur", "ora", "ore", "hora", "horas",
+                "h",
+                "hr",
+                "hrs",
+                "hour",
+                "hours",
+                "std",
+                "stunde",
+                "stunden",
+                "heure",
+                "heures",
+                "uur",
+                "ora",
+                "ore",
+                "hora",
+                "horas",
+                "t",
+                "time",
+                "timer",
+                "timme",
+                "timmar",
+                "tunti",
+                "tuntia",
+                "óra",
+                "saat",
+                "час",
+                "часа",
+                "часов",
+                "ώρα",
+                "ώρες",
+                "godz",
+                "godzina",
+                "godziny",
+                "hod",
+                "hodina",
+                "hodiny",
             ]
             .contains(&word)
             {
                 Some(60.0)
-            } else if word.starts_with("min") || word == "m" {
+            } else if word.starts_with("min")
+                || [
+                    "m",
+                    "perc",
+                    "dakika",
+                    "dk",
+                    "мин",
+                    "минут",
+                    "минуты",
+                    "λεπτά",
+                    "λ",
+                ]
+                .contains(&word)
+            {
                 Some(1.0)
             } else if ["d", "day", "days", "tag", "tage", "jour", "jours"].contains(&word) {
                 Some(1_440.0)

@@ -757,3 +757,20 @@ fn running_text_tables_and_labelled_steps_are_read_as_a_reader_counts_them() {
     let json = dal(r#", "recipeInstructions": "Paso 1\nSoak.\nPaso 2:\nBoil.\n3.\nServe.""#);
     assert_eq!(steps_of(&json), plain(&["Soak.", "Boil.", "Serve."]));
 }
+
+/// A post read from its headings is named by the post's own heading, not
+/// the blog's name in the page's first `h1`, and keeps the times it
+/// states in words, the total their sum where it states none.
+#[test]
+fn a_post_is_named_by_its_own_heading_and_keeps_the_times_it_states() {
+    let html = r#"<html><body><header><h1>Nana's Kitchen Notebook</h1></header>
+        <div class="post"><h3 class="post-title">Curd Tart</h3>
+        <p><strong>Prep</strong> 20 min · <strong>Cook</strong> 35 min · <strong>Serves</strong> 6</p>
+        <h4>Ingredients</h4><ul><li>curd cheese</li></ul><h4>Method</h4><ol><li>Bake.</li></ol></div></body></html>"#;
+    let c = read(html).content;
+    assert_eq!(c.title, "Curd Tart");
+    assert_eq!(
+        (c.prep, c.cook, c.total),
+        (minutes(20), minutes(35), minutes(55))
+    );
+}
