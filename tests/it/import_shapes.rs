@@ -485,6 +485,20 @@ fn a_page_built_to_slow_the_html_readings_is_read_in_its_size() {
     let page = format!("<html><body><h1>Soup</h1>{headings}</body></html>");
     let c = read(&page).content;
     assert_eq!((c.ingredients.len(), c.steps.len()), (1, 1));
+    // Running text's readings: a paragraph of a hundred thousand bold
+    // words and links, bold headings over endless lines, and a page of
+    // time labels with no time after them.
+    let bold = "<b>x</b> <a href=\"/\">y</a> ".repeat(100_000);
+    let lines = "<b>Method:</b><br>".to_owned() + &"1. Stir.<br>".repeat(50_000);
+    let labels = "<p>Prep Cook Total</p>".repeat(50_000);
+    let page = format!(
+        "<html><body><h1>Soup</h1><h2>Ingredients</h2><ul><li>x</li></ul><div>{lines}</div><p>{bold}</p>{labels}</body></html>"
+    );
+    let c = read(&page).content;
+    assert_eq!(
+        (c.ingredients.len(), c.steps.len()),
+        (1, forkful::domain::content::MAX_STEPS)
+    );
     let deep = format!(
         "{}1 leek<span class=\"wprm-checkbox-container\">x</span>{}",
         "<span>".repeat(1_000),
@@ -754,6 +768,11 @@ fn running_text_tables_and_labelled_steps_are_read_as_a_reader_counts_them() {
         c.steps.iter().map(|s| s.text.as_str()).collect::<Vec<_>>(),
         ["Knead the dough.", "Glaze and bake."]
     );
+    let opened = r#"<html><body><h1>Buns</h1><h2>Ingredients</h2><p>500 g flour<br>2 eggs</p>
+        <p><b>Method:</b><br>1. Knead the dough.<br>2. Glaze and bake.</p></body></html>"#;
+    let c = read(opened).content;
+    assert_eq!(c.ingredients, ["500 g flour", "2 eggs"]);
+    assert_eq!(c.steps.len(), 2);
     let json = dal(r#", "recipeInstructions": "Paso 1\nSoak.\nPaso 2:\nBoil.\n3.\nServe.""#);
     assert_eq!(steps_of(&json), plain(&["Soak.", "Boil.", "Serve."]));
 }

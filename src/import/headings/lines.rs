@@ -128,6 +128,7 @@ pub(super) fn lines_after(heading: ElementRef, part: Part) -> Option<Vec<String>
         }
     }
     out.retain(|t| !t.is_empty());
+    out.truncate(MAX_ITEMS);
     (!out.is_empty()).then_some(out)
 }
 

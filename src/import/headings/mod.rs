@@ -260,23 +260,34 @@ fn part_after(heading: ElementRef, part: Part) -> Option<Vec<String>> {
     }
 }
 
+/// The most nodes looked at in a paragraph to judge it a label or a
+/// line of links: either is small, and a page of huge paragraphs costs no
+/// more than a long recipe.
+const MAX_SMALL_NODES: usize = 256;
+
 /// Whether a paragraph is bold words alone, short: the name of a group
 /// of steps or ingredients ("The filling"), not one of them.
 fn is_bold_label(paragraph: ElementRef) -> bool {
     let text = text_within(paragraph, None, 64);
+    if text.is_empty() || text.len() > 60 {
+        return false;
+    }
     let bold: String = paragraph
         .select(&selector("strong, b"))
+        .take(MAX_SMALL_NODES)
         .map(|b| text_within(b, None, 64))
         .collect::<Vec<_>>()
         .join(" ");
-    !text.is_empty() && text.len() <= 60 && plain(&bold) == text
+    plain(&bold) == text
 }
 
 /// Whether a paragraph is the page's own controls and links ("Print this
 /// recipe", "Back to all recipes"): no text outside links and buttons.
 fn is_navigation(paragraph: ElementRef) -> bool {
     let has_controls = paragraph.select(&selector("a, button")).next().is_some();
+    // A line of links is small: one of more nodes is no navigation.
     has_controls
+        && paragraph.descendants().nth(MAX_SMALL_NODES).is_none()
         && paragraph
             .descendants()
             .all(|node| match node.value().as_text() {
@@ -328,7 +339,14 @@ fn is_line_div(element: ElementRef) -> bool {
 
 /// Whether a paragraph is a part's heading in bold words ("Method:").
 fn names_a_part(paragraph: ElementRef) -> bool {
-    let text = text_within(paragraph, None, 64);
+    // A paragraph that opens with a part's bold words ("<b>Method:</b><br>
+    // 1. ...") begins that part.
+    let opening = paragraph
+        .children()
+        .find(|node| node.value().as_text().is_none_or(|t| !t.trim().is_empty()))
+        .and_then(ElementRef::wrap)
+        .filter(|e| matches!(e.value().name(), "b" | "strong" | "span"));
+    let text = text_within(opening.unwrap_or(paragraph), None, 64);
     text.len() <= 60
         && [&INGREDIENTS[..], &METHOD, &NOTES]
             .iter()
