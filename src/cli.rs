@@ -785,7 +785,7 @@ fn import_recipe(args: ImportRecipeArgs, out: &mut impl Write) -> Result<()> {
         &format!(
             "Brought in from {}, read from {}",
             imported.source.name,
-            imported.reading.as_str()
+            imported.read_from()
         ),
     );
     let (slug, _) = recipes.import(

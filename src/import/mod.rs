@@ -35,9 +35,27 @@ pub struct Imported {
     pub source: Source,
     /// Which of the page's markups it was read from.
     pub reading: Reading,
+    /// Where its schema.org Recipe lacked its ingredients or its steps and
+    /// the page's HTML had them: which part, and the reading that found it.
+    pub completed: Option<(&'static str, Reading)>,
 }
 
 impl Imported {
+    /// How it was read, said to the cook: "its schema.org JSON-LD", or
+    /// "its schema.org JSON-LD, its steps from its headings (...)".
+    pub fn read_from(&self) -> String {
+        match self.completed {
+            None => self.reading.as_str().to_owned(),
+            Some((part, from)) => {
+                format!(
+                    "{}, its {part} from {}",
+                    self.reading.as_str(),
+                    from.as_str()
+                )
+            }
+        }
+    }
+
     /// What was read, in a line: the title, how many ingredients and
     /// steps, the sections, the times, and which markup it came from.
     pub fn summary(&self) -> String {
@@ -72,7 +90,7 @@ impl Imported {
                 line.push_str(&format!(", {name} {} min", minutes.get()));
             }
         }
-        line.push_str(&format!("; read from {}", self.reading.as_str()));
+        line.push_str(&format!("; read from {}", self.read_from()));
         line
     }
 }
@@ -121,7 +139,7 @@ pub enum ImportError {
         "the page's recipe, \u{201c}{}\u{201d}, was found with {}, but no {}: \
          nothing was brought in, as it would not be the whole recipe (read from {}). \
          Write in what the page says, or try the page's printable version",
-        .0.imported.content.title, .0.found, .0.missing, .0.imported.reading.as_str()
+        .0.imported.content.title, .0.found, .0.missing, .0.imported.read_from()
     )]
     Incomplete(Box<Partial>),
     #[error("the page's recipe cannot be kept: {0}")]
@@ -154,6 +172,12 @@ pub fn from_html(html: &str, url: &str) -> Result<Imported, ImportError> {
     let Some((mut found, reading)) = found else {
         return Err(ImportError::NoRecipe);
     };
+    let completed = match reading {
+        Reading::JsonLd | Reading::Microdata | Reading::Rdfa => {
+            complete_from_html(&mut found.content, &page)
+        }
+        Reading::Card(_) | Reading::Headings => None,
+    };
     if found.content.title.trim().is_empty() {
         return Err(ImportError::NoName);
     }
@@ -184,7 +208,36 @@ pub fn from_html(html: &str, url: &str) -> Result<Imported, ImportError> {
         content,
         source: source(url, name.as_deref().unwrap_or("")),
         reading,
+        completed,
     })
+}
+
+/// A schema.org Recipe without its ingredients or its steps, completed
+/// from the page's HTML where a plugin's card or its headings have them
+/// (sites whose JSON-LD is a stub, with the recipe in the page): the part
+/// filled in, and the reading that found it.
+fn complete_from_html(
+    content: &mut Content,
+    page: &scraper::Html,
+) -> Option<(&'static str, Reading)> {
+    missing(content.ingredients.len(), content.steps.len())?;
+    let (found, from) = cards::plugin_card(page)
+        .map(|(f, said)| (f, Reading::Card(said)))
+        .or_else(|| headings::by_headings(page).map(|f| (f, Reading::Headings)))?;
+    let mut filled = Vec::new();
+    if content.ingredients.is_empty() && !found.content.ingredients.is_empty() {
+        content.ingredients = found.content.ingredients;
+        filled.push("ingredients");
+    }
+    if content.steps.is_empty() && !found.content.steps.is_empty() {
+        content.steps = found.content.steps;
+        filled.push("steps");
+    }
+    match filled.as_slice() {
+        [] => None,
+        [one] => Some((*one, from)),
+        _ => Some(("ingredients and steps", from)),
+    }
 }
 
 /// The source the page at `url` is, named `name` (cut to 100 characters),

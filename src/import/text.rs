@@ -38,7 +38,10 @@ pub fn numbered_steps(text: &str) -> Vec<String> {
     // its number.
     parts
         .into_iter()
-        .map(plain)
+        // Steps a site joined with commas ("Bake.,  Meanwhile, ...") are
+        // parted again: a sentence that ended has no comma after it.
+        .flat_map(|part| part.split_inclusive(".,"))
+        .map(|part| plain(part.strip_suffix(',').unwrap_or(part)))
         .flat_map(|line| {
             split_at_numbers(&line)
                 .into_iter()

@@ -110,10 +110,11 @@ pub async fn submit(
     // Nothing is saved yet: the recipe as read, in the recipe form, to be
     // checked and changed, then brought in (`recipe_writes::import_save`).
     let source = &imported.source;
+    let read_from = imported.read_from();
     let shown = ImportShown {
         source_url: &source.url,
         source_name: &source.name,
-        reading: imported.reading.as_str(),
+        reading: &read_from,
         missing,
     };
     let mut form = RecipeFields::of(&imported.content);
@@ -121,11 +122,7 @@ pub async fn submit(
     form.image_was.clear();
     form.picture_alt = imported.content.title.clone();
     // The version's note says where, and how it was read, as the CLI's.
-    form.note = format!(
-        "Brought in from {}, read from {}",
-        source.name,
-        imported.reading.as_str()
-    );
+    form.note = format!("Brought in from {}, read from {read_from}", source.name);
     let errors = match missing {
         Some(missing) => FieldErrors::one(
             if missing == "steps" {

@@ -793,3 +793,49 @@ fn a_post_is_named_by_its_own_heading_and_keeps_the_times_it_states() {
         (minutes(20), minutes(35), minutes(55))
     );
 }
+
+/// Sites whose schema.org Recipe is a stub, with the recipe in the page:
+/// the part it lacks is read from the page's HTML, and the cook is told
+/// where each part came from. Also steps in a list under headings of
+/// their own, a heading with a dash after it, steps numbered "1-" with
+/// empty paragraphs between, and steps a site joined with commas.
+#[test]
+fn a_stub_recipe_is_completed_from_the_page_and_says_so() {
+    let html = r#"<html><head><script type="application/ld+json">
+        {"@type": "Recipe", "name": "Shrimp", "recipeIngredient": ["1 lb shrimp", "salt"]}
+        </script></head><body><h1>Shrimp</h1><div><h4>Directions</h4><ul>
+        <li><img src="a.jpg"><div><h5>Step 1</h5><p>Heat the bath.</p></div></li>
+        <li><div><h5>Step 2</h5><p>Seal the shrimp.</p></div></li></ul></div>
+        <h3>Latest comments</h3><ul><li>Great!</li></ul></body></html>"#;
+    let imported = read(html);
+    assert_eq!(imported.content.ingredients, ["1 lb shrimp", "salt"]);
+    assert_eq!(imported.content.steps.len(), 2);
+    assert_eq!(imported.reading, Reading::JsonLd);
+    assert!(
+        imported
+            .summary()
+            .contains("read from its schema.org JSON-LD, its steps from its headings"),
+        "{}",
+        imported.summary()
+    );
+    let dashed = r#"<html><body><h1>Carrots</h1><p><strong>Ingredients</strong>-</p><p>carrots</p>
+        <p>rice</p><p><strong>Method</strong>-</p><p>1- Cook the rice.</p><p><br></p><p>2- Grate the carrots.</p>
+        <p><br></p><p>3- Toss together.</p></body></html>"#;
+    let c = read(dashed).content;
+    assert_eq!(c.ingredients, ["carrots", "rice"]);
+    assert_eq!(
+        c.steps.iter().map(|s| s.text.as_str()).collect::<Vec<_>>(),
+        ["Cook the rice.", "Grate the carrots.", "Toss together."]
+    );
+    let joined = dal(
+        r#", "recipeInstructions": "Bake the pastry until golden.,    Meanwhile, roast the rhubarb.,    Fill and serve.""#,
+    );
+    assert_eq!(
+        steps_of(&joined),
+        plain(&[
+            "Bake the pastry until golden.",
+            "Meanwhile, roast the rhubarb.",
+            "Fill and serve."
+        ])
+    );
+}

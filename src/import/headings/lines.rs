@@ -132,10 +132,13 @@ pub(super) fn lines_after(heading: ElementRef, part: Part) -> Option<Vec<String>
     (!out.is_empty()).then_some(out)
 }
 
-/// Whether a line starts with its step's number ("1. Heat", "2) Stir").
+/// Whether a line starts with its step's number ("1. Heat", "2) Stir",
+/// "3- Fold").
 pub(super) fn starts_numbered(line: &str) -> bool {
     let digits = line.chars().take_while(char::is_ascii_digit).count();
-    (1..=3).contains(&digits) && line[digits..].starts_with(['.', ')', ':'])
+    let after = &line[digits..];
+    // "1- Prepare" is numbered; "1-2 cups" is not.
+    (1..=3).contains(&digits) && (after.starts_with(['.', ')', ':']) || after.starts_with("- "))
 }
 
 /// Steps without the numbers they were written with, and without a

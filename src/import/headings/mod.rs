@@ -30,7 +30,7 @@ pub(super) fn names(heading: &str, names: &[&str]) -> bool {
         // A heading's anchor ("Ingredients #", "Method ¶") is no word of it.
         let rest = rest.trim().trim_end_matches(['#', '¶', '§']).trim();
         rest.is_empty()
-            || rest == ":"
+            || [":", "-", "–", "—"].contains(&rest)
             || rest.starts_with('(')
             || FOR.iter().any(|word| {
                 rest.strip_prefix(word)
@@ -192,7 +192,9 @@ fn list_after(heading: ElementRef, part: Part) -> Option<Vec<String>> {
             if heads_a_group(sibling, rank, part) {
                 continue;
             }
-            if is_heading || sibling.select(&headings).next().is_some() {
+            // A list is read whole, steps' headings ("Step 1") and all.
+            let holds_heading = !is_list(sibling) && sibling.select(&headings).next().is_some();
+            if is_heading || holds_heading {
                 return found(unnumbered(paragraph_lines));
             }
             let list = match name {
@@ -216,6 +218,9 @@ fn list_after(heading: ElementRef, part: Part) -> Option<Vec<String>> {
                     continue;
                 }
                 let lines = lines_of(sibling);
+                if lines.is_empty() {
+                    continue;
+                }
                 // Numbered paragraphs end where the numbers do.
                 let numbered = |lines: &[String]| lines.first().is_some_and(|l| starts_numbered(l));
                 if numbered(&paragraph_lines) && !numbered(&lines) {
