@@ -214,13 +214,18 @@ pub fn from_html(html: &str, url: &str) -> Result<Imported, ImportError> {
 
 /// A schema.org Recipe without its ingredients or its steps, completed
 /// from the page's HTML where a plugin's card or its headings have them
-/// (sites whose JSON-LD is a stub, with the recipe in the page): the part
-/// filled in, and the reading that found it.
+/// (sites whose JSON-LD is a stub, with the recipe in the page); and one
+/// whose method is one unparted text, parted as the page shows it: the
+/// part filled in, and the reading that found it.
 fn complete_from_html(
     content: &mut Content,
     page: &scraper::Html,
 ) -> Option<(&'static str, Reading)> {
-    missing(content.ingredients.len(), content.steps.len())?;
+    let lacking = missing(content.ingredients.len(), content.steps.len()).is_some();
+    let one_text = content.steps.len() == 1;
+    if !lacking && !one_text {
+        return None;
+    }
     let (found, from) = cards::plugin_card(page)
         .map(|(f, said)| (f, Reading::Card(said)))
         .or_else(|| headings::by_headings(page).map(|f| (f, Reading::Headings)))?;
@@ -229,7 +234,10 @@ fn complete_from_html(
         content.ingredients = found.content.ingredients;
         filled.push("ingredients");
     }
-    if content.steps.is_empty() && !found.content.steps.is_empty() {
+    let parts_the_text = one_text
+        && found.content.steps.len() > 1
+        && says_the_same(&content.steps[0].text, &found.content.steps);
+    if (content.steps.is_empty() && !found.content.steps.is_empty()) || parts_the_text {
         content.steps = found.content.steps;
         filled.push("steps");
     }
@@ -238,6 +246,23 @@ fn complete_from_html(
         [one] => Some((*one, from)),
         _ => Some(("ingredients and steps", from)),
     }
+}
+
+/// Whether `steps` say what `text` says: nine in ten of its words are in
+/// them, so that the page's steps part the one text and are not another
+/// list the reading found.
+fn says_the_same(text: &str, steps: &[crate::domain::Step]) -> bool {
+    let words = |t: &str| -> Vec<String> {
+        t.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let theirs: std::collections::HashSet<String> =
+        steps.iter().flat_map(|step| words(&step.text)).collect();
+    let ours = words(text);
+    let shared = ours.iter().filter(|w| theirs.contains(*w)).count();
+    !ours.is_empty() && shared * 10 >= ours.len() * 9
 }
 
 /// The source the page at `url` is, named `name` (cut to 100 characters),

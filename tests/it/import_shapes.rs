@@ -839,3 +839,45 @@ fn a_stub_recipe_is_completed_from_the_page_and_says_so() {
         ])
     );
 }
+
+/// What the first held-out pages found: a schema.org method written as
+/// one text is parted as the page shows it (only where the page's steps
+/// say what the text says); a line of times before the method's list, a
+/// group's label in italics, a sign-off in another kind of element than
+/// the steps', and a method in a block after its bold heading.
+#[test]
+fn the_page_parts_a_one_text_method_and_the_headings_reading_skips_preambles() {
+    let one_text = r#"<html><head><script type="application/ld+json">{"@type": "Recipe",
+        "name": "Chili", "recipeIngredient": ["beef", "beans"],
+        "recipeInstructions": "Brown the beef in the pot. Add the beans and simmer for an hour."}
+        </script></head><body><h1>Chili</h1><h2>Method</h2><ol><li>Brown the beef in the pot.</li>
+        <li>Add the beans and simmer for an hour.</li></ol></body></html>"#;
+    let imported = read(one_text);
+    assert_eq!(imported.content.steps.len(), 2);
+    assert!(imported.summary().contains("its steps from its headings"));
+    let other_list = one_text.replace(
+        "<li>Brown the beef in the pot.</li>",
+        "<li>Share this on social media.</li>",
+    );
+    assert_eq!(read(&other_list).content.steps.len(), 1);
+    let preamble = r#"<html><body><h1>Dal</h1><h2>Ingredients</h2><p><em>Voor het deeg</em></p>
+        <ul><li>lentils</li></ul><p><em>Voor de saus</em></p><ul><li>tomato</li></ul>
+        <h2>Method</h2><p><em>Prep: 10 min · Cook: 40 min · Serves 4</em></p>
+        <ol><li>Rinse.</li><li>Simmer.</li></ol></body></html>"#;
+    let c = read(preamble).content;
+    assert_eq!(c.ingredients, ["lentils", "tomato"]);
+    assert_eq!(c.steps.len(), 2);
+    let sign_off = r#"<html><body><h1>Loaf</h1><div><b>Ingredients:</b></div><div>dates</div>
+        <div><b>Method:</b></div><p>Soak the dates.</p><p>Bake the loaf.</p><br>
+        <div>Grandma would say it is better with tea.</div></body></html>"#;
+    let c = read(sign_off).content;
+    assert_eq!(
+        c.steps.iter().map(|s| s.text.as_str()).collect::<Vec<_>>(),
+        ["Soak the dates.", "Bake the loaf."]
+    );
+    let block = r#"<html><body><h1>Cake</h1><div>eggs<br>sugar<br><br><b>Ingredienti:</b><br>eggs<br>sugar<br><br>
+        <b>Procedimento:</b><br><div>Beat the eggs with the sugar and bake.</div></div></body></html>"#;
+    let c = read(block).content;
+    assert_eq!(c.ingredients, ["eggs", "sugar"]);
+    assert_eq!(c.steps.len(), 1);
+}

@@ -43,7 +43,7 @@ pub(super) fn names(heading: &str, names: &[&str]) -> bool {
 /// after an ingredients heading, and of the first list (or the
 /// paragraphs) after a method heading; its title the page's `h1`.
 pub(super) fn by_headings(page: &Html) -> Option<Found> {
-    let headings = selector("h1, h2, h3, h4, h5, h6, strong, b, p, span[style*='bold']");
+    let headings = selector("h1, h2, h3, h4, h5, h6, strong, b, u, p, span[style*='bold']");
     let mut ingredients: Option<Vec<String>> = None;
     let mut steps: Option<Vec<String>> = None;
     // Each look after a heading may walk the rest of the page: a few
@@ -153,24 +153,9 @@ fn heads_a_group(element: ElementRef, rank: u8, part: Part) -> bool {
 fn list_after(heading: ElementRef, part: Part) -> Option<Vec<String>> {
     let headings = selector("h1, h2, h3, h4, h5, h6");
     let lists = selector("ul, ol");
-    let items = selector("li");
-    let rows = selector("tr");
     let rank = rank_of(heading);
-    let list_items = |list: ElementRef| -> Vec<String> {
-        // A table's rows are its items: amount and name in their cells.
-        let items = if list.value().name() == "table" {
-            &rows
-        } else {
-            &items
-        };
-        list.select(items)
-            .take(MAX_ITEMS)
-            .map(text_of)
-            .filter(|t| !t.is_empty())
-            .collect()
-    };
     let mut listed: Vec<String> = Vec::new();
-    let mut paragraph_lines: Vec<String> = Vec::new();
+    let mut lines = Lines::default();
     let found = |texts: Vec<String>| (!texts.is_empty()).then_some(texts);
     let mut at = Some(heading);
     while let Some(here) = at {
@@ -180,7 +165,7 @@ fn list_after(heading: ElementRef, part: Part) -> Option<Vec<String>> {
             // list carry the part on: anything else ends it.
             if !listed.is_empty() {
                 if is_list(sibling) && listed.len() < MAX_ITEMS {
-                    listed.extend(list_items(sibling));
+                    listed.extend(items_of(sibling));
                     continue;
                 }
                 if heads_a_group(sibling, rank, part) || text_of(sibling).is_empty() {
@@ -195,14 +180,15 @@ fn list_after(heading: ElementRef, part: Part) -> Option<Vec<String>> {
             // A list is read whole, steps' headings ("Step 1") and all.
             let holds_heading = !is_list(sibling) && sibling.select(&headings).next().is_some();
             if is_heading || holds_heading {
-                return found(unnumbered(paragraph_lines));
+                return found(lines.done());
             }
             let list = match name {
                 "ul" | "ol" | "table" => Some(sibling),
                 _ => sibling.select(&lists).next(),
             };
-            if let Some(list) = list.filter(|_| paragraph_lines.is_empty()) {
-                listed = list_items(list);
+            // A list after a line of times or an introduction is the part.
+            if let Some(list) = list.filter(|_| lines.is_a_preamble()) {
+                listed = items_of(list);
                 if !listed.is_empty() && !is_list(sibling) {
                     // A list inside a block: the block is the part.
                     return Some(listed);
@@ -210,30 +196,15 @@ fn list_after(heading: ElementRef, part: Part) -> Option<Vec<String>> {
                 continue;
             }
             let is_line = name == "p" || is_line_div(sibling);
-            if is_line && names_a_part(sibling) {
-                return found(unnumbered(paragraph_lines));
-            }
-            if is_line && paragraph_lines.len() < MAX_ITEMS {
-                if is_bold_label(sibling) || is_navigation(sibling) {
-                    continue;
-                }
-                let lines = lines_of(sibling);
-                if lines.is_empty() {
-                    continue;
-                }
-                // Numbered paragraphs end where the numbers do.
-                let numbered = |lines: &[String]| lines.first().is_some_and(|l| starts_numbered(l));
-                if numbered(&paragraph_lines) && !numbered(&lines) {
-                    return found(unnumbered(paragraph_lines));
-                }
-                paragraph_lines.extend(lines);
+            if is_line && (names_a_part(sibling) || !lines.takes(sibling)) {
+                return found(lines.done());
             }
         }
         if !listed.is_empty() {
             return Some(listed);
         }
-        if !paragraph_lines.is_empty() {
-            return Some(unnumbered(paragraph_lines));
+        if !lines.texts.is_empty() {
+            return Some(lines.done());
         }
         at = here.parent().and_then(ElementRef::wrap);
         if at.is_some_and(|a| matches!(a.value().name(), "body" | "html")) {
@@ -243,11 +214,70 @@ fn list_after(heading: ElementRef, part: Part) -> Option<Vec<String>> {
     None
 }
 
+/// A list's items, or a table's rows (amount and name in their cells).
+fn items_of(list: ElementRef) -> Vec<String> {
+    let items = match list.value().name() {
+        "table" => selector("tr"),
+        _ => selector("li"),
+    };
+    list.select(&items)
+        .take(MAX_ITEMS)
+        .map(text_of)
+        .filter(|t| !t.is_empty())
+        .collect()
+}
+
+/// A part's lines read from paragraphs (or Blogger's line `div`s), one
+/// kind of element throughout.
+#[derive(Default)]
+struct Lines {
+    texts: Vec<String>,
+    /// The element the lines are in: the part's paragraphs are of one
+    /// kind, and a sign-off in another ends them.
+    kind: Option<String>,
+}
+
+impl Lines {
+    /// Takes the paragraph's lines, or says the part ended at it: at a
+    /// paragraph of another kind, or where numbered lines stop being
+    /// numbered. Labels, links and empty paragraphs are passed over.
+    fn takes(&mut self, paragraph: ElementRef) -> bool {
+        if self.texts.len() >= MAX_ITEMS || is_bold_label(paragraph) || is_navigation(paragraph) {
+            return true;
+        }
+        let lines = lines_of(paragraph);
+        if lines.is_empty() {
+            return true;
+        }
+        let kind = paragraph.value().name();
+        if self.kind.as_deref().is_some_and(|k| k != kind) {
+            return false;
+        }
+        let numbered = |lines: &[String]| lines.first().is_some_and(|l| starts_numbered(l));
+        if numbered(&self.texts) && !numbered(&lines) {
+            return false;
+        }
+        self.kind = Some(kind.to_owned());
+        self.texts.extend(lines);
+        true
+    }
+
+    /// Whether the lines so far are at most a line of times or an
+    /// introduction, which a list after them replaces.
+    fn is_a_preamble(&self) -> bool {
+        self.texts.len() <= 2 && self.texts.iter().all(|t| t.chars().count() <= 160)
+    }
+
+    fn done(&mut self) -> Vec<String> {
+        unnumbered(std::mem::take(&mut self.texts))
+    }
+}
+
 /// The part after `heading`: the lines that follow it in its own block
 /// where it is bold words in running text (`<b>Method:</b><br>1. ...`),
 /// else the lists or paragraphs after it.
 fn part_after(heading: ElementRef, part: Part) -> Option<Vec<String>> {
-    let inline = matches!(heading.value().name(), "b" | "strong" | "span");
+    let inline = matches!(heading.value().name(), "b" | "strong" | "span" | "u");
     if !inline {
         return list_after(heading, part);
     }
@@ -260,7 +290,9 @@ fn part_after(heading: ElementRef, part: Part) -> Option<Vec<String>> {
     });
     match next.map(|node| node.value()) {
         Some(scraper::Node::Text(_)) => None,
-        Some(scraper::Node::Element(e)) if e.name() == "br" => lines_after(heading, part),
+        Some(scraper::Node::Element(e)) if e.name() == "br" => {
+            lines_after(heading, part).or_else(|| list_after(heading, part))
+        }
         _ => list_after(heading, part),
     }
 }
@@ -270,15 +302,15 @@ fn part_after(heading: ElementRef, part: Part) -> Option<Vec<String>> {
 /// more than a long recipe.
 const MAX_SMALL_NODES: usize = 256;
 
-/// Whether a paragraph is bold words alone, short: the name of a group
-/// of steps or ingredients ("The filling"), not one of them.
+/// Whether a paragraph is bold (or emphasised) words alone, short: the
+/// name of a group of steps or ingredients ("The filling"), not one.
 fn is_bold_label(paragraph: ElementRef) -> bool {
     let text = text_within(paragraph, None, 64);
     if text.is_empty() || text.len() > 60 {
         return false;
     }
     let bold: String = paragraph
-        .select(&selector("strong, b"))
+        .select(&selector("strong, b, em, i, u"))
         .take(MAX_SMALL_NODES)
         .map(|b| text_within(b, None, 64))
         .collect::<Vec<_>>()
@@ -350,7 +382,7 @@ fn names_a_part(paragraph: ElementRef) -> bool {
         .children()
         .find(|node| node.value().as_text().is_none_or(|t| !t.trim().is_empty()))
         .and_then(ElementRef::wrap)
-        .filter(|e| matches!(e.value().name(), "b" | "strong" | "span"));
+        .filter(|e| matches!(e.value().name(), "b" | "strong" | "span" | "u"));
     let text = text_within(opening.unwrap_or(paragraph), None, 64);
     text.len() <= 60
         && [&INGREDIENTS[..], &METHOD, &NOTES]

@@ -31,7 +31,8 @@ pub(super) const INGREDIENTS: [&str; 24] = [
 ];
 
 /// Headings that open its steps.
-pub(super) const METHOD: [&str; 49] = [
+pub(super) const METHOD: [&str; 50] = [
+    "ohje",
     "method",
     "przygotowanie",
     "sposób przygotowania",
