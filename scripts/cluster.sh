@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A site past one machine, measured on one: PostgreSQL holding the log,
 # three forkful nodes following it and nginx in front of them, against one
-# embedded node serving the same catalog. docs/BENCHMARKING.md ("A site on
-# three nodes") has the figures and what they are held to.
+# embedded node serving the same catalog. docs/BENCHMARKING.md has the
+# current figures and their targets; docs/journal/30-log.md ("A site on
+# three nodes") every run.
 #
 #   scripts/cluster.sh                        # the published run
 #   DURATION=5 ROUNDS=1 RECIPES=2000 scripts/cluster.sh   # a quick check

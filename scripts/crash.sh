@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The long crash test: writers killed with SIGKILL, 1,000 times over.
 #
-#   scripts/crash.sh         # 1,000 rounds, the figure in docs/ARCHITECTURE.md
+#   scripts/crash.sh         # 1,000 rounds, the figure in docs/SECURITY.md ("Long runs")
 #   scripts/crash.sh 100     # a shorter run
 #
 # Runs tests/it/crash.rs with FORKFUL_CRASH_ROUNDS set: each round starts a

@@ -11,7 +11,8 @@
 # PostgreSQL: the server FORKFUL_PG_URL names (default
 # postgres://postgres@127.0.0.1:5432/postgres), where the script makes a
 # database of its own and drops it at the end. Installs GNU time from
-# Debian's packages if it is missing. docs/BENCHMARKING.md has the figures.
+# Debian's packages if it is missing. docs/BENCHMARKING.md has the current
+# figures, docs/journal/30-log.md every run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -13,7 +13,7 @@
 #
 # Installs GNU time from Debian's packages if it is missing. Takes several
 # minutes at 100,000 recipes on a 2-core machine; docs/BENCHMARKING.md has
-# the figures.
+# the current figures, docs/journal/ every run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -162,7 +162,7 @@ impl CacheSize {
 /// says otherwise. They pass over the whole store once, so a big cache buys
 /// little, and sled's memory grows well past its cache: seeding 100,000
 /// full recipes peaked at 3.6 GB with the default 256 MiB and at 1.3 GB
-/// with 64 (docs/BENCHMARKING.md).
+/// with 64 (docs/journal/10-bulk-loads.md).
 const BULK_CACHE: CacheSize = CacheSize { bytes: 64 * MIB };
 
 impl StoreArgs {
@@ -307,7 +307,7 @@ pub struct ServeArgs {
 /// The in-memory caches' budget unless `--memory-mb` says otherwise: 128
 /// MiB, with sled's 96 (`StoreConfig::durable`), keeps a crawl of 100,000
 /// full recipes and the mixed run after it under 384 MiB resident, as fast
-/// as 256 and 256 did (docs/BENCHMARKING.md).
+/// as 256 and 256 did (docs/journal/33-close-to-the-limit.md, "Budgets").
 const DEFAULT_MEMORY: CacheSize = CacheSize { bytes: 128 * MIB };
 
 fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {

@@ -8,7 +8,7 @@ use clap::Parser;
 ///
 /// The `system-allocator` feature keeps the system's allocator instead, so
 /// that a heap profiler which hooks `malloc` (heaptrack) sees every
-/// allocation: `docs/BENCHMARKING.md` says how it is used.
+/// allocation: `docs/BENCHMARKING.md` ("Heap profiles") says how it is used.
 #[cfg(not(feature = "system-allocator"))]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;

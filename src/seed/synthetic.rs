@@ -36,7 +36,7 @@ pub struct Shape {
 /// transactions keep sled's memory small: it holds every node version a
 /// batch replaces until the batch ends (10,000 full recipes: 2.8 GB peak at
 /// 500 recipes a transaction, 0.8 GB at 5, when every datom was four sled
-/// keys; docs/BENCHMARKING.md). With the grouped layout a transaction is a
+/// keys; docs/journal/10-bulk-loads.md). With the grouped layout a transaction is a
 /// few keys per recipe, so ten recipes cost what five did before.
 const BATCH_DATOMS: usize = 1000;
 

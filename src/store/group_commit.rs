@@ -48,8 +48,8 @@ impl Store {
     /// at most its unflushed tail (sled recovers a prefix of its batches,
     /// each with its basis and log sum), which catch-up applies again from
     /// the log when the store next opens. A flush of sled with every write
-    /// was most of a node's write time (BENCHMARKING.md, "Writes through
-    /// the log").
+    /// was most of a node's write time (docs/journal/30-log.md, "On disk,
+    /// and durable once the log holds it").
     fn held_by_log(&self, t: EntityId) -> Result<(), TransactError> {
         let mut state = self.lock_flush();
         if let Some(why) = &state.failed {

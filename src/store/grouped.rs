@@ -53,7 +53,7 @@ const VAET_BORN_PREFIX: u8 = 0x07;
 /// keyed by their first id). Grouped by entity, EAVT was 1.41 million of a
 /// 100,000-recipe store's 2.43 million sled keys; by blocks of 16 it is
 /// 97,506 (by blocks of 256 it would be 15,471, but reading a past entity
-/// would then cost 256 entities' history): docs/BENCHMARKING.md.
+/// would then cost 256 entities' history): docs/journal/13-kept-pages.md.
 const EAVT_BLOCK_BITS: u32 = 4;
 const EAVT_BLOCK_MASK: EntityId = (1 << EAVT_BLOCK_BITS) - 1;
 

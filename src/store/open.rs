@@ -26,7 +26,7 @@ use super::writer::{avet_key, Writer};
 /// of its write buffers in memory. sled's default, 512 KiB, makes every
 /// page image over 128 KiB a file of its own and cleans in small steps;
 /// with 8 MiB, seeding 10,000 full recipes left 240 MB on disk instead of
-/// 294 MB in the same time (docs/BENCHMARKING.md), and the demo server
+/// 294 MB in the same time (docs/journal/10-bulk-loads.md), and the demo server
 /// still peaks at 45 MiB. sled refuses more than 16 MiB.
 pub const SEGMENT_BYTES: usize = 8 << 20;
 
@@ -67,7 +67,7 @@ pub struct StoreConfig {
 /// sled's page cache for a store on disk unless told otherwise: 96 MiB.
 /// A crawl of 100,000 full recipes (every page read once) went as fast
 /// with it as with 256, and its server peaked 194 MiB lower, with
-/// `--memory-mb` 128 (docs/BENCHMARKING.md): sled holds more than its
+/// `--memory-mb` 128 (docs/journal/33-close-to-the-limit.md, "Budgets"): sled holds more than its
 /// cache says, and what it holds is most of what a crawl's server holds.
 pub const DURABLE_CACHE_BYTES: u64 = 96 << 20;
 
@@ -155,7 +155,7 @@ impl Store {
     pub fn open_with(config: StoreConfig) -> Result<Store, OpenError> {
         // sled's background flusher stays on: it is also what cleans sled's
         // segments, without which a bulk load's memory more than doubled
-        // (docs/BENCHMARKING.md). It may write out a batch not yet
+        // (docs/journal/10-bulk-loads.md). It may write out a batch not yet
         // acknowledged, so a failed flush undoes those (`undo_unflushed`).
         let sled_config = sled::Config::new()
             .cache_capacity(config.cache_bytes)

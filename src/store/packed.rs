@@ -5,7 +5,7 @@
 //! its export on disk (issue 33 asks at most 3x). A group is a
 //! transaction's datoms of one unit, their texts side by side, and LZ4
 //! packs them well: packed, that store is 2.7-2.9 times its export
-//! (docs/BENCHMARKING.md, "Groups stored packed"). LZ4 rather than
+//! (docs/journal/33-close-to-the-limit.md, "Groups stored packed"). LZ4 rather than
 //! deflate (flate2, which the pages use): a read unpacks every group it
 //! passes over, and LZ4 unpacks several times faster for a little less
 //! packing.

@@ -4,7 +4,8 @@
 //! AVET was the last index kept a key per datom, and sled's memory is per
 //! key: every leaf (at most 16 keys, about 10 once split) is a page with an
 //! entry in sled's page table, about 250 bytes of memory each whether or
-//! not the page is cached (docs/BENCHMARKING.md, "sled's fixed cost"). At
+//! not the page is cached (docs/journal/13-kept-pages.md, "The crawl,
+//! before and after, on one day"). At
 //! 100,000 recipes AVET was 3.08 million of the store's 6.42 million keys,
 //! 2.38 million of them search terms, where a few thousand words each
 //! stand for thousands of recipes. As posting lists, a word is one key per
@@ -55,7 +56,7 @@ const RECORD_LEN: usize = 8 + TX_SUFFIX_LEN;
 
 /// The most records a chunk holds before it is split: about 1 KiB, the
 /// size of the grouped indexes' values, so a rewrite copies little. The
-/// key count it leaves is measured in docs/BENCHMARKING.md.
+/// key count it leaves is measured in docs/journal/13-kept-pages.md.
 pub const MAX_RECORDS: usize = 64;
 
 /// The records a piece of a split chunk holds, at least.

@@ -46,7 +46,8 @@ struct State {
 /// target outside it has no referrers at any basis from `read_at` on, and
 /// a reader there needs no VAET scan to learn so: on a crawl, most recipes
 /// have no forks and no suggestion open, and each asking was a sled scan
-/// (perf: a sixth of a cold recipe page's time, docs/BENCHMARKING.md).
+/// (perf: a sixth of a cold recipe page's time,
+/// docs/journal/33-close-to-the-limit.md).
 struct Targets {
     read_at: EntityId,
     set: FxHashSet<EntityId>,

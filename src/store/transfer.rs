@@ -63,7 +63,7 @@ pub const MAX_RECORD_BYTES: usize = 32 << 20;
 const GROUP_RECORD_BYTES: usize = 8 << 20;
 
 /// Datoms written between two flushes of an import. sled cannot page out
-/// what is not yet flushed, so groups are kept small (docs/BENCHMARKING.md).
+/// what is not yet flushed, so groups are kept small (docs/journal/10-bulk-loads.md).
 const GROUP_DATOMS: usize = 5_000;
 
 /// What an importer checks of the file beyond the store's own rules: the

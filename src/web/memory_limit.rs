@@ -7,7 +7,7 @@
 //! opened 100,000 full recipes), and the allocator holds more than the caches'
 //! live bytes once entries of every size have come and gone (in a crawl of
 //! 100,000 recipe pages, 256 MiB of cache budgets cost 328 MiB of resident
-//! memory: docs/BENCHMARKING.md). Weighing those in each cache would be
+//! memory: docs/journal/13-kept-pages.md). Weighing those in each cache would be
 //! guessing; so a thread reads what the kernel counts (`VmRSS`) four times
 //! a second and, when the process comes near its limit, has the caches
 //! evict down to a smaller share of their budgets, growing back when there

@@ -221,7 +221,7 @@ pub fn body_timed_out(error: &PayloadError) -> bool {
 /// Accept-Encoding and parsed the response's media type for every
 /// response, those already compressed included: 5.7% of the server's CPU
 /// on a kept recipe page under wrk (perf, AMD EPYC VM, a31ff0d; see
-/// "Kept pages sent with less work" in docs/BENCHMARKING.md). One
+/// "Kept pages sent with less work" in docs/journal/33-close-to-the-limit.md). One
 /// negotiation for both now, and one preference: brotli, then gzip.
 pub async fn compress_unencoded<B: MessageBody + 'static>(
     req: ServiceRequest,

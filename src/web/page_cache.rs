@@ -184,8 +184,8 @@ fn gzip(text: &[u8], effort: Effort) -> Bytes {
 /// single level was a third of the server's time) costs little, and a page
 /// people come back to is sent, and kept, as small as is worth making it.
 /// Each coding of a page is thus compressed at most twice per change.
-/// Measured with a throwaway program on the machine in
-/// docs/BENCHMARKING.md (medians of 300; the spread is the machine's, run
+/// Measured with a throwaway program on the Intel Xeon VM of
+/// docs/journal/README.md (medians of 300; the spread is the machine's, run
 /// to run): a full recipe page of 6,835 bytes in brotli quality 1 48-79
 /// µs to 2,381 bytes, quality 4 120-220 µs to 2,060, quality 5 190-340 µs
 /// to 1,946; the demo's deepest page, 14,224 bytes, in quality 1 104 µs to

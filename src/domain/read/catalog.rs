@@ -140,7 +140,7 @@ impl Snapshot {
     /// them before the first visitor asks. Filling one is a read of the
     /// whole attribute (133 ms at 100,000 recipes), which held the worker
     /// that met it, and every request queued on it, in the crawl's mixed
-    /// run (its p99.9, docs/BENCHMARKING.md).
+    /// run (its p99.9, docs/journal/33-close-to-the-limit.md).
     pub fn warm_catalog(&self) -> Result<(), DomainError> {
         for sort in [Sort::Title, Sort::Recent] {
             self.catalog(&CatalogQuery {

@@ -26,7 +26,8 @@ pub struct ReadSet {
     /// facts (`Snapshot::still_shows`). A database value is immutable, so
     /// a snapshot at that basis is answered without checking again: a
     /// kept recipe page of the demo's deepest lineage checked some thirty
-    /// entities on every request (`scripts/load.sh`, docs/BENCHMARKING.md).
+    /// entities on every request (`scripts/load.sh`,
+    /// docs/journal/33-close-to-the-limit.md).
     shown_at: AtomicU64,
 }
 

@@ -65,7 +65,7 @@ const POLL: Duration = Duration::from_millis(10);
 /// meanwhile share the next round's commit. A commit per write made a
 /// segment per write for tantivy to merge: at 20 writes a second, the
 /// merges and the writer's threads took more of the CPU than the pages
-/// (perf, docs/BENCHMARKING.md), on every node of a cluster. Each commit
+/// (perf, docs/journal/30-log.md), on every node of a cluster. Each commit
 /// also pays a fixed cost (a new segment's writer and files): three
 /// seconds rather than one took a node following 20 writes a second from
 /// 1.30-1.38 to 0.90-0.94 s of CPU in 20 s, and to 0.77-0.91 s with
@@ -83,7 +83,7 @@ const HURRIED_GAP: Duration = Duration::from_millis(100);
 /// tantivy's default, 10,000, put the few segments of a catalog of up to
 /// about 17,000 recipes in one level with each round's segment of a
 /// handful, so every eighth round merged the whole index again: a sixth of
-/// a following node's CPU (perf, docs/BENCHMARKING.md). At 1,000, small
+/// a following node's CPU (perf, docs/journal/30-log.md). At 1,000, small
 /// segments merge among themselves until they outgrow it.
 const MERGE_LAYER_DOCS: u32 = 1_000;
 

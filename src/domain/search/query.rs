@@ -16,7 +16,7 @@
 //! that is the query over a recipe that only mentions it. The ways are
 //! summed, not taken at their best (a `DisjunctionMaxQuery`): the sum of
 //! plain term scorers is tantivy's fast union, and it halved a common
-//! word's ranking (the search bench's `search_common`, docs/BENCHMARKING.md).
+//! word's ranking (the search bench's `search_common`, docs/journal/31-search.md).
 //!
 //! A common word matches half the catalog: the page and the count visit
 //! every match, but the tags are read from the first `SAMPLED` matches of

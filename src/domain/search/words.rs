@@ -253,7 +253,7 @@ impl Matcher {
     /// `marks`, up to `length` bytes past the first: all a snippet can
     /// show. The text is split, folded and stemmed only so far (the whole
     /// of each hit's summary and steps, stemmed, was a third of a search
-    /// page's time: perf, docs/BENCHMARKING.md).
+    /// page's time: perf, docs/journal/33-close-to-the-limit.md).
     fn marks_within(
         &self,
         text: &str,

@@ -2,7 +2,7 @@
 //! neighbouring entity ids under one sled key.
 //!
 //! sled 0.34's memory is per page (about 250 bytes each, cached or not;
-//! docs/BENCHMARKING.md), and a key per entity was 1.41 million keys at
+//! docs/journal/13-kept-pages.md), and a key per entity was 1.41 million keys at
 //! 100,000 recipes, a quarter of the store's. Ids are given out in order,
 //! and a transaction's own id, the recipe it makes and that recipe's
 //! ingredients and steps are neighbours: a block is about one recipe, and

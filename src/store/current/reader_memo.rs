@@ -9,7 +9,7 @@
 //! of them for a recipe page of a 100,000-recipe catalog, since most of
 //! what a crawler's pass reads is not in the shared entity cache (counted
 //! with uprobes during `scripts/crawl.sh`: 48 entity reads a page, 38 of
-//! them sled `get`s; docs/BENCHMARKING.md). The memo answers the repeats
+//! them sled `get`s; docs/journal/33-close-to-the-limit.md). The memo answers the repeats
 //! from the reader's own last few blocks and entities.
 //!
 //! Why it is exact: a block read at any moment after the reader's value

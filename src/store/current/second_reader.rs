@@ -7,7 +7,7 @@
 //! work for nothing, and the memory it churned had the server's limit cut
 //! every cache to its least (`scripts/crawl.sh` over 100,000 full recipes,
 //! a build that kept nothing it read against one that kept everything:
-//! 8,461 against 7,625 and 7,829 pages/s; docs/BENCHMARKING.md). An
+//! 8,461 against 7,625 and 7,829 pages/s; docs/journal/33-close-to-the-limit.md). An
 //! entity read again by another page (an ancestor, a recipe the catalog
 //! lists) is worth keeping, and is kept from its second reader on.
 //!

@@ -6,7 +6,7 @@
 //! copied all of its keys, and dropped the copy before: on a node
 //! following the log at 20 writes a second over 10,000 recipes, copying
 //! and dropping the orders was about 15% of the node's CPU (perf,
-//! docs/BENCHMARKING.md), and it grows with the catalog. In chunks of at
+//! docs/journal/30-log.md), and it grows with the catalog. In chunks of at
 //! most `2 * CHUNK` keys, a write copies the chunk it edits and the
 //! pointers to the others.
 
