@@ -235,31 +235,37 @@ pub(super) fn plugin_card(page: &Html) -> Option<(Found, &'static str)> {
                 .map(|e| text_within(e, Some(&not_text), MAX_TEXT_BYTES))
                 .find(|t| !t.is_empty())
         };
-        let mut steps = Vec::new();
-        match card.step_group {
-            Some((group, heading)) if root.select(&selector(group)).next().is_some() => {
-                for group in root.select(&selector(group)).take(MAX_ITEMS) {
-                    let section = group
-                        .select(&selector(heading))
-                        .next()
-                        .map(text_of)
-                        .filter(|h| !h.is_empty());
-                    for step in group.select(&selector(card.steps)).take(MAX_ITEMS) {
-                        let text = text_within(step, Some(&not_text), MAX_TEXT_BYTES);
-                        if !text.is_empty() {
-                            steps.push(Step {
-                                section: section.clone(),
-                                text,
-                            });
-                        }
-                    }
-                }
-            }
-            _ => steps.extend(texts(card.steps).into_iter().map(|text| Step {
-                section: None,
-                text,
-            })),
-        }
+        // Each step once, in the group nearest it: groups nested in
+        // groups cost the steps read, not their product.
+        let groups = card
+            .step_group
+            .map(|(group, heading)| (selector(group), selector(heading)));
+        let mut sections = std::collections::HashMap::new();
+        let steps: Vec<Step> =
+            outermost(root.select(&selector(card.steps)).take(MAX_ITEMS).collect())
+                .into_iter()
+                .filter_map(|step| {
+                    let text = text_within(step, Some(&not_text), MAX_TEXT_BYTES);
+                    let section = groups.as_ref().and_then(|(group, heading)| {
+                        let group = step
+                            .ancestors()
+                            .filter_map(ElementRef::wrap)
+                            .find(|a| group.matches(a))?;
+                        // Each group's heading looked for once.
+                        sections
+                            .entry(group.id())
+                            .or_insert_with(|| {
+                                group
+                                    .select(heading)
+                                    .next()
+                                    .map(text_of)
+                                    .filter(|h| !h.is_empty())
+                            })
+                            .clone()
+                    });
+                    (!text.is_empty()).then_some(Step { section, text })
+                })
+                .collect();
         let ingredients = texts(card.ingredients);
         if ingredients.is_empty() && steps.is_empty() {
             return None;

@@ -53,7 +53,14 @@ pub(super) fn text_within(
         stack.extend(node.children());
         stack[at..].reverse();
     }
-    plain(&out)
+    squeezed(&out)
+}
+
+/// Text from the page's tree, its spaces squeezed: it is decoded
+/// already, so no markup is read into it again ("a &lt; b" stays "a < b",
+/// where `text::plain` would read a tag).
+pub(super) fn squeezed(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// `text_within` with the budget of one value.

@@ -17,6 +17,7 @@ mod headings;
 mod jsonld;
 mod lenient_json;
 mod microdata;
+mod nesting;
 mod stated_times;
 mod text;
 
@@ -144,6 +145,11 @@ pub enum ImportError {
     Incomplete(Box<Partial>),
     #[error("the page's recipe cannot be kept: {0}")]
     Invalid(String),
+    #[error(
+        "the page nests its elements more than {} deep, as no recipe page does: it was not read",
+        nesting::MAX_DEPTH
+    )]
+    TooDeep,
 }
 
 /// A recipe found without its ingredients or without its steps.
@@ -162,6 +168,11 @@ pub fn from_html(html: &str, url: &str) -> Result<Imported, ImportError> {
         return Err(ImportError::Invalid(format!(
             "its address is longer than {MAX_SOURCE_URL} characters"
         )));
+    }
+    // The HTML parser's cost grows with the square of the nesting: a
+    // page nested thousands deep is refused before it is parsed.
+    if nesting::depth(html) > nesting::MAX_DEPTH {
+        return Err(ImportError::TooDeep);
     }
     let page = scraper::Html::parse_document(html);
     let found = (jsonld::recipe(&page).map(|f| (f, Reading::JsonLd)))

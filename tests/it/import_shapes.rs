@@ -499,6 +499,36 @@ fn a_page_built_to_slow_the_html_readings_is_read_in_its_size() {
         (c.ingredients.len(), c.steps.len()),
         (1, forkful::domain::content::MAX_STEPS)
     );
+    // What a review built: headings over a hundred thousand bold labels
+    // (each look walks a bounded stretch of them), a recipe card's groups
+    // of steps nested in each other (each step read once), and elements
+    // nested a hundred thousand deep (refused before the parser, whose
+    // cost grows with the square of the depth, is asked).
+    let labels = format!(
+        "<html><body><h1>Soup</h1>{}{}</body></html>",
+        "<b>Ingredients</b>\n<b>Method</b>\n".repeat(3),
+        "<p><b>x</b></p>".repeat(100_000)
+    );
+    assert!(matches!(
+        import::from_html(&labels, URL),
+        Err(ImportError::NoRecipe)
+    ));
+    let group = r#"<div class="wprm-recipe-instruction-group"><div class="wprm-recipe-instruction-text">Stir.</div>"#;
+    let nested = format!(
+        r#"<html><body><div class="wprm-recipe-container"><h2 class="wprm-recipe-name">Soup</h2>
+        <ul><li class="wprm-recipe-ingredient">1 leek</li></ul>{}{}</div></body></html>"#,
+        group.repeat(1_000),
+        "</div>".repeat(1_000)
+    );
+    assert_eq!(
+        read(&nested).content.steps.len(),
+        forkful::domain::content::MAX_STEPS
+    );
+    let deep = format!("<html><body>{}</body></html>", "<div>".repeat(100_000));
+    assert!(matches!(
+        import::from_html(&deep, URL),
+        Err(ImportError::TooDeep)
+    ));
     let deep = format!(
         "{}1 leek<span class=\"wprm-checkbox-container\">x</span>{}",
         "<span>".repeat(1_000),

@@ -3,8 +3,9 @@
 
 use scraper::ElementRef;
 
+use super::super::element::squeezed;
 use super::super::element::{text_of, MAX_ITEMS, MAX_TEXT_BYTES, MAX_TEXT_NODES};
-use super::super::text::{clipped_bytes, is_step_label, plain};
+use super::super::text::{clipped_bytes, is_step_label};
 use super::words::{INGREDIENTS, METHOD, NOTES};
 use super::{names, Part};
 
@@ -23,7 +24,7 @@ pub(super) fn lines_after(heading: ElementRef, part: Part) -> Option<Vec<String>
     let mut lines: Vec<Line> = Vec::new();
     let mut line = String::new();
     let end_line = |line: &mut String, lines: &mut Vec<Line>| {
-        let text = plain(line);
+        let text = squeezed(line);
         line.clear();
         lines.push(if text.is_empty() {
             Line::Gap
@@ -180,7 +181,7 @@ pub(super) fn lines_of(paragraph: ElementRef) -> Vec<String> {
     }
     lines
         .iter()
-        .map(|line| plain(line))
+        .map(|line| squeezed(line))
         .filter(|line| !line.is_empty())
         .collect()
 }

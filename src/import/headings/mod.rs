@@ -6,10 +6,12 @@
 mod lines;
 mod words;
 
-use scraper::{ElementRef, Html};
+use std::sync::LazyLock;
 
+use scraper::{ElementRef, Html, Selector};
+
+use super::element::squeezed;
 use super::element::{page_title, selector, text_of, text_within, MAX_ITEMS};
-use super::text::plain;
 use super::Found;
 use crate::domain::{Content, Step};
 use lines::{lines_after, lines_of, starts_numbered, unnumbered};
@@ -53,7 +55,11 @@ pub(super) fn by_headings(page: &Html) -> Option<Found> {
         if looks.iter().all(|n| *n >= MAX_LOOKS) {
             break;
         }
-        // Read no further than a heading can be long.
+        // A heading is small: one of many nodes is none, and is read no
+        // further than a heading can be long.
+        if heading.descendants().nth(MAX_SMALL_NODES).is_some() {
+            continue;
+        }
         let text = text_within(heading, None, 64);
         if text.len() > 60 {
             continue;
@@ -158,8 +164,19 @@ fn list_after(heading: ElementRef, part: Part) -> Option<Vec<String>> {
     let mut lines = Lines::default();
     let found = |texts: Vec<String>| (!texts.is_empty()).then_some(texts);
     let mut at = Some(heading);
+    // A part is near its heading: a look walks so many elements at most,
+    // and a page of a million labels costs no more than a long recipe.
+    let mut walk = 0;
     while let Some(here) = at {
         for sibling in here.next_siblings().filter_map(ElementRef::wrap) {
+            walk += 1;
+            if walk > MAX_WALK {
+                return found(if listed.is_empty() {
+                    lines.done()
+                } else {
+                    listed
+                });
+            }
             let name = sibling.value().name();
             // Past the first list, only a group's heading and the next
             // list carry the part on: anything else ends it.
@@ -196,7 +213,7 @@ fn list_after(heading: ElementRef, part: Part) -> Option<Vec<String>> {
                 continue;
             }
             let is_line = name == "p" || is_line_div(sibling);
-            if is_line && (names_a_part(sibling) || !lines.takes(sibling)) {
+            if is_line && (lines.is_full() || names_a_part(sibling) || !lines.takes(sibling)) {
                 return found(lines.done());
             }
         }
@@ -213,6 +230,9 @@ fn list_after(heading: ElementRef, part: Part) -> Option<Vec<String>> {
     }
     None
 }
+
+/// The most elements one look after a heading walks.
+const MAX_WALK: usize = 4 * MAX_ITEMS;
 
 /// A list's items, or a table's rows (amount and name in their cells).
 fn items_of(list: ElementRef) -> Vec<String> {
@@ -242,7 +262,7 @@ impl Lines {
     /// paragraph of another kind, or where numbered lines stop being
     /// numbered. Labels, links and empty paragraphs are passed over.
     fn takes(&mut self, paragraph: ElementRef) -> bool {
-        if self.texts.len() >= MAX_ITEMS || is_bold_label(paragraph) || is_navigation(paragraph) {
+        if is_bold_label(paragraph) || is_navigation(paragraph) {
             return true;
         }
         let lines = lines_of(paragraph);
@@ -260,6 +280,11 @@ impl Lines {
         self.kind = Some(kind.to_owned());
         self.texts.extend(lines);
         true
+    }
+
+    /// Whether the part has as many lines as one is read with.
+    fn is_full(&self) -> bool {
+        self.texts.len() >= MAX_ITEMS
     }
 
     /// Whether the lines so far are at most a line of times or an
@@ -302,26 +327,33 @@ fn part_after(heading: ElementRef, part: Part) -> Option<Vec<String>> {
 /// more than a long recipe.
 const MAX_SMALL_NODES: usize = 256;
 
+/// Selectors asked of every paragraph a part's look passes, parsed once.
+static EMPHASIS: LazyLock<Selector> = LazyLock::new(|| selector("strong, b, em, i, u"));
+static CONTROLS: LazyLock<Selector> = LazyLock::new(|| selector("a, button"));
+
 /// Whether a paragraph is bold (or emphasised) words alone, short: the
 /// name of a group of steps or ingredients ("The filling"), not one.
 fn is_bold_label(paragraph: ElementRef) -> bool {
+    // A label is small: a paragraph of many nodes is none.
+    if paragraph.descendants().nth(MAX_SMALL_NODES).is_some() {
+        return false;
+    }
     let text = text_within(paragraph, None, 64);
     if text.is_empty() || text.len() > 60 {
         return false;
     }
     let bold: String = paragraph
-        .select(&selector("strong, b, em, i, u"))
-        .take(MAX_SMALL_NODES)
+        .select(&EMPHASIS)
         .map(|b| text_within(b, None, 64))
         .collect::<Vec<_>>()
         .join(" ");
-    plain(&bold) == text
+    squeezed(&bold) == text
 }
 
 /// Whether a paragraph is the page's own controls and links ("Print this
 /// recipe", "Back to all recipes"): no text outside links and buttons.
 fn is_navigation(paragraph: ElementRef) -> bool {
-    let has_controls = paragraph.select(&selector("a, button")).next().is_some();
+    let has_controls = paragraph.select(&CONTROLS).next().is_some();
     // A line of links is small: one of more nodes is no navigation.
     has_controls
         && paragraph.descendants().nth(MAX_SMALL_NODES).is_none()
