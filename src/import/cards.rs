@@ -55,7 +55,7 @@ const CARDS: [Card; 11] = [
         summary: ".tasty-recipes-description",
         servings: ".tasty-recipes-yield",
         ingredients: ".tasty-recipes-ingredients li",
-        steps: ".tasty-recipes-instructions li",
+        steps: ".tasty-recipes-instructions li, .tasty-recipes-instructions p",
         step_group: None,
         times: [
             ".tasty-recipes-prep-time",

@@ -76,8 +76,9 @@ pub(super) fn page_title(page: &Html) -> Option<String> {
     let heading = [
         "article h1",
         "main h1",
-        ".post-title",
-        ".entry-title",
+        // A post's title where it is no `h1`, in its post: a sidebar's
+        // list of posts has titles too.
+        ".post .post-title, .post-outer .post-title, .hentry .entry-title, article .entry-title",
         ".topic-title",
         "h1",
     ]

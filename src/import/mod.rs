@@ -185,9 +185,12 @@ pub fn from_html(html: &str, url: &str) -> Result<Imported, ImportError> {
     };
     let completed = match reading {
         Reading::JsonLd | Reading::Microdata | Reading::Rdfa => {
-            complete_from_html(&mut found.content, &page)
+            complete_from_html(&mut found.content, &page, true)
         }
-        Reading::Card(_) | Reading::Headings => None,
+        // A card with half a recipe (its steps written as it does not
+        // mark them) is completed from the page's headings.
+        Reading::Card(_) => complete_from_html(&mut found.content, &page, false),
+        Reading::Headings => None,
     };
     if found.content.title.trim().is_empty() {
         return Err(ImportError::NoName);
@@ -223,23 +226,28 @@ pub fn from_html(html: &str, url: &str) -> Result<Imported, ImportError> {
     })
 }
 
-/// A schema.org Recipe without its ingredients or its steps, completed
-/// from the page's HTML where a plugin's card or its headings have them
+/// A schema.org Recipe (or a plugin's card, `from_schema` false) without
+/// its ingredients or its steps, completed from the page's HTML where a
+/// plugin's card or its headings have them
 /// (sites whose JSON-LD is a stub, with the recipe in the page); and one
 /// whose method is one unparted text, parted as the page shows it: the
 /// part filled in, and the reading that found it.
 fn complete_from_html(
     content: &mut Content,
     page: &scraper::Html,
+    from_schema: bool,
 ) -> Option<(&'static str, Reading)> {
     let lacking = missing(content.ingredients.len(), content.steps.len()).is_some();
-    let one_text = content.steps.len() == 1;
+    let one_text = from_schema && content.steps.len() == 1;
     if !lacking && !one_text {
         return None;
     }
-    let (found, from) = cards::plugin_card(page)
-        .map(|(f, said)| (f, Reading::Card(said)))
-        .or_else(|| headings::by_headings(page).map(|f| (f, Reading::Headings)))?;
+    let card = from_schema
+        .then(|| cards::plugin_card(page))
+        .flatten()
+        .map(|(f, said)| (f, Reading::Card(said)));
+    let (found, from) =
+        card.or_else(|| headings::by_headings(page).map(|f| (f, Reading::Headings)))?;
     let mut filled = Vec::new();
     if content.ingredients.is_empty() && !found.content.ingredients.is_empty() {
         content.ingredients = found.content.ingredients;

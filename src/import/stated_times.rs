@@ -119,22 +119,49 @@ const MAX_LINE: usize = 200;
 /// first line that states it.
 pub(super) fn stated_times(page: &Html) -> [Option<Minutes>; 3] {
     let lines = selector("p, li, dd, dt, td, span, div, strong, b, em, time");
+    let steps = selector("ol");
     let mut found = [None; 3];
     for element in page.select(&lines).take(MAX_LOOKS) {
         if found.iter().all(Option::is_some) {
             break;
         }
-        if !is_short(element) {
+        // A step's "Bake 20 minutes" is no time of the recipe's.
+        let in_steps = element
+            .ancestors()
+            .filter_map(ElementRef::wrap)
+            .any(|a| steps.matches(&a));
+        if in_steps || !is_short(element) {
             continue;
         }
         let text = text_within(element, None, MAX_LINE).to_lowercase();
-        for (at, labels) in [PREP.as_slice(), &COOK, &TOTAL].into_iter().enumerate() {
-            if found[at].is_none() {
-                found[at] = time_after_label(&text, labels);
+        let read: Vec<_> = [PREP.as_slice(), &COOK, &TOTAL]
+            .into_iter()
+            .map(|labels| time_after_label(&text, labels))
+            .collect();
+        // A line of times: a label with its colon ("Cook: 1 hr"), several
+        // times on one line ("Prep 10 min · Cook 35 min"), or a label in
+        // bold words of its own ("<b>Total</b> 45 min"), not a sentence.
+        let several = read.iter().flatten().count() >= 2;
+        let labelled = starts_with_a_label(element);
+        for (at, time) in read.into_iter().enumerate() {
+            if let Some((minutes, colon)) = time {
+                if found[at].is_none() && (colon || several || labelled) {
+                    found[at] = Some(minutes);
+                }
             }
         }
     }
     found
+}
+
+/// Whether an element opens with bold words of its own (`<b>`,
+/// `<strong>`, `<dt>`, `<th>`, `<label>`): a label, as a time's is.
+fn starts_with_a_label(element: ElementRef) -> bool {
+    element
+        .children()
+        .find(|node| node.value().as_text().is_none_or(|t| !t.trim().is_empty()))
+        .and_then(ElementRef::wrap)
+        .is_some_and(|first| matches!(first.value().name(), "b" | "strong" | "dt" | "th" | "label"))
 }
 
 /// Whether an element's text is a line's length: the time's line, not
@@ -143,10 +170,16 @@ fn is_short(element: ElementRef) -> bool {
     text_within(element, None, MAX_LINE + 1).len() <= MAX_LINE
 }
 
-/// The time after one of `labels` in `text`: the label at a word's
+/// The time after one of `labels` in `text`, and whether a colon
+/// followed the label: the label at a word's
 /// start, then at most a colon, then the time in words, up to the next
 /// separator ("·", "|", ",", ";") or label.
-fn time_after_label(text: &str, labels: &[&str]) -> Option<Minutes> {
+fn time_after_label(text: &str, labels: &[&str]) -> Option<(Minutes, bool)> {
+    // The label's line alone, naming a time ("Gesamtzeit 2 Std. 15 Min."),
+    // counts as a colon would; a verb's ("Cook 2 minutes per side") not.
+    let alone = |label: &str, at: usize, words: &str| {
+        at == 0 && !["cook", "bake", "prep"].contains(&label) && only_time_words(words)
+    };
     for label in labels {
         for (at, _) in text.match_indices(label) {
             let starts_word = text[..at]
@@ -158,6 +191,7 @@ fn time_after_label(text: &str, labels: &[&str]) -> Option<Minutes> {
             }
             let rest = text[at + label.len()..].trim_start();
             // "Total: 45 min", "Prep 10 min", "Cuisson : 30 min".
+            let colon = rest.starts_with(':');
             let rest = rest.strip_prefix(':').unwrap_or(rest).trim_start();
             if !rest.starts_with(|c: char| c.is_ascii_digit()) {
                 continue;
@@ -168,11 +202,23 @@ fn time_after_label(text: &str, labels: &[&str]) -> Option<Minutes> {
             // Stop at a label of another time on the same line.
             let words = cut_at_next_label(&rest[..end]);
             if let Some(minutes) = duration_words(words) {
-                return Some(minutes);
+                return Some((
+                    minutes,
+                    colon || alone(label, at, &rest[end..]) && alone(label, at, words),
+                ));
             }
         }
     }
     None
+}
+
+/// Whether `words` hold nothing but a time: numbers, units of time and
+/// punctuation.
+fn only_time_words(words: &str) -> bool {
+    words
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|word| !word.is_empty())
+        .all(|word| duration_words(&format!("1 {word}")).is_some())
 }
 
 /// `words` up to the first label of any time in it.
@@ -213,6 +259,18 @@ mod tests {
         assert_eq!(
             minutes("<p>Gesamtzeit 2 Std. 15 Min.</p>"),
             [None, None, Some(135)]
+        );
+    }
+
+    #[test]
+    fn a_steps_time_is_no_recipes_time_and_hours_take_their_minutes() {
+        assert_eq!(
+            minutes("<ol><li>Cook 2 minutes per side.</li><li>Total rest: 5 min</li></ol><p>Bake 20 minutes, until golden.</p>"),
+            [None, None, None]
+        );
+        assert_eq!(
+            minutes("<ul><li>Préparation : 30 min</li><li>Cuisson : 2h30</li></ul>"),
+            [Some(30), Some(150), None]
         );
     }
 

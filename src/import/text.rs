@@ -40,7 +40,7 @@ pub fn numbered_steps(text: &str) -> Vec<String> {
         .into_iter()
         // Steps a site joined with commas ("Bake.,  Meanwhile, ...") are
         // parted again: a sentence that ended has no comma after it.
-        .flat_map(|part| part.split_inclusive(".,"))
+        .flat_map(comma_joined)
         .map(|part| plain(part.strip_suffix(',').unwrap_or(part)))
         .flat_map(|line| {
             split_at_numbers(&line)
@@ -50,6 +50,24 @@ pub fn numbered_steps(text: &str) -> Vec<String> {
         })
         .filter(|step| !step.is_empty() && !is_step_label(step))
         .collect()
+}
+
+/// `text` parted where a site joined its steps with commas: ".," then
+/// spaces and a capital ("Bake.,  Meanwhile, ..."); "e.g., carrots" and
+/// "etc., into" are one step.
+fn comma_joined(text: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    for (at, _) in text.match_indices(".,") {
+        let after = &text[at + 2..];
+        let next = after.trim_start();
+        if next.len() < after.len() && next.starts_with(char::is_uppercase) && at + 2 > start {
+            parts.push(&text[start..at + 2]);
+            start = at + 2;
+        }
+    }
+    parts.push(&text[start..]);
+    parts
 }
 
 /// Whether a line is a step's label alone ("Step 2", "Paso 2:", "2."):
@@ -206,6 +224,7 @@ pub fn duration_words(text: &str) -> Option<Minutes> {
     let lower = text.to_lowercase();
     let mut minutes = 0.0f64;
     let mut counted = false;
+    let mut after_hours = false;
     let mut number: Option<f64> = None;
     let mut rest = lower.as_str();
     while !rest.is_empty() {
@@ -285,12 +304,19 @@ pub fn duration_words(text: &str) -> Option<Minutes> {
             if let (Some(per), Some(n)) = (per, number.take()) {
                 minutes += n * per;
                 counted = true;
+                after_hours = per == 60.0;
+            } else if per.is_none() {
+                after_hours = false;
             }
             rest = &rest[letters..];
             continue;
         }
         let skip = rest.chars().next().map_or(1, char::len_utf8);
         rest = &rest[skip..];
+    }
+    // "2h30", "1 h 10": minutes after the hours, without their unit.
+    if let Some(n) = number.filter(|n| after_hours && *n < 60.0) {
+        minutes += n;
     }
     counted
         .then(|| Minutes::new(minutes.round() as i64).ok())

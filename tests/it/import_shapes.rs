@@ -911,3 +911,68 @@ fn the_page_parts_a_one_text_method_and_the_headings_reading_skips_preambles() {
     assert_eq!(c.ingredients, ["eggs", "sugar"]);
     assert_eq!(c.steps.len(), 1);
 }
+
+/// What a hostile review found ordinary pages read wrong, each as it
+/// wrote it: the sections after a recipe's parts, "e.g.," in a step,
+/// ingredients that start with a number, plain labels of groups, a step a
+/// line after bold words, a card with its steps in paragraphs, a
+/// sidebar's post title, a table's header row and a step's nested tips, a
+/// bold word in a story, and headings with an emoji, "Recipe", "How to
+/// make" or words after a dash.
+#[test]
+fn what_a_review_found_ordinary_pages_read_wrong_is_read_right() {
+    let counts = |html: &str| {
+        let c = read(html).content;
+        (c.ingredients.len(), c.steps.len())
+    };
+    let sections = r#"<html><body><h1>Banana Muffins</h1><h2>Ingredients</h2><ul><li>3 bananas</li><li>2 cups flour</li></ul>
+        <h3>Equipment</h3><ul><li>muffin tin</li></ul>
+        <h2>Instructions</h2><ol><li>Mash bananas.</li><li>Mix in flour.</li><li>Bake.</li></ol>
+        <h3>Recipe Notes</h3><ul><li>Freezes well.</li></ul>
+        <p><strong>Nutrition</strong></p><ul><li>Calories: 180</li></ul>
+        <p><strong>You might also like</strong></p><ul><li><a href="/a">Banana bread</a></li></ul></body></html>"#;
+    assert_eq!(counts(sections), (2, 3));
+    let eg = dal(
+        r#", "recipeInstructions": ["Heat the oven.", "Chop the vegetables (e.g., carrots, peppers, etc.) into chunks.", "Roast."]"#,
+    );
+    assert_eq!(steps_of(&eg).len(), 3);
+    let numbers = r#"<html><body><h1>Stew</h1><h3>Ingredienti</h3><p>1.5 kg beef<br>Uova 3<br>Mele 2<br>2 onions</p>
+        <h3>Procedimento</h3><p>Brown the beef.</p><p>Simmer.</p></body></html>"#;
+    assert_eq!(
+        read(numbers).content.ingredients,
+        ["1.5 kg beef", "Uova 3", "Mele 2", "2 onions"]
+    );
+    let labels = r#"<html><body><h1>Cake</h1><h2>Ingredients</h2><p>For the cake:</p><ul><li>flour</li><li>eggs</li></ul>
+        <p>For the frosting:</p><ul><li>butter</li><li>sugar</li></ul><h2>Method</h2><ol><li>Bake.</li></ol></body></html>"#;
+    assert_eq!(counts(labels), (4, 1));
+    let blogger = r#"<html><body><h1>Curry</h1><div class="post-body"><b>Ingredients:</b><br>500 g chicken<br>2 onions<br><br>
+        <b>Method:</b><br>Heat oil in a pan.<br>Fry the onions until golden.<br>Add the chicken.<br>Simmer for 20 minutes.<br></div></body></html>"#;
+    assert_eq!(counts(blogger), (2, 4));
+    let tasty = r#"<html><body><div class="tasty-recipes"><h2 class="tasty-recipes-title">Overnight Oats</h2>
+        <div class="tasty-recipes-ingredients"><ul><li>oats</li><li>milk</li></ul></div>
+        <div class="tasty-recipes-instructions"><p>Stir.</p><p>Refrigerate overnight.</p></div></div></body></html>"#;
+    assert_eq!(counts(tasty), (2, 2));
+    let sidebar = r#"<html><body><div class="content"><h1>Lentil Soup</h1><h2>Ingredients</h2><ul><li>lentils</li></ul>
+        <h2>Method</h2><ol><li>Simmer.</li></ol></div><aside><h4 class="post-title"><a href="/c">Chocolate Cake</a></h4></aside></body></html>"#;
+    assert_eq!(read(sidebar).content.title, "Lentil Soup");
+    let table = r#"<html><body><h1>Chili</h1><h2>Ingredients</h2><table><tr><th>Ingredient</th><th>Amount</th></tr>
+        <tr><td>beef</td><td>500 g</td></tr><tr><td>beans</td><td>1 can</td></tr></table>
+        <h2>Method</h2><ol><li>Brown the beef.<ul><li>Tip: drain the fat.</li></ul></li><li>Add the beans.</li></ol></body></html>"#;
+    assert_eq!(counts(table), (2, 2));
+    let story = r#"<html><body><h1>Cookies</h1><p>Scroll down for the full <strong>ingredients</strong></p>
+        <p>My grandmother made these.</p><h2>Ingredients</h2><ul><li>butter</li><li>sugar</li></ul>
+        <h2>Method</h2><ol><li>Bake.</li></ol></body></html>"#;
+    assert_eq!(read(story).content.ingredients, ["butter", "sugar"]);
+    for (ingredients, method) in [
+        ("🥘 Ingredients", "📝 Instructions"),
+        ("Recipe Ingredients", "How to Make Guacamole"),
+        ("Ingredientes", "Modo de preparación"),
+        ("Ingredients – makes 12", "Method"),
+    ] {
+        let html = format!(
+            "<html><body><h1>Guacamole</h1><h2>{ingredients}</h2><ul><li>avocado</li></ul>\
+             <h2>{method}</h2><ol><li>Mash.</li></ol></body></html>"
+        );
+        assert_eq!(counts(&html), (1, 1), "{ingredients} / {method}");
+    }
+}

@@ -80,57 +80,52 @@ pub(super) fn lines_after(heading: ElementRef, part: Part) -> Option<Vec<String>
                 }
             }
         }
-        Part::Steps => {
-            let numbered = |t: &str| {
-                let digits = t.chars().take_while(char::is_ascii_digit).count();
-                digits > 0 && t[digits..].starts_with(['.', ')', ':'])
-            };
-            let mut gaps = 0;
-            let mut paragraph = String::new();
-            let mut by_number = None;
-            for line in texts {
-                match line {
-                    Line::Text(text) => {
-                        let is_numbered = numbered(text);
-                        let by_number = *by_number.get_or_insert(is_numbered);
-                        if by_number && !is_numbered {
-                            break;
-                        }
-                        if by_number {
-                            out.push(text.clone());
-                        } else {
-                            if !paragraph.is_empty() {
-                                paragraph.push(' ');
-                            }
-                            paragraph.push_str(text);
-                        }
-                        gaps = 0;
-                    }
-                    Line::Gap => {
-                        gaps += 1;
-                        if !paragraph.is_empty() {
-                            out.push(std::mem::take(&mut paragraph));
-                        }
-                        if gaps >= 2 {
-                            break;
-                        }
-                    }
-                }
-            }
-            if !paragraph.is_empty() {
-                out.push(paragraph);
-            }
-            for step in &mut out {
-                let digits = step.chars().take_while(char::is_ascii_digit).count();
-                if digits > 0 && numbered(step) {
-                    *step = step[digits + 1..].trim().to_owned();
-                }
-            }
-        }
+        Part::Steps => out = steps_of_lines(texts),
     }
     out.retain(|t| !t.is_empty());
     out.truncate(MAX_ITEMS);
     (!out.is_empty()).then_some(out)
+}
+
+/// Steps from running lines: numbered lines while the numbers last;
+/// else the paragraphs (lines between empty ones) up to a gap of two
+/// empty lines, a step each, or a line each where every line ends a
+/// sentence (a method written a step a line).
+fn steps_of_lines<'a>(lines: impl Iterator<Item = &'a Line>) -> Vec<String> {
+    let mut paragraphs: Vec<Vec<String>> = vec![Vec::new()];
+    let mut gaps = 0;
+    for line in lines {
+        match line {
+            Line::Text(text) => {
+                gaps = 0;
+                paragraphs
+                    .last_mut()
+                    .expect("a paragraph")
+                    .push(text.clone());
+            }
+            Line::Gap => {
+                gaps += 1;
+                if gaps >= 2 {
+                    break;
+                }
+                paragraphs.push(Vec::new());
+            }
+        }
+    }
+    paragraphs.retain(|p| !p.is_empty());
+    let lines: Vec<&String> = paragraphs.iter().flatten().collect();
+    if lines.first().is_some_and(|l| starts_numbered(l)) {
+        let numbered = lines
+            .into_iter()
+            .take_while(|l| starts_numbered(l))
+            .cloned();
+        return unnumbered(numbered.collect());
+    }
+    let ends_sentence = |l: &&String| l.ends_with(['.', '!', '?', ')']);
+    if lines.iter().all(ends_sentence) {
+        return lines.into_iter().cloned().collect();
+    }
+    paragraphs.into_iter().map(|p| p.join(" ")).collect()
 }
 
 /// Whether a line starts with its step's number ("1. Heat", "2) Stir",
@@ -138,8 +133,12 @@ pub(super) fn lines_after(heading: ElementRef, part: Part) -> Option<Vec<String>
 pub(super) fn starts_numbered(line: &str) -> bool {
     let digits = line.chars().take_while(char::is_ascii_digit).count();
     let after = &line[digits..];
-    // "1- Prepare" is numbered; "1-2 cups" is not.
-    (1..=3).contains(&digits) && (after.starts_with(['.', ')', ':']) || after.starts_with("- "))
+    // "1- Prepare" is numbered; "1-2 cups" and "1.5 kg" are not.
+    let decimal =
+        after.starts_with(['.', ',']) && after[1..].starts_with(|c: char| c.is_ascii_digit());
+    (1..=3).contains(&digits)
+        && !decimal
+        && (after.starts_with(['.', ')', ':']) || after.starts_with("- "))
 }
 
 /// Steps without the numbers they were written with, and without a

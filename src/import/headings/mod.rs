@@ -24,22 +24,38 @@ const MAX_LOOKS: usize = 3;
 /// for ("Ingredients for the sauce"). "Preparation time: 10 min" is not
 /// a method's heading.
 pub(super) fn names(heading: &str, names: &[&str]) -> bool {
-    let heading = heading.trim().to_lowercase();
+    // An emoji or a bullet before the words ("🥘 Ingredients") and the
+    // word "Recipe" ("Recipe Ingredients") are no part of the name.
+    let heading = heading
+        .trim_start_matches(|c: char| !c.is_alphanumeric())
+        .trim()
+        .to_lowercase();
+    let heading = heading.strip_prefix("recipe ").unwrap_or(&heading);
     names.iter().any(|name| {
         let Some(rest) = heading.strip_prefix(name) else {
             return false;
         };
+        // "How to make guacamole".
+        if OPEN_ENDED.contains(name) && rest.starts_with(' ') {
+            return true;
+        }
         // A heading's anchor ("Ingredients #", "Method ¶") is no word of it.
         let rest = rest.trim().trim_end_matches(['#', '¶', '§']).trim();
         rest.is_empty()
             || [":", "-", "–", "—"].contains(&rest)
             || rest.starts_with('(')
+            // "Ingredients – makes 12", "Method: serves 4".
+            || rest.starts_with(['–', '—', ':'])
+            || rest.starts_with("- ")
             || FOR.iter().any(|word| {
                 rest.strip_prefix(word)
                     .is_some_and(|after| after.starts_with(' '))
             })
     })
 }
+
+/// Headings that name a part with anything after them.
+const OPEN_ENDED: [&str; 3] = ["how to make", "how to cook", "so wird's gemacht"];
 
 /// The page's recipe read from its headings: the items of the first list
 /// after an ingredients heading, and of the first list (or the
@@ -127,7 +143,14 @@ fn heads_a_group(element: ElementRef, rank: u8, part: Part) -> bool {
     if own_rank <= rank && own_rank != 7 {
         return false;
     }
-    if own_rank == 7 && (element.value().name() != "p" || !is_bold_label(element)) {
+    // Bold words, or a short line ending in a colon ("For the cake:").
+    let is_label = |p: ElementRef| {
+        is_bold_label(p) || {
+            let text = text_within(p, None, 64);
+            text.ends_with(':') && text.chars().count() <= 40
+        }
+    };
+    if own_rank == 7 && (element.value().name() != "p" || !is_label(element)) {
         return false;
     }
     let text = text_within(element, None, 64);
@@ -139,6 +162,7 @@ fn heads_a_group(element: ElementRef, rank: u8, part: Part) -> bool {
         && text.len() <= 60
         && !names(&text, other)
         && !names(&text, &NOTES)
+        && !is_another_section(&text)
         && element
             .next_siblings()
             .filter_map(ElementRef::wrap)
@@ -161,7 +185,7 @@ fn list_after(heading: ElementRef, part: Part) -> Option<Vec<String>> {
     let lists = selector("ul, ol");
     let rank = rank_of(heading);
     let mut listed: Vec<String> = Vec::new();
-    let mut lines = Lines::default();
+    let mut lines = Lines::of(part);
     let found = |texts: Vec<String>| (!texts.is_empty()).then_some(texts);
     let mut at = Some(heading);
     // A part is near its heading: a look walks so many elements at most,
@@ -234,14 +258,30 @@ fn list_after(heading: ElementRef, part: Part) -> Option<Vec<String>> {
 /// The most elements one look after a heading walks.
 const MAX_WALK: usize = 4 * MAX_ITEMS;
 
-/// A list's items, or a table's rows (amount and name in their cells).
+/// A list's items (its own, not those of a list in an item: a step's
+/// tips are its text), or a table's rows (amount and name in their cells;
+/// a row of headers is none).
 fn items_of(list: ElementRef) -> Vec<String> {
-    let items = match list.value().name() {
-        "table" => selector("tr"),
-        _ => selector("li"),
+    let rows = selector("tr");
+    let header = selector("th");
+    let cells = selector("td");
+    let items: Vec<ElementRef> = match list.value().name() {
+        "table" => list
+            .select(&rows)
+            .filter(|row| {
+                row.select(&cells).next().is_some() || row.select(&header).next().is_none()
+            })
+            .take(MAX_ITEMS)
+            .collect(),
+        _ => list
+            .children()
+            .filter_map(ElementRef::wrap)
+            .filter(|child| child.value().name() == "li")
+            .take(MAX_ITEMS)
+            .collect(),
     };
-    list.select(&items)
-        .take(MAX_ITEMS)
+    items
+        .into_iter()
         .map(text_of)
         .filter(|t| !t.is_empty())
         .collect()
@@ -249,8 +289,8 @@ fn items_of(list: ElementRef) -> Vec<String> {
 
 /// A part's lines read from paragraphs (or Blogger's line `div`s), one
 /// kind of element throughout.
-#[derive(Default)]
 struct Lines {
+    part: Part,
     texts: Vec<String>,
     /// The element the lines are in: the part's paragraphs are of one
     /// kind, and a sign-off in another ends them.
@@ -258,6 +298,14 @@ struct Lines {
 }
 
 impl Lines {
+    fn of(part: Part) -> Lines {
+        Lines {
+            part,
+            texts: Vec::new(),
+            kind: None,
+        }
+    }
+
     /// Takes the paragraph's lines, or says the part ended at it: at a
     /// paragraph of another kind, or where numbered lines stop being
     /// numbered. Labels, links and empty paragraphs are passed over.
@@ -274,7 +322,7 @@ impl Lines {
             return false;
         }
         let numbered = |lines: &[String]| lines.first().is_some_and(|l| starts_numbered(l));
-        if numbered(&self.texts) && !numbered(&lines) {
+        if self.part == Part::Steps && numbered(&self.texts) && !numbered(&lines) {
             return false;
         }
         self.kind = Some(kind.to_owned());
@@ -293,8 +341,18 @@ impl Lines {
         self.texts.len() <= 2 && self.texts.iter().all(|t| t.chars().count() <= 160)
     }
 
+    /// The part's lines: steps without their numbers; ingredients without
+    /// their groups' labels ("For the dough:"), and as written ("1.5 kg
+    /// beef" keeps its number).
     fn done(&mut self) -> Vec<String> {
-        unnumbered(std::mem::take(&mut self.texts))
+        let texts = std::mem::take(&mut self.texts);
+        match self.part {
+            Part::Steps => unnumbered(texts),
+            Part::Ingredients => texts
+                .into_iter()
+                .filter(|line| !(line.ends_with(':') && line.chars().count() <= 40))
+                .collect(),
+        }
     }
 }
 
@@ -305,6 +363,19 @@ fn part_after(heading: ElementRef, part: Part) -> Option<Vec<String>> {
     let inline = matches!(heading.value().name(), "b" | "strong" | "span" | "u");
     if !inline {
         return list_after(heading, part);
+    }
+    // Bold words inside a sentence ("... for the full <b>ingredients</b>")
+    // head nothing: a heading starts its line.
+    let starts_its_line = heading
+        .prev_siblings()
+        .take_while(|node| node.value().as_element().is_none_or(|e| e.name() != "br"))
+        .all(|node| {
+            node.value()
+                .as_text()
+                .is_none_or(|text| text.trim().is_empty())
+        });
+    if !starts_its_line {
+        return None;
     }
     // Bold words with more on their line label it ("Preparation: 25
     // min"); they head nothing.
@@ -326,6 +397,40 @@ fn part_after(heading: ElementRef, part: Part) -> Option<Vec<String>> {
 /// line of links: either is small, and a page of huge paragraphs costs no
 /// more than a long recipe.
 const MAX_SMALL_NODES: usize = 256;
+
+/// Words of the sections that follow a recipe's parts on a blog's page:
+/// a heading that holds one ends the part, whatever list follows it.
+const OTHER_SECTIONS: [&str; 22] = [
+    "note",
+    "tip",
+    "nutrition",
+    "equipment",
+    "you might",
+    "you may also",
+    "also like",
+    "related",
+    "more recipes",
+    "storage",
+    "storing",
+    "how to store",
+    "to store",
+    "serving suggestion",
+    "faq",
+    "video",
+    "share",
+    "comment",
+    "review",
+    "substitution",
+    "variation",
+    "make ahead",
+];
+
+/// Whether a heading names a section of the page other than a recipe's
+/// part ("Recipe Notes", "Nutrition", "You might also like").
+fn is_another_section(heading: &str) -> bool {
+    let heading = heading.to_lowercase();
+    OTHER_SECTIONS.iter().any(|words| heading.contains(words))
+}
 
 /// Selectors asked of every paragraph a part's look passes, parsed once.
 static EMPHASIS: LazyLock<Selector> = LazyLock::new(|| selector("strong, b, em, i, u"));

@@ -31,7 +31,8 @@ pub(super) const INGREDIENTS: [&str; 24] = [
 ];
 
 /// Headings that open its steps.
-pub(super) const METHOD: [&str; 50] = [
+pub(super) const METHOD: [&str; 51] = [
+    "modo de preparación",
     "ohje",
     "method",
     "przygotowanie",
