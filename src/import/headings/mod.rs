@@ -44,9 +44,12 @@ pub(super) fn names(heading: &str, names: &[&str]) -> bool {
         rest.is_empty()
             || [":", "-", "–", "—"].contains(&rest)
             || rest.starts_with('(')
-            // "Ingredients – makes 12", "Method: serves 4".
-            || rest.starts_with(['–', '—', ':'])
-            || rest.starts_with("- ")
+            // "Ingredients – makes 12"; "Préparation : 15 min" and
+            // "Prep – 10 min" are lines of times, not headings.
+            || (rest.starts_with(['–', '—']) || rest.starts_with("- "))
+                && !rest
+                    .trim_start_matches(['–', '—', '-', ' '])
+                    .starts_with(|c: char| c.is_ascii_digit())
             || FOR.iter().any(|word| {
                 rest.strip_prefix(word)
                     .is_some_and(|after| after.starts_with(' '))
