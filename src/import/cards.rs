@@ -1,7 +1,8 @@
 //! Recipes in the HTML of the recipe-card plugins most recipe sites use,
 //! for pages that publish no schema.org: each plugin marks the parts of
 //! its card with classes of its own (WP Recipe Maker, Tasty Recipes,
-//! Mediavine Create, WP Ultimate Recipe, Zip Recipes, EasyRecipe, Cooked,
+//! Mediavine Create, WP Ultimate Recipe, Zip Recipes, Meal Planner Pro,
+//! EasyRecipe, Cooked,
 //! WPZOOM, Delicious Recipes, Yumprint), and the hRecipe microformat that
 //! blogs wrote before schema.org.
 
@@ -31,7 +32,7 @@ struct Card {
     not_text: &'static str,
 }
 
-const CARDS: [Card; 11] = [
+const CARDS: [Card; 12] = [
     Card {
         plugin: "its WP Recipe Maker recipe card",
         card: ".wprm-recipe-container, .wprm-recipe",
@@ -111,6 +112,23 @@ const CARDS: [Card; 11] = [
             "#zlrecipe-total-time",
         ],
         not_text: ".zlrecipe-print-link",
+    },
+    Card {
+        // Meal Planner Pro, a fork of Zip Recipes with its own names.
+        plugin: "its Meal Planner Pro recipe card",
+        card: "#mpprecipe-container, .mpprecipe-container-border",
+        title: "#mpprecipe-title",
+        summary: "#mpprecipe-summary",
+        servings: "#mpprecipe-yield",
+        ingredients: "#mpprecipe-ingredients-list li, #mpprecipe-ingredients-list .ingredient",
+        steps: "#mpprecipe-instructions-list li, #mpprecipe-instructions-list .instruction",
+        step_group: None,
+        times: [
+            "#mpprecipe-prep-time",
+            "#mpprecipe-cook-time",
+            "#mpprecipe-total-time",
+        ],
+        not_text: ".mpprecipe-buttons",
     },
     Card {
         plugin: "its EasyRecipe recipe card",

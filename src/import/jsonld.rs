@@ -181,6 +181,14 @@ fn text(value: &Value) -> Option<String> {
 /// A value as a list of lines: a list's items, or a string's lines.
 fn lines(value: &Value) -> Vec<String> {
     match value {
+        // A list of lists (one per group of ingredients) is read flat.
+        Value::Array(items) if items.iter().any(Value::is_array) => items
+            .iter()
+            .flat_map(|item| match item {
+                Value::Array(group) => group.iter().filter_map(text).collect::<Vec<_>>(),
+                other => text(other).into_iter().collect(),
+            })
+            .collect(),
         Value::Array(items) => items.iter().filter_map(text).collect(),
         Value::String(s) => s.lines().map(plain).filter(|l| !l.is_empty()).collect(),
         other => text(other).into_iter().collect(),

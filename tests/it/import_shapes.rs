@@ -976,3 +976,44 @@ fn what_a_review_found_ordinary_pages_read_wrong_is_read_right() {
         assert_eq!(counts(&html), (1, 1), "{ingredients} / {method}");
     }
 }
+
+/// What the second held-out batch showed, after it was measured: the
+/// ingredients as a list of groups' lists, Meal Planner Pro's card, an
+/// underlined heading with its words after it on its line, and a plain
+/// span over `<br>` lines.
+#[test]
+fn groups_lists_meal_planner_pro_and_spans_over_lines_are_read() {
+    let groups = dal(
+        r#", "recipeIngredient": [["1 cup lentils", "3 cups water"], ["1 onion"]], "recipeInstructions": ["Simmer."]"#,
+    );
+    assert_eq!(
+        read(&groups).content.ingredients,
+        ["1 cup lentils", "3 cups water", "1 onion"]
+    );
+    let mpp = r#"<html><body><div id="mpprecipe-container"><div id="mpprecipe-title">Scones</div>
+        <ul id="mpprecipe-ingredients-list"><li>flour</li><li>butter</li></ul>
+        <ol id="mpprecipe-instructions-list"><li>Rub in.</li><li>Bake.</li></ol></div></body></html>"#;
+    let imported = read(mpp);
+    assert_eq!(
+        imported.reading,
+        Reading::Card("its Meal Planner Pro recipe card")
+    );
+    assert_eq!(
+        (
+            imported.content.ingredients.len(),
+            imported.content.steps.len()
+        ),
+        (2, 2)
+    );
+    let underlined = r#"<html><body><h1>Far breton</h1><div><u>Ingrédients</u> (pour 8 parts) :</div>
+        <div>- 250 g de pruneaux</div><div>- 4 œufs</div><div><br></div>
+        <div><u>Préparation</u> (15 min de préparation, 55 min de cuisson) :</div>
+        <div>1) Faire tremper les pruneaux.</div><div>2) Cuire 55 minutes.</div></body></html>"#;
+    let c = read(underlined).content;
+    assert_eq!((c.ingredients.len(), c.steps.len()), (2, 2));
+    let spans = r#"<html><body><h1>Ogórki</h1><div class="post-body"><span>Składniki:</span><br />- 2 kg ogórków<br />- 1 czosnek<br /><br />
+        <span>Wykonanie:</span><br />1. Umyć ogórki.<br />2. Zalać solanką.<br /></div>
+        <nav><span>Ingredients</span><ul><li>Menu</li></ul></nav></body></html>"#;
+    let c = read(spans).content;
+    assert_eq!((c.ingredients.len(), c.steps.len()), (2, 2));
+}

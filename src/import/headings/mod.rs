@@ -64,7 +64,7 @@ const OPEN_ENDED: [&str; 3] = ["how to make", "how to cook", "so wird's gemacht"
 /// after an ingredients heading, and of the first list (or the
 /// paragraphs) after a method heading; its title the page's `h1`.
 pub(super) fn by_headings(page: &Html) -> Option<Found> {
-    let headings = selector("h1, h2, h3, h4, h5, h6, strong, b, u, p, span[style*='bold']");
+    let headings = selector("h1, h2, h3, h4, h5, h6, strong, b, u, p, span");
     let mut ingredients: Option<Vec<String>> = None;
     let mut steps: Option<Vec<String>> = None;
     // Each look after a heading may walk the rest of the page: a few
@@ -367,6 +367,14 @@ fn part_after(heading: ElementRef, part: Part) -> Option<Vec<String>> {
     if !inline {
         return list_after(heading, part);
     }
+    // A span in no bold type heads only the `<br>` lines after it
+    // (Blogger's "<span>Składniki:</span><br>- ..."): spans are
+    // everywhere, in menus and contents too.
+    let bold = heading.value().name() != "span"
+        || heading
+            .value()
+            .attr("style")
+            .is_some_and(|s| s.contains("bold"));
     // Bold words inside a sentence ("... for the full <b>ingredients</b>")
     // head nothing: a heading starts its line.
     let starts_its_line = heading
@@ -381,18 +389,24 @@ fn part_after(heading: ElementRef, part: Part) -> Option<Vec<String>> {
         return None;
     }
     // Bold words with more on their line label it ("Preparation: 25
-    // min"); they head nothing.
+    // min"); they head nothing, unless the line is still the heading's
+    // words ("<u>Ingrédients</u> (pour 8 parts) :").
     let next = heading.next_siblings().find(|node| {
         node.value()
             .as_text()
             .is_none_or(|text| !text.trim().is_empty())
     });
     match next.map(|node| node.value()) {
-        Some(scraper::Node::Text(_)) => None,
-        Some(scraper::Node::Element(e)) if e.name() == "br" => {
-            lines_after(heading, part).or_else(|| list_after(heading, part))
+        Some(scraper::Node::Text(text)) => {
+            let line = format!("{} {}", text_within(heading, None, 64), &**text);
+            let heads = [&INGREDIENTS[..], &METHOD].iter().any(|n| names(&line, n));
+            (heads && bold).then(|| list_after(heading, part)).flatten()
         }
-        _ => list_after(heading, part),
+        Some(scraper::Node::Element(e)) if e.name() == "br" => {
+            lines_after(heading, part).or_else(|| bold.then(|| list_after(heading, part)).flatten())
+        }
+        _ if bold => list_after(heading, part),
+        _ => None,
     }
 }
 
