@@ -9,6 +9,7 @@
 use scraper::{ElementRef, Html};
 
 use super::element::{page_title, selector, text_of, text_within, MAX_ITEMS, MAX_TEXT_BYTES};
+use super::stated_times::stated_times;
 use super::text::duration_words;
 use super::Found;
 use crate::domain::{Content, Step, Yield};
@@ -288,9 +289,15 @@ pub(super) fn plugin_card(page: &Html) -> Option<(Found, &'static str)> {
         if ingredients.is_empty() && steps.is_empty() {
             return None;
         }
-        let [prep, cook, total] = card
+        let mut times = card
             .times
             .map(|css| first(css).and_then(|words| duration_words(&words)));
+        // A card whose times are not where the plugin puts them may state
+        // them in words.
+        if times.iter().all(Option::is_none) {
+            times = stated_times(root);
+        }
+        let [prep, cook, total] = times;
         let servings_words = first(card.servings);
         let servings = servings_words
             .as_deref()

@@ -195,13 +195,6 @@ pub fn from_html(html: &str, url: &str) -> Result<Imported, ImportError> {
     if found.content.title.trim().is_empty() {
         return Err(ImportError::NoName);
     }
-    // A card or a post whose times are not marked may state them in words.
-    let c = &mut found.content;
-    if matches!(reading, Reading::Card(_) | Reading::Headings)
-        && [c.prep, c.cook, c.total].iter().all(Option::is_none)
-    {
-        [c.prep, c.cook, c.total] = stated_times::stated_times(&page);
-    }
     // Sites that give a preparation and a cooking time often leave the
     // total out; a reader expects the sum.
     if found.content.total.is_none() {

@@ -45,8 +45,9 @@ pub fn depth(html: &str) -> usize {
         if name_len == 0 {
             continue;
         }
-        let name = html[name_start..name_start + name_len].to_ascii_lowercase();
-        if FLAT.contains(&name.as_str()) {
+        let name = &html[name_start..name_start + name_len];
+        let is_one_of = |names: &[&str]| names.iter().any(|n| n.eq_ignore_ascii_case(name));
+        if is_one_of(&FLAT) {
             continue;
         }
         if closing {
@@ -56,10 +57,10 @@ pub fn depth(html: &str) -> usize {
         if bytes[tag_end - 1] == b'/' {
             continue;
         }
-        if RAW.contains(&name.as_str()) {
+        if is_one_of(&RAW) {
             // Its text runs to its end tag.
             // Past its end tag, which closes what added no depth.
-            let end = end_tag_at(html, at, &name);
+            let end = end_tag_at(html, at, name);
             at = html[end..]
                 .find('>')
                 .map_or(html.len(), |close| end + close + 1);

@@ -4,7 +4,9 @@
 //! 1 heure 40", "Zubereitungszeit 20 Min.", in the languages of the
 //! headings' reading.
 
-use scraper::{ElementRef, Html};
+use std::sync::LazyLock;
+
+use scraper::{ElementRef, Selector};
 
 use super::element::{selector, text_within};
 use super::text::duration_words;
@@ -117,20 +119,24 @@ const MAX_LINE: usize = 200;
 
 /// The page's stated preparation, cooking and total times, each the
 /// first line that states it.
-pub(super) fn stated_times(page: &Html) -> [Option<Minutes>; 3] {
-    let lines = selector("p, li, dd, dt, td, span, div, strong, b, em, time");
+pub(super) fn stated_times(scope: ElementRef) -> [Option<Minutes>; 3] {
     let steps = selector("ol");
     let mut found = [None; 3];
-    for element in page.select(&lines).take(MAX_LOOKS) {
+    for element in scope.select(&LINES).take(MAX_LOOKS) {
         if found.iter().all(Option::is_some) {
             break;
+        }
+        // Only a short line with a number in it can state a time: most
+        // elements are passed over without a string made of them.
+        if !is_short_with_a_number(element) {
+            continue;
         }
         // A step's "Bake 20 minutes" is no time of the recipe's.
         let in_steps = element
             .ancestors()
             .filter_map(ElementRef::wrap)
             .any(|a| steps.matches(&a));
-        if in_steps || !is_short(element) {
+        if in_steps {
             continue;
         }
         let text = text_within(element, None, MAX_LINE).to_lowercase();
@@ -154,6 +160,30 @@ pub(super) fn stated_times(page: &Html) -> [Option<Minutes>; 3] {
     found
 }
 
+/// The elements a time's line may be.
+static LINES: LazyLock<Selector> =
+    LazyLock::new(|| selector("p, li, dd, dt, td, span, div, strong, b, em, time"));
+
+/// Whether an element's text is a line's length, with a digit in it: the
+/// time's line, not the post around it; read without a copy.
+fn is_short_with_a_number(element: ElementRef) -> bool {
+    if element.descendants().nth(MAX_SMALL).is_some() {
+        return false;
+    }
+    let (mut length, mut digit) = (0, false);
+    for text in element.text() {
+        length += text.len();
+        if length > MAX_LINE {
+            return false;
+        }
+        digit = digit || text.bytes().any(|b| b.is_ascii_digit());
+    }
+    digit
+}
+
+/// The most nodes a line of times has.
+const MAX_SMALL: usize = 64;
+
 /// Whether an element opens with bold words of its own (`<b>`,
 /// `<strong>`, `<dt>`, `<th>`, `<label>`): a label, as a time's is.
 fn starts_with_a_label(element: ElementRef) -> bool {
@@ -164,11 +194,6 @@ fn starts_with_a_label(element: ElementRef) -> bool {
         .is_some_and(|first| matches!(first.value().name(), "b" | "strong" | "dt" | "th" | "label"))
 }
 
-/// Whether an element's text is a line's length: the time's line, not
-/// the post around it.
-fn is_short(element: ElementRef) -> bool {
-    text_within(element, None, MAX_LINE + 1).len() <= MAX_LINE
-}
 
 /// The time after one of `labels` in `text`, and whether a colon
 /// followed the label: the label at a word's
@@ -239,7 +264,7 @@ mod tests {
 
     fn minutes(page: &str) -> [Option<u32>; 3] {
         let page = scraper::Html::parse_document(page);
-        stated_times(&page).map(|m| m.map(|m| m.get()))
+        stated_times(page.root_element()).map(|m| m.map(|m| m.get()))
     }
 
     #[test]

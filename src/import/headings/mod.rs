@@ -11,6 +11,7 @@ use std::sync::LazyLock;
 use scraper::{ElementRef, Html, Selector};
 
 use super::element::squeezed;
+use super::stated_times::stated_times;
 use super::element::{page_title, selector, text_of, text_within, MAX_ITEMS};
 use super::Found;
 use crate::domain::{Content, Step};
@@ -70,6 +71,7 @@ pub(super) fn by_headings(page: &Html) -> Option<Found> {
     // Each look after a heading may walk the rest of the page: a few
     // headings of each kind are looked after, not every one a page has.
     let mut looks = [0; 2];
+    let mut found_at: [Option<ElementRef>; 2] = [None, None];
     for heading in page.select(&headings).take(10_000) {
         if looks.iter().all(|n| *n >= MAX_LOOKS) {
             break;
@@ -86,18 +88,25 @@ pub(super) fn by_headings(page: &Html) -> Option<Found> {
         if ingredients.is_none() && looks[0] < MAX_LOOKS && names(&text, &INGREDIENTS) {
             looks[0] += 1;
             ingredients = part_after(heading, Part::Ingredients);
+            found_at[0] = ingredients.is_some().then_some(heading);
         } else if steps.is_none() && looks[1] < MAX_LOOKS && names(&text, &METHOD) {
             looks[1] += 1;
             steps = part_after(heading, Part::Steps);
+            found_at[1] = steps.is_some().then_some(heading);
         }
     }
     let (ingredients, steps) = (ingredients.unwrap_or_default(), steps.unwrap_or_default());
     if ingredients.is_empty() && steps.is_empty() {
         return None;
     }
+    // The times a post states are in the block that holds its recipe.
+    let [prep, cook, total] = recipe_block(found_at).map_or([None; 3], stated_times);
     Some(Found {
         content: Content {
             title: page_title(page)?,
+            prep,
+            cook,
+            total,
             ingredients,
             steps: steps
                 .into_iter()
@@ -110,6 +119,17 @@ pub(super) fn by_headings(page: &Html) -> Option<Found> {
         },
         site_name: None,
     })
+}
+
+/// The block that holds a recipe's two headings (the post's body): the
+/// nearest element above both, or above the one found.
+fn recipe_block<'a>(headings: [Option<ElementRef<'a>>; 2]) -> Option<ElementRef<'a>> {
+    let above = |e: ElementRef<'a>| e.ancestors().filter_map(ElementRef::wrap);
+    match headings {
+        [Some(a), Some(b)] => above(a).find(|block| above(b).any(|other| other.id() == block.id())),
+        [Some(one), None] | [None, Some(one)] => above(one).next(),
+        [None, None] => None,
+    }
 }
 
 /// Which part of a recipe a heading opens.
