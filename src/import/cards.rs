@@ -18,7 +18,12 @@ use crate::domain::{Content, Step, Yield};
 struct Card {
     /// The plugin's card, as the cook is told it was read.
     plugin: &'static str,
+    /// The card's element, whose parts are read.
     card: &'static str,
+    /// What says the card is on the page: its element, or for a plugin
+    /// that writes its parts into the post (`card` the page's body), one
+    /// of its parts.
+    marker: &'static str,
     title: &'static str,
     summary: &'static str,
     servings: &'static str,
@@ -37,6 +42,7 @@ const CARDS: [Card; 12] = [
     Card {
         plugin: "its WP Recipe Maker recipe card",
         card: ".wprm-recipe-container, .wprm-recipe",
+        marker: ".wprm-recipe-container, .wprm-recipe",
         title: ".wprm-recipe-name",
         summary: ".wprm-recipe-summary",
         servings: ".wprm-recipe-servings",
@@ -53,6 +59,7 @@ const CARDS: [Card; 12] = [
     Card {
         plugin: "its Tasty Recipes recipe card",
         card: ".tasty-recipes",
+        marker: ".tasty-recipes",
         title: ".tasty-recipes-title",
         summary: ".tasty-recipes-description",
         servings: ".tasty-recipes-yield",
@@ -69,6 +76,7 @@ const CARDS: [Card; 12] = [
     Card {
         plugin: "its Mediavine Create recipe card",
         card: ".mv-create-card",
+        marker: ".mv-create-card",
         title: ".mv-create-title",
         summary: ".mv-create-description",
         servings: ".mv-create-yield",
@@ -85,6 +93,7 @@ const CARDS: [Card; 12] = [
     Card {
         plugin: "its WP Ultimate Recipe recipe card",
         card: ".wpurp-container",
+        marker: ".wpurp-container",
         title: ".wpurp-recipe-title",
         summary: ".wpurp-recipe-description",
         servings: ".wpurp-recipe-servings",
@@ -101,6 +110,7 @@ const CARDS: [Card; 12] = [
     Card {
         plugin: "its Zip Recipes (ZipList) recipe card",
         card: "#zlrecipe-container, .zlrecipe-container-border",
+        marker: "#zlrecipe-container, .zlrecipe-container-border",
         title: "#zlrecipe-title",
         summary: "#zlrecipe-summary",
         servings: "#zlrecipe-yield",
@@ -118,6 +128,7 @@ const CARDS: [Card; 12] = [
         // Meal Planner Pro, a fork of Zip Recipes with its own names.
         plugin: "its Meal Planner Pro recipe card",
         card: "#mpprecipe-container, .mpprecipe-container-border",
+        marker: "#mpprecipe-container, .mpprecipe-container-border",
         title: "#mpprecipe-title",
         summary: "#mpprecipe-summary",
         servings: "#mpprecipe-yield",
@@ -134,6 +145,7 @@ const CARDS: [Card; 12] = [
     Card {
         plugin: "its EasyRecipe recipe card",
         card: ".easyrecipe",
+        marker: ".easyrecipe",
         title: ".ERSName",
         summary: ".ERSSummary",
         servings: ".ERSServes",
@@ -152,6 +164,7 @@ const CARDS: [Card; 12] = [
         // them, and the post's heading is the title.
         plugin: "its Cooked recipe",
         card: "body",
+        marker: ".cooked-recipe-ingredients, .cooked-recipe-directions",
         title: ".cooked-recipe-title",
         summary: ".cooked-recipe-excerpt",
         servings: ".cooked-servings",
@@ -170,6 +183,7 @@ const CARDS: [Card; 12] = [
         // apart in the post.
         plugin: "its WPZOOM recipe card",
         card: "body",
+        marker: ".wp-block-wpzoom-recipe-card-block-recipe-card, .wp-block-wpzoom-recipe-card-block-ingredients, .wp-block-wpzoom-recipe-card-block-directions",
         title: ".recipe-card-title",
         summary: ".recipe-card-summary",
         servings: ".detail-item-0 .detail-item-value",
@@ -184,6 +198,7 @@ const CARDS: [Card; 12] = [
         // blocks of the post, side by side.
         plugin: "its Delicious Recipes recipe",
         card: "body",
+        marker: ".dr-ingredients-list, .dr-instructions",
         title: ".dr-summary-holder .dr-title-wrap .dr-title",
         summary: ".dr-summary-holder .dr-pinit-desc",
         servings: ".dr-servings",
@@ -196,6 +211,7 @@ const CARDS: [Card; 12] = [
     Card {
         plugin: "its Yumprint recipe card",
         card: ".blog-yumprint-recipe",
+        marker: ".blog-yumprint-recipe",
         title: ".blog-yumprint-recipe-title",
         summary: ".blog-yumprint-recipe-summary",
         servings: ".blog-yumprint-serves",
@@ -213,6 +229,7 @@ const CARDS: [Card; 12] = [
         // The hrecipe microformat, which blogs wrote before schema.org.
         plugin: "its hRecipe microformat",
         card: ".hrecipe, .h-recipe",
+        marker: ".hrecipe, .h-recipe",
         title: ".fn, .p-name",
         summary: ".summary, .p-summary",
         servings: ".yield, .p-yield",
@@ -235,91 +252,114 @@ fn outermost(elements: Vec<ElementRef>) -> Vec<ElementRef> {
         .collect()
 }
 
+/// The class and id names a selector of classes and ids names
+/// (".wprm-recipe, #zlrecipe-container" names "wprm-recipe" and
+/// "zlrecipe-container").
+fn class_names(selector: &str) -> impl Iterator<Item = &str> {
+    selector
+        .split(['.', '#'])
+        .skip(1)
+        .map(|rest| {
+            rest.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+                .next()
+                .unwrap_or("")
+        })
+        .filter(|name| !name.is_empty())
+}
+
 /// The recipe in a plugin's card, and the plugin's name.
-pub(super) fn plugin_card(page: &Html) -> Option<(Found, &'static str)> {
-    CARDS.iter().find_map(|card| {
-        let root = page.select(&selector(card.card)).next()?;
-        let not_text = selector(card.not_text);
-        let texts = |css: &str| -> Vec<String> {
-            outermost(root.select(&selector(css)).take(MAX_ITEMS).collect())
-                .into_iter()
-                .map(|e| text_within(e, Some(&not_text), MAX_TEXT_BYTES))
-                .filter(|t| !t.is_empty())
-                .collect()
-        };
-        // The first element's text alone: a title is one element.
-        let first = |css: &str| {
-            root.select(&selector(css))
-                .take(MAX_ITEMS)
-                .map(|e| text_within(e, Some(&not_text), MAX_TEXT_BYTES))
-                .find(|t| !t.is_empty())
-        };
-        // Each step once, in the group nearest it: groups nested in
-        // groups cost the steps read, not their product.
-        let groups = card
-            .step_group
-            .map(|(group, heading)| (selector(group), selector(heading)));
-        let mut sections = std::collections::HashMap::new();
-        let steps: Vec<Step> =
-            outermost(root.select(&selector(card.steps)).take(MAX_ITEMS).collect())
-                .into_iter()
-                .filter_map(|step| {
-                    let text = text_within(step, Some(&not_text), MAX_TEXT_BYTES);
-                    let section = groups.as_ref().and_then(|(group, heading)| {
-                        let group = step
-                            .ancestors()
-                            .filter_map(ElementRef::wrap)
-                            .find(|a| group.matches(a))?;
-                        // Each group's heading looked for once.
-                        sections
-                            .entry(group.id())
-                            .or_insert_with(|| {
-                                group
-                                    .select(heading)
-                                    .next()
-                                    .map(text_of)
-                                    .filter(|h| !h.is_empty())
-                            })
-                            .clone()
-                    });
-                    (!text.is_empty()).then_some(Step { section, text })
-                })
-                .collect();
-        let ingredients = texts(card.ingredients);
-        if ingredients.is_empty() && steps.is_empty() {
-            return None;
-        }
-        let mut times = card
-            .times
-            .map(|css| first(css).and_then(|words| duration_words(&words)));
-        // A card whose times are not where the plugin puts them may state
-        // them in words.
-        if times.iter().all(Option::is_none) {
-            times = stated_times(root);
-        }
-        let [prep, cook, total] = times;
-        let servings_words = first(card.servings);
-        let servings = servings_words
-            .as_deref()
-            .and_then(|w| w.split_whitespace().find_map(|w| w.parse::<i64>().ok()));
-        let title = first(card.title).or_else(|| page_title(page))?;
-        let found = Found {
-            content: Content {
-                title,
-                summary: first(card.summary),
-                recipe_yield: Yield {
-                    servings,
-                    text: servings_words.filter(|w| w.parse::<i64>().is_err()),
+pub(super) fn plugin_card(page: &Html, html: &str) -> Option<(Found, &'static str)> {
+    // A plugin's card is looked for only where the page's text names one
+    // of its classes: most pages name none, and a search of the text
+    // costs far less than a walk of the page per plugin.
+    let named = |marker: &str| class_names(marker).any(|name| html.contains(name));
+    CARDS
+        .iter()
+        .filter(|card| named(card.marker))
+        .find_map(|card| {
+            page.select(&selector(card.marker)).next()?;
+            let root = page.select(&selector(card.card)).next()?;
+            let not_text = selector(card.not_text);
+            let texts = |css: &str| -> Vec<String> {
+                outermost(root.select(&selector(css)).take(MAX_ITEMS).collect())
+                    .into_iter()
+                    .map(|e| text_within(e, Some(&not_text), MAX_TEXT_BYTES))
+                    .filter(|t| !t.is_empty())
+                    .collect()
+            };
+            // The first element's text alone: a title is one element.
+            let first = |css: &str| {
+                root.select(&selector(css))
+                    .take(MAX_ITEMS)
+                    .map(|e| text_within(e, Some(&not_text), MAX_TEXT_BYTES))
+                    .find(|t| !t.is_empty())
+            };
+            // Each step once, in the group nearest it: groups nested in
+            // groups cost the steps read, not their product.
+            let groups = card
+                .step_group
+                .map(|(group, heading)| (selector(group), selector(heading)));
+            let mut sections = std::collections::HashMap::new();
+            let steps: Vec<Step> =
+                outermost(root.select(&selector(card.steps)).take(MAX_ITEMS).collect())
+                    .into_iter()
+                    .filter_map(|step| {
+                        let text = text_within(step, Some(&not_text), MAX_TEXT_BYTES);
+                        let section = groups.as_ref().and_then(|(group, heading)| {
+                            let group = step
+                                .ancestors()
+                                .filter_map(ElementRef::wrap)
+                                .find(|a| group.matches(a))?;
+                            // Each group's heading looked for once.
+                            sections
+                                .entry(group.id())
+                                .or_insert_with(|| {
+                                    group
+                                        .select(heading)
+                                        .next()
+                                        .map(text_of)
+                                        .filter(|h| !h.is_empty())
+                                })
+                                .clone()
+                        });
+                        (!text.is_empty()).then_some(Step { section, text })
+                    })
+                    .collect();
+            let ingredients = texts(card.ingredients);
+            if ingredients.is_empty() && steps.is_empty() {
+                return None;
+            }
+            let mut times = card
+                .times
+                .map(|css| first(css).and_then(|words| duration_words(&words)));
+            // A card whose times are not where the plugin puts them may state
+            // them in words.
+            if times.iter().all(Option::is_none) {
+                times = stated_times(root);
+            }
+            let [prep, cook, total] = times;
+            let servings_words = first(card.servings);
+            let servings = servings_words
+                .as_deref()
+                .and_then(|w| w.split_whitespace().find_map(|w| w.parse::<i64>().ok()));
+            let title = first(card.title).or_else(|| page_title(page))?;
+            let found = Found {
+                content: Content {
+                    title,
+                    summary: first(card.summary),
+                    recipe_yield: Yield {
+                        servings,
+                        text: servings_words.filter(|w| w.parse::<i64>().is_err()),
+                    },
+                    prep,
+                    cook,
+                    total,
+                    ingredients,
+                    steps,
+                    ..Content::default()
                 },
-                prep,
-                cook,
-                total,
-                ingredients,
-                steps,
-                ..Content::default()
-            },
-            site_name: None,
-        };
-        Some((found, card.plugin))
-    })
+                site_name: None,
+            };
+            Some((found, card.plugin))
+        })
 }

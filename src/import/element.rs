@@ -72,8 +72,9 @@ pub(super) fn text_of(element: ElementRef) -> String {
 /// `og:title`, else `<title>`.
 pub(super) fn page_title(page: &Html) -> Option<String> {
     // The post's own heading before the page's first `h1`: on Blogger's
-    // and forums' pages the `h1` is the site's name.
-    let heading = [
+    // and forums' pages the `h1` is the site's name. One walk of the page
+    // finds every candidate; the first of the best kind is taken.
+    let kinds = [
         "article h1",
         "main h1",
         // A post's title where it is no `h1`, in its post: a sidebar's
@@ -82,13 +83,28 @@ pub(super) fn page_title(page: &Html) -> Option<String> {
         ".topic-title",
         "h1",
     ]
-    .iter()
-    .find_map(|css| {
-        page.select(&selector(css))
-            .take(MAX_ITEMS)
-            .map(text_of)
-            .find(|t| !t.is_empty())
-    });
+    .map(selector);
+    let any = selector(
+        "h1, .post .post-title, .post-outer .post-title, .hentry .entry-title, \
+         article .entry-title, .topic-title",
+    );
+    let mut best: Option<(usize, String)> = None;
+    for element in page.select(&any).take(MAX_ITEMS) {
+        let Some(kind) = kinds.iter().position(|k| k.matches(&element)) else {
+            continue;
+        };
+        if best.as_ref().is_some_and(|(b, _)| *b <= kind) {
+            continue;
+        }
+        let text = text_of(element);
+        if !text.is_empty() {
+            best = Some((kind, text));
+        }
+        if kind == 0 {
+            break;
+        }
+    }
+    let heading = best.map(|(_, text)| text);
     heading
         .or_else(|| {
             page.select(&selector("meta[property='og:title']"))

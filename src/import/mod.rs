@@ -178,18 +178,18 @@ pub fn from_html(html: &str, url: &str) -> Result<Imported, ImportError> {
     let found = (jsonld::recipe(&page).map(|f| (f, Reading::JsonLd)))
         .or_else(|| microdata::recipe(&page, Markup::Microdata).map(|f| (f, Reading::Microdata)))
         .or_else(|| microdata::recipe(&page, Markup::Rdfa).map(|f| (f, Reading::Rdfa)))
-        .or_else(|| cards::plugin_card(&page).map(|(f, said)| (f, Reading::Card(said))))
+        .or_else(|| cards::plugin_card(&page, html).map(|(f, said)| (f, Reading::Card(said))))
         .or_else(|| headings::by_headings(&page).map(|f| (f, Reading::Headings)));
     let Some((mut found, reading)) = found else {
         return Err(ImportError::NoRecipe);
     };
     let completed = match reading {
         Reading::JsonLd | Reading::Microdata | Reading::Rdfa => {
-            complete_from_html(&mut found.content, &page, true)
+            complete_from_html(&mut found.content, &page, html, true)
         }
         // A card with half a recipe (its steps written as it does not
         // mark them) is completed from the page's headings.
-        Reading::Card(_) => complete_from_html(&mut found.content, &page, false),
+        Reading::Card(_) => complete_from_html(&mut found.content, &page, html, false),
         Reading::Headings => None,
     };
     if found.content.title.trim().is_empty() {
@@ -228,6 +228,7 @@ pub fn from_html(html: &str, url: &str) -> Result<Imported, ImportError> {
 fn complete_from_html(
     content: &mut Content,
     page: &scraper::Html,
+    html: &str,
     from_schema: bool,
 ) -> Option<(&'static str, Reading)> {
     let lacking = missing(content.ingredients.len(), content.steps.len()).is_some();
@@ -236,7 +237,7 @@ fn complete_from_html(
         return None;
     }
     let card = from_schema
-        .then(|| cards::plugin_card(page))
+        .then(|| cards::plugin_card(page, html))
         .flatten()
         .map(|(f, said)| (f, Reading::Card(said)));
     let (found, from) =

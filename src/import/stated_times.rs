@@ -194,7 +194,6 @@ fn starts_with_a_label(element: ElementRef) -> bool {
         .is_some_and(|first| matches!(first.value().name(), "b" | "strong" | "dt" | "th" | "label"))
 }
 
-
 /// The time after one of `labels` in `text`, and whether a colon
 /// followed the label: the label at a word's
 /// start, then at most a colon, then the time in words, up to the next

@@ -11,8 +11,8 @@ use std::sync::LazyLock;
 use scraper::{ElementRef, Html, Selector};
 
 use super::element::squeezed;
-use super::stated_times::stated_times;
 use super::element::{page_title, selector, text_of, text_within, MAX_ITEMS};
+use super::stated_times::stated_times;
 use super::Found;
 use crate::domain::{Content, Step};
 use lines::{lines_after, lines_of, starts_numbered, unnumbered};
@@ -73,7 +73,8 @@ pub(super) fn by_headings(page: &Html) -> Option<Found> {
     let mut looks = [0; 2];
     let mut found_at: [Option<ElementRef>; 2] = [None, None];
     for heading in page.select(&headings).take(10_000) {
-        if looks.iter().all(|n| *n >= MAX_LOOKS) {
+        let done = |part: &Option<Vec<String>>, looks: usize| part.is_some() || looks >= MAX_LOOKS;
+        if done(&ingredients, looks[0]) && done(&steps, looks[1]) {
             break;
         }
         // A heading is small: one of many nodes is none, and is read no
