@@ -1,4 +1,6 @@
-//! `/feed.xml`, `/sitemap.xml` and `/robots.txt`.
+//! What machines read of the site: the Atom feeds (`/feed.xml`, and a
+//! cook's suggestions made and received), the sitemap index and its
+//! files, and `/robots.txt`.
 
 use actix_web::{web, HttpRequest, HttpResponse};
 

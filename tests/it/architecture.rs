@@ -726,3 +726,45 @@ fn pages_are_built_beside_the_snapshot_not_on_it() {
         "page builders on Snapshot in {on_snapshot:?}"
     );
 }
+
+/// What a file's opening module doc says it is for: its first paragraph
+/// of `//!` lines, or `None` where the file opens with anything else.
+fn purpose_of(source: &str) -> Option<String> {
+    let paragraph: Vec<&str> = source
+        .lines()
+        .skip_while(|line| line.trim().is_empty())
+        .map_while(|line| line.strip_prefix("//!"))
+        .map(str::trim)
+        .take_while(|line| !line.is_empty())
+        .collect();
+    let purpose = paragraph.join(" ");
+    // A sentence at least: a word or two is no account of a module.
+    (purpose.split_whitespace().count() >= 5).then_some(purpose)
+}
+
+/// Every module opens with a paragraph saying what it is for (docs/
+/// ARCHITECTURE.md leaves how a module works to its module doc).
+#[test]
+fn every_module_opens_with_what_it_is_for() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let without: Vec<String> = files
+        .iter()
+        .filter(|path| purpose_of(&std::fs::read_to_string(path).unwrap()).is_none())
+        .map(|path| path.strip_prefix(&src).unwrap().display().to_string())
+        .collect();
+    assert!(files.len() > 50, "the modules were found");
+    assert!(
+        without.is_empty(),
+        "modules that do not open with what they are for: {without:?}"
+    );
+}
+
+#[test]
+fn the_purpose_check_finds_a_module_without_one() {
+    assert!(purpose_of("//! Reading a page's elements within bounds.\n\nuse x;").is_some());
+    assert!(purpose_of("use scraper::Html;\n//! Late.\n").is_none());
+    assert!(purpose_of("//! Tests.\n\nfn f() {}").is_none());
+    assert!(purpose_of("/// An item's doc.\nfn f() {}").is_none());
+}
