@@ -1339,20 +1339,10 @@ impl Tab {
     }
 
     /// Waits until `css` shows `want`, as the preview does a moment after
-    /// the typing.
+    /// the typing: read as `wait_for_texts` reads, in one script, as the
+    /// preview may be replaced between finding an element and reading it.
     async fn wait_for_text(&self, css: &str, want: &str) -> Result<()> {
-        let deadline = Instant::now() + PREVIEW_LIMIT;
-        loop {
-            let texts = self.texts(css).await?;
-            if texts == [want] {
-                return Ok(());
-            }
-            ensure!(
-                Instant::now() < deadline,
-                "{css} still shows {texts:?}, not {want:?}, after {PREVIEW_LIMIT:?}"
-            );
-            sleep(Duration::from_millis(100)).await;
-        }
+        self.wait_for_texts(css, &[want]).await
     }
 
     /// Waits until `css` shows `want` (each element's text), as the
