@@ -3,11 +3,9 @@
 
 use scraper::ElementRef;
 
-use super::super::element::squeezed;
-use super::super::element::{text_of, MAX_ITEMS, MAX_TEXT_BYTES, MAX_TEXT_NODES};
+use super::super::element::{squeezed, text_of, MAX_ITEMS, MAX_TEXT_BYTES, MAX_TEXT_NODES};
 use super::super::text::{clipped_bytes, is_step_label};
-use super::words::{INGREDIENTS, METHOD, NOTES};
-use super::{names, Part};
+use super::{heads_a_part, is_group_label, Part};
 
 /// A line of running text, or the gap of an empty line.
 enum Line {
@@ -46,11 +44,7 @@ pub(super) fn lines_after(heading: ElementRef, part: Part) -> Option<Vec<String>
             "br" => end_line(&mut line, &mut lines),
             "a" | "span" | "em" | "i" | "strong" | "b" | "u" | "sup" | "sub" | "small" => {
                 let text = text_of(element);
-                if text.len() <= 60
-                    && [&INGREDIENTS[..], &METHOD, &NOTES]
-                        .iter()
-                        .any(|n| names(&text, n))
-                {
+                if heads_a_part(&text) {
                     break;
                 }
                 line.push(' ');
@@ -69,7 +63,8 @@ pub(super) fn lines_after(heading: ElementRef, part: Part) -> Option<Vec<String>
         Part::Ingredients => {
             // A group's label ("For the dough:") heads its lines; an
             // empty line ends the ingredients unless a label follows it.
-            let is_label = |line: Option<&&Line>| matches!(line, Some(Line::Text(t)) if t.ends_with(':') && t.chars().count() <= 40);
+            let is_label =
+                |line: Option<&&Line>| matches!(line, Some(Line::Text(t)) if is_group_label(t));
             let mut texts = texts.peekable();
             while let Some(line) = texts.next() {
                 match line {

@@ -24,7 +24,7 @@ const MAX_LOOKS: usize = 3;
 /// it and nothing more, with something in brackets, or with what it is
 /// for ("Ingredients for the sauce"). "Preparation time: 10 min" is not
 /// a method's heading.
-pub(super) fn names(heading: &str, names: &[&str]) -> bool {
+fn names(heading: &str, names: &[&str]) -> bool {
     // An emoji or a bullet before the words ("🥘 Ingredients") and the
     // word "Recipe" ("Recipe Ingredients") are no part of the name.
     let heading = heading
@@ -168,12 +168,7 @@ fn heads_a_group(element: ElementRef, rank: u8, part: Part) -> bool {
         return false;
     }
     // Bold words, or a short line ending in a colon ("For the cake:").
-    let is_label = |p: ElementRef| {
-        is_bold_label(p) || {
-            let text = text_within(p, None, 64);
-            text.ends_with(':') && text.chars().count() <= 40
-        }
-    };
+    let is_label = |p: ElementRef| is_bold_label(p) || is_group_label(&text_within(p, None, 64));
     if own_rank == 7 && (element.value().name() != "p" || !is_label(element)) {
         return false;
     }
@@ -374,7 +369,7 @@ impl Lines {
             Part::Steps => unnumbered(texts),
             Part::Ingredients => texts
                 .into_iter()
-                .filter(|line| !(line.ends_with(':') && line.chars().count() <= 40))
+                .filter(|line| !is_group_label(line))
                 .collect(),
         }
     }
@@ -558,9 +553,19 @@ fn names_a_part(paragraph: ElementRef) -> bool {
         .find(|node| node.value().as_text().is_none_or(|t| !t.trim().is_empty()))
         .and_then(ElementRef::wrap)
         .filter(|e| matches!(e.value().name(), "b" | "strong" | "span" | "u"));
-    let text = text_within(opening.unwrap_or(paragraph), None, 64);
+    heads_a_part(&text_within(opening.unwrap_or(paragraph), None, 64))
+}
+
+/// Whether short words head a part of a recipe, or its notes.
+pub(super) fn heads_a_part(text: &str) -> bool {
     text.len() <= 60
         && [&INGREDIENTS[..], &METHOD, &NOTES]
             .iter()
-            .any(|n| names(&text, n))
+            .any(|n| names(text, n))
+}
+
+/// Whether a line is a group's label ("For the dough:"): short, and
+/// ending in a colon.
+pub(super) fn is_group_label(line: &str) -> bool {
+    line.ends_with(':') && line.chars().count() <= 40
 }
