@@ -73,7 +73,7 @@ fn embed_seed() {
         })
         .unwrap_or_default();
     files.sort();
-    let mut out = String::from("/// The demo seed's files: (file name, text), sorted by name.\npub const FILES: &[(&str, &str)] = &[\n");
+    let mut out = String::from("/// The demo seed's files: (file name, text), sorted by name.\npub(crate) const FILES: &[(&str, &str)] = &[\n");
     for name in &files {
         println!("cargo:rerun-if-changed=seed/recipes/{name}");
         out.push_str(&format!(

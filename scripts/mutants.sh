@@ -88,13 +88,13 @@ mutant web-names-the-store src/web/pages.rs \
 use crate::store::Store as _Reached;' \
     it architecture::no_layer_names_one_above_or_beside_it
 mutant domain-names-the-web src/domain/pages/recipe.rs \
-    'use crate::domain::DomainError;' \
-    'use crate::domain::DomainError;
+    'use crate::domain::{DomainError, VersionNumber};' \
+    'use crate::domain::{DomainError, VersionNumber};
 use crate::web::Site as _Above;' \
     it architecture::no_layer_names_one_above_or_beside_it
 
 # The store is reached through its facade only.
-mutant a-store-module-made-public src/store/mod.rs \
+mutant a-store-module-made-public crates/store/src/lib.rs \
     'mod db;' 'pub mod db;' \
     it architecture::the_store_is_reached_through_its_facade_only
 
@@ -116,7 +116,7 @@ pub fn history(' \
     it architecture::pages_are_built_beside_the_snapshot_not_on_it
 
 # An export imports: a line is read against its own transaction's schema.
-mutant a-line-read-against-the-schema-before src/store/transfer.rs \
+mutant a-line-read-against-the-schema-before crates/store/src/transfer.rs \
     '        if pending.last().is_some_and(|d| d.tx != line.tx) {
             finish(&mut pending, &mut schema, pending_line, next_id)?;
         }
@@ -129,7 +129,7 @@ mutant a-line-read-against-the-schema-before src/store/transfer.rs \
     it durability::a_transaction_may_open_with_an_attribute_the_one_before_installed
 
 # No transaction is visible to a reader before it is durable.
-mutant readers-get-the-applied-basis src/store/handle.rs \
+mutant readers-get-the-applied-basis crates/store/src/handle.rs \
     '(published.basis, published.schema.clone())' \
     '(self.inner.applied.load(Ordering::Acquire), published.schema.clone())' \
     it faults::a_transaction_is_invisible_to_readers_until_its_flush_returns
@@ -147,7 +147,7 @@ mutant any-cook-may-edit src/domain/write/mod.rs \
     it domain::the_domain_refuses_another_cooks_edit_and_retirement
 
 # No unacknowledged write survives a failed flush.
-mutant a-failed-flush-undoes-nothing src/store/undo.rs \
+mutant a-failed-flush-undoes-nothing crates/store/src/undo.rs \
     'let mut writer = self.lock_writer();' \
     'let mut writer = self.lock_writer();
         if std::hint::black_box(true) {
@@ -156,19 +156,19 @@ mutant a-failed-flush-undoes-nothing src/store/undo.rs \
     it faults::after_a_failed_flush_nothing_is_written_and_the_failed_write_never_lands
 
 # No failed transaction writes anything: every check runs before the batch.
-mutant the-size-limit-unchecked src/store/writer.rs \
+mutant the-size-limit-unchecked crates/store/src/writer.rs \
     'if report.datoms.len() > MAX_TX_DATOMS || bytes > MAX_TX_BYTES {' \
     'if std::hint::black_box(false) && (report.datoms.len() > MAX_TX_DATOMS || bytes > MAX_TX_BYTES) {' \
     it faults::a_transaction_over_the_size_limit_is_refused_and_writes_nothing
 
 # With a log attached, no transaction is applied before the log has it.
-mutant a-write-not-in-the-log src/store/writer.rs \
+mutant a-write-not-in-the-log crates/store/src/writer.rs \
     'log.append(&entry)?;' \
     'let _ = (log, &entry);' \
     it log::each_write_is_in_the_log_and_a_node_is_built_from_the_log_alone
 
 # No attribute changes type, cardinality, uniqueness or drops its index.
-mutant cardinality-may-change src/store/schema.rs \
+mutant cardinality-may-change crates/store/src/schema.rs \
     'if old.cardinality != new.cardinality {' \
     'if old.cardinality != new.cardinality && std::hint::black_box(false) {' \
     it transactions::schema_changes_that_would_break_stored_datoms_are_refused
@@ -206,8 +206,8 @@ mutant merge-hunks-line-by-line src/domain/merge/blocks.rs \
 
 # An accept acts only on the fork's version its review showed.
 mutant an-accept-takes-what-it-never-showed src/domain/write/suggestions.rs \
-    'if suggestion.from_version != fork_version {' \
-    'if suggestion.from_version != fork_version && std::hint::black_box(false) {' \
+    'if suggestion.from_version != review.fork_version {' \
+    'if suggestion.from_version != review.fork_version && std::hint::black_box(false) {' \
     it merges::an_accept_or_decline_acts_only_on_the_fork_version_its_review_showed
 
 if [ "$ran" -eq 0 ]; then

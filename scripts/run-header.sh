@@ -18,7 +18,7 @@ whole_number() {
 # (`BINARY --version`: "forkful 0.1.0 (storage format 9)"), so a figure
 # names the format of the build that made it; a run with no forkful binary
 # of its own (the fuzzers link the library) reads `FORMAT_VERSION` from
-# src/store/open.rs, and says so.
+# crates/store/src/open.rs, and says so.
 run_header() {
     local commit format
     commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -29,8 +29,8 @@ run_header() {
         format=$("$2" --version | sed -n 's/.*(storage format \([0-9]*\)).*/\1/p')
         format="${format:-unknown} (${2#"$PWD/"} --version)"
     else
-        format=$(sed -n 's/^pub const FORMAT_VERSION: u32 = \([0-9]*\);$/\1/p' src/store/open.rs)
-        format="${format:-unknown} (FORMAT_VERSION in src/store/open.rs)"
+        format=$(sed -n 's/^pub const FORMAT_VERSION: u32 = \([0-9]*\);$/\1/p' crates/store/src/open.rs)
+        format="${format:-unknown} (FORMAT_VERSION in crates/store/src/open.rs)"
     fi
     echo "== forkful $1"
     echo "date:     $(date -u +%Y-%m-%dT%H:%M:%SZ)"

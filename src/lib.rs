@@ -2,12 +2,14 @@
 //! can be forked, like a repository.
 //!
 //! # Layout
-//! - `edn`: the EDN reader and printer, keeping each form's position; the
-//!   text of queries, pull patterns, exports and seed files.
-//! - `store`: the fact store: datoms, schema, transactions, indexes on sled,
-//!   database values, pull. Knows nothing of recipes.
-//! - `postgres`: the log in PostgreSQL, which a store follows when a site
-//!   runs on more than one machine.
+//! - `store`: the fact store, the `forkful-store` crate (crates/store):
+//!   datoms, schema, transactions, indexes on sled, database values, pull,
+//!   datalog. Knows nothing of recipes.
+//! - `edn`: the EDN reader and printer, the store crate's: the text of
+//!   queries, pull patterns, exports and seed files.
+//! - `postgres`: the log in PostgreSQL, the `forkful-postgres-log` crate
+//!   (crates/postgres-log), which a store follows when a site runs on more
+//!   than one machine.
 //! - `domain`: recipes, versions, forks, lineage, diffs, over the store.
 //! - `seed`: the demo fixture and synthetic catalogs.
 //! - `import`: recipes brought in from other sites' pages (schema.org
@@ -24,10 +26,12 @@ pub mod app;
 pub mod assets;
 pub mod cli;
 pub mod domain;
-pub mod edn;
 pub mod import;
-pub mod postgres;
 pub mod seed;
-pub mod store;
 pub mod views;
 pub mod web;
+
+// The crates below the app, under the names the app has always used.
+pub use forkful_postgres_log as postgres;
+pub use forkful_store as store;
+pub use forkful_store::edn;

@@ -51,7 +51,7 @@ static ALLOCATOR: Counting = Counting;
 
 /// Allocations (and reallocations) and bytes asked for, per operation.
 #[derive(Debug, Clone, Copy)]
-pub struct Allocations {
+pub(crate) struct Allocations {
     pub count: f64,
     pub bytes: f64,
 }
@@ -62,7 +62,7 @@ fn now() -> (u64, u64) {
 
 /// What `op` allocates per call, averaged over `runs` calls after one
 /// warm-up call (caches filled, buffers grown).
-pub fn allocations<T>(runs: u32, mut op: impl FnMut() -> T) -> Allocations {
+pub(crate) fn allocations<T>(runs: u32, mut op: impl FnMut() -> T) -> Allocations {
     std::hint::black_box(op());
     let (count, bytes) = now();
     for _ in 0..runs {
@@ -78,7 +78,7 @@ pub fn allocations<T>(runs: u32, mut op: impl FnMut() -> T) -> Allocations {
 /// Measures `op`'s allocations and prints them in the bench's output, in
 /// a line of their own under the bench's name, and into
 /// `target/criterion/allocations.tsv` (one line per bench, newest last).
-pub fn report_allocations<T>(name: &str, op: impl FnMut() -> T) -> Allocations {
+pub(crate) fn report_allocations<T>(name: &str, op: impl FnMut() -> T) -> Allocations {
     let a = allocations(200, op);
     println!(
         "{name:<50} allocations: {:.1} per op, {:.1} KiB per op",

@@ -6,14 +6,14 @@ use forkful::seed::synthetic::{self, Shape};
 use forkful::store::{EntityId, Store};
 
 /// The demo seed in a fresh temporary store.
-pub fn demo() -> Recipes {
+pub(crate) fn demo() -> Recipes {
     let store = Store::temporary().expect("temporary store");
     forkful::seed::demo(&store).expect("demo seed");
     Recipes::open(store).expect("domain")
 }
 
 /// A synthetic catalog in a fresh temporary store, and its recipes' ids.
-pub fn synthetic_catalog(shape: Shape) -> (Recipes, Vec<EntityId>) {
+pub(crate) fn synthetic_catalog(shape: Shape) -> (Recipes, Vec<EntityId>) {
     let store = Store::temporary().expect("temporary store");
     let ids = synthetic::generate(&store, shape, false).expect("synthetic catalog");
     (Recipes::open(store).expect("domain"), ids)
@@ -24,7 +24,7 @@ pub fn synthetic_catalog(shape: Shape) -> (Recipes, Vec<EntityId>) {
 /// them takes none. The directory's name holds the shape and the store's
 /// format version, and a marker file is written last, so a half-built or
 /// stale store is never used.
-pub fn stored_catalog(name: &str, shape: Shape) -> (Recipes, Vec<EntityId>) {
+pub(crate) fn stored_catalog(name: &str, shape: Shape) -> (Recipes, Vec<EntityId>) {
     let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
         || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target"),
         std::path::PathBuf::from,
@@ -65,7 +65,7 @@ pub fn stored_catalog(name: &str, shape: Shape) -> (Recipes, Vec<EntityId>) {
 
 /// The slug of the recipe with the longest lineage among `ids` (the whole
 /// catalog when `ids` is empty), and that lineage's length.
-pub fn deepest(view: &Snapshot, ids: &[EntityId]) -> (String, usize) {
+pub(crate) fn deepest(view: &Snapshot, ids: &[EntityId]) -> (String, usize) {
     let ids: Vec<RecipeId> = if ids.is_empty() {
         let mut all = Vec::new();
         let mut query = CatalogQuery {

@@ -20,9 +20,9 @@ mod catalogs;
 
 // Not every bench uses every helper (see the `allow(dead_code)` above).
 #[allow(unused_imports)]
-pub use alloc::{allocations, report_allocations, Allocations};
+pub(crate) use alloc::{allocations, report_allocations, Allocations};
 #[allow(unused_imports)]
-pub use catalogs::{deepest, demo, stored_catalog, synthetic_catalog};
+pub(crate) use catalogs::{deepest, demo, stored_catalog, synthetic_catalog};
 
 use criterion::Criterion;
 use forkful::store::attribute_map;
@@ -39,7 +39,7 @@ use pprof::criterion::{Output, PProfProfiler};
 /// per sample set. Criterion calls a change "within noise" below 5%, not its
 /// default 1%: from one run to the next on that machine, medians move by more
 /// than that with nothing changed (see `docs/BENCHMARKING.md`).
-pub fn criterion() -> Criterion {
+pub(crate) fn criterion() -> Criterion {
     Criterion::default()
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3))
@@ -53,7 +53,7 @@ pub fn criterion() -> Criterion {
 /// Temporary stores live in `/dev/shm` (sled's choice on Linux), so a
 /// transaction's flush is real but its fsync costs next to nothing: write
 /// figures from these stores leave out the disk.
-pub fn schema_store() -> Store {
+pub(crate) fn schema_store() -> Store {
     let store = Store::temporary().expect("temporary store");
     // An attribute cannot be used in the transaction that installs it.
     store.transact(&recipe_schema()).expect("recipe schema");
@@ -61,7 +61,7 @@ pub fn schema_store() -> Store {
 }
 
 /// A store of `n` recipes (see `recipe`), and their ids in seeding order.
-pub struct Seeded {
+pub(crate) struct Seeded {
     pub store: Store,
     pub recipes: Vec<EntityId>,
 }
@@ -77,7 +77,7 @@ const SEED_BATCH: usize = 100;
 const FORK_CHAIN: usize = 4;
 
 /// A temporary store holding `n` recipes.
-pub fn seeded_store(n: usize) -> Seeded {
+pub(crate) fn seeded_store(n: usize) -> Seeded {
     let store = schema_store();
     let mut recipes = Vec::with_capacity(n);
     for start in (0..n).step_by(SEED_BATCH) {
@@ -102,7 +102,7 @@ fn tempid(i: usize) -> String {
 }
 
 /// The unique slug of seeded recipe `i`.
-pub fn slug(i: usize) -> String {
+pub(crate) fn slug(i: usize) -> String {
     format!("recipe-{i}")
 }
 
@@ -135,7 +135,7 @@ const TAGS: [&str; 12] = [
 /// Seeded recipe `i`, under tempid `r{i}`: 8 ingredients (position, quantity,
 /// unit, item, raw line) and 6 steps (position, text) as components, 3 tags,
 /// and a ~2 KB summary; about 75 datoms.
-pub fn recipe(i: usize) -> EntityMap {
+pub(crate) fn recipe(i: usize) -> EntityMap {
     let dish = DISHES[i % DISHES.len()];
     let ingredients = (0..8).map(|k| {
         let (quantity, unit, item) = ingredient(i + k);
@@ -193,7 +193,7 @@ fn ingredient(k: usize) -> (f64, &'static str, &'static str) {
 
 /// About 2 KB of Markdown, different for every recipe, the size of a real
 /// summary: long enough that carrying it in index keys is visible in a profile.
-pub fn summary(i: usize, dish: &str) -> String {
+pub(crate) fn summary(i: usize, dish: &str) -> String {
     let mut text = format!("# {dish} no. {i}\n\n");
     let mut paragraph = 0;
     while text.len() < 2048 {
@@ -209,7 +209,7 @@ pub fn summary(i: usize, dish: &str) -> String {
 }
 
 /// The recipe attributes, as one schema transaction.
-pub fn recipe_schema() -> Transaction {
+pub(crate) fn recipe_schema() -> Transaction {
     let attributes: [(&str, ValueType, Cardinality); 19] = [
         (":recipe/slug", ValueType::String, Cardinality::One),
         (":recipe/title", ValueType::String, Cardinality::One),

@@ -367,7 +367,7 @@ pub(crate) mod tests {
     }
 
     /// A picture `w` by `h` in `format`, a gradient so it is not flat.
-    pub fn encoded(w: u32, h: u32, format: ImageFormat) -> Vec<u8> {
+    pub(crate) fn encoded(w: u32, h: u32, format: ImageFormat) -> Vec<u8> {
         let image = RgbImage::from_fn(w, h, |x, y| {
             image::Rgb([(x * 255 / w) as u8, (y * 255 / h) as u8, 128])
         });
@@ -428,7 +428,7 @@ pub(crate) mod tests {
     }
 
     /// `jpeg` with an EXIF segment carrying `secret` where GPS would be.
-    pub fn with_exif(jpeg: &[u8], secret: &str) -> Vec<u8> {
+    pub(crate) fn with_exif(jpeg: &[u8], secret: &str) -> Vec<u8> {
         let mut payload = b"Exif\0\0II*\0\x08\0\0\0\0\0".to_vec();
         payload.extend_from_slice(secret.as_bytes());
         let length = (payload.len() + 2) as u16;

@@ -18,11 +18,11 @@ use super::accounts::Cook;
 
 /// How long a session's answer is used without asking PostgreSQL again:
 /// how long a logout on another node may take to reach this one.
-pub const RECHECK_AFTER: Duration = Duration::from_secs(30);
+pub(super) const RECHECK_AFTER: Duration = Duration::from_secs(30);
 
 /// How long a session checked once is honoured while PostgreSQL cannot be
 /// asked again.
-pub const KEEP_WHILE_UNREACHABLE: Duration = Duration::from_secs(3_600);
+pub(super) const KEEP_WHILE_UNREACHABLE: Duration = Duration::from_secs(3_600);
 
 /// How many sessions are kept: each is a few dozen bytes.
 const KEPT: usize = 50_000;

@@ -32,7 +32,7 @@ const TIMEOUT: Duration = Duration::from_secs(10);
 /// the web's, `http`'s and `https`'s own. A page is served there; any
 /// other port would make the server a way to reach services that are not
 /// web pages.
-pub const WEB_PORTS: [u16; 2] = [80, 443];
+pub(super) const WEB_PORTS: [u16; 2] = [80, 443];
 
 /// Why a page or a picture could not be fetched.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -416,7 +416,7 @@ fn transport(error: &ureq::Transport, host: &str) -> FetchError {
 /// Whether `ip` is on the public internet: not this machine, a private,
 /// shared, link-local, multicast, documentation or reserved network, nor
 /// an IPv6 form that carries an IPv4 address to a translator or relay.
-pub fn is_public(ip: IpAddr) -> bool {
+pub(super) fn is_public(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => {
             let [a, b, c, _] = v4.octets();

@@ -7,7 +7,7 @@
 //! of `script`, `style` and comments add no depth.
 
 /// The deepest nesting read: real pages nest a few dozen deep.
-pub const MAX_DEPTH: usize = 2_000;
+pub(super) const MAX_DEPTH: usize = 2_000;
 
 /// Elements with no end tag, or an end tag the parser implies.
 const FLAT: [&str; 30] = [
@@ -20,7 +20,7 @@ const FLAT: [&str; 30] = [
 const RAW: [&str; 4] = ["script", "style", "textarea", "title"];
 
 /// The deepest the page's elements nest, by its tags.
-pub fn depth(html: &str) -> usize {
+pub(super) fn depth(html: &str) -> usize {
     let bytes = html.as_bytes();
     let (mut at, mut depth, mut deepest) = (0, 0usize, 0usize);
     while let Some(found) = html[at..].find('<') {

@@ -10,7 +10,7 @@ use crate::domain::{search_terms, Content, Minutes, Slot, FIELDS};
 
 /// `text` without tags and with entities decoded, its whitespace collapsed:
 /// sites put `<p>` and `&amp;` in JSON-LD strings.
-pub fn plain(text: &str) -> String {
+pub(super) fn plain(text: &str) -> String {
     let decoded = if text.contains(['<', '&']) {
         let fragment = scraper::Html::parse_fragment(text);
         fragment.root_element().text().collect::<Vec<_>>().join(" ")
@@ -24,7 +24,7 @@ pub fn plain(text: &str) -> String {
 /// them, else its lines (`<br>`, `<p>` and `<li>` breaking lines too), and
 /// a line that numbers several steps (`1. Soak. 2. Boil.`) cut at its
 /// numbers; each step without its number.
-pub fn numbered_steps(text: &str) -> Vec<String> {
+pub(super) fn numbered_steps(text: &str) -> Vec<String> {
     let text = text.replace("\r\n", "\n");
     // Markup's breaks part the steps wherever they are; a text's blank
     // lines part them when it has any, else its lines do.
@@ -72,7 +72,7 @@ fn comma_joined(text: &str) -> Vec<&str> {
 
 /// Whether a line is a step's label alone ("Step 2", "Paso 2:", "2."):
 /// it names the step that follows and is none itself.
-pub fn is_step_label(line: &str) -> bool {
+pub(super) fn is_step_label(line: &str) -> bool {
     let line = line.trim().trim_end_matches([':', '.', ')']).trim();
     let (word, number) = line
         .rsplit_once(char::is_whitespace)
@@ -174,13 +174,13 @@ fn split_at_numbers(line: &str) -> Vec<&str> {
 }
 
 /// `text` cut to `max` characters.
-pub fn clipped(text: &str, max: usize) -> String {
+pub(super) fn clipped(text: &str, max: usize) -> String {
     text.chars().take(max).collect()
 }
 
 /// An ISO 8601 duration (`PT1H30M`, `P0DT0H20M`, `PT90M`, `PT0.5H`) in
 /// minutes, if it is one this site can keep.
-pub fn duration(text: &str) -> Option<Minutes> {
+pub(super) fn duration(text: &str) -> Option<Minutes> {
     let text = text.trim().to_ascii_uppercase();
     let rest = text.strip_prefix('P')?;
     let (days, time) = match rest.split_once('T') {
@@ -217,7 +217,7 @@ pub fn duration(text: &str) -> Option<Minutes> {
 /// A time as recipe cards write it in words (`1 hour 30 mins`, `Prep
 /// Time 25 minutes`, `1 Std. 10 Min.`), or an ISO 8601 duration; `None`
 /// when it names no time.
-pub fn duration_words(text: &str) -> Option<Minutes> {
+pub(super) fn duration_words(text: &str) -> Option<Minutes> {
     if let Some(minutes) = duration(text) {
         return Some(minutes);
     }
@@ -324,7 +324,7 @@ pub fn duration_words(text: &str) -> Option<Minutes> {
 }
 
 /// `href` made absolute against the page at `base`.
-pub fn absolute(base: &str, href: &str) -> Option<String> {
+pub(super) fn absolute(base: &str, href: &str) -> Option<String> {
     let href = href.trim();
     if href.starts_with("https://") || href.starts_with("http://") {
         return Some(href.to_owned());
@@ -349,7 +349,7 @@ pub fn absolute(base: &str, href: &str) -> Option<String> {
 }
 
 /// The host of `url`, `www.` dropped: the site's name when it gives none.
-pub fn host_of(url: &str) -> Option<String> {
+pub(super) fn host_of(url: &str) -> Option<String> {
     let rest = url.split_once("://")?.1;
     let host = rest.split(['/', '?', '#']).next()?;
     let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
@@ -377,7 +377,7 @@ pub(super) fn clipped_bytes(text: &str, max: usize) -> &str {
 /// refused whole recipes with one long step or a long line in a non-Latin
 /// script (found by the fuzz checks; tests/fixtures/fuzz/recipe_page/
 /// crash-long-step.html and crash-long-line-in-bytes.html).
-pub fn within_limits(mut content: Content) -> Content {
+pub(super) fn within_limits(mut content: Content) -> Content {
     content.title = clipped(&content.title, MAX_TITLE);
     // Every scalar field by its kind in the field table, so a field added
     // there is kept within its limit here too.

@@ -9,7 +9,7 @@ use super::SeedError;
 
 /// A recipe file as read: its versions are partial until `plan` fills them.
 #[derive(Debug, Clone)]
-pub struct SeedRecipe {
+pub(super) struct SeedRecipe {
     pub file: String,
     pub slug: String,
     pub forks: Option<SeedFork>,
@@ -17,7 +17,7 @@ pub struct SeedRecipe {
 }
 
 #[derive(Debug, Clone)]
-pub struct SeedFork {
+pub(super) struct SeedFork {
     pub slug: String,
     pub version: usize,
     pub line: usize,
@@ -25,7 +25,7 @@ pub struct SeedFork {
 
 /// One version: who, when, why, and the fields it sets.
 #[derive(Debug, Clone)]
-pub struct SeedVersion {
+pub(super) struct SeedVersion {
     pub line: usize,
     pub at: i64,
     pub author: String,
@@ -43,7 +43,7 @@ pub struct SeedVersion {
 /// A suggestion a recipe's version takes: which of its forks made it, the
 /// fork's version suggested, and when and with what words its cook did.
 #[derive(Debug, Clone)]
-pub struct SeedTakes {
+pub(super) struct SeedTakes {
     pub fork: String,
     pub version: usize,
     pub at: i64,
@@ -67,7 +67,7 @@ enum Field {
 
 impl SeedVersion {
     /// Who made this version, when, and why.
-    pub fn change(&self) -> Change {
+    pub(super) fn change(&self) -> Change {
         Change {
             author: self.author.clone(),
             note: self.note.clone(),
@@ -77,7 +77,7 @@ impl SeedVersion {
     }
 
     /// `content` with this version's fields over it.
-    pub fn apply(&self, mut content: Content) -> Content {
+    pub(super) fn apply(&self, mut content: Content) -> Content {
         for field in &self.fields {
             match field.clone() {
                 Field::Title(t) => content.title = t,
@@ -379,7 +379,7 @@ fn short(edn: &Edn) -> String {
 }
 
 /// Reads the file `name` (e.g. `shakshuka.edn`) with text `text`.
-pub fn read(name: &str, text: &str) -> Result<SeedRecipe, SeedError> {
+pub(super) fn read(name: &str, text: &str) -> Result<SeedRecipe, SeedError> {
     let reader = Reader { file: name };
     let root = edn::parse_node(text).map_err(|e| SeedError {
         file: name.to_owned(),

@@ -19,14 +19,14 @@ use crate::views::form_fields::FieldErrors;
 /// refused for that (403) before anything else is read.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct SignUpForm {
+pub(super) struct SignUpForm {
     csrf: String,
     handle: String,
     name: String,
     password: String,
 }
 
-pub async fn sign_up_page(site: web::Data<Site>, visitor: Visitor) -> HttpResponse {
+pub(super) async fn sign_up_page(site: web::Data<Site>, visitor: Visitor) -> HttpResponse {
     let page = account::sign_up(
         &SignUpValues::default(),
         &FieldErrors::new(),
@@ -35,7 +35,7 @@ pub async fn sign_up_page(site: web::Data<Site>, visitor: Visitor) -> HttpRespon
     private_page(&site, &visitor, StatusCode::OK, page)
 }
 
-pub async fn sign_up(
+pub(super) async fn sign_up(
     site: web::Data<Site>,
     req: HttpRequest,
     visitor: Visitor,
@@ -112,12 +112,12 @@ fn account_refusal(error: AccountError) -> Result<(StatusCode, FieldErrors), Web
 }
 
 #[derive(Debug, Deserialize)]
-pub struct NextParams {
+pub(super) struct NextParams {
     #[serde(default)]
     next: String,
 }
 
-pub async fn log_in_page(
+pub(super) async fn log_in_page(
     site: web::Data<Site>,
     req: HttpRequest,
     visitor: Visitor,
@@ -152,7 +152,7 @@ fn referring_page(site: &Site, req: &HttpRequest) -> Option<String> {
 /// refused for that (403) before anything else is read.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct LogInForm {
+pub(super) struct LogInForm {
     csrf: String,
     handle: String,
     password: String,
@@ -160,7 +160,7 @@ pub struct LogInForm {
     next: String,
 }
 
-pub async fn log_in(
+pub(super) async fn log_in(
     site: web::Data<Site>,
     req: HttpRequest,
     visitor: Visitor,
@@ -205,11 +205,11 @@ pub async fn log_in(
 /// refused for that (403) before anything else is read.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct TokenForm {
+pub(super) struct TokenForm {
     csrf: String,
 }
 
-pub async fn log_out(
+pub(super) async fn log_out(
     site: web::Data<Site>,
     req: HttpRequest,
     visitor: Visitor,
@@ -230,7 +230,7 @@ pub async fn log_out(
     Ok(see_other("/").cookie(ended_session_cookie(&site)).finish())
 }
 
-pub async fn log_out_everywhere(
+pub(super) async fn log_out_everywhere(
     site: web::Data<Site>,
     req: HttpRequest,
     visitor: Visitor,
@@ -248,7 +248,7 @@ fn cook_suggestions(site: &Site, cook: &Cook) -> Result<CookSuggestions, WebErro
     Ok(pages::cook_suggestions(&site.snapshot(), &cook.handle)?)
 }
 
-pub async fn account_page(
+pub(super) async fn account_page(
     site: web::Data<Site>,
     visitor: Visitor,
 ) -> Result<HttpResponse, WebError> {
@@ -268,7 +268,7 @@ pub async fn account_page(
 /// refused for that (403) before anything else is read.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct PasswordForm {
+pub(super) struct PasswordForm {
     csrf: String,
     /// Whose password it is (hidden, for password managers). The cook is
     /// read from the session; this only when the session has ended
@@ -278,7 +278,7 @@ pub struct PasswordForm {
     new: String,
 }
 
-pub async fn change_password(
+pub(super) async fn change_password(
     site: web::Data<Site>,
     req: HttpRequest,
     visitor: Visitor,

@@ -12,7 +12,10 @@ use crate::views::feeds;
 /// Entries in the Atom feed.
 const FEED_SIZE: usize = 30;
 
-pub async fn atom(site: web::Data<Site>, req: HttpRequest) -> Result<HttpResponse, WebError> {
+pub(super) async fn atom(
+    site: web::Data<Site>,
+    req: HttpRequest,
+) -> Result<HttpResponse, WebError> {
     respond::page(
         &site,
         &req,
@@ -37,7 +40,7 @@ pub async fn atom(site: web::Data<Site>, req: HttpRequest) -> Result<HttpRespons
 
 /// `/cooks/{handle}/suggestions.xml`: the suggestions sent to a cook's
 /// recipes, as an Atom feed.
-pub async fn cook_suggestions(
+pub(super) async fn cook_suggestions(
     site: web::Data<Site>,
     req: HttpRequest,
     handle: web::Path<String>,
@@ -48,7 +51,7 @@ pub async fn cook_suggestions(
 /// `/cooks/{handle}/suggested.xml`: the suggestions a cook made, and what
 /// became of each (accepted, declined, with the author's note), newest
 /// changed first.
-pub async fn cook_suggested(
+pub(super) async fn cook_suggested(
     site: web::Data<Site>,
     req: HttpRequest,
     handle: web::Path<String>,
@@ -79,11 +82,14 @@ fn suggestions_feed(
 }
 
 /// Recipes in one sitemap file; the protocol allows 50,000 addresses.
-pub const SITEMAP_FILE_SIZE: usize = 50_000;
+pub(super) const SITEMAP_FILE_SIZE: usize = 50_000;
 
 /// `/sitemap.xml`: an index of the sitemap files (a count from the order
 /// cache; made off the workers all the same, as the count may walk).
-pub async fn sitemap(site: web::Data<Site>, req: HttpRequest) -> Result<HttpResponse, WebError> {
+pub(super) async fn sitemap(
+    site: web::Data<Site>,
+    req: HttpRequest,
+) -> Result<HttpResponse, WebError> {
     respond::long_page(
         site,
         &req,
@@ -101,7 +107,7 @@ pub async fn sitemap(site: web::Data<Site>, req: HttpRequest) -> Result<HttpResp
 
 /// `/sitemaps/{n}.xml`, from 1: up to `SITEMAP_FILE_SIZE` recipes, by
 /// title; the first file also lists the catalog and the about page.
-pub async fn sitemap_file(
+pub(super) async fn sitemap_file(
     site: web::Data<Site>,
     req: HttpRequest,
     name: web::Path<String>,
@@ -134,7 +140,10 @@ pub async fn sitemap_file(
     .await
 }
 
-pub async fn robots(site: web::Data<Site>, req: HttpRequest) -> Result<HttpResponse, WebError> {
+pub(super) async fn robots(
+    site: web::Data<Site>,
+    req: HttpRequest,
+) -> Result<HttpResponse, WebError> {
     respond::page(
         &site,
         &req,

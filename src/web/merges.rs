@@ -94,7 +94,7 @@ fn bring_in_form(
 
 /// `GET /recipes/{slug}/bring-in`: the fork's author's form, or, for a
 /// fork in step, a page that says so.
-pub async fn bring_in_page(
+pub(super) async fn bring_in_page(
     site: web::Data<Site>,
     visitor: Visitor,
     slug: web::Path<String>,
@@ -107,7 +107,7 @@ pub async fn bring_in_page(
 /// `POST /recipes/{slug}/bring-in`: saves the merge the form showed, with
 /// its conflicts settled as chosen; or, for its Preview button, shows the
 /// page again with the merged recipe.
-pub async fn bring_in(
+pub(super) async fn bring_in(
     site: web::Data<Site>,
     req: HttpRequest,
     visitor: Visitor,
@@ -221,7 +221,7 @@ pub async fn bring_in(
 
 /// `POST /recipes/{slug}/bring-in/preview`: the recipe the bring-in form,
 /// as sent, would save; for the form's live preview. Only its cook's.
-pub async fn bring_in_preview(
+pub(super) async fn bring_in_preview(
     site: web::Data<Site>,
     req: HttpRequest,
     visitor: Visitor,
@@ -277,7 +277,7 @@ fn suggest_form(
 }
 
 /// `GET /recipes/{slug}/suggest`: the fork's cook's form.
-pub async fn suggest_page(
+pub(super) async fn suggest_page(
     site: web::Data<Site>,
     visitor: Visitor,
     slug: web::Path<String>,
@@ -296,7 +296,7 @@ pub async fn suggest_page(
 }
 
 /// `POST /recipes/{slug}/suggest`: makes the suggestion, and goes to it.
-pub async fn suggest(
+pub(super) async fn suggest(
     site: web::Data<Site>,
     req: HttpRequest,
     visitor: Visitor,

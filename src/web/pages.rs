@@ -12,7 +12,10 @@ use crate::domain::{pages, search};
 use crate::views;
 
 /// Every tag: a walk over the tags' index, so made off the workers.
-pub async fn tags(site: web::Data<Site>, req: HttpRequest) -> Result<HttpResponse, WebError> {
+pub(super) async fn tags(
+    site: web::Data<Site>,
+    req: HttpRequest,
+) -> Result<HttpResponse, WebError> {
     respond::long_page(
         site,
         &req,
@@ -25,7 +28,7 @@ pub async fn tags(site: web::Data<Site>, req: HttpRequest) -> Result<HttpRespons
 
 /// The search's query string: `?q=&tag=&page=`.
 #[derive(Debug, Deserialize, Serialize)]
-pub struct SearchParams {
+pub(super) struct SearchParams {
     #[serde(default)]
     q: String,
     tag: Option<String>,
@@ -42,7 +45,7 @@ const MAX_QUERY: usize = 200;
 /// round, which took more than 500 ms on a loaded machine.
 const INDEX_WAIT: std::time::Duration = crate::web::read_your_writes::WAIT;
 
-pub async fn search(
+pub(super) async fn search(
     site: web::Data<Site>,
     req: HttpRequest,
     params: web::Query<SearchParams>,
@@ -118,7 +121,10 @@ pub async fn search(
     )
 }
 
-pub async fn about(site: web::Data<Site>, req: HttpRequest) -> Result<HttpResponse, WebError> {
+pub(super) async fn about(
+    site: web::Data<Site>,
+    req: HttpRequest,
+) -> Result<HttpResponse, WebError> {
     respond::page(
         &site,
         &req,
@@ -131,7 +137,7 @@ pub async fn about(site: web::Data<Site>, req: HttpRequest) -> Result<HttpRespon
 /// A static asset, by its hashed name: cached for a year, since a changed
 /// file gets a new name; in the coding the client prefers, compressed when
 /// the site was built.
-pub async fn asset(req: HttpRequest) -> Result<HttpResponse, WebError> {
+pub(super) async fn asset(req: HttpRequest) -> Result<HttpResponse, WebError> {
     let asset = assets::find(req.path())
         .ok_or_else(|| WebError::NotFound(format!("There is no file at {}.", req.path())))?;
     let encoding = Encoding::negotiate(&req);
@@ -152,7 +158,7 @@ pub async fn asset(req: HttpRequest) -> Result<HttpResponse, WebError> {
 }
 
 /// A cook's page: their recipes and forks, the same for every visitor.
-pub async fn cook(
+pub(super) async fn cook(
     site: web::Data<Site>,
     req: HttpRequest,
     handle: web::Path<String>,

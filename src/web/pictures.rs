@@ -13,7 +13,7 @@ use super::session::Visitor;
 use super::{Site, WebError};
 use crate::domain::{pictures, DomainError, Seen};
 
-pub async fn picture(
+pub(super) async fn picture(
     site: web::Data<Site>,
     req: HttpRequest,
     file: web::Path<String>,

@@ -30,20 +30,23 @@ use crate::views::recipe_form::{ImportShown, RecipeFields};
 /// refused for that (403) before anything else is read.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct ImportForm {
+pub(super) struct ImportForm {
     csrf: String,
     url: String,
     html: String,
 }
 
-pub async fn page(site: web::Data<Site>, visitor: Visitor) -> Result<HttpResponse, WebError> {
+pub(super) async fn page(
+    site: web::Data<Site>,
+    visitor: Visitor,
+) -> Result<HttpResponse, WebError> {
     visitor.cook_or_login("/import")?;
     let fields = import_form::Fields::default();
     let page = import_form::page(&fields, &FieldErrors::new(), &visitor.form_token());
     Ok(private_page(&site, &visitor, StatusCode::OK, page))
 }
 
-pub async fn submit(
+pub(super) async fn submit(
     site: web::Data<Site>,
     req: HttpRequest,
     visitor: Visitor,

@@ -33,7 +33,7 @@ use crate::views::{self, recipe_path};
 /// refused for that (403) before anything else is read.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct RecipeForm {
+pub(super) struct RecipeForm {
     csrf: String,
     #[serde(default)]
     based_on: String,
@@ -45,7 +45,10 @@ pub struct RecipeForm {
 
 /// Reads the form's fields into content to save, or says which fields are
 /// wrong; saving also needs the note that says what the version changes.
-pub fn content_of(f: &RecipeFields, picture: Option<Picture>) -> Result<Content, FieldErrors> {
+pub(super) fn content_of(
+    f: &RecipeFields,
+    picture: Option<Picture>,
+) -> Result<Content, FieldErrors> {
     read_content(f, picture, true)
 }
 
@@ -98,7 +101,7 @@ async fn store_picture(
 
 /// Why the picture at an address was not stored, in a sentence without
 /// its full stop (for `form_handling::sentence`).
-pub enum Unfetched {
+pub(super) enum Unfetched {
     /// No place to fetch or decode it in, for now: try again (a 503).
     Busy(String),
     /// The address, or what it answered, in the fetcher's words or the
@@ -111,7 +114,7 @@ pub enum Unfetched {
 
 impl Unfetched {
     /// The sentence, whatever the kind.
-    pub fn why(&self) -> &str {
+    pub(super) fn why(&self) -> &str {
         let (Unfetched::Busy(why) | Unfetched::Refused(why) | Unfetched::Other(why)) = self;
         why
     }
@@ -124,7 +127,7 @@ impl Unfetched {
 /// and for an import. Counted against the cook's pictures an hour once it
 /// has its place to be fetched, before it is: a fetch costs the site
 /// whatever comes of it, as an import does.
-pub async fn fetch_picture(
+pub(super) async fn fetch_picture(
     site: &Site,
     cook: &Cook,
     address: String,
@@ -394,7 +397,10 @@ fn form_page(
     private_page(site, visitor, status, page)
 }
 
-pub async fn new_page(site: web::Data<Site>, visitor: Visitor) -> Result<HttpResponse, WebError> {
+pub(super) async fn new_page(
+    site: web::Data<Site>,
+    visitor: Visitor,
+) -> Result<HttpResponse, WebError> {
     visitor.cook_or_login("/recipes/new")?;
     let fields = RecipeFields {
         note: "First version".to_owned(),
@@ -487,7 +493,7 @@ fn slug_field(text: &str) -> Result<Slug, FieldErrors> {
     Slug::parse(text.trim()).map_err(|e| FieldErrors::one("slug", sentence(&e.to_string())))
 }
 
-pub async fn create(
+pub(super) async fn create(
     site: web::Data<Site>,
     req: HttpRequest,
     visitor: Visitor,
@@ -542,7 +548,7 @@ async fn try_create(
     }
 }
 
-pub async fn edit_page(
+pub(super) async fn edit_page(
     site: web::Data<Site>,
     visitor: Visitor,
     slug: web::Path<String>,
@@ -564,7 +570,7 @@ pub async fn edit_page(
     ))
 }
 
-pub async fn edit(
+pub(super) async fn edit(
     site: web::Data<Site>,
     req: HttpRequest,
     visitor: Visitor,
@@ -653,11 +659,11 @@ fn stale(
 }
 
 #[derive(Debug, Deserialize)]
-pub struct ForkParams {
+pub(super) struct ForkParams {
     version: Option<String>,
 }
 
-pub async fn fork_page(
+pub(super) async fn fork_page(
     site: web::Data<Site>,
     visitor: Visitor,
     slug: web::Path<String>,
@@ -700,7 +706,7 @@ fn fork_fields(
     Ok((version, fields))
 }
 
-pub async fn fork(
+pub(super) async fn fork(
     site: web::Data<Site>,
     req: HttpRequest,
     visitor: Visitor,
@@ -777,12 +783,12 @@ async fn try_fork(
 /// refused for that (403) before anything else is read.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct RetireForm {
+pub(super) struct RetireForm {
     csrf: String,
     based_on: String,
 }
 
-pub async fn retire(
+pub(super) async fn retire(
     site: web::Data<Site>,
     req: HttpRequest,
     visitor: Visitor,
@@ -811,7 +817,7 @@ pub async fn retire(
 /// `POST /preview`: the recipe form's fields rendered exactly as the page
 /// will render them, for the form's live preview; a form with mistakes gets
 /// the list of them instead. Only for a logged-in cook, as the form is.
-pub async fn preview(
+pub(super) async fn preview(
     site: web::Data<Site>,
     req: HttpRequest,
     visitor: Visitor,
@@ -896,7 +902,7 @@ pub(super) fn import_missing(fields: &RecipeFields) -> Option<&'static str> {
 /// refused (it would look whole and not be). The page's picture address
 /// is fetched as the new-recipe form's is; one that cannot be is left
 /// out, and the answer (201) says so: the recipe is what the cook came for.
-pub async fn import_save(
+pub(super) async fn import_save(
     site: web::Data<Site>,
     req: HttpRequest,
     visitor: Visitor,

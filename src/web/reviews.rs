@@ -21,13 +21,13 @@ use crate::views::merges::{self, Chosen, Preview, Reviewer};
 /// The suggestions list's query string: `?before=`, the number the page
 /// of older ones starts before. Others are ignored, as every page's are.
 #[derive(Debug, serde::Deserialize, serde::Serialize)]
-pub struct SuggestionsParams {
+pub(super) struct SuggestionsParams {
     before: Option<String>,
 }
 
 /// `GET /recipes/{slug}/suggestions`: a page of the suggestions made to a
 /// recipe, the same for every reader, so kept as every page is.
-pub async fn suggestions(
+pub(super) async fn suggestions(
     site: web::Data<Site>,
     req: HttpRequest,
     slug: web::Path<String>,
@@ -99,7 +99,7 @@ fn suggestion_review(
 }
 
 /// `GET /recipes/{slug}/suggestions/{n}`: one suggestion, for review.
-pub async fn suggestion(
+pub(super) async fn suggestion(
     site: web::Data<Site>,
     visitor: Visitor,
     path: web::Path<(String, String)>,
@@ -113,7 +113,7 @@ pub async fn suggestion(
 /// `POST /recipes/{slug}/suggestions/{n}`: accept, decline or withdraw
 /// (`action`), each decided in the writer; or, for the accept form's
 /// Preview button, the review again with the merged recipe.
-pub async fn review(
+pub(super) async fn review(
     site: web::Data<Site>,
     req: HttpRequest,
     visitor: Visitor,
@@ -235,7 +235,7 @@ pub async fn review(
 /// `POST /recipes/{slug}/suggestions/{n}/preview`: the recipe the accept
 /// form, as sent, would save; for the form's live preview. Only the
 /// recipe's author's.
-pub async fn review_preview(
+pub(super) async fn review_preview(
     site: web::Data<Site>,
     req: HttpRequest,
     visitor: Visitor,

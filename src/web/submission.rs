@@ -24,7 +24,7 @@ const PART_OVERHEAD: usize = 64;
 const MULTIPART_SLACK: usize = 64 * 1024;
 
 /// The file field of the recipe form.
-pub const PICTURE_FIELD: &str = "picture_file";
+pub(crate) const PICTURE_FIELD: &str = "picture_file";
 
 /// How large a picture file may be and still be read past (and dropped), so
 /// that the form comes back with everything else that was typed and says
@@ -34,7 +34,7 @@ const MAX_READ_PAST_BYTES: usize = 32 * 1024 * 1024;
 
 /// What a form does with a picture file over `MAX_UPLOAD_BYTES`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OversizedPicture {
+pub(crate) enum OversizedPicture {
     /// Refuses the form (413) as soon as the file passes the limit.
     Refuse,
     /// Reads past it, up to `MAX_READ_PAST_BYTES`, so that the form comes
@@ -56,7 +56,7 @@ impl OversizedPicture {
 
 /// The picture file a form sent.
 #[derive(Debug)]
-pub enum Upload {
+pub(crate) enum Upload {
     File(Vec<u8>),
     /// Over `MAX_UPLOAD_BYTES`: its bytes were read and dropped; how many.
     TooLarge(usize),
@@ -77,7 +77,7 @@ pub(crate) fn too_large_form(limit: usize) -> WebError {
 }
 
 /// A body that could not be read: too slow (408), or broken off.
-pub fn payload_refused(error: PayloadError) -> WebError {
+pub(crate) fn payload_refused(error: PayloadError) -> WebError {
     if body_timed_out(&error) {
         WebError::TimedOut(
             "The form took too long to arrive: nothing was changed. Try again.".to_owned(),
@@ -94,7 +94,7 @@ fn unreadable(why: impl std::fmt::Display) -> WebError {
 }
 
 /// The form's fields, and the picture file if one was chosen.
-pub async fn read_recipe_form<T: DeserializeOwned>(
+pub(crate) async fn read_recipe_form<T: DeserializeOwned>(
     req: &HttpRequest,
     payload: web::Payload,
     oversized: OversizedPicture,
@@ -104,7 +104,7 @@ pub async fn read_recipe_form<T: DeserializeOwned>(
 
 /// A form whose text may be up to `text_limit` bytes (a pasted page), and
 /// its picture file if it has one.
-pub async fn read_form<T: DeserializeOwned>(
+pub(crate) async fn read_form<T: DeserializeOwned>(
     req: &HttpRequest,
     payload: web::Payload,
     text_limit: usize,

@@ -1,21 +1,28 @@
-//! The layering of docs/ARCHITECTURE.md, checked by reading `src/` (in the
-//! spirit of rust-analyzer's tidy tests): a layer may name the modules below
-//! it and never one above or beside it, by any path (`crate::`, `forkful::`,
-//! `super::super::`, a `use` group, an alias of the crate root), and a layer
-//! that may not name the store may not call `.store()` or `.db()` either. A
-//! failure names the file, the line and the rule it breaks. The check is
-//! itself checked: mutants of a file, each reaching too far one way, must
-//! all be caught.
+//! The layering of docs/ARCHITECTURE.md where the compiler cannot hold
+//! it, checked by reading `src/` (in the spirit of rust-analyzer's tidy
+//! tests). The store (with `edn`) and the PostgreSQL log are crates below
+//! the app (crates/), so that they name nothing above them is the
+//! compiler's to say; the app's own layers are modules of one crate, and a
+//! layer may name the modules below it and never one above or beside it,
+//! by any path (`crate::`, `forkful::`, `forkful_store::`,
+//! `super::super::`, a `use` group, an alias of the crate root), and a
+//! layer that may not name the store may not call `.store()` or `.db()`
+//! either. A failure names the file, the line and the rule it breaks. The
+//! check is itself checked: mutants of a file, each reaching too far one
+//! way, must all be caught. What the crates' manifests may depend on is
+//! read from them too.
 
 use std::path::{Path, PathBuf};
 
 /// Each top-level module of the crate, and the top-level modules it may
-/// name. A module always may name itself; `edn` (the reader of the text
-/// forms of values) sits below everything.
+/// name. A module always may name itself. `store`, `edn` and `postgres`
+/// are the crates below the app, re-exported at its root under those
+/// names: they have no file under `src/`, and their rows only say that
+/// they are names a layer may be refused.
 const ALLOWED: &[(&str, &[&str])] = &[
     ("edn", &[]),
-    ("store", &["edn"]),
-    ("postgres", &["store"]),
+    ("store", &[]),
+    ("postgres", &[]),
     ("domain", &["store", "edn"]),
     ("seed", &["domain", "store", "edn"]),
     ("import", &["domain"]),
@@ -30,7 +37,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
     ("main", &["cli"]),
-    ("lib", &[]),
+    // The crate root re-exports the crates below under the names above.
+    ("lib", &["store", "edn", "postgres"]),
 ];
 
 /// The crate's top-level modules, which `crate::x` may name.
@@ -222,6 +230,17 @@ fn violations(module: &str, source: &str, depth: usize) -> Vec<(usize, String)> 
                 found.push((*line, format!("{word}() (the store, by a method)")));
             }
         }
+        // A crate below the app, by its own name rather than the
+        // app's re-export of it.
+        let below = match word.as_str() {
+            "forkful_store" => Some("store"),
+            "forkful_postgres_log" => Some("postgres"),
+            _ => None,
+        };
+        if let Some(name) = below.filter(|name| forbidden(name)) {
+            found.push((*line, name.to_owned()));
+            continue;
+        }
         // The start of a relative path: not a segment after `::`.
         let starts = i == 0 || !is(i - 1, &Token::Path);
         // `i..root` is the path up to the crate root, `root` the `::` after.
@@ -302,6 +321,22 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
             out.push(path);
         }
     }
+}
+
+/// Every source file of the app and of the crates under `crates/`.
+fn every_source_file() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    for krate in std::fs::read_dir(root.join("crates")).expect("read crates") {
+        rust_files(&krate.expect("a crate").path().join("src"), &mut files);
+    }
+    assert!(
+        files.iter().any(|f| f.ends_with("crates/store/src/lib.rs")),
+        "the crates' sources were found"
+    );
+    files.sort();
+    files
 }
 
 #[test]
@@ -385,12 +420,10 @@ fn the_check_sees_every_way_a_layer_reaches_up_or_down_too_far() {
         ),
         ("views", 2, "/* a comment */ use crate::store::Db;\n", 1),
         ("views", 2, "let c = '\"'; use crate::store::Db;\n", 1),
-        (
-            "store",
-            2,
-            "fn f() { crate::domain::Recipes::open(); }\nuse crate::edn::Form;\n",
-            1,
-        ),
+        ("views", 2, "use forkful_store::Db;\n", 1),
+        ("views", 2, "fn f(_: ::forkful_store::Db) {}\n", 1),
+        ("web", 2, "use forkful_postgres_log::PgLog;\n", 1),
+        ("domain", 2, "use forkful_postgres_log::PgLog;\n", 1),
         ("main", 0, "use forkful::web::routes;\n", 1),
     ];
     for (module, depth, source, line) in caught {
@@ -426,6 +459,8 @@ fn the_check_sees_every_way_a_layer_reaches_up_or_down_too_far() {
         ),
         ("domain", 2, "use crate::store::Db;\nlet db = store.db();\n"),
         ("cli", 1, "use crate::store::Store;\nrecipes.store();\n"),
+        ("domain", 2, "use forkful_store::Db;\n"),
+        ("cli", 1, "use forkful_postgres_log::PgLog;\n"),
         ("main", 0, "use forkful::cli;\n"),
     ];
     for (module, depth, source) in fine {
@@ -439,8 +474,9 @@ fn the_check_sees_every_way_a_layer_reaches_up_or_down_too_far() {
 
 /// The backticked words of `text` that name a path in the repository.
 fn named_paths(text: &str) -> Vec<String> {
-    const ROOTS: [&str; 9] = [
+    const ROOTS: [&str; 10] = [
         "src/",
+        "crates/",
         "tests/",
         "benches/",
         "scripts/",
@@ -459,7 +495,8 @@ fn named_paths(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// The modules the code map lists under each `### `src/...`` heading, as
+/// The modules the code map lists under each `### `src/...`` (or
+/// `crates/...`) heading, as
 /// its `- `name`:` bullets: `(directory, module)`.
 fn listed_modules(text: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
@@ -467,10 +504,14 @@ fn listed_modules(text: &str) -> Vec<(String, String)> {
     for line in text.lines() {
         if let Some(heading) = line.strip_prefix("### ") {
             directory = heading
-                .strip_prefix("`src/")
+                .strip_prefix('`')
                 .and_then(|rest| rest.split_once('`'))
-                .filter(|(dir, after)| !dir.ends_with(".rs") && after.is_empty())
-                .map(|(dir, _)| format!("src/{dir}"));
+                .filter(|(dir, after)| {
+                    (dir.starts_with("src/") || dir.starts_with("crates/"))
+                        && !dir.ends_with(".rs")
+                        && after.is_empty()
+                })
+                .map(|(dir, _)| dir.to_owned());
         } else if line.starts_with("## ") {
             directory = None;
         } else if let (Some(dir), Some(rest)) = (&directory, line.strip_prefix("- `")) {
@@ -516,51 +557,93 @@ fn the_code_map_names_only_what_is_in_the_tree() {
 
 #[test]
 fn the_code_map_check_catches_a_path_or_module_that_is_not_there() {
-    let text = "### `src/store`\n\n- `db`: values.\n- `gone`: nothing.\n\n## Next\n\n- `x`: not a module.\nSee `src/nowhere.rs` and `docs/ARCHITECTURE.md`.";
+    let text = "### `crates/store/src`\n\n- `db`: values.\n- `gone`: nothing.\n\n## Next\n\n- `x`: not a module.\nSee `src/nowhere.rs` and `docs/ARCHITECTURE.md`.";
     assert_eq!(
         listed_modules(text),
         vec![
-            ("src/store".to_owned(), "db".to_owned()),
-            ("src/store".to_owned(), "gone".to_owned())
+            ("crates/store/src".to_owned(), "db".to_owned()),
+            ("crates/store/src".to_owned(), "gone".to_owned())
         ]
     );
     assert_eq!(
         named_paths(text),
-        vec!["src/store", "src/nowhere.rs", "docs/ARCHITECTURE.md"]
+        vec!["crates/store/src", "src/nowhere.rs", "docs/ARCHITECTURE.md"]
     );
 }
 
-/// sled is the store's business: no file outside `src/store` names it or
-/// its types, so the store can change what it keeps its keys in.
-#[test]
-fn nothing_outside_the_store_names_sled() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&root, &mut files);
-    assert!(files.len() > 50, "found the sources: {}", files.len());
-    let mut named = Vec::new();
-    for file in files {
-        let relative = file.strip_prefix(&root).unwrap();
-        if relative.starts_with("store") {
-            continue;
-        }
-        let source = std::fs::read_to_string(&file).unwrap();
-        for (n, line) in source.lines().enumerate() {
-            let code = line.split("//").next().unwrap_or("");
-            if code.contains("sled::") || code.contains("IVec") {
-                named.push(format!("src/{}:{}", relative.display(), n + 1));
-            }
+/// The names under `[dependencies]` in the manifest at `path` (from the
+/// repository's root).
+fn dependencies(path: &str) -> Vec<String> {
+    let manifest = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(path))
+        .unwrap_or_else(|e| panic!("{path}: {e}"));
+    let mut names = Vec::new();
+    let mut inside = false;
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            inside = line == "[dependencies]";
+        } else if inside && !line.starts_with('#') && !line.is_empty() {
+            let name = line.split(['=', '.']).next().unwrap_or("").trim();
+            names.push(name.to_owned());
         }
     }
-    assert!(named.is_empty(), "sled named outside the store: {named:?}");
+    names
 }
 
-/// The store's modules, as `src/store/mod.rs` declares them: `(name, is
+/// What each crate may be built on, which no compiler check says: the
+/// store knows no web, no HTML, no search and no PostgreSQL (so `cargo
+/// build -p forkful-store` builds none of them), the log crate only the
+/// store and its client, and sled is the store's business alone, so that
+/// the store can change what it keeps its keys in.
+#[test]
+fn each_crate_depends_only_on_what_its_layer_may() {
+    let store = dependencies("crates/store/Cargo.toml");
+    assert!(store.contains(&"sled".to_owned()), "read: {store:?}");
+    for name in &store {
+        assert!(
+            !["actix", "maud", "tantivy", "scraper", "pulldown", "tokio", "forkful"]
+                .iter()
+                .any(|above| name.starts_with(above)),
+            "the store crate depends on {name}"
+        );
+    }
+    let log = dependencies("crates/postgres-log/Cargo.toml");
+    assert!(log.contains(&"tokio-postgres".to_owned()), "read: {log:?}");
+    for name in &log {
+        assert!(
+            !["actix", "maud", "tantivy", "scraper", "sled", "forkful"]
+                .iter()
+                .any(|other| name.starts_with(other))
+                || name == "forkful-store",
+            "the log crate depends on {name}"
+        );
+    }
+    let app = dependencies("Cargo.toml");
+    assert!(app.contains(&"forkful-store".to_owned()), "read: {app:?}");
+    assert!(!app.contains(&"sled".to_owned()), "the app depends on sled");
+}
+
+#[test]
+fn the_manifest_reader_reads_names_of_either_form() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("Cargo.toml");
+    std::fs::write(
+        &path,
+        "[package]\nname = \"x\"\n[dependencies]\n# sled\nsled.workspace = true\nmaud = { version = \"0.26\" }\n\n[dev-dependencies]\nactix-web = \"4\"\n",
+    )
+    .unwrap();
+    assert_eq!(dependencies(path.to_str().unwrap()), ["sled", "maud"]);
+}
+
+/// The store's modules, as `crates/store/src/lib.rs` declares them: `(name, is
 /// public)`.
 fn store_modules(facade: &str) -> Vec<(String, bool)> {
     facade
         .lines()
         .filter_map(|line| {
+            // The front file's own modules, not those inside one.
+            if line.starts_with(char::is_whitespace) {
+                return None;
+            }
             let line = line.trim();
             let (public, rest) = match line.strip_prefix("pub mod ") {
                 Some(rest) => (true, rest),
@@ -574,20 +657,23 @@ fn store_modules(facade: &str) -> Vec<(String, bool)> {
         .collect()
 }
 
-/// The store is learned from one short list: `src/store/mod.rs` declares
-/// its modules private and re-exports what callers use. The only public
-/// module is `testing`, and it exists only with the `testing` feature.
+/// The store is learned from one short list: its front file declares its
+/// modules private and re-exports what callers use. The public modules
+/// are `edn` (the app's seed files are EDN too) and `testing`, which
+/// exists only with the `testing` feature. (That nothing else is spelled
+/// `pub` where no caller can reach it is `unreachable_pub`'s to say.)
 #[test]
 fn the_store_is_reached_through_its_facade_only() {
-    let facade =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/store/mod.rs"))
-            .unwrap();
+    let facade = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/store/src/lib.rs"),
+    )
+    .unwrap();
     let modules = store_modules(&facade);
     assert!(modules.len() > 20, "found the store's modules: {modules:?}");
     let public: Vec<_> = modules.iter().filter(|(_, public)| *public).collect();
     assert_eq!(
         public,
-        [&("testing".to_owned(), true)],
+        [&("edn".to_owned(), true), &("testing".to_owned(), true)],
         "public store modules"
     );
     assert!(
@@ -621,7 +707,7 @@ fn the_facade_check_reads_public_and_private_modules() {
 #[test]
 fn the_transaction_input_names_no_database_or_schema() {
     let source = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("src/store/transaction.rs"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/store/src/transaction.rs"),
     )
     .unwrap();
     for line in source.lines().filter(|l| l.starts_with("use super::")) {
@@ -636,9 +722,7 @@ fn the_transaction_input_names_no_database_or_schema() {
 /// A test hook is compiled out of the site, not hidden from its docs.
 #[test]
 fn no_hook_hides_behind_doc_hidden() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&root, &mut files);
+    let files = every_source_file();
     let hidden: Vec<_> = files
         .iter()
         .filter(|file| {
@@ -746,19 +830,33 @@ fn purpose_of(source: &str) -> Option<String> {
 /// ARCHITECTURE.md leaves how a module works to its module doc).
 #[test]
 fn every_module_opens_with_what_it_is_for() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let files = every_source_file();
     let without: Vec<String> = files
         .iter()
         .filter(|path| purpose_of(&std::fs::read_to_string(path).unwrap()).is_none())
-        .map(|path| path.strip_prefix(&src).unwrap().display().to_string())
+        .map(|path| path.strip_prefix(root).unwrap().display().to_string())
         .collect();
     assert!(files.len() > 50, "the modules were found");
     assert!(
         without.is_empty(),
         "modules that do not open with what they are for: {without:?}"
     );
+}
+
+/// The two maps stay maps: docs/ARCHITECTURE.md holds what rarely
+/// changes and docs/BENCHMARKING.md the method and one table of figures,
+/// each under 400 lines; the history of each measurement is
+/// `docs/journal/`'s.
+#[test]
+fn the_architecture_and_benchmarking_docs_stay_under_400_lines() {
+    for doc in ["docs/ARCHITECTURE.md", "docs/BENCHMARKING.md"] {
+        let text =
+            std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(doc)).unwrap();
+        let lines = text.lines().count();
+        assert!(lines > 100, "{doc} was read: {lines} lines");
+        assert!(lines < 400, "{doc} is {lines} lines: keep it a map");
+    }
 }
 
 #[test]

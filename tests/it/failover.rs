@@ -13,7 +13,7 @@
 //!
 //! Promoted at two moments: as soon as both nodes know the primary gone,
 //! while a write a node had in flight when it died is still being sent
-//! again (for up to 10 s, `RESOLVE_WITHIN` in src/postgres/log.rs), so
+//! again (for up to 10 s, `RESOLVE_WITHIN` in crates/postgres-log/src/log.rs), so
 //! that the promoted standby settles it; and only once each node refuses
 //! writes at once (past those 10 s, when a node had one in flight), so
 //! that such a write was answered "could not tell whether your change was

@@ -59,7 +59,7 @@ const TEST_SCHEMA: &[(&str, ValueType, Cardinality, &str)] = &[
 ];
 
 /// The schema as one transaction.
-pub fn schema_tx() -> Transaction {
+pub(crate) fn schema_tx() -> Transaction {
     let mut tx = Transaction::new();
     for (ident, value_type, cardinality, extra) in TEST_SCHEMA {
         let unique = match *extra {
@@ -79,14 +79,14 @@ pub fn schema_tx() -> Transaction {
 }
 
 /// A temporary store with the test schema installed.
-pub fn store() -> Store {
+pub(crate) fn store() -> Store {
     let store = Store::temporary().expect("temporary store");
     store.transact(&schema_tx()).expect("schema installs");
     store
 }
 
 /// A recipe map with a slug, a title and two ingredients.
-pub fn recipe(tempid: &str, slug: &str, title: &str) -> EntityMap {
+pub(crate) fn recipe(tempid: &str, slug: &str, title: &str) -> EntityMap {
     EntityMap::new(forkful::store::EntityRef::temp(tempid))
         .with(":recipe/slug", slug)
         .with(":recipe/title", title)
@@ -104,7 +104,7 @@ pub fn recipe(tempid: &str, slug: &str, title: &str) -> EntityMap {
 }
 
 /// Transacts one recipe and returns its entity id.
-pub fn add_recipe(store: &Store, slug: &str, title: &str) -> u64 {
+pub(crate) fn add_recipe(store: &Store, slug: &str, title: &str) -> u64 {
     let mut tx = Transaction::new();
     tx.map(recipe("r", slug, title));
     store
@@ -115,7 +115,7 @@ pub fn add_recipe(store: &Store, slug: &str, title: &str) -> u64 {
 }
 
 /// Transacts a recipe that forks `parent`, and returns its entity id.
-pub fn add_fork(store: &Store, slug: &str, title: &str, parent: u64) -> u64 {
+pub(crate) fn add_fork(store: &Store, slug: &str, title: &str, parent: u64) -> u64 {
     let id = add_recipe(store, slug, title);
     let mut tx = Transaction::new();
     tx.add(
@@ -130,13 +130,13 @@ pub fn add_fork(store: &Store, slug: &str, title: &str, parent: u64) -> u64 {
 /// Every key and value of every sled tree, raw: meta keys, current-entity
 /// entries and any tree beside the datoms included. Equal before and after
 /// is what "wrote nothing" means.
-pub fn stored(store: &Store) -> Vec<forkful::store::testing::RawEntry> {
+pub(crate) fn stored(store: &Store) -> Vec<forkful::store::testing::RawEntry> {
     store.raw_contents().expect("every tree reads")
 }
 
 /// Every key of every index, as datoms, with the basis: two stores with the
 /// same `everything` hold the same facts at the same times.
-pub fn everything(store: &Store) -> (u64, Vec<(Index, Datom)>) {
+pub(crate) fn everything(store: &Store) -> (u64, Vec<(Index, Datom)>) {
     let db = store.db().history();
     let mut all = Vec::new();
     for index in Index::ALL {
@@ -158,11 +158,11 @@ pub fn everything(store: &Store) -> (u64, Vec<(Index, Datom)>) {
 /// /dev/shm by every run: it lives in cargo's scratch dir for tests instead,
 /// replaced by each run.
 /// Version `n` of a recipe.
-pub fn v(n: u64) -> VersionNumber {
+pub(crate) fn v(n: u64) -> VersionNumber {
     VersionNumber::new(n).expect("a version number")
 }
 
-pub fn demo() -> &'static Recipes {
+pub(crate) fn demo() -> &'static Recipes {
     static DEMO: OnceLock<Recipes> = OnceLock::new();
     DEMO.get_or_init(|| {
         let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("demo-store");
@@ -174,7 +174,7 @@ pub fn demo() -> &'static Recipes {
 }
 
 /// A response, read whole.
-pub struct Page {
+pub(crate) struct Page {
     pub status: u16,
     pub headers: actix_web::http::header::HeaderMap,
     pub body: String,
@@ -183,18 +183,18 @@ pub struct Page {
 }
 
 impl Page {
-    pub fn bytes(&self) -> Vec<u8> {
+    pub(crate) fn bytes(&self) -> Vec<u8> {
         self.raw.clone()
     }
 
-    pub fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers.get(name).and_then(|v| v.to_str().ok())
     }
 
     /// What the page's `Set-Cookie` headers do to a browser's cookies:
     /// each cookie's name, and its new value, or `None` where it removes it
     /// (an empty value or a max-age of zero).
-    pub fn cookies_set(&self) -> Vec<(String, Option<String>)> {
+    pub(crate) fn cookies_set(&self) -> Vec<(String, Option<String>)> {
         self.headers
             .get_all("set-cookie")
             .map(|value| {
@@ -209,12 +209,12 @@ impl Page {
             .collect()
     }
 
-    pub fn html(&self) -> scraper::Html {
+    pub(crate) fn html(&self) -> scraper::Html {
         scraper::Html::parse_document(&self.body)
     }
 
     /// The text of every element matching `css`, whitespace collapsed.
-    pub fn texts(&self, css: &str) -> Vec<String> {
+    pub(crate) fn texts(&self, css: &str) -> Vec<String> {
         let selector = scraper::Selector::parse(css).unwrap();
         self.html()
             .select(&selector)
@@ -229,7 +229,7 @@ impl Page {
     }
 
     /// Attribute `attr` of every element matching `css`.
-    pub fn attrs(&self, css: &str, attr: &str) -> Vec<String> {
+    pub(crate) fn attrs(&self, css: &str, attr: &str) -> Vec<String> {
         let selector = scraper::Selector::parse(css).unwrap();
         self.html()
             .select(&selector)
@@ -238,14 +238,14 @@ impl Page {
     }
 
     /// The page's schema.org JSON-LD, parsed.
-    pub fn json_ld(&self) -> serde_json::Value {
+    pub(crate) fn json_ld(&self) -> serde_json::Value {
         let scripts = self.texts_raw("script[type=\"application/ld+json\"]");
         assert_eq!(scripts.len(), 1, "one JSON-LD block");
         serde_json::from_str(&scripts[0]).unwrap()
     }
 
     /// The raw text of every element matching `css`.
-    pub fn texts_raw(&self, css: &str) -> Vec<String> {
+    pub(crate) fn texts_raw(&self, css: &str) -> Vec<String> {
         let selector = scraper::Selector::parse(css).unwrap();
         self.html()
             .select(&selector)
@@ -255,7 +255,7 @@ impl Page {
 }
 
 /// A site over `recipes`, at `http://forkful.test`.
-pub fn site(recipes: &Recipes) -> actix_web::web::Data<forkful::web::Site> {
+pub(crate) fn site(recipes: &Recipes) -> actix_web::web::Data<forkful::web::Site> {
     actix_web::web::Data::new(forkful::web::Site::new(
         recipes.clone(),
         "http://forkful.test",
@@ -263,7 +263,7 @@ pub fn site(recipes: &Recipes) -> actix_web::web::Data<forkful::web::Site> {
 }
 
 /// Sends `request` through the whole app (routes and middleware).
-pub async fn send(
+pub(crate) async fn send(
     site: &actix_web::web::Data<forkful::web::Site>,
     request: actix_web::test::TestRequest,
 ) -> Page {
@@ -283,12 +283,12 @@ pub async fn send(
 }
 
 /// GETs `uri` from `site`.
-pub async fn get(site: &actix_web::web::Data<forkful::web::Site>, uri: &str) -> Page {
+pub(crate) async fn get(site: &actix_web::web::Data<forkful::web::Site>, uri: &str) -> Page {
     send(site, actix_web::test::TestRequest::get().uri(uri)).await
 }
 
 /// Every recipe in the catalog, in one page (the demo fits in one).
-pub fn whole_catalog(view: &Snapshot) -> forkful::domain::CatalogPage {
+pub(crate) fn whole_catalog(view: &Snapshot) -> forkful::domain::CatalogPage {
     view.catalog(&CatalogQuery {
         limit: 500,
         ..CatalogQuery::default()
@@ -298,7 +298,7 @@ pub fn whole_catalog(view: &Snapshot) -> forkful::domain::CatalogPage {
 
 /// A family of `n` recipes: `r0`, then `r{i}` forked from `r{parent(i)}`
 /// (which must come before it), each titled `Recipe {i}`.
-pub fn family_of(n: usize, parent: impl Fn(usize) -> usize) -> Recipes {
+pub(crate) fn family_of(n: usize, parent: impl Fn(usize) -> usize) -> Recipes {
     let slug = |s: &str| forkful::domain::Slug::parse(s).unwrap();
     let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
     let content = forkful::domain::Content {
@@ -328,14 +328,14 @@ pub fn family_of(n: usize, parent: impl Fn(usize) -> usize) -> Recipes {
 }
 
 /// Recipe `r0`, and `r1` forked from it, `r2` from `r1`, ... to `r{depth}`.
-pub fn chain(depth: usize) -> Recipes {
+pub(crate) fn chain(depth: usize) -> Recipes {
     family_of(depth + 1, |i| i - 1)
 }
 
 /// A count a long run takes from the environment (`FORKFUL_*_ROUNDS`,
 /// `FORKFUL_SOAK_SECONDS`), or `default`; anything else there is a
 /// mistake the run names.
-pub fn count_from_env(var: &str, default: u64, what: &str) -> u64 {
+pub(crate) fn count_from_env(var: &str, default: u64, what: &str) -> u64 {
     match std::env::var(var) {
         Err(_) => default,
         Ok(n) => n
@@ -346,7 +346,7 @@ pub fn count_from_env(var: &str, default: u64, what: &str) -> u64 {
 
 /// A seed for a randomised run, new each run and printed with its result,
 /// so that a failure can be replayed.
-pub fn seed_from_clock() -> u64 {
+pub(crate) fn seed_from_clock() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .expect("the clock is after 1970")
@@ -356,7 +356,7 @@ pub fn seed_from_clock() -> u64 {
 /// One edit of a recipe, by its index among a test's recipes: what the
 /// proptests that compare reads across the bases of a run of edits apply.
 #[derive(Debug, Clone)]
-pub enum RecipeEdit {
+pub(crate) enum RecipeEdit {
     Title(usize, u8),
     Tag(usize, u8),
     Untag(usize, u8),
@@ -367,7 +367,7 @@ pub enum RecipeEdit {
 impl RecipeEdit {
     /// Any edit of one of `recipes` recipes: few titles and tags, so that
     /// edits meet the same facts again.
-    pub fn any(recipes: usize) -> impl proptest::strategy::Strategy<Value = RecipeEdit> {
+    pub(crate) fn any(recipes: usize) -> impl proptest::strategy::Strategy<Value = RecipeEdit> {
         use proptest::prelude::*;
         prop_oneof![
             (0..recipes, any::<u8>()).prop_map(|(e, n)| RecipeEdit::Title(e, n % 4)),
@@ -379,7 +379,7 @@ impl RecipeEdit {
     }
 
     /// Adds the edit to `tx`, the recipes being `ids`.
-    pub fn add_to(&self, tx: &mut Transaction, ids: &[u64]) {
+    pub(crate) fn add_to(&self, tx: &mut Transaction, ids: &[u64]) {
         match *self {
             RecipeEdit::Title(e, n) => tx.add(ids[e], ":recipe/title", format!("Title {n}")),
             RecipeEdit::Tag(e, n) => tx.add(ids[e], ":recipe/tags", format!("t{n}")),
@@ -393,13 +393,13 @@ impl RecipeEdit {
 /// The `n`th of a supply of different words, each two CJK letters: as
 /// short as a search term may be, so a field's limit in characters holds
 /// the most terms it can.
-pub fn word(n: usize) -> String {
+pub(crate) fn word(n: usize) -> String {
     let letter = |i: usize| char::from_u32(0x4E00 + (i % 2048) as u32).expect("a CJK letter");
     [letter(n / 2048), letter(n)].into_iter().collect()
 }
 
 /// Words `from .. from + n`, apart by `separator`.
-pub fn words(from: usize, n: usize, separator: &str) -> String {
+pub(crate) fn words(from: usize, n: usize, separator: &str) -> String {
     (from..from + n)
         .map(word)
         .collect::<Vec<_>>()
@@ -411,7 +411,7 @@ pub fn words(from: usize, n: usize, separator: &str) -> String {
 /// and ingredient items, the most lines and steps with every part, every
 /// field set. Each `version` has words no other version has, so an edit
 /// from one to another replaces everything.
-pub fn largest_content(version: usize) -> forkful::domain::Content {
+pub(crate) fn largest_content(version: usize) -> forkful::domain::Content {
     use forkful::domain::content::*;
     use forkful::domain::{Minutes, Step, Yield};
     let base = version * 100_000;
@@ -461,7 +461,7 @@ pub fn largest_content(version: usize) -> forkful::domain::Content {
 
 /// Runs `apt-get` with `args`, non-interactively: how a test installs a
 /// Debian package it needs (Chromium, PostgreSQL) rather than skip.
-pub fn apt_get(args: &[&str]) -> std::result::Result<(), String> {
+pub(crate) fn apt_get(args: &[&str]) -> std::result::Result<(), String> {
     let out = std::process::Command::new("apt-get")
         .args(args)
         .env("DEBIAN_FRONTEND", "noninteractive")
@@ -483,7 +483,7 @@ pub fn apt_get(args: &[&str]) -> std::result::Result<(), String> {
 
 /// The sled database under a store, for tampering with it. A store dropped
 /// a moment ago may hold the file lock while sled's threads wind down.
-pub fn raw_sled(dir: &std::path::Path) -> sled::Db {
+pub(crate) fn raw_sled(dir: &std::path::Path) -> sled::Db {
     for _ in 0..100 {
         match sled::Config::new()
             .path(dir)

@@ -32,7 +32,7 @@ use crate::helpers::Page;
 use crate::writing::{filled_in, hidden_fields, multipart_form};
 
 /// The environment variable naming the server binary to run.
-pub const BIN_VAR: &str = "FORKFUL_BIN";
+pub(crate) const BIN_VAR: &str = "FORKFUL_BIN";
 /// How long a server may take to open its store and listen.
 const START_TIMEOUT: Duration = Duration::from_secs(60);
 /// Lines of the server's standard error kept to say why it failed.
@@ -45,14 +45,14 @@ const PASSWORD: &str = "correct horse battery";
 const HISTORY_PAGE: usize = forkful::domain::HISTORY_PAGE;
 
 /// The binary the tests serve with: `FORKFUL_BIN`, or cargo's build.
-pub fn server_binary() -> PathBuf {
+pub(crate) fn server_binary() -> PathBuf {
     std::env::var_os(BIN_VAR)
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_forkful")))
 }
 
 /// `forkful serve` running as a child process.
-pub struct Server {
+pub(crate) struct Server {
     child: Child,
     /// Lines of its standard output, as they come.
     lines: mpsc::Receiver<String>,
@@ -65,7 +65,7 @@ pub struct Server {
 impl Server {
     /// Starts `forkful serve` on the store at `data`, listening on a port
     /// of its own, with `flags` besides; does not wait for it to listen.
-    pub fn spawn(data: &Path, flags: &[&str]) -> Server {
+    pub(crate) fn spawn(data: &Path, flags: &[&str]) -> Server {
         let mut child = Command::new(server_binary())
             .arg("serve")
             .arg("--data")
@@ -110,7 +110,7 @@ impl Server {
     }
 
     /// Whether the server has said it listens, without waiting.
-    pub fn listened(&mut self) -> bool {
+    pub(crate) fn listened(&mut self) -> bool {
         while let Ok(line) = self.lines.try_recv() {
             if let Some(origin) = line.strip_prefix("forkful: serving ") {
                 self.origin = Some(origin.trim().to_owned());
@@ -120,7 +120,7 @@ impl Server {
     }
 
     /// Starts the server and waits until it listens.
-    pub fn start(data: &Path, flags: &[&str]) -> Result<Server, String> {
+    pub(crate) fn start(data: &Path, flags: &[&str]) -> Result<Server, String> {
         let mut server = Server::spawn(data, flags);
         server.wait_serving()?;
         Ok(server)
@@ -158,22 +158,22 @@ impl Server {
     }
 
     /// `http://127.0.0.1:PORT`, as browsers send it in `Origin`.
-    pub fn origin(&self) -> &str {
+    pub(crate) fn origin(&self) -> &str {
         self.origin.as_deref().expect("a server that is serving")
     }
 
-    pub fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         self.child.id()
     }
 
     /// The server's resident memory in KiB (`VmRSS`), while it runs.
-    pub fn rss_kib(&self) -> Option<u64> {
+    pub(crate) fn rss_kib(&self) -> Option<u64> {
         self.status_kib("VmRSS:")
     }
 
     /// The most resident memory the server has held since it started, in
     /// KiB (`VmHWM`, the kernel's high-water mark), while it runs.
-    pub fn peak_rss_kib(&self) -> Option<u64> {
+    pub(crate) fn peak_rss_kib(&self) -> Option<u64> {
         self.status_kib("VmHWM:")
     }
 
@@ -185,13 +185,13 @@ impl Server {
     }
 
     /// The last lines the server wrote to standard error.
-    pub fn errors(&self) -> String {
+    pub(crate) fn errors(&self) -> String {
         let kept = self.errors.lock().unwrap_or_else(|e| e.into_inner());
         kept.iter().cloned().collect::<Vec<_>>().join("\n")
     }
 
     /// SIGKILL (std's `Child::kill` on Unix): no destructor, no flush runs.
-    pub fn kill(&mut self) {
+    pub(crate) fn kill(&mut self) {
         if !self.exited {
             self.child.kill().expect("killing the server");
             self.child.wait().expect("waiting for the killed server");
@@ -201,7 +201,7 @@ impl Server {
 
     /// SIGTERM, as a service manager stops it, and waits for it to end:
     /// Ok with the lines it printed meanwhile if it ended well.
-    pub fn terminate(&mut self) -> Result<Vec<String>, String> {
+    pub(crate) fn terminate(&mut self) -> Result<Vec<String>, String> {
         let sent = Command::new("kill")
             .args(["-TERM", &self.pid().to_string()])
             .status()
@@ -236,7 +236,7 @@ impl Drop for Server {
 
 /// A request that got no answer.
 #[derive(Debug, Clone)]
-pub struct Unanswered {
+pub(crate) struct Unanswered {
     /// Whether the request may have reached the server: false only when
     /// the connection was refused, so that nothing was sent.
     pub sent: bool,
@@ -245,7 +245,7 @@ pub struct Unanswered {
 
 /// One cook's browser; a clone is another tab, sharing the session.
 #[derive(Clone)]
-pub struct Browser {
+pub(crate) struct Browser {
     agent: ureq::Agent,
     origin: String,
     cookies: BTreeMap<String, String>,
@@ -255,7 +255,7 @@ pub struct Browser {
 }
 
 impl Browser {
-    pub fn new(origin: &str) -> Browser {
+    pub(crate) fn new(origin: &str) -> Browser {
         Browser {
             agent: agent(),
             origin: origin.to_owned(),
@@ -266,37 +266,41 @@ impl Browser {
 
     /// The same browser, as if behind a proxy that says its address is
     /// `address`: many cooks, each limited as a client of its own.
-    pub fn behind_proxy_as(mut self, address: &str) -> Browser {
+    pub(crate) fn behind_proxy_as(mut self, address: &str) -> Browser {
         self.forwarded_for = Some(address.to_owned());
         self
     }
 
     /// The same browser, cookies kept, talking to a restarted server: a
     /// new port, and no pooled connection to the process that died.
-    pub fn reconnect(&mut self, origin: &str) {
+    pub(crate) fn reconnect(&mut self, origin: &str) {
         self.agent = agent();
         self.origin = origin.to_owned();
     }
 
-    pub fn has_cookie(&self, name: &str) -> bool {
+    pub(crate) fn has_cookie(&self, name: &str) -> bool {
         self.cookies.contains_key(name)
     }
 
-    pub fn cookie(&self, name: &str) -> Option<String> {
+    pub(crate) fn cookie(&self, name: &str) -> Option<String> {
         self.cookies.get(name).cloned()
     }
 
     /// Sets a cookie by hand: a copy of another browser's.
-    pub fn set_cookie(&mut self, name: &str, value: &str) {
+    pub(crate) fn set_cookie(&mut self, name: &str, value: &str) {
         self.cookies.insert(name.to_owned(), value.to_owned());
     }
 
-    pub fn get(&mut self, path: &str) -> Result<Page, Unanswered> {
+    pub(crate) fn get(&mut self, path: &str) -> Result<Page, Unanswered> {
         self.get_with(path, &[])
     }
 
     /// GETs `path` with `headers` besides the cookies.
-    pub fn get_with(&mut self, path: &str, headers: &[(&str, &str)]) -> Result<Page, Unanswered> {
+    pub(crate) fn get_with(
+        &mut self,
+        path: &str,
+        headers: &[(&str, &str)],
+    ) -> Result<Page, Unanswered> {
         let mut request = self.agent.get(&format!("{}{path}", self.origin));
         for (name, value) in headers {
             request = request.set(name, value);
@@ -305,7 +309,7 @@ impl Browser {
     }
 
     /// Posts `form` from this site, as a browser does.
-    pub fn post(&mut self, path: &str, form: &[(&str, &str)]) -> Result<Page, Unanswered> {
+    pub(crate) fn post(&mut self, path: &str, form: &[(&str, &str)]) -> Result<Page, Unanswered> {
         let request = self
             .agent
             .post(&format!("{}{path}", self.origin))
@@ -315,7 +319,7 @@ impl Browser {
 
     /// `submit`, as `multipart/form-data` with a file in `picture_file`
     /// (`writing::multipart_form`).
-    pub fn submit_with_file(
+    pub(crate) fn submit_with_file(
         &mut self,
         page: &Page,
         action: &str,
@@ -335,7 +339,7 @@ impl Browser {
 
     /// Posts the form on `page` that posts to `action`: its hidden fields
     /// (the token among them), with `fields` filled in over them.
-    pub fn submit(
+    pub(crate) fn submit(
         &mut self,
         page: &Page,
         action: &str,
@@ -388,7 +392,7 @@ impl Browser {
 
     /// Signs `handle` up; the browser is then logged in, for good: sessions
     /// are stored, so the cookie outlives the server process.
-    pub fn sign_up(&mut self, handle: &str) -> Result<(), String> {
+    pub(crate) fn sign_up(&mut self, handle: &str) -> Result<(), String> {
         let form = self.get("/signup").map_err(|e| e.why)?;
         let fields = [("handle", handle), ("name", handle), ("password", PASSWORD)];
         let done = self.submit(&form, "/signup", &fields).map_err(|e| e.why)?;
@@ -406,7 +410,7 @@ impl Browser {
     /// Sends `write`: the form's page first (for its token, and the version
     /// an edit is based on or a fork forks), then the form. The attempt
     /// says what was sent and is what a 303 acknowledges.
-    pub fn write(&mut self, write: Write) -> Result<(Attempt, Outcome), Unanswered> {
+    pub(crate) fn write(&mut self, write: Write) -> Result<(Attempt, Outcome), Unanswered> {
         let (page, action) = match &write.kind {
             WriteKind::Create => (self.get("/recipes/new")?, "/recipes/new".to_owned()),
             WriteKind::Edit => {
@@ -468,7 +472,7 @@ impl Browser {
 
 /// `forkful export` of the stopped server's store at `dir`: the file it
 /// writes beside it, read back (a line per datom, pictures included).
-pub fn export_of(dir: &Path) -> String {
+pub(crate) fn export_of(dir: &Path) -> String {
     let file = dir.with_extension("edn");
     let out = Command::new(server_binary())
         .args(["export", "--data"])
@@ -548,7 +552,7 @@ fn read_page(response: ureq::Response) -> Result<Page, Unanswered> {
 
 /// What a cook writes into one version.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Draft {
+pub(crate) struct Draft {
     pub title: String,
     /// Holds the recipe's search word, so every version of it is found.
     pub summary: String,
@@ -560,7 +564,7 @@ pub struct Draft {
 
 impl Draft {
     /// The draft as the domain takes it: what the form sends, read.
-    pub fn content(&self) -> Content {
+    pub(crate) fn content(&self) -> Content {
         Content {
             title: self.title.clone(),
             summary: Some(self.summary.clone()),
@@ -584,7 +588,7 @@ impl Draft {
 
 /// A write a cook is about to send.
 #[derive(Debug, Clone)]
-pub struct Write {
+pub(crate) struct Write {
     pub kind: WriteKind,
     /// The recipe written: the new one's for a create or fork.
     pub slug: String,
@@ -596,7 +600,7 @@ pub struct Write {
 }
 
 #[derive(Debug, Clone)]
-pub enum WriteKind {
+pub(crate) enum WriteKind {
     Create,
     Edit,
     Fork { parent: String },
@@ -604,7 +608,7 @@ pub enum WriteKind {
 
 impl Write {
     /// The write as sent when it makes `version`, forking `parent` if given.
-    pub fn attempt(&self, version: u32, parent: Option<(String, u32)>) -> Attempt {
+    pub(crate) fn attempt(&self, version: u32, parent: Option<(String, u32)>) -> Attempt {
         let serial = self.serial;
         let what = match self.kind {
             WriteKind::Create => "created",
@@ -635,7 +639,7 @@ impl Write {
 
 /// What one version holds, as the ledger knows it.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Written {
+pub(crate) enum Written {
     /// What a cook's form sent: the version holds exactly this.
     Draft(Draft),
     /// The recipe's author accepting its suggestion of this number: the
@@ -647,7 +651,7 @@ pub enum Written {
 
 /// A write as sent: the recipe, the version it makes, what it holds.
 #[derive(Debug, Clone)]
-pub struct Attempt {
+pub(crate) struct Attempt {
     pub slug: String,
     pub author: String,
     pub word: String,
@@ -661,7 +665,7 @@ pub struct Attempt {
 
 impl Attempt {
     /// What the write's form sent; `None` for an accept.
-    pub fn draft(&self) -> Option<&Draft> {
+    pub(crate) fn draft(&self) -> Option<&Draft> {
         match &self.written {
             Written::Draft(draft) => Some(draft),
             Written::Took(_) => None,
@@ -671,7 +675,7 @@ impl Attempt {
 
 /// What came of a write.
 #[derive(Debug, Clone)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// A 303 to the recipe's page: saved, and acknowledged.
     Saved,
     /// Any other answer: not what these tests send writes to get.
@@ -682,7 +686,7 @@ pub enum Outcome {
 
 /// One recipe as the ledger knows it.
 #[derive(Debug, Clone)]
-pub struct Entry {
+pub(crate) struct Entry {
     pub author: String,
     pub word: String,
     pub parent: Option<(String, u32)>,
@@ -693,13 +697,13 @@ pub struct Entry {
 
 impl Entry {
     /// The newest version known.
-    pub fn newest(&self) -> u32 {
+    pub(crate) fn newest(&self) -> u32 {
         self.versions.keys().next_back().copied().unwrap_or(0)
     }
 
     /// The newest version's title, where a form wrote it (a merge's is
     /// the store's).
-    pub fn title(&self) -> &str {
+    pub(crate) fn title(&self) -> &str {
         match self.versions.values().next_back() {
             Some(Written::Draft(draft)) => &draft.title,
             _ => "",
@@ -709,7 +713,7 @@ impl Entry {
 
 /// A suggestion known to be made: from which fork, by whom, saying what.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Suggested {
+pub(crate) struct Suggested {
     /// The recipe it was made to: the fork's parent.
     pub parent: String,
     pub fork: String,
@@ -725,14 +729,14 @@ pub struct Suggested {
 /// Every write known to be saved, by recipe, and every suggestion known
 /// made, by the recipe it was made to and its number.
 #[derive(Debug, Default, Clone)]
-pub struct Ledger {
+pub(crate) struct Ledger {
     pub recipes: BTreeMap<String, Entry>,
     pub suggestions: BTreeMap<(String, u32), Suggested>,
 }
 
 /// What a check of a store against the ledger found.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct Checked {
+pub(crate) struct Checked {
     /// Versions compared with what was written.
     pub versions: usize,
     /// Writes in flight found in the store (and now in the ledger).
@@ -741,7 +745,7 @@ pub struct Checked {
 
 impl Ledger {
     /// Records a saved write.
-    pub fn saved(&mut self, attempt: &Attempt) {
+    pub(crate) fn saved(&mut self, attempt: &Attempt) {
         let entry = self
             .recipes
             .entry(attempt.slug.clone())
@@ -758,7 +762,7 @@ impl Ledger {
 
     /// The suggestions known made to recipes of `author`'s and neither
     /// accepted nor declined as far as the ledger knows.
-    pub fn open_suggestions_to(&self, author: &str) -> Vec<(String, u32)> {
+    pub(crate) fn open_suggestions_to(&self, author: &str) -> Vec<(String, u32)> {
         let taken = |parent: &str, number: u32| {
             self.recipes
                 .get(parent)
@@ -777,7 +781,7 @@ impl Ledger {
 
     /// The lineage the ledger expects of `slug`: parent first, each with
     /// the version of it that was forked.
-    pub fn lineage(&self, slug: &str) -> Vec<(String, u32)> {
+    pub(crate) fn lineage(&self, slug: &str) -> Vec<(String, u32)> {
         let mut out = Vec::new();
         let mut at = slug;
         while let Some((parent, version)) = self.recipes.get(at).and_then(|e| e.parent.as_ref()) {
@@ -799,7 +803,11 @@ impl Ledger {
     ///   original as the ledger has it;
     /// - each recipe's search word finds it, and only it;
     /// - the catalog lists every recipe the ledger knows, and no other.
-    pub fn check(&mut self, view: &Snapshot, in_flight: &[Attempt]) -> Result<Checked, String> {
+    pub(crate) fn check(
+        &mut self,
+        view: &Snapshot,
+        in_flight: &[Attempt],
+    ) -> Result<Checked, String> {
         let mut checked = Checked::default();
         // Writes in flight for one version of one recipe (a cook's form
         // sent, unanswered, and another made for the same version after):
@@ -876,7 +884,7 @@ impl Ledger {
     ///   flight, and open otherwise.
     ///
     /// Returns how many suggestions it compared.
-    pub fn check_suggestions(
+    pub(crate) fn check_suggestions(
         &mut self,
         view: &Snapshot,
         suggests_in_flight: &[Suggested],
@@ -1099,7 +1107,7 @@ impl Ledger {
     /// Checks what the server shows of `slug` against the ledger: its JSON
     /// (title, version count, parent), its history page (newest first, a
     /// page of them), its lineage page and a search for its word.
-    pub fn check_served(&self, browser: &mut Browser, slug: &str) -> Result<(), String> {
+    pub(crate) fn check_served(&self, browser: &mut Browser, slug: &str) -> Result<(), String> {
         let entry = self
             .recipes
             .get(slug)
@@ -1217,14 +1225,14 @@ fn found_draft(content: &forkful::domain::Content, note: Option<&str>) -> Draft 
 }
 
 /// A small xorshift generator, deterministic for a seed.
-pub struct Rng(u64);
+pub(crate) struct Rng(u64);
 
 impl Rng {
-    pub fn new(seed: u64) -> Rng {
+    pub(crate) fn new(seed: u64) -> Rng {
         Rng(seed | 1)
     }
 
-    pub fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
@@ -1233,7 +1241,7 @@ impl Rng {
 }
 
 /// A cook, across the rounds of one store.
-pub struct Cook {
+pub(crate) struct Cook {
     pub handle: String,
     pub browser: Browser,
     /// The number of the cook's next new recipe; it only grows, so that a
@@ -1246,7 +1254,7 @@ pub struct Cook {
 }
 
 impl Cook {
-    pub fn sign_up(handle: &str, letter: char, origin: &str) -> Result<Cook, String> {
+    pub(crate) fn sign_up(handle: &str, letter: char, origin: &str) -> Result<Cook, String> {
         let mut browser = Browser::new(origin);
         browser.sign_up(handle)?;
         Ok(Cook {
@@ -1260,7 +1268,7 @@ impl Cook {
 
     /// The next write, chosen at random: a new recipe (always the first),
     /// an edit of one of the cook's own, or a fork of anyone's.
-    pub fn next_write(&mut self, ledger: &Mutex<Ledger>, rng: &mut Rng) -> Write {
+    pub(crate) fn next_write(&mut self, ledger: &Mutex<Ledger>, rng: &mut Rng) -> Write {
         self.serial += 1;
         let (own, any) = {
             let ledger = ledger.lock().expect("the ledger");
@@ -1299,7 +1307,7 @@ impl Cook {
     }
 
     /// A number of the cook's own, to seed its thread's generator.
-    pub fn number(&self) -> u64 {
+    pub(crate) fn number(&self) -> u64 {
         u64::from(self.letter)
     }
 

@@ -32,7 +32,7 @@ use crate::writing::{new_site, recipe_fields, sign_up, site_fetching, Browser};
 
 /// A picture `w` by `h` in `format`: a gradient, so it compresses like a
 /// photograph and not like a flat colour.
-pub fn picture_file(w: u32, h: u32, format: ImageFormat) -> Vec<u8> {
+pub(crate) fn picture_file(w: u32, h: u32, format: ImageFormat) -> Vec<u8> {
     let image = RgbImage::from_fn(w, h, |x, y| {
         image::Rgb([
             (x * 255 / w) as u8,

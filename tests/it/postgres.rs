@@ -45,7 +45,7 @@ fn server() -> &'static Server {
 }
 
 /// A new, empty database for one test: its URL.
-pub fn fresh_database() -> String {
+pub(crate) fn fresh_database() -> String {
     static COUNT: AtomicUsize = AtomicUsize::new(0);
     let server = server();
     let name = format!(
@@ -65,7 +65,7 @@ pub fn fresh_database() -> String {
 
 /// Runs each of `statements` on the database at `url`, panicking with
 /// what psql said if one fails.
-pub fn psql(url: &str, statements: &[&str]) -> String {
+pub(crate) fn psql(url: &str, statements: &[&str]) -> String {
     let mut command = Command::new(binary("psql"));
     command
         .arg(url)
@@ -226,13 +226,13 @@ fn start_private_cluster() -> Server {
 /// A PostgreSQL cluster of one test's own, which the test may stop and
 /// start again (the shared one above must stay up for the others). Stopped
 /// and removed when dropped.
-pub struct OwnCluster {
+pub(crate) struct OwnCluster {
     dir: PathBuf,
     port: u16,
 }
 
 impl OwnCluster {
-    pub fn start() -> OwnCluster {
+    pub(crate) fn start() -> OwnCluster {
         let dir = tempfile::tempdir().expect("a temporary directory").keep();
         init_cluster(&dir);
         let port = free_port();
@@ -242,12 +242,12 @@ impl OwnCluster {
     }
 
     /// The port the server listens on, on 127.0.0.1.
-    pub fn port(&self) -> u16 {
+    pub(crate) fn port(&self) -> u16 {
         self.port
     }
 
     /// `postgres://…/name` on this cluster, the database made.
-    pub fn database(&self, name: &str) -> String {
+    pub(crate) fn database(&self, name: &str) -> String {
         let base = format!("postgres://postgres@127.0.0.1:{}", self.port);
         psql(
             &format!("{base}/postgres"),
@@ -257,7 +257,7 @@ impl OwnCluster {
     }
 
     /// Starts the server, and waits until it takes connections.
-    pub fn up(&self) {
+    pub(crate) fn up(&self) {
         let options = format!(
             "-p {} -c listen_addresses=127.0.0.1 -c unix_socket_directories='{}'",
             self.port,
@@ -268,19 +268,19 @@ impl OwnCluster {
 
     /// Stops the server at once, as a crash would (`immediate`): sessions
     /// are cut, and nothing is flushed that was not committed.
-    pub fn down(&self) {
+    pub(crate) fn down(&self) {
         self.pg_ctl(&["stop", "-m", "immediate", "-w"], false);
     }
 
     /// Pauses every process of the server (SIGSTOP), as a machine that
     /// froze or a network gone quiet: connections stay open, and nothing
     /// answers on them or takes new ones.
-    pub fn pause(&self) {
+    pub(crate) fn pause(&self) {
         self.signal("-STOP");
     }
 
     /// Lets a paused server go on (SIGCONT).
-    pub fn resume(&self) {
+    pub(crate) fn resume(&self) {
         self.signal("-CONT");
     }
 
@@ -360,7 +360,7 @@ const STANDBY_NAME: &str = "forkful_standby";
 /// `synchronous_standby_names` is given on the primary's command line, not
 /// in its configuration files: the standby copies those, and once promoted
 /// it would wait on a standby of its own that does not exist.
-pub struct ReplicatedPair {
+pub(crate) struct ReplicatedPair {
     dir: PathBuf,
     primary_port: u16,
     standby_port: u16,
@@ -369,7 +369,7 @@ pub struct ReplicatedPair {
 impl ReplicatedPair {
     /// Starts the primary, makes the standby from it, starts it, and waits
     /// until the primary counts it as its synchronous standby.
-    pub fn start() -> ReplicatedPair {
+    pub(crate) fn start() -> ReplicatedPair {
         let dir = tempfile::tempdir().expect("a temporary directory").keep();
         init_cluster(&dir);
         let primary_port = free_port();
@@ -456,7 +456,7 @@ impl ReplicatedPair {
     /// Makes the database `name` on the primary (the standby has it once
     /// the commit returns), and gives the URL a node is given: both hosts,
     /// the one that takes writes asked for.
-    pub fn database(&self, name: &str) -> String {
+    pub(crate) fn database(&self, name: &str) -> String {
         psql(
             &format!("{}/postgres", self.primary_base()),
             &[&format!("CREATE DATABASE {name}")],
@@ -468,14 +468,14 @@ impl ReplicatedPair {
     }
 
     /// `postgres://…/name` on the standby alone.
-    pub fn standby_url(&self, name: &str) -> String {
+    pub(crate) fn standby_url(&self, name: &str) -> String {
         format!("postgres://postgres@127.0.0.1:{}/{name}", self.standby_port)
     }
 
     /// Kills the primary as a crash would (`pg_ctl stop -m immediate`):
     /// its sessions cut, nothing more flushed, and it is never started
     /// again.
-    pub fn kill_primary(&self) {
+    pub(crate) fn kill_primary(&self) {
         pg_ctl_on(
             &self.primary_data(),
             &["stop", "-m", "immediate", "-w"],
@@ -484,12 +484,12 @@ impl ReplicatedPair {
     }
 
     /// Promotes the standby, and waits until it takes writes.
-    pub fn promote_standby(&self) {
+    pub(crate) fn promote_standby(&self) {
         pg_ctl_on(&self.standby_data(), &["promote", "-w", "-t", "60"], None);
     }
 
     /// What both servers logged, to say why something failed.
-    pub fn logs(&self) -> String {
+    pub(crate) fn logs(&self) -> String {
         let log = |name: &str| std::fs::read_to_string(self.dir.join(name)).unwrap_or_default();
         format!(
             "primary's log:\n{}\nstandby's log:\n{}",

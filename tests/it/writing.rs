@@ -13,16 +13,16 @@ use forkful::web::Site;
 
 use crate::helpers::{largest_content, send, site, stored, words, Page};
 
-pub const ORIGIN: &str = "http://forkful.test";
+pub(crate) const ORIGIN: &str = "http://forkful.test";
 
 /// A browser: its cookies, and the site it talks to.
-pub struct Browser {
+pub(crate) struct Browser {
     pub site: Data<Site>,
     cookies: HashMap<String, String>,
 }
 
 impl Browser {
-    pub fn new(site: &Data<Site>) -> Browser {
+    pub(crate) fn new(site: &Data<Site>) -> Browser {
         Browser {
             site: site.clone(),
             cookies: HashMap::new(),
@@ -47,19 +47,24 @@ impl Browser {
         page
     }
 
-    pub async fn get(&mut self, uri: &str) -> Page {
+    pub(crate) async fn get(&mut self, uri: &str) -> Page {
         self.send(TestRequest::get().uri(uri)).await
     }
 
     /// GETs `uri` with one more header.
-    pub async fn send_with(&mut self, uri: &str, header: (&str, String)) -> Page {
+    pub(crate) async fn send_with(&mut self, uri: &str, header: (&str, String)) -> Page {
         self.send(TestRequest::get().uri(uri).insert_header(header))
             .await
     }
 
     /// Posts the form on `page` that posts to `action`, as a browser does:
     /// its hidden fields (the token among them) and `fields` filled in.
-    pub async fn submit(&mut self, page: &Page, action: &str, fields: &[(&str, &str)]) -> Page {
+    pub(crate) async fn submit(
+        &mut self,
+        page: &Page,
+        action: &str,
+        fields: &[(&str, &str)],
+    ) -> Page {
         let hidden = hidden_fields(page, action);
         let form = filled_in(&hidden, fields);
         self.post(action, &form, Some(ORIGIN)).await
@@ -68,7 +73,7 @@ impl Browser {
     /// `submit`, as `multipart/form-data` with a file in `picture_file`:
     /// its name, type and bytes (an empty part, as a browser sends it, when
     /// `None`).
-    pub async fn submit_with_file(
+    pub(crate) async fn submit_with_file(
         &mut self,
         page: &Page,
         action: &str,
@@ -87,7 +92,7 @@ impl Browser {
     }
 
     /// Posts `form` as it is, from `origin` (`None`: no Origin header).
-    pub async fn post(
+    pub(crate) async fn post(
         &mut self,
         action: &str,
         form: &[(&str, &str)],
@@ -100,16 +105,16 @@ impl Browser {
         self.send(request).await
     }
 
-    pub fn has_cookie(&self, name: &str) -> bool {
+    pub(crate) fn has_cookie(&self, name: &str) -> bool {
         self.cookies.contains_key(name)
     }
 
-    pub fn cookie(&self, name: &str) -> Option<String> {
+    pub(crate) fn cookie(&self, name: &str) -> Option<String> {
         self.cookies.get(name).cloned()
     }
 
     /// Sets a cookie by hand, as a forger would.
-    pub fn set_cookie(&mut self, name: &str, value: &str) {
+    pub(crate) fn set_cookie(&mut self, name: &str, value: &str) {
         self.cookies.insert(name.to_owned(), value.to_owned());
     }
 }
@@ -117,7 +122,7 @@ impl Browser {
 /// `form` as `multipart/form-data` with a file in `picture_file` (its
 /// name, type and bytes; an empty part, as a browser sends it, when
 /// `None`): the `Content-Type` and the body.
-pub fn multipart_form(
+pub(crate) fn multipart_form(
     form: &[(&str, &str)],
     file: Option<(&str, &str, &[u8])>,
 ) -> (String, Vec<u8>) {
@@ -147,7 +152,7 @@ pub fn multipart_form(
 
 /// The hidden fields (the token among them) of the form on `page` that
 /// posts to `action`.
-pub fn hidden_fields(page: &Page, action: &str) -> Vec<(String, String)> {
+pub(crate) fn hidden_fields(page: &Page, action: &str) -> Vec<(String, String)> {
     form_token(page, action);
     let css = format!("form[action=\"{action}\"] input[type=\"hidden\"]");
     // Where two forms post to one address (a review's accept and
@@ -167,7 +172,7 @@ pub fn hidden_fields(page: &Page, action: &str) -> Vec<(String, String)> {
 }
 
 /// A form's `hidden` fields, but those `fields` fill in, and `fields`.
-pub fn filled_in<'a>(
+pub(crate) fn filled_in<'a>(
     hidden: &'a [(String, String)],
     fields: &[(&'a str, &'a str)],
 ) -> Vec<(&'a str, &'a str)> {
@@ -181,7 +186,7 @@ pub fn filled_in<'a>(
 }
 
 /// The token of the form on `page` that posts to `action`.
-pub fn form_token(page: &Page, action: &str) -> String {
+pub(crate) fn form_token(page: &Page, action: &str) -> String {
     let css = format!("form[action=\"{action}\"] input[name=\"csrf\"]");
     page.attrs(&css, "value")
         .into_iter()
@@ -189,7 +194,7 @@ pub fn form_token(page: &Page, action: &str) -> String {
         .unwrap_or_else(|| panic!("a form posting to {action} with a token:\n{}", page.body))
 }
 
-pub fn new_site() -> (Recipes, Data<Site>) {
+pub(crate) fn new_site() -> (Recipes, Data<Site>) {
     let recipes = Recipes::temporary().unwrap();
     let site = site(&recipes);
     (recipes, site)
@@ -197,7 +202,7 @@ pub fn new_site() -> (Recipes, Data<Site>) {
 
 /// A site over `recipes` that fetches (imports, pictures by address) with
 /// `fetcher`, and `ann` signed up on it.
-pub async fn site_fetching(
+pub(crate) async fn site_fetching(
     recipes: &Recipes,
     fetcher: forkful::import::Fetcher,
 ) -> (Data<Site>, Browser) {
@@ -210,12 +215,12 @@ pub async fn site_fetching(
 const PASSWORD: &str = "correct horse battery";
 
 /// Signs `handle` up in `browser`, which is then logged in.
-pub async fn sign_up(browser: &mut Browser, handle: &str) -> Page {
+pub(crate) async fn sign_up(browser: &mut Browser, handle: &str) -> Page {
     sign_up_as(browser, handle, "A Cook").await
 }
 
 /// `sign_up`, with the cook's name.
-pub async fn sign_up_as(browser: &mut Browser, handle: &str, name: &str) -> Page {
+pub(crate) async fn sign_up_as(browser: &mut Browser, handle: &str, name: &str) -> Page {
     let form = browser.get("/signup").await;
     let done = browser
         .submit(
@@ -664,7 +669,7 @@ async fn an_oversized_or_unreadable_form_is_refused_with_a_page_that_says_so() {
 const EDIT_BASED_ON: &str = "form.recipe-form input[name=based_on]";
 
 /// The recipe form's fields for a small recipe, with `changes` over them.
-pub fn recipe_fields<'a>(changes: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
+pub(crate) fn recipe_fields<'a>(changes: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
     let mut fields = vec![
         ("title", "Weeknight Dal"),
         ("slug", ""),

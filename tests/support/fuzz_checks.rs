@@ -26,7 +26,7 @@ use forkful::store::{self, Input, Query, Store};
 
 /// What divides an input of [`datalog_query`] into the query and its
 /// inputs after `$`, EDN forms as on the command line.
-pub const QUERY_INPUTS_BREAK: &str = "\n;;; inputs\n";
+pub(crate) const QUERY_INPUTS_BREAK: &str = "\n;;; inputs\n";
 
 /// The datalog parser, and the evaluator behind it: a query that parses is
 /// run, with the inputs written after [`QUERY_INPUTS_BREAK`], against a
@@ -34,7 +34,7 @@ pub const QUERY_INPUTS_BREAK: &str = "\n;;; inputs\n";
 /// written in reverse (the planner orders clauses by what they are, not
 /// where they were written). Each input goes through the readers of rules
 /// and of command-line inputs.
-pub fn datalog_query(data: &[u8]) {
+pub(crate) fn datalog_query(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let (query_text, inputs_text) = text
         .split_once(QUERY_INPUTS_BREAK)
@@ -121,7 +121,7 @@ fn where_reversed(text: &str) -> Option<String> {
 /// back to the same value and prints the same again; the located reader
 /// (`parse_nodes`) agrees with the plain one, value for value and error
 /// for error; an error points inside the text.
-pub fn edn(data: &[u8]) {
+pub(crate) fn edn(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let forms = edn::parse_all(&text);
     let nodes = edn::parse_nodes(&text);
@@ -155,7 +155,7 @@ pub fn edn(data: &[u8]) {
 /// written is kept (trimmed), the tail, item and note are taken from its
 /// words and never made up, an amount is a finite number, and scaling a
 /// line writes no number it could not read (`NaN`, `inf`).
-pub fn ingredient_line(data: &[u8]) {
+pub(crate) fn ingredient_line(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     for line in text.lines() {
         let parsed = IngredientLine::parse(line);
@@ -191,13 +191,13 @@ pub fn ingredient_line(data: &[u8]) {
 }
 
 /// What divides an input of [`seed_files`] into files.
-pub const SEED_FILE_BREAK: &str = "\n;;; next file\n";
+pub(crate) const SEED_FILE_BREAK: &str = "\n;;; next file\n";
 
 /// The seed file reader and planner, on one or more files (divided by
 /// [`SEED_FILE_BREAK`], each named after its `:slug`): a mistake names a
 /// file of the seed and a line in it, and a plan that checks out is
 /// written into an empty store without a refusal, as `plan` promises.
-pub fn seed_files(data: &[u8]) {
+pub(crate) fn seed_files(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let files: Vec<(String, String)> = text
         .split(SEED_FILE_BREAK)
@@ -246,7 +246,7 @@ fn seed_file_name(text: &str) -> Option<String> {
 /// fails, and when it fails the store holds exactly what a new one does,
 /// picture records included. When it succeeds, exporting the store and
 /// importing that into another empty store gives the same export again.
-pub fn export_file(data: &[u8]) {
+pub(crate) fn export_file(data: &[u8]) {
     let store = Store::temporary().expect("a temporary store");
     match import(&store, data) {
         Ok(summary) => {
@@ -313,7 +313,7 @@ const PAGE_URL: &str = "https://cook.example/recipes/dal.html";
 /// domain would keep it (normalising it changes nothing), its picture's
 /// address is absolute http(s), and its source is the page. A page's own
 /// address, when it names one, is http(s).
-pub fn recipe_page(data: &[u8]) {
+pub(crate) fn recipe_page(data: &[u8]) {
     let html = String::from_utf8_lossy(data);
     if let Some(address) = forkful::import::page_address("", &html) {
         assert!(address.starts_with("https://") || address.starts_with("http://"));
@@ -352,7 +352,7 @@ pub fn recipe_page(data: &[u8]) {
 /// handler attribute, and no address whose scheme is not http, https or
 /// mailto (the module's promise; it covers `javascript:`, `vbscript:` and
 /// `data:`). The plain-text rendering is made too.
-pub fn markdown(data: &[u8]) {
+pub(crate) fn markdown(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let html = forkful::views::markdown::render_uncached(&text);
     if let Err(why) = executable_markup(&html) {
@@ -384,7 +384,7 @@ const URL_ATTRIBUTES: &[&str] = &[
 
 /// Why `html` could run something in a browser, if it could: parsed with an
 /// HTML5 parser, so that what is checked is what a browser would build.
-pub fn executable_markup(html: &str) -> Result<(), String> {
+pub(crate) fn executable_markup(html: &str) -> Result<(), String> {
     let page = scraper::Html::parse_fragment(html);
     for node in page.root_element().descendants() {
         let Some(element) = node.value().as_element() else {

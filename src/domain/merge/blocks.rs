@@ -145,7 +145,7 @@ impl Hunk {
 /// `larger` ends with. Taking `larger` then loses nothing of either side.
 /// The new lines must be some: a deletion is never held by another
 /// change.
-pub fn holds<T: PartialEq>(base: &[T], larger: &[T], smaller: &[T]) -> bool {
+pub(super) fn holds<T: PartialEq>(base: &[T], larger: &[T], smaller: &[T]) -> bool {
     let (b, s, l) = (base.len(), smaller.len(), larger.len());
     let new_then_base = (1..=s.min(l))
         .any(|k| smaller[..k] == larger[..k] && s - k <= b && smaller[k..] == base[b - (s - k)..]);
@@ -325,7 +325,7 @@ pub fn merge3<T: PartialEq + Clone>(
 /// only what it takes without asking (`Clean` blocks): the same line added
 /// at two places, or moved to two. `counted` says which lines count
 /// (steps, not section headings).
-pub fn doubled<T: PartialEq + Clone>(
+pub(super) fn doubled<T: PartialEq + Clone>(
     blocks: &[Block<T>],
     mine: &[T],
     theirs: &[T],

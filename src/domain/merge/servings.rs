@@ -84,7 +84,7 @@ fn near(exact: f64, exact_unit: Option<&str>, scaled: f64, unit: Option<&str>) -
 /// as a merge would have brought it in (`for_servings`) reads as that base
 /// line. Returns the lines so read, and each line read so, with the
 /// fork's own text, for `restore`.
-pub fn canonical(
+pub(super) fn canonical(
     base: &[String],
     mine: &[String],
     from: Option<i64>,
@@ -120,7 +120,7 @@ pub fn canonical(
 /// that are the base's, mine or both sides' (the fork's text is what it
 /// has); for theirs, the clean blocks of theirs; and the side's lines in a
 /// conflict, or beside the other's block that holds them.
-pub fn restore(blocks: &mut [Block<String>], read_as: &[(String, String)], side: Origin) {
+pub(super) fn restore(blocks: &mut [Block<String>], read_as: &[(String, String)], side: Origin) {
     if read_as.is_empty() {
         return;
     }
@@ -174,7 +174,7 @@ pub fn restore(blocks: &mut [Block<String>], read_as: &[(String, String)], side:
 
 /// `line`, written for `from` servings, in a merge that says none: marked
 /// with them where it names an amount, so a cook sees what it was for.
-pub fn marked(line: &str, from: i64) -> String {
+pub(super) fn marked(line: &str, from: i64) -> String {
     let servings = if from == 1 { "serving" } else { "servings" };
     let marked = format!("{} (for {from} {servings})", line.trim());
     if line.chars().any(is_amount_char) && marked.len() <= MAX_LINE {

@@ -13,7 +13,7 @@ use crate::domain::{DomainError, VersionNumber};
 pub const FORKS_LISTED: usize = 50;
 /// Suggestions a recipe's JSON lists, the newest; its suggestions page
 /// has the rest.
-pub const SUGGESTIONS_LISTED: usize = 50;
+pub(super) const SUGGESTIONS_LISTED: usize = 50;
 
 /// The recipe page (and its JSON): the recipe now, where it came from and
 /// what it became.

@@ -18,7 +18,7 @@ use crate::domain::ingredient::IngredientLine;
 
 /// The index's fields.
 #[derive(Debug, Clone, Copy)]
-pub struct Fields {
+pub(super) struct Fields {
     /// The recipe's entity id: what a hit is, and what an update deletes.
     pub id: Field,
     pub title: Field,
@@ -36,14 +36,14 @@ pub struct Fields {
 }
 
 /// One of the fields, picked from them.
-pub type FieldOf = fn(&Fields) -> Field;
+pub(super) type FieldOf = fn(&Fields) -> Field;
 
 /// Each stemmed field and its weight: a word in the title counts most, one
 /// in the method least (BM25 already weighs a short field's words more).
 /// A word's fields add up (`query`), so the others weigh little against
 /// the title: at twice these, "shakshuka" ranked "Green shakshuka", which
 /// says it in every field, over "Shakshuka" (tests/it/search.rs).
-pub const WEIGHTED: &[(FieldOf, f32)] = &[
+pub(super) const WEIGHTED: &[(FieldOf, f32)] = &[
     (|f| f.title, 4.0),
     (|f| f.about, 1.0),
     (|f| f.ingredients, 0.75),
@@ -52,7 +52,7 @@ pub const WEIGHTED: &[(FieldOf, f32)] = &[
 ];
 
 impl Fields {
-    pub fn schema() -> (Schema, Fields) {
+    pub(super) fn schema() -> (Schema, Fields) {
         let mut builder = Schema::builder();
         // Frequencies for BM25; no positions, since no query is a phrase.
         let text = TextOptions::default().set_indexing_options(
@@ -74,7 +74,12 @@ impl Fields {
     }
 
     /// Recipe `id`'s document, its text stemmed in `language`.
-    pub fn document(&self, id: RecipeId, content: &Content, language: Language) -> TantivyDocument {
+    pub(super) fn document(
+        &self,
+        id: RecipeId,
+        content: &Content,
+        language: Language,
+    ) -> TantivyDocument {
         let mut doc = TantivyDocument::default();
         doc.add_u64(self.id, id.entity());
         let stemmed = |text: String| {

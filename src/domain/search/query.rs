@@ -59,7 +59,7 @@ const PREFIX_SCORE: f32 = 1.0;
 /// those of the first `SAMPLED` matches in the index's order, their counts
 /// scaled to all the matches. (Measured: the exact tags of `oil`'s 52,572
 /// matches in 100,000 recipes cost 1.1 ms of its 1.9.)
-pub const SAMPLED: u32 = 1_000;
+pub(super) const SAMPLED: u32 = 1_000;
 
 /// What was asked.
 #[derive(Debug, Clone, Default)]

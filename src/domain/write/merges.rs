@@ -11,7 +11,7 @@ use crate::store::{EntityMap, EntityRef, Transaction, TxReport};
 
 /// What history says a version that brought in a parent's changes did:
 /// what it changed, and how each conflict was settled (`settled`).
-pub fn brought_in_line(
+pub(super) fn brought_in_line(
     version: VersionNumber,
     parent_title: &str,
     what: &str,

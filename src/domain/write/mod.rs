@@ -38,7 +38,7 @@ mod suggestions;
 mod unsaved_pictures;
 
 pub use attempt::Attempt;
-pub use picture_cache::PICTURE_CACHE_BYTES;
+pub(crate) use picture_cache::PICTURE_CACHE_BYTES;
 pub use suggestions::{Review, MAX_MESSAGE};
 
 pub use unsaved_pictures::{Seen, GRACE_MS as UNSAVED_PICTURE_GRACE_MS};

@@ -11,9 +11,9 @@
 use std::sync::Arc;
 
 /// What the cache holds at most: a few hundred pictures' variants.
-pub const PICTURE_CACHE_BYTES: u64 = 32 << 20;
+pub(crate) const PICTURE_CACHE_BYTES: u64 = 32 << 20;
 
-pub struct PictureCache {
+pub(super) struct PictureCache {
     map: quick_cache::sync::Cache<Vec<u8>, Arc<[u8]>, ByteWeight, rustc_hash::FxBuildHasher>,
 }
 
@@ -27,7 +27,7 @@ impl quick_cache::Weighter<Vec<u8>, Arc<[u8]>> for ByteWeight {
 }
 
 impl PictureCache {
-    pub fn new(bytes: u64) -> PictureCache {
+    pub(super) fn new(bytes: u64) -> PictureCache {
         // quick_cache wants an estimate of the number of items: a variant
         // weighs some 50 KiB.
         let items = (bytes / (50 << 10)).max(16) as usize;
@@ -42,20 +42,20 @@ impl PictureCache {
         }
     }
 
-    pub fn get(&self, key: &[u8]) -> Option<Arc<[u8]>> {
+    pub(super) fn get(&self, key: &[u8]) -> Option<Arc<[u8]>> {
         self.map.get(key)
     }
 
-    pub fn insert(&self, key: Vec<u8>, bytes: Arc<[u8]>) {
+    pub(super) fn insert(&self, key: Vec<u8>, bytes: Arc<[u8]>) {
         self.map.insert(key, bytes);
     }
 
-    pub fn remove(&self, key: &[u8]) {
+    pub(super) fn remove(&self, key: &[u8]) {
         self.map.remove(key);
     }
 
     /// Variants held now, for tests.
-    pub fn held(&self) -> usize {
+    pub(super) fn held(&self) -> usize {
         self.map.len()
     }
 }

@@ -52,7 +52,7 @@ pub const MAX_MESSAGE: usize = 4_000;
 
 /// What history says of a parent's version that took a suggestion: what
 /// it changed, and how each conflict was settled (`settled`).
-pub fn accepted_line(
+pub(super) fn accepted_line(
     suggestion: &Suggestion,
     fork_title: &str,
     what: &str,

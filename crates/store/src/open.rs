@@ -1,0 +1,394 @@
+//! Opening a store: its configuration, the directory's lock and format,
+//! the genesis transaction of a new store, and the meta keys that say where
+//! the writer stands.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Condvar, Mutex, RwLock};
+
+use super::current;
+use super::db::Db;
+use super::encoding::{Components, Datom, Index, META_PREFIX};
+use super::error::{OpenError, StorageError};
+use super::fsync;
+use super::group_commit::FlushState;
+use super::grouped;
+use super::handle::{Inner, Published, Store};
+use super::log;
+use super::ordered::OrderCache;
+use super::postings;
+use super::referrers::ReferrerCache;
+use super::schema::{self, Schema, GENESIS_TX};
+use super::value::EntityId;
+use super::writer::{avet_key, Writer};
+
+/// sled's segment size: the unit of its log on disk, of its cleaning, and
+/// of its write buffers in memory. sled's default, 512 KiB, makes every
+/// page image over 128 KiB a file of its own and cleans in small steps;
+/// with 8 MiB, seeding 10,000 full recipes left 240 MB on disk instead of
+/// 294 MB in the same time (docs/journal/10-bulk-loads.md), and the demo server
+/// still peaks at 45 MiB. sled refuses more than 16 MiB.
+pub(crate) const SEGMENT_BYTES: usize = 8 << 20;
+
+/// The on-disk format this build reads and writes. Bump it when keys or
+/// values change (10: the groups' values packed, `packed`).
+pub const FORMAT_VERSION: u32 = 10;
+
+pub(super) const META_FORMAT: &[u8] = b"\x00format";
+pub(super) const META_BASIS: &[u8] = b"\x00basis";
+pub(super) const META_NEXT_ID: &[u8] = b"\x00next-id";
+pub(super) const META_LAST_INSTANT: &[u8] = b"\x00last-instant";
+pub(super) const META_IMPORTING: &[u8] = b"\x00importing";
+/// The identity of the log the store follows, once one was attached.
+pub(super) const META_LOG_ID: &[u8] = b"\x00log-id";
+/// The chained sum of the last log entry applied (`log::LogEntry::sum`).
+pub(super) const META_LOG_SUM: &[u8] = b"\x00log-sum";
+/// How far the store's history was last summed again and found to be the
+/// log's (`Store::check_history_against_sum`): the `t` (8 bytes) and the
+/// sum there (32). A start sums again only what came after.
+pub(super) const META_HISTORY_CHECKED: &[u8] = b"\x00history-checked";
+/// Set by a failed flush's undo that could not clear every AVET chunk it
+/// had to: the next open clears them all (`postings::clear_all`).
+pub(super) const META_AVET_UNCLEARED: &[u8] = b"\x00avet-uncleared";
+
+/// How to open a store.
+#[derive(Debug, Clone)]
+pub struct StoreConfig {
+    /// The directory, or `None` for a temporary store removed on drop.
+    pub path: Option<PathBuf>,
+    /// sled's page cache, in bytes.
+    pub cache_bytes: u64,
+    /// How many referrer lists and attribute orders to keep in memory.
+    pub cached_entities: usize,
+    /// The most bytes of decoded entities to keep in memory.
+    pub entity_cache_bytes: u64,
+}
+
+/// sled's page cache for a store on disk unless told otherwise: 96 MiB.
+/// A crawl of 100,000 full recipes (every page read once) went as fast
+/// with it as with 256, and its server peaked 194 MiB lower, with
+/// `--memory-mb` 128 (docs/journal/33-close-to-the-limit.md, "Budgets"): sled holds more than its
+/// cache says, and what it holds is most of what a crawl's server holds.
+pub(crate) const DURABLE_CACHE_BYTES: u64 = 96 << 20;
+
+/// The entity cache's budget unless told otherwise.
+pub const DEFAULT_ENTITY_CACHE_BYTES: u64 = 128 << 20;
+
+impl StoreConfig {
+    /// A store in `path`, with a page cache of `DURABLE_CACHE_BYTES`.
+    pub fn durable(path: impl Into<PathBuf>) -> StoreConfig {
+        StoreConfig {
+            path: Some(path.into()),
+            cache_bytes: DURABLE_CACHE_BYTES,
+            cached_entities: 200_000,
+            entity_cache_bytes: DEFAULT_ENTITY_CACHE_BYTES,
+        }
+    }
+
+    pub fn temporary() -> StoreConfig {
+        StoreConfig {
+            path: None,
+            cache_bytes: 64 * 1024 * 1024,
+            cached_entities: 200_000,
+            entity_cache_bytes: DEFAULT_ENTITY_CACHE_BYTES,
+        }
+    }
+}
+
+/// The directory in a store's where indexes derived from it (not sled's,
+/// such as a search index) keep their files: deleted with the store, and
+/// built again from it when missing.
+pub(crate) const DERIVED: &str = "derived";
+
+impl Store {
+    /// Where the derived index `name` of this store keeps its files; `None`
+    /// for a temporary store.
+    pub fn derived_dir(&self, name: &str) -> Option<PathBuf> {
+        self.path().map(|path| path.join(DERIVED).join(name))
+    }
+
+    /// Opens (creating if needed) a durable store in `dir`.
+    pub fn open(dir: impl AsRef<Path>) -> Result<Store, OpenError> {
+        Store::open_with(StoreConfig::durable(dir.as_ref()))
+    }
+
+    /// What in `dir` is not a store's file, if anything: the first entry
+    /// that sled would not have written there (`conf`, `db`, `blobs/`,
+    /// `snap.*`) nor a derived index (`derived/`). `None` for a store's directory, an empty one, or one that
+    /// does not exist. What a caller checks before deleting a directory it
+    /// was told is a store (`seed --force`), so that a mistyped `--data ~`
+    /// deletes nothing.
+    pub fn stranger_in(dir: &Path) -> std::io::Result<Option<PathBuf>> {
+        let entries = match std::fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(error) => return Err(error),
+        };
+        for entry in entries {
+            let entry = entry?;
+            let name = entry.file_name();
+            let kind = entry.file_type()?;
+            let known = match name.to_str() {
+                Some("conf" | "db") => kind.is_file(),
+                Some("blobs") => kind.is_dir(),
+                Some(DERIVED) => kind.is_dir(),
+                Some(other) => {
+                    kind.is_file()
+                        && other.strip_prefix("snap.").is_some_and(|id| {
+                            !id.is_empty() && id.bytes().all(|b| b.is_ascii_hexdigit())
+                        })
+                }
+                None => false,
+            };
+            if !known {
+                return Ok(Some(entry.path()));
+            }
+        }
+        Ok(None)
+    }
+
+    /// A store in a temporary file, gone when the last handle drops.
+    pub fn temporary() -> Result<Store, OpenError> {
+        Store::open_with(StoreConfig::temporary())
+    }
+
+    pub fn open_with(config: StoreConfig) -> Result<Store, OpenError> {
+        // sled's background flusher stays on: it is also what cleans sled's
+        // segments, without which a bulk load's memory more than doubled
+        // (docs/journal/10-bulk-loads.md). It may write out a batch not yet
+        // acknowledged, so a failed flush undoes those (`undo_unflushed`).
+        let sled_config = sled::Config::new()
+            .cache_capacity(config.cache_bytes)
+            .segment_size(SEGMENT_BYTES)
+            .flush_every_ms(Some(500));
+        let sled = match &config.path {
+            Some(path) => open_locked(&sled_config.path(path), path)?,
+            None => sled_config.temporary(true).open()?,
+        };
+        let shown_path = config
+            .path
+            .as_ref()
+            .map_or("(temporary)".to_owned(), |p| p.display().to_string());
+        match sled.get(META_FORMAT)? {
+            None if sled.is_empty() => write_genesis(&sled)?,
+            Some(found) if found.as_ref() == FORMAT_VERSION.to_be_bytes() => {}
+            found => return Err(format_mismatch(shown_path, found)),
+        }
+        if sled.contains_key(META_IMPORTING)? {
+            return Err(OpenError::UnfinishedImport(shown_path));
+        }
+        let basis = read_meta_u64(&sled, META_BASIS)?;
+        if sled.contains_key(META_AVET_UNCLEARED)? {
+            // Before anything reads or writes: the next transaction would
+            // take the undone one's ids and inherit its records.
+            let changed = postings::clear_all(&sled, basis)?;
+            sled.remove(META_AVET_UNCLEARED)?;
+            sled.flush()?;
+            tracing::warn!(
+                changed,
+                "cleared AVET chunks a failed flush's undo had left"
+            );
+        }
+        let files = match &config.path {
+            Some(path) => Some(
+                fsync::DurableFiles::open(path)
+                    .map_err(|e| StorageError::Sled(sled::Error::Io(e)))?,
+            ),
+            None => None,
+        };
+        let next_id = read_meta_u64(&sled, META_NEXT_ID)?;
+        let last_instant = read_meta_u64(&sled, META_LAST_INSTANT)? as i64;
+        let followed_log = sled.contains_key(META_LOG_ID)?;
+        let log_sum = match sled.get(META_LOG_SUM)? {
+            None => log::GENESIS_SUM,
+            Some(sum) => sum.as_ref().try_into().map_err(|_| {
+                StorageError::Corrupt("the last log entry's sum is not 32 bytes".into())
+            })?,
+        };
+        let reads = Arc::new(AtomicU64::new(0));
+        let entities = Arc::new(current::EntityCache::new(config.entity_cache_bytes));
+        let referrers = Arc::new(ReferrerCache::new(config.cached_entities, basis));
+        let orders = Arc::new(OrderCache::new(config.cached_entities, basis));
+        let empty = Arc::new(Schema::default());
+        let bootstrap_db = Db::new(
+            sled.deref_tree(),
+            basis,
+            empty,
+            reads.clone(),
+            entities.clone(),
+            referrers.clone(),
+            orders.clone(),
+        );
+        let schema = Arc::new(load_schema(&bootstrap_db)?);
+        Ok(Store {
+            inner: Arc::new(Inner {
+                sled,
+                files,
+                path: config.path,
+                writer: Mutex::new(Writer {
+                    next_id,
+                    last_instant,
+                    schema: schema.clone(),
+                    log_sum,
+                }),
+                applied: AtomicU64::new(basis),
+                published: RwLock::new(Published { basis, schema }),
+                flush: Mutex::new(FlushState {
+                    durable: basis,
+                    running: false,
+                    started: 0,
+                    finished: 0,
+                    failed: None,
+                    schemas: Vec::new(),
+                    undo: Vec::new(),
+                }),
+                #[cfg(feature = "testing")]
+                next_flush_fault: std::sync::atomic::AtomicU8::new(0),
+                flushed: Condvar::new(),
+                reads,
+                entities,
+                referrers,
+                orders,
+                transactions: AtomicU64::new(0),
+                flushes: AtomicU64::new(0),
+                synced: AtomicU64::new(0),
+                log: std::sync::OnceLock::new(),
+                followed_log,
+                log_retries: AtomicU64::new(0),
+                follow_health: Default::default(),
+            }),
+        })
+    }
+}
+
+/// Opens a directory store, waiting a little for its file lock: a store
+/// dropped a moment ago (by this process or one that just exited) can hold
+/// it while sled's background threads wind down. A store still in use after
+/// that is a clear error.
+pub(super) fn open_locked(config: &sled::Config, path: &Path) -> Result<sled::Db, OpenError> {
+    match open_waiting(config, path)? {
+        // sled keeps its segment size in the directory and refuses
+        // another: a sled database of another layout, which is what stores
+        // of format versions before 5 are. Opened with sled's default size
+        // only to read their format version (a sled database of yet
+        // another size is no forkful store).
+        Err(sled::Error::Unsupported(why)) if why.contains("io buffer size") => {
+            let found = match open_waiting(&sled::Config::new().path(path), path)? {
+                Ok(other) => other.get(META_FORMAT)?,
+                Err(_) => None,
+            };
+            Err(format_mismatch(path.display().to_string(), found))
+        }
+        other => Ok(other?),
+    }
+}
+
+/// Opens `config`'s directory, waiting up to two seconds for its lock;
+/// sled's answer, or `Locked`.
+pub(super) fn open_waiting(
+    config: &sled::Config,
+    path: &Path,
+) -> Result<sled::Result<sled::Db>, OpenError> {
+    let mut waited = std::time::Duration::ZERO;
+    let step = std::time::Duration::from_millis(20);
+    loop {
+        match config.open() {
+            Err(sled::Error::Io(e)) if e.to_string().contains("could not acquire lock") => {
+                if waited >= std::time::Duration::from_secs(2) {
+                    return Err(OpenError::Locked(path.display().to_string()));
+                }
+                std::thread::sleep(step);
+                waited += step;
+            }
+            other => return Ok(other),
+        }
+    }
+}
+
+/// The error for a directory whose format key is `found`, not this build's.
+pub(super) fn format_mismatch(path: String, found: Option<sled::IVec>) -> OpenError {
+    let found = match found {
+        None => "none (not a forkful store)".into(),
+        Some(found) => match <[u8; 4]>::try_from(found.as_ref()) {
+            Ok(version) => u32::from_be_bytes(version).to_string(),
+            Err(_) => format!("{:02x?}", found.as_ref()),
+        },
+    };
+    OpenError::FormatVersion {
+        path,
+        found,
+        expected: FORMAT_VERSION,
+    }
+}
+
+/// A new store: the format key, then the genesis transaction, atomically.
+pub(super) fn write_genesis(sled: &sled::Db) -> Result<(), StorageError> {
+    let datoms = schema::bootstrap_datoms();
+    let schema = bootstrap_schema();
+    let mut batch = sled::Batch::default();
+    let avet = datoms.iter().filter_map(|datom| {
+        let attribute = schema.attribute(datom.a).expect("bootstrap attribute");
+        avet_key(attribute, datom)
+    });
+    for chunk in postings::updates(sled, avet)? {
+        batch.insert(chunk.key, chunk.records);
+    }
+    let is_ref = |d: &Datom| schema.attribute(d.a).is_some_and(|a| a.is_ref());
+    for (key, records) in grouped::entries(&datoms, is_ref, EntityId::MAX) {
+        batch.insert(key, records);
+    }
+    let entries = current::updated_entries(&datoms, GENESIS_TX, |_| Ok(None))?;
+    for block in current::blocks::Blocks::new(sled, 0).writes(entries)? {
+        batch.insert(&block.key[..], block.value);
+    }
+    batch.insert(META_FORMAT, &FORMAT_VERSION.to_be_bytes());
+    batch.insert(META_BASIS, &GENESIS_TX.to_be_bytes());
+    batch.insert(META_NEXT_ID, &(GENESIS_TX + 1).to_be_bytes());
+    batch.insert(META_LAST_INSTANT, &0u64.to_be_bytes());
+    sled.apply_batch(batch)?;
+    sled.flush()?;
+    Ok(())
+}
+
+pub(super) fn read_meta_u64(sled: &sled::Db, key: &[u8]) -> Result<u64, StorageError> {
+    debug_assert_eq!(key[0], META_PREFIX);
+    let bytes = sled.get(key)?.ok_or_else(|| {
+        StorageError::Corrupt(format!(
+            "missing meta key {:?}",
+            String::from_utf8_lossy(&key[1..])
+        ))
+    })?;
+    let bytes: [u8; 8] = bytes
+        .as_ref()
+        .try_into()
+        .map_err(|_| StorageError::Corrupt("meta value is not eight bytes".into()))?;
+    Ok(u64::from_be_bytes(bytes))
+}
+
+/// The schema at `db`'s basis, from the current datoms of schema attributes.
+pub(super) fn load_schema(db: &Db) -> Result<Schema, OpenError> {
+    let mut datoms = Vec::new();
+    for a in schema::DB_IDENT..=schema::DB_DOC {
+        for datom in db.datoms(Index::Aevt, &Components::any().a(a)) {
+            datoms.push(datom?);
+        }
+    }
+    Ok(Schema::from_datoms(&datoms)?)
+}
+
+/// The schema of a new store: the bootstrap attributes, which this build
+/// defines, so they are always a valid schema.
+pub(super) fn bootstrap_schema() -> Schema {
+    Schema::from_datoms(&schema::bootstrap_datoms()).expect("the bootstrap schema is valid")
+}
+
+pub(super) trait DerefTree {
+    fn deref_tree(&self) -> sled::Tree;
+}
+
+impl DerefTree for sled::Db {
+    /// The default tree, which holds every index.
+    fn deref_tree(&self) -> sled::Tree {
+        std::ops::Deref::deref(self).clone()
+    }
+}

@@ -1,0 +1,399 @@
+//! Referrers kept in memory: for a target entity and a ref attribute, the
+//! entities whose current facts point at it, as VAET would list them.
+//!
+//! Reading them from VAET is a sled range scan, and sled 0.34 pays a
+//! descent and a leaf copy for every scan and every key it yields: counting
+//! the forks of each of a catalog page's recipes would be that many scans.
+//! Here a repeat read is a hash lookup.
+//!
+//! An entry is the list as of the basis it was read at, `basis`. It stays
+//! exact for every later basis until a transaction asserts or retracts a
+//! reference to its target through its attribute; that transaction removes
+//! it. The rule that keeps a stale entry out: the cache tracks the newest
+//! transaction applied (`latest`, moved by `commit` under the lock, which
+//! also removes what the transaction touched), and takes an entry only if it
+//! was read at `latest`. An entry read at an older basis may be missing a
+//! newer reference, so it is never offered; one read at `latest` is removed
+//! by the next transaction that changes it. Readers use an entry only at or
+//! after its basis; older database values read VAET.
+
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::value::EntityId;
+
+/// `(target, attribute)`
+type Key = (EntityId, EntityId);
+
+struct State {
+    /// The newest transaction applied to the store.
+    latest: EntityId,
+    /// Fx-hashed, as ids are the store's, not a client's.
+    entries: FxHashMap<Key, (EntityId, Arc<[EntityId]>)>,
+    /// For an attribute, every entity something refers to through it, or
+    /// did since the set was read (`Targets`).
+    targets: FxHashMap<EntityId, Targets>,
+    /// Attributes whose targets are being read, from a basis, and what
+    /// transactions since referred to (`begin_targets`).
+    reading: FxHashMap<EntityId, Targets>,
+}
+
+/// The entities an attribute's current facts refer to, read whole at
+/// `read_at` from AEVT, and grown by every transaction since with the
+/// targets it referred to (a retraction leaves its target in: the set may
+/// hold an entity no longer referred to, never miss one that is). So a
+/// target outside it has no referrers at any basis from `read_at` on, and
+/// a reader there needs no VAET scan to learn so: on a crawl, most recipes
+/// have no forks and no suggestion open, and each asking was a sled scan
+/// (perf: a sixth of a cold recipe page's time,
+/// docs/journal/33-close-to-the-limit.md).
+struct Targets {
+    read_at: EntityId,
+    set: FxHashSet<EntityId>,
+}
+
+/// Most targets an attribute's current facts may have for them to be kept
+/// whole (`Targets`): past it, each target is asked of VAET, as before.
+pub(crate) const MAX_TARGETS_READ: usize = 1 << 20;
+
+/// An attribute's current facts as read for `Targets`: each target's
+/// referrers, in entity order.
+pub(crate) type Lists = FxHashMap<EntityId, Vec<EntityId>>;
+
+/// See the module's documentation.
+pub(crate) struct ReferrerCache {
+    state: RwLock<State>,
+    capacity: usize,
+}
+
+impl ReferrerCache {
+    /// The state, to read (`derived_lock`).
+    fn read(&self) -> RwLockReadGuard<'_, State> {
+        super::derived_lock::read(&self.state, |state| {
+            state.entries.clear();
+            state.targets.clear();
+            state.reading.clear();
+        })
+    }
+
+    /// The state, to change: a poisoned lock is taken back with every
+    /// entry forgotten, as `reset` forgets them (`derived_lock`). `latest`
+    /// stays, being set in one step.
+    fn write(&self) -> RwLockWriteGuard<'_, State> {
+        super::derived_lock::write(&self.state, |state| {
+            state.entries.clear();
+            state.targets.clear();
+            state.reading.clear();
+        })
+    }
+
+    /// An empty cache for a store whose newest transaction is `latest`.
+    pub(crate) fn new(capacity: usize, latest: EntityId) -> ReferrerCache {
+        ReferrerCache {
+            state: RwLock::new(State {
+                latest,
+                entries: FxHashMap::default(),
+                targets: FxHashMap::default(),
+                reading: FxHashMap::default(),
+            }),
+            capacity,
+        }
+    }
+
+    /// The entities referring to `target` through `a`, for a reader at
+    /// `basis`, if the cache knows them exactly.
+    pub(crate) fn get(
+        &self,
+        target: EntityId,
+        a: EntityId,
+        basis: EntityId,
+    ) -> Option<Arc<[EntityId]>> {
+        let state = self.read();
+        match state.entries.get(&(target, a)) {
+            Some((read_at, referrers)) if *read_at <= basis => Some(referrers.clone()),
+            _ => None,
+        }
+    }
+
+    /// Whether `target` surely has no referrers through `a` for a reader
+    /// at `basis` (`Targets`); `None` when the attribute's targets are not
+    /// kept, or were read after `basis`.
+    pub(crate) fn surely_none(
+        &self,
+        target: EntityId,
+        a: EntityId,
+        basis: EntityId,
+    ) -> Option<bool> {
+        let state = self.read();
+        let targets = state.targets.get(&a)?;
+        (targets.read_at <= basis).then(|| !targets.set.contains(&target))
+    }
+
+    /// Starts reading the targets of `a` at `basis`, if they are neither
+    /// kept nor being read and `basis` is the newest state; from here on,
+    /// each transaction's targets of `a` are noted, so that the set read at
+    /// `basis` is made whole when given (`end_targets`) however many
+    /// transactions come between. False: the caller reads nothing.
+    pub(crate) fn begin_targets(&self, a: EntityId, basis: EntityId) -> bool {
+        if self.capacity == 0 {
+            return false;
+        }
+        let mut state = self.write();
+        if state.latest != basis || state.targets.contains_key(&a) || state.reading.contains_key(&a)
+        {
+            return false;
+        }
+        state.reading.insert(
+            a,
+            Targets {
+                read_at: basis,
+                set: FxHashSet::default(),
+            },
+        );
+        true
+    }
+
+    /// Ends the reading `begin_targets` started: `Some(lists)`, each
+    /// target read with its referrers: the targets kept with those noted
+    /// since, and each list kept as an entry read at the reading's basis,
+    /// unless a transaction since touched its target (it may be stale) or
+    /// the lists would fill more than half the cache; `None` when there
+    /// were too many (the attribute is then never read whole again) or the
+    /// read failed (`retry`: it may be tried again).
+    ///
+    /// A crawler's pass asks every recipe for its forks: a third of the
+    /// pages of a catalog of families have some, and each was a VAET scan
+    /// (perf of `scripts/crawl.sh`: 8.5% of the server's time). The AEVT
+    /// read that finds the targets has every list already.
+    pub(crate) fn end_targets(&self, a: EntityId, lists: Option<Lists>, retry: bool) {
+        let mut state = self.write();
+        let Some(noted) = state.reading.remove(&a) else {
+            return;
+        };
+        match lists {
+            Some(lists) => {
+                let mut set: FxHashSet<EntityId> = lists.keys().copied().collect();
+                set.extend(&noted.set);
+                if lists.len() <= self.capacity / 2 {
+                    if state.entries.len() + lists.len() > self.capacity {
+                        state.entries.clear();
+                    }
+                    for (target, referrers) in lists {
+                        if !noted.set.contains(&target) {
+                            state
+                                .entries
+                                .insert((target, a), (noted.read_at, referrers.into()));
+                        }
+                    }
+                }
+                state.targets.insert(
+                    a,
+                    Targets {
+                        read_at: noted.read_at,
+                        set,
+                    },
+                );
+            }
+            None if retry => {}
+            // Too many: a set no reader uses (`read_at` past every basis).
+            None => {
+                state.targets.insert(
+                    a,
+                    Targets {
+                        read_at: EntityId::MAX,
+                        set: FxHashSet::default(),
+                    },
+                );
+            }
+        }
+    }
+
+    /// Whether the targets of `a` are worth reading: not kept, not being
+    /// read, and the cache keeps anything at all.
+    pub(crate) fn wants_targets(&self, a: EntityId) -> bool {
+        let state = self.read();
+        self.capacity > 0 && !state.targets.contains_key(&a) && !state.reading.contains_key(&a)
+    }
+
+    /// Keeps `referrers`, read at `basis`, if that is the newest state.
+    /// Past capacity the cache starts over, as the entity cache does.
+    pub(crate) fn offer(
+        &self,
+        target: EntityId,
+        a: EntityId,
+        basis: EntityId,
+        referrers: Arc<[EntityId]>,
+    ) {
+        if self.capacity == 0 {
+            return;
+        }
+        let mut state = self.write();
+        if state.latest != basis {
+            return;
+        }
+        if state.entries.len() >= self.capacity {
+            state.entries.clear();
+        }
+        state.entries.insert((target, a), (basis, referrers));
+    }
+
+    /// Forgets the referrer lists, keeping each attribute's targets, which
+    /// a server reads once (`Targets`): for measuring reads that start
+    /// cold, as a server's do once it has served a while.
+    pub(crate) fn forget_lists(&self) {
+        self.write().entries.clear();
+    }
+
+    /// Forgets everything, and takes `latest` as the newest transaction:
+    /// after writes were undone, it is older than the one recorded.
+    pub(crate) fn reset(&self, latest: EntityId) {
+        let mut state = self.write();
+        state.entries.clear();
+        state.targets.clear();
+        state.reading.clear();
+        state.latest = latest;
+    }
+
+    /// Records transaction `tx` as applied, forgetting the `(target,
+    /// attribute)` pairs whose references it asserted or retracted.
+    pub(crate) fn commit(&self, tx: EntityId, touched: impl IntoIterator<Item = Key>) {
+        let mut state = self.write();
+        state.latest = state.latest.max(tx);
+        let State {
+            entries,
+            targets,
+            reading,
+            ..
+        } = &mut *state;
+        for key @ (target, a) in touched {
+            entries.remove(&key);
+            for kept in [targets.get_mut(&a), reading.get_mut(&a)]
+                .into_iter()
+                .flatten()
+            {
+                kept.set.insert(target);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(ids: &[EntityId]) -> Arc<[EntityId]> {
+        ids.into()
+    }
+
+    #[test]
+    fn only_entries_read_at_the_newest_transaction_are_kept() {
+        let cache = ReferrerCache::new(10, 100);
+        cache.offer(1, 7, 99, list(&[5]));
+        assert!(cache.get(1, 7, 100).is_none(), "read before the newest");
+        cache.offer(1, 7, 100, list(&[5]));
+        assert_eq!(cache.get(1, 7, 100).as_deref(), Some(&[5][..]));
+        assert_eq!(cache.get(1, 7, 120).as_deref(), Some(&[5][..]));
+        assert!(cache.get(1, 7, 99).is_none(), "older readers scan");
+    }
+
+    #[test]
+    fn a_transaction_forgets_what_it_touched_and_moves_on() {
+        let cache = ReferrerCache::new(10, 100);
+        cache.offer(1, 7, 100, list(&[5]));
+        cache.offer(2, 7, 100, list(&[6]));
+        cache.commit(101, [(1, 7)]);
+        assert!(cache.get(1, 7, 101).is_none());
+        assert!(cache.get(2, 7, 101).is_some(), "untouched stays exact");
+        cache.offer(1, 7, 100, list(&[5]));
+        assert!(cache.get(1, 7, 101).is_none(), "a stale read is refused");
+        cache.offer(1, 7, 101, list(&[5, 9]));
+        assert_eq!(cache.get(1, 7, 101).as_deref(), Some(&[5, 9][..]));
+    }
+
+    #[test]
+    fn a_target_outside_an_attributes_targets_has_none_from_their_read_on() {
+        let cache = ReferrerCache::new(10, 100);
+        assert_eq!(cache.surely_none(1, 7, 100), None, "not kept yet");
+        assert!(!cache.begin_targets(7, 99), "read before the newest");
+        assert!(cache.begin_targets(7, 100));
+        assert!(!cache.begin_targets(7, 100), "one reading at a time");
+        assert!(!cache.wants_targets(7));
+        // A transaction lands while the targets are read: noted.
+        cache.commit(101, [(2, 7)]);
+        cache.end_targets(7, Some(Lists::from_iter([(1, vec![4])])), false);
+        assert_eq!(
+            cache.surely_none(2, 7, 101),
+            Some(false),
+            "noted while read"
+        );
+        assert_eq!(cache.surely_none(1, 7, 101), Some(false));
+        assert_eq!(cache.surely_none(3, 7, 101), Some(true));
+        assert_eq!(cache.surely_none(3, 7, 99), None, "an older reader scans");
+        // Touching 3 (asserting or retracting) puts it in for good.
+        cache.commit(102, [(3, 7)]);
+        assert_eq!(cache.surely_none(3, 7, 102), Some(false));
+        // Too many to keep: never used, never read again; a failed read
+        // may be tried again.
+        assert!(cache.begin_targets(8, 102));
+        cache.end_targets(8, None, false);
+        assert!(!cache.wants_targets(8));
+        assert_eq!(cache.surely_none(3, 8, 102), None);
+        assert!(cache.begin_targets(9, 102));
+        cache.end_targets(9, None, true);
+        assert!(cache.wants_targets(9));
+        cache.reset(90);
+        assert!(cache.wants_targets(7), "undone writes forget them");
+        assert!(
+            !ReferrerCache::new(0, 100).wants_targets(7),
+            "keeps nothing"
+        );
+    }
+
+    #[test]
+    fn the_lists_read_with_the_targets_are_kept_unless_touched_since() {
+        let cache = ReferrerCache::new(10, 100);
+        assert!(cache.begin_targets(7, 100));
+        // While the targets are read, a transaction gives 2 a referrer.
+        cache.commit(101, [(2, 7)]);
+        let lists = Lists::from_iter([(1, vec![4, 5]), (2, vec![6]), (3, vec![8])]);
+        cache.end_targets(7, Some(lists), false);
+        assert_eq!(cache.get(1, 7, 101).as_deref(), Some(&[4, 5][..]));
+        assert_eq!(cache.get(3, 7, 100).as_deref(), Some(&[8][..]));
+        assert!(cache.get(1, 7, 99).is_none(), "an older reader scans");
+        assert!(cache.get(2, 7, 101).is_none(), "touched since: stale");
+        cache.commit(102, [(3, 7)]);
+        assert!(cache.get(3, 7, 102).is_none(), "touched after");
+        assert_eq!(cache.get(1, 7, 102).as_deref(), Some(&[4, 5][..]));
+
+        // More lists than half the cache holds: only the set is kept.
+        let cache = ReferrerCache::new(4, 100);
+        assert!(cache.begin_targets(7, 100));
+        let lists = Lists::from_iter((1..=3).map(|target| (target, vec![9])));
+        cache.end_targets(7, Some(lists), false);
+        assert!(cache.get(1, 7, 100).is_none());
+        assert_eq!(cache.surely_none(1, 7, 100), Some(false));
+        assert_eq!(cache.surely_none(4, 7, 100), Some(true));
+    }
+
+    #[test]
+    fn a_lock_poisoned_by_a_panic_forgets_the_entries_and_answers_on() {
+        let cache = ReferrerCache::new(10, 100);
+        cache.offer(1, 7, 100, list(&[5]));
+        // A panic while the lock is held, as one in the middle of a commit.
+        let poisoner = std::thread::scope(|s| {
+            s.spawn(|| {
+                let _state = cache.state.write().unwrap();
+                panic!("a panic holding the referrer cache");
+            })
+            .join()
+        });
+        assert!(poisoner.is_err() && cache.state.is_poisoned());
+        // What the panic may have left stale is not served.
+        assert!(cache.get(1, 7, 100).is_none());
+        assert!(!cache.state.is_poisoned(), "the lock is usable again");
+        cache.commit(101, [(1, 7)]);
+        cache.offer(1, 7, 101, list(&[5, 9]));
+        assert_eq!(cache.get(1, 7, 101).as_deref(), Some(&[5, 9][..]));
+    }
+}
