@@ -12,7 +12,6 @@
 use std::fs::File;
 use std::io::{BufReader, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
@@ -27,7 +26,7 @@ use crate::import;
 use crate::postgres::PgLog;
 use crate::seed;
 use crate::store::{
-    self, render_table, Input, Log, Query, Store, StoreConfig, TransactError, TransferSummary,
+    self, render_table, Follower, Input, Query, Store, StoreConfig, TransferSummary,
     DEFAULT_WORK_LIMIT, FORMAT_VERSION,
 };
 use crate::web::caches::CacheBudget;
@@ -331,7 +330,7 @@ fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
     };
     // Kept until the server stops.
     let _follower = match log {
-        Some(log) => Some(follow_log(&store, log, out)?),
+        Some(_) => Some(follow_log(&store, out)?),
         None if store.follows_log() => bail!(
             "the store at {} follows a log in PostgreSQL: serve it with --database-url (or DATABASE_URL)",
             args.store.data.display()
@@ -357,61 +356,23 @@ fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
     serve_until_stopped(store, &config, args.log_json, out)
 }
 
-/// Follows `log`, the one the store was opened on, on a thread of its
-/// own until the `Follower` is dropped, so that other nodes' writes are
-/// shown here too.
-fn follow_log(store: &Store, log: Arc<PgLog>, out: &mut impl Write) -> Result<Follower> {
+/// Follows the log the store was opened on, on the store's own thread,
+/// until the guard is dropped, so that other nodes' writes are shown here
+/// too.
+fn follow_log(store: &Store, out: &mut impl Write) -> Result<Follower> {
     writeln!(
         out,
         "forkful: following the log in PostgreSQL, at transaction {}",
         store.db().basis()
     )?;
-    Ok(Follower::start(store.clone(), log))
+    store
+        .follow_in_background(FOLLOW_POLL)
+        .context("starting to follow the log")
 }
 
 /// How often a node reads the log when no notice came: a notice lost (a
 /// dropped connection) delays a write's showing here by at most this.
 const FOLLOW_POLL: Duration = Duration::from_secs(1);
-
-/// The thread that applies other nodes' writes; stopped when dropped.
-struct Follower {
-    stop: Arc<AtomicBool>,
-}
-
-impl Follower {
-    fn start(store: Store, log: Arc<PgLog>) -> Follower {
-        let stop = Arc::new(AtomicBool::new(false));
-        let stopped = stop.clone();
-        let follow = move || {
-            while !stopped.load(Ordering::Acquire) {
-                // `follow` records its own failures, for health, and says
-                // them in the server's log when they start and once a
-                // minute while they last.
-                let failed = match log.listen() {
-                    Ok(mut news) => store.follow(&mut *news, FOLLOW_POLL, &stopped).is_err(),
-                    Err(error) => {
-                        store.note_follow_failure(&TransactError::from(error));
-                        true
-                    }
-                };
-                if failed {
-                    std::thread::sleep(FOLLOW_POLL);
-                }
-            }
-        };
-        std::thread::Builder::new()
-            .name("forkful-follow".into())
-            .spawn(follow)
-            .expect("a thread to follow the log");
-        Follower { stop }
-    }
-}
-
-impl Drop for Follower {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Release);
-    }
-}
 
 /// `forkful log`.
 #[derive(Debug, Args)]

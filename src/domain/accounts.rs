@@ -237,13 +237,15 @@ pub fn tokens_match(a: &str, b: &str) -> bool {
 impl Accounts {
     pub fn open(recipes: &Recipes) -> Result<Accounts, AccountError> {
         let store = recipes.store();
+        let sessions = store.keyspace("sessions")?;
         let mut accounts = Accounts {
             recipes: recipes.clone(),
             secrets: store.keyspace("secrets")?,
-            sessions: store.keyspace("sessions")?,
+            // Sessions kept elsewhere are remembered here for a while.
+            memo: sessions.kept_elsewhere().then(Default::default),
+            sessions,
             hasher: Argon2::default(),
             dummy: Default::default(),
-            memo: recipes.follows_log().then(Default::default),
         };
         let mut random = [0u8; 32];
         OsRng.fill_bytes(&mut random);

@@ -116,7 +116,7 @@ where
     T: Send + 'static,
     F: FnOnce() -> T + Send + 'static,
 {
-    if !site.recipes().follows_log() {
+    if !site.recipes().keyspaces_kept_elsewhere() {
         return Ok(read());
     }
     actix_web::web::block(read)

@@ -40,7 +40,7 @@ pub async fn read_your_writes<B: MessageBody>(
     let Some(site) = req
         .app_data::<web::Data<Site>>()
         .cloned()
-        .filter(|site| site.recipes().follows_log())
+        .filter(|site| site.recipes().others_write())
     else {
         return next
             .call(req)

@@ -238,7 +238,7 @@ pub async fn look_up_session(
     let token = req
         .cookie(session_cookie_name(&site))
         .map(|cookie| cookie.value().to_owned())
-        .filter(|_| site.recipes().follows_log());
+        .filter(|_| site.recipes().keyspaces_kept_elsewhere());
     if let Some(token) = token {
         let found = look_up(site.accounts()?.clone(), token).await?;
         req.extensions_mut()

@@ -844,6 +844,69 @@ fn every_module_opens_with_what_it_is_for() {
     );
 }
 
+/// Where a file asks which mode its store is in, as `(line, what)`: the
+/// store's own choice of `Durability` read past the seam, or the CLI's
+/// question `follows_log`.
+fn mode_checks(source: &str) -> Vec<(usize, &'static str)> {
+    const ASKS: [&str; 4] = [
+        "follows_log(",
+        "follows_a_log(",
+        "inner.attached",
+        "inner.opened",
+    ];
+    let mut found = Vec::new();
+    for (n, line) in source.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or("");
+        for ask in ASKS {
+            if code.contains(ask) {
+                found.push((n + 1, ask));
+            }
+        }
+    }
+    found
+}
+
+/// The mode (a store on its own, or one that follows a log) is known only
+/// where a store is opened and attached (the store's `open`, `follow` and
+/// `durability`, where the choice is made and kept) and by the CLI's
+/// wiring; everything else asks the seam what to do (`Durability`) or a
+/// property of what it was given (`Keyspace::kept_elsewhere`,
+/// `Store::others_write`).
+#[test]
+fn only_the_opening_and_the_cli_know_the_mode() {
+    const KNOW: [&str; 5] = [
+        "src/cli.rs",
+        "crates/store/src/open.rs",
+        "crates/store/src/follow.rs",
+        "crates/store/src/durability.rs",
+        // `Store::follows_log`, the CLI's question, is defined here.
+        "crates/store/src/handle.rs",
+    ];
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut asked = Vec::new();
+    for file in every_source_file() {
+        let relative = file.strip_prefix(root).unwrap().display().to_string();
+        if KNOW.contains(&relative.as_str()) {
+            continue;
+        }
+        for (line, what) in mode_checks(&std::fs::read_to_string(&file).unwrap()) {
+            asked.push(format!("{relative}:{line}: {what}"));
+        }
+    }
+    assert!(
+        asked.is_empty(),
+        "the mode asked outside the opening: {asked:?}"
+    );
+    assert_eq!(
+        mode_checks("let x = 1;\nif site.recipes().follows_log() {\n// follows_log()\n"),
+        [(2, "follows_log(")]
+    );
+    assert_eq!(
+        mode_checks("match self.inner.attached.get() {"),
+        [(1, "inner.attached")]
+    );
+}
+
 /// The two maps stay maps: docs/ARCHITECTURE.md holds what rarely
 /// changes and docs/BENCHMARKING.md the method and one table of figures,
 /// each under 400 lines; the history of each measurement is

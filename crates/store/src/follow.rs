@@ -6,6 +6,7 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+use super::durability::ThroughLog;
 use super::encoding::{datom_key, Datom, Index};
 use super::error::TransactError;
 use super::follow_health::FollowReport;
@@ -81,7 +82,7 @@ impl Store {
         self.inner
             .sled
             .insert(META_LOG_ID, log.identity().as_bytes())?;
-        if self.inner.log.set(log).is_err() {
+        if self.inner.attached.set(ThroughLog { log }).is_err() {
             return Err(mismatch("the store follows a log already".into()));
         }
         drop(writer);
@@ -139,7 +140,7 @@ impl Store {
     /// without a read that finds nothing more. Both were a query of the
     /// log for every write, on every node (perf of a following node).
     fn catch_up_to(&self, until: EntityId) -> Result<usize, TransactError> {
-        let Some(log) = self.inner.log.get() else {
+        let Some(log) = self.durability().log() else {
             return Ok(0);
         };
         let mut applied = 0;
@@ -258,21 +259,21 @@ impl Store {
     /// How following the log stands (`None` for a store that follows no
     /// log): read from memory, never from the log.
     pub fn follow_report(&self) -> Option<FollowReport> {
-        self.inner.log.get()?;
+        self.durability().log()?;
         Some(self.inner.follow_health.report())
     }
 
     /// Since when, and why, the log is known out of reach (`None`: it
     /// answered its last call, or the store follows no log).
     pub fn log_out_of_reach(&self) -> Option<(std::time::Duration, String)> {
-        let (since, why) = self.inner.log.get()?.out_of_reach()?;
+        let (since, why) = self.durability().log()?.out_of_reach()?;
         Some((since.elapsed(), why))
     }
 
     /// How far this store is behind its log. `None` for a store that
     /// follows no log.
     pub fn log_position(&self) -> Option<Result<LogPosition, TransactError>> {
-        let log = self.inner.log.get()?;
+        let log = self.durability().log()?;
         // What readers are shown: the published basis.
         let shown = self.db().basis();
         Some(
@@ -338,7 +339,7 @@ impl Store {
         batch.insert(META_LOG_SUM, &sum[..]);
         self.inner.sled.apply_batch(batch)?;
         writer.log_sum = sum;
-        if self.inner.log.set(log).is_err() {
+        if self.inner.attached.set(ThroughLog { log }).is_err() {
             unreachable!("a store that follows a log has its identity, refused above");
         }
         drop(writer);

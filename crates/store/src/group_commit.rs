@@ -34,10 +34,7 @@ pub(super) struct FlushState {
 impl Store {
     /// Blocks until transaction `t` is durable, flushing if nobody is.
     pub fn wait_durable(&self, t: EntityId) -> Result<(), TransactError> {
-        if self.inner.log.get().is_some() {
-            return self.held_by_log(t);
-        }
-        self.flush_until(|state| state.durable >= t)
+        self.durability().wait_durable(self, t)
     }
 
     /// With a log, a transaction is durable once the log holds it, which
@@ -50,7 +47,7 @@ impl Store {
     /// the log when the store next opens. A flush of sled with every write
     /// was most of a node's write time (docs/journal/30-log.md, "On disk,
     /// and durable once the log holds it").
-    fn held_by_log(&self, t: EntityId) -> Result<(), TransactError> {
+    pub(super) fn held_by_log(&self, t: EntityId) -> Result<(), TransactError> {
         let mut state = self.lock_flush();
         if let Some(why) = &state.failed {
             return Err(TransactError::Poisoned(why.clone()));

@@ -51,13 +51,12 @@ pub(super) struct Inner {
     pub(super) flushes: AtomicU64,
     /// See `StoreStats::synced`.
     pub(super) synced: AtomicU64,
-    /// The log each transaction is appended to before it is applied, once
-    /// one is attached (`Store::attach_log`).
-    pub(super) log: std::sync::OnceLock<Arc<dyn super::log::Log>>,
-    /// Whether the store followed a log when it was opened: then it takes
-    /// no write until that log is attached again, or it would hold
-    /// transactions the log does not.
-    pub(super) followed_log: bool,
+    /// How the store makes its writes durable as it was opened: its own
+    /// flush, or none at all for one that followed a log (`durability`).
+    pub(super) opened: Box<dyn super::durability::Durability>,
+    /// Through its log, once one is attached (`Store::attach_log`): then
+    /// this, not `opened`, is the store's `durability()`.
+    pub(super) attached: std::sync::OnceLock<super::durability::ThroughLog>,
     /// See `StoreStats::log_retries`.
     pub(super) log_retries: AtomicU64,
     /// How following the log goes (`Store::follow_report`).
@@ -115,9 +114,18 @@ impl Store {
     }
 
     /// Whether the store follows a log (attached now, or when it was last
-    /// open): then it writes only through that log.
+    /// open): then it writes only through that log. The question of the
+    /// CLI's wiring, which opens a store with its log or refuses to serve
+    /// it without; the store's own parts ask its `Durability` instead.
     pub fn follows_log(&self) -> bool {
-        self.inner.followed_log || self.inner.log.get().is_some()
+        self.durability().follows_a_log()
+    }
+
+    /// Whether other stores write to this store's history (the nodes of a
+    /// log), so that a write a reader saw elsewhere may not be applied here
+    /// yet: what read-your-writes waits for.
+    pub fn others_write(&self) -> bool {
+        self.durability().others_write()
     }
 
     /// Whether no transaction has been committed since the store was made.

@@ -73,17 +73,21 @@ impl Store {
 impl Keyspace {
     /// The log's keyspaces, when the store follows a log.
     fn shared(&self) -> Option<&dyn SharedKeyspaces> {
-        self.store.inner.log.get().map(|log| log.keyspaces())
+        self.store.durability().shared_keyspaces()
     }
 
     /// Refuses a write to a store that is poisoned, or that followed a log
     /// and was opened without it (the write would be this node's alone).
     fn writable(&self) -> Result<(), TransactError> {
         self.store.refuse_if_poisoned()?;
-        if self.store.inner.followed_log && self.shared().is_none() {
-            return Err(super::writer::unfollowed().into());
-        }
-        Ok(())
+        self.store.durability().writes_here()
+    }
+
+    /// Whether this keyspace's keys are kept in another process (the log's
+    /// database), so that a read may wait on the network: a read to keep
+    /// off the threads that serve pages, and a value worth remembering.
+    pub fn kept_elsewhere(&self) -> bool {
+        self.shared().is_some()
     }
 
     pub fn get(&self, key: &[u8]) -> Result<Option<IVec>, StorageError> {

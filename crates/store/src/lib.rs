@@ -53,11 +53,15 @@
 //! - `open`: opening a directory, its format and lock; the genesis transaction
 //! - `writer`: the single writer: transactions decided on the latest value,
 //!   applied as one sled batch each
+//! - `durability`: how a transaction becomes durable, the one choice
+//!   between a store on its own and one that follows a log
 //! - `group_commit`: flushes shared by the writers waiting on them
 //! - `undo`: taking back what a failed flush did not make durable
 //! - `log`: a log beside the store that holds the truth when one is
 //!   attached (PostgreSQL's, the `forkful-postgres-log` crate), its entries and their sums
 //! - `follow`: attaching a log, and catching up with it
+//! - `follower`: the thread that keeps a store following its log, and the
+//!   guard that stops it
 //! - `transaction`: what a caller asks a transaction to do (a leaf)
 //! - `prepare`: how a transaction becomes datoms, checked
 //! - `value`: typed values and keywords
@@ -86,11 +90,13 @@
 mod current;
 mod db;
 mod derived_lock;
+mod durability;
 pub mod edn;
 mod encoding;
 mod error;
 mod follow;
 mod follow_health;
+mod follower;
 mod fsync;
 mod group_commit;
 mod grouped;
@@ -123,6 +129,7 @@ pub use error::{
     TransferError, UnknownAttribute,
 };
 pub use follow_health::FollowReport;
+pub use follower::Follower;
 pub use handle::{Store, StoreStats};
 pub use instant::{format_rfc3339, now_millis, parse_rfc3339, write_rfc3339};
 pub use keyspace::Keyspace;

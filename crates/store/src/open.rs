@@ -8,6 +8,7 @@ use std::sync::{Arc, Condvar, Mutex, RwLock};
 
 use super::current;
 use super::db::Db;
+use super::durability::{Detached, Durability, OwnFlush};
 use super::encoding::{Components, Datom, Index, META_PREFIX};
 use super::error::{OpenError, StorageError};
 use super::fsync;
@@ -198,7 +199,13 @@ impl Store {
         };
         let next_id = read_meta_u64(&sled, META_NEXT_ID)?;
         let last_instant = read_meta_u64(&sled, META_LAST_INSTANT)? as i64;
-        let followed_log = sled.contains_key(META_LOG_ID)?;
+        // The one choice of mode an opening makes: a store that followed a
+        // log writes nothing until it is attached to it again.
+        let opened: Box<dyn Durability> = if sled.contains_key(META_LOG_ID)? {
+            Box::new(Detached)
+        } else {
+            Box::new(OwnFlush)
+        };
         let log_sum = match sled.get(META_LOG_SUM)? {
             None => log::GENESIS_SUM,
             Some(sum) => sum.as_ref().try_into().map_err(|_| {
@@ -252,8 +259,8 @@ impl Store {
                 transactions: AtomicU64::new(0),
                 flushes: AtomicU64::new(0),
                 synced: AtomicU64::new(0),
-                log: std::sync::OnceLock::new(),
-                followed_log,
+                opened,
+                attached: std::sync::OnceLock::new(),
                 log_retries: AtomicU64::new(0),
                 follow_health: Default::default(),
             }),

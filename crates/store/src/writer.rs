@@ -192,28 +192,19 @@ impl Store {
                 max_bytes: MAX_TX_BYTES,
             });
         }
-        // With a log, the transaction is the log's first: appended after
-        // the entry it was decided on, or refused if another node's came
-        // first. A crash after the append and before the batch loses
-        // nothing: the store catches up from the log when it next opens.
-        let log_sum = match self.inner.log.get() {
-            None if self.inner.followed_log => return Err(unfollowed().into()),
-            None => None,
-            Some(log) => {
-                let entry = LogEntry::new(
-                    self.inner.applied.load(Ordering::Acquire),
-                    &writer.log_sum,
-                    report.basis_after,
-                    prepared.next_id,
-                    report.tx_instant,
-                    report.datoms.clone(),
-                );
-                log.append(&entry)?;
-                // The log's head is this entry now, or past it.
-                self.inner.follow_health.appended(entry.t);
-                Some(entry.sum)
-            }
+        // Wherever the transaction must be before it is applied: nowhere
+        // for a store on its own, its log for one that follows a log.
+        let entry = || {
+            LogEntry::new(
+                self.inner.applied.load(Ordering::Acquire),
+                &writer.log_sum,
+                report.basis_after,
+                prepared.next_id,
+                report.tx_instant,
+                report.datoms.clone(),
+            )
         };
+        let log_sum = self.durability().record(self, &entry)?;
         let schema = prepared.schema.map(Arc::new);
         let written = Written {
             datoms: &report.datoms,
@@ -342,12 +333,7 @@ impl Store {
     /// part of an import (the process died, or the disk failed) and is
     /// refused rather than served half-filled.
     pub(super) fn begin_import(&self) -> Result<(), TransactError> {
-        if self.inner.log.get().is_some() || self.inner.followed_log {
-            return Err(LogError::Unavailable(
-                "an import writes into the store itself, around the log it follows: import into a store with no log, then copy it into the log with `forkful log push`".into(),
-            )
-            .into());
-        }
+        self.durability().takes_imports()?;
         self.inner.sled.insert(META_IMPORTING, &[] as &[u8])?;
         self.inner.sled.flush()?;
         Ok(())
@@ -426,13 +412,6 @@ impl Store {
         self.after_apply(&mut writer, &written, changed.then(|| schema.clone()));
         Ok(())
     }
-}
-
-/// Why a store that follows a log, opened without it, takes no write.
-pub(super) fn unfollowed() -> LogError {
-    LogError::Unavailable(
-        "this store follows a log in PostgreSQL, which it was opened without: a write here would be missing from the log (serve it with --database-url)".into(),
-    )
 }
 
 /// One transaction as it is written: its datoms, and the writer's

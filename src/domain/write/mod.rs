@@ -135,15 +135,18 @@ impl Recipes {
         let uploads = store
             .keyspace(unsaved_pictures::UPLOADS)
             .map_err(store_error)?;
+        // Pictures kept elsewhere are remembered here: a variant's bytes
+        // never change under its name.
+        let picture_cache = pictures
+            .kept_elsewhere()
+            .then(|| std::sync::Arc::new(picture_cache::PictureCache::new(PICTURE_CACHE_BYTES)));
         Ok(Recipes {
             attrs,
             pictures,
             uploads,
             picture_writes: Default::default(),
             picture_key,
-            picture_cache: store.follows_log().then(|| {
-                std::sync::Arc::new(picture_cache::PictureCache::new(PICTURE_CACHE_BYTES))
-            }),
+            picture_cache,
             store,
         })
     }
@@ -210,9 +213,17 @@ impl Recipes {
         self.store.poisoned()
     }
 
-    /// Whether this node's store follows a log, other nodes writing to it.
-    pub fn follows_log(&self) -> bool {
-        self.store.follows_log()
+    /// Whether other nodes write to this node's history, so that a cook's
+    /// own write may not be shown here yet (read-your-writes waits for it).
+    pub fn others_write(&self) -> bool {
+        self.store.others_write()
+    }
+
+    /// Whether the site's keyspaces (sessions, passwords, pictures) are
+    /// kept in another process, so that reading them may wait on the
+    /// network: such reads are kept off the workers that serve pages.
+    pub fn keyspaces_kept_elsewhere(&self) -> bool {
+        self.uploads.kept_elsewhere()
     }
 
     /// How following the log stands, from memory (`None` without a log).
