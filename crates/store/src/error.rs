@@ -11,7 +11,7 @@
 //! - `StoreError`: any of them, for callers that treat every store failure
 //!   alike (the command line, the domain's error).
 
-use super::value::{EntityId, Keyword, Value, ValueType};
+use super::value::{BadKeyword, EntityId, Keyword, Value, ValueType};
 
 /// sled failed underneath us, or a key or value on disk cannot be decoded.
 #[derive(Debug, thiserror::Error)]
@@ -27,14 +27,6 @@ pub enum StorageError {
     /// follows a log) could not be read from there.
     #[error("{0}")]
     Unavailable(String),
-}
-
-/// A keyword's text is malformed.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("bad keyword {text:?}: {why}")]
-pub struct BadKeyword {
-    pub text: String,
-    pub why: String,
 }
 
 /// A transaction or read named an attribute the schema does not have.
@@ -155,7 +147,7 @@ pub enum TransactError {
     /// The log the store follows refused the transaction (another node
     /// wrote first) or could not take it; nothing was written.
     #[error(transparent)]
-    Log(#[from] super::log::LogError),
+    Log(#[from] LogError),
 }
 
 /// A read that names an attribute, or pulls by a pattern, failed.
@@ -205,6 +197,29 @@ pub enum StoreError {
     Read(#[from] ReadError),
     #[error(transparent)]
     Transfer(#[from] TransferError),
+}
+
+/// Why a log refused or failed.
+#[derive(Debug, thiserror::Error)]
+pub enum LogError {
+    /// Another entry already follows the one this append was decided on:
+    /// another node wrote first. Catch up and decide again.
+    #[error("the log has moved on past transaction {prev}: another node wrote first")]
+    Moved { prev: EntityId },
+    /// The log cannot be reached or answered with an error.
+    #[error("the log is unavailable: {0}")]
+    Unavailable(String),
+    /// An append was sent and the log could not be asked, in time, whether
+    /// it committed: the transaction may be in the log. The store has not
+    /// applied it; catching up applies it if it is there.
+    #[error("the log could not say whether the write was saved: {0}")]
+    Unknown(String),
+    /// The log and the store disagree: another log, or a changed one.
+    #[error("the store does not follow this log: {0}")]
+    Mismatch(String),
+    /// What the log holds cannot be read back as entries.
+    #[error(transparent)]
+    Corrupt(#[from] StorageError),
 }
 
 macro_rules! from_sled {

@@ -125,8 +125,8 @@ mod writer;
 pub use db::{Datoms, Db, Entity};
 pub use encoding::{Components, Datom, Index};
 pub use error::{
-    BadKeyword, OpenError, ReadError, SchemaError, StorageError, StoreError, TransactError,
-    TransferError, UnknownAttribute,
+    OpenError, ReadError, SchemaError, StorageError, StoreError, TransactError, TransferError,
+    UnknownAttribute,
 };
 pub use follow_health::FollowReport;
 pub use follower::Follower;
@@ -145,7 +145,7 @@ pub use transfer::{
     export, export_with, import, import_with, import_with_keyspaces, ImportCheck, NoCheck,
     Progress, TransferSummary,
 };
-pub use value::{kw, parse_uuid, EntityId, Keyword, Value, ValueType};
+pub use value::{kw, parse_uuid, BadKeyword, EntityId, Keyword, Value, ValueType};
 pub use witness::Dependencies;
 pub use writer::{MAX_TX_BYTES, MAX_TX_DATOMS};
 

@@ -13,9 +13,9 @@ use blake2::digest::consts::U32;
 use blake2::{Blake2b, Digest};
 
 use super::encoding::{datom_key, decode_datom, Datom, Index};
+pub use super::error::LogError;
 use super::error::StorageError;
-use super::schema::GENESIS_TX;
-use super::value::EntityId;
+use super::value::{EntityId, GENESIS_TX};
 
 /// The sum a log's first entry chains to.
 pub const GENESIS_SUM: [u8; 32] = [0; 32];
@@ -136,29 +136,6 @@ pub struct LogPosition {
     pub shown: EntityId,
     /// Transactions in the log the store does not show yet.
     pub behind: u64,
-}
-
-/// Why a log refused or failed.
-#[derive(Debug, thiserror::Error)]
-pub enum LogError {
-    /// Another entry already follows the one this append was decided on:
-    /// another node wrote first. Catch up and decide again.
-    #[error("the log has moved on past transaction {prev}: another node wrote first")]
-    Moved { prev: EntityId },
-    /// The log cannot be reached or answered with an error.
-    #[error("the log is unavailable: {0}")]
-    Unavailable(String),
-    /// An append was sent and the log could not be asked, in time, whether
-    /// it committed: the transaction may be in the log. The store has not
-    /// applied it; catching up applies it if it is there.
-    #[error("the log could not say whether the write was saved: {0}")]
-    Unknown(String),
-    /// The log and the store disagree: another log, or a changed one.
-    #[error("the store does not follow this log: {0}")]
-    Mismatch(String),
-    /// What the log holds cannot be read back as entries.
-    #[error(transparent)]
-    Corrupt(#[from] StorageError),
 }
 
 /// Where the truth is kept, when it is not this store's own directory.

@@ -27,9 +27,7 @@ pub(crate) const DB_INDEX: EntityId = 6;
 pub(crate) const DB_DOC: EntityId = 7;
 pub(crate) const DB_TX_INSTANT: EntityId = 8;
 
-/// The genesis transaction, which installs the bootstrap attributes. Ids below
-/// it are reserved for the store's own entities; user ids start after it.
-pub(crate) const GENESIS_TX: EntityId = 32;
+pub(crate) use super::value::GENESIS_TX;
 
 /// `:db/cardinality`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

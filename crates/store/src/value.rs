@@ -9,7 +9,17 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::sync::Arc;
 
-use super::error::BadKeyword;
+/// The genesis transaction, which installs the bootstrap attributes. Ids below
+/// it are reserved for the store's own entities; user ids start after it.
+pub(crate) const GENESIS_TX: EntityId = 32;
+
+/// A keyword's text is malformed.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("bad keyword {text:?}: {why}")]
+pub struct BadKeyword {
+    pub text: String,
+    pub why: String,
+}
 
 /// An entity id. Attributes, transactions and user entities share one space.
 pub type EntityId = u64;

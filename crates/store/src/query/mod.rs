@@ -94,8 +94,8 @@ impl From<super::error::StorageError> for QueryError {
     }
 }
 
-impl From<super::error::BadKeyword> for QueryError {
-    fn from(e: super::error::BadKeyword) -> QueryError {
+impl From<super::value::BadKeyword> for QueryError {
+    fn from(e: super::value::BadKeyword) -> QueryError {
         QueryError::Input(e.to_string())
     }
 }
