@@ -70,10 +70,76 @@ impl Store {
     }
 }
 
+/// Where a keyspace's keys are kept: the store's own sled (`InSled`), or
+/// the log's database (`InLog`), as the store's durability says
+/// (`Keyspace::keeper`). A `Keyspace` checks that it may write, then hands
+/// each operation to its keeper, never asking which one it has.
+trait Keeper<'a> {
+    fn get_many(&self, keys: &[&[u8]]) -> Result<Vec<Option<IVec>>, StorageError>;
+    /// Sets every key to its value, durably.
+    fn put(&self, entries: &[(Vec<u8>, Vec<u8>)]) -> Result<(), TransactError>;
+    /// Sets `key` to `new` only if it holds `old`, durably: whether it did.
+    fn swap(
+        &self,
+        key: &[u8],
+        old: Option<&[u8]>,
+        new: Option<&[u8]>,
+    ) -> Result<bool, TransactError>;
+    /// Removes `keys`, durably: how many were there.
+    fn remove(&self, keys: Vec<Vec<u8>>) -> Result<usize, TransactError>;
+    /// Every key and value that starts with `prefix`, in key order.
+    fn scan(&self, prefix: &[u8]) -> Scan<'a>;
+}
+
+/// What a keeper's scan yields.
+type Scan<'a> = Box<dyn Iterator<Item = Result<(IVec, IVec), StorageError>> + 'a>;
+
+/// The keys in a sled tree of the store's own, each write made durable by
+/// the store's group flush and put back if that fails.
+struct InSled<'a>(&'a Keyspace);
+
+/// The keys in the log's database, every node's: each write is durable
+/// there when it returns.
+struct InLog<'a> {
+    shared: &'a dyn SharedKeyspaces,
+    name: &'a str,
+}
+
+/// One keeper or the other, chosen per operation by `Keyspace::keeper`.
+enum Kept<'a> {
+    InSled(InSled<'a>),
+    InLog(InLog<'a>),
+}
+
+impl<'a> std::ops::Deref for Kept<'a> {
+    type Target = dyn Keeper<'a> + 'a;
+
+    fn deref(&self) -> &Self::Target {
+        match self {
+            Kept::InSled(keeper) => keeper,
+            Kept::InLog(keeper) => keeper,
+        }
+    }
+}
+
 impl Keyspace {
-    /// The log's keyspaces, when the store follows a log.
-    fn shared(&self) -> Option<&dyn SharedKeyspaces> {
-        self.store.durability().shared_keyspaces()
+    /// Whether this keyspace's keys are kept in another process (the log's
+    /// database), so that a read may wait on the network: a read to keep
+    /// off the threads that serve pages, and a value worth remembering.
+    pub fn kept_elsewhere(&self) -> bool {
+        self.store.durability().shared_keyspaces().is_some()
+    }
+
+    /// Where the keys are, as the store's durability says (on the stack:
+    /// a keyspace's read is on the path of every signed-in page).
+    fn keeper(&self) -> Kept<'_> {
+        match self.store.durability().shared_keyspaces() {
+            Some(shared) => Kept::InLog(InLog {
+                shared,
+                name: &self.name,
+            }),
+            None => Kept::InSled(InSled(self)),
+        }
     }
 
     /// Refuses a write to a store that is poisoned, or that followed a log
@@ -83,13 +149,6 @@ impl Keyspace {
         self.store.durability().writes_here()
     }
 
-    /// Whether this keyspace's keys are kept in another process (the log's
-    /// database), so that a read may wait on the network: a read to keep
-    /// off the threads that serve pages, and a value worth remembering.
-    pub fn kept_elsewhere(&self) -> bool {
-        self.shared().is_some()
-    }
-
     pub fn get(&self, key: &[u8]) -> Result<Option<IVec>, StorageError> {
         Ok(self.get_many(&[key])?.pop().flatten())
     }
@@ -97,64 +156,19 @@ impl Keyspace {
     /// The value of each of `keys`, in their order: with a log, one round
     /// trip to its keyspaces rather than one per key.
     pub fn get_many(&self, keys: &[&[u8]]) -> Result<Vec<Option<IVec>>, StorageError> {
-        match self.shared() {
-            None => keys.iter().map(|key| Ok(self.tree.get(key)?)).collect(),
-            Some(shared) => Ok(shared
-                .get_many(&self.name, keys)
-                .map_err(shared_read)?
-                .into_iter()
-                .map(|value| value.map(IVec::from))
-                .collect()),
-        }
+        self.keeper().get_many(keys)
     }
 
     /// Sets `key` to `value`, durably.
     pub fn insert(&self, key: &[u8], value: &[u8]) -> Result<(), TransactError> {
-        self.writable()?;
-        if let Some(shared) = self.shared() {
-            shared.put(&self.name, &[(key.to_vec(), value.to_vec())])?;
-            return Ok(());
-        }
-        let old = self.tree.insert(key, value)?;
-        self.durable(key, Some(value), old)
+        self.insert_all(&[(key.to_vec(), value.to_vec())])
     }
 
     /// Sets every key to its value, durably, with one flush for them all;
     /// if it fails, every key is put back.
     pub fn insert_all(&self, entries: &[(Vec<u8>, Vec<u8>)]) -> Result<(), TransactError> {
         self.writable()?;
-        if let Some(shared) = self.shared() {
-            shared.put(&self.name, entries)?;
-            return Ok(());
-        }
-        let mut written = Vec::with_capacity(entries.len());
-        for (key, value) in entries {
-            let old = self.tree.insert(key.as_slice(), value.as_slice())?;
-            written.push((key.as_slice(), Some(value.as_slice()), old));
-        }
-        self.store.sync().inspect_err(|_| self.put_back(&written))
-    }
-
-    /// After a failed flush, puts each `(key, written, old)` back to `old`,
-    /// but only where it still holds what this write left there: a
-    /// compare-and-swap that landed meanwhile is not overwritten.
-    /// Best effort: the store is poisoned now and flushes nothing more.
-    fn put_back(&self, written: &[Written<'_>]) {
-        for (key, new, old) in written {
-            let _ = self.tree.compare_and_swap(*key, *new, old.as_deref());
-        }
-    }
-
-    /// Syncs the store; if that fails, puts `key` back from `new` to `old`.
-    fn durable(
-        &self,
-        key: &[u8],
-        new: Option<&[u8]>,
-        old: Option<IVec>,
-    ) -> Result<(), TransactError> {
-        self.store
-            .sync()
-            .inspect_err(|_| self.put_back(&[(key, new, old)]))
+        self.keeper().put(entries)
     }
 
     /// Sets `key` to `new` only if it is `old` now (`None`: absent), durably:
@@ -167,14 +181,7 @@ impl Keyspace {
         new: Option<&[u8]>,
     ) -> Result<bool, TransactError> {
         self.writable()?;
-        if let Some(shared) = self.shared() {
-            return Ok(shared.swap(&self.name, key, old, new)?);
-        }
-        let swapped = self.tree.compare_and_swap(key, old, new)?.is_ok();
-        if swapped {
-            self.durable(key, new, old.map(IVec::from))?;
-        }
-        Ok(swapped)
+        self.keeper().swap(key, old, new)
     }
 
     /// Removes `key`, durably; returns whether it was there.
@@ -185,19 +192,9 @@ impl Keyspace {
     /// Removes every key that starts with `prefix`, durably; returns how
     /// many there were.
     pub fn remove_prefix(&self, prefix: &[u8]) -> Result<usize, TransactError> {
-        if let Some(shared) = self.shared() {
-            let keys = shared
-                .scan(&self.name, prefix)?
-                .into_iter()
-                .map(|(key, _)| key)
-                .collect::<Vec<_>>();
-            return self.remove_all(keys);
-        }
         let keys = self
-            .tree
             .scan_prefix(prefix)
-            .keys()
-            .map(|key| key.map(|k| k.to_vec()))
+            .map(|item| item.map(|(key, _)| key.to_vec()))
             .collect::<Result<Vec<_>, _>>()?;
         self.remove_all(keys)
     }
@@ -209,47 +206,124 @@ impl Keyspace {
         keys: impl IntoIterator<Item = Vec<u8>>,
     ) -> Result<usize, TransactError> {
         self.writable()?;
-        if let Some(shared) = self.shared() {
-            let keys: Vec<Vec<u8>> = keys.into_iter().collect();
-            return Ok(shared.remove(&self.name, &keys)?);
+        self.keeper().remove(keys.into_iter().collect())
+    }
+
+    /// Every key and value that starts with `prefix`, in key order.
+    pub fn scan_prefix(&self, prefix: &[u8]) -> Scan<'_> {
+        self.keeper().scan(prefix)
+    }
+
+    /// After a failed flush, puts each `(key, written, old)` back to `old`,
+    /// but only where it still holds what this write left there: a
+    /// compare-and-swap that landed meanwhile is not overwritten.
+    /// Best effort: the store is poisoned now and flushes nothing more.
+    fn put_back(&self, written: &[Written<'_>]) {
+        for (key, new, old) in written {
+            let _ = self.tree.compare_and_swap(*key, *new, old.as_deref());
         }
+    }
+}
+
+impl<'a> Keeper<'a> for InSled<'a> {
+    fn get_many(&self, keys: &[&[u8]]) -> Result<Vec<Option<IVec>>, StorageError> {
+        keys.iter().map(|key| Ok(self.0.tree.get(key)?)).collect()
+    }
+
+    fn put(&self, entries: &[(Vec<u8>, Vec<u8>)]) -> Result<(), TransactError> {
+        let mut written = Vec::with_capacity(entries.len());
+        for (key, value) in entries {
+            let old = self.0.tree.insert(key.as_slice(), value.as_slice())?;
+            written.push((key.as_slice(), Some(value.as_slice()), old));
+        }
+        self.0
+            .store
+            .sync()
+            .inspect_err(|_| self.0.put_back(&written))
+    }
+
+    fn swap(
+        &self,
+        key: &[u8],
+        old: Option<&[u8]>,
+        new: Option<&[u8]>,
+    ) -> Result<bool, TransactError> {
+        let swapped = self.0.tree.compare_and_swap(key, old, new)?.is_ok();
+        if swapped {
+            let old = old.map(IVec::from);
+            self.0
+                .store
+                .sync()
+                .inspect_err(|_| self.0.put_back(&[(key, new, old)]))?;
+        }
+        Ok(swapped)
+    }
+
+    fn remove(&self, keys: Vec<Vec<u8>>) -> Result<usize, TransactError> {
         let mut removed = Vec::new();
         for key in keys {
-            if let Some(old) = self.tree.remove(key.as_slice())? {
+            if let Some(old) = self.0.tree.remove(key.as_slice())? {
                 removed.push((key, old));
             }
         }
         if !removed.is_empty() {
-            self.store.sync().inspect_err(|_| {
+            self.0.store.sync().inspect_err(|_| {
                 let written: Vec<_> = removed
                     .iter()
                     .map(|(key, old)| (key.as_slice(), None, Some(old.clone())))
                     .collect();
-                self.put_back(&written);
+                self.0.put_back(&written);
             })?;
         }
         Ok(removed.len())
     }
 
-    /// Every key and value that starts with `prefix`, in key order.
-    pub fn scan_prefix(
+    fn scan(&self, prefix: &[u8]) -> Scan<'a> {
+        Box::new(
+            self.0
+                .tree
+                .scan_prefix(prefix)
+                .map(|item| item.map_err(StorageError::from)),
+        )
+    }
+}
+
+impl<'a> Keeper<'a> for InLog<'a> {
+    fn get_many(&self, keys: &[&[u8]]) -> Result<Vec<Option<IVec>>, StorageError> {
+        Ok(self
+            .shared
+            .get_many(self.name, keys)
+            .map_err(shared_read)?
+            .into_iter()
+            .map(|value| value.map(IVec::from))
+            .collect())
+    }
+
+    fn put(&self, entries: &[(Vec<u8>, Vec<u8>)]) -> Result<(), TransactError> {
+        Ok(self.shared.put(self.name, entries)?)
+    }
+
+    fn swap(
         &self,
-        prefix: &[u8],
-    ) -> Box<dyn Iterator<Item = Result<(IVec, IVec), StorageError>> + '_> {
-        match self.shared() {
-            Some(shared) => match shared.scan(&self.name, prefix) {
-                Ok(found) => Box::new(
-                    found
-                        .into_iter()
-                        .map(|(key, value)| Ok((IVec::from(key), IVec::from(value)))),
-                ),
-                Err(e) => Box::new(std::iter::once(Err(shared_read(e)))),
-            },
-            None => Box::new(
-                self.tree
-                    .scan_prefix(prefix)
-                    .map(|item| item.map_err(StorageError::from)),
+        key: &[u8],
+        old: Option<&[u8]>,
+        new: Option<&[u8]>,
+    ) -> Result<bool, TransactError> {
+        Ok(self.shared.swap(self.name, key, old, new)?)
+    }
+
+    fn remove(&self, keys: Vec<Vec<u8>>) -> Result<usize, TransactError> {
+        Ok(self.shared.remove(self.name, &keys)?)
+    }
+
+    fn scan(&self, prefix: &[u8]) -> Scan<'a> {
+        match self.shared.scan(self.name, prefix) {
+            Ok(found) => Box::new(
+                found
+                    .into_iter()
+                    .map(|(key, value)| Ok((IVec::from(key), IVec::from(value)))),
             ),
+            Err(e) => Box::new(std::iter::once(Err(shared_read(e)))),
         }
     }
 }
