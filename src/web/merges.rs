@@ -72,15 +72,7 @@ fn bring_in_form(
     let empty = Chosen::new();
     let chosen = again.sent.map_or(&empty, |s| &s.chosen);
     let mut merged = None;
-    let preview = match (again.preview, again.sent) {
-        (true, Some(sent)) if sent.choices.len() == model.changes.merge.conflicts().len() => {
-            sent.preview(&model.changes.merge, &mut merged, site)
-        }
-        (true, _) => {
-            Preview::Unready("Choose how to settle each change to see the whole recipe.".into())
-        }
-        (false, _) => Preview::None,
-    };
+    let preview = again.preview(&model.changes.merge, &mut merged, site);
     let page = merges::bring_in_page(
         &model,
         &note,

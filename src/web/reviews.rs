@@ -62,13 +62,6 @@ fn suggestion_review(
     number: u32,
     again: Again,
 ) -> Result<HttpResponse, WebError> {
-    let Again {
-        status,
-        errors,
-        sent,
-        preview,
-        ..
-    } = again;
     let model = pages::suggestion_show(&site.snapshot(), slug, number)?;
     let handle = visitor.cook.as_ref().map(|c| c.handle.as_str());
     let reviewer = match handle {
@@ -77,26 +70,18 @@ fn suggestion_review(
         _ => Reviewer::Other,
     };
     let empty = Chosen::new();
-    let chosen = sent.map_or(&empty, |s| &s.chosen);
+    let chosen = again.sent.map_or(&empty, |s| &s.chosen);
     let mut merged = None;
-    let preview = match (preview, sent) {
-        (true, Some(sent)) if sent.choices.len() == model.merge.conflicts().len() => {
-            sent.preview(&model.merge, &mut merged, site)
-        }
-        (true, _) => {
-            Preview::Unready("Choose how to settle each change to see the whole recipe.".into())
-        }
-        (false, _) => Preview::None,
-    };
+    let preview = again.preview(&model.merge, &mut merged, site);
     let page = merges::suggestion_page(
         &model,
         reviewer,
         &visitor.form_token(),
-        &errors,
+        &again.errors,
         chosen,
         &preview,
     );
-    Ok(private_page(site, visitor, status, page))
+    Ok(private_page(site, visitor, again.status, page))
 }
 
 /// `GET /recipes/{slug}/suggestions/{n}`: one suggestion, for review.
