@@ -141,13 +141,29 @@ struct Range {
     only_these: bool,
 }
 
+impl Range {
+    fn new(
+        read: &'static str,
+        first: EntityId,
+        last: EntityId,
+        wanted: &[EntityId],
+        only_these: bool,
+    ) -> Range {
+        Range {
+            read,
+            first,
+            last,
+            wanted: wanted.to_vec(),
+            only_these,
+        }
+    }
+}
+
 impl Attrs {
-    /// Every range read of the domain, and what it needs of the ids. The
-    /// schema installs the attributes in an order that meets them all
-    /// (`site_schema::ORDER`); a store whose attributes were installed in
-    /// another order would be misread, so it is refused.
-    fn ranges(&self) -> Vec<Range> {
-        let recipe = vec![
+    /// What a recipe's read (`Snapshot::recipe_by_id`) takes of the range
+    /// before its search terms.
+    fn recipe_read(&self) -> Vec<EntityId> {
+        vec![
             self.slug,
             self.title,
             self.summary,
@@ -170,23 +186,23 @@ impl Attrs {
             self.retired,
             self.forked_from,
             self.forked_at_version,
-        ];
-        let range = |read, first, last, wanted: &[EntityId], only_these| Range {
-            read,
-            first,
-            last,
-            wanted: wanted.to_vec(),
-            only_these,
-        };
+        ]
+    }
+
+    /// Every range read of the domain, and what it needs of the ids. The
+    /// schema installs the attributes in an order that meets them all
+    /// (`site_schema::ORDER`); a store whose attributes were installed in
+    /// another order would be misread, so it is refused.
+    fn ranges(&self) -> Vec<Range> {
         vec![
-            range(
+            Range::new(
                 "a recipe's read (every attribute before its search terms)",
                 0,
                 self.terms.saturating_sub(1),
-                &recipe,
+                &self.recipe_read(),
                 false,
             ),
-            range(
+            Range::new(
                 "a catalog line",
                 self.slug,
                 self.retired,
@@ -201,28 +217,28 @@ impl Attrs {
                 ],
                 false,
             ),
-            range(
+            Range::new(
                 "a link's slug and title",
                 self.slug,
                 self.title,
                 &[self.slug, self.title],
                 true,
             ),
-            range(
+            Range::new(
                 "the lineage walk",
                 self.forked_from,
                 self.forked_at_version,
                 &[self.forked_from, self.forked_at_version],
                 true,
             ),
-            range(
+            Range::new(
                 "a recipe's source",
                 self.source_url,
                 self.source_name,
                 &[self.source_url, self.source_name],
                 false,
             ),
-            range(
+            Range::new(
                 "a step",
                 self.step_text,
                 self.step_section,

@@ -122,66 +122,81 @@ fn unit(word: &str) -> Option<&'static str> {
     })
 }
 
+/// A line's words; a first word such as `200g` is a number and a unit,
+/// two words.
+fn words_of(raw: &str) -> Vec<String> {
+    let mut words: Vec<String> = raw.split_whitespace().map(str::to_owned).collect();
+    // `200g` is a number and a unit.
+    if let Some(first) = words.first().cloned() {
+        let split = first.find(|c: char| c.is_alphabetic() && unicode_fraction(c).is_none());
+        if let Some(at) = split.filter(|&at| at > 0) {
+            let (n, u) = first.split_at(at);
+            if number(n).is_some() && unit(u).is_some() {
+                words.splice(0..1, [n.to_owned(), u.to_owned()]);
+            }
+        }
+    }
+    words
+}
+
+/// The quantity the line's words start with, if they do, and how many
+/// words it takes.
+fn leading_quantity(words: &[String]) -> (Option<Quantity>, usize) {
+    let Some(first) = words.first() else {
+        return (None, 0);
+    };
+    // A range written `2-3` or `2–3`.
+    let range = first
+        .split_once(['-', '–'])
+        .and_then(|(a, b)| Some((number(a)?, number(b)?)));
+    if let Some((low, high)) = range {
+        let quantity = Quantity {
+            amount: low,
+            up_to: Some(high),
+        };
+        return (Some(quantity), 1);
+    }
+    let Some(n) = number(first) else {
+        return (None, 0);
+    };
+    let mut quantity = Quantity {
+        amount: n,
+        up_to: None,
+    };
+    let mut at = 1;
+    // `1 1/2` and `1 ½`: a whole number then a fraction.
+    if let Some(fraction) = words
+        .get(1)
+        .filter(|w| w.contains('/') || w.chars().count() == 1)
+        .and_then(|w| number(w))
+    {
+        if fraction < 1.0 && n.fract() == 0.0 {
+            quantity = Quantity {
+                amount: n + fraction,
+                up_to: None,
+            };
+            at = 2;
+        }
+    }
+    // `2 to 3`.
+    if words.get(at).is_some_and(|w| w == "to") {
+        if let Some(high) = words.get(at + 1).and_then(|w| number(w)) {
+            quantity = Quantity {
+                amount: n,
+                up_to: Some(high),
+            };
+            at += 2;
+        }
+    }
+    (Some(quantity), at)
+}
+
 impl IngredientLine {
     /// Reads a line; surrounding whitespace is trimmed, nothing else lost.
     pub fn parse(line: &str) -> IngredientLine {
         let raw = line.trim().to_owned();
-        let mut words: Vec<String> = raw.split_whitespace().map(str::to_owned).collect();
-        // `200g` is a number and a unit.
-        if let Some(first) = words.first().cloned() {
-            let split = first.find(|c: char| c.is_alphabetic() && unicode_fraction(c).is_none());
-            if let Some(at) = split.filter(|&at| at > 0) {
-                let (n, u) = first.split_at(at);
-                if number(n).is_some() && unit(u).is_some() {
-                    words.splice(0..1, [n.to_owned(), u.to_owned()]);
-                }
-            }
-        }
-        let mut at = 0;
-        let mut quantity: Option<Quantity> = None;
-        if let Some(first) = words.first() {
-            // A range written `2-3` or `2–3`.
-            let range = first
-                .split_once(['-', '–'])
-                .and_then(|(a, b)| Some((number(a)?, number(b)?)));
-            if let Some((low, high)) = range {
-                quantity = Some(Quantity {
-                    amount: low,
-                    up_to: Some(high),
-                });
-                at = 1;
-            } else if let Some(n) = number(first) {
-                quantity = Some(Quantity {
-                    amount: n,
-                    up_to: None,
-                });
-                at = 1;
-                // `1 1/2` and `1 ½`: a whole number then a fraction.
-                if let Some(fraction) = words
-                    .get(1)
-                    .filter(|w| w.contains('/') || w.chars().count() == 1)
-                    .and_then(|w| number(w))
-                {
-                    if fraction < 1.0 && n.fract() == 0.0 {
-                        quantity = Some(Quantity {
-                            amount: n + fraction,
-                            up_to: None,
-                        });
-                        at = 2;
-                    }
-                }
-                // `2 to 3`.
-                if words.get(at).is_some_and(|w| w == "to") {
-                    if let Some(high) = words.get(at + 1).and_then(|w| number(w)) {
-                        quantity = Some(Quantity {
-                            amount: n,
-                            up_to: Some(high),
-                        });
-                        at += 2;
-                    }
-                }
-            }
-        }
+        let words = words_of(&raw);
+        let (quantity, mut at) = leading_quantity(&words);
         let unit = if quantity.is_some() {
             words.get(at).and_then(|w| unit(w))
         } else {

@@ -6,7 +6,7 @@
 //! WPZOOM, Delicious Recipes, Yumprint), and the hRecipe microformat that
 //! blogs wrote before schema.org.
 
-use scraper::{ElementRef, Html};
+use scraper::{ElementRef, Html, Selector};
 
 use super::element::{page_title, selector, text_of, text_within, MAX_ITEMS, MAX_TEXT_BYTES};
 use super::stated_times::stated_times;
@@ -276,90 +276,118 @@ pub(super) fn plugin_card(page: &Html, html: &str) -> Option<(Found, &'static st
     CARDS
         .iter()
         .filter(|card| named(card.marker))
-        .find_map(|card| {
-            page.select(&selector(card.marker)).next()?;
-            let root = page.select(&selector(card.card)).next()?;
-            let not_text = selector(card.not_text);
-            let texts = |css: &str| -> Vec<String> {
-                outermost(root.select(&selector(css)).take(MAX_ITEMS).collect())
-                    .into_iter()
-                    .map(|e| text_within(e, Some(&not_text), MAX_TEXT_BYTES))
-                    .filter(|t| !t.is_empty())
-                    .collect()
-            };
-            // The first element's text alone: a title is one element.
-            let first = |css: &str| {
-                root.select(&selector(css))
-                    .take(MAX_ITEMS)
-                    .map(|e| text_within(e, Some(&not_text), MAX_TEXT_BYTES))
-                    .find(|t| !t.is_empty())
-            };
-            // Each step once, in the group nearest it: groups nested in
-            // groups cost the steps read, not their product.
-            let groups = card
-                .step_group
-                .map(|(group, heading)| (selector(group), selector(heading)));
-            let mut sections = std::collections::HashMap::new();
-            let steps: Vec<Step> =
-                outermost(root.select(&selector(card.steps)).take(MAX_ITEMS).collect())
-                    .into_iter()
-                    .filter_map(|step| {
-                        let text = text_within(step, Some(&not_text), MAX_TEXT_BYTES);
-                        let section = groups.as_ref().and_then(|(group, heading)| {
-                            let group = step
-                                .ancestors()
-                                .filter_map(ElementRef::wrap)
-                                .find(|a| group.matches(a))?;
-                            // Each group's heading looked for once.
-                            sections
-                                .entry(group.id())
-                                .or_insert_with(|| {
-                                    group
-                                        .select(heading)
-                                        .next()
-                                        .map(text_of)
-                                        .filter(|h| !h.is_empty())
-                                })
-                                .clone()
-                        });
-                        (!text.is_empty()).then_some(Step { section, text })
+        .find_map(|card| Some((card_recipe(page, card)?, card.plugin)))
+}
+
+/// The recipe in `card` on the page, if the page has the card and it has
+/// ingredients or steps.
+fn card_recipe(page: &Html, card: &Card) -> Option<Found> {
+    page.select(&selector(card.marker)).next()?;
+    let root = page.select(&selector(card.card)).next()?;
+    let within = CardText {
+        root,
+        not_text: selector(card.not_text),
+    };
+    let steps = within.steps(card);
+    let ingredients = within.texts(card.ingredients);
+    if ingredients.is_empty() && steps.is_empty() {
+        return None;
+    }
+    let mut times = card
+        .times
+        .map(|css| within.first(css).and_then(|words| duration_words(&words)));
+    // A card whose times are not where the plugin puts them may state
+    // them in words.
+    if times.iter().all(Option::is_none) {
+        times = stated_times(root);
+    }
+    let [prep, cook, total] = times;
+    let servings_words = within.first(card.servings);
+    let servings = servings_words
+        .as_deref()
+        .and_then(|w| w.split_whitespace().find_map(|w| w.parse::<i64>().ok()));
+    let title = within.first(card.title).or_else(|| page_title(page))?;
+    Some(Found {
+        content: Content {
+            title,
+            summary: within.first(card.summary),
+            recipe_yield: Yield {
+                servings,
+                text: servings_words.filter(|w| w.parse::<i64>().is_err()),
+            },
+            prep,
+            cook,
+            total,
+            ingredients,
+            steps,
+            ..Content::default()
+        },
+        site_name: None,
+    })
+}
+
+/// A card's element, and what in its items is not their text.
+struct CardText<'a> {
+    root: ElementRef<'a>,
+    not_text: Selector,
+}
+
+impl CardText<'_> {
+    /// The text of each element `css` matches that no other holds.
+    fn texts(&self, css: &str) -> Vec<String> {
+        outermost(self.root.select(&selector(css)).take(MAX_ITEMS).collect())
+            .into_iter()
+            .map(|e| text_within(e, Some(&self.not_text), MAX_TEXT_BYTES))
+            .filter(|t| !t.is_empty())
+            .collect()
+    }
+
+    /// The first element's text alone: a title is one element.
+    fn first(&self, css: &str) -> Option<String> {
+        self.root
+            .select(&selector(css))
+            .take(MAX_ITEMS)
+            .map(|e| text_within(e, Some(&self.not_text), MAX_TEXT_BYTES))
+            .find(|t| !t.is_empty())
+    }
+
+    /// The card's steps, each in its group's section where the plugin
+    /// groups them.
+    fn steps(&self, card: &Card) -> Vec<Step> {
+        // Each step once, in the group nearest it: groups nested in
+        // groups cost the steps read, not their product.
+        let groups = card
+            .step_group
+            .map(|(group, heading)| (selector(group), selector(heading)));
+        let mut sections = std::collections::HashMap::new();
+        outermost(
+            self.root
+                .select(&selector(card.steps))
+                .take(MAX_ITEMS)
+                .collect(),
+        )
+        .into_iter()
+        .filter_map(|step| {
+            let text = text_within(step, Some(&self.not_text), MAX_TEXT_BYTES);
+            let section = groups.as_ref().and_then(|(group, heading)| {
+                let group = step
+                    .ancestors()
+                    .filter_map(ElementRef::wrap)
+                    .find(|a| group.matches(a))?;
+                // Each group's heading looked for once.
+                sections
+                    .entry(group.id())
+                    .or_insert_with(|| {
+                        group
+                            .select(heading)
+                            .next()
+                            .map(text_of)
+                            .filter(|h| !h.is_empty())
                     })
-                    .collect();
-            let ingredients = texts(card.ingredients);
-            if ingredients.is_empty() && steps.is_empty() {
-                return None;
-            }
-            let mut times = card
-                .times
-                .map(|css| first(css).and_then(|words| duration_words(&words)));
-            // A card whose times are not where the plugin puts them may state
-            // them in words.
-            if times.iter().all(Option::is_none) {
-                times = stated_times(root);
-            }
-            let [prep, cook, total] = times;
-            let servings_words = first(card.servings);
-            let servings = servings_words
-                .as_deref()
-                .and_then(|w| w.split_whitespace().find_map(|w| w.parse::<i64>().ok()));
-            let title = first(card.title).or_else(|| page_title(page))?;
-            let found = Found {
-                content: Content {
-                    title,
-                    summary: first(card.summary),
-                    recipe_yield: Yield {
-                        servings,
-                        text: servings_words.filter(|w| w.parse::<i64>().is_err()),
-                    },
-                    prep,
-                    cook,
-                    total,
-                    ingredients,
-                    steps,
-                    ..Content::default()
-                },
-                site_name: None,
-            };
-            Some((found, card.plugin))
+                    .clone()
+            });
+            (!text.is_empty()).then_some(Step { section, text })
         })
+        .collect()
+    }
 }

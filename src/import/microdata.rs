@@ -152,89 +152,10 @@ pub(super) fn recipe(page: &Html, markup: Markup) -> Option<Found> {
         .filter(|v| !v.is_empty())
         .collect();
     ingredients.dedup();
-    let mut steps = Vec::new();
-    let instructions = own("recipeInstructions");
-    let ids: Vec<_> = instructions.iter().map(|e| e.id()).collect();
-    for instruction in instructions {
-        // One inside another is part of its text, not read again.
-        if instruction.ancestors().any(|a| ids.contains(&a.id())) {
-            continue;
-        }
-        // A section of steps, or a step, as an item of its own.
-        if markup.is_a(instruction, "HowToSection") {
-            let section = props(instruction, markup, "name")
-                .into_iter()
-                .map(|e| value(e, markup))
-                .find(|v| !v.is_empty());
-            let mut inner = props(instruction, markup, "itemListElement");
-            if inner.is_empty() {
-                inner = props(instruction, markup, "step");
-            }
-            steps.extend(inner.into_iter().filter_map(|step| {
-                Some(Step {
-                    section: section.clone(),
-                    text: step_text(step, markup)?,
-                })
-            }));
-            continue;
-        }
-        if markup.is_a(instruction, "HowToStep") {
-            if let Some(text) = step_text(instruction, markup) {
-                steps.push(Step {
-                    section: None,
-                    text,
-                });
-            }
-            continue;
-        }
-        // A list of steps in one element: each item a step.
-        let items: Vec<String> = instruction
-            .select(&selector("li"))
-            .take(MAX_PROPS)
-            .map(text_of)
-            .filter(|t| !t.is_empty())
-            .collect();
-        if items.is_empty() {
-            // One element of text: cut into its steps as a JSON-LD string
-            // is (its paragraphs, lines or numbers).
-            let e = instruction.value();
-            let raw = match (markup, e.attr("content")) {
-                (Markup::Rdfa, Some(content)) => content.to_owned(),
-                _ if e.name() == "meta" => e.attr("content").unwrap_or("").to_owned(),
-                _ => instruction.inner_html(),
-            };
-            // In HTML a line break in the source is a space: only the
-            // markup's breaks (`<p>`, `<br>`, `<li>`) and numbers part steps.
-            let raw = clipped_bytes(&raw, MAX_STEPS_BYTES).replace(['\r', '\n'], " ");
-            steps.extend(numbered_steps(&raw).into_iter().map(|text| Step {
-                section: None,
-                text,
-            }));
-        } else {
-            steps.extend(items.into_iter().map(|text| Step {
-                section: None,
-                text,
-            }));
-        }
-    }
-    let recipe_yield = first("recipeYield").map(|words| {
-        let servings = words.split_whitespace().find_map(|w| w.parse::<i64>().ok());
-        Yield {
-            servings,
-            text: (words.parse::<i64>().is_err()).then_some(words),
-        }
-    });
+    let steps = steps(own("recipeInstructions"), markup);
+    let recipe_yield = first("recipeYield").map(recipe_yield);
     let minutes = |name: &str| first(name).and_then(|t| duration(&t));
-    let mut tags: Vec<String> = first("keywords")
-        .map(|k| {
-            k.split(',')
-                .map(|t| t.trim().to_lowercase())
-                .filter(|t| !t.is_empty())
-                .collect()
-        })
-        .unwrap_or_default();
-    tags.sort();
-    tags.dedup();
+    let tags = tags(first("keywords"));
     Some(Found {
         content: Content {
             title: first("name").unwrap_or_default(),
@@ -254,4 +175,102 @@ pub(super) fn recipe(page: &Html, markup: Markup) -> Option<Found> {
         },
         site_name: None,
     })
+}
+
+/// The steps of the recipe's `instructions`, in order.
+fn steps(instructions: Vec<ElementRef>, markup: Markup) -> Vec<Step> {
+    let mut steps = Vec::new();
+    let ids: Vec<_> = instructions.iter().map(|e| e.id()).collect();
+    for instruction in instructions {
+        // One inside another is part of its text, not read again.
+        if instruction.ancestors().any(|a| ids.contains(&a.id())) {
+            continue;
+        }
+        instruction_steps(instruction, markup, &mut steps);
+    }
+    steps
+}
+
+/// The steps of one of the recipe's instructions, added to `steps`: a
+/// section of steps, a step, a list of steps, or text to cut into steps.
+fn instruction_steps(instruction: ElementRef, markup: Markup, steps: &mut Vec<Step>) {
+    let unsectioned = |text| Step {
+        section: None,
+        text,
+    };
+    // A section of steps, or a step, as an item of its own.
+    if markup.is_a(instruction, "HowToSection") {
+        let section = props(instruction, markup, "name")
+            .into_iter()
+            .map(|e| value(e, markup))
+            .find(|v| !v.is_empty());
+        let mut inner = props(instruction, markup, "itemListElement");
+        if inner.is_empty() {
+            inner = props(instruction, markup, "step");
+        }
+        steps.extend(inner.into_iter().filter_map(|step| {
+            Some(Step {
+                section: section.clone(),
+                text: step_text(step, markup)?,
+            })
+        }));
+        return;
+    }
+    if markup.is_a(instruction, "HowToStep") {
+        steps.extend(step_text(instruction, markup).map(unsectioned));
+        return;
+    }
+    // A list of steps in one element: each item a step.
+    let items: Vec<String> = instruction
+        .select(&selector("li"))
+        .take(MAX_PROPS)
+        .map(text_of)
+        .filter(|t| !t.is_empty())
+        .collect();
+    if items.is_empty() {
+        steps.extend(text_steps(instruction, markup).into_iter().map(unsectioned));
+    } else {
+        steps.extend(items.into_iter().map(unsectioned));
+    }
+}
+
+/// One element of text: cut into its steps as a JSON-LD string is (its
+/// paragraphs, lines or numbers).
+fn text_steps(instruction: ElementRef, markup: Markup) -> Vec<String> {
+    let e = instruction.value();
+    let raw = match (markup, e.attr("content")) {
+        (Markup::Rdfa, Some(content)) => content.to_owned(),
+        _ if e.name() == "meta" => e.attr("content").unwrap_or("").to_owned(),
+        _ => instruction.inner_html(),
+    };
+    // In HTML a line break in the source is a space: only the
+    // markup's breaks (`<p>`, `<br>`, `<li>`) and numbers part steps.
+    let raw = clipped_bytes(&raw, MAX_STEPS_BYTES).replace(['\r', '\n'], " ");
+    numbered_steps(&raw)
+}
+
+/// A `recipeYield`'s words: the servings, its first number, and the
+/// words as written unless they are that number alone.
+fn recipe_yield(words: String) -> Yield {
+    let servings = words.split_whitespace().find_map(|w| w.parse::<i64>().ok());
+    Yield {
+        servings,
+        text: (words.parse::<i64>().is_err()).then_some(words),
+    }
+}
+
+/// The tags of the recipe's `keywords`: each between commas, lower case,
+/// sorted, once.
+fn tags(keywords: Option<String>) -> Vec<String> {
+    let mut tags: Vec<String> = keywords
+        .map(|k| {
+            k.split(',')
+                .map(|t| t.trim().to_lowercase())
+                .filter(|t| !t.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    tags.sort();
+    tags.dedup();
+    tags
 }

@@ -214,6 +214,74 @@ pub(super) fn duration(text: &str) -> Option<Minutes> {
     Minutes::new(minutes.round() as i64).ok()
 }
 
+/// The words for hours in the languages cards are written in.
+const HOUR_WORDS: [&str; 35] = [
+    "h",
+    "hr",
+    "hrs",
+    "hour",
+    "hours",
+    "std",
+    "stunde",
+    "stunden",
+    "heure",
+    "heures",
+    "uur",
+    "ora",
+    "ore",
+    "hora",
+    "horas",
+    "t",
+    "time",
+    "timer",
+    "timme",
+    "timmar",
+    "tunti",
+    "tuntia",
+    "óra",
+    "saat",
+    "час",
+    "часа",
+    "часов",
+    "ώρα",
+    "ώρες",
+    "godz",
+    "godzina",
+    "godziny",
+    "hod",
+    "hodina",
+    "hodiny",
+];
+
+/// The words for minutes, besides those that start with `min`.
+const MINUTE_WORDS: [&str; 9] = [
+    "m",
+    "perc",
+    "dakika",
+    "dk",
+    "мин",
+    "минут",
+    "минуты",
+    "λεπτά",
+    "λ",
+];
+
+/// The words for days.
+const DAY_WORDS: [&str; 7] = ["d", "day", "days", "tag", "tage", "jour", "jours"];
+
+/// How many minutes the unit `word` (lower case) is, if it is one.
+fn unit_minutes(word: &str) -> Option<f64> {
+    if HOUR_WORDS.contains(&word) {
+        Some(60.0)
+    } else if word.starts_with("min") || MINUTE_WORDS.contains(&word) {
+        Some(1.0)
+    } else if DAY_WORDS.contains(&word) {
+        Some(1_440.0)
+    } else {
+        None
+    }
+}
+
 /// A time as recipe cards write it in words (`1 hour 30 mins`, `Prep
 /// Time 25 minutes`, `1 Std. 10 Min.`), or an ISO 8601 duration; `None`
 /// when it names no time.
@@ -241,66 +309,7 @@ pub(super) fn duration_words(text: &str) -> Option<Minutes> {
             .unwrap_or(rest.len());
         if letters > 0 {
             let word = &rest[..letters];
-            let per = if [
-                "h",
-                "hr",
-                "hrs",
-                "hour",
-                "hours",
-                "std",
-                "stunde",
-                "stunden",
-                "heure",
-                "heures",
-                "uur",
-                "ora",
-                "ore",
-                "hora",
-                "horas",
-                "t",
-                "time",
-                "timer",
-                "timme",
-                "timmar",
-                "tunti",
-                "tuntia",
-                "óra",
-                "saat",
-                "час",
-                "часа",
-                "часов",
-                "ώρα",
-                "ώρες",
-                "godz",
-                "godzina",
-                "godziny",
-                "hod",
-                "hodina",
-                "hodiny",
-            ]
-            .contains(&word)
-            {
-                Some(60.0)
-            } else if word.starts_with("min")
-                || [
-                    "m",
-                    "perc",
-                    "dakika",
-                    "dk",
-                    "мин",
-                    "минут",
-                    "минуты",
-                    "λεπτά",
-                    "λ",
-                ]
-                .contains(&word)
-            {
-                Some(1.0)
-            } else if ["d", "day", "days", "tag", "tage", "jour", "jours"].contains(&word) {
-                Some(1_440.0)
-            } else {
-                None
-            };
+            let per = unit_minutes(word);
             if let (Some(per), Some(n)) = (per, number.take()) {
                 minutes += n * per;
                 counted = true;

@@ -256,6 +256,77 @@ impl Reader<'_> {
         })
     }
 
+    /// A cook's handle, for `:author`.
+    fn handle(&self, value: &Node) -> Result<String, SeedError> {
+        let handle = self.string(value, ":author")?;
+        Slug::parse(&handle)
+            .map_err(|_| self.fail(value, format!("{handle:?} is not a handle (a-z, 0-9, -)")))?;
+        Ok(handle)
+    }
+
+    /// `:yield {:servings N :text "..."}`.
+    fn recipe_yield(&self, value: &Node) -> Result<Field, SeedError> {
+        let (mut servings, mut text) = (None, None);
+        for (k, k_node, v) in self.entries(value)? {
+            match k {
+                "servings" => servings = Some(self.int(v, ":servings")?),
+                "text" => text = Some(self.string(v, ":text")?),
+                other => {
+                    return Err(self.fail(
+                        k_node,
+                        format!("a yield has :servings and :text, not :{other}"),
+                    ))
+                }
+            }
+        }
+        Ok(Field::Yield(servings, text))
+    }
+
+    /// `:steps [...]`, each step a string or `{:section "..." :text "..."}`.
+    fn steps(&self, value: &Node) -> Result<Vec<Step>, SeedError> {
+        let Edn::Vector(_) = &value.edn else {
+            return Err(self.fail(value, ":steps are a vector"));
+        };
+        let mut steps = Vec::new();
+        for step in &value.children {
+            steps.push(self.step(step)?);
+        }
+        Ok(steps)
+    }
+
+    /// One step: a string, or a map of its section and text.
+    fn step(&self, step: &Node) -> Result<Step, SeedError> {
+        match &step.edn {
+            Edn::String(text) => Ok(Step {
+                section: None,
+                text: text.clone(),
+            }),
+            Edn::Map(_) => {
+                let (mut section, mut text) = (None, None);
+                for (k, k_node, v) in self.entries(step)? {
+                    match k {
+                        "section" => section = Some(self.string(v, ":section")?),
+                        "text" => text = Some(self.string(v, ":text")?),
+                        other => {
+                            return Err(self.fail(
+                                k_node,
+                                format!("a step has :section and :text, not :{other}"),
+                            ))
+                        }
+                    }
+                }
+                Ok(Step {
+                    section,
+                    text: text.ok_or_else(|| self.fail(step, "a step needs :text"))?,
+                })
+            }
+            other => Err(self.fail(
+                step,
+                format!("a step is a string or a map, not {}", short(other)),
+            )),
+        }
+    }
+
     fn version(&self, node: &Node) -> Result<SeedVersion, SeedError> {
         let mut at = None;
         let mut author = None;
@@ -268,78 +339,15 @@ impl Reader<'_> {
                 "brings-in" => brings_in = Some(self.version_number(value, ":brings-in")?),
                 "takes" => takes = Some(self.takes(value)?),
                 "at" => at = Some(self.instant(value, ":at")?),
-                "author" => {
-                    let handle = self.string(value, ":author")?;
-                    Slug::parse(&handle).map_err(|_| {
-                        self.fail(value, format!("{handle:?} is not a handle (a-z, 0-9, -)"))
-                    })?;
-                    author = Some(handle);
-                }
+                "author" => author = Some(self.handle(value)?),
                 "note" => note = Some(self.string(value, ":note")?),
                 "title" => fields.push(Field::Title(self.string(value, ":title")?)),
                 "tags" => fields.push(Field::Tags(self.strings(value, ":tags")?)),
                 "ingredients" => {
                     fields.push(Field::Ingredients(self.strings(value, ":ingredients")?))
                 }
-                "yield" => {
-                    let (mut servings, mut text) = (None, None);
-                    for (k, k_node, v) in self.entries(value)? {
-                        match k {
-                            "servings" => servings = Some(self.int(v, ":servings")?),
-                            "text" => text = Some(self.string(v, ":text")?),
-                            other => {
-                                return Err(self.fail(
-                                    k_node,
-                                    format!("a yield has :servings and :text, not :{other}"),
-                                ))
-                            }
-                        }
-                    }
-                    fields.push(Field::Yield(servings, text));
-                }
-                "steps" => {
-                    let Edn::Vector(_) = &value.edn else {
-                        return Err(self.fail(value, ":steps are a vector"));
-                    };
-                    let mut steps = Vec::new();
-                    for step in &value.children {
-                        steps.push(match &step.edn {
-                            Edn::String(text) => Step {
-                                section: None,
-                                text: text.clone(),
-                            },
-                            Edn::Map(_) => {
-                                let (mut section, mut text) = (None, None);
-                                for (k, k_node, v) in self.entries(step)? {
-                                    match k {
-                                        "section" => section = Some(self.string(v, ":section")?),
-                                        "text" => text = Some(self.string(v, ":text")?),
-                                        other => {
-                                            return Err(self.fail(
-                                                k_node,
-                                                format!(
-                                                    "a step has :section and :text, not :{other}"
-                                                ),
-                                            ))
-                                        }
-                                    }
-                                }
-                                Step {
-                                    section,
-                                    text: text
-                                        .ok_or_else(|| self.fail(step, "a step needs :text"))?,
-                                }
-                            }
-                            other => {
-                                return Err(self.fail(
-                                    step,
-                                    format!("a step is a string or a map, not {}", short(other)),
-                                ))
-                            }
-                        });
-                    }
-                    fields.push(Field::Steps(steps));
-                }
+                "yield" => fields.push(self.recipe_yield(value)?),
+                "steps" => fields.push(Field::Steps(self.steps(value)?)),
                 other => fields.push(self.table_field(other, key_node, value)?),
             }
         }
@@ -391,42 +399,8 @@ pub(super) fn read(name: &str, text: &str) -> Result<SeedRecipe, SeedError> {
     let mut versions = Vec::new();
     for (key, key_node, value) in reader.entries(&root)? {
         match key {
-            "slug" => {
-                let text = reader.string(value, ":slug")?;
-                Slug::parse(&text).map_err(|e| reader.fail(value, e.to_string()))?;
-                if Some(text.as_str()) != name.strip_suffix(".edn") {
-                    return Err(
-                        reader.fail(value, format!("the slug {text} is not the file's name"))
-                    );
-                }
-                slug = Some(text);
-            }
-            "forks" => {
-                let (mut parent, mut version) = (None, None);
-                for (k, k_node, v) in reader.entries(value)? {
-                    match k {
-                        "slug" => parent = Some(reader.string(v, ":slug")?),
-                        "version" => {
-                            let n = reader.int(v, ":version")?;
-                            version =
-                                Some(usize::try_from(n).ok().filter(|n| *n >= 1).ok_or_else(
-                                    || reader.fail(v, format!("versions count from 1, not {n}")),
-                                )?);
-                        }
-                        other => {
-                            return Err(reader.fail(
-                                k_node,
-                                format!(":forks has :slug and :version, not :{other}"),
-                            ))
-                        }
-                    }
-                }
-                forks = Some(SeedFork {
-                    slug: parent.ok_or_else(|| reader.fail(value, ":forks needs :slug"))?,
-                    version: version.ok_or_else(|| reader.fail(value, ":forks needs :version"))?,
-                    line: value.line,
-                });
-            }
+            "slug" => slug = Some(reader.slug(value)?),
+            "forks" => forks = Some(reader.forks(value)?),
             "versions" => {
                 let Edn::Vector(_) = &value.edn else {
                     return Err(reader.fail(value, ":versions is a vector of maps"));
@@ -444,30 +418,83 @@ pub(super) fn read(name: &str, text: &str) -> Result<SeedRecipe, SeedError> {
         }
     }
     let slug = slug.ok_or_else(|| reader.fail(&root, "the recipe needs a :slug"))?;
-    if versions.is_empty() {
-        return Err(reader.fail(&root, "the recipe needs at least one version"));
-    }
-    for pair in versions.windows(2) {
-        if pair[1].at <= pair[0].at {
-            return Err(SeedError {
-                file: name.to_owned(),
-                line: pair[1].line,
-                message: "versions must be in time order, each later than the one before".into(),
-            });
-        }
-    }
-    if forks.is_none()
-        && !versions[0]
-            .fields
-            .iter()
-            .any(|f| matches!(f, Field::Title(_)))
-    {
-        return Err(reader.fail(&root, "an original's first version needs a :title"));
-    }
+    reader.check_versions(&root, forks.is_some(), &versions)?;
     Ok(SeedRecipe {
         file: name.to_owned(),
         slug,
         forks,
         versions,
     })
+}
+
+impl Reader<'_> {
+    /// `:slug "..."`, which must be the file's name.
+    fn slug(&self, value: &Node) -> Result<String, SeedError> {
+        let text = self.string(value, ":slug")?;
+        Slug::parse(&text).map_err(|e| self.fail(value, e.to_string()))?;
+        if Some(text.as_str()) != self.file.strip_suffix(".edn") {
+            return Err(self.fail(value, format!("the slug {text} is not the file's name")));
+        }
+        Ok(text)
+    }
+
+    /// `:forks {:slug "..." :version N}`.
+    fn forks(&self, value: &Node) -> Result<SeedFork, SeedError> {
+        let (mut parent, mut version) = (None, None);
+        for (k, k_node, v) in self.entries(value)? {
+            match k {
+                "slug" => parent = Some(self.string(v, ":slug")?),
+                "version" => {
+                    let n = self.int(v, ":version")?;
+                    version =
+                        Some(usize::try_from(n).ok().filter(|n| *n >= 1).ok_or_else(|| {
+                            self.fail(v, format!("versions count from 1, not {n}"))
+                        })?);
+                }
+                other => {
+                    return Err(self.fail(
+                        k_node,
+                        format!(":forks has :slug and :version, not :{other}"),
+                    ))
+                }
+            }
+        }
+        Ok(SeedFork {
+            slug: parent.ok_or_else(|| self.fail(value, ":forks needs :slug"))?,
+            version: version.ok_or_else(|| self.fail(value, ":forks needs :version"))?,
+            line: value.line,
+        })
+    }
+
+    /// A recipe's versions: at least one, in time order, and an
+    /// original's first (one that `forks` nothing) with its title.
+    fn check_versions(
+        &self,
+        root: &Node,
+        forks: bool,
+        versions: &[SeedVersion],
+    ) -> Result<(), SeedError> {
+        if versions.is_empty() {
+            return Err(self.fail(root, "the recipe needs at least one version"));
+        }
+        for pair in versions.windows(2) {
+            if pair[1].at <= pair[0].at {
+                return Err(SeedError {
+                    file: self.file.to_owned(),
+                    line: pair[1].line,
+                    message: "versions must be in time order, each later than the one before"
+                        .into(),
+                });
+            }
+        }
+        if !forks
+            && !versions[0]
+                .fields
+                .iter()
+                .any(|f| matches!(f, Field::Title(_)))
+        {
+            return Err(self.fail(root, "an original's first version needs a :title"));
+        }
+        Ok(())
+    }
 }

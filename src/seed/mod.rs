@@ -547,6 +547,35 @@ pub fn apply_with(
     plan: &[PlannedVersion],
     pictures: Pictures,
 ) -> Result<SeedReport, SeedFailure> {
+    let recipes = schema_installed(store, plan)?;
+    let mut seeding = Seeding {
+        recipes: &recipes,
+        report: SeedReport {
+            recipes: 0,
+            versions: 0,
+            forks: 0,
+            suggestions: 0,
+            basis: 0,
+        },
+        newest: HashMap::new(),
+        suggested: HashMap::new(),
+    };
+    // Each recipe's picture, drawn from its first version and kept after.
+    let drawn: HashMap<&str, Picture> = match pictures {
+        Pictures::None => HashMap::new(),
+        Pictures::Drawn => draw_all(&recipes, plan)?,
+    };
+    for planned in plan {
+        seeding.apply(planned, &drawn)?;
+    }
+    let mut report = seeding.report;
+    report.basis = store.db().basis();
+    Ok(report)
+}
+
+/// The recipes of `store`, its schema installed just before the plan's
+/// first version; refused if it holds a recipe already.
+fn schema_installed(store: &Store, plan: &[PlannedVersion]) -> Result<Recipes, SeedFailure> {
     let first_at = plan.first().and_then(|p| p.change.at);
     crate::domain::site_schema::install_at(store, first_at.map(|at| at - 1000))
         .map_err(DomainError::from)?;
@@ -560,46 +589,66 @@ pub fn apply_with(
     {
         return Err(SeedFailure::NotEmpty);
     }
-    let mut report = SeedReport {
-        recipes: 0,
-        versions: 0,
-        forks: 0,
-        suggestions: 0,
-        basis: 0,
-    };
-    // Each recipe's newest version so far: an edit is based on it.
-    let mut newest: HashMap<&str, usize> = HashMap::new();
-    // Each fork's suggestion, by number, once made.
-    let mut suggested: HashMap<&str, u32> = HashMap::new();
-    // Each recipe's picture, drawn from its first version and kept after.
-    let drawn: HashMap<&str, Picture> = match pictures {
-        Pictures::None => HashMap::new(),
-        Pictures::Drawn => draw_all(&recipes, plan)?,
-    };
-    for planned in plan {
+    Ok(recipes)
+}
+
+/// A plan being written, and what the versions written so far leave for
+/// the next.
+struct Seeding<'a> {
+    recipes: &'a Recipes,
+    report: SeedReport,
+    /// Each recipe's newest version so far: an edit is based on it.
+    newest: HashMap<&'a str, usize>,
+    /// Each fork's suggestion, by number, once made.
+    suggested: HashMap<&'a str, u32>,
+}
+
+impl<'a> Seeding<'a> {
+    /// Writes one planned version (with its recipe's drawing, if it has
+    /// one), or makes the suggestion it plans.
+    fn apply(
+        &mut self,
+        planned: &'a PlannedVersion,
+        drawn: &HashMap<&str, Picture>,
+    ) -> Result<(), SeedFailure> {
         // A fork's newest version, for the suggestion of it taken here.
         let fork_newest = planned
             .takes
             .as_ref()
-            .and_then(|fork| newest.get(fork.as_str()).copied())
+            .and_then(|fork| self.newest.get(fork.as_str()).copied())
             .unwrap_or(0);
-        let count = newest.entry(planned.slug.as_str()).or_insert(0);
+        let count = *self.newest.entry(planned.slug.as_str()).or_insert(0);
         if let Some(message) = &planned.suggests {
-            let (number, _) = recipes.suggest(
+            let (number, _) = self.recipes.suggest(
                 &planned.slug,
-                version_number(&planned.slug, *count)?,
+                version_number(&planned.slug, count)?,
                 message,
                 &planned.change,
             )?;
-            suggested.insert(planned.slug.as_str(), number);
-            report.suggestions += 1;
-            continue;
+            self.suggested.insert(planned.slug.as_str(), number);
+            self.report.suggestions += 1;
+            return Ok(());
         }
         let mut version = std::borrow::Cow::Borrowed(planned);
         if let Some(picture) = drawn.get(planned.slug.as_str()) {
             version.to_mut().content.picture = Some(picture.clone());
         }
-        let version = version.as_ref();
+        self.write(version.as_ref(), count, fork_newest)?;
+        self.newest.insert(planned.slug.as_str(), count + 1);
+        self.report.versions += 1;
+        Ok(())
+    }
+
+    /// Writes `version`, its recipe's version `count + 1`: a fork, a new
+    /// recipe, a suggestion taken (of the fork at its version
+    /// `fork_newest`), a bring-in or an edit.
+    fn write(
+        &mut self,
+        version: &PlannedVersion,
+        count: usize,
+        fork_newest: usize,
+    ) -> Result<(), SeedFailure> {
+        let recipes = self.recipes;
         match (&version.fork_of, version.first) {
             (Some((parent, number)), _) => {
                 let content = version.content.clone();
@@ -610,37 +659,21 @@ pub fn apply_with(
                     |_| content.clone(),
                     &version.change,
                 )?;
-                report.forks += 1;
-                report.recipes += 1;
+                self.report.forks += 1;
+                self.report.recipes += 1;
             }
             (None, true) => {
                 recipes.create(&version.slug, version.content.clone(), &version.change)?;
-                report.recipes += 1;
+                self.report.recipes += 1;
             }
             (None, false) if version.takes.is_some() => {
-                let fork = version.takes.as_ref().map_or("", |f| f.as_str());
-                let number = suggested.get(fork).copied().ok_or_else(|| {
-                    DomainError::Invalid(format!("{fork} made no suggestion to take"))
-                })?;
-                // The fork's version suggested is its newest: an open
-                // suggestion follows it, and the seed takes it so.
-                let fork_version = VersionNumber::new(fork_newest as u64)
-                    .ok_or_else(|| DomainError::Invalid(format!("{fork} has no version")))?;
-                let review = Review::of(version_number(&version.slug, *count)?, fork_version);
-                recipes.accept_suggestion(
-                    &version.slug,
-                    number,
-                    review,
-                    &[],
-                    "",
-                    &version.change,
-                )?;
+                self.take_suggestion(version, count, fork_newest)?;
             }
             (None, false) if version.brings_in.is_some() => {
                 let upto = version.brings_in.unwrap_or(1);
                 recipes.bring_in(
                     &version.slug,
-                    version_number(&version.slug, *count)?,
+                    version_number(&version.slug, count)?,
                     version_number(&version.slug, upto)?,
                     &[],
                     &version.change,
@@ -649,17 +682,37 @@ pub fn apply_with(
             (None, false) => {
                 recipes.edit(
                     &version.slug,
-                    version_number(&version.slug, *count)?,
+                    version_number(&version.slug, count)?,
                     version.content.clone(),
                     &version.change,
                 )?;
             }
         }
-        *count += 1;
-        report.versions += 1;
+        Ok(())
     }
-    report.basis = store.db().basis();
-    Ok(report)
+
+    /// Accepts the suggestion `version` takes, made by the fork whose
+    /// newest version is `fork_newest`, onto its recipe's version `count`.
+    fn take_suggestion(
+        &self,
+        version: &PlannedVersion,
+        count: usize,
+        fork_newest: usize,
+    ) -> Result<(), SeedFailure> {
+        let fork = version.takes.as_ref().map_or("", |f| f.as_str());
+        let number =
+            self.suggested.get(fork).copied().ok_or_else(|| {
+                DomainError::Invalid(format!("{fork} made no suggestion to take"))
+            })?;
+        // The fork's version suggested is its newest: an open
+        // suggestion follows it, and the seed takes it so.
+        let fork_version = VersionNumber::new(fork_newest as u64)
+            .ok_or_else(|| DomainError::Invalid(format!("{fork} has no version")))?;
+        let review = Review::of(version_number(&version.slug, count)?, fork_version);
+        self.recipes
+            .accept_suggestion(&version.slug, number, review, &[], "", &version.change)?;
+        Ok(())
+    }
 }
 
 /// A drawing of each recipe of `plan`, from its first version, stored: the

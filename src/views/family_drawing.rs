@@ -17,7 +17,7 @@ use std::collections::VecDeque;
 use maud::{html, Markup, PreEscaped};
 
 use super::{recipe_path, version_path};
-use crate::domain::{TreeNode, VersionNumber};
+use crate::domain::{BroughtIn, Taken, TreeNode, VersionNumber};
 
 /// The most recipes drawn.
 pub const DRAWN: usize = 60;
@@ -230,6 +230,31 @@ pub fn drawing(nodes: &[TreeNode], current: &str) -> Markup {
     }
     let current = nodes.iter().position(|n| n.slug == current);
     let drawing = Drawing::new(nodes, current);
+    let (placed, width) = placed_rows(&drawing, current);
+    let height = TOP + drawing.rows.len() as f64 * ROW;
+    let width = width.ceil() + LEFT;
+    let mut edges = String::new();
+    let mut rows = String::new();
+    for &i in &drawing.rows {
+        let here = placed[i].expect("placed above");
+        if let Some(p) = drawing.parent[i] {
+            let edge = Edge {
+                node: &nodes[i],
+                parent: &nodes[p],
+                here,
+                there: placed[p].expect("a drawn node's parent is drawn"),
+            };
+            edge.push_all(&mut edges);
+        }
+        rows.push_str(&row_markup(&drawing, i, here, current == Some(i)).into_string());
+    }
+    figure(&drawing, width, height, PreEscaped(edges), PreEscaped(rows))
+}
+
+/// Where each drawn recipe's row is (by node index), and how wide the
+/// picture must be for the rows and their labels, before its margin.
+fn placed_rows(drawing: &Drawing, current: Option<usize>) -> (Vec<Option<Row>>, f64) {
+    let nodes = drawing.nodes;
     let mut placed: Vec<Option<Row>> = vec![None; nodes.len()];
     let mut width: f64 = 0.0;
     for (row, &i) in drawing.rows.iter().enumerate() {
@@ -253,75 +278,85 @@ pub fn drawing(nodes: &[TreeNode], current: &str) -> Markup {
         };
         width = width.max(here.mark_x(node.version_count) + 12.0 + label);
     }
-    let height = TOP + drawing.rows.len() as f64 * ROW;
-    let width = width.ceil() + LEFT;
+    (placed, width)
+}
 
-    let mut edges = String::new();
-    let mut rows = String::new();
-    for &i in &drawing.rows {
-        let node = &nodes[i];
-        let here = placed[i].expect("placed above");
-        if let Some(p) = drawing.parent[i] {
-            let there = placed[p].expect("a drawn node's parent is drawn");
-            let version = node.forked_at.map_or(1, VersionNumber::get);
-            let from = there.mark_x(mark_of(node, &nodes[p]));
-            // Its arrowhead stops short of the fork's first mark, which
-            // would cover it.
-            let to = (here.x - ARROW_GAP).max(from);
-            edges.push_str(
-                &html! {
-                    a href=(version_path(&nodes[p].slug, version)) tabindex="-1" {
-                        title { (node.title) " was forked from version " (version) " of " (nodes[p].title) }
-                        path class="edge" marker-end="url(#family-arrow)" d=(format!("M{from:.1} {:.1} V{:.1} H{to:.1}", there.y, here.y)) {}
-                    }
-                }
-                .into_string(),
-            );
-            // Each merge: from the parent's version brought in to the
-            // fork's version that brought it.
-            for merge in &node.merges {
-                let parent_version = merge
-                    .parent_version
-                    .get()
-                    .min(nodes[p].version_count.max(1));
-                let (x1, x2) = (
-                    there.mark_x(parent_version),
-                    here.mark_x(merge.version.get()),
-                );
-                let d = arrow_line((x1, there.y), (x2, here.y));
-                edges.push_str(
-                    &html! {
-                        a href=(version_path(&node.slug, merge.version)) tabindex="-1" {
-                            title { (node.title) " brought in version " (merge.parent_version) " of " (nodes[p].title) " in its version " (merge.version) }
-                            path class="edge merge" marker-end="url(#family-arrow-merge)" d=(d) {}
-                        }
-                    }
-                    .into_string(),
-                );
-            }
-            // Each suggestion the parent took: from the fork's version
-            // suggested to the parent's version that took it.
-            for taken in &node.taken {
-                let parent_version = taken
-                    .parent_version
-                    .get()
-                    .min(nodes[p].version_count.max(1));
-                let fork_version = taken.fork_version.get().min(node.version_count.max(1));
-                let (x1, x2) = (here.mark_x(fork_version), there.mark_x(parent_version));
-                let d = arrow_line((x1, here.y), (x2, there.y));
-                edges.push_str(
-                    &html! {
-                        a href=(version_path(&nodes[p].slug, parent_version)) tabindex="-1" {
-                            title { (nodes[p].title) " took suggestion " (taken.number) " from version " (taken.fork_version) " of " (node.title) " in its version " (taken.parent_version) }
-                            path class="edge merge taken" marker-end="url(#family-arrow-merge)" d=(d) {}
-                        }
-                    }
-                    .into_string(),
-                );
+/// The arrows between a drawn fork (`node`, on row `here`) and its
+/// parent (on row `there`).
+struct Edge<'a> {
+    node: &'a TreeNode,
+    parent: &'a TreeNode,
+    here: Row,
+    there: Row,
+}
+
+impl Edge<'_> {
+    /// Every arrow: the fork's, then each merge's, then each suggestion
+    /// taken's.
+    fn push_all(&self, edges: &mut String) {
+        edges.push_str(&self.fork().into_string());
+        for merge in &self.node.merges {
+            edges.push_str(&self.merge(merge).into_string());
+        }
+        for taken in &self.node.taken {
+            edges.push_str(&self.taken(taken).into_string());
+        }
+    }
+
+    /// The elbow from the parent's version forked to the fork's line.
+    fn fork(&self) -> Markup {
+        let (node, parent, here, there) = (self.node, self.parent, self.here, self.there);
+        let version = node.forked_at.map_or(1, VersionNumber::get);
+        let from = there.mark_x(mark_of(node, parent));
+        // Its arrowhead stops short of the fork's first mark, which
+        // would cover it.
+        let to = (here.x - ARROW_GAP).max(from);
+        html! {
+            a href=(version_path(&parent.slug, version)) tabindex="-1" {
+                title { (node.title) " was forked from version " (version) " of " (parent.title) }
+                path class="edge" marker-end="url(#family-arrow)" d=(format!("M{from:.1} {:.1} V{:.1} H{to:.1}", there.y, here.y)) {}
             }
         }
-        rows.push_str(&row_markup(&drawing, i, here, current == Some(i)).into_string());
     }
+
+    /// A merge: from the parent's version brought in to the fork's
+    /// version that brought it.
+    fn merge(&self, merge: &BroughtIn) -> Markup {
+        let (node, parent, here, there) = (self.node, self.parent, self.here, self.there);
+        let parent_version = merge.parent_version.get().min(parent.version_count.max(1));
+        let (x1, x2) = (
+            there.mark_x(parent_version),
+            here.mark_x(merge.version.get()),
+        );
+        let d = arrow_line((x1, there.y), (x2, here.y));
+        html! {
+            a href=(version_path(&node.slug, merge.version)) tabindex="-1" {
+                title { (node.title) " brought in version " (merge.parent_version) " of " (parent.title) " in its version " (merge.version) }
+                path class="edge merge" marker-end="url(#family-arrow-merge)" d=(d) {}
+            }
+        }
+    }
+
+    /// A suggestion the parent took: from the fork's version suggested to
+    /// the parent's version that took it.
+    fn taken(&self, taken: &Taken) -> Markup {
+        let (node, parent, here, there) = (self.node, self.parent, self.here, self.there);
+        let parent_version = taken.parent_version.get().min(parent.version_count.max(1));
+        let fork_version = taken.fork_version.get().min(node.version_count.max(1));
+        let (x1, x2) = (here.mark_x(fork_version), there.mark_x(parent_version));
+        let d = arrow_line((x1, here.y), (x2, there.y));
+        html! {
+            a href=(version_path(&parent.slug, parent_version)) tabindex="-1" {
+                title { (parent.title) " took suggestion " (taken.number) " from version " (taken.fork_version) " of " (node.title) " in its version " (taken.parent_version) }
+                path class="edge merge taken" marker-end="url(#family-arrow-merge)" d=(d) {}
+            }
+        }
+    }
+}
+
+/// The drawing's figure: the picture of its `edges` and `rows`, `width`
+/// by `height`, with its caption.
+fn figure(drawing: &Drawing, width: f64, height: f64, edges: Markup, rows: Markup) -> Markup {
     html! {
         figure class="family-drawing" {
             // A box of its own that scrolls sideways where the drawing is
@@ -338,18 +373,27 @@ pub fn drawing(nodes: &[TreeNode], current: &str) -> Markup {
                             path d="M0 0 L10 5 L0 10 z" {}
                         }
                     }
-                    g class="edges" { (PreEscaped(edges)) }
-                    (PreEscaped(rows))
+                    g class="edges" { (edges) }
+                    (rows)
                 }
             }
-            figcaption {
-                "Each line is a recipe and each dot one of its versions; a fork branches from the version it copied, and a dashed arrow goes the way a change went: from a parent's version to the fork's version that brought it in, or from a fork's version to the parent's version that took it as a suggestion."
-                @if drawing.rows.len() < nodes.len() {
-                    " " (drawing.rows.len()) " of " (nodes.len()) " recipes are drawn; the list below has them all."
-                }
-                @if width > NARROW_SCREEN {
-                    " Where it is wider than the page, the drawing scrolls sideways in its box."
-                }
+            (caption(drawing, width))
+        }
+    }
+}
+
+/// What the drawing shows, in words; how many recipes it leaves out, and
+/// that it scrolls where it is wider than a phone (`width`).
+fn caption(drawing: &Drawing, width: f64) -> Markup {
+    let nodes = drawing.nodes;
+    html! {
+        figcaption {
+            "Each line is a recipe and each dot one of its versions; a fork branches from the version it copied, and a dashed arrow goes the way a change went: from a parent's version to the fork's version that brought it in, or from a fork's version to the parent's version that took it as a suggestion."
+            @if drawing.rows.len() < nodes.len() {
+                " " (drawing.rows.len()) " of " (nodes.len()) " recipes are drawn; the list below has them all."
+            }
+            @if width > NARROW_SCREEN {
+                " Where it is wider than the page, the drawing scrolls sideways in its box."
             }
         }
     }

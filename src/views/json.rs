@@ -175,20 +175,7 @@ pub fn recipe(base_url: &str, data: &RecipeData) -> String {
         category: c.category.as_deref(),
         language: c.language.as_deref(),
         image: c.image.as_deref(),
-        picture: c.picture.as_ref().map(|p| PictureJson {
-            alt: &p.alt,
-            width: p.width,
-            height: p.height,
-            widths: p
-                .widths()
-                .into_iter()
-                .map(|w| PictureUrl {
-                    width: w,
-                    url: format!("{base_url}{}", picture_path(&p.hash, &w.to_string())),
-                })
-                .collect(),
-            crops: picture_urls(base_url, c),
-        }),
+        picture: picture(base_url, c),
         source: model.lineage.source.as_ref().map(|s| SourceJson {
             url: &s.url,
             name: &s.name,
@@ -197,21 +184,7 @@ pub fn recipe(base_url: &str, data: &RecipeData) -> String {
         created_at: r.created_at.map(machine_time),
         updated_at: r.updated_at.map(machine_time),
         versions: r.version_count,
-        forked_from: model.lineage.parent().map(|p| ForkedFromJson {
-            slug: &p.slug,
-            version: p.version.get(),
-            url: format!("{base_url}{}", version_path(&p.slug, p.version)),
-            in_step_with: model.apart.map_or(p.version.get(), |a| a.since.get()),
-            parent_versions: model.apart.map_or(p.version.get(), |a| a.newest.get()),
-            brought_in: data
-                .brought_in
-                .iter()
-                .map(|m| BroughtInJson {
-                    parent_version: m.parent_version.get(),
-                    version: m.version.get(),
-                })
-                .collect(),
-        }),
+        forked_from: forked_from(base_url, data),
         forks: model.forks.iter().map(|f| f.slug.as_str()).collect(),
         fork_count: model.fork_count,
         suggestions: data
@@ -227,4 +200,44 @@ pub fn recipe(base_url: &str, data: &RecipeData) -> String {
             .collect(),
     };
     serde_json::to_string_pretty(&json).expect("recipe JSON serialises")
+}
+
+/// The recipe's uploaded picture, with the addresses of its widths and
+/// crops.
+fn picture<'a>(base_url: &str, c: &'a Content) -> Option<PictureJson<'a>> {
+    c.picture.as_ref().map(|p| PictureJson {
+        alt: &p.alt,
+        width: p.width,
+        height: p.height,
+        widths: p
+            .widths()
+            .into_iter()
+            .map(|w| PictureUrl {
+                width: w,
+                url: format!("{base_url}{}", picture_path(&p.hash, &w.to_string())),
+            })
+            .collect(),
+        crops: picture_urls(base_url, c),
+    })
+}
+
+/// For a fork: its parent's version forked, how far it is in step with
+/// the parent, and every merge it made.
+fn forked_from<'a>(base_url: &str, data: &'a RecipeData) -> Option<ForkedFromJson<'a>> {
+    let model = &data.show;
+    model.lineage.parent().map(|p| ForkedFromJson {
+        slug: &p.slug,
+        version: p.version.get(),
+        url: format!("{base_url}{}", version_path(&p.slug, p.version)),
+        in_step_with: model.apart.map_or(p.version.get(), |a| a.since.get()),
+        parent_versions: model.apart.map_or(p.version.get(), |a| a.newest.get()),
+        brought_in: data
+            .brought_in
+            .iter()
+            .map(|m| BroughtInJson {
+                parent_version: m.parent_version.get(),
+                version: m.version.get(),
+            })
+            .collect(),
+    })
 }

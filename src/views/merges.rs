@@ -116,12 +116,36 @@ fn conflict(n: usize, c: &Conflict, theirs: &str, chosen: &Chosen, prefill: bool
     let name = choice_name(n);
     let kept = chosen.of(c);
     let is = |value: &str| kept.is_some_and(|(choice, _)| choice == value);
-    let start = if prefill { c.prefill.as_str() } else { "" };
-    let edited = kept
-        .filter(|(choice, _)| choice == EDIT)
-        .map_or(start, |(_, text)| text.as_str());
-    let rows = edited.lines().count().clamp(2, 12);
-    let (legend, mine_label, theirs_label) = match &c.why {
+    let (legend, mine_label, theirs_label) = conflict_labels(c, theirs);
+    html! {
+        fieldset class="conflict" id={ "conflict-" (n) } {
+            legend { (legend) }
+            (conflict_why(c, theirs))
+            input type="hidden" name=(key_name(n)) value=(c.key());
+            div class="conflict-sides" {
+                div class="conflict-side" {
+                    h4 { "When you last agreed" }
+                    (lines(&c.base))
+                }
+                label class="conflict-side" {
+                    input type="radio" name=(name) value=(MINE) required checked[is(MINE)];
+                    " " (mine_label)
+                    (lines(&c.mine))
+                }
+                label class="conflict-side" {
+                    input type="radio" name=(name) value=(THEIRS) checked[is(THEIRS)];
+                    " " (theirs_label)
+                    (lines(&c.theirs))
+                }
+            }
+            (conflict_more(n, c, theirs, kept, prefill))
+        }
+    }
+}
+
+/// A conflict's legend, and the labels of its two sides' choices.
+fn conflict_labels(c: &Conflict, theirs: &str) -> (String, String, String) {
+    match &c.why {
         Why::Changed => (
             format!("{}: changed on both sides", place_name(c.place)),
             "Keep yours".to_owned(),
@@ -140,56 +164,62 @@ fn conflict(n: usize, c: &Conflict, theirs: &str, chosen: &Chosen, prefill: bool
             "Yours here".to_owned(),
             format!("{theirs}'s here"),
         ),
-    };
+    }
+}
+
+/// Why a line's conflict is one, where a change on both sides does not
+/// say it: a line put in twice, or moved.
+fn conflict_why(c: &Conflict, theirs: &str) -> Markup {
     html! {
-        fieldset class="conflict" id={ "conflict-" (n) } {
-            legend { (legend) }
-            @match &c.why {
-                Why::Doubled(_) => p class="meta" {
-                    "You and " (theirs) " each put this line in, at different places. "
-                    "Choose at each place whether it goes there, so that it is in once."
-                },
-                Why::Moved { by: Origin::Mine, .. } => p class="meta" {
-                    "You moved this line, and " (theirs) "'s changes meet it at its other place. "
-                    "Choose at both places, so that it is in once."
-                },
-                Why::Moved { .. } => p class="meta" {
-                    (theirs) " moved this line, and your changes meet it at its other place. "
-                    "Choose at both places, so that it is in once."
-                },
-                Why::Changed => {},
+        @match &c.why {
+            Why::Doubled(_) => p class="meta" {
+                "You and " (theirs) " each put this line in, at different places. "
+                "Choose at each place whether it goes there, so that it is in once."
+            },
+            Why::Moved { by: Origin::Mine, .. } => p class="meta" {
+                "You moved this line, and " (theirs) "'s changes meet it at its other place. "
+                "Choose at both places, so that it is in once."
+            },
+            Why::Moved { .. } => p class="meta" {
+                (theirs) " moved this line, and your changes meet it at its other place. "
+                "Choose at both places, so that it is in once."
+            },
+            Why::Changed => {},
+        }
+    }
+}
+
+/// A conflict's other choices, where it allows them: both sides, and its
+/// box for writing it by hand (starting with what was `kept`, else with
+/// both sides if `prefill`).
+fn conflict_more(
+    n: usize,
+    c: &Conflict,
+    theirs: &str,
+    kept: Option<&(String, String)>,
+    prefill: bool,
+) -> Markup {
+    let name = choice_name(n);
+    let is = |value: &str| kept.is_some_and(|(choice, _)| choice == value);
+    let start = if prefill { c.prefill.as_str() } else { "" };
+    let edited = kept
+        .filter(|(choice, _)| choice == EDIT)
+        .map_or(start, |(_, text)| text.as_str());
+    let rows = edited.lines().count().clamp(2, 12);
+    html! {
+        div class="conflict-more" {
+            @if c.allows_both() {
+                label {
+                    input type="radio" name=(name) value=(BOTH) checked[is(BOTH)];
+                    " Keep both: yours first, then " (theirs) "'s"
+                }
             }
-            input type="hidden" name=(key_name(n)) value=(c.key());
-            div class="conflict-sides" {
-                div class="conflict-side" {
-                    h4 { "When you last agreed" }
-                    (lines(&c.base))
+            @if c.allows_edit() {
+                label {
+                    input type="radio" name=(name) value=(EDIT) checked[is(EDIT)];
+                    " Write it yourself:"
                 }
-                label class="conflict-side" {
-                    input type="radio" name=(name) value=(MINE) required checked[is(MINE)];
-                    " " (mine_label)
-                    (lines(&c.mine))
-                }
-                label class="conflict-side" {
-                    input type="radio" name=(name) value=(THEIRS) checked[is(THEIRS)];
-                    " " (theirs_label)
-                    (lines(&c.theirs))
-                }
-            }
-            div class="conflict-more" {
-                @if c.allows_both() {
-                    label {
-                        input type="radio" name=(name) value=(BOTH) checked[is(BOTH)];
-                        " Keep both: yours first, then " (theirs) "'s"
-                    }
-                }
-                @if c.allows_edit() {
-                    label {
-                        input type="radio" name=(name) value=(EDIT) checked[is(EDIT)];
-                        " Write it yourself:"
-                    }
-                    textarea name=(edit_name(n)) rows=(rows) aria-label={ (place_name(c.place)) ", written by hand" } { (edited) }
-                }
+                textarea name=(edit_name(n)) rows=(rows) aria-label={ (place_name(c.place)) ", written by hand" } { (edited) }
             }
         }
     }
@@ -297,76 +327,30 @@ pub fn bring_in_page(
 ) -> Markup {
     let fork = &model.fork;
     let changes = &model.changes;
-    let parent = &changes.parent;
     let (slug, title) = (fork.slug.as_str(), &fork.content.title);
-    let parent_title = &parent.content.title;
+    let parent_title = &changes.parent.content.title;
     let heading = format!("Bring {parent_title}'s changes into {title}");
     let mut head = Head::new(&heading, Section::Recipes);
     // A cook's form, never a page to index.
     head.noindex = true;
-    let list = changes.merge.conflicts();
-    // As the fork's page counts them: the versions that took its own
-    // suggestions are no news to it.
-    let gained = (changes.upto.get() - changes.base.get()).saturating_sub(changes.taken as u32);
-    let incoming = DiffSection {
-        heading: match list.is_empty() {
-            true => "What comes in".to_owned(),
-            false => "What comes in as it is".to_owned(),
-        },
-        from: format!("{title} now (version {})", fork.version_count),
-        to: format!("{title} with {parent_title}'s changes"),
-        diff: &model.incoming,
-    };
     let action = bring_in_path(slug);
     layout::page(
         &head,
         html! {
             h1 { (heading) }
-            p class="lede" {
-                a href=(RecipePath(parent.slug.as_str())) { (parent_title) } " has "
-                a href={ (RecipePath(parent.slug.as_str())) "/diff?from=" (changes.base) "&to=" (changes.upto) } {
-                    (super::count(gained, "new version", "new versions"))
-                }
-                " since version " (changes.base) ", the one " (title) " last agreed with"
-                @match changes.taken {
-                    0 => {},
-                    1 => { ", besides the one that took your suggestion" },
-                    n => { ", besides the " (n) " that took your suggestions" },
-                }
-                ". "
-                @let its = if gained == 1 { "its" } else { "their" };
-                @if list.is_empty() && gained == 1 {
-                    "It changes nothing you changed, so it comes in as it is."
-                } @else if list.is_empty() {
-                    "They change nothing you changed, so they come in as they are."
-                } @else if list.len() == 1 {
-                    "One of " (its) " changes meets one of yours: choose how to settle it before saving."
-                } @else {
-                    (list.len()) " of " (its) " changes meet yours: choose how to settle each before saving."
-                }
-            }
+            (bring_in_lede(model))
             @if let Some(servings) = changes.merge.servings() {
                 (servings_notice(servings, &model.theirs))
             }
             (over_limits(&model.over_limits))
             (form_errors(errors))
-            @if model.incoming.is_empty() && !list.is_empty() {
-                section class="diff-section" {
-                    h2 { (incoming.heading) }
-                    p class="notice" {
-                        "Nothing comes in without your choice: each of " (parent_title)
-                        "'s changes meets one of yours, below."
-                    }
-                }
-            } @else {
-                (section(Layout::Inline, &incoming))
-            }
+            (incoming(model))
             form method="post" action=(action) class="bring-in merge-form" id="merge-form" {
                 (token(csrf))
                 input type="hidden" name="based_on" value=(fork.version_count);
                 input type="hidden" name="since" value=(changes.base);
                 input type="hidden" name="upto" value=(changes.upto);
-                (conflicts(list, &model.theirs, chosen))
+                (conflicts(changes.merge.conflicts(), &model.theirs, chosen))
                 div class="field" {
                     label for="note" { "What this version does" }
                     input type="text" id="note" name="note" value=(note) maxlength="2000";
@@ -380,6 +364,73 @@ pub fn bring_in_page(
             p { a href=(recipe_path(slug)) { "Back to " (title) } }
         },
     )
+}
+
+/// What the parent's changes are, in a sentence: how many new versions
+/// since the two last agreed, and whether any meets the fork's own.
+fn bring_in_lede(model: &BringInShow) -> Markup {
+    let changes = &model.changes;
+    let parent = &changes.parent;
+    let (title, parent_title) = (&model.fork.content.title, &parent.content.title);
+    let list = changes.merge.conflicts();
+    // As the fork's page counts them: the versions that took its own
+    // suggestions are no news to it.
+    let gained = (changes.upto.get() - changes.base.get()).saturating_sub(changes.taken as u32);
+    html! {
+        p class="lede" {
+            a href=(RecipePath(parent.slug.as_str())) { (parent_title) } " has "
+            a href={ (RecipePath(parent.slug.as_str())) "/diff?from=" (changes.base) "&to=" (changes.upto) } {
+                (super::count(gained, "new version", "new versions"))
+            }
+            " since version " (changes.base) ", the one " (title) " last agreed with"
+            @match changes.taken {
+                0 => {},
+                1 => { ", besides the one that took your suggestion" },
+                n => { ", besides the " (n) " that took your suggestions" },
+            }
+            ". "
+            @let its = if gained == 1 { "its" } else { "their" };
+            @if list.is_empty() && gained == 1 {
+                "It changes nothing you changed, so it comes in as it is."
+            } @else if list.is_empty() {
+                "They change nothing you changed, so they come in as they are."
+            } @else if list.len() == 1 {
+                "One of " (its) " changes meets one of yours: choose how to settle it before saving."
+            } @else {
+                (list.len()) " of " (its) " changes meet yours: choose how to settle each before saving."
+            }
+        }
+    }
+}
+
+/// What comes in without a choice, as a diff of the fork; or, where
+/// every change meets one of the fork's, a notice saying so.
+fn incoming(model: &BringInShow) -> Markup {
+    let (fork, changes) = (&model.fork, &model.changes);
+    let (title, parent_title) = (&fork.content.title, &changes.parent.content.title);
+    let list = changes.merge.conflicts();
+    let incoming = DiffSection {
+        heading: match list.is_empty() {
+            true => "What comes in".to_owned(),
+            false => "What comes in as it is".to_owned(),
+        },
+        from: format!("{title} now (version {})", fork.version_count),
+        to: format!("{title} with {parent_title}'s changes"),
+        diff: &model.incoming,
+    };
+    html! {
+        @if model.incoming.is_empty() && !list.is_empty() {
+            section class="diff-section" {
+                h2 { (incoming.heading) }
+                p class="notice" {
+                    "Nothing comes in without your choice: each of " (parent_title)
+                    "'s changes meets one of yours, below."
+                }
+            }
+        } @else {
+            (section(Layout::Inline, &incoming))
+        }
+    }
 }
 
 /// The bring-in page of a fork in step with its parent: nothing to bring
@@ -661,13 +712,68 @@ pub fn suggestion_page(
     // Out of the index by design: a review, whose diffs repeat the two
     // recipes' own pages.
     head.noindex = true;
-    let here = suggestion_path(r.slug.as_str(), s.number);
     let proposed = DiffSection {
         heading: "What they changed".to_owned(),
         from: format!("{title} as they last agreed"),
         to: format!("{} version {}", model.fork.title, s.from_version),
         diff: &model.proposed,
     };
+    layout::page(
+        &head,
+        html! {
+            h1 { (heading) }
+            (suggestion_intro(model))
+            (form_errors(errors))
+            (section(Layout::Inline, &proposed))
+            @if s.state == SuggestionState::Open {
+                (what_accepting_does(model))
+                @if reviewer == Reviewer::Author {
+                    (author_forms(model, csrf, chosen, preview))
+                }
+                @if reviewer == Reviewer::Suggester {
+                    form method="post" action=(suggestion_path(r.slug.as_str(), s.number)) class="withdraw" {
+                        (token(csrf))
+                        input type="hidden" name="action" value="withdraw";
+                        button type="submit" { "Withdraw this suggestion" }
+                    }
+                }
+            }
+            p {
+                a href={ (recipe_path(r.slug.as_str())) "/suggestions" } { "Every suggestion to " (title) }
+                " · " a href=(recipe_path(r.slug.as_str())) { "Back to " (title) }
+            }
+        },
+    )
+}
+
+/// Where a suggestion comes from, whose it is, what it is now, what it
+/// suggests against what, its message and the author's note.
+fn suggestion_intro(model: &SuggestionShow) -> Markup {
+    let (r, s) = (&model.recipe, &model.suggestion);
+    html! {
+        p class="lede" {
+            "From " a href=(RecipePath(&model.fork.slug)) { (model.fork.title) }
+            @if let Some(by) = &s.by { " by " a href={ "/cooks/" (by) } { (by) } }
+            ", " (human_time(s.made)) ". It is " (state(r.slug.as_str(), s)) "."
+        }
+        p {
+            "It suggests "
+            a href=(super::version_path(&model.fork.slug, s.from_version)) { "version " (s.from_version) " of " (model.fork.title) }
+            ", against version " (s.base_version) " of " (r.content.title) "."
+        }
+        blockquote class="message" { (s.message) }
+        @if let Some(reply) = &s.reply {
+            p class="reply" { "The author's note: " (reply) }
+        }
+    }
+}
+
+/// What an open suggestion would do: what the recipe changed since the
+/// two last agreed, and what comes in as it is (or, where every change
+/// meets one of the recipe's, a notice saying so).
+fn what_accepting_does(model: &SuggestionShow) -> Markup {
+    let r = &model.recipe;
+    let title = &r.content.title;
     let since_base = DiffSection {
         heading: format!("What {title} changed since"),
         from: format!("{title} as they last agreed"),
@@ -684,86 +790,60 @@ pub fn suggestion_page(
         to: format!("{title} with the suggestion"),
         diff: &model.outcome,
     };
-    let open = s.state == SuggestionState::Open;
+    html! {
+        @if !model.since_base.is_empty() {
+            (section(Layout::Inline, &since_base))
+        }
+        @if model.outcome.is_empty() && !list.is_empty() {
+            section class="diff-section" {
+                h2 { (outcome.heading) }
+                p class="notice" {
+                    "Nothing comes in without your choice: each of the suggestion's changes meets one of "
+                    (title) "'s, below."
+                }
+            }
+        } @else {
+            (section(Layout::Inline, &outcome))
+        }
+    }
+}
+
+/// The recipe's author's forms: accept (with a choice for each conflict,
+/// and its preview) and decline, each carrying the versions reviewed.
+fn author_forms(model: &SuggestionShow, csrf: &str, chosen: &Chosen, preview: &Preview) -> Markup {
+    let (r, s) = (&model.recipe, &model.suggestion);
+    let title = &r.content.title;
+    let here = suggestion_path(r.slug.as_str(), s.number);
     let shown = html! {
         input type="hidden" name="based_on" value=(r.version_count);
         input type="hidden" name="fork_version" value=(s.from_version);
         input type="hidden" name="fork_base" value=(s.base_version);
     };
-    layout::page(
-        &head,
-        html! {
-            h1 { (heading) }
-            p class="lede" {
-                "From " a href=(RecipePath(&model.fork.slug)) { (model.fork.title) }
-                @if let Some(by) = &s.by { " by " a href={ "/cooks/" (by) } { (by) } }
-                ", " (human_time(s.made)) ". It is " (state(r.slug.as_str(), s)) "."
+    html! {
+        (over_limits(&model.over_limits))
+        form method="post" action=(here) class="accept merge-form" id="merge-form" {
+            (token(csrf))
+            (shown)
+            (conflicts(model.merge.conflicts(), &model.theirs, chosen))
+            div class="field" {
+                label for="accept-reply" { "A note to them (optional)" }
+                input type="text" id="accept-reply" name="reply" maxlength=(MAX_MESSAGE);
             }
-            p {
-                "It suggests "
-                a href=(super::version_path(&model.fork.slug, s.from_version)) { "version " (s.from_version) " of " (model.fork.title) }
-                ", against version " (s.base_version) " of " (title) "."
+            div class="form-actions" {
+                button type="submit" name="action" value="accept" { "Accept: a new version of " (title) }
+                button type="submit" name="action" value="preview" class="secondary" formnovalidate { "Preview" }
             }
-            blockquote class="message" { (s.message) }
-            @if let Some(reply) = &s.reply {
-                p class="reply" { "The author's note: " (reply) }
+        }
+        (preview_box("merge-form", &format!("{here}/preview"), preview))
+        form method="post" action=(here) class="decline" {
+            (token(csrf))
+            (shown)
+            input type="hidden" name="action" value="decline";
+            div class="field" {
+                label for="decline-reply" { "Why not (optional)" }
+                input type="text" id="decline-reply" name="reply" maxlength=(MAX_MESSAGE);
             }
-            (form_errors(errors))
-            (section(Layout::Inline, &proposed))
-            @if open {
-                @if !model.since_base.is_empty() {
-                    (section(Layout::Inline, &since_base))
-                }
-                @if model.outcome.is_empty() && !list.is_empty() {
-                    section class="diff-section" {
-                        h2 { (outcome.heading) }
-                        p class="notice" {
-                            "Nothing comes in without your choice: each of the suggestion's changes meets one of "
-                            (title) "'s, below."
-                        }
-                    }
-                } @else {
-                    (section(Layout::Inline, &outcome))
-                }
-                @if reviewer == Reviewer::Author {
-                    (over_limits(&model.over_limits))
-                    form method="post" action=(here) class="accept merge-form" id="merge-form" {
-                        (token(csrf))
-                        (shown)
-                        (conflicts(list, &model.theirs, chosen))
-                        div class="field" {
-                            label for="accept-reply" { "A note to them (optional)" }
-                            input type="text" id="accept-reply" name="reply" maxlength=(MAX_MESSAGE);
-                        }
-                        div class="form-actions" {
-                            button type="submit" name="action" value="accept" { "Accept: a new version of " (title) }
-                            button type="submit" name="action" value="preview" class="secondary" formnovalidate { "Preview" }
-                        }
-                    }
-                    (preview_box("merge-form", &format!("{here}/preview"), preview))
-                    form method="post" action=(here) class="decline" {
-                        (token(csrf))
-                        (shown)
-                        input type="hidden" name="action" value="decline";
-                        div class="field" {
-                            label for="decline-reply" { "Why not (optional)" }
-                            input type="text" id="decline-reply" name="reply" maxlength=(MAX_MESSAGE);
-                        }
-                        button type="submit" { "Decline" }
-                    }
-                }
-                @if reviewer == Reviewer::Suggester {
-                    form method="post" action=(here) class="withdraw" {
-                        (token(csrf))
-                        input type="hidden" name="action" value="withdraw";
-                        button type="submit" { "Withdraw this suggestion" }
-                    }
-                }
-            }
-            p {
-                a href={ (recipe_path(r.slug.as_str())) "/suggestions" } { "Every suggestion to " (title) }
-                " · " a href=(recipe_path(r.slug.as_str())) { "Back to " (title) }
-            }
-        },
-    )
+            button type="submit" { "Decline" }
+        }
+    }
 }

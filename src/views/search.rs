@@ -33,49 +33,8 @@ pub fn page(query: &str, results: &SearchPage, memos: &Memos) -> Markup {
             @if !asked {
                 p class="lede" { "Type words from a recipe's title, ingredients, tags or method into the search box." }
             } @else {
-                p class="lede" {
-                    @match results.total {
-                        0 => "No recipe matches.",
-                        1 => "One recipe matches, ",
-                        n => { (n) " recipes match, " }
-                    }
-                    @if results.total > 0 { "best first." }
-                    @if results.tag.is_some() {
-                        " "
-                        a href=(link(query, None, 0)) { "Search every tag" }
-                    }
-                }
-                @if results.words.dropped > 0 {
-                    p class="notice" {
-                        "Only the first " (MAX_WORDS) " words were searched for ("
-                        (results.words.dropped) " more left out)."
-                    }
-                }
-                @if results.total == 0 && !query.is_empty() {
-                    p class="notice" {
-                        "No recipe matches every word of " q { (query) } ". Fewer words, or other ones, may find one."
-                    }
-                }
-                @if !results.tags.is_empty() && results.tag.is_none() {
-                    nav class="facets" aria-label="Narrow by tag" {
-                        h2 class="visually-hidden" { "Narrow by tag" }
-                        ul class="tags" role="list" {
-                            @for (tag, n) in &results.tags {
-                                li {
-                                    a class="tag" href=(link(query, Some(tag), 0)) {
-                                        (tag) " " span class="count" {
-                                            // Counted among the first matches, scaled.
-                                            @if results.tags_estimated {
-                                                span title="about" { "≈" }
-                                            }
-                                            (n) span class="visually-hidden" { " recipes" }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
+                (summary(query, results))
+                (facets(query, results))
                 @if !results.hits.is_empty() {
                     ol class="recipe-list" role="list" start=(results.page * PER_PAGE + 1) {
                         @for hit in &results.hits {
@@ -83,20 +42,85 @@ pub fn page(query: &str, results: &SearchPage, memos: &Memos) -> Markup {
                         }
                     }
                 }
-                @if results.page > 0 || results.has_next {
-                    nav class="pager" aria-label="More results" {
-                        @if results.page > 0 {
-                            a rel="prev" href=(link(query, results.tag.as_deref(), results.page - 1)) { "Previous page" }
-                            " "
-                        }
-                        @if results.has_next && results.page + 1 < MAX_PAGE {
-                            a rel="next" href=(link(query, results.tag.as_deref(), results.page + 1)) { "Next page" }
+                (pager(query, results))
+            }
+        },
+    )
+}
+
+/// How many recipes match, the way back to every tag, and what the search
+/// left out or found nothing for.
+fn summary(query: &str, results: &SearchPage) -> Markup {
+    html! {
+        p class="lede" {
+            @match results.total {
+                0 => "No recipe matches.",
+                1 => "One recipe matches, ",
+                n => { (n) " recipes match, " }
+            }
+            @if results.total > 0 { "best first." }
+            @if results.tag.is_some() {
+                " "
+                a href=(link(query, None, 0)) { "Search every tag" }
+            }
+        }
+        @if results.words.dropped > 0 {
+            p class="notice" {
+                "Only the first " (MAX_WORDS) " words were searched for ("
+                (results.words.dropped) " more left out)."
+            }
+        }
+        @if results.total == 0 && !query.is_empty() {
+            p class="notice" {
+                "No recipe matches every word of " q { (query) } ". Fewer words, or other ones, may find one."
+            }
+        }
+    }
+}
+
+/// The tags of the matches, each a link that narrows the search to it;
+/// none once it is narrowed.
+fn facets(query: &str, results: &SearchPage) -> Markup {
+    html! {
+        @if !results.tags.is_empty() && results.tag.is_none() {
+            nav class="facets" aria-label="Narrow by tag" {
+                h2 class="visually-hidden" { "Narrow by tag" }
+                ul class="tags" role="list" {
+                    @for (tag, n) in &results.tags {
+                        li {
+                            a class="tag" href=(link(query, Some(tag), 0)) {
+                                (tag) " " span class="count" {
+                                    // Counted among the first matches, scaled.
+                                    @if results.tags_estimated {
+                                        span title="about" { "≈" }
+                                    }
+                                    (n) span class="visually-hidden" { " recipes" }
+                                }
+                            }
                         }
                     }
                 }
             }
-        },
-    )
+        }
+    }
+}
+
+/// The links to the previous and the next page of results, where there
+/// are such pages.
+fn pager(query: &str, results: &SearchPage) -> Markup {
+    html! {
+        @if results.page > 0 || results.has_next {
+            nav class="pager" aria-label="More results" {
+                @if results.page > 0 {
+                    a rel="prev" href=(link(query, results.tag.as_deref(), results.page - 1)) { "Previous page" }
+                    " "
+                }
+                @if results.has_next && results.page + 1 < MAX_PAGE {
+                    a rel="next" href=(link(query, results.tag.as_deref(), results.page + 1)) { "Next page" }
+                }
+            }
+        }
+    }
 }
 
 /// The address of page `page` (from 0) of `query`, narrowed to `tag`.

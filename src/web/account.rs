@@ -11,7 +11,7 @@ use serde::Deserialize;
 use super::form_handling::{attempt_of, private_page, see_other, sentence};
 use super::session::{ended_session_cookie, safe_next, session_cookie, Visitor};
 use super::{Site, WebError};
-use crate::domain::{pages, AccountError, Cook, CookSuggestions, Slug};
+use crate::domain::{pages, AccountError, Cook, CookSuggestions, NewSession, Slug};
 use crate::views::account::{self, SignUpValues};
 use crate::views::form_fields::FieldErrors;
 
@@ -60,22 +60,7 @@ pub(super) async fn sign_up(
             FieldErrors::one("handle", why),
         );
     };
-    let accounts = site.accounts()?.clone();
-    // Sent again (its first answer lost), the same form finds the account
-    // it made rather than "the handle is taken".
-    let attempt = attempt_of(
-        &req,
-        &form.csrf,
-        &[handle.as_str().as_bytes(), form.name.as_bytes()],
-    );
-    let (name, password) = (form.name, form.password);
-    let signed_up = site
-        .password_work()
-        .run(move || {
-            accounts.sign_up_once(&handle, &name, &password, Some(&attempt))?;
-            accounts.new_session(&handle)
-        })
-        .await?;
+    let signed_up = new_account(&site, &req, handle, form).await?;
     let session = match signed_up {
         Ok(session) => session,
         Err(error) => return account_refusal(error).map_or_else(Err, |(s, e)| refused(s, e)),
@@ -85,6 +70,31 @@ pub(super) async fn sign_up(
     Ok(see_other("/account")
         .cookie(session_cookie(&site, session.token))
         .finish())
+}
+
+/// The account `form` asks for, made as `handle` off the workers (a
+/// password is hashed), and its first session.
+async fn new_account(
+    site: &Site,
+    req: &HttpRequest,
+    handle: Slug,
+    form: SignUpForm,
+) -> Result<Result<NewSession, AccountError>, WebError> {
+    let accounts = site.accounts()?.clone();
+    // Sent again (its first answer lost), the same form finds the account
+    // it made rather than "the handle is taken".
+    let attempt = attempt_of(
+        req,
+        &form.csrf,
+        &[handle.as_str().as_bytes(), form.name.as_bytes()],
+    );
+    let (name, password) = (form.name, form.password);
+    site.password_work()
+        .run(move || {
+            accounts.sign_up_once(&handle, &name, &password, Some(&attempt))?;
+            accounts.new_session(&handle)
+        })
+        .await
 }
 
 /// A refused account form: its status and the error next to its field; an
@@ -309,16 +319,25 @@ pub(super) async fn change_password(
         Ok(session) => Ok(see_other("/account")
             .cookie(session_cookie(&site, session.token))
             .finish()),
-        Err(error) => {
-            let (status, mut errors) = account_refusal(error)?;
-            if let Some(message) = errors.get("").map(str::to_owned) {
-                errors = FieldErrors::one("current", message);
-            }
-            let suggestions = cook_suggestions(&site, cook)?;
-            let page = account::account(cook, &suggestions, None, &errors, &visitor.form_token());
-            Ok(private_page(&site, &visitor, status, page))
-        }
+        Err(error) => password_refused(&site, &visitor, cook, error),
     }
+}
+
+/// The account page again, saying why the password was not changed: the
+/// form's own error goes next to the current password.
+fn password_refused(
+    site: &Site,
+    visitor: &Visitor,
+    cook: &Cook,
+    error: AccountError,
+) -> Result<HttpResponse, WebError> {
+    let (status, mut errors) = account_refusal(error)?;
+    if let Some(message) = errors.get("").map(str::to_owned) {
+        errors = FieldErrors::one("current", message);
+    }
+    let suggestions = cook_suggestions(site, cook)?;
+    let page = account::account(cook, &suggestions, None, &errors, &visitor.form_token());
+    Ok(private_page(site, visitor, status, page))
 }
 
 /// A password form from a browser with no live session: most often its

@@ -97,36 +97,40 @@ pub async fn healthz(site: web::Data<Site>) -> HttpResponse {
             json!({ "status": format!("refusing writes: {why}"), "basis": shown }),
         ),
         (None, None) => (StatusCode::OK, json!({ "status": "ok", "basis": shown })),
-        (None, Some(report)) => {
-            let out_of_reach = recipes.log_out_of_reach();
-            let reachable = out_of_reach.is_none();
-            let trouble = trouble(&report, out_of_reach, site.health_limits());
-            let millis = |ago: Option<Duration>| ago.map(|ago| ago.as_millis() as u64);
-            let log = json!({
-                "head": report.head,
-                "lag": report.behind,
-                "read_to_end_ms_ago": millis(report.checked_ago),
-                "applied_ms_ago": millis(report.applied_ago),
-                "error": report.failing.as_ref().map(|(_, why)| why),
-                "failing_ms": millis(report.failing.as_ref().map(|(failing, _)| *failing)),
-                "reachable": reachable,
-            });
-            match trouble {
-                Some(why) => (
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    json!({ "status": why, "basis": shown, "log": log }),
-                ),
-                None => (
-                    StatusCode::OK,
-                    json!({ "status": "ok", "basis": shown, "log": log }),
-                ),
-            }
-        }
+        (None, Some(report)) => following(&site, &report, shown),
     };
     HttpResponse::build(status)
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .content_type("application/json")
         .body(body.to_string())
+}
+
+/// How a node that follows a log is, as `report` says and the log's
+/// reachability: its status and body, with the log's figures.
+fn following(site: &Site, report: &FollowReport, shown: u64) -> (StatusCode, serde_json::Value) {
+    let out_of_reach = site.recipes().log_out_of_reach();
+    let reachable = out_of_reach.is_none();
+    let trouble = trouble(report, out_of_reach, site.health_limits());
+    let millis = |ago: Option<Duration>| ago.map(|ago| ago.as_millis() as u64);
+    let log = json!({
+        "head": report.head,
+        "lag": report.behind,
+        "read_to_end_ms_ago": millis(report.checked_ago),
+        "applied_ms_ago": millis(report.applied_ago),
+        "error": report.failing.as_ref().map(|(_, why)| why),
+        "failing_ms": millis(report.failing.as_ref().map(|(failing, _)| *failing)),
+        "reachable": reachable,
+    });
+    match trouble {
+        Some(why) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            json!({ "status": why, "basis": shown, "log": log }),
+        ),
+        None => (
+            StatusCode::OK,
+            json!({ "status": "ok", "basis": shown, "log": log }),
+        ),
+    }
 }
 
 #[cfg(test)]

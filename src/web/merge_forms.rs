@@ -206,6 +206,26 @@ impl Again<'_> {
             preview: false,
         }
     }
+
+    /// What the page previews of `merge`: nothing unless asked; asked,
+    /// the merged recipe once the form sent a choice for each conflict
+    /// the merge has, else why not.
+    pub(super) fn preview<'a>(
+        &self,
+        merge: &Merge,
+        merged: &'a mut Option<crate::domain::Content>,
+        site: &'a Site,
+    ) -> Preview<'a> {
+        match (self.preview, self.sent) {
+            (true, Some(sent)) if sent.choices.len() == merge.conflicts().len() => {
+                sent.preview(merge, merged, site)
+            }
+            (true, _) => {
+                Preview::Unready("Choose how to settle each change to see the whole recipe.".into())
+            }
+            (false, _) => Preview::None,
+        }
+    }
 }
 
 /// What a bring-in form showed: the merge of the fork's version

@@ -72,15 +72,7 @@ fn bring_in_form(
     let empty = Chosen::new();
     let chosen = again.sent.map_or(&empty, |s| &s.chosen);
     let mut merged = None;
-    let preview = match (again.preview, again.sent) {
-        (true, Some(sent)) if sent.choices.len() == model.changes.merge.conflicts().len() => {
-            sent.preview(&model.changes.merge, &mut merged, site)
-        }
-        (true, _) => {
-            Preview::Unready("Choose how to settle each change to see the whole recipe.".into())
-        }
-        (false, _) => Preview::None,
-    };
+    let preview = again.preview(&model.changes.merge, &mut merged, site);
     let page = merges::bring_in_page(
         &model,
         &note,
@@ -115,107 +107,169 @@ pub(super) async fn bring_in(
     form: web::Form<Form>,
 ) -> Result<HttpResponse, WebError> {
     let (slug, cook) = bring_in_sender(&req, &visitor, &slug, &form)?;
-    let csrf = form.get("csrf").map(String::as_str).unwrap_or("");
     let shown = Shown::read(&form)?;
     let sent = Sent::read(&form)?;
-    let preview = match form.get("action").map(String::as_str) {
-        None | Some("save") => false,
-        Some("preview") => true,
-        Some(other) => {
-            return Err(WebError::BadRequest(format!(
-                "{other:?} is not something to do with a bring-in: save or preview"
-            )))
-        }
+    let preview = previews(&form)?;
+    let note = bring_in_note(&form)?;
+    let bringing = BringingIn {
+        site: &site,
+        visitor: &visitor,
+        cook,
+        slug: &slug,
+        note,
+        sent: &sent,
     };
+    if preview {
+        return bringing.preview(&shown);
+    }
+    if note.is_empty() {
+        return bringing.again(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "Say what this version does: history lists it.".to_owned(),
+            false,
+        );
+    }
+    let written = bringing.write(&req, &form, &shown).await?;
+    bringing.answer(written)
+}
+
+/// Whether the bring-in form asks for its preview (`action`) rather than
+/// to be saved; anything else is refused.
+fn previews(form: &Form) -> Result<bool, WebError> {
+    match form.get("action").map(String::as_str) {
+        None | Some("save") => Ok(false),
+        Some("preview") => Ok(true),
+        Some(other) => Err(WebError::BadRequest(format!(
+            "{other:?} is not something to do with a bring-in: save or preview"
+        ))),
+    }
+}
+
+/// The bring-in form's note, trimmed: what the new version does, for its
+/// history. Refused when longer than a note may be.
+fn bring_in_note(form: &Form) -> Result<&str, WebError> {
     let note = form.get("note").map(String::as_str).unwrap_or("").trim();
     if note.len() > MAX_NOTE {
         return Err(WebError::BadRequest(format!(
             "the note is longer than {MAX_NOTE} bytes"
         )));
     }
-    let again = |status, why: String, preview: bool| {
+    Ok(note)
+}
+
+/// A bring-in form being answered, and what its page is shown again with.
+struct BringingIn<'a> {
+    site: &'a Site,
+    visitor: &'a Visitor,
+    cook: &'a Cook,
+    slug: &'a Slug,
+    note: &'a str,
+    sent: &'a Sent,
+}
+
+impl BringingIn<'_> {
+    /// The page again, with `why` (if anything) above it and the note and
+    /// the choices sent kept; with the merged recipe if `preview`.
+    fn again(
+        &self,
+        status: StatusCode,
+        why: String,
+        preview: bool,
+    ) -> Result<HttpResponse, WebError> {
         let errors = match why.is_empty() {
             true => FieldErrors::new(),
             false => FieldErrors::one("", why),
         };
-        bring_in_form(
-            &site,
-            &visitor,
-            cook,
-            &slug,
-            Again {
-                status,
-                note: Some(note),
-                errors,
-                sent: Some(&sent),
-                preview,
-            },
-        )
-    };
-    if preview {
-        // The preview of the merge the form showed: if either recipe
-        // moved on, the page as it is now, and the cook is told.
-        let showing = match bring_in_model(&site, cook, &slug)? {
-            BringIn::Changes(show) => shows(&show, &shown),
+        let again = Again {
+            status,
+            note: Some(self.note),
+            errors,
+            sent: Some(self.sent),
+            preview,
+        };
+        bring_in_form(self.site, self.visitor, self.cook, self.slug, again)
+    }
+
+    /// The preview of the merge the form showed: if either recipe moved
+    /// on, the page as it is now, and the cook is told.
+    fn preview(&self, shown: &Shown) -> Result<HttpResponse, WebError> {
+        let showing = match bring_in_model(self.site, self.cook, self.slug)? {
+            BringIn::Changes(show) => shows(&show, shown),
             BringIn::InStep(_) => false,
         };
-        return match showing {
-            true => again(StatusCode::OK, String::new(), true),
-            false => again(StatusCode::CONFLICT, CHANGED_MEANWHILE.to_owned(), false),
-        };
+        match showing {
+            true => self.again(StatusCode::OK, String::new(), true),
+            false => self.again(StatusCode::CONFLICT, CHANGED_MEANWHILE.to_owned(), false),
+        }
     }
-    if note.is_empty() {
-        return again(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "Say what this version does: history lists it.".to_owned(),
-            false,
-        );
+
+    /// The merge the form showed, settled as it chose, written by the
+    /// writer if neither recipe moved on; sent again, the same form
+    /// writes nothing twice.
+    async fn write(
+        &self,
+        req: &HttpRequest,
+        form: &Form,
+        shown: &Shown,
+    ) -> Result<Result<(), DomainError>, WebError> {
+        // Choices missing are the writer's to refuse, after what it checks
+        // first: a form that moved on.
+        let choices = self.sent.complete().unwrap_or_default();
+        let csrf = form.get("csrf").map(String::as_str).unwrap_or("");
+        // The form's fields in their name's order: what it said.
+        let said = serde_json::to_vec(&form.iter().collect::<BTreeMap<_, _>>()).unwrap_or_default();
+        let change =
+            Change::by(self.cook.handle.as_str(), self.note).once(attempt_of(req, csrf, &[&said]));
+        let to = self.slug.clone();
+        let (based_on, since, upto) = (shown.based_on, shown.since, shown.upto);
+        self.site
+            .write(move |recipes| {
+                recipes
+                    .bring_in_shown(&to, based_on, since, upto, &choices, &change)
+                    .map(drop)
+            })
+            .await
     }
-    // Choices missing are the writer's to refuse, after what it checks
-    // first: a form that moved on.
-    let choices = sent.complete().unwrap_or_default();
-    // The form's fields in their name's order: what it said.
-    let said = serde_json::to_vec(&form.iter().collect::<BTreeMap<_, _>>()).unwrap_or_default();
-    let change = Change::by(cook.handle.as_str(), note).once(attempt_of(&req, csrf, &[&said]));
-    let to = slug.clone();
-    let (based_on, since, upto) = (shown.based_on, shown.since, shown.upto);
-    let written = site
-        .write(move |recipes| recipes.bring_in_shown(&to, based_on, since, upto, &choices, &change))
-        .await?;
-    match written {
-        Ok(_) => Ok(see_other(&recipe_path(slug.as_str())).finish()),
-        Err(DomainError::Stale { newest, .. }) => {
-            // Refused on the latest value, which may not be published yet.
-            site.recipes().wait_published()?;
-            again(
-                StatusCode::CONFLICT,
-                format!(
-                    "Your recipe changed since this page was made (it is at version {newest} now): nothing was saved. Here are the changes again, merged onto it; your choices are kept where the same change is still there."
-                ),
+
+    /// The answer to what the writer decided: the fork's page, or the
+    /// page again saying why nothing was saved.
+    fn answer(&self, written: Result<(), DomainError>) -> Result<HttpResponse, WebError> {
+        let site = self.site;
+        match written {
+            Ok(()) => Ok(see_other(&recipe_path(self.slug.as_str())).finish()),
+            Err(DomainError::Stale { newest, .. }) => {
+                // Refused on the latest value, which may not be published yet.
+                site.recipes().wait_published()?;
+                self.again(
+                    StatusCode::CONFLICT,
+                    format!(
+                        "Your recipe changed since this page was made (it is at version {newest} now): nothing was saved. Here are the changes again, merged onto it; your choices are kept where the same change is still there."
+                    ),
+                    false,
+                )
+            }
+            Err(moved @ (DomainError::MergeMoved { .. } | DomainError::AgreedMeanwhile { .. })) => {
+                site.recipes().wait_published()?;
+                self.again(
+                    StatusCode::CONFLICT,
+                    format!(
+                        "{}: nothing was saved. Here are its changes again; your choices are kept where the same change is still there.",
+                        moved
+                    ),
+                    false,
+                )
+            }
+            Err(DomainError::UpToDate { .. }) => {
+                site.recipes().wait_published()?;
+                bring_in_form(site, self.visitor, self.cook, self.slug, Again::first())
+            }
+            Err(refused @ (DomainError::Unresolved(_) | DomainError::Content(_))) => self.again(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                sentence(&refused.to_string()),
                 false,
-            )
+            ),
+            Err(e) => Err(e.into()),
         }
-        Err(moved @ (DomainError::MergeMoved { .. } | DomainError::AgreedMeanwhile { .. })) => {
-            site.recipes().wait_published()?;
-            again(
-                StatusCode::CONFLICT,
-                format!(
-                    "{}: nothing was saved. Here are its changes again; your choices are kept where the same change is still there.",
-                    moved
-                ),
-                false,
-            )
-        }
-        Err(DomainError::UpToDate { .. }) => {
-            site.recipes().wait_published()?;
-            bring_in_form(&site, &visitor, cook, &slug, Again::first())
-        }
-        Err(refused @ (DomainError::Unresolved(_) | DomainError::Content(_))) => again(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            sentence(&refused.to_string()),
-            false,
-        ),
-        Err(e) => Err(e.into()),
     }
 }
 
@@ -303,97 +357,136 @@ pub(super) async fn suggest(
     slug: web::Path<String>,
     form: web::Form<Form>,
 ) -> Result<HttpResponse, WebError> {
-    let csrf = form.get("csrf").map(String::as_str).unwrap_or("");
-    visitor.check_form(&req, csrf)?;
+    visitor.check_form(&req, form.get("csrf").map(String::as_str).unwrap_or(""))?;
     let slug = parse_slug(&slug)?;
     let cook = visitor.cook_or_login(&suggest_path(&slug))?;
     let based_on = version_field(&form, "based_on")?;
     let message = form.get("message").map(String::as_str).unwrap_or("").trim();
-    let again = |status, why: String| {
-        suggest_form(
-            &site,
-            &visitor,
-            cook,
-            &slug,
-            status,
-            message,
-            &FieldErrors::one("", why),
-        )
+    let suggesting = Suggesting {
+        site: &site,
+        visitor: &visitor,
+        cook,
+        slug: &slug,
+        message,
     };
-    if message.is_empty() {
-        return again(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "Say what your changes do and why: the author reads it first.".to_owned(),
-        );
-    }
-    if message.len() > MAX_MESSAGE {
-        return again(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            format!("The message is longer than {MAX_MESSAGE} bytes."),
-        );
+    if let Some(why) = message_refused(message) {
+        return suggesting.again(StatusCode::UNPROCESSABLE_ENTITY, why);
     }
     // A fork's parent never changes: read before the write, for the
     // address to go to after it. What the page would refuse is refused
     // before the limit counts it: only suggestions made count (the
     // writer decides again, on the latest value).
     let shown = pages::suggest_show(&site.snapshot(), &slug)?;
-    // Sent again (its first answer lost), the same form makes no second
-    // suggestion: the writer finds its attempt and answers as before.
-    let change = Change::by(cook.handle.as_str(), "suggested its changes").once(attempt_of(
-        &req,
-        csrf,
-        &[
-            form.get("based_on").map_or(&b""[..], |v| v.as_bytes()),
-            message.as_bytes(),
-        ],
-    ));
-    let refused = refused_before(&shown, cook, based_on);
-    let parent = shown.parent.slug;
-    // A form the page would refuse goes to the writer all the same, not
-    // counted by the limit: it may be this very form sent again (its
-    // first answer lost), which the writer answers with the suggestion it
-    // made; else the writer refuses it as the page would, writing nothing.
-    if refused.is_none() {
-        if let Err(why) = site
-            .suggestions_sent()
-            .start(cook.handle.as_str(), parent.as_str())
-        {
-            return again(StatusCode::TOO_MANY_REQUESTS, sentence(&why));
-        }
+    let change = suggestion_change(&req, &form, cook, message);
+    if let Err(why) = counted(&site, &shown, cook, based_on) {
+        return suggesting.again(StatusCode::TOO_MANY_REQUESTS, sentence(&why));
     }
     let (from, message) = (slug.clone(), message.to_owned());
     let written = site
         .write(move |recipes| recipes.suggest(&from, based_on, &message, &change))
         .await?;
-    match written {
-        Ok((number, _)) => {
-            Ok(see_other(&merges::suggestion_path(parent.as_str(), number)).finish())
+    suggesting.answer(written.map(|(number, _)| number), &shown.parent.slug)
+}
+
+/// Why a suggestion's message is refused, if it is: it says nothing, or
+/// too much.
+fn message_refused(message: &str) -> Option<String> {
+    if message.is_empty() {
+        return Some("Say what your changes do and why: the author reads it first.".to_owned());
+    }
+    (message.len() > MAX_MESSAGE)
+        .then(|| format!("The message is longer than {MAX_MESSAGE} bytes."))
+}
+
+/// The suggestion's change, by `cook`. Sent again (its first answer
+/// lost), the same form makes no second suggestion: the writer finds its
+/// attempt and answers as before.
+fn suggestion_change(req: &HttpRequest, form: &Form, cook: &Cook, message: &str) -> Change {
+    let csrf = form.get("csrf").map(String::as_str).unwrap_or("");
+    let based_on = form.get("based_on").map_or(&b""[..], |v| v.as_bytes());
+    let attempt = attempt_of(req, csrf, &[based_on, message.as_bytes()]);
+    Change::by(cook.handle.as_str(), "suggested its changes").once(attempt)
+}
+
+/// The suggestion counted against the cook's limit and the recipe's, or
+/// why the limit refuses it. A form the page would refuse goes to the
+/// writer all the same, not counted by the limit: it may be this very
+/// form sent again (its first answer lost), which the writer answers with
+/// the suggestion it made; else the writer refuses it as the page would,
+/// writing nothing.
+fn counted(
+    site: &Site,
+    shown: &SuggestShow,
+    cook: &Cook,
+    based_on: VersionNumber,
+) -> Result<(), String> {
+    if refused_before(shown, cook, based_on).is_some() {
+        return Ok(());
+    }
+    site.suggestions_sent()
+        .start(cook.handle.as_str(), shown.parent.slug.as_str())
+}
+
+/// A suggest form being answered, and what its page is shown again with.
+struct Suggesting<'a> {
+    site: &'a Site,
+    visitor: &'a Visitor,
+    cook: &'a Cook,
+    slug: &'a Slug,
+    message: &'a str,
+}
+
+impl Suggesting<'_> {
+    /// The form again, with the message sent and `why` above it.
+    fn again(&self, status: StatusCode, why: String) -> Result<HttpResponse, WebError> {
+        let errors = FieldErrors::one("", why);
+        suggest_form(
+            self.site,
+            self.visitor,
+            self.cook,
+            self.slug,
+            status,
+            self.message,
+            &errors,
+        )
+    }
+
+    /// The answer to what the writer decided: the suggestion's page, under
+    /// the `parent` it was made to, or the form again saying why nothing
+    /// was made.
+    fn answer(
+        &self,
+        written: Result<u32, DomainError>,
+        parent: &Slug,
+    ) -> Result<HttpResponse, WebError> {
+        match written {
+            Ok(number) => Ok(see_other(&merges::suggestion_path(parent.as_str(), number)).finish()),
+            Err(DomainError::Stale { newest, .. }) => {
+                self.site.recipes().wait_published()?;
+                self.again(
+                    StatusCode::CONFLICT,
+                    format!("Your recipe changed since this page was made (it is at version {newest} now): here are its changes again."),
+                )
+            }
+            Err(
+                refused @ (DomainError::NothingChanged
+                | DomainError::DeclinedAlready { .. }
+                | DomainError::TakenInPart { .. }
+                | DomainError::AlreadySuggested { .. }
+                | DomainError::Retired { .. }),
+            ) => {
+                self.site.recipes().wait_published()?;
+                let why = match refused {
+                    DomainError::NothingChanged => {
+                        "Your recipe has no changes its parent lacks: there is nothing to suggest."
+                            .to_owned()
+                    }
+                    other => sentence(&other.to_string()),
+                };
+                self.again(StatusCode::CONFLICT, why)
+            }
+            Err(e) => Err(e.into()),
         }
-        Err(DomainError::Stale { newest, .. }) => {
-            site.recipes().wait_published()?;
-            again(
-                StatusCode::CONFLICT,
-                format!("Your recipe changed since this page was made (it is at version {newest} now): here are its changes again."),
-            )
-        }
-        Err(
-            refused @ (DomainError::NothingChanged
-            | DomainError::DeclinedAlready { .. }
-            | DomainError::TakenInPart { .. }
-            | DomainError::AlreadySuggested { .. }
-            | DomainError::Retired { .. }),
-        ) => {
-            site.recipes().wait_published()?;
-            let why = match refused {
-                DomainError::NothingChanged => {
-                    "Your recipe has no changes its parent lacks: there is nothing to suggest."
-                        .to_owned()
-                }
-                other => sentence(&other.to_string()),
-            };
-            again(StatusCode::CONFLICT, why)
-        }
-        Err(e) => Err(e.into()),
     }
 }
 

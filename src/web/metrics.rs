@@ -11,6 +11,7 @@ use actix_web::{web, HttpResponse};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
 use super::Site;
+use crate::domain::{FollowReport, Recipes};
 
 /// The latency histogram's name, and its buckets in seconds: a cached page
 /// is tens of microseconds, a made one hundreds, a write milliseconds.
@@ -151,77 +152,89 @@ pub async fn serve(site: web::Data<Site>) -> HttpResponse {
     );
     // From memory, as the follower last found the log: no call to it here.
     if let Some(report) = recipes.follow_report() {
-        gauge(
-            text,
-            "forkful_log_head",
-            "The newest transaction in the log, when the follower last read it to its end.",
-            "gauge",
-            report.head,
-        );
-        gauge(
-            text,
-            "forkful_log_lag",
-            "Transactions in the log this node did not show, when the follower last read it to its end.",
-            "gauge",
-            report.behind,
-        );
-        let seconds = |ago: Option<std::time::Duration>| {
-            ago.map_or("-1".to_owned(), |ago| format!("{:.3}", ago.as_secs_f64()))
-        };
-        gauge(
-            text,
-            "forkful_log_read_to_end_seconds_ago",
-            "How long ago the follower last read the log to its end (-1: not yet).",
-            "gauge",
-            seconds(report.checked_ago),
-        );
-        gauge(
-            text,
-            "forkful_log_applied_seconds_ago",
-            "How long ago this node last applied a row of the log (-1: not since it started).",
-            "gauge",
-            seconds(report.applied_ago),
-        );
-        gauge(
-            text,
-            "forkful_log_failing_seconds",
-            "How long the follower has been failing (0: its last read succeeded).",
-            "gauge",
-            seconds(Some(
-                report
-                    .failing
-                    .as_ref()
-                    .map_or_else(Default::default, |f| f.0),
-            )),
-        );
-        if let Some((_, error)) = &report.failing {
-            gauge(
-                text,
-                &format!("forkful_log_last_error{{error=\"{}\"}}", label_value(error)),
-                "The follower's last error, while it fails.",
-                "gauge",
-                1,
-            );
-        }
-        gauge(
-            text,
-            "forkful_log_reachable",
-            "1 unless the log is known out of reach (its calls then fail at once until a probe reaches it).",
-            "gauge",
-            u64::from(recipes.log_out_of_reach().is_none()),
-        );
-        gauge(
-            text,
-            "forkful_log_write_retries_total",
-            "Writes decided again because another node's reached the log first.",
-            "counter",
-            recipes.write_retries(),
-        );
+        follower_figures(text, &report);
+        log_figures(text, recipes);
     }
     HttpResponse::Ok()
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .content_type("text/plain; version=0.0.4; charset=utf-8")
         .body(std::mem::take(text))
+}
+
+/// How the follower last found the log: its head, the lag, when it last
+/// read it to its end and applied a row, and how long it has failed, why.
+fn follower_figures(text: &mut String, report: &FollowReport) {
+    gauge(
+        text,
+        "forkful_log_head",
+        "The newest transaction in the log, when the follower last read it to its end.",
+        "gauge",
+        report.head,
+    );
+    gauge(
+        text,
+        "forkful_log_lag",
+        "Transactions in the log this node did not show, when the follower last read it to its end.",
+        "gauge",
+        report.behind,
+    );
+    let seconds = |ago: Option<std::time::Duration>| {
+        ago.map_or("-1".to_owned(), |ago| format!("{:.3}", ago.as_secs_f64()))
+    };
+    gauge(
+        text,
+        "forkful_log_read_to_end_seconds_ago",
+        "How long ago the follower last read the log to its end (-1: not yet).",
+        "gauge",
+        seconds(report.checked_ago),
+    );
+    gauge(
+        text,
+        "forkful_log_applied_seconds_ago",
+        "How long ago this node last applied a row of the log (-1: not since it started).",
+        "gauge",
+        seconds(report.applied_ago),
+    );
+    gauge(
+        text,
+        "forkful_log_failing_seconds",
+        "How long the follower has been failing (0: its last read succeeded).",
+        "gauge",
+        seconds(Some(
+            report
+                .failing
+                .as_ref()
+                .map_or_else(Default::default, |f| f.0),
+        )),
+    );
+    if let Some((_, error)) = &report.failing {
+        gauge(
+            text,
+            &format!("forkful_log_last_error{{error=\"{}\"}}", label_value(error)),
+            "The follower's last error, while it fails.",
+            "gauge",
+            1,
+        );
+    }
+}
+
+/// This node's own dealings with the log: whether it is within reach, and
+/// the writes decided again.
+fn log_figures(text: &mut String, recipes: &Recipes) {
+    gauge(
+        text,
+        "forkful_log_reachable",
+        "1 unless the log is known out of reach (its calls then fail at once until a probe reaches it).",
+        "gauge",
+        u64::from(recipes.log_out_of_reach().is_none()),
+    );
+    gauge(
+        text,
+        "forkful_log_write_retries_total",
+        "Writes decided again because another node's reached the log first.",
+        "counter",
+        recipes.write_retries(),
+    );
 }
 
 /// One figure of this site, with its help and type lines. `series` may

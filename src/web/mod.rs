@@ -349,11 +349,22 @@ fn get() -> Route {
     web::route().guard(guard::Any(guard::Get()).or(guard::Head()))
 }
 
-/// The site's map: every address it answers, in one place.
+/// The site's map: every address it answers, in one place, by area.
 pub fn routes(cfg: &mut web::ServiceConfig) {
     // actix tries the table in order, matching each pattern in turn, so the
-    // pages read most come first; `/recipes/new` before the slug pattern
-    // that would take it, and `.json` before the slug that would take it.
+    // pages read most come first.
+    recipe_pages(cfg);
+    site_pages(cfg);
+    writing(cfg);
+    accounts(cfg);
+    cfg.default_service(web::to(not_found));
+}
+
+/// The recipes' pages, read most: the catalog, a recipe, its history,
+/// versions, diffs, forks and lineage.
+fn recipe_pages(cfg: &mut web::ServiceConfig) {
+    // `/recipes/new` before the slug pattern that would take it, and
+    // `.json` before the slug that would take it.
     cfg.service(page("/", catalog::index))
         .service(get_post(
             "/recipes/new",
@@ -367,8 +378,13 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(page("/recipes/{slug}/diff", recipes::diff))
         .service(page("/recipes/{slug}/compare", recipes::compare))
         .service(page("/recipes/{slug}/forks", recipes::forks))
-        .service(page("/recipes/{slug}/lineage", recipes::lineage))
-        .service(page("/tags", pages::tags))
+        .service(page("/recipes/{slug}/lineage", recipes::lineage));
+}
+
+/// The rest of what is read: tags, search, files, feeds, the service's
+/// own addresses and cooks' pages.
+fn site_pages(cfg: &mut web::ServiceConfig) {
+    cfg.service(page("/tags", pages::tags))
         .service(page("/tags/{tag}", catalog::tag))
         .service(page("/search", pages::search))
         .service(page("/static/{name}", pages::asset))
@@ -385,56 +401,64 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             "/cooks/{handle}/suggestions.xml",
             feeds::cook_suggestions,
         ))
-        .service(page("/cooks/{handle}/suggested.xml", feeds::cook_suggested))
-        .service(get_post(
-            "/recipes/{slug}/edit",
-            recipe_writes::edit_page,
-            recipe_writes::edit,
-        ))
-        .service(get_post(
-            "/recipes/{slug}/fork",
-            recipe_writes::fork_page,
-            recipe_writes::fork,
-        ))
-        .service(form_post("/recipes/{slug}/retire", recipe_writes::retire))
-        .service(get_post(
-            "/recipes/{slug}/bring-in",
-            merges::bring_in_page,
-            merges::bring_in,
-        ))
-        .service(form_post(
-            "/recipes/{slug}/bring-in/preview",
-            merges::bring_in_preview,
-        ))
-        .service(get_post(
-            "/recipes/{slug}/suggest",
-            merges::suggest_page,
-            merges::suggest,
-        ))
-        .service(page("/recipes/{slug}/suggestions", reviews::suggestions))
-        .service(get_post(
-            "/recipes/{slug}/suggestions/{n}",
-            reviews::suggestion,
-            reviews::review,
-        ))
-        .service(form_post(
-            "/recipes/{slug}/suggestions/{n}/preview",
-            reviews::review_preview,
-        ))
-        .service(form_post("/preview", recipe_writes::preview))
-        .service(get_post(
-            "/import",
-            recipe_import::page,
-            recipe_import::submit,
-        ))
-        .service(form_post("/import/save", recipe_writes::import_save))
-        .service(get_post("/signup", account::sign_up_page, account::sign_up))
+        .service(page("/cooks/{handle}/suggested.xml", feeds::cook_suggested));
+}
+
+/// A cook's writes (new recipes are with the recipes' pages): edits,
+/// forks, merges and suggestions, previews and imports.
+fn writing(cfg: &mut web::ServiceConfig) {
+    cfg.service(get_post(
+        "/recipes/{slug}/edit",
+        recipe_writes::edit_page,
+        recipe_writes::edit,
+    ))
+    .service(get_post(
+        "/recipes/{slug}/fork",
+        recipe_writes::fork_page,
+        recipe_writes::fork,
+    ))
+    .service(form_post("/recipes/{slug}/retire", recipe_writes::retire))
+    .service(get_post(
+        "/recipes/{slug}/bring-in",
+        merges::bring_in_page,
+        merges::bring_in,
+    ))
+    .service(form_post(
+        "/recipes/{slug}/bring-in/preview",
+        merges::bring_in_preview,
+    ))
+    .service(get_post(
+        "/recipes/{slug}/suggest",
+        merges::suggest_page,
+        merges::suggest,
+    ))
+    .service(page("/recipes/{slug}/suggestions", reviews::suggestions))
+    .service(get_post(
+        "/recipes/{slug}/suggestions/{n}",
+        reviews::suggestion,
+        reviews::review,
+    ))
+    .service(form_post(
+        "/recipes/{slug}/suggestions/{n}/preview",
+        reviews::review_preview,
+    ))
+    .service(form_post("/preview", recipe_writes::preview))
+    .service(get_post(
+        "/import",
+        recipe_import::page,
+        recipe_import::submit,
+    ))
+    .service(form_post("/import/save", recipe_writes::import_save));
+}
+
+/// Accounts: signing up, logging in and out, a cook's account page.
+fn accounts(cfg: &mut web::ServiceConfig) {
+    cfg.service(get_post("/signup", account::sign_up_page, account::sign_up))
         .service(get_post("/login", account::log_in_page, account::log_in))
         .service(form_post("/logout", account::log_out))
         .service(form_post("/logout/everywhere", account::log_out_everywhere))
         .service(page("/account", account::account_page))
-        .service(form_post("/account/password", account::change_password))
-        .default_service(web::to(not_found));
+        .service(form_post("/account/password", account::change_password));
 }
 
 /// One address with a page (GET, and HEAD) and a form handler (POST): one

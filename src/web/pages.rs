@@ -50,8 +50,34 @@ pub(super) async fn search(
     req: HttpRequest,
     params: web::Query<SearchParams>,
 ) -> Result<HttpResponse, WebError> {
-    let params = params.into_inner();
-    let q = params.q.trim().to_owned();
+    let query = search_query(params.into_inner())?;
+    let index = site.search()?;
+    // Waited for here, off the worker's thread, not in the index, which
+    // is asked for its next round now rather than after its usual rest.
+    let latest = site.snapshot();
+    index_caught_up(index, &latest).await;
+    let view = index.view(&latest)?;
+    let key = respond::QueryKey::default()
+        .with("q", Some(&query.text).filter(|q| !q.is_empty()))
+        .with("tag", query.tag.as_deref())
+        .with("page", (query.page > 0).then_some(query.page + 1));
+    // Kept, as pages are: a query asked again (a popular word, one typed
+    // by many) is served from the cache until the next write, and CLOCK-Pro
+    // lets one asked once go first.
+    respond::page_on(
+        &site,
+        &req,
+        view.snapshot().clone(),
+        &key,
+        |snapshot| Ok(view.search(snapshot, &query)?),
+        |site, results| Body::from(views::search::page(&query.text, results, site.memos())),
+    )
+}
+
+/// The search the query string asks for, or why it is none: its words,
+/// its page (from 0) and its tag.
+fn search_query(params: SearchParams) -> Result<search::SearchQuery, WebError> {
+    let q = params.q.trim();
     if q.chars().count() > MAX_QUERY {
         return Err(WebError::BadRequest(format!(
             "A search may be at most {MAX_QUERY} characters long."
@@ -83,10 +109,15 @@ pub(super) async fn search(
             "That is not a tag: it is too long.".into(),
         ));
     }
-    let index = site.search()?;
-    // Waited for here, off the worker's thread, not in the index, which
-    // is asked for its next round now rather than after its usual rest.
-    let latest = site.snapshot();
+    // The query as read: its words, trimmed and one space apart, are what
+    // the search reads, and what the page is kept under.
+    let text = q.split_whitespace().collect::<Vec<_>>().join(" ");
+    Ok(search::SearchQuery { text, tag, page })
+}
+
+/// Waits, at most `INDEX_WAIT`, for the index to show `latest`, hurrying
+/// it if it does not yet.
+async fn index_caught_up(index: &search::SearchIndex, latest: &crate::domain::Snapshot) {
     let started = std::time::Instant::now();
     let behind = || index.basis().is_none_or(|b| b < latest.basis());
     if behind() {
@@ -95,30 +126,6 @@ pub(super) async fn search(
     while behind() && started.elapsed() < INDEX_WAIT {
         actix_web::rt::time::sleep(std::time::Duration::from_millis(5)).await;
     }
-    let view = index.view(&latest)?;
-    // The query as read: its words, trimmed and one space apart, are what
-    // the search reads, and what the page is kept under.
-    let q = q.split_whitespace().collect::<Vec<_>>().join(" ");
-    let key = respond::QueryKey::default()
-        .with("q", Some(&q).filter(|q| !q.is_empty()))
-        .with("tag", tag.as_deref())
-        .with("page", (page > 0).then_some(page + 1));
-    let query = search::SearchQuery {
-        text: q.clone(),
-        tag,
-        page,
-    };
-    // Kept, as pages are: a query asked again (a popular word, one typed
-    // by many) is served from the cache until the next write, and CLOCK-Pro
-    // lets one asked once go first.
-    respond::page_on(
-        &site,
-        &req,
-        view.snapshot().clone(),
-        &key,
-        |snapshot| Ok(view.search(snapshot, &query)?),
-        |site, results| Body::from(views::search::page(&q, results, site.memos())),
-    )
 }
 
 pub(super) async fn about(

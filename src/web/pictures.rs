@@ -24,20 +24,38 @@ pub(super) async fn picture(
         .and_then(|name| name.split_once('-'))
         .filter(|(hash, _)| pictures::is_hash(hash))
         .ok_or_else(not_found)?;
-    // Who asks matters only for a picture no version names: the session is
-    // read only then, and only with a session cookie.
-    let mut found = read(&site, hash, variant, None).await?;
+    let (seen, bytes) = find(&site, &req, hash, variant)
+        .await?
+        .ok_or_else(not_found)?;
+    Ok(jpeg(&req, hash, variant, seen, bytes))
+}
+
+/// The variant `variant` of picture `hash`, if whoever asks may see it.
+/// Who asks matters only for a picture no version names: the session is
+/// read only then, and only with a session cookie.
+async fn find(
+    site: &Site,
+    req: &HttpRequest,
+    hash: &str,
+    variant: &str,
+) -> Result<Option<(Seen, Vec<u8>)>, WebError> {
+    let mut found = read(site, hash, variant, None).await?;
     if found.is_none()
         && req
-            .cookie(super::session::session_cookie_name(&site))
+            .cookie(super::session::session_cookie_name(site))
             .is_some()
     {
-        let visitor = Visitor::extract(&req).await?;
+        let visitor = Visitor::extract(req).await?;
         if let Some(cook) = &visitor.cook {
-            found = read(&site, hash, variant, Some(cook.handle.to_string())).await?;
+            found = read(site, hash, variant, Some(cook.handle.to_string())).await?;
         }
     }
-    let (seen, bytes) = found.ok_or_else(not_found)?;
+    Ok(found)
+}
+
+/// The picture's answer: its bytes, or 304 when the browser has them,
+/// kept as widely as `seen` allows.
+fn jpeg(req: &HttpRequest, hash: &str, variant: &str, seen: Seen, bytes: Vec<u8>) -> HttpResponse {
     let etag = format!("\"{hash}-{variant}\"");
     let cached = req
         .headers()
@@ -55,11 +73,11 @@ pub(super) async fn picture(
         .insert_header((header::ETAG, etag))
         // Already compressed: the compress middleware leaves it alone.
         .insert_header((header::CONTENT_ENCODING, "identity"));
-    Ok(if cached {
+    if cached {
         response.finish()
     } else {
         response.body(bytes)
-    })
+    }
 }
 
 /// The variant `variant` of picture `hash`, if `reader` (a cook's handle,

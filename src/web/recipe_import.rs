@@ -21,6 +21,7 @@ use super::recipe_writes;
 use super::session::Visitor;
 use super::submission::{read_form, OversizedPicture};
 use super::{Site, WebError};
+use crate::domain::Cook;
 use crate::import::{self, FetchPlace, ImportError, Imported, Partial, MAX_PAGE_BYTES};
 use crate::views::form_fields::FieldErrors;
 use crate::views::import_form;
@@ -67,51 +68,97 @@ pub(super) async fn submit(
         url: form.url.trim().to_owned(),
         html: form.html,
     };
-    let answer = |status: StatusCode, errors: FieldErrors| {
-        let page = import_form::page(&fields, &errors, &visitor.form_token());
-        Ok(private_page(&site, &visitor, status, page))
-    };
-    let refused = |errors: FieldErrors| answer(StatusCode::UNPROCESSABLE_ENTITY, errors);
-    // A place for the fetch first: when the site is fetching all the pages
-    // it may at once, the cook is told to try again (503), and nothing of
-    // theirs is counted. An address no retry can help is refused first.
-    let fetches = fields.html.trim().is_empty() && !fields.url.is_empty();
-    if fetches {
-        if let Err(why) = site.fetcher().check(&fields.url) {
-            return refused(FieldErrors::one("url", sentence(&why.to_string())));
-        }
+    match read_counted(&site, cook, &fields).await {
+        Ok((imported, missing)) => Ok(shown_imported(&site, &visitor, &imported, missing)),
+        Err(refused) => Ok(refused.answer(&site, &visitor, &fields)),
     }
-    let place = match fetches {
-        true => match site.fetcher().place() {
-            Ok(place) => Some(place),
-            Err(why) => {
-                let mut busy = answer(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    FieldErrors::one("url", sentence(&why.to_string())),
-                )?;
+}
+
+/// Why the import form is shown again, with what was sent, instead of a
+/// recipe read.
+enum Refused {
+    /// No place to fetch the page in, for now: 503, to try again soon.
+    Busy(FieldErrors),
+    /// The form's mistakes, or the cook's imports over their limit.
+    Form(StatusCode, FieldErrors),
+}
+
+impl Refused {
+    fn unprocessable(errors: FieldErrors) -> Refused {
+        Refused::Form(StatusCode::UNPROCESSABLE_ENTITY, errors)
+    }
+
+    /// The import form again, with `fields` as sent and the errors.
+    fn answer(self, site: &Site, visitor: &Visitor, fields: &import_form::Fields) -> HttpResponse {
+        let page = |status, errors: &FieldErrors| {
+            let page = import_form::page(fields, errors, &visitor.form_token());
+            private_page(site, visitor, status, page)
+        };
+        match self {
+            Refused::Form(status, errors) => page(status, &errors),
+            Refused::Busy(errors) => {
+                let mut busy = page(StatusCode::SERVICE_UNAVAILABLE, &errors);
                 busy.headers_mut().insert(
                     actix_web::http::header::RETRY_AFTER,
                     actix_web::http::header::HeaderValue::from_static("10"),
                 );
-                return Ok(busy);
+                busy
             }
-        },
-        false => None,
-    };
+        }
+    }
+}
+
+/// The recipe the form points at, read for `cook` once there is a place
+/// to fetch it in and the import is counted: whole, or without its
+/// ingredients or its steps (which `missing` names).
+async fn read_counted(
+    site: &Site,
+    cook: &Cook,
+    fields: &import_form::Fields,
+) -> Result<(Imported, Option<&'static str>), Refused> {
+    let place = fetch_place(site, fields)?;
     // Counted before the page is fetched or read, whatever comes of it.
     if let Err(why) = site.imports().start(cook.handle.as_str()) {
-        return answer(
+        return Err(Refused::Form(
             StatusCode::TOO_MANY_REQUESTS,
             FieldErrors::one("", sentence(&why)),
-        );
+        ));
     }
-    let (imported, missing) = match read(&site, &fields, place).await {
-        Ok(Ok(imported)) => (imported, None),
-        Ok(Err(partial)) => (partial.imported, Some(partial.missing)),
-        Err(errors) => return refused(errors),
-    };
-    // Nothing is saved yet: the recipe as read, in the recipe form, to be
-    // checked and changed, then brought in (`recipe_writes::import_save`).
+    match read(site, fields, place).await {
+        Ok(Ok(imported)) => Ok((imported, None)),
+        Ok(Err(partial)) => Ok((partial.imported, Some(partial.missing))),
+        Err(errors) => Err(Refused::unprocessable(errors)),
+    }
+}
+
+/// A place for the fetch, when the form gives an address and no page,
+/// taken first: when the site is fetching all the pages it may at once,
+/// the cook is told to try again (503), and nothing of theirs is counted.
+/// An address no retry can help is refused first.
+fn fetch_place(site: &Site, fields: &import_form::Fields) -> Result<Option<FetchPlace>, Refused> {
+    let fetches = fields.html.trim().is_empty() && !fields.url.is_empty();
+    if !fetches {
+        return Ok(None);
+    }
+    let on_url = |why: &dyn std::fmt::Display| FieldErrors::one("url", sentence(&why.to_string()));
+    site.fetcher()
+        .check(&fields.url)
+        .map_err(|why| Refused::unprocessable(on_url(&why)))?;
+    match site.fetcher().place() {
+        Ok(place) => Ok(Some(place)),
+        Err(why) => Err(Refused::Busy(on_url(&why))),
+    }
+}
+
+/// The recipe as read, in the recipe form, to be checked and changed, then
+/// brought in (`recipe_writes::import_save`): nothing is saved yet. A part
+/// the page lacked (`missing`) is the form's error, to be written in.
+fn shown_imported(
+    site: &Site,
+    visitor: &Visitor,
+    imported: &Imported,
+    missing: Option<&'static str>,
+) -> HttpResponse {
     let source = &imported.source;
     let read_from = imported.read_from();
     let shown = ImportShown {
@@ -127,24 +174,13 @@ pub(super) async fn submit(
     // The version's note says where, and how it was read, as the CLI's.
     form.note = format!("Brought in from {}, read from {read_from}", source.name);
     let errors = match missing {
-        Some(missing) => FieldErrors::one(
-            if missing == "steps" {
-                "steps"
-            } else {
-                "ingredients"
-            },
+        Some(missing) => recipe_writes::missing_errors(
+            missing,
             format!("The page had no {missing} this site could read: write them in from the page."),
         ),
         None => FieldErrors::new(),
     };
-    Ok(recipe_writes::import_page(
-        &site,
-        &visitor,
-        StatusCode::OK,
-        &shown,
-        &form,
-        &errors,
-    ))
+    recipe_writes::import_page(site, visitor, StatusCode::OK, &shown, &form, &errors)
 }
 
 /// The recipe the form points at: the pasted page's, or the fetched one's

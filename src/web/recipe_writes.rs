@@ -430,11 +430,39 @@ enum Outcome {
     /// Not written, because the picture found no place to be decoded
     /// within the wait: the form again (503, and when to try again).
     Busy(FieldErrors),
+    /// Imported, but without the page's picture, which could not be
+    /// fetched: 201, with a page that says so.
+    WithoutPicture(WithoutPicture),
+}
+
+/// An imported recipe, written, whose page's picture was not: its title
+/// and page, and the picture's address and why.
+struct WithoutPicture {
+    title: String,
+    path: String,
+    address: String,
+    why: String,
 }
 
 impl Outcome {
     fn unprocessable(errors: FieldErrors) -> Outcome {
         Outcome::Refused(StatusCode::UNPROCESSABLE_ENTITY, errors)
+    }
+
+    /// An import written at `slug`: its page, or, when the page's picture
+    /// did not come in (`unfetched`: its address and why), the page that
+    /// says so.
+    fn imported(slug: &Slug, title: String, unfetched: Option<(String, String)>) -> Outcome {
+        let path = recipe_path(slug.as_str());
+        match unfetched {
+            None => Outcome::Saved(path),
+            Some((address, why)) => Outcome::WithoutPicture(WithoutPicture {
+                title,
+                path,
+                address,
+                why,
+            }),
+        }
     }
 
     /// The answer to a write refused for its slug (`SlugTaken` or
@@ -471,6 +499,7 @@ impl Outcome {
                 );
                 Ok(page)
             }
+            Outcome::WithoutPicture(without) => created_without_picture(site, visitor, &without),
             Outcome::Stale { based_on, newest } => {
                 let Purpose::Edit { slug, .. } = purpose else {
                     unreachable!("only an edit is based on a version")
@@ -491,6 +520,15 @@ fn form_version(text: &str, does: &str) -> Result<VersionNumber, WebError> {
 /// The form's address field as a slug, or the error next to it.
 fn slug_field(text: &str) -> Result<Slug, FieldErrors> {
     Slug::parse(text.trim()).map_err(|e| FieldErrors::one("slug", sentence(&e.to_string())))
+}
+
+/// The new recipe's slug: the form's address field, or, left empty, one
+/// made of the recipe's title.
+fn slug_or_title(fields: &RecipeFields, content: &Content) -> Result<Slug, FieldErrors> {
+    match fields.slug.trim() {
+        "" => Ok(Slug::from_title(&content.title)),
+        text => slug_field(text),
+    }
 }
 
 pub(super) async fn create(
@@ -527,12 +565,9 @@ async fn try_create(
         Ok(content) => content,
         Err(errors) => return Ok(Outcome::unprocessable(errors)),
     };
-    let slug = match fields.slug.trim() {
-        "" => Slug::from_title(&content.title),
-        text => match slug_field(text) {
-            Ok(slug) => slug,
-            Err(errors) => return Ok(Outcome::unprocessable(errors)),
-        },
+    let slug = match slug_or_title(fields, &content) {
+        Ok(slug) => slug,
+        Err(errors) => return Ok(Outcome::unprocessable(errors)),
     };
     let (to, change) = (slug.clone(), change(cook, &fields.note, attempt));
     let written = site
@@ -896,6 +931,16 @@ pub(super) fn import_missing(fields: &RecipeFields) -> Option<&'static str> {
     crate::import::missing(ingredients.count(), steps.len())
 }
 
+/// The errors of an imported recipe that still lacks its `missing` part,
+/// next to that part's field, saying `why`.
+pub(super) fn missing_errors(missing: &str, why: String) -> FieldErrors {
+    let field = match missing {
+        "steps" => "steps",
+        _ => "ingredients",
+    };
+    FieldErrors::one(field, why)
+}
+
 /// `POST /import/save`: the recipe an import showed, as the cook checked
 /// and changed it, brought in: its first version, its lineage starting at
 /// the page. A recipe still without its ingredients or its steps is
@@ -921,92 +966,97 @@ pub(super) async fn import_save(
         reading: &reading,
         missing,
     };
-    let again = |status, fields: &RecipeFields, errors: &FieldErrors| {
-        Ok(import_page(&site, &visitor, status, &shown, fields, errors))
+    let outcome = match missing {
+        Some(missing) => Outcome::unprocessable(missing_errors(
+            missing,
+            format!("The recipe has no {missing} yet: write them in from the page."),
+        )),
+        None => try_import(&site, cook, &source, upload, &mut fields, attempt).await?,
     };
-    if let Some(missing) = missing {
-        let field = match missing {
-            "steps" => "steps",
-            _ => "ingredients",
-        };
-        let why = format!("The recipe has no {missing} yet: write them in from the page.");
-        return again(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            &fields,
-            &FieldErrors::one(field, why),
-        );
-    }
+    outcome.respond(&site, &visitor, &Purpose::Import(&shown), &fields)
+}
+
+/// The import written, from `source`, with the picture the form brings:
+/// the page's, fetched now, unless it cannot be, when the recipe comes in
+/// without it.
+async fn try_import(
+    site: &Site,
+    cook: &Cook,
+    source: &Source,
+    upload: Option<Upload>,
+    fields: &mut RecipeFields,
+    attempt: Attempt,
+) -> Result<Outcome, WebError> {
     let address = fields.scalar("image").trim().to_owned();
-    let mut brought = match store_picture(&site, cook, upload, &mut fields).await {
+    let brought = match store_picture(site, cook, upload, fields).await {
         Ok(brought) => brought,
-        Err(busy) => {
-            let mut page = again(StatusCode::SERVICE_UNAVAILABLE, &fields, &busy)?;
-            page.headers_mut().insert(
-                header::RETRY_AFTER,
-                HeaderValue::from(rate_limits::PICTURE_RETRY_AFTER),
-            );
-            return Ok(page);
-        }
+        Err(busy) => return Ok(Outcome::Busy(busy)),
     };
-    // The page's picture, not to be had: the recipe comes in without it.
-    let mut unfetched = None;
-    if let Some(Err(errors)) = &brought {
-        if let Some(why) = errors.get("image") {
-            unfetched = Some((address, why.to_owned()));
-            fields.scalars.remove("image");
-            brought = None;
-        }
-    }
-    let content = match picture_of(&site, &mut fields, brought)
+    let (brought, unfetched) = without_unfetched(fields, brought, address);
+    let content = match picture_of(site, fields, brought)
         .await?
-        .and_then(|p| content_of(&fields, p))
+        .and_then(|p| content_of(fields, p))
     {
         Ok(content) => content,
-        Err(errors) => return again(StatusCode::UNPROCESSABLE_ENTITY, &fields, &errors),
+        Err(errors) => return Ok(Outcome::unprocessable(errors)),
     };
-    let slug = match fields.slug.trim() {
-        "" => Slug::from_title(&content.title),
-        text => match slug_field(text) {
-            Ok(slug) => slug,
-            Err(errors) => return again(StatusCode::UNPROCESSABLE_ENTITY, &fields, &errors),
-        },
+    let slug = match slug_or_title(fields, &content) {
+        Ok(slug) => slug,
+        Err(errors) => return Ok(Outcome::unprocessable(errors)),
     };
     let (title, change) = (content.title.clone(), change(cook, &fields.note, attempt));
     let from = source.clone();
     let written = site
         .write(move |recipes| recipes.import(&slug, content, &from, &change))
         .await?;
-    let slug = match written {
-        Ok((slug, _)) => slug,
-        Err(DomainError::Content(why)) => {
-            return again(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                &fields,
-                &content_refused(&why),
-            )
+    match written {
+        Ok((slug, _)) => Ok(Outcome::imported(&slug, title, unfetched)),
+        Err(DomainError::Content(why)) => Ok(Outcome::unprocessable(content_refused(&why))),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The page's picture, not to be had: the recipe comes in without it.
+/// The picture the form brings, less one that could not be fetched, and
+/// that one's address and why, taken off the form.
+fn without_unfetched(
+    fields: &mut RecipeFields,
+    brought: Brought,
+    address: String,
+) -> (Brought, Option<(String, String)>) {
+    if let Some(Err(errors)) = &brought {
+        if let Some(why) = errors.get("image") {
+            let unfetched = Some((address, why.to_owned()));
+            fields.scalars.remove("image");
+            return (None, unfetched);
         }
-        Err(e) => return Err(e.into()),
-    };
-    let path = recipe_path(slug.as_str());
-    let Some((address, why)) = unfetched else {
-        return Ok(see_other(&path).finish());
-    };
-    // Written, so 201 and where; the page says what did not come in.
-    let without = views::import_form::Unfetched {
-        title: &title,
-        path: &path,
-        address: &address,
-        why: &why,
+    }
+    (brought, None)
+}
+
+/// An import written, but not its page's picture: 201 and where; the page
+/// says what did not come in.
+fn created_without_picture(
+    site: &Site,
+    visitor: &Visitor,
+    without: &WithoutPicture,
+) -> Result<HttpResponse, WebError> {
+    let unfetched = views::import_form::Unfetched {
+        title: &without.title,
+        path: &without.path,
+        address: &without.address,
+        why: &without.why,
     };
     let mut page = private_page(
-        &site,
-        &visitor,
+        site,
+        visitor,
         StatusCode::CREATED,
-        views::import_form::without_picture(&without),
+        views::import_form::without_picture(&unfetched),
     );
     page.headers_mut().insert(
         header::LOCATION,
-        HeaderValue::try_from(path.as_str()).map_err(|e| WebError::Internal(Box::new(e)))?,
+        HeaderValue::try_from(without.path.as_str())
+            .map_err(|e| WebError::Internal(Box::new(e)))?,
     );
     Ok(page)
 }

@@ -14,7 +14,8 @@ use super::recipes::parse_slug;
 use super::respond::{self, Body};
 use super::session::Visitor;
 use super::{Site, WebError};
-use crate::domain::{pages, Change, DomainError, Review, Slug, SuggestionState, MAX_MESSAGE};
+use crate::domain::merge::Choice;
+use crate::domain::{pages, Change, Cook, DomainError, Review, Slug, SuggestionState, MAX_MESSAGE};
 use crate::views::form_fields::FieldErrors;
 use crate::views::merges::{self, Chosen, Preview, Reviewer};
 
@@ -61,13 +62,6 @@ fn suggestion_review(
     number: u32,
     again: Again,
 ) -> Result<HttpResponse, WebError> {
-    let Again {
-        status,
-        errors,
-        sent,
-        preview,
-        ..
-    } = again;
     let model = pages::suggestion_show(&site.snapshot(), slug, number)?;
     let handle = visitor.cook.as_ref().map(|c| c.handle.as_str());
     let reviewer = match handle {
@@ -76,26 +70,18 @@ fn suggestion_review(
         _ => Reviewer::Other,
     };
     let empty = Chosen::new();
-    let chosen = sent.map_or(&empty, |s| &s.chosen);
+    let chosen = again.sent.map_or(&empty, |s| &s.chosen);
     let mut merged = None;
-    let preview = match (preview, sent) {
-        (true, Some(sent)) if sent.choices.len() == model.merge.conflicts().len() => {
-            sent.preview(&model.merge, &mut merged, site)
-        }
-        (true, _) => {
-            Preview::Unready("Choose how to settle each change to see the whole recipe.".into())
-        }
-        (false, _) => Preview::None,
-    };
+    let preview = again.preview(&model.merge, &mut merged, site);
     let page = merges::suggestion_page(
         &model,
         reviewer,
         &visitor.form_token(),
-        &errors,
+        &again.errors,
         chosen,
         &preview,
     );
-    Ok(private_page(site, visitor, status, page))
+    Ok(private_page(site, visitor, again.status, page))
 }
 
 /// `GET /recipes/{slug}/suggestions/{n}`: one suggestion, for review.
@@ -121,114 +107,194 @@ pub(super) async fn review(
     form: web::Form<Form>,
 ) -> Result<HttpResponse, WebError> {
     let (slug, number, cook) = review_sender(&req, &visitor, path.into_inner(), &form)?;
-    let here = merges::suggestion_path(slug.as_str(), number);
+    let reply = reply_of(&form)?;
+    let sent = Sent::read(&form)?;
+    let reviewing = Reviewing {
+        site: &site,
+        visitor: &visitor,
+        slug: &slug,
+        number,
+        sent: &sent,
+    };
+    let decision = match Asked::read(&form, &sent)? {
+        Asked::Preview => return reviewing.preview(&form),
+        Asked::Decide(decision) => decision,
+    };
+    let declines = matches!(decision, Decision::Decline(_));
+    let written = decision.write(&site, cook, &slug, number, reply).await?;
+    reviewing.answer(written, declines)
+}
+
+/// The review form's note to the suggester (`reply`), trimmed; refused
+/// when longer than a message may be.
+fn reply_of(form: &Form) -> Result<&str, WebError> {
     let reply = form.get("reply").map(String::as_str).unwrap_or("").trim();
     if reply.len() > MAX_MESSAGE {
         return Err(WebError::BadRequest(format!(
             "the note is longer than {MAX_MESSAGE} bytes"
         )));
     }
-    let sent = Sent::read(&form)?;
-    let shown_now = || -> Result<bool, WebError> {
-        let model = pages::suggestion_show(&site.snapshot(), &slug, number)?;
-        Ok(model.suggestion.state == SuggestionState::Open
-            && review_shown(&form).ok() == Some(review_now(&model)))
-    };
-    let again = |status, why: String, preview: bool| {
+    Ok(reply)
+}
+
+/// What a review form asks for (its `action`): the review again with the
+/// merged recipe, or a decision for the writer.
+enum Asked {
+    Preview,
+    Decide(Decision),
+}
+
+/// A decision on a suggestion, with what it rests on: the review the form
+/// showed (and, to accept, the choices sent).
+enum Decision {
+    Accept { shown: Review, choices: Vec<Choice> },
+    Decline(Review),
+    Withdraw,
+}
+
+impl Asked {
+    /// The form's `action`, and what the review showed where the decision
+    /// rests on it; anything else is refused.
+    fn read(form: &Form, sent: &Sent) -> Result<Asked, WebError> {
+        let decision = match form.get("action").map(String::as_str) {
+            Some("preview") => return Ok(Asked::Preview),
+            Some("accept") => Decision::Accept {
+                shown: review_shown(form)?,
+                // Choices missing are the writer's to refuse, after what it
+                // checks first: a review that moved on, a suggestion closed.
+                choices: sent.complete().unwrap_or_default(),
+            },
+            Some("decline") => Decision::Decline(review_shown(form)?),
+            Some("withdraw") => Decision::Withdraw,
+            other => {
+                return Err(WebError::BadRequest(format!(
+                    "{:?} is not something to do with a suggestion: accept, decline or withdraw",
+                    other.unwrap_or("")
+                )))
+            }
+        };
+        Ok(Asked::Decide(decision))
+    }
+}
+
+impl Decision {
+    /// The decision made in the writer, on the latest value, by `cook`,
+    /// with `reply` for the suggester where it says one.
+    async fn write(
+        self,
+        site: &Site,
+        cook: &Cook,
+        slug: &Slug,
+        number: u32,
+        reply: &str,
+    ) -> Result<Result<(), DomainError>, WebError> {
+        let by =
+            |did: &str| Change::by(cook.handle.as_str(), &format!("{did} suggestion {number}"));
+        let to = slug.clone();
+        match self {
+            Decision::Accept { shown, choices } => {
+                let (change, reply) = (by("accepted"), reply.to_owned());
+                site.write(move |recipes| {
+                    recipes.accept_suggestion(&to, number, shown, &choices, &reply, &change)
+                })
+                .await
+            }
+            Decision::Decline(shown) => {
+                let (change, reply) = (by("declined"), reply.to_owned());
+                site.write(move |recipes| {
+                    recipes.decline_suggestion(&to, number, shown, &reply, &change)
+                })
+                .await
+            }
+            Decision::Withdraw => {
+                let change = by("withdrew");
+                site.write(move |recipes| recipes.withdraw_suggestion(&to, number, &change))
+                    .await
+            }
+        }
+        .map(|written| written.map(drop))
+    }
+}
+
+/// A review form being answered, and what its page is shown again with.
+struct Reviewing<'a> {
+    site: &'a Site,
+    visitor: &'a Visitor,
+    slug: &'a Slug,
+    number: u32,
+    sent: &'a Sent,
+}
+
+impl Reviewing<'_> {
+    /// The review again, with `why` (if anything) above it and the choices
+    /// sent kept; with the merged recipe if `preview`.
+    fn again(
+        &self,
+        status: StatusCode,
+        why: String,
+        preview: bool,
+    ) -> Result<HttpResponse, WebError> {
         let errors = match why.is_empty() {
             true => FieldErrors::new(),
             false => FieldErrors::one("", why),
         };
-        suggestion_review(
-            &site,
-            &visitor,
-            &slug,
-            number,
-            Again {
-                status,
-                note: None,
-                errors,
-                sent: Some(&sent),
-                preview,
-            },
-        )
-    };
-    let action = form.get("action").map(String::as_str);
-    let written = match action {
-        Some("preview") => {
-            return match shown_now()? {
-                true => again(StatusCode::OK, String::new(), true),
-                false => again(StatusCode::CONFLICT, CHANGED_MEANWHILE.to_owned(), false),
+        let again = Again {
+            status,
+            note: None,
+            errors,
+            sent: Some(self.sent),
+            preview,
+        };
+        suggestion_review(self.site, self.visitor, self.slug, self.number, again)
+    }
+
+    /// The accept form's Preview: the review with the merged recipe, if it
+    /// is the review the form showed; else the review as it is now, saying
+    /// so.
+    fn preview(&self, form: &Form) -> Result<HttpResponse, WebError> {
+        let model = pages::suggestion_show(&self.site.snapshot(), self.slug, self.number)?;
+        let shown_now = model.suggestion.state == SuggestionState::Open
+            && review_shown(form).ok() == Some(review_now(&model));
+        match shown_now {
+            true => self.again(StatusCode::OK, String::new(), true),
+            false => self.again(StatusCode::CONFLICT, CHANGED_MEANWHILE.to_owned(), false),
+        }
+    }
+
+    /// The answer to what the writer decided: the suggestion's page, or
+    /// the review again saying why nothing was saved (`declines`: what was
+    /// refused was declining it).
+    fn answer(
+        &self,
+        written: Result<(), DomainError>,
+        declines: bool,
+    ) -> Result<HttpResponse, WebError> {
+        match written {
+            Ok(()) => Ok(see_other(&merges::suggestion_path(self.slug.as_str(), self.number)).finish()),
+            Err(moved @ (DomainError::MergeMoved { .. } | DomainError::AgreedMeanwhile { .. })) => {
+                self.site.recipes().wait_published()?;
+                let what = match declines {
+                    true => "Nothing was declined: look at the suggestion as it is now.",
+                    false => "Nothing was saved. Here is the suggestion as it is now; your choices are kept where the same change is still there.",
+                };
+                self.again(
+                    StatusCode::CONFLICT,
+                    format!("{}. {what}", sentence(&moved.to_string()).trim_end_matches('.')),
+                    false,
+                )
             }
-        }
-        Some("accept") => {
-            let review = review_shown(&form)?;
-            // Choices missing are the writer's to refuse, after what it
-            // checks first: a review that moved on, a suggestion closed.
-            let choices = sent.complete().unwrap_or_default();
-            let change = Change::by(
-                cook.handle.as_str(),
-                &format!("accepted suggestion {number}"),
-            );
-            let (to, reply) = (slug.clone(), reply.to_owned());
-            site.write(move |recipes| {
-                recipes.accept_suggestion(&to, number, review, &choices, &reply, &change)
-            })
-            .await?
-        }
-        Some("decline") => {
-            let shown = review_shown(&form)?;
-            let change = Change::by(
-                cook.handle.as_str(),
-                &format!("declined suggestion {number}"),
-            );
-            let (to, reply) = (slug.clone(), reply.to_owned());
-            site.write(move |recipes| {
-                recipes.decline_suggestion(&to, number, shown, &reply, &change)
-            })
-            .await?
-        }
-        Some("withdraw") => {
-            let change = Change::by(
-                cook.handle.as_str(),
-                &format!("withdrew suggestion {number}"),
-            );
-            let to = slug.clone();
-            site.write(move |recipes| recipes.withdraw_suggestion(&to, number, &change))
-                .await?
-        }
-        other => {
-            return Err(WebError::BadRequest(format!(
-                "{:?} is not something to do with a suggestion: accept, decline or withdraw",
-                other.unwrap_or("")
-            )))
-        }
-    };
-    match written {
-        Ok(_) => Ok(see_other(&here).finish()),
-        Err(moved @ (DomainError::MergeMoved { .. } | DomainError::AgreedMeanwhile { .. })) => {
-            site.recipes().wait_published()?;
-            let what = match action {
-                Some("decline") => "Nothing was declined: look at the suggestion as it is now.",
-                _ => "Nothing was saved. Here is the suggestion as it is now; your choices are kept where the same change is still there.",
-            };
-            again(
-                StatusCode::CONFLICT,
-                format!("{}. {what}", sentence(&moved.to_string()).trim_end_matches('.')),
+            Err(DomainError::NothingChanged) => self.again(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "Accepting it would change nothing: your recipe has all of it already. Decline it, with a note saying so, instead.".to_owned(),
                 false,
-            )
+            ),
+            Err(refused @ (DomainError::Unresolved(_) | DomainError::Content(_))) => self.again(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                sentence(&refused.to_string()),
+                false,
+            ),
+            Err(e) => Err(e.into()),
         }
-        Err(DomainError::NothingChanged) => again(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "Accepting it would change nothing: your recipe has all of it already. Decline it, with a note saying so, instead.".to_owned(),
-            false,
-        ),
-        Err(refused @ (DomainError::Unresolved(_) | DomainError::Content(_))) => again(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            sentence(&refused.to_string()),
-            false,
-        ),
-        Err(e) => Err(e.into()),
     }
 }
 

@@ -4,7 +4,7 @@
 //! byte limit, and the text fields become the same struct a plain form
 //! would, so the handlers read one shape.
 
-use actix_multipart::{Multipart, MultipartError};
+use actix_multipart::{Field, Multipart, MultipartError};
 use actix_web::error::PayloadError;
 use actix_web::http::header;
 use actix_web::{web, HttpRequest};
@@ -166,65 +166,104 @@ async fn read_multipart<T: DeserializeOwned>(
     oversized: OversizedPicture,
 ) -> Result<(T, Option<Upload>), WebError> {
     let mut parts = Multipart::new(req.headers(), payload);
-    let mut fields: Vec<(String, String)> = Vec::new();
-    let mut text_bytes = 0;
-    let mut upload = None;
-    let mut files = 0;
+    let mut read = PartsRead::default();
     while let Some(part) = parts.next().await {
-        let mut part = part.map_err(multipart_refused)?;
+        let part = part.map_err(multipart_refused)?;
+        read.part(part, text_limit, oversized).await?;
+    }
+    // Through the plain form's own decoder, so both read alike.
+    let encoded = serde_urlencoded::to_string(&read.fields).map_err(unreadable)?;
+    let form = serde_urlencoded::from_str(&encoded).map_err(unreadable)?;
+    Ok((form, read.upload))
+}
+
+/// A multipart form's parts read so far: its text fields, its picture,
+/// and what they count for against the form's limits.
+#[derive(Default)]
+struct PartsRead {
+    fields: Vec<(String, String)>,
+    text_bytes: usize,
+    upload: Option<Upload>,
+    files: usize,
+}
+
+impl PartsRead {
+    /// Reads one part: a text field, or the picture file.
+    async fn part(
+        &mut self,
+        mut part: Field,
+        text_limit: usize,
+        oversized: OversizedPicture,
+    ) -> Result<(), WebError> {
         let name = part.name().unwrap_or("").to_owned();
         // A part's name and its framing count against the form's size too,
         // so a body of many empty parts is refused like a long one.
-        text_bytes += name.len() + PART_OVERHEAD;
-        if text_bytes > text_limit {
+        self.text_bytes += name.len() + PART_OVERHEAD;
+        if self.text_bytes > text_limit {
             return Err(too_large_form(text_limit));
         }
         let is_file = name == PICTURE_FIELD;
         // One file part: more would be read, byte limit after byte limit,
         // for nothing.
-        files += usize::from(is_file);
-        if files > 1 {
+        self.files += usize::from(is_file);
+        if self.files > 1 {
             return Err(unreadable("it sends more than one picture"));
         }
-        let limit = if is_file {
-            MAX_UPLOAD_BYTES
-        } else {
-            text_limit - text_bytes
-        };
-        let mut data = Vec::new();
-        // Bytes of a picture over its limit, read and dropped.
-        let mut past = 0;
-        while let Some(chunk) = part.next().await {
-            let chunk = chunk.map_err(multipart_refused)?;
-            if past > 0 || data.len() + chunk.len() > limit {
-                if !is_file {
-                    return Err(too_large_form(text_limit));
-                }
-                past += std::mem::take(&mut data).len() + chunk.len();
-                if past > oversized.most() {
-                    return Err(too_large_upload());
-                }
-                continue;
-            }
-            data.extend_from_slice(&chunk);
-        }
         if is_file {
-            if past > 0 {
-                upload = Some(Upload::TooLarge(past));
-            } else if !data.is_empty() {
-                // No file chosen: browsers send the part, empty.
-                upload = Some(Upload::File(data));
-            }
-        } else {
-            text_bytes += data.len();
-            let text = String::from_utf8(data).map_err(|_| unreadable("a field is not UTF-8"))?;
-            fields.push((name, text));
+            self.upload = read_file(&mut part, oversized).await?;
+            return Ok(());
         }
+        let data = read_text(&mut part, text_limit - self.text_bytes, text_limit).await?;
+        self.text_bytes += data.len();
+        let text = String::from_utf8(data).map_err(|_| unreadable("a field is not UTF-8"))?;
+        self.fields.push((name, text));
+        Ok(())
     }
-    // Through the plain form's own decoder, so both read alike.
-    let encoded = serde_urlencoded::to_string(&fields).map_err(unreadable)?;
-    let form = serde_urlencoded::from_str(&encoded).map_err(unreadable)?;
-    Ok((form, upload))
+}
+
+/// A text part's bytes, up to `limit`: past it, the form is larger than
+/// its `text_limit`.
+async fn read_text(part: &mut Field, limit: usize, text_limit: usize) -> Result<Vec<u8>, WebError> {
+    let mut data = Vec::new();
+    while let Some(chunk) = part.next().await {
+        let chunk = chunk.map_err(multipart_refused)?;
+        if data.len() + chunk.len() > limit {
+            return Err(too_large_form(text_limit));
+        }
+        data.extend_from_slice(&chunk);
+    }
+    Ok(data)
+}
+
+/// The picture file's part: its bytes, or, over `MAX_UPLOAD_BYTES`, read
+/// past and dropped as far as `oversized` lets it be; none when the part
+/// is empty.
+async fn read_file(
+    part: &mut Field,
+    oversized: OversizedPicture,
+) -> Result<Option<Upload>, WebError> {
+    let mut data = Vec::new();
+    // Bytes of a picture over its limit, read and dropped.
+    let mut past = 0;
+    while let Some(chunk) = part.next().await {
+        let chunk = chunk.map_err(multipart_refused)?;
+        if past > 0 || data.len() + chunk.len() > MAX_UPLOAD_BYTES {
+            past += std::mem::take(&mut data).len() + chunk.len();
+            if past > oversized.most() {
+                return Err(too_large_upload());
+            }
+            continue;
+        }
+        data.extend_from_slice(&chunk);
+    }
+    Ok(if past > 0 {
+        Some(Upload::TooLarge(past))
+    } else if !data.is_empty() {
+        Some(Upload::File(data))
+    } else {
+        // No file chosen: browsers send the part, empty.
+        None
+    })
 }
 
 fn multipart_refused(error: MultipartError) -> WebError {

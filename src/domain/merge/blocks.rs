@@ -219,106 +219,117 @@ pub fn merge3<T: PartialEq + Clone>(
     theirs: &[T],
     is_anchor: impl Fn(&T) -> bool,
 ) -> Vec<Block<T>> {
-    let ours = hunks(base, mine, &is_anchor);
-    let others = hunks(base, theirs, &is_anchor);
-    // Every hunk of both sides, in the base's order; at one start, an
-    // insertion before a replacement, whichever side made it, so that the
-    // blocks do not depend on which side is which.
+    let all = both_sides_hunks(base, mine, theirs, &is_anchor);
+    let mut out: Vec<Block<T>> = Vec::new();
+    let mut at = 0;
+    let mut next = 0;
+    while next < all.len() {
+        let cluster = cluster_from(&all, &mut next);
+        let start = cluster.iter().map(|(h, _)| h.start).min().unwrap_or(at);
+        let end = cluster.iter().map(|(h, _)| h.end).max().unwrap_or(at);
+        if at < start {
+            out.push(unchanged(&base[at..start]));
+        }
+        at = end;
+        out.push(cluster_block(base, mine, theirs, &cluster, start, end));
+    }
+    if at < base.len() {
+        out.push(unchanged(&base[at..]));
+    }
+    out
+}
+
+/// Every hunk of both sides, in the base's order; at one start, an
+/// insertion before a replacement, whichever side made it, so that the
+/// blocks do not depend on which side is which.
+fn both_sides_hunks<T: PartialEq>(
+    base: &[T],
+    mine: &[T],
+    theirs: &[T],
+    is_anchor: &impl Fn(&T) -> bool,
+) -> Vec<(Hunk, Origin)> {
+    let ours = hunks(base, mine, is_anchor);
+    let others = hunks(base, theirs, is_anchor);
     let mut all: Vec<(Hunk, Origin)> = ours
         .iter()
         .map(|h| (*h, Origin::Mine))
         .chain(others.iter().map(|h| (*h, Origin::Theirs)))
         .collect();
     all.sort_by_key(|(h, side)| (h.start, h.end, *side == Origin::Theirs));
-    let mut out: Vec<Block<T>> = Vec::new();
-    let mut at = 0;
-    let mut next = 0;
-    while next < all.len() {
-        // A cluster: hunks that touch a hunk of the other side in it.
-        let mut cluster = vec![all[next]];
-        next += 1;
-        while next < all.len()
-            && cluster
-                .iter()
-                .any(|(h, side)| *side != all[next].1 && h.touches(&all[next].0))
-        {
-            cluster.push(all[next]);
-            next += 1;
-        }
-        let start = cluster.iter().map(|(h, _)| h.start).min().unwrap_or(at);
-        let end = cluster.iter().map(|(h, _)| h.end).max().unwrap_or(at);
-        if at < start {
-            out.push(Block::Clean {
-                origin: Origin::Base,
-                base: base[at..start].to_vec(),
-                lines: base[at..start].to_vec(),
-                other: None,
-            });
-        }
-        at = end;
-        let of = |side: Origin| -> Vec<Hunk> {
-            cluster
-                .iter()
-                .filter(|(_, s)| *s == side)
-                .map(|(h, _)| *h)
-                .collect()
+    all
+}
+
+/// A cluster: the hunk at `next` in `all`, and those after it that touch
+/// a hunk of the other side in it; `next` moves past them.
+fn cluster_from(all: &[(Hunk, Origin)], next: &mut usize) -> Vec<(Hunk, Origin)> {
+    let mut cluster = vec![all[*next]];
+    *next += 1;
+    while *next < all.len()
+        && cluster
+            .iter()
+            .any(|(h, side)| *side != all[*next].1 && h.touches(&all[*next].0))
+    {
+        cluster.push(all[*next]);
+        *next += 1;
+    }
+    cluster
+}
+
+/// The base's `lines`, which neither side changed.
+fn unchanged<T: Clone>(lines: &[T]) -> Block<T> {
+    Block::Clean {
+        origin: Origin::Base,
+        base: lines.to_vec(),
+        lines: lines.to_vec(),
+        other: None,
+    }
+}
+
+/// The block of a cluster of hunks over `base[start..end]`: one side's
+/// lines where the other changed nothing there, or where both made the
+/// same change, or where one's lines hold the other's; else a conflict.
+fn cluster_block<T: PartialEq + Clone>(
+    base: &[T],
+    mine: &[T],
+    theirs: &[T],
+    cluster: &[(Hunk, Origin)],
+    start: usize,
+    end: usize,
+) -> Block<T> {
+    let of = |side: Origin| -> Vec<Hunk> {
+        cluster
+            .iter()
+            .filter(|(_, s)| *s == side)
+            .map(|(h, _)| *h)
+            .collect()
+    };
+    let (mine_hunks, their_hunks) = (of(Origin::Mine), of(Origin::Theirs));
+    let mine_lines = apply(base, mine, start, end, &mine_hunks);
+    let their_lines = apply(base, theirs, start, end, &their_hunks);
+    let region = base[start..end].to_vec();
+    let (origin, lines, other) = if their_hunks.is_empty() {
+        (Origin::Mine, mine_lines, None)
+    } else if mine_hunks.is_empty() {
+        (Origin::Theirs, their_lines, None)
+    } else if mine_lines == their_lines {
+        (Origin::Both, mine_lines, None)
+    } else if holds(&region, &mine_lines, &their_lines) {
+        (Origin::Mine, mine_lines, Some(their_lines))
+    } else if holds(&region, &their_lines, &mine_lines) {
+        (Origin::Theirs, their_lines, Some(mine_lines))
+    } else {
+        return Block::Conflict {
+            base: region,
+            mine: mine_lines,
+            theirs: their_lines,
         };
-        let (mine_hunks, their_hunks) = (of(Origin::Mine), of(Origin::Theirs));
-        let mine_lines = apply(base, mine, start, end, &mine_hunks);
-        let their_lines = apply(base, theirs, start, end, &their_hunks);
-        let region = base[start..end].to_vec();
-        out.push(if their_hunks.is_empty() {
-            Block::Clean {
-                origin: Origin::Mine,
-                base: region,
-                lines: mine_lines,
-                other: None,
-            }
-        } else if mine_hunks.is_empty() {
-            Block::Clean {
-                origin: Origin::Theirs,
-                base: region,
-                lines: their_lines,
-                other: None,
-            }
-        } else if mine_lines == their_lines {
-            Block::Clean {
-                origin: Origin::Both,
-                base: region,
-                lines: mine_lines,
-                other: None,
-            }
-        } else if holds(&region, &mine_lines, &their_lines) {
-            Block::Clean {
-                origin: Origin::Mine,
-                base: region,
-                lines: mine_lines,
-                other: Some(their_lines),
-            }
-        } else if holds(&region, &their_lines, &mine_lines) {
-            Block::Clean {
-                origin: Origin::Theirs,
-                base: region,
-                lines: their_lines,
-                other: Some(mine_lines),
-            }
-        } else {
-            Block::Conflict {
-                base: region,
-                mine: mine_lines,
-                theirs: their_lines,
-            }
-        });
+    };
+    Block::Clean {
+        origin,
+        base: region,
+        lines,
+        other,
     }
-    if at < base.len() {
-        out.push(Block::Clean {
-            origin: Origin::Base,
-            base: base[at..].to_vec(),
-            lines: base[at..].to_vec(),
-            other: None,
-        });
-    }
-    out
 }
 
 /// Lines a merge would hold more often than either side does, counting

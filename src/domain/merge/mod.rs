@@ -376,7 +376,38 @@ fn moved_into<T: PartialEq>(blocks: &[Block<T>], counted: impl Fn(&T) -> bool) -
 /// The merge of the changes from `base` to `mine` and from `base` to
 /// `theirs`.
 pub fn merge(base: &Content, mine: &Content, theirs: &Content) -> Merge {
+    // Numbered as they come: the fields in the form's order, then the
+    // ingredients, then the steps.
     let mut conflicts = Conflicts(Vec::new());
+    let (scalars, texts) = merge_fields(base, mine, theirs, &mut conflicts);
+    let servings = merged_servings(&scalars, mine, theirs);
+    let (written, ingredients) = merge_ingredients(base, mine, theirs, servings, &mut conflicts);
+    let steps = merge_steps(base, mine, theirs, &mut conflicts);
+    Merge {
+        mine: mine.clone(),
+        theirs: theirs.clone(),
+        written,
+        scalars,
+        texts,
+        tags: merged_tags(&base.tags, &mine.tags, &theirs.tags),
+        ingredients,
+        steps,
+        conflicts: conflicts.0,
+    }
+}
+
+/// The merged Markdown fields, each by paragraph: a field's parts.
+type Texts = Vec<(usize, Vec<Part<String>>)>;
+
+/// The title, the fields and the picture: the scalars that take theirs
+/// or conflict, and the Markdown fields both sides changed, merged by
+/// paragraph.
+fn merge_fields(
+    base: &Content,
+    mine: &Content,
+    theirs: &Content,
+    conflicts: &mut Conflicts,
+) -> (Vec<(Scalar, Outcome)>, Texts) {
     let mut scalars = Vec::new();
     let mut texts = Vec::new();
     let mut scalar = |scalar: Scalar, conflicts: &mut Conflicts| {
@@ -399,10 +430,10 @@ pub fn merge(base: &Content, mine: &Content, theirs: &Content) -> Merge {
         });
         scalars.push((scalar, Outcome::Conflict(n)));
     };
-    scalar(Scalar::Title, &mut conflicts);
+    scalar(Scalar::Title, conflicts);
     for (i, field) in FIELDS.iter().enumerate() {
         let Slot::Markdown(get, _) = field.slot else {
-            scalar(Scalar::Field(i), &mut conflicts);
+            scalar(Scalar::Field(i), conflicts);
             continue;
         };
         let (b, m, t) = (get(base), get(mine), get(theirs));
@@ -410,35 +441,91 @@ pub fn merge(base: &Content, mine: &Content, theirs: &Content) -> Merge {
             continue;
         }
         if m == b {
-            scalar(Scalar::Field(i), &mut conflicts);
+            scalar(Scalar::Field(i), conflicts);
             continue;
         }
-        let split = |text: &Option<String>| paragraphs(text.as_deref().unwrap_or(""));
-        let (b, m, t) = (split(b), split(m), split(t));
-        let blocks = merge3(&b, &m, &t, |_| false);
-        let parts = conflicts.list(
-            Place::Text(field.label),
-            blocks,
-            (&m, &t),
-            |_| true,
-            String::clone,
-            |lines| lines.join("\n\n"),
-            |_, line| line.clone(),
-        );
-        texts.push((i, parts));
+        texts.push((i, merge_text(field.label, (b, m, t), conflicts)));
     }
-    scalar(Scalar::Picture, &mut conflicts);
-    // The servings the merge will have, where its scalars say already.
+    scalar(Scalar::Picture, conflicts);
+    (scalars, texts)
+}
+
+/// A Markdown field that both sides changed (`label`; its base's, mine's
+/// and theirs' text), merged by paragraph.
+fn merge_text(
+    label: &'static str,
+    (b, m, t): (&Option<String>, &Option<String>, &Option<String>),
+    conflicts: &mut Conflicts,
+) -> Vec<Part<String>> {
+    let split = |text: &Option<String>| paragraphs(text.as_deref().unwrap_or(""));
+    let (b, m, t) = (split(b), split(m), split(t));
+    let blocks = merge3(&b, &m, &t, |_| false);
+    conflicts.list(
+        Place::Text(label),
+        blocks,
+        (&m, &t),
+        |_| true,
+        String::clone,
+        |lines| lines.join("\n\n"),
+        |_, line| line.clone(),
+    )
+}
+
+/// The servings the merge will have, where its scalars say already:
+/// `None` while the servings are a conflict.
+fn merged_servings(
+    scalars: &[(Scalar, Outcome)],
+    mine: &Content,
+    theirs: &Content,
+) -> Option<Option<i64>> {
     let servings_field = FIELDS.iter().position(|f| f.name == "servings");
     let servings_outcome = scalars
         .iter()
         .find(|(s, _)| matches!(s, Scalar::Field(i) if Some(*i) == servings_field))
         .map(|(_, outcome)| *outcome);
-    let merged_servings = match servings_outcome {
+    match servings_outcome {
         None => Some(mine.recipe_yield.servings),
         Some(Outcome::TakeTheirs) => Some(theirs.recipe_yield.servings),
         Some(Outcome::Conflict(_)) => None,
-    };
+    }
+}
+
+/// The ingredients merged line by line, each side's read for the base's
+/// servings; a line that comes in is written for the merge's servings
+/// (`merged_servings`), and what servings each side's lines were written
+/// for.
+fn merge_ingredients(
+    base: &Content,
+    mine: &Content,
+    theirs: &Content,
+    merged_servings: Option<Option<i64>>,
+    conflicts: &mut Conflicts,
+) -> (Written, Vec<Part<String>>) {
+    let (blocks, written) = ingredient_blocks(base, mine, theirs);
+    let ingredients = conflicts.list(
+        Place::Ingredients,
+        blocks,
+        (&mine.ingredients, &theirs.ingredients),
+        |_| true,
+        String::clone,
+        |lines| lines.join("\n"),
+        |origin, line| match merged_servings {
+            Some(merged) => written.for_servings(origin, line, merged),
+            None => line.clone(),
+        },
+    );
+    (written, ingredients)
+}
+
+/// The ingredients' blocks: each side's lines read as the base's where
+/// they only say its amounts for their own servings
+/// (`servings::canonical`), merged, and given back each side's own text;
+/// and what servings each side's lines were written for.
+fn ingredient_blocks(
+    base: &Content,
+    mine: &Content,
+    theirs: &Content,
+) -> (Vec<Block<String>>, Written) {
     let (mine_read, mine_as) = servings::canonical(
         &base.ingredients,
         &mine.ingredients,
@@ -483,24 +570,23 @@ pub fn merge(base: &Content, mine: &Content, theirs: &Content) -> Merge {
         mine_as,
         theirs_as,
     };
-    let ingredients = conflicts.list(
-        Place::Ingredients,
-        blocks,
-        (&mine.ingredients, &theirs.ingredients),
-        |_| true,
-        String::clone,
-        |lines| lines.join("\n"),
-        |origin, line| match merged_servings {
-            Some(merged) => written.for_servings(origin, line, merged),
-            None => line.clone(),
-        },
-    );
+    (blocks, written)
+}
+
+/// The method merged line by line, a section's heading leading a hunk of
+/// its own (`MethodLine::is_heading`).
+fn merge_steps(
+    base: &Content,
+    mine: &Content,
+    theirs: &Content,
+    conflicts: &mut Conflicts,
+) -> Vec<Part<MethodLine>> {
     let (b, m, t) = (
         method_lines(&base.steps),
         method_lines(&mine.steps),
         method_lines(&theirs.steps),
     );
-    let steps = conflicts.list(
+    conflicts.list(
         Place::Steps,
         merge3(&b, &m, &t, MethodLine::is_heading),
         (&m, &t),
@@ -508,18 +594,7 @@ pub fn merge(base: &Content, mine: &Content, theirs: &Content) -> Merge {
         MethodLine::text,
         method_text,
         |_, line| line.clone(),
-    );
-    Merge {
-        mine: mine.clone(),
-        theirs: theirs.clone(),
-        written,
-        scalars,
-        texts,
-        tags: merged_tags(&base.tags, &mine.tags, &theirs.tags),
-        ingredients,
-        steps,
-        conflicts: conflicts.0,
-    }
+    )
 }
 
 /// What servings each side's ingredient lines were written for, and each

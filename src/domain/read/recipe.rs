@@ -86,34 +86,8 @@ impl Snapshot {
     /// The recipe `id` as it is at this snapshot's basis.
     pub fn recipe_by_id(&self, id: RecipeId) -> Result<Recipe, DomainError> {
         let a = &self.attrs;
-        let mut recipe = Recipe {
-            id,
-            slug: Slug::from_title(""),
-            content: Content::default(),
-            author: None,
-            created_at: None,
-            updated_at: None,
-            version_count: 0,
-            retired: false,
-            forked_from: None,
-            brought_in: None,
-            kept_own: 0,
-            own_changes: None,
-            contributors: Vec::new(),
-        };
-        let mut ingredients = Vec::new();
-        let mut steps = Vec::new();
-        let mut forked_from = None;
-        let mut forked_version = VersionNumber::FIRST;
+        let mut read = RecipeRead::new(id);
         let mut found = false;
-        let instant = |v: &crate::store::Value| v.as_instant().map(Instant::from_millis);
-        let dimension = |v: &crate::store::Value| v.as_long().and_then(|n| u32::try_from(n).ok());
-        let mut picture = Picture {
-            hash: String::new(),
-            width: 0,
-            height: 0,
-            alt: String::new(),
-        };
         // Every attribute but the search terms, which would only be skipped
         // over: those installed before them, and those after (the picture's
         // in a store made before pictures, and any field added since).
@@ -124,81 +98,31 @@ impl Snapshot {
         for datom in before_terms.chain(after_terms) {
             let Datom { a: attr, v, .. } = datom?;
             found = true;
-            let c = &mut recipe.content;
-            if let Some(field) = a.field(attr) {
-                field.read(c, &v);
-                continue;
-            }
-            let text = || v.as_str().map(str::to_owned);
-            match attr {
-                x if x == a.slug => {
-                    recipe.slug =
-                        Slug::parse(v.as_str().unwrap_or("")).map_err(DomainError::from)?
-                }
-                x if x == a.title => c.title = text().unwrap_or_default(),
-                x if x == a.tags => c.tags.extend(text()),
-                x if x == a.ingredients => ingredients.extend(v.as_ref()),
-                x if x == a.steps => steps.extend(v.as_ref()),
-                x if x == a.author => {
-                    recipe.author = v.as_ref().and_then(|u| self.handle(u).ok().flatten())
-                }
-                x if x == a.created_at => recipe.created_at = instant(&v),
-                x if x == a.updated_at => recipe.updated_at = instant(&v),
-                x if x == a.version_count => recipe.version_count = stored_count(&v),
-                x if x == a.retired => recipe.retired = v.as_bool().unwrap_or(false),
-                x if x == a.forked_from => forked_from = v.as_ref().map(RecipeId::new),
-                x if x == a.forked_at_version => {
-                    forked_version = v
-                        .as_long()
-                        .and_then(VersionNumber::stored)
-                        .unwrap_or(VersionNumber::FIRST)
-                }
-                x if x == a.merged_at_version => {
-                    recipe.brought_in = v.as_long().and_then(VersionNumber::stored)
-                }
-                x if x == a.kept_own => {
-                    recipe.kept_own = v.as_long().and_then(|n| u32::try_from(n).ok()).unwrap_or(0)
-                }
-                x if x == a.own_changes => recipe.own_changes = v.as_bool(),
-                x if x == a.contributor => {
-                    if let Some(handle) = v.as_ref().and_then(|u| self.handle(u).ok().flatten()) {
-                        recipe.contributors.push(handle);
-                    }
-                }
-                x if x == a.picture => picture.hash = v.as_str().unwrap_or("").to_owned(),
-                x if x == a.picture_alt => picture.alt = v.as_str().unwrap_or("").to_owned(),
-                x if x == a.picture_width => picture.width = dimension(&v).unwrap_or(0),
-                x if x == a.picture_height => picture.height = dimension(&v).unwrap_or(0),
-                _ => {}
-            }
+            read.datom(self, attr, &v)?;
         }
         if !found {
             return Err(DomainError::NoSuchRecipe(format!("#{id}")));
         }
-        if !picture.hash.is_empty() {
-            recipe.content.picture = Some(picture);
-        }
-        recipe.forked_from = forked_from.map(|p| (p, forked_version));
-        recipe.content.ingredients = self.components(&ingredients, a.ingredient_position, |e| {
-            Ok(self.string(e, a.ingredient_line)?.unwrap_or_default())
-        })?;
-        recipe.content.steps = self.components(&steps, a.step_position, |e| {
-            let mut step = Step {
-                section: None,
-                text: String::new(),
-            };
-            for datom in self.db.entity_attributes(e, a.step_text, a.step_section) {
-                let datom = datom?;
-                let text = datom.v.as_str().map(str::to_owned);
-                if datom.a == a.step_text {
-                    step.text = text.unwrap_or_default();
-                } else {
-                    step.section = text;
-                }
+        read.finish(self)
+    }
+
+    /// The step `e`: its text, and the section it opens, if any.
+    fn step(&self, e: EntityId) -> Result<Step, DomainError> {
+        let a = &self.attrs;
+        let mut step = Step {
+            section: None,
+            text: String::new(),
+        };
+        for datom in self.db.entity_attributes(e, a.step_text, a.step_section) {
+            let datom = datom?;
+            let text = datom.v.as_str().map(str::to_owned);
+            if datom.a == a.step_text {
+                step.text = text.unwrap_or_default();
+            } else {
+                step.section = text;
             }
-            Ok(step)
-        })?;
-        Ok(recipe)
+        }
+        Ok(step)
     }
 
     /// Reads each component with `read`, in the order of its position.
@@ -468,6 +392,128 @@ impl DiffedContent {
         };
         self.last = Some((now, new));
         Ok(what)
+    }
+}
+
+/// A recipe being read from its entity's datoms, one at a time: what
+/// each says, and the components and the parts of its picture and its
+/// fork until they are put together (`finish`).
+struct RecipeRead {
+    recipe: Recipe,
+    ingredients: Vec<EntityId>,
+    steps: Vec<EntityId>,
+    forked_from: Option<RecipeId>,
+    forked_version: VersionNumber,
+    picture: Picture,
+}
+
+impl RecipeRead {
+    fn new(id: RecipeId) -> RecipeRead {
+        RecipeRead {
+            recipe: Recipe {
+                id,
+                slug: Slug::from_title(""),
+                content: Content::default(),
+                author: None,
+                created_at: None,
+                updated_at: None,
+                version_count: 0,
+                retired: false,
+                forked_from: None,
+                brought_in: None,
+                kept_own: 0,
+                own_changes: None,
+                contributors: Vec::new(),
+            },
+            ingredients: Vec::new(),
+            steps: Vec::new(),
+            forked_from: None,
+            forked_version: VersionNumber::FIRST,
+            picture: Picture {
+                hash: String::new(),
+                width: 0,
+                height: 0,
+                alt: String::new(),
+            },
+        }
+    }
+
+    /// What the recipe's attribute `attr` says, `v`, read into it.
+    fn datom(
+        &mut self,
+        snapshot: &Snapshot,
+        attr: EntityId,
+        v: &crate::store::Value,
+    ) -> Result<(), DomainError> {
+        let a = &snapshot.attrs;
+        let recipe = &mut self.recipe;
+        let c = &mut recipe.content;
+        if let Some(field) = a.field(attr) {
+            field.read(c, v);
+            return Ok(());
+        }
+        let instant = |v: &crate::store::Value| v.as_instant().map(Instant::from_millis);
+        let dimension = |v: &crate::store::Value| v.as_long().and_then(|n| u32::try_from(n).ok());
+        let text = || v.as_str().map(str::to_owned);
+        match attr {
+            x if x == a.slug => {
+                recipe.slug = Slug::parse(v.as_str().unwrap_or("")).map_err(DomainError::from)?
+            }
+            x if x == a.title => c.title = text().unwrap_or_default(),
+            x if x == a.tags => c.tags.extend(text()),
+            x if x == a.ingredients => self.ingredients.extend(v.as_ref()),
+            x if x == a.steps => self.steps.extend(v.as_ref()),
+            x if x == a.author => {
+                recipe.author = v.as_ref().and_then(|u| snapshot.handle(u).ok().flatten())
+            }
+            x if x == a.created_at => recipe.created_at = instant(v),
+            x if x == a.updated_at => recipe.updated_at = instant(v),
+            x if x == a.version_count => recipe.version_count = stored_count(v),
+            x if x == a.retired => recipe.retired = v.as_bool().unwrap_or(false),
+            x if x == a.forked_from => self.forked_from = v.as_ref().map(RecipeId::new),
+            x if x == a.forked_at_version => {
+                self.forked_version = v
+                    .as_long()
+                    .and_then(VersionNumber::stored)
+                    .unwrap_or(VersionNumber::FIRST)
+            }
+            x if x == a.merged_at_version => {
+                recipe.brought_in = v.as_long().and_then(VersionNumber::stored)
+            }
+            x if x == a.kept_own => {
+                recipe.kept_own = v.as_long().and_then(|n| u32::try_from(n).ok()).unwrap_or(0)
+            }
+            x if x == a.own_changes => recipe.own_changes = v.as_bool(),
+            x if x == a.contributor => {
+                if let Some(handle) = v.as_ref().and_then(|u| snapshot.handle(u).ok().flatten()) {
+                    recipe.contributors.push(handle);
+                }
+            }
+            x if x == a.picture => self.picture.hash = v.as_str().unwrap_or("").to_owned(),
+            x if x == a.picture_alt => self.picture.alt = v.as_str().unwrap_or("").to_owned(),
+            x if x == a.picture_width => self.picture.width = dimension(v).unwrap_or(0),
+            x if x == a.picture_height => self.picture.height = dimension(v).unwrap_or(0),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The recipe, with its picture, its fork, and its ingredients and
+    /// steps read in their order.
+    fn finish(self, snapshot: &Snapshot) -> Result<Recipe, DomainError> {
+        let a = &snapshot.attrs;
+        let mut recipe = self.recipe;
+        if !self.picture.hash.is_empty() {
+            recipe.content.picture = Some(self.picture);
+        }
+        recipe.forked_from = self.forked_from.map(|p| (p, self.forked_version));
+        recipe.content.ingredients =
+            snapshot.components(&self.ingredients, a.ingredient_position, |e| {
+                Ok(snapshot.string(e, a.ingredient_line)?.unwrap_or_default())
+            })?;
+        recipe.content.steps =
+            snapshot.components(&self.steps, a.step_position, |e| snapshot.step(e))?;
+        Ok(recipe)
     }
 }
 

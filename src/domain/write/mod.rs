@@ -563,8 +563,48 @@ impl Recipes {
     ) -> Result<Transaction, DomainError> {
         let e = recipe.id.entity();
         let old = &recipe.content;
-        let a = &self.attrs;
         let mut tx = Transaction::new();
+        self.changed_scalars(view, &mut tx, e, old, content);
+        set_difference(&mut tx, e, ":recipe/tags", &old.tags, &content.tags);
+        // Search terms were written beside the content until search moved
+        // to its own index (`domain::search`); a recipe written before
+        // still holds them, and its first edit since retracts them.
+        let old_terms: Vec<String> = view.strings(e, self.attrs.terms)?;
+        set_difference(&mut tx, e, ":recipe/terms", &old_terms, &[]);
+        changed_parts(view, &mut tx, e, content)?;
+        let count = next_count(recipe)?;
+        tx.add(e, ":recipe/version-count", count);
+        if recipe.forked_from.is_some() {
+            let own = match brought_in {
+                Some((_, base)) => merges::has_own_changes(base, content),
+                None => view.has_own_changes(recipe, content)?,
+            };
+            if recipe.own_changes != Some(own) {
+                tx.add(e, ":recipe/own-changes", own);
+            }
+        }
+        suggestions::follow_fork(view, recipe, count, brought_in.map(|(v, _)| v), &mut tx)?;
+        tx.tx_attr(":tx/change", what);
+        tx.add(
+            e,
+            ":recipe/updated-at",
+            Value::Instant(change.at.unwrap_or_else(crate::store::now_millis)),
+        );
+        Ok(tx)
+    }
+
+    /// The title, the picture's parts and each field of the content, where
+    /// the new version's `content` says another than the `old`: the new
+    /// value asserted, or the old one retracted.
+    fn changed_scalars(
+        &self,
+        view: &Snapshot,
+        tx: &mut Transaction,
+        e: EntityId,
+        old: &Content,
+        content: &Content,
+    ) {
+        let a = &self.attrs;
         let picture = |c: &Content, part: fn(&Picture) -> Value| c.picture.as_ref().map(part);
         let fields = a
             .fields()
@@ -608,53 +648,6 @@ impl Recipes {
                 _ => {}
             }
         }
-        set_difference(&mut tx, e, ":recipe/tags", &old.tags, &content.tags);
-        // Search terms were written beside the content until search moved
-        // to its own index (`domain::search`); a recipe written before
-        // still holds them, and its first edit since retracts them.
-        let old_terms: Vec<String> = view.strings(e, a.terms)?;
-        set_difference(&mut tx, e, ":recipe/terms", &old_terms, &[]);
-        let ingredients = OrderedParts {
-            attr: ":recipe/ingredients",
-            position: ":ingredient/position",
-        };
-        ingredients.reconcile(
-            &mut tx,
-            e,
-            &view.ingredient_components(e)?,
-            &content.ingredients,
-            |i, line| ingredient_map(i, line),
-        );
-        let steps = OrderedParts {
-            attr: ":recipe/steps",
-            position: ":step/position",
-        };
-        steps.reconcile(
-            &mut tx,
-            e,
-            &view.step_components(e)?,
-            &content.steps,
-            step_map,
-        );
-        let count = next_count(recipe)?;
-        tx.add(e, ":recipe/version-count", count);
-        if recipe.forked_from.is_some() {
-            let own = match brought_in {
-                Some((_, base)) => merges::has_own_changes(base, content),
-                None => view.has_own_changes(recipe, content)?,
-            };
-            if recipe.own_changes != Some(own) {
-                tx.add(e, ":recipe/own-changes", own);
-            }
-        }
-        suggestions::follow_fork(view, recipe, count, brought_in.map(|(v, _)| v), &mut tx)?;
-        tx.tx_attr(":tx/change", what);
-        tx.add(
-            e,
-            ":recipe/updated-at",
-            Value::Instant(change.at.unwrap_or_else(crate::store::now_millis)),
-        );
-        Ok(tx)
     }
 
     /// Forks `parent` at `version` (its newest when `None`) into a new recipe
@@ -932,6 +925,33 @@ fn ident_of(view: &Snapshot, attr: EntityId) -> String {
         .attribute(attr)
         .map(|a| a.ident.to_string())
         .expect("the domain's attributes are installed")
+}
+
+/// The new version's ingredients and steps, each list reconciled with
+/// the components the recipe `e` has now.
+fn changed_parts(
+    view: &Snapshot,
+    tx: &mut Transaction,
+    e: EntityId,
+    content: &Content,
+) -> Result<(), DomainError> {
+    let ingredients = OrderedParts {
+        attr: ":recipe/ingredients",
+        position: ":ingredient/position",
+    };
+    ingredients.reconcile(
+        tx,
+        e,
+        &view.ingredient_components(e)?,
+        &content.ingredients,
+        |i, line| ingredient_map(i, line),
+    );
+    let steps = OrderedParts {
+        attr: ":recipe/steps",
+        position: ":step/position",
+    };
+    steps.reconcile(tx, e, &view.step_components(e)?, &content.steps, step_map);
+    Ok(())
 }
 
 /// Asserts what `new` has and `old` lacks, retracts the reverse.

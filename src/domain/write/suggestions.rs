@@ -3,14 +3,14 @@
 //! declines; the suggester may withdraw. Every state change is decided in
 //! the writer, on the latest value.
 
-use super::{check_author, check_based_on, stamp, Change, Recipes};
+use super::{check_author, check_based_on, stamp, Attempt, Change, Recipes};
 use crate::domain::diff;
-use crate::domain::ids::VersionNumber;
-use crate::domain::merge::{self, Choice};
-use crate::domain::read::{Snapshot, Suggestion, SuggestionState};
+use crate::domain::ids::{Basis, VersionNumber};
+use crate::domain::merge::{self, Choice, Merge};
+use crate::domain::read::{Agreed, Recipe, Snapshot, Suggestion, SuggestionState};
 use crate::domain::slug::Slug;
 use crate::domain::DomainError;
-use crate::store::{Components, EntityMap, EntityRef, Index, Transaction, TxReport, Value};
+use crate::store::{Components, Db, EntityMap, EntityRef, Index, Transaction, TxReport, Value};
 
 /// What a suggestion's review showed: the parent at `parent_version`,
 /// the fork at `fork_version`, and the suggestion's merge base, the
@@ -93,6 +93,25 @@ pub(crate) fn answered_error(answered: &Suggestion) -> DomainError {
     }
 }
 
+/// Conflicts not settled the suggestion's way: what its fork's page and
+/// the lists call taken in part. Text written by hand that is the
+/// suggestion's lines is its way.
+fn kept_own(merge: &Merge, choices: &[Choice]) -> usize {
+    merge
+        .conflicts()
+        .iter()
+        .zip(choices)
+        .filter(|(conflict, choice)| match choice {
+            Choice::Theirs => false,
+            Choice::Edited(text) => {
+                let lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+                !lines.eq(conflict.theirs.iter().map(String::as_str))
+            }
+            _ => true,
+        })
+        .count()
+}
+
 /// Suggestion `number` to `parent`, open.
 fn open_suggestion(
     view: &Snapshot,
@@ -113,6 +132,41 @@ fn open_suggestion(
         });
     }
     Ok((recipe, suggestion))
+}
+
+/// Whether the fork at `fork` (`recipe`) may suggest its changes to the
+/// `parent` it `agreed` with: not to a retired parent, not while a
+/// suggestion of its is open, not changes the parent's author answered
+/// already, and not without a change the parent lacks.
+fn suggestable(
+    view: &Snapshot,
+    fork: &Slug,
+    recipe: &Recipe,
+    parent: &Recipe,
+    agreed: &Agreed,
+) -> Result<(), DomainError> {
+    if parent.retired {
+        return Err(DomainError::Retired {
+            slug: parent.slug.to_string(),
+            title: parent.content.title.clone(),
+        });
+    }
+    let made = view.suggestions_from(recipe.id)?;
+    if let Some(open) = made.iter().find(|s| s.state == SuggestionState::Open) {
+        return Err(DomainError::AlreadySuggested {
+            slug: fork.to_string(),
+            number: open.number,
+        });
+    }
+    let base = view.base_content(parent, recipe, agreed.base)?;
+    if let Some(answered) = view.answered_already(recipe, Some(&made), (parent, &base))? {
+        return Err(answered_error(&answered));
+    }
+    let sent = merge::as_suggested(&base, &recipe.content);
+    if !merge::brings_anything(&base, &parent.content, &sent) {
+        return Err(DomainError::NothingChanged);
+    }
+    Ok(())
 }
 
 impl Recipes {
@@ -150,84 +204,92 @@ impl Recipes {
             // This very form, sent again (its first answer lost): answered
             // as its first send was, with the suggestion it made.
             if let Some(attempt) = &change.attempt {
-                let recorded =
-                    db.entity_with(self.attrs.tx_attempt, &Value::from(attempt.as_str()))?;
-                if let Some(tx) = recorded {
-                    // The one that transaction made: its number was written
-                    // in it (not the fork's newest, which may be later).
-                    for made in view.suggestions_from(recipe.id)? {
-                        let numbered = Components::any().e(made.id).a(self.attrs.suggestion_number);
-                        let made_in = db.datoms(Index::Eavt, &numbered).next().transpose()?;
-                        if made_in.is_some_and(|datom| datom.tx == tx) {
-                            return Err(DomainError::SuggestedBefore {
-                                parent: parent.slug.to_string(),
-                                number: made.number,
-                            });
-                        }
-                    }
-                }
+                self.suggested_before(db, &view, &recipe, &parent, attempt)?;
             }
             check_based_on(fork, &recipe, based_on)?;
-            if parent.retired {
-                return Err(DomainError::Retired {
-                    slug: parent.slug.to_string(),
-                    title: parent.content.title,
-                });
-            }
-            let made = view.suggestions_from(recipe.id)?;
-            if let Some(open) = made.iter().find(|s| s.state == SuggestionState::Open) {
-                return Err(DomainError::AlreadySuggested {
-                    slug: fork.to_string(),
-                    number: open.number,
-                });
-            }
-            let base = view.base_content(&parent, &recipe, agreed.base)?;
-            if let Some(answered) = view.answered_already(&recipe, Some(&made), (&parent, &base))? {
-                return Err(answered_error(&answered));
-            }
-            let sent = merge::as_suggested(&base, &recipe.content);
-            if !merge::brings_anything(&base, &parent.content, &sent) {
-                return Err(DomainError::NothingChanged);
-            }
-            let parent = parent.id;
-            // Numbered by how many were made before: one read of their
-            // ids, none of the suggestions themselves.
-            let made = view
-                .db()
-                .referrers(self.attrs.suggestion_to, parent.entity())?
-                .len();
-            let number = u32::try_from(made + 1).unwrap_or(u32::MAX);
-            let mut suggestion = EntityMap::new(EntityRef::temp("suggestion"));
-            if let Some(author) = view
-                .db()
-                .value(parent.entity(), self.attrs.author)?
-                .and_then(|v| v.as_ref())
-            {
-                suggestion = suggestion.with(":suggestion/to-author", EntityRef::Id(author));
-            }
-            if let Some(v) = agreed.base.fork_version {
-                suggestion = suggestion.with(":suggestion/base-fork-version", i64::from(v.get()));
-            }
-            let mut tx = Transaction::new();
-            tx.map(
-                suggestion
-                    .with(":suggestion/from", EntityRef::Id(recipe.id.entity()))
-                    .with(":suggestion/from-version", i64::from(based_on.get()))
-                    .with(":suggestion/to", EntityRef::Id(parent.entity()))
-                    .with(":suggestion/open-to", EntityRef::Id(parent.entity()))
-                    .with(
-                        ":suggestion/base-version",
-                        i64::from(agreed.base.parent_version.get()),
-                    )
-                    .with(":suggestion/number", i64::from(number))
-                    .with(":suggestion/by", EntityRef::temp("author"))
-                    .with(":suggestion/message", message.as_str())
-                    .with(":suggestion/state", SuggestionState::Open.as_str()),
-            );
+            suggestable(&view, fork, &recipe, &parent, &agreed)?;
+            let (mut tx, number) =
+                self.suggestion_tx(&view, &recipe, &agreed, based_on, &message)?;
             tx.extend(stamped.clone());
             Ok((tx, number))
         })?;
         Ok((number, report))
+    }
+
+    /// Refuses `attempt` if a transaction recorded it, naming the
+    /// suggestion that transaction made: its number was written in it (not
+    /// the fork's newest, which may be later).
+    fn suggested_before(
+        &self,
+        db: &Db,
+        view: &Snapshot,
+        recipe: &Recipe,
+        parent: &Recipe,
+        attempt: &Attempt,
+    ) -> Result<(), DomainError> {
+        let recorded = db.entity_with(self.attrs.tx_attempt, &Value::from(attempt.as_str()))?;
+        let Some(tx) = recorded else {
+            return Ok(());
+        };
+        for made in view.suggestions_from(recipe.id)? {
+            let numbered = Components::any().e(made.id).a(self.attrs.suggestion_number);
+            let made_in = db.datoms(Index::Eavt, &numbered).next().transpose()?;
+            if made_in.is_some_and(|datom| datom.tx == tx) {
+                return Err(DomainError::SuggestedBefore {
+                    parent: parent.slug.to_string(),
+                    number: made.number,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The new suggestion of the fork `recipe`'s version `based_on` to
+    /// the parent it `agreed` with, with `message`, and its number.
+    fn suggestion_tx(
+        &self,
+        view: &Snapshot,
+        recipe: &Recipe,
+        agreed: &Agreed,
+        based_on: VersionNumber,
+        message: &str,
+    ) -> Result<(Transaction, u32), DomainError> {
+        let parent = agreed.parent;
+        // Numbered by how many were made before: one read of their
+        // ids, none of the suggestions themselves.
+        let made = view
+            .db()
+            .referrers(self.attrs.suggestion_to, parent.entity())?
+            .len();
+        let number = u32::try_from(made + 1).unwrap_or(u32::MAX);
+        let mut suggestion = EntityMap::new(EntityRef::temp("suggestion"));
+        if let Some(author) = view
+            .db()
+            .value(parent.entity(), self.attrs.author)?
+            .and_then(|v| v.as_ref())
+        {
+            suggestion = suggestion.with(":suggestion/to-author", EntityRef::Id(author));
+        }
+        if let Some(v) = agreed.base.fork_version {
+            suggestion = suggestion.with(":suggestion/base-fork-version", i64::from(v.get()));
+        }
+        let mut tx = Transaction::new();
+        tx.map(
+            suggestion
+                .with(":suggestion/from", EntityRef::Id(recipe.id.entity()))
+                .with(":suggestion/from-version", i64::from(based_on.get()))
+                .with(":suggestion/to", EntityRef::Id(parent.entity()))
+                .with(":suggestion/open-to", EntityRef::Id(parent.entity()))
+                .with(
+                    ":suggestion/base-version",
+                    i64::from(agreed.base.parent_version.get()),
+                )
+                .with(":suggestion/number", i64::from(number))
+                .with(":suggestion/by", EntityRef::temp("author"))
+                .with(":suggestion/message", message)
+                .with(":suggestion/state", SuggestionState::Open.as_str()),
+        );
+        Ok((tx, number))
     }
 
     /// Accepts suggestion `number` to `parent`: a new version of the parent,
@@ -284,38 +346,12 @@ impl Recipes {
             if whole {
                 tx.add(suggestion.id, ":suggestion/whole", true);
             }
-            // Conflicts not settled the suggestion's way: what its fork's
-            // page and the lists call taken in part. Text written by hand
-            // that is the suggestion's lines is its way.
             let kept = match whole {
                 true => 0,
-                false => merge
-                    .conflicts()
-                    .iter()
-                    .zip(choices)
-                    .filter(|(conflict, choice)| match choice {
-                        Choice::Theirs => false,
-                        Choice::Edited(text) => {
-                            let lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
-                            !lines.eq(conflict.theirs.iter().map(String::as_str))
-                        }
-                        _ => true,
-                    })
-                    .count(),
+                false => kept_own(&merge, choices),
             };
             tx.add(suggestion.id, ":suggestion/kept-own", kept as i64);
-            // The new version names the fork's version it took, as a
-            // merge names the parent's: history lists every one.
-            let e = recipe.id.entity();
-            tx.add(e, ":recipe/took", EntityRef::Id(made.suggested_at.tx()))
-                .add(e, ":recipe/took-suggestion", EntityRef::Id(suggestion.id));
-            if let Some(by) = view
-                .db()
-                .value(suggestion.id, self.attrs.suggestion_by)?
-                .and_then(|v| v.as_ref())
-            {
-                tx.add(e, ":recipe/contributor", EntityRef::Id(by));
-            }
+            self.took(&view, &mut tx, &recipe, made.suggested_at, &suggestion)?;
             closed(&mut tx, &suggestion);
             if !reply.is_empty() {
                 tx.add(suggestion.id, ":suggestion/reply", reply.as_str());
@@ -324,6 +360,30 @@ impl Recipes {
             Ok((tx, ()))
         })?;
         Ok(report)
+    }
+
+    /// The new version of `recipe` names the fork's version it took (the
+    /// one `suggested_at`), as a merge names the parent's: history lists
+    /// every one; and the suggester is among its contributors.
+    fn took(
+        &self,
+        view: &Snapshot,
+        tx: &mut Transaction,
+        recipe: &Recipe,
+        suggested_at: Basis,
+        suggestion: &Suggestion,
+    ) -> Result<(), DomainError> {
+        let e = recipe.id.entity();
+        tx.add(e, ":recipe/took", EntityRef::Id(suggested_at.tx()))
+            .add(e, ":recipe/took-suggestion", EntityRef::Id(suggestion.id));
+        if let Some(by) = view
+            .db()
+            .value(suggestion.id, self.attrs.suggestion_by)?
+            .and_then(|v| v.as_ref())
+        {
+            tx.add(e, ":recipe/contributor", EntityRef::Id(by));
+        }
+        Ok(())
     }
 
     /// Declines suggestion `number` to `parent`, with `reply`; only the
