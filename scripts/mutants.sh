@@ -162,9 +162,9 @@ mutant the-size-limit-unchecked crates/store/src/writer.rs \
     it faults::a_transaction_over_the_size_limit_is_refused_and_writes_nothing
 
 # With a log attached, no transaction is applied before the log has it.
-mutant a-write-not-in-the-log crates/store/src/writer.rs \
-    'log.append(&entry)?;' \
-    'let _ = (log, &entry);' \
+mutant a-write-not-in-the-log crates/store/src/durability.rs \
+    'self.log.append(&entry)?;' \
+    'let _ = (&self.log, &entry);' \
     it log::each_write_is_in_the_log_and_a_node_is_built_from_the_log_alone
 
 # No attribute changes type, cardinality, uniqueness or drops its index.
