@@ -269,118 +269,83 @@ macro_rules! slot {
 /// was added gains its attribute when opened, after all the others
 /// (`site_schema`); the read takes every attribute after the search terms
 /// too, so such a field is read wherever it was installed.
+// Laid out by hand, a field to a row with its words under it: as rustfmt
+// lays it out, each field took ten lines.
+#[rustfmt::skip]
 pub const FIELDS: &[Field] = &[
-    Field {
-        name: "summary",
-        label: "summary",
-        ident: ":recipe/summary",
-        doc: "Markdown: what the dish is.",
-        indexed: false,
-        what: "the summary",
-        slot: slot!(Markdown, summary),
-        form: FormPlace::Own,
-    },
-    Field {
-        name: "servings",
-        label: "servings",
-        ident: ":recipe/servings",
-        doc: "How many it serves.",
-        indexed: false,
-        what: "servings",
-        slot: slot!(Servings, recipe_yield.servings),
-        form: FormPlace::Own,
-    },
-    Field {
-        name: "yield_text",
-        label: "yield text",
-        ident: ":recipe/yield-text",
-        doc: "The yield as written: \"12 pancakes\".",
-        indexed: false,
-        what: "what it makes",
-        slot: slot!(Line, recipe_yield.text),
-        form: FormPlace::Own,
-    },
-    Field {
-        name: "prep",
-        label: "prep",
-        ident: ":recipe/prep-minutes",
-        doc: "Preparation time in minutes.",
-        indexed: false,
-        what: "the preparation time",
-        slot: slot!(Minutes, prep),
-        form: FormPlace::Own,
-    },
-    Field {
-        name: "cook",
-        label: "cook",
-        ident: ":recipe/cook-minutes",
-        doc: "Cooking time in minutes.",
-        indexed: false,
-        what: "the cooking time",
-        slot: slot!(Minutes, cook),
-        form: FormPlace::Own,
-    },
-    Field {
-        name: "total",
-        label: "total",
-        ident: ":recipe/total-minutes",
-        doc: "Total time in minutes.",
-        indexed: false,
-        what: "the total time",
-        slot: slot!(Minutes, total),
-        form: FormPlace::Own,
-    },
-    Field {
-        name: "notes",
-        label: "notes",
-        ident: ":recipe/notes",
-        doc: "Markdown: tips, storage, variations.",
-        indexed: false,
-        what: "the notes",
-        slot: slot!(Markdown, notes),
-        form: FormPlace::Own,
-    },
-    Field {
-        name: "cuisine",
-        label: "cuisine",
-        ident: ":recipe/cuisine",
-        doc: "Where the dish comes from.",
-        indexed: true,
-        what: "the cuisine",
-        slot: slot!(Line, cuisine),
-        form: FormPlace::Details("Cuisine"),
-    },
-    Field {
-        name: "category",
-        label: "category",
-        ident: ":recipe/category",
-        doc: "Breakfast, Main, Soup...",
-        indexed: true,
-        what: "the category",
-        slot: slot!(Line, category),
-        form: FormPlace::Details("Category"),
-    },
-    Field {
-        name: "language",
-        label: "language",
-        ident: ":recipe/language",
-        doc: "The language the recipe is written in, as its cook names it.",
-        indexed: false,
-        what: "the language",
-        slot: slot!(Line, language),
-        form: FormPlace::Details("Language"),
-    },
-    Field {
-        name: "image",
-        label: "image",
-        ident: ":recipe/image",
-        doc: "An image URL.",
-        indexed: false,
-        what: "the picture's address",
-        slot: slot!(Address, image),
-        form: FormPlace::Own,
-    },
+    Field::new(":recipe/summary", "summary", "the summary", slot!(Markdown, summary))
+        .doc("Markdown: what the dish is."),
+    Field::new(":recipe/servings", "servings", "servings", slot!(Servings, recipe_yield.servings))
+        .doc("How many it serves."),
+    Field::new(":recipe/yield-text", "yield_text", "what it makes", slot!(Line, recipe_yield.text))
+        .labelled("yield text")
+        .doc("The yield as written: \"12 pancakes\"."),
+    Field::new(":recipe/prep-minutes", "prep", "the preparation time", slot!(Minutes, prep))
+        .doc("Preparation time in minutes."),
+    Field::new(":recipe/cook-minutes", "cook", "the cooking time", slot!(Minutes, cook))
+        .doc("Cooking time in minutes."),
+    Field::new(":recipe/total-minutes", "total", "the total time", slot!(Minutes, total))
+        .doc("Total time in minutes."),
+    Field::new(":recipe/notes", "notes", "the notes", slot!(Markdown, notes))
+        .doc("Markdown: tips, storage, variations."),
+    Field::new(":recipe/cuisine", "cuisine", "the cuisine", slot!(Line, cuisine))
+        .indexed()
+        .in_details("Cuisine")
+        .doc("Where the dish comes from."),
+    Field::new(":recipe/category", "category", "the category", slot!(Line, category))
+        .indexed()
+        .in_details("Category")
+        .doc("Breakfast, Main, Soup..."),
+    Field::new(":recipe/language", "language", "the language", slot!(Line, language))
+        .in_details("Language")
+        .doc("The language the recipe is written in, as its cook names it."),
+    Field::new(":recipe/image", "image", "the picture's address", slot!(Address, image))
+        .doc("An image URL."),
 ];
+
+/// The table's rows, written a line or two each: a row says only where it
+/// differs from the usual (its label its name, no index, placed by hand in
+/// the form).
+impl Field {
+    /// A row: its attribute, its form's name, what a message calls it and
+    /// where it is held.
+    const fn new(ident: &'static str, name: &'static str, what: &'static str, slot: Slot) -> Field {
+        Field {
+            name,
+            label: name,
+            ident,
+            doc: "",
+            indexed: false,
+            what,
+            slot,
+            form: FormPlace::Own,
+        }
+    }
+
+    const fn doc(self, doc: &'static str) -> Field {
+        Field { doc, ..self }
+    }
+
+    /// What history calls it, where that is not its name.
+    const fn labelled(self, label: &'static str) -> Field {
+        Field { label, ..self }
+    }
+
+    const fn indexed(self) -> Field {
+        Field {
+            indexed: true,
+            ..self
+        }
+    }
+
+    /// In the form's row of details, with this label.
+    const fn in_details(self, label: &'static str) -> Field {
+        Field {
+            form: FormPlace::Details(label),
+            ..self
+        }
+    }
+}
 
 impl Field {
     /// The field named `name` in `FIELDS`.
@@ -490,17 +455,13 @@ impl Field {
     /// and checks it against its limit.
     fn tidy_and_check(&self, content: &mut Content) -> Result<(), ContentError> {
         let refuse = |why: String| Err(ContentError::new(ContentField::Field(self.name), why));
-        let tidy = |set: fn(&mut Content) -> &mut Option<String>, content: &mut Content| {
-            let text = set(content).take();
-            *set(content) = text.map(|t| t.trim().to_owned()).filter(|t| !t.is_empty());
+        let longer = |text: &Option<String>, len: fn(&str) -> usize, most: usize| {
+            text.as_deref().is_some_and(|t| len(t) > most)
         };
         match self.slot {
             Slot::Line(get, set) => {
-                tidy(set, content);
-                if get(content)
-                    .as_ref()
-                    .is_some_and(|t| t.chars().count() > MAX_LINE)
-                {
+                tidy(set(content));
+                if longer(get(content), |t| t.chars().count(), MAX_LINE) {
                     return refuse(format!(
                         "{} is longer than {MAX_LINE} characters",
                         self.what
@@ -508,8 +469,8 @@ impl Field {
                 }
             }
             Slot::Address(get, set) => {
-                tidy(set, content);
-                if get(content).as_ref().is_some_and(|t| t.len() > MAX_LINE) {
+                tidy(set(content));
+                if longer(get(content), str::len, MAX_LINE) {
                     return refuse(format!("{} is longer than {MAX_LINE} bytes", self.what));
                 }
             }
@@ -522,8 +483,8 @@ impl Field {
                         *text = text.replace("\r\n", "\n").replace('\r', "\n");
                     }
                 }
-                tidy(set, content);
-                if get(content).as_ref().is_some_and(|t| t.len() > MAX_TEXT) {
+                tidy(set(content));
+                if longer(get(content), str::len, MAX_TEXT) {
                     return refuse(format!("{} is longer than {MAX_TEXT} bytes", self.what));
                 }
             }
@@ -536,6 +497,14 @@ impl Field {
         }
         Ok(())
     }
+}
+
+/// A text trimmed, and none when that leaves nothing.
+fn tidy(text: &mut Option<String>) {
+    *text = text
+        .take()
+        .map(|t| t.trim().to_owned())
+        .filter(|t| !t.is_empty());
 }
 
 /// What a version of a recipe says.
@@ -677,145 +646,162 @@ impl Content {
     /// `normalized`, with every mistake at once, at most one per field, so
     /// that a form can show each next to its field.
     pub fn checked(mut self) -> Result<Content, Vec<ContentError>> {
-        use ContentField as F;
         let mut mistakes = Vec::new();
-        let mut refuse = |field, why: String| mistakes.push(ContentError::new(field, why));
-        self.title = self.title.trim().to_owned();
-        if self.title.is_empty() {
-            refuse(F::Title, "a recipe needs a title".into());
-        } else if self.title.chars().count() > MAX_TITLE {
-            refuse(
-                F::Title,
-                format!("the title is longer than {MAX_TITLE} characters"),
-            );
-        }
+        mistakes.extend(parse_title(&mut self.title));
         for field in FIELDS {
-            if let Err(mistake) = field.tidy_and_check(&mut self) {
-                refuse(mistake.field, mistake.why);
-            }
+            mistakes.extend(field.tidy_and_check(&mut self).err());
         }
-        let tidy =
-            |text: Option<String>| text.map(|t| t.trim().to_owned()).filter(|t| !t.is_empty());
         if let Some(picture) = &mut self.picture {
-            picture.alt = picture.alt.trim().to_owned();
-            if picture.alt.is_empty() {
-                refuse(
-                    F::PictureAlt,
-                    "a picture needs a few words saying what it shows".into(),
-                );
-            } else if picture.alt.chars().count() > MAX_LINE {
-                refuse(
-                    F::PictureAlt,
-                    format!("a picture's description is longer than {MAX_LINE} characters"),
-                );
-            }
-            if !super::pictures::is_hash(&picture.hash) || picture.width == 0 || picture.height == 0
-            {
-                refuse(F::Picture, "that is not a picture this site stored".into());
-            }
+            mistakes.extend(parse_picture(picture));
         }
-        self.ingredients = self
-            .ingredients
-            .into_iter()
-            .map(|l| l.trim().to_owned())
-            .filter(|l| !l.is_empty())
-            .collect();
-        self.steps = self
-            .steps
-            .into_iter()
-            .map(|s| Step {
-                section: tidy(s.section),
-                text: s.text.trim().to_owned(),
-            })
-            .filter(|s| !s.text.is_empty())
-            .collect();
-        let mut tags: Vec<String> = self
-            .tags
-            .iter()
-            .map(|t| t.trim().to_lowercase())
-            .filter(|t| !t.is_empty())
-            .collect();
-        tags.sort();
-        tags.dedup();
-        self.tags = tags;
-        if let Some(dots) = self.tags.iter().find(|t| !tag_has_address(t)) {
-            refuse(
-                F::Tags,
-                format!("the tag {dots:?} is only dots, which a tag's page address cannot be"),
-            );
-        } else if let Some(long) = self.tags.iter().find(|t| t.chars().count() > MAX_TAG) {
-            refuse(
-                F::Tags,
-                format!("the tag {long:?} is longer than {MAX_TAG} characters"),
-            );
-        } else if self.tags.len() > MAX_TAGS {
-            let n = self.tags.len();
-            refuse(
-                F::Tags,
-                format!("a recipe has at most {MAX_TAGS} tags, not {n}"),
-            );
-        }
-        if self.ingredients.len() > MAX_INGREDIENTS {
-            let n = self.ingredients.len();
-            refuse(
-                F::Ingredients,
-                format!("a recipe has at most {MAX_INGREDIENTS} ingredient lines, not {n}"),
-            );
-        } else if self.ingredients.iter().any(|l| l.len() > MAX_LINE) {
-            refuse(
-                F::Ingredients,
-                format!("an ingredient line is longer than {MAX_LINE} bytes"),
-            );
-        } else {
-            let ingredient_terms = search_terms::ingredient_terms(&self).len();
-            if ingredient_terms > MAX_INGREDIENT_TERMS {
-                refuse(
-                    F::Ingredients,
-                    format!(
-                        "the ingredients name {ingredient_terms} different words, more than \
-                         the {MAX_INGREDIENT_TERMS} a recipe's ingredients may"
-                    ),
-                );
-            }
-        }
-        let section = |s: &Step| s.section.as_ref().map_or(0, |name| name.chars().count());
-        if self.steps.len() > MAX_STEPS {
-            let n = self.steps.len();
-            refuse(
-                F::Steps,
-                format!("a recipe has at most {MAX_STEPS} steps, not {n}"),
-            );
-        } else if self.steps.iter().any(|s| s.text.len() > MAX_LINE) {
-            refuse(F::Steps, format!("a step is longer than {MAX_LINE} bytes"));
-        } else if self.steps.iter().any(|s| section(s) > MAX_LINE) {
-            refuse(
-                F::Steps,
-                format!("a section's name is longer than {MAX_LINE} characters"),
-            );
-        }
-        let summary_is_within = !mistakes
-            .iter()
-            .any(|m: &ContentError| m.field == F::Field("summary"));
+        mistakes.extend(parse_tags(&mut self.tags));
+        mistakes.extend(parse_ingredients(&mut self.ingredients));
+        mistakes.extend(parse_steps(&mut self.steps));
         // Counted only once the summary is within its length.
-        let summary_terms = match summary_is_within {
-            true => search_terms::summary_terms(&self).len(),
-            false => 0,
-        };
-        if summary_terms > MAX_SUMMARY_TERMS {
-            mistakes.push(ContentError::new(
-                F::Field("summary"),
-                format!(
-                    "the summary has {summary_terms} different words, more than the \
-                     {MAX_SUMMARY_TERMS} a summary may have"
-                ),
-            ));
+        let summary = ContentField::Field("summary");
+        if !mistakes.iter().any(|m: &ContentError| m.field == summary) {
+            mistakes.extend(check_summary_terms(self.summary.as_deref()));
         }
-        if mistakes.is_empty() {
-            Ok(self)
-        } else {
-            Err(mistakes)
+        match mistakes.is_empty() {
+            true => Ok(self),
+            false => Err(mistakes),
         }
     }
+}
+
+/// The title trimmed; refused when that leaves nothing, or too much.
+fn parse_title(title: &mut String) -> Option<ContentError> {
+    *title = title.trim().to_owned();
+    let why = if title.is_empty() {
+        "a recipe needs a title".to_owned()
+    } else if title.chars().count() > MAX_TITLE {
+        format!("the title is longer than {MAX_TITLE} characters")
+    } else {
+        return None;
+    };
+    Some(ContentError::new(ContentField::Title, why))
+}
+
+/// The picture's description trimmed and checked, and the picture one
+/// this site stored: a mistake for each.
+fn parse_picture(picture: &mut super::pictures::Picture) -> Vec<ContentError> {
+    let mut mistakes = Vec::new();
+    picture.alt = picture.alt.trim().to_owned();
+    if picture.alt.is_empty() {
+        mistakes.push(ContentError::new(
+            ContentField::PictureAlt,
+            "a picture needs a few words saying what it shows",
+        ));
+    } else if picture.alt.chars().count() > MAX_LINE {
+        mistakes.push(ContentError::new(
+            ContentField::PictureAlt,
+            format!("a picture's description is longer than {MAX_LINE} characters"),
+        ));
+    }
+    if !super::pictures::is_hash(&picture.hash) || picture.width == 0 || picture.height == 0 {
+        mistakes.push(ContentError::new(
+            ContentField::Picture,
+            "that is not a picture this site stored",
+        ));
+    }
+    mistakes
+}
+
+/// The tags trimmed, lower-case, sorted and without repeats or empty ones;
+/// refused when one has no page address or is too long, or there are too
+/// many.
+fn parse_tags(tags: &mut Vec<String>) -> Option<ContentError> {
+    let mut tidied: Vec<String> = tags
+        .iter()
+        .map(|t| t.trim().to_lowercase())
+        .filter(|t| !t.is_empty())
+        .collect();
+    tidied.sort();
+    tidied.dedup();
+    *tags = tidied;
+    let why = if let Some(dots) = tags.iter().find(|t| !tag_has_address(t)) {
+        format!("the tag {dots:?} is only dots, which a tag's page address cannot be")
+    } else if let Some(long) = tags.iter().find(|t| t.chars().count() > MAX_TAG) {
+        format!("the tag {long:?} is longer than {MAX_TAG} characters")
+    } else if tags.len() > MAX_TAGS {
+        format!("a recipe has at most {MAX_TAGS} tags, not {}", tags.len())
+    } else {
+        return None;
+    };
+    Some(ContentError::new(ContentField::Tags, why))
+}
+
+/// The ingredient lines trimmed, without empty ones; refused when there
+/// are too many, one is too long, or their items name too many words.
+fn parse_ingredients(lines: &mut Vec<String>) -> Option<ContentError> {
+    *lines = std::mem::take(lines)
+        .into_iter()
+        .map(|l| l.trim().to_owned())
+        .filter(|l| !l.is_empty())
+        .collect();
+    let why = if lines.len() > MAX_INGREDIENTS {
+        let n = lines.len();
+        format!("a recipe has at most {MAX_INGREDIENTS} ingredient lines, not {n}")
+    } else if lines.iter().any(|l| l.len() > MAX_LINE) {
+        format!("an ingredient line is longer than {MAX_LINE} bytes")
+    } else {
+        // Counted only once the lines are within their limits, which
+        // bound the count's work.
+        let terms = search_terms::item_terms(lines).len();
+        if terms <= MAX_INGREDIENT_TERMS {
+            return None;
+        }
+        format!(
+            "the ingredients name {terms} different words, more than \
+             the {MAX_INGREDIENT_TERMS} a recipe's ingredients may"
+        )
+    };
+    Some(ContentError::new(ContentField::Ingredients, why))
+}
+
+/// The steps trimmed (a section's name too, none when empty), without
+/// empty ones; refused when there are too many, or one or its section's
+/// name is too long.
+fn parse_steps(steps: &mut Vec<Step>) -> Option<ContentError> {
+    *steps = std::mem::take(steps)
+        .into_iter()
+        .map(|mut s| {
+            tidy(&mut s.section);
+            Step {
+                section: s.section,
+                text: s.text.trim().to_owned(),
+            }
+        })
+        .filter(|s| !s.text.is_empty())
+        .collect();
+    let section = |s: &Step| s.section.as_ref().map_or(0, |name| name.chars().count());
+    let why = if steps.len() > MAX_STEPS {
+        format!(
+            "a recipe has at most {MAX_STEPS} steps, not {}",
+            steps.len()
+        )
+    } else if steps.iter().any(|s| s.text.len() > MAX_LINE) {
+        format!("a step is longer than {MAX_LINE} bytes")
+    } else if steps.iter().any(|s| section(s) > MAX_LINE) {
+        format!("a section's name is longer than {MAX_LINE} characters")
+    } else {
+        return None;
+    };
+    Some(ContentError::new(ContentField::Steps, why))
+}
+
+/// Refuses a summary (within its length) that names too many words.
+fn check_summary_terms(summary: Option<&str>) -> Option<ContentError> {
+    let terms = search_terms::text_terms(summary).len();
+    (terms > MAX_SUMMARY_TERMS).then(|| {
+        ContentError::new(
+            ContentField::Field("summary"),
+            format!(
+                "the summary has {terms} different words, more than the \
+                 {MAX_SUMMARY_TERMS} a summary may have"
+            ),
+        )
+    })
 }
 
 #[cfg(test)]

@@ -54,19 +54,23 @@ pub fn within_terms(text: &str, most: usize) -> &str {
 
 /// The terms of a version's summary (`MAX_SUMMARY_TERMS` at most).
 pub fn summary_terms(content: &Content) -> BTreeSet<String> {
-    content
-        .summary
-        .as_deref()
-        .map(words)
-        .into_iter()
-        .flatten()
-        .collect()
+    text_terms(content.summary.as_deref())
 }
 
 /// The terms of its ingredient lines' items (`MAX_INGREDIENT_TERMS` at most).
 pub fn ingredient_terms(content: &Content) -> BTreeSet<String> {
-    content
-        .ingredients
+    item_terms(&content.ingredients)
+}
+
+/// `summary_terms` of a summary alone: what the checks count, as they
+/// tidy the content.
+pub(crate) fn text_terms(summary: Option<&str>) -> BTreeSet<String> {
+    summary.map(words).into_iter().flatten().collect()
+}
+
+/// `ingredient_terms` of ingredient lines, as `text_terms`.
+pub(crate) fn item_terms(lines: &[String]) -> BTreeSet<String> {
+    lines
         .iter()
         .flat_map(|line| words(IngredientLine::parse(line).item()).collect::<Vec<_>>())
         .collect()
