@@ -12,7 +12,7 @@ use super::element::{page_title, selector, text_of, text_within, MAX_ITEMS, MAX_
 use super::stated_times::stated_times;
 use super::text::duration_words;
 use super::Found;
-use crate::domain::{Content, Step, Yield};
+use crate::domain::{ContentDraft, Step, Yield};
 
 /// One plugin's card: the classes of its parts.
 struct Card {
@@ -344,7 +344,7 @@ pub(super) fn plugin_card(page: &Html, html: &str) -> Option<(Found, &'static st
                 .and_then(|w| w.split_whitespace().find_map(|w| w.parse::<i64>().ok()));
             let title = first(card.title).or_else(|| page_title(page))?;
             let found = Found {
-                content: Content {
+                content: ContentDraft {
                     title,
                     summary: first(card.summary),
                     recipe_yield: Yield {
@@ -356,7 +356,7 @@ pub(super) fn plugin_card(page: &Html, html: &str) -> Option<(Found, &'static st
                     total,
                     ingredients,
                     steps,
-                    ..Content::default()
+                    ..ContentDraft::default()
                 },
                 site_name: None,
             };

@@ -298,8 +298,8 @@ pub fn bring_in_page(
     let fork = &model.fork;
     let changes = &model.changes;
     let parent = &changes.parent;
-    let (slug, title) = (fork.slug.as_str(), &fork.content.title);
-    let parent_title = &parent.content.title;
+    let (slug, title) = (fork.slug.as_str(), fork.content.title());
+    let parent_title = parent.content.title();
     let heading = format!("Bring {parent_title}'s changes into {title}");
     let mut head = Head::new(&heading, Section::Recipes);
     // A cook's form, never a page to index.
@@ -389,7 +389,7 @@ pub fn bring_in_page(
 /// if a form of theirs was refused.
 pub fn in_step_page(model: &InStep, csrf: &str, errors: &FieldErrors) -> Markup {
     let (fork, parent, version) = (&model.fork, &model.parent, model.version);
-    let title = &fork.content.title;
+    let title = fork.content.title();
     let heading = format!("{title} is in step with {}", parent.title);
     let mut head = Head::new(&heading, Section::Recipes);
     // A cook's form, never a page to index.
@@ -428,7 +428,8 @@ pub fn in_step_page(model: &InStep, csrf: &str, errors: &FieldErrors) -> Markup 
 pub fn default_note(model: &BringInShow) -> String {
     format!(
         "Brought in version {} of {}",
-        model.changes.upto, model.changes.parent.content.title
+        model.changes.upto,
+        model.changes.parent.content.title()
     )
 }
 
@@ -440,8 +441,8 @@ pub fn suggest_page(
     errors: &FieldErrors,
 ) -> Markup {
     let (fork, parent) = (&model.fork, &model.parent);
-    let (slug, title) = (fork.slug.as_str(), &fork.content.title);
-    let parent_title = &parent.content.title;
+    let (slug, title) = (fork.slug.as_str(), fork.content.title());
+    let parent_title = parent.content.title();
     let heading = format!("Suggest {title}'s changes to {parent_title}");
     let mut head = Head::new(&heading, Section::Recipes);
     // A cook's form, never a page to index.
@@ -588,7 +589,7 @@ pub fn suggestion_lines(lines: &[SuggestionLine], whose: Whose) -> Markup {
 /// A page of a recipe's suggestions, newest first.
 pub fn suggestions_page(model: &SuggestionsShow) -> Markup {
     let r = &model.recipe;
-    let heading = format!("Suggestions to {}", r.content.title);
+    let heading = format!("Suggestions to {}", r.content.title());
     let mut head = Head::new(&heading, Section::Recipes);
     head.description = Some("Changes cooks suggested from their forks, and what became of them.");
     // Out of the index by design: a conversation between two cooks about
@@ -628,7 +629,7 @@ pub fn suggestions_page(model: &SuggestionsShow) -> Markup {
                     a rel="next" href={ (recipe_path(r.slug.as_str())) "/suggestions?before=" (older) } { "Older suggestions" }
                 }
             }
-            p { a href=(recipe_path(r.slug.as_str())) { "Back to " (r.content.title) } }
+            p { a href=(recipe_path(r.slug.as_str())) { "Back to " (r.content.title()) } }
         },
     )
 }
@@ -655,7 +656,7 @@ pub fn suggestion_page(
     preview: &Preview,
 ) -> Markup {
     let (r, s) = (&model.recipe, &model.suggestion);
-    let title = &r.content.title;
+    let title = r.content.title();
     let heading = format!("Suggestion {} to {title}", s.number);
     let mut head = Head::new(&heading, Section::Recipes);
     // Out of the index by design: a review, whose diffs repeat the two

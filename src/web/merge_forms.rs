@@ -13,7 +13,7 @@ use super::recipes::parse_slug;
 use super::session::Visitor;
 use super::{Site, WebError};
 use crate::domain::merge::{Choice, Merge};
-use crate::domain::{Cook, Slug, VersionNumber};
+use crate::domain::{Content, Cook, Slug, VersionNumber};
 use crate::views::form_fields::FieldErrors;
 use crate::views::merges::{self, Chosen, Preview, BOTH, EDIT, MINE, THEIRS};
 
@@ -133,7 +133,7 @@ impl Sent {
                 "Choose how to settle every change made on both sides to see the whole recipe ({left} left)."
             ));
         };
-        match merge.resolved(&choices).map(|c| c.checked()) {
+        match merge.resolved(&choices).map(Content::parse) {
             Ok(Ok(content)) => Preview::Recipe(merged.insert(content), site.memos()),
             Ok(Err(mistakes)) => Preview::Unready(
                 mistakes

@@ -22,8 +22,8 @@ use super::{Site, WebError};
 use crate::domain::pages::{self, Source};
 use crate::domain::pictures::{Picture, PictureError};
 use crate::domain::{
-    Attempt, Change, Content, ContentError, ContentField, Cook, DomainError, Recipe, Slug,
-    VersionNumber, FIELDS, MAX_NOTE,
+    Attempt, Change, Content, ContentDraft, ContentError, ContentField, Cook, DomainError, Recipe,
+    Slug, VersionNumber, FIELDS, MAX_NOTE,
 };
 use crate::views::form_fields::FieldErrors;
 use crate::views::recipe_form::{self, Purpose, RecipeFields};
@@ -280,13 +280,13 @@ fn read_content(
     needs_note: bool,
 ) -> Result<Content, FieldErrors> {
     let mut errors = FieldErrors::new();
-    let mut content = Content {
+    let mut content = ContentDraft {
         title: f.title.clone(),
         ingredients: f.ingredients.lines().map(str::to_owned).collect(),
         steps: crate::domain::content::steps_of_text(&f.steps),
         tags: f.tags.split(',').map(str::to_owned).collect(),
         picture,
-        ..Content::default()
+        ..ContentDraft::default()
     };
     for field in FIELDS {
         if let Err(why) = field.from_form(&mut content, f.scalar(field.name)) {
@@ -307,7 +307,7 @@ fn read_content(
             format!("Say in at most {MAX_NOTE} bytes what this version changes."),
         );
     }
-    match content.checked() {
+    match Content::parse(content) {
         Ok(content) if errors.is_empty() => Ok(content),
         Ok(_) => Err(errors),
         Err(mistakes) => {
@@ -375,7 +375,7 @@ fn authored(site: &Site, slug: &Slug, cook: &Cook) -> Result<Recipe, WebError> {
     if recipe.author.as_deref() != Some(cook.handle.as_str()) {
         return Err(DomainError::NotAuthor {
             slug: slug.to_string(),
-            title: recipe.content.title,
+            title: recipe.content.title().to_owned(),
         }
         .into());
     }
@@ -522,7 +522,7 @@ async fn try_create(
         Err(errors) => return Ok(Outcome::unprocessable(errors)),
     };
     let slug = match fields.slug.trim() {
-        "" => Slug::from_title(&content.title),
+        "" => Slug::from_title(content.title()),
         text => match slug_field(text) {
             Ok(slug) => slug,
             Err(errors) => return Ok(Outcome::unprocessable(errors)),
@@ -530,7 +530,7 @@ async fn try_create(
     };
     let (to, change) = (slug.clone(), change(cook, &fields.note, attempt));
     let written = site
-        .write(move |recipes| recipes.create(&to, content, &change))
+        .write(move |recipes| recipes.create(&to, content.into_draft(), &change))
         .await?;
     match written {
         Ok(_) => Ok(Outcome::Saved(recipe_path(slug.as_str()))),
@@ -609,7 +609,7 @@ async fn try_edit(
     };
     let (to, change) = (slug.clone(), change(cook, &fields.note, attempt));
     let written = site
-        .write(move |recipes| recipes.edit(&to, based_on, content, &change))
+        .write(move |recipes| recipes.edit(&to, based_on, content.into_draft(), &change))
         .await?;
     match written {
         Ok(_) => Ok(Outcome::Saved(recipe_path(slug.as_str()))),
@@ -696,7 +696,10 @@ fn fork_fields(
         .recipes()
         .suggest_fork_slug(slug, cook.handle.as_str())?;
     fields.slug = suggested.to_string();
-    fields.note = format!("Forked from {} at version {version}", recipe.content.title);
+    fields.note = format!(
+        "Forked from {} at version {version}",
+        recipe.content.title()
+    );
     Ok((version, fields))
 }
 
@@ -756,7 +759,7 @@ async fn try_fork(
                 &from,
                 Some(version),
                 to.as_ref(),
-                |_| content.clone(),
+                |_| content.to_draft(),
                 &change,
             )
         })
@@ -959,16 +962,19 @@ pub async fn import_save(
         Err(errors) => return again(StatusCode::UNPROCESSABLE_ENTITY, &fields, &errors),
     };
     let slug = match fields.slug.trim() {
-        "" => Slug::from_title(&content.title),
+        "" => Slug::from_title(content.title()),
         text => match slug_field(text) {
             Ok(slug) => slug,
             Err(errors) => return again(StatusCode::UNPROCESSABLE_ENTITY, &fields, &errors),
         },
     };
-    let (title, change) = (content.title.clone(), change(cook, &fields.note, attempt));
+    let (title, change) = (
+        content.title().to_owned(),
+        change(cook, &fields.note, attempt),
+    );
     let from = source.clone();
     let written = site
-        .write(move |recipes| recipes.import(&slug, content, &from, &change))
+        .write(move |recipes| recipes.import(&slug, content.into_draft(), &from, &change))
         .await?;
     let slug = match written {
         Ok((slug, _)) => slug,

@@ -249,7 +249,7 @@ pub async fn review_preview(
     if model.recipe.author.as_deref() != Some(cook.handle.as_str()) {
         return Err(DomainError::NotAuthor {
             slug: slug.to_string(),
-            title: model.recipe.content.title,
+            title: model.recipe.content.title().to_owned(),
         }
         .into());
     }

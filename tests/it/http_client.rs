@@ -25,7 +25,7 @@ use std::time::Duration;
 
 use actix_web::http::header::{HeaderMap, HeaderName, HeaderValue};
 use forkful::domain::{
-    CatalogQuery, Content, RecipeId, Slug, Snapshot, Step, SuggestionState, Yield,
+    CatalogQuery, ContentDraft, RecipeId, Slug, Snapshot, Step, SuggestionState, Yield,
 };
 
 use crate::helpers::Page;
@@ -560,8 +560,8 @@ pub struct Draft {
 
 impl Draft {
     /// The draft as the domain takes it: what the form sends, read.
-    pub fn content(&self) -> Content {
-        Content {
+    pub fn content(&self) -> ContentDraft {
+        ContentDraft {
             title: self.title.clone(),
             summary: Some(self.summary.clone()),
             recipe_yield: Yield {
@@ -577,7 +577,7 @@ impl Draft {
                     text: text.to_owned(),
                 })
                 .collect(),
-            ..Content::default()
+            ..ContentDraft::default()
         }
     }
 }
@@ -1207,11 +1207,11 @@ fn find(view: &Snapshot, slug: &str) -> Result<Option<RecipeId>, String> {
 /// What a version holds, in the shape it was written in.
 fn found_draft(content: &forkful::domain::Content, note: Option<&str>) -> Draft {
     Draft {
-        title: content.title.clone(),
-        summary: content.summary.clone().unwrap_or_default(),
-        servings: content.recipe_yield.servings.unwrap_or(0),
-        ingredients: content.ingredients.clone(),
-        steps: forkful::views::recipe_form::steps_text(&content.steps),
+        title: content.title().to_owned(),
+        summary: content.summary().map(str::to_owned).unwrap_or_default(),
+        servings: content.recipe_yield().servings.unwrap_or(0),
+        ingredients: content.ingredients().to_vec(),
+        steps: forkful::views::recipe_form::steps_text(content.steps()),
         note: note.unwrap_or_default().to_owned(),
     }
 }

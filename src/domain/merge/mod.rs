@@ -47,7 +47,8 @@ pub use blocks::{merge3, Block, Origin};
 pub use servings::for_servings;
 
 use super::content::{
-    method_lines, method_text, parse_method, steps_of_lines, Content, MethodLine, Slot, FIELDS,
+    method_lines, method_text, parse_method, steps_of_lines, Content, ContentDraft, MethodLine,
+    Slot, FIELDS,
 };
 
 /// How a conflict is settled.
@@ -210,11 +211,7 @@ enum Part<T> {
 /// its title and picture, which are the fork's own (its name, its dish),
 /// so that accepting never renames the original or changes its picture.
 pub fn as_suggested(base: &Content, content: &Content) -> Content {
-    Content {
-        title: base.title.clone(),
-        picture: base.picture.clone(),
-        ..content.clone()
-    }
+    content.with_title_and_picture_of(base)
 }
 
 /// Whether merging `theirs`' changes since `base` into `mine` would change
@@ -223,7 +220,7 @@ pub fn as_suggested(base: &Content, content: &Content) -> Content {
 /// empty, as is one that sends nothing.
 pub fn brings_anything(base: &Content, mine: &Content, theirs: &Content) -> bool {
     let m = merge(base, mine, theirs);
-    !m.is_clean() || m.clean().as_ref() != Some(mine)
+    !m.is_clean() || m.clean().as_ref() != Some(mine.as_draft())
 }
 
 /// The paragraphs of a Markdown text: runs of lines apart by blank lines.
@@ -405,7 +402,11 @@ pub fn merge(base: &Content, mine: &Content, theirs: &Content) -> Merge {
             scalar(Scalar::Field(i), &mut conflicts);
             continue;
         };
-        let (b, m, t) = (get(base), get(mine), get(theirs));
+        let (b, m, t) = (
+            get(base.as_draft()),
+            get(mine.as_draft()),
+            get(theirs.as_draft()),
+        );
         if t == b || t == m {
             continue;
         }
@@ -435,36 +436,36 @@ pub fn merge(base: &Content, mine: &Content, theirs: &Content) -> Merge {
         .find(|(s, _)| matches!(s, Scalar::Field(i) if Some(*i) == servings_field))
         .map(|(_, outcome)| *outcome);
     let merged_servings = match servings_outcome {
-        None => Some(mine.recipe_yield.servings),
-        Some(Outcome::TakeTheirs) => Some(theirs.recipe_yield.servings),
+        None => Some(mine.recipe_yield().servings),
+        Some(Outcome::TakeTheirs) => Some(theirs.recipe_yield().servings),
         Some(Outcome::Conflict(_)) => None,
     };
     let (mine_read, mine_as) = servings::canonical(
-        &base.ingredients,
-        &mine.ingredients,
-        base.recipe_yield.servings,
-        mine.recipe_yield.servings,
+        base.ingredients(),
+        mine.ingredients(),
+        base.recipe_yield().servings,
+        mine.recipe_yield().servings,
     );
     let (theirs_read, mut theirs_as) = servings::canonical(
-        &base.ingredients,
-        &theirs.ingredients,
-        base.recipe_yield.servings,
-        theirs.recipe_yield.servings,
+        base.ingredients(),
+        theirs.ingredients(),
+        base.recipe_yield().servings,
+        theirs.recipe_yield().servings,
     );
     // A line both added, each for its own servings (an accepted
     // suggestion scaled the fork's into the parent), is one change.
     let added = |lines: &[String]| -> Vec<String> {
         lines
             .iter()
-            .filter(|l| !base.ingredients.contains(l))
+            .filter(|l| !base.ingredients().contains(l))
             .cloned()
             .collect()
     };
     let (_, same_as) = servings::canonical(
-        &added(&mine.ingredients),
+        &added(mine.ingredients()),
         &added(&theirs_read),
-        mine.recipe_yield.servings,
-        theirs.recipe_yield.servings,
+        mine.recipe_yield().servings,
+        theirs.recipe_yield().servings,
     );
     let theirs_read: Vec<String> = theirs_read
         .into_iter()
@@ -474,19 +475,19 @@ pub fn merge(base: &Content, mine: &Content, theirs: &Content) -> Merge {
         })
         .collect();
     theirs_as.extend(same_as);
-    let mut blocks = merge3(&base.ingredients, &mine_read, &theirs_read, |_| false);
+    let mut blocks = merge3(base.ingredients(), &mine_read, &theirs_read, |_| false);
     servings::restore(&mut blocks, &mine_as, Origin::Mine);
     servings::restore(&mut blocks, &theirs_as, Origin::Theirs);
     let written = Written {
-        mine: mine.recipe_yield.servings,
-        theirs: theirs.recipe_yield.servings,
+        mine: mine.recipe_yield().servings,
+        theirs: theirs.recipe_yield().servings,
         mine_as,
         theirs_as,
     };
     let ingredients = conflicts.list(
         Place::Ingredients,
         blocks,
-        (&mine.ingredients, &theirs.ingredients),
+        (mine.ingredients(), theirs.ingredients()),
         |_| true,
         String::clone,
         |lines| lines.join("\n"),
@@ -496,9 +497,9 @@ pub fn merge(base: &Content, mine: &Content, theirs: &Content) -> Merge {
         },
     );
     let (b, m, t) = (
-        method_lines(&base.steps),
-        method_lines(&mine.steps),
-        method_lines(&theirs.steps),
+        method_lines(base.steps()),
+        method_lines(mine.steps()),
+        method_lines(theirs.steps()),
     );
     let steps = conflicts.list(
         Place::Steps,
@@ -515,7 +516,7 @@ pub fn merge(base: &Content, mine: &Content, theirs: &Content) -> Merge {
         written,
         scalars,
         texts,
-        tags: merged_tags(&base.tags, &mine.tags, &theirs.tags),
+        tags: merged_tags(base.tags(), mine.tags(), theirs.tags()),
         ingredients,
         steps,
         conflicts: conflicts.0,
@@ -605,8 +606,8 @@ impl Merge {
     /// then scaled to them, or marked (`for_servings`).
     pub fn servings(&self) -> Option<Servings> {
         let (Some(mine), Some(theirs)) = (
-            self.mine.recipe_yield.servings,
-            self.theirs.recipe_yield.servings,
+            self.mine.recipe_yield().servings,
+            self.theirs.recipe_yield().servings,
         ) else {
             return None;
         };
@@ -626,21 +627,21 @@ impl Merge {
     }
 
     /// The merged content where it is clean.
-    pub fn clean(&self) -> Option<Content> {
+    pub fn clean(&self) -> Option<ContentDraft> {
         self.resolved(&[]).ok()
     }
 
     /// The merge with every conflict settled the same simple way (`Mine`
     /// or `Theirs`): what a page shows before the cook chooses.
-    pub fn with_every(&self, choice: Choice) -> Content {
+    pub fn with_every(&self, choice: Choice) -> ContentDraft {
         let choices = vec![choice; self.conflicts.len()];
         self.resolved(&choices)
             .expect("a side for every conflict settles any merge")
     }
 
     /// The merged content, each conflict settled by the choice at its
-    /// number.
-    pub fn resolved(&self, choices: &[Choice]) -> Result<Content, Unresolved> {
+    /// number: a draft, for its writer to parse.
+    pub fn resolved(&self, choices: &[Choice]) -> Result<ContentDraft, Unresolved> {
         if choices.len() != self.conflicts.len() {
             return Err(Unresolved::Count {
                 expected: self.conflicts.len(),
@@ -664,7 +665,7 @@ impl Merge {
                 _ => {}
             }
         }
-        let mut content = self.mine.clone();
+        let mut content = self.mine.to_draft();
         for (scalar, outcome) in &self.scalars {
             match outcome {
                 Outcome::TakeTheirs => scalar.copy(&self.theirs, &mut content),
@@ -788,9 +789,9 @@ impl Scalar {
     /// agree on it.
     fn shown(self, content: &Content) -> Option<String> {
         match self {
-            Scalar::Title => Some(content.title.clone()),
+            Scalar::Title => Some(content.title().to_owned()),
             Scalar::Field(i) => FIELDS[i].shown(content),
-            Scalar::Picture => content.picture.as_ref().map(|p| {
+            Scalar::Picture => content.picture().map(|p| {
                 format!(
                     "{} ({}x{}, picture {})",
                     p.alt,
@@ -805,23 +806,23 @@ impl Scalar {
     /// The field as the recipe form shows it, to start writing it by hand.
     fn form_text(self, content: &Content) -> String {
         match self {
-            Scalar::Title => content.title.clone(),
+            Scalar::Title => content.title().to_owned(),
             Scalar::Field(i) => FIELDS[i].form_text(content),
             Scalar::Picture => String::new(),
         }
     }
 
-    fn copy(self, from: &Content, to: &mut Content) {
+    fn copy(self, from: &Content, to: &mut ContentDraft) {
         match self {
-            Scalar::Title => to.title = from.title.clone(),
+            Scalar::Title => to.title = from.title().to_owned(),
             Scalar::Field(i) => FIELDS[i].copy(from, to),
-            Scalar::Picture => to.picture = from.picture.clone(),
+            Scalar::Picture => to.picture = from.picture().cloned(),
         }
     }
 
     /// Sets the field from text written by hand, as the recipe form takes
     /// it; whether it is within its limits is the content's check.
-    fn write(self, to: &mut Content, text: &str) -> Result<(), String> {
+    fn write(self, to: &mut ContentDraft, text: &str) -> Result<(), String> {
         match self {
             Scalar::Title => {
                 to.title = text.trim().to_owned();
@@ -840,15 +841,22 @@ mod tests {
     use proptest::prelude::*;
     use std::collections::BTreeSet;
 
+    /// `super::merge` of drafts, each parsed as stored content is: the
+    /// tests write their sides as drafts.
+    fn merge(base: &ContentDraft, mine: &ContentDraft, theirs: &ContentDraft) -> Merge {
+        let parsed = |c: &ContentDraft| c.clone().normalized().expect("a side parses");
+        super::merge(&parsed(base), &parsed(mine), &parsed(theirs))
+    }
+
     fn lines(items: &[&str]) -> Vec<String> {
         items.iter().map(|s| s.to_string()).collect()
     }
 
-    fn recipe(title: &str, ingredients: &[&str]) -> Content {
-        Content {
+    fn recipe(title: &str, ingredients: &[&str]) -> ContentDraft {
+        ContentDraft {
             title: title.into(),
             ingredients: lines(ingredients),
-            ..Content::default()
+            ..ContentDraft::default()
         }
     }
 
@@ -861,15 +869,15 @@ mod tests {
 
     #[test]
     fn a_field_changed_on_one_side_takes_that_side() {
-        let base = Content {
+        let base = ContentDraft {
             cook: Some(Minutes::new(20).unwrap()),
             ..recipe("Banana bread", &["3 bananas"])
         };
-        let mine = Content {
+        let mine = ContentDraft {
             title: "Banana bread, less sugar".into(),
             ..base.clone()
         };
-        let theirs = Content {
+        let theirs = ContentDraft {
             cook: Some(Minutes::new(35).unwrap()),
             ..base.clone()
         };
@@ -919,15 +927,15 @@ mod tests {
 
     #[test]
     fn a_number_written_by_hand_is_read_as_the_form_reads_it() {
-        let base = Content {
+        let base = ContentDraft {
             cook: Some(Minutes::new(20).unwrap()),
             ..recipe("Soup", &[])
         };
-        let mine = Content {
+        let mine = ContentDraft {
             cook: Some(Minutes::new(25).unwrap()),
             ..base.clone()
         };
-        let theirs = Content {
+        let theirs = ContentDraft {
             cook: Some(Minutes::new(30).unwrap()),
             ..base.clone()
         };
@@ -1096,7 +1104,7 @@ mod tests {
         // The fork halved its lines for 2 servings and added butter; the
         // parent took them, scaled to its 6, keeping its own servings:
         // only the servings differ now.
-        let serves = |n: i64, ingredients: &[&str]| Content {
+        let serves = |n: i64, ingredients: &[&str]| ContentDraft {
             recipe_yield: crate::domain::Yield {
                 servings: Some(n),
                 text: None,
@@ -1130,7 +1138,7 @@ mod tests {
 
     #[test]
     fn tags_merge_as_a_set() {
-        let tags = |t: &[&str]| Content {
+        let tags = |t: &[&str]| ContentDraft {
             tags: lines(t),
             ..recipe("Soup", &[])
         };
@@ -1145,7 +1153,7 @@ mod tests {
 
     #[test]
     fn notes_merge_by_paragraph() {
-        let notes = |text: &str| Content {
+        let notes = |text: &str| ContentDraft {
             notes: Some(text.into()),
             ..recipe("Soup", &[])
         };
@@ -1169,7 +1177,7 @@ mod tests {
             Some("Keeps for 2 days.\n\nFreezes well.")
         );
         // One side only: its text as written, not re-flowed.
-        let spaced = notes("Keeps for 3 days.\n\n\n\nFreezes well.  ");
+        let spaced = notes("Keeps for 3 days.\n\n\n\nFreezes well.");
         assert_eq!(
             merge(&base, &base, &spaced).clean().unwrap().notes,
             spaced.notes
@@ -1181,7 +1189,7 @@ mod tests {
         // The review's case: the fork put step 2 in a new section and
         // edited it; the parent edited it too. Taking the parent's words
         // keeps the fork's section.
-        let steps = |s: Vec<Step>| Content {
+        let steps = |s: Vec<Step>| ContentDraft {
             steps: s,
             ..recipe("Soup", &[])
         };
@@ -1221,7 +1229,7 @@ mod tests {
 
     #[test]
     fn a_step_split_against_the_same_step_edited_is_one_conflict_of_whole_sides() {
-        let steps = |s: &[&str]| Content {
+        let steps = |s: &[&str]| ContentDraft {
             steps: s.iter().map(|t| step(None, t)).collect(),
             ..recipe("Soup", &[])
         };
@@ -1236,7 +1244,7 @@ mod tests {
 
     #[test]
     fn lines_from_a_side_written_for_other_servings_are_scaled_to_the_merges() {
-        let serves = |n: i64, ingredients: &[&str]| Content {
+        let serves = |n: i64, ingredients: &[&str]| ContentDraft {
             recipe_yield: crate::domain::Yield {
                 servings: Some(n),
                 text: None,
@@ -1286,7 +1294,7 @@ mod tests {
 
     #[test]
     fn lines_both_sides_have_are_as_the_side_whose_servings_are_taken() {
-        let serves = |n: i64, ingredients: &[&str]| Content {
+        let serves = |n: i64, ingredients: &[&str]| ContentDraft {
             recipe_yield: crate::domain::Yield {
                 servings: Some(n),
                 text: None,
@@ -1436,23 +1444,26 @@ mod tests {
         })
     }
 
-    fn with_lines(base: Vec<String>, ingredients: Vec<String>) -> (Content, Content) {
+    fn with_lines(base: Vec<String>, ingredients: Vec<String>) -> (ContentDraft, ContentDraft) {
         (
-            Content {
+            ContentDraft {
+                title: "Soup".into(),
                 ingredients: base,
-                ..Content::default()
+                ..ContentDraft::default()
             },
-            Content {
+            ContentDraft {
+                title: "Soup".into(),
                 ingredients,
-                ..Content::default()
+                ..ContentDraft::default()
             },
         )
     }
 
-    fn ingredients(lines: Vec<String>) -> Content {
-        Content {
+    fn ingredients(lines: Vec<String>) -> ContentDraft {
+        ContentDraft {
+            title: "Soup".into(),
             ingredients: lines,
-            ..Content::default()
+            ..ContentDraft::default()
         }
     }
 
@@ -1566,10 +1577,11 @@ mod tests {
     }
 
     /// Step lines of `lines`, in no section.
-    fn with_steps(lines: &[String]) -> Content {
-        Content {
+    fn with_steps(lines: &[String]) -> ContentDraft {
+        ContentDraft {
+            title: "Soup".into(),
             steps: lines.iter().map(|text| step(None, text)).collect(),
-            ..Content::default()
+            ..ContentDraft::default()
         }
     }
 
@@ -1762,7 +1774,7 @@ mod tests {
             // Tags never conflict: a tag is in when both kept it or either
             // added it.
             for tag in ["tag0", "tag1", "tag2"] {
-                let has = |c: &Content| c.tags.iter().any(|t| t == tag);
+                let has = |c: &ContentDraft| c.tags.iter().any(|t| t == tag);
                 let kept = has(&base) && has(&mine) && has(&theirs);
                 let added = !has(&base) && (has(&mine) || has(&theirs));
                 prop_assert_eq!(has(&mine_wins), kept || added);
@@ -1780,20 +1792,20 @@ mod tests {
         )
     }
 
-    fn with_scalars((title, cook, tags): (usize, Option<u32>, Vec<usize>)) -> Content {
+    fn with_scalars((title, cook, tags): (usize, Option<u32>, Vec<usize>)) -> ContentDraft {
         let mut tags: Vec<String> = tags.iter().map(|t| format!("tag{t}")).collect();
         tags.sort();
         tags.dedup();
-        Content {
+        ContentDraft {
             title: format!("Title {title}"),
             cook: cook.map(|m| Minutes::new(i64::from(m)).unwrap()),
             tags,
-            ..Content::default()
+            ..ContentDraft::default()
         }
     }
 
     /// Each scalar a recipe's scalars were drawn for, as the merge sees it.
-    fn fields(c: &Content) -> [String; 2] {
+    fn fields(c: &ContentDraft) -> [String; 2] {
         [c.title.clone(), format!("{:?}", c.cook)]
     }
 }

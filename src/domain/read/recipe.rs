@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use super::Snapshot;
-use crate::domain::content::{Content, Step};
+use crate::domain::content::{Content, ContentDraft, Step};
 use crate::domain::diff::{self, RecipeDiff};
 use crate::domain::ids::{Basis, Instant, RecipeId, VersionNumber};
 use crate::domain::pictures::Picture;
@@ -77,7 +77,7 @@ impl Snapshot {
         if recipe.retired {
             return Err(DomainError::Retired {
                 slug: slug.to_string(),
-                title: recipe.content.title,
+                title: recipe.content.title().to_owned(),
             });
         }
         Ok(recipe)
@@ -89,7 +89,8 @@ impl Snapshot {
         let mut recipe = Recipe {
             id,
             slug: Slug::from_title(""),
-            content: Content::default(),
+            // Replaced by what the datoms say, below, before it is returned.
+            content: Content::stored(ContentDraft::default()),
             author: None,
             created_at: None,
             updated_at: None,
@@ -101,6 +102,7 @@ impl Snapshot {
             own_changes: None,
             contributors: Vec::new(),
         };
+        let mut content = ContentDraft::default();
         let mut ingredients = Vec::new();
         let mut steps = Vec::new();
         let mut forked_from = None;
@@ -124,7 +126,7 @@ impl Snapshot {
         for datom in before_terms.chain(after_terms) {
             let Datom { a: attr, v, .. } = datom?;
             found = true;
-            let c = &mut recipe.content;
+            let c = &mut content;
             if let Some(field) = a.field(attr) {
                 field.read(c, &v);
                 continue;
@@ -176,13 +178,13 @@ impl Snapshot {
             return Err(DomainError::NoSuchRecipe(format!("#{id}")));
         }
         if !picture.hash.is_empty() {
-            recipe.content.picture = Some(picture);
+            content.picture = Some(picture);
         }
         recipe.forked_from = forked_from.map(|p| (p, forked_version));
-        recipe.content.ingredients = self.components(&ingredients, a.ingredient_position, |e| {
+        content.ingredients = self.components(&ingredients, a.ingredient_position, |e| {
             Ok(self.string(e, a.ingredient_line)?.unwrap_or_default())
         })?;
-        recipe.content.steps = self.components(&steps, a.step_position, |e| {
+        content.steps = self.components(&steps, a.step_position, |e| {
             let mut step = Step {
                 section: None,
                 text: String::new(),
@@ -198,6 +200,8 @@ impl Snapshot {
             }
             Ok(step)
         })?;
+        // Not parsed again: it was when it was written (`Content::stored`).
+        recipe.content = Content::stored(content);
         Ok(recipe)
     }
 
