@@ -18,6 +18,7 @@ pub mod synthetic;
 
 use std::collections::HashMap;
 
+use crate::domain::merge::{Merge, Unresolved};
 use crate::domain::pictures::Picture;
 use crate::domain::{
     Change, Content, ContentDraft, DomainError, Recipes, Review, Slug, VersionNumber,
@@ -267,8 +268,12 @@ impl<'a> SoFar<'a> {
             }
             (_, None, _) => unreachable!("a recipe's versions are worked out in order"),
         };
-        let content = match (version.brings_in, &version.takes) {
-            (None, None) => version.apply(before.map(Content::into_draft).unwrap_or_default()),
+        // A merge's content is parsed by the merge.
+        let normalized = match (version.brings_in, &version.takes) {
+            (None, None) => version
+                .apply(before.map(Content::into_draft).unwrap_or_default())
+                .normalized()
+                .map_err(|e| fail(e.to_string()))?,
             (Some(upto), _) => self.brought_in(recipe, i, upto, before)?,
             (None, Some(takes)) => {
                 let taken = self.taken(recipe, i, takes, before)?;
@@ -276,7 +281,6 @@ impl<'a> SoFar<'a> {
                 taken
             }
         };
-        let normalized = content.normalized().map_err(|e| fail(e.to_string()))?;
         if recipe.forks.is_none()
             && i == 0
             && (normalized.ingredients().is_empty() || normalized.steps().is_empty())
@@ -347,7 +351,7 @@ impl<'a> SoFar<'a> {
         i: usize,
         upto: usize,
         before: Option<Content>,
-    ) -> Result<ContentDraft, SeedError> {
+    ) -> Result<Content, SeedError> {
         let version = &recipe.versions[i];
         let fail = |message: String| mistake(recipe, version.line, message);
         let (Some(fork), Some(before)) = (recipe.forks.as_ref().filter(|_| i > 0), before) else {
@@ -391,11 +395,13 @@ impl<'a> SoFar<'a> {
         let base = self.base_of(&self.recipes[recipe.slug.as_str()], parent.slug.as_str());
         let parent_contents = &self.recipes[parent.slug.as_str()].contents;
         let merge = crate::domain::merge::merge(&base, &before, &parent_contents[upto - 1]);
-        merge.clean().ok_or_else(|| {
-            fail(format!(
-                "version {upto} of {} conflicts with it: a seed's merge must be clean",
-                parent.slug
-            ))
+        clean(&merge).map_err(|refused| {
+            fail(refused.unwrap_or_else(|| {
+                format!(
+                    "version {upto} of {} conflicts with it: a seed's merge must be clean",
+                    parent.slug
+                )
+            }))
         })
     }
 
@@ -411,7 +417,7 @@ impl<'a> SoFar<'a> {
         i: usize,
         takes: &SeedTakes,
         before: Option<Content>,
-    ) -> Result<ContentDraft, SeedError> {
+    ) -> Result<Content, SeedError> {
         let fail = |message: String| mistake(recipe, takes.line, message);
         let version = &recipe.versions[i];
         let Some(before) = before.filter(|_| i > 0) else {
@@ -469,14 +475,25 @@ impl<'a> SoFar<'a> {
                 takes.version, fork.slug
             )));
         }
-        crate::domain::merge::merge(&base, &before, &theirs)
-            .clean()
-            .ok_or_else(|| {
-                fail(format!(
+        clean(&crate::domain::merge::merge(&base, &before, &theirs)).map_err(|refused| {
+            fail(refused.unwrap_or_else(|| {
+                format!(
                     "version {} of {} conflicts with it: a seed's merge must be clean",
                     takes.version, fork.slug
-                ))
-            })
+                )
+            }))
+        })
+    }
+}
+
+/// A seed's merge, settled without a choice (a seed has no cook to
+/// choose): refused with `None` when it conflicts, and with the parse's
+/// words when what it makes could not be saved.
+fn clean(merge: &Merge) -> Result<Content, Option<String>> {
+    match merge.resolved(&[]) {
+        Ok(content) => Ok(content),
+        Err(refused @ Unresolved::Refused(_)) => Err(Some(refused.to_string())),
+        Err(Unresolved::Count { .. } | Unresolved::Choice { .. }) => Err(None),
     }
 }
 

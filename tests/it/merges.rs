@@ -1,10 +1,10 @@
 //! Forks that talk back: a fork brings in its parent's changes (a
 //! three-way merge decided in the writer), in the domain and over the web.
 
-use forkful::domain::merge::Choice;
+use forkful::domain::merge::{Choice, Unresolved};
 use forkful::domain::{
-    pages, Change, ContentDraft, DomainError, Minutes, Origin, Recipes, Review, Slug, Step,
-    VersionNumber,
+    pages, Change, ContentDraft, ContentField, DomainError, Minutes, Origin, Recipes, Review, Slug,
+    Step, VersionNumber,
 };
 use forkful::store::Store;
 
@@ -1755,10 +1755,15 @@ fn a_merge_past_the_limits_says_what_to_trim() {
           take out at least 101 of your 151 first."
         ]
     );
-    assert!(matches!(
-        recipes.bring_in(&fork, v(2), v(2), &[], &Change::by("ben", "in")),
-        Err(DomainError::Content(_))
-    ));
+    // Saved anyway, the merge itself refuses: with the parse's words.
+    let refused = recipes.bring_in(&fork, v(2), v(2), &[], &Change::by("ben", "in"));
+    let Err(DomainError::Unresolved(Unresolved::Refused(mistakes))) = refused else {
+        panic!("refused by the merge: {refused:?}");
+    };
+    assert_eq!(
+        mistakes.iter().map(|m| m.field()).collect::<Vec<_>>(),
+        [ContentField::Steps]
+    );
 }
 
 /// Ann's dal, and Ben's fork of it with cumin for turmeric; Ann then

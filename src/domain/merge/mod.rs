@@ -47,8 +47,8 @@ pub use blocks::{merge3, Block, Origin};
 pub use servings::for_servings;
 
 use super::content::{
-    method_lines, method_text, parse_method, steps_of_lines, Content, ContentDraft, MethodLine,
-    Slot, FIELDS,
+    method_lines, method_text, parse_method, steps_of_lines, Content, ContentDraft, ContentError,
+    MethodLine, Slot, FIELDS,
 };
 
 /// How a conflict is settled.
@@ -159,6 +159,17 @@ pub enum Unresolved {
     /// that is not what the field takes.
     #[error("{why}")]
     Choice { conflict: usize, why: String },
+    /// Settled, the merge is content the parse refuses (`Content::parse`,
+    /// every mistake): past a limit neither side passed alone (both
+    /// sides' lines together too many), or text written by hand too long.
+    #[error("merged, the recipe would be refused: {}", joined(.0))]
+    Refused(Vec<ContentError>),
+}
+
+/// Mistakes in one line, apart by semicolons.
+fn joined(mistakes: &[ContentError]) -> String {
+    let each: Vec<String> = mistakes.iter().map(ContentError::to_string).collect();
+    each.join("; ")
 }
 
 /// A merge of two sides' changes since their base, with its conflicts
@@ -220,7 +231,9 @@ pub fn as_suggested(base: &Content, content: &Content) -> Content {
 /// empty, as is one that sends nothing.
 pub fn brings_anything(base: &Content, mine: &Content, theirs: &Content) -> bool {
     let m = merge(base, mine, theirs);
-    !m.is_clean() || m.clean().as_ref() != Some(mine.as_draft())
+    // Compared unparsed: what the merge says, whether or not it could be
+    // saved, and without the parse's cost (a fork's page asks).
+    !m.is_clean() || m.draft(&[]).ok().as_ref() != Some(mine.as_draft())
 }
 
 /// The paragraphs of a Markdown text: runs of lines apart by blank lines.
@@ -626,22 +639,30 @@ impl Merge {
         })
     }
 
-    /// The merged content where it is clean.
-    pub fn clean(&self) -> Option<ContentDraft> {
+    /// The merged content where it is clean, and the parse takes it.
+    pub fn clean(&self) -> Option<Content> {
         self.resolved(&[]).ok()
     }
 
     /// The merge with every conflict settled the same simple way (`Mine`
-    /// or `Theirs`): what a page shows before the cook chooses.
+    /// or `Theirs`): what a page shows before the cook chooses. Not parsed:
+    /// a page shows what comes in even where it could not be saved as it
+    /// is, and says why (`pages::bring_in::over_limits`).
     pub fn with_every(&self, choice: Choice) -> ContentDraft {
         let choices = vec![choice; self.conflicts.len()];
-        self.resolved(&choices)
+        self.draft(&choices)
             .expect("a side for every conflict settles any merge")
     }
 
     /// The merged content, each conflict settled by the choice at its
-    /// number: a draft, for its writer to parse.
-    pub fn resolved(&self, choices: &[Choice]) -> Result<ContentDraft, Unresolved> {
+    /// number, and parsed: computed, it is refused as a form's would be
+    /// (`Unresolved::Refused`), before anything would store it.
+    pub fn resolved(&self, choices: &[Choice]) -> Result<Content, Unresolved> {
+        Content::parse(self.draft(choices)?).map_err(Unresolved::Refused)
+    }
+
+    /// `resolved`, not parsed.
+    fn draft(&self, choices: &[Choice]) -> Result<ContentDraft, Unresolved> {
         if choices.len() != self.conflicts.len() {
             return Err(Unresolved::Count {
                 expected: self.conflicts.len(),
@@ -837,7 +858,7 @@ impl Scalar {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::content::{Minutes, Step};
+    use crate::domain::content::{ContentField, Minutes, Step};
     use proptest::prelude::*;
     use std::collections::BTreeSet;
 
@@ -882,8 +903,8 @@ mod tests {
             ..base.clone()
         };
         let merged = merge(&base, &mine, &theirs).clean().expect("clean");
-        assert_eq!(merged.title, "Banana bread, less sugar");
-        assert_eq!(merged.cook, Some(Minutes::new(35).unwrap()));
+        assert_eq!(merged.title(), "Banana bread, less sugar");
+        assert_eq!(merged.cook(), Some(Minutes::new(35).unwrap()));
     }
 
     #[test]
@@ -904,16 +925,19 @@ mod tests {
             }]
         );
         assert!(merge.clean().is_none(), "a conflict needs a choice");
-        assert_eq!(merge.resolved(&[Choice::Mine]).unwrap().title, "Dal tadka");
         assert_eq!(
-            merge.resolved(&[Choice::Theirs]).unwrap().title,
+            merge.resolved(&[Choice::Mine]).unwrap().title(),
+            "Dal tadka"
+        );
+        assert_eq!(
+            merge.resolved(&[Choice::Theirs]).unwrap().title(),
             "Red lentil dal"
         );
         assert_eq!(
             merge
                 .resolved(&[Choice::Edited(" Tadka dal ".into())])
                 .unwrap()
-                .title,
+                .title(),
             "Tadka dal"
         );
         assert!(
@@ -923,6 +947,41 @@ mod tests {
             ),
             "a title is one value: both is no choice for it"
         );
+    }
+
+    /// Each side within the limits, their merge past one: both add 150
+    /// lines to one. The merge says so, with the parse's words, rather
+    /// than give content that a write would refuse later (or a store
+    /// would); what it would be is still there to show (`with_every`).
+    #[test]
+    fn a_merge_past_a_limit_is_refused_by_the_merge() {
+        let added = |who: &str| -> Vec<String> {
+            (0..150).map(|i| format!("{i} g {who}'s spice")).collect()
+        };
+        let base = recipe("Curry", &["1 onion"]);
+        let mine = ContentDraft {
+            ingredients: [base.ingredients.clone(), added("ann")].concat(),
+            ..base.clone()
+        };
+        let theirs = ContentDraft {
+            ingredients: [added("ben"), base.ingredients.clone()].concat(),
+            ..base.clone()
+        };
+        let m = merge(&base, &mine, &theirs);
+        assert!(m.is_clean(), "{:?}", m.conflicts());
+        assert_eq!(m.with_every(Choice::Mine).ingredients.len(), 301);
+        assert!(m.clean().is_none(), "nothing a write would refuse");
+        let refused = m.resolved(&[]).expect_err("the merge is refused");
+        assert_eq!(
+            refused.to_string(),
+            "merged, the recipe would be refused: a recipe has at most 200 ingredient lines, \
+             not 301"
+        );
+        let Unresolved::Refused(mistakes) = refused else {
+            panic!("refused by the parse");
+        };
+        let fields: Vec<ContentField> = mistakes.iter().map(ContentError::field).collect();
+        assert_eq!(fields, [ContentField::Ingredients]);
     }
 
     #[test]
@@ -942,7 +1001,7 @@ mod tests {
         let m = merge(&base, &mine, &theirs);
         assert_eq!(m.conflicts()[0].prefill, "25");
         let written = m.resolved(&[Choice::Edited("28".into())]).unwrap();
-        assert_eq!(written.cook, Some(Minutes::new(28).unwrap()));
+        assert_eq!(written.cook(), Some(Minutes::new(28).unwrap()));
         assert!(matches!(
             m.resolved(&[Choice::Edited("half an hour".into())]),
             Err(Unresolved::Choice { conflict: 0, .. })
@@ -963,7 +1022,7 @@ mod tests {
         assert_eq!(conflict.theirs, lines(&["buttermilk"]));
         let mine_wins = merge.resolved(&[Choice::Mine]).unwrap();
         assert_eq!(
-            mine_wins.ingredients,
+            mine_wins.ingredients(),
             lines(&["flour", "oat milk", "egg", "sugar"])
         );
     }
@@ -980,7 +1039,7 @@ mod tests {
         let m = merge(&base, &mine, &theirs);
         assert!(m.is_clean(), "{:?}", m.conflicts());
         assert_eq!(
-            m.clean().unwrap().ingredients,
+            m.clean().unwrap().ingredients(),
             lines(&["1 bay leaf", "sea salt"])
         );
     }
@@ -998,13 +1057,13 @@ mod tests {
             lines(&["1 bay leaf", "salt flakes"])
         );
         assert_eq!(
-            m.resolved(&[Choice::Both]).unwrap().ingredients,
+            m.resolved(&[Choice::Both]).unwrap().ingredients(),
             lines(&["sea salt", "1 bay leaf", "salt flakes"])
         );
         assert_eq!(
             m.resolved(&[Choice::Edited("1 bay leaf\n\n  sea salt \n".into())])
                 .unwrap()
-                .ingredients,
+                .ingredients(),
             lines(&["1 bay leaf", "sea salt"])
         );
         assert_eq!(
@@ -1019,7 +1078,7 @@ mod tests {
         let mine = recipe("Soup", &["a", "B", "c"]);
         let theirs = recipe("Soup", &["a", "b", "C", "d"]);
         let merged = merge(&base, &mine, &theirs).clean().expect("clean");
-        assert_eq!(merged.ingredients, lines(&["a", "B", "C", "d"]));
+        assert_eq!(merged.ingredients(), lines(&["a", "B", "C", "d"]));
     }
 
     #[test]
@@ -1047,7 +1106,7 @@ mod tests {
         );
         // Added alike at one place, it comes in once, cleanly.
         let same = merge(&base, &mine, &mine);
-        assert_eq!(same.clean().unwrap().ingredients, mine.ingredients);
+        assert_eq!(same.clean().unwrap().ingredients(), mine.ingredients);
     }
 
     #[test]
@@ -1129,9 +1188,9 @@ mod tests {
         let m = merge(&base, &mine, &theirs);
         assert!(m.is_clean(), "{:?}", m.conflicts());
         let merged = m.clean().unwrap();
-        assert_eq!(merged.recipe_yield.servings, Some(8));
+        assert_eq!(merged.recipe_yield().servings, Some(8));
         assert_eq!(
-            merged.ingredients,
+            merged.ingredients(),
             ["4 cups flour", "2 eggs", "2 tsp vanilla"]
         );
     }
@@ -1148,7 +1207,10 @@ mod tests {
             &tags(&["quick", "soup"]),
         );
         assert!(m.is_clean());
-        assert_eq!(m.clean().unwrap().tags, lines(&["quick", "soup", "vegan"]));
+        assert_eq!(
+            m.clean().unwrap().tags(),
+            lines(&["quick", "soup", "vegan"])
+        );
     }
 
     #[test]
@@ -1163,7 +1225,7 @@ mod tests {
         let m = merge(&base, &mine, &theirs);
         assert!(m.is_clean(), "{:?}", m.conflicts());
         assert_eq!(
-            m.clean().unwrap().notes.as_deref(),
+            m.clean().unwrap().notes(),
             Some("Keeps for 4 days in the fridge.\n\nFreezes well, for a month.")
         );
         // The same paragraph changed on both sides is a conflict of that
@@ -1173,14 +1235,14 @@ mod tests {
         assert_eq!(m.conflicts().len(), 1);
         assert_eq!(m.conflicts()[0].place, Place::Text("notes"));
         assert_eq!(
-            m.resolved(&[Choice::Theirs]).unwrap().notes.as_deref(),
+            m.resolved(&[Choice::Theirs]).unwrap().notes(),
             Some("Keeps for 2 days.\n\nFreezes well.")
         );
         // One side only: its text as written, not re-flowed.
         let spaced = notes("Keeps for 3 days.\n\n\n\nFreezes well.");
         assert_eq!(
-            merge(&base, &base, &spaced).clean().unwrap().notes,
-            spaced.notes
+            merge(&base, &base, &spaced).clean().unwrap().notes(),
+            spaced.notes.as_deref()
         );
     }
 
@@ -1218,7 +1280,7 @@ mod tests {
             .resolved(&[Choice::Edited("Add stock.\n\nSimmer.".into())])
             .unwrap();
         assert_eq!(
-            written.steps,
+            written.steps(),
             vec![
                 step(None, "Chop."),
                 step(Some("Broth"), "Add stock."),
@@ -1265,9 +1327,9 @@ mod tests {
             })
         );
         let merged = m.clean().expect("clean");
-        assert_eq!(merged.recipe_yield.servings, Some(8));
+        assert_eq!(merged.recipe_yield().servings, Some(8));
         assert_eq!(
-            merged.ingredients,
+            merged.ingredients(),
             lines(&["4 carrots", "2 l stock", "2 tsp cumin", "salt"])
         );
         // The next merge, from the parent's version brought in: the line
@@ -1277,10 +1339,10 @@ mod tests {
             4,
             &["2 carrots", "1 l stock", "1 tsp cumin, toasted", "salt"],
         );
-        let again = merge(&theirs, &merged, &next);
+        let again = merge(&theirs, &merged.to_draft(), &next);
         assert!(again.is_clean(), "{:?}", again.conflicts());
         assert_eq!(
-            again.clean().unwrap().ingredients,
+            again.clean().unwrap().ingredients(),
             lines(&["4 carrots", "2 l stock", "2 tsp cumin, toasted", "salt"])
         );
         // A conflict shows each side's lines as choosing it saves them.
@@ -1306,16 +1368,16 @@ mod tests {
         // come in and no line is scaled.
         let fork = serves(6, &["600 g onions", "750 ml stock"]);
         let merged = merge(&base, &base, &fork).clean().expect("clean");
-        assert_eq!(merged.recipe_yield.servings, Some(6));
-        assert_eq!(merged.ingredients, base.ingredients);
+        assert_eq!(merged.recipe_yield().servings, Some(6));
+        assert_eq!(merged.ingredients(), base.ingredients);
         // A fork that scaled its lines to 8: they come in as it wrote
         // them, and the parent's own new line is scaled to its 8.
         let doubled = serves(8, &["1.2 kg onions", "1.5 l stock"]);
         let parent = serves(4, &["600 g onions", "750 ml stock", "1 tsp salt"]);
         let merged = merge(&base, &parent, &doubled).clean().expect("clean");
-        assert_eq!(merged.recipe_yield.servings, Some(8));
+        assert_eq!(merged.recipe_yield().servings, Some(8));
         assert_eq!(
-            merged.ingredients,
+            merged.ingredients(),
             lines(&["1.2 kg onions", "1.5 l stock", "2 tsp salt"])
         );
     }
@@ -1607,7 +1669,7 @@ mod tests {
                     Every::Both => Choice::Both,
                 };
                 let merged = m.resolved(&vec![choice; m.conflicts().len()]).expect("resolved");
-                prop_assert_eq!(&merged.ingredients, &model(&base, &a, &b, every).0, "{:?}", every);
+                prop_assert_eq!(merged.ingredients(), &model(&base, &a, &b, every).0, "{:?}", every);
             }
             // With every edit of each side meeting one of the other's,
             // every region is a conflict (or the same deletion on both),
@@ -1629,8 +1691,9 @@ mod tests {
                 &ingredients(theirs.clone()),
             );
             let n = m.conflicts().len();
-            prop_assert_eq!(&m.resolved(&vec![Choice::Mine; n]).unwrap().ingredients, &mine);
-            prop_assert_eq!(&m.resolved(&vec![Choice::Theirs; n]).unwrap().ingredients, &theirs);
+            let every = |choice: Choice| m.resolved(&vec![choice; n]).unwrap().into_draft();
+            prop_assert_eq!(&every(Choice::Mine).ingredients, &mine);
+            prop_assert_eq!(&every(Choice::Theirs).ingredients, &theirs);
         }
 
         #[test]
@@ -1662,11 +1725,13 @@ mod tests {
             let steps: Vec<String> = as_steps
                 .resolved(&choices)
                 .expect("resolved")
+                .into_draft()
                 .steps
                 .into_iter()
                 .map(|s| s.text)
                 .collect();
-            prop_assert_eq!(steps, as_lines.resolved(&choices).expect("resolved").ingredients);
+            let lines = as_lines.resolved(&choices).expect("resolved").into_draft();
+            prop_assert_eq!(steps, lines.ingredients);
         }
 
         #[test]
@@ -1700,7 +1765,7 @@ mod tests {
             let (base_c, mine_c) = with_lines(base, mine);
             let (_, theirs_c) = with_lines(Vec::new(), theirs.clone());
             let merged = merge(&base_c, &mine_c, &theirs_c).clean().expect("clean");
-            prop_assert_eq!(merged.ingredients, theirs);
+            prop_assert_eq!(merged.ingredients(), theirs);
         }
 
         #[test]
@@ -1708,9 +1773,9 @@ mod tests {
             let mine = edited(&base, &a, "m");
             let (base, mine) = with_lines(base, mine);
             let merged = merge(&base, &base, &mine).clean().expect("clean");
-            prop_assert_eq!(&merged, &mine);
+            prop_assert_eq!(merged.as_draft(), &mine);
             let merged = merge(&base, &mine, &base).clean().expect("clean");
-            prop_assert_eq!(&merged, &mine);
+            prop_assert_eq!(merged.as_draft(), &mine);
         }
 
         #[test]
@@ -1718,7 +1783,7 @@ mod tests {
             let both = edited(&base, &a, "x");
             let (base, both) = with_lines(base, both);
             let merged = merge(&base, &both, &both).clean().expect("clean");
-            prop_assert_eq!(merged, both);
+            prop_assert_eq!(merged.into_draft(), both);
         }
 
         #[test]
@@ -1739,9 +1804,9 @@ mod tests {
             if m.is_clean() {
                 // Changes to different lines commute, and the merge is both
                 // sides' changes, whichever side is which.
-                prop_assert_eq!(&m.clean().expect("clean").ingredients, &expected);
+                prop_assert_eq!(&m.clean().expect("clean").into_draft().ingredients, &expected);
                 let swapped = merge(&base_c, &theirs_c, &mine_c).clean().expect("clean");
-                prop_assert_eq!(&swapped.ingredients, &expected);
+                prop_assert_eq!(swapped.ingredients(), &expected);
             }
         }
 

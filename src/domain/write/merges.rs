@@ -102,7 +102,7 @@ impl Recipes {
                     newest: changes.upto,
                 });
             }
-            let merged = changes.merge.resolved(choices)?.normalized()?;
+            let merged = changes.merge.resolved(choices)?;
             let settled = changes.merge.settled(choices, parent.content.title());
             if merged == fork.content {
                 let mut tx = agreement(&view, &fork, upto, &changes, choices, settled)?;

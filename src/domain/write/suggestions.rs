@@ -257,7 +257,7 @@ impl Recipes {
             let made = view.suggestion_merge(&recipe, &suggestion)?;
             shown_unchanged(&recipe, &made.fork, &suggestion, review)?;
             let merge = made.merge;
-            let merged = merge.resolved(choices)?.normalized()?;
+            let merged = merge.resolved(choices)?;
             if merged == recipe.content {
                 return Err(DomainError::NothingChanged);
             }
