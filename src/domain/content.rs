@@ -352,6 +352,7 @@ impl Field {
     }
 }
 
+/// A field as the store holds it, and as a merge copies it.
 impl Field {
     /// The field named `name` in `FIELDS`.
     pub fn named(name: &str) -> Option<&'static Field> {
@@ -403,7 +404,10 @@ impl Field {
             Slot::Servings(get, set) => *set(to) = *get(from),
         }
     }
+}
 
+/// A field as pages and forms show it, and as a form sends it.
+impl Field {
     /// The field as a page shows it, if the content has it.
     pub fn shown(&self, content: &Content) -> Option<String> {
         self.shown_in(&content.0)
@@ -463,7 +467,10 @@ impl Field {
         }
         Ok(())
     }
+}
 
+/// A row's part of the parse.
+impl Field {
     /// Tidies the field of `draft` (a text of only whitespace is none)
     /// and checks it against its limit: the parse of one row.
     fn parse(&self, draft: &mut ContentDraft) -> Result<(), ContentError> {
@@ -614,7 +621,10 @@ impl Content {
     pub(crate) fn as_draft(&self) -> &ContentDraft {
         &self.0
     }
+}
 
+/// What it says, borrowed.
+impl Content {
     /// Never empty, at most `MAX_TITLE` characters.
     pub fn title(&self) -> &str {
         &self.0.title
