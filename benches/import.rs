@@ -102,8 +102,8 @@ fn benches(c: &mut Criterion) {
         let imported = read(html).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(
             (
-                imported.content.ingredients.len(),
-                imported.content.steps.len()
+                imported.content.ingredients().len(),
+                imported.content.steps().len()
             ),
             (20, 12),
             "{name}"

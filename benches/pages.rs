@@ -222,7 +222,7 @@ fn pages(c: &mut Criterion, system: &SystemRunner, catalog: &Catalog) {
         .expect("a tagged catalog");
     let tag_page = format!("/tags/{tag}");
     println!("pages/{name}/tag_page: {tag_page}, {tagged} recipes");
-    search(&mut group, &site, catalog, &model.recipe.content.title);
+    search(&mut group, &site, catalog, model.recipe.content.title());
     for (bench, uri) in [
         ("search_common/handler", "/search?q=oil"),
         ("tags/handler", "/tags"),
@@ -339,8 +339,8 @@ fn merging(c: &mut Criterion, system: &SystemRunner, catalog: &Catalog) {
     println!(
         "merging/{}: {deepest} (lineage {depth}, {} ingredients, {} steps) with {} (version {base_version} of {})",
         catalog.name,
-        leaf.content.ingredients.len(),
-        leaf.content.steps.len(),
+        leaf.content.ingredients().len(),
+        leaf.content.steps().len(),
         parent.slug,
         parent.version_count
     );

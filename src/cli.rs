@@ -712,7 +712,7 @@ fn import_recipe(args: ImportRecipeArgs, out: &mut impl Write) -> Result<()> {
             })?;
         (url, html)
     };
-    let mut imported =
+    let imported =
         import::from_html(&html, &url).with_context(|| format!("reading the recipe at {url}"))?;
     writeln!(out, "{}", imported.summary())?;
     if args.dry_run {
@@ -721,7 +721,9 @@ fn import_recipe(args: ImportRecipeArgs, out: &mut impl Write) -> Result<()> {
     }
     // The page's picture is fetched and stored as the site's /import
     // stores it; the recipe comes in without one that cannot be, as there.
-    let picture = imported.content.image.take().map(|address| {
+    // What the import saves: its draft, with the picture stored below.
+    let mut content = imported.content.to_draft();
+    let picture = content.image.take().map(|address| {
         let fetched = fetcher.fetch_picture(&address).map_err(|e| e.to_string());
         (address, fetched)
     });
@@ -734,9 +736,9 @@ fn import_recipe(args: ImportRecipeArgs, out: &mut impl Write) -> Result<()> {
                 .map_err(|e| e.to_string())
         }) {
             Ok(mut picture) => {
-                picture.alt = imported.content.title.clone();
-                imported.content.picture = Some(picture);
-                imported.content.image = Some(address);
+                picture.alt = content.title.clone();
+                content.picture = Some(picture);
+                content.image = Some(address);
             }
             Err(why) => eprintln!("its picture ({address}) was not brought in: {why}"),
         }
@@ -750,8 +752,8 @@ fn import_recipe(args: ImportRecipeArgs, out: &mut impl Write) -> Result<()> {
         ),
     );
     let (slug, _) = recipes.import(
-        &Slug::from_title(&imported.content.title),
-        imported.content,
+        &Slug::from_title(&content.title),
+        content,
         &imported.source,
         &change,
     )?;

@@ -15,7 +15,7 @@
 
 use std::fmt;
 
-use super::content::{Content, Step, FIELDS};
+use super::content::{Content, ContentDraft, Step, FIELDS};
 
 /// Cells the LCS table may have (a thousand lines against a thousand):
 /// past it, the part between the common prefix and suffix is shown as
@@ -321,6 +321,13 @@ fn lines_within(old: &[String], new: &[String], budget: &mut WordBudget) -> Vec<
 /// The diff from `old` to `new`, its changed lines diffed by words
 /// within `MAX_WORD_CELLS`.
 pub fn recipes(old: &Content, new: &Content) -> RecipeDiff {
+    drafts(old.as_draft(), new.as_draft())
+}
+
+/// `recipes`, of drafts: what a merge not parsed yet would change (a
+/// bring-in's page shows it even past a limit, with why it cannot be
+/// saved as it is).
+pub fn drafts(old: &ContentDraft, new: &ContentDraft) -> RecipeDiff {
     recipes_within(
         old,
         new,
@@ -334,10 +341,10 @@ pub fn recipes(old: &Content, new: &Content) -> RecipeDiff {
 /// with no word diffs: what the writer needs for a version's history line,
 /// at the cost of the line diffs alone.
 pub fn summary(old: &Content, new: &Content) -> String {
-    recipes_within(old, new, &mut WordBudget { cells: 0 }).summary()
+    recipes_within(old.as_draft(), new.as_draft(), &mut WordBudget { cells: 0 }).summary()
 }
 
-fn recipes_within(old: &Content, new: &Content, budget: &mut WordBudget) -> RecipeDiff {
+fn recipes_within(old: &ContentDraft, new: &ContentDraft, budget: &mut WordBudget) -> RecipeDiff {
     let mut fields = Vec::new();
     let mut field = |name: &'static str, from: Option<String>, to: Option<String>| {
         if from != to {
@@ -350,17 +357,17 @@ fn recipes_within(old: &Content, new: &Content, budget: &mut WordBudget) -> Reci
     };
     field("title", Some(old.title.clone()), Some(new.title.clone()));
     for scalar in FIELDS {
-        field(scalar.label, scalar.shown(old), scalar.shown(new));
+        field(scalar.label, scalar.shown_in(old), scalar.shown_in(new));
     }
-    let tags = |c: &Content| (!c.tags.is_empty()).then(|| c.tags.join(", "));
+    let tags = |c: &ContentDraft| (!c.tags.is_empty()).then(|| c.tags.join(", "));
     field("tags", tags(old), tags(new));
-    let picture = |c: &Content| {
+    let picture = |c: &ContentDraft| {
         c.picture
             .as_ref()
             .map(|p| format!("{} ({}x{}, {})", p.alt, p.width, p.height, &p.hash[..8]))
     };
     field("picture", picture(old), picture(new));
-    let steps = |c: &Content| c.steps.iter().map(Step::as_line).collect::<Vec<_>>();
+    let steps = |c: &ContentDraft| c.steps.iter().map(Step::as_line).collect::<Vec<_>>();
     RecipeDiff {
         fields,
         ingredients: lines_within(&old.ingredients, &new.ingredients, budget),
@@ -477,10 +484,14 @@ mod tests {
         assert_eq!(by_words, MAX_WORD_CELLS / cells_each);
         assert!(budget.cells < cells_each);
         // The summary diffs no words, and says the same.
-        let content = |lines: Vec<String>| Content {
-            title: "Dal".into(),
-            ingredients: lines,
-            ..Content::default()
+        let content = |lines: Vec<String>| {
+            ContentDraft {
+                title: "Dal".into(),
+                ingredients: lines,
+                ..ContentDraft::default()
+            }
+            .normalized()
+            .unwrap()
         };
         let (a, b) = (content(old), content(new));
         assert_eq!(summary(&a, &b), recipes(&a, &b).summary());
@@ -489,16 +500,16 @@ mod tests {
 
     #[test]
     fn field_changes_read_like_a_cook_would_say_them() {
-        let old = Content {
+        let old = ContentDraft {
             title: "Dal".into(),
             recipe_yield: Yield {
                 servings: Some(4),
                 text: None,
             },
             cook: Some(Minutes::new(20).unwrap()),
-            ..Content::default()
+            ..ContentDraft::default()
         };
-        let new = Content {
+        let new = ContentDraft {
             recipe_yield: Yield {
                 servings: Some(6),
                 text: None,
@@ -506,10 +517,12 @@ mod tests {
             cook: Some(Minutes::new(35).unwrap()),
             ..old.clone()
         };
-        let diff = recipes(&old, &new);
+        let diff = drafts(&old, &new);
         let shown: Vec<String> = diff.fields.iter().map(ToString::to_string).collect();
         assert_eq!(shown, ["servings 4 -> 6", "cook 20 min -> 35 min"]);
         assert_eq!(diff.summary(), "servings, cook");
-        assert!(recipes(&old, &old).is_empty());
+        assert!(drafts(&old, &old).is_empty());
+        let (old, new) = (old.normalized().unwrap(), new.normalized().unwrap());
+        assert_eq!(recipes(&old, &new), diff);
     }
 }

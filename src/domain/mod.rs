@@ -47,7 +47,8 @@ pub use crate::store::FollowReport;
 pub use accounts::{AccountError, Accounts, Cook, NewSession};
 pub use attrs::Attrs;
 pub use content::{
-    Content, ContentError, ContentField, Field, FormPlace, Minutes, Slot, Step, Yield, FIELDS,
+    Content, ContentDraft, ContentError, ContentField, Field, FormPlace, Minutes, Slot, Step,
+    Yield, FIELDS,
 };
 pub use ids::{Basis, Instant, RecipeId, VersionNumber};
 pub use pages::{

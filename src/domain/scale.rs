@@ -116,7 +116,7 @@ impl Scale {
             Some(n) if n == 0 || n > MAX_SERVINGS => return Err(ScaleError::OutOfRange(n)),
             Some(n) => {
                 let from = content
-                    .recipe_yield
+                    .recipe_yield()
                     .servings
                     .and_then(|s| u32::try_from(s).ok())
                     .filter(|&s| s > 0)
@@ -793,6 +793,7 @@ fn fraction(x: f64, fractions: &[(f64, &str)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::content::ContentDraft;
 
     fn scaled(line: &str, factor: f64) -> String {
         scale_line(line, factor, Units::AsWritten)
@@ -979,23 +980,24 @@ mod tests {
 
     #[test]
     fn servings_are_checked() {
-        let mut content = Content {
+        let parsed = |c: &ContentDraft| c.clone().normalized().unwrap();
+        let mut content = ContentDraft {
             title: "Soup".into(),
-            ..Content::default()
+            ..ContentDraft::default()
         };
         assert_eq!(
-            Scale::for_recipe(&content, Some(8), Units::AsWritten),
+            Scale::for_recipe(&parsed(&content), Some(8), Units::AsWritten),
             Err(ScaleError::NoServings(8))
         );
         content.recipe_yield.servings = Some(4);
         assert_eq!(
-            Scale::for_recipe(&content, Some(0), Units::AsWritten),
+            Scale::for_recipe(&parsed(&content), Some(0), Units::AsWritten),
             Err(ScaleError::OutOfRange(0))
         );
-        let scale = Scale::for_recipe(&content, Some(8), Units::AsWritten).unwrap();
+        let scale = Scale::for_recipe(&parsed(&content), Some(8), Units::AsWritten).unwrap();
         assert_eq!(scale.servings, Some((4, 8)));
         assert_eq!(scale.factor(), 2.0);
-        let same = Scale::for_recipe(&content, Some(4), Units::AsWritten).unwrap();
+        let same = Scale::for_recipe(&parsed(&content), Some(4), Units::AsWritten).unwrap();
         assert!(same.is_as_written());
         assert_eq!(same.line(" 2 eggs "), "2 eggs");
     }

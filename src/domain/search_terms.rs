@@ -54,19 +54,23 @@ pub fn within_terms(text: &str, most: usize) -> &str {
 
 /// The terms of a version's summary (`MAX_SUMMARY_TERMS` at most).
 pub fn summary_terms(content: &Content) -> BTreeSet<String> {
-    content
-        .summary
-        .as_deref()
-        .map(words)
-        .into_iter()
-        .flatten()
-        .collect()
+    text_terms(content.summary())
 }
 
 /// The terms of its ingredient lines' items (`MAX_INGREDIENT_TERMS` at most).
 pub fn ingredient_terms(content: &Content) -> BTreeSet<String> {
-    content
-        .ingredients
+    item_terms(content.ingredients())
+}
+
+/// `summary_terms` of a summary: what the parse counts, before there is
+/// a `Content`.
+pub(crate) fn text_terms(summary: Option<&str>) -> BTreeSet<String> {
+    summary.map(words).into_iter().flatten().collect()
+}
+
+/// `ingredient_terms` of ingredient lines, as `text_terms`.
+pub(crate) fn item_terms(lines: &[String]) -> BTreeSet<String> {
+    lines
         .iter()
         .flat_map(|line| words(IngredientLine::parse(line).item()).collect::<Vec<_>>())
         .collect()
@@ -75,14 +79,18 @@ pub fn ingredient_terms(content: &Content) -> BTreeSet<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::content::ContentDraft;
 
     #[test]
     fn a_summarys_and_ingredient_items_words_are_counted_once_each() {
-        let content = Content {
+        let content = ContentDraft {
+            title: "Eggs".into(),
             summary: Some("Eggs *poached* in greens, eggs again.".into()),
             ingredients: vec!["200 g spinach, washed".into(), "4 eggs".into()],
-            ..Content::default()
-        };
+            ..ContentDraft::default()
+        }
+        .normalized()
+        .unwrap();
         let summary: Vec<String> = summary_terms(&content).into_iter().collect();
         assert_eq!(summary, ["again", "eggs", "greens", "poached"]);
         let items: Vec<String> = ingredient_terms(&content).into_iter().collect();

@@ -12,7 +12,7 @@ use super::element::{page_title, selector, text_of, text_within, MAX_ITEMS, MAX_
 use super::stated_times::stated_times;
 use super::text::duration_words;
 use super::Found;
-use crate::domain::{Content, Step, Yield};
+use crate::domain::{ContentDraft, Step, Yield};
 
 /// One plugin's card: the classes of its parts.
 struct Card {
@@ -308,7 +308,7 @@ fn card_recipe(page: &Html, card: &Card) -> Option<Found> {
         .and_then(|w| w.split_whitespace().find_map(|w| w.parse::<i64>().ok()));
     let title = within.first(card.title).or_else(|| page_title(page))?;
     Some(Found {
-        content: Content {
+        content: ContentDraft {
             title,
             summary: within.first(card.summary),
             recipe_yield: Yield {
@@ -320,7 +320,7 @@ fn card_recipe(page: &Html, card: &Card) -> Option<Found> {
             total,
             ingredients,
             steps,
-            ..Content::default()
+            ..ContentDraft::default()
         },
         site_name: None,
     })

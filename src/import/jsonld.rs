@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::lenient_json;
 use super::text::{duration, numbered_steps, plain};
 use super::Found;
-use crate::domain::{Content, Step, Yield};
+use crate::domain::{ContentDraft, Step, Yield};
 
 /// How deep the search for a Recipe goes into a JSON-LD document.
 const MAX_DEPTH: usize = 8;
@@ -316,7 +316,7 @@ fn tags(value: &Value) -> Vec<String> {
         .collect()
 }
 
-fn content_of(recipe: &Value) -> Content {
+fn content_of(recipe: &Value) -> ContentDraft {
     let field = |k: &str| recipe.get(k);
     let mut instructions = Vec::new();
     if let Some(value) = field("recipeInstructions") {
@@ -330,7 +330,7 @@ fn content_of(recipe: &Value) -> Content {
     let mut tags = field("keywords").map(tags).unwrap_or_default();
     tags.sort();
     tags.dedup();
-    Content {
+    ContentDraft {
         title: field("name").and_then(text).unwrap_or_default(),
         summary: field("description").and_then(text),
         recipe_yield: field("recipeYield").map(yield_of).unwrap_or_default(),
@@ -345,6 +345,6 @@ fn content_of(recipe: &Value) -> Content {
         // A language code ("it") or a `Language` with a name.
         language: field("inLanguage").and_then(text),
         image: field("image").and_then(image),
-        ..Content::default()
+        ..ContentDraft::default()
     }
 }

@@ -7,7 +7,7 @@ use scraper::{ElementRef, Html, Selector};
 
 use super::text::{clipped_bytes, duration, numbered_steps, plain};
 use super::Found;
-use crate::domain::{Content, Step, Yield};
+use crate::domain::{ContentDraft, Step, Yield};
 
 fn selector(css: &str) -> Selector {
     Selector::parse(css).expect("a valid selector")
@@ -157,7 +157,7 @@ pub(super) fn recipe(page: &Html, markup: Markup) -> Option<Found> {
     let minutes = |name: &str| first(name).and_then(|t| duration(&t));
     let tags = tags(first("keywords"));
     Some(Found {
-        content: Content {
+        content: ContentDraft {
             title: first("name").unwrap_or_default(),
             summary: first("description"),
             recipe_yield: recipe_yield.unwrap_or_default(),
@@ -171,7 +171,7 @@ pub(super) fn recipe(page: &Html, markup: Markup) -> Option<Found> {
             category: first("recipeCategory"),
             language: first("inLanguage"),
             image: first("image"),
-            ..Content::default()
+            ..ContentDraft::default()
         },
         site_name: None,
     })

@@ -23,7 +23,7 @@ mod text;
 
 pub use fetch::{FetchError, FetchPlace, Fetcher, MAX_FETCHES, MAX_PAGE_BYTES, MAX_REDIRECTS};
 
-use crate::domain::{Content, Minutes, Source};
+use crate::domain::{Content, ContentDraft, Minutes, Source};
 use microdata::Markup;
 
 /// The longest source address kept: a line of an export must hold it.
@@ -66,7 +66,7 @@ impl Imported {
             n => format!("{n} {one}s"),
         };
         let mut sections: Vec<&str> = Vec::new();
-        for step in &c.steps {
+        for step in c.steps() {
             if let Some(section) = step.section.as_deref() {
                 if sections.last() != Some(&section) {
                     sections.push(section);
@@ -75,9 +75,9 @@ impl Imported {
         }
         let mut line = format!(
             "\u{201c}{}\u{201d}: {}, {}",
-            c.title,
-            counted(c.ingredients.len(), "ingredient"),
-            counted(c.steps.len(), "step")
+            c.title(),
+            counted(c.ingredients().len(), "ingredient"),
+            counted(c.steps().len(), "step")
         );
         if !sections.is_empty() {
             line.push_str(&format!(
@@ -86,7 +86,7 @@ impl Imported {
                 sections.join(", ")
             ));
         }
-        for (name, minutes) in [("prep", c.prep), ("cook", c.cook), ("total", c.total)] {
+        for (name, minutes) in [("prep", c.prep()), ("cook", c.cook()), ("total", c.total())] {
             if let Some(minutes) = minutes {
                 line.push_str(&format!(", {name} {} min", minutes.get()));
             }
@@ -140,7 +140,7 @@ pub enum ImportError {
         "the page's recipe, \u{201c}{}\u{201d}, was found with {}, but no {}: \
          nothing was brought in, as it would not be the whole recipe (read from {}). \
          Write in what the page says, or try the page's printable version",
-        .0.imported.content.title, .0.found, .0.missing, .0.imported.read_from()
+        .0.imported.content.title(), .0.found, .0.missing, .0.imported.read_from()
     )]
     Incomplete(Box<Partial>),
     #[error("the page's recipe cannot be kept: {0}")]
@@ -226,7 +226,7 @@ pub fn from_html(html: &str, url: &str) -> Result<Imported, ImportError> {
 /// whose method is one unparted text, parted as the page shows it: the
 /// part filled in, and the reading that found it.
 fn complete_from_html(
-    content: &mut Content,
+    content: &mut ContentDraft,
     page: &scraper::Html,
     html: &str,
     from_schema: bool,
@@ -309,7 +309,7 @@ pub fn missing(ingredients: usize, steps: usize) -> Option<&'static str> {
 /// refused saying what was found.
 fn whole(imported: Imported) -> Result<Imported, ImportError> {
     let content = &imported.content;
-    let (ingredients, steps) = (content.ingredients.len(), content.steps.len());
+    let (ingredients, steps) = (content.ingredients().len(), content.steps().len());
     let Some(missing) = missing(ingredients, steps) else {
         return Ok(imported);
     };
@@ -392,7 +392,7 @@ fn site_name_of(page: &scraper::Html) -> Option<String> {
 /// What a reader of one kind found: the content, and the site's name if
 /// the structured data says it.
 struct Found {
-    content: Content,
+    content: ContentDraft,
     site_name: Option<String>,
 }
 

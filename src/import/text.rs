@@ -6,7 +6,7 @@ use crate::domain::content::{
     MAX_SUMMARY_TERMS, MAX_TAG, MAX_TAGS, MAX_TEXT, MAX_TITLE,
 };
 use crate::domain::ingredient::IngredientLine;
-use crate::domain::{search_terms, Content, Minutes, Slot, FIELDS};
+use crate::domain::{search_terms, ContentDraft, Minutes, Slot, FIELDS};
 
 /// `text` without tags and with entities decoded, its whitespace collapsed:
 /// sites put `<p>` and `&amp;` in JSON-LD strings.
@@ -379,14 +379,14 @@ pub(super) fn clipped_bytes(text: &str, max: usize) -> &str {
 /// than a recipe here may be, and an import should keep what fits rather
 /// than refuse the whole.
 ///
-/// Each limit is the one `Content::normalized` applies, measured as it
+/// Each limit is the one `Content::parse` applies, measured as it
 /// measures it: bytes for lines, steps and texts, characters for the title
 /// and tags (which the readers have lower-cased already). Cutting a step to
 /// the limit of a text, or counting characters where it counts bytes,
 /// refused whole recipes with one long step or a long line in a non-Latin
 /// script (found by the fuzz checks; tests/fixtures/fuzz/recipe_page/
 /// crash-long-step.html and crash-long-line-in-bytes.html).
-pub(super) fn within_limits(mut content: Content) -> Content {
+pub(super) fn within_limits(mut content: ContentDraft) -> ContentDraft {
     content.title = clipped(&content.title, MAX_TITLE);
     // Every scalar field by its kind in the field table, so a field added
     // there is kept within its limit here too.
@@ -423,7 +423,7 @@ pub(super) fn within_limits(mut content: Content) -> Content {
         *i = clipped_bytes(i, MAX_LINE).to_owned();
     }
     // The lines whose items stay within `MAX_INGREDIENT_TERMS`, counted as
-    // `Content::normalized` counts them.
+    // `Content::parse` counts them.
     let mut terms = std::collections::BTreeSet::new();
     let fit = content.ingredients.iter().position(|line| {
         terms.extend(search_terms::words(IngredientLine::parse(line).item()));
@@ -438,7 +438,7 @@ pub(super) fn within_limits(mut content: Content) -> Content {
         step.section = line(step.section.take());
     }
     content.tags.retain(|t| {
-        // Counted as `Content::normalized` counts: lower-cased (`İ` is
+        // Counted as `Content::parse` counts: lower-cased (`İ` is
         // two characters then).
         let t = t.trim().to_lowercase();
         t.chars().count() <= MAX_TAG && !t.is_empty() && tag_has_address(&t)
@@ -554,7 +554,7 @@ mod tests {
 
     #[test]
     fn what_is_cut_to_fit_is_kept_by_the_domain() {
-        let long = Content {
+        let long = ContentDraft {
             title: "Stew".into(),
             summary: Some("ü".repeat(MAX_TEXT)),
             ingredients: vec!["é".repeat(MAX_LINE)],
@@ -563,7 +563,7 @@ mod tests {
                 text: "stir ".repeat(MAX_LINE),
             }],
             tags: vec!["stew".into(), " .. ".into(), ".".into(), "-".into()],
-            ..Content::default()
+            ..ContentDraft::default()
         };
         // Every scalar field of the table, each over its limit, the
         // language (a row added after this function was written) too.
@@ -579,12 +579,12 @@ mod tests {
         }
         assert!(long.language.is_some());
         let kept = within_limits(long).normalized().unwrap();
-        assert_eq!(kept.language.unwrap().chars().count(), MAX_LINE);
-        assert_eq!(kept.tags, ["-", "stew"]);
-        assert_eq!(kept.summary.unwrap().len(), MAX_TEXT);
-        assert_eq!(kept.ingredients[0].len(), MAX_LINE);
+        assert_eq!(kept.language().unwrap().chars().count(), MAX_LINE);
+        assert_eq!(kept.tags(), ["-", "stew"]);
+        assert_eq!(kept.summary().unwrap().len(), MAX_TEXT);
+        assert_eq!(kept.ingredients()[0].len(), MAX_LINE);
         let word = |i: usize| format!("w{i}");
-        let wordy = Content {
+        let wordy = ContentDraft {
             title: "Stew".into(),
             summary: Some(
                 (0..MAX_SUMMARY_TERMS + 5)
@@ -600,11 +600,11 @@ mod tests {
                         .join(" ")
                 })
                 .collect(),
-            ..Content::default()
+            ..ContentDraft::default()
         };
         let kept = within_limits(wordy).normalized().unwrap();
         assert_eq!(search_terms::summary_terms(&kept).len(), MAX_SUMMARY_TERMS);
-        assert_eq!(kept.ingredients.len(), MAX_INGREDIENT_TERMS / 20);
+        assert_eq!(kept.ingredients().len(), MAX_INGREDIENT_TERMS / 20);
     }
 
     #[test]

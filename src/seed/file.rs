@@ -1,7 +1,7 @@
 //! One seed file: an EDN map read into a `SeedRecipe`, with the line of
 //! everything that can be wrong.
 
-use crate::domain::{Change, Content, Minutes, Slot, Slug, Step, FIELDS};
+use crate::domain::{Change, ContentDraft, Minutes, Slot, Slug, Step, FIELDS};
 use crate::edn::{self, Edn, Node};
 use crate::store;
 
@@ -77,7 +77,7 @@ impl SeedVersion {
     }
 
     /// `content` with this version's fields over it.
-    pub(super) fn apply(&self, mut content: Content) -> Content {
+    pub(super) fn apply(&self, mut content: ContentDraft) -> ContentDraft {
         for field in &self.fields {
             match field.clone() {
                 Field::Title(t) => content.title = t,

@@ -15,7 +15,7 @@
 use image::RgbImage;
 
 use super::synthetic::Rng;
-use crate::domain::Content;
+use crate::domain::ContentDraft;
 
 pub const WIDTH: u32 = 320;
 pub const HEIGHT: u32 = 240;
@@ -95,7 +95,7 @@ const COLOURS: &[(&str, [u8; 3])] = &[
 ];
 
 /// What the drawing shows, in words: its alt text.
-pub fn description(content: &Content) -> String {
+pub fn description(content: &ContentDraft) -> String {
     let shown: Vec<&str> = colours_of(content)
         .iter()
         .map(|(word, _)| *word)
@@ -121,7 +121,7 @@ fn list(words: &[&str]) -> String {
 }
 
 /// Each ingredient's colour, in order, each word once.
-fn colours_of(content: &Content) -> Vec<(&'static str, [u8; 3])> {
+fn colours_of(content: &ContentDraft) -> Vec<(&'static str, [u8; 3])> {
     let mut out: Vec<(&'static str, [u8; 3])> = Vec::new();
     for line in &content.ingredients {
         let line = line.to_lowercase();
@@ -196,7 +196,7 @@ impl Canvas {
 }
 
 /// The drawing of the recipe `slug` with `content`.
-pub fn draw(slug: &str, content: &Content) -> RgbImage {
+pub fn draw(slug: &str, content: &ContentDraft) -> RgbImage {
     let seed = slug.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
     });
@@ -283,14 +283,14 @@ mod tests {
 
     #[test]
     fn a_drawing_follows_the_recipe_and_is_the_same_each_time() {
-        let content = Content {
+        let content = ContentDraft {
             title: "Shakshuka".into(),
             ingredients: vec![
                 "4 eggs".into(),
                 "800 g tomatoes".into(),
                 "1 tsp cumin".into(),
             ],
-            ..Content::default()
+            ..ContentDraft::default()
         };
         let first = draw("shakshuka", &content);
         assert_eq!(first, draw("shakshuka", &content));

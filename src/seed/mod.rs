@@ -18,8 +18,11 @@ pub mod synthetic;
 
 use std::collections::HashMap;
 
+use crate::domain::merge::{Merge, Unresolved};
 use crate::domain::pictures::Picture;
-use crate::domain::{Change, Content, DomainError, Recipes, Review, Slug, VersionNumber};
+use crate::domain::{
+    Change, Content, ContentDraft, DomainError, Recipes, Review, Slug, VersionNumber,
+};
 use crate::store::Store;
 use file::{SeedRecipe, SeedTakes};
 
@@ -72,7 +75,9 @@ pub fn demo_files() -> Vec<(String, String)> {
 #[derive(Debug, Clone)]
 pub struct PlannedVersion {
     pub slug: Slug,
-    pub content: Content,
+    /// Parsed when it was planned; a draft, as the writer takes it, so
+    /// that its drawing can be added.
+    pub content: ContentDraft,
     pub change: Change,
     /// For a fork's first version: the parent and its version number.
     pub fork_of: Option<(Slug, usize)>,
@@ -245,11 +250,12 @@ impl<'a> SoFar<'a> {
         let fail = |message: String| mistake(recipe, version.line, message);
         let author = version.change().checked_author().map_err(fail)?;
         let slug = recipe.slug.as_str();
+        // None for an original's first version, which starts from nothing.
         let before = match (i, self.recipes.get(slug), &recipe.forks) {
             (0, _, Some(fork)) => {
-                self.recipes[fork.slug.as_str()].contents[fork.version - 1].clone()
+                Some(self.recipes[fork.slug.as_str()].contents[fork.version - 1].clone())
             }
-            (0, _, None) => Content::default(),
+            (0, _, None) => None,
             (_, Some(made), _) => {
                 // As the domain decides an edit: only the recipe's own cook.
                 if author != made.owner {
@@ -258,12 +264,16 @@ impl<'a> SoFar<'a> {
                         made.owner
                     )));
                 }
-                made.contents.last().expect("a first version").clone()
+                Some(made.contents.last().expect("a first version").clone())
             }
             (_, None, _) => unreachable!("a recipe's versions are worked out in order"),
         };
-        let content = match (version.brings_in, &version.takes) {
-            (None, None) => version.apply(before),
+        // A merge's content is parsed by the merge.
+        let normalized = match (version.brings_in, &version.takes) {
+            (None, None) => version
+                .apply(before.map(Content::into_draft).unwrap_or_default())
+                .normalized()
+                .map_err(|e| fail(e.to_string()))?,
             (Some(upto), _) => self.brought_in(recipe, i, upto, before)?,
             (None, Some(takes)) => {
                 let taken = self.taken(recipe, i, takes, before)?;
@@ -271,10 +281,9 @@ impl<'a> SoFar<'a> {
                 taken
             }
         };
-        let normalized = content.normalized().map_err(|e| fail(e.to_string()))?;
         if recipe.forks.is_none()
             && i == 0
-            && (normalized.ingredients.is_empty() || normalized.steps.is_empty())
+            && (normalized.ingredients().is_empty() || normalized.steps().is_empty())
         {
             return Err(fail(
                 "an original's first version needs ingredients and steps".into(),
@@ -341,11 +350,11 @@ impl<'a> SoFar<'a> {
         recipe: &SeedRecipe,
         i: usize,
         upto: usize,
-        before: Content,
+        before: Option<Content>,
     ) -> Result<Content, SeedError> {
         let version = &recipe.versions[i];
         let fail = |message: String| mistake(recipe, version.line, message);
-        let Some(fork) = recipe.forks.as_ref().filter(|_| i > 0) else {
+        let (Some(fork), Some(before)) = (recipe.forks.as_ref().filter(|_| i > 0), before) else {
             return Err(fail(
                 "only a fork's later version brings in its parent's changes".into(),
             ));
@@ -386,11 +395,13 @@ impl<'a> SoFar<'a> {
         let base = self.base_of(&self.recipes[recipe.slug.as_str()], parent.slug.as_str());
         let parent_contents = &self.recipes[parent.slug.as_str()].contents;
         let merge = crate::domain::merge::merge(&base, &before, &parent_contents[upto - 1]);
-        merge.clean().ok_or_else(|| {
-            fail(format!(
-                "version {upto} of {} conflicts with it: a seed's merge must be clean",
-                parent.slug
-            ))
+        clean(&merge).map_err(|refused| {
+            fail(refused.unwrap_or_else(|| {
+                format!(
+                    "version {upto} of {} conflicts with it: a seed's merge must be clean",
+                    parent.slug
+                )
+            }))
         })
     }
 
@@ -405,15 +416,15 @@ impl<'a> SoFar<'a> {
         recipe: &SeedRecipe,
         i: usize,
         takes: &SeedTakes,
-        before: Content,
+        before: Option<Content>,
     ) -> Result<Content, SeedError> {
         let fail = |message: String| mistake(recipe, takes.line, message);
         let version = &recipe.versions[i];
-        if i == 0 {
+        let Some(before) = before.filter(|_| i > 0) else {
             return Err(fail(
                 "a recipe's first version takes no suggestion: it has no forks yet".into(),
             ));
-        }
+        };
         let fork = self
             .by_slug
             .get(takes.fork.as_str())
@@ -464,14 +475,25 @@ impl<'a> SoFar<'a> {
                 takes.version, fork.slug
             )));
         }
-        crate::domain::merge::merge(&base, &before, &theirs)
-            .clean()
-            .ok_or_else(|| {
-                fail(format!(
+        clean(&crate::domain::merge::merge(&base, &before, &theirs)).map_err(|refused| {
+            fail(refused.unwrap_or_else(|| {
+                format!(
                     "version {} of {} conflicts with it: a seed's merge must be clean",
                     takes.version, fork.slug
-                ))
-            })
+                )
+            }))
+        })
+    }
+}
+
+/// A seed's merge, settled without a choice (a seed has no cook to
+/// choose): refused with `None` when it conflicts, and with the parse's
+/// words when what it makes could not be saved.
+fn clean(merge: &Merge) -> Result<Content, Option<String>> {
+    match merge.resolved(&[]) {
+        Ok(content) => Ok(content),
+        Err(refused @ Unresolved::Refused(_)) => Err(Some(refused.to_string())),
+        Err(Unresolved::Count { .. } | Unresolved::Choice { .. }) => Err(None),
     }
 }
 
@@ -495,7 +517,7 @@ fn in_time(recipes: &[SeedRecipe], mut contents: Contents) -> Vec<PlannedVersion
                 let fork_cook = by_slug[takes.fork.as_str()].versions[0].author.clone();
                 planned.push(PlannedVersion {
                     slug: fork.clone(),
-                    content: Content::default(),
+                    content: ContentDraft::default(),
                     change: Change {
                         author: fork_cook,
                         note: format!("Suggested its changes to {}", recipe.slug),
@@ -512,7 +534,7 @@ fn in_time(recipes: &[SeedRecipe], mut contents: Contents) -> Vec<PlannedVersion
             });
             planned.push(PlannedVersion {
                 slug: slug.clone(),
-                content,
+                content: content.into_draft(),
                 change: version.change(),
                 fork_of: if i == 0 { fork_of.clone() } else { None },
                 brings_in: version.brings_in,

@@ -12,7 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::SeedFailure;
 use crate::domain::write::ForkOf;
-use crate::domain::{Change, Content, Minutes, Recipes, Slug, Step, Yield};
+use crate::domain::{Change, ContentDraft, DomainError, Minutes, Recipes, Slug, Step, Yield};
 use crate::store::{EntityId, EntityRef, Store};
 
 /// The shape of a synthetic catalog.
@@ -147,17 +147,17 @@ const TAGS: &[&str] = &[
     "make-ahead",
 ];
 
-fn content(rng: &mut Rng, i: usize, skeleton: bool) -> Content {
+fn content(rng: &mut Rng, i: usize, skeleton: bool) -> ContentDraft {
     let title = format!("{} {} {i}", capitalise(rng.pick(TWISTS)), rng.pick(DISHES));
     if skeleton {
-        return Content {
+        return ContentDraft {
             title,
             ingredients: vec![format!("{} {}", rng.pick(UNITS), rng.pick(ITEMS))],
             steps: vec![Step {
                 section: None,
                 text: "Cook.".into(),
             }],
-            ..Content::default()
+            ..ContentDraft::default()
         };
     }
     let ingredients = (0..8)
@@ -173,7 +173,7 @@ fn content(rng: &mut Rng, i: usize, skeleton: bool) -> Content {
             ),
         })
         .collect();
-    Content {
+    ContentDraft {
         title,
         summary: Some(format!(
             "A {} take on {}, made often and changed a little each time.",
@@ -191,7 +191,7 @@ fn content(rng: &mut Rng, i: usize, skeleton: bool) -> Content {
         steps,
         tags: vec![rng.pick(TAGS).to_owned(), rng.pick(TAGS).to_owned()],
         category: Some("Main".into()),
-        ..Content::default()
+        ..ContentDraft::default()
     }
 }
 
@@ -273,7 +273,11 @@ pub fn generate(store: &Store, shape: Shape, progress: bool) -> Result<Vec<Entit
             batch.push((
                 format!("r{i}"),
                 slug,
-                content(&mut rng, i, shape.skeleton),
+                // Parsed as any recipe's content is: the batch's writer
+                // takes it so (its two tags may be one tag twice).
+                content(&mut rng, i, shape.skeleton)
+                    .normalized()
+                    .map_err(DomainError::from)?,
                 fork,
             ));
         }

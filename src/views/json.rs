@@ -153,28 +153,28 @@ pub fn recipe(base_url: &str, data: &RecipeData) -> String {
     let json = RecipeJson {
         slug: r.slug.as_str(),
         url: format!("{base_url}{}", recipe_path(r.slug.as_str())),
-        title: &c.title,
-        summary: c.summary.as_deref(),
-        servings: c.recipe_yield.servings,
-        yield_text: c.recipe_yield.text.as_deref(),
-        prep_minutes: c.prep.map(|m| m.get()),
-        cook_minutes: c.cook.map(|m| m.get()),
-        total_minutes: c.total.map(|m| m.get()),
-        ingredients: &c.ingredients,
+        title: c.title(),
+        summary: c.summary(),
+        servings: c.recipe_yield().servings,
+        yield_text: c.recipe_yield().text.as_deref(),
+        prep_minutes: c.prep().map(|m| m.get()),
+        cook_minutes: c.cook().map(|m| m.get()),
+        total_minutes: c.total().map(|m| m.get()),
+        ingredients: c.ingredients(),
         steps: c
-            .steps
+            .steps()
             .iter()
             .map(|s| StepJson {
                 section: s.section.as_deref(),
                 text: &s.text,
             })
             .collect(),
-        notes: c.notes.as_deref(),
-        tags: &c.tags,
-        cuisine: c.cuisine.as_deref(),
-        category: c.category.as_deref(),
-        language: c.language.as_deref(),
-        image: c.image.as_deref(),
+        notes: c.notes(),
+        tags: c.tags(),
+        cuisine: c.cuisine(),
+        category: c.category(),
+        language: c.language(),
+        image: c.image(),
         picture: picture(base_url, c),
         source: model.lineage.source.as_ref().map(|s| SourceJson {
             url: &s.url,
@@ -205,7 +205,7 @@ pub fn recipe(base_url: &str, data: &RecipeData) -> String {
 /// The recipe's uploaded picture, with the addresses of its widths and
 /// crops.
 fn picture<'a>(base_url: &str, c: &'a Content) -> Option<PictureJson<'a>> {
-    c.picture.as_ref().map(|p| PictureJson {
+    c.picture().as_ref().map(|p| PictureJson {
         alt: &p.alt,
         width: p.width,
         height: p.height,

@@ -327,8 +327,8 @@ pub fn bring_in_page(
 ) -> Markup {
     let fork = &model.fork;
     let changes = &model.changes;
-    let (slug, title) = (fork.slug.as_str(), &fork.content.title);
-    let parent_title = &changes.parent.content.title;
+    let (slug, title) = (fork.slug.as_str(), &fork.content.title());
+    let parent_title = &changes.parent.content.title();
     let heading = format!("Bring {parent_title}'s changes into {title}");
     let mut head = Head::new(&heading, Section::Recipes);
     // A cook's form, never a page to index.
@@ -371,7 +371,7 @@ pub fn bring_in_page(
 fn bring_in_lede(model: &BringInShow) -> Markup {
     let changes = &model.changes;
     let parent = &changes.parent;
-    let (title, parent_title) = (&model.fork.content.title, &parent.content.title);
+    let (title, parent_title) = (&model.fork.content.title(), &parent.content.title());
     let list = changes.merge.conflicts();
     // As the fork's page counts them: the versions that took its own
     // suggestions are no news to it.
@@ -407,7 +407,7 @@ fn bring_in_lede(model: &BringInShow) -> Markup {
 /// every change meets one of the fork's, a notice saying so.
 fn incoming(model: &BringInShow) -> Markup {
     let (fork, changes) = (&model.fork, &model.changes);
-    let (title, parent_title) = (&fork.content.title, &changes.parent.content.title);
+    let (title, parent_title) = (&fork.content.title(), &changes.parent.content.title());
     let list = changes.merge.conflicts();
     let incoming = DiffSection {
         heading: match list.is_empty() {
@@ -440,7 +440,7 @@ fn incoming(model: &BringInShow) -> Markup {
 /// if a form of theirs was refused.
 pub fn in_step_page(model: &InStep, csrf: &str, errors: &FieldErrors) -> Markup {
     let (fork, parent, version) = (&model.fork, &model.parent, model.version);
-    let title = &fork.content.title;
+    let title = fork.content.title();
     let heading = format!("{title} is in step with {}", parent.title);
     let mut head = Head::new(&heading, Section::Recipes);
     // A cook's form, never a page to index.
@@ -479,7 +479,8 @@ pub fn in_step_page(model: &InStep, csrf: &str, errors: &FieldErrors) -> Markup 
 pub fn default_note(model: &BringInShow) -> String {
     format!(
         "Brought in version {} of {}",
-        model.changes.upto, model.changes.parent.content.title
+        model.changes.upto,
+        model.changes.parent.content.title()
     )
 }
 
@@ -491,8 +492,8 @@ pub fn suggest_page(
     errors: &FieldErrors,
 ) -> Markup {
     let (fork, parent) = (&model.fork, &model.parent);
-    let (slug, title) = (fork.slug.as_str(), &fork.content.title);
-    let parent_title = &parent.content.title;
+    let (slug, title) = (fork.slug.as_str(), fork.content.title());
+    let parent_title = parent.content.title();
     let heading = format!("Suggest {title}'s changes to {parent_title}");
     let mut head = Head::new(&heading, Section::Recipes);
     // A cook's form, never a page to index.
@@ -639,7 +640,7 @@ pub fn suggestion_lines(lines: &[SuggestionLine], whose: Whose) -> Markup {
 /// A page of a recipe's suggestions, newest first.
 pub fn suggestions_page(model: &SuggestionsShow) -> Markup {
     let r = &model.recipe;
-    let heading = format!("Suggestions to {}", r.content.title);
+    let heading = format!("Suggestions to {}", r.content.title());
     let mut head = Head::new(&heading, Section::Recipes);
     head.description = Some("Changes cooks suggested from their forks, and what became of them.");
     // Out of the index by design: a conversation between two cooks about
@@ -679,7 +680,7 @@ pub fn suggestions_page(model: &SuggestionsShow) -> Markup {
                     a rel="next" href={ (recipe_path(r.slug.as_str())) "/suggestions?before=" (older) } { "Older suggestions" }
                 }
             }
-            p { a href=(recipe_path(r.slug.as_str())) { "Back to " (r.content.title) } }
+            p { a href=(recipe_path(r.slug.as_str())) { "Back to " (r.content.title()) } }
         },
     )
 }
@@ -706,7 +707,7 @@ pub fn suggestion_page(
     preview: &Preview,
 ) -> Markup {
     let (r, s) = (&model.recipe, &model.suggestion);
-    let title = &r.content.title;
+    let title = r.content.title();
     let heading = format!("Suggestion {} to {title}", s.number);
     let mut head = Head::new(&heading, Section::Recipes);
     // Out of the index by design: a review, whose diffs repeat the two
@@ -759,7 +760,7 @@ fn suggestion_intro(model: &SuggestionShow) -> Markup {
         p {
             "It suggests "
             a href=(super::version_path(&model.fork.slug, s.from_version)) { "version " (s.from_version) " of " (model.fork.title) }
-            ", against version " (s.base_version) " of " (r.content.title) "."
+            ", against version " (s.base_version) " of " (r.content.title()) "."
         }
         blockquote class="message" { (s.message) }
         @if let Some(reply) = &s.reply {
@@ -773,7 +774,7 @@ fn suggestion_intro(model: &SuggestionShow) -> Markup {
 /// meets one of the recipe's, a notice saying so).
 fn what_accepting_does(model: &SuggestionShow) -> Markup {
     let r = &model.recipe;
-    let title = &r.content.title;
+    let title = &r.content.title();
     let since_base = DiffSection {
         heading: format!("What {title} changed since"),
         from: format!("{title} as they last agreed"),
@@ -812,7 +813,7 @@ fn what_accepting_does(model: &SuggestionShow) -> Markup {
 /// and its preview) and decline, each carrying the versions reviewed.
 fn author_forms(model: &SuggestionShow, csrf: &str, chosen: &Chosen, preview: &Preview) -> Markup {
     let (r, s) = (&model.recipe, &model.suggestion);
-    let title = &r.content.title;
+    let title = &r.content.title();
     let here = suggestion_path(r.slug.as_str(), s.number);
     let shown = html! {
         input type="hidden" name="based_on" value=(r.version_count);

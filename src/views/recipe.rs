@@ -83,11 +83,11 @@ fn minutes(label: &str, value: Option<Minutes>) -> Markup {
 }
 
 fn facts(content: &Content, scale: &Scale) -> Markup {
-    let y = &content.recipe_yield;
+    let y = content.recipe_yield();
     let makes = y.text.is_some() || y.servings.is_some();
     let serves = scale.servings.map(|(_, to)| i64::from(to)).or(y.servings);
     html! {
-        @if makes || content.prep.is_some() || content.cook.is_some() || content.total.is_some() {
+        @if makes || content.prep().is_some() || content.cook().is_some() || content.total().is_some() {
             dl class="facts" {
                 @if let Some(n) = serves {
                     div { dt { "Serves" } dd { (n) } }
@@ -95,9 +95,9 @@ fn facts(content: &Content, scale: &Scale) -> Markup {
                 @if let Some(text) = &y.text {
                     div { dt { "Makes" } dd { (text) } }
                 }
-                (minutes("Prep", content.prep))
-                (minutes("Cook", content.cook))
-                (minutes("Total", content.total))
+                (minutes("Prep", content.prep()))
+                (minutes("Cook", content.cook()))
+                (minutes("Total", content.total()))
             }
         }
     }
@@ -136,7 +136,7 @@ fn lineage(page: &RecipePage) -> Markup {
                         }
                     }
                     @for crumb in &page.lineage.tail { (crumb_item(crumb)) }
-                    li aria-current="page" { (page.content.title) }
+                    li aria-current="page" { (page.content.title()) }
                 }
             }
         }
@@ -351,16 +351,16 @@ fn article(page: &RecipePage) -> Markup {
         article class="recipe" {
             (lineage(page))
             header class="recipe-header" {
-                h1 { (c.title) }
+                h1 { (c.title()) }
                 (version_notice(page))
                 // Only a picture in the site's store: an address elsewhere
                 // (`image`, of a recipe saved before pictures were fetched)
                 // is not drawn, or every reader's browser would ask that
                 // site for it.
-                @if let Some(picture) = &c.picture {
+                @if let Some(picture) = c.picture() {
                     (picture_markup(picture))
                 }
-                @if let Some(summary) = &c.summary {
+                @if let Some(summary) = c.summary() {
                     div class="summary" { (page.memos.markdown(summary)) }
                 }
                 p class="meta" {
@@ -368,14 +368,14 @@ fn article(page: &RecipePage) -> Markup {
                     @if let Some(at) = page.modified {
                         "Changed " time datetime=(Rfc3339(at)) { (Day(at)) } ". "
                     }
-                    @if let Some(category) = &c.category { (category) ". " }
-                    @if let Some(cuisine) = &c.cuisine { (cuisine) " cuisine. " }
-                    @if let Some(language) = &c.language { "In " (language) "." }
+                    @if let Some(category) = c.category() { (category) ". " }
+                    @if let Some(cuisine) = c.cuisine() { (cuisine) " cuisine. " }
+                    @if let Some(language) = c.language() { "In " (language) "." }
                 }
                 (facts(c, &page.scale))
-                @if !c.tags.is_empty() {
+                @if !c.tags().is_empty() {
                     ul class="tags" role="list" aria-label="Tags" {
-                        @for tag in &c.tags { li { a class="tag" href=(TagPath(tag)) { (tag) } } }
+                        @for tag in c.tags() { li { a class="tag" href=(TagPath(tag)) { (tag) } } }
                     }
                 }
             }
@@ -384,7 +384,7 @@ fn article(page: &RecipePage) -> Markup {
                     h2 id="ingredients" { "Ingredients" }
                     (scale_notice(page))
                     ul {
-                        @for line in &c.ingredients {
+                        @for line in c.ingredients() {
                             @if page.scale.is_as_written() {
                                 li { (Text(line)) }
                             } @else {
@@ -392,16 +392,16 @@ fn article(page: &RecipePage) -> Markup {
                             }
                         }
                     }
-                    @if matches!(page.showing, Showing::Current) && !c.ingredients.is_empty() {
+                    @if matches!(page.showing, Showing::Current) && !c.ingredients().is_empty() {
                         (scale_control(page))
                     }
                 }
                 section class="method" aria-labelledby="method" {
                     h2 id="method" { "Method" }
-                    (method(&c.steps, page.memos))
+                    (method(c.steps(), page.memos))
                 }
             }
-            @if let Some(notes) = &c.notes {
+            @if let Some(notes) = c.notes() {
                 section class="notes" aria-labelledby="notes" {
                     h2 id="notes" { "Notes" }
                     (page.memos.markdown(notes))
@@ -452,12 +452,12 @@ fn picture_markup(picture: &Picture) -> Markup {
 /// there tells no other site who reads the recipe; and it is the
 /// recipe's own fact (where its picture was), as the JSON API says.
 pub fn picture_urls(base_url: &str, content: &Content) -> Vec<String> {
-    match (&content.picture, &content.image) {
+    match (content.picture(), content.image()) {
         (Some(p), _) => CROPS
             .iter()
             .map(|&c| format!("{base_url}{}", picture_path(&p.hash, &crop_name(c))))
             .collect(),
-        (None, Some(image)) => vec![image.clone()],
+        (None, Some(image)) => vec![image.to_owned()],
         (None, None) => Vec::new(),
     }
 }
@@ -491,7 +491,7 @@ fn scale_control(page: &RecipePage) -> Markup {
         .scale
         .servings
         .map(|(_, to)| i64::from(to))
-        .or(page.content.recipe_yield.servings);
+        .or(page.content.recipe_yield().servings);
     let units = page.scale.units;
     html! {
         form class="scale" method="get" action=(recipe_path(page.slug)) {
@@ -563,7 +563,7 @@ pub fn preview(content: &Content, memos: &Memos) -> Markup {
 /// The whole page; `json_ld` is the recipe's structured data, if the page
 /// carries it (the current recipe's page does, a past version's does not).
 pub fn page(page: &RecipePage, json_ld: Option<String>) -> Markup {
-    let description = match page.content.summary.as_deref() {
+    let description = match page.content.summary() {
         Some(summary) => page.memos.plain_text(summary).to_string(),
         // Without a summary, what it has: search engines show a page's
         // description, and would make one up from the page otherwise.
@@ -575,22 +575,22 @@ pub fn page(page: &RecipePage, json_ld: Option<String>) -> Markup {
             };
             format!(
                 "{}: a recipe of {} and {}{}, with its whole history and forks.",
-                c.title,
-                counted(c.ingredients.len(), "ingredient", "ingredients"),
-                counted(c.steps.len(), "step", "steps"),
+                c.title(),
+                counted(c.ingredients().len(), "ingredient", "ingredients"),
+                counted(c.steps().len(), "step", "steps"),
                 page.author.map(|a| format!(", by {a}")).unwrap_or_default(),
             )
         }
     };
     let canonical = format!("{}{}", page.base_url, recipe_path(page.slug));
     let title = match &page.showing {
-        Showing::Current | Showing::Preview => page.content.title.clone(),
-        Showing::Version { number, .. } => format!("{} (version {number})", page.content.title),
+        Showing::Current | Showing::Preview => page.content.title().to_owned(),
+        Showing::Version { number, .. } => format!("{} (version {number})", page.content.title()),
     };
     let mut head = Head::new(&title, Section::Recipes);
     head.description = Some(&description);
     head.canonical = Some(&canonical);
-    let shared_picture = page.content.picture.as_ref().map(|p| {
+    let shared_picture = page.content.picture().map(|p| {
         let url = format!(
             "{}{}",
             page.base_url,

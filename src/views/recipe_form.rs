@@ -54,23 +54,23 @@ impl RecipeFields {
     /// The fields that show `content`.
     pub fn of(content: &Content) -> RecipeFields {
         RecipeFields {
-            title: content.title.clone(),
+            title: content.title().to_owned(),
             slug: String::new(),
-            ingredients: content.ingredients.join("\n"),
-            steps: steps_text(&content.steps),
-            tags: content.tags.join(", "),
+            ingredients: content.ingredients().join("\n"),
+            steps: steps_text(content.steps()),
+            tags: content.tags().join(", "),
             scalars: FIELDS
                 .iter()
                 .map(|field| (field.name.to_owned(), field.form_text(content)))
                 .collect(),
-            image_was: content.image.clone().unwrap_or_default(),
+            image_was: content.image().map(str::to_owned).unwrap_or_default(),
             picture: content
-                .picture
+                .picture()
                 .as_ref()
                 .map(|p| p.hash.clone())
                 .unwrap_or_default(),
             picture_alt: content
-                .picture
+                .picture()
                 .as_ref()
                 .map(|p| p.alt.clone())
                 .unwrap_or_default(),

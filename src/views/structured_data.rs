@@ -194,7 +194,7 @@ struct RecipeLd<'a> {
 
 /// A schema.org `Recipe` for `content`, ready for a `<script>` element.
 pub fn recipe(content: &Content, facts: &RecipeFacts) -> String {
-    let y = &content.recipe_yield;
+    let y = content.recipe_yield();
     // recipeYield takes several values: a number of servings and the words.
     let recipe_yield = y
         .servings
@@ -205,7 +205,7 @@ pub fn recipe(content: &Content, facts: &RecipeFacts) -> String {
     to_script(&RecipeLd {
         context: "https://schema.org",
         kind: "Recipe",
-        name: &content.title,
+        name: content.title(),
         url: facts.url,
         image: facts.images,
         author: facts.author.map(|name| Thing {
@@ -215,22 +215,21 @@ pub fn recipe(content: &Content, facts: &RecipeFacts) -> String {
         date_published: facts.published.map(machine_time),
         date_modified: facts.modified.map(machine_time),
         description: content
-            .summary
-            .as_deref()
+            .summary()
             .map(|s| facts.memos.plain_text(s).to_string()),
         recipe_yield,
-        prep_time: content.prep.map(|m| m.iso8601()),
-        cook_time: content.cook.map(|m| m.iso8601()),
-        total_time: content.total.map(|m| m.iso8601()),
-        recipe_ingredient: &content.ingredients,
-        recipe_instructions: instructions(&content.steps, facts.memos),
-        recipe_category: content.category.as_deref(),
-        recipe_cuisine: content.cuisine.as_deref(),
-        in_language: content.language.as_deref().map(|name| Thing {
+        prep_time: content.prep().map(|m| m.iso8601()),
+        cook_time: content.cook().map(|m| m.iso8601()),
+        total_time: content.total().map(|m| m.iso8601()),
+        recipe_ingredient: content.ingredients(),
+        recipe_instructions: instructions(content.steps(), facts.memos),
+        recipe_category: content.category(),
+        recipe_cuisine: content.cuisine(),
+        in_language: content.language().map(|name| Thing {
             kind: "Language",
             name,
         }),
-        keywords: (!content.tags.is_empty()).then(|| content.tags.join(", ")),
+        keywords: (!content.tags().is_empty()).then(|| content.tags().join(", ")),
         is_based_on: facts.based_on,
         contributor: facts
             .contributors

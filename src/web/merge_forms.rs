@@ -12,7 +12,7 @@ use super::form_handling::sentence;
 use super::recipes::parse_slug;
 use super::session::Visitor;
 use super::{Site, WebError};
-use crate::domain::merge::{Choice, Merge};
+use crate::domain::merge::{Choice, Merge, Unresolved};
 use crate::domain::{Cook, Slug, VersionNumber};
 use crate::views::form_fields::FieldErrors;
 use crate::views::merges::{self, Chosen, Preview, BOTH, EDIT, MINE, THEIRS};
@@ -133,9 +133,9 @@ impl Sent {
                 "Choose how to settle every change made on both sides to see the whole recipe ({left} left)."
             ));
         };
-        match merge.resolved(&choices).map(|c| c.checked()) {
-            Ok(Ok(content)) => Preview::Recipe(merged.insert(content), site.memos()),
-            Ok(Err(mistakes)) => Preview::Unready(
+        match merge.resolved(&choices) {
+            Ok(content) => Preview::Recipe(merged.insert(content), site.memos()),
+            Err(Unresolved::Refused(mistakes)) => Preview::Unready(
                 mistakes
                     .iter()
                     .map(|m| sentence(&m.to_string()))

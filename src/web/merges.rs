@@ -42,7 +42,7 @@ fn bring_in_model(site: &Site, cook: &Cook, slug: &Slug) -> Result<BringIn, WebE
     if fork.author.as_deref() != Some(cook.handle.as_str()) {
         return Err(DomainError::NotAuthor {
             slug: slug.to_string(),
-            title: fork.content.title.clone(),
+            title: fork.content.title().to_owned(),
         }
         .into());
     }
@@ -322,7 +322,7 @@ fn suggest_form(
     if model.fork.author.as_deref() != Some(cook.handle.as_str()) {
         return Err(DomainError::NotAuthor {
             slug: slug.to_string(),
-            title: model.fork.content.title,
+            title: model.fork.content.title().to_owned(),
         }
         .into());
     }
@@ -502,7 +502,7 @@ fn refused_before(
     if fork.author.as_deref() != Some(cook.handle.as_str()) {
         return Some(DomainError::NotAuthor {
             slug: fork.slug.to_string(),
-            title: fork.content.title.clone(),
+            title: fork.content.title().to_owned(),
         });
     }
     if based_on != fork.newest() {
@@ -522,7 +522,7 @@ fn refused_before(
         Blocked::TakenInPart(number) => DomainError::TakenInPart { number: *number },
         Blocked::ParentRetired => DomainError::Retired {
             slug: shown.parent.slug.to_string(),
-            title: shown.parent.content.title.clone(),
+            title: shown.parent.content.title().to_owned(),
         },
     })
 }

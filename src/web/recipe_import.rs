@@ -170,7 +170,7 @@ fn shown_imported(
     let mut form = RecipeFields::of(&imported.content);
     // The page's picture is fetched when the recipe is brought in.
     form.image_was.clear();
-    form.picture_alt = imported.content.title.clone();
+    form.picture_alt = imported.content.title().to_owned();
     // The version's note says where, and how it was read, as the CLI's.
     form.note = format!("Brought in from {}, read from {read_from}", source.name);
     let errors = match missing {

@@ -22,8 +22,8 @@ use super::{Site, WebError};
 use crate::domain::pages::{self, Source};
 use crate::domain::pictures::{Picture, PictureError};
 use crate::domain::{
-    Attempt, Change, Content, ContentError, ContentField, Cook, DomainError, Recipe, Slug,
-    VersionNumber, FIELDS, MAX_NOTE,
+    Attempt, Change, Content, ContentDraft, ContentError, ContentField, Cook, DomainError, Recipe,
+    Slug, VersionNumber, FIELDS, MAX_NOTE,
 };
 use crate::views::form_fields::FieldErrors;
 use crate::views::recipe_form::{self, Purpose, RecipeFields};
@@ -283,13 +283,13 @@ fn read_content(
     needs_note: bool,
 ) -> Result<Content, FieldErrors> {
     let mut errors = FieldErrors::new();
-    let mut content = Content {
+    let mut content = ContentDraft {
         title: f.title.clone(),
         ingredients: f.ingredients.lines().map(str::to_owned).collect(),
         steps: crate::domain::content::steps_of_text(&f.steps),
         tags: f.tags.split(',').map(str::to_owned).collect(),
         picture,
-        ..Content::default()
+        ..ContentDraft::default()
     };
     for field in FIELDS {
         if let Err(why) = field.from_form(&mut content, f.scalar(field.name)) {
@@ -310,7 +310,7 @@ fn read_content(
             format!("Say in at most {MAX_NOTE} bytes what this version changes."),
         );
     }
-    match content.checked() {
+    match Content::parse(content) {
         Ok(content) if errors.is_empty() => Ok(content),
         Ok(_) => Err(errors),
         Err(mistakes) => {
@@ -378,7 +378,7 @@ fn authored(site: &Site, slug: &Slug, cook: &Cook) -> Result<Recipe, WebError> {
     if recipe.author.as_deref() != Some(cook.handle.as_str()) {
         return Err(DomainError::NotAuthor {
             slug: slug.to_string(),
-            title: recipe.content.title,
+            title: recipe.content.title().to_owned(),
         }
         .into());
     }
@@ -526,7 +526,7 @@ fn slug_field(text: &str) -> Result<Slug, FieldErrors> {
 /// made of the recipe's title.
 fn slug_or_title(fields: &RecipeFields, content: &Content) -> Result<Slug, FieldErrors> {
     match fields.slug.trim() {
-        "" => Ok(Slug::from_title(&content.title)),
+        "" => Ok(Slug::from_title(content.title())),
         text => slug_field(text),
     }
 }
@@ -571,7 +571,7 @@ async fn try_create(
     };
     let (to, change) = (slug.clone(), change(cook, &fields.note, attempt));
     let written = site
-        .write(move |recipes| recipes.create(&to, content, &change))
+        .write(move |recipes| recipes.create(&to, content.into_draft(), &change))
         .await?;
     match written {
         Ok(_) => Ok(Outcome::Saved(recipe_path(slug.as_str()))),
@@ -650,7 +650,7 @@ async fn try_edit(
     };
     let (to, change) = (slug.clone(), change(cook, &fields.note, attempt));
     let written = site
-        .write(move |recipes| recipes.edit(&to, based_on, content, &change))
+        .write(move |recipes| recipes.edit(&to, based_on, content.into_draft(), &change))
         .await?;
     match written {
         Ok(_) => Ok(Outcome::Saved(recipe_path(slug.as_str()))),
@@ -737,7 +737,10 @@ fn fork_fields(
         .recipes()
         .suggest_fork_slug(slug, cook.handle.as_str())?;
     fields.slug = suggested.to_string();
-    fields.note = format!("Forked from {} at version {version}", recipe.content.title);
+    fields.note = format!(
+        "Forked from {} at version {version}",
+        recipe.content.title()
+    );
     Ok((version, fields))
 }
 
@@ -797,7 +800,7 @@ async fn try_fork(
                 &from,
                 Some(version),
                 to.as_ref(),
-                |_| content.clone(),
+                |_| content.to_draft(),
                 &change,
             )
         })
@@ -1004,10 +1007,13 @@ async fn try_import(
         Ok(slug) => slug,
         Err(errors) => return Ok(Outcome::unprocessable(errors)),
     };
-    let (title, change) = (content.title.clone(), change(cook, &fields.note, attempt));
+    let (title, change) = (
+        content.title().to_owned(),
+        change(cook, &fields.note, attempt),
+    );
     let from = source.clone();
     let written = site
-        .write(move |recipes| recipes.import(&slug, content, &from, &change))
+        .write(move |recipes| recipes.import(&slug, content.into_draft(), &from, &change))
         .await?;
     match written {
         Ok((slug, _)) => Ok(Outcome::imported(&slug, title, unfetched)),

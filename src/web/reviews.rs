@@ -315,7 +315,7 @@ pub(super) async fn review_preview(
     if model.recipe.author.as_deref() != Some(cook.handle.as_str()) {
         return Err(DomainError::NotAuthor {
             slug: slug.to_string(),
-            title: model.recipe.content.title,
+            title: model.recipe.content.title().to_owned(),
         }
         .into());
     }

@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, Barrier};
 
-use forkful::domain::{AccountError, Accounts, Attempt, Change, Content, Recipes, Slug};
+use forkful::domain::{AccountError, Accounts, Attempt, Change, ContentDraft, Recipes, Slug};
 use forkful::store::export;
 use forkful::store::Store;
 
@@ -61,9 +61,9 @@ fn a_taken_handle_is_refused_whether_a_cook_or_an_author_has_it() {
     recipes
         .create(
             &slug("soup"),
-            Content {
+            ContentDraft {
                 title: "Soup".into(),
-                ..Content::default()
+                ..ContentDraft::default()
             },
             &Change::by("ben", "new"),
         )

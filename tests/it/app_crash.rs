@@ -37,7 +37,7 @@ use std::sync::Mutex;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use forkful::domain::{Change, Content, Recipes, Slug, VersionNumber};
+use forkful::domain::{Change, ContentDraft, Recipes, Slug, VersionNumber};
 use forkful::postgres::PgLog;
 use forkful::store::Store;
 
@@ -323,7 +323,7 @@ fn kill_rounds(mode: Mode) {
 }
 
 /// `attempt`'s text as the domain takes it.
-fn content_of(attempt: &Attempt) -> Content {
+fn content_of(attempt: &Attempt) -> ContentDraft {
     attempt
         .draft()
         .expect("app_crash's writes are forms")

@@ -328,16 +328,16 @@ fn a_store_another_handle_holds_open_is_refused_clearly() {
 
 /// The export of a store made through the domain: an original and a fork.
 fn recipe_export() -> String {
-    use forkful::domain::{Change, Content, Recipes, Slug, Step};
+    use forkful::domain::{Change, ContentDraft, Recipes, Slug, Step};
     let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
-    let content = Content {
+    let content = ContentDraft {
         title: "Root".into(),
         ingredients: vec!["1 egg".into()],
         steps: vec![Step {
             section: None,
             text: "Cook.".into(),
         }],
-        ..Content::default()
+        ..ContentDraft::default()
     };
     let root = Slug::parse("root").unwrap();
     recipes

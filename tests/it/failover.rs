@@ -323,7 +323,7 @@ fn fails_over(promote: Promote) {
         let parent = recipe.forked_from.map(|(id, _)| view.slug_of(id).unwrap());
         assert_eq!(
             (
-                recipe.content.title.as_str(),
+                recipe.content.title(),
                 recipe.author.as_deref(),
                 parent.as_ref()
             ),

@@ -1,7 +1,7 @@
 //! The family drawn: the fork tree page's SVG, checked against the domain's
 //! own account of the family, and kept readable for families of hundreds.
 
-use forkful::domain::{pages, Change, Content, Recipes, Slug};
+use forkful::domain::{pages, Change, ContentDraft, Recipes, Slug};
 use forkful::store::Store;
 use forkful::views::family_drawing::{DRAWN, GENERATIONS_ABOVE};
 
@@ -68,10 +68,10 @@ async fn the_family_is_drawn_as_the_domain_knows_it() {
 #[actix_web::test]
 async fn a_recipe_alone_draws_nothing() {
     let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
-    let content = Content {
+    let content = ContentDraft {
         title: "Alone".into(),
         ingredients: vec!["1 egg".into()],
-        ..Content::default()
+        ..ContentDraft::default()
     };
     recipes
         .create(&slug("alone"), content, &Change::by("ann", "new"))
@@ -87,10 +87,10 @@ async fn a_recipe_alone_draws_nothing() {
 async fn a_long_title_is_shortened_in_the_drawing_and_whole_in_its_title() {
     let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
     let long = "Slow-fermented country sourdough with toasted sesame and fennel seeds";
-    let content = Content {
+    let content = ContentDraft {
         title: "Loaf".into(),
         ingredients: vec!["500 g flour".into()],
-        ..Content::default()
+        ..ContentDraft::default()
     };
     recipes
         .create(&slug("loaf"), content, &Change::by("ann", "new"))
@@ -100,7 +100,7 @@ async fn a_long_title_is_shortened_in_the_drawing_and_whole_in_its_title() {
             &slug("loaf"),
             None,
             Some(&slug("long-loaf")),
-            |c| Content {
+            |c| ContentDraft {
                 title: long.into(),
                 ..c
             },

@@ -35,7 +35,7 @@ async fn kitchen() -> (Recipes, Data<Site>, Browser, Browser) {
     let ann = cook(&site, "ann", "Ann Example").await;
     let ben = cook(&site, "ben", "Ben <Cook> & Co").await;
     let slug = Slug::parse("toast").unwrap();
-    let content = forkful::domain::Content {
+    let content = forkful::domain::ContentDraft {
         title: "Toast".into(),
         ingredients: vec!["1 slice bread".into()],
         steps: vec![forkful::domain::Step {

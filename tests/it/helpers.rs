@@ -301,7 +301,7 @@ pub(crate) fn whole_catalog(view: &Snapshot) -> forkful::domain::CatalogPage {
 pub(crate) fn family_of(n: usize, parent: impl Fn(usize) -> usize) -> Recipes {
     let slug = |s: &str| forkful::domain::Slug::parse(s).unwrap();
     let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
-    let content = forkful::domain::Content {
+    let content = forkful::domain::ContentDraft {
         title: "Recipe 0".into(),
         ingredients: vec!["1 egg".into()],
         ..Default::default()
@@ -316,7 +316,7 @@ pub(crate) fn family_of(n: usize, parent: impl Fn(usize) -> usize) -> Recipes {
                 &slug(&format!("r{}", parent(i))),
                 None,
                 Some(&slug(&format!("r{i}"))),
-                |c| forkful::domain::Content {
+                |c| forkful::domain::ContentDraft {
                     title: format!("Recipe {i}"),
                     ..c
                 },
@@ -411,7 +411,7 @@ pub(crate) fn words(from: usize, n: usize, separator: &str) -> String {
 /// and ingredient items, the most lines and steps with every part, every
 /// field set. Each `version` has words no other version has, so an edit
 /// from one to another replaces everything.
-pub(crate) fn largest_content(version: usize) -> forkful::domain::Content {
+pub(crate) fn largest_content(version: usize) -> forkful::domain::ContentDraft {
     use forkful::domain::content::*;
     use forkful::domain::{Minutes, Step, Yield};
     let base = version * 100_000;
@@ -438,7 +438,7 @@ pub(crate) fn largest_content(version: usize) -> forkful::domain::Content {
         .map(|t| words(base + 20_000 + t * 13, 13, "-"))
         .collect();
     let minutes = |n| Some(Minutes::new(n).unwrap());
-    Content {
+    ContentDraft {
         title,
         summary: Some(words(base + 30_000, MAX_SUMMARY_TERMS, " ")),
         recipe_yield: Yield {
@@ -455,7 +455,7 @@ pub(crate) fn largest_content(version: usize) -> forkful::domain::Content {
         cuisine: Some(format!("cuisine {version}")),
         category: Some(format!("category {version}")),
         image: Some(format!("https://pictures.example/{version}.jpg")),
-        ..Content::default()
+        ..ContentDraft::default()
     }
 }
 

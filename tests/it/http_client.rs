@@ -25,7 +25,7 @@ use std::time::Duration;
 
 use actix_web::http::header::{HeaderMap, HeaderName, HeaderValue};
 use forkful::domain::{
-    CatalogQuery, Content, RecipeId, Slug, Snapshot, Step, SuggestionState, Yield,
+    CatalogQuery, ContentDraft, RecipeId, Slug, Snapshot, Step, SuggestionState, Yield,
 };
 
 use crate::helpers::Page;
@@ -564,8 +564,8 @@ pub(crate) struct Draft {
 
 impl Draft {
     /// The draft as the domain takes it: what the form sends, read.
-    pub(crate) fn content(&self) -> Content {
-        Content {
+    pub(crate) fn content(&self) -> ContentDraft {
+        ContentDraft {
             title: self.title.clone(),
             summary: Some(self.summary.clone()),
             recipe_yield: Yield {
@@ -581,7 +581,7 @@ impl Draft {
                     text: text.to_owned(),
                 })
                 .collect(),
-            ..Content::default()
+            ..ContentDraft::default()
         }
     }
 }
@@ -1215,11 +1215,11 @@ fn find(view: &Snapshot, slug: &str) -> Result<Option<RecipeId>, String> {
 /// What a version holds, in the shape it was written in.
 fn found_draft(content: &forkful::domain::Content, note: Option<&str>) -> Draft {
     Draft {
-        title: content.title.clone(),
-        summary: content.summary.clone().unwrap_or_default(),
-        servings: content.recipe_yield.servings.unwrap_or(0),
-        ingredients: content.ingredients.clone(),
-        steps: forkful::views::recipe_form::steps_text(&content.steps),
+        title: content.title().to_owned(),
+        summary: content.summary().map(str::to_owned).unwrap_or_default(),
+        servings: content.recipe_yield().servings.unwrap_or(0),
+        ingredients: content.ingredients().to_vec(),
+        steps: forkful::views::recipe_form::steps_text(content.steps()),
         note: note.unwrap_or_default().to_owned(),
     }
 }

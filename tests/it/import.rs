@@ -7,7 +7,7 @@ use std::net::{SocketAddr, TcpListener};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use forkful::domain::{Change, Content, Minutes, Recipes, Slug, Step, Yield};
+use forkful::domain::{Change, ContentDraft, Minutes, Recipes, Slug, Step, Yield};
 use forkful::import::{self, FetchError, Fetcher};
 
 use crate::helpers::{get, site};
@@ -44,26 +44,26 @@ fn a_wp_recipe_maker_page_is_read_with_its_sections_times_and_yield() {
     let url = "https://spicetrail.example/chana-masala/";
     let imported = import::from_html(&fixture("wprm.html"), url).unwrap();
     let c = &imported.content;
-    assert_eq!(c.title, "Easy Chana Masala");
+    assert_eq!(c.title(), "Easy Chana Masala");
     assert_eq!(
-        c.summary.as_deref(),
+        c.summary(),
         Some("A weeknight chickpea curry & a family favourite.")
     );
     assert_eq!(
-        c.recipe_yield,
-        Yield {
+        c.recipe_yield(),
+        &Yield {
             servings: Some(4),
             text: Some("4 servings".into())
         }
     );
     assert_eq!(
-        (c.prep, c.cook, c.total),
+        (c.prep(), c.cook(), c.total()),
         (minutes(10), minutes(25), minutes(35))
     );
-    assert_eq!(c.ingredients.len(), 5);
-    assert_eq!(c.ingredients[3], "2 x 400 g tins chickpeas, drained");
+    assert_eq!(c.ingredients().len(), 5);
+    assert_eq!(c.ingredients()[3], "2 x 400 g tins chickpeas, drained");
     assert_eq!(
-        c.steps,
+        c.steps(),
         steps(&[
             (Some("The base"), "Fry the onion in the oil until golden."),
             (Some("The base"), "Add the garlic and cook for a minute."),
@@ -73,16 +73,12 @@ fn a_wp_recipe_maker_page_is_read_with_its_sections_times_and_yield() {
             ),
         ])
     );
-    assert_eq!(c.tags, lines(&["chickpeas", "curry", "vegan"]));
-    assert_eq!(c.cuisine.as_deref(), Some("Indian"));
-    assert_eq!(c.category.as_deref(), Some("Main Course"));
+    assert_eq!(c.tags(), lines(&["chickpeas", "curry", "vegan"]));
+    assert_eq!(c.cuisine(), Some("Indian"));
+    assert_eq!(c.category(), Some("Main Course"));
+    assert_eq!(c.language(), Some("English"), "a Language, by name");
     assert_eq!(
-        c.language.as_deref(),
-        Some("English"),
-        "a Language, by name"
-    );
-    assert_eq!(
-        c.image.as_deref(),
+        c.image(),
         Some("https://spicetrail.example/wp-content/uploads/chana-1200x1200.jpg")
     );
     assert_eq!(imported.source.name, "Spice Trail Kitchen");
@@ -94,18 +90,18 @@ fn a_yoast_graph_is_searched_for_its_recipe() {
     let url = "https://bakingshed.example/lemon-drizzle/";
     let imported = import::from_html(&fixture("yoast.html"), url).unwrap();
     let c = &imported.content;
-    assert_eq!(c.title, "Lemon Drizzle Cake");
-    assert_eq!(c.summary.as_deref(), Some("Sharp, sticky, and very easy."));
-    assert_eq!(c.recipe_yield.servings, Some(8));
-    assert_eq!((c.prep, c.cook), (minutes(15), minutes(45)));
-    assert_eq!(c.ingredients.len(), 6);
+    assert_eq!(c.title(), "Lemon Drizzle Cake");
+    assert_eq!(c.summary(), Some("Sharp, sticky, and very easy."));
+    assert_eq!(c.recipe_yield().servings, Some(8));
+    assert_eq!((c.prep(), c.cook()), (minutes(15), minutes(45)));
+    assert_eq!(c.ingredients().len(), 6);
     // One string of instructions: a step a line.
-    assert_eq!(c.steps.len(), 4);
-    assert_eq!(c.steps[0].text, "Heat the oven to 180C.");
-    assert_eq!(c.tags, lines(&["baking", "lemon"]));
+    assert_eq!(c.steps().len(), 4);
+    assert_eq!(c.steps()[0].text, "Heat the oven to 180C.");
+    assert_eq!(c.tags(), lines(&["baking", "lemon"]));
     // A relative ImageObject URL, made absolute.
     assert_eq!(
-        c.image.as_deref(),
+        c.image(),
         Some("https://bakingshed.example/wp-content/uploads/drizzle.jpg")
     );
     // The WebSite of the graph names the site.
@@ -117,9 +113,9 @@ fn a_page_with_only_microdata_is_read() {
     let url = "https://oldfamily.example/recipes/pancakes.html";
     let imported = import::from_html(&fixture("microdata.html"), url).unwrap();
     let c = &imported.content;
-    assert_eq!(c.title, "Grandma's Pancakes");
+    assert_eq!(c.title(), "Grandma's Pancakes");
     assert_eq!(
-        c.ingredients,
+        c.ingredients(),
         lines(&[
             "200 g plain flour",
             "2 eggs",
@@ -127,13 +123,13 @@ fn a_page_with_only_microdata_is_read() {
             "a pinch of salt"
         ])
     );
-    assert_eq!(c.steps.len(), 3);
-    assert_eq!(c.steps[1].text, "Rest it for 10 minutes.");
-    assert_eq!(c.recipe_yield.servings, Some(4));
-    assert_eq!((c.prep, c.cook), (minutes(5), minutes(20)));
-    assert_eq!(c.tags, lines(&["breakfast", "pancakes"]));
+    assert_eq!(c.steps().len(), 3);
+    assert_eq!(c.steps()[1].text, "Rest it for 10 minutes.");
+    assert_eq!(c.recipe_yield().servings, Some(4));
+    assert_eq!((c.prep(), c.cook()), (minutes(5), minutes(20)));
+    assert_eq!(c.tags(), lines(&["breakfast", "pancakes"]));
     assert_eq!(
-        c.image.as_deref(),
+        c.image(),
         Some("https://oldfamily.example/recipes/images/pancakes.jpg")
     );
     // The author's name is the author's, not the recipe's.
@@ -168,7 +164,7 @@ fn a_page_without_a_recipe_says_so() {
 #[actix_web::test]
 async fn importing_a_forkful_page_gives_back_the_same_recipe() {
     let recipes = Recipes::temporary().unwrap();
-    let content = Content {
+    let content = ContentDraft {
         title: "Weeknight Dal".into(),
         summary: Some("Red lentils, quick.".into()),
         recipe_yield: Yield {
@@ -190,7 +186,7 @@ async fn importing_a_forkful_page_gives_back_the_same_recipe() {
         category: Some("Main".into()),
         language: Some("English".into()),
         image: Some("https://pictures.example/dal.jpg".into()),
-        ..Content::default()
+        ..ContentDraft::default()
     };
     let slug = Slug::parse("weeknight-dal").unwrap();
     recipes
@@ -199,7 +195,7 @@ async fn importing_a_forkful_page_gives_back_the_same_recipe() {
     let page = get(&site(&recipes), "/recipes/weeknight-dal").await;
     let url = "http://forkful.test/recipes/weeknight-dal";
     let imported = import::from_html(&page.body, url).unwrap();
-    assert_eq!(imported.content, content);
+    assert_eq!(imported.content, content.normalized().unwrap());
     assert_eq!(imported.source.url, url);
 }
 
@@ -498,8 +494,8 @@ async fn a_cook_brings_in_a_recipe_whose_lineage_starts_at_its_source() {
         .snapshot()
         .recipe(&Slug::parse("anns-chana-masala").unwrap())
         .unwrap();
-    assert_eq!(saved.content.title, "Ann's Chana Masala");
-    assert_eq!(saved.content.ingredients.len(), 5);
+    assert_eq!(saved.content.title(), "Ann's Chana Masala");
+    assert_eq!(saved.content.ingredients().len(), 5);
     assert_eq!(
         recipes.snapshot().source(saved.id).unwrap().unwrap().url,
         "https://spicetrail.example/chana-masala/"
@@ -810,7 +806,7 @@ async fn an_imported_pages_picture_is_stored_and_one_that_cannot_be_fetched_is_l
     assert!(page.attrs("img", "src").is_empty(), "{}", page.body);
     let slug = Slug::parse("easy-chana-masala-2").unwrap();
     let content = recipes.snapshot().recipe(&slug).unwrap().content;
-    assert_eq!((content.picture, content.image), (None, None));
+    assert_eq!((content.picture(), content.image()), (None, None));
 }
 
 #[test]
@@ -827,10 +823,15 @@ fn two_cooks_bringing_in_one_page_at_once_get_two_recipes() {
             let (recipes, imported, barrier) = (recipes.clone(), imported.clone(), barrier.clone());
             std::thread::spawn(move || {
                 barrier.wait();
-                let slug = Slug::from_title(&imported.content.title);
+                let slug = Slug::from_title(imported.content.title());
                 let change = Change::by(&format!("cook-{i}"), "brought in");
                 recipes
-                    .import(&slug, imported.content, &imported.source, &change)
+                    .import(
+                        &slug,
+                        imported.content.into_draft(),
+                        &imported.source,
+                        &change,
+                    )
                     .unwrap()
                     .0
             })
@@ -848,7 +849,7 @@ fn two_cooks_bringing_in_one_page_at_once_get_two_recipes() {
     let view = recipes.snapshot();
     for slug in &slugs {
         let recipe = view.recipe(slug).unwrap();
-        assert_eq!(recipe.content.ingredients, imported.content.ingredients);
+        assert_eq!(recipe.content.ingredients(), imported.content.ingredients());
         assert_eq!(recipe.version_count, 1);
     }
 }

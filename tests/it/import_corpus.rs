@@ -159,10 +159,10 @@ fn read_page(html: &str, expected: &Expected) -> Result<Read, Miss> {
 fn read_of(imported: &import::Imported) -> Read {
     let content = &imported.content;
     Read {
-        title: content.title.clone(),
-        ingredients: content.ingredients.len(),
-        steps: content.steps.len(),
-        total_minutes: content.total.map(|minutes| minutes.get()),
+        title: content.title().to_owned(),
+        ingredients: content.ingredients().len(),
+        steps: content.steps().len(),
+        total_minutes: content.total().map(|minutes| minutes.get()),
         reading: imported.reading.as_str(),
     }
 }

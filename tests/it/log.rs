@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use forkful::domain::{Attempt, Change, Content, DomainError, Recipes, Slug, Step};
+use forkful::domain::{Attempt, Change, ContentDraft, DomainError, Recipes, Slug, Step};
 use forkful::postgres::PgLog;
 use forkful::store::{
     Index, Log, LogEntry, LogError, LogNews, News, SharedKeyspaces, Store, TransactError,
@@ -37,15 +37,15 @@ fn slug(text: &str) -> Slug {
     Slug::parse(text).unwrap()
 }
 
-fn content(title: &str) -> Content {
-    Content {
+fn content(title: &str) -> ContentDraft {
+    ContentDraft {
         title: title.into(),
         ingredients: vec!["1 cup red lentils".into(), "3 cups water".into()],
         steps: vec![Step {
             section: None,
             text: "Simmer until soft.".into(),
         }],
-        ..Content::default()
+        ..ContentDraft::default()
     }
 }
 
@@ -91,7 +91,12 @@ fn each_write_is_in_the_log_and_a_node_is_built_from_the_log_alone() {
     );
     let again = Recipes::open(second.clone()).unwrap();
     assert_eq!(
-        again.snapshot().recipe(&slug("dal")).unwrap().content.title,
+        again
+            .snapshot()
+            .recipe(&slug("dal"))
+            .unwrap()
+            .content
+            .title(),
         "Red dal"
     );
     // And it writes on: its write is the log's next row, which the first
@@ -1364,7 +1369,7 @@ fn an_append_whose_answer_was_lost_is_found_in_the_log_and_saved_once() {
     // The node applied it once, and goes on writing.
     let view = recipes.snapshot();
     assert_eq!(
-        view.recipe(&slug("long-story")).unwrap().content.title,
+        view.recipe(&slug("long-story")).unwrap().content.title(),
         "A soup with a long story"
     );
     recipes

@@ -1,10 +1,10 @@
 //! Forks that talk back: a fork brings in its parent's changes (a
 //! three-way merge decided in the writer), in the domain and over the web.
 
-use forkful::domain::merge::Choice;
+use forkful::domain::merge::{Choice, Unresolved};
 use forkful::domain::{
-    pages, Change, Content, DomainError, Minutes, Origin, Recipes, Review, Slug, Step,
-    VersionNumber,
+    pages, Change, ContentDraft, ContentField, DomainError, Minutes, Origin, Recipes, Review, Slug,
+    Step, VersionNumber,
 };
 use forkful::store::Store;
 
@@ -18,8 +18,8 @@ fn slug(s: &str) -> Slug {
     Slug::parse(s).unwrap()
 }
 
-fn content(title: &str, ingredients: &[&str], steps: &[&str]) -> Content {
-    Content {
+fn content(title: &str, ingredients: &[&str], steps: &[&str]) -> ContentDraft {
+    ContentDraft {
         title: title.into(),
         cook: Some(Minutes::new(20).unwrap()),
         ingredients: ingredients.iter().map(|s| s.to_string()).collect(),
@@ -30,7 +30,7 @@ fn content(title: &str, ingredients: &[&str], steps: &[&str]) -> Content {
                 text: s.to_string(),
             })
             .collect(),
-        ..Content::default()
+        ..ContentDraft::default()
     }
 }
 
@@ -67,7 +67,7 @@ fn a_parent_and_its_fork() -> (Recipes, Slug, Slug) {
         .edit(
             &parent,
             v(1),
-            Content {
+            ContentDraft {
                 cook: Some(Minutes::new(55).unwrap()),
                 ..content(
                     "Banana bread",
@@ -101,16 +101,17 @@ fn a_fork_brings_in_its_parents_changes_and_the_next_merge_starts_there() {
     let view = recipes.snapshot();
     let after = view.recipe(&fork).unwrap();
     assert_eq!(
-        after.content.title, "Ben's banana bread",
+        after.content.title(),
+        "Ben's banana bread",
         "its own title kept"
     );
     assert_eq!(
-        after.content.ingredients,
+        after.content.ingredients(),
         ["3 ripe bananas", "200 g flour", "60 g sugar"],
         "the parent's line in, its own change kept"
     );
-    assert_eq!(after.content.steps.len(), 3, "the parent's new step in");
-    assert_eq!(after.content.cook, Some(Minutes::new(55).unwrap()));
+    assert_eq!(after.content.steps().len(), 3, "the parent's new step in");
+    assert_eq!(after.content.cook(), Some(Minutes::new(55).unwrap()));
     assert_eq!(after.brought_in, Some(v(2)));
     let agreed = view.agreed(&after).unwrap().unwrap();
     assert_eq!((agreed.version, agreed.newest), (v(2), v(2)));
@@ -138,7 +139,7 @@ fn a_fork_brings_in_its_parents_changes_and_the_next_merge_starts_there() {
         .edit(
             &parent,
             v(2),
-            Content {
+            ContentDraft {
                 cook: Some(Minutes::new(55).unwrap()),
                 ..content(
                     "Banana bread",
@@ -161,7 +162,7 @@ fn a_fork_brings_in_its_parents_changes_and_the_next_merge_starts_there() {
         .unwrap();
     let now = recipes.snapshot().recipe(&fork).unwrap();
     assert_eq!(
-        now.content.ingredients,
+        now.content.ingredients(),
         ["3 ripe bananas", "200 g flour", "60 g sugar", "1 egg"]
     );
 }
@@ -174,7 +175,7 @@ fn a_conflict_is_saved_only_once_each_side_is_chosen_and_only_by_the_forks_cook(
         .edit(
             &parent,
             v(2),
-            Content {
+            ContentDraft {
                 cook: Some(Minutes::new(55).unwrap()),
                 ..content(
                     "Banana bread",
@@ -227,8 +228,8 @@ fn a_conflict_is_saved_only_once_each_side_is_chosen_and_only_by_the_forks_cook(
         .bring_in(&fork, v(1), v(3), &[Choice::Theirs], &ben)
         .unwrap();
     let now = recipes.snapshot().recipe(&fork).unwrap();
-    assert_eq!(now.content.ingredients[2], "80 g brown sugar");
-    assert_eq!(now.content.title, "Ben's banana bread");
+    assert_eq!(now.content.ingredients()[2], "80 g brown sugar");
+    assert_eq!(now.content.title(), "Ben's banana bread");
 }
 
 #[test]
@@ -432,12 +433,12 @@ async fn over_the_web_a_fork_shows_how_far_behind_it_is_and_brings_the_changes_i
     let view = recipes.snapshot();
     let now = view.recipe(&slug("bens-dal")).unwrap();
     assert_eq!(
-        now.content.ingredients,
+        now.content.ingredients(),
         ["1 cup red lentils", "3 cups water", "1 tsp cumin"],
         "the parent changed both lines ben's change meets, as one block: keeping his side keeps his whole side"
     );
-    assert_eq!(now.content.cook, Some(Minutes::new(30).unwrap()));
-    assert_eq!(now.content.summary.as_deref(), Some("Red lentils, cumin."));
+    assert_eq!(now.content.cook(), Some(Minutes::new(30).unwrap()));
+    assert_eq!(now.content.summary(), Some("Red lentils, cumin."));
     assert_eq!(now.brought_in, Some(version(2)));
     let page = ben.get("/recipes/bens-dal").await;
     let apart = page.texts(".apart").join(" ");
@@ -541,11 +542,12 @@ fn a_suggestion_is_accepted_onto_the_parents_newest_version_crediting_its_cook()
     let view = recipes.snapshot();
     let now = view.recipe(&parent).unwrap();
     assert_eq!(
-        now.content.ingredients,
+        now.content.ingredients(),
         ["3 ripe bananas", "200 g flour", "60 g sugar"]
     );
     assert_eq!(
-        now.content.title, "Banana bread",
+        now.content.title(),
+        "Banana bread",
         "the fork's title is not taken"
     );
     let history = view.changes(now.id).unwrap();
@@ -566,7 +568,7 @@ fn a_suggestion_is_accepted_onto_the_parents_newest_version_crediting_its_cook()
     ));
     // The fork changes again and suggests again; its open suggestion
     // follows its newest version.
-    let mut changed = view.recipe(&fork).unwrap().content;
+    let mut changed = view.recipe(&fork).unwrap().content.into_draft();
     changed.notes = Some("Muffins: 20 minutes.".into());
     recipes
         .edit(&fork, v(1), changed.clone(), &ben("notes"))
@@ -602,7 +604,12 @@ fn a_suggestion_is_accepted_onto_the_parents_newest_version_crediting_its_cook()
     ));
     let page = pages::recipe_show(&recipes.snapshot(), &fork, Default::default()).unwrap();
     assert!(!page.can_suggest, "its page offers no suggestion either");
-    let mut changed = recipes.snapshot().recipe(&fork).unwrap().content;
+    let mut changed = recipes
+        .snapshot()
+        .recipe(&fork)
+        .unwrap()
+        .content
+        .into_draft();
     changed.notes = Some("Muffins: 18 to 20 minutes, in paper cases.".into());
     recipes.edit(&fork, v(3), changed, &ben("cases")).unwrap();
     let (third, _) = recipes
@@ -694,7 +701,7 @@ async fn over_the_web_a_suggestion_is_made_reviewed_and_a_stale_acceptance_is_40
         .await;
     assert_eq!(accepted.status, 303, "{}", accepted.body);
     let now = recipes.snapshot().recipe(&slug("weeknight-dal")).unwrap();
-    assert_eq!(now.content.ingredients[2], "1 tsp cumin");
+    assert_eq!(now.content.ingredients()[2], "1 tsp cumin");
     let history = ann.get("/recipes/weeknight-dal/history").await;
     assert!(
         history.body.contains("took suggestion 1 by ben from Ben"),
@@ -1031,7 +1038,8 @@ fn soup_and_fork(lines: &[&str]) -> (Recipes, Slug, Slug) {
 }
 
 /// `content` with its ingredients replaced by `lines`.
-fn with_lines(mut c: Content, lines: &[&str]) -> Content {
+fn with_lines(c: impl Into<ContentDraft>, lines: &[&str]) -> ContentDraft {
+    let mut c = c.into();
     c.ingredients = lines.iter().map(|l| l.to_string()).collect();
     c
 }
@@ -1104,7 +1112,7 @@ fn an_answered_suggestion_is_not_sent_again_until_the_fork_changes() {
         )
         .unwrap();
     assert_eq!(
-        lines(&soup).ingredients,
+        lines(&soup).ingredients(),
         ["3 onions", "1 l stock", "1 bay leaf"]
     );
     assert!(matches!(
@@ -1141,7 +1149,7 @@ fn an_answered_suggestion_is_not_sent_again_until_the_fork_changes() {
             &ann("all"),
         )
         .unwrap();
-    assert_eq!(lines(&soup).ingredients, lines(&fork).ingredients);
+    assert_eq!(lines(&soup).ingredients(), lines(&fork).ingredients());
     let view = recipes.snapshot();
     let page = pages::recipe_show(&view, &fork, Default::default()).unwrap();
     let apart = page.apart.unwrap();
@@ -1218,13 +1226,13 @@ fn a_declined_change_is_not_sent_again_after_the_fork_brings_in_another() {
     recipes
         .decline_suggestion(&soup, 1, Review::of(v(1), v(2)), "White", &ann("no"))
         .unwrap();
-    let mut noted = lines(&soup);
+    let mut noted = lines(&soup).into_draft();
     noted.notes = Some("Good with bread.".into());
     recipes.edit(&soup, v(1), noted, &ann("note")).unwrap();
     recipes
         .bring_in(&fork, v(2), v(2), &[], &ben("note in"))
         .unwrap();
-    assert_eq!(lines(&fork).notes.as_deref(), Some("Good with bread."));
+    assert_eq!(lines(&fork).notes(), Some("Good with bread."));
     assert!(matches!(
         recipes.suggest(&fork, v(3), "Red, again", &ben("s")),
         Err(DomainError::DeclinedAlready { number: 1 })
@@ -1290,12 +1298,12 @@ fn an_accept_or_decline_acts_only_on_the_fork_version_its_review_showed() {
         Err(DomainError::MergeMoved { .. })
     ));
     assert!(stored(recipes.store()) == before, "a stale review wrote");
-    assert_eq!(now(&soup).ingredients, ["2 carrots", "1 l stock"]);
+    assert_eq!(now(&soup).ingredients(), ["2 carrots", "1 l stock"]);
     // Reviewed again, as it is now, she declines it.
     recipes
         .decline_suggestion(&soup, 1, Review::of(v(1), v(3)), "No bleach", &ann("no"))
         .unwrap();
-    assert_eq!(now(&soup).ingredients, ["2 carrots", "1 l stock"]);
+    assert_eq!(now(&soup).ingredients(), ["2 carrots", "1 l stock"]);
 }
 
 /// A bring-in form shows the parent's newest version: once the parent has
@@ -1308,7 +1316,7 @@ fn a_bring_in_acts_only_on_the_parent_version_its_form_showed() {
         .parent_changes(&view.recipe(&fork).unwrap(), None)
         .unwrap();
     assert_eq!(shown.upto, v(2));
-    let mut moved = view.recipe(&parent).unwrap().content;
+    let mut moved = view.recipe(&parent).unwrap().content.into_draft();
     moved.notes = Some("Freezes well.".into());
     recipes
         .edit(&parent, v(2), moved, &Change::by("ann", "notes"))
@@ -1329,7 +1337,7 @@ fn a_suggestion_taken_whole_puts_the_fork_in_step() {
     let (recipes, soup, fork) = soup_and_fork(&["2 carrots", "1 l stock"]);
     let ben = |n| Change::by("ben", n);
     let snap = || recipes.snapshot();
-    let mut changed = snap().recipe(&fork).unwrap().content;
+    let mut changed = snap().recipe(&fork).unwrap().content.into_draft();
     changed.title = "Ben's soup".into();
     changed.ingredients.push("salt".into());
     recipes.edit(&fork, v(1), changed, &ben("salt")).unwrap();
@@ -1355,7 +1363,7 @@ fn a_suggestion_taken_whole_puts_the_fork_in_step() {
     let fork_now = view.recipe(&fork).unwrap();
     let agreed = view.agreed(&fork_now).unwrap().unwrap();
     assert_eq!((agreed.version, agreed.newest), (v(2), v(2)));
-    assert_eq!(view.recipe(&soup).unwrap().content.title, "Soup");
+    assert_eq!(view.recipe(&soup).unwrap().content.title(), "Soup");
     assert!(matches!(
         pages::bring_in_show(&view, &fork).unwrap(),
         pages::BringIn::InStep(_)
@@ -1377,7 +1385,7 @@ fn a_suggestion_taken_whole_puts_the_fork_in_step() {
     ));
     // A change of its own since: there is something to suggest again,
     // and only that.
-    let mut more = snap().recipe(&fork).unwrap().content;
+    let mut more = snap().recipe(&fork).unwrap().content.into_draft();
     more.notes = Some("Better the next day.".into());
     recipes.edit(&fork, v(2), more, &ben("notes")).unwrap();
     let view = snap();
@@ -1431,7 +1439,7 @@ fn a_suggestion_taken_beside_the_parents_own_change_leaves_the_fork_behind_and_m
         )
         .unwrap();
     assert_eq!(
-        lines(&soup).ingredients,
+        lines(&soup).ingredients(),
         ["3 carrots", "1 red onion", "1.5 l stock"]
     );
     let view = snap();
@@ -1453,7 +1461,7 @@ fn a_suggestion_taken_beside_the_parents_own_change_leaves_the_fork_behind_and_m
         .bring_in(&fork, v(2), v(3), &[], &Change::by("ben", "in"))
         .unwrap();
     assert_eq!(
-        lines(&fork).ingredients,
+        lines(&fork).ingredients(),
         ["3 carrots", "1 red onion", "1.5 l stock"]
     );
 }
@@ -1463,7 +1471,12 @@ fn a_suggestion_taken_beside_the_parents_own_change_leaves_the_fork_behind_and_m
 #[test]
 fn empty_suggestions_and_empty_accepts_are_refused() {
     let (recipes, soup, fork) = soup_and_fork(&["2 carrots", "1 l stock"]);
-    let mut renamed = recipes.snapshot().recipe(&fork).unwrap().content;
+    let mut renamed = recipes
+        .snapshot()
+        .recipe(&fork)
+        .unwrap()
+        .content
+        .into_draft();
     renamed.title = "Ben's soup".into();
     recipes
         .edit(&fork, v(1), renamed.clone(), &Change::by("ben", "name"))
@@ -1711,12 +1724,22 @@ fn a_merge_past_the_limits_says_what_to_trim() {
             })
             .collect()
     };
-    let mut mine = recipes.snapshot().recipe(&fork).unwrap().content;
+    let mut mine = recipes
+        .snapshot()
+        .recipe(&fork)
+        .unwrap()
+        .content
+        .into_draft();
     mine.steps.extend(steps("Ben"));
     recipes
         .edit(&fork, v(1), mine, &Change::by("ben", "steps"))
         .unwrap();
-    let mut theirs = recipes.snapshot().recipe(&soup).unwrap().content;
+    let mut theirs = recipes
+        .snapshot()
+        .recipe(&soup)
+        .unwrap()
+        .content
+        .into_draft();
     theirs.steps = [steps("Ann"), theirs.steps].concat();
     recipes
         .edit(&soup, v(1), theirs, &Change::by("ann", "steps"))
@@ -1732,10 +1755,15 @@ fn a_merge_past_the_limits_says_what_to_trim() {
           take out at least 101 of your 151 first."
         ]
     );
-    assert!(matches!(
-        recipes.bring_in(&fork, v(2), v(2), &[], &Change::by("ben", "in")),
-        Err(DomainError::Content(_))
-    ));
+    // Saved anyway, the merge itself refuses: with the parse's words.
+    let refused = recipes.bring_in(&fork, v(2), v(2), &[], &Change::by("ben", "in"));
+    let Err(DomainError::Unresolved(Unresolved::Refused(mistakes))) = refused else {
+        panic!("refused by the merge: {refused:?}");
+    };
+    assert_eq!(
+        mistakes.iter().map(|m| m.field()).collect::<Vec<_>>(),
+        [ContentField::Steps]
+    );
 }
 
 /// Ann's dal, and Ben's fork of it with cumin for turmeric; Ann then
@@ -1893,7 +1921,7 @@ async fn over_the_web_a_bring_in_keeps_both_writes_by_hand_previews_and_keeps_ch
     assert_eq!(saved.status, 303, "{}", saved.body);
     let now = recipes.snapshot().recipe(&slug("bens-dal")).unwrap();
     assert_eq!(
-        now.content.ingredients,
+        now.content.ingredients(),
         [
             "1 cup red lentils",
             "3 cups water",
@@ -1901,10 +1929,7 @@ async fn over_the_web_a_bring_in_keeps_both_writes_by_hand_previews_and_keeps_ch
             "1 tsp turmeric"
         ]
     );
-    assert_eq!(
-        now.content.summary.as_deref(),
-        Some("Red lentils and cumin.")
-    );
+    assert_eq!(now.content.summary(), Some("Red lentils and cumin."));
     let history = ben.get("/recipes/bens-dal/history").await;
     assert!(
         history.body.contains("ingredients written by hand"),
@@ -2230,7 +2255,7 @@ fn the_choices_name_the_other_side_so_that_two_soups_are_told_apart() {
         panic!("changes to bring in");
     };
     assert_eq!(show.theirs, "the parent");
-    let mut renamed = lines(&mine);
+    let mut renamed = lines(&mine).into_draft();
     renamed.title = "Soup for a crowd".into();
     recipes.edit(&mine, v(2), renamed, &ann("name")).unwrap();
     let pages::BringIn::Changes(show) = pages::bring_in_show(&recipes.snapshot(), &mine).unwrap()
@@ -2275,8 +2300,8 @@ fn a_suggestion_taken_in_part_asks_the_fork_about_what_was_not_taken() {
             &Change::by("ann", "y"),
         )
         .unwrap();
-    assert_eq!(lines(&soup).ingredients[1], "2 eggs");
-    assert_eq!(lines(&soup).tags, ["quick"]);
+    assert_eq!(lines(&soup).ingredients()[1], "2 eggs");
+    assert_eq!(lines(&soup).tags(), ["quick"]);
     let view = recipes.snapshot();
     let page = pages::recipe_show(&view, &fork, Default::default()).unwrap();
     let sent = page.last_suggestion.unwrap();
@@ -2322,8 +2347,8 @@ async fn over_the_web_a_suggestion_taken_in_part_says_so_everywhere() {
         .await;
     assert_eq!(accepted.status, 303, "{}", accepted.body);
     let dal = recipes.snapshot().recipe(&slug("weeknight-dal")).unwrap();
-    assert_eq!(dal.content.ingredients[2], "1 tsp turmeric, ground");
-    assert!(dal.content.tags.contains(&"spicy".to_owned()));
+    assert_eq!(dal.content.ingredients()[2], "1 tsp turmeric, ground");
+    assert!(dal.content.tags().contains(&"spicy".to_owned()));
     let list = ann.get("/recipes/weeknight-dal/suggestions").await;
     assert_eq!(
         list.texts("ol.suggestions .state"),
@@ -2347,7 +2372,12 @@ async fn over_the_web_a_suggestion_taken_in_part_says_so_everywhere() {
 #[test]
 fn a_fork_of_a_retired_recipe_is_told_so_and_offered_nothing() {
     let (recipes, soup, fork) = soup_and_fork(&["flour"]);
-    let mut mine = recipes.snapshot().recipe(&fork).unwrap().content;
+    let mut mine = recipes
+        .snapshot()
+        .recipe(&fork)
+        .unwrap()
+        .content
+        .into_draft();
     mine.ingredients.push("salt".into());
     recipes
         .edit(&fork, v(1), mine, &Change::by("ben", "salt"))
@@ -2499,7 +2529,7 @@ async fn over_the_web_a_review_shown_before_the_fork_agreed_with_its_parent_is_4
     let accepted = ann.submit(&stale, action, &[("action", "accept")]).await;
     assert_eq!(accepted.status, 303, "{}", accepted.body);
     let now = recipes.snapshot().recipe(&slug("weeknight-dal")).unwrap();
-    assert_eq!(now.content.ingredients[2], "1 tsp cumin");
+    assert_eq!(now.content.ingredients()[2], "1 tsp cumin");
 }
 
 /// Ben's fork serves 8, its amounts doubled; Ann adds salt and a can of
@@ -2539,9 +2569,9 @@ async fn over_the_web_a_bring_in_across_servings_scales_or_marks_the_lines_that_
     let brought = ben.submit(&form, action, &[("note", "salt")]).await;
     assert_eq!(brought.status, 303, "{}", brought.body);
     let now = recipes.snapshot().recipe(&slug("bens-dal")).unwrap();
-    assert_eq!(now.content.recipe_yield.servings, Some(8));
+    assert_eq!(now.content.recipe_yield().servings, Some(8));
     assert_eq!(
-        now.content.ingredients,
+        now.content.ingredients(),
         [
             "2 cups red lentils",
             "6 cups water",
@@ -2599,7 +2629,7 @@ async fn over_the_web_a_bring_in_form_outlives_a_suggestion_declined_meanwhile()
     let saved = ben.submit(&form, action, &[("note", "water")]).await;
     assert_eq!(saved.status, 303, "{}", saved.body);
     let fork = recipes.snapshot().recipe(&slug("bens-dal")).unwrap();
-    assert_eq!(fork.content.ingredients[1], "4 cups water");
+    assert_eq!(fork.content.ingredients()[1], "4 cups water");
 }
 
 /// Both cooks made the same change: the bring-in page says there is

@@ -7,7 +7,7 @@ use std::io::Read as _;
 
 use actix_web::test::TestRequest;
 use actix_web::web::Data;
-use forkful::domain::{Change, Content, Recipes, Step};
+use forkful::domain::{Change, ContentDraft, Recipes, Step};
 use forkful::store::Store;
 use forkful::web::Site;
 
@@ -17,15 +17,15 @@ fn slug(s: &str) -> forkful::domain::Slug {
     forkful::domain::Slug::parse(s).unwrap()
 }
 
-fn content(title: &str) -> Content {
-    Content {
+fn content(title: &str) -> ContentDraft {
+    ContentDraft {
         title: title.into(),
         ingredients: vec!["1 slice bread".into()],
         steps: vec![Step {
             section: None,
             text: "Toast it.".into(),
         }],
-        ..Content::default()
+        ..ContentDraft::default()
     }
 }
 
@@ -44,7 +44,7 @@ fn kitchen() -> Recipes {
             &slug("toast"),
             None,
             Some(&slug("jam-toast")),
-            |c| Content {
+            |c| ContentDraft {
                 title: "Jam toast".into(),
                 ..c
             },

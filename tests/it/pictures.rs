@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use actix_web::web::Data;
 use forkful::domain::import_check::RecipeImportCheck;
 use forkful::domain::pictures::{self, hash_of, Picture};
-use forkful::domain::{Change, Content, DomainError, Recipes, Slug};
+use forkful::domain::{Change, ContentDraft, DomainError, Recipes, Slug};
 use forkful::import::Fetcher;
 use forkful::store::TransferError;
 use forkful::store::{self, Store};
@@ -341,7 +341,7 @@ async fn a_picture_needs_words_and_the_form_keeps_it_while_they_are_written() {
         .snapshot()
         .recipe(&Slug::parse("weeknight-dal").unwrap())
         .unwrap();
-    let picture = recipe.content.picture.unwrap();
+    let picture = recipe.content.picture().unwrap();
     assert_eq!(
         (picture.hash.as_str(), picture.width, picture.height),
         (hash.as_str(), 400, 300)
@@ -472,7 +472,15 @@ async fn an_edit_keeps_the_picture_replaces_it_or_removes_it_and_a_fork_starts_w
     let site = ann.site.clone();
     let recipes = site.recipes();
     let slug = Slug::parse("weeknight-dal").unwrap();
-    let picture_now = || recipes.snapshot().recipe(&slug).unwrap().content.picture;
+    let picture_now = || {
+        recipes
+            .snapshot()
+            .recipe(&slug)
+            .unwrap()
+            .content
+            .picture()
+            .cloned()
+    };
     // An edit that does not touch the picture keeps it.
     let form = ann.get("/recipes/weeknight-dal/edit").await;
     let kept = ann
@@ -493,7 +501,13 @@ async fn an_edit_keeps_the_picture_replaces_it_or_removes_it_and_a_fork_starts_w
     let (fork, _) = recipes
         .fork(&slug, None, None, |c| c, &Change::by("ben", "mine"))
         .unwrap();
-    let forked = recipes.snapshot().recipe(&fork).unwrap().content.picture;
+    let forked = recipes
+        .snapshot()
+        .recipe(&fork)
+        .unwrap()
+        .content
+        .picture()
+        .cloned();
     assert_eq!(forked, picture_now());
     // A new file replaces it; ticking the box removes it.
     let other = picture_file(500, 500, ImageFormat::Png);
@@ -540,7 +554,7 @@ async fn an_edit_keeps_the_picture_replaces_it_or_removes_it_and_a_fork_starts_w
 async fn a_recipe_cannot_name_a_picture_that_is_not_stored() {
     let (recipes, _) = new_site();
     let before = stored(recipes.store());
-    let content = Content {
+    let content = ContentDraft {
         title: "Dal".into(),
         picture: Some(Picture {
             hash: hash_of(b"never uploaded"),
@@ -548,7 +562,7 @@ async fn a_recipe_cannot_name_a_picture_that_is_not_stored() {
             height: 100,
             alt: "Dal".into(),
         }),
-        ..Content::default()
+        ..ContentDraft::default()
     };
     let refused = recipes.create(
         &Slug::parse("dal").unwrap(),
@@ -602,10 +616,10 @@ fn exported_with_a_picture() -> (Recipes, Vec<u8>, Vec<u8>) {
     let file = picture_file(700, 500, ImageFormat::Png);
     let mut picture = recipes.add_picture(&file, "ann").unwrap();
     picture.alt = "Dal".into();
-    let content = Content {
+    let content = ContentDraft {
         title: "Dal".into(),
         picture: Some(picture),
-        ..Content::default()
+        ..ContentDraft::default()
     };
     recipes
         .create(
@@ -651,7 +665,8 @@ async fn export_and_import_carry_pictures_whole() {
         .recipe(&slug)
         .unwrap()
         .content
-        .picture
+        .picture()
+        .cloned()
         .unwrap();
     assert_eq!(picture.hash, original.picture_name(&file));
     for variant in pictures::variant_names(picture.width) {
@@ -740,7 +755,13 @@ async fn every_demo_recipe_has_a_drawing_of_its_own_and_the_seed_stays_light() {
     let entries = crate::helpers::whole_catalog(&view).entries;
     for entry in &entries {
         let slug = Slug::parse(&entry.slug).unwrap();
-        let picture = view.recipe(&slug).unwrap().content.picture.unwrap();
+        let picture = view
+            .recipe(&slug)
+            .unwrap()
+            .content
+            .picture()
+            .cloned()
+            .unwrap();
         assert!(picture.alt.starts_with("A drawing of "), "{}", picture.alt);
         assert!(
             hashes.insert(picture.hash.clone()),
@@ -799,10 +820,10 @@ fn picture_child_writer() {
         say(&format!("PIC {}", picture.hash));
         picture.alt = format!("Picture {i}");
         let slug = format!("crash-picture-{run}-{i}");
-        let content = Content {
+        let content = ContentDraft {
             title: format!("Recipe {i}"),
             picture: Some(picture),
-            ..Content::default()
+            ..ContentDraft::default()
         };
         recipes
             .create(
@@ -896,7 +917,13 @@ fn a_crash_between_a_picture_and_its_recipe_leaves_no_dangling_reference() {
         let mut recipes_seen = 0;
         for entry in crate::helpers::whole_catalog(&view).entries {
             let slug = Slug::parse(&entry.slug).unwrap();
-            let picture = view.recipe(&slug).unwrap().content.picture.unwrap();
+            let picture = view
+                .recipe(&slug)
+                .unwrap()
+                .content
+                .picture()
+                .cloned()
+                .unwrap();
             for variant in pictures::variant_names(picture.width) {
                 assert!(
                     recipes
@@ -1261,8 +1288,11 @@ async fn a_picture_given_by_its_address_is_fetched_and_stored_and_drawn_only_fro
         .await;
     assert_eq!(edited.status, 303, "{}", edited.body);
     let content = recipes.snapshot().recipe(&slug).unwrap().content;
-    assert_eq!(content.title, "Dal");
-    assert_eq!(content.picture.map(|p| p.hash), Some(hash.clone()));
+    assert_eq!(content.title(), "Dal");
+    assert_eq!(
+        content.picture().map(|p| p.hash.clone()),
+        Some(hash.clone())
+    );
     // So does a fork.
     let form = ann.get("/recipes/weeknight-dal/fork").await;
     let forked = ann
@@ -1362,13 +1392,13 @@ fn a_bad_round_count_for_the_picture_crash_test_fails_it_naming_the_value() {
 
 /// A recipe named `slug` whose picture is `picture`, by ann.
 fn create_with(recipes: &Recipes, slug: &str, picture: Picture) -> Result<(), DomainError> {
-    let content = Content {
+    let content = ContentDraft {
         title: slug.into(),
         picture: Some(Picture {
             alt: "A picture".into(),
             ..picture
         }),
-        ..Content::default()
+        ..ContentDraft::default()
     };
     let slug = Slug::parse(slug).unwrap();
     recipes.create(&slug, content, &Change::by("ann", "new"))?;
@@ -1402,7 +1432,12 @@ fn a_picture_no_version_ever_named_is_collected_a_day_after_it_was_last_sent() {
     create_with(&recipes, "dal", replaced.clone()).unwrap();
     // Its next version has another picture: the first stays in history.
     let slug = Slug::parse("dal").unwrap();
-    let mut content = recipes.snapshot().recipe(&slug).unwrap().content;
+    let mut content = recipes
+        .snapshot()
+        .recipe(&slug)
+        .unwrap()
+        .content
+        .into_draft();
     content.picture = Some(Picture {
         alt: "Another".into(),
         ..kept.clone()

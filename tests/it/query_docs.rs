@@ -231,19 +231,19 @@ fn reached_rule(doc: &str) -> String {
 /// would reach itself.
 #[test]
 fn the_guides_rule_names_no_recipe_as_reaching_itself_after_a_round_trip() {
-    use forkful::domain::{Change, Content, Recipes, Review, Slug, Step};
+    use forkful::domain::{Change, ContentDraft, Recipes, Review, Slug, Step};
     let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/QUERY.md"))
         .unwrap();
     let recipes = Recipes::temporary().unwrap();
     let slug = |s: &str| Slug::parse(s).unwrap();
-    let soup = |lines: &[&str]| Content {
+    let soup = |lines: &[&str]| ContentDraft {
         title: "Soup".into(),
         ingredients: lines.iter().map(|l| l.to_string()).collect(),
         steps: vec![Step {
             section: None,
             text: "Simmer.".into(),
         }],
-        ..Content::default()
+        ..ContentDraft::default()
     };
     let v = |n| forkful::domain::VersionNumber::new(n).unwrap();
     let (ann, ben) = (|n| Change::by("ann", n), |n| Change::by("ben", n));

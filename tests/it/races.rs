@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, Barrier};
 
-use forkful::domain::{Change, Content, DomainError, Recipes, Slug, Step};
+use forkful::domain::{Change, ContentDraft, DomainError, Recipes, Slug, Step};
 use forkful::store::{Store, Value};
 
 use crate::helpers::v;
@@ -12,8 +12,8 @@ fn slug(s: &str) -> Slug {
     Slug::parse(s).unwrap()
 }
 
-fn content(title: &str, ingredients: &[String]) -> Content {
-    Content {
+fn content(title: &str, ingredients: &[String]) -> ContentDraft {
+    ContentDraft {
         title: title.into(),
         summary: Some(format!("The {title} way.")),
         ingredients: ingredients.to_vec(),
@@ -22,7 +22,7 @@ fn content(title: &str, ingredients: &[String]) -> Content {
             text: format!("Cook the {title}."),
         }],
         tags: vec![title.to_lowercase().replace(' ', "-")],
-        ..Content::default()
+        ..ContentDraft::default()
     }
 }
 
@@ -50,10 +50,10 @@ fn race<T: Send + 'static>(
 /// The content of the one writer that succeeded, every other having failed
 /// as `expected` says.
 fn the_one_winner<T>(
-    results: &[(Content, Result<T, DomainError>)],
+    results: &[(ContentDraft, Result<T, DomainError>)],
     expected: impl Fn(&DomainError) -> bool,
-) -> &Content {
-    let winners: Vec<&Content> = results
+) -> &ContentDraft {
+    let winners: Vec<&ContentDraft> = results
         .iter()
         .filter(|(_, outcome)| outcome.is_ok())
         .map(|(written, _)| written)
@@ -76,7 +76,7 @@ fn assert_consistent(recipes: &Recipes, s: &Slug) {
     let ingredients = db.values(recipe.id.entity(), a.ingredients).unwrap();
     assert_eq!(
         ingredients.len(),
-        recipe.content.ingredients.len(),
+        recipe.content.ingredients().len(),
         "{s}: one component per ingredient line"
     );
     let mut positions: Vec<i64> = ingredients
@@ -164,7 +164,7 @@ fn writers_that_each_edit_the_newest_version_all_land_in_turn() {
     race(&recipes, |recipes, i| loop {
         let view = recipes.snapshot();
         let current = view.recipe(&slug("stock")).unwrap();
-        let mut edited = current.content.clone();
+        let mut edited = current.content.to_draft();
         edited.ingredients.push(format!("{} bay leaves", i + 1));
         edited.tags.push(format!("batch-{i}"));
         let based_on = current.newest();
@@ -177,7 +177,7 @@ fn writers_that_each_edit_the_newest_version_all_land_in_turn() {
     let view = recipes.snapshot();
     let recipe = view.recipe(&s).unwrap();
     assert_eq!(recipe.version_count as usize, 1 + WRITERS);
-    assert_eq!(recipe.content.ingredients.len(), 1 + WRITERS);
+    assert_eq!(recipe.content.ingredients().len(), 1 + WRITERS);
     assert_eq!(view.versions(recipe.id).unwrap().len(), 1 + WRITERS);
     assert_consistent(&recipes, &s);
 }

@@ -4,7 +4,7 @@
 
 use forkful::domain::ingredient::IngredientLine;
 use forkful::domain::scale::{scale_line, Scale, Units};
-use forkful::domain::{Change, Content, Recipes, Slug};
+use forkful::domain::{Change, Content, ContentDraft, Recipes, Slug};
 
 use crate::helpers::{demo, get, site, whole_catalog};
 
@@ -56,7 +56,7 @@ fn half_step(unit: Option<&str>) -> f64 {
 fn every_demo_line_scaled_by_a_half_two_and_three_reads_sensibly() {
     let mut scaled_lines = 0;
     for (slug, content) in demo_recipes() {
-        for line in &content.ingredients {
+        for line in content.ingredients() {
             let parsed = IngredientLine::parse(line);
             let Some(q) = parsed.quantity() else {
                 continue;
@@ -119,7 +119,7 @@ fn documented_unscaled_lines() -> Vec<String> {
 fn the_docs_list_every_demo_line_scaling_leaves_alone() {
     let mut unscaled: Vec<String> = demo_recipes()
         .into_iter()
-        .flat_map(|(_, content)| content.ingredients)
+        .flat_map(|(_, content)| content.into_draft().ingredients)
         .filter(|line| scale_line(line, 2.0, Units::AsWritten) == *line)
         .collect();
     unscaled.sort();
@@ -142,7 +142,7 @@ fn the_docs_list_every_demo_line_scaling_leaves_alone() {
 fn for_four() -> (Slug, Content) {
     demo_recipes()
         .into_iter()
-        .find(|(_, c)| c.recipe_yield.servings == Some(4) && c.ingredients.len() > 5)
+        .find(|(_, c)| c.recipe_yield().servings == Some(4) && c.ingredients().len() > 5)
         .expect("a demo recipe for 4")
 }
 
@@ -154,7 +154,11 @@ async fn a_recipe_page_scales_to_the_servings_asked_for() {
     let scaled = get(&site, &format!("/recipes/{slug}?servings=8")).await;
     assert_eq!(scaled.status, 200);
     let scale = Scale::for_recipe(&content, Some(8), Units::AsWritten).unwrap();
-    let want: Vec<String> = content.ingredients.iter().map(|l| scale.line(l)).collect();
+    let want: Vec<String> = content
+        .ingredients()
+        .iter()
+        .map(|l| scale.line(l))
+        .collect();
     assert_eq!(scaled.texts(".ingredients li"), want);
     assert_ne!(
         scaled.texts(".ingredients li"),
@@ -203,14 +207,14 @@ async fn units_convert_on_the_page() {
     let site = site(demo());
     let (slug, content) = demo_recipes()
         .into_iter()
-        .find(|(_, c)| c.ingredients.iter().any(|l| l.starts_with("1 cup ")))
+        .find(|(_, c)| c.ingredients().iter().any(|l| l.starts_with("1 cup ")))
         .expect("a demo recipe in cups");
     let page = get(&site, &format!("/recipes/{slug}?units=metric")).await;
     assert_eq!(page.status, 200);
     let lines = page.texts(".ingredients li");
     let cup_lines: Vec<&String> = lines.iter().filter(|l| l.contains(" cup")).collect();
     assert!(cup_lines.is_empty(), "{cup_lines:?}");
-    assert_eq!(lines.len(), content.ingredients.len());
+    assert_eq!(lines.len(), content.ingredients().len());
     assert!(page.texts(".ingredients p.scaled")[0].contains("metric"));
     assert_eq!(
         page.attrs("form.scale option[selected]", "value"),
@@ -253,10 +257,10 @@ async fn a_scale_that_cannot_be_shown_is_a_clear_400() {
 #[actix_web::test]
 async fn a_recipe_that_does_not_say_what_it_serves_converts_but_does_not_scale() {
     let recipes = Recipes::temporary().unwrap();
-    let content = Content {
+    let content = ContentDraft {
         title: "Flatbread".into(),
         ingredients: vec!["2 cups flour".into(), "1 cup water".into()],
-        ..Content::default()
+        ..ContentDraft::default()
     };
     let slug = Slug::parse("flatbread").unwrap();
     recipes

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use forkful::domain::search::{SearchIndex, SearchPage, SearchQuery, MAX_PAGE, PER_PAGE};
-use forkful::domain::{Change, Content, Recipes, Slug, Step};
+use forkful::domain::{Change, ContentDraft, Recipes, Slug, Step};
 
 use crate::helpers::{demo, get, site};
 
@@ -156,15 +156,15 @@ fn a_page_counts_every_match_and_offers_their_tags() {
     assert!(counts.windows(2).all(|w| w[0] >= w[1]), "most common first");
 }
 
-fn content(title: &str, step: &str) -> Content {
-    Content {
+fn content(title: &str, step: &str) -> ContentDraft {
+    ContentDraft {
         title: title.into(),
         ingredients: vec!["1 cup flour".into()],
         steps: vec![Step {
             section: None,
             text: step.into(),
         }],
-        ..Content::default()
+        ..ContentDraft::default()
     }
 }
 
@@ -307,7 +307,7 @@ fn a_recipe_is_stemmed_in_its_own_language() {
     let recipes = Recipes::temporary().unwrap();
     let index = SearchIndex::open(&recipes).unwrap();
     let write = |slug: &str, title: &str, language: &str| {
-        let content = Content {
+        let content = ContentDraft {
             language: Some(language.into()),
             ..content(title, "Cuire.")
         };

@@ -235,8 +235,12 @@ fn a_seed_version_takes_a_forks_suggestion_as_the_site_would_and_refuses_what_it
     let toast = view
         .recipe(&forkful::domain::Slug::parse("toast").unwrap())
         .unwrap();
-    assert_eq!(toast.content.ingredients, ["1 slice bread", "butter"]);
-    assert_eq!(toast.content.title, "Toast", "the fork's title is its own");
+    assert_eq!(toast.content.ingredients(), ["1 slice bread", "butter"]);
+    assert_eq!(
+        toast.content.title(),
+        "Toast",
+        "the fork's title is its own"
+    );
     let taken = view.suggestion(toast.id, 1).unwrap().unwrap();
     assert_eq!(
         (
@@ -312,7 +316,7 @@ fn the_demo_has_a_fork_in_step_and_a_suggestion_its_parent_took() {
     let parent = view.recipe(&slug("banana-bread")).unwrap();
     assert!(parent
         .content
-        .ingredients
+        .ingredients()
         .iter()
         .any(|line| line == "1/2 tsp flaky sea salt"));
     let page = pages::recipe_show(&view, &fork.slug, Default::default()).unwrap();

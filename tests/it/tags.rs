@@ -1,7 +1,7 @@
 //! Tags are free text: every link to a tag's page, percent-encoded, leads
 //! back through the router to the same tag.
 
-use forkful::domain::{Change, Content, Recipes, Slug};
+use forkful::domain::{Change, ContentDraft, Recipes, Slug};
 use forkful::store::Store;
 
 use crate::helpers::{get, site};
@@ -13,10 +13,10 @@ const AWKWARD: &str = "milk bread/ü?#%é 50% off";
 #[actix_web::test]
 async fn a_tag_that_a_url_must_escape_links_to_its_own_page() {
     let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
-    let content = Content {
+    let content = ContentDraft {
         title: "Tangzhong loaf".into(),
         tags: vec![AWKWARD.into(), "bread".into()],
-        ..Content::default()
+        ..ContentDraft::default()
     };
     recipes
         .create(

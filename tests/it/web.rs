@@ -2,7 +2,7 @@
 //! an HTML parser; JSON-LD; conditional GETs; errors; hostile input.
 
 use actix_web::test::TestRequest;
-use forkful::domain::{Change, Content, Recipes, Slug, Step, Yield};
+use forkful::domain::{Change, ContentDraft, Recipes, Slug, Step, Yield};
 use forkful::store::Store;
 
 use crate::helpers::{chain, demo, get, send, site, whole_catalog, Page};
@@ -107,14 +107,14 @@ async fn the_catalog_sorts_by_recent_and_filters_by_tag() {
 async fn the_catalog_pages_through_a_long_list_by_cursor() {
     let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
     for i in 0..130 {
-        let content = Content {
+        let content = ContentDraft {
             title: format!("Recipe {i:03}"),
             ingredients: vec!["1 egg".into()],
             steps: vec![Step {
                 section: None,
                 text: "Cook.".into(),
             }],
-            ..Content::default()
+            ..ContentDraft::default()
         };
         recipes
             .create(
@@ -213,7 +213,8 @@ async fn the_deepest_recipe_shows_its_lineage_from_the_original_down() {
         .recipe(&slug(&deepest))
         .unwrap()
         .content
-        .title;
+        .title()
+        .to_owned();
     assert_eq!(
         page.texts("nav.lineage li[aria-current=page]"),
         [title.as_str()]
@@ -231,14 +232,14 @@ async fn a_recipe_page_shows_the_recipe_its_versions_and_forks() {
     let page = get(&site, "/recipes/buttermilk-pancakes").await;
     assert_eq!(page.status, 200);
     assert_in_layout(&page);
-    assert_eq!(page.texts("h1"), [recipe.content.title.as_str()]);
+    assert_eq!(page.texts("h1"), [recipe.content.title()]);
     assert_eq!(
         page.texts("section.ingredients li"),
-        recipe.content.ingredients
+        recipe.content.ingredients()
     );
     assert_eq!(
         page.texts("section.method ol.steps > li").len(),
-        recipe.content.steps.len()
+        recipe.content.steps().len()
     );
     assert_eq!(page.texts("aside.family ul.forks li").len(), 21);
     let history = page.attrs("aside.family p a", "href");
@@ -283,7 +284,7 @@ async fn json_ld_describes_the_recipe_field_by_field() {
     let ld = page.json_ld();
     assert_eq!(ld["@context"], "https://schema.org");
     assert_eq!(ld["@type"], "Recipe");
-    assert_eq!(ld["name"], c.title.as_str());
+    assert_eq!(ld["name"], c.title());
     assert_eq!(ld["url"], format!("http://forkful.test/recipes/{deepest}"));
     assert_eq!(ld["author"]["@type"], "Person");
     assert_eq!(
@@ -295,16 +296,16 @@ async fn json_ld_describes_the_recipe_field_by_field() {
     assert_eq!(ld["dateModified"], date(recipe.updated_at));
     let description = ld["description"].as_str().unwrap();
     assert!(!description.contains('*') && !description.is_empty());
-    assert_eq!(ld["prepTime"], c.prep.unwrap().iso8601());
-    assert_eq!(ld["cookTime"], c.cook.unwrap().iso8601());
-    assert_eq!(ld["totalTime"], c.total.unwrap().iso8601());
+    assert_eq!(ld["prepTime"], c.prep().unwrap().iso8601());
+    assert_eq!(ld["cookTime"], c.cook().unwrap().iso8601());
+    assert_eq!(ld["totalTime"], c.total().unwrap().iso8601());
     let ingredients: Vec<&str> = ld["recipeIngredient"]
         .as_array()
         .unwrap()
         .iter()
         .map(|v| v.as_str().unwrap())
         .collect();
-    assert_eq!(ingredients, c.ingredients);
+    assert_eq!(ingredients, c.ingredients());
     // Every step once, in order, inside sections where the recipe has them.
     let mut steps = Vec::new();
     for item in ld["recipeInstructions"].as_array().unwrap() {
@@ -320,15 +321,21 @@ async fn json_ld_describes_the_recipe_field_by_field() {
             other => panic!("{other}"),
         }
     }
-    assert_eq!(steps.len(), c.steps.len());
+    assert_eq!(steps.len(), c.steps().len());
     assert!(steps.iter().all(|s| !s.contains("**")), "plain text");
     let yields = ld["recipeYield"].as_array().unwrap();
-    if let Some(n) = c.recipe_yield.servings {
+    if let Some(n) = c.recipe_yield().servings {
         assert_eq!(yields[0], n.to_string());
     }
-    assert_eq!(ld["recipeCategory"], c.category.clone().unwrap().as_str());
-    assert_eq!(ld["recipeCuisine"], c.cuisine.clone().unwrap().as_str());
-    assert_eq!(ld["keywords"], c.tags.join(", "));
+    assert_eq!(
+        ld["recipeCategory"],
+        c.category().map(str::to_owned).unwrap().as_str()
+    );
+    assert_eq!(
+        ld["recipeCuisine"],
+        c.cuisine().map(str::to_owned).unwrap().as_str()
+    );
+    assert_eq!(ld["keywords"], c.tags().join(", "));
     let (parent, version) = recipe.forked_from.unwrap();
     assert_eq!(
         ld["isBasedOn"],
@@ -372,8 +379,8 @@ async fn history_lists_every_version_and_a_version_page_shows_it_as_it_was() {
         .unwrap();
     let old = get(&site, "/recipes/shakshuka/versions/1").await;
     assert_eq!(old.status, 200);
-    assert_eq!(old.texts("h1"), [content.title.as_str()]);
-    assert_eq!(old.texts("section.ingredients li"), content.ingredients);
+    assert_eq!(old.texts("h1"), [content.title()]);
+    assert_eq!(old.texts("section.ingredients li"), content.ingredients());
     assert_eq!(
         old.attrs("link[rel=canonical]", "href"),
         ["http://forkful.test/recipes/shakshuka"]
@@ -548,14 +555,14 @@ async fn the_json_of_a_recipe_is_for_programs() {
     let json: serde_json::Value = serde_json::from_str(&page.body).unwrap();
     let recipe = demo().snapshot().recipe(&slug(&deepest)).unwrap();
     assert_eq!(json["slug"], deepest.as_str());
-    assert_eq!(json["title"], recipe.content.title.as_str());
+    assert_eq!(json["title"], recipe.content.title());
     assert_eq!(
         json["ingredients"].as_array().unwrap().len(),
-        recipe.content.ingredients.len()
+        recipe.content.ingredients().len()
     );
     assert_eq!(
         json["steps"].as_array().unwrap().len(),
-        recipe.content.steps.len()
+        recipe.content.steps().len()
     );
     assert_eq!(json["versions"], recipe.version_count);
     assert_eq!(
@@ -568,14 +575,14 @@ async fn the_json_of_a_recipe_is_for_programs() {
 #[actix_web::test]
 async fn conditional_gets_answer_304_until_a_new_version_changes_the_etag() {
     let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
-    let content = Content {
+    let content = ContentDraft {
         title: "Toast".into(),
         ingredients: vec!["1 slice bread".into()],
         steps: vec![Step {
             section: None,
             text: "Toast it.".into(),
         }],
-        ..Content::default()
+        ..ContentDraft::default()
     };
     recipes
         .create(&slug("toast"), content.clone(), &Change::by("ann", "new"))
@@ -609,7 +616,7 @@ async fn conditional_gets_answer_304_until_a_new_version_changes_the_etag() {
     .await;
     assert_eq!(since.status, 304);
 
-    let edited = Content {
+    let edited = ContentDraft {
         title: "Buttered toast".into(),
         ..content
     };
@@ -799,7 +806,7 @@ fn decoded(page: &Page) -> String {
 async fn a_hostile_recipe_comes_out_inert() {
     let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
     let title = "</script><script>alert(1)</script> & <b>bold</b>";
-    let content = Content {
+    let content = ContentDraft {
         title: title.into(),
         summary: Some("<img src=x onerror=alert(1)> [click](javascript:alert(1))".into()),
         recipe_yield: Yield {
@@ -813,7 +820,7 @@ async fn a_hostile_recipe_comes_out_inert() {
         }],
         tags: vec!["<script>".into()],
         image: Some("https://example.com/x.jpg\"><script>".into()),
-        ..Content::default()
+        ..ContentDraft::default()
     };
     recipes
         .create(&slug("hostile"), content, &Change::by("mallory", "hi"))
@@ -1011,14 +1018,14 @@ async fn every_indexable_page_is_described() {
 #[actix_web::test]
 async fn a_recipe_without_a_summary_is_described_from_what_it_has() {
     let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
-    let content = Content {
+    let content = ContentDraft {
         title: "Plain rice".into(),
         ingredients: vec!["1 cup rice".into(), "2 cups water".into()],
         steps: vec![Step {
             section: None,
             text: "Simmer, covered, 15 minutes.".into(),
         }],
-        ..Content::default()
+        ..ContentDraft::default()
     };
     recipes
         .create(&slug("plain-rice"), content, &Change::by("ann", "new"))
@@ -1037,14 +1044,14 @@ async fn a_recipe_without_a_summary_is_described_from_what_it_has() {
 #[actix_web::test]
 async fn a_retired_recipe_is_gone_from_the_catalog_and_its_page_but_keeps_its_history() {
     let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
-    let content = Content {
+    let content = ContentDraft {
         title: "Old soup".into(),
         ingredients: vec!["1 l water".into()],
         steps: vec![Step {
             section: None,
             text: "Boil.".into(),
         }],
-        ..Content::default()
+        ..ContentDraft::default()
     };
     recipes
         .create(&slug("old-soup"), content, &Change::by("ann", "new"))
@@ -1202,10 +1209,10 @@ async fn a_family_deeper_than_the_tree_page_is_drawn_to_its_limit_without_recurs
 async fn a_long_history_comes_fifty_versions_a_page_with_the_same_summaries() {
     let recipes = chain(0);
     for n in 1..60u64 {
-        let content = Content {
+        let content = ContentDraft {
             title: format!("Recipe 0, take {n}"),
             ingredients: vec![format!("{n} eggs")],
-            ..Content::default()
+            ..ContentDraft::default()
         };
         recipes
             .edit(

@@ -47,7 +47,8 @@ pub use blocks::{merge3, Block, Origin};
 pub use servings::for_servings;
 
 use super::content::{
-    method_lines, method_text, parse_method, steps_of_lines, Content, MethodLine, Slot, FIELDS,
+    method_lines, method_text, parse_method, steps_of_lines, Content, ContentDraft, ContentError,
+    MethodLine, Slot, FIELDS,
 };
 
 /// How a conflict is settled.
@@ -158,6 +159,17 @@ pub enum Unresolved {
     /// that is not what the field takes.
     #[error("{why}")]
     Choice { conflict: usize, why: String },
+    /// Settled, the merge is content the parse refuses (`Content::parse`,
+    /// every mistake): past a limit neither side passed alone (both
+    /// sides' lines together too many), or text written by hand too long.
+    #[error("merged, the recipe would be refused: {}", joined(.0))]
+    Refused(Vec<ContentError>),
+}
+
+/// Mistakes in one line, apart by semicolons.
+fn joined(mistakes: &[ContentError]) -> String {
+    let each: Vec<String> = mistakes.iter().map(ContentError::to_string).collect();
+    each.join("; ")
 }
 
 /// A merge of two sides' changes since their base, with its conflicts
@@ -210,11 +222,7 @@ enum Part<T> {
 /// its title and picture, which are the fork's own (its name, its dish),
 /// so that accepting never renames the original or changes its picture.
 pub fn as_suggested(base: &Content, content: &Content) -> Content {
-    Content {
-        title: base.title.clone(),
-        picture: base.picture.clone(),
-        ..content.clone()
-    }
+    content.with_title_and_picture_of(base)
 }
 
 /// Whether merging `theirs`' changes since `base` into `mine` would change
@@ -223,7 +231,9 @@ pub fn as_suggested(base: &Content, content: &Content) -> Content {
 /// empty, as is one that sends nothing.
 pub fn brings_anything(base: &Content, mine: &Content, theirs: &Content) -> bool {
     let m = merge(base, mine, theirs);
-    !m.is_clean() || m.clean().as_ref() != Some(mine)
+    // Compared unparsed: what the merge says, whether or not it could be
+    // saved, and without the parse's cost (a fork's page asks).
+    !m.is_clean() || m.draft(&[]).ok().as_ref() != Some(mine.as_draft())
 }
 
 /// The paragraphs of a Markdown text: runs of lines apart by blank lines.
@@ -389,7 +399,7 @@ pub fn merge(base: &Content, mine: &Content, theirs: &Content) -> Merge {
         written,
         scalars,
         texts,
-        tags: merged_tags(&base.tags, &mine.tags, &theirs.tags),
+        tags: merged_tags(base.tags(), mine.tags(), theirs.tags()),
         ingredients,
         steps,
         conflicts: conflicts.0,
@@ -436,7 +446,11 @@ fn merge_fields(
             scalar(Scalar::Field(i), conflicts);
             continue;
         };
-        let (b, m, t) = (get(base), get(mine), get(theirs));
+        let (b, m, t) = (
+            get(base.as_draft()),
+            get(mine.as_draft()),
+            get(theirs.as_draft()),
+        );
         if t == b || t == m {
             continue;
         }
@@ -484,8 +498,8 @@ fn merged_servings(
         .find(|(s, _)| matches!(s, Scalar::Field(i) if Some(*i) == servings_field))
         .map(|(_, outcome)| *outcome);
     match servings_outcome {
-        None => Some(mine.recipe_yield.servings),
-        Some(Outcome::TakeTheirs) => Some(theirs.recipe_yield.servings),
+        None => Some(mine.recipe_yield().servings),
+        Some(Outcome::TakeTheirs) => Some(theirs.recipe_yield().servings),
         Some(Outcome::Conflict(_)) => None,
     }
 }
@@ -505,7 +519,7 @@ fn merge_ingredients(
     let ingredients = conflicts.list(
         Place::Ingredients,
         blocks,
-        (&mine.ingredients, &theirs.ingredients),
+        (mine.ingredients(), theirs.ingredients()),
         |_| true,
         String::clone,
         |lines| lines.join("\n"),
@@ -527,31 +541,31 @@ fn ingredient_blocks(
     theirs: &Content,
 ) -> (Vec<Block<String>>, Written) {
     let (mine_read, mine_as) = servings::canonical(
-        &base.ingredients,
-        &mine.ingredients,
-        base.recipe_yield.servings,
-        mine.recipe_yield.servings,
+        base.ingredients(),
+        mine.ingredients(),
+        base.recipe_yield().servings,
+        mine.recipe_yield().servings,
     );
     let (theirs_read, mut theirs_as) = servings::canonical(
-        &base.ingredients,
-        &theirs.ingredients,
-        base.recipe_yield.servings,
-        theirs.recipe_yield.servings,
+        base.ingredients(),
+        theirs.ingredients(),
+        base.recipe_yield().servings,
+        theirs.recipe_yield().servings,
     );
     // A line both added, each for its own servings (an accepted
     // suggestion scaled the fork's into the parent), is one change.
     let added = |lines: &[String]| -> Vec<String> {
         lines
             .iter()
-            .filter(|l| !base.ingredients.contains(l))
+            .filter(|l| !base.ingredients().contains(l))
             .cloned()
             .collect()
     };
     let (_, same_as) = servings::canonical(
-        &added(&mine.ingredients),
+        &added(mine.ingredients()),
         &added(&theirs_read),
-        mine.recipe_yield.servings,
-        theirs.recipe_yield.servings,
+        mine.recipe_yield().servings,
+        theirs.recipe_yield().servings,
     );
     let theirs_read: Vec<String> = theirs_read
         .into_iter()
@@ -561,12 +575,12 @@ fn ingredient_blocks(
         })
         .collect();
     theirs_as.extend(same_as);
-    let mut blocks = merge3(&base.ingredients, &mine_read, &theirs_read, |_| false);
+    let mut blocks = merge3(base.ingredients(), &mine_read, &theirs_read, |_| false);
     servings::restore(&mut blocks, &mine_as, Origin::Mine);
     servings::restore(&mut blocks, &theirs_as, Origin::Theirs);
     let written = Written {
-        mine: mine.recipe_yield.servings,
-        theirs: theirs.recipe_yield.servings,
+        mine: mine.recipe_yield().servings,
+        theirs: theirs.recipe_yield().servings,
         mine_as,
         theirs_as,
     };
@@ -582,9 +596,9 @@ fn merge_steps(
     conflicts: &mut Conflicts,
 ) -> Vec<Part<MethodLine>> {
     let (b, m, t) = (
-        method_lines(&base.steps),
-        method_lines(&mine.steps),
-        method_lines(&theirs.steps),
+        method_lines(base.steps()),
+        method_lines(mine.steps()),
+        method_lines(theirs.steps()),
     );
     conflicts.list(
         Place::Steps,
@@ -680,8 +694,8 @@ impl Merge {
     /// then scaled to them, or marked (`for_servings`).
     pub fn servings(&self) -> Option<Servings> {
         let (Some(mine), Some(theirs)) = (
-            self.mine.recipe_yield.servings,
-            self.theirs.recipe_yield.servings,
+            self.mine.recipe_yield().servings,
+            self.theirs.recipe_yield().servings,
         ) else {
             return None;
         };
@@ -700,22 +714,30 @@ impl Merge {
         })
     }
 
-    /// The merged content where it is clean.
+    /// The merged content where it is clean, and the parse takes it.
     pub fn clean(&self) -> Option<Content> {
         self.resolved(&[]).ok()
     }
 
     /// The merge with every conflict settled the same simple way (`Mine`
-    /// or `Theirs`): what a page shows before the cook chooses.
-    pub fn with_every(&self, choice: Choice) -> Content {
+    /// or `Theirs`): what a page shows before the cook chooses. Not parsed:
+    /// a page shows what comes in even where it could not be saved as it
+    /// is, and says why (`pages::bring_in::over_limits`).
+    pub fn with_every(&self, choice: Choice) -> ContentDraft {
         let choices = vec![choice; self.conflicts.len()];
-        self.resolved(&choices)
+        self.draft(&choices)
             .expect("a side for every conflict settles any merge")
     }
 
     /// The merged content, each conflict settled by the choice at its
-    /// number.
+    /// number, and parsed: computed, it is refused as a form's would be
+    /// (`Unresolved::Refused`), before anything would store it.
     pub fn resolved(&self, choices: &[Choice]) -> Result<Content, Unresolved> {
+        Content::parse(self.draft(choices)?).map_err(Unresolved::Refused)
+    }
+
+    /// `resolved`, not parsed.
+    fn draft(&self, choices: &[Choice]) -> Result<ContentDraft, Unresolved> {
         if choices.len() != self.conflicts.len() {
             return Err(Unresolved::Count {
                 expected: self.conflicts.len(),
@@ -739,7 +761,7 @@ impl Merge {
                 _ => {}
             }
         }
-        let mut content = self.mine.clone();
+        let mut content = self.mine.to_draft();
         for (scalar, outcome) in &self.scalars {
             match outcome {
                 Outcome::TakeTheirs => scalar.copy(&self.theirs, &mut content),
@@ -863,9 +885,9 @@ impl Scalar {
     /// agree on it.
     fn shown(self, content: &Content) -> Option<String> {
         match self {
-            Scalar::Title => Some(content.title.clone()),
+            Scalar::Title => Some(content.title().to_owned()),
             Scalar::Field(i) => FIELDS[i].shown(content),
-            Scalar::Picture => content.picture.as_ref().map(|p| {
+            Scalar::Picture => content.picture().map(|p| {
                 format!(
                     "{} ({}x{}, picture {})",
                     p.alt,
@@ -880,23 +902,23 @@ impl Scalar {
     /// The field as the recipe form shows it, to start writing it by hand.
     fn form_text(self, content: &Content) -> String {
         match self {
-            Scalar::Title => content.title.clone(),
+            Scalar::Title => content.title().to_owned(),
             Scalar::Field(i) => FIELDS[i].form_text(content),
             Scalar::Picture => String::new(),
         }
     }
 
-    fn copy(self, from: &Content, to: &mut Content) {
+    fn copy(self, from: &Content, to: &mut ContentDraft) {
         match self {
-            Scalar::Title => to.title = from.title.clone(),
+            Scalar::Title => to.title = from.title().to_owned(),
             Scalar::Field(i) => FIELDS[i].copy(from, to),
-            Scalar::Picture => to.picture = from.picture.clone(),
+            Scalar::Picture => to.picture = from.picture().cloned(),
         }
     }
 
     /// Sets the field from text written by hand, as the recipe form takes
     /// it; whether it is within its limits is the content's check.
-    fn write(self, to: &mut Content, text: &str) -> Result<(), String> {
+    fn write(self, to: &mut ContentDraft, text: &str) -> Result<(), String> {
         match self {
             Scalar::Title => {
                 to.title = text.trim().to_owned();
@@ -911,19 +933,26 @@ impl Scalar {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::content::{Minutes, Step};
+    use crate::domain::content::{ContentField, Minutes, Step};
     use proptest::prelude::*;
     use std::collections::BTreeSet;
+
+    /// `super::merge` of drafts, each parsed as stored content is: the
+    /// tests write their sides as drafts.
+    fn merge(base: &ContentDraft, mine: &ContentDraft, theirs: &ContentDraft) -> Merge {
+        let parsed = |c: &ContentDraft| c.clone().normalized().expect("a side parses");
+        super::merge(&parsed(base), &parsed(mine), &parsed(theirs))
+    }
 
     fn lines(items: &[&str]) -> Vec<String> {
         items.iter().map(|s| s.to_string()).collect()
     }
 
-    fn recipe(title: &str, ingredients: &[&str]) -> Content {
-        Content {
+    fn recipe(title: &str, ingredients: &[&str]) -> ContentDraft {
+        ContentDraft {
             title: title.into(),
             ingredients: lines(ingredients),
-            ..Content::default()
+            ..ContentDraft::default()
         }
     }
 
@@ -936,21 +965,21 @@ mod tests {
 
     #[test]
     fn a_field_changed_on_one_side_takes_that_side() {
-        let base = Content {
+        let base = ContentDraft {
             cook: Some(Minutes::new(20).unwrap()),
             ..recipe("Banana bread", &["3 bananas"])
         };
-        let mine = Content {
+        let mine = ContentDraft {
             title: "Banana bread, less sugar".into(),
             ..base.clone()
         };
-        let theirs = Content {
+        let theirs = ContentDraft {
             cook: Some(Minutes::new(35).unwrap()),
             ..base.clone()
         };
         let merged = merge(&base, &mine, &theirs).clean().expect("clean");
-        assert_eq!(merged.title, "Banana bread, less sugar");
-        assert_eq!(merged.cook, Some(Minutes::new(35).unwrap()));
+        assert_eq!(merged.title(), "Banana bread, less sugar");
+        assert_eq!(merged.cook(), Some(Minutes::new(35).unwrap()));
     }
 
     #[test]
@@ -971,16 +1000,19 @@ mod tests {
             }]
         );
         assert!(merge.clean().is_none(), "a conflict needs a choice");
-        assert_eq!(merge.resolved(&[Choice::Mine]).unwrap().title, "Dal tadka");
         assert_eq!(
-            merge.resolved(&[Choice::Theirs]).unwrap().title,
+            merge.resolved(&[Choice::Mine]).unwrap().title(),
+            "Dal tadka"
+        );
+        assert_eq!(
+            merge.resolved(&[Choice::Theirs]).unwrap().title(),
             "Red lentil dal"
         );
         assert_eq!(
             merge
                 .resolved(&[Choice::Edited(" Tadka dal ".into())])
                 .unwrap()
-                .title,
+                .title(),
             "Tadka dal"
         );
         assert!(
@@ -992,24 +1024,59 @@ mod tests {
         );
     }
 
+    /// Each side within the limits, their merge past one: both add 150
+    /// lines to one. The merge says so, with the parse's words, rather
+    /// than give content that a write would refuse later (or a store
+    /// would); what it would be is still there to show (`with_every`).
+    #[test]
+    fn a_merge_past_a_limit_is_refused_by_the_merge() {
+        let added = |who: &str| -> Vec<String> {
+            (0..150).map(|i| format!("{i} g {who}'s spice")).collect()
+        };
+        let base = recipe("Curry", &["1 onion"]);
+        let mine = ContentDraft {
+            ingredients: [base.ingredients.clone(), added("ann")].concat(),
+            ..base.clone()
+        };
+        let theirs = ContentDraft {
+            ingredients: [added("ben"), base.ingredients.clone()].concat(),
+            ..base.clone()
+        };
+        let m = merge(&base, &mine, &theirs);
+        assert!(m.is_clean(), "{:?}", m.conflicts());
+        assert_eq!(m.with_every(Choice::Mine).ingredients.len(), 301);
+        assert!(m.clean().is_none(), "nothing a write would refuse");
+        let refused = m.resolved(&[]).expect_err("the merge is refused");
+        assert_eq!(
+            refused.to_string(),
+            "merged, the recipe would be refused: a recipe has at most 200 ingredient lines, \
+             not 301"
+        );
+        let Unresolved::Refused(mistakes) = refused else {
+            panic!("refused by the parse");
+        };
+        let fields: Vec<ContentField> = mistakes.iter().map(ContentError::field).collect();
+        assert_eq!(fields, [ContentField::Ingredients]);
+    }
+
     #[test]
     fn a_number_written_by_hand_is_read_as_the_form_reads_it() {
-        let base = Content {
+        let base = ContentDraft {
             cook: Some(Minutes::new(20).unwrap()),
             ..recipe("Soup", &[])
         };
-        let mine = Content {
+        let mine = ContentDraft {
             cook: Some(Minutes::new(25).unwrap()),
             ..base.clone()
         };
-        let theirs = Content {
+        let theirs = ContentDraft {
             cook: Some(Minutes::new(30).unwrap()),
             ..base.clone()
         };
         let m = merge(&base, &mine, &theirs);
         assert_eq!(m.conflicts()[0].prefill, "25");
         let written = m.resolved(&[Choice::Edited("28".into())]).unwrap();
-        assert_eq!(written.cook, Some(Minutes::new(28).unwrap()));
+        assert_eq!(written.cook(), Some(Minutes::new(28).unwrap()));
         assert!(matches!(
             m.resolved(&[Choice::Edited("half an hour".into())]),
             Err(Unresolved::Choice { conflict: 0, .. })
@@ -1030,7 +1097,7 @@ mod tests {
         assert_eq!(conflict.theirs, lines(&["buttermilk"]));
         let mine_wins = merge.resolved(&[Choice::Mine]).unwrap();
         assert_eq!(
-            mine_wins.ingredients,
+            mine_wins.ingredients(),
             lines(&["flour", "oat milk", "egg", "sugar"])
         );
     }
@@ -1047,7 +1114,7 @@ mod tests {
         let m = merge(&base, &mine, &theirs);
         assert!(m.is_clean(), "{:?}", m.conflicts());
         assert_eq!(
-            m.clean().unwrap().ingredients,
+            m.clean().unwrap().ingredients(),
             lines(&["1 bay leaf", "sea salt"])
         );
     }
@@ -1065,13 +1132,13 @@ mod tests {
             lines(&["1 bay leaf", "salt flakes"])
         );
         assert_eq!(
-            m.resolved(&[Choice::Both]).unwrap().ingredients,
+            m.resolved(&[Choice::Both]).unwrap().ingredients(),
             lines(&["sea salt", "1 bay leaf", "salt flakes"])
         );
         assert_eq!(
             m.resolved(&[Choice::Edited("1 bay leaf\n\n  sea salt \n".into())])
                 .unwrap()
-                .ingredients,
+                .ingredients(),
             lines(&["1 bay leaf", "sea salt"])
         );
         assert_eq!(
@@ -1086,7 +1153,7 @@ mod tests {
         let mine = recipe("Soup", &["a", "B", "c"]);
         let theirs = recipe("Soup", &["a", "b", "C", "d"]);
         let merged = merge(&base, &mine, &theirs).clean().expect("clean");
-        assert_eq!(merged.ingredients, lines(&["a", "B", "C", "d"]));
+        assert_eq!(merged.ingredients(), lines(&["a", "B", "C", "d"]));
     }
 
     #[test]
@@ -1114,7 +1181,7 @@ mod tests {
         );
         // Added alike at one place, it comes in once, cleanly.
         let same = merge(&base, &mine, &mine);
-        assert_eq!(same.clean().unwrap().ingredients, mine.ingredients);
+        assert_eq!(same.clean().unwrap().ingredients(), mine.ingredients);
     }
 
     #[test]
@@ -1171,7 +1238,7 @@ mod tests {
         // The fork halved its lines for 2 servings and added butter; the
         // parent took them, scaled to its 6, keeping its own servings:
         // only the servings differ now.
-        let serves = |n: i64, ingredients: &[&str]| Content {
+        let serves = |n: i64, ingredients: &[&str]| ContentDraft {
             recipe_yield: crate::domain::Yield {
                 servings: Some(n),
                 text: None,
@@ -1196,16 +1263,16 @@ mod tests {
         let m = merge(&base, &mine, &theirs);
         assert!(m.is_clean(), "{:?}", m.conflicts());
         let merged = m.clean().unwrap();
-        assert_eq!(merged.recipe_yield.servings, Some(8));
+        assert_eq!(merged.recipe_yield().servings, Some(8));
         assert_eq!(
-            merged.ingredients,
+            merged.ingredients(),
             ["4 cups flour", "2 eggs", "2 tsp vanilla"]
         );
     }
 
     #[test]
     fn tags_merge_as_a_set() {
-        let tags = |t: &[&str]| Content {
+        let tags = |t: &[&str]| ContentDraft {
             tags: lines(t),
             ..recipe("Soup", &[])
         };
@@ -1215,12 +1282,15 @@ mod tests {
             &tags(&["quick", "soup"]),
         );
         assert!(m.is_clean());
-        assert_eq!(m.clean().unwrap().tags, lines(&["quick", "soup", "vegan"]));
+        assert_eq!(
+            m.clean().unwrap().tags(),
+            lines(&["quick", "soup", "vegan"])
+        );
     }
 
     #[test]
     fn notes_merge_by_paragraph() {
-        let notes = |text: &str| Content {
+        let notes = |text: &str| ContentDraft {
             notes: Some(text.into()),
             ..recipe("Soup", &[])
         };
@@ -1230,7 +1300,7 @@ mod tests {
         let m = merge(&base, &mine, &theirs);
         assert!(m.is_clean(), "{:?}", m.conflicts());
         assert_eq!(
-            m.clean().unwrap().notes.as_deref(),
+            m.clean().unwrap().notes(),
             Some("Keeps for 4 days in the fridge.\n\nFreezes well, for a month.")
         );
         // The same paragraph changed on both sides is a conflict of that
@@ -1240,14 +1310,14 @@ mod tests {
         assert_eq!(m.conflicts().len(), 1);
         assert_eq!(m.conflicts()[0].place, Place::Text("notes"));
         assert_eq!(
-            m.resolved(&[Choice::Theirs]).unwrap().notes.as_deref(),
+            m.resolved(&[Choice::Theirs]).unwrap().notes(),
             Some("Keeps for 2 days.\n\nFreezes well.")
         );
         // One side only: its text as written, not re-flowed.
-        let spaced = notes("Keeps for 3 days.\n\n\n\nFreezes well.  ");
+        let spaced = notes("Keeps for 3 days.\n\n\n\nFreezes well.");
         assert_eq!(
-            merge(&base, &base, &spaced).clean().unwrap().notes,
-            spaced.notes
+            merge(&base, &base, &spaced).clean().unwrap().notes(),
+            spaced.notes.as_deref()
         );
     }
 
@@ -1256,7 +1326,7 @@ mod tests {
         // The review's case: the fork put step 2 in a new section and
         // edited it; the parent edited it too. Taking the parent's words
         // keeps the fork's section.
-        let steps = |s: Vec<Step>| Content {
+        let steps = |s: Vec<Step>| ContentDraft {
             steps: s,
             ..recipe("Soup", &[])
         };
@@ -1285,7 +1355,7 @@ mod tests {
             .resolved(&[Choice::Edited("Add stock.\n\nSimmer.".into())])
             .unwrap();
         assert_eq!(
-            written.steps,
+            written.steps(),
             vec![
                 step(None, "Chop."),
                 step(Some("Broth"), "Add stock."),
@@ -1296,7 +1366,7 @@ mod tests {
 
     #[test]
     fn a_step_split_against_the_same_step_edited_is_one_conflict_of_whole_sides() {
-        let steps = |s: &[&str]| Content {
+        let steps = |s: &[&str]| ContentDraft {
             steps: s.iter().map(|t| step(None, t)).collect(),
             ..recipe("Soup", &[])
         };
@@ -1311,7 +1381,7 @@ mod tests {
 
     #[test]
     fn lines_from_a_side_written_for_other_servings_are_scaled_to_the_merges() {
-        let serves = |n: i64, ingredients: &[&str]| Content {
+        let serves = |n: i64, ingredients: &[&str]| ContentDraft {
             recipe_yield: crate::domain::Yield {
                 servings: Some(n),
                 text: None,
@@ -1332,9 +1402,9 @@ mod tests {
             })
         );
         let merged = m.clean().expect("clean");
-        assert_eq!(merged.recipe_yield.servings, Some(8));
+        assert_eq!(merged.recipe_yield().servings, Some(8));
         assert_eq!(
-            merged.ingredients,
+            merged.ingredients(),
             lines(&["4 carrots", "2 l stock", "2 tsp cumin", "salt"])
         );
         // The next merge, from the parent's version brought in: the line
@@ -1344,10 +1414,10 @@ mod tests {
             4,
             &["2 carrots", "1 l stock", "1 tsp cumin, toasted", "salt"],
         );
-        let again = merge(&theirs, &merged, &next);
+        let again = merge(&theirs, &merged.to_draft(), &next);
         assert!(again.is_clean(), "{:?}", again.conflicts());
         assert_eq!(
-            again.clean().unwrap().ingredients,
+            again.clean().unwrap().ingredients(),
             lines(&["4 carrots", "2 l stock", "2 tsp cumin, toasted", "salt"])
         );
         // A conflict shows each side's lines as choosing it saves them.
@@ -1361,7 +1431,7 @@ mod tests {
 
     #[test]
     fn lines_both_sides_have_are_as_the_side_whose_servings_are_taken() {
-        let serves = |n: i64, ingredients: &[&str]| Content {
+        let serves = |n: i64, ingredients: &[&str]| ContentDraft {
             recipe_yield: crate::domain::Yield {
                 servings: Some(n),
                 text: None,
@@ -1373,16 +1443,16 @@ mod tests {
         // come in and no line is scaled.
         let fork = serves(6, &["600 g onions", "750 ml stock"]);
         let merged = merge(&base, &base, &fork).clean().expect("clean");
-        assert_eq!(merged.recipe_yield.servings, Some(6));
-        assert_eq!(merged.ingredients, base.ingredients);
+        assert_eq!(merged.recipe_yield().servings, Some(6));
+        assert_eq!(merged.ingredients(), base.ingredients);
         // A fork that scaled its lines to 8: they come in as it wrote
         // them, and the parent's own new line is scaled to its 8.
         let doubled = serves(8, &["1.2 kg onions", "1.5 l stock"]);
         let parent = serves(4, &["600 g onions", "750 ml stock", "1 tsp salt"]);
         let merged = merge(&base, &parent, &doubled).clean().expect("clean");
-        assert_eq!(merged.recipe_yield.servings, Some(8));
+        assert_eq!(merged.recipe_yield().servings, Some(8));
         assert_eq!(
-            merged.ingredients,
+            merged.ingredients(),
             lines(&["1.2 kg onions", "1.5 l stock", "2 tsp salt"])
         );
     }
@@ -1511,23 +1581,26 @@ mod tests {
         })
     }
 
-    fn with_lines(base: Vec<String>, ingredients: Vec<String>) -> (Content, Content) {
+    fn with_lines(base: Vec<String>, ingredients: Vec<String>) -> (ContentDraft, ContentDraft) {
         (
-            Content {
+            ContentDraft {
+                title: "Soup".into(),
                 ingredients: base,
-                ..Content::default()
+                ..ContentDraft::default()
             },
-            Content {
+            ContentDraft {
+                title: "Soup".into(),
                 ingredients,
-                ..Content::default()
+                ..ContentDraft::default()
             },
         )
     }
 
-    fn ingredients(lines: Vec<String>) -> Content {
-        Content {
+    fn ingredients(lines: Vec<String>) -> ContentDraft {
+        ContentDraft {
+            title: "Soup".into(),
             ingredients: lines,
-            ..Content::default()
+            ..ContentDraft::default()
         }
     }
 
@@ -1641,10 +1714,11 @@ mod tests {
     }
 
     /// Step lines of `lines`, in no section.
-    fn with_steps(lines: &[String]) -> Content {
-        Content {
+    fn with_steps(lines: &[String]) -> ContentDraft {
+        ContentDraft {
+            title: "Soup".into(),
             steps: lines.iter().map(|text| step(None, text)).collect(),
-            ..Content::default()
+            ..ContentDraft::default()
         }
     }
 
@@ -1670,7 +1744,7 @@ mod tests {
                     Every::Both => Choice::Both,
                 };
                 let merged = m.resolved(&vec![choice; m.conflicts().len()]).expect("resolved");
-                prop_assert_eq!(&merged.ingredients, &model(&base, &a, &b, every).0, "{:?}", every);
+                prop_assert_eq!(merged.ingredients(), &model(&base, &a, &b, every).0, "{:?}", every);
             }
             // With every edit of each side meeting one of the other's,
             // every region is a conflict (or the same deletion on both),
@@ -1692,8 +1766,9 @@ mod tests {
                 &ingredients(theirs.clone()),
             );
             let n = m.conflicts().len();
-            prop_assert_eq!(&m.resolved(&vec![Choice::Mine; n]).unwrap().ingredients, &mine);
-            prop_assert_eq!(&m.resolved(&vec![Choice::Theirs; n]).unwrap().ingredients, &theirs);
+            let every = |choice: Choice| m.resolved(&vec![choice; n]).unwrap().into_draft();
+            prop_assert_eq!(&every(Choice::Mine).ingredients, &mine);
+            prop_assert_eq!(&every(Choice::Theirs).ingredients, &theirs);
         }
 
         #[test]
@@ -1725,11 +1800,13 @@ mod tests {
             let steps: Vec<String> = as_steps
                 .resolved(&choices)
                 .expect("resolved")
+                .into_draft()
                 .steps
                 .into_iter()
                 .map(|s| s.text)
                 .collect();
-            prop_assert_eq!(steps, as_lines.resolved(&choices).expect("resolved").ingredients);
+            let lines = as_lines.resolved(&choices).expect("resolved").into_draft();
+            prop_assert_eq!(steps, lines.ingredients);
         }
 
         #[test]
@@ -1763,7 +1840,7 @@ mod tests {
             let (base_c, mine_c) = with_lines(base, mine);
             let (_, theirs_c) = with_lines(Vec::new(), theirs.clone());
             let merged = merge(&base_c, &mine_c, &theirs_c).clean().expect("clean");
-            prop_assert_eq!(merged.ingredients, theirs);
+            prop_assert_eq!(merged.ingredients(), theirs);
         }
 
         #[test]
@@ -1771,9 +1848,9 @@ mod tests {
             let mine = edited(&base, &a, "m");
             let (base, mine) = with_lines(base, mine);
             let merged = merge(&base, &base, &mine).clean().expect("clean");
-            prop_assert_eq!(&merged, &mine);
+            prop_assert_eq!(merged.as_draft(), &mine);
             let merged = merge(&base, &mine, &base).clean().expect("clean");
-            prop_assert_eq!(&merged, &mine);
+            prop_assert_eq!(merged.as_draft(), &mine);
         }
 
         #[test]
@@ -1781,7 +1858,7 @@ mod tests {
             let both = edited(&base, &a, "x");
             let (base, both) = with_lines(base, both);
             let merged = merge(&base, &both, &both).clean().expect("clean");
-            prop_assert_eq!(merged, both);
+            prop_assert_eq!(merged.into_draft(), both);
         }
 
         #[test]
@@ -1802,9 +1879,9 @@ mod tests {
             if m.is_clean() {
                 // Changes to different lines commute, and the merge is both
                 // sides' changes, whichever side is which.
-                prop_assert_eq!(&m.clean().expect("clean").ingredients, &expected);
+                prop_assert_eq!(&m.clean().expect("clean").into_draft().ingredients, &expected);
                 let swapped = merge(&base_c, &theirs_c, &mine_c).clean().expect("clean");
-                prop_assert_eq!(&swapped.ingredients, &expected);
+                prop_assert_eq!(swapped.ingredients(), &expected);
             }
         }
 
@@ -1837,7 +1914,7 @@ mod tests {
             // Tags never conflict: a tag is in when both kept it or either
             // added it.
             for tag in ["tag0", "tag1", "tag2"] {
-                let has = |c: &Content| c.tags.iter().any(|t| t == tag);
+                let has = |c: &ContentDraft| c.tags.iter().any(|t| t == tag);
                 let kept = has(&base) && has(&mine) && has(&theirs);
                 let added = !has(&base) && (has(&mine) || has(&theirs));
                 prop_assert_eq!(has(&mine_wins), kept || added);
@@ -1855,20 +1932,20 @@ mod tests {
         )
     }
 
-    fn with_scalars((title, cook, tags): (usize, Option<u32>, Vec<usize>)) -> Content {
+    fn with_scalars((title, cook, tags): (usize, Option<u32>, Vec<usize>)) -> ContentDraft {
         let mut tags: Vec<String> = tags.iter().map(|t| format!("tag{t}")).collect();
         tags.sort();
         tags.dedup();
-        Content {
+        ContentDraft {
             title: format!("Title {title}"),
             cook: cook.map(|m| Minutes::new(i64::from(m)).unwrap()),
             tags,
-            ..Content::default()
+            ..ContentDraft::default()
         }
     }
 
     /// Each scalar a recipe's scalars were drawn for, as the merge sees it.
-    fn fields(c: &Content) -> [String; 2] {
+    fn fields(c: &ContentDraft) -> [String; 2] {
         [c.title.clone(), format!("{:?}", c.cook)]
     }
 }

@@ -4,7 +4,9 @@
 //! says so.
 
 use super::{link, Link};
-use crate::domain::content::{ContentError, ContentField, MAX_INGREDIENTS, MAX_STEPS, MAX_TAGS};
+use crate::domain::content::{
+    ContentDraft, ContentError, ContentField, MAX_INGREDIENTS, MAX_STEPS, MAX_TAGS,
+};
 use crate::domain::diff::{self, RecipeDiff};
 use crate::domain::ids::VersionNumber;
 use crate::domain::merge::Choice;
@@ -71,13 +73,13 @@ pub fn bring_in_show(snapshot: &Snapshot, slug: &Slug) -> Result<BringIn, Domain
         Err(e) => return Err(e),
     };
     let merged = changes.merge.with_every(Choice::Mine);
-    if changes.merge.is_clean() && merged == fork.content {
+    if changes.merge.is_clean() && merged == *fork.content.as_draft() {
         // Every change the parent made, the fork has: in step in all but
         // the record.
         return Ok(BringIn::InStep(Box::new(InStep {
             parent: Link {
                 slug: changes.parent.slug.to_string(),
-                title: changes.parent.content.title.clone(),
+                title: changes.parent.content.title().to_owned(),
             },
             version: changes.upto,
             since: changes.base,
@@ -85,12 +87,12 @@ pub fn bring_in_show(snapshot: &Snapshot, slug: &Slug) -> Result<BringIn, Domain
             unrecorded: true,
         })));
     }
-    let incoming = diff::recipes(&fork.content, &merged);
+    let incoming = diff::drafts(fork.content.as_draft(), &merged);
     let theirs = other_side(
         snapshot,
         &fork,
         changes.parent.author.as_deref(),
-        &changes.parent.content.title,
+        changes.parent.content.title(),
         "the parent",
     )?;
     Ok(BringIn::Changes(Box::new(BringInShow {
@@ -120,21 +122,21 @@ pub(crate) fn other_side(
                 .unwrap_or_else(|| cook.to_owned()),
             Err(_) => cook.to_owned(),
         },
-        _ if other_title != mine.content.title => other_title.to_owned(),
+        _ if other_title != mine.content.title() => other_title.to_owned(),
         _ => fallback.to_owned(),
     })
 }
 
 /// Why `merged` (from a recipe that is `mine` now) cannot be saved, in
 /// words that say what to trim: the lists' limits by how many too many,
-/// the others as the check says them.
-pub(crate) fn over_limits(merged: Content, mine: &Content) -> Vec<String> {
+/// the others as the parse says them.
+pub(crate) fn over_limits(merged: ContentDraft, mine: &Content) -> Vec<String> {
     let (ingredients, steps, tags) = (
         merged.ingredients.len(),
         merged.steps.len(),
         merged.tags.len(),
     );
-    let Err(mistakes) = merged.checked() else {
+    let Err(mistakes) = Content::parse(merged) else {
         return Vec::new();
     };
     mistakes
@@ -152,13 +154,13 @@ pub(crate) fn over_limits(merged: Content, mine: &Content) -> Vec<String> {
                     ingredients,
                     MAX_INGREDIENTS,
                     "ingredient lines",
-                    mine.ingredients.len(),
+                    mine.ingredients().len(),
                 ),
                 ContentField::Steps if steps > MAX_STEPS => {
-                    trim(steps, MAX_STEPS, "steps", mine.steps.len())
+                    trim(steps, MAX_STEPS, "steps", mine.steps().len())
                 }
                 ContentField::Tags if tags > MAX_TAGS => {
-                    trim(tags, MAX_TAGS, "tags", mine.tags.len())
+                    trim(tags, MAX_TAGS, "tags", mine.tags().len())
                 }
                 _ => format!(
                     "Merged, the recipe would be refused: {}.",

@@ -48,7 +48,7 @@ pub fn version_diff(
         &snapshot.content_at(recipe.id, new.basis)?,
     );
     Ok(VersionDiff {
-        title: recipe.content.title,
+        title: recipe.content.title().to_owned(),
         from,
         to,
         diff,
@@ -61,11 +61,11 @@ pub fn comparison(snapshot: &Snapshot, slug: &Slug) -> Result<Comparison, Domain
     let (Some((parent, version)), Some((since_fork, against_now))) =
         (recipe.forked_from, snapshot.compare_with_parent(recipe.id)?)
     else {
-        return Err(DomainError::NoParent(recipe.content.title));
+        return Err(DomainError::NoParent(recipe.content.title().to_owned()));
     };
     let Link { slug, title } = link(snapshot, parent)?;
     Ok(Comparison {
-        title: recipe.content.title,
+        title: recipe.content.title().to_owned(),
         parent: Crumb {
             slug,
             title,

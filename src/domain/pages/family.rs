@@ -41,7 +41,7 @@ pub fn family(snapshot: &Snapshot, slug: &Slug, limit: usize) -> Result<Family, 
         .map(|node| tree_node(snapshot, *node))
         .collect::<Result<_, _>>()?;
     Ok(Family {
-        title: recipe.content.title,
+        title: recipe.content.title().to_owned(),
         nodes,
         truncated: tree.truncated,
     })

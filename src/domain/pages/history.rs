@@ -124,6 +124,6 @@ pub fn history(
         total,
         older,
         origins,
-        title: recipe.content.title,
+        title: recipe.content.title().to_owned(),
     })
 }

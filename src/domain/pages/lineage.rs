@@ -24,7 +24,7 @@ pub fn lineage_show(snapshot: &Snapshot, slug: &Slug) -> Result<LineageShow, Dom
         .collect::<Result<_, _>>()?;
     Ok(LineageShow {
         slug: recipe.slug.to_string(),
-        title: recipe.content.title,
+        title: recipe.content.title().to_owned(),
         ancestors,
     })
 }

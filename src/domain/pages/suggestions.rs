@@ -169,7 +169,7 @@ pub fn suggestion_show(
         snapshot,
         &recipe,
         suggestion.by.as_deref(),
-        &made.fork.content.title,
+        made.fork.content.title(),
         "the fork",
     )?;
     let over_limits = match suggestion.state {
@@ -179,10 +179,10 @@ pub fn suggestion_show(
     Ok(SuggestionShow {
         proposed: diff::recipes(&made.base, &made.suggested),
         since_base: diff::recipes(&made.base, &recipe.content),
-        outcome: diff::recipes(&recipe.content, &as_it_is),
+        outcome: diff::drafts(recipe.content.as_draft(), &as_it_is),
         fork: Link {
             slug: made.fork.slug.to_string(),
-            title: made.fork.content.title.clone(),
+            title: made.fork.content.title().to_owned(),
         },
         merge: made.merge,
         theirs,

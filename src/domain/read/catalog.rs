@@ -369,16 +369,16 @@ impl Snapshot {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::{Change, Content, Recipes, Slug};
+    use crate::domain::{Change, ContentDraft, Recipes, Slug};
 
     /// Twelve soups, tagged `soup`, titled backwards from their creation.
     fn soups() -> Recipes {
         let recipes = Recipes::temporary().unwrap();
         for i in 0..12 {
-            let content = Content {
+            let content = ContentDraft {
                 title: format!("Soup {}", char::from(b'z' - i as u8)),
                 tags: vec!["soup".into()],
-                ..Content::default()
+                ..ContentDraft::default()
             };
             let slug = Slug::parse(&format!("soup-{i}")).unwrap();
             recipes

@@ -303,14 +303,14 @@ impl Snapshot {
         if parent.retired {
             return Err(DomainError::Retired {
                 slug: parent.slug.to_string(),
-                title: parent.content.title,
+                title: parent.content.title().to_owned(),
             });
         }
         let upto = upto.unwrap_or(agreed.newest);
         if upto <= agreed.version {
             return Err(DomainError::UpToDate {
                 slug: fork.slug.to_string(),
-                parent: parent.content.title.clone(),
+                parent: parent.content.title().to_owned(),
                 version: agreed.version,
             });
         }

@@ -133,12 +133,12 @@ impl Snapshot {
 
 #[cfg(test)]
 mod tests {
-    use crate::domain::{Change, Content, Recipes, Slug};
+    use crate::domain::{Change, ContentDraft, Recipes, Slug};
 
-    fn content(title: &str) -> Content {
-        Content {
+    fn content(title: &str) -> ContentDraft {
+        ContentDraft {
             title: title.into(),
-            ..Content::default()
+            ..ContentDraft::default()
         }
     }
 

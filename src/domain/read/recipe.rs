@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use super::Snapshot;
-use crate::domain::content::{Content, Step};
+use crate::domain::content::{Content, ContentDraft, Step};
 use crate::domain::diff::{self, RecipeDiff};
 use crate::domain::ids::{Basis, Instant, RecipeId, VersionNumber};
 use crate::domain::pictures::Picture;
@@ -77,7 +77,7 @@ impl Snapshot {
         if recipe.retired {
             return Err(DomainError::Retired {
                 slug: slug.to_string(),
-                title: recipe.content.title,
+                title: recipe.content.title().to_owned(),
             });
         }
         Ok(recipe)
@@ -400,6 +400,8 @@ impl DiffedContent {
 /// fork until they are put together (`finish`).
 struct RecipeRead {
     recipe: Recipe,
+    /// What the recipe says, until it is put in `recipe` (`finish`).
+    content: ContentDraft,
     ingredients: Vec<EntityId>,
     steps: Vec<EntityId>,
     forked_from: Option<RecipeId>,
@@ -413,7 +415,8 @@ impl RecipeRead {
             recipe: Recipe {
                 id,
                 slug: Slug::from_title(""),
-                content: Content::default(),
+                // Replaced by what the datoms say, in `finish`.
+                content: Content::stored(ContentDraft::default()),
                 author: None,
                 created_at: None,
                 updated_at: None,
@@ -425,6 +428,7 @@ impl RecipeRead {
                 own_changes: None,
                 contributors: Vec::new(),
             },
+            content: ContentDraft::default(),
             ingredients: Vec::new(),
             steps: Vec::new(),
             forked_from: None,
@@ -447,7 +451,7 @@ impl RecipeRead {
     ) -> Result<(), DomainError> {
         let a = &snapshot.attrs;
         let recipe = &mut self.recipe;
-        let c = &mut recipe.content;
+        let c = &mut self.content;
         if let Some(field) = a.field(attr) {
             field.read(c, v);
             return Ok(());
@@ -502,17 +506,18 @@ impl RecipeRead {
     /// steps read in their order.
     fn finish(self, snapshot: &Snapshot) -> Result<Recipe, DomainError> {
         let a = &snapshot.attrs;
-        let mut recipe = self.recipe;
+        let (mut recipe, mut content) = (self.recipe, self.content);
         if !self.picture.hash.is_empty() {
-            recipe.content.picture = Some(self.picture);
+            content.picture = Some(self.picture);
         }
         recipe.forked_from = self.forked_from.map(|p| (p, self.forked_version));
-        recipe.content.ingredients =
+        content.ingredients =
             snapshot.components(&self.ingredients, a.ingredient_position, |e| {
                 Ok(snapshot.string(e, a.ingredient_line)?.unwrap_or_default())
             })?;
-        recipe.content.steps =
-            snapshot.components(&self.steps, a.step_position, |e| snapshot.step(e))?;
+        content.steps = snapshot.components(&self.steps, a.step_position, |e| snapshot.step(e))?;
+        // Not parsed again: it was when it was written (`Content::stored`).
+        recipe.content = Content::stored(content);
         Ok(recipe)
     }
 }

@@ -467,7 +467,7 @@ impl Snapshot {
             )?;
             let sent_then = merge::as_suggested(&base_then, &then);
             let on_base_now = merge::merge(&base_then, base, &sent_then).clean();
-            if on_base_now.is_some_and(|now| now.normalized().is_ok_and(|now| now == sent)) {
+            if on_base_now.is_some_and(|now| now == sent) {
                 return Ok(Some(s.clone()));
             }
         }

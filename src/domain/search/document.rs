@@ -87,30 +87,30 @@ impl Fields {
             PreTokenizedString { text, tokens }
         };
         let about: Vec<&str> = content
-            .tags
+            .tags()
             .iter()
             .map(String::as_str)
-            .chain(content.cuisine.as_deref())
-            .chain(content.category.as_deref())
+            .chain(content.cuisine())
+            .chain(content.category())
             .collect();
         let items: Vec<String> = content
-            .ingredients
+            .ingredients()
             .iter()
             .map(|line| IngredientLine::parse(line).item().to_owned())
             .collect();
-        let mut method: Vec<&str> = content.steps.iter().map(|s| s.text.as_str()).collect();
-        method.extend(content.steps.iter().filter_map(|s| s.section.as_deref()));
-        method.extend(content.notes.as_deref());
-        doc.add_pre_tokenized_text(self.title, stemmed(content.title.clone()));
+        let mut method: Vec<&str> = content.steps().iter().map(|s| s.text.as_str()).collect();
+        method.extend(content.steps().iter().filter_map(|s| s.section.as_deref()));
+        method.extend(content.notes());
+        doc.add_pre_tokenized_text(self.title, stemmed(content.title().to_owned()));
         doc.add_pre_tokenized_text(self.about, stemmed(about.join("\n")));
         doc.add_pre_tokenized_text(self.ingredients, stemmed(items.join("\n")));
-        if let Some(summary) = &content.summary {
-            doc.add_pre_tokenized_text(self.summary, stemmed(summary.clone()));
+        if let Some(summary) = content.summary() {
+            doc.add_pre_tokenized_text(self.summary, stemmed(summary.to_owned()));
         }
         doc.add_pre_tokenized_text(self.method, stemmed(method.join("\n")));
-        let words = [content.title.as_str(), &about.join(" "), &items.join(" ")].join("\n");
+        let words = [content.title(), &about.join(" "), &items.join(" ")].join("\n");
         doc.add_pre_tokenized_text(self.words, folded(words));
-        for tag in &content.tags {
+        for tag in content.tags() {
             doc.add_facet(self.tag, Facet::from_path([tag.as_str()]));
         }
         doc

@@ -336,7 +336,8 @@ impl SegmentCollector for SegmentTags {
 fn hit(snapshot: &Snapshot, id: RecipeId) -> Result<Hit, DomainError> {
     let entry = snapshot.catalog_entry(id)?;
     let recipe = snapshot.recipe_by_id(id)?;
-    let content = recipe.content;
+    // Its texts are taken whole, not copied.
+    let content = recipe.content.into_draft();
     let mut passages = Vec::new();
     passages.extend(content.summary.map(Passage::Markdown));
     passages.extend(content.ingredients.into_iter().map(Passage::Plain));

@@ -88,7 +88,7 @@ impl Recipes {
                     .ok_or_else(|| DomainError::NoParent(slug.to_string()))?;
                 if agreed.version != since {
                     return Err(DomainError::AgreedMeanwhile {
-                        title: fork.content.title,
+                        title: fork.content.title().to_owned(),
                         version: agreed.version,
                     });
                 }
@@ -98,12 +98,12 @@ impl Recipes {
             if changes.upto != upto {
                 return Err(DomainError::MergeMoved {
                     slug: parent.slug.to_string(),
-                    title: parent.content.title.clone(),
+                    title: parent.content.title().to_owned(),
                     newest: changes.upto,
                 });
             }
-            let merged = changes.merge.resolved(choices)?.normalized()?;
-            let settled = changes.merge.settled(choices, &parent.content.title);
+            let merged = changes.merge.resolved(choices)?;
+            let settled = changes.merge.settled(choices, parent.content.title());
             if merged == fork.content {
                 let mut tx = agreement(&view, &fork, upto, &changes, choices, settled)?;
                 tx.extend(stamped.clone());
@@ -112,7 +112,7 @@ impl Recipes {
             self.check_picture(&merged)?;
             // `summary` says "no change to the recipe" when there is none.
             let what = diff::summary(&fork.content, &merged);
-            let line = brought_in_line(upto, &parent.content.title, &what, settled.as_deref());
+            let line = brought_in_line(upto, parent.content.title(), &what, settled.as_deref());
             let mut tx = self.version_transaction(
                 &view,
                 &fork,

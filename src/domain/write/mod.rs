@@ -17,7 +17,7 @@
 use std::collections::BTreeSet;
 
 use super::attrs::Attrs;
-use super::content::{Content, Step, FIELDS};
+use super::content::{Content, ContentDraft, Step, FIELDS};
 use super::diff::{self, lcs_pairs};
 use super::ids::VersionNumber;
 use super::ingredient::IngredientLine;
@@ -410,7 +410,7 @@ impl Recipes {
     /// Refuses content whose picture is not stored: checked in the writer,
     /// after the picture was made durable, so the check cannot be stale.
     fn check_picture(&self, content: &Content) -> Result<(), DomainError> {
-        match &content.picture {
+        match content.picture() {
             Some(p) if self.picture(&p.hash)?.is_none() => {
                 Err(DomainError::NoSuchPicture(p.hash.clone()))
             }
@@ -423,11 +423,12 @@ impl Recipes {
         free_fork_slug(&self.snapshot(), parent, author)
     }
 
-    /// Creates a recipe; the slug must be free.
+    /// Creates a recipe; the slug must be free. The draft is parsed here,
+    /// and refused with its first mistake.
     pub fn create(
         &self,
         slug: &Slug,
-        content: Content,
+        content: ContentDraft,
         change: &Change,
     ) -> Result<TxReport, DomainError> {
         let content = content.normalized()?;
@@ -448,7 +449,7 @@ impl Recipes {
     pub fn import(
         &self,
         slug: &Slug,
-        content: Content,
+        content: ContentDraft,
         source: &Source,
         change: &Change,
     ) -> Result<(Slug, TxReport), DomainError> {
@@ -499,15 +500,15 @@ impl Recipes {
         Ok(report)
     }
 
-    /// Makes `content` the recipe's new version. `based_on` is the version
-    /// the author edited: if the recipe has moved on since, the edit is
-    /// refused (`Stale`) and nothing is written. Refuses an edit that
-    /// changes nothing.
+    /// Makes `content`, parsed, the recipe's new version. `based_on` is the
+    /// version the author edited: if the recipe has moved on since, the
+    /// edit is refused (`Stale`) and nothing is written. Refuses an edit
+    /// that changes nothing.
     pub fn edit(
         &self,
         slug: &Slug,
         based_on: VersionNumber,
-        content: Content,
+        content: ContentDraft,
         change: &Change,
     ) -> Result<TxReport, DomainError> {
         let content = content.normalized()?;
@@ -565,7 +566,7 @@ impl Recipes {
         let old = &recipe.content;
         let mut tx = Transaction::new();
         self.changed_scalars(view, &mut tx, e, old, content);
-        set_difference(&mut tx, e, ":recipe/tags", &old.tags, &content.tags);
+        set_difference(&mut tx, e, ":recipe/tags", old.tags(), content.tags());
         // Search terms were written beside the content until search moved
         // to its own index (`domain::search`); a recipe written before
         // still holds them, and its first edit since retracts them.
@@ -605,15 +606,15 @@ impl Recipes {
         content: &Content,
     ) {
         let a = &self.attrs;
-        let picture = |c: &Content, part: fn(&Picture) -> Value| c.picture.as_ref().map(part);
+        let picture = |c: &Content, part: fn(&Picture) -> Value| c.picture().map(part);
         let fields = a
             .fields()
             .map(|(attr, field)| (attr, field.value(old), field.value(content)));
         let scalars = [
             (
                 a.title,
-                Some(Value::from(old.title.as_str())),
-                Some(Value::from(content.title.as_str())),
+                Some(Value::from(old.title())),
+                Some(Value::from(content.title())),
             ),
             (
                 a.picture,
@@ -652,13 +653,14 @@ impl Recipes {
 
     /// Forks `parent` at `version` (its newest when `None`) into a new recipe
     /// under `slug` (the parent's slug and the author's handle when `None`,
-    /// numbered if taken), with `changes` applied to the copied content.
+    /// numbered if taken), with `changes` applied to a draft of the copied
+    /// content, parsed as `create` parses its draft.
     pub fn fork(
         &self,
         parent: &Slug,
         version: Option<VersionNumber>,
         slug: Option<&Slug>,
-        changes: impl Fn(Content) -> Content,
+        changes: impl Fn(ContentDraft) -> ContentDraft,
         change: &Change,
     ) -> Result<(Slug, TxReport), DomainError> {
         let mut stamped = Transaction::new();
@@ -672,7 +674,7 @@ impl Recipes {
             let number = version.unwrap_or_else(|| recipe.newest());
             let at = Snapshot::nth_version(parent, &versions, number)?;
             let forked = view.content_at(recipe.id, at.basis)?;
-            let content = changes(forked.clone()).normalized()?;
+            let content = changes(forked.to_draft()).normalized()?;
             self.check_picture(&content)?;
             let slug = match slug {
                 Some(slug) => {
@@ -841,7 +843,7 @@ fn check_author(slug: &Slug, recipe: &Recipe, change: &Change) -> Result<(), Dom
     } else {
         Err(DomainError::NotAuthor {
             slug: slug.to_string(),
-            title: recipe.content.title.clone(),
+            title: recipe.content.title().to_owned(),
         })
     }
 }
@@ -943,14 +945,14 @@ fn changed_parts(
         tx,
         e,
         &view.ingredient_components(e)?,
-        &content.ingredients,
+        content.ingredients(),
         |i, line| ingredient_map(i, line),
     );
     let steps = OrderedParts {
         attr: ":recipe/steps",
         position: ":step/position",
     };
-    steps.reconcile(tx, e, &view.step_components(e)?, &content.steps, step_map);
+    steps.reconcile(tx, e, &view.step_components(e)?, content.steps(), step_map);
     Ok(())
 }
 
@@ -1023,7 +1025,7 @@ fn new_recipe_map(
     let now = change.at.unwrap_or_else(crate::store::now_millis);
     let mut map = EntityMap::new(EntityRef::temp(tempid))
         .with(":recipe/slug", slug.as_str())
-        .with(":recipe/title", content.title.as_str())
+        .with(":recipe/title", content.title())
         .with(":recipe/author", EntityRef::temp("author"))
         .with(":recipe/created-at", Value::Instant(now))
         .with(":recipe/updated-at", Value::Instant(now))
@@ -1033,31 +1035,31 @@ fn new_recipe_map(
             map = map.with(field.ident, value);
         }
     }
-    if let Some(p) = &content.picture {
+    if let Some(p) = content.picture() {
         map = map
             .with(":recipe/picture", p.hash.as_str())
             .with(":recipe/picture-alt", p.alt.as_str())
             .with(":recipe/picture-width", i64::from(p.width))
             .with(":recipe/picture-height", i64::from(p.height));
     }
-    if !content.tags.is_empty() {
-        map = map.with_many(":recipe/tags", content.tags.iter().map(String::as_str));
+    if !content.tags().is_empty() {
+        map = map.with_many(":recipe/tags", content.tags().iter().map(String::as_str));
     }
-    if !content.ingredients.is_empty() {
+    if !content.ingredients().is_empty() {
         map = map.with_many(
             ":recipe/ingredients",
             content
-                .ingredients
+                .ingredients()
                 .iter()
                 .enumerate()
                 .map(|(i, l)| ingredient_map(i, l)),
         );
     }
-    if !content.steps.is_empty() {
+    if !content.steps().is_empty() {
         map = map.with_many(
             ":recipe/steps",
             content
-                .steps
+                .steps()
                 .iter()
                 .enumerate()
                 .map(|(i, s)| step_map(i, s)),
@@ -1081,9 +1083,9 @@ mod tests {
         let recipes = Recipes::temporary().unwrap();
         let change = Change::by("ann", "first");
         for slug in slugs {
-            let content = Content {
+            let content = ContentDraft {
                 title: slug.clone(),
-                ..Content::default()
+                ..ContentDraft::default()
             };
             let slug = Slug::parse(slug).unwrap();
             recipes.create(&slug, content, &change).unwrap();
@@ -1118,9 +1120,9 @@ mod tests {
             recipes
                 .create(
                     &Slug::parse(&free).unwrap(),
-                    Content {
+                    ContentDraft {
                         title: "Soup".into(),
-                        ..Content::default()
+                        ..ContentDraft::default()
                     },
                     &Change::by("ann", "gap"),
                 )

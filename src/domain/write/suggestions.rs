@@ -148,7 +148,7 @@ fn suggestable(
     if parent.retired {
         return Err(DomainError::Retired {
             slug: parent.slug.to_string(),
-            title: parent.content.title.clone(),
+            title: parent.content.title().to_owned(),
         });
     }
     let made = view.suggestions_from(recipe.id)?;
@@ -319,12 +319,12 @@ impl Recipes {
             let made = view.suggestion_merge(&recipe, &suggestion)?;
             shown_unchanged(&recipe, &made.fork, &suggestion, review)?;
             let merge = made.merge;
-            let merged = merge.resolved(choices)?.normalized()?;
+            let merged = merge.resolved(choices)?;
             if merged == recipe.content {
                 return Err(DomainError::NothingChanged);
             }
             self.check_picture(&merged)?;
-            let fork_title = made.fork.content.title.clone();
+            let fork_title = made.fork.content.title().to_owned();
             let what = diff::summary(&recipe.content, &merged);
             let settled = merge.settled(choices, &fork_title);
             let line = accepted_line(&suggestion, &fork_title, &what, settled.as_deref());
@@ -469,14 +469,14 @@ fn shown_unchanged(
     if recipe.newest() != review.parent_version {
         return Err(DomainError::MergeMoved {
             slug: recipe.slug.to_string(),
-            title: recipe.content.title.clone(),
+            title: recipe.content.title().to_owned(),
             newest: recipe.newest(),
         });
     }
     if suggestion.from_version != review.fork_version {
         return Err(DomainError::MergeMoved {
             slug: fork.slug.to_string(),
-            title: fork.content.title.clone(),
+            title: fork.content.title().to_owned(),
             newest: suggestion.from_version,
         });
     }
@@ -485,7 +485,7 @@ fn shown_unchanged(
         .is_some_and(|base| base != suggestion.base_version)
     {
         return Err(DomainError::AgreedMeanwhile {
-            title: fork.content.title.clone(),
+            title: fork.content.title().to_owned(),
             version: suggestion.base_version,
         });
     }

@@ -14,7 +14,7 @@ use super::element::squeezed;
 use super::element::{page_title, selector, text_of, text_within, MAX_ITEMS};
 use super::stated_times::stated_times;
 use super::Found;
-use crate::domain::{Content, Step};
+use crate::domain::{ContentDraft, Step};
 use lines::{lines_after, lines_of, starts_numbered, unnumbered};
 use words::{FOR, INGREDIENTS, METHOD, NOTES};
 
@@ -103,7 +103,7 @@ pub(super) fn by_headings(page: &Html) -> Option<Found> {
     // The times a post states are in the block that holds its recipe.
     let [prep, cook, total] = recipe_block(found_at).map_or([None; 3], stated_times);
     Some(Found {
-        content: Content {
+        content: ContentDraft {
             title: page_title(page)?,
             prep,
             cook,
@@ -116,7 +116,7 @@ pub(super) fn by_headings(page: &Html) -> Option<Found> {
                     text,
                 })
                 .collect(),
-            ..Content::default()
+            ..ContentDraft::default()
         },
         site_name: None,
     })
