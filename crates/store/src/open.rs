@@ -154,42 +154,14 @@ impl Store {
     }
 
     pub fn open_with(config: StoreConfig) -> Result<Store, OpenError> {
-        // sled's background flusher stays on: it is also what cleans sled's
-        // segments, without which a bulk load's memory more than doubled
-        // (docs/journal/10-bulk-loads.md). It may write out a batch not yet
-        // acknowledged, so a failed flush undoes those (`undo_unflushed`).
-        let sled_config = sled::Config::new()
-            .cache_capacity(config.cache_bytes)
-            .segment_size(SEGMENT_BYTES)
-            .flush_every_ms(Some(500));
-        let sled = match &config.path {
-            Some(path) => open_locked(&sled_config.path(path), path)?,
-            None => sled_config.temporary(true).open()?,
-        };
+        let sled = open_sled(&config)?;
         let shown_path = config
             .path
             .as_ref()
             .map_or("(temporary)".to_owned(), |p| p.display().to_string());
-        match sled.get(META_FORMAT)? {
-            None if sled.is_empty() => write_genesis(&sled)?,
-            Some(found) if found.as_ref() == FORMAT_VERSION.to_be_bytes() => {}
-            found => return Err(format_mismatch(shown_path, found)),
-        }
-        if sled.contains_key(META_IMPORTING)? {
-            return Err(OpenError::UnfinishedImport(shown_path));
-        }
+        check_format(&sled, shown_path)?;
         let basis = read_meta_u64(&sled, META_BASIS)?;
-        if sled.contains_key(META_AVET_UNCLEARED)? {
-            // Before anything reads or writes: the next transaction would
-            // take the undone one's ids and inherit its records.
-            let changed = postings::clear_all(&sled, basis)?;
-            sled.remove(META_AVET_UNCLEARED)?;
-            sled.flush()?;
-            tracing::warn!(
-                changed,
-                "cleared AVET chunks a failed flush's undo had left"
-            );
-        }
+        clear_uncleared_avet(&sled, basis)?;
         let files = match &config.path {
             Some(path) => Some(
                 fsync::DurableFiles::open(path)
@@ -206,38 +178,45 @@ impl Store {
         } else {
             Box::new(OwnFlush)
         };
-        let log_sum = match sled.get(META_LOG_SUM)? {
-            None => log::GENESIS_SUM,
-            Some(sum) => sum.as_ref().try_into().map_err(|_| {
-                StorageError::Corrupt("the last log entry's sum is not 32 bytes".into())
-            })?,
+        let log_sum = read_log_sum(&sled)?;
+        let caches = Caches::new(&config, basis);
+        let schema = Arc::new(load_schema(&caches.db(&sled, basis))?);
+        let writer = Writer {
+            next_id,
+            last_instant,
+            schema,
+            log_sum,
         };
-        let reads = Arc::new(AtomicU64::new(0));
-        let entities = Arc::new(current::EntityCache::new(config.entity_cache_bytes));
-        let referrers = Arc::new(ReferrerCache::new(config.cached_entities, basis));
-        let orders = Arc::new(OrderCache::new(config.cached_entities, basis));
-        let empty = Arc::new(Schema::default());
-        let bootstrap_db = Db::new(
-            sled.deref_tree(),
+        Ok(Store::from_parts(Parts {
+            sled,
+            files,
+            path: config.path,
             basis,
-            empty,
-            reads.clone(),
-            entities.clone(),
-            referrers.clone(),
-            orders.clone(),
-        );
-        let schema = Arc::new(load_schema(&bootstrap_db)?);
-        Ok(Store {
+            writer,
+            opened,
+            caches,
+        }))
+    }
+
+    /// The handle on what `open_with` found: applied and durable up to its
+    /// basis, no flush under way, no log attached.
+    fn from_parts(parts: Parts) -> Store {
+        let Parts {
+            sled,
+            files,
+            path,
+            basis,
+            writer,
+            opened,
+            caches,
+        } = parts;
+        let schema = writer.schema.clone();
+        Store {
             inner: Arc::new(Inner {
                 sled,
                 files,
-                path: config.path,
-                writer: Mutex::new(Writer {
-                    next_id,
-                    last_instant,
-                    schema: schema.clone(),
-                    log_sum,
-                }),
+                path,
+                writer: Mutex::new(writer),
                 applied: AtomicU64::new(basis),
                 published: RwLock::new(Published { basis, schema }),
                 flush: Mutex::new(FlushState {
@@ -252,10 +231,10 @@ impl Store {
                 #[cfg(feature = "testing")]
                 next_flush_fault: std::sync::atomic::AtomicU8::new(0),
                 flushed: Condvar::new(),
-                reads,
-                entities,
-                referrers,
-                orders,
+                reads: caches.reads,
+                entities: caches.entities,
+                referrers: caches.referrers,
+                orders: caches.orders,
                 transactions: AtomicU64::new(0),
                 flushes: AtomicU64::new(0),
                 synced: AtomicU64::new(0),
@@ -264,8 +243,110 @@ impl Store {
                 log_retries: AtomicU64::new(0),
                 follow_health: Default::default(),
             }),
-        })
+        }
     }
+}
+
+/// What opening a store read and made, for its handle.
+struct Parts {
+    sled: sled::Db,
+    files: Option<fsync::DurableFiles>,
+    path: Option<PathBuf>,
+    basis: EntityId,
+    writer: Writer,
+    /// How the store makes its writes durable as it was opened.
+    opened: Box<dyn Durability>,
+    caches: Caches,
+}
+
+/// The caches and counters every database value of a store shares.
+struct Caches {
+    reads: Arc<AtomicU64>,
+    entities: Arc<current::EntityCache>,
+    referrers: Arc<ReferrerCache>,
+    orders: Arc<OrderCache>,
+}
+
+impl Caches {
+    fn new(config: &StoreConfig, basis: EntityId) -> Caches {
+        Caches {
+            reads: Arc::new(AtomicU64::new(0)),
+            entities: Arc::new(current::EntityCache::new(config.entity_cache_bytes)),
+            referrers: Arc::new(ReferrerCache::new(config.cached_entities, basis)),
+            orders: Arc::new(OrderCache::new(config.cached_entities, basis)),
+        }
+    }
+
+    /// The database at `basis` with no schema yet: what the schema is
+    /// loaded from.
+    fn db(&self, sled: &sled::Db, basis: EntityId) -> Db {
+        let empty = Arc::new(Schema::default());
+        Db::new(
+            sled.deref_tree(),
+            basis,
+            empty,
+            self.reads.clone(),
+            self.entities.clone(),
+            self.referrers.clone(),
+            self.orders.clone(),
+        )
+    }
+}
+
+/// The directory's sled, or a temporary one.
+fn open_sled(config: &StoreConfig) -> Result<sled::Db, OpenError> {
+    // sled's background flusher stays on: it is also what cleans sled's
+    // segments, without which a bulk load's memory more than doubled
+    // (docs/journal/10-bulk-loads.md). It may write out a batch not yet
+    // acknowledged, so a failed flush undoes those (`undo_unflushed`).
+    let sled_config = sled::Config::new()
+        .cache_capacity(config.cache_bytes)
+        .segment_size(SEGMENT_BYTES)
+        .flush_every_ms(Some(500));
+    Ok(match &config.path {
+        Some(path) => open_locked(&sled_config.path(path), path)?,
+        None => sled_config.temporary(true).open()?,
+    })
+}
+
+/// A new store gets its genesis; an existing one must be of this build's
+/// format, and not left half-imported.
+fn check_format(sled: &sled::Db, shown_path: String) -> Result<(), OpenError> {
+    match sled.get(META_FORMAT)? {
+        None if sled.is_empty() => write_genesis(sled)?,
+        Some(found) if found.as_ref() == FORMAT_VERSION.to_be_bytes() => {}
+        found => return Err(format_mismatch(shown_path, found)),
+    }
+    if sled.contains_key(META_IMPORTING)? {
+        return Err(OpenError::UnfinishedImport(shown_path));
+    }
+    Ok(())
+}
+
+/// Clears the AVET chunks a failed flush's undo left, if it left any.
+fn clear_uncleared_avet(sled: &sled::Db, basis: EntityId) -> Result<(), OpenError> {
+    if sled.contains_key(META_AVET_UNCLEARED)? {
+        // Before anything reads or writes: the next transaction would
+        // take the undone one's ids and inherit its records.
+        let changed = postings::clear_all(sled, basis)?;
+        sled.remove(META_AVET_UNCLEARED)?;
+        sled.flush()?;
+        tracing::warn!(
+            changed,
+            "cleared AVET chunks a failed flush's undo had left"
+        );
+    }
+    Ok(())
+}
+
+/// The chained sum of the last log entry applied, or the log's start.
+fn read_log_sum(sled: &sled::Db) -> Result<[u8; 32], OpenError> {
+    Ok(match sled.get(META_LOG_SUM)? {
+        None => log::GENESIS_SUM,
+        Some(sum) => sum.as_ref().try_into().map_err(|_| {
+            StorageError::Corrupt("the last log entry's sum is not 32 bytes".into())
+        })?,
+    })
 }
 
 /// Opens a directory store, waiting a little for its file lock: a store

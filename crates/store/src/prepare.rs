@@ -77,102 +77,19 @@ pub(crate) fn prepare(
     tx: &Transaction,
 ) -> Result<Prepared, TransactError> {
     let schema = db.schema();
-    let mut flat = Flattener {
-        db,
-        schema,
-        terms: Vec::new(),
-        anonymous: 0,
-    };
-    for op in &tx.ops {
-        flat.op(op)?;
-    }
-    let terms = flat.terms;
+    let terms = flatten(db, tx)?;
 
     let tx_id = clock.next_id;
     let mut next_id = tx_id + 1;
     let tempids = resolve_tempids(db, &terms, tx_id, &mut next_id)?;
-    let id_of = |ent: &Ent| -> EntityId {
-        match ent {
-            Ent::Id(id) => *id,
-            Ent::Temp(name) => tempids[name],
-            Ent::Tx => tx_id,
-        }
-    };
-    let value_of = |val: &Val| -> Value {
-        match val {
-            Val::Value(v) => v.clone(),
-            Val::Ref(ent) => Value::Ref(id_of(ent)),
-        }
+    let ids = Ids {
+        tempids: &tempids,
+        tx_id,
     };
 
-    let mut derive = Deriver {
-        db,
-        tx_id,
-        asserted: BTreeSet::new(),
-        retracted: BTreeSet::new(),
-        card_one: FxHashMap::default(),
-        held: FxHashMap::default(),
-        wanted: FxHashSet::default(),
-        unwanted: FxHashSet::default(),
-    };
-    let mut instant = None;
-    for term in &terms {
-        match term {
-            Term::Add(e, a, v) => {
-                let (e, v) = (id_of(e), value_of(v));
-                if a.id == DB_TX_INSTANT && e == tx_id {
-                    instant = v.as_instant();
-                }
-                derive.assert(e, a, v)?;
-            }
-            Term::Retract(e, a, Some(v)) => derive.retract_value(id_of(e), a, value_of(v))?,
-            Term::Retract(e, a, None) => {
-                let e = id_of(e);
-                for v in db.values(e, a.id)? {
-                    derive.retract_value(e, a, v)?;
-                }
-            }
-            Term::RetractEntity(e) => derive.retract_entity(id_of(e), &mut HashSet::new())?,
-            Term::Cas(e, a, old, new) => {
-                let e = id_of(e);
-                let found = db.value(e, a.id)?;
-                let expected = old.as_ref().map(value_of);
-                if found != expected {
-                    let show =
-                        |v: Option<Value>| v.map_or("no value".to_owned(), |v| v.to_string());
-                    return Err(TransactError::CasFailed {
-                        entity: e,
-                        attr: a.ident.clone(),
-                        expected: show(expected),
-                        found: show(found),
-                    });
-                }
-                derive.assert(e, a, value_of(new))?;
-            }
-        }
-    }
-    let instant = match instant {
-        Some(given) if given < clock.last_instant => {
-            return Err(TransactError::InvalidValue {
-                attr: Keyword::parse(":db/txInstant")?,
-                why: format!(
-                    "a transaction's instant ({}) must not be before the last one's ({})",
-                    super::instant::format_rfc3339(given),
-                    super::instant::format_rfc3339(clock.last_instant)
-                ),
-            });
-        }
-        Some(given) => given,
-        None => {
-            let instant = clock.now.max(clock.last_instant);
-            let attr = schema
-                .attribute(DB_TX_INSTANT)
-                .expect("bootstrap attribute")
-                .clone();
-            derive.assert(tx_id, &attr, Value::Instant(instant))?;
-            instant
-        }
-    };
+    let mut derive = Deriver::new(db, tx_id);
+    let given = derive.terms(&ids, &terms)?;
+    let instant = derive.tx_instant(clock, given)?;
 
     let datoms = derive.finish()?;
     check_unique(db, &datoms)?;
@@ -190,6 +107,43 @@ pub(crate) fn prepare(
         next_id,
         schema: new_schema,
     })
+}
+
+/// The first stage: the transaction's operations as terms.
+fn flatten(db: &Db, tx: &Transaction) -> Result<Vec<Term>, TransactError> {
+    let mut flat = Flattener {
+        db,
+        schema: db.schema(),
+        terms: Vec::new(),
+        anonymous: 0,
+    };
+    for op in &tx.ops {
+        flat.op(op)?;
+    }
+    Ok(flat.terms)
+}
+
+/// What a term's entity positions stand for once tempids are resolved.
+struct Ids<'a> {
+    tempids: &'a HashMap<String, EntityId>,
+    tx_id: EntityId,
+}
+
+impl Ids<'_> {
+    fn id_of(&self, ent: &Ent) -> EntityId {
+        match ent {
+            Ent::Id(id) => *id,
+            Ent::Temp(name) => self.tempids[name],
+            Ent::Tx => self.tx_id,
+        }
+    }
+
+    fn value_of(&self, val: &Val) -> Value {
+        match val {
+            Val::Value(v) => v.clone(),
+            Val::Ref(ent) => Value::Ref(self.id_of(ent)),
+        }
+    }
 }
 
 /// Tempids the store makes up for maps without an id; they cannot clash with
@@ -428,7 +382,105 @@ struct Deriver<'a> {
     held: FxHashMap<(EntityId, EntityId), FxHashSet<Value>>,
 }
 
-impl Deriver<'_> {
+impl<'a> Deriver<'a> {
+    fn new(db: &'a Db, tx_id: EntityId) -> Deriver<'a> {
+        Deriver {
+            db,
+            tx_id,
+            asserted: BTreeSet::new(),
+            retracted: BTreeSet::new(),
+            card_one: FxHashMap::default(),
+            held: FxHashMap::default(),
+            wanted: FxHashSet::default(),
+            unwanted: FxHashSet::default(),
+        }
+    }
+
+    /// Derives the datoms of every term; the transaction's instant, if a
+    /// term gives it.
+    fn terms(&mut self, ids: &Ids, terms: &[Term]) -> Result<Option<i64>, TransactError> {
+        let mut instant = None;
+        for term in terms {
+            match term {
+                Term::Add(e, a, v) => {
+                    let (e, v) = (ids.id_of(e), ids.value_of(v));
+                    if a.id == DB_TX_INSTANT && e == self.tx_id {
+                        instant = v.as_instant();
+                    }
+                    self.assert(e, a, v)?;
+                }
+                Term::Retract(e, a, Some(v)) => {
+                    self.retract_value(ids.id_of(e), a, ids.value_of(v))?
+                }
+                Term::Retract(e, a, None) => {
+                    let e = ids.id_of(e);
+                    for v in self.db.values(e, a.id)? {
+                        self.retract_value(e, a, v)?;
+                    }
+                }
+                Term::RetractEntity(e) => self.retract_entity(ids.id_of(e), &mut HashSet::new())?,
+                Term::Cas(e, a, old, new) => {
+                    let e = ids.id_of(e);
+                    let expected = old.as_ref().map(|v| ids.value_of(v));
+                    self.cas(e, a, expected, ids.value_of(new))?;
+                }
+            }
+        }
+        Ok(instant)
+    }
+
+    /// Compare-and-swap: asserts `new` if `e` holds `expected` of `a`.
+    fn cas(
+        &mut self,
+        e: EntityId,
+        a: &Attribute,
+        expected: Option<Value>,
+        new: Value,
+    ) -> Result<(), TransactError> {
+        let found = self.db.value(e, a.id)?;
+        if found != expected {
+            let show = |v: Option<Value>| v.map_or("no value".to_owned(), |v| v.to_string());
+            return Err(TransactError::CasFailed {
+                entity: e,
+                attr: a.ident.clone(),
+                expected: show(expected),
+                found: show(found),
+            });
+        }
+        self.assert(e, a, new)
+    }
+
+    /// The transaction's instant: the one `given`, which must not go back,
+    /// or else now (or the last one's, if the clock went back), asserted.
+    fn tx_instant(
+        &mut self,
+        clock: &WriterClock,
+        given: Option<i64>,
+    ) -> Result<i64, TransactError> {
+        match given {
+            Some(given) if given < clock.last_instant => Err(TransactError::InvalidValue {
+                attr: Keyword::parse(":db/txInstant")?,
+                why: format!(
+                    "a transaction's instant ({}) must not be before the last one's ({})",
+                    super::instant::format_rfc3339(given),
+                    super::instant::format_rfc3339(clock.last_instant)
+                ),
+            }),
+            Some(given) => Ok(given),
+            None => {
+                let instant = clock.now.max(clock.last_instant);
+                let attr = self
+                    .db
+                    .schema()
+                    .attribute(DB_TX_INSTANT)
+                    .expect("bootstrap attribute")
+                    .clone();
+                self.assert(self.tx_id, &attr, Value::Instant(instant))?;
+                Ok(instant)
+            }
+        }
+    }
+
     /// What `e` holds of `a` before the transaction; `None` for an entity
     /// the transaction makes (its own id and every id after it), which
     /// holds nothing yet and is not read.

@@ -259,86 +259,133 @@ impl Puller<'_> {
         }
         // A wildcard reads the entity once; its named attributes take their
         // values from that read instead of reading again.
-        // Datoms come in EAVT order, so each attribute's values are a run.
-        let mut by_attr: Vec<(EntityId, Vec<Value>)> = Vec::new();
+        let mut by_attr = Vec::new();
         if pattern.wildcard {
-            for datom in self.db.datoms(Index::Eavt, &Components::any().e(e)) {
-                let datom = datom?;
-                match by_attr.last_mut() {
-                    Some((a, values)) if *a == datom.a => values.push(datom.v),
-                    _ => by_attr.push((datom.a, vec![datom.v])),
-                }
-            }
-            let named: Vec<EntityId> = pattern
-                .specs
-                .iter()
-                .filter(|s| !s.reverse)
-                .filter_map(|s| self.db.attribute(&s.attr).ok().map(|a| a.id))
-                .collect();
-            for (a, values) in &by_attr {
-                let a = *a;
-                if named.contains(&a) {
-                    continue;
-                }
-                let attribute = self.attribute_by_id(a)?;
-                let values: Vec<Pulled> = values
-                    .iter()
-                    .map(|v| self.plain(&attribute, v.clone()))
-                    .collect::<Result<_, _>>()?;
-                out.insert(attribute.ident.clone(), shape(&attribute, values));
-            }
+            by_attr = self.read_entity(e)?;
+            self.pull_unnamed(pattern, &by_attr, &mut out)?;
         }
         for spec in &pattern.specs {
             let attribute = self.db.attribute(&spec.attr)?.clone();
-            let targets: Vec<Value> = if spec.reverse {
-                if !attribute.is_ref() {
-                    return Err(bad(format!(
-                        "{} is a reverse ref of a non-ref attribute",
-                        spec.key
-                    )));
-                }
-                self.db
-                    .datoms(
-                        Index::Vaet,
-                        &Components::any().v(Value::Ref(e)).a(attribute.id),
-                    )
-                    .take(spec.limit.unwrap_or(usize::MAX))
-                    .map(|d| d.map(|d| Value::Ref(d.e)))
-                    .collect::<Result<_, _>>()?
-            } else if pattern.wildcard {
-                let at = by_attr.iter().position(|(a, _)| *a == attribute.id);
-                let mut values = at
-                    .map(|at| std::mem::take(&mut by_attr[at].1))
-                    .unwrap_or_default();
-                values.truncate(spec.limit.unwrap_or(usize::MAX));
-                values
-            } else {
-                self.db
-                    .datoms(Index::Eavt, &Components::any().e(e).a(attribute.id))
-                    .take(spec.limit.unwrap_or(usize::MAX))
-                    .map(|d| d.map(|d| d.v))
-                    .collect::<Result<_, _>>()?
-            };
+            let read = pattern.wildcard.then_some(by_attr.as_mut_slice());
+            let targets = self.targets(e, spec, &attribute, read)?;
             if targets.is_empty() {
                 continue;
             }
-            let mut values = Vec::with_capacity(targets.len());
-            for v in targets {
-                values.push(self.nested(spec, &attribute, pattern, v)?);
-            }
-            let pulled = if spec.reverse {
-                // A component has one owner; other reverse refs are many.
-                if attribute.is_component {
-                    values.swap_remove(0)
-                } else {
-                    Pulled::List(values)
-                }
-            } else {
-                shape(&attribute, values)
-            };
+            let pulled = self.pull_targets(spec, &attribute, pattern, targets)?;
             out.insert(spec.key.clone(), pulled);
         }
         Ok(out)
+    }
+
+    /// Every value of `e`, by attribute.
+    fn read_entity(&self, e: EntityId) -> Result<Vec<(EntityId, Vec<Value>)>, ReadError> {
+        // Datoms come in EAVT order, so each attribute's values are a run.
+        let mut by_attr: Vec<(EntityId, Vec<Value>)> = Vec::new();
+        for datom in self.db.datoms(Index::Eavt, &Components::any().e(e)) {
+            let datom = datom?;
+            match by_attr.last_mut() {
+                Some((a, values)) if *a == datom.a => values.push(datom.v),
+                _ => by_attr.push((datom.a, vec![datom.v])),
+            }
+        }
+        Ok(by_attr)
+    }
+
+    /// A wildcard's attributes that the pattern does not name, pulled
+    /// plainly into `out`.
+    fn pull_unnamed(
+        &mut self,
+        pattern: &PullPattern,
+        by_attr: &[(EntityId, Vec<Value>)],
+        out: &mut BTreeMap<Keyword, Pulled>,
+    ) -> Result<(), ReadError> {
+        let named: Vec<EntityId> = pattern
+            .specs
+            .iter()
+            .filter(|s| !s.reverse)
+            .filter_map(|s| self.db.attribute(&s.attr).ok().map(|a| a.id))
+            .collect();
+        for (a, values) in by_attr {
+            let a = *a;
+            if named.contains(&a) {
+                continue;
+            }
+            let attribute = self.attribute_by_id(a)?;
+            let values: Vec<Pulled> = values
+                .iter()
+                .map(|v| self.plain(&attribute, v.clone()))
+                .collect::<Result<_, _>>()?;
+            out.insert(attribute.ident.clone(), shape(&attribute, values));
+        }
+        Ok(())
+    }
+
+    /// The values `spec` pulls of `e`, at most its limit: the entities
+    /// pointing at it for a reverse ref, else its own values, taken from
+    /// the wildcard's `read` when there is one.
+    fn targets(
+        &self,
+        e: EntityId,
+        spec: &AttrSpec,
+        attribute: &Attribute,
+        read: Option<&mut [(EntityId, Vec<Value>)]>,
+    ) -> Result<Vec<Value>, ReadError> {
+        if spec.reverse {
+            if !attribute.is_ref() {
+                return Err(bad(format!(
+                    "{} is a reverse ref of a non-ref attribute",
+                    spec.key
+                )));
+            }
+            return Ok(self
+                .db
+                .datoms(
+                    Index::Vaet,
+                    &Components::any().v(Value::Ref(e)).a(attribute.id),
+                )
+                .take(spec.limit.unwrap_or(usize::MAX))
+                .map(|d| d.map(|d| Value::Ref(d.e)))
+                .collect::<Result<_, _>>()?);
+        }
+        if let Some(by_attr) = read {
+            let at = by_attr.iter().position(|(a, _)| *a == attribute.id);
+            let mut values = at
+                .map(|at| std::mem::take(&mut by_attr[at].1))
+                .unwrap_or_default();
+            values.truncate(spec.limit.unwrap_or(usize::MAX));
+            return Ok(values);
+        }
+        Ok(self
+            .db
+            .datoms(Index::Eavt, &Components::any().e(e).a(attribute.id))
+            .take(spec.limit.unwrap_or(usize::MAX))
+            .map(|d| d.map(|d| d.v))
+            .collect::<Result<_, _>>()?)
+    }
+
+    /// What `spec` pulls of its `targets`, each followed as it says, shaped
+    /// as one value or a list.
+    fn pull_targets(
+        &mut self,
+        spec: &AttrSpec,
+        attribute: &Attribute,
+        pattern: &PullPattern,
+        targets: Vec<Value>,
+    ) -> Result<Pulled, ReadError> {
+        let mut values = Vec::with_capacity(targets.len());
+        for v in targets {
+            values.push(self.nested(spec, attribute, pattern, v)?);
+        }
+        Ok(if spec.reverse {
+            // A component has one owner; other reverse refs are many.
+            if attribute.is_component {
+                values.swap_remove(0)
+            } else {
+                Pulled::List(values)
+            }
+        } else {
+            shape(attribute, values)
+        })
     }
 
     /// The value of `spec` for one target, following its nested pattern or

@@ -122,82 +122,112 @@ pub struct Schema {
     facts: BTreeMap<EntityId, BTreeMap<EntityId, Value>>,
 }
 
+/// A bootstrap attribute, as the genesis transaction installs it (each of
+/// cardinality one).
+struct BootstrapAttribute {
+    id: EntityId,
+    ident: &'static str,
+    value_type: ValueType,
+    unique: Option<Unique>,
+    /// Kept in AVET (`:db/index`).
+    index: bool,
+    doc: &'static str,
+}
+
+/// The attributes that describe attributes, and `:db/txInstant`.
+const BOOTSTRAP_ATTRIBUTES: [BootstrapAttribute; 8] = [
+    BootstrapAttribute {
+        id: DB_IDENT,
+        ident: "db/ident",
+        value_type: ValueType::Keyword,
+        unique: Some(Unique::Identity),
+        index: false,
+        doc: "The name of an entity.",
+    },
+    BootstrapAttribute {
+        id: DB_VALUE_TYPE,
+        ident: "db/valueType",
+        value_type: ValueType::Keyword,
+        unique: None,
+        index: false,
+        doc: "The type of an attribute's values.",
+    },
+    BootstrapAttribute {
+        id: DB_CARDINALITY,
+        ident: "db/cardinality",
+        value_type: ValueType::Keyword,
+        unique: None,
+        index: false,
+        doc: "One value or many.",
+    },
+    BootstrapAttribute {
+        id: DB_UNIQUE,
+        ident: "db/unique",
+        value_type: ValueType::Keyword,
+        unique: None,
+        index: false,
+        doc: "Identity (upserts) or value uniqueness.",
+    },
+    BootstrapAttribute {
+        id: DB_IS_COMPONENT,
+        ident: "db/isComponent",
+        value_type: ValueType::Boolean,
+        unique: None,
+        index: false,
+        doc: "The referenced entity belongs to this one.",
+    },
+    BootstrapAttribute {
+        id: DB_INDEX,
+        ident: "db/index",
+        value_type: ValueType::Boolean,
+        unique: None,
+        index: false,
+        doc: "Keep the attribute in AVET.",
+    },
+    BootstrapAttribute {
+        id: DB_DOC,
+        ident: "db/doc",
+        value_type: ValueType::String,
+        unique: None,
+        index: false,
+        doc: "What an entity is for.",
+    },
+    BootstrapAttribute {
+        id: DB_TX_INSTANT,
+        ident: "db/txInstant",
+        value_type: ValueType::Instant,
+        unique: None,
+        index: true,
+        doc: "When a transaction was committed.",
+    },
+];
+
 /// What the genesis transaction asserts: the bootstrap attributes themselves.
 pub(crate) fn bootstrap_datoms() -> Vec<Datom> {
-    use ValueType::*;
-    let defs: [(EntityId, &str, ValueType, Option<&str>, &str); 8] = [
-        (
-            DB_IDENT,
-            "db/ident",
-            Keyword,
-            Some("db.unique/identity"),
-            "The name of an entity.",
-        ),
-        (
-            DB_VALUE_TYPE,
-            "db/valueType",
-            Keyword,
-            None,
-            "The type of an attribute's values.",
-        ),
-        (
-            DB_CARDINALITY,
-            "db/cardinality",
-            Keyword,
-            None,
-            "One value or many.",
-        ),
-        (
-            DB_UNIQUE,
-            "db/unique",
-            Keyword,
-            None,
-            "Identity (upserts) or value uniqueness.",
-        ),
-        (
-            DB_IS_COMPONENT,
-            "db/isComponent",
-            Boolean,
-            None,
-            "The referenced entity belongs to this one.",
-        ),
-        (
-            DB_INDEX,
-            "db/index",
-            Boolean,
-            None,
-            "Keep the attribute in AVET.",
-        ),
-        (DB_DOC, "db/doc", String, None, "What an entity is for."),
-        (
-            DB_TX_INSTANT,
-            "db/txInstant",
-            Instant,
-            None,
-            "When a transaction was committed.",
-        ),
-    ];
     let mut datoms = Vec::new();
-    for (id, ident, value_type, unique, doc) in defs {
+    for attribute in &BOOTSTRAP_ATTRIBUTES {
         let mut add = |a, v| {
             datoms.push(Datom {
-                e: id,
+                e: attribute.id,
                 a,
                 v,
                 tx: GENESIS_TX,
                 added: true,
             })
         };
-        add(DB_IDENT, Value::Keyword(kw(ident)));
-        add(DB_VALUE_TYPE, Value::Keyword(kw(value_type.ident())));
+        add(DB_IDENT, Value::Keyword(kw(attribute.ident)));
+        add(
+            DB_VALUE_TYPE,
+            Value::Keyword(kw(attribute.value_type.ident())),
+        );
         add(DB_CARDINALITY, Value::Keyword(kw(Cardinality::One.ident())));
-        if let Some(unique) = unique {
-            add(DB_UNIQUE, Value::Keyword(kw(unique)));
+        if let Some(unique) = attribute.unique {
+            add(DB_UNIQUE, Value::Keyword(kw(unique.ident())));
         }
-        if id == DB_TX_INSTANT {
+        if attribute.index {
             add(DB_INDEX, Value::Boolean(true));
         }
-        add(DB_DOC, Value::string(doc));
+        add(DB_DOC, Value::string(attribute.doc));
     }
     datoms.push(Datom {
         e: GENESIS_TX,

@@ -216,117 +216,43 @@ pub fn import_with_keyspaces<R: BufRead + Send>(
         total: checked.datoms,
     });
     store.begin_import()?;
-    let mut since_flush = 0;
-    let mut written = 0;
-    let mut records = Records::default();
-    // The file is read and parsed on a thread of its own while this one
-    // writes: the writes are most of the time, the parsing a fifth of it
-    // (perf, 3,000 full recipes), and each has a core. At most READ_AHEAD
-    // transactions wait between them, so memory stays bounded.
+    let mut writing = Writing {
+        store,
+        records: Records::default(),
+        since_flush: 0,
+        written: 0,
+        total: checked.datoms,
+        progress,
+    };
     let reader = open()?;
-    let outcome = std::thread::scope(|scope| {
-        let (send, receive) = std::sync::mpsc::sync_channel::<Parsed>(READ_AHEAD);
-        let reading = scope.spawn(move || {
-            let records = send.clone();
-            read_transactions(
-                reader,
-                base,
-                &mut NoCheck,
-                keyspaces,
-                &mut |name, key, value| {
-                    records
-                        .send(Parsed::Record(name.to_owned(), key, value))
-                        .map_err(|_| writer_stopped())
-                },
-                |datoms, next_id, schema, line| {
-                    let datoms = datoms.to_vec();
-                    let schema = schema.clone();
-                    send.send(Parsed::Transaction(datoms, next_id, schema, line))
-                        .map_err(|_| writer_stopped())
-                },
-            )
-        });
-        let mut write = |read: Parsed| -> Result<(), TransferError> {
-            let Parsed::Transaction(datoms, next_id, schema, line) = read else {
-                let Parsed::Record(name, key, value) = read else {
-                    unreachable!("a read is a record or a transaction")
-                };
-                return records.add(store, &name, key, value);
-            };
-            // Every record is durable before the first datom is written.
-            records.write(store)?;
-            store
-                .apply_imported(&datoms, next_id, &schema)
-                .map_err(|e| match e {
-                    TransactError::Conflict(_) | TransactError::UniqueConflict { .. } => {
-                        TransferError::Import {
-                            line,
-                            why: format!("the transaction starting here: {e}"),
-                        }
-                    }
-                    other => other.into(),
-                })?;
-            since_flush += datoms.len();
-            written += datoms.len();
-            if since_flush >= GROUP_DATOMS {
-                store.wait_durable(datoms[0].tx)?;
-                since_flush = 0;
-                progress(Progress {
-                    written,
-                    total: checked.datoms,
-                });
-            }
-            Ok(())
-        };
-        // On the first failure the receiver is dropped, which stops the
-        // reading thread at its next send; the writer's error is the one
-        // to report.
-        let wrote = receive.into_iter().try_for_each(&mut write);
-        let read = reading
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        let summary = wrote.and(read)?;
-        // What was written is what was checked only if both passes read
-        // the same file; one that changed in between is undone below.
-        if summary != checked {
-            return Err(TransferError::Import {
-                line: 0,
-                why: format!(
-                    "the file changed while it was imported: checked {} transactions \
-                     and {} datoms, then read {} and {}",
-                    checked.transactions, checked.datoms, summary.transactions, summary.datoms
-                ),
-            });
-        }
-        records.write(store)?;
-        store.wait_durable(summary.basis)?;
-        Ok(summary)
-    });
-    match outcome {
+    match writing.second_pass(reader, base, keyspaces, &checked) {
         Ok(summary) => {
             store.end_import()?;
-            progress(Progress {
-                written,
-                total: checked.datoms,
-            });
+            writing.report();
             Ok(summary)
         }
         Err(error) => {
-            // If even this fails, the mark stays and the store is refused
-            // when next opened: still nothing half-imported is served.
-            if let Err(reset) = store.reset_to_genesis() {
-                tracing::error!(error = %reset, "could not empty the store after a failed import");
-            }
-            for name in keyspaces {
-                let emptied = store
-                    .keyspace(name)
-                    .map_err(TransactError::from)
-                    .and_then(|keyspace| keyspace.remove_prefix(b""));
-                if let Err(reset) = emptied {
-                    tracing::error!(error = %reset, keyspace = name, "could not empty a keyspace after a failed import");
-                }
-            }
+            undo_import(store, keyspaces);
             Err(error)
+        }
+    }
+}
+
+/// After a failed import: the store emptied again, and the keyspaces it
+/// took records of.
+fn undo_import(store: &Store, keyspaces: &[&str]) {
+    // If even this fails, the mark stays and the store is refused
+    // when next opened: still nothing half-imported is served.
+    if let Err(reset) = store.reset_to_genesis() {
+        tracing::error!(error = %reset, "could not empty the store after a failed import");
+    }
+    for name in keyspaces {
+        let emptied = store
+            .keyspace(name)
+            .map_err(TransactError::from)
+            .and_then(|keyspace| keyspace.remove_prefix(b""));
+        if let Err(reset) = emptied {
+            tracing::error!(error = %reset, keyspace = name, "could not empty a keyspace after a failed import");
         }
     }
 }
@@ -396,6 +322,130 @@ impl Records {
     }
 }
 
+/// The writer of an import's second pass: the records it holds until the
+/// first datom, how far it is, and whom it tells.
+struct Writing<'a> {
+    store: &'a Store,
+    records: Records,
+    /// Datoms written since the last flush, and in all.
+    since_flush: usize,
+    written: usize,
+    /// The datoms the check pass counted.
+    total: usize,
+    progress: &'a mut dyn FnMut(Progress),
+}
+
+impl Writing<'_> {
+    /// Writes the file that `reader` reads again, checked as `checked`.
+    fn second_pass<R: BufRead + Send>(
+        &mut self,
+        reader: R,
+        base: Arc<Schema>,
+        keyspaces: &[&str],
+        checked: &TransferSummary,
+    ) -> Result<TransferSummary, TransferError> {
+        // The file is read and parsed on a thread of its own while this one
+        // writes: the writes are most of the time, the parsing a fifth of it
+        // (perf, 3,000 full recipes), and each has a core. At most READ_AHEAD
+        // transactions wait between them, so memory stays bounded.
+        std::thread::scope(|scope| {
+            let (send, receive) = std::sync::mpsc::sync_channel::<Parsed>(READ_AHEAD);
+            let reading = scope.spawn(move || read_ahead(reader, base, keyspaces, send));
+            // On the first failure the receiver is dropped, which stops the
+            // reading thread at its next send; the writer's error is the one
+            // to report.
+            let wrote = receive.into_iter().try_for_each(|read| self.write(read));
+            let read = reading
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            let summary = wrote.and(read)?;
+            // What was written is what was checked only if both passes read
+            // the same file; one that changed in between is undone
+            // (`undo_import`).
+            if summary != *checked {
+                return Err(TransferError::Import {
+                    line: 0,
+                    why: format!(
+                        "the file changed while it was imported: checked {} transactions \
+                         and {} datoms, then read {} and {}",
+                        checked.transactions, checked.datoms, summary.transactions, summary.datoms
+                    ),
+                });
+            }
+            self.records.write(self.store)?;
+            self.store.wait_durable(summary.basis)?;
+            Ok(summary)
+        })
+    }
+
+    /// Takes one record, or writes one transaction (every record first).
+    fn write(&mut self, read: Parsed) -> Result<(), TransferError> {
+        let Parsed::Transaction(datoms, next_id, schema, line) = read else {
+            let Parsed::Record(name, key, value) = read else {
+                unreachable!("a read is a record or a transaction")
+            };
+            return self.records.add(self.store, &name, key, value);
+        };
+        // Every record is durable before the first datom is written.
+        self.records.write(self.store)?;
+        self.store
+            .apply_imported(&datoms, next_id, &schema)
+            .map_err(|e| match e {
+                TransactError::Conflict(_) | TransactError::UniqueConflict { .. } => {
+                    TransferError::Import {
+                        line,
+                        why: format!("the transaction starting here: {e}"),
+                    }
+                }
+                other => other.into(),
+            })?;
+        self.since_flush += datoms.len();
+        self.written += datoms.len();
+        if self.since_flush >= GROUP_DATOMS {
+            self.store.wait_durable(datoms[0].tx)?;
+            self.since_flush = 0;
+            self.report();
+        }
+        Ok(())
+    }
+
+    /// Tells the caller how many datoms are written.
+    fn report(&mut self) {
+        (self.progress)(Progress {
+            written: self.written,
+            total: self.total,
+        });
+    }
+}
+
+/// The reading thread of an import's second pass: every record and
+/// transaction of the file, handed to the writer through `send`.
+fn read_ahead<R: BufRead>(
+    reader: R,
+    base: Arc<Schema>,
+    keyspaces: &[&str],
+    send: std::sync::mpsc::SyncSender<Parsed>,
+) -> Result<TransferSummary, TransferError> {
+    let records = send.clone();
+    read_transactions(
+        reader,
+        base,
+        &mut NoCheck,
+        keyspaces,
+        &mut |name, key, value| {
+            records
+                .send(Parsed::Record(name.to_owned(), key, value))
+                .map_err(|_| writer_stopped())
+        },
+        |datoms, next_id, schema, line| {
+            let datoms = datoms.to_vec();
+            let schema = schema.clone();
+            send.send(Parsed::Transaction(datoms, next_id, schema, line))
+                .map_err(|_| writer_stopped())
+        },
+    )
+}
+
 /// How far an import's writing is, in datoms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Progress {
@@ -407,40 +457,26 @@ pub struct Progress {
 /// `each` with the next free id, the schema after it and its first line.
 fn read_transactions<R: BufRead>(
     mut reader: R,
-    mut schema: Arc<Schema>,
+    schema: Arc<Schema>,
     check: &mut dyn ImportCheck,
     keyspaces: &[&str],
     record: &mut RecordSink,
-    mut each: impl FnMut(&[Datom], EntityId, &Arc<Schema>, usize) -> Result<(), TransferError>,
+    each: impl FnMut(&[Datom], EntityId, &Arc<Schema>, usize) -> Result<(), TransferError>,
 ) -> Result<TransferSummary, TransferError> {
-    let mut summary = TransferSummary {
-        transactions: 0,
-        datoms: 0,
-        basis: GENESIS_TX,
-        records: 0,
-    };
-    let mut pending: Vec<Datom> = Vec::new();
-    let mut pending_line = 0;
-    let mut pending_bytes = 0;
-    let mut next_id = GENESIS_TX + 1;
-    let mut last_instant: Option<(i64, usize)> = None;
-    let mut finish = |pending: &mut Vec<Datom>,
-                      schema: &mut Arc<Schema>,
-                      line,
-                      next_id|
-     -> Result<(), TransferError> {
-        if pending.is_empty() {
-            return Ok(());
-        }
-        if let Some(next) = schema.after(pending).map_err(|e| TransferError::Import {
-            line,
-            why: format!("the transaction starting here leaves a bad schema: {e}"),
-        })? {
-            *schema = Arc::new(next);
-        }
-        each(pending, next_id, schema, line)?;
-        pending.clear();
-        Ok(())
+    let mut pass = Pass {
+        summary: TransferSummary {
+            transactions: 0,
+            datoms: 0,
+            basis: GENESIS_TX,
+            records: 0,
+        },
+        schema,
+        pending: Vec::new(),
+        pending_line: 0,
+        pending_bytes: 0,
+        next_id: GENESIS_TX + 1,
+        last_instant: None,
+        each,
     };
     let mut buffer = Vec::new();
     let mut number = 0;
@@ -455,76 +491,142 @@ fn read_transactions<R: BufRead>(
         number += 1;
         let fail = |why: String| TransferError::Import { line: number, why };
         let is_record = buffer.starts_with(RECORD.as_bytes());
-        let limit = if is_record {
-            MAX_RECORD_BYTES
-        } else {
-            MAX_LINE_BYTES
-        };
-        if buffer.len() > limit {
-            return Err(fail(format!("the line is longer than {limit} bytes")));
-        }
-        let text = std::str::from_utf8(&buffer)
-            .map_err(|_| fail("the line is not UTF-8".into()))?
-            .trim();
+        let text = line_text(&buffer, is_record).map_err(fail)?;
         if text.is_empty() || text.starts_with(';') {
             continue;
         }
         if is_record {
-            if summary.datoms > 0 {
+            if pass.summary.datoms > 0 {
                 return Err(fail("keyspace records come before the first datom".into()));
             }
             let (name, key, value) = parse_record(text, keyspaces).map_err(fail)?;
             check.record(number, name, &key, &value).map_err(fail)?;
             record(name, key, value)?;
-            summary.records += 1;
+            pass.summary.records += 1;
             continue;
         }
+        pass.datom(number, text, check)?;
+    }
+    pass.finish()?;
+    Ok(pass.summary)
+}
+
+/// A line's text, trimmed: no longer than a line of its kind may be, and
+/// UTF-8.
+fn line_text(buffer: &[u8], is_record: bool) -> Result<&str, String> {
+    let limit = if is_record {
+        MAX_RECORD_BYTES
+    } else {
+        MAX_LINE_BYTES
+    };
+    if buffer.len() > limit {
+        return Err(format!("the line is longer than {limit} bytes"));
+    }
+    let text = std::str::from_utf8(buffer).map_err(|_| "the line is not UTF-8".to_owned())?;
+    Ok(text.trim())
+}
+
+/// What a pass has read: the transaction it is gathering and what the lines
+/// before it left (the summary, the schema, the next free id, the last
+/// transaction instant and its line), and where finished transactions go.
+struct Pass<E> {
+    summary: TransferSummary,
+    schema: Arc<Schema>,
+    pending: Vec<Datom>,
+    pending_line: usize,
+    pending_bytes: usize,
+    next_id: EntityId,
+    last_instant: Option<(i64, usize)>,
+    each: E,
+}
+
+impl<E> Pass<E>
+where
+    E: FnMut(&[Datom], EntityId, &Arc<Schema>, usize) -> Result<(), TransferError>,
+{
+    /// The datom on line `number`, checked and added to its transaction.
+    fn datom(
+        &mut self,
+        number: usize,
+        text: &str,
+        check: &mut dyn ImportCheck,
+    ) -> Result<(), TransferError> {
+        let fail = |why: String| TransferError::Import { line: number, why };
         let line = parse_line(text).map_err(fail)?;
-        if line.tx < summary.basis {
+        if line.tx < self.summary.basis {
             return Err(fail(format!(
                 "transaction {} comes after transaction {}: the log must be in tx order",
-                line.tx, summary.basis
+                line.tx, self.summary.basis
             )));
         }
         // The transaction before this line is finished, and its schema in
         // force, before this line's attribute is looked up.
-        if pending.last().is_some_and(|d| d.tx != line.tx) {
-            finish(&mut pending, &mut schema, pending_line, next_id)?;
+        if self.pending.last().is_some_and(|d| d.tx != line.tx) {
+            self.finish()?;
         }
-        let (ident, datom) = typed_datom(line, &schema).map_err(fail)?;
-        if pending.is_empty() {
-            pending_line = number;
-            pending_bytes = 0;
-            summary.transactions += 1;
+        let (ident, datom) = typed_datom(line, &self.schema).map_err(fail)?;
+        if self.pending.is_empty() {
+            self.pending_line = number;
+            self.pending_bytes = 0;
+            self.summary.transactions += 1;
         }
-        pending_bytes += datom.v.stored_len();
-        if pending.len() >= MAX_TX_DATOMS || pending_bytes > MAX_TX_BYTES {
+        self.pending_bytes += datom.v.stored_len();
+        if self.pending.len() >= MAX_TX_DATOMS || self.pending_bytes > MAX_TX_BYTES {
+            let pending_line = self.pending_line;
             return Err(fail(format!(
                 "the transaction starting at line {pending_line} has more than {MAX_TX_DATOMS} datoms or {MAX_TX_BYTES} bytes of values, the most one transaction may write"
             )));
         }
+        self.check_instant(number, &datom).map_err(fail)?;
+        check.datom(number, &ident, &datom).map_err(fail)?;
+        self.next_id = self.next_id.max(datom.e + 1).max(datom.tx + 1);
+        if let Value::Ref(target) = datom.v {
+            self.next_id = self.next_id.max(target + 1);
+        }
+        self.summary.basis = datom.tx;
+        self.summary.datoms += 1;
+        self.pending.push(datom);
+        Ok(())
+    }
+
+    /// A transaction's instant, on line `number`, is not before the one
+    /// before it.
+    fn check_instant(&mut self, number: usize, datom: &Datom) -> Result<(), String> {
         if datom.a == DB_TX_INSTANT && datom.e == datom.tx && datom.added {
             let instant = datom.v.as_instant().unwrap_or(i64::MIN);
-            if let Some((last, at)) = last_instant.filter(|(last, _)| instant < *last) {
-                return Err(fail(format!(
+            if let Some((last, at)) = self.last_instant.filter(|(last, _)| instant < *last) {
+                return Err(format!(
                     "this transaction's instant {} is before {} at line {at}: instants never go back",
                     instant::format_rfc3339(instant),
                     instant::format_rfc3339(last)
-                )));
+                ));
             }
-            last_instant = Some((instant, number));
+            self.last_instant = Some((instant, number));
         }
-        check.datom(number, &ident, &datom).map_err(fail)?;
-        next_id = next_id.max(datom.e + 1).max(datom.tx + 1);
-        if let Value::Ref(target) = datom.v {
-            next_id = next_id.max(target + 1);
-        }
-        summary.basis = datom.tx;
-        summary.datoms += 1;
-        pending.push(datom);
+        Ok(())
     }
-    finish(&mut pending, &mut schema, pending_line, next_id)?;
-    Ok(summary)
+
+    /// Finishes the transaction gathered, if any: the schema it leaves
+    /// behind in force, and the transaction handed on.
+    fn finish(&mut self) -> Result<(), TransferError> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let line = self.pending_line;
+        if let Some(next) = self
+            .schema
+            .after(&self.pending)
+            .map_err(|e| TransferError::Import {
+                line,
+                why: format!("the transaction starting here leaves a bad schema: {e}"),
+            })?
+        {
+            self.schema = Arc::new(next);
+        }
+        (self.each)(&self.pending, self.next_id, &self.schema, line)?;
+        self.pending.clear();
+        Ok(())
+    }
 }
 
 /// `#keyspace name key value`, key and value in base64; only a keyspace

@@ -503,81 +503,86 @@ fn parse_list_clause(node: &Node) -> Result<Clause, QueryError> {
             "a list clause starts with not, or, or a rule name",
         ));
     };
-    let join_vars = |n: &Node| -> Result<Vec<Var>, QueryError> {
-        match &n.edn {
-            Edn::Vector(_) => n.children.iter().map(var_of).collect(),
-            other => Err(syntax(n, format!("expected [?vars...], found {other}"))),
-        }
-    };
-    let clauses = |nodes: &[Node]| {
-        nodes
-            .iter()
-            .map(parse_clause)
-            .collect::<Result<Vec<_>, _>>()
-    };
-    let branches = |nodes: &[Node]| {
-        nodes
-            .iter()
-            .map(|n| match (&n.edn, n.children.first().map(|c| &c.edn)) {
-                (Edn::List(_), Some(Edn::Symbol(s))) if s == "and" => clauses(&n.children[1..]),
-                _ => parse_clause(n).map(|c| vec![c]),
-            })
-            .collect::<Result<Vec<_>, _>>()
-    };
     let kind = match head.as_str() {
         "not" | "not-join" | "or" | "or-join" if parts.len() < 2 => {
             return Err(syntax(node, format!("({head} ...) needs clauses")))
         }
         "not" => ClauseKind::Not {
             join: None,
-            clauses: clauses(&parts[1..])?,
+            clauses: parse_clauses(&parts[1..])?,
         },
         "not-join" => ClauseKind::Not {
             join: Some(join_vars(&parts[1])?),
-            clauses: clauses(&parts[2..])?,
+            clauses: parse_clauses(&parts[2..])?,
         },
-        "or" => ClauseKind::Or {
-            join: None,
-            branches: branches(&parts[1..])?,
-        },
+        "or" => parse_or(node)?,
         "or-join" => ClauseKind::Or {
             join: Some(join_vars(&parts[1])?),
-            branches: branches(&parts[2..])?,
+            branches: parse_branches(&parts[2..])?,
         },
         "and" => return Err(syntax(node, "(and ...) belongs inside (or ...)")),
-        name => ClauseKind::Rule {
-            name: name.to_owned(),
-            args: parts[1..]
-                .iter()
-                .map(parse_term)
-                .collect::<Result<_, _>>()?,
-        },
+        name => parse_rule_call(node, name)?,
     };
-    let parsed = clause(node, kind);
-    if let ClauseKind::Or {
+    Ok(clause(node, kind))
+}
+
+/// The `[?vars...]` of a `not-join` or `or-join`.
+fn join_vars(n: &Node) -> Result<Vec<Var>, QueryError> {
+    match &n.edn {
+        Edn::Vector(_) => n.children.iter().map(var_of).collect(),
+        other => Err(syntax(n, format!("expected [?vars...], found {other}"))),
+    }
+}
+
+fn parse_clauses(nodes: &[Node]) -> Result<Vec<Clause>, QueryError> {
+    nodes.iter().map(parse_clause).collect()
+}
+
+/// An `or`'s branches: each one clause, or `(and clauses...)`.
+fn parse_branches(nodes: &[Node]) -> Result<Vec<Vec<Clause>>, QueryError> {
+    nodes
+        .iter()
+        .map(|n| match (&n.edn, n.children.first().map(|c| &c.edn)) {
+            (Edn::List(_), Some(Edn::Symbol(s))) if s == "and" => parse_clauses(&n.children[1..]),
+            _ => parse_clause(n).map(|c| vec![c]),
+        })
+        .collect()
+}
+
+/// `(or branches...)`, whose branches all bind the same variables.
+fn parse_or(node: &Node) -> Result<ClauseKind, QueryError> {
+    let branches = parse_branches(&node.children[1..])?;
+    // Every branch of a plain `or` must bind the same variables.
+    let first: BTreeSet<Var> = branches[0].iter().flat_map(Clause::vars).collect();
+    for branch in &branches[1..] {
+        let vars: BTreeSet<Var> = branch.iter().flat_map(Clause::vars).collect();
+        if vars != first {
+            return Err(QueryError::Unbound {
+                position: node.position(),
+                message: "the branches of an or must use the same variables; use or-join to name the shared ones"
+                    .into(),
+            });
+        }
+    }
+    Ok(ClauseKind::Or {
         join: None,
         branches,
-    } = &parsed.kind
-    {
-        // Every branch of a plain `or` must bind the same variables.
-        let first: BTreeSet<Var> = branches[0].iter().flat_map(Clause::vars).collect();
-        for branch in &branches[1..] {
-            let vars: BTreeSet<Var> = branch.iter().flat_map(Clause::vars).collect();
-            if vars != first {
-                return Err(QueryError::Unbound {
-                    position: parsed.position.clone(),
-                    message: "the branches of an or must use the same variables; use or-join to name the shared ones"
-                        .into(),
-                });
-            }
-        }
+    })
+}
+
+/// `(rule args...)`, on the default source.
+fn parse_rule_call(node: &Node, name: &str) -> Result<ClauseKind, QueryError> {
+    let args: Vec<Term> = node.children[1..]
+        .iter()
+        .map(parse_term)
+        .collect::<Result<_, _>>()?;
+    if args.iter().any(|a| matches!(a, Term::Src(_))) {
+        return Err(syntax(node, "rules run on the default source $"));
     }
-    if let ClauseKind::Rule { args, .. } = &parsed.kind {
-        if args.iter().any(|a| matches!(a, Term::Src(_))) {
-            return Err(syntax(node, "rules run on the default source $"));
-        }
-    }
-    Ok(parsed)
+    Ok(ClauseKind::Rule {
+        name: name.to_owned(),
+        args,
+    })
 }
 
 /// Parses rules: `[[(name ?a ?b) clauses...] ...]`, checking each is safe

@@ -505,113 +505,155 @@ fn eval_clause(ctx: &Ctx, rel: Rel, clause: &Clause, scope: &mut Scope) -> Resul
         ClauseKind::Data { src, terms } => {
             eval_data(ctx, rel, ctx.source(src, clause)?, terms, clause)
         }
-        ClauseKind::Pred { name, args } => {
-            let mut rows = Vec::with_capacity(rel.rows.len());
-            for row in rel.rows {
-                ctx.spend(1)?;
-                let args = call_args(ctx, &rel.vars, &row, args, clause)?;
-                if functions::call(name, &args)?.is_some_and(|v| functions::truthy(&v)) {
-                    rows.push(row);
-                }
-            }
-            Ok(Rel {
-                vars: rel.vars,
-                rows,
-            })
-        }
+        ClauseKind::Pred { name, args } => eval_pred(ctx, rel, name, args, clause),
         ClauseKind::Fn {
             name,
             args,
             binding,
-        } => {
-            let Binding::Scalar(var) = binding else {
-                return Err(QueryError::Function(format!(
-                    "{}: a function's result binds one variable, like ?x",
-                    clause.position
-                )));
-            };
-            let existing = rel.column(var);
-            let mut vars = rel.vars.clone();
-            if existing.is_none() {
-                vars.push(var.clone());
-            }
-            let mut rows = Vec::with_capacity(rel.rows.len());
-            for mut row in rel.rows {
-                ctx.spend(1)?;
-                let args = call_args(ctx, &rel.vars, &row, args, clause)?;
-                let Some(value) = functions::call(name, &args)? else {
-                    continue;
-                };
-                match existing {
-                    Some(c) if row[c] != value => {}
-                    Some(_) => rows.push(row),
-                    None => {
-                        row.push(value);
-                        rows.push(row);
-                    }
-                }
-            }
-            Ok(Rel { vars, rows })
-        }
+        } => eval_fn(ctx, rel, name, args, binding, clause),
         ClauseKind::Rule { name, args } => rules::eval_call(ctx, rel, name, args, clause, scope),
-        ClauseKind::Not { join, clauses } => {
-            let vars: Vec<Var> = match join {
-                Some(vars) => vars.clone(),
-                None => clauses
-                    .iter()
-                    .flat_map(Clause::vars)
-                    .collect::<BTreeSet<_>>()
-                    .into_iter()
-                    .collect(),
-            };
-            let input = rel.project(&vars);
-            // Negation reads complete answers: a fresh scope, not the tables
-            // of an enclosing rule's fixpoint (that is what stratifies it).
-            let matched = eval_clauses(ctx, input, clauses, &mut Scope::top())?;
-            let matched: HashSet<Vec<Value>> = matched.project(&vars).rows.into_iter().collect();
-            let columns: Vec<usize> = vars.iter().map(|v| rel.column(v).expect("bound")).collect();
-            let rows = rel
-                .rows
-                .into_iter()
-                .filter(|row| {
-                    !matched.contains(&columns.iter().map(|&c| row[c].clone()).collect::<Vec<_>>())
-                })
-                .collect();
-            Ok(Rel {
-                vars: rel.vars,
-                rows,
-            })
-        }
+        ClauseKind::Not { join, clauses } => eval_not(ctx, rel, join.as_deref(), clauses),
         ClauseKind::Or { join, branches } => {
-            let vars: Vec<Var> = match join {
-                Some(vars) => vars.clone(),
-                None => clause.vars().into_iter().collect(),
-            };
-            let shared: Vec<Var> = vars
-                .iter()
-                .filter(|v| rel.column(v).is_some())
-                .cloned()
-                .collect();
-            let input = rel.project(&shared);
-            let mut union: HashSet<Vec<Value>> = HashSet::new();
-            for branch in branches {
-                let mut inner = scope.nested();
-                let out = eval_clauses(ctx, input.clone(), branch, &mut inner)?;
-                if let Some(unbound) = vars.iter().find(|v| out.column(v).is_none()) {
-                    return Err(QueryError::Unbound {
-                        position: clause.position.clone(),
-                        message: format!("a branch of this or does not bind {unbound}"),
-                    });
-                }
-                union.extend(out.project(&vars).rows);
-            }
-            let union = Rel {
-                vars,
-                rows: union.into_iter().collect(),
-            };
-            Ok(rel.join(&union))
+            eval_or(ctx, rel, join.as_deref(), branches, clause, scope)
         }
     }
+}
+
+/// `[(pred args...)]`: the rows for which the call is truthy.
+fn eval_pred(
+    ctx: &Ctx,
+    rel: Rel,
+    name: &str,
+    args: &[Term],
+    clause: &Clause,
+) -> Result<Rel, QueryError> {
+    let mut rows = Vec::with_capacity(rel.rows.len());
+    for row in rel.rows {
+        ctx.spend(1)?;
+        let args = call_args(ctx, &rel.vars, &row, args, clause)?;
+        if functions::call(name, &args)?.is_some_and(|v| functions::truthy(&v)) {
+            rows.push(row);
+        }
+    }
+    Ok(Rel {
+        vars: rel.vars,
+        rows,
+    })
+}
+
+/// `[(f args...) ?x]`: each row with the call's value bound to `?x`, or
+/// kept if `?x` is bound already and equal to it.
+fn eval_fn(
+    ctx: &Ctx,
+    rel: Rel,
+    name: &str,
+    args: &[Term],
+    binding: &Binding,
+    clause: &Clause,
+) -> Result<Rel, QueryError> {
+    let Binding::Scalar(var) = binding else {
+        return Err(QueryError::Function(format!(
+            "{}: a function's result binds one variable, like ?x",
+            clause.position
+        )));
+    };
+    let existing = rel.column(var);
+    let mut vars = rel.vars.clone();
+    if existing.is_none() {
+        vars.push(var.clone());
+    }
+    let mut rows = Vec::with_capacity(rel.rows.len());
+    for mut row in rel.rows {
+        ctx.spend(1)?;
+        let args = call_args(ctx, &rel.vars, &row, args, clause)?;
+        let Some(value) = functions::call(name, &args)? else {
+            continue;
+        };
+        match existing {
+            Some(c) if row[c] != value => {}
+            Some(_) => rows.push(row),
+            None => {
+                row.push(value);
+                rows.push(row);
+            }
+        }
+    }
+    Ok(Rel { vars, rows })
+}
+
+/// `(not ...)` and `(not-join [vars] ...)`: the rows whose `vars` the
+/// clauses do not match.
+fn eval_not(
+    ctx: &Ctx,
+    rel: Rel,
+    join: Option<&[Var]>,
+    clauses: &[Clause],
+) -> Result<Rel, QueryError> {
+    let vars: Vec<Var> = match join {
+        Some(vars) => vars.to_vec(),
+        None => clauses
+            .iter()
+            .flat_map(Clause::vars)
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect(),
+    };
+    let input = rel.project(&vars);
+    // Negation reads complete answers: a fresh scope, not the tables
+    // of an enclosing rule's fixpoint (that is what stratifies it).
+    let matched = eval_clauses(ctx, input, clauses, &mut Scope::top())?;
+    let matched: HashSet<Vec<Value>> = matched.project(&vars).rows.into_iter().collect();
+    let columns: Vec<usize> = vars.iter().map(|v| rel.column(v).expect("bound")).collect();
+    let rows = rel
+        .rows
+        .into_iter()
+        .filter(|row| {
+            !matched.contains(&columns.iter().map(|&c| row[c].clone()).collect::<Vec<_>>())
+        })
+        .collect();
+    Ok(Rel {
+        vars: rel.vars,
+        rows,
+    })
+}
+
+/// `(or ...)` and `(or-join [vars] ...)`: the rows joined with the union of
+/// what each branch binds of `vars`.
+fn eval_or(
+    ctx: &Ctx,
+    rel: Rel,
+    join: Option<&[Var]>,
+    branches: &[Vec<Clause>],
+    clause: &Clause,
+    scope: &mut Scope,
+) -> Result<Rel, QueryError> {
+    let vars: Vec<Var> = match join {
+        Some(vars) => vars.to_vec(),
+        None => clause.vars().into_iter().collect(),
+    };
+    let shared: Vec<Var> = vars
+        .iter()
+        .filter(|v| rel.column(v).is_some())
+        .cloned()
+        .collect();
+    let input = rel.project(&shared);
+    let mut union: HashSet<Vec<Value>> = HashSet::new();
+    for branch in branches {
+        let mut inner = scope.nested();
+        let out = eval_clauses(ctx, input.clone(), branch, &mut inner)?;
+        if let Some(unbound) = vars.iter().find(|v| out.column(v).is_none()) {
+            return Err(QueryError::Unbound {
+                position: clause.position.clone(),
+                message: format!("a branch of this or does not bind {unbound}"),
+            });
+        }
+        union.extend(out.project(&vars).rows);
+    }
+    let union = Rel {
+        vars,
+        rows: union.into_iter().collect(),
+    };
+    Ok(rel.join(&union))
 }
 
 fn call_args<'a>(
@@ -728,101 +770,10 @@ fn scan(
     fixed_attribute: Option<&std::sync::Arc<Attribute>>,
     clause: &Clause,
 ) -> Result<Vec<Assignment>, QueryError> {
-    let fixed = |i: usize| match positions.get(i) {
-        Some(Pos::Fixed(v)) => Some(v),
-        _ => None,
+    let Some(read) = Read::of(db, positions, fixed_attribute) else {
+        return Ok(Vec::new());
     };
-    let entity_of = |v: &Value| entity_of(db, v);
-    let attribute = match (fixed_attribute, fixed(1)) {
-        (Some(a), _) => Some(a.clone()),
-        (None, Some(Value::Keyword(k))) => match db.attribute(k) {
-            Ok(a) => Some(a.clone()),
-            Err(_) => return Ok(Vec::new()),
-        },
-        (None, Some(v)) => match entity_of(v).and_then(|id| db.schema().attribute(id)) {
-            Some(a) => Some(a.clone()),
-            None => return Ok(Vec::new()),
-        },
-        (None, None) => None,
-    };
-    let mut components = Components::any();
-    if let Some(v) = fixed(0) {
-        match entity_of(v) {
-            Some(e) => components = components.e(e),
-            None => return Ok(Vec::new()),
-        }
-    }
-    if let Some(a) = &attribute {
-        components = components.a(a.id);
-    }
-    if let Some(v) = fixed(2) {
-        // A ref attribute's value may be written as an id or an ident.
-        let value = match (&attribute, v) {
-            (Some(a), v) if a.is_ref() => match entity_of(v) {
-                Some(e) => Value::Ref(e),
-                None => return Ok(Vec::new()),
-            },
-            (Some(a), Value::Long(n)) if a.value_type == crate::value::ValueType::Double => {
-                Value::Double(*n as f64)
-            }
-            (_, v) => v.clone(),
-        };
-        components = components.v(value);
-    }
-    let tx = match fixed(3) {
-        Some(v) => match entity_of(v) {
-            Some(t) => Some(t),
-            None => return Ok(Vec::new()),
-        },
-        None => None,
-    };
-    let added = match fixed(4) {
-        Some(Value::Boolean(b)) => Some(*b),
-        Some(_) => return Ok(Vec::new()),
-        None => None,
-    };
-    let index = if components.e.is_some() {
-        Index::Eavt
-    } else if components.v.is_some() && attribute.as_ref().is_some_and(|a| a.in_avet()) {
-        Index::Avet
-    } else if matches!(components.v, Some(Value::Ref(_)))
-        && attribute.as_ref().is_none_or(|a| a.is_ref())
-    {
-        Index::Vaet
-    } else if components.a.is_some() {
-        Index::Aevt
-    } else {
-        Index::Eavt
-    };
-    // The same read comes up again and again in rules (a step's body and
-    // the base case read the same fork link): read each once per query.
-    let key = ScanKey {
-        // The source's Db lives in `ctx.sources` for the whole run, so its
-        // address names it without allocating.
-        source: db as *const Db as usize,
-        index: index.name(),
-        components: components.clone(),
-        tx,
-        added,
-    };
-    let cached = ctx.scans.borrow().get(&key).cloned();
-    let datoms = match cached {
-        Some(datoms) => datoms,
-        None => {
-            let mut read = Vec::new();
-            for datom in db.datoms(index, &components) {
-                ctx.spend(1)?;
-                let datom = datom?;
-                if tx.is_some_and(|t| t != datom.tx) || added.is_some_and(|b| b != datom.added) {
-                    continue;
-                }
-                read.push(datom);
-            }
-            let read = std::rc::Rc::new(read);
-            ctx.scans.borrow_mut().insert(key, read.clone());
-            read
-        }
-    };
+    let datoms = read.datoms(ctx, db)?;
     let mut found = Vec::with_capacity(datoms.len());
     for datom in datoms.iter() {
         if let Some(assignment) = assign(db, positions, datom, clause)? {
@@ -830,6 +781,135 @@ fn scan(
         }
     }
     Ok(found)
+}
+
+/// The index read a pattern's fixed positions ask for: the components it
+/// binds, and the tx and added it filters on.
+struct Read {
+    attribute: Option<std::sync::Arc<Attribute>>,
+    components: Components,
+    tx: Option<EntityId>,
+    added: Option<bool>,
+}
+
+impl Read {
+    /// The read for `positions`, or `None` if a fixed value can match no
+    /// datom (an unknown attribute, a value that names no entity).
+    fn of(
+        db: &Db,
+        positions: &[Pos],
+        fixed_attribute: Option<&std::sync::Arc<Attribute>>,
+    ) -> Option<Read> {
+        let fixed = |i: usize| match positions.get(i) {
+            Some(Pos::Fixed(v)) => Some(v),
+            _ => None,
+        };
+        let entity_of = |v: &Value| entity_of(db, v);
+        let attribute = match (fixed_attribute, fixed(1)) {
+            (Some(a), _) => Some(a.clone()),
+            (None, Some(Value::Keyword(k))) => Some(db.attribute(k).ok()?.clone()),
+            (None, Some(v)) => Some(
+                entity_of(v)
+                    .and_then(|id| db.schema().attribute(id))?
+                    .clone(),
+            ),
+            (None, None) => None,
+        };
+        let mut components = Components::any();
+        if let Some(v) = fixed(0) {
+            components = components.e(entity_of(v)?);
+        }
+        if let Some(a) = &attribute {
+            components = components.a(a.id);
+        }
+        if let Some(v) = fixed(2) {
+            components = components.v(fixed_value(db, attribute.as_deref(), v)?);
+        }
+        let tx = match fixed(3) {
+            Some(v) => Some(entity_of(v)?),
+            None => None,
+        };
+        let added = match fixed(4) {
+            Some(Value::Boolean(b)) => Some(*b),
+            Some(_) => return None,
+            None => None,
+        };
+        Some(Read {
+            attribute,
+            components,
+            tx,
+            added,
+        })
+    }
+
+    /// The index that serves the read best.
+    fn index(&self) -> Index {
+        let attribute = self.attribute.as_ref();
+        let components = &self.components;
+        if components.e.is_some() {
+            Index::Eavt
+        } else if components.v.is_some() && attribute.is_some_and(|a| a.in_avet()) {
+            Index::Avet
+        } else if matches!(components.v, Some(Value::Ref(_)))
+            && attribute.is_none_or(|a| a.is_ref())
+        {
+            Index::Vaet
+        } else if components.a.is_some() {
+            Index::Aevt
+        } else {
+            Index::Eavt
+        }
+    }
+
+    /// The datoms the read finds, read once per query.
+    fn datoms(self, ctx: &Ctx, db: &Db) -> Result<std::rc::Rc<Vec<Datom>>, QueryError> {
+        let index = self.index();
+        let Read {
+            components,
+            tx,
+            added,
+            ..
+        } = self;
+        // The same read comes up again and again in rules (a step's body and
+        // the base case read the same fork link): read each once per query.
+        let key = ScanKey {
+            // The source's Db lives in `ctx.sources` for the whole run, so its
+            // address names it without allocating.
+            source: db as *const Db as usize,
+            index: index.name(),
+            components: components.clone(),
+            tx,
+            added,
+        };
+        let cached = ctx.scans.borrow().get(&key).cloned();
+        if let Some(datoms) = cached {
+            return Ok(datoms);
+        }
+        let mut read = Vec::new();
+        for datom in db.datoms(index, &components) {
+            ctx.spend(1)?;
+            let datom = datom?;
+            if tx.is_some_and(|t| t != datom.tx) || added.is_some_and(|b| b != datom.added) {
+                continue;
+            }
+            read.push(datom);
+        }
+        let read = std::rc::Rc::new(read);
+        ctx.scans.borrow_mut().insert(key, read.clone());
+        Ok(read)
+    }
+}
+
+/// A fixed value position as the index holds it. A ref attribute's value
+/// may be written as an id or an ident; `None` if it names no entity.
+fn fixed_value(db: &Db, attribute: Option<&Attribute>, v: &Value) -> Option<Value> {
+    Some(match (attribute, v) {
+        (Some(a), v) if a.is_ref() => Value::Ref(entity_of(db, v)?),
+        (Some(a), Value::Long(n)) if a.value_type == crate::value::ValueType::Double => {
+            Value::Double(*n as f64)
+        }
+        (_, v) => v.clone(),
+    })
 }
 
 /// The free positions' values from one datom, or `None` if a variable that

@@ -94,63 +94,99 @@ pub(super) fn call(name: &str, args: &[Arg]) -> Result<Option<Value>, QueryError
     if name == "missing?" || name == "get-else" {
         return call_with_db(name, args);
     }
-    let values: Vec<&Value> = args
-        .iter()
+    let values = values_of(name, args)?;
+    match name {
+        "=" | "==" | "not=" | "!=" => equality(name, &values),
+        "<" | ">" | "<=" | ">=" => comparison(name, &values),
+        "+" | "-" | "*" | "/" | "quot" | "rem" | "mod" | "min" | "max" => {
+            arithmetic(name, &values).map(Some)
+        }
+        "inc" | "dec" => increment(name, &values),
+        "str" | "subs" | "count" => core_string_function(name, &values),
+        "str/includes?" | "str/starts-with?" | "str/ends-with?" | "str/lower-case"
+        | "str/upper-case" | "str/blank?" => clojure_string_function(name, &values),
+        "identity" | "ground" => {
+            arity(name, &values, 1)?;
+            Ok(Some(values[0].clone()))
+        }
+        "even?" | "odd?" | "zero?" | "pos?" | "neg?" => number_predicate(name, &values),
+        _ => Err(QueryError::Function(format!(
+            "unknown function {name}; known: {}",
+            NAMES.join(" ")
+        ))),
+    }
+}
+
+/// The arguments of a function of values only.
+fn values_of<'a>(name: &str, args: &'a [Arg]) -> Result<Vec<&'a Value>, QueryError> {
+    args.iter()
         .map(|a| match a {
             Arg::Value(v) => Ok(v),
             Arg::Db(_) => Err(fail(name, "takes values, not a database")),
         })
-        .collect::<Result<_, _>>()?;
-    let arity = |n: usize| {
-        if values.len() == n {
-            Ok(())
-        } else {
-            Err(fail(
-                name,
-                format!("takes {n} arguments, got {}", values.len()),
-            ))
-        }
-    };
-    let text = |v: &Value| -> Result<String, QueryError> {
-        match v {
-            Value::String(s) => Ok(s.to_string()),
-            other => Err(fail(name, format!("{other} is not a string"))),
-        }
-    };
-    let boolean = |b: bool| Ok(Some(Value::Boolean(b)));
+        .collect()
+}
+
+/// An error unless there are `n` arguments.
+fn arity(name: &str, values: &[&Value], n: usize) -> Result<(), QueryError> {
+    if values.len() == n {
+        Ok(())
+    } else {
+        Err(fail(
+            name,
+            format!("takes {n} arguments, got {}", values.len()),
+        ))
+    }
+}
+
+/// A string argument's text.
+fn string_of(name: &str, v: &Value) -> Result<String, QueryError> {
+    match v {
+        Value::String(s) => Ok(s.to_string()),
+        other => Err(fail(name, format!("{other} is not a string"))),
+    }
+}
+
+/// A predicate's answer.
+fn boolean(b: bool) -> Result<Option<Value>, QueryError> {
+    Ok(Some(Value::Boolean(b)))
+}
+
+/// `=`, `==`, `not=` and `!=`: equal as `compare` has it, across number types.
+fn equality(name: &str, values: &[&Value]) -> Result<Option<Value>, QueryError> {
+    let equal = |w: &[&Value]| compare(w[0], w[1]) == Some(Ordering::Equal);
     match name {
-        "=" | "==" => boolean(
-            values
-                .windows(2)
-                .all(|w| compare(w[0], w[1]) == Some(Ordering::Equal)),
-        ),
-        "not=" | "!=" => boolean(
-            values
-                .windows(2)
-                .any(|w| compare(w[0], w[1]) != Some(Ordering::Equal)),
-        ),
-        "<" | ">" | "<=" | ">=" => {
-            let mut ok = true;
-            for w in values.windows(2) {
-                let order = compare(w[0], w[1])
-                    .ok_or_else(|| fail(name, format!("cannot compare {} with {}", w[0], w[1])))?;
-                ok &= match name {
-                    "<" => order == Ordering::Less,
-                    ">" => order == Ordering::Greater,
-                    "<=" => order != Ordering::Greater,
-                    _ => order != Ordering::Less,
-                };
-            }
-            boolean(ok)
-        }
-        "+" | "-" | "*" | "/" | "quot" | "rem" | "mod" | "min" | "max" => {
-            arithmetic(name, &values).map(Some)
-        }
-        "inc" | "dec" => {
-            arity(1)?;
-            let one = Value::Long(1);
-            arithmetic(if name == "inc" { "+" } else { "-" }, &[values[0], &one]).map(Some)
-        }
+        "=" | "==" => boolean(values.windows(2).all(equal)),
+        _ => boolean(values.windows(2).any(|w| !equal(w))),
+    }
+}
+
+/// `<`, `>`, `<=` and `>=`, over every neighbouring pair.
+fn comparison(name: &str, values: &[&Value]) -> Result<Option<Value>, QueryError> {
+    let mut ok = true;
+    for w in values.windows(2) {
+        let order = compare(w[0], w[1])
+            .ok_or_else(|| fail(name, format!("cannot compare {} with {}", w[0], w[1])))?;
+        ok &= match name {
+            "<" => order == Ordering::Less,
+            ">" => order == Ordering::Greater,
+            "<=" => order != Ordering::Greater,
+            _ => order != Ordering::Less,
+        };
+    }
+    boolean(ok)
+}
+
+/// `inc` and `dec`: one added or taken away.
+fn increment(name: &str, values: &[&Value]) -> Result<Option<Value>, QueryError> {
+    arity(name, values, 1)?;
+    let one = Value::Long(1);
+    arithmetic(if name == "inc" { "+" } else { "-" }, &[values[0], &one]).map(Some)
+}
+
+/// `str`, `subs` and `count`, Clojure's core functions on strings.
+fn core_string_function(name: &str, values: &[&Value]) -> Result<Option<Value>, QueryError> {
+    match name {
         "str" => Ok(Some(Value::from(
             values
                 .iter()
@@ -161,36 +197,47 @@ pub(super) fn call(name: &str, args: &[Arg]) -> Result<Option<Value>, QueryError
                 })
                 .collect::<String>(),
         ))),
-        "subs" => {
-            if !(2..=3).contains(&values.len()) {
-                return Err(fail(name, "takes (subs s start) or (subs s start end)"));
-            }
-            let s: Vec<char> = text(values[0])?.chars().collect();
-            let index = |v: &Value| {
-                v.as_long()
-                    .and_then(|n| usize::try_from(n).ok())
-                    .ok_or_else(|| fail(name, format!("{v} is not an index")))
-            };
-            let start = index(values[1])?;
-            let end = values.get(2).map_or(Ok(s.len()), |v| index(v))?;
-            if start > end || end > s.len() {
-                return Err(fail(
-                    name,
-                    format!(
-                        "{start}..{end} is outside a string of {} characters",
-                        s.len()
-                    ),
-                ));
-            }
-            Ok(Some(Value::from(s[start..end].iter().collect::<String>())))
+        "subs" => subs(name, values),
+        _ => {
+            arity(name, values, 1)?;
+            Ok(Some(Value::Long(
+                string_of(name, values[0])?.chars().count() as i64,
+            )))
         }
-        "count" => {
-            arity(1)?;
-            Ok(Some(Value::Long(text(values[0])?.chars().count() as i64)))
-        }
+    }
+}
+
+/// `(subs s start)` and `(subs s start end)`, in characters.
+fn subs(name: &str, values: &[&Value]) -> Result<Option<Value>, QueryError> {
+    if !(2..=3).contains(&values.len()) {
+        return Err(fail(name, "takes (subs s start) or (subs s start end)"));
+    }
+    let s: Vec<char> = string_of(name, values[0])?.chars().collect();
+    let index = |v: &Value| {
+        v.as_long()
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or_else(|| fail(name, format!("{v} is not an index")))
+    };
+    let start = index(values[1])?;
+    let end = values.get(2).map_or(Ok(s.len()), |v| index(v))?;
+    if start > end || end > s.len() {
+        return Err(fail(
+            name,
+            format!(
+                "{start}..{end} is outside a string of {} characters",
+                s.len()
+            ),
+        ));
+    }
+    Ok(Some(Value::from(s[start..end].iter().collect::<String>())))
+}
+
+/// `clojure.string`'s functions (`str/...`).
+fn clojure_string_function(name: &str, values: &[&Value]) -> Result<Option<Value>, QueryError> {
+    match name {
         "str/includes?" | "str/starts-with?" | "str/ends-with?" => {
-            arity(2)?;
-            let (s, part) = (text(values[0])?, text(values[1])?);
+            arity(name, values, 2)?;
+            let (s, part) = (string_of(name, values[0])?, string_of(name, values[1])?);
             boolean(match name {
                 "str/includes?" => s.contains(&part),
                 "str/starts-with?" => s.starts_with(&part),
@@ -198,41 +245,39 @@ pub(super) fn call(name: &str, args: &[Arg]) -> Result<Option<Value>, QueryError
             })
         }
         "str/lower-case" => {
-            arity(1)?;
-            Ok(Some(Value::from(text(values[0])?.to_lowercase())))
+            arity(name, values, 1)?;
+            Ok(Some(Value::from(
+                string_of(name, values[0])?.to_lowercase(),
+            )))
         }
         "str/upper-case" => {
-            arity(1)?;
-            Ok(Some(Value::from(text(values[0])?.to_uppercase())))
+            arity(name, values, 1)?;
+            Ok(Some(Value::from(
+                string_of(name, values[0])?.to_uppercase(),
+            )))
         }
-        "str/blank?" => {
-            arity(1)?;
-            boolean(text(values[0])?.trim().is_empty())
+        _ => {
+            arity(name, values, 1)?;
+            boolean(string_of(name, values[0])?.trim().is_empty())
         }
-        "identity" | "ground" => {
-            arity(1)?;
-            Ok(Some(values[0].clone()))
-        }
-        "even?" | "odd?" | "zero?" | "pos?" | "neg?" => {
-            arity(1)?;
-            let n = match values[0] {
-                Value::Long(n) => *n as f64,
-                Value::Double(x) => *x,
-                other => return Err(fail(name, format!("{other} is not a number"))),
-            };
-            boolean(match name {
-                "even?" => n % 2.0 == 0.0,
-                "odd?" => n % 2.0 != 0.0,
-                "zero?" => n == 0.0,
-                "pos?" => n > 0.0,
-                _ => n < 0.0,
-            })
-        }
-        _ => Err(QueryError::Function(format!(
-            "unknown function {name}; known: {}",
-            NAMES.join(" ")
-        ))),
     }
+}
+
+/// `even?`, `odd?`, `zero?`, `pos?` and `neg?`, on longs and doubles.
+fn number_predicate(name: &str, values: &[&Value]) -> Result<Option<Value>, QueryError> {
+    arity(name, values, 1)?;
+    let n = match values[0] {
+        Value::Long(n) => *n as f64,
+        Value::Double(x) => *x,
+        other => return Err(fail(name, format!("{other} is not a number"))),
+    };
+    boolean(match name {
+        "even?" => n % 2.0 == 0.0,
+        "odd?" => n % 2.0 != 0.0,
+        "zero?" => n == 0.0,
+        "pos?" => n > 0.0,
+        _ => n < 0.0,
+    })
 }
 
 /// `(missing? $ ?e :attr)` and `(get-else $ ?e :attr default)`.

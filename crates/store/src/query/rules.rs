@@ -85,46 +85,20 @@ pub(super) fn eval_call(
     clause: &Clause,
     scope: &mut Scope,
 ) -> Result<Rel, QueryError> {
-    let bound: Vec<bool> = args
+    let key: Key = (name.to_owned(), bound_arguments(&rel, args));
+    let seeds: Vec<Vec<Value>> = rel
+        .rows
         .iter()
-        .map(|t| match t {
-            Term::Var(v) => rel.column(v).is_some(),
-            Term::Const(_) => true,
-            Term::Blank | Term::Src(_) => false,
-        })
+        .map(|r| seed_of(&rel, args, &key.1, r))
         .collect();
-    let key: Key = (name.to_owned(), bound.clone());
-    let seed_of = |row: &[Value]| -> Vec<Value> {
-        args.iter()
-            .zip(&bound)
-            .filter(|(_, b)| **b)
-            .map(|(t, _)| match t {
-                Term::Var(v) => row[rel.column(v).expect("bound")].clone(),
-                Term::Const(c) => c.clone(),
-                _ => unreachable!("only vars and constants are bound"),
-            })
-            .collect()
-    };
-    let seeds: Vec<Vec<Value>> = rel.rows.iter().map(|r| seed_of(r)).collect();
 
     // Answers for each seed: from the enclosing fixpoint's tables, or from a
     // complete evaluation of this call on its own.
     let owned;
     let answers: &HashMap<Vec<Value>, Vec<Vec<Value>>> = match scope.tables.as_deref_mut() {
         Some(tables) => {
-            let table = tables.entry(key.clone()).or_default();
-            for seed in &seeds {
-                if table.seeds.insert(seed.clone()) {
-                    table.new_seeds.push(seed.clone());
-                }
-            }
             let delta = scope.delta_call.is_some() && scope.delta_call == scope.current;
-            let table = &tables[&key];
-            if delta {
-                &table.delta_by_seed
-            } else {
-                &table.by_seed
-            }
+            table_answers(tables, &key, &seeds, delta)
         }
         None => {
             owned = complete(ctx, &key, seeds.iter().cloned().collect(), clause)?;
@@ -134,8 +108,69 @@ pub(super) fn eval_call(
 
     // Join: each row with each answer for its seed, binding free arguments.
     let mut vars = rel.vars.clone();
+    let outputs = free_outputs(&mut vars, args, &key.1);
+    let rows = join_answers(
+        ctx,
+        rel.rows.iter().zip(&seeds),
+        answers,
+        &outputs,
+        vars.len(),
+    )?;
+    Ok(Rel { vars, rows })
+}
+
+/// Which of a call's arguments are bound: constants, and variables `rel`
+/// binds.
+fn bound_arguments(rel: &Rel, args: &[Term]) -> Vec<bool> {
+    args.iter()
+        .map(|t| match t {
+            Term::Var(v) => rel.column(v).is_some(),
+            Term::Const(_) => true,
+            Term::Blank | Term::Src(_) => false,
+        })
+        .collect()
+}
+
+/// The seed a row of `rel` asks: the values of the call's bound arguments.
+fn seed_of(rel: &Rel, args: &[Term], bound: &[bool], row: &[Value]) -> Vec<Value> {
+    args.iter()
+        .zip(bound)
+        .filter(|(_, b)| **b)
+        .map(|(t, _)| match t {
+            Term::Var(v) => row[rel.column(v).expect("bound")].clone(),
+            Term::Const(c) => c.clone(),
+            _ => unreachable!("only vars and constants are bound"),
+        })
+        .collect()
+}
+
+/// Asks `seeds` of `key`'s table in the enclosing fixpoint, and returns the
+/// answers it has so far: those new in the last round if `delta`.
+fn table_answers<'t>(
+    tables: &'t mut BTreeMap<Key, Table>,
+    key: &Key,
+    seeds: &[Vec<Value>],
+    delta: bool,
+) -> &'t HashMap<Vec<Value>, Vec<Vec<Value>>> {
+    let table = tables.entry(key.clone()).or_default();
+    for seed in seeds {
+        if table.seeds.insert(seed.clone()) {
+            table.new_seeds.push(seed.clone());
+        }
+    }
+    let table = &tables[key];
+    if delta {
+        &table.delta_by_seed
+    } else {
+        &table.by_seed
+    }
+}
+
+/// The output column of each of a call's free variables, added to `vars`
+/// where new; `None` for the other arguments.
+fn free_outputs(vars: &mut Vec<Var>, args: &[Term], bound: &[bool]) -> Vec<Option<usize>> {
     let mut outputs: Vec<Option<usize>> = Vec::with_capacity(args.len());
-    for (term, is_bound) in args.iter().zip(&bound) {
+    for (term, is_bound) in args.iter().zip(bound) {
         outputs.push(match term {
             Term::Var(v) if !is_bound => {
                 Some(vars.iter().position(|x| x == v).unwrap_or_else(|| {
@@ -146,10 +181,22 @@ pub(super) fn eval_call(
             _ => None,
         });
     }
-    let width = vars.len();
+    outputs
+}
+
+/// Each row with each answer for its seed, the answer's free arguments in
+/// their `outputs` columns of rows `width` wide. An answer that gives one
+/// column two values matches nothing.
+fn join_answers<'r>(
+    ctx: &Ctx,
+    rows_and_seeds: impl Iterator<Item = (&'r Vec<Value>, &'r Vec<Value>)>,
+    answers: &HashMap<Vec<Value>, Vec<Vec<Value>>>,
+    outputs: &[Option<usize>],
+    width: usize,
+) -> Result<Vec<Vec<Value>>, QueryError> {
     let mut rows = Vec::new();
     let mut set = vec![false; width];
-    for (row, seed) in rel.rows.iter().zip(&seeds) {
+    for (row, seed) in rows_and_seeds {
         'answers: for answer in answers.get(seed).into_iter().flatten() {
             ctx.spend(1)?;
             let mut out = row.clone();
@@ -168,7 +215,7 @@ pub(super) fn eval_call(
             rows.push(out);
         }
     }
-    Ok(Rel { vars, rows })
+    Ok(rows)
 }
 
 /// Evaluates `key` for `seeds` to its fixpoint, in tables of its own, and
@@ -312,6 +359,19 @@ fn linear(
     // Every seed met gets a number once; the link graph and the searches
     // below work on numbers, so a seed's values are hashed once, not at
     // every step.
+    let graph = reach(ctx, key, plan, &seeds)?;
+    let base = base_answers(ctx, key, plan, &graph)?;
+    carry_back(ctx, key, &graph, &base, seeds)
+}
+
+/// The seeds reachable from `seeds` through the plan's recursive steps,
+/// numbered, with the links between them.
+fn reach(
+    ctx: &Ctx,
+    key: &Key,
+    plan: &LinearPlan,
+    seeds: &HashSet<Vec<Value>>,
+) -> Result<SeedGraph, QueryError> {
     let mut graph = SeedGraph::default();
     let mut frontier: Vec<usize> = seeds.iter().map(|s| graph.number(s).0).collect();
     while !frontier.is_empty() {
@@ -330,7 +390,16 @@ fn linear(
         }
         frontier = next;
     }
-    // The base answers of every seed reached, by seed number.
+    Ok(graph)
+}
+
+/// The base answers of every seed reached, by seed number.
+fn base_answers(
+    ctx: &Ctx,
+    key: &Key,
+    plan: &LinearPlan,
+    graph: &SeedGraph,
+) -> Result<Vec<Vec<Vec<Value>>>, QueryError> {
     let mut base: Vec<Vec<Vec<Value>>> = vec![Vec::new(); graph.seeds.len()];
     for def in &plan.base {
         // `[?bound :attr ?free]`, head `(rule ?bound ?free)`: the answers are
@@ -366,8 +435,18 @@ fn linear(
             }
         }
     }
-    // Each asked seed gets the base answers of all it reaches, under its
-    // own bound values.
+    Ok(base)
+}
+
+/// Each asked seed gets the base answers of all it reaches, under its
+/// own bound values.
+fn carry_back(
+    ctx: &Ctx,
+    key: &Key,
+    graph: &SeedGraph,
+    base: &[Vec<Vec<Value>>],
+    seeds: HashSet<Vec<Value>>,
+) -> Result<HashMap<Vec<Value>, Vec<Vec<Value>>>, QueryError> {
     let mut by_seed: HashMap<Vec<Value>, Vec<Vec<Value>>> = HashMap::new();
     let mut seen = vec![false; graph.seeds.len()];
     for seed in seeds {
