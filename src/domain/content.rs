@@ -5,6 +5,7 @@
 
 use std::fmt;
 
+use super::attributes::Attr;
 use super::search_terms;
 use crate::store::{Value, ValueType};
 
@@ -235,152 +236,33 @@ pub enum FormPlace {
 }
 
 /// One scalar field of a recipe: its attribute, what it is called, and how
-/// it reads from and writes to `Content`. The table below drives the
-/// schema (`site_schema`), the read (`read::recipe`), the create and edit
-/// transactions (`write`), the checks (`Content::checked`), the history's
-/// list of what changed (`diff`) and the form (`views::recipe_form`,
-/// `web::recipe_writes`). The title (required), the tags, lines, steps and
-/// picture have shapes of their own and are written out where they are used.
-#[derive(Debug)]
+/// it reads from and writes to `Content`. The fields are rows of the
+/// attribute table (`attributes`), which lists them here as `FIELDS`; they
+/// drive the schema (`site_schema`), the read (`read::recipe`), the create
+/// and edit transactions (`write`), the checks (`Content::checked`), the
+/// history's list of what changed (`diff`) and the form
+/// (`views::recipe_form`, `web::recipe_writes`).
+#[derive(Debug, Clone, Copy)]
 pub struct Field {
-    /// The form's name for it, and the name its mistakes carry.
+    /// The form's name for it, and the name its mistakes carry: its
+    /// attribute's name in the table.
     pub name: &'static str,
+    /// Its attribute: ident, doc, index, schema.org name.
+    pub attr: &'static Attr,
     /// What history and comparisons call it: "prep".
     pub label: &'static str,
-    pub ident: &'static str,
-    /// The attribute's `:db/doc`.
-    pub doc: &'static str,
-    /// Whether the attribute is indexed (AVET).
-    pub indexed: bool,
     /// What a message calls it: "the cuisine".
     pub what: &'static str,
     pub slot: Slot,
     pub form: FormPlace,
 }
 
-/// A slot at a path of `Content`.
-macro_rules! slot {
-    ($kind:ident, $($path:ident).+) => {
-        Slot::$kind(|c| &c.$($path).+, |c| &mut c.$($path).+)
-    };
-}
-
-/// Every scalar field of a recipe but the title. A store made before a row
-/// was added gains its attribute when opened, after all the others
-/// (`site_schema`); the read takes every attribute after the search terms
-/// too, so such a field is read wherever it was installed.
-pub const FIELDS: &[Field] = &[
-    Field {
-        name: "summary",
-        label: "summary",
-        ident: ":recipe/summary",
-        doc: "Markdown: what the dish is.",
-        indexed: false,
-        what: "the summary",
-        slot: slot!(Markdown, summary),
-        form: FormPlace::Own,
-    },
-    Field {
-        name: "servings",
-        label: "servings",
-        ident: ":recipe/servings",
-        doc: "How many it serves.",
-        indexed: false,
-        what: "servings",
-        slot: slot!(Servings, recipe_yield.servings),
-        form: FormPlace::Own,
-    },
-    Field {
-        name: "yield_text",
-        label: "yield text",
-        ident: ":recipe/yield-text",
-        doc: "The yield as written: \"12 pancakes\".",
-        indexed: false,
-        what: "what it makes",
-        slot: slot!(Line, recipe_yield.text),
-        form: FormPlace::Own,
-    },
-    Field {
-        name: "prep",
-        label: "prep",
-        ident: ":recipe/prep-minutes",
-        doc: "Preparation time in minutes.",
-        indexed: false,
-        what: "the preparation time",
-        slot: slot!(Minutes, prep),
-        form: FormPlace::Own,
-    },
-    Field {
-        name: "cook",
-        label: "cook",
-        ident: ":recipe/cook-minutes",
-        doc: "Cooking time in minutes.",
-        indexed: false,
-        what: "the cooking time",
-        slot: slot!(Minutes, cook),
-        form: FormPlace::Own,
-    },
-    Field {
-        name: "total",
-        label: "total",
-        ident: ":recipe/total-minutes",
-        doc: "Total time in minutes.",
-        indexed: false,
-        what: "the total time",
-        slot: slot!(Minutes, total),
-        form: FormPlace::Own,
-    },
-    Field {
-        name: "notes",
-        label: "notes",
-        ident: ":recipe/notes",
-        doc: "Markdown: tips, storage, variations.",
-        indexed: false,
-        what: "the notes",
-        slot: slot!(Markdown, notes),
-        form: FormPlace::Own,
-    },
-    Field {
-        name: "cuisine",
-        label: "cuisine",
-        ident: ":recipe/cuisine",
-        doc: "Where the dish comes from.",
-        indexed: true,
-        what: "the cuisine",
-        slot: slot!(Line, cuisine),
-        form: FormPlace::Details("Cuisine"),
-    },
-    Field {
-        name: "category",
-        label: "category",
-        ident: ":recipe/category",
-        doc: "Breakfast, Main, Soup...",
-        indexed: true,
-        what: "the category",
-        slot: slot!(Line, category),
-        form: FormPlace::Details("Category"),
-    },
-    Field {
-        name: "language",
-        label: "language",
-        ident: ":recipe/language",
-        doc: "The language the recipe is written in, as its cook names it.",
-        indexed: false,
-        what: "the language",
-        slot: slot!(Line, language),
-        form: FormPlace::Details("Language"),
-    },
-    Field {
-        name: "image",
-        label: "image",
-        ident: ":recipe/image",
-        doc: "An image URL.",
-        indexed: false,
-        what: "the picture's address",
-        slot: slot!(Address, image),
-        form: FormPlace::Own,
-    },
-];
+/// Every scalar field of a recipe but the title, in the attribute table's
+/// order. A store made before a row was added gains its attribute when
+/// opened, after all the others (`site_schema`); the read takes every
+/// attribute after the search terms too, so such a field is read wherever
+/// it was installed.
+pub use super::attributes::FIELDS;
 
 impl Field {
     /// The field named `name` in `FIELDS`.
@@ -390,10 +272,7 @@ impl Field {
 
     /// The attribute's value type.
     pub fn value_type(&self) -> ValueType {
-        match self.slot {
-            Slot::Line(..) | Slot::Address(..) | Slot::Markdown(..) => ValueType::String,
-            Slot::Minutes(..) | Slot::Servings(..) => ValueType::Long,
-        }
+        self.attr.value_type
     }
 
     /// The value `content` stores for the field, if it has one.

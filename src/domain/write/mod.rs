@@ -999,7 +999,7 @@ fn new_recipe_map(
         .with(":recipe/version-count", 1i64);
     for field in FIELDS {
         if let Some(value) = field.value(content) {
-            map = map.with(field.ident, value);
+            map = map.with(field.attr, value);
         }
     }
     if let Some(p) = &content.picture {
