@@ -34,11 +34,6 @@ impl Attrs {
         let at = self.fields.iter().position(|&f| f == id)?;
         Some(&FIELDS[at])
     }
-
-    /// The attribute id of each field of `content::FIELDS`.
-    pub fn fields(&self) -> impl Iterator<Item = (EntityId, &'static Field)> + '_ {
-        self.fields.iter().copied().zip(FIELDS)
-    }
 }
 
 /// A read of several of an entity's attributes as one range of ids (one

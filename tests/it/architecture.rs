@@ -11,6 +11,9 @@
 //! check is itself checked: mutants of a file, each reaching too far one
 //! way, must all be caught. What the crates' manifests may depend on is
 //! read from them too.
+//!
+//! An attribute's ident is spelled in the attribute table alone
+//! (`domain::attributes`): the app names it through the table's names.
 
 use std::path::{Path, PathBuf};
 
@@ -865,4 +868,64 @@ fn the_purpose_check_finds_a_module_without_one() {
     assert!(purpose_of("use scraper::Html;\n//! Late.\n").is_none());
     assert!(purpose_of("//! Tests.\n\nfn f() {}").is_none());
     assert!(purpose_of("/// An item's doc.\nfn f() {}").is_none());
+}
+
+/// The idents of `idents` that `source` spells as a whole string literal
+/// outside a `//` comment: `(line, ident)`.
+fn spelled_idents(source: &str, idents: &[&str]) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (i, line) in source.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or("");
+        for ident in idents {
+            if code.contains(&format!("\"{ident}\"")) {
+                out.push((i + 1, (*ident).to_owned()));
+            }
+        }
+    }
+    out
+}
+
+/// Writes name an attribute through the table (`A::TITLE`), never by a
+/// string of their own: each ident is spelled once, in
+/// `domain::attributes` (and as text in `site_schema`'s test, which pins
+/// the order older stores installed them in).
+#[test]
+fn an_attribute_is_spelled_in_its_table_only() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let idents: Vec<&str> = forkful::domain::ATTRIBUTES
+        .iter()
+        .map(|a| a.ident)
+        .collect();
+    assert!(idents.len() > 70, "the table was read: {idents:?}");
+    // The store's crates name no recipe; their tests' example keywords
+    // are theirs.
+    let spelling = ["src/domain/attributes.rs", "src/domain/site_schema.rs"];
+    let mut spelled = Vec::new();
+    for path in every_source_file() {
+        let relative = path.strip_prefix(root).unwrap().display().to_string();
+        if !relative.starts_with("src/") || spelling.contains(&relative.as_str()) {
+            continue;
+        }
+        let source = std::fs::read_to_string(&path).unwrap();
+        for (line, ident) in spelled_idents(&source, &idents) {
+            spelled.push(format!("{relative}:{line}: {ident}"));
+        }
+    }
+    assert!(
+        spelled.is_empty(),
+        "idents spelled outside the attribute table (name them as A::...): {spelled:?}"
+    );
+}
+
+#[test]
+fn the_spelling_check_finds_an_ident_written_as_a_string() {
+    let idents = [":recipe/title", ":tx/note"];
+    let source = "tx.add(e, \":recipe/title\", t);\n\
+                  tx.add(e, A::TITLE, t); // not \":recipe/title\"\n\
+                  let q = \"[:find ?t :where [?e :recipe/title ?t]]\";\n\
+                  map.with(\":tx/note\", note);\n";
+    assert_eq!(
+        spelled_idents(source, &idents),
+        [(1, ":recipe/title".to_owned()), (4, ":tx/note".to_owned())]
+    );
 }

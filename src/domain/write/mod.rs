@@ -556,44 +556,43 @@ impl Recipes {
         let a = &self.attrs;
         let mut tx = Transaction::new();
         let picture = |c: &Content, part: fn(&Picture) -> Value| c.picture.as_ref().map(part);
-        let fields = a
-            .fields()
-            .map(|(attr, field)| (attr, field.value(old), field.value(content)));
+        let fields = FIELDS
+            .iter()
+            .map(|field| (field.attr, field.value(old), field.value(content)));
         let scalars = [
             (
-                a.title,
+                A::TITLE,
                 Some(Value::from(old.title.as_str())),
                 Some(Value::from(content.title.as_str())),
             ),
             (
-                a.picture,
+                A::PICTURE,
                 picture(old, |p| Value::from(p.hash.as_str())),
                 picture(content, |p| Value::from(p.hash.as_str())),
             ),
             (
-                a.picture_alt,
+                A::PICTURE_ALT,
                 picture(old, |p| Value::from(p.alt.as_str())),
                 picture(content, |p| Value::from(p.alt.as_str())),
             ),
             (
-                a.picture_width,
+                A::PICTURE_WIDTH,
                 picture(old, |p| Value::Long(i64::from(p.width))),
                 picture(content, |p| Value::Long(i64::from(p.width))),
             ),
             (
-                a.picture_height,
+                A::PICTURE_HEIGHT,
                 picture(old, |p| Value::Long(i64::from(p.height))),
                 picture(content, |p| Value::Long(i64::from(p.height))),
             ),
         ];
         for (attr, before, after) in scalars.into_iter().chain(fields) {
-            let attr = ident_of(view, attr);
             match (before, after) {
                 (before, Some(after)) if before.as_ref() != Some(&after) => {
-                    tx.add(e, &attr, after);
+                    tx.add(e, attr, after);
                 }
                 (Some(before), None) => {
-                    tx.retract(e, &attr, before);
+                    tx.retract(e, attr, before);
                 }
                 _ => {}
             }
@@ -912,14 +911,6 @@ fn next_count(recipe: &Recipe) -> Result<i64, DomainError> {
         .next()
         .map(|n| i64::from(n.get()))
         .ok_or_else(|| DomainError::Invalid(format!("{} has too many versions", recipe.slug)))
-}
-
-fn ident_of(view: &Snapshot, attr: EntityId) -> String {
-    view.db()
-        .schema()
-        .attribute(attr)
-        .map(|a| a.ident.to_string())
-        .expect("the domain's attributes are installed")
 }
 
 /// Asserts what `new` has and `old` lacks, retracts the reverse.
