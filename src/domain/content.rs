@@ -275,6 +275,31 @@ impl Field {
         self.attr.value_type
     }
 
+    /// The schema.org property that says the field, for a field that is
+    /// one line of text (`Slot::Line`): what the JSON-LD and the importers
+    /// read and write it as, unless they shape that property themselves.
+    pub fn schema_org_line(&self) -> Option<&'static str> {
+        match self.slot {
+            Slot::Line(..) => self.attr.schema_org,
+            _ => None,
+        }
+    }
+
+    /// The field's text, for a field that is one line of text.
+    pub fn line<'a>(&self, content: &'a Content) -> Option<&'a str> {
+        match self.slot {
+            Slot::Line(get, _) => get(content).as_deref(),
+            _ => None,
+        }
+    }
+
+    /// Sets the field's text, for a field that is one line of text.
+    pub fn set_line(&self, content: &mut Content, text: String) {
+        if let Slot::Line(_, set) = self.slot {
+            *set(content) = Some(text);
+        }
+    }
+
     /// The value `content` stores for the field, if it has one.
     pub fn value(&self, content: &Content) -> Option<Value> {
         match self.slot {

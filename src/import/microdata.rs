@@ -7,7 +7,7 @@ use scraper::{ElementRef, Html, Selector};
 
 use super::text::{clipped_bytes, duration, numbered_steps, plain};
 use super::Found;
-use crate::domain::{Content, Step, Yield};
+use crate::domain::{Content, Step, Yield, FIELDS};
 
 fn selector(css: &str) -> Selector {
     Selector::parse(css).expect("a valid selector")
@@ -235,23 +235,32 @@ pub(super) fn recipe(page: &Html, markup: Markup) -> Option<Found> {
         .unwrap_or_default();
     tags.sort();
     tags.dedup();
+    let mut content = Content {
+        title: first("name").unwrap_or_default(),
+        summary: first("description"),
+        recipe_yield: recipe_yield.unwrap_or_default(),
+        prep: minutes("prepTime"),
+        cook: minutes("cookTime"),
+        total: minutes("totalTime"),
+        ingredients,
+        steps,
+        tags,
+        image: first("image"),
+        ..Content::default()
+    };
+    // Every field that is a line of text but the yield's words (read with
+    // the servings above), by its schema.org name: `recipeCuisine`,
+    // `recipeCategory`, `inLanguage`, and a field added to the table.
+    for field in FIELDS {
+        let Some(name) = field.schema_org_line().filter(|n| *n != "recipeYield") else {
+            continue;
+        };
+        if let Some(line) = first(name) {
+            field.set_line(&mut content, line);
+        }
+    }
     Some(Found {
-        content: Content {
-            title: first("name").unwrap_or_default(),
-            summary: first("description"),
-            recipe_yield: recipe_yield.unwrap_or_default(),
-            prep: minutes("prepTime"),
-            cook: minutes("cookTime"),
-            total: minutes("totalTime"),
-            ingredients,
-            steps,
-            tags,
-            cuisine: first("recipeCuisine"),
-            category: first("recipeCategory"),
-            language: first("inLanguage"),
-            image: first("image"),
-            ..Content::default()
-        },
+        content,
         site_name: None,
     })
 }
