@@ -15,8 +15,13 @@
 //!
 //! A new scalar field of a recipe is one row here (with its field's part,
 //! and its member of `Content`) plus its view: `site_schema` installs it
-//! after every other attribute, and the read, writes, checks, history and
-//! form carry it.
+//! after every other attribute, and the read, writes, checks, history,
+//! merges and form carry it. A line of text among the form's details is
+//! also in the JSON by its name and, with a schema.org name, in the page's
+//! JSON-LD and read from other sites' JSON-LD and microdata by it; a page
+//! shows it as `Label: text.` until it has words of its own. The last row
+//! is one the `testing` feature adds, and a test sees it everywhere
+//! (`writing::a_field_added_to_the_table_is_everywhere_a_field_is`).
 
 use std::ops::Deref;
 
@@ -389,4 +394,14 @@ attributes! {
     language LANGUAGE: ":recipe/language", String, One, plain, schema_org "inLanguage",
         "The language the recipe is written in, as its cook names it.",
         field "language", "the language", Line(language), Details("Language");
+    // The row a test adds, only with the `testing` feature (never in a build
+    // of the site): a new field, with no code anywhere but this row and
+    // its member of `Content`, seen wherever a field is
+    // (`writing::a_field_added_to_the_table_is_everywhere_a_field_is`).
+    #[cfg(feature = "testing")]
+    cooking_method COOKING_METHOD: ":recipe/cooking-method", String, One, plain,
+        schema_org "cookingMethod",
+        "How the dish is cooked: Frying, Steaming... A row for tests only.",
+        field "cooking method", "the cooking method", Line(cooking_method),
+            Details("Cooking method");
 }

@@ -463,6 +463,10 @@ pub struct Content {
     pub category: Option<String>,
     /// The language it is written in: "Italian".
     pub language: Option<String>,
+    /// How it is cooked: "Steaming". Only with the `testing` feature: the
+    /// member of the row a test adds to the attribute table (`attributes`).
+    #[cfg(feature = "testing")]
+    pub cooking_method: Option<String>,
     /// A picture elsewhere on the web, by address (as imported or given).
     pub image: Option<String>,
     /// A picture uploaded to this site; shown in place of `image`.
@@ -798,6 +802,8 @@ mod tests {
             category: Some("Main".into()),
             language: Some("English".into()),
             image: Some("https://pictures.example/dal.jpg".into()),
+            #[cfg(feature = "testing")]
+            cooking_method: Some("Simmering".into()),
             ..Content::default()
         };
         let mut stored = Content {
