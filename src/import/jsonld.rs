@@ -363,3 +363,43 @@ fn content_of(recipe: &Value) -> Content {
     }
     content
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::Slot;
+
+    /// A value a page could give for `field`'s schema.org property.
+    fn sample(field: &crate::domain::Field, property: &str) -> &'static str {
+        match (property, field.slot) {
+            // Shared by the servings and the yield's words.
+            ("recipeYield", _) => "4 bowls",
+            (_, Slot::Minutes(..)) => "PT10M",
+            (_, Slot::Address(..)) => "https://recipes.example/dal.jpg",
+            _ => "Some words",
+        }
+    }
+
+    /// The table's schema.org names are the ones read: a field read by
+    /// hand here is read under its row's name, and a line of text with no
+    /// code of its own.
+    #[test]
+    fn every_field_with_a_schema_org_name_is_read_by_that_name() {
+        let mut recipe = serde_json::Map::new();
+        recipe.insert("@type".into(), "Recipe".into());
+        recipe.insert("name".into(), "Dal".into());
+        for field in FIELDS {
+            if let Some(property) = field.attr.schema_org {
+                recipe.insert(property.into(), sample(field, property).into());
+            }
+        }
+        let content = content_of(&Value::Object(recipe));
+        for field in FIELDS.iter().filter(|f| f.attr.schema_org.is_some()) {
+            assert!(
+                field.value(&content).is_some(),
+                "{} was not read",
+                field.name
+            );
+        }
+    }
+}

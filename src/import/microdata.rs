@@ -264,3 +264,45 @@ pub(super) fn recipe(page: &Html, markup: Markup) -> Option<Found> {
         site_name: None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{Field, Slot};
+
+    /// A value a page could give for `field`'s schema.org property.
+    fn sample(field: &Field, property: &str) -> &'static str {
+        match (property, field.slot) {
+            // Shared by the servings and the yield's words.
+            ("recipeYield", _) => "4 bowls",
+            (_, Slot::Minutes(..)) => "PT10M",
+            (_, Slot::Address(..)) => "https://recipes.example/dal.jpg",
+            _ => "Some words",
+        }
+    }
+
+    /// The table's schema.org names are the ones read (as in `jsonld`).
+    #[test]
+    fn every_field_with_a_schema_org_name_is_read_by_that_name() {
+        let mut html = String::from(
+            r#"<div itemscope itemtype="https://schema.org/Recipe"><h1 itemprop="name">Dal</h1>"#,
+        );
+        for field in FIELDS {
+            if let Some(property) = field.attr.schema_org {
+                let value = sample(field, property);
+                html.push_str(&format!(
+                    r#"<meta itemprop="{property}" content="{value}">"#
+                ));
+            }
+        }
+        html.push_str("</div>");
+        let found = recipe(&Html::parse_document(&html), Markup::Microdata).unwrap();
+        for field in FIELDS.iter().filter(|f| f.attr.schema_org.is_some()) {
+            assert!(
+                field.value(&found.content).is_some(),
+                "{} was not read",
+                field.name
+            );
+        }
+    }
+}
