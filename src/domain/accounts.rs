@@ -25,6 +25,7 @@ pub use super::session_memo::Check;
 use super::session_memo::{SessionMemo, KEEP_WHILE_UNREACHABLE};
 use super::slug::Slug;
 use super::{hex, Attempt, DomainError, Recipes};
+use crate::domain::A;
 use crate::store::{self, EntityMap, EntityRef, Keyspace, Transaction, Value};
 
 /// How long a node believes a session it checked in the log's database
@@ -398,12 +399,12 @@ impl Accounts {
                 let mut tx = Transaction::new();
                 tx.map(
                     EntityMap::new(EntityRef::temp("cook"))
-                        .with(":user/handle", handle.as_str())
-                        .with(":user/name", name),
+                        .with(A::USER_HANDLE, handle.as_str())
+                        .with(A::USER_NAME, name),
                 );
-                tx.tx_attr(":tx/note", format!("{handle} signed up"));
+                tx.tx_attr(A::TX_NOTE, format!("{handle} signed up"));
                 if let Some(attempt) = attempt {
-                    tx.tx_attr(":tx/attempt", attempt.as_str());
+                    tx.tx_attr(A::TX_ATTEMPT, attempt.as_str());
                 }
                 Ok((tx, ()))
             });

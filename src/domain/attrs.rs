@@ -1,130 +1,39 @@
-//! The domain's attribute ids, resolved once per store, and the layout of
-//! those ids that the reads rely on, checked then.
+//! The domain's attribute ids (`Attrs`, made from the table in
+//! `attributes`), resolved once per store, and the layout of those ids that
+//! the reads rely on, checked then.
 
+pub use super::attributes::Attrs;
+use super::attributes::ATTRIBUTES;
 use super::content::{Field, FIELDS};
 use crate::store::{kw, Db, EntityId, ReadError, StorageError, StoreError};
 
-macro_rules! attrs {
-    ($($field:ident => $ident:literal),* $(,)?) => {
-        /// The entity id of each attribute the domain uses. Ids never change
-        /// once installed, so they are resolved once, at open, and a read
-        /// pays for no keyword lookups.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub struct Attrs {
-            $(pub $field: EntityId,)*
-            /// Each field of `content::FIELDS`, in the table's order.
-            fields: [EntityId; FIELDS.len()],
-        }
+impl Attrs {
+    /// Resolves every attribute of the table; fails if the schema is not
+    /// installed, or not laid out as the reads assume (`ranges`).
+    pub fn resolve(db: &Db) -> Result<Attrs, StoreError> {
+        let attrs = Attrs::of(|attr| -> Result<EntityId, StoreError> {
+            Ok(db.attribute(&kw(attr.ident)).map_err(ReadError::from)?.id)
+        })?;
+        attrs.check_layout()?;
+        Ok(attrs)
+    }
 
-        impl Attrs {
-            /// Resolves every attribute; fails if the schema is not
-            /// installed, or not laid out as the reads assume (`ranges`).
-            pub fn resolve(db: &Db) -> Result<Attrs, StoreError> {
-                let mut fields = [0; FIELDS.len()];
-                for (id, field) in fields.iter_mut().zip(FIELDS) {
-                    *id = db.attribute(&kw(field.ident)).map_err(ReadError::from)?.id;
-                }
-                let attrs = Attrs {
-                    $($field: db.attribute(&kw($ident)).map_err(ReadError::from)?.id,)*
-                    fields,
-                };
-                attrs.check_layout()?;
-                Ok(attrs)
-            }
+    /// The ident of attribute `id`, for messages.
+    fn ident(&self, id: EntityId) -> &'static str {
+        ATTRIBUTES
+            .iter()
+            .zip(self.in_order())
+            .find(|(_, of)| *of == id)
+            .map_or("an attribute the domain does not use", |(attr, _)| {
+                attr.ident
+            })
+    }
 
-            /// The ident of attribute `id`, for messages.
-            fn ident(&self, id: EntityId) -> &'static str {
-                $(if id == self.$field { return $ident; })*
-                match self.field(id) {
-                    Some(field) => field.ident,
-                    None => "an attribute the domain does not use",
-                }
-            }
-
-            /// The field of `content::FIELDS` whose attribute is `id`.
-            pub fn field(&self, id: EntityId) -> Option<&'static Field> {
-                let at = self.fields.iter().position(|&f| f == id)?;
-                Some(&FIELDS[at])
-            }
-
-            /// The attribute id of each field of `content::FIELDS`.
-            pub fn fields(&self) -> impl Iterator<Item = (EntityId, &'static Field)> + '_ {
-                self.fields.iter().copied().zip(FIELDS)
-            }
-        }
-    };
-}
-
-attrs! {
-    slug => ":recipe/slug",
-    title => ":recipe/title",
-    summary => ":recipe/summary",
-    servings => ":recipe/servings",
-    yield_text => ":recipe/yield-text",
-    prep => ":recipe/prep-minutes",
-    cook => ":recipe/cook-minutes",
-    total => ":recipe/total-minutes",
-    ingredients => ":recipe/ingredients",
-    steps => ":recipe/steps",
-    notes => ":recipe/notes",
-    tags => ":recipe/tags",
-    cuisine => ":recipe/cuisine",
-    category => ":recipe/category",
-    image => ":recipe/image",
-    author => ":recipe/author",
-    created_at => ":recipe/created-at",
-    updated_at => ":recipe/updated-at",
-    version_count => ":recipe/version-count",
-    retired => ":recipe/retired",
-    forked_from => ":recipe/forked-from",
-    forked_at_version => ":recipe/forked-at-version",
-    forked_at => ":recipe/forked-at",
-    ingredient_position => ":ingredient/position",
-    ingredient_line => ":ingredient/line",
-    step_position => ":step/position",
-    step_text => ":step/text",
-    step_section => ":step/section",
-    user_handle => ":user/handle",
-    user_name => ":user/name",
-    tx_author => ":tx/author",
-    tx_note => ":tx/note",
-    tx_change => ":tx/change",
-    tx_attempt => ":tx/attempt",
-    picture => ":recipe/picture",
-    picture_alt => ":recipe/picture-alt",
-    picture_width => ":recipe/picture-width",
-    picture_height => ":recipe/picture-height",
-    source_url => ":recipe/source-url",
-    source_name => ":recipe/source-name",
-    terms => ":recipe/terms",
-    merged_at => ":recipe/merged-at",
-    merged_at_version => ":recipe/merged-at-version",
-    suggestion_from => ":suggestion/from",
-    suggestion_from_version => ":suggestion/from-version",
-    suggestion_to => ":suggestion/to",
-    suggestion_base_version => ":suggestion/base-version",
-    suggestion_number => ":suggestion/number",
-    suggestion_by => ":suggestion/by",
-    suggestion_message => ":suggestion/message",
-    suggestion_state => ":suggestion/state",
-    suggestion_reply => ":suggestion/reply",
-    suggestion_accepted_in => ":suggestion/accepted-in",
-    suggestion_to_author => ":suggestion/to-author",
-    took => ":recipe/took",
-    suggestion_open_to => ":suggestion/open-to",
-    took_suggestion => ":recipe/took-suggestion",
-    kept_own => ":recipe/kept-own",
-    own_changes => ":recipe/own-changes",
-    contributor => ":recipe/contributor",
-    suggestion_base_fork_version => ":suggestion/base-fork-version",
-    suggestion_whole => ":suggestion/whole",
-    suggestion_kept_own => ":suggestion/kept-own",
-    agreement_fork => ":agreement/fork",
-    agreement_parent_version => ":agreement/parent-version",
-    agreement_fork_version => ":agreement/fork-version",
-    agreement_kept_own => ":agreement/kept-own",
-    agreement_own_changes => ":agreement/own-changes",
-    agreement_settled => ":agreement/settled",
+    /// The field of `content::FIELDS` whose attribute is `id`.
+    pub fn field(&self, id: EntityId) -> Option<&'static Field> {
+        let at = self.fields.iter().position(|&f| f == id)?;
+        Some(&FIELDS[at])
+    }
 }
 
 /// A read of several of an entity's attributes as one range of ids (one
@@ -191,7 +100,7 @@ impl Attrs {
 
     /// Every range read of the domain, and what it needs of the ids. The
     /// schema installs the attributes in an order that meets them all
-    /// (`site_schema::ORDER`); a store whose attributes were installed in
+    /// (the table's, `attributes`); a store whose attributes were installed in
     /// another order would be misread, so it is refused.
     fn ranges(&self) -> Vec<Range> {
         vec![

@@ -9,6 +9,7 @@
 
 use std::fmt;
 
+use super::attributes::Attr;
 use super::search_terms;
 use crate::store::{Value, ValueType};
 
@@ -240,117 +241,33 @@ pub enum FormPlace {
 }
 
 /// One scalar field of a recipe: its attribute, what it is called, and how
-/// it reads from `Content` and writes to a `ContentDraft`. The table below
-/// drives the schema (`site_schema`), the read (`read::recipe`), the create
-/// and edit transactions (`write`), the parse (`Content::parse`), the history's
-/// list of what changed (`diff`) and the form (`views::recipe_form`,
-/// `web::recipe_writes`). The title (required), the tags, lines, steps and
-/// picture have shapes of their own and are written out where they are used.
-#[derive(Debug)]
+/// it reads from `Content` and writes to a `ContentDraft`. The fields are
+/// rows of the attribute table (`attributes`), which lists them here as
+/// `FIELDS`; they drive the schema (`site_schema`), the read
+/// (`read::recipe`), the create and edit transactions (`write`), the parse
+/// (`Content::parse`), the history's list of what changed (`diff`) and the
+/// form (`views::recipe_form`, `web::recipe_writes`).
+#[derive(Debug, Clone, Copy)]
 pub struct Field {
-    /// The form's name for it, and the name its mistakes carry.
+    /// The form's name for it, and the name its mistakes carry: its
+    /// attribute's name in the table.
     pub name: &'static str,
+    /// Its attribute: ident, doc, index, schema.org name.
+    pub attr: &'static Attr,
     /// What history and comparisons call it: "prep".
     pub label: &'static str,
-    pub ident: &'static str,
-    /// The attribute's `:db/doc`.
-    pub doc: &'static str,
-    /// Whether the attribute is indexed (AVET).
-    pub indexed: bool,
     /// What a message calls it: "the cuisine".
     pub what: &'static str,
     pub slot: Slot,
     pub form: FormPlace,
 }
 
-/// A slot at a path of `ContentDraft`.
-macro_rules! slot {
-    ($kind:ident, $($path:ident).+) => {
-        Slot::$kind(|c| &c.$($path).+, |c| &mut c.$($path).+)
-    };
-}
-
-/// Every scalar field of a recipe but the title. A store made before a row
-/// was added gains its attribute when opened, after all the others
-/// (`site_schema`); the read takes every attribute after the search terms
-/// too, so such a field is read wherever it was installed.
-// Laid out by hand, a field to a row with its words under it: as rustfmt
-// lays it out, each field took ten lines.
-#[rustfmt::skip]
-pub const FIELDS: &[Field] = &[
-    Field::new(":recipe/summary", "summary", "the summary", slot!(Markdown, summary))
-        .doc("Markdown: what the dish is."),
-    Field::new(":recipe/servings", "servings", "servings", slot!(Servings, recipe_yield.servings))
-        .doc("How many it serves."),
-    Field::new(":recipe/yield-text", "yield_text", "what it makes", slot!(Line, recipe_yield.text))
-        .labelled("yield text")
-        .doc("The yield as written: \"12 pancakes\"."),
-    Field::new(":recipe/prep-minutes", "prep", "the preparation time", slot!(Minutes, prep))
-        .doc("Preparation time in minutes."),
-    Field::new(":recipe/cook-minutes", "cook", "the cooking time", slot!(Minutes, cook))
-        .doc("Cooking time in minutes."),
-    Field::new(":recipe/total-minutes", "total", "the total time", slot!(Minutes, total))
-        .doc("Total time in minutes."),
-    Field::new(":recipe/notes", "notes", "the notes", slot!(Markdown, notes))
-        .doc("Markdown: tips, storage, variations."),
-    Field::new(":recipe/cuisine", "cuisine", "the cuisine", slot!(Line, cuisine))
-        .indexed()
-        .in_details("Cuisine")
-        .doc("Where the dish comes from."),
-    Field::new(":recipe/category", "category", "the category", slot!(Line, category))
-        .indexed()
-        .in_details("Category")
-        .doc("Breakfast, Main, Soup..."),
-    Field::new(":recipe/language", "language", "the language", slot!(Line, language))
-        .in_details("Language")
-        .doc("The language the recipe is written in, as its cook names it."),
-    Field::new(":recipe/image", "image", "the picture's address", slot!(Address, image))
-        .doc("An image URL."),
-];
-
-/// The table's rows, written a line or two each: a row says only where it
-/// differs from the usual (its label its name, no index, placed by hand in
-/// the form).
-impl Field {
-    /// A row: its attribute, its form's name, what a message calls it and
-    /// where it is held.
-    const fn new(ident: &'static str, name: &'static str, what: &'static str, slot: Slot) -> Field {
-        Field {
-            name,
-            label: name,
-            ident,
-            doc: "",
-            indexed: false,
-            what,
-            slot,
-            form: FormPlace::Own,
-        }
-    }
-
-    const fn doc(self, doc: &'static str) -> Field {
-        Field { doc, ..self }
-    }
-
-    /// What history calls it, where that is not its name.
-    const fn labelled(self, label: &'static str) -> Field {
-        Field { label, ..self }
-    }
-
-    const fn indexed(self) -> Field {
-        Field {
-            indexed: true,
-            ..self
-        }
-    }
-
-    /// In the form's row of details, with this label.
-    const fn in_details(self, label: &'static str) -> Field {
-        Field {
-            form: FormPlace::Details(label),
-            ..self
-        }
-    }
-}
+/// Every scalar field of a recipe but the title, in the attribute table's
+/// order. A store made before a row was added gains its attribute when
+/// opened, after all the others (`site_schema`); the read takes every
+/// attribute after the search terms too, so such a field is read wherever
+/// it was installed.
+pub use super::attributes::FIELDS;
 
 /// A field as the store holds it, and as a merge copies it.
 impl Field {
@@ -361,9 +278,31 @@ impl Field {
 
     /// The attribute's value type.
     pub fn value_type(&self) -> ValueType {
+        self.attr.value_type
+    }
+
+    /// The schema.org property that says the field, for a field that is
+    /// one line of text (`Slot::Line`): what the JSON-LD and the importers
+    /// read and write it as, unless they shape that property themselves.
+    pub fn schema_org_line(&self) -> Option<&'static str> {
         match self.slot {
-            Slot::Line(..) | Slot::Address(..) | Slot::Markdown(..) => ValueType::String,
-            Slot::Minutes(..) | Slot::Servings(..) => ValueType::Long,
+            Slot::Line(..) => self.attr.schema_org,
+            _ => None,
+        }
+    }
+
+    /// The field's text, for a field that is one line of text.
+    pub fn line<'a>(&self, content: &'a Content) -> Option<&'a str> {
+        match self.slot {
+            Slot::Line(get, _) => get(&content.0).as_deref(),
+            _ => None,
+        }
+    }
+
+    /// Sets the field's text, for a field that is one line of text.
+    pub fn set_line(&self, content: &mut ContentDraft, text: String) {
+        if let Slot::Line(_, set) = self.slot {
+            *set(content) = Some(text);
         }
     }
 
@@ -550,6 +489,10 @@ pub struct ContentDraft {
     pub category: Option<String>,
     /// The language it is written in: "Italian".
     pub language: Option<String>,
+    /// How it is cooked: "Steaming". Only with the `testing` feature: the
+    /// member of the row a test adds to the attribute table (`attributes`).
+    #[cfg(feature = "testing")]
+    pub cooking_method: Option<String>,
     /// A picture elsewhere on the web, by address (as imported or given).
     pub image: Option<String>,
     /// A picture uploaded to this site; shown in place of `image`.
@@ -681,6 +624,12 @@ impl Content {
     /// The language it is written in: "Italian".
     pub fn language(&self) -> Option<&str> {
         self.0.language.as_deref()
+    }
+
+    /// How it is cooked: the test row's member (`ContentDraft::cooking_method`).
+    #[cfg(feature = "testing")]
+    pub fn cooking_method(&self) -> Option<&str> {
+        self.0.cooking_method.as_deref()
     }
 
     /// A picture elsewhere on the web, by address (as imported or given).
@@ -1157,6 +1106,8 @@ mod tests {
             category: Some("Main".into()),
             language: Some("English".into()),
             image: Some("https://pictures.example/dal.jpg".into()),
+            #[cfg(feature = "testing")]
+            cooking_method: Some("Simmering".into()),
             ..ContentDraft::default()
         }
         .normalized()

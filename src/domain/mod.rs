@@ -10,7 +10,9 @@
 //! (`RecipeId`, `Basis`, `VersionNumber`, `Instant`) and plain models.
 //!
 //! # Layout
-//! - `schema`: the attributes, installed at open
+//! - `attributes`: every attribute, once: the table the schema, `Attrs`,
+//!   the fields and the writes' names come from
+//! - `site_schema`: the attributes, installed at open
 //! - `accounts`: cooks, passwords and sessions (secrets beside the datoms)
 //! - `slug`, `ingredient`, `content`: typed values, parsed at the edge
 //! - `attrs`: attribute ids resolved once
@@ -24,6 +26,7 @@
 //! - `import_check`: the domain's rules for an import file
 
 pub mod accounts;
+mod attributes;
 mod attrs;
 pub mod content;
 pub mod diff;
@@ -45,6 +48,7 @@ pub(crate) mod write;
 /// How a node's following of its log stands (`Recipes::follow_report`).
 pub use crate::store::FollowReport;
 pub use accounts::{AccountError, Accounts, Cook, NewSession};
+pub use attributes::{Attr, A, ATTRIBUTES};
 pub use attrs::Attrs;
 pub use content::{
     Content, ContentDraft, ContentError, ContentField, Field, FormPlace, Minutes, Slot, Step,

@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::lenient_json;
 use super::text::{duration, numbered_steps, plain};
 use super::Found;
-use crate::domain::{ContentDraft, Step, Yield};
+use crate::domain::{ContentDraft, Step, Yield, FIELDS};
 
 /// How deep the search for a Recipe goes into a JSON-LD document.
 const MAX_DEPTH: usize = 8;
@@ -296,6 +296,11 @@ fn yield_of(value: &Value) -> Yield {
     out
 }
 
+/// The properties `content_of` reads itself, of the fields that are a
+/// line of text: the yield with the servings, and the language (a code or
+/// a `Language`), the first of a list.
+const SHAPED: [&str; 2] = ["recipeYield", "inLanguage"];
+
 /// A string or a list of them, joined: `recipeCuisine`, `recipeCategory`.
 fn joined(value: &Value) -> Option<String> {
     let all = lines(value).join(", ");
@@ -330,7 +335,7 @@ fn content_of(recipe: &Value) -> ContentDraft {
     let mut tags = field("keywords").map(tags).unwrap_or_default();
     tags.sort();
     tags.dedup();
-    ContentDraft {
+    let mut content = ContentDraft {
         title: field("name").and_then(text).unwrap_or_default(),
         summary: field("description").and_then(text),
         recipe_yield: field("recipeYield").map(yield_of).unwrap_or_default(),
@@ -340,11 +345,61 @@ fn content_of(recipe: &Value) -> ContentDraft {
         ingredients,
         steps: instructions,
         tags,
-        cuisine: field("recipeCuisine").and_then(joined),
-        category: field("recipeCategory").and_then(joined),
         // A language code ("it") or a `Language` with a name.
         language: field("inLanguage").and_then(text),
         image: field("image").and_then(image),
         ..ContentDraft::default()
+    };
+    // Every other field that is a line of text (`recipeCuisine`,
+    // `recipeCategory`), by its schema.org name: a field added to the
+    // table is read with no code here.
+    for row in FIELDS {
+        let Some(name) = row.schema_org_line().filter(|n| !SHAPED.contains(n)) else {
+            continue;
+        };
+        if let Some(line) = field(name).and_then(joined) {
+            row.set_line(&mut content, line);
+        }
+    }
+    content
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::Slot;
+
+    /// A value a page could give for `field`'s schema.org property.
+    fn sample(field: &crate::domain::Field, property: &str) -> &'static str {
+        match (property, field.slot) {
+            // Shared by the servings and the yield's words.
+            ("recipeYield", _) => "4 bowls",
+            (_, Slot::Minutes(..)) => "PT10M",
+            (_, Slot::Address(..)) => "https://recipes.example/dal.jpg",
+            _ => "Some words",
+        }
+    }
+
+    /// The table's schema.org names are the ones read: a field read by
+    /// hand here is read under its row's name, and a line of text with no
+    /// code of its own.
+    #[test]
+    fn every_field_with_a_schema_org_name_is_read_by_that_name() {
+        let mut recipe = serde_json::Map::new();
+        recipe.insert("@type".into(), "Recipe".into());
+        recipe.insert("name".into(), "Dal".into());
+        for field in FIELDS {
+            if let Some(property) = field.attr.schema_org {
+                recipe.insert(property.into(), sample(field, property).into());
+            }
+        }
+        let content = content_of(&Value::Object(recipe));
+        for field in FIELDS.iter().filter(|f| f.attr.schema_org.is_some()) {
+            assert!(
+                field.shown_in(&content).is_some(),
+                "{} was not read",
+                field.name
+            );
+        }
     }
 }

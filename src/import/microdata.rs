@@ -7,7 +7,7 @@ use scraper::{ElementRef, Html, Selector};
 
 use super::text::{clipped_bytes, duration, numbered_steps, plain};
 use super::Found;
-use crate::domain::{ContentDraft, Step, Yield};
+use crate::domain::{ContentDraft, Step, Yield, FIELDS};
 
 fn selector(css: &str) -> Selector {
     Selector::parse(css).expect("a valid selector")
@@ -156,23 +156,32 @@ pub(super) fn recipe(page: &Html, markup: Markup) -> Option<Found> {
     let recipe_yield = first("recipeYield").map(recipe_yield);
     let minutes = |name: &str| first(name).and_then(|t| duration(&t));
     let tags = tags(first("keywords"));
+    let mut content = ContentDraft {
+        title: first("name").unwrap_or_default(),
+        summary: first("description"),
+        recipe_yield: recipe_yield.unwrap_or_default(),
+        prep: minutes("prepTime"),
+        cook: minutes("cookTime"),
+        total: minutes("totalTime"),
+        ingredients,
+        steps,
+        tags,
+        image: first("image"),
+        ..ContentDraft::default()
+    };
+    // Every field that is a line of text but the yield's words (read with
+    // the servings above), by its schema.org name: `recipeCuisine`,
+    // `recipeCategory`, `inLanguage`, and a field added to the table.
+    for field in FIELDS {
+        let Some(name) = field.schema_org_line().filter(|n| *n != "recipeYield") else {
+            continue;
+        };
+        if let Some(line) = first(name) {
+            field.set_line(&mut content, line);
+        }
+    }
     Some(Found {
-        content: ContentDraft {
-            title: first("name").unwrap_or_default(),
-            summary: first("description"),
-            recipe_yield: recipe_yield.unwrap_or_default(),
-            prep: minutes("prepTime"),
-            cook: minutes("cookTime"),
-            total: minutes("totalTime"),
-            ingredients,
-            steps,
-            tags,
-            cuisine: first("recipeCuisine"),
-            category: first("recipeCategory"),
-            language: first("inLanguage"),
-            image: first("image"),
-            ..ContentDraft::default()
-        },
+        content,
         site_name: None,
     })
 }
@@ -273,4 +282,46 @@ fn tags(keywords: Option<String>) -> Vec<String> {
     tags.sort();
     tags.dedup();
     tags
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{Field, Slot};
+
+    /// A value a page could give for `field`'s schema.org property.
+    fn sample(field: &Field, property: &str) -> &'static str {
+        match (property, field.slot) {
+            // Shared by the servings and the yield's words.
+            ("recipeYield", _) => "4 bowls",
+            (_, Slot::Minutes(..)) => "PT10M",
+            (_, Slot::Address(..)) => "https://recipes.example/dal.jpg",
+            _ => "Some words",
+        }
+    }
+
+    /// The table's schema.org names are the ones read (as in `jsonld`).
+    #[test]
+    fn every_field_with_a_schema_org_name_is_read_by_that_name() {
+        let mut html = String::from(
+            r#"<div itemscope itemtype="https://schema.org/Recipe"><h1 itemprop="name">Dal</h1>"#,
+        );
+        for field in FIELDS {
+            if let Some(property) = field.attr.schema_org {
+                let value = sample(field, property);
+                html.push_str(&format!(
+                    r#"<meta itemprop="{property}" content="{value}">"#
+                ));
+            }
+        }
+        html.push_str("</div>");
+        let found = recipe(&Html::parse_document(&html), Markup::Microdata).unwrap();
+        for field in FIELDS.iter().filter(|f| f.attr.schema_org.is_some()) {
+            assert!(
+                field.shown_in(&found.content).is_some(),
+                "{} was not read",
+                field.name
+            );
+        }
+    }
 }

@@ -1,10 +1,11 @@
 //! The `.json` API's shapes: a recipe for programs.
 
+use serde::ser::SerializeMap;
 use serde::Serialize;
 
 use super::recipe::{picture_path, picture_urls};
 use super::{machine_time, recipe_path, version_path};
-use crate::domain::{Content, RecipeData, SuggestionLine};
+use crate::domain::{Content, FormPlace, RecipeData, SuggestionLine, FIELDS};
 
 /// The recipe as JSON, for programs.
 #[derive(Serialize)]
@@ -23,9 +24,9 @@ struct RecipeJson<'a> {
     steps: Vec<StepJson<'a>>,
     notes: Option<&'a str>,
     tags: &'a [String],
-    cuisine: Option<&'a str>,
-    category: Option<&'a str>,
-    language: Option<&'a str>,
+    /// `cuisine`, `category`, `language`: the form's details.
+    #[serde(flatten)]
+    details: Details<'a>,
     image: Option<&'a str>,
     picture: Option<PictureJson<'a>>,
     /// Where a recipe brought in from another site came from.
@@ -44,6 +45,24 @@ struct RecipeJson<'a> {
     suggestion_count: usize,
     /// Suggestions it made to its parent, oldest first.
     suggested: Vec<SuggestionJson<'a>>,
+}
+
+/// Each field of `content::FIELDS` the form shows among its details (a
+/// line of text), by its name, in the table's order: a field added to the
+/// table is in the JSON with no code here.
+struct Details<'a>(&'a Content);
+
+impl Serialize for Details<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let details = FIELDS
+            .iter()
+            .filter(|field| matches!(field.form, FormPlace::Details(_)));
+        let mut map = serializer.serialize_map(None)?;
+        for field in details {
+            map.serialize_entry(field.name, &field.line(self.0))?;
+        }
+        map.end()
+    }
 }
 
 /// A suggestion: from which fork's version, to which recipe, on which
@@ -171,9 +190,7 @@ pub fn recipe(base_url: &str, data: &RecipeData) -> String {
             .collect(),
         notes: c.notes(),
         tags: c.tags(),
-        cuisine: c.cuisine(),
-        category: c.category(),
-        language: c.language(),
+        details: Details(c),
         image: c.image(),
         picture: picture(base_url, c),
         source: model.lineage.source.as_ref().map(|s| SourceJson {

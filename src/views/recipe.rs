@@ -13,8 +13,8 @@ use super::{
 use crate::domain::pictures::{crop_name, Picture, CROPS};
 use crate::domain::scale::{Scale, Units, MAX_SERVINGS};
 use crate::domain::{
-    Apart, Breadcrumb, Content, Crumb, Instant, LineageShow, Link, Minutes, RecipeShow, Step,
-    Suggestion, SuggestionState, VersionNumber, VersionShow,
+    Apart, Breadcrumb, Content, Crumb, FormPlace, Instant, LineageShow, Link, Minutes, RecipeShow,
+    Step, Suggestion, SuggestionState, VersionNumber, VersionShow, FIELDS,
 };
 
 /// Which version of a recipe a page shows.
@@ -80,6 +80,21 @@ fn minutes(label: &str, value: Option<Minutes>) -> Markup {
             div { dt { (label) } dd { time datetime=(m.iso8601()) { (m) } } }
         }
     }
+}
+
+/// The details a page words itself, in its line under the summary.
+const WORDED: [&str; 3] = ["category", "cuisine", "language"];
+
+/// Every other field of the form's details that `content` has, with its
+/// label: a field added to the table is on the page, as `Label: text.`,
+/// until it has words of its own.
+fn other_details(content: &Content) -> impl Iterator<Item = (&'static str, &str)> {
+    FIELDS.iter().filter_map(|field| match field.form {
+        FormPlace::Details(label) if !WORDED.contains(&field.name) => {
+            Some((label, field.line(content)?))
+        }
+        _ => None,
+    })
 }
 
 fn facts(content: &Content, scale: &Scale) -> Markup {
@@ -368,9 +383,10 @@ fn article(page: &RecipePage) -> Markup {
                     @if let Some(at) = page.modified {
                         "Changed " time datetime=(Rfc3339(at)) { (Day(at)) } ". "
                     }
-                    @if let Some(category) = c.category() { (category) ". " }
-                    @if let Some(cuisine) = c.cuisine() { (cuisine) " cuisine. " }
-                    @if let Some(language) = c.language() { "In " (language) "." }
+                    @if let Some(category) = &c.category() { (category) ". " }
+                    @if let Some(cuisine) = &c.cuisine() { (cuisine) " cuisine. " }
+                    @if let Some(language) = &c.language() { "In " (language) "." }
+                    @for (label, text) in other_details(c) { " " (label) ": " (text) "." }
                 }
                 (facts(c, &page.scale))
                 @if !c.tags().is_empty() {

@@ -6,11 +6,12 @@
 //! `to_script` writes `<`, `>` and `&` as JSON's `\u003c`-style escapes,
 //! which every JSON reader decodes back and no HTML parser sees as markup.
 
+use serde::ser::SerializeMap;
 use serde::Serialize;
 
 use super::markdown::Memos;
 use super::{machine_time, step_runs};
-use crate::domain::{Content, Instant, Step};
+use crate::domain::{Content, Instant, Step, FIELDS};
 
 /// serde_json's compact output, but with `<`, `>`, `&` and the two
 /// JavaScript line terminators inside strings written as `\uXXXX`, in the
@@ -175,10 +176,10 @@ struct RecipeLd<'a> {
     total_time: Option<String>,
     recipe_ingredient: &'a [String],
     recipe_instructions: Vec<Instruction>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    recipe_category: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    recipe_cuisine: Option<&'a str>,
+    /// `recipeCategory`, `recipeCuisine`: the fields that are a line of
+    /// text by their schema.org names.
+    #[serde(flatten)]
+    lines: Lines<'a>,
     /// The language as its cook names it ("Italian"): a `Language` by name,
     /// since schema.org's text form wants a BCP 47 code.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -190,6 +191,32 @@ struct RecipeLd<'a> {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     contributor: Vec<Thing<'a>>,
     version: u32,
+}
+
+/// The properties `RecipeLd` shapes itself, of the fields that are a line
+/// of text: the yield with the servings, the language as a `Language`.
+const SHAPED: [&str; 2] = ["recipeYield", "inLanguage"];
+
+/// Every other field of `content::FIELDS` that is a line of text and has a
+/// schema.org name, as that property, in the order of the names (JSON-LD's
+/// order means nothing; a fixed one keeps a page's bytes): a field added
+/// to the table is in the JSON-LD with no code here.
+struct Lines<'a>(&'a Content);
+
+impl Serialize for Lines<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut lines: Vec<(&str, &str)> = FIELDS
+            .iter()
+            .filter_map(|field| Some((field.schema_org_line()?, field.line(self.0)?)))
+            .filter(|(name, _)| !SHAPED.contains(name))
+            .collect();
+        lines.sort_unstable();
+        let mut map = serializer.serialize_map(Some(lines.len()))?;
+        for (name, text) in lines {
+            map.serialize_entry(name, text)?;
+        }
+        map.end()
+    }
 }
 
 /// A schema.org `Recipe` for `content`, ready for a `<script>` element.
@@ -223,8 +250,7 @@ pub fn recipe(content: &Content, facts: &RecipeFacts) -> String {
         total_time: content.total().map(|m| m.iso8601()),
         recipe_ingredient: content.ingredients(),
         recipe_instructions: instructions(content.steps(), facts.memos),
-        recipe_category: content.category(),
-        recipe_cuisine: content.cuisine(),
+        lines: Lines(content),
         in_language: content.language().map(|name| Thing {
             kind: "Language",
             name,
@@ -300,6 +326,7 @@ pub fn item_list<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::{ContentDraft, Slot};
 
     #[test]
     fn script_safe_json_cannot_close_the_script_and_still_parses() {
@@ -309,6 +336,43 @@ mod tests {
         assert!(!safe.contains('\u{2028}'));
         let back: Vec<String> = serde_json::from_str(&safe).unwrap();
         assert_eq!(back, [hostile]);
+    }
+
+    /// The table's schema.org names are the JSON-LD's: a field shaped by
+    /// hand here is under its row's name, and a line of text is there
+    /// with no code of its own.
+    #[test]
+    fn every_field_with_a_schema_org_name_is_under_that_name() {
+        let mut draft = ContentDraft {
+            title: "Dal".into(),
+            ..ContentDraft::default()
+        };
+        for field in FIELDS {
+            let typed = match field.slot {
+                Slot::Minutes(..) | Slot::Servings(..) => "4",
+                _ => "Some words",
+            };
+            field.from_form(&mut draft, typed).unwrap();
+        }
+        let content = Content::parse(draft).unwrap();
+        let images = ["https://forkful.test/dal.jpg".to_owned()];
+        let facts = RecipeFacts {
+            url: "https://forkful.test/recipes/dal",
+            author: None,
+            published: None,
+            modified: None,
+            based_on: None,
+            contributors: &[],
+            version: 1,
+            images: &images,
+            memos: &Memos::default(),
+        };
+        let ld: serde_json::Value = serde_json::from_str(&recipe(&content, &facts)).unwrap();
+        for field in FIELDS {
+            if let Some(name) = field.attr.schema_org {
+                assert!(ld.get(name).is_some(), "{} is not {name}: {ld}", field.name);
+            }
+        }
     }
 
     #[test]

@@ -11,6 +11,9 @@
 //! check is itself checked: mutants of a file, each reaching too far one
 //! way, must all be caught. What the crates' manifests may depend on is
 //! read from them too.
+//!
+//! An attribute's ident is spelled in the attribute table alone
+//! (`domain::attributes`): the app names it through the table's names.
 
 use std::path::{Path, PathBuf};
 
@@ -1073,6 +1076,171 @@ fn the_store_modules_import_in_one_direction_but_for_the_handle() {
     );
 }
 
+/// A function of a source file: its name, the line of its `fn`, how many
+/// lines it spans (from that line to its closing brace), and whether it
+/// is `async`.
+#[derive(Debug, PartialEq, Eq)]
+struct Function {
+    name: String,
+    line: usize,
+    lines: usize,
+    is_async: bool,
+}
+
+/// The functions of `source` with a body, but those of test modules
+/// (`#[cfg(test)] mod ...`), which may be as long as their data.
+fn functions(source: &str) -> Vec<Function> {
+    let tokens = tokens(source);
+    let ident = |i: usize| match tokens.get(i) {
+        Some((_, Token::Ident(word))) => Some(word.as_str()),
+        _ => None,
+    };
+    let punct = |i: usize, c: char| matches!(tokens.get(i), Some((_, Token::Punct(p))) if *p == c);
+    // The index of the brace closing the one opened at `open`.
+    let closing = |open: usize| {
+        let mut depth = 0;
+        for (j, (_, token)) in tokens.iter().enumerate().skip(open) {
+            match token {
+                Token::Punct('{') => depth += 1,
+                Token::Punct('}') => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return j;
+                    }
+                }
+                _ => {}
+            }
+        }
+        tokens.len() - 1
+    };
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        // `#[cfg(test)] mod name {`: skipped whole.
+        if punct(i, '#')
+            && punct(i + 1, '[')
+            && ident(i + 2) == Some("cfg")
+            && punct(i + 3, '(')
+            && ident(i + 4) == Some("test")
+            && punct(i + 5, ')')
+            && punct(i + 6, ']')
+            && ident(i + 7) == Some("mod")
+            && punct(i + 9, '{')
+        {
+            i = closing(i + 9) + 1;
+            continue;
+        }
+        if ident(i) == Some("fn") {
+            if let Some(name) = ident(i + 1) {
+                // The body's brace, or a `;` for a declaration without one.
+                let mut j = i + 2;
+                while j < tokens.len() && !punct(j, '{') && !punct(j, ';') {
+                    j += 1;
+                }
+                if punct(j, '{') {
+                    let end = closing(j);
+                    found.push(Function {
+                        name: name.to_owned(),
+                        line: tokens[i].0,
+                        lines: tokens[end].0 - tokens[i].0 + 1,
+                        is_async: i > 0 && ident(i - 1) == Some("async"),
+                    });
+                }
+            }
+        }
+        i += 1;
+    }
+    found
+}
+
+/// The handlers the URL table (`src/web/mod.rs`) registers, as the files
+/// they are in and their names: each `module::name` it names where
+/// `src/web/module.rs` is a file.
+fn handlers(url_table: &str, web: &Path) -> Vec<(String, String)> {
+    let tokens = tokens(url_table);
+    let mut found = Vec::new();
+    for window in tokens.windows(3) {
+        if let [(_, Token::Ident(module)), (_, Token::Path), (_, Token::Ident(name))] = window {
+            let file = format!("src/web/{module}.rs");
+            if web.join(format!("{module}.rs")).exists()
+                && !found.contains(&(file.clone(), name.clone()))
+            {
+                found.push((file, name.clone()));
+            }
+        }
+    }
+    found
+}
+
+/// No function is over 80 lines, and no handler (what the URL table
+/// registers) over 40: a long function is split along what it does, each
+/// step a function whose name says it, and a handler stays extract,
+/// decide, render. Tests are exempt.
+#[test]
+fn no_function_is_over_80_lines_and_no_handler_over_40() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let web = root.join("src/web");
+    let handlers = handlers(&std::fs::read_to_string(web.join("mod.rs")).unwrap(), &web);
+    assert!(handlers.len() > 40, "the handlers were found: {handlers:?}");
+    let mut long = Vec::new();
+    let mut counted = 0;
+    for file in every_source_file() {
+        let relative = file.strip_prefix(root).unwrap().display().to_string();
+        for function in functions(&std::fs::read_to_string(&file).unwrap()) {
+            counted += 1;
+            let handler = handlers.contains(&(relative.clone(), function.name.clone()));
+            let limit = if handler { 40 } else { 80 };
+            if function.lines > limit {
+                long.push(format!(
+                    "{relative}:{}: {} is {} lines (at most {limit})",
+                    function.line, function.name, function.lines
+                ));
+            }
+        }
+    }
+    assert!(counted > 1_000, "the functions were found: {counted}");
+    assert!(long.is_empty(), "\n{}\n", long.join("\n"));
+}
+
+#[test]
+fn the_handlers_are_read_from_the_url_table() {
+    let web = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/web");
+    let table = "cfg.service(page(\"/tags\", pages::tags))\n    .service(get_post(\"/x\", account::a, account::b))\n    .service(page(\"/y\", nowhere::c));";
+    assert_eq!(
+        handlers(table, &web),
+        [
+            ("src/web/pages.rs".to_owned(), "tags".to_owned()),
+            ("src/web/account.rs".to_owned(), "a".to_owned()),
+            ("src/web/account.rs".to_owned(), "b".to_owned()),
+        ]
+    );
+}
+
+#[test]
+fn the_function_measure_counts_bodies_and_skips_tests() {
+    let source = "fn short() {\n    let s = \"}\";\n}\n\
+                  pub async fn handler(x: u8) -> impl Fn() {\n    move || {\n        x;\n    }\n}\n\
+                  trait T {\n    fn declared(&self);\n}\n\
+                  #[cfg(test)]\nmod tests {\n    fn in_a_test() {}\n}\n";
+    assert_eq!(
+        functions(source),
+        [
+            Function {
+                name: "short".into(),
+                line: 1,
+                lines: 3,
+                is_async: false
+            },
+            Function {
+                name: "handler".into(),
+                line: 4,
+                lines: 5,
+                is_async: true
+            },
+        ]
+    );
+}
+
 /// The two maps stay maps: docs/ARCHITECTURE.md holds what rarely
 /// changes and docs/BENCHMARKING.md the method and one table of figures,
 /// each under 400 lines; the history of each measurement is
@@ -1094,4 +1262,64 @@ fn the_purpose_check_finds_a_module_without_one() {
     assert!(purpose_of("use scraper::Html;\n//! Late.\n").is_none());
     assert!(purpose_of("//! Tests.\n\nfn f() {}").is_none());
     assert!(purpose_of("/// An item's doc.\nfn f() {}").is_none());
+}
+
+/// The idents of `idents` that `source` spells as a whole string literal
+/// outside a `//` comment: `(line, ident)`.
+fn spelled_idents(source: &str, idents: &[&str]) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (i, line) in source.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or("");
+        for ident in idents {
+            if code.contains(&format!("\"{ident}\"")) {
+                out.push((i + 1, (*ident).to_owned()));
+            }
+        }
+    }
+    out
+}
+
+/// Writes name an attribute through the table (`A::TITLE`), never by a
+/// string of their own: each ident is spelled once, in
+/// `domain::attributes` (and as text in `site_schema`'s test, which pins
+/// the order older stores installed them in).
+#[test]
+fn an_attribute_is_spelled_in_its_table_only() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let idents: Vec<&str> = forkful::domain::ATTRIBUTES
+        .iter()
+        .map(|a| a.ident)
+        .collect();
+    assert!(idents.len() > 70, "the table was read: {idents:?}");
+    // The store's crates name no recipe; their tests' example keywords
+    // are theirs.
+    let spelling = ["src/domain/attributes.rs", "src/domain/site_schema.rs"];
+    let mut spelled = Vec::new();
+    for path in every_source_file() {
+        let relative = path.strip_prefix(root).unwrap().display().to_string();
+        if !relative.starts_with("src/") || spelling.contains(&relative.as_str()) {
+            continue;
+        }
+        let source = std::fs::read_to_string(&path).unwrap();
+        for (line, ident) in spelled_idents(&source, &idents) {
+            spelled.push(format!("{relative}:{line}: {ident}"));
+        }
+    }
+    assert!(
+        spelled.is_empty(),
+        "idents spelled outside the attribute table (name them as A::...): {spelled:?}"
+    );
+}
+
+#[test]
+fn the_spelling_check_finds_an_ident_written_as_a_string() {
+    let idents = [":recipe/title", ":tx/note"];
+    let source = "tx.add(e, \":recipe/title\", t);\n\
+                  tx.add(e, A::TITLE, t); // not \":recipe/title\"\n\
+                  let q = \"[:find ?t :where [?e :recipe/title ?t]]\";\n\
+                  map.with(\":tx/note\", note);\n";
+    assert_eq!(
+        spelled_idents(source, &idents),
+        [(1, ":recipe/title".to_owned()), (4, ":tx/note".to_owned())]
+    );
 }

@@ -399,7 +399,7 @@ fn shown_fields(page: &crate::helpers::Page, action: &str) -> Vec<(String, Strin
 
 /// The recipe an import shows, brought in as the cook sees it, with
 /// `changes` typed over it: what "Bring it in" sends.
-async fn bring_in(
+pub(crate) async fn bring_in(
     ann: &mut Browser,
     preview: &crate::helpers::Page,
     changes: &[(&str, &str)],

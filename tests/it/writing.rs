@@ -844,6 +844,108 @@ fn a_store_made_before_a_field_was_added_gains_it_and_reads_it() {
     );
 }
 
+/// A field that is one row of the attribute table (`domain::attributes`)
+/// and its member of `Content`, and nothing else: `:recipe/cooking-method`,
+/// the row the `testing` feature adds (schema.org's `cookingMethod`), with
+/// no view of its own. The store installs it, after every other attribute;
+/// the form takes it; the page shows it by its label, the JSON by its name
+/// and the JSON-LD by its schema.org name; an edit of it is history; and
+/// it is brought in from a page's JSON-LD (through the import form) and
+/// microdata, and from the site's own page.
+#[actix_web::test]
+async fn a_field_added_to_the_table_is_everywhere_a_field_is() {
+    use forkful::store::{kw, Cardinality, ValueType};
+    let (recipes, site) = new_site();
+    let db = recipes.store().db();
+    let installed = db.attribute(&kw(":recipe/cooking-method")).unwrap();
+    assert_eq!(
+        (installed.value_type, installed.cardinality, installed.index),
+        (ValueType::String, Cardinality::One, false)
+    );
+    assert!(installed
+        .doc
+        .as_deref()
+        .unwrap()
+        .starts_with("How the dish is cooked"));
+    let newest = db.schema().attributes().iter().map(|a| a.id).max();
+    assert_eq!(newest, Some(installed.id), "installed after every other");
+
+    let mut ann = Browser::new(&site);
+    sign_up(&mut ann, "ann").await;
+    let form = ann.get("/recipes/new").await;
+    assert_eq!(form.texts("label[for=cooking_method]"), ["Cooking method"]);
+    let created = ann
+        .submit(
+            &form,
+            "/recipes/new",
+            &recipe_fields(&[("cooking_method", " Steaming ")]),
+        )
+        .await;
+    assert_eq!(created.status, 303, "{}", created.body);
+    let slug = Slug::parse("weeknight-dal").unwrap();
+    let stored = recipes.snapshot().recipe(&slug).unwrap();
+    assert_eq!(stored.content.cooking_method(), Some("Steaming"));
+
+    let page = ann.get("/recipes/weeknight-dal").await;
+    assert!(
+        page.texts(".meta")[0].contains("Cooking method: Steaming."),
+        "{}",
+        page.body
+    );
+    assert_eq!(page.json_ld()["cookingMethod"], "Steaming");
+    let json: serde_json::Value =
+        serde_json::from_str(&ann.get("/recipes/weeknight-dal.json").await.body).unwrap();
+    assert_eq!(json["cooking_method"], "Steaming");
+    let own = forkful::import::from_html(&page.body, "https://forkful.test/recipes/weeknight-dal")
+        .unwrap();
+    assert_eq!(own.content.cooking_method(), Some("Steaming"));
+
+    let form = ann.get("/recipes/weeknight-dal/edit").await;
+    assert_eq!(form.attrs("#cooking_method", "value"), ["Steaming"]);
+    let saved = ann
+        .submit(
+            &form,
+            "/recipes/weeknight-dal/edit",
+            &recipe_fields(&[("cooking_method", "Frying"), ("note", "fried")]),
+        )
+        .await;
+    assert_eq!(saved.status, 303, "{}", saved.body);
+    let history = ann.get("/recipes/weeknight-dal/history").await;
+    assert_eq!(
+        history.texts(".versions .what")[0],
+        "Changed: cooking method"
+    );
+
+    let json_ld = r#"<html><head><script type="application/ld+json">
+        {"@context": "https://schema.org", "@type": "Recipe", "name": "Steamed Fish",
+         "recipeIngredient": ["1 whole sea bass"], "recipeInstructions": ["Steam it."],
+         "cookingMethod": "Steaming"}</script></head><body></body></html>"#;
+    let form = ann.get("/import").await;
+    let preview = ann
+        .submit(
+            &form,
+            "/import",
+            &[("url", "https://fish.example/steamed"), ("html", json_ld)],
+        )
+        .await;
+    assert_eq!(preview.status, 200, "{}", preview.body);
+    assert_eq!(preview.attrs("#cooking_method", "value"), ["Steaming"]);
+    let brought = crate::import::bring_in(&mut ann, &preview, &[]).await;
+    assert_eq!(brought.status, 303, "{}", brought.body);
+    let fish = recipes
+        .snapshot()
+        .recipe(&Slug::parse("steamed-fish").unwrap())
+        .unwrap();
+    assert_eq!(fish.content.cooking_method(), Some("Steaming"));
+
+    let microdata = r#"<html><body><div itemscope itemtype="https://schema.org/Recipe">
+        <h1 itemprop="name">Fried Eggs</h1><span itemprop="cookingMethod">Frying</span>
+        <ul><li itemprop="recipeIngredient">2 eggs</li></ul>
+        <p itemprop="recipeInstructions">Fry the eggs.</p></div></body></html>"#;
+    let eggs = forkful::import::from_html(microdata, "https://eggs.example/fried").unwrap();
+    assert_eq!(eggs.content.cooking_method(), Some("Frying"));
+}
+
 #[actix_web::test]
 async fn a_cook_writes_edits_and_forks_and_every_page_shows_it() {
     let (_, site) = new_site();

@@ -6,6 +6,7 @@ use crate::domain::ids::VersionNumber;
 use crate::domain::merge::{self, Choice};
 use crate::domain::read::{ParentChanges, Recipe, Snapshot};
 use crate::domain::slug::Slug;
+use crate::domain::A;
 use crate::domain::{diff, DomainError};
 use crate::store::{EntityMap, EntityRef, Transaction, TxReport};
 
@@ -122,13 +123,13 @@ impl Recipes {
                 Some((upto, &changes.parent_content)),
             )?;
             let e = fork.id.entity();
-            tx.add(e, ":recipe/merged-at", EntityRef::Id(changes.upto_at.tx()))
-                .add(e, ":recipe/merged-at-version", i64::from(upto.get()));
+            tx.add(e, A::MERGED_AT, EntityRef::Id(changes.upto_at.tx()))
+                .add(e, A::MERGED_AT_VERSION, i64::from(upto.get()));
             let kept = changes.merge.kept_own(choices);
             if kept > 0 {
-                tx.add(e, ":recipe/kept-own", kept as i64);
+                tx.add(e, A::KEPT_OWN, kept as i64);
             } else if fork.kept_own > 0 {
-                tx.retract(e, ":recipe/kept-own", i64::from(fork.kept_own));
+                tx.retract(e, A::KEPT_OWN, i64::from(fork.kept_own));
             }
             tx.extend(stamped.clone());
             Ok((tx, ()))
@@ -151,19 +152,19 @@ fn agreement(
     settled: Option<String>,
 ) -> Result<Transaction, DomainError> {
     let mut agreement = EntityMap::new(EntityRef::temp("agreement"))
-        .with(":agreement/fork", EntityRef::Id(fork.id.entity()))
-        .with(":agreement/parent-version", i64::from(upto.get()))
-        .with(":agreement/fork-version", i64::from(fork.newest().get()))
+        .with(A::AGREEMENT_FORK, EntityRef::Id(fork.id.entity()))
+        .with(A::AGREEMENT_PARENT_VERSION, i64::from(upto.get()))
+        .with(A::AGREEMENT_FORK_VERSION, i64::from(fork.newest().get()))
         .with(
-            ":agreement/kept-own",
+            A::AGREEMENT_KEPT_OWN,
             changes.merge.kept_own(choices) as i64,
         )
         .with(
-            ":agreement/own-changes",
+            A::AGREEMENT_OWN_CHANGES,
             has_own_changes(&changes.parent_content, &fork.content),
         );
     if let Some(settled) = settled {
-        agreement = agreement.with(":agreement/settled", settled.as_str());
+        agreement = agreement.with(A::AGREEMENT_SETTLED, settled.as_str());
     }
     let mut tx = Transaction::new();
     tx.map(agreement);

@@ -26,6 +26,7 @@ use super::read::RETIRED;
 use super::read::{Recipe, Snapshot, SuggestionState};
 use super::slug::Slug;
 use super::{site_schema, DomainError, Source};
+use crate::domain::A;
 use crate::store::{
     Db, EntityId, EntityMap, EntityRef, Keyspace, LogPosition, Store, Transaction, TxReport,
     TxValue, Value,
@@ -461,8 +462,8 @@ impl Recipes {
             let mut tx = Transaction::new();
             tx.map(
                 new_recipe_map("recipe", &slug, &content, None, change)
-                    .with(":recipe/source-url", source.url.as_str())
-                    .with(":recipe/source-name", source.name.as_str()),
+                    .with(A::SOURCE_URL, source.url.as_str())
+                    .with(A::SOURCE_NAME, source.name.as_str()),
             );
             stamp(&mut tx, change)?;
             Ok((tx, slug))
@@ -565,30 +566,30 @@ impl Recipes {
         let e = recipe.id.entity();
         let old = &recipe.content;
         let mut tx = Transaction::new();
-        self.changed_scalars(view, &mut tx, e, old, content);
-        set_difference(&mut tx, e, ":recipe/tags", old.tags(), content.tags());
+        Self::changed_scalars(&mut tx, e, old, content);
+        set_difference(&mut tx, e, A::TAGS, old.tags(), content.tags());
         // Search terms were written beside the content until search moved
         // to its own index (`domain::search`); a recipe written before
         // still holds them, and its first edit since retracts them.
         let old_terms: Vec<String> = view.strings(e, self.attrs.terms)?;
-        set_difference(&mut tx, e, ":recipe/terms", &old_terms, &[]);
+        set_difference(&mut tx, e, A::TERMS, &old_terms, &[]);
         changed_parts(view, &mut tx, e, content)?;
         let count = next_count(recipe)?;
-        tx.add(e, ":recipe/version-count", count);
+        tx.add(e, A::VERSION_COUNT, count);
         if recipe.forked_from.is_some() {
             let own = match brought_in {
                 Some((_, base)) => merges::has_own_changes(base, content),
                 None => view.has_own_changes(recipe, content)?,
             };
             if recipe.own_changes != Some(own) {
-                tx.add(e, ":recipe/own-changes", own);
+                tx.add(e, A::OWN_CHANGES, own);
             }
         }
         suggestions::follow_fork(view, recipe, count, brought_in.map(|(v, _)| v), &mut tx)?;
-        tx.tx_attr(":tx/change", what);
+        tx.tx_attr(A::TX_CHANGE, what);
         tx.add(
             e,
-            ":recipe/updated-at",
+            A::UPDATED_AT,
             Value::Instant(change.at.unwrap_or_else(crate::store::now_millis)),
         );
         Ok(tx)
@@ -597,54 +598,45 @@ impl Recipes {
     /// The title, the picture's parts and each field of the content, where
     /// the new version's `content` says another than the `old`: the new
     /// value asserted, or the old one retracted.
-    fn changed_scalars(
-        &self,
-        view: &Snapshot,
-        tx: &mut Transaction,
-        e: EntityId,
-        old: &Content,
-        content: &Content,
-    ) {
-        let a = &self.attrs;
+    fn changed_scalars(tx: &mut Transaction, e: EntityId, old: &Content, content: &Content) {
         let picture = |c: &Content, part: fn(&Picture) -> Value| c.picture().map(part);
-        let fields = a
-            .fields()
-            .map(|(attr, field)| (attr, field.value(old), field.value(content)));
+        let fields = FIELDS
+            .iter()
+            .map(|field| (field.attr, field.value(old), field.value(content)));
         let scalars = [
             (
-                a.title,
+                A::TITLE,
                 Some(Value::from(old.title())),
                 Some(Value::from(content.title())),
             ),
             (
-                a.picture,
+                A::PICTURE,
                 picture(old, |p| Value::from(p.hash.as_str())),
                 picture(content, |p| Value::from(p.hash.as_str())),
             ),
             (
-                a.picture_alt,
+                A::PICTURE_ALT,
                 picture(old, |p| Value::from(p.alt.as_str())),
                 picture(content, |p| Value::from(p.alt.as_str())),
             ),
             (
-                a.picture_width,
+                A::PICTURE_WIDTH,
                 picture(old, |p| Value::Long(i64::from(p.width))),
                 picture(content, |p| Value::Long(i64::from(p.width))),
             ),
             (
-                a.picture_height,
+                A::PICTURE_HEIGHT,
                 picture(old, |p| Value::Long(i64::from(p.height))),
                 picture(content, |p| Value::Long(i64::from(p.height))),
             ),
         ];
         for (attr, before, after) in scalars.into_iter().chain(fields) {
-            let attr = ident_of(view, attr);
             match (before, after) {
                 (before, Some(after)) if before.as_ref() != Some(&after) => {
-                    tx.add(e, &attr, after);
+                    tx.add(e, attr, after);
                 }
                 (Some(before), None) => {
-                    tx.retract(e, &attr, before);
+                    tx.retract(e, attr, before);
                 }
                 _ => {}
             }
@@ -690,10 +682,8 @@ impl Recipes {
             };
             let mut tx = Transaction::new();
             tx.map(
-                new_recipe_map("fork", &slug, &content, Some(&fork), change).with(
-                    ":recipe/own-changes",
-                    merges::has_own_changes(&forked, &content),
-                ),
+                new_recipe_map("fork", &slug, &content, Some(&fork), change)
+                    .with(A::OWN_CHANGES, merges::has_own_changes(&forked, &content)),
             );
             tx.extend(stamped.clone());
             Ok((tx, slug))
@@ -720,12 +710,12 @@ impl Recipes {
                 return Err(DomainError::NothingChanged);
             }
             let mut tx = Transaction::new();
-            tx.add(recipe.id.entity(), ":recipe/retired", true).add(
+            tx.add(recipe.id.entity(), A::RETIRED, true).add(
                 recipe.id.entity(),
-                ":recipe/version-count",
+                A::VERSION_COUNT,
                 next_count(&recipe)?,
             );
-            tx.tx_attr(":tx/change", RETIRED);
+            tx.tx_attr(A::TX_CHANGE, RETIRED);
             // A retired fork suggests nothing any more, and a retired
             // recipe takes no suggestion: none is left open either way.
             let view = self.view_of(db);
@@ -736,7 +726,7 @@ impl Recipes {
                 .chain(sent.map(|s| (s, SuggestionState::Closed)))
                 .filter(|(s, _)| s.state == SuggestionState::Open)
             {
-                tx.add(open.id, ":suggestion/state", state.as_str());
+                tx.add(open.id, A::SUGGESTION_STATE, state.as_str());
                 suggestions::closed(&mut tx, &open);
             }
             tx.extend(stamped.clone());
@@ -921,14 +911,6 @@ fn next_count(recipe: &Recipe) -> Result<i64, DomainError> {
         .ok_or_else(|| DomainError::Invalid(format!("{} has too many versions", recipe.slug)))
 }
 
-fn ident_of(view: &Snapshot, attr: EntityId) -> String {
-    view.db()
-        .schema()
-        .attribute(attr)
-        .map(|a| a.ident.to_string())
-        .expect("the domain's attributes are installed")
-}
-
 /// The new version's ingredients and steps, each list reconciled with
 /// the components the recipe `e` has now.
 fn changed_parts(
@@ -938,8 +920,8 @@ fn changed_parts(
     content: &Content,
 ) -> Result<(), DomainError> {
     let ingredients = OrderedParts {
-        attr: ":recipe/ingredients",
-        position: ":ingredient/position",
+        attr: A::INGREDIENTS,
+        position: A::INGREDIENT_POSITION,
     };
     ingredients.reconcile(
         tx,
@@ -949,8 +931,8 @@ fn changed_parts(
         |i, line| ingredient_map(i, line),
     );
     let steps = OrderedParts {
-        attr: ":recipe/steps",
-        position: ":step/position",
+        attr: A::STEPS,
+        position: A::STEP_POSITION,
     };
     steps.reconcile(tx, e, &view.step_components(e)?, content.steps(), step_map);
     Ok(())
@@ -971,11 +953,11 @@ fn set_difference(tx: &mut Transaction, e: EntityId, attr: &str, old: &[String],
 /// The transaction's author (created on first use), note and instant.
 fn stamp(tx: &mut Transaction, change: &Change) -> Result<(), DomainError> {
     let handle = change.checked_author().map_err(DomainError::Invalid)?;
-    tx.map(EntityMap::new(EntityRef::temp("author")).with(":user/handle", handle.as_str()));
-    tx.tx_attr(":tx/author", EntityRef::temp("author"))
-        .tx_attr(":tx/note", change.note.trim());
+    tx.map(EntityMap::new(EntityRef::temp("author")).with(A::USER_HANDLE, handle.as_str()));
+    tx.tx_attr(A::TX_AUTHOR, EntityRef::temp("author"))
+        .tx_attr(A::TX_NOTE, change.note.trim());
     if let Some(attempt) = &change.attempt {
-        tx.tx_attr(":tx/attempt", attempt.as_str());
+        tx.tx_attr(A::TX_ATTEMPT, attempt.as_str());
     }
     if let Some(at) = change.at {
         tx.tx_attr(":db/txInstant", Value::Instant(at));
@@ -986,30 +968,30 @@ fn stamp(tx: &mut Transaction, change: &Change) -> Result<(), DomainError> {
 fn ingredient_map(index: usize, line: &str) -> EntityMap {
     let parsed = IngredientLine::parse(line);
     let mut map = EntityMap::anonymous()
-        .with(":ingredient/position", (index + 1) as i64)
-        .with(":ingredient/line", parsed.raw())
-        .with(":ingredient/item", parsed.item());
+        .with(A::INGREDIENT_POSITION, (index + 1) as i64)
+        .with(A::INGREDIENT_LINE, parsed.raw())
+        .with(A::INGREDIENT_ITEM, parsed.item());
     if let Some(q) = parsed.quantity() {
-        map = map.with(":ingredient/quantity", q.amount);
+        map = map.with(A::INGREDIENT_QUANTITY, q.amount);
         if let Some(max) = q.up_to {
-            map = map.with(":ingredient/quantity-max", max);
+            map = map.with(A::INGREDIENT_QUANTITY_MAX, max);
         }
     }
     if let Some(unit) = parsed.unit() {
-        map = map.with(":ingredient/unit", unit);
+        map = map.with(A::INGREDIENT_UNIT, unit);
     }
     if let Some(note) = parsed.note() {
-        map = map.with(":ingredient/note", note);
+        map = map.with(A::INGREDIENT_NOTE, note);
     }
     map
 }
 
 fn step_map(index: usize, step: &Step) -> EntityMap {
     let mut map = EntityMap::anonymous()
-        .with(":step/position", (index + 1) as i64)
-        .with(":step/text", step.text.as_str());
+        .with(A::STEP_POSITION, (index + 1) as i64)
+        .with(A::STEP_TEXT, step.text.as_str());
     if let Some(section) = &step.section {
-        map = map.with(":step/section", section.as_str());
+        map = map.with(A::STEP_SECTION, section.as_str());
     }
     map
 }
@@ -1024,30 +1006,30 @@ fn new_recipe_map(
 ) -> EntityMap {
     let now = change.at.unwrap_or_else(crate::store::now_millis);
     let mut map = EntityMap::new(EntityRef::temp(tempid))
-        .with(":recipe/slug", slug.as_str())
-        .with(":recipe/title", content.title())
-        .with(":recipe/author", EntityRef::temp("author"))
-        .with(":recipe/created-at", Value::Instant(now))
-        .with(":recipe/updated-at", Value::Instant(now))
-        .with(":recipe/version-count", 1i64);
+        .with(A::SLUG, slug.as_str())
+        .with(A::TITLE, content.title())
+        .with(A::AUTHOR, EntityRef::temp("author"))
+        .with(A::CREATED_AT, Value::Instant(now))
+        .with(A::UPDATED_AT, Value::Instant(now))
+        .with(A::VERSION_COUNT, 1i64);
     for field in FIELDS {
         if let Some(value) = field.value(content) {
-            map = map.with(field.ident, value);
+            map = map.with(field.attr, value);
         }
     }
     if let Some(p) = content.picture() {
         map = map
-            .with(":recipe/picture", p.hash.as_str())
-            .with(":recipe/picture-alt", p.alt.as_str())
-            .with(":recipe/picture-width", i64::from(p.width))
-            .with(":recipe/picture-height", i64::from(p.height));
+            .with(A::PICTURE, p.hash.as_str())
+            .with(A::PICTURE_ALT, p.alt.as_str())
+            .with(A::PICTURE_WIDTH, i64::from(p.width))
+            .with(A::PICTURE_HEIGHT, i64::from(p.height));
     }
     if !content.tags().is_empty() {
-        map = map.with_many(":recipe/tags", content.tags().iter().map(String::as_str));
+        map = map.with_many(A::TAGS, content.tags().iter().map(String::as_str));
     }
     if !content.ingredients().is_empty() {
         map = map.with_many(
-            ":recipe/ingredients",
+            A::INGREDIENTS,
             content
                 .ingredients()
                 .iter()
@@ -1057,7 +1039,7 @@ fn new_recipe_map(
     }
     if !content.steps().is_empty() {
         map = map.with_many(
-            ":recipe/steps",
+            A::STEPS,
             content
                 .steps()
                 .iter()
@@ -1067,9 +1049,9 @@ fn new_recipe_map(
     }
     if let Some(fork) = fork {
         map = map
-            .with(":recipe/forked-from", TxValue::Entity(fork.parent.clone()))
-            .with(":recipe/forked-at", TxValue::Entity(fork.at_tx.clone()))
-            .with(":recipe/forked-at-version", fork.at_version);
+            .with(A::FORKED_FROM, TxValue::Entity(fork.parent.clone()))
+            .with(A::FORKED_AT, TxValue::Entity(fork.at_tx.clone()))
+            .with(A::FORKED_AT_VERSION, fork.at_version);
     }
     map
 }

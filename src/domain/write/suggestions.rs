@@ -10,6 +10,7 @@ use crate::domain::merge::{self, Choice, Merge};
 use crate::domain::read::{Agreed, Recipe, Snapshot, Suggestion, SuggestionState};
 use crate::domain::slug::Slug;
 use crate::domain::DomainError;
+use crate::domain::A;
 use crate::store::{Components, Db, EntityMap, EntityRef, Index, Transaction, TxReport, Value};
 
 /// What a suggestion's review showed: the parent at `parent_version`,
@@ -268,26 +269,26 @@ impl Recipes {
             .value(parent.entity(), self.attrs.author)?
             .and_then(|v| v.as_ref())
         {
-            suggestion = suggestion.with(":suggestion/to-author", EntityRef::Id(author));
+            suggestion = suggestion.with(A::SUGGESTION_TO_AUTHOR, EntityRef::Id(author));
         }
         if let Some(v) = agreed.base.fork_version {
-            suggestion = suggestion.with(":suggestion/base-fork-version", i64::from(v.get()));
+            suggestion = suggestion.with(A::SUGGESTION_BASE_FORK_VERSION, i64::from(v.get()));
         }
         let mut tx = Transaction::new();
         tx.map(
             suggestion
-                .with(":suggestion/from", EntityRef::Id(recipe.id.entity()))
-                .with(":suggestion/from-version", i64::from(based_on.get()))
-                .with(":suggestion/to", EntityRef::Id(parent.entity()))
-                .with(":suggestion/open-to", EntityRef::Id(parent.entity()))
+                .with(A::SUGGESTION_FROM, EntityRef::Id(recipe.id.entity()))
+                .with(A::SUGGESTION_FROM_VERSION, i64::from(based_on.get()))
+                .with(A::SUGGESTION_TO, EntityRef::Id(parent.entity()))
+                .with(A::SUGGESTION_OPEN_TO, EntityRef::Id(parent.entity()))
                 .with(
-                    ":suggestion/base-version",
+                    A::SUGGESTION_BASE_VERSION,
                     i64::from(agreed.base.parent_version.get()),
                 )
-                .with(":suggestion/number", i64::from(number))
-                .with(":suggestion/by", EntityRef::temp("author"))
-                .with(":suggestion/message", message)
-                .with(":suggestion/state", SuggestionState::Open.as_str()),
+                .with(A::SUGGESTION_NUMBER, i64::from(number))
+                .with(A::SUGGESTION_BY, EntityRef::temp("author"))
+                .with(A::SUGGESTION_MESSAGE, message)
+                .with(A::SUGGESTION_STATE, SuggestionState::Open.as_str()),
         );
         Ok((tx, number))
     }
@@ -332,10 +333,10 @@ impl Recipes {
             let accepted_in = recipe.newest().next().map_or(0, |n| i64::from(n.get()));
             tx.add(
                 suggestion.id,
-                ":suggestion/state",
+                A::SUGGESTION_STATE,
                 SuggestionState::Accepted.as_str(),
             )
-            .add(suggestion.id, ":suggestion/accepted-in", accepted_in);
+            .add(suggestion.id, A::SUGGESTION_ACCEPTED_IN, accepted_in);
             // The new version is the fork's recipe as suggested (the
             // recipe had nothing of its own since the suggestion's base,
             // or each of its changes met one of the fork's, settled the
@@ -344,17 +345,17 @@ impl Recipes {
             let whole = recipe.content == made.base
                 || merge::as_suggested(&merged, &made.suggested) == merged;
             if whole {
-                tx.add(suggestion.id, ":suggestion/whole", true);
+                tx.add(suggestion.id, A::SUGGESTION_WHOLE, true);
             }
             let kept = match whole {
                 true => 0,
                 false => kept_own(&merge, choices),
             };
-            tx.add(suggestion.id, ":suggestion/kept-own", kept as i64);
+            tx.add(suggestion.id, A::SUGGESTION_KEPT_OWN, kept as i64);
             self.took(&view, &mut tx, &recipe, made.suggested_at, &suggestion)?;
             closed(&mut tx, &suggestion);
             if !reply.is_empty() {
-                tx.add(suggestion.id, ":suggestion/reply", reply.as_str());
+                tx.add(suggestion.id, A::SUGGESTION_REPLY, reply.as_str());
             }
             tx.extend(stamped.clone());
             Ok((tx, ()))
@@ -374,14 +375,17 @@ impl Recipes {
         suggestion: &Suggestion,
     ) -> Result<(), DomainError> {
         let e = recipe.id.entity();
-        tx.add(e, ":recipe/took", EntityRef::Id(suggested_at.tx()))
-            .add(e, ":recipe/took-suggestion", EntityRef::Id(suggestion.id));
+        tx.add(e, A::TOOK, EntityRef::Id(suggested_at.tx())).add(
+            e,
+            A::TOOK_SUGGESTION,
+            EntityRef::Id(suggestion.id),
+        );
         if let Some(by) = view
             .db()
             .value(suggestion.id, self.attrs.suggestion_by)?
             .and_then(|v| v.as_ref())
         {
-            tx.add(e, ":recipe/contributor", EntityRef::Id(by));
+            tx.add(e, A::CONTRIBUTOR, EntityRef::Id(by));
         }
         Ok(())
     }
@@ -445,10 +449,10 @@ impl Recipes {
                 shown_unchanged(&recipe, &fork, &suggestion, review)?;
             }
             let mut tx = Transaction::new();
-            tx.add(suggestion.id, ":suggestion/state", state.as_str());
+            tx.add(suggestion.id, A::SUGGESTION_STATE, state.as_str());
             closed(&mut tx, &suggestion);
             if !reply.is_empty() {
-                tx.add(suggestion.id, ":suggestion/reply", reply.as_str());
+                tx.add(suggestion.id, A::SUGGESTION_REPLY, reply.as_str());
             }
             tx.extend(stamped.clone());
             Ok((tx, ()))
@@ -495,7 +499,7 @@ fn shown_unchanged(
 /// The datom that takes a suggestion that is closing (accepted, declined,
 /// withdrawn or closed) out of its recipe's open ones.
 pub(super) fn closed(tx: &mut Transaction, suggestion: &Suggestion) {
-    tx.retract_all(suggestion.id, ":suggestion/open-to");
+    tx.retract_all(suggestion.id, A::SUGGESTION_OPEN_TO);
 }
 
 /// The datoms that move a fork's open suggestion's base to its parent's
@@ -508,9 +512,9 @@ pub(super) fn follow_base(
     tx: &mut Transaction,
 ) -> Result<(), DomainError> {
     for open in open_from(view, fork)? {
-        tx.add(open.id, ":suggestion/base-version", i64::from(base.get()));
+        tx.add(open.id, A::SUGGESTION_BASE_VERSION, i64::from(base.get()));
         if let Some(v) = open.base_fork_version {
-            tx.retract(open.id, ":suggestion/base-fork-version", i64::from(v.get()));
+            tx.retract(open.id, A::SUGGESTION_BASE_FORK_VERSION, i64::from(v.get()));
         }
     }
     Ok(())
@@ -529,7 +533,7 @@ pub(super) fn follow_fork(
     tx: &mut Transaction,
 ) -> Result<(), DomainError> {
     for open in open_from(view, fork)? {
-        tx.add(open.id, ":suggestion/from-version", version);
+        tx.add(open.id, A::SUGGESTION_FROM_VERSION, version);
     }
     if let Some(base) = base {
         follow_base(view, fork, base, tx)?;
