@@ -419,6 +419,7 @@ impl Field {
         };
         match self.slot {
             Slot::Line(get, set) => {
+                optional_without_controls(set(draft), Breaks::Dropped);
                 tidy(set(draft));
                 if longer(get(draft), |t| t.chars().count(), MAX_LINE) {
                     return refuse(format!(
@@ -428,6 +429,7 @@ impl Field {
                 }
             }
             Slot::Address(get, set) => {
+                optional_without_controls(set(draft), Breaks::Dropped);
                 tidy(set(draft));
                 if longer(get(draft), str::len, MAX_LINE) {
                     return refuse(format!("{} is longer than {MAX_LINE} bytes", self.what));
@@ -442,6 +444,7 @@ impl Field {
                         *text = text.replace("\r\n", "\n").replace('\r', "\n");
                     }
                 }
+                optional_without_controls(set(draft), Breaks::Kept);
                 tidy(set(draft));
                 if longer(get(draft), str::len, MAX_TEXT) {
                     return refuse(format!("{} is longer than {MAX_TEXT} bytes", self.what));
@@ -464,6 +467,34 @@ fn tidy(text: &mut Option<String>) {
         .take()
         .map(|t| t.trim().to_owned())
         .filter(|t| !t.is_empty());
+}
+
+/// Whether a text may hold a line break: Markdown and steps may, a line
+/// (a title, a tag, an ingredient line, a detail) may not.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Breaks {
+    Kept,
+    Dropped,
+}
+
+/// `text` without control characters (NUL, escape, delete, the C1
+/// range...), which no recipe needs and which pages, feeds and the JSON
+/// would otherwise carry raw, but a tab, and a line break where `breaks`
+/// keeps them. Tidied away like stray whitespace rather than refused: a
+/// page imported from elsewhere may hold one where nobody can see it.
+/// Allocates only when there is one.
+fn without_controls(text: &mut String, breaks: Breaks) {
+    let unwanted = |c: char| c.is_control() && c != '\t' && !(c == '\n' && breaks == Breaks::Kept);
+    if text.contains(unwanted) {
+        text.retain(|c| !unwanted(c));
+    }
+}
+
+/// `without_controls`, of a text that may be none.
+fn optional_without_controls(text: &mut Option<String>, breaks: Breaks) {
+    if let Some(text) = text {
+        without_controls(text, breaks);
+    }
 }
 
 /// What a version of a recipe says, as written: what a form, an import,
@@ -783,6 +814,7 @@ impl Content {
 
 /// The title trimmed; refused when that leaves nothing, or too much.
 fn parse_title(title: &mut String) -> Option<ContentError> {
+    without_controls(title, Breaks::Dropped);
     *title = title.trim().to_owned();
     let why = if title.is_empty() {
         "a recipe needs a title".to_owned()
@@ -798,6 +830,7 @@ fn parse_title(title: &mut String) -> Option<ContentError> {
 /// this site stored: a mistake for each.
 fn parse_picture(picture: &mut super::pictures::Picture) -> Vec<ContentError> {
     let mut mistakes = Vec::new();
+    without_controls(&mut picture.alt, Breaks::Dropped);
     picture.alt = picture.alt.trim().to_owned();
     if picture.alt.is_empty() {
         mistakes.push(ContentError::new(
@@ -823,9 +856,12 @@ fn parse_picture(picture: &mut super::pictures::Picture) -> Vec<ContentError> {
 /// refused when one has no page address or is too long, or there are too
 /// many.
 fn parse_tags(tags: &mut Vec<String>) -> Option<ContentError> {
-    let mut tidied: Vec<String> = tags
-        .iter()
-        .map(|t| t.trim().to_lowercase())
+    let mut tidied: Vec<String> = std::mem::take(tags)
+        .into_iter()
+        .map(|mut t| {
+            without_controls(&mut t, Breaks::Dropped);
+            t.trim().to_lowercase()
+        })
         .filter(|t| !t.is_empty())
         .collect();
     tidied.sort();
@@ -848,7 +884,10 @@ fn parse_tags(tags: &mut Vec<String>) -> Option<ContentError> {
 fn parse_ingredients(lines: &mut Vec<String>) -> Option<ContentError> {
     *lines = std::mem::take(lines)
         .into_iter()
-        .map(|l| l.trim().to_owned())
+        .map(|mut l| {
+            without_controls(&mut l, Breaks::Dropped);
+            l.trim().to_owned()
+        })
         .filter(|l| !l.is_empty())
         .collect();
     let why = if lines.len() > MAX_INGREDIENTS {
@@ -878,6 +917,8 @@ fn parse_steps(steps: &mut Vec<Step>) -> Option<ContentError> {
     *steps = std::mem::take(steps)
         .into_iter()
         .map(|mut s| {
+            optional_without_controls(&mut s.section, Breaks::Dropped);
+            without_controls(&mut s.text, Breaks::Kept);
             tidy(&mut s.section);
             Step {
                 section: s.section,
@@ -968,6 +1009,33 @@ mod tests {
             ]
         );
         assert_eq!(draft.normalized().unwrap_err().field(), ContentField::Title);
+    }
+
+    /// Control characters are tidied away as stray whitespace is, in every
+    /// text a recipe has, but a tab, and a line break in Markdown and
+    /// steps: nothing reaches a page, a feed or the JSON raw.
+    #[test]
+    fn the_parse_tidies_away_control_characters() {
+        let draft = ContentDraft {
+            title: "Dal\u{0}\u{1b}[31m makhani\u{7f}".into(),
+            summary: Some("One pot.\u{0}\nSlow\tcooked.\u{85}".into()),
+            cuisine: Some("Pun\njabi\u{0}".into()),
+            tags: vec!["lent\u{0}ils".into()],
+            ingredients: vec!["1 cup\u{8} dal".into()],
+            steps: vec![Step {
+                section: Some("Sauce\u{0}".into()),
+                text: "Simmer.\u{0}".into(),
+            }],
+            ..ContentDraft::default()
+        };
+        let content = Content::parse(draft).unwrap();
+        assert_eq!(content.title(), "Dal[31m makhani");
+        assert_eq!(content.summary(), Some("One pot.\nSlow\tcooked."));
+        assert_eq!(content.cuisine(), Some("Punjabi"));
+        assert_eq!(content.tags(), ["lentils"]);
+        assert_eq!(content.ingredients(), ["1 cup dal"]);
+        assert_eq!(content.steps()[0].text, "Simmer.");
+        assert_eq!(content.steps()[0].section.as_deref(), Some("Sauce"));
     }
 
     /// Every part of a recipe wrong at once: one mistake for each, in the
