@@ -286,19 +286,8 @@ fn tags(keywords: Option<String>) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::schema_org_sample as sample;
     use super::*;
-    use crate::domain::{Field, Slot};
-
-    /// A value a page could give for `field`'s schema.org property.
-    fn sample(field: &Field, property: &str) -> &'static str {
-        match (property, field.slot) {
-            // Shared by the servings and the yield's words.
-            ("recipeYield", _) => "4 bowls",
-            (_, Slot::Minutes(..)) => "PT10M",
-            (_, Slot::Address(..)) => "https://recipes.example/dal.jpg",
-            _ => "Some words",
-        }
-    }
 
     /// The table's schema.org names are the ones read (as in `jsonld`).
     #[test]

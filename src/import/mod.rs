@@ -396,6 +396,20 @@ struct Found {
     site_name: Option<String>,
 }
 
+/// A value a page could give for `field`'s schema.org `property`: what
+/// the readers' tests of the attribute table's names put on a page.
+#[cfg(test)]
+fn schema_org_sample(field: &crate::domain::Field, property: &str) -> &'static str {
+    use crate::domain::Slot;
+    match (property, field.slot) {
+        // Shared by the servings and the yield's words.
+        ("recipeYield", _) => "4 bowls",
+        (_, Slot::Minutes(..)) => "PT10M",
+        (_, Slot::Address(..)) => "https://recipes.example/dal.jpg",
+        _ => "Some words",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::page_address;

@@ -31,27 +31,42 @@ pub(crate) trait Durability: Send + Sync {
     /// Blocks until transaction `t`, applied here, is durable.
     fn wait_durable(&self, store: &Store, t: EntityId) -> Result<(), TransactError>;
 
+    // The rest say what a store on its own does; a mode that differs
+    // says so.
+
     /// Refuses a write of the store's own, beside its history (a keyspace's
     /// or an import's), where it would be this store's alone.
-    fn writes_here(&self) -> Result<(), TransactError>;
+    fn writes_here(&self) -> Result<(), TransactError> {
+        Ok(())
+    }
 
     /// Refuses an import, which writes into the store itself and could not
     /// be in a log.
-    fn takes_imports(&self) -> Result<(), TransactError>;
+    fn takes_imports(&self) -> Result<(), TransactError> {
+        Ok(())
+    }
 
     /// Where keyspaces are kept when not in the store's own sled.
-    fn shared_keyspaces(&self) -> Option<&dyn SharedKeyspaces>;
+    fn shared_keyspaces(&self) -> Option<&dyn SharedKeyspaces> {
+        None
+    }
 
     /// The log this store follows, to catch up with it.
-    fn log(&self) -> Option<&Arc<dyn Log>>;
+    fn log(&self) -> Option<&Arc<dyn Log>> {
+        None
+    }
 
     /// Whether other stores write to this store's history, so that a
     /// write a reader saw may not be applied here yet.
-    fn others_write(&self) -> bool;
+    fn others_write(&self) -> bool {
+        false
+    }
 
     /// Whether the store's history is a log's, kept elsewhere (attached or
     /// not): the CLI's question, when it wires a store up.
-    fn follows_a_log(&self) -> bool;
+    fn follows_a_log(&self) -> bool {
+        false
+    }
 }
 
 /// A store on its own: its group flush makes each transaction durable.
@@ -68,30 +83,6 @@ impl Durability for OwnFlush {
 
     fn wait_durable(&self, store: &Store, t: EntityId) -> Result<(), TransactError> {
         store.flush_until(|state| state.durable >= t)
-    }
-
-    fn writes_here(&self) -> Result<(), TransactError> {
-        Ok(())
-    }
-
-    fn takes_imports(&self) -> Result<(), TransactError> {
-        Ok(())
-    }
-
-    fn shared_keyspaces(&self) -> Option<&dyn SharedKeyspaces> {
-        None
-    }
-
-    fn log(&self) -> Option<&Arc<dyn Log>> {
-        None
-    }
-
-    fn others_write(&self) -> bool {
-        false
-    }
-
-    fn follows_a_log(&self) -> bool {
-        false
     }
 }
 
@@ -120,18 +111,8 @@ impl Durability for Detached {
         Err(import_around_the_log().into())
     }
 
-    fn shared_keyspaces(&self) -> Option<&dyn SharedKeyspaces> {
-        None
-    }
-
-    fn log(&self) -> Option<&Arc<dyn Log>> {
-        None
-    }
-
-    fn others_write(&self) -> bool {
-        // Nothing is applied here until the log is attached again.
-        false
-    }
+    // Nothing is applied here, from others or itself, until the log is
+    // attached again: `others_write` is a store on its own's.
 
     fn follows_a_log(&self) -> bool {
         true
@@ -162,10 +143,6 @@ impl Durability for ThroughLog {
 
     fn wait_durable(&self, store: &Store, t: EntityId) -> Result<(), TransactError> {
         store.held_by_log(t)
-    }
-
-    fn writes_here(&self) -> Result<(), TransactError> {
-        Ok(())
     }
 
     fn takes_imports(&self) -> Result<(), TransactError> {
