@@ -207,6 +207,28 @@ impl Again<'_> {
         }
     }
 
+    /// The page shown again after its form was sent with `sent`: `why`
+    /// above it (nothing when empty), the bring-in's `note` kept, and the
+    /// merged recipe if `preview`.
+    pub(super) fn sent<'a>(
+        status: StatusCode,
+        why: String,
+        note: Option<&'a str>,
+        sent: &'a Sent,
+        preview: bool,
+    ) -> Again<'a> {
+        Again {
+            status,
+            note,
+            errors: match why.is_empty() {
+                true => FieldErrors::new(),
+                false => FieldErrors::one("", why),
+            },
+            sent: Some(sent),
+            preview,
+        }
+    }
+
     /// What the page previews of `merge`: nothing unless asked; asked,
     /// the merged recipe once the form sent a choice for each conflict
     /// the merge has, else why not.

@@ -176,17 +176,7 @@ impl BringingIn<'_> {
         why: String,
         preview: bool,
     ) -> Result<HttpResponse, WebError> {
-        let errors = match why.is_empty() {
-            true => FieldErrors::new(),
-            false => FieldErrors::one("", why),
-        };
-        let again = Again {
-            status,
-            note: Some(self.note),
-            errors,
-            sent: Some(self.sent),
-            preview,
-        };
+        let again = Again::sent(status, why, Some(self.note), self.sent, preview);
         bring_in_form(self.site, self.visitor, self.cook, self.slug, again)
     }
 

@@ -16,7 +16,6 @@ use super::session::Visitor;
 use super::{Site, WebError};
 use crate::domain::merge::Choice;
 use crate::domain::{pages, Change, Cook, DomainError, Review, Slug, SuggestionState, MAX_MESSAGE};
-use crate::views::form_fields::FieldErrors;
 use crate::views::merges::{self, Chosen, Preview, Reviewer};
 
 /// The suggestions list's query string: `?before=`, the number the page
@@ -234,17 +233,7 @@ impl Reviewing<'_> {
         why: String,
         preview: bool,
     ) -> Result<HttpResponse, WebError> {
-        let errors = match why.is_empty() {
-            true => FieldErrors::new(),
-            false => FieldErrors::one("", why),
-        };
-        let again = Again {
-            status,
-            note: None,
-            errors,
-            sent: Some(self.sent),
-            preview,
-        };
+        let again = Again::sent(status, why, None, self.sent, preview);
         suggestion_review(self.site, self.visitor, self.slug, self.number, again)
     }
 

@@ -78,6 +78,11 @@ trait Keeper<'a> {
     fn get_many(&self, keys: &[&[u8]]) -> Result<Vec<Option<IVec>>, StorageError>;
     /// Sets every key to its value, durably.
     fn put(&self, entries: &[(Vec<u8>, Vec<u8>)]) -> Result<(), TransactError>;
+    /// Sets one key to its value, durably: `put` of one entry, but for a
+    /// keeper that can take it without a copy of the value (a picture's).
+    fn put_one(&self, key: &[u8], value: &[u8]) -> Result<(), TransactError> {
+        self.put(&[(key.to_vec(), value.to_vec())])
+    }
     /// Sets `key` to `new` only if it holds `old`, durably: whether it did.
     fn swap(
         &self,
@@ -161,7 +166,8 @@ impl Keyspace {
 
     /// Sets `key` to `value`, durably.
     pub fn insert(&self, key: &[u8], value: &[u8]) -> Result<(), TransactError> {
-        self.insert_all(&[(key.to_vec(), value.to_vec())])
+        self.writable()?;
+        self.keeper().put_one(key, value)
     }
 
     /// Sets every key to its value, durably, with one flush for them all;
@@ -240,6 +246,14 @@ impl<'a> Keeper<'a> for InSled<'a> {
             .store
             .sync()
             .inspect_err(|_| self.0.put_back(&written))
+    }
+
+    fn put_one(&self, key: &[u8], value: &[u8]) -> Result<(), TransactError> {
+        let old = self.0.tree.insert(key, value)?;
+        self.0
+            .store
+            .sync()
+            .inspect_err(|_| self.0.put_back(&[(key, Some(value), old)]))
     }
 
     fn swap(
