@@ -208,16 +208,20 @@ fn log_write(c: &mut Criterion) {
     // Beside the target directory, on the disk the build (and, on this
     // project's machines, PostgreSQL) is on; not /dev/shm.
     let disk = std::env::temp_dir();
-    let on_disk = |name: &str| {
+    let on_disk = |name: &str, log: Option<forkful::postgres::PgLog>| {
         let dir = tempfile::Builder::new()
             .prefix(name)
             .tempdir_in(&disk)
             .expect("a directory for the store");
-        let store = forkful::store::Store::open(dir.path()).expect("store on disk");
+        let mut config = forkful::store::StoreConfig::durable(dir.path());
+        if let Some(log) = log {
+            config = config.following(std::sync::Arc::new(log));
+        }
+        let store = forkful::store::Store::open_with(config).expect("store on disk");
         (dir, store)
     };
     let mut group = c.benchmark_group("log");
-    let (_embedded_dir, embedded) = on_disk("forkful-bench-embedded");
+    let (_embedded_dir, embedded) = on_disk("forkful-bench-embedded", None);
     embedded
         .transact(&common::recipe_schema())
         .expect("recipe schema");
@@ -234,9 +238,7 @@ fn log_write(c: &mut Criterion) {
         server.rsplit_once('/').map_or("", |(base, _)| base)
     );
     let log = forkful::postgres::PgLog::connect(&url).expect("the log");
-    let (_node_dir, node) = on_disk("forkful-bench-node");
-    node.attach_log(std::sync::Arc::new(log))
-        .expect("the store follows the log");
+    let (_node_dir, node) = on_disk("forkful-bench-node", Some(log));
     node.transact(&common::recipe_schema())
         .expect("recipe schema");
     bench_small_writes(&mut group, "through_log", &node, 0);

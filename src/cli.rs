@@ -26,7 +26,7 @@ use crate::import;
 use crate::postgres::PgLog;
 use crate::seed;
 use crate::store::{
-    self, render_table, Follower, Input, Query, Store, StoreConfig, TransferSummary,
+    self, render_table, Follower, Input, OpenError, Query, Store, StoreConfig, TransferSummary,
     DEFAULT_WORK_LIMIT, FORMAT_VERSION,
 };
 use crate::web::caches::CacheBudget;
@@ -193,17 +193,22 @@ impl StoreArgs {
         Ok(self.open_following(config)?.0)
     }
 
-    /// `open_with`, and the log the store was attached to, if any: `serve`
-    /// listens on it too, rather than connect and migrate a second time.
+    /// `open_with`, and the log the store follows, if any: `serve` listens
+    /// on it too, rather than connect and migrate a second time. The store
+    /// is opened on the log (`StoreConfig::following`), caught up.
     fn open_following(&self, config: StoreConfig) -> Result<(Store, Option<Arc<PgLog>>)> {
-        let store = self.open_alone(config)?;
         let Some(url) = &self.database_url else {
-            return Ok((store, None));
+            return Ok((self.open_alone(config)?, None));
         };
         let log = Arc::new(PgLog::connect(url).context("connecting to the log in PostgreSQL")?);
-        store
-            .attach_log(log.clone())
-            .context("following the log in PostgreSQL")?;
+        let store = match Store::open_with(config.following(log.clone())) {
+            Err(error @ OpenError::FollowingLog(_)) => {
+                return Err(anyhow::Error::new(error).context("following the log in PostgreSQL"))
+            }
+            opened => {
+                opened.with_context(|| format!("opening the store at {}", self.data.display()))?
+            }
+        };
         Ok((store, Some(log)))
     }
 

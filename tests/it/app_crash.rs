@@ -39,7 +39,7 @@ use std::time::{Duration, Instant};
 
 use forkful::domain::{Change, ContentDraft, Recipes, Slug, VersionNumber};
 use forkful::postgres::PgLog;
-use forkful::store::Store;
+use forkful::store::{Store, StoreConfig};
 
 use crate::helpers::{count_from_env, seed_from_clock};
 use crate::http_client::{self, Attempt, Cook, Ledger, Outcome, Rng, Server, Write, WriteKind};
@@ -130,20 +130,21 @@ fn check_store(
     ledger: &mut Ledger,
     in_flight: &[Attempt],
 ) -> Result<(usize, usize), String> {
-    let store = Store::open(dir).map_err(|e| format!("reopening the store: {e}"))?;
+    let mut config = StoreConfig::durable(dir);
+    if let Some(url) = log {
+        let log = PgLog::connect(url).map_err(|e| format!("the log: {e}"))?;
+        config = config.following(std::sync::Arc::new(log));
+    }
+    let store = Store::open_with(config)
+        .map_err(|e| format!("reopening the store (catching up with its log): {e}"))?;
     store
         .verify_current_entries()
         .map_err(|why| format!("current-entity entries: {why}"))?;
     if let Some(url) = log {
         let log = PgLog::connect(url).map_err(|e| format!("the log: {e}"))?;
-        store
-            .attach_log(std::sync::Arc::new(log))
-            .map_err(|e| format!("catching up with the log: {e}"))?;
-        let from_log = Store::temporary().map_err(|e| e.to_string())?;
-        let log = PgLog::connect(url).map_err(|e| format!("the log: {e}"))?;
-        from_log
-            .attach_log(std::sync::Arc::new(log))
-            .map_err(|e| format!("a node built from the log: {e}"))?;
+        let from_log =
+            Store::open_with(StoreConfig::temporary().following(std::sync::Arc::new(log)))
+                .map_err(|e| format!("a node built from the log: {e}"))?;
         if crate::helpers::everything(&from_log) != crate::helpers::everything(&store) {
             return Err("a node built from the log holds other datoms than the store".into());
         }

@@ -1035,31 +1035,33 @@ fn import_loops(graph: &[(String, Vec<String>)]) -> Vec<Vec<String>> {
     loops
 }
 
-/// The store's modules form no loop of imports but one: the handle and
-/// the parts that act on the state it holds (the writer, group commit,
-/// undo, durability, and the opening that makes it), which is the price
-/// of keeping each state type beside the code that explains it. The loop through
-/// values, errors, encoding, the log, the schema and the transaction
-/// input is open: a value names no error, an error no log, the log no
-/// schema.
+/// The store's modules import in one direction, but for the handle: any
+/// module may name `Store`, whose `impl` blocks are spread over the parts
+/// that act on the state it holds (the writer, group commit, undo,
+/// durability, the opening), and the handle names the state types those
+/// parts keep beside the code that explains them. Without the imports of
+/// the handle no loop is left: the opening builds a writer and the writer
+/// names nothing of the opening (the keys and genesis they share are
+/// `meta`'s, below both); a value names no error, an error no log, the
+/// log no schema.
 #[test]
 fn the_store_modules_import_in_one_direction_but_for_the_handle() {
     let graph = store_module_graph();
     assert!(graph.len() > 25, "the store's modules: {graph:?}");
-    let loops = import_loops(&graph);
+    let through_the_handle = import_loops(&graph);
+    assert_eq!(through_the_handle.len(), 1, "{through_the_handle:?}");
+    assert!(through_the_handle[0].contains(&"handle".to_owned()));
+    let without_the_handle: Vec<(String, Vec<String>)> = graph
+        .iter()
+        .map(|(module, named)| {
+            let named = named.iter().filter(|n| *n != "handle").cloned().collect();
+            (module.clone(), named)
+        })
+        .collect();
     assert_eq!(
-        loops,
-        [[
-            "durability",
-            "group_commit",
-            "handle",
-            "open",
-            "undo",
-            "writer"
-        ]
-        .map(String::from)
-        .to_vec()],
-        "loops of imports in the store crate"
+        import_loops(&without_the_handle),
+        Vec::<Vec<String>>::new(),
+        "loops of imports in the store crate that do not go through the handle"
     );
     let a_loop = [
         ("value".to_owned(), vec!["error".to_owned()]),

@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use forkful::domain::{CatalogQuery, Recipes, Slug};
 use forkful::postgres::PgLog;
-use forkful::store::Store;
+use forkful::store::{Store, StoreConfig};
 
 use crate::helpers::Page;
 use crate::http_client::{Browser, Rng, Server};
@@ -303,12 +303,10 @@ fn fails_over(promote: Promote) {
 
     // Every acknowledged write is in the promoted standby's log: a store
     // built from that log alone (the standby's address alone) holds it.
-    let rebuilt = Store::temporary().unwrap();
-    rebuilt
-        .attach_log(std::sync::Arc::new(
-            PgLog::connect(&standby).expect("the promoted standby's log"),
-        ))
-        .expect("a store built from the promoted standby's log");
+    let rebuilt = Store::open_with(StoreConfig::temporary().following(std::sync::Arc::new(
+        PgLog::connect(&standby).expect("the promoted standby's log"),
+    )))
+    .expect("a store built from the promoted standby's log");
     assert_eq!(rebuilt.db().basis(), head);
     let view = Recipes::open(rebuilt).unwrap().snapshot();
     for write in &acknowledged {

@@ -10,14 +10,21 @@ use std::time::Duration;
 use forkful::domain::{Attempt, Change, ContentDraft, DomainError, Recipes, Slug, Step};
 use forkful::postgres::PgLog;
 use forkful::store::{
-    Index, Log, LogEntry, LogError, LogNews, News, SharedKeyspaces, Store, TransactError,
+    Index, Log, LogEntry, LogError, LogNews, News, OpenError, SharedKeyspaces, Store, StoreConfig,
+    TransactError,
 };
 
 use crate::helpers::{everything, get, raw_sled, site, stored};
 use crate::postgres::{fresh_database, psql};
 
+/// Makes an open store follow the log at `url`, as its opening on the
+/// log does last (`StoreConfig::following`): these tests check the
+/// agreement between a store and a log on stores already open.
 fn follow(store: &Store, url: &str) -> Result<usize, TransactError> {
-    store.attach_log(Arc::new(PgLog::connect(url).expect("the log connects")))
+    forkful::store::testing::attach_log(
+        store,
+        Arc::new(PgLog::connect(url).expect("the log connects")),
+    )
 }
 
 /// `n` nodes in this process, each a temporary store following the log at
@@ -55,6 +62,50 @@ fn rows(url: &str) -> Vec<u64> {
         .lines()
         .map(|line| line.parse().unwrap())
         .collect()
+}
+
+/// A node's mode is chosen where it is opened: opened on its log, a store
+/// is caught up and writes through it; a store the log cannot take is
+/// refused by the opening, and the store is left as it was.
+#[test]
+fn a_store_opened_on_its_log_follows_it_and_one_the_log_cannot_take_is_refused() {
+    let url = fresh_database();
+    let log = || -> Arc<dyn Log> { Arc::new(PgLog::connect(&url).expect("the log connects")) };
+    let first = Store::open_with(StoreConfig::temporary().following(log())).unwrap();
+    assert!(first.follows_log() && first.others_write());
+    let recipes = Recipes::open(first.clone()).unwrap();
+    recipes
+        .create(&slug("dal"), content("Dal"), &Change::by("ann", "first"))
+        .unwrap();
+    assert_eq!(*rows(&url).last().unwrap(), first.db().basis());
+    let second = Store::open_with(StoreConfig::temporary().following(log())).unwrap();
+    assert_eq!(
+        everything(&second),
+        everything(&first),
+        "caught up at opening"
+    );
+
+    // A store with a history of its own: the opening on the log refuses it.
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let own = Store::open(dir.path()).unwrap();
+        Recipes::open(own.clone())
+            .unwrap()
+            .create(&slug("soup"), content("Soup"), &Change::by("bo", "first"))
+            .unwrap();
+    }
+    let before = everything(&Store::open(dir.path()).unwrap());
+    let refused = Store::open_with(StoreConfig::durable(dir.path()).following(log()))
+        .err()
+        .expect("a store with transactions of its own is refused");
+    assert!(matches!(refused, OpenError::FollowingLog(_)), "{refused:?}");
+    assert!(
+        refused.to_string().contains("transactions of its own"),
+        "{refused}"
+    );
+    let alone = Store::open(dir.path()).unwrap();
+    assert_eq!(everything(&alone), before, "the refused store is as it was");
+    assert!(!alone.follows_log(), "and still on its own");
 }
 
 #[test]
@@ -561,7 +612,7 @@ fn a_node_told_of_a_write_reads_the_log_only_for_what_it_lacks() {
         log: PgLog::connect(&url).unwrap(),
         reads: Default::default(),
     });
-    reader.attach_log(log.clone()).unwrap();
+    forkful::store::testing::attach_log(&reader, log.clone()).unwrap();
     let (tell, news) = std::sync::mpsc::channel();
     let (waiting, waits) = std::sync::mpsc::channel();
     let mut told = ToldNews { news, waiting };

@@ -35,7 +35,7 @@ use std::time::{Duration, Instant};
 
 use forkful::domain::{Change, Recipes, Review, Slug, VersionNumber};
 use forkful::postgres::PgLog;
-use forkful::store::Store;
+use forkful::store::{Store, StoreConfig};
 
 use crate::helpers::Page;
 use crate::helpers::{count_from_env, seed_from_clock};
@@ -360,10 +360,10 @@ fn three_nodes_under_a_nemesis_lose_no_acknowledged_write() {
     }
 
     // The log, read alone, holds every acknowledged write once.
-    let rebuilt = Store::temporary().unwrap();
-    rebuilt
-        .attach_log(Arc::new(PgLog::connect(&direct).unwrap()))
-        .unwrap();
+    let rebuilt = Store::open_with(
+        StoreConfig::temporary().following(Arc::new(PgLog::connect(&direct).unwrap())),
+    )
+    .unwrap();
     let recipes = Recipes::open(rebuilt).unwrap();
     let mut ledger = ledger.into_inner().unwrap();
     let view = recipes.snapshot();

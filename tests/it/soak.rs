@@ -406,17 +406,16 @@ fn a_server_under_load_answers_everything_loses_nothing_and_levels_off() {
         said.iter().any(|l| l.contains("the store is flushed")),
         "a server stopped with SIGTERM flushes its store: {said:?}"
     );
-    let store = Store::open(dir.path()).expect("reopening the store");
+    // A node's store is opened on its log (it takes no write without it).
+    let mut config = forkful::store::StoreConfig::durable(dir.path());
+    if let Some(url) = &log {
+        let pg = forkful::postgres::PgLog::connect(url).expect("the log");
+        config = config.following(std::sync::Arc::new(pg));
+    }
+    let store = Store::open_with(config).expect("reopening the store, agreeing with its log");
     store
         .verify_current_entries()
         .expect("current-entity entries");
-    // A node's store is opened on its log (it takes no write without it).
-    if let Some(url) = &log {
-        let pg = forkful::postgres::PgLog::connect(url).expect("the log");
-        store
-            .attach_log(std::sync::Arc::new(pg))
-            .expect("the store agrees with its log");
-    }
     let recipes = Recipes::open(store).expect("opening the recipes");
     let checked = ledger
         .check(&recipes.snapshot(), &[])

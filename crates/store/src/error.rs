@@ -64,6 +64,11 @@ pub enum OpenError {
     /// An import into the store began and did not finish.
     #[error("the store at {0} holds part of an import that did not finish: remove it and import again into an empty store")]
     UnfinishedImport(String),
+    /// The store was opened on a log (`StoreConfig::following`) and could
+    /// not follow it: another log's store, one with transactions the log
+    /// lacks, or the log out of reach.
+    #[error(transparent)]
+    FollowingLog(TransactError),
 }
 
 /// A transaction was refused, and wrote nothing; or a write could not be

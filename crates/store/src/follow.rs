@@ -12,7 +12,7 @@ use super::error::TransactError;
 use super::follow_health::FollowReport;
 use super::handle::Store;
 use super::log::{Log, LogEntry, LogError, LogNews, LogPosition, News, GENESIS_SUM};
-use super::open::{META_HISTORY_CHECKED, META_LOG_ID, META_LOG_SUM};
+use super::meta::{META_HISTORY_CHECKED, META_LOG_ID, META_LOG_SUM};
 use super::schema::{DB_TX_INSTANT, GENESIS_TX};
 use super::value::EntityId;
 use super::writer::{Writer, Written};
@@ -28,14 +28,16 @@ const KEYSPACE_BATCH_BYTES: usize = 16 << 20;
 impl Store {
     /// Makes `log` the store's source of truth: from now on each transaction
     /// is appended to it before it is applied here, and the store catches up
-    /// with what it holds. Returns how many entries were applied.
+    /// with what it holds. Returns how many entries were applied. The last
+    /// step of an opening on a log (`StoreConfig::following`), never a
+    /// change of mode in a store's life (but `push_to_log`'s).
     ///
     /// Refused, with nothing changed, when the store followed another log,
     /// when it has transactions of its own that no log has (it must be
     /// copied into the log instead), or when its newest transaction is not
     /// the log's at the same `t` (another site's log, or a log that lost or
     /// changed entries).
-    pub fn attach_log(&self, log: Arc<dyn Log>) -> Result<usize, TransactError> {
+    pub(super) fn attach_log(&self, log: Arc<dyn Log>) -> Result<usize, TransactError> {
         let writer = self.lock_writer();
         self.refuse_if_poisoned()?;
         let basis = self.inner.applied.load(Ordering::Acquire);

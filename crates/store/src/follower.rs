@@ -19,7 +19,7 @@ pub struct Follower {
 }
 
 impl Store {
-    /// Follows the log this store is attached to (`attach_log`) on a thread
+    /// Follows the log this store was opened on (`StoreConfig::following`) on a thread
     /// of its own until the returned guard is dropped: catches up whenever
     /// the log has news and at least every `poll`, so a notice lost (a
     /// dropped connection) delays a write's showing here by at most that.

@@ -10,7 +10,7 @@ use super::db::Db;
 use super::error::TransactError;
 use super::fsync;
 use super::group_commit::FlushState;
-use super::open::DerefTree;
+use super::meta::DerefTree;
 use super::ordered::OrderCache;
 use super::referrers::ReferrerCache;
 use super::schema::{Schema, GENESIS_TX};
@@ -54,7 +54,8 @@ pub(super) struct Inner {
     /// How the store makes its writes durable as it was opened: its own
     /// flush, or none at all for one that followed a log (`durability`).
     pub(super) opened: Box<dyn super::durability::Durability>,
-    /// Through its log, once one is attached (`Store::attach_log`): then
+    /// Through its log, when opened on one (`StoreConfig::following`, whose
+    /// last step attaches it) or copied into one (`push_to_log`): then
     /// this, not `opened`, is the store's `durability()`.
     pub(super) attached: std::sync::OnceLock<super::durability::ThroughLog>,
     /// See `StoreStats::log_retries`.

@@ -14,7 +14,7 @@
 //! is made, before its flush: a reader may act on a session or password
 //! that a failed flush then takes back, and the store is poisoned then.
 //!
-//! A store that follows a log (`Store::attach_log`) keeps its keyspaces in
+//! A store that follows a log (`StoreConfig::following`) keeps its keyspaces in
 //! the log's database instead (`SharedKeyspaces`), so that every node sees
 //! one set of sessions, passwords and pictures; each write is durable there
 //! when it returns. Nothing of them is kept on the node: a picture's size

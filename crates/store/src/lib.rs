@@ -50,7 +50,9 @@
 //!   text of queries, pull patterns, exports and seed files (public: the
 //!   app's seed files are EDN too)
 //! - `handle`: the `Store` handle, database values for readers, cache controls
-//! - `open`: opening a directory, its format and lock; the genesis transaction
+//! - `open`: opening a directory, its format and lock
+//! - `meta`: the store's own keys (format, basis, the log followed) and the
+//!   genesis transaction of a new store, below all that opens or writes
 //! - `writer`: the single writer: transactions decided on the latest value,
 //!   applied as one sled batch each
 //! - `durability`: how a transaction becomes durable, the one choice
@@ -104,6 +106,7 @@ mod handle;
 mod instant;
 mod keyspace;
 mod log;
+mod meta;
 mod open;
 mod ordered;
 mod packed;
@@ -136,7 +139,8 @@ pub use keyspace::Keyspace;
 pub use log::{
     KeyValue, Log, LogEntry, LogError, LogNews, LogPosition, News, SharedKeyspaces, GENESIS_SUM,
 };
-pub use open::{StoreConfig, DEFAULT_ENTITY_CACHE_BYTES, FORMAT_VERSION};
+pub use meta::FORMAT_VERSION;
+pub use open::{StoreConfig, DEFAULT_ENTITY_CACHE_BYTES};
 pub use pull::{PullPattern, Pulled};
 pub use query::{render_table, Input, Query, QueryError, QueryResult, DEFAULT_WORK_LIMIT};
 pub use schema::{attribute_map, Attribute, Cardinality, Schema, Unique};

@@ -1,5 +1,5 @@
 //! A log beside the store that holds the truth: when one is attached
-//! (`Store::attach_log`), each transaction is appended to it before it is
+//! (`StoreConfig::following`), each transaction is appended to it before it is
 //! applied to sled, and the store catches up from it; sled is then an index
 //! of the log, which can be rebuilt from it.
 //!

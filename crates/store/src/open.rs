@@ -1,6 +1,5 @@
-//! Opening a store: its configuration, the directory's lock and format,
-//! the genesis transaction of a new store, and the meta keys that say where
-//! the writer stands.
+//! Opening a store: its configuration, the directory's lock and format
+//! check, the caches, and the durability it starts with (`durability`).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
@@ -9,19 +8,22 @@ use std::sync::{Arc, Condvar, Mutex, RwLock};
 use super::current;
 use super::db::Db;
 use super::durability::{Detached, Durability, OwnFlush};
-use super::encoding::{Components, Datom, Index, META_PREFIX};
+use super::encoding::{Components, Index};
 use super::error::{OpenError, StorageError};
 use super::fsync;
 use super::group_commit::FlushState;
-use super::grouped;
 use super::handle::{Inner, Published, Store};
-use super::log;
+use super::log::{self, Log};
+use super::meta::{
+    read_meta_u64, write_genesis, DerefTree, FORMAT_VERSION, META_AVET_UNCLEARED, META_BASIS,
+    META_FORMAT, META_IMPORTING, META_LAST_INSTANT, META_LOG_ID, META_LOG_SUM, META_NEXT_ID,
+};
 use super::ordered::OrderCache;
 use super::postings;
 use super::referrers::ReferrerCache;
-use super::schema::{self, Schema, GENESIS_TX};
+use super::schema::{self, Schema};
 use super::value::EntityId;
-use super::writer::{avet_key, Writer};
+use super::writer::Writer;
 
 /// sled's segment size: the unit of its log on disk, of its cleaning, and
 /// of its write buffers in memory. sled's default, 512 KiB, makes every
@@ -31,29 +33,8 @@ use super::writer::{avet_key, Writer};
 /// still peaks at 45 MiB. sled refuses more than 16 MiB.
 pub(crate) const SEGMENT_BYTES: usize = 8 << 20;
 
-/// The on-disk format this build reads and writes. Bump it when keys or
-/// values change (10: the groups' values packed, `packed`).
-pub const FORMAT_VERSION: u32 = 10;
-
-pub(super) const META_FORMAT: &[u8] = b"\x00format";
-pub(super) const META_BASIS: &[u8] = b"\x00basis";
-pub(super) const META_NEXT_ID: &[u8] = b"\x00next-id";
-pub(super) const META_LAST_INSTANT: &[u8] = b"\x00last-instant";
-pub(super) const META_IMPORTING: &[u8] = b"\x00importing";
-/// The identity of the log the store follows, once one was attached.
-pub(super) const META_LOG_ID: &[u8] = b"\x00log-id";
-/// The chained sum of the last log entry applied (`log::LogEntry::sum`).
-pub(super) const META_LOG_SUM: &[u8] = b"\x00log-sum";
-/// How far the store's history was last summed again and found to be the
-/// log's (`Store::check_history_against_sum`): the `t` (8 bytes) and the
-/// sum there (32). A start sums again only what came after.
-pub(super) const META_HISTORY_CHECKED: &[u8] = b"\x00history-checked";
-/// Set by a failed flush's undo that could not clear every AVET chunk it
-/// had to: the next open clears them all (`postings::clear_all`).
-pub(super) const META_AVET_UNCLEARED: &[u8] = b"\x00avet-uncleared";
-
 /// How to open a store.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct StoreConfig {
     /// The directory, or `None` for a temporary store removed on drop.
     pub path: Option<PathBuf>,
@@ -63,6 +44,21 @@ pub struct StoreConfig {
     pub cached_entities: usize,
     /// The most bytes of decoded entities to keep in memory.
     pub entity_cache_bytes: u64,
+    /// The log the store follows, if it is a node of one
+    /// (`StoreConfig::following`): the one place its mode is chosen.
+    pub log: Option<Arc<dyn Log>>,
+}
+
+impl std::fmt::Debug for StoreConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoreConfig")
+            .field("path", &self.path)
+            .field("cache_bytes", &self.cache_bytes)
+            .field("cached_entities", &self.cached_entities)
+            .field("entity_cache_bytes", &self.entity_cache_bytes)
+            .field("log", &self.log.as_ref().map(|log| log.identity()))
+            .finish()
+    }
 }
 
 /// sled's page cache for a store on disk unless told otherwise: 96 MiB.
@@ -83,6 +79,7 @@ impl StoreConfig {
             cache_bytes: DURABLE_CACHE_BYTES,
             cached_entities: 200_000,
             entity_cache_bytes: DEFAULT_ENTITY_CACHE_BYTES,
+            log: None,
         }
     }
 
@@ -92,7 +89,18 @@ impl StoreConfig {
             cache_bytes: 64 * 1024 * 1024,
             cached_entities: 200_000,
             entity_cache_bytes: DEFAULT_ENTITY_CACHE_BYTES,
+            log: None,
         }
+    }
+
+    /// This configuration, for a node of `log`: the store opens as the
+    /// log's follower, caught up with it, and writes only through it. The
+    /// opening refuses (`OpenError::FollowingLog`), with the store left as
+    /// it was, when the store followed another log, holds transactions no
+    /// log has, or differs from the log at its newest transaction.
+    pub fn following(mut self, log: Arc<dyn Log>) -> StoreConfig {
+        self.log = Some(log);
+        self
     }
 }
 
@@ -172,7 +180,8 @@ impl Store {
         let next_id = read_meta_u64(&sled, META_NEXT_ID)?;
         let last_instant = read_meta_u64(&sled, META_LAST_INSTANT)? as i64;
         // The one choice of mode an opening makes: a store that followed a
-        // log writes nothing until it is attached to it again.
+        // log writes nothing unless it is opened on it again (then the log
+        // is attached below, as the opening's last step).
         let opened: Box<dyn Durability> = if sled.contains_key(META_LOG_ID)? {
             Box::new(Detached)
         } else {
@@ -187,7 +196,7 @@ impl Store {
             schema,
             log_sum,
         };
-        Ok(Store::from_parts(Parts {
+        let store = Store::from_parts(Parts {
             sled,
             files,
             path: config.path,
@@ -195,7 +204,11 @@ impl Store {
             writer,
             opened,
             caches,
-        }))
+        });
+        if let Some(log) = config.log {
+            store.attach_log(log).map_err(OpenError::FollowingLog)?;
+        }
+        Ok(store)
     }
 
     /// The handle on what `open_with` found: applied and durable up to its
@@ -409,50 +422,6 @@ pub(super) fn format_mismatch(path: String, found: Option<sled::IVec>) -> OpenEr
     }
 }
 
-/// A new store: the format key, then the genesis transaction, atomically.
-pub(super) fn write_genesis(sled: &sled::Db) -> Result<(), StorageError> {
-    let datoms = schema::bootstrap_datoms();
-    let schema = bootstrap_schema();
-    let mut batch = sled::Batch::default();
-    let avet = datoms.iter().filter_map(|datom| {
-        let attribute = schema.attribute(datom.a).expect("bootstrap attribute");
-        avet_key(attribute, datom)
-    });
-    for chunk in postings::updates(sled, avet)? {
-        batch.insert(chunk.key, chunk.records);
-    }
-    let is_ref = |d: &Datom| schema.attribute(d.a).is_some_and(|a| a.is_ref());
-    for (key, records) in grouped::entries(&datoms, is_ref, EntityId::MAX) {
-        batch.insert(key, records);
-    }
-    let entries = current::updated_entries(&datoms, GENESIS_TX, |_| Ok(None))?;
-    for block in current::blocks::Blocks::new(sled, 0).writes(entries)? {
-        batch.insert(&block.key[..], block.value);
-    }
-    batch.insert(META_FORMAT, &FORMAT_VERSION.to_be_bytes());
-    batch.insert(META_BASIS, &GENESIS_TX.to_be_bytes());
-    batch.insert(META_NEXT_ID, &(GENESIS_TX + 1).to_be_bytes());
-    batch.insert(META_LAST_INSTANT, &0u64.to_be_bytes());
-    sled.apply_batch(batch)?;
-    sled.flush()?;
-    Ok(())
-}
-
-pub(super) fn read_meta_u64(sled: &sled::Db, key: &[u8]) -> Result<u64, StorageError> {
-    debug_assert_eq!(key[0], META_PREFIX);
-    let bytes = sled.get(key)?.ok_or_else(|| {
-        StorageError::Corrupt(format!(
-            "missing meta key {:?}",
-            String::from_utf8_lossy(&key[1..])
-        ))
-    })?;
-    let bytes: [u8; 8] = bytes
-        .as_ref()
-        .try_into()
-        .map_err(|_| StorageError::Corrupt("meta value is not eight bytes".into()))?;
-    Ok(u64::from_be_bytes(bytes))
-}
-
 /// The schema at `db`'s basis, from the current datoms of schema attributes.
 pub(super) fn load_schema(db: &Db) -> Result<Schema, OpenError> {
     let mut datoms = Vec::new();
@@ -462,21 +431,4 @@ pub(super) fn load_schema(db: &Db) -> Result<Schema, OpenError> {
         }
     }
     Ok(Schema::from_datoms(&datoms)?)
-}
-
-/// The schema of a new store: the bootstrap attributes, which this build
-/// defines, so they are always a valid schema.
-pub(super) fn bootstrap_schema() -> Schema {
-    Schema::from_datoms(&schema::bootstrap_datoms()).expect("the bootstrap schema is valid")
-}
-
-pub(super) trait DerefTree {
-    fn deref_tree(&self) -> sled::Tree;
-}
-
-impl DerefTree for sled::Db {
-    /// The default tree, which holds every index.
-    fn deref_tree(&self) -> sled::Tree {
-        std::ops::Deref::deref(self).clone()
-    }
 }

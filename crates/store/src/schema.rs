@@ -107,6 +107,14 @@ impl Attribute {
         self.unique.is_some() || self.index
     }
 
+    /// A datom of this attribute's per-datom key in AVET, if it belongs
+    /// there: what `postings::updates` files in the chunk of its attribute
+    /// and value.
+    pub(crate) fn avet_key(&self, datom: &Datom) -> Option<Vec<u8>> {
+        self.in_avet()
+            .then(|| super::encoding::datom_key(super::encoding::Index::Avet, datom))
+    }
+
     pub fn is_ref(&self) -> bool {
         self.value_type == ValueType::Ref
     }

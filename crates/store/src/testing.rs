@@ -11,6 +11,17 @@ pub use super::handle::RawEntry;
 /// The size of sled's log segments the store opens with.
 pub const SEGMENT_BYTES: usize = super::open::SEGMENT_BYTES;
 
+/// Makes an open store follow `log`, as its opening on the log does last
+/// (`StoreConfig::following`): for tests of the agreement checks on a
+/// store already open (a temporary one cannot be opened again). Returns
+/// how many of the log's entries it applied.
+pub fn attach_log(
+    store: &super::Store,
+    log: std::sync::Arc<dyn super::Log>,
+) -> Result<usize, super::TransactError> {
+    store.attach_log(log)
+}
+
 /// The key `datom` has in `index`.
 pub fn datom_key(index: Index, datom: &Datom) -> Vec<u8> {
     super::encoding::datom_key(index, datom)

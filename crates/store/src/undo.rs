@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use sled::IVec;
 
 use super::handle::Store;
-use super::open::META_AVET_UNCLEARED;
+use super::meta::META_AVET_UNCLEARED;
 use super::postings;
 use super::value::EntityId;
 

@@ -52,7 +52,7 @@ impl super::Store {
     /// to: a write landing during the scan could show as a mismatch.
     pub fn verify_current_entries(&self) -> Result<usize, String> {
         let sled = &self.inner.sled;
-        let basis = super::open::read_meta_u64(sled, super::open::META_BASIS)
+        let basis = super::meta::read_meta_u64(sled, super::meta::META_BASIS)
             .map_err(|e| format!("reading the stored basis: {e}"))?;
         let mut truths = datoms_truth(sled, basis)?;
         let checked = truths.len();

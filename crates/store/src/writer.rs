@@ -10,13 +10,13 @@ use sled::IVec;
 
 use super::current;
 use super::db::Db;
-use super::encoding::{datom_key, Components, Datom, Index};
+use super::encoding::{Components, Datom, Index};
 use super::error::{StorageError, TransactError};
 use super::grouped;
 use super::handle::{Published, Store};
 use super::instant;
 use super::log::{self, LogEntry, LogError};
-use super::open::{
+use super::meta::{
     bootstrap_schema, write_genesis, DerefTree, META_BASIS, META_IMPORTING, META_LAST_INSTANT,
     META_LOG_SUM, META_NEXT_ID,
 };
@@ -234,7 +234,7 @@ impl Store {
             let attribute = schema.attribute(datom.a).ok_or_else(|| {
                 StorageError::Corrupt(format!("datom of unknown attribute {}", datom.a))
             })?;
-            avet.extend(avet_key(attribute, datom));
+            avet.extend(attribute.avet_key(datom));
         }
         // An attribute this transaction indexes (`:db/index` altered to
         // true) has every datom it had before put in AVET with it, history
@@ -244,7 +244,7 @@ impl Store {
         for attribute in newly_in_avet(&writer.schema, schema) {
             let before = self.writer_db(writer).history();
             for datom in before.datoms(Index::Aevt, &Components::any().a(attribute.id)) {
-                avet.extend(avet_key(attribute, &datom?));
+                avet.extend(attribute.avet_key(&datom?));
             }
         }
         // AVET's chunks are rewritten, not added: see `Undo::chunks`.
@@ -445,10 +445,4 @@ pub(super) fn newly_in_avet<'a>(before: &Schema, after: &'a Schema) -> Vec<&'a A
         .into_iter()
         .filter(|a| a.in_avet() && !before.attribute(a.id).is_some_and(|old| old.in_avet()))
         .collect()
-}
-
-/// A datom's per-datom key in AVET, if it belongs there: what
-/// `postings::updates` files in the chunk of its attribute and value.
-pub(super) fn avet_key(attribute: &Attribute, datom: &Datom) -> Option<Vec<u8>> {
-    attribute.in_avet().then(|| datom_key(Index::Avet, datom))
 }
