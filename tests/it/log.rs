@@ -1433,3 +1433,52 @@ fn an_append_whose_answer_was_lost_is_found_in_the_log_and_saved_once() {
     store.catch_up().unwrap();
     assert_eq!(export(&rebuilt), export(store));
 }
+
+/// A keyspace kept in the log's database remembers the lasting values read
+/// through it, and forgets what this node writes over or removes: a value
+/// removed here is never served from memory. A store on its own remembers
+/// nothing (sled is its cache).
+#[test]
+fn a_keyspace_in_the_log_remembers_lasting_values_and_forgets_what_it_removes() {
+    let url = fresh_database();
+    let (node, _) = nodes_on(&url, 1).remove(0);
+    let things = node.keyspace("things").unwrap().remembering(1 << 20);
+    things.insert(b"a", b"apple").unwrap();
+    assert_eq!(things.remembered(), Some(0), "a write remembers nothing");
+    assert_eq!(
+        things.get_lasting(b"a").unwrap().as_deref(),
+        Some(&b"apple"[..])
+    );
+    assert_eq!(things.remembered(), Some(1));
+    psql(
+        &url,
+        &["DELETE FROM forkful_keyspace WHERE space = 'things'"],
+    );
+    assert_eq!(
+        things.get_lasting(b"a").unwrap().as_deref(),
+        Some(&b"apple"[..]),
+        "read once from the log's database"
+    );
+    things.insert(b"a", b"avocado").unwrap();
+    assert_eq!(things.remembered(), Some(0), "written over here: forgotten");
+    assert_eq!(
+        things.get_lasting(b"a").unwrap().as_deref(),
+        Some(&b"avocado"[..])
+    );
+    assert!(things.remove(b"a").unwrap());
+    assert_eq!(
+        things.get_lasting(b"a").unwrap(),
+        None,
+        "removed here: gone"
+    );
+    assert_eq!(things.remembered(), Some(0));
+
+    let alone = Store::temporary().unwrap();
+    let kept_here = alone.keyspace("things").unwrap().remembering(1 << 20);
+    kept_here.insert(b"a", b"apple").unwrap();
+    assert_eq!(
+        kept_here.get_lasting(b"a").unwrap().as_deref(),
+        Some(&b"apple"[..])
+    );
+    assert_eq!(kept_here.remembered(), None);
+}

@@ -17,14 +17,17 @@
 //! A store that follows a log (`StoreConfig::following`) keeps its keyspaces in
 //! the log's database instead (`SharedKeyspaces`), so that every node sees
 //! one set of sessions, passwords and pictures; each write is durable there
-//! when it returns. Nothing of them is kept on the node: a picture's size
-//! record changes as it is collected, and a copy another node could not
-//! clear would serve what was taken away. A store that followed a log,
+//! when it returns. Nothing of them is kept on the node, but the values a
+//! caller says never change under their key (`Keyspace::get_lasting`), up
+//! to the bytes it allows (`Keyspace::remembering`, `lasting`): a picture's
+//! size record changes as it is collected, and a copy another node could
+//! not clear would serve what was taken away. A store that followed a log,
 //! opened without it, writes no keyspace (as it writes no transaction).
 
 use sled::IVec;
 
 use super::error::{StorageError, TransactError};
+use super::lasting::Lasting;
 use super::log::{LogError, SharedKeyspaces};
 use super::Store;
 
@@ -42,6 +45,9 @@ pub struct Keyspace {
     store: Store,
     name: String,
     tree: sled::Tree,
+    /// The lasting values this node remembers, for a keyspace kept
+    /// elsewhere opened `remembering` them.
+    lasting: Option<std::sync::Arc<Lasting>>,
 }
 
 impl Store {
@@ -55,6 +61,7 @@ impl Store {
             store: self.clone(),
             name: name.to_owned(),
             tree,
+            lasting: None,
         })
     }
 
@@ -158,6 +165,48 @@ impl Keyspace {
         Ok(self.get_many(&[key])?.pop().flatten())
     }
 
+    /// This keyspace, remembering up to `bytes` of the lasting values read
+    /// through it (`get_lasting`) when its keys are kept elsewhere; as it
+    /// was when they are in the store's own sled.
+    pub fn remembering(mut self, bytes: u64) -> Keyspace {
+        if self.kept_elsewhere() {
+            self.lasting = Some(Lasting::new(bytes));
+        }
+        self
+    }
+
+    /// `get`, for a key whose value, once written, never changes (it may be
+    /// removed): a keyspace `remembering` keeps it on this node, so a read
+    /// is a round trip to the log's database once. Another node's removal
+    /// is not seen until the value is evicted here.
+    pub fn get_lasting(&self, key: &[u8]) -> Result<Option<IVec>, StorageError> {
+        let Some(lasting) = &self.lasting else {
+            return self.get(key);
+        };
+        if let Some(value) = lasting.get(key) {
+            return Ok(Some(value));
+        }
+        let value = self.get(key)?;
+        if let Some(value) = &value {
+            lasting.remember(key, value.clone());
+        }
+        Ok(value)
+    }
+
+    /// How many lasting values this node remembers (`None` for a keyspace
+    /// not `remembering` them).
+    pub fn remembered(&self) -> Option<usize> {
+        self.lasting.as_ref().map(|lasting| lasting.len())
+    }
+
+    /// Forgets what a write changed, once it is made (or failed): a read
+    /// that came between, and remembered the old value, is forgotten too.
+    fn forget<'k>(&self, keys: impl IntoIterator<Item = &'k [u8]>) {
+        if let Some(lasting) = &self.lasting {
+            lasting.forget(keys);
+        }
+    }
+
     /// The value of each of `keys`, in their order: with a log, one round
     /// trip to its keyspaces rather than one per key.
     pub fn get_many(&self, keys: &[&[u8]]) -> Result<Vec<Option<IVec>>, StorageError> {
@@ -167,14 +216,18 @@ impl Keyspace {
     /// Sets `key` to `value`, durably.
     pub fn insert(&self, key: &[u8], value: &[u8]) -> Result<(), TransactError> {
         self.writable()?;
-        self.keeper().put_one(key, value)
+        let written = self.keeper().put_one(key, value);
+        self.forget([key]);
+        written
     }
 
     /// Sets every key to its value, durably, with one flush for them all;
     /// if it fails, every key is put back.
     pub fn insert_all(&self, entries: &[(Vec<u8>, Vec<u8>)]) -> Result<(), TransactError> {
         self.writable()?;
-        self.keeper().put(entries)
+        let written = self.keeper().put(entries);
+        self.forget(entries.iter().map(|(key, _)| key.as_slice()));
+        written
     }
 
     /// Sets `key` to `new` only if it is `old` now (`None`: absent), durably:
@@ -187,7 +240,9 @@ impl Keyspace {
         new: Option<&[u8]>,
     ) -> Result<bool, TransactError> {
         self.writable()?;
-        self.keeper().swap(key, old, new)
+        let swapped = self.keeper().swap(key, old, new);
+        self.forget([key]);
+        swapped
     }
 
     /// Removes `key`, durably; returns whether it was there.
@@ -212,7 +267,10 @@ impl Keyspace {
         keys: impl IntoIterator<Item = Vec<u8>>,
     ) -> Result<usize, TransactError> {
         self.writable()?;
-        self.keeper().remove(keys.into_iter().collect())
+        let keys: Vec<Vec<u8>> = keys.into_iter().collect();
+        let removed = self.keeper().remove(keys.clone());
+        self.forget(keys.iter().map(Vec::as_slice));
+        removed
     }
 
     /// Every key and value that starts with `prefix`, in key order.

@@ -80,6 +80,7 @@
 //! - `referrers`: who refers to an entity, kept in memory while exact
 //! - `ordered`: an indexed attribute's current facts in order, in memory
 //! - `keyspace`: plain keys beside the datoms, for what must not be history
+//! - `lasting`: a keyspace's memory of values that never change, on a node
 //! - `db`: database values and range reads
 //! - `witness`: what a read depended on, to tell whether a later write
 //!   changed it
@@ -105,6 +106,7 @@ mod grouped;
 mod handle;
 mod instant;
 mod keyspace;
+mod lasting;
 mod log;
 mod meta;
 mod open;

@@ -34,12 +34,10 @@ use crate::store::{
 
 mod attempt;
 mod merges;
-mod picture_cache;
 mod suggestions;
 mod unsaved_pictures;
 
 pub use attempt::Attempt;
-pub(crate) use picture_cache::PICTURE_CACHE_BYTES;
 pub use suggestions::{Review, MAX_MESSAGE};
 
 pub use unsaved_pictures::{Seen, GRACE_MS as UNSAVED_PICTURE_GRACE_MS};
@@ -59,8 +57,6 @@ pub struct Recipes {
     picture_writes: std::sync::Arc<std::sync::Mutex<()>>,
     /// The store's secret key for naming uploads (`pictures::name_of`).
     picture_key: pictures::NameKey,
-    /// With a log, the picture variants this node has read from it.
-    picture_cache: Option<std::sync::Arc<picture_cache::PictureCache>>,
 }
 
 /// Who makes a change, why, and (for imported history) when.
@@ -131,23 +127,22 @@ impl Recipes {
     pub fn open(store: Store) -> Result<Recipes, DomainError> {
         site_schema::install(&store)?;
         let attrs = Attrs::resolve(&store.db())?;
-        let pictures = store.keyspace(PICTURES).map_err(store_error)?;
+        // Pictures kept elsewhere are remembered here: a variant's bytes
+        // never change under its name, nor a named picture's size.
+        let pictures = store
+            .keyspace(PICTURES)
+            .map_err(store_error)?
+            .remembering(PICTURE_MEMORY_BYTES);
         let picture_key = picture_key(&store)?;
         let uploads = store
             .keyspace(unsaved_pictures::UPLOADS)
             .map_err(store_error)?;
-        // Pictures kept elsewhere are remembered here: a variant's bytes
-        // never change under its name.
-        let picture_cache = pictures
-            .kept_elsewhere()
-            .then(|| std::sync::Arc::new(picture_cache::PictureCache::new(PICTURE_CACHE_BYTES)));
         Ok(Recipes {
             attrs,
             pictures,
             uploads,
             picture_writes: Default::default(),
             picture_key,
-            picture_cache,
             store,
         })
     }
@@ -318,25 +313,8 @@ impl Recipes {
         if !pictures::is_hash(hash) {
             return Ok(None);
         }
-        let Some(size) = self.pictures()?.get(hash.as_bytes()).map_err(store_error)? else {
-            return Ok(None);
-        };
-        if size.as_ref() == unsaved_pictures::COLLECTING {
-            return Ok(None);
-        }
-        let size = String::from_utf8_lossy(&size).into_owned();
-        let (width, height) = size
-            .split_once(' ')
-            .and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?)))
-            .ok_or_else(|| {
-                DomainError::Invalid(format!("picture {hash} has a bad size {size:?}"))
-            })?;
-        Ok(Some(Picture {
-            hash: hash.to_owned(),
-            width,
-            height,
-            alt: String::new(),
-        }))
+        let size = self.pictures()?.get(hash.as_bytes()).map_err(store_error)?;
+        picture_of_size(hash, size)
     }
 
     /// `picture`, from what this node keeps where it can: a picture a
@@ -350,58 +328,30 @@ impl Recipes {
 
     /// `picture`, for a picture a version names: its size record never
     /// changes then (it is never collected), so a node that reads it from
-    /// its log keeps it, with the variants (`picture_cache`).
+    /// its log remembers it, with the variants (`Keyspace::get_lasting`).
     pub(super) fn named_picture(&self, hash: &str) -> Result<Option<Picture>, DomainError> {
-        let Some(cache) = self.picture_cache.as_deref() else {
-            return self.picture(hash);
-        };
-        if let Some(size) = cache.get(hash.as_bytes()) {
-            let size = String::from_utf8_lossy(&size);
-            if let Some((width, height)) = size
-                .split_once(' ')
-                .and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?)))
-            {
-                return Ok(Some(Picture {
-                    hash: hash.to_owned(),
-                    width,
-                    height,
-                    alt: String::new(),
-                }));
-            }
-        }
-        let picture = self.picture(hash)?;
-        if let Some(picture) = &picture {
-            let size = format!("{} {}", picture.width, picture.height);
-            cache.insert(
-                hash.as_bytes().to_vec(),
-                std::sync::Arc::from(size.as_bytes()),
-            );
-        }
-        Ok(picture)
+        let size = self
+            .pictures
+            .get_lasting(hash.as_bytes())
+            .map_err(store_error)?;
+        picture_of_size(hash, size)
     }
 
-    /// The JPEG bytes of a picture's variant (`640`, `4x3`), if stored.
+    /// The JPEG bytes of a picture's variant (`640`, `4x3`), if stored:
+    /// they never change under its name.
     pub fn picture_variant(&self, hash: &str, name: &str) -> Result<Option<Vec<u8>>, DomainError> {
         if !pictures::is_hash(hash) {
             return Ok(None);
         }
         let key = variant_key(hash, name);
-        let cache = self.picture_cache.as_deref();
-        if let Some(bytes) = cache.and_then(|cache| cache.get(&key)) {
-            return Ok(Some(bytes.to_vec()));
-        }
-        let Some(bytes) = self.pictures()?.get(&key).map_err(store_error)? else {
-            return Ok(None);
-        };
-        if let Some(cache) = cache {
-            cache.insert(key, std::sync::Arc::from(bytes.as_ref()));
-        }
-        Ok(Some(bytes.to_vec()))
+        let bytes = self.pictures()?.get_lasting(&key).map_err(store_error)?;
+        Ok(bytes.map(|bytes| bytes.to_vec()))
     }
 
-    /// Picture variants this node keeps from its log (`None` without one).
+    /// Picture variants and sizes this node remembers from its log (`None`
+    /// without one).
     pub fn cached_pictures(&self) -> Option<usize> {
-        self.picture_cache.as_ref().map(|cache| cache.held())
+        self.pictures.remembered()
     }
 
     fn pictures(&self) -> Result<&Keyspace, DomainError> {
@@ -737,6 +687,35 @@ impl Recipes {
 }
 
 use super::pictures::KEYSPACE as PICTURES;
+
+/// A picture's record from its stored size (`"{width} {height}"`): none
+/// for a picture not stored, or one being collected.
+fn picture_of_size(
+    hash: &str,
+    size: Option<impl AsRef<[u8]>>,
+) -> Result<Option<Picture>, DomainError> {
+    let Some(size) = size else {
+        return Ok(None);
+    };
+    if size.as_ref() == unsaved_pictures::COLLECTING {
+        return Ok(None);
+    }
+    let size = String::from_utf8_lossy(size.as_ref());
+    let (width, height) = size
+        .split_once(' ')
+        .and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?)))
+        .ok_or_else(|| DomainError::Invalid(format!("picture {hash} has a bad size {size:?}")))?;
+    Ok(Some(Picture {
+        hash: hash.to_owned(),
+        width,
+        height,
+        alt: String::new(),
+    }))
+}
+
+/// What a node remembers of the pictures its log keeps
+/// (`Keyspace::remembering`): a few hundred pictures' variants.
+const PICTURE_MEMORY_BYTES: u64 = 32 << 20;
 
 fn variant_key(hash: &str, name: &str) -> Vec<u8> {
     format!("{hash}-{name}").into_bytes()

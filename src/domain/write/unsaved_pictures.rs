@@ -200,12 +200,7 @@ impl Recipes {
             .collect::<Result<Vec<_>, _>>()
             .map_err(store_error)?;
         keys.push(hash.as_bytes().to_vec());
-        self.pictures
-            .remove_all(keys.clone())
-            .map_err(StoreError::from)?;
-        if let Some(cache) = &self.picture_cache {
-            keys.iter().for_each(|key| cache.remove(key));
-        }
+        self.pictures.remove_all(keys).map_err(StoreError::from)?;
         self.forget_sendings(hash)?;
         Ok(true)
     }
