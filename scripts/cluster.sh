@@ -42,6 +42,8 @@
 #   RATE         writes a second [20]
 #   CONNECTIONS  wrk's connections [20]
 #   WORKERS      each node's worker threads [2]
+#   BIN          the forkful binary [the release build of this tree]; another
+#                binary to compare one build with another, run by turns
 #   FORKFUL_PG_URL  the PostgreSQL server, where the script makes a database
 #                of its own and drops it at the end
 #                [postgres://postgres@127.0.0.1:5432/postgres]
@@ -112,9 +114,14 @@ command -v psql >/dev/null || install_packages postgresql-client
 psql "$server" -qc "CREATE DATABASE $database" >/dev/null ||
     die "could not make a database at $server (set FORKFUL_PG_URL to a PostgreSQL server)"
 
-log "building (cargo build --release --locked)"
-cargo build --release --locked --quiet
-bin=${CARGO_TARGET_DIR:-$PWD/target}/release/forkful
+if [[ -n ${BIN:-} ]]; then
+    bin=$BIN
+    [[ -x $bin ]] || die "BIN=$bin is not an executable"
+else
+    log "building (cargo build --release --locked)"
+    cargo build --release --locked --quiet
+    bin=${CARGO_TARGET_DIR:-$PWD/target}/release/forkful
+fi
 run_header "cluster" "$bin"
 echo "runs:     $ROUNDS rounds of $DURATION s each, $CONNECTIONS wrk connections, $WORKERS workers a node, $RATE writes/s"
 echo "catalog:  $RECIPES full synthetic recipes"

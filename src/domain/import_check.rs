@@ -10,10 +10,43 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::attributes::{Attr, A};
 use super::pictures;
 use super::slug::Slug;
 use crate::store::ImportCheck;
 use crate::store::{Datom, EntityId, Keyword, Value};
+
+/// The attributes whose datoms the check reads, named by the table.
+#[derive(Debug, Clone, Copy)]
+enum Watched {
+    Slug,
+    ForkedFrom,
+    ForkedAtVersion,
+    ForkedAt,
+    VersionCount,
+    Picture,
+}
+
+impl Watched {
+    const ALL: [(&'static Attr, Watched); 6] = [
+        (A::SLUG, Watched::Slug),
+        (A::FORKED_FROM, Watched::ForkedFrom),
+        (A::FORKED_AT_VERSION, Watched::ForkedAtVersion),
+        (A::FORKED_AT, Watched::ForkedAt),
+        (A::VERSION_COUNT, Watched::VersionCount),
+        (A::PICTURE, Watched::Picture),
+    ];
+
+    /// The watched attribute `ident` names, if any (a keyword is kept
+    /// without its leading colon, the table's ident with it).
+    fn of(ident: &Keyword) -> Option<Watched> {
+        let name = ident.as_str();
+        Watched::ALL
+            .iter()
+            .find(|(attr, _)| attr.ident.strip_prefix(':') == Some(name))
+            .map(|&(_, watched)| watched)
+    }
+}
 
 /// See the module's documentation.
 #[derive(Debug, Default)]
@@ -37,30 +70,32 @@ pub struct RecipeImportCheck {
 impl ImportCheck for RecipeImportCheck {
     fn datom(&mut self, line: usize, ident: &Keyword, datom: &Datom) -> Result<(), String> {
         self.transactions.insert(datom.tx);
+        let Some(watched) = Watched::of(ident) else {
+            return Ok(());
+        };
         let e = datom.e;
-        // Idents are kept without their leading colon.
-        match (ident.as_str(), &datom.v, datom.added) {
-            ("recipe/slug", Value::String(text), true) => {
+        match (watched, &datom.v, datom.added) {
+            (Watched::Slug, Value::String(text), true) => {
                 Slug::parse(text).map_err(|e| format!("{text:?} is not a recipe slug: {e}"))?;
             }
-            ("recipe/forked-from", Value::Ref(parent), true) => {
+            (Watched::ForkedFrom, Value::Ref(parent), true) => {
                 self.parents.insert(e, (*parent, line));
             }
-            ("recipe/forked-from", _, false) => {
+            (Watched::ForkedFrom, _, false) => {
                 self.parents.remove(&e);
             }
-            ("recipe/forked-at-version", Value::Long(n), true) => {
+            (Watched::ForkedAtVersion, Value::Long(n), true) => {
                 self.forked_versions.insert(e, (*n, line));
             }
-            ("recipe/forked-at", Value::Ref(tx), true) => {
+            (Watched::ForkedAt, Value::Ref(tx), true) => {
                 self.forked_txs.insert(e, (*tx, line));
             }
-            ("recipe/version-count", Value::Long(n), true) => {
+            (Watched::VersionCount, Value::Long(n), true) => {
                 self.version_counts.insert(e, *n);
             }
             // Records come before datoms: a picture a recipe names is one
             // the file carries, or the recipe would name nothing.
-            ("recipe/picture", Value::String(hash), true)
+            (Watched::Picture, Value::String(hash), true)
                 if !self.pictures.contains_key(hash.as_ref()) =>
             {
                 return Err(format!(

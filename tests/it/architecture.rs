@@ -1273,7 +1273,9 @@ fn spelled_idents(source: &str, idents: &[&str]) -> Vec<(usize, String)> {
     for (i, line) in source.lines().enumerate() {
         let code = line.split("//").next().unwrap_or("");
         for ident in idents {
-            if code.contains(&format!("\"{ident}\"")) {
+            // With its colon, or without it as a keyword's text is kept.
+            let bare = ident.trim_start_matches(':');
+            if code.contains(&format!("\"{ident}\"")) || code.contains(&format!("\"{bare}\"")) {
                 out.push((i + 1, (*ident).to_owned()));
             }
         }
@@ -1319,9 +1321,14 @@ fn the_spelling_check_finds_an_ident_written_as_a_string() {
     let source = "tx.add(e, \":recipe/title\", t);\n\
                   tx.add(e, A::TITLE, t); // not \":recipe/title\"\n\
                   let q = \"[:find ?t :where [?e :recipe/title ?t]]\";\n\
-                  map.with(\":tx/note\", note);\n";
+                  map.with(\":tx/note\", note);\n\
+                  (\"recipe/title\", v) => {}\n";
     assert_eq!(
         spelled_idents(source, &idents),
-        [(1, ":recipe/title".to_owned()), (4, ":tx/note".to_owned())]
+        [
+            (1, ":recipe/title".to_owned()),
+            (4, ":tx/note".to_owned()),
+            (5, ":recipe/title".to_owned())
+        ]
     );
 }
