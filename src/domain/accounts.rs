@@ -25,7 +25,6 @@ pub use super::session_memo::Check;
 use super::session_memo::{SessionMemo, KEEP_WHILE_UNREACHABLE};
 use super::slug::Slug;
 use super::{hex, Attempt, DomainError, Recipes};
-use crate::domain::A;
 use crate::store::{self, EntityMap, EntityRef, Keyspace, Transaction, Value};
 
 /// How long a node believes a session it checked in the log's database
@@ -378,8 +377,9 @@ impl Accounts {
         name: &str,
         attempt: Option<&Attempt>,
     ) -> Result<(), AccountError> {
-        let attr = self.recipes.attrs().user_handle;
-        let attempt_attr = self.recipes.attrs().tx_attempt;
+        let attrs = self.recipes.attrs();
+        let attr = attrs.user_handle;
+        let attempt_attr = attrs.tx_attempt;
         let result = self
             .recipes
             .store()
@@ -399,12 +399,12 @@ impl Accounts {
                 let mut tx = Transaction::new();
                 tx.map(
                     EntityMap::new(EntityRef::temp("cook"))
-                        .with(A::USER_HANDLE, handle.as_str())
-                        .with(A::USER_NAME, name),
+                        .with(attrs.user_handle, handle.as_str())
+                        .with(attrs.user_name, name),
                 );
-                tx.tx_attr(A::TX_NOTE, format!("{handle} signed up"));
+                tx.tx_attr(attrs.tx_note, format!("{handle} signed up"));
                 if let Some(attempt) = attempt {
-                    tx.tx_attr(A::TX_ATTEMPT, attempt.as_str());
+                    tx.tx_attr(attrs.tx_attempt, attempt.as_str());
                 }
                 Ok((tx, ()))
             });

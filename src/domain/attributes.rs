@@ -7,11 +7,14 @@
 //! has its attributes' ids laid out so, and the domain's range reads rely
 //! on that layout (`attrs`), so a row is never moved and a new one is
 //! appended. From the table come the schema `site_schema` installs, the
-//! `Attrs` of resolved ids, the typed names writes use (`A::SLUG`: a
-//! transaction names an attribute through them, never a free string), and
-//! `content::FIELDS`, the rows with a field's part, in the table's order,
-//! which drive reads, writes, checks, history, merges, the form, the JSON
-//! and the schema.org mappings out (`views`) and in (`import`).
+//! `Attrs` of ids resolved once per store, by which every read and every
+//! write names an attribute (`attrs.slug`: a transaction carries the id,
+//! never a string, and the writer looks nothing up), the typed rows
+//! (`A::SLUG`) for what needs the row itself, the schema.org names readers
+//! and the JSON-LD shape (`schema_org`), and `content::FIELDS`, the rows
+//! with a field's part, in the table's order, which drive reads, writes,
+//! checks, history, merges, the form, the JSON and the schema.org mappings
+//! out (`views`) and in (`import`).
 //!
 //! A new scalar field of a recipe is one row here (with its field's part,
 //! and its member of `Content`) plus its view: `site_schema` installs it
@@ -48,6 +51,39 @@ pub struct Attr {
     pub doc: &'static str,
     /// The property of schema.org's `Recipe` that says the same, if any.
     pub schema_org: Option<&'static str>,
+}
+
+impl Attr {
+    /// Its schema.org property. In a `const` (`schema_org`), a row without
+    /// one does not compile.
+    pub const fn property(&self) -> &'static str {
+        match self.schema_org {
+            Some(name) => name,
+            None => panic!("this attribute has no schema.org name"),
+        }
+    }
+}
+
+/// The schema.org properties that the JSON-LD out and the readers of
+/// JSON-LD and microdata shape themselves (a name, a list, a duration),
+/// each its row's name in the table, found when the code is compiled. The
+/// fields that are a line of text need none of these: they are read and
+/// written by their rows (`content::Field::schema_org_line`).
+pub mod schema_org {
+    use super::A;
+
+    pub const NAME: &str = A::TITLE.property();
+    pub const DESCRIPTION: &str = A::SUMMARY.property();
+    /// The servings and the yield's words, both.
+    pub const RECIPE_YIELD: &str = A::YIELD_TEXT.property();
+    pub const PREP_TIME: &str = A::PREP.property();
+    pub const COOK_TIME: &str = A::COOK.property();
+    pub const TOTAL_TIME: &str = A::TOTAL.property();
+    pub const RECIPE_INGREDIENT: &str = A::INGREDIENTS.property();
+    pub const RECIPE_INSTRUCTIONS: &str = A::STEPS.property();
+    pub const KEYWORDS: &str = A::TAGS.property();
+    pub const IMAGE: &str = A::IMAGE.property();
+    pub const IN_LANGUAGE: &str = A::LANGUAGE.property();
 }
 
 impl Deref for Attr {

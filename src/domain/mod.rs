@@ -48,7 +48,7 @@ pub(crate) mod write;
 /// How a node's following of its log stands (`Recipes::follow_report`).
 pub use crate::store::FollowReport;
 pub use accounts::{AccountError, Accounts, Cook, NewSession};
-pub use attributes::{Attr, A, ATTRIBUTES};
+pub use attributes::{schema_org, Attr, A, ATTRIBUTES};
 pub use attrs::Attrs;
 pub use content::{
     Content, ContentDraft, ContentError, ContentField, Field, FormPlace, Minutes, Slot, Step,

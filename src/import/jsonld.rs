@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::lenient_json;
 use super::text::{duration, numbered_steps, plain};
 use super::Found;
-use crate::domain::{ContentDraft, Step, Yield, FIELDS};
+use crate::domain::{schema_org, ContentDraft, Step, Yield, FIELDS};
 
 /// How deep the search for a Recipe goes into a JSON-LD document.
 const MAX_DEPTH: usize = 8;
@@ -299,7 +299,7 @@ fn yield_of(value: &Value) -> Yield {
 /// The properties `content_of` reads itself, of the fields that are a
 /// line of text: the yield with the servings, and the language (a code or
 /// a `Language`), the first of a list.
-const SHAPED: [&str; 2] = ["recipeYield", "inLanguage"];
+const SHAPED: [&str; 2] = [schema_org::RECIPE_YIELD, schema_org::IN_LANGUAGE];
 
 /// A string or a list of them, joined: `recipeCuisine`, `recipeCategory`.
 fn joined(value: &Value) -> Option<String> {
@@ -324,30 +324,32 @@ fn tags(value: &Value) -> Vec<String> {
 fn content_of(recipe: &Value) -> ContentDraft {
     let field = |k: &str| recipe.get(k);
     let mut instructions = Vec::new();
-    if let Some(value) = field("recipeInstructions") {
+    if let Some(value) = field(schema_org::RECIPE_INSTRUCTIONS) {
         steps(value, None, 0, &mut instructions);
     }
-    let ingredients = field("recipeIngredient")
+    let ingredients = field(schema_org::RECIPE_INGREDIENT)
         .or_else(|| field("ingredients"))
         .map(lines)
         .unwrap_or_default();
     let minutes = |k: &str| field(k).and_then(text).and_then(|t| duration(&t));
-    let mut tags = field("keywords").map(tags).unwrap_or_default();
+    let mut tags = field(schema_org::KEYWORDS).map(tags).unwrap_or_default();
     tags.sort();
     tags.dedup();
     let mut content = ContentDraft {
-        title: field("name").and_then(text).unwrap_or_default(),
-        summary: field("description").and_then(text),
-        recipe_yield: field("recipeYield").map(yield_of).unwrap_or_default(),
-        prep: minutes("prepTime"),
-        cook: minutes("cookTime"),
-        total: minutes("totalTime"),
+        title: field(schema_org::NAME).and_then(text).unwrap_or_default(),
+        summary: field(schema_org::DESCRIPTION).and_then(text),
+        recipe_yield: field(schema_org::RECIPE_YIELD)
+            .map(yield_of)
+            .unwrap_or_default(),
+        prep: minutes(schema_org::PREP_TIME),
+        cook: minutes(schema_org::COOK_TIME),
+        total: minutes(schema_org::TOTAL_TIME),
         ingredients,
         steps: instructions,
         tags,
         // A language code ("it") or a `Language` with a name.
-        language: field("inLanguage").and_then(text),
-        image: field("image").and_then(image),
+        language: field(schema_org::IN_LANGUAGE).and_then(text),
+        image: field(schema_org::IMAGE).and_then(image),
         ..ContentDraft::default()
     };
     // Every other field that is a line of text (`recipeCuisine`,

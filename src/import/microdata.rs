@@ -7,7 +7,7 @@ use scraper::{ElementRef, Html, Selector};
 
 use super::text::{clipped_bytes, duration, numbered_steps, plain};
 use super::Found;
-use crate::domain::{ContentDraft, Step, Yield, FIELDS};
+use crate::domain::{schema_org, ContentDraft, Step, Yield, FIELDS};
 
 fn selector(css: &str) -> Selector {
     Selector::parse(css).expect("a valid selector")
@@ -145,35 +145,38 @@ pub(super) fn recipe(page: &Html, markup: Markup) -> Option<Found> {
             .map(|e| value(e, markup))
             .find(|v| !v.is_empty())
     };
-    let mut ingredients: Vec<String> = own("recipeIngredient")
+    let mut ingredients: Vec<String> = own(schema_org::RECIPE_INGREDIENT)
         .into_iter()
         .chain(own("ingredients"))
         .map(|e| value(e, markup))
         .filter(|v| !v.is_empty())
         .collect();
     ingredients.dedup();
-    let steps = steps(own("recipeInstructions"), markup);
-    let recipe_yield = first("recipeYield").map(recipe_yield);
+    let steps = steps(own(schema_org::RECIPE_INSTRUCTIONS), markup);
+    let recipe_yield = first(schema_org::RECIPE_YIELD).map(recipe_yield);
     let minutes = |name: &str| first(name).and_then(|t| duration(&t));
-    let tags = tags(first("keywords"));
+    let tags = tags(first(schema_org::KEYWORDS));
     let mut content = ContentDraft {
-        title: first("name").unwrap_or_default(),
-        summary: first("description"),
+        title: first(schema_org::NAME).unwrap_or_default(),
+        summary: first(schema_org::DESCRIPTION),
         recipe_yield: recipe_yield.unwrap_or_default(),
-        prep: minutes("prepTime"),
-        cook: minutes("cookTime"),
-        total: minutes("totalTime"),
+        prep: minutes(schema_org::PREP_TIME),
+        cook: minutes(schema_org::COOK_TIME),
+        total: minutes(schema_org::TOTAL_TIME),
         ingredients,
         steps,
         tags,
-        image: first("image"),
+        image: first(schema_org::IMAGE),
         ..ContentDraft::default()
     };
     // Every field that is a line of text but the yield's words (read with
     // the servings above), by its schema.org name: `recipeCuisine`,
     // `recipeCategory`, `inLanguage`, and a field added to the table.
     for field in FIELDS {
-        let Some(name) = field.schema_org_line().filter(|n| *n != "recipeYield") else {
+        let Some(name) = field
+            .schema_org_line()
+            .filter(|n| *n != schema_org::RECIPE_YIELD)
+        else {
             continue;
         };
         if let Some(line) = first(name) {

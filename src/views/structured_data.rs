@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::markdown::Memos;
 use super::{machine_time, step_runs};
-use crate::domain::{Content, Instant, Step, FIELDS};
+use crate::domain::{schema_org, Content, Instant, Step, FIELDS};
 
 /// serde_json's compact output, but with `<`, `>`, `&` and the two
 /// JavaScript line terminators inside strings written as `\uXXXX`, in the
@@ -195,7 +195,7 @@ struct RecipeLd<'a> {
 
 /// The properties `RecipeLd` shapes itself, of the fields that are a line
 /// of text: the yield with the servings, the language as a `Language`.
-const SHAPED: [&str; 2] = ["recipeYield", "inLanguage"];
+const SHAPED: [&str; 2] = [schema_org::RECIPE_YIELD, schema_org::IN_LANGUAGE];
 
 /// Every other field of `content::FIELDS` that is a line of text and has a
 /// schema.org name, as that property, in the order of the names (JSON-LD's

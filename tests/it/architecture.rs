@@ -1283,8 +1283,9 @@ fn spelled_idents(source: &str, idents: &[&str]) -> Vec<(usize, String)> {
     out
 }
 
-/// Writes name an attribute through the table (`A::TITLE`), never by a
-/// string of their own: each ident is spelled once, in
+/// Writes name an attribute by its id resolved from the table
+/// (`attrs.title`), never by a string of their own (an `Attr` of the
+/// table is no attribute a transaction takes): each ident is spelled once, in
 /// `domain::attributes` (and as text in `site_schema`'s test, which pins
 /// the order older stores installed them in).
 #[test]
@@ -1311,7 +1312,7 @@ fn an_attribute_is_spelled_in_its_table_only() {
     }
     assert!(
         spelled.is_empty(),
-        "idents spelled outside the attribute table (name them as A::...): {spelled:?}"
+        "idents spelled outside the attribute table (name them by `Attrs`, or as A::...): {spelled:?}"
     );
 }
 

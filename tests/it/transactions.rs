@@ -548,3 +548,30 @@ fn indexing_an_attribute_later_puts_its_datoms_so_far_in_avet() {
         TransactError::Schema(_)
     ));
 }
+
+/// An attribute named by its id (as the domain names every attribute it
+/// writes) writes what its ident writes; an id that is no attribute is
+/// refused, and writes nothing.
+#[test]
+fn an_attribute_named_by_id_writes_as_its_ident_and_a_wrong_id_writes_nothing() {
+    let store = store();
+    let id = add_recipe(&store, "dal", "Dal");
+    let title = store.db().attribute(&kw(":recipe/title")).unwrap().id;
+    let mut tx = Transaction::new();
+    tx.add(id, title, "Red dal");
+    store.transact(&tx).unwrap();
+    assert_eq!(
+        store.db().entity(id).unwrap().get(&kw(":recipe/title")),
+        Some(&Value::from("Red dal"))
+    );
+    let before = everything(&store);
+    let mut tx = Transaction::new();
+    // The recipe's own entity is no attribute.
+    tx.add(id, id, "x");
+    let refused = store.transact(&tx).unwrap_err();
+    assert!(
+        matches!(refused, TransactError::NotAnAttribute(e) if e == id),
+        "{refused:?}"
+    );
+    assert_eq!(everything(&store), before);
+}

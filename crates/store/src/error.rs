@@ -131,6 +131,9 @@ pub enum TransactError {
     /// An ident used as an entity reference names no entity.
     #[error("no entity has the ident {0}")]
     UnknownIdent(Keyword),
+    /// An attribute named by id (`AttrRef::Id`) that is no attribute.
+    #[error("entity {0} is not an attribute")]
+    NotAnAttribute(EntityId),
     /// An entity id names no entity that exists in the store.
     #[error("entity {0} does not exist")]
     UnknownEntity(EntityId),

@@ -146,7 +146,7 @@ pub use open::{StoreConfig, DEFAULT_ENTITY_CACHE_BYTES};
 pub use pull::{PullPattern, Pulled};
 pub use query::{render_table, Input, Query, QueryError, QueryResult, DEFAULT_WORK_LIMIT};
 pub use schema::{attribute_map, Attribute, Cardinality, Schema, Unique};
-pub use transaction::{EntityMap, EntityRef, Transaction, TxReport, TxValue};
+pub use transaction::{AttrRef, EntityMap, EntityRef, Transaction, TxReport, TxValue};
 pub use transfer::{
     export, export_with, import, import_with, import_with_keyspaces, ImportCheck, NoCheck,
     Progress, TransferSummary,

@@ -30,7 +30,7 @@ use super::db::Db;
 use super::encoding::{Components, Datom, Index};
 use super::error::TransactError;
 use super::schema::{Attribute, Cardinality, Schema, Unique, DB_TX_INSTANT};
-use super::transaction::{EntityMap, EntityRef, Op, Transaction, TxReport, TxValue};
+use super::transaction::{AttrRef, EntityMap, EntityRef, Op, Transaction, TxReport, TxValue};
 use super::value::{EntityId, Keyword, Value, ValueType};
 
 /// The outcome of `prepare`: everything needed to write and report.
@@ -220,9 +220,18 @@ impl Flattener<'_> {
         Ok(e)
     }
 
-    fn attribute(&self, name: &str) -> Result<Arc<Attribute>, TransactError> {
-        let ident = Keyword::parse(name)?;
-        Ok(self.schema.attribute_named(&ident)?.clone())
+    fn attribute(&self, attr: &AttrRef) -> Result<Arc<Attribute>, TransactError> {
+        match attr {
+            AttrRef::Ident(name) => {
+                let ident = Keyword::parse(name)?;
+                Ok(self.schema.attribute_named(&ident)?.clone())
+            }
+            AttrRef::Id(id) => self
+                .schema
+                .attribute(*id)
+                .cloned()
+                .ok_or(TransactError::NotAnAttribute(*id)),
+        }
     }
 
     fn entity(&self, r: &EntityRef) -> Result<Ent, TransactError> {

@@ -43,6 +43,40 @@ impl From<EntityId> for EntityRef {
     }
 }
 
+/// How a transaction names an attribute: by its ident (`":recipe/title"`),
+/// parsed and looked up in the schema by the writer, or by its id, as a
+/// caller that writes an attribute often resolves it once (from the
+/// schema of a value it read) and spares the writer both.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AttrRef {
+    Ident(String),
+    Id(EntityId),
+}
+
+impl From<&str> for AttrRef {
+    fn from(ident: &str) -> AttrRef {
+        AttrRef::Ident(ident.to_owned())
+    }
+}
+
+impl From<&String> for AttrRef {
+    fn from(ident: &String) -> AttrRef {
+        AttrRef::Ident(ident.clone())
+    }
+}
+
+impl From<String> for AttrRef {
+    fn from(ident: String) -> AttrRef {
+        AttrRef::Ident(ident)
+    }
+}
+
+impl From<EntityId> for AttrRef {
+    fn from(id: EntityId) -> AttrRef {
+        AttrRef::Id(id)
+    }
+}
+
 /// A value as written in a transaction.
 #[derive(Debug, Clone)]
 pub enum TxValue {
@@ -88,7 +122,7 @@ impl From<EntityMap> for TxValue {
 #[derive(Debug, Clone, Default)]
 pub struct EntityMap {
     pub(super) id: Option<EntityRef>,
-    pub(super) attrs: Vec<(String, Vec<TxValue>)>,
+    pub(super) attrs: Vec<(AttrRef, Vec<TxValue>)>,
 }
 
 impl EntityMap {
@@ -106,21 +140,19 @@ impl EntityMap {
     }
 
     /// Asserts one value of `attr` (a keyword such as `:recipe/title`).
-    pub fn with(mut self, attr: &str, value: impl Into<TxValue>) -> EntityMap {
-        self.attrs.push((attr.to_owned(), vec![value.into()]));
+    pub fn with(mut self, attr: impl Into<AttrRef>, value: impl Into<TxValue>) -> EntityMap {
+        self.attrs.push((attr.into(), vec![value.into()]));
         self
     }
 
     /// Asserts several values of a cardinality-many `attr`.
     pub fn with_many<V: Into<TxValue>>(
         mut self,
-        attr: &str,
+        attr: impl Into<AttrRef>,
         values: impl IntoIterator<Item = V>,
     ) -> EntityMap {
-        self.attrs.push((
-            attr.to_owned(),
-            values.into_iter().map(Into::into).collect(),
-        ));
+        self.attrs
+            .push((attr.into(), values.into_iter().map(Into::into).collect()));
         self
     }
 }
@@ -129,10 +161,10 @@ impl EntityMap {
 #[derive(Debug, Clone)]
 pub(super) enum Op {
     Map(EntityMap),
-    Add(EntityRef, String, TxValue),
-    Retract(EntityRef, String, Option<TxValue>),
+    Add(EntityRef, AttrRef, TxValue),
+    Retract(EntityRef, AttrRef, Option<TxValue>),
     RetractEntity(EntityRef),
-    Cas(EntityRef, String, Option<TxValue>, TxValue),
+    Cas(EntityRef, AttrRef, Option<TxValue>, TxValue),
 }
 
 /// A list of operations applied atomically: all or nothing.
@@ -156,11 +188,10 @@ impl Transaction {
     pub fn add(
         &mut self,
         e: impl Into<EntityRef>,
-        attr: &str,
+        attr: impl Into<AttrRef>,
         value: impl Into<TxValue>,
     ) -> &mut Transaction {
-        self.ops
-            .push(Op::Add(e.into(), attr.to_owned(), value.into()));
+        self.ops.push(Op::Add(e.into(), attr.into(), value.into()));
         self
     }
 
@@ -168,11 +199,11 @@ impl Transaction {
     pub fn retract(
         &mut self,
         e: impl Into<EntityRef>,
-        attr: &str,
+        attr: impl Into<AttrRef>,
         value: impl Into<TxValue>,
     ) -> &mut Transaction {
         self.ops
-            .push(Op::Retract(e.into(), attr.to_owned(), Some(value.into())));
+            .push(Op::Retract(e.into(), attr.into(), Some(value.into())));
         self
     }
 
@@ -183,8 +214,12 @@ impl Transaction {
     }
 
     /// `[:db/retract e attr]`: retracts every value of `attr`.
-    pub fn retract_all(&mut self, e: impl Into<EntityRef>, attr: &str) -> &mut Transaction {
-        self.ops.push(Op::Retract(e.into(), attr.to_owned(), None));
+    pub fn retract_all(
+        &mut self,
+        e: impl Into<EntityRef>,
+        attr: impl Into<AttrRef>,
+    ) -> &mut Transaction {
+        self.ops.push(Op::Retract(e.into(), attr.into(), None));
         self
     }
 
@@ -200,18 +235,22 @@ impl Transaction {
     pub fn cas(
         &mut self,
         e: impl Into<EntityRef>,
-        attr: &str,
+        attr: impl Into<AttrRef>,
         old: Option<TxValue>,
         new: impl Into<TxValue>,
     ) -> &mut Transaction {
         self.ops
-            .push(Op::Cas(e.into(), attr.to_owned(), old, new.into()));
+            .push(Op::Cas(e.into(), attr.into(), old, new.into()));
         self
     }
 
     /// An attribute of the transaction entity: its author, its note, or its
     /// `:db/txInstant` (which must not go back in time).
-    pub fn tx_attr(&mut self, attr: &str, value: impl Into<TxValue>) -> &mut Transaction {
+    pub fn tx_attr(
+        &mut self,
+        attr: impl Into<AttrRef>,
+        value: impl Into<TxValue>,
+    ) -> &mut Transaction {
         self.add(EntityRef::CurrentTx, attr, value)
     }
 

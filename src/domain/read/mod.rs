@@ -37,7 +37,9 @@ use crate::store::{Components, Db, EntityId, Index, Value};
 #[derive(Clone)]
 pub struct Snapshot {
     db: Db,
-    attrs: Attrs,
+    /// The domain's attribute ids, for the reads here and the writes
+    /// decided on this value.
+    pub(in crate::domain) attrs: Attrs,
 }
 
 impl Snapshot {

@@ -6,7 +6,6 @@ use crate::domain::ids::VersionNumber;
 use crate::domain::merge::{self, Choice};
 use crate::domain::read::{ParentChanges, Recipe, Snapshot};
 use crate::domain::slug::Slug;
-use crate::domain::A;
 use crate::domain::{diff, DomainError};
 use crate::store::{EntityMap, EntityRef, Transaction, TxReport};
 
@@ -76,8 +75,9 @@ impl Recipes {
         choices: &[Choice],
         change: &Change,
     ) -> Result<TxReport, DomainError> {
+        let attrs = &self.attrs;
         let mut stamped = Transaction::new();
-        stamp(&mut stamped, change)?;
+        stamp(&mut stamped, change, &self.attrs)?;
         let (report, ()) = self.transact_once(change, |db| -> Result<_, DomainError> {
             let view = self.view_of(db);
             let fork = view.current(slug)?;
@@ -123,13 +123,13 @@ impl Recipes {
                 Some((upto, &changes.parent_content)),
             )?;
             let e = fork.id.entity();
-            tx.add(e, A::MERGED_AT, EntityRef::Id(changes.upto_at.tx()))
-                .add(e, A::MERGED_AT_VERSION, i64::from(upto.get()));
+            tx.add(e, attrs.merged_at, EntityRef::Id(changes.upto_at.tx()))
+                .add(e, attrs.merged_at_version, i64::from(upto.get()));
             let kept = changes.merge.kept_own(choices);
             if kept > 0 {
-                tx.add(e, A::KEPT_OWN, kept as i64);
+                tx.add(e, attrs.kept_own, kept as i64);
             } else if fork.kept_own > 0 {
-                tx.retract(e, A::KEPT_OWN, i64::from(fork.kept_own));
+                tx.retract(e, attrs.kept_own, i64::from(fork.kept_own));
             }
             tx.extend(stamped.clone());
             Ok((tx, ()))
@@ -151,20 +151,21 @@ fn agreement(
     choices: &[Choice],
     settled: Option<String>,
 ) -> Result<Transaction, DomainError> {
+    let attrs = &view.attrs;
     let mut agreement = EntityMap::new(EntityRef::temp("agreement"))
-        .with(A::AGREEMENT_FORK, EntityRef::Id(fork.id.entity()))
-        .with(A::AGREEMENT_PARENT_VERSION, i64::from(upto.get()))
-        .with(A::AGREEMENT_FORK_VERSION, i64::from(fork.newest().get()))
+        .with(attrs.agreement_fork, EntityRef::Id(fork.id.entity()))
+        .with(attrs.agreement_parent_version, i64::from(upto.get()))
+        .with(attrs.agreement_fork_version, i64::from(fork.newest().get()))
         .with(
-            A::AGREEMENT_KEPT_OWN,
+            attrs.agreement_kept_own,
             changes.merge.kept_own(choices) as i64,
         )
         .with(
-            A::AGREEMENT_OWN_CHANGES,
+            attrs.agreement_own_changes,
             has_own_changes(&changes.parent_content, &fork.content),
         );
     if let Some(settled) = settled {
-        agreement = agreement.with(A::AGREEMENT_SETTLED, settled.as_str());
+        agreement = agreement.with(attrs.agreement_settled, settled.as_str());
     }
     let mut tx = Transaction::new();
     tx.map(agreement);

@@ -26,7 +26,6 @@ use super::read::RETIRED;
 use super::read::{Recipe, Snapshot, SuggestionState};
 use super::slug::Slug;
 use super::{site_schema, DomainError, Source};
-use crate::domain::A;
 use crate::store::{
     Db, EntityId, EntityMap, EntityRef, Keyspace, LogPosition, Store, Transaction, TxReport,
     TxValue, Value,
@@ -384,8 +383,15 @@ impl Recipes {
     ) -> Result<TxReport, DomainError> {
         let content = content.normalized()?;
         let mut tx = Transaction::new();
-        tx.map(new_recipe_map("recipe", slug, &content, None, change));
-        stamp(&mut tx, change)?;
+        tx.map(new_recipe_map(
+            "recipe",
+            slug,
+            &content,
+            None,
+            change,
+            &self.attrs,
+        ));
+        stamp(&mut tx, change, &self.attrs)?;
         let (report, ()) = self.transact_once(change, |db| -> Result<_, DomainError> {
             refuse_taken(&self.view_of(db), slug)?;
             self.check_picture(&content)?;
@@ -404,6 +410,7 @@ impl Recipes {
         source: &Source,
         change: &Change,
     ) -> Result<(Slug, TxReport), DomainError> {
+        let attrs = &self.attrs;
         let content = content.normalized()?;
         let (report, slug) = self.transact_once(change, |db| -> Result<_, DomainError> {
             let view = self.view_of(db);
@@ -411,11 +418,11 @@ impl Recipes {
             self.check_picture(&content)?;
             let mut tx = Transaction::new();
             tx.map(
-                new_recipe_map("recipe", &slug, &content, None, change)
-                    .with(A::SOURCE_URL, source.url.as_str())
-                    .with(A::SOURCE_NAME, source.name.as_str()),
+                new_recipe_map("recipe", &slug, &content, None, change, &self.attrs)
+                    .with(attrs.source_url, source.url.as_str())
+                    .with(attrs.source_name, source.name.as_str()),
             );
-            stamp(&mut tx, change)?;
+            stamp(&mut tx, change, &self.attrs)?;
             Ok((tx, slug))
         })?;
         Ok((slug, report))
@@ -436,9 +443,16 @@ impl Recipes {
     ) -> Result<TxReport, DomainError> {
         let mut tx = Transaction::new();
         for (tempid, slug, content, fork) in recipes {
-            tx.map(new_recipe_map(tempid, slug, content, fork.as_ref(), change));
+            tx.map(new_recipe_map(
+                tempid,
+                slug,
+                content,
+                fork.as_ref(),
+                change,
+                &self.attrs,
+            ));
         }
-        stamp(&mut tx, change)?;
+        stamp(&mut tx, change, &self.attrs)?;
         let (report, ()) = self
             .store
             .transact_deferred_with(|db| -> Result<_, DomainError> {
@@ -464,7 +478,7 @@ impl Recipes {
     ) -> Result<TxReport, DomainError> {
         let content = content.normalized()?;
         let mut stamped = Transaction::new();
-        stamp(&mut stamped, change)?;
+        stamp(&mut stamped, change, &self.attrs)?;
         let (report, ()) = self.transact_once(change, |db| -> Result<_, DomainError> {
             let view = self.view_of(db);
             // Decided here, on the latest value: a recipe retired since the
@@ -516,30 +530,31 @@ impl Recipes {
         let e = recipe.id.entity();
         let old = &recipe.content;
         let mut tx = Transaction::new();
-        Self::changed_scalars(&mut tx, e, old, content);
-        set_difference(&mut tx, e, A::TAGS, old.tags(), content.tags());
+        let attrs = &self.attrs;
+        Self::changed_scalars(&mut tx, e, old, content, attrs);
+        set_difference(&mut tx, e, attrs.tags, old.tags(), content.tags());
         // Search terms were written beside the content until search moved
         // to its own index (`domain::search`); a recipe written before
         // still holds them, and its first edit since retracts them.
         let old_terms: Vec<String> = view.strings(e, self.attrs.terms)?;
-        set_difference(&mut tx, e, A::TERMS, &old_terms, &[]);
+        set_difference(&mut tx, e, attrs.terms, &old_terms, &[]);
         changed_parts(view, &mut tx, e, content)?;
         let count = next_count(recipe)?;
-        tx.add(e, A::VERSION_COUNT, count);
+        tx.add(e, attrs.version_count, count);
         if recipe.forked_from.is_some() {
             let own = match brought_in {
                 Some((_, base)) => merges::has_own_changes(base, content),
                 None => view.has_own_changes(recipe, content)?,
             };
             if recipe.own_changes != Some(own) {
-                tx.add(e, A::OWN_CHANGES, own);
+                tx.add(e, attrs.own_changes, own);
             }
         }
         suggestions::follow_fork(view, recipe, count, brought_in.map(|(v, _)| v), &mut tx)?;
-        tx.tx_attr(A::TX_CHANGE, what);
+        tx.tx_attr(attrs.tx_change, what);
         tx.add(
             e,
-            A::UPDATED_AT,
+            attrs.updated_at,
             Value::Instant(change.at.unwrap_or_else(crate::store::now_millis)),
         );
         Ok(tx)
@@ -548,34 +563,41 @@ impl Recipes {
     /// The title, the picture's parts and each field of the content, where
     /// the new version's `content` says another than the `old`: the new
     /// value asserted, or the old one retracted.
-    fn changed_scalars(tx: &mut Transaction, e: EntityId, old: &Content, content: &Content) {
+    fn changed_scalars(
+        tx: &mut Transaction,
+        e: EntityId,
+        old: &Content,
+        content: &Content,
+        attrs: &Attrs,
+    ) {
         let picture = |c: &Content, part: fn(&Picture) -> Value| c.picture().map(part);
         let fields = FIELDS
             .iter()
-            .map(|field| (field.attr, field.value(old), field.value(content)));
+            .zip(attrs.fields)
+            .map(|(field, id)| (id, field.value(old), field.value(content)));
         let scalars = [
             (
-                A::TITLE,
+                attrs.title,
                 Some(Value::from(old.title())),
                 Some(Value::from(content.title())),
             ),
             (
-                A::PICTURE,
+                attrs.picture,
                 picture(old, |p| Value::from(p.hash.as_str())),
                 picture(content, |p| Value::from(p.hash.as_str())),
             ),
             (
-                A::PICTURE_ALT,
+                attrs.picture_alt,
                 picture(old, |p| Value::from(p.alt.as_str())),
                 picture(content, |p| Value::from(p.alt.as_str())),
             ),
             (
-                A::PICTURE_WIDTH,
+                attrs.picture_width,
                 picture(old, |p| Value::Long(i64::from(p.width))),
                 picture(content, |p| Value::Long(i64::from(p.width))),
             ),
             (
-                A::PICTURE_HEIGHT,
+                attrs.picture_height,
                 picture(old, |p| Value::Long(i64::from(p.height))),
                 picture(content, |p| Value::Long(i64::from(p.height))),
             ),
@@ -605,8 +627,9 @@ impl Recipes {
         changes: impl Fn(ContentDraft) -> ContentDraft,
         change: &Change,
     ) -> Result<(Slug, TxReport), DomainError> {
+        let attrs = &self.attrs;
         let mut stamped = Transaction::new();
-        stamp(&mut stamped, change)?;
+        stamp(&mut stamped, change, &self.attrs)?;
         let (report, slug) = self.transact_once(change, |db| -> Result<_, DomainError> {
             let view = self.view_of(db);
             // A retired recipe is not forked, whatever the request: decided
@@ -632,8 +655,10 @@ impl Recipes {
             };
             let mut tx = Transaction::new();
             tx.map(
-                new_recipe_map("fork", &slug, &content, Some(&fork), change)
-                    .with(A::OWN_CHANGES, merges::has_own_changes(&forked, &content)),
+                new_recipe_map("fork", &slug, &content, Some(&fork), change, &self.attrs).with(
+                    attrs.own_changes,
+                    merges::has_own_changes(&forked, &content),
+                ),
             );
             tx.extend(stamped.clone());
             Ok((tx, slug))
@@ -650,8 +675,9 @@ impl Recipes {
         based_on: VersionNumber,
         change: &Change,
     ) -> Result<TxReport, DomainError> {
+        let attrs = &self.attrs;
         let mut stamped = Transaction::new();
-        stamp(&mut stamped, change)?;
+        stamp(&mut stamped, change, &self.attrs)?;
         let (report, ()) = self.transact_once(change, |db| -> Result<_, DomainError> {
             let recipe = self.view_of(db).recipe(slug)?;
             check_author(slug, &recipe, change)?;
@@ -660,12 +686,12 @@ impl Recipes {
                 return Err(DomainError::NothingChanged);
             }
             let mut tx = Transaction::new();
-            tx.add(recipe.id.entity(), A::RETIRED, true).add(
+            tx.add(recipe.id.entity(), attrs.retired, true).add(
                 recipe.id.entity(),
-                A::VERSION_COUNT,
+                attrs.version_count,
                 next_count(&recipe)?,
             );
-            tx.tx_attr(A::TX_CHANGE, RETIRED);
+            tx.tx_attr(attrs.tx_change, RETIRED);
             // A retired fork suggests nothing any more, and a retired
             // recipe takes no suggestion: none is left open either way.
             let view = self.view_of(db);
@@ -676,8 +702,8 @@ impl Recipes {
                 .chain(sent.map(|s| (s, SuggestionState::Closed)))
                 .filter(|(s, _)| s.state == SuggestionState::Open)
             {
-                tx.add(open.id, A::SUGGESTION_STATE, state.as_str());
-                suggestions::closed(&mut tx, &open);
+                tx.add(open.id, attrs.suggestion_state, state.as_str());
+                suggestions::closed(&mut tx, &open, attrs);
             }
             tx.extend(stamped.clone());
             Ok((tx, ()))
@@ -843,8 +869,8 @@ fn free_fork_slug(view: &Snapshot, parent: &Slug, author: &str) -> Result<Slug, 
 
 /// A recipe's ordered components (ingredient lines or steps).
 struct OrderedParts {
-    attr: &'static str,
-    position: &'static str,
+    attr: EntityId,
+    position: EntityId,
 }
 
 impl OrderedParts {
@@ -898,27 +924,40 @@ fn changed_parts(
     e: EntityId,
     content: &Content,
 ) -> Result<(), DomainError> {
+    let attrs = &view.attrs;
     let ingredients = OrderedParts {
-        attr: A::INGREDIENTS,
-        position: A::INGREDIENT_POSITION,
+        attr: attrs.ingredients,
+        position: attrs.ingredient_position,
     };
     ingredients.reconcile(
         tx,
         e,
         &view.ingredient_components(e)?,
         content.ingredients(),
-        |i, line| ingredient_map(i, line),
+        |i, line| ingredient_map(attrs, i, line),
     );
     let steps = OrderedParts {
-        attr: A::STEPS,
-        position: A::STEP_POSITION,
+        attr: attrs.steps,
+        position: attrs.step_position,
     };
-    steps.reconcile(tx, e, &view.step_components(e)?, content.steps(), step_map);
+    steps.reconcile(
+        tx,
+        e,
+        &view.step_components(e)?,
+        content.steps(),
+        |i, step| step_map(attrs, i, step),
+    );
     Ok(())
 }
 
 /// Asserts what `new` has and `old` lacks, retracts the reverse.
-fn set_difference(tx: &mut Transaction, e: EntityId, attr: &str, old: &[String], new: &[String]) {
+fn set_difference(
+    tx: &mut Transaction,
+    e: EntityId,
+    attr: EntityId,
+    old: &[String],
+    new: &[String],
+) {
     let (old, new): (BTreeSet<&String>, BTreeSet<&String>) =
         (old.iter().collect(), new.iter().collect());
     for added in new.difference(&old) {
@@ -930,13 +969,13 @@ fn set_difference(tx: &mut Transaction, e: EntityId, attr: &str, old: &[String],
 }
 
 /// The transaction's author (created on first use), note and instant.
-fn stamp(tx: &mut Transaction, change: &Change) -> Result<(), DomainError> {
+fn stamp(tx: &mut Transaction, change: &Change, attrs: &Attrs) -> Result<(), DomainError> {
     let handle = change.checked_author().map_err(DomainError::Invalid)?;
-    tx.map(EntityMap::new(EntityRef::temp("author")).with(A::USER_HANDLE, handle.as_str()));
-    tx.tx_attr(A::TX_AUTHOR, EntityRef::temp("author"))
-        .tx_attr(A::TX_NOTE, change.note.trim());
+    tx.map(EntityMap::new(EntityRef::temp("author")).with(attrs.user_handle, handle.as_str()));
+    tx.tx_attr(attrs.tx_author, EntityRef::temp("author"))
+        .tx_attr(attrs.tx_note, change.note.trim());
     if let Some(attempt) = &change.attempt {
-        tx.tx_attr(A::TX_ATTEMPT, attempt.as_str());
+        tx.tx_attr(attrs.tx_attempt, attempt.as_str());
     }
     if let Some(at) = change.at {
         tx.tx_attr(":db/txInstant", Value::Instant(at));
@@ -944,33 +983,33 @@ fn stamp(tx: &mut Transaction, change: &Change) -> Result<(), DomainError> {
     Ok(())
 }
 
-fn ingredient_map(index: usize, line: &str) -> EntityMap {
+fn ingredient_map(attrs: &Attrs, index: usize, line: &str) -> EntityMap {
     let parsed = IngredientLine::parse(line);
     let mut map = EntityMap::anonymous()
-        .with(A::INGREDIENT_POSITION, (index + 1) as i64)
-        .with(A::INGREDIENT_LINE, parsed.raw())
-        .with(A::INGREDIENT_ITEM, parsed.item());
+        .with(attrs.ingredient_position, (index + 1) as i64)
+        .with(attrs.ingredient_line, parsed.raw())
+        .with(attrs.ingredient_item, parsed.item());
     if let Some(q) = parsed.quantity() {
-        map = map.with(A::INGREDIENT_QUANTITY, q.amount);
+        map = map.with(attrs.ingredient_quantity, q.amount);
         if let Some(max) = q.up_to {
-            map = map.with(A::INGREDIENT_QUANTITY_MAX, max);
+            map = map.with(attrs.ingredient_quantity_max, max);
         }
     }
     if let Some(unit) = parsed.unit() {
-        map = map.with(A::INGREDIENT_UNIT, unit);
+        map = map.with(attrs.ingredient_unit, unit);
     }
     if let Some(note) = parsed.note() {
-        map = map.with(A::INGREDIENT_NOTE, note);
+        map = map.with(attrs.ingredient_note, note);
     }
     map
 }
 
-fn step_map(index: usize, step: &Step) -> EntityMap {
+fn step_map(attrs: &Attrs, index: usize, step: &Step) -> EntityMap {
     let mut map = EntityMap::anonymous()
-        .with(A::STEP_POSITION, (index + 1) as i64)
-        .with(A::STEP_TEXT, step.text.as_str());
+        .with(attrs.step_position, (index + 1) as i64)
+        .with(attrs.step_text, step.text.as_str());
     if let Some(section) = &step.section {
-        map = map.with(A::STEP_SECTION, section.as_str());
+        map = map.with(attrs.step_section, section.as_str());
     }
     map
 }
@@ -982,55 +1021,56 @@ fn new_recipe_map(
     content: &Content,
     fork: Option<&ForkOf>,
     change: &Change,
+    attrs: &Attrs,
 ) -> EntityMap {
     let now = change.at.unwrap_or_else(crate::store::now_millis);
     let mut map = EntityMap::new(EntityRef::temp(tempid))
-        .with(A::SLUG, slug.as_str())
-        .with(A::TITLE, content.title())
-        .with(A::AUTHOR, EntityRef::temp("author"))
-        .with(A::CREATED_AT, Value::Instant(now))
-        .with(A::UPDATED_AT, Value::Instant(now))
-        .with(A::VERSION_COUNT, 1i64);
-    for field in FIELDS {
+        .with(attrs.slug, slug.as_str())
+        .with(attrs.title, content.title())
+        .with(attrs.author, EntityRef::temp("author"))
+        .with(attrs.created_at, Value::Instant(now))
+        .with(attrs.updated_at, Value::Instant(now))
+        .with(attrs.version_count, 1i64);
+    for (field, id) in FIELDS.iter().zip(attrs.fields) {
         if let Some(value) = field.value(content) {
-            map = map.with(field.attr, value);
+            map = map.with(id, value);
         }
     }
     if let Some(p) = content.picture() {
         map = map
-            .with(A::PICTURE, p.hash.as_str())
-            .with(A::PICTURE_ALT, p.alt.as_str())
-            .with(A::PICTURE_WIDTH, i64::from(p.width))
-            .with(A::PICTURE_HEIGHT, i64::from(p.height));
+            .with(attrs.picture, p.hash.as_str())
+            .with(attrs.picture_alt, p.alt.as_str())
+            .with(attrs.picture_width, i64::from(p.width))
+            .with(attrs.picture_height, i64::from(p.height));
     }
     if !content.tags().is_empty() {
-        map = map.with_many(A::TAGS, content.tags().iter().map(String::as_str));
+        map = map.with_many(attrs.tags, content.tags().iter().map(String::as_str));
     }
     if !content.ingredients().is_empty() {
         map = map.with_many(
-            A::INGREDIENTS,
+            attrs.ingredients,
             content
                 .ingredients()
                 .iter()
                 .enumerate()
-                .map(|(i, l)| ingredient_map(i, l)),
+                .map(|(i, l)| ingredient_map(attrs, i, l)),
         );
     }
     if !content.steps().is_empty() {
         map = map.with_many(
-            A::STEPS,
+            attrs.steps,
             content
                 .steps()
                 .iter()
                 .enumerate()
-                .map(|(i, s)| step_map(i, s)),
+                .map(|(i, s)| step_map(attrs, i, s)),
         );
     }
     if let Some(fork) = fork {
         map = map
-            .with(A::FORKED_FROM, TxValue::Entity(fork.parent.clone()))
-            .with(A::FORKED_AT, TxValue::Entity(fork.at_tx.clone()))
-            .with(A::FORKED_AT_VERSION, fork.at_version);
+            .with(attrs.forked_from, TxValue::Entity(fork.parent.clone()))
+            .with(attrs.forked_at, TxValue::Entity(fork.at_tx.clone()))
+            .with(attrs.forked_at_version, fork.at_version);
     }
     map
 }

@@ -9,8 +9,8 @@ use crate::domain::ids::{Basis, VersionNumber};
 use crate::domain::merge::{self, Choice, Merge};
 use crate::domain::read::{Agreed, Recipe, Snapshot, Suggestion, SuggestionState};
 use crate::domain::slug::Slug;
+use crate::domain::Attrs;
 use crate::domain::DomainError;
-use crate::domain::A;
 use crate::store::{Components, Db, EntityMap, EntityRef, Index, Transaction, TxReport, Value};
 
 /// What a suggestion's review showed: the parent at `parent_version`,
@@ -193,7 +193,7 @@ impl Recipes {
             ));
         }
         let mut stamped = Transaction::new();
-        stamp(&mut stamped, change)?;
+        stamp(&mut stamped, change, &self.attrs)?;
         let (report, number) = self.store.transact_with(|db| -> Result<_, DomainError> {
             let view = self.view_of(db);
             let recipe = view.current(fork)?;
@@ -255,6 +255,7 @@ impl Recipes {
         based_on: VersionNumber,
         message: &str,
     ) -> Result<(Transaction, u32), DomainError> {
+        let attrs = &self.attrs;
         let parent = agreed.parent;
         // Numbered by how many were made before: one read of their
         // ids, none of the suggestions themselves.
@@ -269,26 +270,26 @@ impl Recipes {
             .value(parent.entity(), self.attrs.author)?
             .and_then(|v| v.as_ref())
         {
-            suggestion = suggestion.with(A::SUGGESTION_TO_AUTHOR, EntityRef::Id(author));
+            suggestion = suggestion.with(attrs.suggestion_to_author, EntityRef::Id(author));
         }
         if let Some(v) = agreed.base.fork_version {
-            suggestion = suggestion.with(A::SUGGESTION_BASE_FORK_VERSION, i64::from(v.get()));
+            suggestion = suggestion.with(attrs.suggestion_base_fork_version, i64::from(v.get()));
         }
         let mut tx = Transaction::new();
         tx.map(
             suggestion
-                .with(A::SUGGESTION_FROM, EntityRef::Id(recipe.id.entity()))
-                .with(A::SUGGESTION_FROM_VERSION, i64::from(based_on.get()))
-                .with(A::SUGGESTION_TO, EntityRef::Id(parent.entity()))
-                .with(A::SUGGESTION_OPEN_TO, EntityRef::Id(parent.entity()))
+                .with(attrs.suggestion_from, EntityRef::Id(recipe.id.entity()))
+                .with(attrs.suggestion_from_version, i64::from(based_on.get()))
+                .with(attrs.suggestion_to, EntityRef::Id(parent.entity()))
+                .with(attrs.suggestion_open_to, EntityRef::Id(parent.entity()))
                 .with(
-                    A::SUGGESTION_BASE_VERSION,
+                    attrs.suggestion_base_version,
                     i64::from(agreed.base.parent_version.get()),
                 )
-                .with(A::SUGGESTION_NUMBER, i64::from(number))
-                .with(A::SUGGESTION_BY, EntityRef::temp("author"))
-                .with(A::SUGGESTION_MESSAGE, message)
-                .with(A::SUGGESTION_STATE, SuggestionState::Open.as_str()),
+                .with(attrs.suggestion_number, i64::from(number))
+                .with(attrs.suggestion_by, EntityRef::temp("author"))
+                .with(attrs.suggestion_message, message)
+                .with(attrs.suggestion_state, SuggestionState::Open.as_str()),
         );
         Ok((tx, number))
     }
@@ -310,9 +311,10 @@ impl Recipes {
         reply: &str,
         change: &Change,
     ) -> Result<TxReport, DomainError> {
+        let attrs = &self.attrs;
         let reply = checked_text(reply, "the reply")?;
         let mut stamped = Transaction::new();
-        stamp(&mut stamped, change)?;
+        stamp(&mut stamped, change, &self.attrs)?;
         let (report, ()) = self.store.transact_with(|db| -> Result<_, DomainError> {
             let view = self.view_of(db);
             let (recipe, suggestion) = open_suggestion(&view, parent, number)?;
@@ -333,10 +335,10 @@ impl Recipes {
             let accepted_in = recipe.newest().next().map_or(0, |n| i64::from(n.get()));
             tx.add(
                 suggestion.id,
-                A::SUGGESTION_STATE,
+                attrs.suggestion_state,
                 SuggestionState::Accepted.as_str(),
             )
-            .add(suggestion.id, A::SUGGESTION_ACCEPTED_IN, accepted_in);
+            .add(suggestion.id, attrs.suggestion_accepted_in, accepted_in);
             // The new version is the fork's recipe as suggested (the
             // recipe had nothing of its own since the suggestion's base,
             // or each of its changes met one of the fork's, settled the
@@ -345,17 +347,17 @@ impl Recipes {
             let whole = recipe.content == made.base
                 || merge::as_suggested(&merged, &made.suggested) == merged;
             if whole {
-                tx.add(suggestion.id, A::SUGGESTION_WHOLE, true);
+                tx.add(suggestion.id, attrs.suggestion_whole, true);
             }
             let kept = match whole {
                 true => 0,
                 false => kept_own(&merge, choices),
             };
-            tx.add(suggestion.id, A::SUGGESTION_KEPT_OWN, kept as i64);
+            tx.add(suggestion.id, attrs.suggestion_kept_own, kept as i64);
             self.took(&view, &mut tx, &recipe, made.suggested_at, &suggestion)?;
-            closed(&mut tx, &suggestion);
+            closed(&mut tx, &suggestion, attrs);
             if !reply.is_empty() {
-                tx.add(suggestion.id, A::SUGGESTION_REPLY, reply.as_str());
+                tx.add(suggestion.id, attrs.suggestion_reply, reply.as_str());
             }
             tx.extend(stamped.clone());
             Ok((tx, ()))
@@ -374,10 +376,11 @@ impl Recipes {
         suggested_at: Basis,
         suggestion: &Suggestion,
     ) -> Result<(), DomainError> {
+        let attrs = &self.attrs;
         let e = recipe.id.entity();
-        tx.add(e, A::TOOK, EntityRef::Id(suggested_at.tx())).add(
+        tx.add(e, attrs.took, EntityRef::Id(suggested_at.tx())).add(
             e,
-            A::TOOK_SUGGESTION,
+            attrs.took_suggestion,
             EntityRef::Id(suggestion.id),
         );
         if let Some(by) = view
@@ -385,7 +388,7 @@ impl Recipes {
             .value(suggestion.id, self.attrs.suggestion_by)?
             .and_then(|v| v.as_ref())
         {
-            tx.add(e, A::CONTRIBUTOR, EntityRef::Id(by));
+            tx.add(e, attrs.contributor, EntityRef::Id(by));
         }
         Ok(())
     }
@@ -430,9 +433,10 @@ impl Recipes {
         change: &Change,
         state: SuggestionState,
     ) -> Result<TxReport, DomainError> {
+        let attrs = &self.attrs;
         let reply = checked_text(reply, "the reply")?;
         let mut stamped = Transaction::new();
-        stamp(&mut stamped, change)?;
+        stamp(&mut stamped, change, &self.attrs)?;
         let (report, ()) = self.store.transact_with(|db| -> Result<_, DomainError> {
             let view = self.view_of(db);
             let (recipe, suggestion) = open_suggestion(&view, parent, number)?;
@@ -449,10 +453,10 @@ impl Recipes {
                 shown_unchanged(&recipe, &fork, &suggestion, review)?;
             }
             let mut tx = Transaction::new();
-            tx.add(suggestion.id, A::SUGGESTION_STATE, state.as_str());
-            closed(&mut tx, &suggestion);
+            tx.add(suggestion.id, attrs.suggestion_state, state.as_str());
+            closed(&mut tx, &suggestion, attrs);
             if !reply.is_empty() {
-                tx.add(suggestion.id, A::SUGGESTION_REPLY, reply.as_str());
+                tx.add(suggestion.id, attrs.suggestion_reply, reply.as_str());
             }
             tx.extend(stamped.clone());
             Ok((tx, ()))
@@ -498,8 +502,8 @@ fn shown_unchanged(
 
 /// The datom that takes a suggestion that is closing (accepted, declined,
 /// withdrawn or closed) out of its recipe's open ones.
-pub(super) fn closed(tx: &mut Transaction, suggestion: &Suggestion) {
-    tx.retract_all(suggestion.id, A::SUGGESTION_OPEN_TO);
+pub(super) fn closed(tx: &mut Transaction, suggestion: &Suggestion, attrs: &Attrs) {
+    tx.retract_all(suggestion.id, attrs.suggestion_open_to);
 }
 
 /// The datoms that move a fork's open suggestion's base to its parent's
@@ -511,10 +515,19 @@ pub(super) fn follow_base(
     base: VersionNumber,
     tx: &mut Transaction,
 ) -> Result<(), DomainError> {
+    let attrs = &view.attrs;
     for open in open_from(view, fork)? {
-        tx.add(open.id, A::SUGGESTION_BASE_VERSION, i64::from(base.get()));
+        tx.add(
+            open.id,
+            attrs.suggestion_base_version,
+            i64::from(base.get()),
+        );
         if let Some(v) = open.base_fork_version {
-            tx.retract(open.id, A::SUGGESTION_BASE_FORK_VERSION, i64::from(v.get()));
+            tx.retract(
+                open.id,
+                attrs.suggestion_base_fork_version,
+                i64::from(v.get()),
+            );
         }
     }
     Ok(())
@@ -532,8 +545,9 @@ pub(super) fn follow_fork(
     base: Option<VersionNumber>,
     tx: &mut Transaction,
 ) -> Result<(), DomainError> {
+    let attrs = &view.attrs;
     for open in open_from(view, fork)? {
-        tx.add(open.id, A::SUGGESTION_FROM_VERSION, version);
+        tx.add(open.id, attrs.suggestion_from_version, version);
     }
     if let Some(base) = base {
         follow_base(view, fork, base, tx)?;
