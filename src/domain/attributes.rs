@@ -8,8 +8,8 @@
 //! on that layout (`attrs`), so a row is never moved and a new one is
 //! appended. From the table come the schema `site_schema` installs, the
 //! `Attrs` of ids resolved once per store, by which every read and every
-//! write names an attribute (`attrs.slug`: a transaction carries the id,
-//! never a string, and the writer looks nothing up), the typed rows
+//! write names an attribute of the domain (`attrs.slug`: a transaction
+//! carries the id, never a string, and the writer looks nothing up), the typed rows
 //! (`A::SLUG`) for what needs the row itself, the schema.org names readers
 //! and the JSON-LD shape (`schema_org`), and `content::FIELDS`, the rows
 //! with a field's part, in the table's order, which drive reads, writes,
@@ -26,13 +26,11 @@
 //! is one the `testing` feature adds, and a test sees it everywhere
 //! (`writing::a_field_added_to_the_table_is_everywhere_a_field_is`).
 
-use std::ops::Deref;
-
 use super::content::{Field, FormPlace, Slot};
 use crate::store::{Cardinality, EntityId, Unique, ValueType};
 
-/// One attribute as the table declares it. It stands for its ident
-/// (`Deref` to `str`) wherever a transaction names an attribute.
+/// One attribute as the table declares it. A transaction does not take
+/// it: a write names the attribute by its id in this store (`Attrs`).
 #[derive(Debug, PartialEq, Eq)]
 pub struct Attr {
     /// The table's name for it: its member of `Attrs`, and for a field,
@@ -86,16 +84,9 @@ pub mod schema_org {
     pub const IN_LANGUAGE: &str = A::LANGUAGE.property();
 }
 
-impl Deref for Attr {
-    type Target = str;
-
-    fn deref(&self) -> &str {
-        self.ident
-    }
-}
-
-/// The table's attributes by name, for writes: `tx.add(e, A::TITLE, t)`.
-/// Not a value: only a place for the names.
+/// The table's rows by name, for what needs the row itself (its ident,
+/// its schema.org name, a field's part): `A::TITLE`. Not a value: only a
+/// place for the names.
 pub enum A {}
 
 /// `(unique, index, component)` of a row's kind.

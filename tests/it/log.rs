@@ -1473,6 +1473,12 @@ fn a_keyspace_in_the_log_remembers_lasting_values_and_forgets_what_it_removes() 
     );
     assert_eq!(things.remembered(), Some(0));
 
+    // A value its reader does not call settled is read, not remembered.
+    things.insert(b"p", b"passing").unwrap();
+    let read = things.get_lasting_if(b"p", |v| v != b"passing").unwrap();
+    assert_eq!(read.as_deref(), Some(&b"passing"[..]));
+    assert_eq!(things.remembered(), Some(0), "not settled: not remembered");
+
     let alone = Store::temporary().unwrap();
     let kept_here = alone.keyspace("things").unwrap().remembering(1 << 20);
     kept_here.insert(b"a", b"apple").unwrap();
@@ -1481,4 +1487,39 @@ fn a_keyspace_in_the_log_remembers_lasting_values_and_forgets_what_it_removes() 
         Some(&b"apple"[..])
     );
     assert_eq!(kept_here.remembered(), None);
+}
+
+/// A node that reads a named picture while another node's collection has
+/// marked it (before that collection finds it named and puts its size
+/// back) does not keep the mark: the picture is served again once its
+/// size is back.
+#[test]
+fn a_named_picture_read_while_marked_for_collection_is_not_remembered_as_gone() {
+    let url = fresh_database();
+    let nodes = nodes_on(&url, 2);
+    let bytes = crate::pictures::picture_file(640, 480, image::ImageFormat::Png);
+    let mut picture = nodes[0].1.add_picture(&bytes, "ann").unwrap();
+    picture.alt = "A bowl of dal".into();
+    let mut with_picture = content("Dal");
+    with_picture.picture = Some(picture.clone());
+    nodes[0]
+        .1
+        .create(&slug("dal"), with_picture, &Change::by("ann", "first"))
+        .unwrap();
+    nodes[1].0.catch_up().unwrap();
+    let pictures = nodes[0].0.keyspace("pictures").unwrap();
+    let size = pictures.get(picture.hash.as_bytes()).unwrap().unwrap();
+    // What a collection on node 0 leaves while it looks for a version
+    // naming the picture.
+    pictures
+        .insert(picture.hash.as_bytes(), b"collecting")
+        .unwrap();
+    assert_eq!(nodes[1].1.picture_kept(&picture.hash).unwrap(), None);
+    pictures.insert(picture.hash.as_bytes(), &size).unwrap();
+    let kept = nodes[1].1.picture_kept(&picture.hash).unwrap();
+    assert_eq!(
+        kept.map(|p| (p.width, p.height)),
+        Some((picture.width, picture.height)),
+        "the size put back is served"
+    );
 }

@@ -66,7 +66,8 @@ pub enum OpenError {
     UnfinishedImport(String),
     /// The store was opened on a log (`StoreConfig::following`) and could
     /// not follow it: another log's store, one with transactions the log
-    /// lacks, or the log out of reach.
+    /// lacks (refused, the store as it was), or the log out of reach (see
+    /// `StoreConfig::following`).
     #[error(transparent)]
     FollowingLog(TransactError),
 }

@@ -19,10 +19,11 @@
 //! one set of sessions, passwords and pictures; each write is durable there
 //! when it returns. Nothing of them is kept on the node, but the values a
 //! caller says never change under their key (`Keyspace::get_lasting`), up
-//! to the bytes it allows (`Keyspace::remembering`, `lasting`): a picture's
-//! size record changes as it is collected, and a copy another node could
-//! not clear would serve what was taken away. A store that followed a log,
-//! opened without it, writes no keyspace (as it writes no transaction).
+//! to the bytes it allows (`Keyspace::remembering`, `lasting`): another
+//! node's write is not seen here, so a copy of a value that changes (a
+//! session, a picture's size record while it may be collected) would
+//! serve what was taken away. A store that followed a log, opened without
+//! it, writes no keyspace (as it writes no transaction).
 
 use sled::IVec;
 
@@ -180,15 +181,27 @@ impl Keyspace {
     /// is a round trip to the log's database once. Another node's removal
     /// is not seen until the value is evicted here.
     pub fn get_lasting(&self, key: &[u8]) -> Result<Option<IVec>, StorageError> {
+        self.get_lasting_if(key, |_| true)
+    }
+
+    /// `get_lasting` for a key whose value is lasting only once `settled`
+    /// says so (a record that holds a passing state first): a value not
+    /// settled is read, and never remembered.
+    pub fn get_lasting_if(
+        &self,
+        key: &[u8],
+        settled: impl Fn(&[u8]) -> bool,
+    ) -> Result<Option<IVec>, StorageError> {
         let Some(lasting) = &self.lasting else {
             return self.get(key);
         };
         if let Some(value) = lasting.get(key) {
             return Ok(Some(value));
         }
+        let mark = lasting.mark();
         let value = self.get(key)?;
-        if let Some(value) = &value {
-            lasting.remember(key, value.clone());
+        if let Some(value) = value.as_ref().filter(|v| settled(v)) {
+            lasting.remember(key, value.clone(), mark);
         }
         Ok(value)
     }

@@ -97,7 +97,10 @@ impl StoreConfig {
     /// log's follower, caught up with it, and writes only through it. The
     /// opening refuses (`OpenError::FollowingLog`), with the store left as
     /// it was, when the store followed another log, holds transactions no
-    /// log has, or differs from the log at its newest transaction.
+    /// log has, or differs from the log at its newest transaction. A store
+    /// at genesis whose catching up fails (the log out of reach half way)
+    /// is left following the log with what it applied, and catches up the
+    /// rest at its next opening.
     pub fn following(mut self, log: Arc<dyn Log>) -> StoreConfig {
         self.log = Some(log);
         self

@@ -326,12 +326,15 @@ impl Recipes {
     }
 
     /// `picture`, for a picture a version names: its size record never
-    /// changes then (it is never collected), so a node that reads it from
-    /// its log remembers it, with the variants (`Keyspace::get_lasting`).
+    /// changes then, so a node that reads it from its log remembers it,
+    /// with the variants (`Keyspace::get_lasting`). Never the mark of a
+    /// collection under way (`unsaved_pictures::COLLECTING`): a collection
+    /// that finds the picture named puts its size back, which another
+    /// node would not see.
     pub(super) fn named_picture(&self, hash: &str) -> Result<Option<Picture>, DomainError> {
         let size = self
             .pictures
-            .get_lasting(hash.as_bytes())
+            .get_lasting_if(hash.as_bytes(), |size| size != unsaved_pictures::COLLECTING)
             .map_err(store_error)?;
         picture_of_size(hash, size)
     }
