@@ -397,11 +397,22 @@ impl DiffedContent {
 
 /// A recipe being read from its entity's datoms, one at a time: what
 /// each says, and the components and the parts of its picture and its
-/// fork until they are put together (`finish`).
+/// fork until they are put together into a `Recipe` (`finish`), which is
+/// made only then, with its content whole.
 struct RecipeRead {
-    recipe: Recipe,
-    /// What the recipe says, until it is put in `recipe` (`finish`).
+    id: RecipeId,
+    slug: Slug,
+    /// What the recipe says, until it is a `Content` (`finish`).
     content: ContentDraft,
+    author: Option<String>,
+    created_at: Option<Instant>,
+    updated_at: Option<Instant>,
+    version_count: u32,
+    retired: bool,
+    brought_in: Option<VersionNumber>,
+    kept_own: u32,
+    own_changes: Option<bool>,
+    contributors: Vec<String>,
     ingredients: Vec<EntityId>,
     steps: Vec<EntityId>,
     forked_from: Option<RecipeId>,
@@ -412,23 +423,19 @@ struct RecipeRead {
 impl RecipeRead {
     fn new(id: RecipeId) -> RecipeRead {
         RecipeRead {
-            recipe: Recipe {
-                id,
-                slug: Slug::from_title(""),
-                // Replaced by what the datoms say, in `finish`.
-                content: Content::stored(ContentDraft::default()),
-                author: None,
-                created_at: None,
-                updated_at: None,
-                version_count: 0,
-                retired: false,
-                forked_from: None,
-                brought_in: None,
-                kept_own: 0,
-                own_changes: None,
-                contributors: Vec::new(),
-            },
+            id,
+            // Replaced by the slug's datom, which every recipe has.
+            slug: Slug::from_title(""),
             content: ContentDraft::default(),
+            author: None,
+            created_at: None,
+            updated_at: None,
+            version_count: 0,
+            retired: false,
+            brought_in: None,
+            kept_own: 0,
+            own_changes: None,
+            contributors: Vec::new(),
             ingredients: Vec::new(),
             steps: Vec::new(),
             forked_from: None,
@@ -450,7 +457,6 @@ impl RecipeRead {
         v: &crate::store::Value,
     ) -> Result<(), DomainError> {
         let a = &snapshot.attrs;
-        let recipe = &mut self.recipe;
         let c = &mut self.content;
         if let Some(field) = a.field(attr) {
             field.read(c, v);
@@ -461,19 +467,19 @@ impl RecipeRead {
         let text = || v.as_str().map(str::to_owned);
         match attr {
             x if x == a.slug => {
-                recipe.slug = Slug::parse(v.as_str().unwrap_or("")).map_err(DomainError::from)?
+                self.slug = Slug::parse(v.as_str().unwrap_or("")).map_err(DomainError::from)?
             }
             x if x == a.title => c.title = text().unwrap_or_default(),
             x if x == a.tags => c.tags.extend(text()),
             x if x == a.ingredients => self.ingredients.extend(v.as_ref()),
             x if x == a.steps => self.steps.extend(v.as_ref()),
             x if x == a.author => {
-                recipe.author = v.as_ref().and_then(|u| snapshot.handle(u).ok().flatten())
+                self.author = v.as_ref().and_then(|u| snapshot.handle(u).ok().flatten())
             }
-            x if x == a.created_at => recipe.created_at = instant(v),
-            x if x == a.updated_at => recipe.updated_at = instant(v),
-            x if x == a.version_count => recipe.version_count = stored_count(v),
-            x if x == a.retired => recipe.retired = v.as_bool().unwrap_or(false),
+            x if x == a.created_at => self.created_at = instant(v),
+            x if x == a.updated_at => self.updated_at = instant(v),
+            x if x == a.version_count => self.version_count = stored_count(v),
+            x if x == a.retired => self.retired = v.as_bool().unwrap_or(false),
             x if x == a.forked_from => self.forked_from = v.as_ref().map(RecipeId::new),
             x if x == a.forked_at_version => {
                 self.forked_version = v
@@ -482,15 +488,15 @@ impl RecipeRead {
                     .unwrap_or(VersionNumber::FIRST)
             }
             x if x == a.merged_at_version => {
-                recipe.brought_in = v.as_long().and_then(VersionNumber::stored)
+                self.brought_in = v.as_long().and_then(VersionNumber::stored)
             }
             x if x == a.kept_own => {
-                recipe.kept_own = v.as_long().and_then(|n| u32::try_from(n).ok()).unwrap_or(0)
+                self.kept_own = v.as_long().and_then(|n| u32::try_from(n).ok()).unwrap_or(0)
             }
-            x if x == a.own_changes => recipe.own_changes = v.as_bool(),
+            x if x == a.own_changes => self.own_changes = v.as_bool(),
             x if x == a.contributor => {
                 if let Some(handle) = v.as_ref().and_then(|u| snapshot.handle(u).ok().flatten()) {
-                    recipe.contributors.push(handle);
+                    self.contributors.push(handle);
                 }
             }
             x if x == a.picture => self.picture.hash = v.as_str().unwrap_or("").to_owned(),
@@ -506,19 +512,31 @@ impl RecipeRead {
     /// steps read in their order.
     fn finish(self, snapshot: &Snapshot) -> Result<Recipe, DomainError> {
         let a = &snapshot.attrs;
-        let (mut recipe, mut content) = (self.recipe, self.content);
+        let mut content = self.content;
         if !self.picture.hash.is_empty() {
             content.picture = Some(self.picture);
         }
-        recipe.forked_from = self.forked_from.map(|p| (p, self.forked_version));
         content.ingredients =
             snapshot.components(&self.ingredients, a.ingredient_position, |e| {
                 Ok(snapshot.string(e, a.ingredient_line)?.unwrap_or_default())
             })?;
         content.steps = snapshot.components(&self.steps, a.step_position, |e| snapshot.step(e))?;
-        // Not parsed again: it was when it was written (`Content::stored`).
-        recipe.content = Content::stored(content);
-        Ok(recipe)
+        Ok(Recipe {
+            id: self.id,
+            slug: self.slug,
+            // Not parsed again: it was when it was written (`Content::stored`).
+            content: Content::stored(content),
+            author: self.author,
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+            version_count: self.version_count,
+            retired: self.retired,
+            forked_from: self.forked_from.map(|p| (p, self.forked_version)),
+            brought_in: self.brought_in,
+            kept_own: self.kept_own,
+            own_changes: self.own_changes,
+            contributors: self.contributors,
+        })
     }
 }
 
