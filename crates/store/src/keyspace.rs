@@ -99,7 +99,7 @@ trait Keeper<'a> {
         new: Option<&[u8]>,
     ) -> Result<bool, TransactError>;
     /// Removes `keys`, durably: how many were there.
-    fn remove(&self, keys: Vec<Vec<u8>>) -> Result<usize, TransactError>;
+    fn remove(&self, keys: &[Vec<u8>]) -> Result<usize, TransactError>;
     /// Every key and value that starts with `prefix`, in key order.
     fn scan(&self, prefix: &[u8]) -> Scan<'a>;
 }
@@ -281,7 +281,7 @@ impl Keyspace {
     ) -> Result<usize, TransactError> {
         self.writable()?;
         let keys: Vec<Vec<u8>> = keys.into_iter().collect();
-        let removed = self.keeper().remove(keys.clone());
+        let removed = self.keeper().remove(&keys);
         self.forget(keys.iter().map(Vec::as_slice));
         removed
     }
@@ -344,7 +344,7 @@ impl<'a> Keeper<'a> for InSled<'a> {
         Ok(swapped)
     }
 
-    fn remove(&self, keys: Vec<Vec<u8>>) -> Result<usize, TransactError> {
+    fn remove(&self, keys: &[Vec<u8>]) -> Result<usize, TransactError> {
         let mut removed = Vec::new();
         for key in keys {
             if let Some(old) = self.0.tree.remove(key.as_slice())? {
@@ -397,8 +397,8 @@ impl<'a> Keeper<'a> for InLog<'a> {
         Ok(self.shared.swap(self.name, key, old, new)?)
     }
 
-    fn remove(&self, keys: Vec<Vec<u8>>) -> Result<usize, TransactError> {
-        Ok(self.shared.remove(self.name, &keys)?)
+    fn remove(&self, keys: &[Vec<u8>]) -> Result<usize, TransactError> {
+        Ok(self.shared.remove(self.name, keys)?)
     }
 
     fn scan(&self, prefix: &[u8]) -> Scan<'a> {

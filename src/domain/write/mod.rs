@@ -296,7 +296,7 @@ impl Recipes {
             prepared.hash.clone().into_bytes(),
             format!("{} {}", prepared.width, prepared.height).into_bytes(),
         ));
-        self.pictures()?
+        self.pictures
             .insert_all(&entries)
             .map_err(crate::store::StoreError::from)?;
         Ok(Picture {
@@ -312,7 +312,7 @@ impl Recipes {
         if !pictures::is_hash(hash) {
             return Ok(None);
         }
-        let size = self.pictures()?.get(hash.as_bytes()).map_err(store_error)?;
+        let size = self.pictures.get(hash.as_bytes()).map_err(store_error)?;
         picture_of_size(hash, size)
     }
 
@@ -346,7 +346,7 @@ impl Recipes {
             return Ok(None);
         }
         let key = variant_key(hash, name);
-        let bytes = self.pictures()?.get_lasting(&key).map_err(store_error)?;
+        let bytes = self.pictures.get_lasting(&key).map_err(store_error)?;
         Ok(bytes.map(|bytes| bytes.to_vec()))
     }
 
@@ -354,10 +354,6 @@ impl Recipes {
     /// without one).
     pub fn cached_pictures(&self) -> Option<usize> {
         self.pictures.remembered()
-    }
-
-    fn pictures(&self) -> Result<&Keyspace, DomainError> {
-        Ok(&self.pictures)
     }
 
     /// Refuses content whose picture is not stored: checked in the writer,
