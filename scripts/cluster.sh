@@ -114,14 +114,9 @@ command -v psql >/dev/null || install_packages postgresql-client
 psql "$server" -qc "CREATE DATABASE $database" >/dev/null ||
     die "could not make a database at $server (set FORKFUL_PG_URL to a PostgreSQL server)"
 
-if [[ -n ${BIN:-} ]]; then
-    bin=$BIN
-    [[ -x $bin ]] || die "BIN=$bin is not an executable"
-else
-    log "building (cargo build --release --locked)"
-    cargo build --release --locked --quiet
-    bin=${CARGO_TARGET_DIR:-$PWD/target}/release/forkful
-fi
+# shellcheck source=scripts/binary.sh
+source scripts/binary.sh
+forkful_binary
 run_header "cluster" "$bin"
 echo "runs:     $ROUNDS rounds of $DURATION s each, $CONNECTIONS wrk connections, $WORKERS workers a node, $RATE writes/s"
 echo "catalog:  $RECIPES full synthetic recipes"

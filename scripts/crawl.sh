@@ -64,14 +64,9 @@ for tool in wrk curl; do
     command -v "$tool" >/dev/null || die "could not install $tool"
 done
 
-if [[ -n ${BIN:-} ]]; then
-    bin=$BIN
-    [[ -x $bin ]] || die "BIN=$bin is not an executable"
-else
-    log "building (cargo build --release --locked)"
-    cargo build --release --locked --quiet
-    bin=${CARGO_TARGET_DIR:-$root/target}/release/forkful
-fi
+# shellcheck source=scripts/binary.sh
+source scripts/binary.sh
+forkful_binary
 
 data=${DATA:-}
 if [[ -z $data ]]; then

@@ -162,15 +162,13 @@ echo
 
 # --- build and start the server ---------------------------------------------
 
+# shellcheck source=scripts/binary.sh
+source scripts/binary.sh
+forkful_binary
 if [[ -n ${BIN:-} ]]; then
-    bin=$BIN
-    [[ -x $bin ]] || die "BIN=$bin is not an executable"
     # The binary may be another commit's: say which ran.
     commit="$commit (this tree), binary $bin"
 else
-    log "building (cargo build --release --locked)"
-    cargo build --release --locked --quiet
-    bin=${CARGO_TARGET_DIR:-$root/target}/release/forkful
     [[ -x $bin ]] || die "no binary at $bin"
 fi
 
