@@ -49,6 +49,8 @@ pub struct Config {
     /// How many nodes serve the site: each takes its share of the rate
     /// limits (`Site::with_nodes`).
     pub nodes: u32,
+    /// How the site federates with others (ActivityPub).
+    pub federation: crate::federation::Settings,
 }
 
 /// How long a slow client may take: past these, the request is answered
@@ -167,8 +169,15 @@ pub fn build(config: &Config, recipes: Recipes) -> io::Result<Running> {
             .with_body_deadline(config.timeouts.request_body)
             .with_health_limits(config.health)
             .with_session_recheck(config.session_recheck)
-            .with_nodes(config.nodes),
+            .with_nodes(config.nodes)
+            .with_federation(config.federation.clone()),
     );
+    // Deliveries to other sites go out from a thread of their own, from
+    // the start: what was queued before a restart is sent again.
+    match site.federated() {
+        Ok(federated) => crate::federation::delivery::start(std::sync::Arc::downgrade(federated))?,
+        Err(error) => tracing::error!(%error, "federation is not available"),
+    }
     crate::web::sweep(std::sync::Arc::downgrade(&site.clone().into_inner()))?;
     // The search index follows the store from the start, not from the
     // first search (which would wait for its catching up).

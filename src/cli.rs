@@ -306,6 +306,20 @@ pub struct ServeArgs {
     /// what one node would.
     #[arg(long, env = "FORKFUL_NODES", value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub nodes: u32,
+    /// A site nothing is taken from or sent to over ActivityPub (a host;
+    /// the hosts under it are blocked too; repeat the flag, or separate
+    /// them with commas).
+    #[arg(
+        long = "block-domain",
+        env = "FORKFUL_BLOCK_DOMAINS",
+        value_name = "HOST",
+        value_delimiter = ','
+    )]
+    pub blocked_domains: Vec<String>,
+    /// How many seconds after a failed delivery to another site it is
+    /// tried again (doubled after each failure, up to six hours).
+    #[arg(long, env = "FORKFUL_DELIVERY_RETRY", value_name = "SECONDS", default_value_t = crate::federation::RETRY_AFTER.as_secs_f64())]
+    pub delivery_retry: f64,
 }
 
 /// The in-memory caches' budget unless `--memory-mb` says otherwise: 128
@@ -357,6 +371,12 @@ fn serve(args: ServeArgs, out: &mut impl Write) -> Result<()> {
         },
         session_recheck: Duration::from_secs(args.session_recheck),
         nodes: args.nodes,
+        federation: crate::federation::Settings {
+            blocked: args.blocked_domains,
+            retry_after: Duration::try_from_secs_f64(args.delivery_retry)
+                .context("--delivery-retry is a number of seconds")?,
+            ..crate::federation::Settings::default()
+        },
     };
     serve_until_stopped(store, &config, args.log_json, out)
 }

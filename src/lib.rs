@@ -14,6 +14,8 @@
 //! - `seed`: the demo fixture and synthetic catalogs.
 //! - `import`: recipes brought in from other sites' pages (schema.org
 //!   JSON-LD and microdata), and fetching those pages safely.
+//! - `federation`: ActivityPub with other sites: HTTP signatures, the
+//!   inbox, and deliveries sent off the page workers.
 //! - `views`: maud views, pure functions from view models to markup;
 //!   Markdown, JSON-LD, feeds.
 //! - `web`: actix-web: the URL table, thin handlers, caching headers,
@@ -26,6 +28,7 @@ pub mod app;
 pub mod assets;
 pub mod cli;
 pub mod domain;
+pub mod federation;
 pub mod import;
 pub mod seed;
 pub mod views;

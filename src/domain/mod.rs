@@ -30,6 +30,7 @@ mod attributes;
 mod attrs;
 pub mod content;
 pub mod diff;
+pub mod federation;
 mod ids;
 pub mod import_check;
 pub mod ingredient;

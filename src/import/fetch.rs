@@ -56,6 +56,11 @@ pub enum FetchError {
     Status(u16),
     #[error("the address is not a web page (it is {0})")]
     NotHtml(String),
+    #[error("the document is larger than {} MiB", MAX_DOCUMENT_BYTES / (1024 * 1024))]
+    DocumentTooLarge,
+    /// An answer to a fetch of an ActivityStreams document that is not JSON.
+    #[error("the address is not an ActivityStreams document (it is {0})")]
+    NotDocument(String),
     #[error("the picture is larger than {} MiB", MAX_UPLOAD_BYTES / (1024 * 1024))]
     PictureTooLarge,
     /// An answer whose type is not `image/*`; its bytes are not read.
@@ -193,12 +198,79 @@ impl Fetcher {
         Ok(body)
     }
 
+    /// A fetcher with the same rules and places of its own: federation's
+    /// fetches and deliveries do not take the places of cooks' imports.
+    pub fn apart(&self) -> Fetcher {
+        Fetcher::new(self.allow)
+    }
+
+    /// The ActivityStreams document at `address` (JSON, at most
+    /// `MAX_DOCUMENT_BYTES`), asked for with its media type and signed by
+    /// `sign` (given the address, redirects' included), with every check
+    /// a page's fetch has: where it ended up after redirects, and its text.
+    pub fn fetch_document(
+        &self,
+        address: &str,
+        sign: &dyn SignRequest,
+    ) -> Result<(String, String), FetchError> {
+        let _place = self.place()?;
+        let call = Call {
+            method: "GET",
+            accept: ACTIVITY_ACCEPT,
+            body: None,
+            sign,
+        };
+        let (at, body) =
+            self.send_by(address, Wanted::Document, &call, Instant::now() + TIMEOUT)?;
+        Ok((at, String::from_utf8_lossy(&body).into_owned()))
+    }
+
+    /// POSTs the activity `body` to the inbox at `address`, signed by
+    /// `sign`, with every check a fetch has; redirects are not followed (a
+    /// signed delivery is for the address it names). Ok once the inbox
+    /// answered 2xx.
+    pub fn post_document(
+        &self,
+        address: &str,
+        body: &[u8],
+        sign: &dyn SignRequest,
+    ) -> Result<(), FetchError> {
+        let _place = self.place()?;
+        let call = Call {
+            method: "POST",
+            accept: ACTIVITY_ACCEPT,
+            body: Some(body),
+            sign,
+        };
+        self.send_by(address, Wanted::Answer, &call, Instant::now() + TIMEOUT)
+            .map(drop)
+    }
+
     /// What `wanted` is at `address`, fetched by `deadline`: where it ended
     /// up after redirects, and its bytes.
     fn fetch_by(
         &self,
         address: &str,
         wanted: Wanted,
+        deadline: Instant,
+    ) -> Result<(String, Vec<u8>), FetchError> {
+        let unsigned = |_: &url::Url, _: Option<&[u8]>| Vec::new();
+        let call = Call {
+            method: "GET",
+            accept: "*/*",
+            body: None,
+            sign: &unsigned,
+        };
+        self.send_by(address, wanted, &call, deadline)
+    }
+
+    /// `call` to `address`, for `wanted`, by `deadline`: where it ended up
+    /// after redirects (a GET's), and the answer's bytes.
+    fn send_by(
+        &self,
+        address: &str,
+        wanted: Wanted,
+        call: &Call,
         deadline: Instant,
     ) -> Result<(String, Vec<u8>), FetchError> {
         let allow = self.allow;
@@ -227,12 +299,23 @@ impl Fetcher {
             if left.is_zero() {
                 return Err(unreachable());
             }
-            let response = match agent.request_url("GET", &at).timeout(left).call() {
+            let mut request = agent
+                .request_url(call.method, &at)
+                .timeout(left)
+                .set("accept", call.accept);
+            for (name, value) in (call.sign)(&at, call.body) {
+                request = request.set(name, &value);
+            }
+            let sent = match call.body {
+                Some(body) => request.set("content-type", ACTIVITY_JSON).send_bytes(body),
+                None => request.call(),
+            };
+            let response = match sent {
                 Ok(response) => response,
                 Err(ureq::Error::Status(code, _)) => return Err(FetchError::Status(code)),
                 Err(ureq::Error::Transport(t)) => return Err(transport(&t, &host)),
             };
-            if (300..400).contains(&response.status()) {
+            if (300..400).contains(&response.status()) && call.body.is_none() {
                 let location = response
                     .header("location")
                     .ok_or(FetchError::Status(response.status()))?;
@@ -241,6 +324,11 @@ impl Fetcher {
                     .map_err(|_| FetchError::BadUrl(location.to_owned()))?;
                 at = checked_url(next.as_str(), allow)?;
                 continue;
+            }
+            if !(200..300).contains(&response.status()) {
+                // A delivery redirected, or any other answer that is not
+                // success (ureq calls only 4xx and 5xx errors).
+                return Err(FetchError::Status(response.status()));
             }
             wanted.check_type(response.content_type())?;
             let mut body = Vec::new();
@@ -258,6 +346,32 @@ impl Fetcher {
     }
 }
 
+/// What signs a request: given its address and body, the headers to add
+/// (none, for an unsigned fetch).
+pub trait SignRequest: Fn(&url::Url, Option<&[u8]>) -> Vec<(&'static str, String)> {}
+
+impl<F: Fn(&url::Url, Option<&[u8]>) -> Vec<(&'static str, String)>> SignRequest for F {}
+
+/// The media type an activity is sent as.
+const ACTIVITY_JSON: &str = "application/activity+json";
+/// What a fetch of an ActivityStreams document asks for.
+const ACTIVITY_ACCEPT: &str =
+    "application/activity+json, application/ld+json; profile=\"https://www.w3.org/ns/activitystreams\"";
+/// The most an ActivityStreams document may weigh, in bytes: an actor or a
+/// recipe is a few kilobytes.
+pub const MAX_DOCUMENT_BYTES: u64 = 1024 * 1024;
+/// The most of an inbox's answer to a delivery that is read.
+const MAX_ANSWER_BYTES: u64 = 64 * 1024;
+
+/// A request a fetch makes: its method, what it accepts, its body, and
+/// the headers that sign it for an address.
+struct Call<'a> {
+    method: &'static str,
+    accept: &'static str,
+    body: Option<&'a [u8]>,
+    sign: &'a dyn SignRequest,
+}
+
 /// What a fetch is for, which decides what answer it takes and how large.
 #[derive(Debug, Clone, Copy)]
 enum Wanted {
@@ -266,6 +380,10 @@ enum Wanted {
     /// A picture to store: `image/*`, at most `MAX_UPLOAD_BYTES`, as an
     /// uploaded one may be.
     Picture,
+    /// An ActivityStreams document: JSON, at most `MAX_DOCUMENT_BYTES`.
+    Document,
+    /// An inbox's answer to a delivery: anything, mostly empty.
+    Answer,
 }
 
 impl Wanted {
@@ -273,13 +391,16 @@ impl Wanted {
         match self {
             Wanted::Page => MAX_PAGE_BYTES,
             Wanted::Picture => MAX_UPLOAD_BYTES as u64,
+            Wanted::Document => MAX_DOCUMENT_BYTES,
+            Wanted::Answer => MAX_ANSWER_BYTES,
         }
     }
 
     fn too_large(self) -> FetchError {
         match self {
-            Wanted::Page => FetchError::TooLarge,
+            Wanted::Page | Wanted::Answer => FetchError::TooLarge,
             Wanted::Picture => FetchError::PictureTooLarge,
+            Wanted::Document => FetchError::DocumentTooLarge,
         }
     }
 
@@ -291,6 +412,9 @@ impl Wanted {
             Wanted::Page => Err(FetchError::NotHtml(kind.to_owned())),
             Wanted::Picture if kind.to_ascii_lowercase().starts_with("image/") => Ok(()),
             Wanted::Picture => Err(FetchError::NotPicture(kind.to_owned())),
+            Wanted::Document if kind.contains("json") => Ok(()),
+            Wanted::Document => Err(FetchError::NotDocument(kind.to_owned())),
+            Wanted::Answer => Ok(()),
         }
     }
 }

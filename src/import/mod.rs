@@ -21,7 +21,10 @@ mod nesting;
 mod stated_times;
 mod text;
 
-pub use fetch::{FetchError, FetchPlace, Fetcher, MAX_FETCHES, MAX_PAGE_BYTES, MAX_REDIRECTS};
+pub use fetch::{
+    FetchError, FetchPlace, Fetcher, SignRequest, MAX_DOCUMENT_BYTES, MAX_FETCHES, MAX_PAGE_BYTES,
+    MAX_REDIRECTS,
+};
 
 use crate::domain::{Content, ContentDraft, Minutes, Source};
 use microdata::Markup;

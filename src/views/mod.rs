@@ -13,6 +13,7 @@
 //! - `feeds`: Atom, the sitemap and robots.txt.
 
 pub mod account;
+pub mod activitypub;
 pub mod catalog;
 pub mod cook;
 pub mod diff;
@@ -40,6 +41,12 @@ use crate::domain::{Instant, Step};
 /// The path of a recipe's page.
 pub fn recipe_path(slug: &str) -> String {
     format!("/recipes/{slug}")
+}
+
+/// `text` percent-encoded to sit in a URL's fragment (an activity's id
+/// made from another's).
+pub fn url_fragment(text: &str) -> String {
+    utf8_percent_encode(text, NON_ALPHANUMERIC).to_string()
 }
 
 /// The path of one version of a recipe.

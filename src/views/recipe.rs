@@ -624,23 +624,27 @@ pub fn page(page: &RecipePage, json_ld: Option<String>) -> Markup {
     layout::page(&head, article(page))
 }
 
-/// The recipe page, with its amounts at the model's scale and its JSON-LD
-/// (which stays the recipe as written).
-pub fn show(base_url: &str, memos: &Memos, model: &RecipeShow) -> Markup {
-    let scale = model.scale;
-    let r = &model.recipe;
-    let url = format!("{base_url}{}", recipe_path(r.slug.as_str()));
-    // A fork is based on its parent's version it is in step with (the
-    // newest it brought in, or forked); a recipe brought in from another
-    // site, on that site's page.
-    let based_on = model
+/// The address a recipe is based on: for a fork, its parent's version it
+/// is in step with (the newest it brought in, or forked); for a recipe
+/// brought in from another site, that site's page.
+pub fn based_on(base_url: &str, model: &RecipeShow) -> Option<String> {
+    model
         .lineage
         .parent()
         .map(|p| {
             let since = model.apart.map_or(p.version, |a| a.since);
             format!("{base_url}{}", version_path(&p.slug, since))
         })
-        .or_else(|| model.lineage.source.as_ref().map(|s| s.url.clone()));
+        .or_else(|| model.lineage.source.as_ref().map(|s| s.url.clone()))
+}
+
+/// The recipe page, with its amounts at the model's scale and its JSON-LD
+/// (which stays the recipe as written).
+pub fn show(base_url: &str, memos: &Memos, model: &RecipeShow) -> Markup {
+    let scale = model.scale;
+    let r = &model.recipe;
+    let url = format!("{base_url}{}", recipe_path(r.slug.as_str()));
+    let based_on = based_on(base_url, model);
     let json_ld = structured_data::recipe(
         &r.content,
         &RecipeFacts {

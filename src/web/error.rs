@@ -51,6 +51,10 @@ pub enum WebError {
     /// answered as its first send was, with a redirect to `to`.
     #[error("saved already, at {to}")]
     SavedBefore { to: String },
+    /// A request from another site whose signature is missing, does not
+    /// verify, or is by a key that could not be had.
+    #[error("{0}")]
+    Unauthorized(String),
     /// The request is not allowed: a form from elsewhere, a missing or
     /// wrong form token, another cook's recipe.
     #[error("{0}")]
@@ -130,6 +134,7 @@ impl ResponseError for WebError {
             WebError::BadRequest(_) => StatusCode::BAD_REQUEST,
             WebError::Gone(_) => StatusCode::GONE,
             WebError::Forbidden(_) => StatusCode::FORBIDDEN,
+            WebError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             WebError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             WebError::TimedOut(_) => StatusCode::REQUEST_TIMEOUT,
             WebError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
@@ -157,6 +162,7 @@ impl ResponseError for WebError {
             WebError::BadRequest(m) => ("Bad request", m.as_str()),
             WebError::Gone(m) => ("Gone", m.as_str()),
             WebError::Forbidden(m) => ("Not allowed", m.as_str()),
+            WebError::Unauthorized(m) => ("Not signed", m.as_str()),
             WebError::TooLarge(m) => ("Too large", m.as_str()),
             WebError::TimedOut(m) => ("Too slow", m.as_str()),
             WebError::MethodNotAllowed { message, .. } => ("Not here", message.as_str()),

@@ -12,6 +12,7 @@ pub mod caches;
 pub mod catalog;
 pub mod client_address;
 pub mod error;
+pub mod federation;
 mod feeds;
 pub mod form_handling;
 pub mod health;
@@ -82,6 +83,12 @@ pub struct Site {
     /// How long a session checked in the log's database is believed
     /// before it is checked again (`domain::session_memo`).
     session_recheck: std::time::Duration,
+    /// ActivityPub, opened on first use (`serve` opens it at start, and
+    /// starts its deliveries); why not, if it cannot be.
+    federated: std::sync::OnceLock<Result<std::sync::Arc<crate::federation::Federated>, String>>,
+    federation_settings: crate::federation::Settings,
+    /// Inboxes' checks and key pairs being made, off the workers.
+    federation_work: blocking::Gate,
 }
 
 /// How long a request's body may take after its head unless told
@@ -118,7 +125,43 @@ impl Site {
             search: std::sync::OnceLock::new(),
             health_limits: health::HealthLimits::default(),
             session_recheck: crate::domain::accounts::SESSION_RECHECK,
+            federated: std::sync::OnceLock::new(),
+            federation_settings: crate::federation::Settings::default(),
+            federation_work: blocking::Gate::new(
+                4,
+                std::time::Duration::from_secs(10),
+                "taking activities from other sites",
+            ),
         }
+    }
+
+    /// This site federating as `settings` say.
+    pub fn with_federation(mut self, settings: crate::federation::Settings) -> Site {
+        self.federation_settings = settings;
+        self
+    }
+
+    /// What the site federates with, opened (with the fetcher it has
+    /// then) on first use.
+    pub fn federated(&self) -> Result<&std::sync::Arc<crate::federation::Federated>, WebError> {
+        self.federated
+            .get_or_init(|| {
+                crate::federation::Federated::new(
+                    &self.recipes,
+                    &self.base_url,
+                    &self.fetcher,
+                    self.federation_settings.clone(),
+                )
+                .map(std::sync::Arc::new)
+                .map_err(|e| e.to_string())
+            })
+            .as_ref()
+            .map_err(|why| WebError::Busy(format!("Federation is not available: {why}.")))
+    }
+
+    /// The gate federation's work off the workers waits at.
+    pub fn federation_work(&self) -> &blocking::Gate {
+        &self.federation_work
     }
 
     /// This site as one of `nodes` nodes serving one log: each of its
@@ -357,6 +400,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     site_pages(cfg);
     writing(cfg);
     accounts(cfg);
+    federating(cfg);
     cfg.default_service(web::to(not_found));
 }
 
@@ -397,6 +441,8 @@ fn site_pages(cfg: &mut web::ServiceConfig) {
         .service(plain("/healthz", health::healthz))
         .service(plain("/metrics", metrics::serve))
         .service(page("/cooks/{handle}", pages::cook))
+        .service(page("/cooks/{handle}/outbox", federation::outbox))
+        .service(plain("/cooks/{handle}/followers", federation::followers))
         .service(page(
             "/cooks/{handle}/suggestions.xml",
             feeds::cook_suggestions,
@@ -459,6 +505,25 @@ fn accounts(cfg: &mut web::ServiceConfig) {
         .service(form_post("/logout/everywhere", account::log_out_everywhere))
         .service(page("/account", account::account_page))
         .service(form_post("/account/password", account::change_password));
+}
+
+/// Other sites' addresses: discovery, the site's actor, the inboxes.
+fn federating(cfg: &mut web::ServiceConfig) {
+    let activity = || web::PayloadConfig::new(crate::federation::inbox::MAX_ACTIVITY_BYTES);
+    cfg.service(plain("/.well-known/webfinger", federation::webfinger))
+        .service(plain("/.well-known/nodeinfo", federation::nodeinfo_links))
+        .service(plain("/nodeinfo/2.1", federation::nodeinfo))
+        .service(plain("/actor", federation::site_actor))
+        .service(inbox("/inbox").app_data(activity()))
+        .service(inbox("/cooks/{handle}/inbox").app_data(activity()));
+}
+
+/// An inbox: POST only, no form token (other sites sign what they send).
+fn inbox(path: &'static str) -> actix_web::Resource {
+    web::resource(path)
+        .app_data(metrics::Route(path))
+        .route(web::post().to(federation::inbox))
+        .default_service(web::to(|req: HttpRequest| refuse_method(req, "POST")))
 }
 
 /// One address with a page (GET, and HEAD) and a form handler (POST): one

@@ -172,6 +172,9 @@ pub(super) async fn cook(
 ) -> Result<HttpResponse, WebError> {
     let handle = crate::domain::Slug::parse(&handle)
         .map_err(|_| WebError::NotFound(format!("There is no cook called {handle:?}.")))?;
+    if super::federation::wants_activity(&req) {
+        return super::federation::actor(site, &req, handle).await;
+    }
     respond::page(
         &site,
         &req,
@@ -179,4 +182,5 @@ pub(super) async fn cook(
         |snapshot| Ok(pages::cook_page(snapshot, &handle)?),
         |site, cook| Body::from(views::cook::page(cook, site.memos())),
     )
+    .map(super::federation::varies_by_accept)
 }

@@ -64,6 +64,9 @@ pub async fn show(
     params: web::Query<ScaleParams>,
 ) -> Result<HttpResponse, WebError> {
     let slug = parse_slug(&slug)?;
+    if super::federation::wants_activity(&req) {
+        return super::federation::recipe_object(&site, &req, &slug);
+    }
     let asked = params.parse()?;
     let read = |snapshot: &Snapshot| Ok(pages::recipe_show(snapshot, &slug, asked)?);
     let render = |site: &Site, model: &RecipeShow| {
@@ -77,6 +80,7 @@ pub async fn show(
         // pages people come back to out of the cache.
         respond::unkept_page(&site, &req, read, render)
     }
+    .map(super::federation::varies_by_accept)
 }
 
 pub async fn json(

@@ -61,6 +61,7 @@ fn serve(recipes: &Recipes, timeouts: Timeouts) -> SocketAddr {
         health: Default::default(),
         session_recheck: forkful::domain::accounts::SESSION_RECHECK,
         nodes: 1,
+        federation: Default::default(),
     };
     let recipes = recipes.clone();
     let (sender, addr) = mpsc::channel();

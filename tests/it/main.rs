@@ -72,6 +72,7 @@ mod durability;
 mod failover;
 mod family;
 mod faults;
+mod federation;
 mod fuzz;
 // Shared with the fuzz targets (fuzz/fuzz_targets), which include it too.
 #[path = "../support/fuzz_checks.rs"]

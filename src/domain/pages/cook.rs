@@ -67,3 +67,13 @@ pub fn cook_page(snapshot: &Snapshot, handle: &Slug) -> Result<CookPage, DomainE
         truncated,
     })
 }
+
+/// The name of the cook with `handle` if they have a page (a recipe of
+/// theirs not retired): who other sites may see and follow. A cook with
+/// nothing published is no one, as on their page.
+pub fn public_cook(snapshot: &Snapshot, handle: &Slug) -> Result<Option<String>, DomainError> {
+    let Some(name) = snapshot.cook_name(handle)? else {
+        return Ok(None);
+    };
+    Ok(has_a_page(snapshot, handle)?.then_some(name))
+}

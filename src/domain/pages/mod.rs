@@ -34,7 +34,7 @@ mod suggestions;
 mod version;
 
 pub use bring_in::{bring_in_show, BringIn, BringInShow, InStep};
-pub use cook::{cook_page, CookPage, COOK_PAGE_LIMIT};
+pub use cook::{cook_page, public_cook, CookPage, COOK_PAGE_LIMIT};
 pub use diff::{comparison, version_diff, Comparison, VersionDiff};
 pub use family::{family, Family, TreeNode};
 pub use history::{history, History, Origin, HISTORY_PAGE};

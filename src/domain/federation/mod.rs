@@ -1,0 +1,173 @@
+//! What this site keeps to speak ActivityPub with other sites: each
+//! cook's key pair, who follows whom from elsewhere, the activities
+//! already applied, and the deliveries still to make.
+//!
+//! All of it lives in keyspaces beside the accounts (in PostgreSQL on a
+//! cluster, so that every node signs with the same keys and sees the same
+//! followers and queue), written with compare-and-swap where two nodes
+//! could race: the first key pair made for a cook is the one kept, an
+//! activity id is applied once, a delivery is claimed by one node.
+
+mod announcements;
+mod deliveries;
+mod keys;
+
+pub use announcements::{announcements_since, outbox, Announcement, Happened};
+pub use deliveries::{Claimed, Deliveries, Delivery, Outcome, MAX_ATTEMPTS};
+pub use keys::{BadKey, KeyPair, PublicKey, KEY_BITS};
+
+use serde::{Deserialize, Serialize};
+
+use super::slug::Slug;
+use super::{DomainError, Recipes};
+use crate::store::Keyspace;
+
+/// The key pair the site itself signs with (its fetches of other sites'
+/// documents), kept under a name no handle can have.
+const SITE_KEY: &[u8] = b"site";
+
+/// Someone elsewhere who follows a cook here.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Follower {
+    /// Their actor's id (an address).
+    pub actor: String,
+    /// Where activities for them are sent: their site's shared inbox
+    /// where it has one, else their own.
+    pub inbox: String,
+    /// The id of the `Follow` that made them a follower (an `Undo` names it).
+    pub follow: String,
+}
+
+/// The domain's handle on what federation keeps.
+#[derive(Clone)]
+pub struct Federation {
+    /// `private/<handle>`: the cook's key pair (PKCS#8 PEM); `site`: the
+    /// site's own.
+    keys: Keyspace,
+    /// `<handle> <actor id>`: a `Follower`, as JSON.
+    followers: Keyspace,
+    /// `<activity id>`: when it was applied (milliseconds since the epoch).
+    seen: Keyspace,
+    deliveries: Deliveries,
+}
+
+impl Federation {
+    pub fn open(recipes: &Recipes) -> Result<Federation, DomainError> {
+        let store = recipes.store();
+        Ok(Federation {
+            keys: store.keyspace("actor-keys")?,
+            followers: store.keyspace("followers")?,
+            seen: store.keyspace("activities-seen")?,
+            deliveries: Deliveries::new(store.keyspace("deliveries")?),
+        })
+    }
+
+    pub fn deliveries(&self) -> &Deliveries {
+        &self.deliveries
+    }
+
+    /// The cook's key pair, made on first use: whichever node makes it
+    /// first, every node signs with that one. Making one is a fraction of
+    /// a second of a core: call this off the workers that serve pages.
+    pub fn key_pair(&self, handle: &Slug) -> Result<KeyPair, DomainError> {
+        self.key_pair_at(format!("private/{handle}").as_bytes())
+    }
+
+    /// The site's own key pair (`key_pair`'s, for the site's actor).
+    pub fn site_key_pair(&self) -> Result<KeyPair, DomainError> {
+        self.key_pair_at(SITE_KEY)
+    }
+
+    /// The public half of the cook's key, if one was made already.
+    pub fn made_key(&self, handle: &Slug) -> Result<Option<KeyPair>, DomainError> {
+        self.keys
+            .get(format!("private/{handle}").as_bytes())?
+            .map(|pem| read_pair(&pem))
+            .transpose()
+    }
+
+    fn key_pair_at(&self, key: &[u8]) -> Result<KeyPair, DomainError> {
+        if let Some(pem) = self.keys.get(key)? {
+            return read_pair(&pem);
+        }
+        let made = KeyPair::generate().map_err(|e| DomainError::Invalid(e.to_string()))?;
+        let pem = made
+            .to_pem()
+            .map_err(|e| DomainError::Invalid(e.to_string()))?;
+        if self
+            .keys
+            .compare_and_swap(key, None, Some(pem.as_bytes()))?
+        {
+            return Ok(made);
+        }
+        // Another node (or request) made one first: theirs is the key.
+        let kept = self
+            .keys
+            .get(key)?
+            .ok_or_else(|| DomainError::Invalid("a key pair was made and is gone".to_owned()))?;
+        read_pair(&kept)
+    }
+
+    /// Those who follow the cook from elsewhere, by actor id.
+    pub fn followers(&self, handle: &Slug) -> Result<Vec<Follower>, DomainError> {
+        let prefix = format!("{handle} ");
+        let mut followers = Vec::new();
+        for entry in self.followers.scan_prefix(prefix.as_bytes()) {
+            let (_, value) = entry?;
+            if let Ok(follower) = serde_json::from_slice::<Follower>(&value) {
+                followers.push(follower);
+            }
+        }
+        Ok(followers)
+    }
+
+    /// How many follow the cook from elsewhere.
+    pub fn follower_count(&self, handle: &Slug) -> Result<usize, DomainError> {
+        let prefix = format!("{handle} ");
+        let mut count = 0;
+        for entry in self.followers.scan_prefix(prefix.as_bytes()) {
+            entry?;
+            count += 1;
+        }
+        Ok(count)
+    }
+
+    /// `follower` follows the cook from now on (again, if they did: their
+    /// inbox and follow are the newest ones).
+    pub fn add_follower(&self, handle: &Slug, follower: &Follower) -> Result<(), DomainError> {
+        let value = serde_json::to_vec(follower).expect("a follower serialises");
+        self.followers
+            .insert(follower_key(handle, &follower.actor).as_slice(), &value)?;
+        Ok(())
+    }
+
+    /// `actor` no longer follows the cook; whether they did.
+    pub fn remove_follower(&self, handle: &Slug, actor: &str) -> Result<bool, DomainError> {
+        Ok(self.followers.remove(&follower_key(handle, actor))?)
+    }
+
+    /// Whether the activity `id` was applied already (a retry, or a
+    /// replay, which then changes nothing).
+    pub fn was_applied(&self, id: &str) -> Result<bool, DomainError> {
+        Ok(self.seen.get(id.as_bytes())?.is_some())
+    }
+
+    /// Marks the activity `id` applied, at `now_millis`. Marked after it is
+    /// applied, so that one whose applying failed is applied when it comes
+    /// again; what is applied (a follower kept, an answer queued) comes
+    /// out the same if two copies race.
+    pub fn mark_applied(&self, id: &str, now_millis: i64) -> Result<(), DomainError> {
+        self.seen
+            .insert(id.as_bytes(), now_millis.to_string().as_bytes())?;
+        Ok(())
+    }
+}
+
+fn follower_key(handle: &Slug, actor: &str) -> Vec<u8> {
+    format!("{handle} {actor}").into_bytes()
+}
+
+fn read_pair(pem: &[u8]) -> Result<KeyPair, DomainError> {
+    let pem = std::str::from_utf8(pem).map_err(|e| DomainError::Invalid(e.to_string()))?;
+    KeyPair::from_pem(pem).map_err(|e| DomainError::Invalid(e.to_string()))
+}

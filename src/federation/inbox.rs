@@ -1,0 +1,199 @@
+//! Activities other sites send: checked, then applied once.
+//!
+//! In order, each a refusal that changes nothing: the `Digest` must match
+//! the body; the `Signature` must read and cover the target, host, date
+//! and digest; the key's site must not be blocked nor have sent more than
+//! its share this minute; the key's actor (fetched, or kept) must have
+//! signed it; the activity must be JSON with an id on its actor's site and
+//! that actor as its `actor`. An id applied before is a replay: answered
+//! as taken, and nothing changes. Applied: `Follow` of a cook here (who is
+//! told `Accept`), and `Undo` of one; anything else is taken and set aside.
+
+use std::time::SystemTime;
+
+use serde_json::Value;
+
+use super::remote::{self, ActorError, RemoteActor};
+use super::signature::{self, Request, Signature, SignatureError};
+use super::Federated;
+use crate::domain::federation::{Delivery, Follower};
+use crate::domain::DomainError;
+use crate::views::activitypub;
+
+/// The largest activity taken, in bytes.
+pub const MAX_ACTIVITY_BYTES: usize = 256 * 1024;
+
+/// A request to an inbox, as it came.
+pub struct Inbound {
+    pub method: String,
+    /// The path and query, as the signature's `(request-target)`.
+    pub target: String,
+    /// Headers by lower-case name.
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+/// How an activity was taken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Taken {
+    /// Applied: its type.
+    Applied(String),
+    /// Applied before, by its id: nothing changed.
+    Replayed,
+    /// Of a type this site does nothing with, or about nothing here.
+    SetAside(String),
+}
+
+/// Why an activity was refused; nothing was changed.
+#[derive(Debug, thiserror::Error)]
+pub enum Refused {
+    #[error(transparent)]
+    Signature(#[from] SignatureError),
+    #[error("the site {0} is blocked here")]
+    Blocked(String),
+    #[error("the site {0} sent more activities than it may this minute")]
+    TooMany(String),
+    #[error(transparent)]
+    Actor(#[from] ActorError),
+    #[error("the activity does not read: {0}")]
+    Unreadable(String),
+    #[error("there is no cook {0} here")]
+    NoSuchCook(String),
+    #[error(transparent)]
+    Domain(#[from] DomainError),
+}
+
+impl Federated {
+    /// Checks the activity `inbound` brings and applies it; see the
+    /// module's documentation. Runs off the workers: it may fetch the
+    /// sender's actor.
+    pub fn receive(&self, inbound: &Inbound) -> Result<Taken, Refused> {
+        let request = Request {
+            method: &inbound.method,
+            target: &inbound.target,
+            headers: &inbound.headers,
+        };
+        let header = |name: &str| {
+            inbound
+                .headers
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.as_str())
+        };
+        signature::check_digest(header("digest"), &inbound.body)?;
+        let signed = Signature::parse(header("signature").ok_or(SignatureError::Unsigned)?)?;
+        let site = remote::site_of(&signed.key_id)
+            .ok_or_else(|| Refused::Unreadable("its keyId is not an address".into()))?;
+        if self.is_blocked(&signed.key_id) {
+            return Err(Refused::Blocked(site));
+        }
+        if !self.admits_from(&signed.key_id) {
+            return Err(Refused::TooMany(site));
+        }
+        let actor = self.signer(&signed, &request)?;
+        let activity = read_activity(&inbound.body, &actor)?;
+        let id = activity["id"].as_str().unwrap_or_default();
+        if self.federation.was_applied(id)? {
+            return Ok(Taken::Replayed);
+        }
+        let taken = self.apply(&activity, &actor)?;
+        self.federation.mark_applied(id, now_millis())?;
+        Ok(taken)
+    }
+
+    /// The actor whose key signed `request`, checked: a kept key that
+    /// fails is fetched again (its actor may have made a new one) unless
+    /// it was fetched a moment ago.
+    fn signer(&self, signed: &Signature, request: &Request) -> Result<RemoteActor, Refused> {
+        let sign = self.sign_as_site()?;
+        let fetch = remote::fetching(&self.fetcher, &sign);
+        let now = SystemTime::now();
+        let actor = self.actors.get(&signed.key_id, false, &fetch)?;
+        match signed.verify(request, true, &actor.key, now) {
+            Ok(()) => return Ok((*actor).clone()),
+            Err(SignatureError::Invalid(_)) if !actor.is_fresh() => {}
+            Err(error) => return Err(error.into()),
+        }
+        let actor = self.actors.get(&signed.key_id, true, &fetch)?;
+        signed.verify(request, true, &actor.key, now)?;
+        Ok((*actor).clone())
+    }
+
+    fn apply(&self, activity: &Value, actor: &RemoteActor) -> Result<Taken, Refused> {
+        let kind = activity["type"].as_str().unwrap_or_default();
+        match kind {
+            "Follow" => self.follow(activity, actor),
+            "Undo" if activity["object"]["type"] == "Follow" => {
+                let followed = id_of(&activity["object"]["object"]).unwrap_or_default();
+                let Some(handle) = self.local_cook(followed) else {
+                    return Ok(Taken::SetAside("Undo".into()));
+                };
+                self.federation.remove_follower(&handle, &actor.id)?;
+                Ok(Taken::Applied("Undo".into()))
+            }
+            other => Ok(Taken::SetAside(other.to_owned())),
+        }
+    }
+
+    /// A `Follow` of a cook here: the follower is kept, and told `Accept`.
+    fn follow(&self, activity: &Value, actor: &RemoteActor) -> Result<Taken, Refused> {
+        let followed = id_of(&activity["object"]).unwrap_or_default();
+        let handle = self
+            .local_cook(followed)
+            .ok_or_else(|| Refused::NoSuchCook(followed.to_owned()))?;
+        if crate::domain::pages::public_cook(&self.recipes.snapshot(), &handle)?.is_none() {
+            return Err(Refused::NoSuchCook(handle.to_string()));
+        }
+        let follow_id = activity["id"].as_str().unwrap_or_default();
+        self.federation.add_follower(
+            &handle,
+            &Follower {
+                actor: actor.id.clone(),
+                inbox: actor.inbox.clone(),
+                follow: follow_id.to_owned(),
+            },
+        )?;
+        let (accept_id, accept) =
+            activitypub::accept(&self.base_url, handle.as_str(), follow_id, &actor.id);
+        self.federation.deliveries().queue(&[Delivery::new(
+            &actor.inbox,
+            handle.as_str(),
+            &accept_id,
+            accept,
+            now_millis(),
+        )])?;
+        Ok(Taken::Applied("Follow".into()))
+    }
+}
+
+/// The id of an object given by its id or in full.
+fn id_of(object: &Value) -> Option<&str> {
+    object.as_str().or_else(|| object["id"].as_str())
+}
+
+/// The activity in `body`, sent by `actor`: JSON, with an id on the
+/// actor's site, a type, and the actor as its `actor`.
+fn read_activity(body: &[u8], actor: &RemoteActor) -> Result<Value, Refused> {
+    let unreadable = |why: &str| Refused::Unreadable(why.to_owned());
+    let activity: Value = serde_json::from_slice(body).map_err(|_| unreadable("not JSON"))?;
+    let id = activity["id"]
+        .as_str()
+        .ok_or_else(|| unreadable("it has no id"))?;
+    if !remote::same_site(id, &actor.id) {
+        return Err(unreadable("its id is on another site than its actor"));
+    }
+    activity["type"]
+        .as_str()
+        .ok_or_else(|| unreadable("it has no type"))?;
+    if id_of(&activity["actor"]) != Some(actor.id.as_str()) {
+        return Err(unreadable("its actor is not the one who signed it"));
+    }
+    Ok(activity)
+}
+
+/// Now, in milliseconds since the epoch.
+pub(super) fn now_millis() -> i64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}

@@ -1,0 +1,152 @@
+//! ActivityPub: how this site talks with other sites (Mastodon, other
+//! forkfuls). A cook is an actor and a recipe an object at their pages'
+//! addresses (`views::activitypub` writes the documents); other sites
+//! follow cooks through their inboxes (`inbox`), and are told of new
+//! recipes and versions by deliveries queued from the store's
+//! transactions and sent, signed, off the workers that serve pages
+//! (`delivery`). Every request in is checked by its HTTP signature
+//! (`signature`) with the key of its actor (`remote`), fetched through
+//! the same guard as imports.
+
+pub mod delivery;
+pub mod inbox;
+pub mod remote;
+pub mod signature;
+
+use std::time::{Duration, SystemTime};
+
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+
+use crate::domain::federation::{Federation, KeyPair};
+use crate::domain::{DomainError, Recipes, Slug};
+use crate::import::{Fetcher, SignRequest};
+use crate::views::activitypub;
+
+/// Activities a minute one other site may send, and so also its burst.
+pub const ACTIVITIES_PER_MINUTE: u32 = 300;
+/// How long after a failed delivery it is tried again, doubled each time.
+pub const RETRY_AFTER: Duration = Duration::from_secs(30);
+
+/// What the site needs to federate; see the module's documentation.
+pub struct Federated {
+    base_url: String,
+    /// The base URL's host, with its port if it has one: the `@host` of
+    /// its cooks' handles.
+    host: String,
+    federation: Federation,
+    recipes: Recipes,
+    fetcher: Fetcher,
+    actors: remote::Actors,
+    blocked: Vec<String>,
+    per_site: DefaultKeyedRateLimiter<String>,
+    retry_after: Duration,
+}
+
+/// How a site federates, besides its address.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Sites (hosts, and every host under them) nothing is taken from or
+    /// sent to.
+    pub blocked: Vec<String>,
+    /// The first wait before a failed delivery is tried again.
+    pub retry_after: Duration,
+    pub activities_per_minute: u32,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            blocked: Vec::new(),
+            retry_after: RETRY_AFTER,
+            activities_per_minute: ACTIVITIES_PER_MINUTE,
+        }
+    }
+}
+
+impl Federated {
+    pub fn new(
+        recipes: &Recipes,
+        base_url: &str,
+        fetcher: &Fetcher,
+        settings: Settings,
+    ) -> Result<Federated, DomainError> {
+        let base_url = base_url.trim_end_matches('/').to_owned();
+        let host = remote::site_of(&base_url).unwrap_or_default();
+        let per_minute =
+            std::num::NonZeroU32::new(settings.activities_per_minute.max(1)).expect("at least one");
+        Ok(Federated {
+            host,
+            federation: Federation::open(recipes)?,
+            recipes: recipes.clone(),
+            fetcher: fetcher.apart(),
+            actors: remote::Actors::default(),
+            blocked: settings
+                .blocked
+                .iter()
+                .map(|host| host.trim().trim_start_matches('.').to_ascii_lowercase())
+                .filter(|host| !host.is_empty())
+                .collect(),
+            per_site: RateLimiter::keyed(Quota::per_minute(per_minute)),
+            retry_after: settings.retry_after,
+            base_url,
+        })
+    }
+
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// The host of the site's handles (`ann@host`).
+    pub fn host(&self) -> &str {
+        &self.host
+    }
+
+    pub fn federation(&self) -> &Federation {
+        &self.federation
+    }
+
+    pub fn recipes(&self) -> &Recipes {
+        &self.recipes
+    }
+
+    /// Whether `address` is on a site the operator blocked.
+    pub fn is_blocked(&self, address: &str) -> bool {
+        let Some(host) = url::Url::parse(address)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
+        else {
+            return true;
+        };
+        self.blocked
+            .iter()
+            .any(|b| host == *b || host.ends_with(&format!(".{b}")))
+    }
+
+    /// Whether the site of `address` may send one more activity now.
+    fn admits_from(&self, address: &str) -> bool {
+        let site = remote::site_of(address).unwrap_or_default();
+        self.per_site.check_key(&site).is_ok()
+    }
+
+    /// The headers that sign a fetch as the site's own actor.
+    fn sign_as_site(&self) -> Result<impl SignRequest, DomainError> {
+        let key = self.federation.site_key_pair()?;
+        let key_id = activitypub::site_key_id(&self.base_url);
+        Ok(move |url: &url::Url, body: Option<&[u8]>| {
+            let method = if body.is_some() { "POST" } else { "GET" };
+            signature::sign(&key, &key_id, method, url, body, SystemTime::now())
+        })
+    }
+
+    /// The key pair of the cook with `handle`, made on first use.
+    pub fn key_pair(&self, handle: &Slug) -> Result<KeyPair, DomainError> {
+        self.federation.key_pair(handle)
+    }
+
+    /// The cook whose actor id is `address`, if it is one of this site's.
+    pub fn local_cook(&self, address: &str) -> Option<Slug> {
+        let prefix = format!("{}/cooks/", self.base_url);
+        let handle = address.strip_prefix(&prefix)?;
+        Slug::parse(handle).ok()
+    }
+}

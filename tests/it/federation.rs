@@ -1,0 +1,632 @@
+//! Issue 54: forkful speaks ActivityPub. A site answers WebFinger, NodeInfo
+//! and its cooks' and recipes' documents; another site (here a small
+//! stand-in for Mastodon on loopback, with a key of its own) follows a
+//! cook with a signed `Follow`, is told `Accept`, then hears of the cook's
+//! new recipes, versions and retirements, each delivery signed by the
+//! cook's key; what is refused (a tampered signature, a wrong digest, an
+//! unknown key, a replay, a blocked site, too large a body) changes
+//! nothing; and deliveries to a site that is down wait, survive a
+//! restart, and go once it is back.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant, SystemTime};
+
+use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
+use serde_json::{json, Value};
+
+use forkful::app;
+use forkful::domain::federation::{Federation, KeyPair, PublicKey};
+use forkful::domain::{Change, ContentDraft, Recipes, Slug, VersionNumber};
+use forkful::federation::signature::{self, Request, Signature};
+use forkful::store::Store;
+
+use crate::http_client::Server;
+
+/// A request's headers, by lower-case name.
+type Headers = Vec<(String, String)>;
+
+/// What the stand-in site was sent, and how it answers.
+#[derive(Default)]
+struct Received {
+    /// Each POST to its inbox: headers (lower-case names) and body.
+    posts: Mutex<Vec<(Headers, String)>>,
+    /// Whether its inbox answers 503, as a site that is down.
+    down: AtomicBool,
+}
+
+/// A stand-in for another site: one actor, `zoe`, with a key pair, an
+/// inbox that keeps what it is sent, and documents the tests make up.
+struct Remote {
+    origin: String,
+    key: KeyPair,
+    received: Arc<Received>,
+}
+
+impl Remote {
+    fn start() -> Remote {
+        let key = KeyPair::generate().unwrap();
+        let received = Arc::new(Received::default());
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr: SocketAddr = listener.local_addr().unwrap();
+        let origin = format!("http://{addr}");
+        let state = web::Data::new((
+            origin.clone(),
+            key.public_pem().to_owned(),
+            received.clone(),
+        ));
+        thread::spawn(move || {
+            actix_web::rt::System::new().block_on(async move {
+                HttpServer::new(move || {
+                    App::new()
+                        .app_data(state.clone())
+                        .route("/users/{name}", web::get().to(remote_actor))
+                        .route("/huge", web::get().to(huge_actor))
+                        .route("/inbox", web::post().to(remote_inbox))
+                })
+                .workers(1)
+                .listen(listener)
+                .unwrap()
+                .run()
+                .await
+            })
+        });
+        Remote {
+            origin,
+            key,
+            received,
+        }
+    }
+
+    fn actor(&self) -> String {
+        format!("{}/users/zoe", self.origin)
+    }
+
+    fn key_id(&self) -> String {
+        format!("{}#main-key", self.actor())
+    }
+
+    /// The posts it was sent of activities of `kind`.
+    fn sent(&self, kind: &str) -> Vec<(Headers, Value)> {
+        self.received
+            .posts
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(headers, body)| {
+                (
+                    headers.clone(),
+                    serde_json::from_str::<Value>(body).unwrap(),
+                )
+            })
+            .filter(|(_, activity)| activity["type"] == kind)
+            .collect()
+    }
+
+    /// Waits up to ten seconds for a post of an activity of `kind`.
+    fn wait_for(&self, kind: &str, count: usize) -> Vec<(Headers, Value)> {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let sent = self.sent(kind);
+            if sent.len() >= count || Instant::now() > deadline {
+                return sent;
+            }
+            thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+type RemoteState = web::Data<(String, String, Arc<Received>)>;
+
+async fn remote_actor(state: RemoteState, name: web::Path<String>) -> HttpResponse {
+    let (origin, pem, _) = state.get_ref();
+    if name.as_str() != "zoe" {
+        return HttpResponse::NotFound().finish();
+    }
+    let id = format!("{origin}/users/zoe");
+    HttpResponse::Ok()
+        .content_type("application/activity+json")
+        .body(
+            json!({
+                "@context": ["https://www.w3.org/ns/activitystreams", "https://w3id.org/security/v1"],
+                "id": id,
+                "type": "Person",
+                "preferredUsername": "zoe",
+                "inbox": format!("{id}/inbox"),
+                "endpoints": {"sharedInbox": format!("{origin}/inbox")},
+                "publicKey": {"id": format!("{id}#main-key"), "owner": id, "publicKeyPem": pem},
+            })
+            .to_string(),
+        )
+}
+
+/// An actor document of two megabytes: more than a document may weigh.
+async fn huge_actor() -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("application/activity+json")
+        .body(format!("{{\"padding\":\"{}\"}}", "x".repeat(2 << 20)))
+}
+
+async fn remote_inbox(state: RemoteState, req: HttpRequest, body: web::Bytes) -> HttpResponse {
+    let received = &state.get_ref().2;
+    if received.down.load(Ordering::SeqCst) {
+        return HttpResponse::ServiceUnavailable().finish();
+    }
+    let headers = req
+        .headers()
+        .iter()
+        .map(|(n, v)| {
+            (
+                n.as_str().to_owned(),
+                v.to_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    received
+        .posts
+        .lock()
+        .unwrap()
+        .push((headers, String::from_utf8_lossy(&body).into_owned()));
+    HttpResponse::Accepted().finish()
+}
+
+/// Starts the site over `recipes` on a port of its own, fetching from
+/// loopback (where the stand-in is), retrying deliveries quickly.
+fn serve(recipes: &Recipes, blocked: &[&str]) -> String {
+    let config = app::Config {
+        addr: "127.0.0.1:0".to_owned(),
+        workers: 1,
+        base_url: None,
+        cache_budget: forkful::web::caches::CacheBudget::of(16 << 20),
+        memory_limit: None,
+        allow_private_fetch: true,
+        trusted_proxies: Default::default(),
+        timeouts: Default::default(),
+        health: Default::default(),
+        session_recheck: forkful::domain::accounts::SESSION_RECHECK,
+        nodes: 1,
+        federation: forkful::federation::Settings {
+            blocked: blocked.iter().map(|b| b.to_string()).collect(),
+            retry_after: Duration::from_millis(100),
+            ..Default::default()
+        },
+    };
+    let recipes = recipes.clone();
+    let (sender, addr) = mpsc::channel();
+    thread::spawn(move || {
+        actix_web::rt::System::new().block_on(async move {
+            let running = app::build(&config, recipes).expect("the server starts");
+            sender.send(running.addr).unwrap();
+            running.server.await
+        })
+    });
+    format!("http://{}", addr.recv().unwrap())
+}
+
+fn slug(s: &str) -> Slug {
+    Slug::parse(s).unwrap()
+}
+
+fn write(recipes: &Recipes, name: &str, title: &str) {
+    let content = ContentDraft {
+        title: title.into(),
+        summary: Some(format!("{title}, as ann makes it.")),
+        ingredients: vec!["2 eggs".into()],
+        ..ContentDraft::default()
+    };
+    recipes
+        .create(&slug(name), content, &Change::by("ann", "new"))
+        .unwrap();
+}
+
+fn get_json(url: &str, accept: &str) -> (u16, String, Value) {
+    let response = ureq::get(url).set("accept", accept).call();
+    let response = match response {
+        Ok(r) => r,
+        Err(ureq::Error::Status(_, r)) => r,
+        Err(e) => panic!("{url}: {e}"),
+    };
+    let status = response.status();
+    let kind = response.content_type().to_owned();
+    let text = response.into_string().unwrap();
+    (
+        status,
+        kind,
+        serde_json::from_str(&text).unwrap_or(Value::Null),
+    )
+}
+
+/// POSTs `body` to `inbox` with `headers`; the status.
+fn post(inbox: &str, headers: &[(&str, String)], body: &[u8]) -> u16 {
+    let mut request = ureq::post(inbox).set("content-type", "application/activity+json");
+    for (name, value) in headers {
+        request = request.set(name, value);
+    }
+    match request.send_bytes(body) {
+        Ok(r) => r.status(),
+        Err(ureq::Error::Status(code, _)) => code,
+        Err(e) => panic!("{inbox}: {e}"),
+    }
+}
+
+/// `activity` from zoe, signed by `key` as `key_id`, to `inbox`.
+fn signed(key: &KeyPair, key_id: &str, inbox: &str, body: &[u8]) -> Vec<(&'static str, String)> {
+    let url = url::Url::parse(inbox).unwrap();
+    signature::sign(key, key_id, "POST", &url, Some(body), SystemTime::now())
+}
+
+fn follow(remote: &Remote, site: &str, id: &str) -> Vec<u8> {
+    json!({
+        "@context": "https://www.w3.org/ns/activitystreams",
+        "id": format!("{}/activities/{id}", remote.origin),
+        "type": "Follow",
+        "actor": remote.actor(),
+        "object": format!("{site}/cooks/ann"),
+    })
+    .to_string()
+    .into_bytes()
+}
+
+/// Checks that a delivery's signature is ann's, over its digest.
+fn check_signed_by_ann(site: &str, headers: &[(String, String)], body: &Value, pem: &str) {
+    let text = body.to_string();
+    let header = |n: &str| headers.iter().find(|(h, _)| h == n).map(|(_, v)| v.clone());
+    // The body as sent is what the digest covers: compare by value.
+    let digest = header("digest").expect("a Digest header");
+    assert!(digest.starts_with("SHA-256="), "{digest}");
+    let parsed = Signature::parse(&header("signature").expect("a Signature")).unwrap();
+    assert_eq!(parsed.key_id, format!("{site}/cooks/ann#main-key"));
+    assert!(
+        parsed.headers.iter().any(|h| h == "digest"),
+        "{:?}",
+        parsed.headers
+    );
+    let request = Request {
+        method: "POST",
+        target: "/inbox",
+        headers,
+    };
+    parsed
+        .verify(
+            &request,
+            true,
+            &PublicKey::from_pem(pem).unwrap(),
+            SystemTime::now(),
+        )
+        .unwrap_or_else(|e| panic!("ann's delivery does not verify: {e}: {text}"));
+}
+
+#[test]
+fn a_cook_is_found_followed_from_another_site_and_it_hears_of_her_recipes() {
+    let remote = Remote::start();
+    let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
+    write(&recipes, "shakshuka", "Shakshuka");
+    let site = serve(&recipes, &[]);
+    let host = site.trim_start_matches("http://");
+
+    // Discovery: WebFinger, NodeInfo, the actor by content negotiation.
+    let (status, kind, finger) = get_json(
+        &format!("{site}/.well-known/webfinger?resource=acct:ann@{host}"),
+        "application/jrd+json",
+    );
+    assert_eq!((status, kind.as_str()), (200, "application/jrd+json"));
+    assert_eq!(finger["subject"], format!("acct:ann@{host}"));
+    let actor_url = finger["links"][0]["href"].as_str().unwrap().to_owned();
+    assert_eq!(actor_url, format!("{site}/cooks/ann"));
+    let (status, _, links) = get_json(&format!("{site}/.well-known/nodeinfo"), "application/json");
+    assert_eq!(status, 200);
+    let (_, _, nodeinfo) = get_json(
+        links["links"][0]["href"].as_str().unwrap(),
+        "application/json",
+    );
+    assert_eq!(nodeinfo["protocols"], json!(["activitypub"]));
+    assert_eq!(nodeinfo["usage"]["localPosts"], 1);
+    let (status, kind, actor) = get_json(&actor_url, "application/activity+json");
+    assert_eq!((status, kind.as_str()), (200, "application/activity+json"));
+    assert_eq!(actor["type"], "Person");
+    assert_eq!(actor["preferredUsername"], "ann");
+    let pem = actor["publicKey"]["publicKeyPem"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    PublicKey::from_pem(&pem).expect("the actor's key reads");
+    // The same address is still the page for a browser.
+    let page = ureq::get(&actor_url)
+        .set("accept", "text/html")
+        .call()
+        .unwrap();
+    assert!(page.content_type().starts_with("text/html"));
+    // The recipe is an Article whose main entity is its Recipe.
+    let (_, _, object) = get_json(
+        &format!("{site}/recipes/shakshuka"),
+        "application/ld+json; profile=\"https://www.w3.org/ns/activitystreams\"",
+    );
+    assert_eq!(object["type"], "Article");
+    assert_eq!(object["attributedTo"], actor_url);
+    assert_eq!(object["mainEntity"]["@type"], "Recipe");
+    assert_eq!(object["mainEntity"]["recipeIngredient"], json!(["2 eggs"]));
+    // Someone with nothing published is no one, as on the page.
+    let (status, _, _) = get_json(
+        &format!("{site}/.well-known/webfinger?resource=acct:nobody@{host}"),
+        "application/jrd+json",
+    );
+    assert_eq!(status, 404);
+
+    // Zoe follows ann: 202, and she is told Accept, signed by ann.
+    let inbox = actor["inbox"].as_str().unwrap().to_owned();
+    let body = follow(&remote, &site, "1");
+    assert_eq!(
+        post(
+            &inbox,
+            &signed(&remote.key, &remote.key_id(), &inbox, &body),
+            &body
+        ),
+        202
+    );
+    let accepts = remote.wait_for("Accept", 1);
+    assert_eq!(accepts.len(), 1, "no Accept came");
+    let (headers, accept) = &accepts[0];
+    assert_eq!(
+        accept["object"]["id"],
+        format!("{}/activities/1", remote.origin)
+    );
+    assert_eq!(accept["actor"], actor_url);
+    check_signed_by_ann(&site, headers, accept, &pem);
+    let (_, _, followers) = get_json(
+        &format!("{actor_url}/followers"),
+        "application/activity+json",
+    );
+    assert_eq!(followers["totalItems"], 1);
+
+    // The same Follow again (a replay) changes nothing: no second Accept.
+    assert_eq!(
+        post(
+            &inbox,
+            &signed(&remote.key, &remote.key_id(), &inbox, &body),
+            &body
+        ),
+        202
+    );
+
+    // Her new recipe, a new version, a retirement: Create, Update, Delete.
+    write(&recipes, "dal", "Dal");
+    let creates = remote.wait_for("Create", 1);
+    assert_eq!(creates.len(), 1);
+    let (headers, create) = &creates[0];
+    assert_eq!(create["object"]["type"], "Article");
+    assert_eq!(create["object"]["name"], "Dal");
+    assert_eq!(create["object"]["url"], format!("{site}/recipes/dal"));
+    assert_eq!(create["actor"], actor_url);
+    check_signed_by_ann(&site, headers, create, &pem);
+    let edited = ContentDraft {
+        title: "Dal".into(),
+        ingredients: vec!["200 g lentils".into()],
+        ..ContentDraft::default()
+    };
+    recipes
+        .edit(
+            &slug("dal"),
+            VersionNumber::FIRST,
+            edited,
+            &Change::by("ann", "lentils"),
+        )
+        .unwrap();
+    let updates = remote.wait_for("Update", 1);
+    assert_eq!(updates.len(), 1);
+    assert_eq!(updates[0].1["object"]["version"], 2);
+    assert_eq!(
+        updates[0].1["object"]["mainEntity"]["recipeIngredient"],
+        json!(["200 g lentils"])
+    );
+    recipes
+        .retire(
+            &slug("dal"),
+            VersionNumber::new(2).unwrap(),
+            &Change::by("ann", "gone"),
+        )
+        .unwrap();
+    let deletes = remote.wait_for("Delete", 1);
+    assert_eq!(deletes.len(), 1);
+    assert_eq!(deletes[0].1["object"]["id"], format!("{site}/recipes/dal"));
+    assert_eq!(
+        remote.sent("Accept").len(),
+        1,
+        "a replayed Follow was accepted again"
+    );
+    assert_eq!(remote.sent("Create").len(), 1);
+
+    // Zoe unfollows: nothing more comes.
+    let undo = json!({
+        "id": format!("{}/activities/2", remote.origin),
+        "type": "Undo",
+        "actor": remote.actor(),
+        "object": serde_json::from_slice::<Value>(&body).unwrap(),
+    })
+    .to_string()
+    .into_bytes();
+    assert_eq!(
+        post(
+            &inbox,
+            &signed(&remote.key, &remote.key_id(), &inbox, &undo),
+            &undo
+        ),
+        202
+    );
+    let (_, _, followers) = get_json(
+        &format!("{actor_url}/followers"),
+        "application/activity+json",
+    );
+    assert_eq!(followers["totalItems"], 0);
+    write(&recipes, "soup", "Soup");
+    thread::sleep(Duration::from_millis(1_500));
+    assert_eq!(
+        remote.sent("Create").len(),
+        1,
+        "an unfollowed site was told"
+    );
+}
+
+#[test]
+fn what_is_forged_replayed_blocked_or_too_large_is_refused_and_changes_nothing() {
+    let remote = Remote::start();
+    let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
+    write(&recipes, "shakshuka", "Shakshuka");
+    let site = serve(&recipes, &[]);
+    let inbox = format!("{site}/cooks/ann/inbox");
+    let body = follow(&remote, &site, "1");
+    let good = signed(&remote.key, &remote.key_id(), &inbox, &body);
+    let with = |name: &str, value: String| -> Vec<(&'static str, String)> {
+        good.iter()
+            .map(|(n, v)| (*n, if *n == name { value.clone() } else { v.clone() }))
+            .collect()
+    };
+    let other_body = follow(&remote, &site, "2");
+    // Unsigned; a body other than the one signed; a digest made for it
+    // (the signature then no longer covers it); another key; a stale date.
+    assert_eq!(post(&inbox, &[], &body), 401);
+    assert_eq!(post(&inbox, &good, &other_body), 401);
+    assert_eq!(
+        post(
+            &inbox,
+            &with("digest", signature::digest(&other_body)),
+            &other_body
+        ),
+        401
+    );
+    let stranger = KeyPair::generate().unwrap();
+    assert_eq!(
+        post(
+            &inbox,
+            &signed(&stranger, &remote.key_id(), &inbox, &body),
+            &body
+        ),
+        401
+    );
+    let old = httpdate::fmt_http_date(SystemTime::now() - Duration::from_secs(13 * 3_600));
+    assert_eq!(post(&inbox, &with("date", old), &body), 401);
+    // A key no one has, and one whose document is too large.
+    let unknown = format!("{}/users/nobody#main-key", remote.origin);
+    assert_eq!(
+        post(&inbox, &signed(&remote.key, &unknown, &inbox, &body), &body),
+        401
+    );
+    let huge = format!("{}/huge#main-key", remote.origin);
+    assert_eq!(
+        post(&inbox, &signed(&remote.key, &huge, &inbox, &body), &body),
+        401
+    );
+    // Signed by zoe, but in another actor's name.
+    let impostor = json!({
+        "id": format!("{}/activities/3", remote.origin),
+        "type": "Follow",
+        "actor": format!("{}/users/someone-else", remote.origin),
+        "object": format!("{site}/cooks/ann"),
+    })
+    .to_string()
+    .into_bytes();
+    assert_eq!(
+        post(
+            &inbox,
+            &signed(&remote.key, &remote.key_id(), &inbox, &impostor),
+            &impostor
+        ),
+        400
+    );
+    // More than an activity may weigh.
+    let large = vec![b' '; 300 * 1024];
+    assert_eq!(
+        post(
+            &inbox,
+            &signed(&remote.key, &remote.key_id(), &inbox, &large),
+            &large
+        ),
+        413
+    );
+    // A follow of no one.
+    let nobody = json!({
+        "id": format!("{}/activities/4", remote.origin),
+        "type": "Follow",
+        "actor": remote.actor(),
+        "object": format!("{site}/cooks/nobody"),
+    })
+    .to_string()
+    .into_bytes();
+    assert_eq!(
+        post(
+            &inbox,
+            &signed(&remote.key, &remote.key_id(), &inbox, &nobody),
+            &nobody
+        ),
+        404
+    );
+
+    let federation = Federation::open(&recipes).unwrap();
+    assert_eq!(federation.follower_count(&slug("ann")).unwrap(), 0);
+    assert!(federation.deliveries().waiting().unwrap().is_empty());
+    thread::sleep(Duration::from_millis(500));
+    assert!(remote.received.posts.lock().unwrap().is_empty());
+
+    // A site the operator blocked is refused before its key is fetched.
+    let host = remote
+        .origin
+        .trim_start_matches("http://")
+        .split(':')
+        .next()
+        .unwrap()
+        .to_owned();
+    let blocking = serve(&recipes, &[&host]);
+    let inbox = format!("{blocking}/cooks/ann/inbox");
+    let body = follow(&remote, &blocking, "5");
+    assert_eq!(
+        post(
+            &inbox,
+            &signed(&remote.key, &remote.key_id(), &inbox, &body),
+            &body
+        ),
+        403
+    );
+    assert_eq!(federation.follower_count(&slug("ann")).unwrap(), 0);
+}
+
+#[test]
+fn deliveries_to_a_site_that_is_down_wait_survive_a_restart_and_go_once_it_is_back() {
+    let remote = Remote::start();
+    remote.received.down.store(true, Ordering::SeqCst);
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let recipes = Recipes::open(Store::open(dir.path()).unwrap()).unwrap();
+        write(&recipes, "shakshuka", "Shakshuka");
+    }
+    let flags = ["--allow-private-fetch", "--delivery-retry", "0.1"];
+    let mut server = Server::start(dir.path(), &flags).unwrap();
+    let site = server.origin().to_owned();
+    let inbox = format!("{site}/inbox");
+    let body = follow(&remote, &site, "1");
+    assert_eq!(
+        post(
+            &inbox,
+            &signed(&remote.key, &remote.key_id(), &inbox, &body),
+            &body
+        ),
+        202
+    );
+    // The Accept cannot go: the site is down. Stop the sender.
+    thread::sleep(Duration::from_millis(800));
+    assert!(remote.sent("Accept").is_empty());
+    server.terminate().unwrap();
+    // Back up, and the sender restarted: the Accept goes, once.
+    remote.received.down.store(false, Ordering::SeqCst);
+    let restarted = Server::start(dir.path(), &flags).unwrap();
+    let accepts = remote.wait_for("Accept", 1);
+    assert_eq!(
+        accepts.len(),
+        1,
+        "the delivery did not survive the restart: {}",
+        restarted.errors()
+    );
+    thread::sleep(Duration::from_millis(500));
+    assert_eq!(remote.sent("Accept").len(), 1);
+    let _ = restarted;
+}
