@@ -17,7 +17,7 @@ use std::time::{Duration, SystemTime};
 use super::inbox::now_millis;
 use super::signature;
 use super::Federated;
-use crate::domain::federation::{announcements_since, Delivery, Happened, Outcome};
+use crate::domain::federation::{announcements_since, Delivery, Followed, Happened, Outcome};
 use crate::domain::{DomainError, Slug};
 use crate::import::FetchError;
 use crate::views::activitypub::{self, Article, Told};
@@ -84,7 +84,12 @@ impl Federated {
             let Ok(handle) = Slug::parse(author) else {
                 continue;
             };
-            let followers = self.federation.followers(&handle)?;
+            // The cook's followers, and the recipe's.
+            let mut followers = self.federation.followers(&Followed::Cook(handle))?;
+            followers.extend(
+                self.federation
+                    .followers(&Followed::Recipe(news.recipe.slug.clone()))?,
+            );
             if followers.is_empty() {
                 continue;
             }

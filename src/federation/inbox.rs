@@ -16,8 +16,8 @@ use serde_json::Value;
 use super::remote::{self, ActorError, RemoteActor};
 use super::signature::{self, Request, Signature, SignatureError};
 use super::Federated;
-use crate::domain::federation::{Delivery, Follower};
-use crate::domain::DomainError;
+use crate::domain::federation::{Delivery, Followed, Follower};
+use crate::domain::{DomainError, Slug};
 use crate::views::activitypub;
 
 /// The largest activity taken, in bytes.
@@ -57,7 +57,7 @@ pub enum Refused {
     Actor(#[from] ActorError),
     #[error("the activity does not read: {0}")]
     Unreadable(String),
-    #[error("there is no cook {0} here")]
+    #[error("there is no cook or recipe {0} here")]
     NoSuchCook(String),
     #[error(transparent)]
     Domain(#[from] DomainError),
@@ -125,39 +125,53 @@ impl Federated {
             "Follow" => self.follow(activity, actor),
             "Undo" if activity["object"]["type"] == "Follow" => {
                 let followed = id_of(&activity["object"]["object"]).unwrap_or_default();
-                let Some(handle) = self.local_cook(followed) else {
+                let Some(followed) = self.local_object(followed) else {
                     return Ok(Taken::SetAside("Undo".into()));
                 };
-                self.federation.remove_follower(&handle, &actor.id)?;
+                self.federation.remove_follower(&followed, &actor.id)?;
                 Ok(Taken::Applied("Undo".into()))
             }
             other => Ok(Taken::SetAside(other.to_owned())),
         }
     }
 
-    /// A `Follow` of a cook here: the follower is kept, and told `Accept`.
+    /// A `Follow` of a cook or a recipe here: the follower is kept, and
+    /// told `Accept` by the cook (the recipe's author).
     fn follow(&self, activity: &Value, actor: &RemoteActor) -> Result<Taken, Refused> {
-        let followed = id_of(&activity["object"]).unwrap_or_default();
-        let handle = self
-            .local_cook(followed)
-            .ok_or_else(|| Refused::NoSuchCook(followed.to_owned()))?;
-        if crate::domain::pages::public_cook(&self.recipes.snapshot(), &handle)?.is_none() {
-            return Err(Refused::NoSuchCook(handle.to_string()));
-        }
+        let object = id_of(&activity["object"]).unwrap_or_default();
+        let no_one = || Refused::NoSuchCook(object.to_owned());
+        let followed = self.local_object(object).ok_or_else(no_one)?;
+        let snapshot = self.recipes.snapshot();
+        let accepting = match &followed {
+            Followed::Cook(handle) => {
+                crate::domain::pages::public_cook(&snapshot, handle)?.ok_or_else(no_one)?;
+                handle.clone()
+            }
+            Followed::Recipe(slug) => {
+                let recipe = snapshot.current(slug).map_err(|_| no_one())?;
+                let author = recipe.author.as_deref().and_then(|a| Slug::parse(a).ok());
+                author.ok_or_else(no_one)?
+            }
+        };
         let follow_id = activity["id"].as_str().unwrap_or_default();
         self.federation.add_follower(
-            &handle,
+            &followed,
             &Follower {
                 actor: actor.id.clone(),
                 inbox: actor.inbox.clone(),
                 follow: follow_id.to_owned(),
             },
         )?;
-        let (accept_id, accept) =
-            activitypub::accept(&self.base_url, handle.as_str(), follow_id, &actor.id);
+        let (accept_id, accept) = activitypub::accept(
+            &self.base_url,
+            accepting.as_str(),
+            follow_id,
+            &actor.id,
+            object,
+        );
         self.federation.deliveries().queue(&[Delivery::new(
             &actor.inbox,
-            handle.as_str(),
+            accepting.as_str(),
             &accept_id,
             accept,
             now_millis(),

@@ -17,7 +17,7 @@ use std::time::{Duration, SystemTime};
 
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 
-use crate::domain::federation::{Federation, KeyPair};
+use crate::domain::federation::{Federation, Followed, KeyPair};
 use crate::domain::{DomainError, Recipes, Slug};
 use crate::import::{Fetcher, SignRequest};
 use crate::views::activitypub;
@@ -148,5 +148,15 @@ impl Federated {
         let prefix = format!("{}/cooks/", self.base_url);
         let handle = address.strip_prefix(&prefix)?;
         Slug::parse(handle).ok()
+    }
+
+    /// The cook or recipe here whose id is `address`, if it is one.
+    pub fn local_object(&self, address: &str) -> Option<Followed> {
+        if let Some(handle) = self.local_cook(address) {
+            return Some(Followed::Cook(handle));
+        }
+        let prefix = format!("{}/recipes/", self.base_url);
+        let slug = address.strip_prefix(&prefix)?;
+        Slug::parse(slug).ok().map(Followed::Recipe)
     }
 }

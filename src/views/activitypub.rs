@@ -16,7 +16,7 @@ use super::markdown::Memos;
 use super::structured_data::{self, RecipeFacts};
 use super::{machine_time, recipe_path, version_path};
 use crate::domain::federation::Announcement;
-use crate::domain::{Content, Instant, RecipeShow};
+use crate::domain::{Content, Instant, RecipeShow, VersionShow};
 
 /// The media type of ActivityPub's documents.
 pub const ACTIVITY_JSON: &str = "application/activity+json";
@@ -80,6 +80,7 @@ fn object_context() -> Value {
             "schema": "https://schema.org/",
             "mainEntity": "schema:mainEntity",
             "version": "schema:version",
+            "isPartOf": {"@id": "schema:isPartOf", "@type": "@id"},
             "forkedFrom": {"@id": "https://forgefed.org/ns#forkedFrom", "@type": "@id"}
         }
     ])
@@ -293,6 +294,36 @@ pub fn article(base_url: &str, a: &Article) -> Value {
     object
 }
 
+/// One version of a recipe as an `Article` of its own: its id is the
+/// version's page, it is part of the recipe (`isPartOf`), and it says the
+/// recipe as that version left it.
+pub fn version_article(base_url: &str, memos: &Memos, model: &VersionShow) -> Value {
+    let r = &model.recipe;
+    let number = model.version.number;
+    let mut object = article(
+        base_url,
+        &Article {
+            slug: r.slug.as_str(),
+            content: &model.content,
+            author: r.author.as_deref(),
+            published: Some(model.version.instant),
+            updated: None,
+            version: number.get(),
+            based_on: None,
+            contributors: &[],
+            memos,
+        },
+    );
+    let url = format!("{base_url}{}", version_path(r.slug.as_str(), number));
+    object["isPartOf"] = format!("{base_url}{}", recipe_path(r.slug.as_str())).into();
+    object["id"] = url.clone().into();
+    object["url"] = url.into();
+    if let Some(note) = &model.version.note {
+        object["schema:description"] = note.clone().into();
+    }
+    object
+}
+
 /// A recipe's document, served at its page's address.
 pub fn article_document(article: Value) -> String {
     document(object_context(), article)
@@ -355,9 +386,16 @@ pub fn deleted(base_url: &str, handle: &str, slug: &str, version: u32) -> (Strin
     (id.clone(), document(json!(ACTIVITY_STREAMS), activity))
 }
 
-/// The `Accept` of a `Follow` of `handle` (whose id is `follow_id`, by
-/// `follower`): its id, and the document.
-pub fn accept(base_url: &str, handle: &str, follow_id: &str, follower: &str) -> (String, String) {
+/// The `Accept`, by `handle`, of a `Follow` of `followed` (their actor, or
+/// a recipe of theirs) whose id is `follow_id`, by `follower`: its id, and
+/// the document.
+pub fn accept(
+    base_url: &str,
+    handle: &str,
+    follow_id: &str,
+    follower: &str,
+    followed: &str,
+) -> (String, String) {
     let actor = actor_url(base_url, handle);
     let id = format!("{actor}#accepts/{}", super::url_fragment(follow_id));
     let activity = json!({
@@ -368,7 +406,7 @@ pub fn accept(base_url: &str, handle: &str, follow_id: &str, follower: &str) -> 
             "id": follow_id,
             "type": "Follow",
             "actor": follower,
-            "object": actor,
+            "object": followed,
         },
     });
     (id.clone(), document(json!(ACTIVITY_STREAMS), activity))

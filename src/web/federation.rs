@@ -11,7 +11,7 @@ use serde::Deserialize;
 
 use super::respond::{self, Body, QueryKey};
 use super::{Site, WebError};
-use crate::domain::federation::outbox as outbox_of;
+use crate::domain::federation::{outbox as outbox_of, Followed};
 use crate::domain::{pages, Slug};
 use crate::federation::inbox::{Inbound, Refused, Taken};
 use crate::views::activitypub::{self, Actor, Article, ACTIVITY_JSON, JRD_JSON};
@@ -117,6 +117,30 @@ pub fn recipe_object(
             text: activitypub::article_document(activitypub::article(
                 site.base_url(),
                 &Article::of_show(site.base_url(), site.memos(), model),
+            )),
+        },
+    )?;
+    Ok(varies_by_accept(response))
+}
+
+/// One version of a recipe, as a document of its own.
+pub fn version_object(
+    site: &Site,
+    req: &HttpRequest,
+    slug: &Slug,
+    number: crate::domain::VersionNumber,
+) -> Result<HttpResponse, WebError> {
+    let response = respond::page(
+        site,
+        req,
+        &QueryKey::default().with("as", Some("object")),
+        |snapshot| Ok(pages::version_show(snapshot, slug, number)?),
+        |site, model| Body {
+            content_type: ACTIVITY_JSON,
+            text: activitypub::article_document(activitypub::version_article(
+                site.base_url(),
+                site.memos(),
+                model,
             )),
         },
     )?;
@@ -248,7 +272,10 @@ pub(super) async fn followers(
     if pages::public_cook(&site.snapshot(), &handle)?.is_none() {
         return Err(no_cook(&handle));
     }
-    let count = site.federated()?.federation().follower_count(&handle)?;
+    let count = site
+        .federated()?
+        .federation()
+        .follower_count(&Followed::Cook(handle.clone()))?;
     Ok(document(
         ACTIVITY_JSON,
         activitypub::followers(site.base_url(), handle.as_str(), count),

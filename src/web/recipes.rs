@@ -129,6 +129,9 @@ pub async fn version(
 ) -> Result<HttpResponse, WebError> {
     let (slug, number) = path.into_inner();
     let (slug, number) = (parse_slug(&slug)?, parse_version(&number)?);
+    if super::federation::wants_activity(&req) {
+        return super::federation::version_object(&site, &req, &slug, number);
+    }
     respond::page(
         &site,
         &req,
@@ -136,6 +139,7 @@ pub async fn version(
         |snapshot| Ok(pages::version_show(snapshot, &slug, number)?),
         |site, model| Body::from(views::recipe::version(site.base_url(), site.memos(), model)),
     )
+    .map(super::federation::varies_by_accept)
 }
 
 /// The diff page's query string: `?from=&to=&view=`.

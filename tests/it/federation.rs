@@ -18,7 +18,7 @@ use actix_web::{web, App, HttpRequest, HttpResponse, HttpServer};
 use serde_json::{json, Value};
 
 use forkful::app;
-use forkful::domain::federation::{Federation, KeyPair, PublicKey};
+use forkful::domain::federation::{Federation, Followed, KeyPair, PublicKey};
 use forkful::domain::{Change, ContentDraft, Recipes, Slug, VersionNumber};
 use forkful::federation::signature::{self, Request, Signature};
 use forkful::store::Store;
@@ -37,7 +37,8 @@ struct Received {
     down: AtomicBool,
 }
 
-/// A stand-in for another site: one actor, `zoe`, with a key pair, an
+/// A stand-in for another site: two actors, `zoe` and `yan`, with one key
+/// pair (each their own key id), an
 /// inbox that keeps what it is sent, and documents the tests make up.
 struct Remote {
     origin: String,
@@ -122,10 +123,10 @@ type RemoteState = web::Data<(String, String, Arc<Received>)>;
 
 async fn remote_actor(state: RemoteState, name: web::Path<String>) -> HttpResponse {
     let (origin, pem, _) = state.get_ref();
-    if name.as_str() != "zoe" {
+    if !["zoe", "yan"].contains(&name.as_str()) {
         return HttpResponse::NotFound().finish();
     }
-    let id = format!("{origin}/users/zoe");
+    let id = format!("{origin}/users/{name}");
     HttpResponse::Ok()
         .content_type("application/activity+json")
         .body(
@@ -133,7 +134,7 @@ async fn remote_actor(state: RemoteState, name: web::Path<String>) -> HttpRespon
                 "@context": ["https://www.w3.org/ns/activitystreams", "https://w3id.org/security/v1"],
                 "id": id,
                 "type": "Person",
-                "preferredUsername": "zoe",
+                "preferredUsername": name.as_str(),
                 "inbox": format!("{id}/inbox"),
                 "endpoints": {"sharedInbox": format!("{origin}/inbox")},
                 "publicKey": {"id": format!("{id}#main-key"), "owner": id, "publicKeyPem": pem},
@@ -437,6 +438,16 @@ fn a_cook_is_found_followed_from_another_site_and_it_hears_of_her_recipes() {
     );
     assert_eq!(remote.sent("Create").len(), 1);
 
+    // A version has an id of its own, and is part of its recipe.
+    let (_, _, version) = get_json(
+        &format!("{site}/recipes/dal/versions/1"),
+        "application/activity+json",
+    );
+    assert_eq!(version["id"], format!("{site}/recipes/dal/versions/1"));
+    assert_eq!(version["isPartOf"], format!("{site}/recipes/dal"));
+    assert_eq!(version["version"], 1);
+    assert_eq!(version["mainEntity"]["recipeIngredient"], json!(["2 eggs"]));
+
     // Zoe unfollows: nothing more comes.
     let undo = json!({
         "id": format!("{}/activities/2", remote.origin),
@@ -465,6 +476,55 @@ fn a_cook_is_found_followed_from_another_site_and_it_hears_of_her_recipes() {
         remote.sent("Create").len(),
         1,
         "an unfollowed site was told"
+    );
+
+    // Yan follows one recipe: its new versions come, not ann's other news.
+    let yan = format!("{}/users/yan", remote.origin);
+    let recipe_follow = json!({
+        "id": format!("{}/activities/3", remote.origin),
+        "type": "Follow",
+        "actor": yan,
+        "object": format!("{site}/recipes/shakshuka"),
+    })
+    .to_string()
+    .into_bytes();
+    let yan_key = format!("{yan}#main-key");
+    let headers = signed(&remote.key, &yan_key, &inbox, &recipe_follow);
+    assert_eq!(post(&inbox, &headers, &recipe_follow), 202);
+    let accepts = remote.wait_for("Accept", 2);
+    assert_eq!(accepts.len(), 2);
+    assert_eq!(
+        accepts[1].1["object"]["object"],
+        format!("{site}/recipes/shakshuka")
+    );
+    write(&recipes, "stew", "Stew");
+    let edited = ContentDraft {
+        title: "Shakshuka".into(),
+        ingredients: vec!["4 eggs".into()],
+        ..ContentDraft::default()
+    };
+    recipes
+        .edit(
+            &slug("shakshuka"),
+            VersionNumber::FIRST,
+            edited,
+            &Change::by("ann", "more eggs"),
+        )
+        .unwrap();
+    let updates = remote.wait_for("Update", 2);
+    assert_eq!(
+        updates.len(),
+        2,
+        "the followed recipe's version did not come"
+    );
+    assert_eq!(
+        updates[1].1["object"]["id"],
+        format!("{site}/recipes/shakshuka")
+    );
+    assert_eq!(
+        remote.sent("Create").len(),
+        1,
+        "a recipe's follower heard of another"
     );
 }
 
@@ -563,7 +623,12 @@ fn what_is_forged_replayed_blocked_or_too_large_is_refused_and_changes_nothing()
     );
 
     let federation = Federation::open(&recipes).unwrap();
-    assert_eq!(federation.follower_count(&slug("ann")).unwrap(), 0);
+    assert_eq!(
+        federation
+            .follower_count(&Followed::Cook(slug("ann")))
+            .unwrap(),
+        0
+    );
     assert!(federation.deliveries().waiting().unwrap().is_empty());
     thread::sleep(Duration::from_millis(500));
     assert!(remote.received.posts.lock().unwrap().is_empty());
@@ -587,7 +652,12 @@ fn what_is_forged_replayed_blocked_or_too_large_is_refused_and_changes_nothing()
         ),
         403
     );
-    assert_eq!(federation.follower_count(&slug("ann")).unwrap(), 0);
+    assert_eq!(
+        federation
+            .follower_count(&Followed::Cook(slug("ann")))
+            .unwrap(),
+        0
+    );
 }
 
 #[test]

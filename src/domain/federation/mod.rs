@@ -26,7 +26,26 @@ use crate::store::Keyspace;
 /// documents), kept under a name no handle can have.
 const SITE_KEY: &[u8] = b"site";
 
-/// Someone elsewhere who follows a cook here.
+/// What someone elsewhere follows here: a cook (their new recipes and
+/// versions) or one recipe (its new versions).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Followed {
+    Cook(Slug),
+    Recipe(Slug),
+}
+
+impl Followed {
+    /// Where its followers' keys start: a handle, or `recipe/` and a slug
+    /// (a slug has no `/`, so the two never meet).
+    fn prefix(&self) -> String {
+        match self {
+            Followed::Cook(handle) => format!("{handle} "),
+            Followed::Recipe(slug) => format!("recipe/{slug} "),
+        }
+    }
+}
+
+/// Someone elsewhere who follows a cook or a recipe here.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Follower {
     /// Their actor's id (an address).
@@ -44,7 +63,8 @@ pub struct Federation {
     /// `private/<handle>`: the cook's key pair (PKCS#8 PEM); `site`: the
     /// site's own.
     keys: Keyspace,
-    /// `<handle> <actor id>`: a `Follower`, as JSON.
+    /// `<handle> <actor id>` (a cook's) and `recipe/<slug> <actor id>` (a
+    /// recipe's): a `Follower`, as JSON.
     followers: Keyspace,
     /// `<activity id>`: when it was applied (milliseconds since the epoch).
     seen: Keyspace,
@@ -108,11 +128,10 @@ impl Federation {
         read_pair(&kept)
     }
 
-    /// Those who follow the cook from elsewhere, by actor id.
-    pub fn followers(&self, handle: &Slug) -> Result<Vec<Follower>, DomainError> {
-        let prefix = format!("{handle} ");
+    /// Those who follow `followed` from elsewhere, by actor id.
+    pub fn followers(&self, followed: &Followed) -> Result<Vec<Follower>, DomainError> {
         let mut followers = Vec::new();
-        for entry in self.followers.scan_prefix(prefix.as_bytes()) {
+        for entry in self.followers.scan_prefix(followed.prefix().as_bytes()) {
             let (_, value) = entry?;
             if let Ok(follower) = serde_json::from_slice::<Follower>(&value) {
                 followers.push(follower);
@@ -121,29 +140,32 @@ impl Federation {
         Ok(followers)
     }
 
-    /// How many follow the cook from elsewhere.
-    pub fn follower_count(&self, handle: &Slug) -> Result<usize, DomainError> {
-        let prefix = format!("{handle} ");
+    /// How many follow `followed` from elsewhere.
+    pub fn follower_count(&self, followed: &Followed) -> Result<usize, DomainError> {
         let mut count = 0;
-        for entry in self.followers.scan_prefix(prefix.as_bytes()) {
+        for entry in self.followers.scan_prefix(followed.prefix().as_bytes()) {
             entry?;
             count += 1;
         }
         Ok(count)
     }
 
-    /// `follower` follows the cook from now on (again, if they did: their
-    /// inbox and follow are the newest ones).
-    pub fn add_follower(&self, handle: &Slug, follower: &Follower) -> Result<(), DomainError> {
+    /// `follower` follows `followed` from now on (again, if they did:
+    /// their inbox and follow are the newest ones).
+    pub fn add_follower(
+        &self,
+        followed: &Followed,
+        follower: &Follower,
+    ) -> Result<(), DomainError> {
         let value = serde_json::to_vec(follower).expect("a follower serialises");
         self.followers
-            .insert(follower_key(handle, &follower.actor).as_slice(), &value)?;
+            .insert(&follower_key(followed, &follower.actor), &value)?;
         Ok(())
     }
 
-    /// `actor` no longer follows the cook; whether they did.
-    pub fn remove_follower(&self, handle: &Slug, actor: &str) -> Result<bool, DomainError> {
-        Ok(self.followers.remove(&follower_key(handle, actor))?)
+    /// `actor` no longer follows `followed`; whether they did.
+    pub fn remove_follower(&self, followed: &Followed, actor: &str) -> Result<bool, DomainError> {
+        Ok(self.followers.remove(&follower_key(followed, actor))?)
     }
 
     /// Whether the activity `id` was applied already (a retry, or a
@@ -163,8 +185,8 @@ impl Federation {
     }
 }
 
-fn follower_key(handle: &Slug, actor: &str) -> Vec<u8> {
-    format!("{handle} {actor}").into_bytes()
+fn follower_key(followed: &Followed, actor: &str) -> Vec<u8> {
+    format!("{}{actor}", followed.prefix()).into_bytes()
 }
 
 fn read_pair(pem: &[u8]) -> Result<KeyPair, DomainError> {
