@@ -87,6 +87,9 @@ impl Default for Timeouts {
 pub struct Running {
     pub server: Server,
     pub addr: SocketAddr,
+    /// The thread that sends deliveries to other sites: stop it once the
+    /// server has stopped, so that none is left claimed.
+    pub deliveries: Option<crate::federation::delivery::Deliverer>,
 }
 
 /// The application: routes, shared state, error pages for bad query
@@ -174,10 +177,15 @@ pub fn build(config: &Config, recipes: Recipes) -> io::Result<Running> {
     );
     // Deliveries to other sites go out from a thread of their own, from
     // the start: what was queued before a restart is sent again.
-    match site.federated() {
-        Ok(federated) => crate::federation::delivery::start(std::sync::Arc::downgrade(federated))?,
-        Err(error) => tracing::error!(%error, "federation is not available"),
-    }
+    let deliveries = match site.federated() {
+        Ok(federated) => Some(crate::federation::delivery::start(
+            std::sync::Arc::downgrade(federated),
+        )?),
+        Err(error) => {
+            tracing::error!(%error, "federation is not available");
+            None
+        }
+    };
     crate::web::sweep(std::sync::Arc::downgrade(&site.clone().into_inner()))?;
     // The search index follows the store from the start, not from the
     // first search (which would wait for its catching up).
@@ -214,5 +222,6 @@ pub fn build(config: &Config, recipes: Recipes) -> io::Result<Running> {
     Ok(Running {
         server: server.run(),
         addr,
+        deliveries,
     })
 }

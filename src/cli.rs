@@ -495,7 +495,11 @@ fn serve_until_stopped(
             app::build(config, recipes).with_context(|| format!("listening on {}", config.addr))?;
         writeln!(out, "forkful: serving http://{}", running.addr)?;
         out.flush()?;
-        running.server.await.context("serving")
+        let served = running.server.await.context("serving");
+        if let Some(deliveries) = running.deliveries {
+            deliveries.stop();
+        }
+        served
     })?;
     store.flush().context("flushing the store")?;
     writeln!(out, "forkful: stopped; the store is flushed")?;

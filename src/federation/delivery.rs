@@ -11,7 +11,8 @@
 //! same deliveries (kept once by key); each delivery is sent by the node
 //! that claims it (`domain::federation::Deliveries`).
 
-use std::sync::Weak;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Weak};
 use std::time::{Duration, SystemTime};
 
 use super::inbox::now_millis;
@@ -27,37 +28,76 @@ use crate::views::markdown::Memos;
 pub const TICK: Duration = Duration::from_millis(250);
 /// How long the thread waits after the queue could not be read or written.
 const AFTER_ERROR: Duration = Duration::from_secs(5);
-/// How long a node has a delivery it claimed before another may take it.
-const LEASE_MILLIS: i64 = 60_000;
-/// Deliveries claimed at a time.
+/// How long a node has a delivery it claimed before another may take it:
+/// past one send at its longest (10 s), so no lease runs out while its
+/// node is still sending, and short, so a node that died mid-send holds
+/// its delivery up for no longer.
+const LEASE_MILLIS: i64 = 30_000;
+/// Deliveries sent at most each tick, claimed one at a time.
 const BATCH: usize = 16;
+/// Ticks between the thread's forgetting of old applied activities and of
+/// quiet sites' rate limits (about an hour).
+const FORGET_EVERY: u64 = 3_600_000 / TICK.as_millis() as u64;
 /// What the memos of the activities' Markdown may hold.
 const MEMO_BYTES: u64 = 1 << 20;
 
-/// Starts the delivery thread; it ends once the federation is dropped.
-pub fn start(federated: Weak<Federated>) -> std::io::Result<()> {
-    let memos = Memos::new(MEMO_BYTES);
-    std::thread::Builder::new()
+/// The delivery thread, stopped by `stop` (or once the federation is
+/// dropped).
+pub struct Deliverer {
+    stopping: Arc<AtomicBool>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Deliverer {
+    /// Stops the thread once its send in flight is settled, and waits for
+    /// it: a delivery is never left claimed by a process that stopped.
+    pub fn stop(self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        let _ = self.thread.join();
+    }
+}
+
+/// Starts the delivery thread.
+pub fn start(federated: Weak<Federated>) -> std::io::Result<Deliverer> {
+    let stopping = Arc::new(AtomicBool::new(false));
+    let stop = stopping.clone();
+    let thread = std::thread::Builder::new()
         .name("deliveries".into())
-        .spawn(move || loop {
-            let Some(federated) = federated.upgrade() else {
-                return;
-            };
-            let done = federated
-                .queue_new(&memos)
-                .and_then(|_| federated.send_due());
-            drop(federated);
-            match done {
-                Ok(_) => std::thread::sleep(TICK),
-                Err(error) => {
-                    // The store (or the log's database) cannot take the
-                    // queue's writes now: said once a while, not each tick.
-                    tracing::warn!(%error, "deliveries wait: the queue could not be read or written");
-                    std::thread::sleep(AFTER_ERROR);
-                }
+        .spawn(move || deliver(&federated, &stop))?;
+    Ok(Deliverer { stopping, thread })
+}
+
+/// The thread's loop: queue, send, now and then forget, and wait a tick.
+fn deliver(federated: &Weak<Federated>, stopping: &AtomicBool) {
+    let memos = Memos::new(MEMO_BYTES);
+    let mut ticks: u64 = 0;
+    while !stopping.load(Ordering::SeqCst) {
+        let Some(federated) = federated.upgrade() else {
+            return;
+        };
+        // Each on its own: a queue that cannot take new deliveries still
+        // sends those it has.
+        let queued = federated.queue_new(&memos);
+        let sent = federated.send_due(stopping);
+        if ticks.is_multiple_of(FORGET_EVERY) {
+            federated.forget_old();
+        }
+        ticks += 1;
+        drop(federated);
+        let wait = match queued.and(sent) {
+            Ok(_) => TICK,
+            Err(error) => {
+                // The store (or the log's database) cannot take the
+                // queue's writes now: said once a while, not each tick.
+                tracing::warn!(%error, "deliveries wait: the queue could not be read or written");
+                AFTER_ERROR
             }
-        })
-        .map(drop)
+        };
+        let until = std::time::Instant::now() + wait;
+        while std::time::Instant::now() < until && !stopping.load(Ordering::SeqCst) {
+            std::thread::sleep(TICK.min(until - std::time::Instant::now()));
+        }
+    }
 }
 
 impl Federated {
@@ -72,7 +112,14 @@ impl Federated {
             deliveries.move_cursor(None, head)?;
             return Ok(0);
         };
-        if cursor >= head {
+        if cursor > head {
+            // The store is not the one the cursor was moved on (replaced
+            // by an older copy): its transactions from here on are news.
+            tracing::warn!(cursor, head, "the deliveries' cursor is past the store's newest transaction; it starts again from there");
+            deliveries.move_cursor(Some(cursor), head)?;
+            return Ok(0);
+        }
+        if cursor == head {
             return Ok(0);
         }
         let now = now_millis();
@@ -136,11 +183,18 @@ impl Federated {
         activitypub::told(&self.base_url, author, r.slug.as_str(), article, told)
     }
 
-    /// Sends the deliveries due now that this node claims; how many went.
-    pub fn send_due(&self) -> Result<usize, DomainError> {
+    /// Sends the deliveries due now that this node claims, one claimed at
+    /// a time, until `stopping`; how many went.
+    pub fn send_due(&self, stopping: &AtomicBool) -> Result<usize, DomainError> {
         let deliveries = self.federation.deliveries();
         let mut sent = 0;
-        for claimed in deliveries.claim_due(now_millis(), LEASE_MILLIS, BATCH)? {
+        for _ in 0..BATCH {
+            if stopping.load(Ordering::SeqCst) {
+                break;
+            }
+            let Some(claimed) = deliveries.claim_due(now_millis(), LEASE_MILLIS, 1)?.pop() else {
+                break;
+            };
             let outcome = self.send(&claimed.delivery);
             if outcome == Outcome::Delivered {
                 sent += 1;
@@ -149,6 +203,16 @@ impl Federated {
             deliveries.settle(claimed, outcome, now_millis(), backoff)?;
         }
         Ok(sent)
+    }
+
+    /// Forgets the activities applied long enough ago that no signature
+    /// could bring them again, and the rate limits of quiet sites.
+    fn forget_old(&self) {
+        self.forget_quiet_sites();
+        let window = i64::try_from((super::signature::MAX_AGE * 2).as_millis()).unwrap_or(0);
+        if let Err(error) = self.federation.forget_applied_before(now_millis() - window) {
+            tracing::warn!(%error, "forgetting applied activities failed");
+        }
     }
 
     /// One attempt at `delivery`.
@@ -188,8 +252,9 @@ impl Federated {
 /// the address is one this site never sends to.
 fn outcome_of(error: &FetchError) -> Outcome {
     match error {
-        FetchError::Status(408 | 429) => Outcome::Failed,
-        FetchError::Status(code) if (400..500).contains(code) => Outcome::Refused,
+        // What an inbox says when it will never take the activity; a 401
+        // (it could not fetch our key just then) and the rest are retried.
+        FetchError::Status(400 | 403 | 404 | 405 | 410 | 413 | 422) => Outcome::Refused,
         FetchError::BadUrl(_)
         | FetchError::NotWeb(_)
         | FetchError::Private(_)

@@ -16,12 +16,15 @@ use serde_json::Value;
 use super::remote::{self, ActorError, RemoteActor};
 use super::signature::{self, Request, Signature, SignatureError};
 use super::Federated;
-use crate::domain::federation::{Delivery, Followed, Follower};
+use crate::domain::federation::{Delivery, Followed, Follower, News};
 use crate::domain::{DomainError, Slug};
 use crate::views::activitypub;
 
 /// The largest activity taken, in bytes.
 pub const MAX_ACTIVITY_BYTES: usize = 256 * 1024;
+/// The longest activity id taken, in bytes: ids are kept, and an address
+/// is far shorter.
+pub const MAX_ID: usize = 2_048;
 
 /// A request to an inbox, as it came.
 pub struct Inbound {
@@ -87,17 +90,28 @@ impl Federated {
         if self.is_blocked(&signed.key_id) {
             return Err(Refused::Blocked(site));
         }
-        if !self.admits_from(&signed.key_id) {
-            return Err(Refused::TooMany(site));
+        // What needs no key first: nothing is fetched for a request that
+        // could never be taken.
+        signed.check_form(&request, true, SystemTime::now())?;
+        let host = header("host").unwrap_or_default();
+        if !host.eq_ignore_ascii_case(&self.host) {
+            return Err(SignatureError::OtherHost(host.to_owned()).into());
         }
         let actor = self.signer(&signed, &request)?;
+        // Counted once the signature is the site's own: forgeries in
+        // another site's name do not use up its share.
+        if !self.admits_from(&actor.id) {
+            return Err(Refused::TooMany(site));
+        }
         let activity = read_activity(&inbound.body, &actor)?;
         let id = activity["id"].as_str().unwrap_or_default();
-        if self.federation.was_applied(id)? {
+        if self.federation.was_applied(&actor.id, id)? {
             return Ok(Taken::Replayed);
         }
         let taken = self.apply(&activity, &actor)?;
-        self.federation.mark_applied(id, now_millis())?;
+        if let Taken::Applied(_) = taken {
+            self.federation.mark_applied(&actor.id, id, now_millis())?;
+        }
         Ok(taken)
     }
 
@@ -107,15 +121,14 @@ impl Federated {
     fn signer(&self, signed: &Signature, request: &Request) -> Result<RemoteActor, Refused> {
         let sign = self.sign_as_site()?;
         let fetch = remote::fetching(&self.fetcher, &sign);
-        let now = SystemTime::now();
         let actor = self.actors.get(&signed.key_id, false, &fetch)?;
-        match signed.verify(request, true, &actor.key, now) {
+        match signed.check_key(request, &actor.key) {
             Ok(()) => return Ok((*actor).clone()),
             Err(SignatureError::Invalid(_)) if !actor.is_fresh() => {}
             Err(error) => return Err(error.into()),
         }
         let actor = self.actors.get(&signed.key_id, true, &fetch)?;
-        signed.verify(request, true, &actor.key, now)?;
+        signed.check_key(request, &actor.key)?;
         Ok((*actor).clone())
     }
 
@@ -131,8 +144,67 @@ impl Federated {
                 self.federation.remove_follower(&followed, &actor.id)?;
                 Ok(Taken::Applied("Undo".into()))
             }
+            "Accept" | "Reject" => {
+                let follow_id = id_of(&activity["object"]).unwrap_or_default();
+                let Some(handle) = self.follower_of(follow_id) else {
+                    return Ok(Taken::SetAside(kind.to_owned()));
+                };
+                let answered =
+                    self.federation
+                        .answered(&handle, follow_id, &actor.id, kind == "Accept")?;
+                Ok(match answered {
+                    true => Taken::Applied(kind.to_owned()),
+                    false => Taken::SetAside(kind.to_owned()),
+                })
+            }
+            "Create" | "Update" | "Delete" => self.news(kind, activity, actor),
             other => Ok(Taken::SetAside(other.to_owned())),
         }
+    }
+
+    /// The cook here whose `Follow` has the id `follow_id`, if it is one
+    /// of ours (`{cook}#follows/…`).
+    fn follower_of(&self, follow_id: &str) -> Option<Slug> {
+        let (cook, _) = follow_id.split_once("#follows/")?;
+        self.local_cook(cook)
+    }
+
+    /// News of a recipe (or of anything a followed actor made), for the
+    /// cooks here who follow its actor or it.
+    fn news(&self, kind: &str, activity: &Value, actor: &RemoteActor) -> Result<Taken, Refused> {
+        let object = &activity["object"];
+        let object_id = id_of(object).unwrap_or_default();
+        if !remote::same_site(object_id, &actor.id) {
+            return Err(Refused::Unreadable(
+                "its object is on another site than its actor".into(),
+            ));
+        }
+        let mut cooks = self.federation.followers_here(&actor.id)?;
+        cooks.extend(self.federation.followers_here(object_id)?);
+        cooks.sort();
+        cooks.dedup();
+        if cooks.is_empty() {
+            return Ok(Taken::SetAside(kind.to_owned()));
+        }
+        let site = remote::site_of(&actor.id).unwrap_or_default();
+        let news = News {
+            kind: kind.to_owned(),
+            url: object["url"].as_str().unwrap_or(object_id).to_owned(),
+            name: object["name"]
+                .as_str()
+                .unwrap_or_default()
+                .chars()
+                .take(200)
+                .collect(),
+            by: format!("@{}@{site}", actor.name.as_deref().unwrap_or("someone")),
+            version: object["version"].as_u64(),
+            at: now_millis(),
+        };
+        let id = activity["id"].as_str().unwrap_or_default();
+        for cook in cooks {
+            self.federation.add_news(&cook, &news, id)?;
+        }
+        Ok(Taken::Applied(kind.to_owned()))
     }
 
     /// A `Follow` of a cook or a recipe here: the follower is kept, and
@@ -180,10 +252,7 @@ impl Federated {
     }
 }
 
-/// The id of an object given by its id or in full.
-fn id_of(object: &Value) -> Option<&str> {
-    object.as_str().or_else(|| object["id"].as_str())
-}
+use super::following::id_of;
 
 /// The activity in `body`, sent by `actor`: JSON, with an id on the
 /// actor's site, a type, and the actor as its `actor`.
@@ -193,6 +262,9 @@ fn read_activity(body: &[u8], actor: &RemoteActor) -> Result<Value, Refused> {
     let id = activity["id"]
         .as_str()
         .ok_or_else(|| unreadable("it has no id"))?;
+    if id.len() > MAX_ID {
+        return Err(unreadable("its id is too long"));
+    }
     if !remote::same_site(id, &actor.id) {
         return Err(unreadable("its id is on another site than its actor"));
     }

@@ -9,6 +9,7 @@
 //! the same guard as imports.
 
 pub mod delivery;
+pub mod following;
 pub mod inbox;
 pub mod remote;
 pub mod signature;
@@ -63,6 +64,11 @@ impl Default for Settings {
     }
 }
 
+/// A host as blocks compare it: lower case, without a trailing dot.
+fn normal_host(host: &str) -> String {
+    host.trim_end_matches('.').to_ascii_lowercase()
+}
+
 impl Federated {
     pub fn new(
         recipes: &Recipes,
@@ -83,7 +89,12 @@ impl Federated {
             blocked: settings
                 .blocked
                 .iter()
-                .map(|host| host.trim().trim_start_matches('.').to_ascii_lowercase())
+                .filter_map(|host| {
+                    // As a URL's host reads: punycode, lower case.
+                    let host = host.trim().trim_start_matches('.');
+                    let url = url::Url::parse(&format!("http://{host}/")).ok()?;
+                    url.host_str().map(normal_host)
+                })
                 .filter(|host| !host.is_empty())
                 .collect(),
             per_site: RateLimiter::keyed(Quota::per_minute(per_minute)),
@@ -109,11 +120,13 @@ impl Federated {
         &self.recipes
     }
 
-    /// Whether `address` is on a site the operator blocked.
+    /// Whether `address` is on a site the operator blocked (its host, or
+    /// one under it, however spelled: a trailing dot, upper case, Unicode
+    /// or punycode).
     pub fn is_blocked(&self, address: &str) -> bool {
         let Some(host) = url::Url::parse(address)
             .ok()
-            .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
+            .and_then(|u| u.host_str().map(normal_host))
         else {
             return true;
         };
@@ -122,9 +135,25 @@ impl Federated {
             .any(|b| host == *b || host.ends_with(&format!(".{b}")))
     }
 
-    /// Whether the site of `address` may send one more activity now.
+    /// Forgets the rate limit's state of sites that sent nothing lately.
+    pub fn forget_quiet_sites(&self) {
+        self.per_site.retain_recent();
+        self.per_site.shrink_to_fit();
+    }
+
+    /// Whether the site of `address` may send one more activity now: the
+    /// site by its last two labels, so that a site's many subdomains share
+    /// one limit.
     fn admits_from(&self, address: &str) -> bool {
-        let site = remote::site_of(address).unwrap_or_default();
+        let host = url::Url::parse(address)
+            .ok()
+            .and_then(|u| u.host_str().map(normal_host))
+            .unwrap_or_default();
+        let labels: Vec<&str> = host.rsplitn(3, '.').collect();
+        let site = match labels.as_slice() {
+            [tld, name, ..] => format!("{name}.{tld}"),
+            _ => host.clone(),
+        };
         self.per_site.check_key(&site).is_ok()
     }
 

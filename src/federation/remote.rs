@@ -140,15 +140,18 @@ fn fetch_actor(key_id: &str, fetch: Fetch) -> Result<RemoteActor, ActorError> {
 /// one on `key_id`'s site whose key is `key_id`.
 pub fn actor_of(document: &Value, key_id: &str, fetched_at: &str) -> Result<RemoteActor, String> {
     let id = document["id"].as_str().ok_or("it has no id")?;
-    if !same_site(id, key_id) || !same_site(id, fetched_at) {
-        return Err("it is on another site than its key, or than its address".into());
+    // The document must be the one its id names, not one served elsewhere
+    // on the site (an upload) that claims to be someone there.
+    if id != fetched_at || !same_site(id, key_id) {
+        return Err("it is not at its own address, or is on another site than its key".into());
     }
     let inbox = document["endpoints"]["sharedInbox"]
         .as_str()
         .or_else(|| document["inbox"].as_str())
         .ok_or("it has no inbox")?;
-    if url::Url::parse(inbox).is_err() {
-        return Err("its inbox is not an address".into());
+    // Deliveries go only to the actor's own site.
+    if !same_site(inbox, id) {
+        return Err("its inbox is on another site".into());
     }
     let keys = match &document["publicKey"] {
         Value::Array(keys) => keys.iter().collect(),

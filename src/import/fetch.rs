@@ -198,6 +198,11 @@ impl Fetcher {
         Ok(body)
     }
 
+    /// Whether this fetcher fetches from this machine and private networks.
+    pub fn allows_private(&self) -> bool {
+        self.allow == Allow::Private
+    }
+
     /// A fetcher with the same rules and places of its own: federation's
     /// fetches and deliveries do not take the places of cooks' imports.
     pub fn apart(&self) -> Fetcher {

@@ -19,6 +19,7 @@ pub mod cook;
 pub mod diff;
 pub mod family_drawing;
 pub mod feeds;
+pub mod following;
 pub mod forks;
 pub mod form_fields;
 pub mod history;

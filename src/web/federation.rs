@@ -67,19 +67,22 @@ pub async fn actor(
     let federated = site.federated()?.clone();
     let asked = handle.clone();
     let key = site
-        .federation_work()
+        .key_work()
         .run(move || -> Result<_, WebError> {
-            if pages::public_cook(&federated.recipes().snapshot(), &asked)?.is_none() {
+            // A cook is an actor once they have a page, or once they
+            // follow something elsewhere (which then fetches their key).
+            let public = pages::public_cook(&federated.recipes().snapshot(), &asked)?.is_some();
+            if !public && federated.federation().following(&asked)?.is_empty() {
                 return Err(no_cook(&asked));
             }
             Ok(federated.key_pair(&asked)?.public_pem().to_owned())
         })
         .await??;
-    let response = respond::page(
+    let response = respond::document(
         &site,
         req,
         &QueryKey::default().with("as", Some("actor")),
-        |snapshot| pages::public_cook(snapshot, &handle)?.ok_or_else(|| no_cook(&handle)),
+        |snapshot| snapshot.cook_name(&handle)?.ok_or_else(|| no_cook(&handle)),
         |site, name| Body {
             content_type: ACTIVITY_JSON,
             text: activitypub::actor(
@@ -101,7 +104,7 @@ pub fn recipe_object(
     req: &HttpRequest,
     slug: &Slug,
 ) -> Result<HttpResponse, WebError> {
-    let response = respond::page(
+    let response = respond::document(
         site,
         req,
         &QueryKey::default().with("as", Some("object")),
@@ -130,7 +133,7 @@ pub fn version_object(
     slug: &Slug,
     number: crate::domain::VersionNumber,
 ) -> Result<HttpResponse, WebError> {
-    let response = respond::page(
+    let response = respond::document(
         site,
         req,
         &QueryKey::default().with("as", Some("object")),
@@ -151,7 +154,7 @@ pub fn version_object(
 pub(super) async fn site_actor(site: web::Data<Site>) -> Result<HttpResponse, WebError> {
     let federated = site.federated()?.clone();
     let pem = site
-        .federation_work()
+        .key_work()
         .run(move || {
             federated
                 .federation()
@@ -230,7 +233,7 @@ pub(super) async fn outbox(
     handle: web::Path<String>,
 ) -> Result<HttpResponse, WebError> {
     let handle = parse_handle(&handle)?;
-    respond::page(
+    respond::document(
         &site,
         &req,
         respond::NO_QUERY,
@@ -272,10 +275,13 @@ pub(super) async fn followers(
     if pages::public_cook(&site.snapshot(), &handle)?.is_none() {
         return Err(no_cook(&handle));
     }
-    let count = site
-        .federated()?
-        .federation()
-        .follower_count(&Followed::Cook(handle.clone()))?;
+    // A keyspace read: the log's database on a cluster, so off the workers.
+    let federated = site.federated()?.clone();
+    let followed = Followed::Cook(handle.clone());
+    let count = super::blocking::off_workers(&site, move || {
+        federated.federation().follower_count(&followed)
+    })
+    .await??;
     Ok(document(
         ACTIVITY_JSON,
         activitypub::followers(site.base_url(), handle.as_str(), count),

@@ -14,6 +14,7 @@ pub mod client_address;
 pub mod error;
 pub mod federation;
 mod feeds;
+mod following;
 pub mod form_handling;
 pub mod health;
 pub mod memory_limit;
@@ -87,8 +88,11 @@ pub struct Site {
     /// starts its deliveries); why not, if it cannot be.
     federated: std::sync::OnceLock<Result<std::sync::Arc<crate::federation::Federated>, String>>,
     federation_settings: crate::federation::Settings,
-    /// Inboxes' checks and key pairs being made, off the workers.
+    /// Inboxes' checks (which may fetch a sender's key), off the workers.
     federation_work: blocking::Gate,
+    /// Cooks' key pairs being made, off the workers, at a gate of their
+    /// own: a sender whose key server is slow cannot hold up the actors.
+    key_work: blocking::Gate,
 }
 
 /// How long a request's body may take after its head unless told
@@ -132,6 +136,11 @@ impl Site {
                 std::time::Duration::from_secs(10),
                 "taking activities from other sites",
             ),
+            key_work: blocking::Gate::new(
+                2,
+                std::time::Duration::from_secs(10),
+                "making cooks' keys",
+            ),
         }
     }
 
@@ -159,9 +168,14 @@ impl Site {
             .map_err(|why| WebError::Busy(format!("Federation is not available: {why}.")))
     }
 
-    /// The gate federation's work off the workers waits at.
+    /// The gate inboxes' work off the workers waits at.
     pub fn federation_work(&self) -> &blocking::Gate {
         &self.federation_work
+    }
+
+    /// The gate key pairs being made wait at.
+    pub fn key_work(&self) -> &blocking::Gate {
+        &self.key_work
     }
 
     /// This site as one of `nodes` nodes serving one log: each of its
@@ -504,7 +518,13 @@ fn accounts(cfg: &mut web::ServiceConfig) {
         .service(form_post("/logout", account::log_out))
         .service(form_post("/logout/everywhere", account::log_out_everywhere))
         .service(page("/account", account::account_page))
-        .service(form_post("/account/password", account::change_password));
+        .service(form_post("/account/password", account::change_password))
+        .service(get_post(
+            "/following",
+            following::following_page,
+            following::follow,
+        ))
+        .service(form_post("/following/stop", following::stop));
 }
 
 /// Other sites' addresses: discovery, the site's actor, the inboxes.

@@ -77,6 +77,10 @@ pub struct PageRequest {
     if_modified_since: Option<SystemTime>,
     /// The logged-in cook it is answered for, if any (`personal`).
     personal: Option<Personal>,
+    /// Mixed into the ETag: another representation of the same reads (an
+    /// ActivityStreams document at a page's address) is another entity,
+    /// whose validator a browser's copy of the page must not match.
+    variant: u64,
 }
 
 impl PageRequest {
@@ -91,6 +95,7 @@ impl PageRequest {
                 .get_header::<IfModifiedSince>()
                 .map(|IfModifiedSince(since)| since.into()),
             personal: None,
+            variant: 0,
         }
     }
 
@@ -232,6 +237,26 @@ pub fn page<M>(
         render,
     )
 }
+
+/// `page`, for the ActivityStreams document at a page's address (by
+/// content negotiation): kept under `query` (which names the
+/// representation), and tagged apart from the page.
+pub fn document<M>(
+    site: &Site,
+    req: &HttpRequest,
+    query: &impl Serialize,
+    read: impl FnOnce(&Snapshot) -> Result<M, WebError>,
+    render: impl FnOnce(&Site, &M) -> Body,
+) -> Result<HttpResponse, WebError> {
+    let request = PageRequest {
+        variant: DOCUMENT_VARIANT,
+        ..PageRequest::for_reader(req, query)?
+    };
+    page_as(site, site.snapshot(), request, Keep::Yes, read, render)
+}
+
+/// What a document's ETag is mixed with: any fixed value but 0.
+const DOCUMENT_VARIANT: u64 = 0x6163_7469_7669_7479;
 
 /// What a page reads of its query string, as parsed values in their one
 /// spelling (a number without leading zeros, a default left out, a
@@ -447,7 +472,7 @@ fn make<M>(
             .map(|at| UNIX_EPOCH + Duration::from_millis(at.millis().max(0) as u64)),
         None => None,
     };
-    let tag = etag(&read_set, site.edition());
+    let tag = etag(&read_set, site.edition() ^ request.variant);
     if request.has(&tag, modified) {
         return Ok(Answer::NotModified(tag, modified));
     }

@@ -65,6 +65,8 @@ impl Remote {
                         .app_data(state.clone())
                         .route("/users/{name}", web::get().to(remote_actor))
                         .route("/huge", web::get().to(huge_actor))
+                        .route("/files/upload.json", web::get().to(impostor_key))
+                        .route("/users/evil", web::get().to(elsewhere_inbox))
                         .route("/inbox", web::post().to(remote_inbox))
                 })
                 .workers(1)
@@ -108,7 +110,12 @@ impl Remote {
 
     /// Waits up to ten seconds for a post of an activity of `kind`.
     fn wait_for(&self, kind: &str, count: usize) -> Vec<(Headers, Value)> {
-        let deadline = Instant::now() + Duration::from_secs(10);
+        self.wait_for_within(kind, count, Duration::from_secs(10))
+    }
+
+    /// Waits up to `limit` for `count` posts of activities of `kind`.
+    fn wait_for_within(&self, kind: &str, count: usize, limit: Duration) -> Vec<(Headers, Value)> {
+        let deadline = Instant::now() + limit;
         loop {
             let sent = self.sent(kind);
             if sent.len() >= count || Instant::now() > deadline {
@@ -137,6 +144,45 @@ async fn remote_actor(state: RemoteState, name: web::Path<String>) -> HttpRespon
                 "preferredUsername": name.as_str(),
                 "inbox": format!("{id}/inbox"),
                 "endpoints": {"sharedInbox": format!("{origin}/inbox")},
+                "publicKey": {"id": format!("{id}#main-key"), "owner": id, "publicKeyPem": pem},
+            })
+            .to_string(),
+        )
+}
+
+/// A document served where anyone on the site may put a file, claiming
+/// to be zoe, with a key its uploader holds (Mastodon's CVE-2024-23832).
+async fn impostor_key(state: RemoteState) -> HttpResponse {
+    let (origin, pem, _) = state.get_ref();
+    HttpResponse::Ok()
+        .content_type("application/activity+json")
+        .body(
+            json!({
+                "id": format!("{origin}/users/zoe"),
+                "type": "Person",
+                "inbox": format!("{origin}/inbox"),
+                "publicKey": {
+                    "id": format!("{origin}/files/upload.json#key"),
+                    "owner": format!("{origin}/users/zoe"),
+                    "publicKeyPem": pem,
+                },
+            })
+            .to_string(),
+        )
+}
+
+/// An actor whose inbox is on another site: deliveries to it would go
+/// there.
+async fn elsewhere_inbox(state: RemoteState) -> HttpResponse {
+    let (origin, pem, _) = state.get_ref();
+    let id = format!("{origin}/users/evil");
+    HttpResponse::Ok()
+        .content_type("application/activity+json")
+        .body(
+            json!({
+                "id": id,
+                "type": "Person",
+                "inbox": "http://192.0.2.1/inbox",
                 "publicKey": {"id": format!("{id}#main-key"), "owner": id, "publicKeyPem": pem},
             })
             .to_string(),
@@ -689,7 +735,10 @@ fn deliveries_to_a_site_that_is_down_wait_survive_a_restart_and_go_once_it_is_ba
     // Back up, and the sender restarted: the Accept goes, once.
     remote.received.down.store(false, Ordering::SeqCst);
     let restarted = Server::start(dir.path(), &flags).unwrap();
-    let accepts = remote.wait_for("Accept", 1);
+    // Its next attempt is due after the backoff the failures reached
+    // (doubled from 0.1 s each time, for as long as the sender ran and
+    // took to stop): seconds, on a busy machine.
+    let accepts = remote.wait_for_within("Accept", 1, Duration::from_secs(60));
     assert_eq!(
         accepts.len(),
         1,
@@ -699,4 +748,264 @@ fn deliveries_to_a_site_that_is_down_wait_survive_a_restart_and_go_once_it_is_ba
     thread::sleep(Duration::from_millis(500));
     assert_eq!(remote.sent("Accept").len(), 1);
     let _ = restarted;
+}
+
+/// Waits up to ten seconds for `done` to say yes of `browser`'s page at
+/// `path`; the page it last saw.
+fn wait_for_page(
+    browser: &mut crate::http_client::Browser,
+    path: &str,
+    done: impl Fn(&crate::helpers::Page) -> bool,
+) -> crate::helpers::Page {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let page = browser.get(path).unwrap();
+        if done(&page) || Instant::now() > deadline {
+            return page;
+        }
+        thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn a_cook_on_one_forkful_follows_a_cook_and_a_recipe_on_another_and_reads_their_news() {
+    let a_recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
+    write(&a_recipes, "shakshuka", "Shakshuka");
+    let a = serve(&a_recipes, &[]);
+    let b_recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
+    let b = serve(&b_recipes, &[]);
+    let a_host = a.trim_start_matches("http://");
+    let mut ben = crate::http_client::Browser::new(&b);
+    ben.sign_up("ben").unwrap();
+
+    // What cannot be followed is said, and nothing is kept.
+    let form = ben.get("/following").unwrap();
+    assert_eq!(form.status, 200);
+    for (address, why) in [
+        ("nonsense", "neither a handle"),
+        (&format!("{b}/cooks/ben") as &str, "on this site"),
+        (&format!("@nobody@{a_host}"), "could not be looked up"),
+    ] {
+        let refused = ben
+            .submit(&form, "/following", &[("address", address)])
+            .unwrap();
+        assert_eq!(refused.status, 422, "{address}: {}", refused.body);
+        assert!(refused.body.contains(why), "{address}: {}", refused.body);
+    }
+    let b_federation = Federation::open(&b_recipes).unwrap();
+    assert!(b_federation.following(&slug("ben")).unwrap().is_empty());
+
+    // Ben follows ann by her handle, and her shakshuka by its address.
+    let followed = ben
+        .submit(
+            &form,
+            "/following",
+            &[("address", &format!("@ann@{a_host}"))],
+        )
+        .unwrap();
+    assert_eq!(followed.status, 303, "{}", followed.body);
+    let form = ben.get("/following").unwrap();
+    let recipe = format!("{a}/recipes/shakshuka");
+    let followed = ben
+        .submit(&form, "/following", &[("address", &recipe)])
+        .unwrap();
+    assert_eq!(followed.status, 303, "{}", followed.body);
+    let page = wait_for_page(&mut ben, "/following", |p| !p.body.contains("waiting"));
+    assert!(
+        !page.body.contains("waiting"),
+        "A never accepted: {}",
+        page.body
+    );
+    let listed = page.texts("ul.following li a");
+    assert_eq!(listed.len(), 2, "{listed:?}");
+    assert!(listed.contains(&format!("@ann@{a_host}")), "{listed:?}");
+    assert!(listed.contains(&"Shakshuka".to_owned()), "{listed:?}");
+    let a_federation = Federation::open(&a_recipes).unwrap();
+    assert_eq!(
+        a_federation
+            .follower_count(&Followed::Cook(slug("ann")))
+            .unwrap(),
+        1
+    );
+    assert_eq!(
+        a_federation
+            .follower_count(&Followed::Recipe(slug("shakshuka")))
+            .unwrap(),
+        1
+    );
+
+    // Ann's new recipe and the new version of the one ben follows reach
+    // his page.
+    write(&a_recipes, "dal", "Dal");
+    let edited = ContentDraft {
+        title: "Shakshuka".into(),
+        ingredients: vec!["4 eggs".into()],
+        ..ContentDraft::default()
+    };
+    a_recipes
+        .edit(
+            &slug("shakshuka"),
+            VersionNumber::FIRST,
+            edited,
+            &Change::by("ann", "more eggs"),
+        )
+        .unwrap();
+    let page = wait_for_page(&mut ben, "/following", |p| p.texts("ul.news li").len() >= 2);
+    let news = page.texts("ul.news li");
+    assert_eq!(news.len(), 2, "{news:?}");
+    assert!(news.iter().any(|n| n.contains("wrote Dal")), "{news:?}");
+    assert!(
+        news.iter()
+            .any(|n| n.contains("changed Shakshuka (version 2)")),
+        "{news:?}"
+    );
+
+    // Ben stops following ann: A is told, and forgets him.
+    let form = ben.get("/following").unwrap();
+    let stop = format!("{a}/cooks/ann");
+    let stopped = ben
+        .submit(&form, "/following/stop", &[("object", &stop)])
+        .unwrap();
+    assert_eq!(stopped.status, 303);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while a_federation
+        .follower_count(&Followed::Cook(slug("ann")))
+        .unwrap()
+        > 0
+        && Instant::now() < deadline
+    {
+        thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(
+        a_federation
+            .follower_count(&Followed::Cook(slug("ann")))
+            .unwrap(),
+        0
+    );
+    assert_eq!(b_federation.following(&slug("ben")).unwrap().len(), 1);
+}
+
+#[test]
+fn no_actor_speaks_for_another_nor_marks_its_ids_nor_sends_what_was_signed_for_another_site() {
+    let remote = Remote::start();
+    let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
+    write(&recipes, "shakshuka", "Shakshuka");
+    let site = serve(&recipes, &[]);
+    let inbox = format!("{site}/inbox");
+    let federation = Federation::open(&recipes).unwrap();
+    let ann = Followed::Cook(slug("ann"));
+
+    // A file on zoe's site that says it is zoe, with the uploader's key.
+    let body = follow(&remote, &site, "1");
+    let upload = format!("{}/files/upload.json#key", remote.origin);
+    assert_eq!(
+        post(&inbox, &signed(&remote.key, &upload, &inbox, &body), &body),
+        401
+    );
+    // An actor whose inbox is on another site.
+    let evil = format!("{}/users/evil", remote.origin);
+    let by_evil = json!({
+        "id": format!("{}/activities/evil", remote.origin),
+        "type": "Follow",
+        "actor": evil,
+        "object": format!("{site}/cooks/ann"),
+    })
+    .to_string()
+    .into_bytes();
+    let evil_key = format!("{evil}#main-key");
+    assert_eq!(
+        post(
+            &inbox,
+            &signed(&remote.key, &evil_key, &inbox, &by_evil),
+            &by_evil
+        ),
+        401
+    );
+    // A request zoe signed for another site, sent here instead.
+    let elsewhere = "http://other.example/inbox";
+    assert_eq!(
+        post(
+            &inbox,
+            &signed(&remote.key, &remote.key_id(), elsewhere, &body),
+            &body
+        ),
+        401
+    );
+    assert_eq!(federation.follower_count(&ann).unwrap(), 0);
+
+    // Yan sends an activity with the id zoe will use next: zoe's is still
+    // applied, as hers.
+    let yan = format!("{}/users/yan", remote.origin);
+    let by_yan = json!({
+        "id": format!("{}/activities/1", remote.origin),
+        "type": "Follow",
+        "actor": yan,
+        "object": format!("{site}/cooks/ann"),
+    })
+    .to_string()
+    .into_bytes();
+    let yan_key = format!("{yan}#main-key");
+    assert_eq!(
+        post(
+            &inbox,
+            &signed(&remote.key, &yan_key, &inbox, &by_yan),
+            &by_yan
+        ),
+        202
+    );
+    assert_eq!(
+        post(
+            &inbox,
+            &signed(&remote.key, &remote.key_id(), &inbox, &body),
+            &body
+        ),
+        202
+    );
+    assert_eq!(federation.follower_count(&ann).unwrap(), 2);
+
+    // The page and its document are two entities: the page's validator
+    // does not get the document a 304.
+    let page = ureq::get(&format!("{site}/recipes/shakshuka"))
+        .call()
+        .unwrap();
+    let page_tag = page.header("etag").unwrap().to_owned();
+    let document = ureq::get(&format!("{site}/recipes/shakshuka"))
+        .set("accept", "application/activity+json")
+        .set("if-none-match", &page_tag)
+        .call()
+        .unwrap();
+    assert_eq!(document.status(), 200);
+    assert_ne!(document.header("etag").unwrap(), page_tag);
+    assert!(document.content_type().contains("activity+json"));
+}
+
+#[test]
+fn a_blocked_site_is_blocked_however_its_host_is_spelled() {
+    let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
+    let settings = forkful::federation::Settings {
+        blocked: vec!["evil.example".into(), "bücher.example".into()],
+        ..Default::default()
+    };
+    let fetcher = forkful::import::Fetcher::public_only();
+    let federated =
+        forkful::federation::Federated::new(&recipes, "https://here.example", &fetcher, settings)
+            .unwrap();
+    for blocked in [
+        "https://evil.example/users/a",
+        "https://EVIL.example/users/a",
+        "https://evil.example./users/a",
+        "https://sub.evil.example/inbox",
+        "https://xn--bcher-kva.example/inbox",
+        "https://bücher.example/inbox",
+        "not an address",
+    ] {
+        assert!(federated.is_blocked(blocked), "{blocked}");
+    }
+    for open in [
+        "https://notevil.example/",
+        "https://evil.example.org/",
+        "https://example/",
+    ] {
+        assert!(!federated.is_blocked(open), "{open}");
+    }
 }

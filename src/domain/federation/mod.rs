@@ -10,10 +10,12 @@
 
 mod announcements;
 mod deliveries;
+mod following;
 mod keys;
 
 pub use announcements::{announcements_since, outbox, Announcement, Happened};
 pub use deliveries::{Claimed, Deliveries, Delivery, Outcome, MAX_ATTEMPTS};
+pub use following::{Following, News, NEWS_KEPT};
 pub use keys::{BadKey, KeyPair, PublicKey, KEY_BITS};
 
 use serde::{Deserialize, Serialize};
@@ -66,9 +68,14 @@ pub struct Federation {
     /// `<handle> <actor id>` (a cook's) and `recipe/<slug> <actor id>` (a
     /// recipe's): a `Follower`, as JSON.
     followers: Keyspace,
-    /// `<activity id>`: when it was applied (milliseconds since the epoch).
+    /// A hash of an actor and its activity's id: when it was applied
+    /// (milliseconds since the epoch).
     seen: Keyspace,
     deliveries: Deliveries,
+    /// What cooks here follow elsewhere (`following`).
+    following: Keyspace,
+    /// `<handle> <millis> <id hash>`: news for a cook (`following`).
+    news: Keyspace,
 }
 
 impl Federation {
@@ -79,6 +86,8 @@ impl Federation {
             followers: store.keyspace("followers")?,
             seen: store.keyspace("activities-seen")?,
             deliveries: Deliveries::new(store.keyspace("deliveries")?),
+            following: store.keyspace("following")?,
+            news: store.keyspace("news")?,
         })
     }
 
@@ -168,21 +177,50 @@ impl Federation {
         Ok(self.followers.remove(&follower_key(followed, actor))?)
     }
 
-    /// Whether the activity `id` was applied already (a retry, or a
-    /// replay, which then changes nothing).
-    pub fn was_applied(&self, id: &str) -> Result<bool, DomainError> {
-        Ok(self.seen.get(id.as_bytes())?.is_some())
+    /// Whether the activity `id`, by `actor`, was applied already (a
+    /// retry, or a replay, which then changes nothing). Kept by actor, so
+    /// that no one can mark another's ids as seen before they are sent.
+    pub fn was_applied(&self, actor: &str, id: &str) -> Result<bool, DomainError> {
+        Ok(self.seen.get(&seen_key(actor, id))?.is_some())
     }
 
-    /// Marks the activity `id` applied, at `now_millis`. Marked after it is
-    /// applied, so that one whose applying failed is applied when it comes
-    /// again; what is applied (a follower kept, an answer queued) comes
-    /// out the same if two copies race.
-    pub fn mark_applied(&self, id: &str, now_millis: i64) -> Result<(), DomainError> {
+    /// Marks the activity `id`, by `actor`, applied at `now_millis`.
+    /// Marked after it is applied, so that one whose applying failed is
+    /// applied when it comes again; what is applied (a follower kept, an
+    /// answer queued) comes out the same if two copies race.
+    pub fn mark_applied(&self, actor: &str, id: &str, now_millis: i64) -> Result<(), DomainError> {
         self.seen
-            .insert(id.as_bytes(), now_millis.to_string().as_bytes())?;
+            .insert(&seen_key(actor, id), now_millis.to_string().as_bytes())?;
         Ok(())
     }
+
+    /// Forgets the activities applied before `millis`: one older than a
+    /// signature's window could not be sent again anyway. How many.
+    pub fn forget_applied_before(&self, millis: i64) -> Result<usize, DomainError> {
+        let mut old = Vec::new();
+        for entry in self.seen.scan_prefix(b"") {
+            let (key, value) = entry?;
+            let at = std::str::from_utf8(&value)
+                .ok()
+                .and_then(|v| v.parse::<i64>().ok())
+                .unwrap_or(0);
+            if at < millis {
+                old.push(key.to_vec());
+            }
+        }
+        Ok(self.seen.remove_all(old)?)
+    }
+}
+
+/// An applied activity's key: a hash of its actor and id, of a fixed size
+/// however long they are.
+fn seen_key(actor: &str, id: &str) -> Vec<u8> {
+    use blake2::Digest;
+    let mut hasher = blake2::Blake2b::<blake2::digest::consts::U32>::new();
+    hasher.update(actor.as_bytes());
+    hasher.update([0]);
+    hasher.update(id.as_bytes());
+    hasher.finalize().to_vec()
 }
 
 fn follower_key(followed: &Followed, actor: &str) -> Vec<u8> {

@@ -1,0 +1,133 @@
+//! `/following`: a cook follows cooks and recipes on other sites, and
+//! reads what came of it. The lookup of what they name fetches from
+//! elsewhere, so it runs off the workers, counted as an import is.
+
+use actix_web::http::StatusCode;
+use actix_web::{web, HttpRequest, HttpResponse};
+use serde::Deserialize;
+
+use super::form_handling::{private_page, see_other, sentence};
+use super::session::Visitor;
+use super::{Site, WebError};
+use crate::domain::Cook;
+use crate::federation::following::FollowError;
+use crate::views::following::{self, FollowingPage};
+use crate::views::form_fields::FieldErrors;
+
+/// The longest address the form takes.
+const MAX_ADDRESS: usize = 2_048;
+
+/// The page for `cook`, with `address` typed and `errors` beside it.
+async fn page_of(
+    site: &web::Data<Site>,
+    visitor: &Visitor,
+    cook: &Cook,
+    address: &str,
+    errors: FieldErrors,
+    status: StatusCode,
+) -> Result<HttpResponse, WebError> {
+    let federated = site.federated()?.clone();
+    let handle = cook.handle.clone();
+    let (follows, news) = super::blocking::off_workers(site, move || {
+        let federation = federated.federation();
+        Ok::<_, crate::domain::DomainError>((
+            federation.following(&handle)?,
+            federation.news(&handle)?,
+        ))
+    })
+    .await??;
+    let page = following::following(
+        &FollowingPage {
+            cook,
+            following: &follows,
+            news: &news,
+            address,
+            notice: None,
+        },
+        &errors,
+        &visitor.form_token(),
+    );
+    Ok(private_page(site, visitor, status, page))
+}
+
+pub(super) async fn following_page(
+    site: web::Data<Site>,
+    visitor: Visitor,
+) -> Result<HttpResponse, WebError> {
+    let cook = visitor.cook_or_login("/following")?.clone();
+    page_of(
+        &site,
+        &visitor,
+        &cook,
+        "",
+        FieldErrors::new(),
+        StatusCode::OK,
+    )
+    .await
+}
+
+/// Every field defaults to empty, so that a form without its token is
+/// refused for that (403) before anything else is read.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(super) struct FollowForm {
+    csrf: String,
+    address: String,
+    object: String,
+}
+
+pub(super) async fn follow(
+    site: web::Data<Site>,
+    req: HttpRequest,
+    visitor: Visitor,
+    form: web::Form<FollowForm>,
+) -> Result<HttpResponse, WebError> {
+    visitor.check_form(&req, &form.csrf)?;
+    let cook = visitor.cook_or_login("/following")?.clone();
+    let address = form.address.trim().to_owned();
+    let refuse = |status, why: &str| {
+        let errors = FieldErrors::one("address", sentence(why));
+        page_of(&site, &visitor, &cook, &address, errors, status)
+    };
+    if address.is_empty() || address.len() > MAX_ADDRESS {
+        let why = "give a handle (@cook@site) or an address of a page on another site";
+        return refuse(StatusCode::UNPROCESSABLE_ENTITY, why).await;
+    }
+    if let Err(why) = site.imports().start(cook.handle.as_str()) {
+        return refuse(StatusCode::TOO_MANY_REQUESTS, &why).await;
+    }
+    let (federated, handle, asked) = (
+        site.federated()?.clone(),
+        cook.handle.clone(),
+        address.clone(),
+    );
+    let made = site
+        .federation_work()
+        .run(move || federated.follow_elsewhere(&handle, &asked))
+        .await?;
+    match made {
+        Ok(_) => Ok(see_other("/following").finish()),
+        Err(FollowError::Domain(error)) => Err(error.into()),
+        Err(other) => refuse(StatusCode::UNPROCESSABLE_ENTITY, &other.to_string()).await,
+    }
+}
+
+pub(super) async fn stop(
+    site: web::Data<Site>,
+    req: HttpRequest,
+    visitor: Visitor,
+    form: web::Form<FollowForm>,
+) -> Result<HttpResponse, WebError> {
+    visitor.check_form(&req, &form.csrf)?;
+    let cook = visitor.cook_or_login("/following")?;
+    let (federated, handle, object) = (
+        site.federated()?.clone(),
+        cook.handle.clone(),
+        form.object.clone(),
+    );
+    super::blocking::off_workers(&site, move || {
+        federated.unfollow_elsewhere(&handle, &object)
+    })
+    .await??;
+    Ok(see_other("/following").finish())
+}
