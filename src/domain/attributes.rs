@@ -421,6 +421,14 @@ attributes! {
     language LANGUAGE: ":recipe/language", String, One, plain, schema_org "inLanguage",
         "The language the recipe is written in, as its cook names it.",
         field "language", "the language", Line(language), Details("Language");
+    remote_fork_of REMOTE_FORK_OF: ":remote-fork/of", Ref, One, plain,
+        "A recipe here that a cook on another site forked (their site told this one, with ActivityPub): the fork is listed in the recipe's family, as on its site.";
+    remote_fork_url REMOTE_FORK_URL: ":remote-fork/url", String, One, identity,
+        "The remote fork's address on its site: told again, it is the same fork.";
+    remote_fork_name REMOTE_FORK_NAME: ":remote-fork/name", String, One, plain,
+        "The remote fork's title, as its site told it.";
+    remote_fork_by REMOTE_FORK_BY: ":remote-fork/by", String, One, plain,
+        "Who made the remote fork: their handle and site (@ben@b.example).";
     // The row a test adds, only with the `testing` feature (never in a build
     // of the site): a new field, with no code anywhere but this row and
     // its member of `Content`, seen wherever a field is

@@ -64,7 +64,7 @@ pub use pages::{
 };
 pub use read::{
     Agreed, Agreement, Ancestor, BroughtIn, CatalogEntry, CatalogPage, CatalogQuery, ForkNode,
-    ForkTree, MergeBase, ParentChanges, ReadSet, Recipe, Snapshot, Sort, Suggestion,
+    ForkTree, MergeBase, ParentChanges, ReadSet, Recipe, RemoteFork, Snapshot, Sort, Suggestion,
     SuggestionMerge, SuggestionState, Taken, Version, MAX_SORTED_TAG, RETIRED,
 };
 pub use slug::{BadSlug, Slug};

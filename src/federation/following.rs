@@ -184,7 +184,7 @@ impl Federated {
 
     /// The JSON document at `address`, fetched signed by the site: where it
     /// ended up, and the document.
-    fn fetch_json(&self, address: &str) -> Result<(String, Value), FollowError> {
+    pub(super) fn fetch_json(&self, address: &str) -> Result<(String, Value), FollowError> {
         let sign = self.sign_as_site()?;
         let (at, text) = self
             .fetcher

@@ -162,6 +162,46 @@ impl Federated {
         }
     }
 
+    /// A recipe made elsewhere that says it was forked from one here
+    /// (`forkedFrom`, its page or a version's): kept as a remote fork of
+    /// it. Whether it was one.
+    fn remote_fork(&self, object: &Value, actor: &RemoteActor) -> Result<bool, Refused> {
+        let Some(parent) = object["forkedFrom"].as_str() else {
+            return Ok(false);
+        };
+        let prefix = format!("{}/recipes/", self.base_url);
+        let Some(path) = parent.strip_prefix(&prefix) else {
+            return Ok(false);
+        };
+        let slug = path.split('/').next().unwrap_or_default();
+        let Ok(slug) = Slug::parse(slug) else {
+            return Ok(false);
+        };
+        let site = remote::site_of(&actor.id).unwrap_or_default();
+        let url = object["url"]
+            .as_str()
+            .or_else(|| id_of(object))
+            .filter(|url| remote::same_site(url, &actor.id))
+            .ok_or_else(|| Refused::Unreadable("its fork has no address on its site".into()))?;
+        let fork = crate::domain::RemoteFork {
+            url: url.chars().take(crate::import::MAX_SOURCE_URL).collect(),
+            name: object["name"]
+                .as_str()
+                .unwrap_or("A fork")
+                .chars()
+                .take(200)
+                .collect(),
+            by: format!("@{}@{site}", actor.name.as_deref().unwrap_or("someone")),
+        };
+        match self.recipes.record_remote_fork(&slug, &fork) {
+            Ok(_) => Ok(true),
+            // Forked from a recipe that is not here (or retired): nothing
+            // to list it under.
+            Err(DomainError::NoSuchRecipe(_) | DomainError::Retired { .. }) => Ok(false),
+            Err(error) => Err(error.into()),
+        }
+    }
+
     /// The cook here whose `Follow` has the id `follow_id`, if it is one
     /// of ours (`{cook}#follows/…`).
     fn follower_of(&self, follow_id: &str) -> Option<Slug> {
@@ -179,12 +219,19 @@ impl Federated {
                 "its object is on another site than its actor".into(),
             ));
         }
+        let forked_here = match kind {
+            "Create" => self.remote_fork(object, actor)?,
+            _ => false,
+        };
         let mut cooks = self.federation.followers_here(&actor.id)?;
         cooks.extend(self.federation.followers_here(object_id)?);
         cooks.sort();
         cooks.dedup();
         if cooks.is_empty() {
-            return Ok(Taken::SetAside(kind.to_owned()));
+            return Ok(match forked_here {
+                true => Taken::Applied(kind.to_owned()),
+                false => Taken::SetAside(kind.to_owned()),
+            });
         }
         let site = remote::site_of(&actor.id).unwrap_or_default();
         let news = News {

@@ -10,6 +10,7 @@
 
 pub mod delivery;
 pub mod following;
+pub mod forking;
 pub mod inbox;
 pub mod remote;
 pub mod signature;

@@ -223,7 +223,8 @@ impl<'a> Article<'a> {
             based_on: news
                 .based_on
                 .as_ref()
-                .map(|(slug, version)| format!("{base_url}{}", version_path(slug, version))),
+                .map(|(slug, version)| format!("{base_url}{}", version_path(slug, version)))
+                .or_else(|| news.source.clone()),
             contributors: &r.contributors,
             memos,
         }

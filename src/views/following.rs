@@ -41,6 +41,10 @@ pub fn following(page: &FollowingPage, errors: &FieldErrors, csrf: &str) -> Mark
     address.hint = Some(
         "A handle such as @ann@recipes.example, or the address of a cook's or recipe's page there.",
     );
+    let mut recipe = Field::text("recipe", "A recipe's address on another site", "");
+    recipe.hint = Some(
+        "Its page's address: your fork starts from the version it is at, and its cook is told.",
+    );
     layout::page(
         &head,
         html! {
@@ -53,6 +57,12 @@ pub fn following(page: &FollowingPage, errors: &FieldErrors, csrf: &str) -> Mark
                 (token(csrf))
                 (address.render(errors))
                 button type="submit" { "Follow" }
+            }
+            h2 { "Fork a recipe from another site" }
+            form class="account-form" method="post" action="/following/fork" {
+                (token(csrf))
+                (recipe.render(errors))
+                button type="submit" { "Fork it here" }
             }
             h2 { "You follow" }
             @if page.following.is_empty() {

@@ -6,7 +6,7 @@ use maud::{html, Markup, PreEscaped};
 use super::family_drawing;
 use super::layout::{self, Head, Section};
 use super::{count, recipe_path};
-use crate::domain::{Family, TreeNode};
+use crate::domain::{Family, RemoteFork, TreeNode};
 
 /// The deepest generation given a list of its own. A browser's parser
 /// stops nesting elements 512 deep (Chrome's limit; the rest become
@@ -24,6 +24,8 @@ pub struct ForkTreeView<'a> {
     pub nodes: &'a [TreeNode],
     /// Whether the tree was cut short at the size limit.
     pub truncated: bool,
+    /// The recipe's forks on other sites.
+    pub remote_forks: &'a [RemoteFork],
 }
 
 fn label(view: &ForkTreeView, node: &TreeNode) -> Markup {
@@ -97,6 +99,14 @@ pub fn page(view: &ForkTreeView) -> Markup {
             @if view.truncated {
                 p class="notice" { "The family is larger than this page shows." }
             }
+            @if !view.remote_forks.is_empty() {
+                h2 { "Forks of " (view.title) " on other sites" }
+                ul class="remote-forks" {
+                    @for fork in view.remote_forks {
+                        li { a href=(fork.url) rel="nofollow ugc" { (fork.name) } " by " (fork.by) }
+                    }
+                }
+            }
         },
     )
 }
@@ -108,5 +118,6 @@ pub fn family(slug: &str, family: &Family) -> Markup {
         title: &family.title,
         nodes: &family.nodes,
         truncated: family.truncated,
+        remote_forks: &family.remote_forks,
     })
 }

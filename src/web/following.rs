@@ -74,6 +74,8 @@ pub(super) struct FollowForm {
     csrf: String,
     address: String,
     object: String,
+    /// A recipe's address elsewhere, to fork.
+    recipe: String,
 }
 
 pub(super) async fn follow(
@@ -110,6 +112,66 @@ pub(super) async fn follow(
         Err(FollowError::Domain(error)) => Err(error.into()),
         Err(other) => refuse(StatusCode::UNPROCESSABLE_ENTITY, &other.to_string()).await,
     }
+}
+
+/// Forks a recipe on another site: fetched and read off the workers
+/// (counted as an import), saved as a recipe whose lineage starts there,
+/// and its author told.
+pub(super) async fn fork(
+    site: web::Data<Site>,
+    req: HttpRequest,
+    visitor: Visitor,
+    form: web::Form<FollowForm>,
+) -> Result<HttpResponse, WebError> {
+    visitor.check_form(&req, &form.csrf)?;
+    let cook = visitor.cook_or_login("/following")?.clone();
+    let address = form.recipe.trim().to_owned();
+    let refuse = |status, why: &str| {
+        let errors = FieldErrors::one("recipe", sentence(why));
+        page_of(&site, &visitor, &cook, &address, errors, status)
+    };
+    if !address.contains("://") || address.len() > crate::import::MAX_SOURCE_URL {
+        let why = "give the address of a recipe's page on another site";
+        return refuse(StatusCode::UNPROCESSABLE_ENTITY, why).await;
+    }
+    if let Err(why) = site.imports().start(cook.handle.as_str()) {
+        return refuse(StatusCode::TOO_MANY_REQUESTS, &why).await;
+    }
+    let (federated, asked) = (site.federated()?.clone(), address.clone());
+    let fetched = site
+        .federation_work()
+        .run(move || federated.fetch_recipe(&asked))
+        .await?;
+    let remote = match fetched {
+        Ok(remote) => remote,
+        Err(FollowError::Domain(error)) => return Err(error.into()),
+        Err(other) => return refuse(StatusCode::UNPROCESSABLE_ENTITY, &other.to_string()).await,
+    };
+    let slug = crate::domain::Slug::from_title(remote.content.title());
+    let change = crate::domain::Change::by(
+        cook.handle.as_str(),
+        &format!("Forked from {}", remote.source.name),
+    );
+    let (content, source) = (remote.content.clone(), remote.source.clone());
+    let written = site
+        .write(move |recipes| recipes.import(&slug, content.into_draft(), &source, &change))
+        .await?;
+    let slug = match written {
+        Ok((slug, _)) => slug,
+        Err(crate::domain::DomainError::Content(why)) => {
+            return refuse(StatusCode::UNPROCESSABLE_ENTITY, &why.to_string()).await
+        }
+        Err(error) => return Err(error.into()),
+    };
+    // Told off the workers: a read and a queued delivery.
+    let (federated, told) = (site.federated()?.clone(), slug.clone());
+    let memos = crate::views::markdown::Memos::new(1 << 16);
+    super::blocking::off_workers(&site, move || {
+        let made = federated.made(&told)?;
+        federated.tell_forked(&made, &remote.author_inbox, &memos)
+    })
+    .await??;
+    Ok(see_other(&format!("/recipes/{slug}")).finish())
 }
 
 pub(super) async fn stop(

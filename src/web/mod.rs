@@ -524,7 +524,8 @@ fn accounts(cfg: &mut web::ServiceConfig) {
             following::following_page,
             following::follow,
         ))
-        .service(form_post("/following/stop", following::stop));
+        .service(form_post("/following/stop", following::stop))
+        .service(form_post("/following/fork", following::fork));
 }
 
 /// Other sites' addresses: discovery, the site's actor, the inboxes.

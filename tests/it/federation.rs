@@ -1009,3 +1009,66 @@ fn a_blocked_site_is_blocked_however_its_host_is_spelled() {
         assert!(!federated.is_blocked(open), "{open}");
     }
 }
+
+#[test]
+fn a_cook_forks_a_recipe_from_another_forkful_whose_family_then_lists_the_fork() {
+    let a_recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
+    write(&a_recipes, "shakshuka", "Shakshuka");
+    let a = serve(&a_recipes, &[]);
+    let b_recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
+    let b = serve(&b_recipes, &[]);
+    let mut ben = crate::http_client::Browser::new(&b);
+    ben.sign_up("ben").unwrap();
+
+    // A page that is no recipe document is refused, and nothing is saved.
+    let form = ben.get("/following").unwrap();
+    let refused = ben
+        .submit(&form, "/following/fork", &[("recipe", &format!("{a}/cooks/ann"))])
+        .unwrap();
+    assert_eq!(refused.status, 422, "{}", refused.body);
+    assert!(refused.body.contains("no schema.org Recipe"), "{}", refused.body);
+
+    let forked = ben
+        .submit(&form, "/following/fork", &[("recipe", &format!("{a}/recipes/shakshuka"))])
+        .unwrap();
+    assert_eq!(forked.status, 303, "{}", forked.body);
+    let at = forked.header("location").unwrap().to_owned();
+    assert_eq!(at, "/recipes/shakshuka");
+    // The fork starts from ann's version, named and linked as on her site.
+    let page = ben.get(&at).unwrap();
+    assert_eq!(page.status, 200);
+    let parent = format!("{a}/recipes/shakshuka/versions/1");
+    assert!(page.attrs("a", "href").contains(&parent), "{}", page.body);
+    let json_ld = page.json_ld();
+    assert_eq!(json_ld["isBasedOn"], parent);
+    assert_eq!(json_ld["recipeIngredient"], json!(["2 eggs"]));
+    assert_eq!(json_ld["author"]["name"], "ben");
+
+    // Ann's site is told, and lists the fork in the family.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let listed = loop {
+        let family = ureq::get(&format!("{a}/recipes/shakshuka/forks")).call().unwrap();
+        let text = family.into_string().unwrap();
+        if text.contains("remote-forks") || Instant::now() > deadline {
+            break text;
+        }
+        thread::sleep(Duration::from_millis(100));
+    };
+    let b_host = b.trim_start_matches("http://");
+    assert!(listed.contains(&format!("by @ben@{b_host}")), "{listed}");
+    assert!(listed.contains(&format!("{b}/recipes/shakshuka")), "{listed}");
+    let forks = a_recipes
+        .snapshot()
+        .remote_forks(a_recipes.snapshot().recipe(&slug("shakshuka")).unwrap().id)
+        .unwrap();
+    assert_eq!(forks.len(), 1);
+    // Told again, it is the same fork.
+    a_recipes
+        .record_remote_fork(&slug("shakshuka"), &forks[0])
+        .unwrap();
+    let again = a_recipes
+        .snapshot()
+        .remote_forks(a_recipes.snapshot().recipe(&slug("shakshuka")).unwrap().id)
+        .unwrap();
+    assert_eq!(again, forks);
+}

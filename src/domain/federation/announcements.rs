@@ -24,6 +24,9 @@ pub struct Announcement {
     /// For a fork: its parent's slug, and the parent's version it is in
     /// step with (forked, or brought in last).
     pub based_on: Option<(String, VersionNumber)>,
+    /// For a recipe brought in from elsewhere (a fork of a recipe on
+    /// another site): the address its lineage starts at.
+    pub source: Option<String>,
 }
 
 /// The news of every recipe a transaction after `since` (through the
@@ -50,10 +53,12 @@ pub fn announcements_since(
             Some((parent, version)) => Some((snapshot.slug_of(parent)?, version)),
             None => None,
         };
+        let source = snapshot.source(id)?.map(|s| s.url);
         out.push(Announcement {
             recipe,
             happened,
             based_on,
+            source,
         });
     }
     Ok(out)
@@ -89,10 +94,12 @@ pub fn outbox(
             Some((parent, version)) => Some((snapshot.slug_of(parent)?, version)),
             None => None,
         };
+        let source = snapshot.source(recipe.id)?.map(|s| s.url);
         out.push(Announcement {
             recipe,
             happened: Happened::Created,
             based_on,
+            source,
         });
     }
     Ok((out, total))

@@ -28,6 +28,8 @@ pub struct Family {
     pub nodes: Vec<TreeNode>,
     /// Whether the tree was cut short at its size limit.
     pub truncated: bool,
+    /// The recipe's forks on other sites, as they told of them.
+    pub remote_forks: Vec<crate::domain::RemoteFork>,
 }
 
 /// The family of the recipe with `slug`: the tree from its original,
@@ -44,6 +46,7 @@ pub fn family(snapshot: &Snapshot, slug: &Slug, limit: usize) -> Result<Family, 
         title: recipe.content.title().to_owned(),
         nodes,
         truncated: tree.truncated,
+        remote_forks: snapshot.remote_forks(recipe.id)?,
     })
 }
 

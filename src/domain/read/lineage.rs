@@ -26,6 +26,17 @@ pub struct ForkNode {
     pub depth: usize,
 }
 
+/// A fork of a recipe here made on another site, as that site told it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemoteFork {
+    /// Its address there.
+    pub url: String,
+    /// Its title.
+    pub name: String,
+    /// Who made it: `@ben@b.example`.
+    pub by: String,
+}
+
 /// A fork tree, flattened (see `ForkNode`), and whether it was cut short.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ForkTree {
@@ -99,6 +110,24 @@ impl Snapshot {
             .iter()
             .map(|&e| RecipeId::new(e))
             .collect())
+    }
+
+    /// The forks of `id` made on other sites, as their sites told of them,
+    /// in the order they were told.
+    pub fn remote_forks(&self, id: RecipeId) -> Result<Vec<RemoteFork>, DomainError> {
+        let a = &self.attrs;
+        let mut out = Vec::new();
+        for &fork in self.db.referrers(a.remote_fork_of, id.entity())?.iter() {
+            let text = |attr| -> Result<String, DomainError> {
+                Ok(self.string(fork, attr)?.unwrap_or_default())
+            };
+            out.push(RemoteFork {
+                url: text(a.remote_fork_url)?,
+                name: text(a.remote_fork_name)?,
+                by: text(a.remote_fork_by)?,
+            });
+        }
+        Ok(out)
     }
 
     /// How many recipes were forked directly from `id`.

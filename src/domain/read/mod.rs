@@ -19,7 +19,7 @@ mod recipe;
 mod suggestions;
 
 pub use catalog::{CatalogEntry, CatalogPage, CatalogQuery, Sort, MAX_SORTED_TAG};
-pub use lineage::{Ancestor, ForkNode, ForkTree};
+pub use lineage::{Ancestor, ForkNode, ForkTree, RemoteFork};
 pub use merging::{Agreed, Agreement, BroughtIn, MergeBase, ParentChanges};
 pub use read_set::ReadSet;
 pub use recipe::{Recipe, Version, RETIRED};
@@ -184,7 +184,11 @@ impl Snapshot {
     }
 
     /// The string value of `e`'s cardinality-one `attr`.
-    fn string(&self, e: EntityId, attr: EntityId) -> Result<Option<String>, DomainError> {
+    pub(in crate::domain) fn string(
+        &self,
+        e: EntityId,
+        attr: EntityId,
+    ) -> Result<Option<String>, DomainError> {
         Ok(self
             .db
             .value(e, attr)?

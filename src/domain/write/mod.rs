@@ -665,6 +665,31 @@ impl Recipes {
         Ok((slug, report))
     }
 
+    /// Records `fork`, made on another site, as a fork of the recipe with
+    /// `parent` (its site told this one): decided on the latest value, the
+    /// parent must be here and not retired; told again (by its address),
+    /// it is the same fork, its title and author as told last.
+    pub fn record_remote_fork(
+        &self,
+        parent: &Slug,
+        fork: &super::RemoteFork,
+    ) -> Result<TxReport, DomainError> {
+        let attrs = &self.attrs;
+        let (report, ()) = self.store.transact_with(|db| -> Result<_, DomainError> {
+            let recipe = self.view_of(db).current(parent)?;
+            let mut tx = Transaction::new();
+            tx.map(
+                EntityMap::anonymous()
+                    .with(attrs.remote_fork_url, fork.url.as_str())
+                    .with(attrs.remote_fork_of, EntityRef::Id(recipe.id.entity()))
+                    .with(attrs.remote_fork_name, fork.name.as_str())
+                    .with(attrs.remote_fork_by, fork.by.as_str()),
+            );
+            Ok((tx, ()))
+        })?;
+        Ok(report)
+    }
+
     /// Hides a recipe from the catalog; it stays in its forks' lineage and
     /// every version stays readable. `based_on` is the version the author
     /// saw, as for `edit`.
