@@ -559,6 +559,105 @@ fn writing(c: &mut Criterion, system: &SystemRunner) {
     group.finish();
 }
 
+/// A GET through the app with `accept` as its Accept header.
+async fn fetch_accepting<S, B>(app: &S, uri: &str, accept: &str) -> actix_web::web::Bytes
+where
+    S: Service<actix_http::Request, Response = ServiceResponse<B>, Error = actix_web::Error>,
+    B: actix_web::body::MessageBody,
+{
+    let request = TestRequest::get()
+        .uri(uri)
+        .insert_header(("Accept", accept))
+        .to_request();
+    let response = test::call_service(app, request).await;
+    assert!(
+        response.status().is_success(),
+        "{uri}: {}",
+        response.status()
+    );
+    actix_web::body::to_bytes(response.into_body())
+        .await
+        .unwrap_or_else(|_| panic!("{uri}: body"))
+}
+
+/// Issue 54: what federation costs. The recipe page as a browser asks for
+/// it (its Accept header looked at, a `Vary: Accept` added) beside its
+/// ActivityStreams document at the same address and the actor document,
+/// made each time (no page kept); and the checks of a signed `Create`
+/// received (its digest, its signature's form and RSA verification, its
+/// JSON), the key already fetched.
+fn federation(c: &mut Criterion, system: &SystemRunner, catalog: &Catalog) {
+    use forkful::domain::federation::{KeyPair, PublicKey};
+    use forkful::federation::signature::{self, Request, Signature};
+
+    let site =
+        Data::new(Site::new(catalog.recipes.clone(), "http://forkful.bench").with_page_cache(0));
+    let app = system.block_on(test::init_service(forkful::app::app(site.clone())));
+    let show = "/recipes/buttermilk-pancakes";
+    let cook = "/cooks/maya";
+    let browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+    let activity = "application/activity+json";
+    // The cook's key is made on the first fetch of her actor, not measured.
+    system.block_on(fetch_accepting(&app, cook, activity));
+
+    let key = KeyPair::generate().expect("a key pair");
+    let public = PublicKey::from_pem(key.public_pem()).expect("its public key");
+    let body = serde_json::json!({
+        "@context": "https://www.w3.org/ns/activitystreams",
+        "id": "https://b.example/recipes/dal/versions/1#create",
+        "type": "Create",
+        "actor": "https://b.example/cooks/ben",
+        "object": {"id": "https://b.example/recipes/dal", "type": "Article", "name": "Dal"},
+    })
+    .to_string()
+    .into_bytes();
+    let url = url::Url::parse("http://forkful.bench/inbox").expect("an address");
+    let headers: Vec<(String, String)> = signature::sign(
+        &key,
+        "https://b.example/cooks/ben#main-key",
+        "POST",
+        &url,
+        Some(&body),
+        std::time::SystemTime::now(),
+    )
+    .into_iter()
+    .map(|(name, value)| (name.to_owned(), value))
+    .collect();
+    let header = |name: &str| {
+        headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    };
+
+    let mut group = c.benchmark_group(format!("federation/{}", catalog.name));
+    group.bench_function("recipe_show/browser", |b| {
+        b.iter(|| system.block_on(fetch_accepting(&app, black_box(show), browser)))
+    });
+    group.bench_function("recipe_show/document", |b| {
+        b.iter(|| system.block_on(fetch_accepting(&app, black_box(show), activity)))
+    });
+    group.bench_function("actor/document", |b| {
+        b.iter(|| system.block_on(fetch_accepting(&app, black_box(cook), activity)))
+    });
+    group.bench_function("receive_create/check", |b| {
+        b.iter(|| {
+            let request = Request {
+                method: "POST",
+                target: "/inbox",
+                headers: &headers,
+            };
+            signature::check_digest(header("digest"), black_box(&body)).expect("digest");
+            let signed = Signature::parse(header("signature").expect("signed")).expect("parsed");
+            signed
+                .verify(&request, true, &public, std::time::SystemTime::now())
+                .expect("verified");
+            serde_json::from_slice::<serde_json::Value>(&body).expect("JSON")
+        })
+    });
+    group.finish();
+}
+
 fn benches(c: &mut Criterion) {
     let system = System::new();
     writing(c, &system);
@@ -568,6 +667,7 @@ fn benches(c: &mut Criterion) {
         ids: Vec::new(),
     };
     pages(c, &system, &demo);
+    federation(c, &system, &demo);
     // After the demo's pages: it adds a suggestion to the demo's store.
     merging(c, &system, &demo);
     let (recipes, ids) = common::stored_catalog(

@@ -161,20 +161,9 @@ impl Federated {
             }
             match self.fetch_json(&address) {
                 Ok((_, jrd)) => {
-                    let links = jrd["links"].as_array().cloned().unwrap_or_default();
-                    let actor = links.iter().find(|link| {
-                        link["rel"] == "self"
-                            && link["type"].as_str().is_some_and(|t| t.contains("json"))
+                    return actor_link(&jrd).map(str::to_owned).ok_or_else(|| {
+                        FollowError::NotFollowable(handle.to_owned(), "no actor is linked".into())
                     });
-                    return actor
-                        .and_then(|link| link["href"].as_str())
-                        .map(str::to_owned)
-                        .ok_or_else(|| {
-                            FollowError::NotFollowable(
-                                handle.to_owned(),
-                                "no actor is linked".into(),
-                            )
-                        });
                 }
                 Err(error) => failed = Some(error),
             }
@@ -194,6 +183,15 @@ impl Federated {
             .map_err(|_| FollowError::NotFollowable(address.to_owned(), "it is not JSON".into()))?;
         Ok((at, document))
     }
+}
+
+/// The actor a WebFinger answer (JRD) links to: its `self` link of an
+/// ActivityStreams type.
+pub fn actor_link(jrd: &Value) -> Option<&str> {
+    jrd["links"].as_array()?.iter().find(|link| {
+        link["rel"] == "self" && link["type"].as_str().is_some_and(|t| t.contains("json"))
+    })?["href"]
+        .as_str()
 }
 
 /// The id of an object given by its id or in full (or the first of a list).

@@ -126,52 +126,59 @@ pub(super) async fn fork(
     visitor.check_form(&req, &form.csrf)?;
     let cook = visitor.cook_or_login("/following")?.clone();
     let address = form.recipe.trim().to_owned();
-    let refuse = |status, why: &str| {
-        let errors = FieldErrors::one("recipe", sentence(why));
-        page_of(&site, &visitor, &cook, &address, errors, status)
+    let refused = match fork_from(&site, &cook, &address).await? {
+        Ok(slug) => return Ok(see_other(&format!("/recipes/{slug}")).finish()),
+        Err(refused) => refused,
     };
+    let (status, why) = refused;
+    let errors = FieldErrors::one("recipe", sentence(&why));
+    page_of(&site, &visitor, &cook, "", errors, status).await
+}
+
+/// `fork`'s work: the fork's slug, or why there is none.
+async fn fork_from(
+    site: &web::Data<Site>,
+    cook: &Cook,
+    address: &str,
+) -> Result<Result<crate::domain::Slug, (StatusCode, String)>, WebError> {
+    let unprocessable = |why: String| Ok(Err((StatusCode::UNPROCESSABLE_ENTITY, why)));
     if !address.contains("://") || address.len() > crate::import::MAX_SOURCE_URL {
-        let why = "give the address of a recipe's page on another site";
-        return refuse(StatusCode::UNPROCESSABLE_ENTITY, why).await;
+        return unprocessable("give the address of a recipe's page on another site".into());
     }
     if let Err(why) = site.imports().start(cook.handle.as_str()) {
-        return refuse(StatusCode::TOO_MANY_REQUESTS, &why).await;
+        return Ok(Err((StatusCode::TOO_MANY_REQUESTS, why)));
     }
-    let (federated, asked) = (site.federated()?.clone(), address.clone());
-    let fetched = site
+    let (federated, asked) = (site.federated()?.clone(), address.to_owned());
+    let remote = match site
         .federation_work()
         .run(move || federated.fetch_recipe(&asked))
-        .await?;
-    let remote = match fetched {
+        .await?
+    {
         Ok(remote) => remote,
         Err(FollowError::Domain(error)) => return Err(error.into()),
-        Err(other) => return refuse(StatusCode::UNPROCESSABLE_ENTITY, &other.to_string()).await,
+        Err(other) => return unprocessable(other.to_string()),
     };
     let slug = crate::domain::Slug::from_title(remote.content.title());
-    let change = crate::domain::Change::by(
-        cook.handle.as_str(),
-        &format!("Forked from {}", remote.source.name),
-    );
+    let note = format!("Forked from {}", remote.source.name);
+    let change = crate::domain::Change::by(cook.handle.as_str(), &note);
     let (content, source) = (remote.content.clone(), remote.source.clone());
-    let written = site
+    let slug = match site
         .write(move |recipes| recipes.import(&slug, content.into_draft(), &source, &change))
-        .await?;
-    let slug = match written {
+        .await?
+    {
         Ok((slug, _)) => slug,
-        Err(crate::domain::DomainError::Content(why)) => {
-            return refuse(StatusCode::UNPROCESSABLE_ENTITY, &why.to_string()).await
-        }
+        Err(crate::domain::DomainError::Content(why)) => return unprocessable(why.to_string()),
         Err(error) => return Err(error.into()),
     };
     // Told off the workers: a read and a queued delivery.
     let (federated, told) = (site.federated()?.clone(), slug.clone());
     let memos = crate::views::markdown::Memos::new(1 << 16);
-    super::blocking::off_workers(&site, move || {
+    super::blocking::off_workers(site, move || {
         let made = federated.made(&told)?;
         federated.tell_forked(&made, &remote.author_inbox, &memos)
     })
     .await??;
-    Ok(see_other(&format!("/recipes/{slug}")).finish())
+    Ok(Ok(slug))
 }
 
 pub(super) async fn stop(

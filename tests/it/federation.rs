@@ -1023,13 +1023,25 @@ fn a_cook_forks_a_recipe_from_another_forkful_whose_family_then_lists_the_fork()
     // A page that is no recipe document is refused, and nothing is saved.
     let form = ben.get("/following").unwrap();
     let refused = ben
-        .submit(&form, "/following/fork", &[("recipe", &format!("{a}/cooks/ann"))])
+        .submit(
+            &form,
+            "/following/fork",
+            &[("recipe", &format!("{a}/cooks/ann"))],
+        )
         .unwrap();
     assert_eq!(refused.status, 422, "{}", refused.body);
-    assert!(refused.body.contains("no schema.org Recipe"), "{}", refused.body);
+    assert!(
+        refused.body.contains("no schema.org Recipe"),
+        "{}",
+        refused.body
+    );
 
     let forked = ben
-        .submit(&form, "/following/fork", &[("recipe", &format!("{a}/recipes/shakshuka"))])
+        .submit(
+            &form,
+            "/following/fork",
+            &[("recipe", &format!("{a}/recipes/shakshuka"))],
+        )
         .unwrap();
     assert_eq!(forked.status, 303, "{}", forked.body);
     let at = forked.header("location").unwrap().to_owned();
@@ -1047,7 +1059,9 @@ fn a_cook_forks_a_recipe_from_another_forkful_whose_family_then_lists_the_fork()
     // Ann's site is told, and lists the fork in the family.
     let deadline = Instant::now() + Duration::from_secs(10);
     let listed = loop {
-        let family = ureq::get(&format!("{a}/recipes/shakshuka/forks")).call().unwrap();
+        let family = ureq::get(&format!("{a}/recipes/shakshuka/forks"))
+            .call()
+            .unwrap();
         let text = family.into_string().unwrap();
         if text.contains("remote-forks") || Instant::now() > deadline {
             break text;
@@ -1056,7 +1070,10 @@ fn a_cook_forks_a_recipe_from_another_forkful_whose_family_then_lists_the_fork()
     };
     let b_host = b.trim_start_matches("http://");
     assert!(listed.contains(&format!("by @ben@{b_host}")), "{listed}");
-    assert!(listed.contains(&format!("{b}/recipes/shakshuka")), "{listed}");
+    assert!(
+        listed.contains(&format!("{b}/recipes/shakshuka")),
+        "{listed}"
+    );
     let forks = a_recipes
         .snapshot()
         .remote_forks(a_recipes.snapshot().recipe(&slug("shakshuka")).unwrap().id)
@@ -1071,4 +1088,59 @@ fn a_cook_forks_a_recipe_from_another_forkful_whose_family_then_lists_the_fork()
         .remote_forks(a_recipes.snapshot().recipe(&slug("shakshuka")).unwrap().id)
         .unwrap();
     assert_eq!(again, forks);
+}
+
+/// Issue 54's fixtures: Mastodon's documents, as its documentation gives
+/// them, are read as forkful reads every peer's.
+#[test]
+fn mastodons_own_documents_are_read() {
+    let fixture = |name: &str| -> Value {
+        let path = format!(
+            "{}/tests/fixtures/mastodon/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    };
+    // WebFinger: the `self` link, past the profile page listed first.
+    let jrd = fixture("webfinger.json");
+    assert_eq!(
+        forkful::federation::following::actor_link(&jrd),
+        Some("https://mastodon.social/users/Gargron")
+    );
+    // The actor: its shared inbox, its key (2048 bits, SPKI), its name.
+    let actor = fixture("actor.json");
+    let read = forkful::federation::remote::actor_of(
+        &actor,
+        "https://my.example.com/actor#main-key",
+        "https://my.example.com/actor",
+    )
+    .unwrap();
+    assert_eq!(read.id, "https://my.example.com/actor");
+    assert_eq!(read.inbox, "https://my.example.com/inbox");
+    assert_eq!(read.name.as_deref(), Some("alice"));
+    // The same document fetched from elsewhere, or for another key, is not
+    // that actor.
+    for (key, at) in [
+        (
+            "https://my.example.com/actor#other-key",
+            "https://my.example.com/actor",
+        ),
+        (
+            "https://my.example.com/actor#main-key",
+            "https://my.example.com/files/actor",
+        ),
+        (
+            "https://other.example/actor#main-key",
+            "https://my.example.com/actor",
+        ),
+    ] {
+        assert!(
+            forkful::federation::remote::actor_of(&actor, key, at).is_err(),
+            "{key} {at}"
+        );
+    }
+    // The Digest as the documentation writes it: `sha-256=`, lower case.
+    let body = br#"{"type":"Create"}"#;
+    let lower = signature::digest(body).replacen("SHA-256=", "sha-256=", 1);
+    assert_eq!(signature::check_digest(Some(&lower), body), Ok(()));
 }
