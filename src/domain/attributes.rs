@@ -429,6 +429,8 @@ attributes! {
         "The remote fork's title, as its site told it.";
     remote_fork_by REMOTE_FORK_BY: ":remote-fork/by", String, One, plain,
         "Who made the remote fork: their handle and site (@ben@b.example).";
+    source_inbox SOURCE_INBOX: ":recipe/source-inbox", String, One, plain,
+        "For a fork of a recipe on another site: the inbox of that recipe's author, told of the fork (with ActivityPub) from the log, as every delivery is.";
     // The row a test adds, only with the `testing` feature (never in a build
     // of the site): a new field, with no code anywhere but this row and
     // its member of `Content`, seen wherever a field is

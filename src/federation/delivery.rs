@@ -137,11 +137,13 @@ impl Federated {
                 self.federation
                     .followers(&Followed::Recipe(news.recipe.slug.clone()))?,
             );
-            if followers.is_empty() {
+            // And, for a fork of a recipe on another site, its author.
+            let mut inboxes: Vec<&str> = followers.iter().map(|f| f.inbox.as_str()).collect();
+            inboxes.extend(news.tell.as_deref());
+            if inboxes.is_empty() {
                 continue;
             }
             let (id, body) = self.activity(&news, author, memos);
-            let mut inboxes: Vec<&str> = followers.iter().map(|f| f.inbox.as_str()).collect();
             inboxes.sort_unstable();
             inboxes.dedup();
             queued.extend(

@@ -31,6 +31,9 @@ pub enum FollowError {
     Domain(#[from] DomainError),
 }
 
+/// The longest name kept for what a cook follows, in characters.
+const MAX_NAME: usize = 200;
+
 /// The actor types a follow is sent to as themselves.
 const ACTORS: [&str; 5] = ["Person", "Service", "Application", "Group", "Organization"];
 
@@ -43,13 +46,9 @@ impl Federated {
             true => address.to_owned(),
             false => self.webfinger(address)?,
         };
-        if url.starts_with(&format!("{}/", self.base_url)) || url == self.base_url {
-            return Err(FollowError::Here(url));
-        }
-        if self.is_blocked(&url) {
-            return Err(FollowError::Blocked(remote::site_of(&url).unwrap_or(url)));
-        }
+        self.check_elsewhere(&url)?;
         let (at, document) = self.fetch_json(&url)?;
+        self.check_elsewhere(&at)?;
         let not = |why: &str| FollowError::NotFollowable(url.clone(), why.to_owned());
         let id = document["id"].as_str().ok_or_else(|| not("it has no id"))?;
         if !remote::same_site(id, &at) {
@@ -66,6 +65,9 @@ impl Federated {
                 return Err(not("its author is on another site"));
             }
             let (_, actor) = self.fetch_json(author)?;
+            if actor["id"].as_str() != Some(author) {
+                return Err(not("its author's document is not its author"));
+            }
             let name = document["name"].as_str().unwrap_or("a recipe").to_owned();
             (actor, name)
         };
@@ -84,7 +86,7 @@ impl Federated {
         );
         let following = Following {
             object: id.to_owned(),
-            name,
+            name: name.chars().take(MAX_NAME).collect(),
             actor: actor_id.to_owned(),
             inbox: inbox.to_owned(),
             follow_id: follow_id.clone(),
@@ -135,6 +137,19 @@ impl Federated {
             "actor": activitypub::actor_url(&self.base_url, handle.as_str()),
             "object": following.object,
         })
+    }
+
+    /// Refuses an address on this site (however its host or port is
+    /// spelled) or on a blocked one.
+    pub(super) fn check_elsewhere(&self, address: &str) -> Result<(), FollowError> {
+        if remote::same_site(address, &self.base_url) {
+            return Err(FollowError::Here(address.to_owned()));
+        }
+        if self.is_blocked(address) {
+            let site = remote::site_of(address).unwrap_or_else(|| address.to_owned());
+            return Err(FollowError::Blocked(site));
+        }
+        Ok(())
     }
 
     /// The actor address `handle` (`@ann@a.example`) names, by WebFinger

@@ -3,18 +3,16 @@
 //! (`import::from_html`, over the `mainEntity` alone), and the fork starts
 //! from it, its lineage beginning at the remote version it was made from.
 //! The remote recipe's author is then told, with the `Create` of the fork
-//! (whose `forkedFrom` names their recipe), so that their site lists it.
+//! (whose `forkedFrom` names their recipe), so that their site lists it:
+//! their inbox is a fact of the fork (`:recipe/source-inbox`), and the
+//! telling is queued from the log (`delivery`), as every delivery is.
 
 use serde_json::Value;
 
 use super::following::{id_of, FollowError};
-use super::inbox::now_millis;
 use super::remote;
 use super::Federated;
-use crate::domain::federation::{Announcement, Delivery, Happened};
-use crate::domain::{Content, Slug, Source};
-use crate::views::activitypub::{self, Article, Told};
-use crate::views::markdown::Memos;
+use crate::domain::{Content, Source};
 
 /// A recipe on another site, as fetched to fork.
 #[derive(Debug, Clone)]
@@ -31,14 +29,9 @@ impl Federated {
     /// workers: it fetches.
     pub fn fetch_recipe(&self, address: &str) -> Result<RemoteRecipe, FollowError> {
         let address = address.trim();
-        if address.starts_with(&format!("{}/", self.base_url)) {
-            return Err(FollowError::Here(address.to_owned()));
-        }
-        if self.is_blocked(address) {
-            let site = remote::site_of(address).unwrap_or_else(|| address.to_owned());
-            return Err(FollowError::Blocked(site));
-        }
+        self.check_elsewhere(address)?;
         let (at, document) = self.fetch_json(address)?;
+        self.check_elsewhere(&at)?;
         let not = |why: &str| FollowError::NotFollowable(address.to_owned(), why.to_owned());
         let id = document["id"].as_str().ok_or_else(|| not("it has no id"))?;
         if !remote::same_site(id, &at) {
@@ -59,6 +52,9 @@ impl Federated {
             return Err(not("its author is on another site"));
         }
         let (_, actor) = self.fetch_json(author)?;
+        if actor["id"].as_str() != Some(author) {
+            return Err(not("its author's document is not its author"));
+        }
         let inbox = actor["endpoints"]["sharedInbox"]
             .as_str()
             .or_else(|| actor["inbox"].as_str())
@@ -70,46 +66,6 @@ impl Federated {
             source: crate::import::source(&url, &format!("{}, by @{name}@{site}", content.title())),
             content,
             author_inbox: inbox.to_owned(),
-        })
-    }
-
-    /// Tells the author of the recipe `fork` was forked from (at their
-    /// `inbox`) of it, with its `Create`, signed by the fork's cook.
-    pub fn tell_forked(
-        &self,
-        news: &Announcement,
-        inbox: &str,
-        memos: &Memos,
-    ) -> Result<(), crate::domain::DomainError> {
-        let Some(author) = news.recipe.author.as_deref() else {
-            return Ok(());
-        };
-        let article = activitypub::article(
-            &self.base_url,
-            &Article::of_news(&self.base_url, memos, news),
-        );
-        let (id, body) = activitypub::told(
-            &self.base_url,
-            author,
-            news.recipe.slug.as_str(),
-            article,
-            Told::Created,
-        );
-        self.federation
-            .deliveries()
-            .queue(&[Delivery::new(inbox, author, &id, body, now_millis())])
-    }
-
-    /// The news of the recipe with `slug` as made: what `tell_forked` tells.
-    pub fn made(&self, slug: &Slug) -> Result<Announcement, crate::domain::DomainError> {
-        let snapshot = self.recipes.snapshot();
-        let recipe = snapshot.recipe(slug)?;
-        let source = snapshot.source(recipe.id)?.map(|s| s.url);
-        Ok(Announcement {
-            recipe,
-            happened: Happened::Created,
-            based_on: None,
-            source,
         })
     }
 }

@@ -162,13 +162,16 @@ impl Federated {
         }
     }
 
-    /// A recipe made elsewhere that says it was forked from one here
-    /// (`forkedFrom`, its page or a version's): kept as a remote fork of
-    /// it. Whether it was one.
+    /// A recipe made elsewhere, by the actor who sent it, that says it was
+    /// forked from one here (`forkedFrom`, its page or a version's): kept
+    /// as a remote fork of it. Whether it was one.
     fn remote_fork(&self, object: &Value, actor: &RemoteActor) -> Result<bool, Refused> {
         let Some(parent) = object["forkedFrom"].as_str() else {
             return Ok(false);
         };
+        if id_of(&object["attributedTo"]) != Some(actor.id.as_str()) {
+            return Ok(false);
+        }
         let prefix = format!("{}/recipes/", self.base_url);
         let Some(path) = parent.strip_prefix(&prefix) else {
             return Ok(false);
@@ -177,14 +180,15 @@ impl Federated {
         let Ok(slug) = Slug::parse(slug) else {
             return Ok(false);
         };
+        let url = object["url"].as_str().or_else(|| id_of(object));
+        let Some(url) = url.filter(|url| {
+            remote::same_site(url, &actor.id) && url.len() <= crate::import::MAX_SOURCE_URL
+        }) else {
+            return Ok(false);
+        };
         let site = remote::site_of(&actor.id).unwrap_or_default();
-        let url = object["url"]
-            .as_str()
-            .or_else(|| id_of(object))
-            .filter(|url| remote::same_site(url, &actor.id))
-            .ok_or_else(|| Refused::Unreadable("its fork has no address on its site".into()))?;
         let fork = crate::domain::RemoteFork {
-            url: url.chars().take(crate::import::MAX_SOURCE_URL).collect(),
+            url: url.to_owned(),
             name: object["name"]
                 .as_str()
                 .unwrap_or("A fork")
@@ -195,11 +199,24 @@ impl Federated {
         };
         match self.recipes.record_remote_fork(&slug, &fork) {
             Ok(_) => Ok(true),
-            // Forked from a recipe that is not here (or retired): nothing
-            // to list it under.
-            Err(DomainError::NoSuchRecipe(_) | DomainError::Retired { .. }) => Ok(false),
+            // Forked from a recipe that is not here (or retired), or one
+            // that has all the remote forks it lists: nothing is kept.
+            Err(
+                DomainError::NoSuchRecipe(_)
+                | DomainError::Retired { .. }
+                | DomainError::Invalid(_),
+            ) => Ok(false),
             Err(error) => Err(error.into()),
         }
+    }
+
+    /// A `Delete` of a remote fork of a recipe here, by the site it is on:
+    /// it is no longer listed. Whether it was one.
+    fn forget_remote_fork(&self, object_id: &str, actor: &RemoteActor) -> Result<bool, Refused> {
+        if !remote::same_site(object_id, &actor.id) {
+            return Ok(false);
+        }
+        Ok(self.recipes.forget_remote_fork(object_id)?)
     }
 
     /// The cook here whose `Follow` has the id `follow_id`, if it is one
@@ -210,7 +227,9 @@ impl Federated {
     }
 
     /// News of a recipe (or of anything a followed actor made), for the
-    /// cooks here who follow its actor or it.
+    /// cooks here who follow its actor, or who follow the object and whose
+    /// follow this actor answers for: no one else on a followed site
+    /// speaks for it.
     fn news(&self, kind: &str, activity: &Value, actor: &RemoteActor) -> Result<Taken, Refused> {
         let object = &activity["object"];
         let object_id = id_of(object).unwrap_or_default();
@@ -221,13 +240,25 @@ impl Federated {
         }
         let forked_here = match kind {
             "Create" => self.remote_fork(object, actor)?,
+            "Delete" => self.forget_remote_fork(object_id, actor)?,
             _ => false,
         };
         let mut cooks = self.federation.followers_here(&actor.id)?;
-        cooks.extend(self.federation.followers_here(object_id)?);
+        // Those who follow the object itself, if this actor is the one who
+        // answers for it (whom their follow was sent to).
+        for cook in self.federation.followers_here(object_id)? {
+            let follows = self.federation.follows(&cook, object_id)?;
+            if follows.is_some_and(|f| f.actor == actor.id) {
+                cooks.push(cook);
+            }
+        }
         cooks.sort();
         cooks.dedup();
-        if cooks.is_empty() {
+        let url = object["url"]
+            .as_str()
+            .filter(|url| remote::same_site(url, &actor.id) && url.len() <= MAX_ID)
+            .unwrap_or(object_id);
+        if cooks.is_empty() || url.len() > MAX_ID {
             return Ok(match forked_here {
                 true => Taken::Applied(kind.to_owned()),
                 false => Taken::SetAside(kind.to_owned()),
@@ -236,7 +267,7 @@ impl Federated {
         let site = remote::site_of(&actor.id).unwrap_or_default();
         let news = News {
             kind: kind.to_owned(),
-            url: object["url"].as_str().unwrap_or(object_id).to_owned(),
+            url: url.to_owned(),
             name: object["name"]
                 .as_str()
                 .unwrap_or_default()

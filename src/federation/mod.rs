@@ -142,20 +142,14 @@ impl Federated {
         self.per_site.shrink_to_fit();
     }
 
-    /// Whether the site of `address` may send one more activity now: the
-    /// site by its last two labels, so that a site's many subdomains share
-    /// one limit.
+    /// Whether the site of `address` (its host) may send one more activity
+    /// now.
     fn admits_from(&self, address: &str) -> bool {
         let host = url::Url::parse(address)
             .ok()
             .and_then(|u| u.host_str().map(normal_host))
             .unwrap_or_default();
-        let labels: Vec<&str> = host.rsplitn(3, '.').collect();
-        let site = match labels.as_slice() {
-            [tld, name, ..] => format!("{name}.{tld}"),
-            _ => host.clone(),
-        };
-        self.per_site.check_key(&site).is_ok()
+        self.per_site.check_key(&host).is_ok()
     }
 
     /// The headers that sign a fetch as the site's own actor.

@@ -15,6 +15,8 @@ use serde_json::Value;
 use crate::domain::federation::PublicKey;
 use crate::import::{FetchError, Fetcher, SignRequest};
 
+/// The longest name (`preferredUsername`) kept of an actor, in characters.
+const MAX_NAME: usize = 64;
 /// Actors kept at most.
 const KEPT_ACTORS: usize = 10_000;
 /// How long a kept actor is believed before it is fetched again.
@@ -172,7 +174,9 @@ pub fn actor_of(document: &Value, key_id: &str, fetched_at: &str) -> Result<Remo
         inbox: inbox.to_owned(),
         key_id: key_id.to_owned(),
         key,
-        name: document["preferredUsername"].as_str().map(str::to_owned),
+        name: document["preferredUsername"]
+            .as_str()
+            .map(|name| name.chars().take(MAX_NAME).collect()),
         fetched: Instant::now(),
     })
 }

@@ -14,8 +14,10 @@ pub struct FollowingPage<'a> {
     pub cook: &'a Cook,
     pub following: &'a [Following],
     pub news: &'a [News],
-    /// What was typed in the form, kept when it was refused.
+    /// What was typed in the forms (to follow, to fork), kept when it was
+    /// refused.
     pub address: &'a str,
+    pub recipe: &'a str,
     pub notice: Option<&'a str>,
 }
 
@@ -41,7 +43,7 @@ pub fn following(page: &FollowingPage, errors: &FieldErrors, csrf: &str) -> Mark
     address.hint = Some(
         "A handle such as @ann@recipes.example, or the address of a cook's or recipe's page there.",
     );
-    let mut recipe = Field::text("recipe", "A recipe's address on another site", "");
+    let mut recipe = Field::text("recipe", "A recipe's address on another site", page.recipe);
     recipe.hint = Some(
         "Its page's address: your fork starts from the version it is at, and its cook is told.",
     );

@@ -69,10 +69,11 @@ pub async fn actor(
     let key = site
         .key_work()
         .run(move || -> Result<_, WebError> {
-            // A cook is an actor once they have a page, or once they
-            // follow something elsewhere (which then fetches their key).
+            // A cook is an actor once they have a page, or once they have
+            // spoken to other sites (their key was made to sign it): a
+            // follow, and its undoing after, must stay verifiable.
             let public = pages::public_cook(&federated.recipes().snapshot(), &asked)?.is_some();
-            if !public && federated.federation().following(&asked)?.is_empty() {
+            if !public && federated.federation().made_key(&asked)?.is_none() {
                 return Err(no_cook(&asked));
             }
             Ok(federated.key_pair(&asked)?.public_pem().to_owned())

@@ -6,7 +6,7 @@ use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
 use serde::Deserialize;
 
-use super::form_handling::{private_page, see_other, sentence};
+use super::form_handling::{attempt_of, private_page, see_other, sentence};
 use super::session::Visitor;
 use super::{Site, WebError};
 use crate::domain::Cook;
@@ -22,7 +22,7 @@ async fn page_of(
     site: &web::Data<Site>,
     visitor: &Visitor,
     cook: &Cook,
-    address: &str,
+    (address, recipe): (&str, &str),
     errors: FieldErrors,
     status: StatusCode,
 ) -> Result<HttpResponse, WebError> {
@@ -42,6 +42,7 @@ async fn page_of(
             following: &follows,
             news: &news,
             address,
+            recipe,
             notice: None,
         },
         &errors,
@@ -59,7 +60,7 @@ pub(super) async fn following_page(
         &site,
         &visitor,
         &cook,
-        "",
+        ("", ""),
         FieldErrors::new(),
         StatusCode::OK,
     )
@@ -89,7 +90,7 @@ pub(super) async fn follow(
     let address = form.address.trim().to_owned();
     let refuse = |status, why: &str| {
         let errors = FieldErrors::one("address", sentence(why));
-        page_of(&site, &visitor, &cook, &address, errors, status)
+        page_of(&site, &visitor, &cook, (&address, ""), errors, status)
     };
     if address.is_empty() || address.len() > MAX_ADDRESS {
         let why = "give a handle (@cook@site) or an address of a page on another site";
@@ -104,7 +105,7 @@ pub(super) async fn follow(
         address.clone(),
     );
     let made = site
-        .federation_work()
+        .lookup_work()
         .run(move || federated.follow_elsewhere(&handle, &asked))
         .await?;
     match made {
@@ -115,8 +116,9 @@ pub(super) async fn follow(
 }
 
 /// Forks a recipe on another site: fetched and read off the workers
-/// (counted as an import), saved as a recipe whose lineage starts there,
-/// and its author told.
+/// (counted as an import), saved (once, however often the form is sent)
+/// as a recipe whose lineage starts there and whose facts name the inbox
+/// its author is told at, from the log.
 pub(super) async fn fork(
     site: web::Data<Site>,
     req: HttpRequest,
@@ -126,13 +128,13 @@ pub(super) async fn fork(
     visitor.check_form(&req, &form.csrf)?;
     let cook = visitor.cook_or_login("/following")?.clone();
     let address = form.recipe.trim().to_owned();
-    let refused = match fork_from(&site, &cook, &address).await? {
+    let attempt = attempt_of(&req, &form.csrf, &[address.as_bytes()]);
+    let (status, why) = match fork_from(&site, &cook, &address, attempt).await? {
         Ok(slug) => return Ok(see_other(&format!("/recipes/{slug}")).finish()),
         Err(refused) => refused,
     };
-    let (status, why) = refused;
     let errors = FieldErrors::one("recipe", sentence(&why));
-    page_of(&site, &visitor, &cook, "", errors, status).await
+    page_of(&site, &visitor, &cook, ("", &address), errors, status).await
 }
 
 /// `fork`'s work: the fork's slug, or why there is none.
@@ -140,6 +142,7 @@ async fn fork_from(
     site: &web::Data<Site>,
     cook: &Cook,
     address: &str,
+    attempt: crate::domain::Attempt,
 ) -> Result<Result<crate::domain::Slug, (StatusCode, String)>, WebError> {
     let unprocessable = |why: String| Ok(Err((StatusCode::UNPROCESSABLE_ENTITY, why)));
     if !address.contains("://") || address.len() > crate::import::MAX_SOURCE_URL {
@@ -150,7 +153,7 @@ async fn fork_from(
     }
     let (federated, asked) = (site.federated()?.clone(), address.to_owned());
     let remote = match site
-        .federation_work()
+        .lookup_work()
         .run(move || federated.fetch_recipe(&asked))
         .await?
     {
@@ -160,25 +163,19 @@ async fn fork_from(
     };
     let slug = crate::domain::Slug::from_title(remote.content.title());
     let note = format!("Forked from {}", remote.source.name);
-    let change = crate::domain::Change::by(cook.handle.as_str(), &note);
-    let (content, source) = (remote.content.clone(), remote.source.clone());
-    let slug = match site
-        .write(move |recipes| recipes.import(&slug, content.into_draft(), &source, &change))
-        .await?
-    {
-        Ok((slug, _)) => slug,
-        Err(crate::domain::DomainError::Content(why)) => return unprocessable(why.to_string()),
-        Err(error) => return Err(error.into()),
-    };
-    // Told off the workers: a read and a queued delivery.
-    let (federated, told) = (site.federated()?.clone(), slug.clone());
-    let memos = crate::views::markdown::Memos::new(1 << 16);
-    super::blocking::off_workers(site, move || {
-        let made = federated.made(&told)?;
-        federated.tell_forked(&made, &remote.author_inbox, &memos)
-    })
-    .await??;
-    Ok(Ok(slug))
+    let change = crate::domain::Change::by(cook.handle.as_str(), &note).once(attempt);
+    let written = site
+        .write(move |recipes| {
+            let inbox = Some(remote.author_inbox.as_str());
+            let content = remote.content.into_draft();
+            recipes.import_told(&slug, content, &remote.source, inbox, &change)
+        })
+        .await?;
+    match written {
+        Ok((slug, _)) => Ok(Ok(slug)),
+        Err(crate::domain::DomainError::Content(why)) => unprocessable(why.to_string()),
+        Err(error) => Err(error.into()),
+    }
 }
 
 pub(super) async fn stop(

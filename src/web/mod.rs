@@ -93,6 +93,10 @@ pub struct Site {
     /// Cooks' key pairs being made, off the workers, at a gate of their
     /// own: a sender whose key server is slow cannot hold up the actors.
     key_work: blocking::Gate,
+    /// Cooks' follows and forks of what is elsewhere, which fetch from
+    /// other sites: a gate apart from the inboxes', so that cooks pointing
+    /// at slow sites cannot hold up what other sites send.
+    lookup_work: blocking::Gate,
 }
 
 /// How long a request's body may take after its head unless told
@@ -141,6 +145,11 @@ impl Site {
                 std::time::Duration::from_secs(10),
                 "making cooks' keys",
             ),
+            lookup_work: blocking::Gate::new(
+                2,
+                std::time::Duration::from_secs(10),
+                "looking up other sites",
+            ),
         }
     }
 
@@ -176,6 +185,11 @@ impl Site {
     /// The gate key pairs being made wait at.
     pub fn key_work(&self) -> &blocking::Gate {
         &self.key_work
+    }
+
+    /// The gate cooks' look-ups of other sites wait at.
+    pub fn lookup_work(&self) -> &blocking::Gate {
+        &self.lookup_work
     }
 
     /// This site as one of `nodes` nodes serving one log: each of its

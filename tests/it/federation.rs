@@ -1046,6 +1046,17 @@ fn a_cook_forks_a_recipe_from_another_forkful_whose_family_then_lists_the_fork()
     assert_eq!(forked.status, 303, "{}", forked.body);
     let at = forked.header("location").unwrap().to_owned();
     assert_eq!(at, "/recipes/shakshuka");
+    // The same form sent again (its answer lost) makes no second fork.
+    let again = ben
+        .submit(
+            &form,
+            "/following/fork",
+            &[("recipe", &format!("{a}/recipes/shakshuka"))],
+        )
+        .unwrap();
+    assert_eq!(again.status, 303, "{}", again.body);
+    assert_eq!(again.header("location"), Some("/recipes/shakshuka"));
+    assert_eq!(ben.get("/recipes/shakshuka-2").unwrap().status, 404);
     // The fork starts from ann's version, named and linked as on her site.
     let page = ben.get(&at).unwrap();
     assert_eq!(page.status, 200);
@@ -1076,7 +1087,10 @@ fn a_cook_forks_a_recipe_from_another_forkful_whose_family_then_lists_the_fork()
     );
     let forks = a_recipes
         .snapshot()
-        .remote_forks(a_recipes.snapshot().recipe(&slug("shakshuka")).unwrap().id)
+        .remote_forks(
+            a_recipes.snapshot().recipe(&slug("shakshuka")).unwrap().id,
+            100,
+        )
         .unwrap();
     assert_eq!(forks.len(), 1);
     // Told again, it is the same fork.
@@ -1085,7 +1099,10 @@ fn a_cook_forks_a_recipe_from_another_forkful_whose_family_then_lists_the_fork()
         .unwrap();
     let again = a_recipes
         .snapshot()
-        .remote_forks(a_recipes.snapshot().recipe(&slug("shakshuka")).unwrap().id)
+        .remote_forks(
+            a_recipes.snapshot().recipe(&slug("shakshuka")).unwrap().id,
+            100,
+        )
         .unwrap();
     assert_eq!(again, forks);
 }
@@ -1143,4 +1160,132 @@ fn mastodons_own_documents_are_read() {
     let body = br#"{"type":"Create"}"#;
     let lower = signature::digest(body).replacen("SHA-256=", "sha-256=", 1);
     assert_eq!(signature::check_digest(Some(&lower), body), Ok(()));
+}
+
+#[test]
+fn what_another_site_says_is_believed_only_of_what_is_its_own() {
+    use forkful::domain::federation::Following;
+    let remote = Remote::start();
+    let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
+    write(&recipes, "shakshuka", "Shakshuka");
+    let site = serve(&recipes, &[]);
+    let inbox = format!("{site}/inbox");
+    let federation = Federation::open(&recipes).unwrap();
+    let zoe = remote.actor();
+    let yan = format!("{}/users/yan", remote.origin);
+    let send = |by: &str, activity: Value| {
+        let body = activity.to_string().into_bytes();
+        let key = format!("{by}#main-key");
+        post(&inbox, &signed(&remote.key, &key, &inbox, &body), &body)
+    };
+    let shakshuka = recipes.snapshot().recipe(&slug("shakshuka")).unwrap().id;
+    let remote_forks = || recipes.snapshot().remote_forks(shakshuka, 1_000).unwrap();
+
+    // A fork told by someone who is not its author is not listed; told by
+    // its author, it is; deleted by its site, it is gone.
+    let fork = |id: &str, author: &str| {
+        json!({
+            "id": format!("{}/recipes/{id}", remote.origin),
+            "type": "Article",
+            "name": "Zoe's shakshuka",
+            "attributedTo": author,
+            "url": format!("{}/recipes/{id}", remote.origin),
+            "forkedFrom": format!("{site}/recipes/shakshuka/versions/1"),
+        })
+    };
+    let create = |n: u32, by: &str, object: Value| {
+        json!({
+            "id": format!("{}/activities/c{n}", remote.origin),
+            "type": "Create",
+            "actor": by,
+            "object": object,
+        })
+    };
+    assert_eq!(send(&yan, create(1, &yan, fork("z1", &zoe))), 202);
+    assert!(
+        remote_forks().is_empty(),
+        "a fork told by another was listed"
+    );
+    assert_eq!(send(&zoe, create(2, &zoe, fork("z1", &zoe))), 202);
+    assert_eq!(remote_forks().len(), 1);
+    let host = remote.origin.trim_start_matches("http://");
+    assert_eq!(remote_forks()[0].by, format!("@zoe@{host}"));
+    let delete = json!({
+        "id": format!("{}/activities/d1", remote.origin),
+        "type": "Delete",
+        "actor": zoe,
+        "object": format!("{}/recipes/z1", remote.origin),
+    });
+    assert_eq!(send(&zoe, delete), 202);
+    assert!(remote_forks().is_empty(), "a deleted fork is still listed");
+
+    // Ben here follows zoe: news by yan about zoe's things, or naming zoe
+    // herself as its object, is not news of zoe; zoe's own is, with its
+    // link only on her site.
+    federation
+        .start_following(
+            &slug("ben"),
+            &Following {
+                object: zoe.clone(),
+                name: "@zoe".into(),
+                actor: zoe.clone(),
+                inbox: format!("{}/inbox", remote.origin),
+                follow_id: format!("{site}/cooks/ben#follows/1"),
+                accepted: true,
+            },
+        )
+        .unwrap();
+    let note = |id: &str, author: &str, url: &str| json!({"id": id, "type": "Article", "name": "Hello", "attributedTo": author, "url": url});
+    let zoe_as_object = note(&zoe, &yan, "javascript:alert(1)");
+    assert_eq!(send(&yan, create(3, &yan, zoe_as_object)), 202);
+    let by_yan = note(
+        &format!("{}/notes/1", remote.origin),
+        &zoe,
+        "https://evil.example/",
+    );
+    assert_eq!(send(&yan, create(4, &yan, by_yan)), 202);
+    let news = federation.news(&slug("ben")).unwrap();
+    assert!(news.is_empty(), "{news:?}");
+    let by_zoe = note(
+        &format!("{}/notes/2", remote.origin),
+        &zoe,
+        "javascript:alert(1)",
+    );
+    assert_eq!(send(&zoe, create(5, &zoe, by_zoe)), 202);
+    let news = federation.news(&slug("ben")).unwrap();
+    assert_eq!(news.len(), 1, "{news:?}");
+    assert_eq!(news[0].url, format!("{}/notes/2", remote.origin));
+}
+
+#[test]
+fn a_recipe_keeps_at_most_its_share_of_forks_from_other_sites() {
+    let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
+    write(&recipes, "shakshuka", "Shakshuka");
+    let fork = |n: usize| forkful::domain::RemoteFork {
+        url: format!("https://b.example/recipes/f{n}"),
+        name: format!("Fork {n}"),
+        by: "@ben@b.example".into(),
+    };
+    for n in 0..500 {
+        recipes
+            .record_remote_fork(&slug("shakshuka"), &fork(n))
+            .unwrap();
+    }
+    let refused = recipes.record_remote_fork(&slug("shakshuka"), &fork(500));
+    assert!(refused.is_err(), "a 501st fork was kept");
+    // One told again is still taken (its title as told last).
+    let mut renamed = fork(7);
+    renamed.name = "Fork seven".into();
+    recipes
+        .record_remote_fork(&slug("shakshuka"), &renamed)
+        .unwrap();
+    let id = recipes.snapshot().recipe(&slug("shakshuka")).unwrap().id;
+    assert_eq!(recipes.snapshot().remote_fork_count(id).unwrap(), 500);
+    let listed = recipes.snapshot().remote_forks(id, 100).unwrap();
+    assert_eq!(listed.len(), 100);
+    assert!(recipes
+        .snapshot()
+        .remote_forks(id, 500)
+        .unwrap()
+        .contains(&renamed));
 }

@@ -27,6 +27,9 @@ pub struct Announcement {
     /// For a recipe brought in from elsewhere (a fork of a recipe on
     /// another site): the address its lineage starts at.
     pub source: Option<String>,
+    /// For a new fork of a recipe on another site: the inbox of that
+    /// recipe's author, to be told of it.
+    pub tell: Option<String>,
 }
 
 /// The news of every recipe a transaction after `since` (through the
@@ -54,11 +57,16 @@ pub fn announcements_since(
             None => None,
         };
         let source = snapshot.source(id)?.map(|s| s.url);
+        let tell = match happened {
+            Happened::Created => snapshot.source_inbox(id)?,
+            Happened::Updated | Happened::Retired => None,
+        };
         out.push(Announcement {
             recipe,
             happened,
             based_on,
             source,
+            tell,
         });
     }
     Ok(out)
@@ -100,6 +108,7 @@ pub fn outbox(
             happened: Happened::Created,
             based_on,
             source,
+            tell: None,
         });
     }
     Ok((out, total))

@@ -34,6 +34,9 @@ pub struct Family {
 
 /// The family of the recipe with `slug`: the tree from its original,
 /// at most `limit` recipes below the original.
+/// Forks on other sites a family page lists, the newest.
+pub(crate) const REMOTE_FORKS_LISTED: usize = 100;
+
 pub fn family(snapshot: &Snapshot, slug: &Slug, limit: usize) -> Result<Family, DomainError> {
     let recipe = snapshot.recipe(slug)?;
     let tree = snapshot.fork_tree(snapshot.original(recipe.id)?, limit)?;
@@ -46,7 +49,7 @@ pub fn family(snapshot: &Snapshot, slug: &Slug, limit: usize) -> Result<Family, 
         title: recipe.content.title().to_owned(),
         nodes,
         truncated: tree.truncated,
-        remote_forks: snapshot.remote_forks(recipe.id)?,
+        remote_forks: snapshot.remote_forks(recipe.id, REMOTE_FORKS_LISTED)?,
     })
 }
 

@@ -112,12 +112,27 @@ impl Snapshot {
             .collect())
     }
 
-    /// The forks of `id` made on other sites, as their sites told of them,
-    /// in the order they were told.
-    pub fn remote_forks(&self, id: RecipeId) -> Result<Vec<RemoteFork>, DomainError> {
+    /// For a fork of a recipe on another site: the inbox its author is
+    /// told at.
+    pub fn source_inbox(&self, id: RecipeId) -> Result<Option<String>, DomainError> {
+        self.string(id.entity(), self.attrs.source_inbox)
+    }
+
+    /// How many forks of `id` other sites told of.
+    pub fn remote_fork_count(&self, id: RecipeId) -> Result<usize, DomainError> {
+        Ok(self
+            .db
+            .referrers(self.attrs.remote_fork_of, id.entity())?
+            .len())
+    }
+
+    /// The newest `most` forks of `id` made on other sites, as their sites
+    /// told of them, in the order they were told.
+    pub fn remote_forks(&self, id: RecipeId, most: usize) -> Result<Vec<RemoteFork>, DomainError> {
         let a = &self.attrs;
         let mut out = Vec::new();
-        for &fork in self.db.referrers(a.remote_fork_of, id.entity())?.iter() {
+        let forks = self.db.referrers(a.remote_fork_of, id.entity())?;
+        for &fork in forks.iter().skip(forks.len().saturating_sub(most)) {
             let text = |attr| -> Result<String, DomainError> {
                 Ok(self.string(fork, attr)?.unwrap_or_default())
             };

@@ -409,6 +409,20 @@ impl Recipes {
         source: &Source,
         change: &Change,
     ) -> Result<(Slug, TxReport), DomainError> {
+        self.import_told(slug, content, source, None, change)
+    }
+
+    /// `import`, of a recipe forked from another site whose author, at
+    /// `inbox`, is told of the fork: the inbox is a fact of the fork, so
+    /// the telling is derived from the log as every delivery is.
+    pub fn import_told(
+        &self,
+        slug: &Slug,
+        content: ContentDraft,
+        source: &Source,
+        inbox: Option<&str>,
+        change: &Change,
+    ) -> Result<(Slug, TxReport), DomainError> {
         let attrs = &self.attrs;
         let content = content.normalized()?;
         let (report, slug) = self.transact_once(change, |db| -> Result<_, DomainError> {
@@ -416,11 +430,13 @@ impl Recipes {
             let slug = free_slug(&view, slug)?;
             self.check_picture(&content)?;
             let mut tx = Transaction::new();
-            tx.map(
-                new_recipe_map("recipe", &slug, &content, None, change, &self.attrs)
-                    .with(attrs.source_url, source.url.as_str())
-                    .with(attrs.source_name, source.name.as_str()),
-            );
+            let mut recipe = new_recipe_map("recipe", &slug, &content, None, change, &self.attrs)
+                .with(attrs.source_url, source.url.as_str())
+                .with(attrs.source_name, source.name.as_str());
+            if let Some(inbox) = inbox {
+                recipe = recipe.with(attrs.source_inbox, inbox);
+            }
+            tx.map(recipe);
             stamp(&mut tx, change, &self.attrs)?;
             Ok((tx, slug))
         })?;
@@ -676,7 +692,16 @@ impl Recipes {
     ) -> Result<TxReport, DomainError> {
         let attrs = &self.attrs;
         let (report, ()) = self.store.transact_with(|db| -> Result<_, DomainError> {
-            let recipe = self.view_of(db).current(parent)?;
+            let view = self.view_of(db);
+            let recipe = view.current(parent)?;
+            let known = db
+                .entity_with(attrs.remote_fork_url, &Value::from(fork.url.as_str()))?
+                .is_some();
+            if !known && view.remote_fork_count(recipe.id)? >= MAX_REMOTE_FORKS {
+                return Err(DomainError::Invalid(format!(
+                    "{parent} has {MAX_REMOTE_FORKS} forks on other sites, all it keeps"
+                )));
+            }
             let mut tx = Transaction::new();
             tx.map(
                 EntityMap::anonymous()
@@ -688,6 +713,30 @@ impl Recipes {
             Ok((tx, ()))
         })?;
         Ok(report)
+    }
+
+    /// Forgets the remote fork at `url` (its site deleted it); whether
+    /// there was one.
+    pub fn forget_remote_fork(&self, url: &str) -> Result<bool, DomainError> {
+        let attrs = &self.attrs;
+        let wanted = Value::from(url);
+        if self
+            .store
+            .db()
+            .entity_with(attrs.remote_fork_url, &wanted)?
+            .is_none()
+        {
+            return Ok(false);
+        }
+        let (_, forgot) = self.store.transact_with(|db| -> Result<_, DomainError> {
+            let mut tx = Transaction::new();
+            let Some(fork) = db.entity_with(attrs.remote_fork_url, &Value::from(url))? else {
+                return Ok((tx, false));
+            };
+            tx.retract_entity(EntityRef::Id(fork));
+            Ok((tx, true))
+        })?;
+        Ok(forgot)
     }
 
     /// Hides a recipe from the catalog; it stays in its forks' lineage and
@@ -766,6 +815,9 @@ fn picture_of_size(
 /// What a node remembers of the pictures its log keeps
 /// (`Keyspace::remembering`): a few hundred pictures' variants.
 const PICTURE_MEMORY_BYTES: u64 = 32 << 20;
+/// The most forks on other sites a recipe keeps: each is a site's word,
+/// and a site could make any number of them.
+pub(crate) const MAX_REMOTE_FORKS: usize = 500;
 
 fn variant_key(hash: &str, name: &str) -> Vec<u8> {
     format!("{hash}-{name}").into_bytes()
