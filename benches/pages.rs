@@ -89,9 +89,19 @@ where
     S: Service<actix_http::Request, Response = ServiceResponse<B>, Error = actix_web::Error>,
     B: actix_web::body::MessageBody,
 {
+    let headers: Vec<_> = accept.map(|a| ("Accept-Encoding", a)).into_iter().collect();
+    fetch_with(app, uri, &headers).await
+}
+
+/// `fetch`, with `headers`.
+async fn fetch_with<S, B>(app: &S, uri: &str, headers: &[(&str, &str)]) -> actix_web::web::Bytes
+where
+    S: Service<actix_http::Request, Response = ServiceResponse<B>, Error = actix_web::Error>,
+    B: actix_web::body::MessageBody,
+{
     let mut request = TestRequest::get().uri(uri);
-    if let Some(accept) = accept {
-        request = request.insert_header(("Accept-Encoding", accept));
+    for &header in headers {
+        request = request.insert_header(header);
     }
     let response = test::call_service(app, request.to_request()).await;
     assert!(
@@ -565,19 +575,7 @@ where
     S: Service<actix_http::Request, Response = ServiceResponse<B>, Error = actix_web::Error>,
     B: actix_web::body::MessageBody,
 {
-    let request = TestRequest::get()
-        .uri(uri)
-        .insert_header(("Accept", accept))
-        .to_request();
-    let response = test::call_service(app, request).await;
-    assert!(
-        response.status().is_success(),
-        "{uri}: {}",
-        response.status()
-    );
-    actix_web::body::to_bytes(response.into_body())
-        .await
-        .unwrap_or_else(|_| panic!("{uri}: body"))
+    fetch_with(app, uri, &[("Accept", accept)]).await
 }
 
 /// Issue 54: what federation costs. The recipe page as a browser asks for

@@ -60,25 +60,14 @@ impl Federated {
             let site = remote::site_of(id).unwrap_or_default();
             (document.clone(), format!("@{name}@{site}"))
         } else {
-            let author = id_of(&document["attributedTo"]).ok_or_else(|| not("it has no author"))?;
-            if !remote::same_site(author, id) {
-                return Err(not("its author is on another site"));
-            }
-            let (_, actor) = self.fetch_json(author)?;
-            if actor["id"].as_str() != Some(author) {
-                return Err(not("its author's document is not its author"));
-            }
+            let actor = self.author_of(&document, &url)?;
             let name = document["name"].as_str().unwrap_or("a recipe").to_owned();
             (actor, name)
         };
         let actor_id = actor["id"]
             .as_str()
             .ok_or_else(|| not("its actor has no id"))?;
-        let inbox = actor["endpoints"]["sharedInbox"]
-            .as_str()
-            .or_else(|| actor["inbox"].as_str())
-            .filter(|inbox| remote::same_site(inbox, actor_id))
-            .ok_or_else(|| not("its actor has no inbox on its site"))?;
+        let inbox = inbox_of(&actor).ok_or_else(|| not("its actor has no inbox on its site"))?;
         let follow_id = format!(
             "{}#follows/{}",
             activitypub::actor_url(&self.base_url, handle.as_str()),
@@ -137,6 +126,22 @@ impl Federated {
             "actor": activitypub::actor_url(&self.base_url, handle.as_str()),
             "object": following.object,
         })
+    }
+
+    /// The actor document of `document`'s author (fetched from `address`),
+    /// on its site, at its own address.
+    pub(super) fn author_of(&self, document: &Value, address: &str) -> Result<Value, FollowError> {
+        let not = |why: &str| FollowError::NotFollowable(address.to_owned(), why.to_owned());
+        let id = document["id"].as_str().unwrap_or_default();
+        let author = id_of(&document["attributedTo"]).ok_or_else(|| not("it has no author"))?;
+        if !remote::same_site(author, id) {
+            return Err(not("its author is on another site"));
+        }
+        let (_, actor) = self.fetch_json(author)?;
+        if actor["id"].as_str() != Some(author) {
+            return Err(not("its author's document is not its author"));
+        }
+        Ok(actor)
     }
 
     /// Refuses an address on this site (however its host or port is
@@ -198,6 +203,16 @@ impl Federated {
             .map_err(|_| FollowError::NotFollowable(address.to_owned(), "it is not JSON".into()))?;
         Ok((at, document))
     }
+}
+
+/// Where activities for `actor` (a document) go: its site's shared inbox,
+/// or its own, if it is on the actor's site.
+pub(super) fn inbox_of(actor: &Value) -> Option<&str> {
+    let id = actor["id"].as_str()?;
+    actor["endpoints"]["sharedInbox"]
+        .as_str()
+        .or_else(|| actor["inbox"].as_str())
+        .filter(|inbox| remote::same_site(inbox, id))
 }
 
 /// The actor a WebFinger answer (JRD) links to: its `self` link of an

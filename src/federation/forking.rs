@@ -9,7 +9,7 @@
 
 use serde_json::Value;
 
-use super::following::{id_of, FollowError};
+use super::following::{inbox_of, FollowError};
 use super::remote;
 use super::Federated;
 use crate::domain::{Content, Source};
@@ -47,19 +47,9 @@ impl Federated {
             _ => id.to_owned(),
         };
         let content = read_recipe(recipe, &url).map_err(|why| not(&why))?;
-        let author = id_of(&document["attributedTo"]).ok_or_else(|| not("it has no author"))?;
-        if !remote::same_site(author, id) {
-            return Err(not("its author is on another site"));
-        }
-        let (_, actor) = self.fetch_json(author)?;
-        if actor["id"].as_str() != Some(author) {
-            return Err(not("its author's document is not its author"));
-        }
-        let inbox = actor["endpoints"]["sharedInbox"]
-            .as_str()
-            .or_else(|| actor["inbox"].as_str())
-            .filter(|inbox| remote::same_site(inbox, author))
-            .ok_or_else(|| not("its author has no inbox on its site"))?;
+        let actor = self.author_of(&document, address)?;
+        let inbox = inbox_of(&actor).ok_or_else(|| not("its author has no inbox on its site"))?;
+        let author = actor["id"].as_str().unwrap_or_default();
         let name = actor["preferredUsername"].as_str().unwrap_or("someone");
         let site = remote::site_of(author).unwrap_or_default();
         Ok(RemoteRecipe {

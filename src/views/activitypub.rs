@@ -16,7 +16,7 @@ use super::markdown::Memos;
 use super::structured_data::{self, RecipeFacts};
 use super::{machine_time, recipe_path, version_path};
 use crate::domain::federation::Announcement;
-use crate::domain::{Content, Instant, RecipeShow, VersionShow};
+use crate::domain::{Content, Instant, Recipe, RecipeShow, VersionShow};
 
 /// The media type of ActivityPub's documents.
 pub const ACTIVITY_JSON: &str = "application/activity+json";
@@ -192,42 +192,35 @@ pub struct Article<'a> {
 }
 
 impl<'a> Article<'a> {
-    /// The `Article` of a recipe page's model.
-    pub fn of_show(base_url: &str, memos: &'a Memos, model: &'a RecipeShow) -> Article<'a> {
-        let r = &model.recipe;
+    /// The `Article` of `recipe` as it is now, based on `based_on`.
+    fn of_recipe(recipe: &'a Recipe, based_on: Option<String>, memos: &'a Memos) -> Article<'a> {
         Article {
-            slug: r.slug.as_str(),
-            content: &r.content,
-            author: r.author.as_deref(),
-            published: r.created_at,
-            updated: r.updated_at,
-            version: r.version_count,
-            based_on: super::recipe::based_on(base_url, model),
-            contributors: &r.contributors,
+            slug: recipe.slug.as_str(),
+            content: &recipe.content,
+            author: recipe.author.as_deref(),
+            published: recipe.created_at,
+            updated: recipe.updated_at,
+            version: recipe.version_count,
+            based_on,
+            contributors: &recipe.contributors,
             memos,
         }
     }
-}
 
-impl<'a> Article<'a> {
+    /// The `Article` of a recipe page's model.
+    pub fn of_show(base_url: &str, memos: &'a Memos, model: &'a RecipeShow) -> Article<'a> {
+        let based_on = super::recipe::based_on(base_url, model);
+        Article::of_recipe(&model.recipe, based_on, memos)
+    }
+
     /// The `Article` of a recipe as its followers hear of it.
     pub fn of_news(base_url: &str, memos: &'a Memos, news: &'a Announcement) -> Article<'a> {
-        let r = &news.recipe;
-        Article {
-            slug: r.slug.as_str(),
-            content: &r.content,
-            author: r.author.as_deref(),
-            published: r.created_at,
-            updated: r.updated_at,
-            version: r.version_count,
-            based_on: news
-                .based_on
-                .as_ref()
-                .map(|(slug, version)| format!("{base_url}{}", version_path(slug, version)))
-                .or_else(|| news.source.clone()),
-            contributors: &r.contributors,
-            memos,
-        }
+        let based_on = news
+            .based_on
+            .as_ref()
+            .map(|(slug, version)| format!("{base_url}{}", version_path(slug, version)))
+            .or_else(|| news.source.clone());
+        Article::of_recipe(&news.recipe, based_on, memos)
     }
 }
 

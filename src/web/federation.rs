@@ -73,10 +73,10 @@ pub async fn actor(
             // spoken to other sites (their key was made to sign it): a
             // follow, and its undoing after, must stay verifiable.
             let public = pages::public_cook(&federated.recipes().snapshot(), &asked)?.is_some();
-            if !public && federated.federation().made_key(&asked)?.is_none() {
+            if !public && !federated.federation().has_key(&asked)? {
                 return Err(no_cook(&asked));
             }
-            Ok(federated.key_pair(&asked)?.public_pem().to_owned())
+            Ok(federated.federation().public_key_pem(&asked)?)
         })
         .await??;
     let response = respond::document(

@@ -128,12 +128,9 @@ impl Remote {
 
 type RemoteState = web::Data<(String, String, Arc<Received>)>;
 
-async fn remote_actor(state: RemoteState, name: web::Path<String>) -> HttpResponse {
-    let (origin, pem, _) = state.get_ref();
-    if !["zoe", "yan"].contains(&name.as_str()) {
-        return HttpResponse::NotFound().finish();
-    }
-    let id = format!("{origin}/users/{name}");
+/// An actor document: `id`, with its inbox at `inbox` and the key `key_id`.
+fn actor_document(id: &str, inbox: &str, key_id: &str, pem: &str) -> HttpResponse {
+    let name = id.rsplit('/').next().unwrap_or_default();
     HttpResponse::Ok()
         .content_type("application/activity+json")
         .body(
@@ -141,34 +138,39 @@ async fn remote_actor(state: RemoteState, name: web::Path<String>) -> HttpRespon
                 "@context": ["https://www.w3.org/ns/activitystreams", "https://w3id.org/security/v1"],
                 "id": id,
                 "type": "Person",
-                "preferredUsername": name.as_str(),
-                "inbox": format!("{id}/inbox"),
-                "endpoints": {"sharedInbox": format!("{origin}/inbox")},
-                "publicKey": {"id": format!("{id}#main-key"), "owner": id, "publicKeyPem": pem},
+                "preferredUsername": name,
+                "inbox": inbox,
+                "publicKey": {"id": key_id, "owner": id, "publicKeyPem": pem},
             })
             .to_string(),
         )
+}
+
+async fn remote_actor(state: RemoteState, name: web::Path<String>) -> HttpResponse {
+    let (origin, pem, _) = state.get_ref();
+    if !["zoe", "yan"].contains(&name.as_str()) {
+        return HttpResponse::NotFound().finish();
+    }
+    let id = format!("{origin}/users/{name}");
+    actor_document(
+        &id,
+        &format!("{origin}/inbox"),
+        &format!("{id}#main-key"),
+        pem,
+    )
 }
 
 /// A document served where anyone on the site may put a file, claiming
 /// to be zoe, with a key its uploader holds (Mastodon's CVE-2024-23832).
 async fn impostor_key(state: RemoteState) -> HttpResponse {
     let (origin, pem, _) = state.get_ref();
-    HttpResponse::Ok()
-        .content_type("application/activity+json")
-        .body(
-            json!({
-                "id": format!("{origin}/users/zoe"),
-                "type": "Person",
-                "inbox": format!("{origin}/inbox"),
-                "publicKey": {
-                    "id": format!("{origin}/files/upload.json#key"),
-                    "owner": format!("{origin}/users/zoe"),
-                    "publicKeyPem": pem,
-                },
-            })
-            .to_string(),
-        )
+    let key = format!("{origin}/files/upload.json#key");
+    actor_document(
+        &format!("{origin}/users/zoe"),
+        &format!("{origin}/inbox"),
+        &key,
+        pem,
+    )
 }
 
 /// An actor whose inbox is on another site: deliveries to it would go
@@ -176,17 +178,12 @@ async fn impostor_key(state: RemoteState) -> HttpResponse {
 async fn elsewhere_inbox(state: RemoteState) -> HttpResponse {
     let (origin, pem, _) = state.get_ref();
     let id = format!("{origin}/users/evil");
-    HttpResponse::Ok()
-        .content_type("application/activity+json")
-        .body(
-            json!({
-                "id": id,
-                "type": "Person",
-                "inbox": "http://192.0.2.1/inbox",
-                "publicKey": {"id": format!("{id}#main-key"), "owner": id, "publicKeyPem": pem},
-            })
-            .to_string(),
-        )
+    actor_document(
+        &id,
+        "http://192.0.2.1/inbox",
+        &format!("{id}#main-key"),
+        pem,
+    )
 }
 
 /// An actor document of two megabytes: more than a document may weigh.

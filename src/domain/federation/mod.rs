@@ -62,8 +62,8 @@ pub struct Follower {
 /// The domain's handle on what federation keeps.
 #[derive(Clone)]
 pub struct Federation {
-    /// `private/<handle>`: the cook's key pair (PKCS#8 PEM); `site`: the
-    /// site's own.
+    /// `private/<handle>`: the cook's key pair (PKCS#8 PEM); `public/<handle>`:
+    /// its public half (SPKI PEM); `site`: the site's own pair.
     keys: Keyspace,
     /// `<handle> <actor id>` (a cook's) and `recipe/<slug> <actor id>` (a
     /// recipe's): a `Follower`, as JSON.
@@ -107,12 +107,27 @@ impl Federation {
         self.key_pair_at(SITE_KEY)
     }
 
-    /// The public half of the cook's key, if one was made already.
-    pub fn made_key(&self, handle: &Slug) -> Result<Option<KeyPair>, DomainError> {
-        self.keys
+    /// Whether the cook's key pair was made: whether they have spoken to
+    /// other sites.
+    pub fn has_key(&self, handle: &Slug) -> Result<bool, DomainError> {
+        Ok(self
+            .keys
             .get(format!("private/{handle}").as_bytes())?
-            .map(|pem| read_pair(&pem))
-            .transpose()
+            .is_some())
+    }
+
+    /// The public half of the cook's key (SPKI PEM), made with the pair
+    /// on first use: kept apart, so that serving an actor reads a line
+    /// rather than parsing a private key.
+    pub fn public_key_pem(&self, handle: &Slug) -> Result<String, DomainError> {
+        let public = format!("public/{handle}");
+        if let Some(pem) = self.keys.get(public.as_bytes())? {
+            return Ok(String::from_utf8_lossy(&pem).into_owned());
+        }
+        let pem = self.key_pair(handle)?.public_pem().to_owned();
+        // Derived from the kept pair, so every node writes the same bytes.
+        self.keys.insert(public.as_bytes(), pem.as_bytes())?;
+        Ok(pem)
     }
 
     fn key_pair_at(&self, key: &[u8]) -> Result<KeyPair, DomainError> {
