@@ -58,6 +58,11 @@ struct Walk {
 
 impl Walk {
     async fn start(artifacts: &str) -> Walk {
+        Walk::start_with(artifacts, &[]).await
+    }
+
+    /// `start`, the site served with `flags` besides its store.
+    async fn start_with(artifacts: &str, flags: &[&str]) -> Walk {
         install_chromium_and_chromedriver();
         let artifacts = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("target")
@@ -66,7 +71,9 @@ impl Walk {
         fs::create_dir_all(&artifacts).unwrap();
         let root = tempfile::tempdir().unwrap();
         let data = root.path().join("store");
-        let server = serve(&["--data", data.to_str().unwrap()]);
+        let mut args = vec!["--data", data.to_str().unwrap()];
+        args.extend_from_slice(flags);
+        let server = serve(&args);
         let driver = Chromedriver::start(&artifacts.join("chromedriver.log"));
         let client = open_chromium(&driver, &root.path().join("profile"))
             .await
@@ -318,6 +325,64 @@ async fn import_and_change(tab: &mut Tab) -> Result<()> {
         "the lineage starts at the page: {crumbs:?}"
     );
     tab.screenshot("import-saved").await
+}
+
+/// Issue 54: a cook forks a recipe from another forkful in Chromium. The
+/// other site (the demo, on a port of its own) then lists the fork in the
+/// recipe's family, and no page breaks the CSP.
+#[actix_web::test]
+async fn a_recipe_on_another_site_is_forked_in_chromium_and_that_site_lists_the_fork() {
+    let other = serve(&["--demo", "--allow-private-fetch"]);
+    let mut walk =
+        Walk::start_with("browser-artifacts-federation", &["--allow-private-fetch"]).await;
+    let outcome = timeout(FLOW_LIMIT, fork_from_elsewhere(&mut walk.tab, &other.addr)).await;
+    walk.end(outcome).await;
+}
+
+async fn fork_from_elsewhere(tab: &mut Tab, other: &str) -> Result<()> {
+    sign_up(tab, "ben", "Ben").await?;
+    tab.open("/following").await?;
+    let recipe = format!("http://{other}/recipes/buttermilk-pancakes");
+    let fork_form = "form[action='/following/fork']";
+    tab.fill(fork_form, &[("recipe", &recipe)]).await?;
+    tab.screenshot("fork-asked").await?;
+    tab.submit(fork_form).await?;
+    tab.expect_path("/recipes/buttermilk-pancakes").await?;
+    tab.expect_text("main h1", "Buttermilk pancakes").await?;
+    let crumbs = tab.texts("nav.lineage li.source a").await?;
+    ensure!(
+        crumbs == [format!("Buttermilk pancakes, by @maya@{other}")],
+        "the lineage starts at the other site's recipe: {crumbs:?}"
+    );
+    tab.screenshot("forked").await?;
+    // The other site is told, and lists the fork in the family.
+    let family = format!("http://{other}/recipes/buttermilk-pancakes/forks");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        tab.client.goto(&family).await?;
+        let listed = tab.texts("ul.remote-forks li").await?;
+        if let Some(fork) = listed.first() {
+            ensure!(
+                fork.contains("by @ben@"),
+                "the fork is listed as ben's: {listed:?}"
+            );
+            break;
+        }
+        ensure!(
+            Instant::now() < deadline,
+            "the other site never listed the fork"
+        );
+        sleep(Duration::from_millis(250)).await;
+    }
+    tab.screenshot_of("ul.remote-forks", "listed-elsewhere")
+        .await?;
+    let log = console(&tab.client).await?;
+    let violations: Vec<&String> = log.iter().filter(|m| is_csp_violation(m)).collect();
+    ensure!(
+        violations.is_empty(),
+        "pages broke the Content Security Policy:\n{violations:#?}"
+    );
+    Ok(())
 }
 
 const DAL: &str = "/recipes/weeknight-dal";
