@@ -1276,8 +1276,20 @@ fn a_recipe_keeps_at_most_its_share_of_forks_from_other_sites() {
     recipes
         .record_remote_fork(&slug("shakshuka"), &renamed)
         .unwrap();
+    // Told by another of its site, it is neither renamed nor re-pointed.
+    let mut taken_over = fork(8);
+    taken_over.by = "@mallory@b.example".into();
+    taken_over.name = "Not Ben's".into();
+    assert!(recipes
+        .record_remote_fork(&slug("shakshuka"), &taken_over)
+        .is_err());
     let id = recipes.snapshot().recipe(&slug("shakshuka")).unwrap().id;
     assert_eq!(recipes.snapshot().remote_fork_count(id).unwrap(), 500);
+    assert!(recipes
+        .snapshot()
+        .remote_forks(id, 500)
+        .unwrap()
+        .contains(&fork(8)));
     let listed = recipes.snapshot().remote_forks(id, 100).unwrap();
     assert_eq!(listed.len(), 100);
     assert!(recipes

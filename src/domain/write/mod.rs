@@ -694,10 +694,18 @@ impl Recipes {
         let (report, ()) = self.store.transact_with(|db| -> Result<_, DomainError> {
             let view = self.view_of(db);
             let recipe = view.current(parent)?;
-            let known = db
-                .entity_with(attrs.remote_fork_url, &Value::from(fork.url.as_str()))?
-                .is_some();
-            if !known && view.remote_fork_count(recipe.id)? >= MAX_REMOTE_FORKS {
+            let known = db.entity_with(attrs.remote_fork_url, &Value::from(fork.url.as_str()))?;
+            if let Some(known) = known {
+                // Told again only by whoever told it first: another actor
+                // of its site cannot re-point or rename it.
+                if view.string(known, attrs.remote_fork_by)?.as_deref() != Some(fork.by.as_str()) {
+                    return Err(DomainError::Invalid(format!(
+                        "{} was told of by another",
+                        fork.url
+                    )));
+                }
+            }
+            if known.is_none() && view.remote_fork_count(recipe.id)? >= MAX_REMOTE_FORKS {
                 return Err(DomainError::Invalid(format!(
                     "{parent} has {MAX_REMOTE_FORKS} forks on other sites, all it keeps"
                 )));
