@@ -42,6 +42,8 @@ pub struct Federated {
     blocked: Vec<String>,
     per_site: DefaultKeyedRateLimiter<String>,
     retry_after: Duration,
+    /// The site's own key pair, once read: it signs every fetch.
+    site_key: std::sync::OnceLock<KeyPair>,
 }
 
 /// How a site federates, besides its address.
@@ -68,6 +70,13 @@ impl Default for Settings {
 /// A host as blocks compare it: lower case, without a trailing dot.
 fn normal_host(host: &str) -> String {
     host.trim_end_matches('.').to_ascii_lowercase()
+}
+
+/// The host of `address`, as blocks and limits compare it.
+fn host_of(address: &str) -> Option<String> {
+    url::Url::parse(address)
+        .ok()
+        .and_then(|u| u.host_str().map(normal_host))
 }
 
 impl Federated {
@@ -100,6 +109,7 @@ impl Federated {
                 .collect(),
             per_site: RateLimiter::keyed(Quota::per_minute(per_minute)),
             retry_after: settings.retry_after,
+            site_key: std::sync::OnceLock::new(),
             base_url,
         })
     }
@@ -125,10 +135,7 @@ impl Federated {
     /// one under it, however spelled: a trailing dot, upper case, Unicode
     /// or punycode).
     pub fn is_blocked(&self, address: &str) -> bool {
-        let Some(host) = url::Url::parse(address)
-            .ok()
-            .and_then(|u| u.host_str().map(normal_host))
-        else {
+        let Some(host) = host_of(address) else {
             return true;
         };
         self.blocked
@@ -145,16 +152,20 @@ impl Federated {
     /// Whether the site of `address` (its host) may send one more activity
     /// now.
     fn admits_from(&self, address: &str) -> bool {
-        let host = url::Url::parse(address)
-            .ok()
-            .and_then(|u| u.host_str().map(normal_host))
-            .unwrap_or_default();
+        let host = host_of(address).unwrap_or_default();
         self.per_site.check_key(&host).is_ok()
     }
 
     /// The headers that sign a fetch as the site's own actor.
     fn sign_as_site(&self) -> Result<impl SignRequest, DomainError> {
-        let key = self.federation.site_key_pair()?;
+        // Read (and parsed) once: the site's pair, once made, never changes.
+        let key = match self.site_key.get() {
+            Some(key) => key.clone(),
+            None => {
+                let key = self.federation.site_key_pair()?;
+                self.site_key.get_or_init(|| key).clone()
+            }
+        };
         let key_id = activitypub::site_key_id(&self.base_url);
         Ok(move |url: &url::Url, body: Option<&[u8]>| {
             let method = if body.is_some() { "POST" } else { "GET" };

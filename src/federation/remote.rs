@@ -92,14 +92,6 @@ impl Actors {
     }
 }
 
-fn host_of(address: &str) -> Option<String> {
-    let url = url::Url::parse(address).ok()?;
-    Some(match url.port() {
-        Some(port) => format!("{}:{port}", url.host_str()?),
-        None => url.host_str()?.to_owned(),
-    })
-}
-
 /// Whether two addresses are on one site (scheme, host and port).
 pub fn same_site(a: &str, b: &str) -> bool {
     match (url::Url::parse(a), url::Url::parse(b)) {
@@ -110,7 +102,11 @@ pub fn same_site(a: &str, b: &str) -> bool {
 
 /// The host (with its port, if it has one) of `address`.
 pub fn site_of(address: &str) -> Option<String> {
-    host_of(address)
+    let url = url::Url::parse(address).ok()?;
+    Some(match url.port() {
+        Some(port) => format!("{}:{port}", url.host_str()?),
+        None => url.host_str()?.to_owned(),
+    })
 }
 
 /// Fetches the actor of `key_id`: the document at the key's address (its

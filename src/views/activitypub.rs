@@ -230,7 +230,7 @@ impl<'a> Article<'a> {
 pub fn article(base_url: &str, a: &Article) -> Value {
     let url = format!("{base_url}{}", recipe_path(a.slug));
     let images = super::recipe::picture_urls(base_url, a.content);
-    let recipe_ld = structured_data::recipe(
+    let recipe_ld = structured_data::recipe_value(
         a.content,
         &RecipeFacts {
             url: &url,
@@ -260,7 +260,7 @@ pub fn article(base_url: &str, a: &Article) -> Value {
         "url": url,
         "version": a.version,
         "to": [PUBLIC],
-        "mainEntity": serde_json::from_str::<Value>(&recipe_ld).unwrap_or(Value::Null),
+        "mainEntity": recipe_ld,
     });
     let map = object.as_object_mut().expect("an object");
     if let Some(summary) = summary {
@@ -339,6 +339,18 @@ pub fn told(
     article: Value,
     told: Told,
 ) -> (String, String) {
+    let (id, activity) = told_activity(base_url, handle, slug, article, told);
+    (id, document(object_context(), activity))
+}
+
+/// `told`'s activity, without its `@context` (as an outbox lists it).
+fn told_activity(
+    base_url: &str,
+    handle: &str,
+    slug: &str,
+    article: Value,
+    told: Told,
+) -> (String, Value) {
     let version = article["version"].as_u64().unwrap_or(1);
     let version_url = format!("{base_url}{}", version_path(slug, version));
     let (kind, fragment) = match told {
@@ -361,7 +373,7 @@ pub fn told(
     if let Some(published) = published {
         activity["published"] = published;
     }
-    (id.clone(), document(object_context(), activity))
+    (id, activity)
 }
 
 /// The `Delete` of a retired recipe (its page now says it was retired):
@@ -422,12 +434,7 @@ pub fn outbox(base_url: &str, handle: &str, items: Vec<Value>, total: usize) -> 
 
 /// The `Create` in an outbox of one recipe, as its first version made it.
 pub fn outbox_item(base_url: &str, handle: &str, slug: &str, article: Value) -> Value {
-    let (_, text) = told(base_url, handle, slug, article, Told::Created);
-    let mut item: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
-    if let Value::Object(map) = &mut item {
-        map.remove("@context");
-    }
-    item
+    told_activity(base_url, handle, slug, article, Told::Created).1
 }
 
 /// A cook's followers: how many, not who (as Mastodon shows them by default).

@@ -221,6 +221,17 @@ impl Serialize for Lines<'_> {
 
 /// A schema.org `Recipe` for `content`, ready for a `<script>` element.
 pub fn recipe(content: &Content, facts: &RecipeFacts) -> String {
+    to_script(&recipe_ld(content, facts))
+}
+
+/// The same `Recipe` as a JSON value, to sit inside another document (an
+/// ActivityStreams `Article`'s `mainEntity`).
+pub fn recipe_value(content: &Content, facts: &RecipeFacts) -> serde_json::Value {
+    // Serialising these plain structs cannot fail (see `to_script`).
+    serde_json::to_value(recipe_ld(content, facts)).expect("JSON-LD serialises")
+}
+
+fn recipe_ld<'a>(content: &'a Content, facts: &'a RecipeFacts) -> RecipeLd<'a> {
     let y = content.recipe_yield();
     // recipeYield takes several values: a number of servings and the words.
     let recipe_yield = y
@@ -229,7 +240,7 @@ pub fn recipe(content: &Content, facts: &RecipeFacts) -> String {
         .into_iter()
         .chain(y.text.clone())
         .collect();
-    to_script(&RecipeLd {
+    RecipeLd {
         context: "https://schema.org",
         kind: "Recipe",
         name: content.title(),
@@ -266,7 +277,7 @@ pub fn recipe(content: &Content, facts: &RecipeFacts) -> String {
             })
             .collect(),
         version: facts.version,
-    })
+    }
 }
 
 /// A list entry as search engines read a list of pages ("summary page"):

@@ -295,6 +295,11 @@ fn post(inbox: &str, headers: &[(&str, String)], body: &[u8]) -> u16 {
     }
 }
 
+/// POSTs `body` to `inbox`, signed by `key` as `key_id`; the status.
+fn send(key: &KeyPair, key_id: &str, inbox: &str, body: &[u8]) -> u16 {
+    post(inbox, &signed(key, key_id, inbox, body), body)
+}
+
 /// `activity` from zoe, signed by `key` as `key_id`, to `inbox`.
 fn signed(key: &KeyPair, key_id: &str, inbox: &str, body: &[u8]) -> Vec<(&'static str, String)> {
     let url = url::Url::parse(inbox).unwrap();
@@ -302,12 +307,21 @@ fn signed(key: &KeyPair, key_id: &str, inbox: &str, body: &[u8]) -> Vec<(&'stati
 }
 
 fn follow(remote: &Remote, site: &str, id: &str) -> Vec<u8> {
+    follow_by(
+        &remote.actor(),
+        &format!("{}/activities/{id}", remote.origin),
+        &format!("{site}/cooks/ann"),
+    )
+}
+
+/// A `Follow` of `object` by `actor`, with the id `id`.
+fn follow_by(actor: &str, id: &str, object: &str) -> Vec<u8> {
     json!({
         "@context": "https://www.w3.org/ns/activitystreams",
-        "id": format!("{}/activities/{id}", remote.origin),
+        "id": id,
         "type": "Follow",
-        "actor": remote.actor(),
-        "object": format!("{site}/cooks/ann"),
+        "actor": actor,
+        "object": object,
     })
     .to_string()
     .into_bytes()
@@ -401,14 +415,7 @@ fn a_cook_is_found_followed_from_another_site_and_it_hears_of_her_recipes() {
     // Zoe follows ann: 202, and she is told Accept, signed by ann.
     let inbox = actor["inbox"].as_str().unwrap().to_owned();
     let body = follow(&remote, &site, "1");
-    assert_eq!(
-        post(
-            &inbox,
-            &signed(&remote.key, &remote.key_id(), &inbox, &body),
-            &body
-        ),
-        202
-    );
+    assert_eq!(send(&remote.key, &remote.key_id(), &inbox, &body), 202);
     let accepts = remote.wait_for("Accept", 1);
     assert_eq!(accepts.len(), 1, "no Accept came");
     let (headers, accept) = &accepts[0];
@@ -425,14 +432,7 @@ fn a_cook_is_found_followed_from_another_site_and_it_hears_of_her_recipes() {
     assert_eq!(followers["totalItems"], 1);
 
     // The same Follow again (a replay) changes nothing: no second Accept.
-    assert_eq!(
-        post(
-            &inbox,
-            &signed(&remote.key, &remote.key_id(), &inbox, &body),
-            &body
-        ),
-        202
-    );
+    assert_eq!(send(&remote.key, &remote.key_id(), &inbox, &body), 202);
 
     // Her new recipe, a new version, a retirement: Create, Update, Delete.
     write(&recipes, "dal", "Dal");
@@ -500,14 +500,7 @@ fn a_cook_is_found_followed_from_another_site_and_it_hears_of_her_recipes() {
     })
     .to_string()
     .into_bytes();
-    assert_eq!(
-        post(
-            &inbox,
-            &signed(&remote.key, &remote.key_id(), &inbox, &undo),
-            &undo
-        ),
-        202
-    );
+    assert_eq!(send(&remote.key, &remote.key_id(), &inbox, &undo), 202);
     let (_, _, followers) = get_json(
         &format!("{actor_url}/followers"),
         "application/activity+json",
@@ -523,14 +516,11 @@ fn a_cook_is_found_followed_from_another_site_and_it_hears_of_her_recipes() {
 
     // Yan follows one recipe: its new versions come, not ann's other news.
     let yan = format!("{}/users/yan", remote.origin);
-    let recipe_follow = json!({
-        "id": format!("{}/activities/3", remote.origin),
-        "type": "Follow",
-        "actor": yan,
-        "object": format!("{site}/recipes/shakshuka"),
-    })
-    .to_string()
-    .into_bytes();
+    let recipe_follow = follow_by(
+        &yan,
+        &format!("{}/activities/3", remote.origin),
+        &format!("{site}/recipes/shakshuka"),
+    );
     let yan_key = format!("{yan}#main-key");
     let headers = signed(&remote.key, &yan_key, &inbox, &recipe_follow);
     assert_eq!(post(&inbox, &headers, &recipe_follow), 202);
@@ -611,59 +601,26 @@ fn what_is_forged_replayed_blocked_or_too_large_is_refused_and_changes_nothing()
     assert_eq!(post(&inbox, &with("date", old), &body), 401);
     // A key no one has, and one whose document is too large.
     let unknown = format!("{}/users/nobody#main-key", remote.origin);
-    assert_eq!(
-        post(&inbox, &signed(&remote.key, &unknown, &inbox, &body), &body),
-        401
-    );
+    assert_eq!(send(&remote.key, &unknown, &inbox, &body), 401);
     let huge = format!("{}/huge#main-key", remote.origin);
-    assert_eq!(
-        post(&inbox, &signed(&remote.key, &huge, &inbox, &body), &body),
-        401
-    );
+    assert_eq!(send(&remote.key, &huge, &inbox, &body), 401);
     // Signed by zoe, but in another actor's name.
-    let impostor = json!({
-        "id": format!("{}/activities/3", remote.origin),
-        "type": "Follow",
-        "actor": format!("{}/users/someone-else", remote.origin),
-        "object": format!("{site}/cooks/ann"),
-    })
-    .to_string()
-    .into_bytes();
-    assert_eq!(
-        post(
-            &inbox,
-            &signed(&remote.key, &remote.key_id(), &inbox, &impostor),
-            &impostor
-        ),
-        400
+    let impostor = follow_by(
+        &format!("{}/users/someone-else", remote.origin),
+        &format!("{}/activities/3", remote.origin),
+        &format!("{site}/cooks/ann"),
     );
+    assert_eq!(send(&remote.key, &remote.key_id(), &inbox, &impostor), 400);
     // More than an activity may weigh.
     let large = vec![b' '; 300 * 1024];
-    assert_eq!(
-        post(
-            &inbox,
-            &signed(&remote.key, &remote.key_id(), &inbox, &large),
-            &large
-        ),
-        413
-    );
+    assert_eq!(send(&remote.key, &remote.key_id(), &inbox, &large), 413);
     // A follow of no one.
-    let nobody = json!({
-        "id": format!("{}/activities/4", remote.origin),
-        "type": "Follow",
-        "actor": remote.actor(),
-        "object": format!("{site}/cooks/nobody"),
-    })
-    .to_string()
-    .into_bytes();
-    assert_eq!(
-        post(
-            &inbox,
-            &signed(&remote.key, &remote.key_id(), &inbox, &nobody),
-            &nobody
-        ),
-        404
+    let nobody = follow_by(
+        &remote.actor(),
+        &format!("{}/activities/4", remote.origin),
+        &format!("{site}/cooks/nobody"),
     );
+    assert_eq!(send(&remote.key, &remote.key_id(), &inbox, &nobody), 404);
 
     let federation = Federation::open(&recipes).unwrap();
     assert_eq!(
@@ -687,14 +644,7 @@ fn what_is_forged_replayed_blocked_or_too_large_is_refused_and_changes_nothing()
     let blocking = serve(&recipes, &[&host]);
     let inbox = format!("{blocking}/cooks/ann/inbox");
     let body = follow(&remote, &blocking, "5");
-    assert_eq!(
-        post(
-            &inbox,
-            &signed(&remote.key, &remote.key_id(), &inbox, &body),
-            &body
-        ),
-        403
-    );
+    assert_eq!(send(&remote.key, &remote.key_id(), &inbox, &body), 403);
     assert_eq!(
         federation
             .follower_count(&Followed::Cook(slug("ann")))
@@ -717,14 +667,7 @@ fn deliveries_to_a_site_that_is_down_wait_survive_a_restart_and_go_once_it_is_ba
     let site = server.origin().to_owned();
     let inbox = format!("{site}/inbox");
     let body = follow(&remote, &site, "1");
-    assert_eq!(
-        post(
-            &inbox,
-            &signed(&remote.key, &remote.key_id(), &inbox, &body),
-            &body
-        ),
-        202
-    );
+    assert_eq!(send(&remote.key, &remote.key_id(), &inbox, &body), 202);
     // The Accept cannot go: the site is down. Stop the sender.
     thread::sleep(Duration::from_millis(800));
     assert!(remote.sent("Accept").is_empty());
@@ -895,29 +838,16 @@ fn no_actor_speaks_for_another_nor_marks_its_ids_nor_sends_what_was_signed_for_a
     // A file on zoe's site that says it is zoe, with the uploader's key.
     let body = follow(&remote, &site, "1");
     let upload = format!("{}/files/upload.json#key", remote.origin);
-    assert_eq!(
-        post(&inbox, &signed(&remote.key, &upload, &inbox, &body), &body),
-        401
-    );
+    assert_eq!(send(&remote.key, &upload, &inbox, &body), 401);
     // An actor whose inbox is on another site.
     let evil = format!("{}/users/evil", remote.origin);
-    let by_evil = json!({
-        "id": format!("{}/activities/evil", remote.origin),
-        "type": "Follow",
-        "actor": evil,
-        "object": format!("{site}/cooks/ann"),
-    })
-    .to_string()
-    .into_bytes();
-    let evil_key = format!("{evil}#main-key");
-    assert_eq!(
-        post(
-            &inbox,
-            &signed(&remote.key, &evil_key, &inbox, &by_evil),
-            &by_evil
-        ),
-        401
+    let by_evil = follow_by(
+        &evil,
+        &format!("{}/activities/evil", remote.origin),
+        &format!("{site}/cooks/ann"),
     );
+    let evil_key = format!("{evil}#main-key");
+    assert_eq!(send(&remote.key, &evil_key, &inbox, &by_evil), 401);
     // A request zoe signed for another site, sent here instead.
     let elsewhere = "http://other.example/inbox";
     assert_eq!(
@@ -933,31 +863,14 @@ fn no_actor_speaks_for_another_nor_marks_its_ids_nor_sends_what_was_signed_for_a
     // Yan sends an activity with the id zoe will use next: zoe's is still
     // applied, as hers.
     let yan = format!("{}/users/yan", remote.origin);
-    let by_yan = json!({
-        "id": format!("{}/activities/1", remote.origin),
-        "type": "Follow",
-        "actor": yan,
-        "object": format!("{site}/cooks/ann"),
-    })
-    .to_string()
-    .into_bytes();
+    let by_yan = follow_by(
+        &yan,
+        &format!("{}/activities/1", remote.origin),
+        &format!("{site}/cooks/ann"),
+    );
     let yan_key = format!("{yan}#main-key");
-    assert_eq!(
-        post(
-            &inbox,
-            &signed(&remote.key, &yan_key, &inbox, &by_yan),
-            &by_yan
-        ),
-        202
-    );
-    assert_eq!(
-        post(
-            &inbox,
-            &signed(&remote.key, &remote.key_id(), &inbox, &body),
-            &body
-        ),
-        202
-    );
+    assert_eq!(send(&remote.key, &yan_key, &inbox, &by_yan), 202);
+    assert_eq!(send(&remote.key, &remote.key_id(), &inbox, &body), 202);
     assert_eq!(federation.follower_count(&ann).unwrap(), 2);
 
     // The page and its document are two entities: the page's validator
@@ -1173,7 +1086,7 @@ fn what_another_site_says_is_believed_only_of_what_is_its_own() {
     let send = |by: &str, activity: Value| {
         let body = activity.to_string().into_bytes();
         let key = format!("{by}#main-key");
-        post(&inbox, &signed(&remote.key, &key, &inbox, &body), &body)
+        send(&remote.key, &key, &inbox, &body)
     };
     let shakshuka = recipes.snapshot().recipe(&slug("shakshuka")).unwrap().id;
     let remote_forks = || recipes.snapshot().remote_forks(shakshuka, 1_000).unwrap();
