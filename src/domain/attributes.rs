@@ -431,6 +431,8 @@ attributes! {
         "Who made the remote fork: their handle and site (@ben@b.example).";
     source_inbox SOURCE_INBOX: ":recipe/source-inbox", String, One, plain,
         "For a fork of a recipe on another site: the inbox of that recipe's author, told of the fork (with ActivityPub) from the log, as every delivery is.";
+    remote_author REMOTE_AUTHOR: ":recipe/remote-author", String, One, plain,
+        "For a recipe kept here from another site (the parent of a fork across sites, named by its address there): its author there, by actor id. Only they can tell of its new versions or its retirement.";
     // The row a test adds, only with the `testing` feature (never in a build
     // of the site): a new field, with no code anywhere but this row and
     // its member of `Content`, seen wherever a field is

@@ -90,12 +90,38 @@ impl Slug {
         &self.0
     }
 
+    /// The name of a recipe kept here from another site (the parent of a
+    /// fork across sites): its address there. No route here reaches it,
+    /// since no slug has a `:`, and every link to it goes there.
+    pub fn elsewhere(address: &str) -> Slug {
+        Slug(address.to_owned())
+    }
+
+    /// Whether this names a recipe kept from another site (`elsewhere`).
+    pub fn is_elsewhere(&self) -> bool {
+        is_elsewhere(&self.0)
+    }
+
+    /// A slug as it was stored: parsed, or a recipe kept from elsewhere.
+    pub fn stored(text: &str) -> Result<Slug, BadSlug> {
+        match is_elsewhere(text) {
+            true => Ok(Slug::elsewhere(text)),
+            false => Slug::parse(text),
+        }
+    }
+
     /// This slug with a numeric suffix, for a fork whose slug is taken.
     pub fn with_suffix(&self, n: usize) -> Slug {
         let suffix = format!("-{n}");
         let keep = self.0.len().min(MAX_SLUG_LEN - suffix.len());
         Slug(format!("{}{suffix}", self.0[..keep].trim_end_matches('-')))
     }
+}
+
+/// Whether `slug` names a recipe kept from another site: an address, as
+/// no slug can be.
+pub fn is_elsewhere(slug: &str) -> bool {
+    slug.starts_with("https://") || slug.starts_with("http://")
 }
 
 impl fmt::Display for Slug {

@@ -144,6 +144,14 @@ impl Federated {
         Ok(actor)
     }
 
+    /// `follow_elsewhere`, unless the cook follows `address` already.
+    pub fn follow_unless_following(&self, handle: &Slug, address: &str) -> Result<(), FollowError> {
+        if self.federation.follows(handle, address)?.is_some() {
+            return Ok(());
+        }
+        self.follow_elsewhere(handle, address).map(|_| ())
+    }
+
     /// Refuses an address on this site (however its host or port is
     /// spelled) or on a blocked one.
     pub(super) fn check_elsewhere(&self, address: &str) -> Result<(), FollowError> {

@@ -210,6 +210,50 @@ impl Federated {
         }
     }
 
+    /// An `Update` of a recipe kept here (the parent of a fork of it), by
+    /// its author: its new version kept, so that the fork's page says so
+    /// and brings it in. Whether it was one.
+    fn update_kept(&self, object: &Value, actor: &RemoteActor) -> Result<bool, Refused> {
+        let address = object["isPartOf"]
+            .as_str()
+            .or_else(|| id_of(object))
+            .unwrap_or_default();
+        if self
+            .recipes
+            .snapshot()
+            .find(&Slug::elsewhere(address))?
+            .is_none()
+        {
+            return Ok(false);
+        }
+        let author = super::forking::RemoteAuthor {
+            id: &actor.id,
+            name: actor.name.as_deref(),
+            inbox: &actor.inbox,
+        };
+        let at = id_of(object).unwrap_or_default();
+        let Ok(parent) = super::forking::remote_parent(object, at, &author) else {
+            return Ok(false);
+        };
+        match self.recipes.keep_remote(&parent) {
+            Ok(_) => Ok(true),
+            // Told by another than its author, or older than the kept one.
+            Err(DomainError::Invalid(_)) => Ok(false),
+            Err(error) => Err(error.into()),
+        }
+    }
+
+    /// A `Delete` of a recipe kept here, by its author: kept as retired.
+    /// Whether it was one.
+    fn retire_kept(&self, object_id: &str, actor: &RemoteActor) -> Result<bool, Refused> {
+        match self.recipes.retire_remote(object_id, &actor.id) {
+            Ok(retired) => Ok(retired),
+            // Told by another than its author.
+            Err(DomainError::Invalid(_)) => Ok(false),
+            Err(error) => Err(error.into()),
+        }
+    }
+
     /// A `Delete` of a remote fork of a recipe here, by the site it is on:
     /// it is no longer listed. Whether it was one.
     fn forget_remote_fork(&self, object_id: &str, actor: &RemoteActor) -> Result<bool, Refused> {
@@ -240,7 +284,11 @@ impl Federated {
         }
         let forked_here = match kind {
             "Create" => self.remote_fork(object, actor)?,
-            "Delete" => self.forget_remote_fork(object_id, actor)?,
+            "Update" => self.update_kept(object, actor)?,
+            // Either a fork of a recipe here, or a recipe kept here.
+            "Delete" => {
+                self.forget_remote_fork(object_id, actor)? | self.retire_kept(object_id, actor)?
+            }
             _ => false,
         };
         let mut cooks = self.federation.followers_here(&actor.id)?;

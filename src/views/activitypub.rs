@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 
 use super::markdown::Memos;
 use super::structured_data::{self, RecipeFacts};
-use super::{machine_time, recipe_path, version_path};
+use super::{absolute, machine_time, recipe_path, version_path};
 use crate::domain::federation::Announcement;
 use crate::domain::{Content, Instant, Recipe, RecipeShow, VersionShow};
 
@@ -218,7 +218,7 @@ impl<'a> Article<'a> {
         let based_on = news
             .based_on
             .as_ref()
-            .map(|(slug, version)| format!("{base_url}{}", version_path(slug, version)))
+            .map(|(slug, version)| absolute(base_url, version_path(slug, version)))
             .or_else(|| news.source.clone());
         Article::of_recipe(&news.recipe, based_on, memos)
     }
@@ -228,7 +228,7 @@ impl<'a> Article<'a> {
 /// picture and address, the version it is at, and its schema.org `Recipe`
 /// as the main entity.
 pub fn article(base_url: &str, a: &Article) -> Value {
-    let url = format!("{base_url}{}", recipe_path(a.slug));
+    let url = absolute(base_url, recipe_path(a.slug));
     let images = super::recipe::picture_urls(base_url, a.content);
     let recipe_ld = structured_data::recipe_value(
         a.content,
@@ -308,8 +308,8 @@ pub fn version_article(base_url: &str, memos: &Memos, model: &VersionShow) -> Va
             memos,
         },
     );
-    let url = format!("{base_url}{}", version_path(r.slug.as_str(), number));
-    object["isPartOf"] = format!("{base_url}{}", recipe_path(r.slug.as_str())).into();
+    let url = absolute(base_url, version_path(r.slug.as_str(), number));
+    object["isPartOf"] = absolute(base_url, recipe_path(r.slug.as_str())).into();
     object["id"] = url.clone().into();
     object["url"] = url.into();
     if let Some(note) = &model.version.note {
@@ -352,7 +352,7 @@ fn told_activity(
     told: Told,
 ) -> (String, Value) {
     let version = article["version"].as_u64().unwrap_or(1);
-    let version_url = format!("{base_url}{}", version_path(slug, version));
+    let version_url = absolute(base_url, version_path(slug, version));
     let (kind, fragment) = match told {
         Told::Created => ("Create", "create"),
         Told::Updated => ("Update", "update"),
@@ -379,7 +379,7 @@ fn told_activity(
 /// The `Delete` of a retired recipe (its page now says it was retired):
 /// its id, and the document.
 pub fn deleted(base_url: &str, handle: &str, slug: &str, version: u32) -> (String, String) {
-    let url = format!("{base_url}{}", recipe_path(slug));
+    let url = absolute(base_url, recipe_path(slug));
     let id = format!("{base_url}{}#delete", version_path(slug, version));
     let activity = json!({
         "id": id,

@@ -464,6 +464,9 @@ fn row_markup(drawing: &Drawing, i: usize, here: Row, current: bool) -> Markup {
                 }
                 text x=(format!("{:.1}", end + 12.0)) y=(format!("{:.1}", here.y + 5.0)) {
                     (short_title(&node.title))
+                    @if let Some(site) = super::site_elsewhere(&node.slug) {
+                        tspan class="site" { " · on " (site) }
+                    }
                     tspan class="count" { " · " (versions) @if versions == 1 { " version" } @else { " versions" } }
                     @if hidden > 0 {
                         tspan class="hidden" { " · +" (hidden) " more below" }

@@ -34,6 +34,7 @@ fn label(view: &ForkTreeView, node: &TreeNode) -> Markup {
             strong aria-current="page" { (node.title) }
         } @else {
             a href=(recipe_path(&node.slug)) { (node.title) }
+            @if let Some(site) = super::site_elsewhere(&node.slug) { " on " (site) }
         }
         " " span class="meta" {
             (count(node.version_count, "version", "versions"))

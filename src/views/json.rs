@@ -4,7 +4,7 @@ use serde::ser::SerializeMap;
 use serde::Serialize;
 
 use super::recipe::{picture_path, picture_urls};
-use super::{machine_time, recipe_path, version_path};
+use super::{absolute, machine_time, recipe_path, version_path};
 use crate::domain::{Content, FormPlace, RecipeData, SuggestionLine, FIELDS};
 
 /// The recipe as JSON, for programs.
@@ -149,9 +149,9 @@ fn suggestion<'a>(base_url: &str, line: &'a SuggestionLine) -> SuggestionJson<'a
     SuggestionJson {
         number: s.number,
         url: format!("{base_url}{}", super::merges::suggestion_path(to, s.number)),
-        from: format!("{base_url}{}", recipe_path(from)),
+        from: absolute(base_url, recipe_path(from)),
         from_version: s.from_version.get(),
-        to: format!("{base_url}{}", recipe_path(to)),
+        to: absolute(base_url, recipe_path(to)),
         base_version: s.base_version.get(),
         by: s.by.as_deref(),
         message: &s.message,
@@ -171,7 +171,7 @@ pub fn recipe(base_url: &str, data: &RecipeData) -> String {
     let c: &Content = &r.content;
     let json = RecipeJson {
         slug: r.slug.as_str(),
-        url: format!("{base_url}{}", recipe_path(r.slug.as_str())),
+        url: absolute(base_url, recipe_path(r.slug.as_str())),
         title: c.title(),
         summary: c.summary(),
         servings: c.recipe_yield().servings,
@@ -245,7 +245,7 @@ fn forked_from<'a>(base_url: &str, data: &'a RecipeData) -> Option<ForkedFromJso
     model.lineage.parent().map(|p| ForkedFromJson {
         slug: &p.slug,
         version: p.version.get(),
-        url: format!("{base_url}{}", version_path(&p.slug, p.version)),
+        url: absolute(base_url, version_path(&p.slug, p.version)),
         in_step_with: model.apart.map_or(p.version.get(), |a| a.since.get()),
         parent_versions: model.apart.map_or(p.version.get(), |a| a.newest.get()),
         brought_in: data

@@ -39,9 +39,32 @@ use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
 use crate::domain::{Instant, Step};
 
-/// The path of a recipe's page.
+/// The path of a recipe's page; for a recipe kept from another site (the
+/// parent of a fork across sites), its address there.
 pub fn recipe_path(slug: &str) -> String {
+    if crate::domain::slug::is_elsewhere(slug) {
+        return slug.to_owned();
+    }
     format!("/recipes/{slug}")
+}
+
+/// For a recipe kept from another site (named by its address there), the
+/// site: what a link to it says it is on.
+pub fn site_elsewhere(slug: &str) -> Option<&str> {
+    if !crate::domain::slug::is_elsewhere(slug) {
+        return None;
+    }
+    let rest = slug.split_once("://")?.1;
+    Some(rest.split('/').next().unwrap_or(rest))
+}
+
+/// `path` (a `recipe_path` or `version_path`) as an absolute address on
+/// the site at `base_url`; an address on another site as it is.
+pub fn absolute(base_url: &str, path: String) -> String {
+    if crate::domain::slug::is_elsewhere(&path) {
+        return path;
+    }
+    format!("{base_url}{path}")
 }
 
 /// `text` percent-encoded to sit in a URL's fragment (an activity's id
@@ -50,9 +73,10 @@ pub fn url_fragment(text: &str) -> String {
     utf8_percent_encode(text, NON_ALPHANUMERIC).to_string()
 }
 
-/// The path of one version of a recipe.
+/// The path of one version of a recipe; for a recipe kept from another
+/// site, whose versions are numbered here as there, its address there.
 pub fn version_path(slug: &str, version: impl std::fmt::Display) -> String {
-    format!("/recipes/{slug}/versions/{version}")
+    format!("{}/versions/{version}", recipe_path(slug))
 }
 
 /// An instant as `datetime` wants it (RFC 3339).
@@ -157,7 +181,10 @@ pub struct RecipePath<'a>(pub &'a str);
 
 impl Render for RecipePath<'_> {
     fn render_to(&self, buffer: &mut String) {
-        buffer.push_str("/recipes/");
+        // A recipe kept from another site: its address there.
+        if !crate::domain::slug::is_elsewhere(self.0) {
+            buffer.push_str("/recipes/");
+        }
         self.0.render_to(buffer);
     }
 }

@@ -7,8 +7,8 @@ use super::markdown::Memos;
 use super::step_runs;
 use super::structured_data::{self, RecipeFacts};
 use super::{
-    count, human_time, machine_time, recipe_path, version_path, Day, RecipePath, Rfc3339, TagPath,
-    Text,
+    absolute, count, human_time, machine_time, recipe_path, version_path, Day, RecipePath, Rfc3339,
+    TagPath, Text,
 };
 use crate::domain::pictures::{crop_name, Picture, CROPS};
 use crate::domain::scale::{Scale, Units, MAX_SERVINGS};
@@ -163,6 +163,7 @@ fn crumb_item(crumb: &Crumb) -> Markup {
         li {
             a href=(version_path(&crumb.slug, crumb.version)) { (crumb.title) }
             " " span class="at" { "v" (crumb.version) }
+            @if let Some(site) = super::site_elsewhere(&crumb.slug) { " " span class="at" { "on " (site) } }
         }
     }
 }
@@ -210,6 +211,7 @@ fn family(page: &RecipePage) -> Markup {
                 @if let Some(parent) = page.lineage.parent() {
                     ", forked from "
                     a href=(version_path(&parent.slug, parent.version)) { (parent.title) }
+                    @if let Some(site) = super::site_elsewhere(&parent.slug) { " on " (site) }
                     " at version " (parent.version)
                 }
                 "."
@@ -598,7 +600,7 @@ pub fn page(page: &RecipePage, json_ld: Option<String>) -> Markup {
             )
         }
     };
-    let canonical = format!("{}{}", page.base_url, recipe_path(page.slug));
+    let canonical = absolute(page.base_url, recipe_path(page.slug));
     let title = match &page.showing {
         Showing::Current | Showing::Preview => page.content.title().to_owned(),
         Showing::Version { number, .. } => format!("{} (version {number})", page.content.title()),
@@ -633,7 +635,7 @@ pub fn based_on(base_url: &str, model: &RecipeShow) -> Option<String> {
         .parent()
         .map(|p| {
             let since = model.apart.map_or(p.version, |a| a.since);
-            format!("{base_url}{}", version_path(&p.slug, since))
+            absolute(base_url, version_path(&p.slug, since))
         })
         .or_else(|| model.lineage.source.as_ref().map(|s| s.url.clone()))
 }
@@ -643,7 +645,7 @@ pub fn based_on(base_url: &str, model: &RecipeShow) -> Option<String> {
 pub fn show(base_url: &str, memos: &Memos, model: &RecipeShow) -> Markup {
     let scale = model.scale;
     let r = &model.recipe;
-    let url = format!("{base_url}{}", recipe_path(r.slug.as_str()));
+    let url = absolute(base_url, recipe_path(r.slug.as_str()));
     let based_on = based_on(base_url, model);
     let json_ld = structured_data::recipe(
         &r.content,

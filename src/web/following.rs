@@ -165,15 +165,18 @@ async fn fork_from(
     let note = format!("Forked from {}", remote.source.name);
     let change = crate::domain::Change::by(cook.handle.as_str(), &note).once(attempt);
     let written = site
-        .write(move |recipes| {
-            let inbox = Some(remote.author_inbox.as_str());
-            let content = remote.content.into_draft();
-            recipes.import_told(&slug, content, &remote.source, inbox, &change)
-        })
+        .write(move |recipes| recipes.fork_elsewhere(&remote, &slug, &change))
         .await?;
     match written {
-        Ok((slug, _)) => Ok(Ok(slug)),
-        Err(crate::domain::DomainError::Content(why)) => unprocessable(why.to_string()),
+        Ok((slug, _)) => {
+            follow_parent(site, cook, address).await?;
+            Ok(Ok(slug))
+        }
+        Err(
+            refused @ (crate::domain::DomainError::Content(_)
+            | crate::domain::DomainError::Invalid(_)
+            | crate::domain::DomainError::Retired { .. }),
+        ) => unprocessable(refused.to_string()),
         Err(error) => Err(error.into()),
     }
 }
@@ -196,4 +199,53 @@ pub(super) async fn stop(
     })
     .await??;
     Ok(see_other("/following").finish())
+}
+
+/// The cook of a new fork of the recipe at `address` on another site
+/// follows that recipe (unless they do already), so that its new versions
+/// reach the fork's page as they are made. A follow that fails leaves the
+/// fork as it is: its bring-in page fetches the recipe again.
+async fn follow_parent(site: &Site, cook: &Cook, address: &str) -> Result<(), WebError> {
+    let federated = site.federated()?.clone();
+    let (handle, address) = (cook.handle.clone(), address.to_owned());
+    let followed = site
+        .lookup_work()
+        .run(move || federated.follow_unless_following(&handle, &address))
+        .await?;
+    if let Err(why) = followed {
+        tracing::warn!(%why, "a fork's cook could not follow its parent on another site");
+    }
+    Ok(())
+}
+
+/// For a fork of a recipe on another site: that recipe fetched again (off
+/// the workers, as a look-up is) so that the bring-in page shows its newest
+/// version. Where its site cannot be reached, the page shows the versions
+/// fetched before: a fault elsewhere degrades the page, it does not fail it.
+/// Only for the fork's cook, as their look-ups are: no one else can make
+/// this site fetch from another.
+pub(super) async fn refresh_kept_parent(
+    site: &Site,
+    cook: &Cook,
+    slug: &crate::domain::Slug,
+) -> Result<(), WebError> {
+    let snapshot = site.snapshot();
+    let Ok(fork) = snapshot.current(slug) else {
+        return Ok(());
+    };
+    if fork.author.as_deref() != Some(cook.handle.as_str()) {
+        return Ok(());
+    }
+    let (Some(address), Ok(federated)) = (snapshot.kept_parent_of(&fork)?, site.federated()) else {
+        return Ok(());
+    };
+    let federated = federated.clone();
+    let refreshed = site
+        .lookup_work()
+        .run(move || federated.refresh_kept(&address))
+        .await?;
+    if let Err(why) = refreshed {
+        tracing::warn!(%why, "a fork's parent on another site could not be fetched again");
+    }
+    Ok(())
 }

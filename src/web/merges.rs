@@ -93,6 +93,7 @@ pub(super) async fn bring_in_page(
 ) -> Result<HttpResponse, WebError> {
     let slug = parse_slug(&slug)?;
     let cook = visitor.cook_or_login(&merges::bring_in_path(slug.as_str()))?;
+    super::following::refresh_kept_parent(&site, cook, &slug).await?;
     bring_in_form(&site, &visitor, cook, &slug, Again::first())
 }
 

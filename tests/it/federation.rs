@@ -1211,3 +1211,234 @@ fn a_recipe_keeps_at_most_its_share_of_forks_from_other_sites() {
         .unwrap()
         .contains(&renamed));
 }
+
+/// Ann's shakshuka on site A at a new version: `ingredients` and `steps`.
+fn ann_edits(recipes: &Recipes, based_on: u32, ingredients: &[&str], steps: &[&str]) {
+    let content = ContentDraft {
+        title: "Shakshuka".into(),
+        summary: Some("Shakshuka, as ann makes it.".into()),
+        ingredients: ingredients.iter().map(|l| l.to_string()).collect(),
+        steps: steps
+            .iter()
+            .map(|s| forkful::domain::Step {
+                section: None,
+                text: s.to_string(),
+            })
+            .collect(),
+        ..ContentDraft::default()
+    };
+    recipes
+        .edit(
+            &slug("shakshuka"),
+            VersionNumber::new(u64::from(based_on)).unwrap(),
+            content,
+            &Change::by("ann", "changed"),
+        )
+        .unwrap();
+}
+
+/// Issue 54, item 4: the parent of a fork across sites is kept as facts,
+/// numbered as on its site; its new versions reach the fork's page (told,
+/// or fetched again when the cook opens the bring-in page) and come in
+/// by the same three-way merge as a local parent's, clean or in
+/// conflict; its retirement there is said here.
+#[test]
+fn a_fork_across_sites_brings_in_its_parents_new_versions_clean_and_in_conflict() {
+    let a_recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
+    write(&a_recipes, "shakshuka", "Shakshuka");
+    ann_edits(&a_recipes, 1, &["2 eggs", "1 onion"], &[]);
+    let a = serve(&a_recipes, &[]);
+    let b_recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
+    let b = serve(&b_recipes, &[]);
+    let a_host = a.trim_start_matches("http://");
+    let mut ben = crate::http_client::Browser::new(&b);
+    ben.sign_up("ben").unwrap();
+    let address = format!("{a}/recipes/shakshuka");
+    let form = ben.get("/following").unwrap();
+    let forked = ben
+        .submit(&form, "/following/fork", &[("recipe", &address)])
+        .unwrap();
+    assert_eq!(forked.status, 303, "{}", forked.body);
+
+    // The fork starts at ann's version 2, numbered and linked as on A.
+    let page = ben.get("/recipes/shakshuka").unwrap();
+    let at_two = format!("{address}/versions/2");
+    assert!(page.attrs("a", "href").contains(&at_two), "{}", page.body);
+    assert!(page.body.contains(&format!("on {a_host}")), "{}", page.body);
+    assert_eq!(page.json_ld()["isBasedOn"], at_two);
+    let kept = Slug::elsewhere(&address);
+    let kept_now = || b_recipes.snapshot().recipe(&kept).unwrap();
+    assert_eq!(kept_now().version_count, 2, "numbered as on A");
+    // The recipe kept from A is no recipe of B's: listed nowhere.
+    let catalog = ben.get("/").unwrap();
+    assert_eq!(catalog.status, 200);
+    assert_eq!(
+        catalog.body.matches("Shakshuka</a>").count(),
+        1,
+        "{}",
+        catalog.body
+    );
+    assert!(!catalog.body.contains(&address), "{}", catalog.body);
+    let sitemap = ben.get("/sitemaps/1.xml").unwrap();
+    assert_eq!(sitemap.status, 200);
+    assert!(
+        sitemap.body.contains(&format!("{b}/recipes/shakshuka")),
+        "{}",
+        sitemap.body
+    );
+    assert!(!sitemap.body.contains(&address), "{}", sitemap.body);
+    let found = ben.get("/search?q=shakshuka").unwrap();
+    assert_eq!(found.status, 200);
+    assert!(!found.body.contains(&address), "{}", found.body);
+    let in_step = ben.get("/recipes/shakshuka/bring-in").unwrap();
+    assert!(
+        in_step.body.contains("nothing to bring in"),
+        "{}",
+        in_step.body
+    );
+    // Forking followed the recipe: A accepts.
+    let following = wait_for_page(&mut ben, "/following", |p| {
+        p.texts("ul.following li").len() == 1 && !p.body.contains("waiting")
+    });
+    assert!(!following.body.contains("waiting"), "{}", following.body);
+
+    // A clean change, told: ann adds a step, and the fork's page says so
+    // with no fetch of its own.
+    ann_edits(
+        &a_recipes,
+        2,
+        &["2 eggs", "1 onion"],
+        &["Crack the eggs in."],
+    );
+    let page = wait_for_page(&mut ben, "/recipes/shakshuka", |p| {
+        p.texts(".apart").join(" ").contains("1 new version")
+    });
+    let apart = page.texts(".apart").join(" ");
+    assert!(
+        apart.contains("has 1 new version since version 2"),
+        "{apart}"
+    );
+    assert!(
+        page.attrs(".apart a", "href")
+            .contains(&format!("{address}/diff?from=2&to=3")),
+        "{}",
+        page.body
+    );
+    let form = ben.get("/recipes/shakshuka/bring-in").unwrap();
+    assert_eq!(form.status, 200, "{}", form.body);
+    assert!(form.texts("fieldset.conflict").is_empty(), "{}", form.body);
+    let action = "/recipes/shakshuka/bring-in";
+    let saved = ben
+        .submit(&form, action, &[("note", "ann's step")])
+        .unwrap();
+    assert_eq!(saved.status, 303, "{}", saved.body);
+    let fork = b_recipes.snapshot().recipe(&slug("shakshuka")).unwrap();
+    assert_eq!(fork.content.steps().len(), 1);
+    assert_eq!(fork.brought_in, VersionNumber::new(3));
+    let history = ben.get("/recipes/shakshuka/history").unwrap();
+    assert!(
+        history.body.contains("brought in version 3 of Shakshuka"),
+        "{}",
+        history.body
+    );
+
+    // A conflict, fetched: ben stops following, both change the eggs, and
+    // the bring-in page fetches ann's recipe again.
+    let form = ben.get("/following").unwrap();
+    let stopped = ben
+        .submit(&form, "/following/stop", &[("object", &address)])
+        .unwrap();
+    assert_eq!(stopped.status, 303);
+    let mine = ContentDraft {
+        ingredients: vec!["3 eggs".into(), "1 onion".into()],
+        ..fork.content.to_draft()
+    };
+    b_recipes
+        .edit(
+            &slug("shakshuka"),
+            fork.newest(),
+            mine,
+            &Change::by("ben", "eggs"),
+        )
+        .unwrap();
+    // Suggesting back to another site is not built: not offered, and
+    // refused saying so.
+    let page = ben.get("/recipes/shakshuka").unwrap();
+    assert!(
+        !page
+            .attrs("a", "href")
+            .contains(&"/recipes/shakshuka/suggest".to_owned()),
+        "{}",
+        page.body
+    );
+    let suggest = ben.get("/recipes/shakshuka/suggest").unwrap();
+    assert_eq!(suggest.status, 409, "{}", suggest.body);
+    assert!(
+        suggest.body.contains("not sent to another site yet"),
+        "{}",
+        suggest.body
+    );
+    ann_edits(
+        &a_recipes,
+        3,
+        &["4 eggs", "1 onion"],
+        &["Crack the eggs in."],
+    );
+    assert_eq!(kept_now().version_count, 3, "not told: not yet known");
+    let form = ben.get("/recipes/shakshuka/bring-in").unwrap();
+    assert_eq!(kept_now().version_count, 4, "fetched again");
+    assert_eq!(form.texts("fieldset.conflict").len(), 1, "{}", form.body);
+    let conflict = form.texts("fieldset.conflict").join(" ");
+    assert!(
+        conflict.contains("3 eggs") && conflict.contains("4 eggs"),
+        "{conflict}"
+    );
+    let saved = ben
+        .submit(
+            &form,
+            action,
+            &[("note", "ann's eggs"), ("choice-0", "theirs")],
+        )
+        .unwrap();
+    assert_eq!(saved.status, 303, "{}", saved.body);
+    let fork = b_recipes.snapshot().recipe(&slug("shakshuka")).unwrap();
+    assert_eq!(fork.content.ingredients(), ["4 eggs", "1 onion"]);
+    assert_eq!(fork.brought_in, VersionNumber::new(4));
+    // Opened again with nothing new there, the page fetches and keeps
+    // nothing more.
+    ben.get("/recipes/shakshuka/bring-in").unwrap();
+    assert_eq!(kept_now().version_count, 4);
+
+    // Ann retires it, and ben (following her again) hears: the fork's
+    // page says its parent was retired, and nothing comes from it.
+    let form = ben.get("/following").unwrap();
+    let followed = ben
+        .submit(
+            &form,
+            "/following",
+            &[("address", &format!("@ann@{a_host}"))],
+        )
+        .unwrap();
+    assert_eq!(followed.status, 303, "{}", followed.body);
+    wait_for_page(&mut ben, "/following", |p| !p.body.contains("waiting"));
+    a_recipes
+        .retire(
+            &slug("shakshuka"),
+            VersionNumber::new(4).unwrap(),
+            &Change::by("ann", "gone"),
+        )
+        .unwrap();
+    let page = wait_for_page(&mut ben, "/recipes/shakshuka", |p| {
+        p.texts(".apart").join(" ").contains("retired")
+    });
+    assert!(
+        page.texts(".apart")
+            .join(" ")
+            .contains("was retired by its author"),
+        "{}",
+        page.body
+    );
+    assert!(kept_now().retired);
+    let bring_in = ben.get("/recipes/shakshuka/bring-in").unwrap();
+    assert!(bring_in.status >= 400, "{}", bring_in.body);
+}

@@ -130,6 +130,9 @@ impl Snapshot {
                     _ => {}
                 }
             })?;
+        // A recipe kept from another site (a remote fork's parent) is no
+        // recipe of this site's: left out wherever retired ones are.
+        retired |= crate::domain::slug::is_elsewhere(&entry.slug);
         entry.fork_count = self.fork_count(id)?;
         Ok((entry, retired))
     }
@@ -330,7 +333,7 @@ impl Snapshot {
         let (key_attr, reverse) = self.sort_key(query.sort);
         let mut keyed = Vec::new();
         for id in first {
-            if !self.is_retired(id)? {
+            if !self.is_retired(id)? && !self.is_kept_from_elsewhere(id)? {
                 let key = self.db.value(id.entity(), key_attr)?;
                 keyed.push((key, id));
             }

@@ -114,6 +114,16 @@ impl Snapshot {
 
     /// For a fork of a recipe on another site: the inbox its author is
     /// told at.
+    /// For a fork of a recipe kept from another site: that recipe's
+    /// address there.
+    pub fn kept_parent_of(&self, fork: &super::Recipe) -> Result<Option<String>, DomainError> {
+        let Some((parent, _)) = fork.forked_from else {
+            return Ok(None);
+        };
+        let slug = self.slug_of(parent)?;
+        Ok(crate::domain::slug::is_elsewhere(&slug).then_some(slug))
+    }
+
     pub fn source_inbox(&self, id: RecipeId) -> Result<Option<String>, DomainError> {
         self.string(id.entity(), self.attrs.source_inbox)
     }

@@ -258,6 +258,17 @@ impl Snapshot {
         Ok(None)
     }
 
+    /// Whether recipe `id` is kept here from another site (the parent of
+    /// a fork across sites): named by its address there, it is listed
+    /// nowhere here.
+    pub(crate) fn is_kept_from_elsewhere(&self, id: RecipeId) -> Result<bool, DomainError> {
+        Ok(self
+            .db
+            .value(id.entity(), self.attrs.slug)?
+            .and_then(|v| v.as_str().map(crate::domain::slug::is_elsewhere))
+            .unwrap_or(false))
+    }
+
     pub(crate) fn is_retired(&self, id: RecipeId) -> Result<bool, DomainError> {
         Ok(self
             .db

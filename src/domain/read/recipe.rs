@@ -47,6 +47,20 @@ impl Recipe {
         Some((parent, self.brought_in.map_or(forked, |b| b.max(forked))))
     }
 
+    /// Refuses a suggestion to this recipe where it is kept from another
+    /// site (`Slug::elsewhere`): an `Offer` across sites is not made yet.
+    pub fn check_suggestable_here(&self) -> Result<(), DomainError> {
+        if !self.slug.is_elsewhere() {
+            return Ok(());
+        }
+        let address = self.slug.as_str();
+        let site = address.split('/').nth(2).unwrap_or(address);
+        Err(DomainError::SuggestionElsewhere {
+            title: self.content.title().to_owned(),
+            site: site.to_owned(),
+        })
+    }
+
     /// The newest version's number.
     pub fn newest(&self) -> VersionNumber {
         VersionNumber::new(u64::from(self.version_count)).unwrap_or(VersionNumber::FIRST)
@@ -467,7 +481,7 @@ impl RecipeRead {
         let text = || v.as_str().map(str::to_owned);
         match attr {
             x if x == a.slug => {
-                self.slug = Slug::parse(v.as_str().unwrap_or("")).map_err(DomainError::from)?
+                self.slug = Slug::stored(v.as_str().unwrap_or("")).map_err(DomainError::from)?
             }
             x if x == a.title => c.title = text().unwrap_or_default(),
             x if x == a.tags => c.tags.extend(text()),

@@ -415,7 +415,8 @@ impl Inner {
             let id: RecipeId = id?;
             writer.delete_term(Term::from_field_u64(self.fields.id, id.entity()));
             let recipe = latest.recipe_by_id(id)?;
-            if !recipe.retired && !recipe.content.title().is_empty() {
+            if !recipe.retired && !recipe.slug.is_elsewhere() && !recipe.content.title().is_empty()
+            {
                 let language = words::language_of(recipe.content.language());
                 if !languages.contains(&language) {
                     languages.push(language);

@@ -32,11 +32,13 @@ use crate::store::{
 };
 
 mod attempt;
+mod elsewhere;
 mod merges;
 mod suggestions;
 mod unsaved_pictures;
 
 pub use attempt::Attempt;
+pub use elsewhere::RemoteParent;
 pub use suggestions::{Review, MAX_MESSAGE};
 
 pub use unsaved_pictures::{Seen, GRACE_MS as UNSAVED_PICTURE_GRACE_MS};
@@ -409,20 +411,6 @@ impl Recipes {
         source: &Source,
         change: &Change,
     ) -> Result<(Slug, TxReport), DomainError> {
-        self.import_told(slug, content, source, None, change)
-    }
-
-    /// `import`, of a recipe forked from another site whose author, at
-    /// `inbox`, is told of the fork: the inbox is a fact of the fork, so
-    /// the telling is derived from the log as every delivery is.
-    pub fn import_told(
-        &self,
-        slug: &Slug,
-        content: ContentDraft,
-        source: &Source,
-        inbox: Option<&str>,
-        change: &Change,
-    ) -> Result<(Slug, TxReport), DomainError> {
         let attrs = &self.attrs;
         let content = content.normalized()?;
         let (report, slug) = self.transact_once(change, |db| -> Result<_, DomainError> {
@@ -430,13 +418,11 @@ impl Recipes {
             let slug = free_slug(&view, slug)?;
             self.check_picture(&content)?;
             let mut tx = Transaction::new();
-            let mut recipe = new_recipe_map("recipe", &slug, &content, None, change, &self.attrs)
-                .with(attrs.source_url, source.url.as_str())
-                .with(attrs.source_name, source.name.as_str());
-            if let Some(inbox) = inbox {
-                recipe = recipe.with(attrs.source_inbox, inbox);
-            }
-            tx.map(recipe);
+            tx.map(
+                new_recipe_map("recipe", &slug, &content, None, change, &self.attrs)
+                    .with(attrs.source_url, source.url.as_str())
+                    .with(attrs.source_name, source.name.as_str()),
+            );
             stamp(&mut tx, change, &self.attrs)?;
             Ok((tx, slug))
         })?;
@@ -642,43 +628,56 @@ impl Recipes {
         changes: impl Fn(ContentDraft) -> ContentDraft,
         change: &Change,
     ) -> Result<(Slug, TxReport), DomainError> {
-        let attrs = &self.attrs;
         let mut stamped = Transaction::new();
         stamp(&mut stamped, change, &self.attrs)?;
         let (report, slug) = self.transact_once(change, |db| -> Result<_, DomainError> {
             let view = self.view_of(db);
-            // A retired recipe is not forked, whatever the request: decided
-            // here, on the latest value, not only by the form's page.
-            let recipe = view.current(parent)?;
-            let versions = view.versions(recipe.id)?;
-            let number = version.unwrap_or_else(|| recipe.newest());
-            let at = Snapshot::nth_version(parent, &versions, number)?;
-            let forked = view.content_at(recipe.id, at.basis)?;
-            let content = changes(forked.to_draft()).normalized()?;
-            self.check_picture(&content)?;
-            let slug = match slug {
-                Some(slug) => {
-                    refuse_taken(&view, slug)?;
-                    slug.clone()
-                }
-                None => free_fork_slug(&view, parent, &change.author)?,
-            };
-            let fork = ForkOf {
-                parent: EntityRef::Id(recipe.id.entity()),
-                at_tx: EntityRef::Id(at.basis.tx()),
-                at_version: i64::from(number.get()),
-            };
+            let (map, slug) = self.fork_map(&view, parent, version, slug, &changes, change)?;
             let mut tx = Transaction::new();
-            tx.map(
-                new_recipe_map("fork", &slug, &content, Some(&fork), change, &self.attrs).with(
-                    attrs.own_changes,
-                    merges::has_own_changes(&forked, &content),
-                ),
-            );
+            tx.map(map);
             tx.extend(stamped.clone());
             Ok((tx, slug))
         })?;
         Ok((slug, report))
+    }
+
+    /// The new fork's entity (for `fork`, on the latest value `view`), and
+    /// its slug.
+    fn fork_map(
+        &self,
+        view: &Snapshot,
+        parent: &Slug,
+        version: Option<VersionNumber>,
+        slug: Option<&Slug>,
+        changes: impl Fn(ContentDraft) -> ContentDraft,
+        change: &Change,
+    ) -> Result<(EntityMap, Slug), DomainError> {
+        // A retired recipe is not forked, whatever the request: decided
+        // here, on the latest value, not only by the form's page.
+        let recipe = view.current(parent)?;
+        let versions = view.versions(recipe.id)?;
+        let number = version.unwrap_or_else(|| recipe.newest());
+        let at = Snapshot::nth_version(parent, &versions, number)?;
+        let forked = view.content_at(recipe.id, at.basis)?;
+        let content = changes(forked.to_draft()).normalized()?;
+        self.check_picture(&content)?;
+        let slug = match slug {
+            Some(slug) => {
+                refuse_taken(view, slug)?;
+                slug.clone()
+            }
+            None => free_fork_slug(view, parent, &change.author)?,
+        };
+        let fork = ForkOf {
+            parent: EntityRef::Id(recipe.id.entity()),
+            at_tx: EntityRef::Id(at.basis.tx()),
+            at_version: i64::from(number.get()),
+        };
+        let map = new_recipe_map("fork", &slug, &content, Some(&fork), change, &self.attrs).with(
+            self.attrs.own_changes,
+            merges::has_own_changes(&forked, &content),
+        );
+        Ok((map, slug))
     }
 
     /// Records `fork`, made on another site, as a fork of the recipe with
@@ -1107,11 +1106,30 @@ fn new_recipe_map(
     change: &Change,
     attrs: &Attrs,
 ) -> EntityMap {
+    let mut map = recipe_content_map(tempid, slug, content, change, attrs)
+        .with(attrs.author, EntityRef::temp("author"));
+    if let Some(fork) = fork {
+        map = map
+            .with(attrs.forked_from, TxValue::Entity(fork.parent.clone()))
+            .with(attrs.forked_at, TxValue::Entity(fork.at_tx.clone()))
+            .with(attrs.forked_at_version, fork.at_version);
+    }
+    map
+}
+
+/// A new recipe's first version, with no author: its slug, content, times
+/// and version count.
+fn recipe_content_map(
+    tempid: &str,
+    slug: &Slug,
+    content: &Content,
+    change: &Change,
+    attrs: &Attrs,
+) -> EntityMap {
     let now = change.at.unwrap_or_else(crate::store::now_millis);
     let mut map = EntityMap::new(EntityRef::temp(tempid))
         .with(attrs.slug, slug.as_str())
         .with(attrs.title, content.title())
-        .with(attrs.author, EntityRef::temp("author"))
         .with(attrs.created_at, Value::Instant(now))
         .with(attrs.updated_at, Value::Instant(now))
         .with(attrs.version_count, 1i64);
@@ -1149,12 +1167,6 @@ fn new_recipe_map(
                 .enumerate()
                 .map(|(i, s)| step_map(attrs, i, s)),
         );
-    }
-    if let Some(fork) = fork {
-        map = map
-            .with(attrs.forked_from, TxValue::Entity(fork.parent.clone()))
-            .with(attrs.forked_at, TxValue::Entity(fork.at_tx.clone()))
-            .with(attrs.forked_at_version, fork.at_version);
     }
     map
 }

@@ -146,6 +146,7 @@ fn suggestable(
     parent: &Recipe,
     agreed: &Agreed,
 ) -> Result<(), DomainError> {
+    parent.check_suggestable_here()?;
     if parent.retired {
         return Err(DomainError::Retired {
             slug: parent.slug.to_string(),

@@ -1,0 +1,314 @@
+//! Recipes kept from other sites. The parent of a fork across sites is
+//! kept here as a recipe of its own: named by its address there
+//! (`Slug::elsewhere`), with no author here, listed nowhere, and reached
+//! by no route. Its versions are facts, so a fork of it is compared, brought
+//! up to date and merged as any fork is (issue 54).
+//!
+//! Its versions are those this site has fetched, in the order fetched, each
+//! with the address of the version it was there (`:recipe/source-url`).
+//! Only its author there, as first kept, changes it: a new version when
+//! their site tells of one (or a fetch finds one), its retirement when they
+//! delete it.
+
+use super::{
+    free_slug, next_count, recipe_content_map, stamp, Change, Recipes, Snapshot, Transaction,
+};
+use crate::domain::ids::VersionNumber;
+use crate::domain::read::RETIRED;
+use crate::domain::slug::Slug;
+use crate::domain::{diff, Content, DomainError, Source};
+use crate::store::TxReport;
+
+/// A recipe on another site, as fetched: to keep, or to fork.
+#[derive(Debug, Clone)]
+pub struct RemoteParent {
+    /// Its address there (its ActivityPub id).
+    pub address: String,
+    pub content: Content,
+    /// The version fetched, by its address, and the recipe's name with its
+    /// author's (`Soup, by @ann@a.example`).
+    pub source: Source,
+    /// Its author there, by actor id.
+    pub author: String,
+    /// The author's inbox, told of a fork.
+    pub author_inbox: String,
+}
+
+/// The most versions a recipe kept from another site may have: each is a
+/// transaction here (`keep_remote`), and its site says how many there are.
+pub(crate) const MAX_KEPT_VERSIONS: u32 = 1_000;
+
+/// One step of keeping a recipe from elsewhere.
+enum Kept {
+    /// Kept, at this version.
+    At(VersionNumber),
+    /// Kept as it was, at this version: nothing to write.
+    Unchanged(VersionNumber),
+    /// A version written on the way to the one fetched: another step.
+    Stepped,
+}
+
+impl Recipes {
+    /// Keeps `remote` here, at the version its site numbers it (its
+    /// `version`, else the one after the kept one's where the content
+    /// differs): made the first time, and brought up to it after. Its
+    /// versions here are numbered as there, so that every link to one
+    /// (`{address}/versions/{n}`), every "version n" a page says and every
+    /// "brought in version n" in history means the same version on both
+    /// sites. A version this site never fetched is a transaction of its
+    /// own holding the one before's content (it is never merged from: a
+    /// merge starts and ends at versions fetched). Each step is decided
+    /// on the latest value. Refused when another author kept it first,
+    /// when the version fetched is older than the kept one, or when it
+    /// would have more than `MAX_KEPT_VERSIONS`. Its name here and its
+    /// newest version (a retired one is left as it is).
+    pub fn keep_remote(&self, remote: &RemoteParent) -> Result<(Slug, VersionNumber), DomainError> {
+        let slug = Slug::elsewhere(&remote.address);
+        self.check_picture(&remote.content)?;
+        let fetched = remote_version(&remote.address, &remote.source.url);
+        if fetched.is_some_and(|n| n > u64::from(MAX_KEPT_VERSIONS)) {
+            return Err(DomainError::Invalid(format!(
+                "{} has more than {MAX_KEPT_VERSIONS} versions, the most kept from another site",
+                remote.content.title()
+            )));
+        }
+        // Told again of what it keeps, it writes nothing (read first on
+        // the published value, then each step decided in the writer).
+        if let (_, Kept::Unchanged(version)) =
+            self.keep_step(&self.snapshot(), &slug, remote, fetched)?
+        {
+            return Ok((slug, version));
+        }
+        loop {
+            let (_, kept) = self.store.transact_with(|db| {
+                let view = self.view_of(db);
+                self.keep_step(&view, &slug, remote, fetched)
+            })?;
+            match kept {
+                Kept::At(version) | Kept::Unchanged(version) => return Ok((slug, version)),
+                Kept::Stepped => {}
+            }
+        }
+    }
+
+    /// One transaction of `keep_remote`: the recipe made, a version this
+    /// site did not fetch, or the version fetched.
+    fn keep_step(
+        &self,
+        view: &Snapshot,
+        slug: &Slug,
+        remote: &RemoteParent,
+        fetched: Option<u64>,
+    ) -> Result<(Transaction, Kept), DomainError> {
+        let attrs = &self.attrs;
+        let note = format!("Fetched from {}", remote.source.url);
+        let at = |n: u64| format!("{}/versions/{n}", remote.address);
+        let mut tx = Transaction::new();
+        tx.tx_attr(attrs.tx_note, note.as_str());
+        let Some(id) = view.find(slug)? else {
+            let first = match fetched {
+                Some(n) if n > 1 => at(1),
+                _ => remote.source.url.clone(),
+            };
+            tx.map(
+                recipe_content_map("kept", slug, &remote.content, &Change::by("", ""), attrs)
+                    .with(attrs.remote_author, remote.author.as_str())
+                    .with(attrs.source_url, first.as_str())
+                    .with(attrs.source_name, remote.source.name.as_str()),
+            );
+            return Ok((tx, Kept::Stepped));
+        };
+        let kept = view.recipe_by_id(id)?;
+        check_remote_author(view, slug, id, &remote.author)?;
+        let newest = u64::from(kept.newest().get());
+        let wanted = match fetched {
+            Some(n) => n,
+            None if kept.content == remote.content => newest,
+            None => newest + 1,
+        };
+        if wanted < newest {
+            return Err(DomainError::Invalid(format!(
+                "this site keeps version {newest} of {}, newer than the version {wanted} asked \
+                 for: fork it at its newest",
+                kept.content.title()
+            )));
+        }
+        if kept.retired || wanted == newest {
+            return Ok((Transaction::new(), Kept::Unchanged(kept.newest())));
+        }
+        let e = id.entity();
+        let next = newest + 1;
+        if next < wanted || kept.content == remote.content {
+            tx.add(e, attrs.source_url, at(next).as_str())
+                .add(e, attrs.version_count, next as i64);
+            return Ok((tx, Kept::Stepped));
+        }
+        let what = diff::summary(&kept.content, &remote.content);
+        let change = Change::by("", &note);
+        let mut tx = self.version_transaction(view, &kept, &remote.content, &change, what, None)?;
+        tx.add(e, attrs.source_url, remote.source.url.as_str())
+            .add(e, attrs.source_name, remote.source.name.as_str())
+            .tx_attr(attrs.tx_note, note.as_str());
+        let version = kept.newest().next().unwrap_or(kept.newest());
+        Ok((tx, Kept::At(version)))
+    }
+
+    /// Retires the recipe kept from `address`, its author there (`author`)
+    /// having deleted it: whether there was one to retire. Its forks here
+    /// stay, and say their parent was retired.
+    pub fn retire_remote(&self, address: &str, author: &str) -> Result<bool, DomainError> {
+        let attrs = &self.attrs;
+        let slug = Slug::elsewhere(address);
+        if self.snapshot().find(&slug)?.is_none() {
+            return Ok(false);
+        }
+        let (_, retired) = self.store.transact_with(|db| -> Result<_, DomainError> {
+            let view = self.view_of(db);
+            let mut tx = Transaction::new();
+            let Some(id) = view.find(&slug)? else {
+                return Ok((tx, false));
+            };
+            let kept = view.recipe_by_id(id)?;
+            check_remote_author(&view, &slug, id, author)?;
+            if kept.retired {
+                return Ok((tx, false));
+            }
+            tx.add(id.entity(), attrs.retired, true)
+                .add(id.entity(), attrs.version_count, next_count(&kept)?)
+                .tx_attr(attrs.tx_change, RETIRED)
+                .tx_attr(attrs.tx_note, "Deleted on its site");
+            Ok((tx, true))
+        })?;
+        Ok(retired)
+    }
+
+    /// Forks `remote` for the cook of `change`: kept first (or brought up
+    /// to date), then forked at that version under `slug` (numbered if
+    /// taken). The author's inbox is a fact of the fork: they are told of
+    /// it from the log (`:recipe/source-inbox`).
+    pub fn fork_elsewhere(
+        &self,
+        remote: &RemoteParent,
+        slug: &Slug,
+        change: &Change,
+    ) -> Result<(Slug, TxReport), DomainError> {
+        let (kept, version) = self.keep_remote(remote)?;
+        let mut stamped = Transaction::new();
+        stamp(&mut stamped, change, &self.attrs)?;
+        let (report, slug) = self.transact_once(change, |db| -> Result<_, DomainError> {
+            let view = self.view_of(db);
+            let slug = free_slug(&view, slug)?;
+            let (map, slug) =
+                self.fork_map(&view, &kept, Some(version), Some(&slug), |d| d, change)?;
+            let mut tx = Transaction::new();
+            tx.map(map.with(self.attrs.source_inbox, remote.author_inbox.as_str()));
+            tx.extend(stamped.clone());
+            Ok((tx, slug))
+        })?;
+        Ok((slug, report))
+    }
+}
+
+/// The number of the version at `url`, where it is a version of the
+/// recipe at `address` (`{address}/versions/{n}`), as forkful names them.
+fn remote_version(address: &str, url: &str) -> Option<u64> {
+    url.strip_prefix(address)?
+        .strip_prefix("/versions/")?
+        .parse()
+        .ok()
+}
+
+/// Refuses a change to the recipe kept as `slug` (entity `id`) told by
+/// anyone but its author there.
+fn check_remote_author(
+    view: &Snapshot,
+    slug: &Slug,
+    id: crate::domain::ids::RecipeId,
+    author: &str,
+) -> Result<(), DomainError> {
+    match view.string(id.entity(), view.attrs.remote_author)? {
+        Some(kept_by) if kept_by == author => Ok(()),
+        _ => Err(DomainError::Invalid(format!(
+            "{slug} is kept from its author there, and {author} is not them"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::ContentDraft;
+
+    const ADDRESS: &str = "https://a.example/recipes/soup";
+    const ANN: &str = "https://a.example/cooks/ann";
+
+    fn soup(version: u64, eggs: &str, author: &str) -> RemoteParent {
+        let draft = ContentDraft {
+            title: "Soup".into(),
+            ingredients: vec![eggs.into()],
+            ..ContentDraft::default()
+        };
+        RemoteParent {
+            address: ADDRESS.into(),
+            content: Content::parse(draft).unwrap(),
+            source: Source {
+                url: format!("{ADDRESS}/versions/{version}"),
+                name: "Soup, by @ann@a.example".into(),
+            },
+            author: author.into(),
+            author_inbox: "https://a.example/inbox".into(),
+        }
+    }
+
+    #[test]
+    fn a_kept_recipe_is_numbered_as_on_its_site_and_changed_only_forward_by_its_author() {
+        let recipes = Recipes::temporary().unwrap();
+        let (slug, version) = recipes.keep_remote(&soup(3, "2 eggs", ANN)).unwrap();
+        assert!(slug.is_elsewhere());
+        assert_eq!(version.get(), 3);
+        let view = recipes.snapshot();
+        let kept = view.recipe(&slug).unwrap();
+        assert_eq!(kept.version_count, 3);
+        assert_eq!(kept.author, None);
+        assert_eq!(view.versions(kept.id).unwrap().len(), 3);
+        // Told again: nothing written.
+        let basis = recipes.snapshot().basis();
+        recipes.keep_remote(&soup(3, "2 eggs", ANN)).unwrap();
+        assert_eq!(recipes.snapshot().basis(), basis);
+        // Version 5, two on: its content is version 5's, and version 4
+        // (never fetched) holds version 3's.
+        let (_, version) = recipes.keep_remote(&soup(5, "4 eggs", ANN)).unwrap();
+        assert_eq!(version.get(), 5);
+        let view = recipes.snapshot();
+        let versions = view.versions(kept.id).unwrap();
+        assert_eq!(versions.len(), 5);
+        let at = |n: usize| view.content_at(kept.id, versions[n - 1].basis).unwrap();
+        assert_eq!(at(4).ingredients(), ["2 eggs"]);
+        assert_eq!(at(5).ingredients(), ["4 eggs"]);
+        assert_eq!(
+            view.source(kept.id).unwrap().unwrap().url,
+            format!("{ADDRESS}/versions/5")
+        );
+        // An older version, another author, or too many versions: refused,
+        // and nothing written.
+        let basis = recipes.snapshot().basis();
+        for refused in [
+            soup(4, "3 eggs", ANN),
+            soup(6, "5 eggs", "https://a.example/cooks/mallory"),
+            soup(u64::from(MAX_KEPT_VERSIONS) + 1, "5 eggs", ANN),
+        ] {
+            let error = recipes.keep_remote(&refused).unwrap_err();
+            assert!(matches!(error, DomainError::Invalid(_)), "{error}");
+        }
+        assert_eq!(recipes.snapshot().basis(), basis);
+        // Retired by its author: kept, retired, and nothing more changes it.
+        assert!(!recipes
+            .retire_remote(ADDRESS, "https://a.example/cooks/mallory")
+            .is_ok_and(|retired| retired));
+        assert!(recipes.retire_remote(ADDRESS, ANN).unwrap());
+        assert!(!recipes.retire_remote(ADDRESS, ANN).unwrap());
+        let (_, version) = recipes.keep_remote(&soup(9, "9 eggs", ANN)).unwrap();
+        assert_eq!(version.get(), 6);
+        assert!(recipes.snapshot().recipe(&slug).unwrap().retired);
+    }
+}
