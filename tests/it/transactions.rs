@@ -575,3 +575,46 @@ fn an_attribute_named_by_id_writes_as_its_ident_and_a_wrong_id_writes_nothing() 
     );
     assert_eq!(everything(&store), before);
 }
+
+/// A reader's memo of a block of the current-entity index, read before a
+/// write, must not put what it holds into the shared entity cache after
+/// the write: every later reader would see the old entity for good (the
+/// soak's acknowledged edit read back a version old). Each pair of
+/// neighbours, as one of them shares a block with the other.
+#[test]
+fn an_entity_read_from_a_block_read_before_a_write_is_not_cached_for_later_readers() {
+    let store = store();
+    let mut tx = Transaction::new();
+    for (tempid, slug) in [("a", "a"), ("b", "b"), ("c", "c")] {
+        tx.map(
+            EntityMap::new(EntityRef::temp(tempid))
+                .with(":recipe/slug", slug)
+                .with(":recipe/title", "before"),
+        );
+    }
+    let report = store.transact(&tx).unwrap();
+    let id = |t: &str| report.tempid(t).unwrap();
+    let attr = store.db().attribute(&kw(":recipe/title")).unwrap().id;
+    let title = |db: &forkful::store::Db, e: u64| db.value(e, attr).unwrap();
+    for (read_first, changed) in [(id("a"), id("b")), (id("b"), id("c"))] {
+        // One reader reads a neighbour, and keeps its block.
+        let early = store.db();
+        title(&early, read_first);
+        // Another reads the entity from sled, so that the next reader to
+        // read it from sled is let into the shared cache.
+        title(&store.db(), changed);
+        let mut write = Transaction::new();
+        write.add(changed, ":recipe/title", format!("after {changed}"));
+        store.transact(&write).unwrap();
+        // The first reader reads it from its block: as of its basis.
+        assert_eq!(title(&early, changed), Some(Value::from("before")));
+        // Every reader made since sees the write.
+        for _ in 0..3 {
+            assert_eq!(
+                title(&store.db(), changed),
+                Some(Value::from(format!("after {changed}"))),
+                "the entity cache kept what a reader's old block held"
+            );
+        }
+    }
+}

@@ -289,9 +289,11 @@ impl Db {
             }
             Some(cached) => cached,
             None => {
-                let epoch = self.entities.epoch();
-                let entry = match self.memo.entry(&self.tree, e) {
-                    Ok(Some(entry)) => entry,
+                // Offered as of when its block was read from sled, which
+                // may be before a write this reader's memo does not know of.
+                let (entry, epoch) = match self.memo.entry(&self.tree, e, || self.entities.epoch())
+                {
+                    Ok(Some(read)) => read,
                     Ok(None) => return None,
                     Err(error) => return Some(Err(error)),
                 };

@@ -19,6 +19,14 @@
 //! entity between the two, and the entry is the entity at the basis
 //! however much later it is used. A value made from another (`as_of`,
 //! `witnessed`) shares its memo only at the same basis or an older one.
+//!
+//! Exact for this reader, but not current: a block kept here may be older
+//! than a write made since. So each block keeps the entity cache's epoch
+//! read just before it was read from sled, and what is offered to the
+//! shared cache from it is offered as of that epoch: a write since then
+//! keeps it out (`EntityCache::offer`). Offered as of the epoch of the
+//! moment it was used, an entity a write changed after its block was read
+//! was kept, and every later reader saw the old entity for good.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -43,8 +51,9 @@ pub(crate) struct ReaderMemo {
 
 #[derive(Default)]
 struct Kept {
-    /// Each block by its first entity id; the oldest replaced first.
-    blocks: Vec<(EntityId, IVec)>,
+    /// Each block by its first entity id, with the entity cache's epoch
+    /// just before it was read; the oldest replaced first.
+    blocks: Vec<(EntityId, IVec, u64)>,
     next_block: usize,
     entities: Vec<(EntityId, Arc<Cached>)>,
     next_entity: usize,
@@ -77,34 +86,40 @@ impl ReaderMemo {
     }
 
     /// Entity `e`'s entry, from its block as this reader read it before,
-    /// or from `tree` (then kept for the next read of the block).
+    /// or from `tree` (then kept for the next read of the block), with the
+    /// entity cache's epoch just before the block was read from sled:
+    /// `epoch` reads it now, for a block read now.
     pub(crate) fn entry(
         &self,
         tree: &sled::Tree,
         e: EntityId,
-    ) -> Result<Option<IVec>, StorageError> {
+        epoch: impl FnOnce() -> u64,
+    ) -> Result<Option<(IVec, u64)>, StorageError> {
         let first = blocks::first(e);
         let memo = self
             .kept()
             .blocks
             .iter()
-            .find(|(id, _)| *id == first)
-            .map(|(_, block)| block.clone());
-        let block = match memo {
-            Some(block) => block,
-            None => match tree.get(blocks::key(e))? {
-                Some(block) => {
-                    let mut kept = self.kept();
-                    let Kept {
-                        blocks, next_block, ..
-                    } = &mut *kept;
-                    put(blocks, next_block, BLOCKS, (first, block.clone()));
-                    block
+            .find(|(id, _, _)| *id == first)
+            .map(|(_, block, read_at)| (block.clone(), *read_at));
+        let (block, read_at) = match memo {
+            Some(kept) => kept,
+            None => {
+                let read_at = epoch();
+                match tree.get(blocks::key(e))? {
+                    Some(block) => {
+                        let mut kept = self.kept();
+                        let Kept {
+                            blocks, next_block, ..
+                        } = &mut *kept;
+                        put(blocks, next_block, BLOCKS, (first, block.clone(), read_at));
+                        (block, read_at)
+                    }
+                    None => return Ok(None),
                 }
-                None => return Ok(None),
-            },
+            }
         };
-        blocks::entry(&block, e)
+        Ok(blocks::entry(&block, e)?.map(|entry| (entry, read_at)))
     }
 }
 
@@ -145,11 +160,27 @@ mod tests {
         let block = blocks::with_entries(None, &[(16, entry.to_vec())]).unwrap();
         tree.insert(blocks::key(16), block).unwrap();
         let memo = ReaderMemo::default();
-        assert_eq!(memo.entry(&tree, 16).unwrap().as_deref(), Some(&entry[..]));
+        assert_eq!(
+            memo.entry(&tree, 16, || 0)
+                .unwrap()
+                .map(|(entry, _)| entry)
+                .as_deref(),
+            Some(&entry[..])
+        );
         // Gone from sled, the memo still has it: it is read once.
         tree.remove(blocks::key(16)).unwrap();
-        assert_eq!(memo.entry(&tree, 16).unwrap().as_deref(), Some(&entry[..]));
-        assert_eq!(memo.entry(&tree, 17).unwrap(), None, "not in the block");
+        assert_eq!(
+            memo.entry(&tree, 16, || 0)
+                .unwrap()
+                .map(|(entry, _)| entry)
+                .as_deref(),
+            Some(&entry[..])
+        );
+        assert_eq!(
+            memo.entry(&tree, 17, || 0).unwrap(),
+            None,
+            "not in the block"
+        );
         // Four other blocks read: the first is read from sled again.
         for e in [32u64, 48, 64, 80] {
             tree.insert(
@@ -157,8 +188,8 @@ mod tests {
                 blocks::with_entries(None, &[(e, vec![1; 12])]).unwrap(),
             )
             .unwrap();
-            memo.entry(&tree, e).unwrap();
+            memo.entry(&tree, e, || 0).unwrap();
         }
-        assert_eq!(memo.entry(&tree, 16).unwrap(), None);
+        assert_eq!(memo.entry(&tree, 16, || 0).unwrap(), None);
     }
 }
