@@ -1442,3 +1442,118 @@ fn a_fork_across_sites_brings_in_its_parents_new_versions_clean_and_in_conflict(
     let bring_in = ben.get("/recipes/shakshuka/bring-in").unwrap();
     assert!(bring_in.status >= 400, "{}", bring_in.body);
 }
+
+/// Issue 54's three sites: ann's recipe on A, ben's fork of it on B, and
+/// cat's fork of ben's on C. Each site lists the fork made of its recipe
+/// elsewhere, each fork's lineage names its parent's site, and ben's new
+/// version reaches cat's fork, which brings it in.
+#[test]
+fn three_sites_fork_a_recipe_in_turn_and_each_hears_of_the_next() {
+    let sites: Vec<(Recipes, String)> = (0..3)
+        .map(|_| {
+            let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
+            let origin = serve(&recipes, &[]);
+            (recipes, origin)
+        })
+        .collect();
+    let [(a_recipes, a), (b_recipes, b), (c_recipes, c)] = &sites[..] else {
+        unreachable!()
+    };
+    write(a_recipes, "shakshuka", "Shakshuka");
+    let fork_on = |site: &str, cook: &str, address: &str| {
+        let mut browser = crate::http_client::Browser::new(site);
+        browser.sign_up(cook).unwrap();
+        let form = browser.get("/following").unwrap();
+        let forked = browser
+            .submit(&form, "/following/fork", &[("recipe", address)])
+            .unwrap();
+        assert_eq!(forked.status, 303, "{}", forked.body);
+        assert_eq!(forked.header("location"), Some("/recipes/shakshuka"));
+        browser
+    };
+    let mut ben = fork_on(b, "ben", &format!("{a}/recipes/shakshuka"));
+    let mut cat = fork_on(c, "cat", &format!("{b}/recipes/shakshuka"));
+
+    // Cat's fork starts at ben's, on B; ben's at ann's, on A.
+    let page = cat.get("/recipes/shakshuka").unwrap();
+    let at_b = format!("{b}/recipes/shakshuka/versions/1");
+    assert!(page.attrs("a", "href").contains(&at_b), "{}", page.body);
+    assert_eq!(page.json_ld()["isBasedOn"], at_b);
+    let page = ben.get("/recipes/shakshuka").unwrap();
+    assert_eq!(
+        page.json_ld()["isBasedOn"],
+        format!("{a}/recipes/shakshuka/versions/1")
+    );
+    // A lists ben's fork, and B lists cat's.
+    for (site, by) in [
+        (a, format!("@ben@{}", host_of(b))),
+        (b, format!("@cat@{}", host_of(c))),
+    ] {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let family = loop {
+            let text = ureq::get(&format!("{site}/recipes/shakshuka/forks"))
+                .call()
+                .unwrap()
+                .into_string()
+                .unwrap();
+            if text.contains(&by) || Instant::now() > deadline {
+                break text;
+            }
+            thread::sleep(Duration::from_millis(100));
+        };
+        assert!(family.contains(&format!("by {by}")), "{site}: {family}");
+    }
+    assert_eq!(
+        c_recipes
+            .snapshot()
+            .recipe(&Slug::elsewhere(&format!("{b}/recipes/shakshuka")))
+            .unwrap()
+            .version_count,
+        1
+    );
+
+    // Ben changes his fork: C is told (cat follows it since forking), and
+    // cat brings the change in.
+    wait_for_page(&mut cat, "/following", |p| !p.body.contains("waiting"));
+    let fork = b_recipes.snapshot().recipe(&slug("shakshuka")).unwrap();
+    let changed = ContentDraft {
+        ingredients: vec!["2 eggs".into(), "1 chilli".into()],
+        ..fork.content.to_draft()
+    };
+    b_recipes
+        .edit(
+            &slug("shakshuka"),
+            fork.newest(),
+            changed,
+            &Change::by("ben", "chilli"),
+        )
+        .unwrap();
+    let page = wait_for_page(&mut cat, "/recipes/shakshuka", |p| {
+        p.texts(".apart").join(" ").contains("1 new version")
+    });
+    assert!(
+        page.texts(".apart")
+            .join(" ")
+            .contains("has 1 new version since version 1"),
+        "{}",
+        page.body
+    );
+    let form = cat.get("/recipes/shakshuka/bring-in").unwrap();
+    let saved = cat
+        .submit(
+            &form,
+            "/recipes/shakshuka/bring-in",
+            &[("note", "ben's chilli")],
+        )
+        .unwrap();
+    assert_eq!(saved.status, 303, "{}", saved.body);
+    let cats = c_recipes.snapshot().recipe(&slug("shakshuka")).unwrap();
+    assert_eq!(cats.content.ingredients(), ["2 eggs", "1 chilli"]);
+    // Ann's recipe is untouched by either.
+    let anns = a_recipes.snapshot().recipe(&slug("shakshuka")).unwrap();
+    assert_eq!(anns.version_count, 1);
+}
+
+fn host_of(origin: &str) -> &str {
+    origin.trim_start_matches("http://")
+}

@@ -86,6 +86,7 @@ mod import_corpus;
 mod import_shapes;
 mod keyspace;
 mod layout;
+mod licences;
 mod log;
 mod merge_cases;
 mod merges;
