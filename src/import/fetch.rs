@@ -822,6 +822,53 @@ mod tests {
         );
     }
 
+    /// A remote document that comes a byte at a time (a slow or hostile
+    /// site holding a fetch open) is cut off at the deadline, its body
+    /// included, and nothing of it is handed on: issue 54's "slow remote
+    /// object". Actors, keys and recipes elsewhere are fetched this way.
+    #[test]
+    fn a_document_that_trickles_in_is_cut_off_at_the_deadline() {
+        use std::io::Write;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        std::thread::spawn(move || {
+            let Ok((mut stream, _)) = listener.accept() else {
+                return;
+            };
+            let mut request = [0u8; 4096];
+            let _ = std::io::Read::read(&mut stream, &mut request);
+            let head = "HTTP/1.1 200 OK\r\ncontent-type: application/activity+json\r\n\
+                        content-length: 100000\r\n\r\n{";
+            let _ = stream.write_all(head.as_bytes());
+            for _ in 0..200 {
+                if stream.write_all(b" ").is_err() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        });
+        let unsigned = |_: &url::Url, _: Option<&[u8]>| Vec::new();
+        let call = Call {
+            method: "GET",
+            accept: ACTIVITY_ACCEPT,
+            body: None,
+            sign: &unsigned,
+        };
+        let started = Instant::now();
+        let refused = Fetcher::allowing_private().send_by(
+            &format!("http://{addr}/cooks/ann"),
+            Wanted::Document,
+            &call,
+            started + Duration::from_millis(400),
+        );
+        assert_eq!(refused, Err(FetchError::Unreachable("127.0.0.1".into())));
+        assert!(
+            started.elapsed() < Duration::from_secs(3),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+
     /// A site that takes the connection and never answers is given up at
     /// the deadline and, like every other failure to reach a page, said
     /// only to be out of reach.
