@@ -93,8 +93,35 @@ impl Slug {
     /// The name of a recipe kept here from another site (the parent of a
     /// fork across sites): its address there. No route here reaches it,
     /// since no slug has a `:`, and every link to it goes there.
+    /// Unchecked: `elsewhere_checked` is for an address from elsewhere.
     pub fn elsewhere(address: &str) -> Slug {
         Slug(address.to_owned())
+    }
+
+    /// `elsewhere`, for an address written the one way this site keeps
+    /// them: an http(s) URL with a host, no user and no fragment, spelled
+    /// as the URL standard writes it (scheme and host in lower case, no
+    /// space around it). Anything else would be a name `is_elsewhere`
+    /// does not know, and no slug either.
+    pub fn elsewhere_checked(address: &str) -> Result<Slug, BadSlug> {
+        let bad = |why| BadSlug {
+            text: address.to_owned(),
+            why,
+        };
+        let url = url::Url::parse(address).map_err(|_| bad("it is not an address"))?;
+        if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+            return Err(bad("it is not a web address"));
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(bad("it names a user"));
+        }
+        if url.fragment().is_some() {
+            return Err(bad("it has a fragment"));
+        }
+        if url.as_str() != address {
+            return Err(bad("it is not written as the URL standard writes it"));
+        }
+        Ok(Slug::elsewhere(address))
     }
 
     /// Whether this names a recipe kept from another site (`elsewhere`).
@@ -152,6 +179,24 @@ mod tests {
             "../etc",
         ] {
             assert!(Slug::parse(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn only_an_address_written_the_one_way_names_a_recipe_from_elsewhere() {
+        let kept = Slug::elsewhere_checked("https://a.example/recipes/soup").unwrap();
+        assert!(kept.is_elsewhere());
+        for bad in [
+            "HTTPS://a.example/recipes/soup",
+            " https://a.example/recipes/soup",
+            "https://A.example/recipes/soup",
+            "https://a.example@evil.example/r",
+            "https://a.example/r#x",
+            "ftp://a.example/r",
+            "javascript:alert(1)",
+            "soup",
+        ] {
+            assert!(Slug::elsewhere_checked(bad).is_err(), "{bad:?}");
         }
     }
 

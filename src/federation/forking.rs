@@ -91,6 +91,9 @@ pub(super) fn remote_parent(
     if address.len() > crate::import::MAX_SOURCE_URL {
         return Err("its address is too long".into());
     }
+    // Kept under its address, which must be written the one way.
+    crate::domain::Slug::elsewhere_checked(address)
+        .map_err(|bad| format!("its address {}", bad.why))?;
     // The version fetched, by its address where the site gives one.
     let url = match document["version"].as_u64() {
         Some(n) => format!("{address}/versions/{n}"),

@@ -237,8 +237,9 @@ impl Federated {
         };
         match self.recipes.keep_remote(&parent) {
             Ok(_) => Ok(true),
-            // Told by another than its author, or older than the kept one.
-            Err(DomainError::Invalid(_)) => Ok(false),
+            // Told by another than its author, older than the kept one,
+            // or at an address not written the one way.
+            Err(DomainError::Invalid(_) | DomainError::BadSlug(_)) => Ok(false),
             Err(error) => Err(error.into()),
         }
     }
@@ -248,8 +249,9 @@ impl Federated {
     fn retire_kept(&self, object_id: &str, actor: &RemoteActor) -> Result<bool, Refused> {
         match self.recipes.retire_remote(object_id, &actor.id) {
             Ok(retired) => Ok(retired),
-            // Told by another than its author.
-            Err(DomainError::Invalid(_)) => Ok(false),
+            // Told by another than its author, or at an address not
+            // written the one way.
+            Err(DomainError::Invalid(_) | DomainError::BadSlug(_)) => Ok(false),
             Err(error) => Err(error.into()),
         }
     }

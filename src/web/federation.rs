@@ -220,7 +220,10 @@ pub(super) async fn nodeinfo_links(site: web::Data<Site>) -> HttpResponse {
 
 /// NodeInfo 2.1.
 pub(super) async fn nodeinfo(site: web::Data<Site>) -> HttpResponse {
-    let recipes = site.snapshot().recipe_count();
+    let snapshot = site.snapshot();
+    let recipes = snapshot
+        .own_recipe_count()
+        .unwrap_or_else(|_| snapshot.recipe_count());
     document(
         "application/json; profile=\"http://nodeinfo.diaspora.software/ns/schema/2.1#\"",
         activitypub::nodeinfo(recipes, true),

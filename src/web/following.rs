@@ -164,17 +164,19 @@ async fn fork_from(
     let slug = crate::domain::Slug::from_title(remote.content.title());
     let note = format!("Forked from {}", remote.source.name);
     let change = crate::domain::Change::by(cook.handle.as_str(), &note).once(attempt);
+    let parent = remote.address.clone();
     let written = site
         .write(move |recipes| recipes.fork_elsewhere(&remote, &slug, &change))
         .await?;
     match written {
         Ok((slug, _)) => {
-            follow_parent(site, cook, address).await?;
+            follow_parent(site, cook, &parent).await;
             Ok(Ok(slug))
         }
         Err(
             refused @ (crate::domain::DomainError::Content(_)
             | crate::domain::DomainError::Invalid(_)
+            | crate::domain::DomainError::BadSlug(_)
             | crate::domain::DomainError::Retired { .. }),
         ) => unprocessable(refused.to_string()),
         Err(error) => Err(error.into()),
@@ -201,29 +203,37 @@ pub(super) async fn stop(
     Ok(see_other("/following").finish())
 }
 
-/// The cook of a new fork of the recipe at `address` on another site
-/// follows that recipe (unless they do already), so that its new versions
-/// reach the fork's page as they are made. A follow that fails leaves the
+/// The cook of a new fork of the recipe at `address` on another site (its
+/// address as its document gives it) follows that recipe, unless they do
+/// already, so that its new versions reach the fork's page as they are
+/// made. A follow that fails, or finds the look-ups' gate full, leaves the
 /// fork as it is: its bring-in page fetches the recipe again.
-async fn follow_parent(site: &Site, cook: &Cook, address: &str) -> Result<(), WebError> {
-    let federated = site.federated()?.clone();
+async fn follow_parent(site: &Site, cook: &Cook, address: &str) {
+    let Ok(federated) = site.federated() else {
+        return;
+    };
+    let federated = federated.clone();
     let (handle, address) = (cook.handle.clone(), address.to_owned());
     let followed = site
         .lookup_work()
         .run(move || federated.follow_unless_following(&handle, &address))
-        .await?;
-    if let Err(why) = followed {
-        tracing::warn!(%why, "a fork's cook could not follow its parent on another site");
+        .await;
+    match followed {
+        Ok(Ok(())) => {}
+        Ok(Err(why)) => {
+            tracing::warn!(%why, "a fork's cook could not follow its parent on another site")
+        }
+        Err(why) => tracing::warn!(%why, "no place to follow a fork's parent on another site"),
     }
-    Ok(())
 }
 
 /// For a fork of a recipe on another site: that recipe fetched again (off
 /// the workers, as a look-up is) so that the bring-in page shows its newest
 /// version. Where its site cannot be reached, the page shows the versions
-/// fetched before: a fault elsewhere degrades the page, it does not fail it.
-/// Only for the fork's cook, as their look-ups are: no one else can make
-/// this site fetch from another.
+/// fetched before: a fault elsewhere (a site down or slow, the look-ups'
+/// gate full) degrades the page, it does not fail it. Only for the fork's
+/// cook, within their imports a minute: no one else can make this site
+/// fetch from another, and they cannot make it fetch without end.
 pub(super) async fn refresh_kept_parent(
     site: &Site,
     cook: &Cook,
@@ -239,13 +249,23 @@ pub(super) async fn refresh_kept_parent(
     let (Some(address), Ok(federated)) = (snapshot.kept_parent_of(&fork)?, site.federated()) else {
         return Ok(());
     };
+    // Counted as one of the cook's imports a minute, as a fork from
+    // elsewhere is: past that, the page shows what was kept.
+    if site.imports().start(cook.handle.as_str()).is_err() {
+        return Ok(());
+    }
     let federated = federated.clone();
     let refreshed = site
         .lookup_work()
         .run(move || federated.refresh_kept(&address))
-        .await?;
-    if let Err(why) = refreshed {
-        tracing::warn!(%why, "a fork's parent on another site could not be fetched again");
+        .await;
+    match refreshed {
+        Ok(Ok(())) => {}
+        Ok(Err(why)) => {
+            tracing::warn!(%why, "a fork's parent on another site could not be fetched again")
+        }
+        // The look-ups' gate is full: the page, not the fetch, comes first.
+        Err(why) => tracing::warn!(%why, "no place to fetch a fork's parent again"),
     }
     Ok(())
 }

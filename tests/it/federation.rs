@@ -1472,7 +1472,9 @@ fn three_sites_fork_a_recipe_in_turn_and_each_hears_of_the_next() {
         browser
     };
     let mut ben = fork_on(b, "ben", &format!("{a}/recipes/shakshuka"));
-    let mut cat = fork_on(c, "cat", &format!("{b}/recipes/shakshuka"));
+    // Cat gives the address of a version of ben's recipe: his fork
+    // follows the recipe itself, whose new versions reach it below.
+    let mut cat = fork_on(c, "cat", &format!("{b}/recipes/shakshuka/versions/1"));
 
     // Cat's fork starts at ben's, on B; ben's at ann's, on A.
     let page = cat.get("/recipes/shakshuka").unwrap();
@@ -1514,7 +1516,15 @@ fn three_sites_fork_a_recipe_in_turn_and_each_hears_of_the_next() {
 
     // Ben changes his fork: C is told (cat follows it since forking), and
     // cat brings the change in.
-    wait_for_page(&mut cat, "/following", |p| !p.body.contains("waiting"));
+    let following = wait_for_page(&mut cat, "/following", |p| !p.body.contains("waiting"));
+    assert!(!following.body.contains("waiting"), "{}", following.body);
+    assert!(
+        following
+            .attrs("ul.following a", "href")
+            .contains(&format!("{b}/recipes/shakshuka")),
+        "{}",
+        following.body
+    );
     let fork = b_recipes.snapshot().recipe(&slug("shakshuka")).unwrap();
     let changed = ContentDraft {
         ingredients: vec!["2 eggs".into(), "1 chilli".into()],

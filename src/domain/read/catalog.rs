@@ -358,14 +358,24 @@ impl Snapshot {
         Ok(false)
     }
 
-    /// Every tag in use, with how many recipes carry it.
+    /// Every tag in use, with how many recipes carry it: those kept from
+    /// other sites left out, as everywhere recipes are listed.
     pub fn tags(&self) -> Result<Vec<(String, usize)>, DomainError> {
-        Ok(self
+        let mut counts: Vec<(String, usize)> = self
             .db
             .value_counts(self.attrs.tags)?
             .into_iter()
             .map(|(tag, n)| (tag.as_str().unwrap_or_default().to_owned(), n))
-            .collect())
+            .collect();
+        for kept in self.kept_from_elsewhere()? {
+            for tag in self.strings(kept.entity(), self.attrs.tags)? {
+                if let Some(at) = counts.iter().position(|(t, _)| *t == tag) {
+                    counts[at].1 -= 1;
+                }
+            }
+        }
+        counts.retain(|(_, n)| *n > 0);
+        Ok(counts)
     }
 }
 

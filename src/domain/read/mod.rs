@@ -258,6 +258,23 @@ impl Snapshot {
         Ok(None)
     }
 
+    /// The recipes kept here from other sites (the parents of forks across
+    /// sites): one AEVT read of who wrote them there, empty on a site
+    /// that forked nothing from elsewhere.
+    pub(crate) fn kept_from_elsewhere(&self) -> Result<Vec<RecipeId>, DomainError> {
+        self.db
+            .datoms(Index::Aevt, &Components::any().a(self.attrs.remote_author))
+            .map(|datom| Ok(RecipeId::new(datom?.e)))
+            .collect()
+    }
+
+    /// How many recipes this site has of its own: `recipe_count` without
+    /// those kept from elsewhere.
+    pub fn own_recipe_count(&self) -> Result<usize, DomainError> {
+        let kept = self.kept_from_elsewhere()?.len();
+        Ok(self.recipe_count().saturating_sub(kept))
+    }
+
     /// Whether recipe `id` is kept here from another site (the parent of
     /// a fork across sites): named by its address there, it is listed
     /// nowhere here.

@@ -36,7 +36,7 @@ pub struct RemoteParent {
 
 /// The most versions a recipe kept from another site may have: each is a
 /// transaction here (`keep_remote`), and its site says how many there are.
-pub(crate) const MAX_KEPT_VERSIONS: u32 = 1_000;
+pub(crate) const MAX_KEPT_VERSIONS: u32 = 250;
 
 /// One step of keeping a recipe from elsewhere.
 enum Kept {
@@ -63,13 +63,13 @@ impl Recipes {
     /// would have more than `MAX_KEPT_VERSIONS`. Its name here and its
     /// newest version (a retired one is left as it is).
     pub fn keep_remote(&self, remote: &RemoteParent) -> Result<(Slug, VersionNumber), DomainError> {
-        let slug = Slug::elsewhere(&remote.address);
+        let slug = Slug::elsewhere_checked(&remote.address)?;
         self.check_picture(&remote.content)?;
         let fetched = remote_version(&remote.address, &remote.source.url);
-        if fetched.is_some_and(|n| n > u64::from(MAX_KEPT_VERSIONS)) {
+        if fetched == Some(0) {
             return Err(DomainError::Invalid(format!(
-                "{} has more than {MAX_KEPT_VERSIONS} versions, the most kept from another site",
-                remote.content.title()
+                "{} says it is at version 0",
+                remote.address
             )));
         }
         // Told again of what it keeps, it writes nothing (read first on
@@ -79,16 +79,24 @@ impl Recipes {
         {
             return Ok((slug, version));
         }
-        loop {
-            let (_, kept) = self.store.transact_with(|db| {
+        // The steps are made durable, and seen, together: no reader (a
+        // bring-in's page) meets a version on the way as the newest, and
+        // one flush covers them all.
+        let (kept, last) = loop {
+            let (report, kept) = self.store.transact_deferred_with(|db| {
                 let view = self.view_of(db);
                 self.keep_step(&view, &slug, remote, fetched)
             })?;
             match kept {
-                Kept::At(version) | Kept::Unchanged(version) => return Ok((slug, version)),
+                Kept::At(version) | Kept::Unchanged(version) => {
+                    break (version, report.basis_after)
+                }
                 Kept::Stepped => {}
             }
-        }
+        };
+        // Durable in order: the last step's flush covers the ones before.
+        self.store.wait_durable(last)?;
+        Ok((slug, kept))
     }
 
     /// One transaction of `keep_remote`: the recipe made, a version this
@@ -106,6 +114,9 @@ impl Recipes {
         let mut tx = Transaction::new();
         tx.tx_attr(attrs.tx_note, note.as_str());
         let Some(id) = view.find(slug)? else {
+            if fetched.is_some_and(|n| n > u64::from(MAX_KEPT_VERSIONS)) {
+                return Err(too_many_versions(remote));
+            }
             let first = match fetched {
                 Some(n) if n > 1 => at(1),
                 _ => remote.source.url.clone(),
@@ -126,6 +137,9 @@ impl Recipes {
             None if kept.content == remote.content => newest,
             None => newest + 1,
         };
+        if wanted > u64::from(MAX_KEPT_VERSIONS) {
+            return Err(too_many_versions(remote));
+        }
         if wanted < newest {
             return Err(DomainError::Invalid(format!(
                 "this site keeps version {newest} of {}, newer than the version {wanted} asked \
@@ -158,7 +172,7 @@ impl Recipes {
     /// stay, and say their parent was retired.
     pub fn retire_remote(&self, address: &str, author: &str) -> Result<bool, DomainError> {
         let attrs = &self.attrs;
-        let slug = Slug::elsewhere(address);
+        let slug = Slug::elsewhere_checked(address)?;
         if self.snapshot().find(&slug)?.is_none() {
             return Ok(false);
         }
@@ -207,6 +221,14 @@ impl Recipes {
         })?;
         Ok((slug, report))
     }
+}
+
+/// Why `remote` is not kept: it has more versions than a kept recipe may.
+fn too_many_versions(remote: &RemoteParent) -> DomainError {
+    DomainError::Invalid(format!(
+        "{} has more than {MAX_KEPT_VERSIONS} versions, the most kept from another site",
+        remote.content.title()
+    ))
 }
 
 /// The number of the version at `url`, where it is a version of the
@@ -310,5 +332,53 @@ mod tests {
         let (_, version) = recipes.keep_remote(&soup(9, "9 eggs", ANN)).unwrap();
         assert_eq!(version.get(), 6);
         assert!(recipes.snapshot().recipe(&slug).unwrap().retired);
+    }
+
+    #[test]
+    fn what_a_remote_site_cannot_make_this_one_keep() {
+        let recipes = Recipes::temporary().unwrap();
+        let basis = recipes.snapshot().basis();
+        // An address not written the one way (it would be no slug at all),
+        // a version 0, and more versions than are kept: refused before
+        // anything is written.
+        let mut shouting = soup(1, "2 eggs", ANN);
+        shouting.address = "HTTPS://a.example/recipes/soup".into();
+        shouting.source.url = format!("{}/versions/1", shouting.address);
+        assert!(matches!(
+            recipes.keep_remote(&shouting),
+            Err(DomainError::BadSlug(_))
+        ));
+        for refused in [soup(0, "2 eggs", ANN), soup(251, "2 eggs", ANN)] {
+            assert!(matches!(
+                recipes.keep_remote(&refused),
+                Err(DomainError::Invalid(_))
+            ));
+        }
+        assert_eq!(recipes.snapshot().basis(), basis);
+        // Told of versions without their numbers, it counts them, and
+        // stops at the most it keeps.
+        recipes
+            .keep_remote(&soup(MAX_KEPT_VERSIONS.into(), "2 eggs", ANN))
+            .unwrap();
+        let mut unnumbered = soup(1, "3 eggs", ANN);
+        unnumbered.source.url = ADDRESS.into();
+        assert!(matches!(
+            recipes.keep_remote(&unnumbered),
+            Err(DomainError::Invalid(_))
+        ));
+    }
+
+    #[test]
+    fn a_kept_recipe_is_no_recipe_of_this_sites_own() {
+        let recipes = Recipes::temporary().unwrap();
+        let mut tagged = soup(1, "2 eggs", ANN);
+        let mut draft = tagged.content.to_draft();
+        draft.tags = vec!["kept-only".into()];
+        tagged.content = Content::parse(draft).unwrap();
+        recipes.keep_remote(&tagged).unwrap();
+        let view = recipes.snapshot();
+        assert!(view.tags().unwrap().is_empty());
+        assert_eq!(view.own_recipe_count().unwrap(), 0);
+        assert_eq!(view.recipe_count(), 1);
     }
 }
