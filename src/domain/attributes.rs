@@ -433,6 +433,12 @@ attributes! {
         "For a fork of a recipe on another site: the inbox of that recipe's author, told of the fork (with ActivityPub) from the log, as every delivery is.";
     remote_author REMOTE_AUTHOR: ":recipe/remote-author", String, One, plain,
         "For a recipe kept here from another site (the parent of a fork across sites, named by its address there): its author there, by actor id. Only they can tell of its new versions or its retirement.";
+    remote_inbox REMOTE_INBOX: ":recipe/remote-inbox", String, One, plain,
+        "For a recipe kept here from another site: the inbox of its author there, where a fork's suggestion to it is offered (ActivityPub `Offer`).";
+    suggestion_offer SUGGESTION_OFFER: ":suggestion/offer", String, One, identity,
+        "For a suggestion offered from another site (an ActivityPub `Offer` of a fork there): the offer's id, answered (`Accept`, `Reject`) when the suggestion is; offered again, it is the same suggestion.";
+    suggestion_remote_by SUGGESTION_REMOTE_BY: ":suggestion/remote-by", String, One, plain,
+        "For a suggestion offered from another site: who offered it, by handle and site (@ben@b.example).";
     // The row a test adds, only with the `testing` feature (never in a build
     // of the site): a new field, with no code anywhere but this row and
     // its member of `Content`, seen wherever a field is

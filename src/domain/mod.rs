@@ -69,8 +69,8 @@ pub use read::{
 };
 pub use slug::{BadSlug, Slug};
 pub use write::{
-    Attempt, Change, Recipes, RemoteParent, Review, Seen, MAX_MESSAGE, MAX_NOTE,
-    UNSAVED_PICTURE_GRACE_MS,
+    Attempt, Change, OfferAnswer, Recipes, RemoteOffer, RemoteParent, Review, Seen, MAX_MESSAGE,
+    MAX_NOTE, UNSAVED_PICTURE_GRACE_MS,
 };
 
 use crate::store::{LogError, ReadError, StorageError, StoreError, TransactError};
@@ -133,10 +133,6 @@ pub enum DomainError {
     /// No cook has the handle.
     #[error("there is no cook called {0}")]
     NoSuchCook(String),
-    /// A suggestion to a recipe kept from another site: not sent across
-    /// sites yet.
-    #[error("{title} is on {site}: suggestions are not sent to another site yet.")]
-    SuggestionElsewhere { title: String, site: String },
     /// A comparison with the parent of a recipe that has none.
     #[error("{0} is an original: it has no parent to compare with.")]
     NoParent(String),

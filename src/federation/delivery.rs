@@ -18,7 +18,11 @@ use std::time::{Duration, SystemTime};
 use super::inbox::now_millis;
 use super::signature;
 use super::Federated;
-use crate::domain::federation::{announcements_since, Delivery, Followed, Happened, Outcome};
+use crate::domain::federation::{
+    announcements_since, offers_since, Delivery, Followed, Happened, OfferAnswered, OfferMade,
+    Outcome,
+};
+use crate::domain::SuggestionState;
 use crate::domain::{DomainError, Slug};
 use crate::import::FetchError;
 use crate::views::activitypub::{self, Article, Told};
@@ -153,9 +157,67 @@ impl Federated {
                     .map(|inbox| Delivery::new(inbox, author, &id, body.clone(), now)),
             );
         }
+        let (made, answered) = offers_since(&snapshot, cursor)?;
+        queued.extend(
+            made.iter()
+                .filter_map(|offer| self.offer_delivery(offer, memos, now)),
+        );
+        queued.extend(
+            answered
+                .iter()
+                .filter_map(|answer| self.answer_delivery(answer, now)),
+        );
         deliveries.queue(&queued)?;
         deliveries.move_cursor(Some(cursor), head)?;
         Ok(queued.len())
+    }
+
+    /// The delivery of a suggestion made here to a recipe on another site,
+    /// as an `Offer` from its cook.
+    fn offer_delivery(&self, made: &OfferMade, memos: &Memos, now: i64) -> Option<Delivery> {
+        let by = made.suggestion.by.as_deref()?;
+        if self.is_blocked(&made.inbox) {
+            return None;
+        }
+        let fork =
+            activitypub::article(&self.base_url, &Article::of_recipe(&made.fork, None, memos));
+        let (id, body) = activitypub::offer(
+            &self.base_url,
+            by,
+            made.suggestion.id,
+            (&made.to, made.base.get()),
+            fork,
+            &made.suggestion.message,
+        );
+        Some(Delivery::new(&made.inbox, by, &id, body, now))
+    }
+
+    /// The delivery of the answer to a suggestion offered from elsewhere,
+    /// from the author of the recipe it was offered to.
+    fn answer_delivery(&self, answered: &OfferAnswered, now: i64) -> Option<Delivery> {
+        let author = answered.to.author.as_deref()?;
+        if self.is_blocked(&answered.inbox) {
+            return None;
+        }
+        let s = &answered.suggestion;
+        let accepted = match (s.state, s.accepted_in) {
+            (SuggestionState::Accepted, Some(v)) => {
+                Some((v.get(), s.whole.unwrap_or(false), s.kept_own.unwrap_or(0)))
+            }
+            _ => None,
+        };
+        let (id, body) = activitypub::offer_answer(
+            &self.base_url,
+            author,
+            &activitypub::OfferAnswer {
+                offer: &answered.offer,
+                slug: answered.to.slug.as_str(),
+                number: s.number,
+                accepted,
+                reply: s.reply.as_deref(),
+            },
+        );
+        Some(Delivery::new(&answered.inbox, author, &id, body, now))
     }
 
     /// The activity that tells of `news`: its id and document.

@@ -17,7 +17,7 @@ use super::remote::{self, ActorError, RemoteActor};
 use super::signature::{self, Request, Signature, SignatureError};
 use super::Federated;
 use crate::domain::federation::{Delivery, Followed, Follower, News};
-use crate::domain::{DomainError, Slug};
+use crate::domain::{DomainError, Slug, VersionNumber};
 use crate::views::activitypub;
 
 /// The largest activity taken, in bytes.
@@ -144,8 +144,12 @@ impl Federated {
                 self.federation.remove_follower(&followed, &actor.id)?;
                 Ok(Taken::Applied("Undo".into()))
             }
+            "Offer" => self.receive_offer(activity, actor),
             "Accept" | "Reject" => {
                 let follow_id = id_of(&activity["object"]).unwrap_or_default();
+                if let Some(offer) = activitypub::offer_of(&self.base_url, follow_id) {
+                    return self.offer_answered(kind, activity, offer, actor);
+                }
                 let Some(handle) = self.follower_of(follow_id) else {
                     return Ok(Taken::SetAside(kind.to_owned()));
                 };
@@ -206,6 +210,96 @@ impl Federated {
                 | DomainError::Retired { .. }
                 | DomainError::Invalid(_),
             ) => Ok(false),
+            Err(error) => Err(error.into()),
+        }
+    }
+
+    /// An `Offer` of the changes of a fork elsewhere to a recipe here, by
+    /// the fork's author: a suggestion to the recipe, which its author
+    /// reviews here as any other. Whether it was one.
+    fn receive_offer(&self, activity: &Value, actor: &RemoteActor) -> Result<Taken, Refused> {
+        let object = &activity["object"];
+        let set_aside = || Ok(Taken::SetAside("Offer".into()));
+        // Offered to a version of a recipe here: `…/recipes/{slug}/versions/{n}`.
+        let prefix = format!("{}/recipes/", self.base_url);
+        let to = object["forkedFrom"]
+            .as_str()
+            .and_then(|at| at.strip_prefix(&prefix))
+            .and_then(|at| at.split_once("/versions/"));
+        let Some((Ok(to), Some(base))) = to.map(|(slug, n)| {
+            let base = n.parse::<u64>().ok().and_then(VersionNumber::new);
+            (Slug::parse(slug), base)
+        }) else {
+            return set_aside();
+        };
+        let author = super::forking::RemoteAuthor {
+            id: &actor.id,
+            name: actor.name.as_deref(),
+            inbox: &actor.inbox,
+        };
+        let at = id_of(object).unwrap_or_default();
+        let Ok(fork) = super::forking::remote_parent(object, at, &author) else {
+            return set_aside();
+        };
+        let site = remote::site_of(&actor.id).unwrap_or_default();
+        let offer = crate::domain::RemoteOffer {
+            fork,
+            to,
+            base,
+            message: activity["content"].as_str().unwrap_or_default().to_owned(),
+            id: activity["id"].as_str().unwrap_or_default().to_owned(),
+            by: format!("@{}@{site}", actor.name.as_deref().unwrap_or("someone")),
+        };
+        match self.recipes.receive_offer(&offer) {
+            Ok(_) => Ok(Taken::Applied("Offer".into())),
+            // Offered to no recipe here (or a retired one), at a version it
+            // does not have, by a fork with one open already, or unreadable.
+            Err(
+                DomainError::NoSuchRecipe(_)
+                | DomainError::Retired { .. }
+                | DomainError::Invalid(_)
+                | DomainError::BadSlug(_)
+                | DomainError::Content(_)
+                | DomainError::AlreadySuggested { .. },
+            ) => set_aside(),
+            Err(error) => Err(error.into()),
+        }
+    }
+
+    /// The `Accept` or `Reject` of an offer made from here, by the author
+    /// of the recipe it was made to: recorded on the suggestion. Whether
+    /// it was one.
+    fn offer_answered(
+        &self,
+        kind: &str,
+        activity: &Value,
+        suggestion: u64,
+        actor: &RemoteActor,
+    ) -> Result<Taken, Refused> {
+        let accepted = match kind {
+            "Accept" => {
+                let Some(result) = id_of(&activity["result"]) else {
+                    return Ok(Taken::SetAside(kind.to_owned()));
+                };
+                let kept_own = activity["keptOwn"].as_u64().unwrap_or(0);
+                Some((
+                    result.to_owned(),
+                    activity["whole"].as_bool().unwrap_or(false),
+                    u32::try_from(kept_own).unwrap_or(u32::MAX),
+                ))
+            }
+            _ => None,
+        };
+        let reply = activity["content"]
+            .as_str()
+            .map(|r| r.chars().take(crate::domain::MAX_MESSAGE).collect());
+        let answer = crate::domain::OfferAnswer { accepted, reply };
+        match self
+            .recipes
+            .record_offer_answer(suggestion, &actor.id, &answer)
+        {
+            Ok(true) => Ok(Taken::Applied(kind.to_owned())),
+            Ok(false) | Err(DomainError::Invalid(_)) => Ok(Taken::SetAside(kind.to_owned())),
             Err(error) => Err(error.into()),
         }
     }

@@ -193,7 +193,11 @@ pub struct Article<'a> {
 
 impl<'a> Article<'a> {
     /// The `Article` of `recipe` as it is now, based on `based_on`.
-    fn of_recipe(recipe: &'a Recipe, based_on: Option<String>, memos: &'a Memos) -> Article<'a> {
+    pub fn of_recipe(
+        recipe: &'a Recipe,
+        based_on: Option<String>,
+        memos: &'a Memos,
+    ) -> Article<'a> {
         Article {
             slug: recipe.slug.as_str(),
             content: &recipe.content,
@@ -374,6 +378,90 @@ fn told_activity(
         activity["published"] = published;
     }
     (id, activity)
+}
+
+/// The address of the offer a suggestion made here to a recipe on another
+/// site is (`offer`): its site answers it by this id.
+pub fn offer_url(base_url: &str, suggestion: u64) -> String {
+    format!("{base_url}/offers/{suggestion}")
+}
+
+/// The suggestion entity an offer made here names, from its id.
+pub fn offer_of(base_url: &str, offer_id: &str) -> Option<u64> {
+    offer_id
+        .strip_prefix(base_url)?
+        .strip_prefix("/offers/")?
+        .parse()
+        .ok()
+}
+
+/// The `Offer`, by `handle`, of `fork` (an `Article` of the fork at the
+/// version offered, `forkedFrom` the version of `target` it last agreed
+/// with) to `target`'s author, with `message`: its id, and the document.
+/// ForgeFed offers a patch so; forkful offers the fork's recipe, and the
+/// other site merges it as it merges any suggestion.
+pub fn offer(
+    base_url: &str,
+    handle: &str,
+    suggestion: u64,
+    (target, base): (&str, u32),
+    mut fork: Value,
+    message: &str,
+) -> (String, String) {
+    let id = offer_url(base_url, suggestion);
+    fork["forkedFrom"] = format!("{target}/versions/{base}").into();
+    let activity = json!({
+        "id": id,
+        "type": "Offer",
+        "actor": actor_url(base_url, handle),
+        "target": target,
+        "content": message,
+        "object": fork,
+    });
+    (id.clone(), document(object_context(), activity))
+}
+
+/// What a suggestion offered from elsewhere came to, to answer it with.
+pub struct OfferAnswer<'a> {
+    pub offer: &'a str,
+    pub slug: &'a str,
+    pub number: u32,
+    /// For an accept: the version that took it, whether whole, and how
+    /// many changes its author kept their own version of.
+    pub accepted: Option<(u32, bool, u32)>,
+    pub reply: Option<&'a str>,
+}
+
+/// The `Accept` or `Reject`, by `handle` (the recipe's author), of the
+/// offer `answer.offer`: its id, and the document. An accept's `result` is
+/// the version that took it.
+pub fn offer_answer(base_url: &str, handle: &str, answer: &OfferAnswer) -> (String, String) {
+    let page = format!(
+        "{}/suggestions/{}",
+        absolute(base_url, recipe_path(answer.slug)),
+        answer.number
+    );
+    let kind = match answer.accepted {
+        Some(_) => "Accept",
+        None => "Reject",
+    };
+    let id = format!("{page}#{}", kind.to_lowercase());
+    let mut activity = json!({
+        "id": id,
+        "type": kind,
+        "actor": actor_url(base_url, handle),
+        "object": answer.offer,
+        "url": page,
+    });
+    if let Some((version, whole, kept_own)) = answer.accepted {
+        activity["result"] = absolute(base_url, version_path(answer.slug, version)).into();
+        activity["whole"] = whole.into();
+        activity["keptOwn"] = kept_own.into();
+    }
+    if let Some(reply) = answer.reply {
+        activity["content"] = reply.into();
+    }
+    (id, document(json!(ACTIVITY_STREAMS), activity))
 }
 
 /// The `Delete` of a retired recipe (its page now says it was retired):

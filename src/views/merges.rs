@@ -754,7 +754,10 @@ fn suggestion_intro(model: &SuggestionShow) -> Markup {
     html! {
         p class="lede" {
             "From " a href=(RecipePath(&model.fork.slug)) { (model.fork.title) }
-            @if let Some(by) = &s.by { " by " a href={ "/cooks/" (by) } { (by) } }
+            @if let Some(by) = &s.by {
+                // A cook elsewhere (`@ben@b.example`) has no page here.
+                @if by.starts_with('@') { " by " (by) } @else { " by " a href={ "/cooks/" (by) } { (by) } }
+            }
             ", " (human_time(s.made)) ". It is " (state(r.slug.as_str(), s)) "."
         }
         p {

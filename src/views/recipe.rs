@@ -310,12 +310,19 @@ fn apart_notice(slug: &str, parent: &Crumb, apart: Apart) -> Markup {
 fn suggestion_outcome(parent: &Crumb, s: &Suggestion) -> Markup {
     html! {
         p class="apart suggestion-outcome" {
-            a href=(super::merges::suggestion_path(&parent.slug, s.number)) { "Suggestion " (s.number) }
-            @match (s.state, s.accepted_in) {
-                (SuggestionState::Open, _) => {
+            @match super::site_elsewhere(&parent.slug) {
+                // Offered to another site, which numbers it there.
+                Some(_) => { "Your suggestion of version " (s.from_version) }
+                None => { a href=(super::merges::suggestion_path(&parent.slug, s.number)) { "Suggestion " (s.number) } }
+            }
+            @match (s.state, s.accepted_in, super::site_elsewhere(&parent.slug)) {
+                (SuggestionState::Open, _, Some(site)) => {
+                    " was offered to " (parent.title) " on " (site) ", whose author reviews it there."
+                }
+                (SuggestionState::Open, _, None) => {
                     " to " (parent.title) " is open: it follows this recipe's newest version."
                 }
-                (SuggestionState::Accepted, Some(v)) => {
+                (SuggestionState::Accepted, Some(v), _) => {
                     " was taken into " (parent.title) ", in "
                     a href=(version_path(&parent.slug, v)) { "its version " (v) }
                     @match s.kept_own {
@@ -326,10 +333,10 @@ fn suggestion_outcome(parent: &Crumb, s: &Suggestion) -> Markup {
                         _ => ".",
                     }
                 }
-                (SuggestionState::Accepted, None) => { " was taken into " (parent.title) "." }
-                (SuggestionState::Declined, _) => { " was declined by " (parent.title) "'s author." }
-                (SuggestionState::Withdrawn, _) => { " was withdrawn." }
-                (SuggestionState::Closed, _) => { " was closed: " (parent.title) " was retired." }
+                (SuggestionState::Accepted, None, _) => { " was taken into " (parent.title) "." }
+                (SuggestionState::Declined, ..) => { " was declined by " (parent.title) "'s author." }
+                (SuggestionState::Withdrawn, ..) => { " was withdrawn." }
+                (SuggestionState::Closed, ..) => { " was closed: " (parent.title) " was retired." }
             }
             @if let Some(reply) = &s.reply {
                 " Their note: “" (reply) "”"

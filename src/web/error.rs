@@ -98,7 +98,6 @@ impl From<DomainError> for WebError {
             | DomainError::DeclinedAlready { .. }
             | DomainError::TakenInPart { .. }
             | DomainError::AgreedMeanwhile { .. }
-            | DomainError::SuggestionElsewhere { .. }
             | DomainError::MergeMoved { .. } => WebError::Conflict(error.to_string()),
             DomainError::NotAuthor { .. } | DomainError::NotSuggester { .. } => {
                 WebError::Forbidden(error.to_string())

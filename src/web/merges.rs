@@ -451,6 +451,11 @@ impl Suggesting<'_> {
         parent: &Slug,
     ) -> Result<HttpResponse, WebError> {
         match written {
+            // Offered to a recipe on another site, which numbers it there:
+            // back to the fork, whose page says it was sent.
+            Ok(_) if parent.is_elsewhere() => {
+                Ok(see_other(&recipe_path(self.slug.as_str())).finish())
+            }
             Ok(number) => Ok(see_other(&merges::suggestion_path(parent.as_str(), number)).finish()),
             Err(DomainError::Stale { newest, .. }) => {
                 self.site.recipes().wait_published()?;

@@ -331,7 +331,7 @@ async fn import_and_change(tab: &mut Tab) -> Result<()> {
 /// other site (the demo, on a port of its own) then lists the fork in the
 /// recipe's family, and no page breaks the CSP.
 #[actix_web::test]
-async fn a_recipe_on_another_site_is_forked_in_chromium_and_that_site_lists_the_fork() {
+async fn a_recipe_on_another_site_is_forked_in_chromium_listed_there_and_suggested_back() {
     let other = serve(&["--demo", "--allow-private-fetch"]);
     let mut walk =
         Walk::start_with("browser-artifacts-federation", &["--allow-private-fetch"]).await;
@@ -376,6 +376,7 @@ async fn fork_from_elsewhere(tab: &mut Tab, other: &str) -> Result<()> {
     }
     tab.screenshot_of("ul.remote-forks", "listed-elsewhere")
         .await?;
+    suggest_back_elsewhere(tab, other).await?;
     let log = console(&tab.client).await?;
     let violations: Vec<&String> = log.iter().filter(|m| is_csp_violation(m)).collect();
     ensure!(
@@ -383,6 +384,49 @@ async fn fork_from_elsewhere(tab: &mut Tab, other: &str) -> Result<()> {
         "pages broke the Content Security Policy:\n{violations:#?}"
     );
     Ok(())
+}
+
+/// Ben changes his fork of the other site's pancakes and suggests the
+/// change back from its page: the other site has it as a suggestion to
+/// its recipe, by him, and his page says it was offered there.
+async fn suggest_back_elsewhere(tab: &mut Tab, other: &str) -> Result<()> {
+    let fork = "/recipes/buttermilk-pancakes";
+    tab.open(&format!("{fork}/edit")).await?;
+    tab.replace(RECIPE_FORM, "summary", "Fluffier, with a rest.")
+        .await?;
+    tab.fill(RECIPE_FORM, &[("note", "a rest")]).await?;
+    tab.submit(RECIPE_FORM).await?;
+    tab.expect_path(fork).await?;
+    tab.click("p.apart a[href$='/suggest']").await?;
+    tab.fill("form.suggest", &[("message", "Let the batter rest.")])
+        .await?;
+    tab.submit("form.suggest").await?;
+    tab.expect_path(fork).await?;
+    let said = tab.texts("p.suggestion-outcome").await?.join(" ");
+    ensure!(
+        said.contains(&format!("was offered to Buttermilk pancakes on {other}")),
+        "the fork's page says {said:?}"
+    );
+    tab.screenshot("suggested-elsewhere").await?;
+    let suggestion = format!("http://{other}/recipes/buttermilk-pancakes/suggestions/1");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        tab.client.goto(&suggestion).await?;
+        let heading = tab.texts("main").await?.join(" ");
+        if heading.contains("by @ben@") {
+            ensure!(
+                heading.contains("Let the batter rest."),
+                "the suggestion there says {heading:?}"
+            );
+            break;
+        }
+        ensure!(
+            Instant::now() < deadline,
+            "the other site never had the suggestion: {heading:?}"
+        );
+        sleep(Duration::from_millis(250)).await;
+    }
+    tab.screenshot("suggestion-elsewhere").await
 }
 
 const DAL: &str = "/recipes/weeknight-dal";

@@ -1361,23 +1361,6 @@ fn a_fork_across_sites_brings_in_its_parents_new_versions_clean_and_in_conflict(
             &Change::by("ben", "eggs"),
         )
         .unwrap();
-    // Suggesting back to another site is not built: not offered, and
-    // refused saying so.
-    let page = ben.get("/recipes/shakshuka").unwrap();
-    assert!(
-        !page
-            .attrs("a", "href")
-            .contains(&"/recipes/shakshuka/suggest".to_owned()),
-        "{}",
-        page.body
-    );
-    let suggest = ben.get("/recipes/shakshuka/suggest").unwrap();
-    assert_eq!(suggest.status, 409, "{}", suggest.body);
-    assert!(
-        suggest.body.contains("not sent to another site yet"),
-        "{}",
-        suggest.body
-    );
     ann_edits(
         &a_recipes,
         3,
@@ -1566,4 +1549,137 @@ fn three_sites_fork_a_recipe_in_turn_and_each_hears_of_the_next() {
 
 fn host_of(origin: &str) -> &str {
     origin.trim_start_matches("http://")
+}
+
+/// Issue 54, item 4: a fork across sites suggests its changes back. Its
+/// suggestion is offered to the recipe's site, whose author reviews it as
+/// any other, by the suggester's handle and site; the decline and then the
+/// accept, each with its note, come back, and a suggestion taken whole
+/// leaves the fork in step with the version that took it.
+#[test]
+fn a_fork_across_sites_suggests_back_and_hears_the_answers() {
+    let a_recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
+    write(&a_recipes, "shakshuka", "Shakshuka");
+    let a = serve(&a_recipes, &[]);
+    let b_recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
+    let b = serve(&b_recipes, &[]);
+    let mut ben = crate::http_client::Browser::new(&b);
+    ben.sign_up("ben").unwrap();
+    let form = ben.get("/following").unwrap();
+    let address = format!("{a}/recipes/shakshuka");
+    let forked = ben
+        .submit(&form, "/following/fork", &[("recipe", &address)])
+        .unwrap();
+    assert_eq!(forked.status, 303, "{}", forked.body);
+    wait_for_page(&mut ben, "/following", |p| !p.body.contains("waiting"));
+    let by = format!("@ben@{}", host_of(&b));
+    let anns = a_recipes.snapshot().recipe(&slug("shakshuka")).unwrap().id;
+    let suggestion = |n: u32| {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let found = a_recipes.snapshot().suggestion(anns, n).unwrap();
+            if found.is_some() || Instant::now() > deadline {
+                return found.expect("the offer reached A");
+            }
+            thread::sleep(Duration::from_millis(100));
+        }
+    };
+    let suggest = |ben: &mut crate::http_client::Browser, lines: &[&str], message: &str| {
+        let fork = b_recipes.snapshot().recipe(&slug("shakshuka")).unwrap();
+        let changed = ContentDraft {
+            ingredients: lines.iter().map(|l| l.to_string()).collect(),
+            ..fork.content.to_draft()
+        };
+        b_recipes
+            .edit(
+                &slug("shakshuka"),
+                fork.newest(),
+                changed,
+                &Change::by("ben", "mine"),
+            )
+            .unwrap();
+        let page = ben.get("/recipes/shakshuka").unwrap();
+        assert!(
+            page.attrs("a", "href")
+                .contains(&"/recipes/shakshuka/suggest".to_owned()),
+            "{}",
+            page.body
+        );
+        let form = ben.get("/recipes/shakshuka/suggest").unwrap();
+        assert_eq!(form.status, 200, "{}", form.body);
+        let sent = ben
+            .submit(&form, "/recipes/shakshuka/suggest", &[("message", message)])
+            .unwrap();
+        assert_eq!(sent.status, 303, "{}", sent.body);
+        assert_eq!(sent.header("location"), Some("/recipes/shakshuka"));
+    };
+
+    // Offered, and declined with a note.
+    suggest(&mut ben, &["2 eggs", "1 chilli"], "Chilli makes it.");
+    let first = suggestion(1);
+    assert_eq!(first.by.as_deref(), Some(by.as_str()));
+    assert_eq!(first.message, "Chilli makes it.");
+    assert_eq!(first.from_version, VersionNumber::new(2).unwrap());
+    let page = ureq::get(&format!("{address}/suggestions/1"))
+        .call()
+        .unwrap();
+    let page = page.into_string().unwrap();
+    assert!(page.contains(&format!("by {by}")), "{page}");
+    assert!(page.contains("1 chilli"), "{page}");
+    a_recipes
+        .decline_suggestion(
+            &slug("shakshuka"),
+            1,
+            forkful::domain::Review::of(VersionNumber::FIRST, first.from_version),
+            "Not in mine.",
+            &Change::by("ann", "declined"),
+        )
+        .unwrap();
+    let page = wait_for_page(&mut ben, "/recipes/shakshuka", |p| {
+        p.body.contains("declined")
+    });
+    let said = page.texts(".suggestion-outcome").join(" ");
+    assert!(
+        said.contains("was declined") && said.contains("Not in mine."),
+        "{said}"
+    );
+
+    // Offered again, changed, and taken whole: ann's version 2 is ben's
+    // changes, and his fork is in step with it once it hears of it.
+    suggest(&mut ben, &["2 eggs", "1 pepper"], "A pepper, then?");
+    let second = suggestion(2);
+    assert_eq!(second.from_version, VersionNumber::new(3).unwrap());
+    a_recipes
+        .accept_suggestion(
+            &slug("shakshuka"),
+            2,
+            forkful::domain::Review::of(VersionNumber::FIRST, second.from_version),
+            &[],
+            "Lovely.",
+            &Change::by("ann", "pepper"),
+        )
+        .unwrap();
+    let now = a_recipes.snapshot().recipe(&slug("shakshuka")).unwrap();
+    assert_eq!(now.content.ingredients(), ["2 eggs", "1 pepper"]);
+    let history = ureq::get(&format!("{address}/history")).call().unwrap();
+    let history = history.into_string().unwrap();
+    assert!(
+        history.contains(&format!("took suggestion 2 by {by}")),
+        "{history}"
+    );
+    let page = wait_for_page(&mut ben, "/recipes/shakshuka", |p| {
+        p.body.contains("was taken into") && p.texts(".apart").join(" ").contains("In step")
+    });
+    let said = page.texts(".apart").join(" ");
+    assert!(
+        said.contains("was taken into Shakshuka, in its version 2"),
+        "{said}"
+    );
+    assert!(said.contains("Lovely."), "{said}");
+    let bring_in = ben.get("/recipes/shakshuka/bring-in").unwrap();
+    assert!(
+        bring_in.body.contains("nothing to bring in"),
+        "{}",
+        bring_in.body
+    );
 }

@@ -12,11 +12,13 @@ mod announcements;
 mod deliveries;
 mod following;
 mod keys;
+mod offers;
 
 pub use announcements::{announcements_since, outbox, Announcement, Happened};
 pub use deliveries::{Claimed, Deliveries, Delivery, Outcome, MAX_ATTEMPTS};
 pub use following::{Following, News, NEWS_KEPT};
 pub use keys::{BadKey, KeyPair, PublicKey, KEY_BITS};
+pub use offers::{offers_since, OfferAnswered, OfferMade};
 
 use serde::{Deserialize, Serialize};
 

@@ -133,7 +133,6 @@ fn can_suggest(
     if agreed.parent_retired
         || !agreed.own_changes.unwrap_or(true)
         || agreed.taken.iter().any(|t| t.fork_version == newest)
-        || snapshot.is_kept_from_elsewhere(agreed.parent)?
     {
         return Ok(false);
     }

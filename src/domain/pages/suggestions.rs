@@ -52,7 +52,6 @@ pub fn suggest_show(snapshot: &Snapshot, slug: &Slug) -> Result<SuggestShow, Dom
         .agreed(&fork)?
         .ok_or_else(|| DomainError::NoParent(slug.to_string()))?;
     let parent = snapshot.recipe_by_id(agreed.parent)?;
-    parent.check_suggestable_here()?;
     let base = snapshot.base_content(&parent, &fork, agreed.base)?;
     let sent = merge::as_suggested(&base, &fork.content);
     let change = diff::recipes(&base, &sent);

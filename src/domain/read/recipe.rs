@@ -47,20 +47,6 @@ impl Recipe {
         Some((parent, self.brought_in.map_or(forked, |b| b.max(forked))))
     }
 
-    /// Refuses a suggestion to this recipe where it is kept from another
-    /// site (`Slug::elsewhere`): an `Offer` across sites is not made yet.
-    pub fn check_suggestable_here(&self) -> Result<(), DomainError> {
-        if !self.slug.is_elsewhere() {
-            return Ok(());
-        }
-        let address = self.slug.as_str();
-        let site = address.split('/').nth(2).unwrap_or(address);
-        Err(DomainError::SuggestionElsewhere {
-            title: self.content.title().to_owned(),
-            site: site.to_owned(),
-        })
-    }
-
     /// The newest version's number.
     pub fn newest(&self) -> VersionNumber {
         VersionNumber::new(u64::from(self.version_count)).unwrap_or(VersionNumber::FIRST)

@@ -196,6 +196,10 @@ impl Snapshot {
         let Some(tx) = first_tx else {
             return Err(DomainError::NoSuchRecipe(format!("suggestion #{id}")));
         };
+        if s.by.is_none() {
+            // Offered from another site: by its cook there.
+            s.by = self.string(id, a.suggestion_remote_by)?;
+        }
         s.made = Instant::from_millis(self.db.tx_instant(tx)?.unwrap_or(0));
         s.changed = match last_tx {
             Some(last) if last != tx => {

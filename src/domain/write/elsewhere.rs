@@ -124,6 +124,7 @@ impl Recipes {
             tx.map(
                 recipe_content_map("kept", slug, &remote.content, &Change::by("", ""), attrs)
                     .with(attrs.remote_author, remote.author.as_str())
+                    .with(attrs.remote_inbox, remote.author_inbox.as_str())
                     .with(attrs.source_url, first.as_str())
                     .with(attrs.source_name, remote.source.name.as_str()),
             );
@@ -233,7 +234,7 @@ fn too_many_versions(remote: &RemoteParent) -> DomainError {
 
 /// The number of the version at `url`, where it is a version of the
 /// recipe at `address` (`{address}/versions/{n}`), as forkful names them.
-fn remote_version(address: &str, url: &str) -> Option<u64> {
+pub(super) fn remote_version(address: &str, url: &str) -> Option<u64> {
     url.strip_prefix(address)?
         .strip_prefix("/versions/")?
         .parse()

@@ -34,11 +34,13 @@ use crate::store::{
 mod attempt;
 mod elsewhere;
 mod merges;
+mod offers;
 mod suggestions;
 mod unsaved_pictures;
 
 pub use attempt::Attempt;
 pub use elsewhere::RemoteParent;
+pub use offers::{OfferAnswer, RemoteOffer};
 pub use suggestions::{Review, MAX_MESSAGE};
 
 pub use unsaved_pictures::{Seen, GRACE_MS as UNSAVED_PICTURE_GRACE_MS};

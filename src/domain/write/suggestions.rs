@@ -71,7 +71,7 @@ pub(super) fn accepted_line(
     }
 }
 
-fn checked_text(text: &str, what: &str) -> Result<String, DomainError> {
+pub(super) fn checked_text(text: &str, what: &str) -> Result<String, DomainError> {
     let text = text.trim();
     if text.len() > MAX_MESSAGE {
         return Err(DomainError::Invalid(format!(
@@ -146,7 +146,6 @@ fn suggestable(
     parent: &Recipe,
     agreed: &Agreed,
 ) -> Result<(), DomainError> {
-    parent.check_suggestable_here()?;
     if parent.retired {
         return Err(DomainError::Retired {
             slug: parent.slug.to_string(),
@@ -557,13 +556,17 @@ pub(super) fn follow_fork(
 }
 
 /// The fork's open suggestion (at most one), as the datoms that follow it
-/// want it.
+/// want it: not one offered to a recipe kept from another site, which
+/// stays at what was offered (`offers`).
 fn open_from(
     view: &Snapshot,
     fork: &crate::domain::Recipe,
 ) -> Result<impl Iterator<Item = Suggestion>, DomainError> {
-    Ok(view
-        .suggestions_from(fork.id)?
-        .into_iter()
-        .filter(|s| s.state == SuggestionState::Open))
+    let mut open = Vec::new();
+    for s in view.suggestions_from(fork.id)? {
+        if s.state == SuggestionState::Open && !view.is_kept_from_elsewhere(s.to)? {
+            open.push(s);
+        }
+    }
+    Ok(open.into_iter())
 }
