@@ -232,14 +232,17 @@ impl Federated {
         }) else {
             return set_aside();
         };
-        let author = super::forking::RemoteAuthor {
-            id: &actor.id,
-            name: actor.name.as_deref(),
-            inbox: &actor.inbox,
-        };
+        // The fork as its site serves it at the version offered, not as the
+        // offer says it: no actor can offer, or be first to keep, what is
+        // not theirs there.
         let at = id_of(object).unwrap_or_default();
-        let Ok(fork) = super::forking::remote_parent(object, at, &author) else {
-            return set_aside();
+        let version = match object["version"].as_u64() {
+            Some(n) => format!("{at}/versions/{n}"),
+            None => at.to_owned(),
+        };
+        let fork = match self.fetch_recipe(&version) {
+            Ok(fork) if fork.author == actor.id && fork.address == at => fork,
+            _ => return set_aside(),
         };
         let site = remote::site_of(&actor.id).unwrap_or_default();
         let offer = crate::domain::RemoteOffer {

@@ -107,10 +107,10 @@ pub fn suggestions_atom(base_url: &str, feed: &SuggestionsFeed) -> String {
     );
     for line in &feed.lines {
         let s = &line.suggestion;
-        let url = format!(
-            "{base}{}",
-            xml(&super::merges::suggestion_path(&line.to.slug, s.number))
-        );
+        let url = xml(&super::absolute(
+            base_url,
+            super::merges::suggestion_path(&line.to.slug, s.number),
+        ));
         let state = super::merges::state_text(s);
         let _ = write!(
             out,
@@ -124,13 +124,20 @@ pub fn suggestions_atom(base_url: &str, feed: &SuggestionsFeed) -> String {
         );
         // The same entry in both feeds has the same id: a reader that
         // follows both sees it once.
-        if let Some(by) = &s.by {
-            let _ = writeln!(
-                out,
-                "<author><name>{}</name><uri>{base}/cooks/{}</uri></author>",
-                xml(by),
-                xml(by)
-            );
+        match &s.by {
+            // A cook elsewhere (`@ben@b.example`) has no page here.
+            Some(by) if by.starts_with('@') => {
+                let _ = writeln!(out, "<author><name>{}</name></author>", xml(by));
+            }
+            Some(by) => {
+                let _ = writeln!(
+                    out,
+                    "<author><name>{}</name><uri>{base}/cooks/{}</uri></author>",
+                    xml(by),
+                    xml(by)
+                );
+            }
+            None => {}
         }
         let mut summary = s.message.clone();
         if let Some(reply) = &s.reply {

@@ -148,7 +148,7 @@ fn suggestion<'a>(base_url: &str, line: &'a SuggestionLine) -> SuggestionJson<'a
     );
     SuggestionJson {
         number: s.number,
-        url: format!("{base_url}{}", super::merges::suggestion_path(to, s.number)),
+        url: absolute(base_url, super::merges::suggestion_path(to, s.number)),
         from: absolute(base_url, recipe_path(from)),
         from_version: s.from_version.get(),
         to: absolute(base_url, recipe_path(to)),

@@ -527,7 +527,11 @@ pub fn suggest_page(
                 Some(Blocked::Open(open)) => p class="notice" {
                     "You already suggested them: "
                     a href=(suggestion_path(parent_slug, *open)) { "suggestion " (open) }
-                    " is open, and follows your newest version."
+                    @if crate::domain::slug::is_elsewhere(parent_slug) {
+                        " was offered, and is open there."
+                    } @else {
+                        " is open, and follows your newest version."
+                    }
                 },
                 Some(Blocked::NothingToSuggest) => p class="notice" {
                     (parent_title) " has every change you made: there is nothing to suggest."
@@ -562,8 +566,13 @@ pub fn suggest_page(
     )
 }
 
-/// Where suggestion `n` to the recipe at `slug` is.
+/// Where suggestion `n` to the recipe at `slug` is. A recipe kept from
+/// another site numbers the suggestions offered to it there, not as here:
+/// its list of suggestions there.
 pub fn suggestion_path(slug: &str, n: u32) -> String {
+    if crate::domain::slug::is_elsewhere(slug) {
+        return format!("{slug}/suggestions");
+    }
     format!("{}/suggestions/{n}", recipe_path(slug))
 }
 

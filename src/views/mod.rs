@@ -76,7 +76,12 @@ pub fn url_fragment(text: &str) -> String {
 /// The path of one version of a recipe; for a recipe kept from another
 /// site, whose versions are numbered here as there, its address there.
 pub fn version_path(slug: &str, version: impl std::fmt::Display) -> String {
-    format!("{}/versions/{version}", recipe_path(slug))
+    // One string, not `recipe_path`'s and another: a breadcrumb makes one
+    // for each ancestor (11 more allocations a page, pages bench).
+    if crate::domain::slug::is_elsewhere(slug) {
+        return format!("{slug}/versions/{version}");
+    }
+    format!("/recipes/{slug}/versions/{version}")
 }
 
 /// An instant as `datetime` wants it (RFC 3339).

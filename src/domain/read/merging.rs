@@ -242,17 +242,35 @@ impl Snapshot {
         agreed.parent_retired = self.is_retired(parent)?;
         agreed.taken = self.taken_from(fork.id)?;
         agreed.taken.sort_by_key(|t| t.parent_version);
+        // A parent kept from another site: its site says which version
+        // took a suggestion, and that version may not be kept here yet, or
+        // be one this site never fetched (it holds the version before's
+        // content). So a take counts once its version is kept, and a
+        // whole one starts the next merge from what was suggested (the
+        // same content as that version's, but read from versions here).
+        let elsewhere = self.is_kept_from_elsewhere(parent)?;
         for t in agreed.taken.clone() {
-            if t.parent_version <= agreed.version {
+            if t.parent_version <= agreed.version || t.parent_version > newest {
                 continue;
             }
             if t.is_whole() {
                 agreed.version = t.parent_version;
-                agreed.base = MergeBase {
-                    parent_version: t.parent_version,
-                    fork_version: None,
+                agreed.base = match elsewhere {
+                    true => MergeBase {
+                        parent_version: t.base_version,
+                        fork_version: Some(t.fork_version),
+                    },
+                    false => MergeBase {
+                        parent_version: t.parent_version,
+                        fork_version: None,
+                    },
                 };
-            } else if t.took_all() {
+            } else if t.took_all() && t.base_version >= agreed.version {
+                // (A suggestion here follows the fork's merges, so its
+                // base is never behind; one offered elsewhere is fixed at
+                // what was offered, and a merge since moved past it: what
+                // it says of the base is stale, and the fork's own record
+                // holds.)
                 agreed.base = MergeBase {
                     parent_version: t.base_version,
                     fork_version: Some(t.fork_version),

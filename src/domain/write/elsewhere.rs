@@ -152,6 +152,13 @@ impl Recipes {
             return Ok((Transaction::new(), Kept::Unchanged(kept.newest())));
         }
         let e = id.entity();
+        // The author's inbox as last told (kept recipes made before it was
+        // kept have it from their next step).
+        let inbox_moved =
+            view.string(e, attrs.remote_inbox)?.as_deref() != Some(remote.author_inbox.as_str());
+        if inbox_moved {
+            tx.add(e, attrs.remote_inbox, remote.author_inbox.as_str());
+        }
         let next = newest + 1;
         if next < wanted || kept.content == remote.content {
             tx.add(e, attrs.source_url, at(next).as_str())
@@ -164,6 +171,9 @@ impl Recipes {
         tx.add(e, attrs.source_url, remote.source.url.as_str())
             .add(e, attrs.source_name, remote.source.name.as_str())
             .tx_attr(attrs.tx_note, note.as_str());
+        if inbox_moved {
+            tx.add(e, attrs.remote_inbox, remote.author_inbox.as_str());
+        }
         let version = kept.newest().next().unwrap_or(kept.newest());
         Ok((tx, Kept::At(version)))
     }

@@ -61,6 +61,12 @@ impl Recipes {
         if message.is_empty() {
             return Err(DomainError::Invalid("an offer with no message".into()));
         }
+        // What is refused is refused before the fork is kept (the writer
+        // decides again below).
+        let here = self.snapshot().current(&offer.to)?;
+        if here.slug.is_elsewhere() || offer.base > here.newest() {
+            return Err(not_here(offer));
+        }
         let (kept, version) = self.keep_remote(&offer.fork)?;
         let (_, number) = self.store.transact_with(|db| -> Result<_, DomainError> {
             let view = self.view_of(db);
@@ -73,20 +79,22 @@ impl Recipes {
             let parent = view.current(&offer.to)?;
             let fork = view.recipe(&kept)?;
             if parent.slug.is_elsewhere() || offer.base > parent.newest() {
-                return Err(DomainError::Invalid(format!(
-                    "{} offers changes to a version {} of {} does not have",
-                    offer.fork.address, offer.base, offer.to
-                )));
+                return Err(not_here(offer));
             }
-            if let Some(open) = view
+            // Offered anew by the fork's author: an offer still open from
+            // it was withdrawn there (its site sends no `Undo`), and this
+            // one takes its place.
+            for open in view
                 .suggestions_from(fork.id)?
                 .into_iter()
-                .find(|s| s.state == SuggestionState::Open)
+                .filter(|s| s.state == SuggestionState::Open)
             {
-                return Err(DomainError::AlreadySuggested {
-                    slug: offer.fork.address.clone(),
-                    number: open.number,
-                });
+                tx.add(
+                    open.id,
+                    attrs.suggestion_state,
+                    SuggestionState::Withdrawn.as_str(),
+                );
+                closed(&mut tx, &open, attrs);
             }
             let made = view
                 .db()
@@ -149,6 +157,7 @@ impl Recipes {
                 Some((result, whole, kept_own)) => {
                     // A version of the recipe it was offered to.
                     let Some(version) = remote_version(view.slug_of(s.to)?.as_str(), result)
+                        .filter(|n| *n <= u64::from(super::elsewhere::MAX_KEPT_VERSIONS))
                         .and_then(VersionNumber::new)
                     else {
                         return Ok((tx, false));
@@ -171,5 +180,137 @@ impl Recipes {
             Ok((tx, true))
         })?;
         Ok(recorded)
+    }
+}
+
+/// Why `offer` is not taken: made to a version its recipe does not have.
+fn not_here(offer: &RemoteOffer) -> DomainError {
+    DomainError::Invalid(format!(
+        "{} offers changes to a version {} of {} does not have",
+        offer.fork.address, offer.base, offer.to
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::scale::ScaleAsked;
+    use crate::domain::{pages, Change, Content, ContentDraft, Snapshot, Source};
+
+    const ADDRESS: &str = "https://a.example/recipes/soup";
+    const ANN: &str = "https://a.example/cooks/ann";
+
+    /// Ann's soup on site A at `version`, with these ingredients.
+    fn soup(version: u64, lines: &[&str]) -> RemoteParent {
+        let draft = ContentDraft {
+            title: "Soup".into(),
+            ingredients: lines.iter().map(|l| l.to_string()).collect(),
+            ..ContentDraft::default()
+        };
+        RemoteParent {
+            address: ADDRESS.into(),
+            content: Content::parse(draft).unwrap(),
+            source: Source {
+                url: format!("{ADDRESS}/versions/{version}"),
+                name: "Soup, by @ann@a.example".into(),
+            },
+            author: ANN.into(),
+            author_inbox: "https://a.example/inbox".into(),
+        }
+    }
+
+    /// Ben's fork of ann's soup (at `lines`) made here, changed to
+    /// `his`, and suggested back: the store, and the fork's slug.
+    fn suggested(lines: &[&str], his: &[&str]) -> (Recipes, Slug) {
+        let recipes = Recipes::temporary().unwrap();
+        let ben = |note: &str| Change::by("ben", note);
+        let fork = Slug::parse("soup").unwrap();
+        recipes
+            .fork_elsewhere(&soup(1, lines), &fork, &ben("fork"))
+            .unwrap();
+        ben_edits(&recipes, &fork, his);
+        let newest = recipes.snapshot().recipe(&fork).unwrap().newest();
+        recipes
+            .suggest(&fork, newest, "Mine.", &ben("suggest"))
+            .unwrap();
+        (recipes, fork)
+    }
+
+    fn ben_edits(recipes: &Recipes, fork: &Slug, lines: &[&str]) {
+        let now = recipes.snapshot().recipe(fork).unwrap();
+        let draft = ContentDraft {
+            ingredients: lines.iter().map(|l| l.to_string()).collect(),
+            ..now.content.to_draft()
+        };
+        recipes
+            .edit(fork, now.newest(), draft, &Change::by("ben", "mine"))
+            .unwrap();
+    }
+
+    fn accepted(recipes: &Recipes, fork: &Slug, version: u64, whole: bool) {
+        let view = recipes.snapshot();
+        let id = view.recipe(fork).unwrap().id;
+        let offered = view.suggestions_from(id).unwrap().pop().unwrap();
+        let answer = OfferAnswer {
+            accepted: Some((format!("{ADDRESS}/versions/{version}"), whole, 0)),
+            reply: None,
+        };
+        assert!(recipes
+            .record_offer_answer(offered.id, ANN, &answer)
+            .unwrap());
+    }
+
+    fn merged(view: &Snapshot, fork: &Slug) -> Vec<String> {
+        let fork = view.recipe(fork).unwrap();
+        let changes = view.parent_changes(&fork, None).unwrap();
+        changes.merge.resolved(&[]).unwrap().ingredients().to_vec()
+    }
+
+    #[test]
+    fn an_accept_counts_once_its_version_is_kept_and_starts_from_what_was_suggested() {
+        let (recipes, fork) = suggested(&["2 eggs"], &["2 eggs", "1 chilli"]);
+        // Taken whole into ann's version 5, which this site has not yet.
+        accepted(&recipes, &fork, 5, true);
+        let view = recipes.snapshot();
+        let now = view.recipe(&fork).unwrap();
+        assert_eq!(view.agreed(&now).unwrap().unwrap().version.get(), 1);
+        pages::recipe_show(&view, &fork, ScaleAsked::AS_WRITTEN).expect("the fork's page");
+        // Ann's version 6 comes: versions 2 to 5 were never fetched here
+        // (they hold version 1's content). The fork is in step with 5, and
+        // brings in only what 6 adds.
+        recipes
+            .keep_remote(&soup(6, &["2 eggs", "1 chilli", "1 tsp salt"]))
+            .unwrap();
+        let view = recipes.snapshot();
+        let now = view.recipe(&fork).unwrap();
+        assert_eq!(view.agreed(&now).unwrap().unwrap().version.get(), 5);
+        assert!(!view.has_own_changes(&now, &now.content).unwrap());
+        assert_eq!(merged(&view, &fork), ["2 eggs", "1 chilli", "1 tsp salt"]);
+    }
+
+    #[test]
+    fn an_accept_of_an_offer_made_before_a_bring_in_does_not_move_the_base_back() {
+        // Ben adds garlic and offers it; ann adds cumin; ben brings it in
+        // and then takes the cumin out again.
+        let (recipes, fork) = suggested(&["salt", "pepper"], &["garlic", "salt", "pepper"]);
+        recipes
+            .keep_remote(&soup(2, &["salt", "pepper", "cumin"]))
+            .unwrap();
+        let now = recipes.snapshot().recipe(&fork).unwrap();
+        let two = crate::domain::VersionNumber::new(2).unwrap();
+        recipes
+            .bring_in(&fork, now.newest(), two, &[], &Change::by("ben", "cumin"))
+            .unwrap();
+        ben_edits(&recipes, &fork, &["garlic", "salt", "pepper"]);
+        // Ann takes the garlic beside her cumin (not whole), all of it.
+        accepted(&recipes, &fork, 3, false);
+        recipes
+            .keep_remote(&soup(3, &["garlic", "salt", "pepper", "cumin"]))
+            .unwrap();
+        // The cumin ben took out stays out.
+        assert_eq!(
+            merged(&recipes.snapshot(), &fork),
+            ["garlic", "salt", "pepper"]
+        );
     }
 }
