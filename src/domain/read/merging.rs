@@ -248,7 +248,7 @@ impl Snapshot {
         // content). So a take counts once its version is kept, and a
         // whole one starts the next merge from what was suggested (the
         // same content as that version's, but read from versions here).
-        let elsewhere = self.is_kept_from_elsewhere(parent)?;
+        let elsewhere = !agreed.taken.is_empty() && self.is_kept_from_elsewhere(parent)?;
         for t in agreed.taken.clone() {
             if t.parent_version <= agreed.version || t.parent_version > newest {
                 continue;
