@@ -20,7 +20,7 @@ use super::signature;
 use super::Federated;
 use crate::domain::federation::{
     announcements_since, offers_since, Delivery, Followed, Happened, OfferAnswered, OfferMade,
-    Outcome,
+    OfferWithdrawn, Outcome,
 };
 use crate::domain::SuggestionState;
 use crate::domain::{DomainError, Slug};
@@ -157,16 +157,16 @@ impl Federated {
                     .map(|inbox| Delivery::new(inbox, author, &id, body.clone(), now)),
             );
         }
-        let (made, answered) = offers_since(&snapshot, cursor)?;
-        queued.extend(
-            made.iter()
-                .filter_map(|offer| self.offer_delivery(offer, memos, now)),
-        );
-        queued.extend(
-            answered
-                .iter()
-                .filter_map(|answer| self.answer_delivery(answer, now)),
-        );
+        let offers = offers_since(&snapshot, cursor)?;
+        for offer in &offers.made {
+            queued.extend(self.offer_delivery(offer, memos, now));
+        }
+        for answer in &offers.answered {
+            queued.extend(self.answer_delivery(answer, now));
+        }
+        for undone in &offers.withdrawn {
+            queued.extend(self.undo_delivery(undone, now));
+        }
         deliveries.queue(&queued)?;
         deliveries.move_cursor(Some(cursor), head)?;
         Ok(queued.len())
@@ -192,6 +192,17 @@ impl Federated {
         Some(Delivery::new(&made.inbox, by, &id, body, now))
     }
 
+    /// The delivery of the `Undo` of an offer made from here, withdrawn by
+    /// its cook.
+    fn undo_delivery(&self, withdrawn: &OfferWithdrawn, now: i64) -> Option<Delivery> {
+        let by = withdrawn.suggestion.by.as_deref()?;
+        if self.is_blocked(&withdrawn.inbox) {
+            return None;
+        }
+        let (id, body) = activitypub::offer_undone(&self.base_url, by, withdrawn.suggestion.id);
+        Some(Delivery::new(&withdrawn.inbox, by, &id, body, now))
+    }
+
     /// The delivery of the answer to a suggestion offered from elsewhere,
     /// from the author of the recipe it was offered to.
     fn answer_delivery(&self, answered: &OfferAnswered, now: i64) -> Option<Delivery> {
@@ -200,6 +211,7 @@ impl Federated {
             return None;
         }
         let s = &answered.suggestion;
+        let closed = s.state == SuggestionState::Closed;
         let accepted = match (s.state, s.accepted_in) {
             (SuggestionState::Accepted, Some(v)) => {
                 Some((v.get(), s.whole.unwrap_or(false), s.kept_own.unwrap_or(0)))
@@ -214,6 +226,7 @@ impl Federated {
                 slug: answered.to.slug.as_str(),
                 number: s.number,
                 accepted,
+                closed,
                 reply: s.reply.as_deref(),
             },
         );

@@ -144,6 +144,13 @@ impl Federated {
                 self.federation.remove_follower(&followed, &actor.id)?;
                 Ok(Taken::Applied("Undo".into()))
             }
+            "Undo" if activity["object"]["type"] == "Offer" => {
+                let offer = id_of(&activity["object"]).unwrap_or_default();
+                Ok(match self.recipes.withdraw_offer(offer, &actor.id)? {
+                    true => Taken::Applied("Undo".into()),
+                    false => Taken::SetAside("Undo".into()),
+                })
+            }
             "Offer" => self.receive_offer(activity, actor),
             "Accept" | "Reject" => {
                 let follow_id = id_of(&activity["object"]).unwrap_or_default();
@@ -296,7 +303,11 @@ impl Federated {
         let reply = activity["content"]
             .as_str()
             .map(|r| r.chars().take(crate::domain::MAX_MESSAGE).collect());
-        let answer = crate::domain::OfferAnswer { accepted, reply };
+        let answer = crate::domain::OfferAnswer {
+            accepted,
+            closed: activity["closed"].as_bool().unwrap_or(false),
+            reply,
+        };
         match self
             .recipes
             .record_offer_answer(suggestion, &actor.id, &answer)

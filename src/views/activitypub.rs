@@ -429,7 +429,24 @@ pub struct OfferAnswer<'a> {
     /// For an accept: the version that took it, whether whole, and how
     /// many changes its author kept their own version of.
     pub accepted: Option<(u32, bool, u32)>,
+    /// For a reject: whether it was closed (its recipe retired), not
+    /// declined.
+    pub closed: bool,
     pub reply: Option<&'a str>,
+}
+
+/// The `Undo`, by `handle`, of the offer a suggestion made here was (its
+/// cook withdrew it): its id, and the document.
+pub fn offer_undone(base_url: &str, handle: &str, suggestion: u64) -> (String, String) {
+    let offer = offer_url(base_url, suggestion);
+    let id = format!("{offer}#undo");
+    let activity = json!({
+        "id": id,
+        "type": "Undo",
+        "actor": actor_url(base_url, handle),
+        "object": {"id": offer, "type": "Offer"},
+    });
+    (id.clone(), document(json!(ACTIVITY_STREAMS), activity))
 }
 
 /// The `Accept` or `Reject`, by `handle` (the recipe's author), of the
@@ -457,6 +474,9 @@ pub fn offer_answer(base_url: &str, handle: &str, answer: &OfferAnswer) -> (Stri
         activity["result"] = absolute(base_url, version_path(answer.slug, version)).into();
         activity["whole"] = whole.into();
         activity["keptOwn"] = kept_own.into();
+    }
+    if answer.accepted.is_none() && answer.closed {
+        activity["closed"] = true.into();
     }
     if let Some(reply) = answer.reply {
         activity["content"] = reply.into();

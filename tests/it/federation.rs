@@ -1647,24 +1647,39 @@ fn a_fork_across_sites_suggests_back_and_hears_the_answers() {
     // Offered again, changed, and taken whole: ann's version 2 is ben's
     // changes, and his fork is in step with it once it hears of it.
     suggest(&mut ben, &["2 eggs", "1 pepper"], "A pepper, then?");
-    let second = suggestion(2);
-    assert_eq!(second.from_version, VersionNumber::new(3).unwrap());
+    suggestion(2);
+    // Withdrawn here, it is withdrawn there (an `Undo` of the offer).
+    b_recipes
+        .withdraw_suggestion(&Slug::elsewhere(&address), 2, &Change::by("ben", "not yet"))
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while suggestion(2).state == forkful::domain::SuggestionState::Open && Instant::now() < deadline
+    {
+        thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(
+        suggestion(2).state,
+        forkful::domain::SuggestionState::Withdrawn
+    );
+    suggest(&mut ben, &["2 eggs", "1 red pepper"], "A red pepper, then?");
+    let third = suggestion(3);
+    assert_eq!(third.from_version, VersionNumber::new(4).unwrap());
     a_recipes
         .accept_suggestion(
             &slug("shakshuka"),
-            2,
-            forkful::domain::Review::of(VersionNumber::FIRST, second.from_version),
+            3,
+            forkful::domain::Review::of(VersionNumber::FIRST, third.from_version),
             &[],
             "Lovely.",
             &Change::by("ann", "pepper"),
         )
         .unwrap();
     let now = a_recipes.snapshot().recipe(&slug("shakshuka")).unwrap();
-    assert_eq!(now.content.ingredients(), ["2 eggs", "1 pepper"]);
+    assert_eq!(now.content.ingredients(), ["2 eggs", "1 red pepper"]);
     let history = ureq::get(&format!("{address}/history")).call().unwrap();
     let history = history.into_string().unwrap();
     assert!(
-        history.contains(&format!("took suggestion 2 by {by}")),
+        history.contains(&format!("took suggestion 3 by {by}")),
         "{history}"
     );
     let page = wait_for_page(&mut ben, "/recipes/shakshuka", |p| {

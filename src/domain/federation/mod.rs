@@ -18,7 +18,7 @@ pub use announcements::{announcements_since, outbox, Announcement, Happened};
 pub use deliveries::{Claimed, Deliveries, Delivery, Outcome, MAX_ATTEMPTS};
 pub use following::{Following, News, NEWS_KEPT};
 pub use keys::{BadKey, KeyPair, PublicKey, KEY_BITS};
-pub use offers::{offers_since, OfferAnswered, OfferMade};
+pub use offers::{offers_since, OfferAnswered, OfferMade, OfferWithdrawn, OffersSince};
 
 use serde::{Deserialize, Serialize};
 

@@ -33,14 +33,28 @@ pub struct OfferAnswered {
     pub to: Recipe,
 }
 
-/// The suggestions made, and the offers answered, by transactions after
-/// `since` (through the snapshot's basis).
-pub fn offers_since(
-    snapshot: &Snapshot,
-    since: u64,
-) -> Result<(Vec<OfferMade>, Vec<OfferAnswered>), DomainError> {
+/// A suggestion made here to a recipe kept from another site, withdrawn
+/// by its cook: its offer is undone there.
+#[derive(Debug, Clone)]
+pub struct OfferWithdrawn {
+    pub suggestion: Suggestion,
+    pub inbox: String,
+}
+
+/// What transactions after `since` (through the snapshot's basis) did to
+/// suggestions across sites.
+#[derive(Debug, Clone, Default)]
+pub struct OffersSince {
+    pub made: Vec<OfferMade>,
+    pub answered: Vec<OfferAnswered>,
+    pub withdrawn: Vec<OfferWithdrawn>,
+}
+
+/// The suggestions made, the offers answered, and the offers withdrawn, by
+/// transactions after `since` (through the snapshot's basis).
+pub fn offers_since(snapshot: &Snapshot, since: u64) -> Result<OffersSince, DomainError> {
     let a = &snapshot.attrs;
-    let (mut made, mut answered) = (Vec::new(), Vec::new());
+    let mut out = OffersSince::default();
     let (mut new, mut closed) = (Vec::new(), Vec::new());
     for datom in snapshot.db().log(since + 1, snapshot.basis().get()) {
         let datom = datom?;
@@ -56,28 +70,40 @@ pub fn offers_since(
     for id in new {
         let suggestion = snapshot.suggestion_by_id(id)?;
         if let Some(offer) = offer_made(snapshot, suggestion)? {
-            made.push(offer);
+            out.made.push(offer);
         }
     }
     closed.sort_unstable();
     closed.dedup();
     for id in closed {
-        let Some(offer) = snapshot.string(id, a.suggestion_offer)? else {
-            continue;
-        };
         let suggestion = snapshot.suggestion_by_id(id)?;
-        let fork = suggestion.from.entity();
-        let Some(inbox) = snapshot.string(fork, a.remote_inbox)? else {
-            continue;
-        };
-        answered.push(OfferAnswered {
-            to: snapshot.recipe_by_id(suggestion.to)?,
-            suggestion,
-            offer,
-            inbox,
-        });
+        match snapshot.string(id, a.suggestion_offer)? {
+            // Offered from elsewhere and withdrawn there: nothing to answer.
+            Some(_) if suggestion.state == SuggestionState::Withdrawn => {}
+            // Offered from elsewhere, and answered here.
+            Some(offer) => {
+                let fork = suggestion.from.entity();
+                let Some(inbox) = snapshot.string(fork, a.remote_inbox)? else {
+                    continue;
+                };
+                out.answered.push(OfferAnswered {
+                    to: snapshot.recipe_by_id(suggestion.to)?,
+                    suggestion,
+                    offer,
+                    inbox,
+                });
+            }
+            // Made here to a recipe elsewhere, and withdrawn here.
+            None if suggestion.state == SuggestionState::Withdrawn => {
+                let to = suggestion.to.entity();
+                if let Some(inbox) = snapshot.string(to, a.remote_inbox)? {
+                    out.withdrawn.push(OfferWithdrawn { suggestion, inbox });
+                }
+            }
+            None => {}
+        }
     }
-    Ok((made, answered))
+    Ok(out)
 }
 
 /// `suggestion`, made here, as an offer: if it was made to a recipe kept

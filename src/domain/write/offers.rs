@@ -46,6 +46,9 @@ pub struct OfferAnswer {
     /// there that took it, whether it took it whole, and how many of the
     /// changes both made differently its author kept their own version of.
     pub accepted: Option<(String, bool, u32)>,
+    /// For a reject: whether the suggestion was closed there (its recipe
+    /// retired), not declined.
+    pub closed: bool,
     pub reply: Option<String>,
 }
 
@@ -131,6 +134,34 @@ impl Recipes {
         Ok(number)
     }
 
+    /// Withdraws the suggestion offered from elsewhere as `offer`, its
+    /// fork's author (`actor`) having withdrawn it there (an `Undo`): only
+    /// an open one. Whether it was withdrawn.
+    pub fn withdraw_offer(&self, offer: &str, actor: &str) -> Result<bool, DomainError> {
+        let attrs = &self.attrs;
+        let (_, withdrawn) = self.store.transact_with(|db| -> Result<_, DomainError> {
+            let view = self.view_of(db);
+            let mut tx = Transaction::new();
+            let Some(id) = db.entity_with(attrs.suggestion_offer, &Value::from(offer))? else {
+                return Ok((tx, false));
+            };
+            let s = view.suggestion_by_id(id)?;
+            let offered_by = view.string(s.from.entity(), attrs.remote_author)?;
+            if s.state != SuggestionState::Open || offered_by.as_deref() != Some(actor) {
+                return Ok((tx, false));
+            }
+            tx.add(
+                s.id,
+                attrs.suggestion_state,
+                SuggestionState::Withdrawn.as_str(),
+            );
+            closed(&mut tx, &s, attrs);
+            tx.tx_attr(attrs.tx_note, format!("Withdrawn from {actor}"));
+            Ok((tx, true))
+        })?;
+        Ok(withdrawn)
+    }
+
     /// Records `answer` to the suggestion `suggestion` made here to a
     /// recipe kept from another site, told by `actor`: only that recipe's
     /// author there answers, and only an open suggestion. Whether it was
@@ -169,6 +200,7 @@ impl Recipes {
                     }
                     SuggestionState::Accepted
                 }
+                None if answer.closed => SuggestionState::Closed,
                 None => SuggestionState::Declined,
             };
             tx.add(s.id, attrs.suggestion_state, state.as_str());
@@ -253,6 +285,7 @@ mod tests {
         let offered = view.suggestions_from(id).unwrap().pop().unwrap();
         let answer = OfferAnswer {
             accepted: Some((format!("{ADDRESS}/versions/{version}"), whole, 0)),
+            closed: false,
             reply: None,
         };
         assert!(recipes
@@ -286,6 +319,33 @@ mod tests {
         assert_eq!(view.agreed(&now).unwrap().unwrap().version.get(), 5);
         assert!(!view.has_own_changes(&now, &now.content).unwrap());
         assert_eq!(merged(&view, &fork), ["2 eggs", "1 chilli", "1 tsp salt"]);
+    }
+
+    #[test]
+    fn an_answer_is_taken_only_from_the_recipes_author_and_a_closing_reads_as_closed() {
+        let (recipes, fork) = suggested(&["2 eggs"], &["2 eggs", "1 chilli"]);
+        let view = recipes.snapshot();
+        let id = view.recipe(&fork).unwrap().id;
+        let offered = view.suggestions_from(id).unwrap().pop().unwrap();
+        let closed = OfferAnswer {
+            accepted: None,
+            closed: true,
+            reply: Some("Retired.".into()),
+        };
+        let mallory = "https://a.example/cooks/mallory";
+        assert!(!recipes
+            .record_offer_answer(offered.id, mallory, &closed)
+            .unwrap());
+        assert!(recipes
+            .record_offer_answer(offered.id, ANN, &closed)
+            .unwrap());
+        let now = recipes.snapshot().suggestion_by_id(offered.id).unwrap();
+        assert_eq!(now.state, SuggestionState::Closed);
+        assert_eq!(now.reply.as_deref(), Some("Retired."));
+        // Answered once: a second answer changes nothing.
+        assert!(!recipes
+            .record_offer_answer(offered.id, ANN, &closed)
+            .unwrap());
     }
 
     #[test]
