@@ -14,7 +14,7 @@ use std::time::SystemTime;
 use serde_json::Value;
 
 use super::remote::{self, ActorError, RemoteActor};
-use super::signature::{self, Request, Signature, SignatureError};
+use super::signature::{Request, SignatureError, Signed};
 use super::Federated;
 use crate::domain::federation::{Delivery, Followed, Follower, News};
 use crate::domain::{DomainError, Slug, VersionNumber};
@@ -83,11 +83,10 @@ impl Federated {
                 .find(|(n, _)| n == name)
                 .map(|(_, v)| v.as_str())
         };
-        signature::check_digest(header("digest"), &inbound.body)?;
-        let signed = Signature::parse(header("signature").ok_or(SignatureError::Unsigned)?)?;
-        let site = remote::site_of(&signed.key_id)
+        let signed = Signed::read(&request, &inbound.body)?;
+        let site = remote::site_of(signed.key_id())
             .ok_or_else(|| Refused::Unreadable("its keyId is not an address".into()))?;
-        if self.is_blocked(&signed.key_id) {
+        if self.is_blocked(signed.key_id()) {
             return Err(Refused::Blocked(site));
         }
         // What needs no key first: nothing is fetched for a request that
@@ -118,17 +117,19 @@ impl Federated {
     /// The actor whose key signed `request`, checked: a kept key that
     /// fails is fetched again (its actor may have made a new one) unless
     /// it was fetched a moment ago.
-    fn signer(&self, signed: &Signature, request: &Request) -> Result<RemoteActor, Refused> {
+    fn signer(&self, signed: &Signed, request: &Request) -> Result<RemoteActor, Refused> {
+        // An RFC 9421 signature may cover the target's full address.
+        let scheme = self.base_url.split("://").next().unwrap_or("https");
         let sign = self.sign_as_site()?;
         let fetch = remote::fetching(&self.fetcher, &sign);
-        let actor = self.actors.get(&signed.key_id, false, &fetch)?;
-        match signed.check_key(request, &actor.key) {
+        let actor = self.actors.get(signed.key_id(), false, &fetch)?;
+        match signed.check_key(request, scheme, &actor.key) {
             Ok(()) => return Ok((*actor).clone()),
             Err(SignatureError::Invalid(_)) if !actor.is_fresh() => {}
             Err(error) => return Err(error.into()),
         }
-        let actor = self.actors.get(&signed.key_id, true, &fetch)?;
-        signed.check_key(request, &actor.key)?;
+        let actor = self.actors.get(signed.key_id(), true, &fetch)?;
+        signed.check_key(request, scheme, &actor.key)?;
         Ok((*actor).clone())
     }
 

@@ -13,6 +13,7 @@ pub mod following;
 pub mod forking;
 pub mod inbox;
 pub mod remote;
+pub mod rfc9421;
 pub mod signature;
 
 use std::time::{Duration, SystemTime};

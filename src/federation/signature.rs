@@ -45,6 +45,72 @@ pub enum SignatureError {
     OtherHost(String),
 }
 
+/// A request's signature, of either form: draft-cavage's `Signature`, or
+/// RFC 9421's `Signature-Input` and `Signature` (`rfc9421`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Signed {
+    Cavage(Signature),
+    Message(super::rfc9421::MessageSignature),
+}
+
+impl Signed {
+    /// The signature `request` carries, read, with its body's digest
+    /// checked (`Digest` for the older form, `Content-Digest` for RFC 9421).
+    pub fn read(request: &Request, body: &[u8]) -> Result<Signed, SignatureError> {
+        match (
+            request.header("signature-input"),
+            request.header("signature"),
+        ) {
+            (Some(input), Some(signature)) => {
+                super::rfc9421::check_content_digest(
+                    request.header("content-digest").as_deref(),
+                    body,
+                )?;
+                super::rfc9421::MessageSignature::parse(&input, &signature).map(Signed::Message)
+            }
+            (None, Some(signature)) => {
+                check_digest(request.header("digest").as_deref(), body)?;
+                Signature::parse(&signature).map(Signed::Cavage)
+            }
+            _ => Err(SignatureError::Unsigned),
+        }
+    }
+
+    pub fn key_id(&self) -> &str {
+        match self {
+            Signed::Cavage(s) => &s.key_id,
+            Signed::Message(s) => &s.key_id,
+        }
+    }
+
+    /// `Signature::check_form`, of either form.
+    pub fn check_form(
+        &self,
+        request: &Request,
+        has_body: bool,
+        now: SystemTime,
+    ) -> Result<(), SignatureError> {
+        match self {
+            Signed::Cavage(s) => s.check_form(request, has_body, now),
+            Signed::Message(s) => s.check_form(request, has_body, now),
+        }
+    }
+
+    /// `Signature::check_key`, of either form; an RFC 9421 signature may
+    /// cover the target's full address, received over `scheme`.
+    pub fn check_key(
+        &self,
+        request: &Request,
+        scheme: &str,
+        key: &PublicKey,
+    ) -> Result<(), SignatureError> {
+        match self {
+            Signed::Cavage(s) => s.check_key(request, key),
+            Signed::Message(s) => s.check_key(request, scheme, key),
+        }
+    }
+}
+
 /// A `Signature` header, read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Signature {
@@ -66,7 +132,7 @@ pub struct Request<'a> {
 }
 
 impl Request<'_> {
-    fn header(&self, name: &str) -> Option<String> {
+    pub(super) fn header(&self, name: &str) -> Option<String> {
         let values: Vec<&str> = self
             .headers
             .iter()

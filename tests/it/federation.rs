@@ -1698,3 +1698,63 @@ fn a_fork_across_sites_suggests_back_and_hears_the_answers() {
         bring_in.body
     );
 }
+
+/// Issue 54, item 5: a peer that signs the RFC 9421 way (`Signature-Input`,
+/// `Signature` and `Content-Digest`, as Mastodon does from 4.5) is taken as
+/// one signing the older way is, and its tampered request is refused.
+#[test]
+fn a_follow_signed_the_rfc_9421_way_is_taken_and_a_tampered_one_refused() {
+    let remote = Remote::start();
+    let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
+    write(&recipes, "shakshuka", "Shakshuka");
+    let site = serve(&recipes, &[]);
+    let inbox = format!("{site}/cooks/ann/inbox");
+    let body = follow(&remote, &site, "rfc9421");
+    let url = url::Url::parse(&inbox).unwrap();
+    let now = SystemTime::now();
+    let headers = forkful::federation::rfc9421::sign(
+        &remote.key,
+        &remote.key_id(),
+        "POST",
+        &url,
+        Some(&body),
+        now,
+    );
+    let federation = Federation::open(&recipes).unwrap();
+    let followers = || {
+        federation
+            .follower_count(&Followed::Cook(slug("ann")))
+            .unwrap()
+    };
+    // Another body than the one signed; its digest made for it; a signature
+    // over less than the body's digest; another key.
+    let other = follow(&remote, &site, "other");
+    assert_eq!(post(&inbox, &headers, &other), 401);
+    let with = |name: &str, value: String| -> Vec<(&'static str, String)> {
+        headers
+            .iter()
+            .map(|(n, v)| (*n, if *n == name { value.clone() } else { v.clone() }))
+            .collect()
+    };
+    let digest = forkful::federation::rfc9421::content_digest(&other);
+    assert_eq!(post(&inbox, &with("content-digest", digest), &other), 401);
+    let input = headers
+        .iter()
+        .find(|(n, _)| *n == "signature-input")
+        .unwrap();
+    let less = input.1.replace(" \"content-digest\"", "");
+    assert_eq!(post(&inbox, &with("signature-input", less), &body), 401);
+    let stranger = KeyPair::generate().unwrap();
+    let forged = forkful::federation::rfc9421::sign(
+        &stranger,
+        &remote.key_id(),
+        "POST",
+        &url,
+        Some(&body),
+        now,
+    );
+    assert_eq!(post(&inbox, &forged, &body), 401);
+    assert_eq!(followers(), 0);
+    assert_eq!(post(&inbox, &headers, &body), 202);
+    assert_eq!(followers(), 1);
+}
