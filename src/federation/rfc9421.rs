@@ -1,5 +1,5 @@
-//! HTTP Message Signatures (RFC 9421), which newer peers (Mastodon from
-//! 4.5, among others) send instead of draft-cavage's `Signature`: a
+//! HTTP Message Signatures (RFC 9421), which newer peers send instead of
+//! draft-cavage's `Signature` (Mastodon's verifier reads them): a
 //! `Signature-Input` naming the components covered and their parameters,
 //! a `Signature` holding the bytes, and the body's `Content-Digest`
 //! (RFC 9530). Read, checked and verified as `signature` does the older
@@ -22,6 +22,11 @@ use crate::domain::federation::{KeyPair, PublicKey};
 
 /// The longest `Signature-Input` or `Signature` header read.
 const MAX_HEADER: usize = 8 * 1024;
+/// The most components a signature may cover: a request's few, with room.
+/// Each is a line of the base, and a header may be long: without a bound,
+/// a request naming one large header many times made a base of hundreds
+/// of megabytes before any key was looked at.
+const MAX_COMPONENTS: usize = 32;
 
 /// A request's RFC 9421 signature, read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,16 +76,27 @@ impl MessageSignature {
         let signature = bytes
             .ok_or_else(|| malformed("its signature is not bytes"))?
             .to_vec();
-        let mut components = Vec::with_capacity(covered.items.len());
+        if covered.items.len() > MAX_COMPONENTS {
+            return Err(malformed("it covers too many components"));
+        }
+        let mut components: Vec<String> = Vec::with_capacity(covered.items.len());
         for item in &covered.items {
             // A component with parameters (`;sf`, `;key`, `;req`) is read
-            // differently; none that this site needs has one.
+            // differently; none that this site needs has one. Names are
+            // lower case (section 2.1), and each is covered once (2.5).
             let name = item
                 .bare_item
                 .as_string()
                 .filter(|_| item.params.is_empty());
             let name = name.ok_or_else(|| malformed("a component is not a plain name"))?;
-            components.push(name.as_str().to_ascii_lowercase());
+            let name = name.as_str();
+            if name.bytes().any(|b| b.is_ascii_uppercase()) {
+                return Err(malformed("a component's name is not in lower case"));
+            }
+            if components.iter().any(|c| c == name) {
+                return Err(malformed("a component is covered twice"));
+            }
+            components.push(name.to_owned());
         }
         let param = |name: &str| covered.params.get(name);
         let key_id = param("keyid")
@@ -166,9 +182,12 @@ impl MessageSignature {
         if !self.covers("@method") {
             return Err(SignatureError::NotCovered("@method"));
         }
+        // The whole target: `@path` leaves the query out, so it needs
+        // `@query` beside it, as `(request-target)` covers both.
+        let path_and_query =
+            self.covers("@request-target") || (self.covers("@path") && self.covers("@query"));
         let target = self.covers("@target-uri")
-            || (self.covers("@path") || self.covers("@request-target"))
-                && (self.covers("@authority") || self.covers("host"));
+            || path_and_query && (self.covers("@authority") || self.covers("host"));
         if !target {
             return Err(SignatureError::NotCovered("@target-uri"));
         }
@@ -260,6 +279,9 @@ pub fn sign(
     let created = now
         .duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
+    // A Structured Field string: `"` and `\` escaped (a key id is an
+    // address, in ASCII).
+    let key_id = key_id.replace('\\', "\\\\").replace('"', "\\\"");
     let input = format!("({covered});created={created};keyid=\"{key_id}\";alg=\"rsa-v1_5-sha256\"");
     headers.push(("signature-input", format!("sig1={input}")));
     let request_headers: Vec<(String, String)> = headers
@@ -401,6 +423,32 @@ mod tests {
     }
 
     #[test]
+    fn a_path_without_its_query_or_too_many_components_is_refused() {
+        let now = SystemTime::now();
+        let created = now
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+        let headers = vec![("host".to_owned(), "forkful.example".to_owned())];
+        let request = Request {
+            method: "POST",
+            target: "/cooks/ann/inbox",
+            headers: &headers,
+        };
+        let input = format!(
+            "sig1=(\"@method\" \"@path\" \"@authority\" \"content-digest\");created={created};keyid=\"k\""
+        );
+        let read = MessageSignature::parse(&input, "sig1=:AA==:").unwrap();
+        assert_eq!(
+            read.check_form(&request, true, now),
+            Err(SignatureError::NotCovered("@target-uri"))
+        );
+        let many: Vec<String> = (0..=MAX_COMPONENTS).map(|i| format!("\"x{i}\"")).collect();
+        let input = format!("sig1=({});created={created};keyid=\"k\"", many.join(" "));
+        assert!(MessageSignature::parse(&input, "sig1=:AA==:").is_err());
+    }
+
+    #[test]
     fn what_does_not_read_is_refused() {
         for (input, signature) in [
             ("sig1=(\"@method\");keyid=\"k\"", "sig2=:AA==:"),
@@ -409,6 +457,8 @@ mod tests {
             ("sig1=(\"@method\");created=1", "sig1=:AA==:"),
             ("sig1=(\"@method\");keyid=\"k\"", "sig1=\"not bytes\""),
             ("not a dictionary ((", "sig1=:AA==:"),
+            ("sig1=(\"@method\" \"@method\");keyid=\"k\"", "sig1=:AA==:"),
+            ("sig1=(\"@Method\");keyid=\"k\"", "sig1=:AA==:"),
         ] {
             assert!(
                 MessageSignature::parse(input, signature).is_err(),

@@ -21,6 +21,8 @@ pub const MAX_AGE: Duration = Duration::from_secs(12 * 3_600);
 pub const MAX_SKEW: Duration = Duration::from_secs(3_600);
 /// The longest `Signature` header read.
 const MAX_HEADER: usize = 8 * 1024;
+/// The most headers a signature may cover.
+const MAX_SIGNED_HEADERS: usize = 32;
 
 /// Why a request's signature is not taken.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -188,11 +190,19 @@ impl Signature {
         let signature = take("signature")
             .and_then(|s| base64::engine::general_purpose::STANDARD.decode(s).ok())
             .ok_or_else(|| SignatureError::Malformed("its signature is not base64".into()))?;
-        let headers = take("headers")
+        let headers: Vec<String> = take("headers")
             .unwrap_or_else(|| "date".to_owned())
             .split_ascii_whitespace()
             .map(str::to_ascii_lowercase)
             .collect();
+        // Each header once, and few: a header named many times made a
+        // string of hundreds of megabytes before any key was looked at.
+        let once: std::collections::HashSet<&String> = headers.iter().collect();
+        if headers.len() > MAX_SIGNED_HEADERS || once.len() != headers.len() {
+            return Err(SignatureError::Malformed(
+                "it names a header twice, or too many".into(),
+            ));
+        }
         Ok(Signature {
             key_id,
             algorithm: take("algorithm"),
@@ -506,6 +516,7 @@ mod tests {
             "keyId=\"k\",signature=\"not base64!\"",
             "keyId=\"k,signature=\"YQ==\"",
             "keyId=\"k\",keyId=\"j\",signature=\"YQ==\"",
+            "keyId=\"k\",headers=\"host date host\",signature=\"YQ==\"",
         ] {
             assert!(Signature::parse(bad).is_err(), "{bad:?} was read");
         }
