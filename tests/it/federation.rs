@@ -1700,8 +1700,9 @@ fn a_fork_across_sites_suggests_back_and_hears_the_answers() {
 }
 
 /// Issue 54, item 5: a peer that signs the RFC 9421 way (`Signature-Input`,
-/// `Signature` and `Content-Digest`, as Mastodon does from 4.5) is taken as
-/// one signing the older way is, and its tampered request is refused.
+/// `Signature` and `Content-Digest`, the form Mastodon's verifier reads) is
+/// taken as one signing the older way is, and its tampered request is
+/// refused.
 #[test]
 fn a_follow_signed_the_rfc_9421_way_is_taken_and_a_tampered_one_refused() {
     let remote = Remote::start();
