@@ -1266,6 +1266,19 @@ fn a_fork_across_sites_brings_in_its_parents_new_versions_clean_and_in_conflict(
     assert!(page.attrs("a", "href").contains(&at_two), "{}", page.body);
     assert!(page.body.contains(&format!("on {a_host}")), "{}", page.body);
     assert_eq!(page.json_ld()["isBasedOn"], at_two);
+    // The family starts at ann's recipe, drawn and listed as on A.
+    let family = ben.get("/recipes/shakshuka/forks").unwrap();
+    assert_eq!(family.status, 200);
+    assert!(
+        family.attrs("a", "href").contains(&address),
+        "{}",
+        family.body
+    );
+    assert!(
+        family.body.contains(&format!(" · on {a_host}")),
+        "{}",
+        family.body
+    );
     let kept = Slug::elsewhere(&address);
     let kept_now = || b_recipes.snapshot().recipe(&kept).unwrap();
     assert_eq!(kept_now().version_count, 2, "numbered as on A");
