@@ -11,13 +11,13 @@
 //!
 //! Outgoing requests stay signed the older way, which every peer reads.
 
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use base64::Engine;
 use sfv::{BareItem, Dictionary, FieldType, ListEntry, Parser};
 use sha2::{Digest, Sha256};
 
-use super::signature::{Request, SignatureError, MAX_AGE, MAX_SKEW};
+use super::signature::{check_window, host_and_target, unix_time, Request, SignatureError};
 use crate::domain::federation::{KeyPair, PublicKey};
 
 /// The longest `Signature-Input` or `Signature` header read.
@@ -197,22 +197,7 @@ impl MessageSignature {
         let created = self
             .created
             .ok_or_else(|| SignatureError::Missing("created".into()))?;
-        let signed_at =
-            SystemTime::UNIX_EPOCH + Duration::from_secs(u64::try_from(created).unwrap_or(0));
-        let too_old = now
-            .checked_sub(MAX_AGE)
-            .is_some_and(|limit| signed_at < limit);
-        if too_old || signed_at > now + MAX_SKEW {
-            return Err(SignatureError::Expired);
-        }
-        if let Some(expires) = self.expires {
-            let unix = now
-                .duration_since(SystemTime::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs());
-            if i64::try_from(unix).unwrap_or(i64::MAX) > expires {
-                return Err(SignatureError::Expired);
-            }
-        }
+        check_window(unix_time(created), self.expires, now)?;
         // Every covered component must be there: the base is made now.
         self.base(request, "https").map(drop)
     }
@@ -266,10 +251,7 @@ pub fn sign(
     body: Option<&[u8]>,
     now: SystemTime,
 ) -> Vec<(&'static str, String)> {
-    let host = match url.port() {
-        Some(port) => format!("{}:{port}", url.host_str().unwrap_or_default()),
-        None => url.host_str().unwrap_or_default().to_owned(),
-    };
+    let (host, target) = host_and_target(url);
     let mut headers = vec![("host", host)];
     let mut covered = String::from("\"@method\" \"@target-uri\"");
     if let Some(body) = body {
@@ -288,10 +270,6 @@ pub fn sign(
         .iter()
         .map(|(n, v)| (n.to_string(), v.clone()))
         .collect();
-    let target = match url.query() {
-        Some(query) => format!("{}?{query}", url.path()),
-        None => url.path().to_owned(),
-    };
     let request = Request {
         method,
         target: &target,
@@ -310,10 +288,11 @@ pub fn sign(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::federation::signature::MAX_AGE;
+    use std::time::Duration;
 
     fn pair() -> &'static KeyPair {
-        static PAIR: std::sync::OnceLock<KeyPair> = std::sync::OnceLock::new();
-        PAIR.get_or_init(|| KeyPair::generate().unwrap())
+        super::super::signature::test_key_pair()
     }
 
     const URL: &str = "https://forkful.example/cooks/ann/inbox";

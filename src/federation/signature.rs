@@ -295,27 +295,65 @@ impl Signature {
             let created = self
                 .created
                 .ok_or_else(|| SignatureError::Missing("(created)".into()))?;
-            SystemTime::UNIX_EPOCH + Duration::from_secs(u64::try_from(created).unwrap_or(0))
+            unix_time(created)
         } else {
             return Err(SignatureError::NotCovered("date"));
         };
-        let too_old = now
-            .checked_sub(MAX_AGE)
-            .is_some_and(|limit| signed_at < limit);
-        if too_old || signed_at > now + MAX_SKEW {
-            return Err(SignatureError::Expired);
-        }
-        if let Some(expires) = self.expires.filter(|_| covers("(expires)")) {
-            let unix = now
-                .duration_since(SystemTime::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs());
-            if i64::try_from(unix).unwrap_or(i64::MAX) > expires {
-                return Err(SignatureError::Expired);
-            }
-        }
+        check_window(signed_at, self.expires.filter(|_| covers("(expires)")), now)?;
         // Every signed header must be there: the string is made now.
         self.signing_string(request).map(drop)
     }
+}
+
+/// The instant `seconds` after the Unix epoch (none before it).
+pub(super) fn unix_time(seconds: i64) -> SystemTime {
+    SystemTime::UNIX_EPOCH + Duration::from_secs(u64::try_from(seconds).unwrap_or(0))
+}
+
+/// Refuses a signature made at `signed_at` outside the window at `now`
+/// (more than `MAX_AGE` old, or more than `MAX_SKEW` ahead), or past the
+/// `expires` it covers.
+pub(super) fn check_window(
+    signed_at: SystemTime,
+    expires: Option<i64>,
+    now: SystemTime,
+) -> Result<(), SignatureError> {
+    let too_old = now
+        .checked_sub(MAX_AGE)
+        .is_some_and(|limit| signed_at < limit);
+    if too_old || signed_at > now + MAX_SKEW {
+        return Err(SignatureError::Expired);
+    }
+    if let Some(expires) = expires {
+        let unix = now
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        if i64::try_from(unix).unwrap_or(i64::MAX) > expires {
+            return Err(SignatureError::Expired);
+        }
+    }
+    Ok(())
+}
+
+/// The `Host` a signed request for `url` carries, and its target (path
+/// and query), as both forms of signature sign them.
+pub(super) fn host_and_target(url: &url::Url) -> (String, String) {
+    let host = match url.port() {
+        Some(port) => format!("{}:{port}", url.host_str().unwrap_or_default()),
+        None => url.host_str().unwrap_or_default().to_owned(),
+    };
+    let target = match url.query() {
+        Some(query) => format!("{}?{query}", url.path()),
+        None => url.path().to_owned(),
+    };
+    (host, target)
+}
+
+/// A key pair made once for the tests of both forms of signature.
+#[cfg(test)]
+pub(super) fn test_key_pair() -> &'static KeyPair {
+    static PAIR: std::sync::OnceLock<KeyPair> = std::sync::OnceLock::new();
+    PAIR.get_or_init(|| KeyPair::generate().unwrap())
 }
 
 fn name_of(header: &str) -> &'static str {
@@ -361,14 +399,7 @@ pub fn sign(
     body: Option<&[u8]>,
     now: SystemTime,
 ) -> Vec<(&'static str, String)> {
-    let host = match url.port() {
-        Some(port) => format!("{}:{port}", url.host_str().unwrap_or_default()),
-        None => url.host_str().unwrap_or_default().to_owned(),
-    };
-    let target = match url.query() {
-        Some(query) => format!("{}?{query}", url.path()),
-        None => url.path().to_owned(),
-    };
+    let (host, target) = host_and_target(url);
     let mut headers = vec![("host", host), ("date", httpdate::fmt_http_date(now))];
     if let Some(body) = body {
         headers.push(("digest", digest(body)));
@@ -395,8 +426,7 @@ mod tests {
     use super::*;
 
     fn pair() -> &'static KeyPair {
-        static PAIR: std::sync::OnceLock<KeyPair> = std::sync::OnceLock::new();
-        PAIR.get_or_init(|| KeyPair::generate().unwrap())
+        test_key_pair()
     }
 
     fn signed_post(body: &[u8], now: SystemTime) -> Vec<(String, String)> {

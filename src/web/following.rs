@@ -209,21 +209,30 @@ pub(super) async fn stop(
 /// made. A follow that fails, or finds the look-ups' gate full, leaves the
 /// fork as it is: its bring-in page fetches the recipe again.
 async fn follow_parent(site: &Site, cook: &Cook, address: &str) {
+    let (handle, address) = (cook.handle.clone(), address.to_owned());
+    look_up_or_warn(
+        site,
+        "following a fork's parent on another site",
+        move |f| f.follow_unless_following(&handle, &address),
+    )
+    .await;
+}
+
+/// Runs `job` at the look-ups' gate, for what a page can do without: its
+/// failure, or a full gate, is logged (as `what`), never answered.
+async fn look_up_or_warn(
+    site: &Site,
+    what: &'static str,
+    job: impl FnOnce(&crate::federation::Federated) -> Result<(), FollowError> + Send + 'static,
+) {
     let Ok(federated) = site.federated() else {
         return;
     };
     let federated = federated.clone();
-    let (handle, address) = (cook.handle.clone(), address.to_owned());
-    let followed = site
-        .lookup_work()
-        .run(move || federated.follow_unless_following(&handle, &address))
-        .await;
-    match followed {
+    match site.lookup_work().run(move || job(&federated)).await {
         Ok(Ok(())) => {}
-        Ok(Err(why)) => {
-            tracing::warn!(%why, "a fork's cook could not follow its parent on another site")
-        }
-        Err(why) => tracing::warn!(%why, "no place to follow a fork's parent on another site"),
+        Ok(Err(why)) => tracing::warn!(%why, "{what} failed"),
+        Err(why) => tracing::warn!(%why, "no place for {what}"),
     }
 }
 
@@ -246,7 +255,7 @@ pub(super) async fn refresh_kept_parent(
     if fork.author.as_deref() != Some(cook.handle.as_str()) {
         return Ok(());
     }
-    let (Some(address), Ok(federated)) = (snapshot.kept_parent_of(&fork)?, site.federated()) else {
+    let (Some(address), Ok(_)) = (snapshot.kept_parent_of(&fork)?, site.federated()) else {
         return Ok(());
     };
     // Counted as one of the cook's imports a minute, as a fork from
@@ -254,18 +263,11 @@ pub(super) async fn refresh_kept_parent(
     if site.imports().start(cook.handle.as_str()).is_err() {
         return Ok(());
     }
-    let federated = federated.clone();
-    let refreshed = site
-        .lookup_work()
-        .run(move || federated.refresh_kept(&address))
-        .await;
-    match refreshed {
-        Ok(Ok(())) => {}
-        Ok(Err(why)) => {
-            tracing::warn!(%why, "a fork's parent on another site could not be fetched again")
-        }
-        // The look-ups' gate is full: the page, not the fetch, comes first.
-        Err(why) => tracing::warn!(%why, "no place to fetch a fork's parent again"),
-    }
+    look_up_or_warn(
+        site,
+        "fetching a fork's parent on another site again",
+        move |f| f.refresh_kept(&address),
+    )
+    .await;
     Ok(())
 }

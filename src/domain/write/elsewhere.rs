@@ -267,18 +267,25 @@ fn check_remote_author(
     }
 }
 
+/// Ann's soup on site A, as the tests of kept recipes and of offers fetch
+/// it.
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::domain::ContentDraft;
+pub(super) mod fixtures {
+    use super::RemoteParent;
+    use crate::domain::{Content, ContentDraft, Source};
 
-    const ADDRESS: &str = "https://a.example/recipes/soup";
-    const ANN: &str = "https://a.example/cooks/ann";
+    pub(in crate::domain::write) const ADDRESS: &str = "https://a.example/recipes/soup";
+    pub(in crate::domain::write) const ANN: &str = "https://a.example/cooks/ann";
 
-    fn soup(version: u64, eggs: &str, author: &str) -> RemoteParent {
+    /// Ann's soup at `version`, with these ingredients, told by `author`.
+    pub(in crate::domain::write) fn soup_by(
+        version: u64,
+        lines: &[&str],
+        author: &str,
+    ) -> RemoteParent {
         let draft = ContentDraft {
             title: "Soup".into(),
-            ingredients: vec![eggs.into()],
+            ingredients: lines.iter().map(|l| l.to_string()).collect(),
             ..ContentDraft::default()
         };
         RemoteParent {
@@ -291,6 +298,16 @@ mod tests {
             author: author.into(),
             author_inbox: "https://a.example/inbox".into(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixtures::{soup_by, ADDRESS, ANN};
+    use super::*;
+
+    fn soup(version: u64, eggs: &str, author: &str) -> RemoteParent {
+        soup_by(version, &[eggs], author)
     }
 
     #[test]

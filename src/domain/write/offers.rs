@@ -225,30 +225,14 @@ fn not_here(offer: &RemoteOffer) -> DomainError {
 
 #[cfg(test)]
 mod tests {
+    use super::super::elsewhere::fixtures::{soup_by, ADDRESS, ANN};
     use super::*;
     use crate::domain::scale::ScaleAsked;
-    use crate::domain::{pages, Change, Content, ContentDraft, Snapshot, Source};
-
-    const ADDRESS: &str = "https://a.example/recipes/soup";
-    const ANN: &str = "https://a.example/cooks/ann";
+    use crate::domain::{pages, Change, ContentDraft, Snapshot};
 
     /// Ann's soup on site A at `version`, with these ingredients.
     fn soup(version: u64, lines: &[&str]) -> RemoteParent {
-        let draft = ContentDraft {
-            title: "Soup".into(),
-            ingredients: lines.iter().map(|l| l.to_string()).collect(),
-            ..ContentDraft::default()
-        };
-        RemoteParent {
-            address: ADDRESS.into(),
-            content: Content::parse(draft).unwrap(),
-            source: Source {
-                url: format!("{ADDRESS}/versions/{version}"),
-                name: "Soup, by @ann@a.example".into(),
-            },
-            author: ANN.into(),
-            author_inbox: "https://a.example/inbox".into(),
-        }
+        soup_by(version, lines, ANN)
     }
 
     /// Ben's fork of ann's soup (at `lines`) made here, changed to

@@ -160,27 +160,19 @@ mod tests {
         let block = blocks::with_entries(None, &[(16, entry.to_vec())]).unwrap();
         tree.insert(blocks::key(16), block).unwrap();
         let memo = ReaderMemo::default();
-        assert_eq!(
-            memo.entry(&tree, 16, || 0)
+        // Entity `e`'s entry, and the epoch its block was read at, with
+        // the epoch `now`.
+        let read = |e: u64, now: u64| {
+            memo.entry(&tree, e, || now)
                 .unwrap()
-                .map(|(entry, _)| entry)
-                .as_deref(),
-            Some(&entry[..])
-        );
-        // Gone from sled, the memo still has it: it is read once.
+                .map(|(entry, at)| (entry.to_vec(), at))
+        };
+        assert_eq!(read(16, 5), Some((entry.to_vec(), 5)));
+        // Gone from sled, the memo still has it, as of when it was read:
+        // it is read once.
         tree.remove(blocks::key(16)).unwrap();
-        assert_eq!(
-            memo.entry(&tree, 16, || 0)
-                .unwrap()
-                .map(|(entry, _)| entry)
-                .as_deref(),
-            Some(&entry[..])
-        );
-        assert_eq!(
-            memo.entry(&tree, 17, || 0).unwrap(),
-            None,
-            "not in the block"
-        );
+        assert_eq!(read(16, 9), Some((entry.to_vec(), 5)));
+        assert_eq!(read(17, 9), None, "not in the block");
         // Four other blocks read: the first is read from sled again.
         for e in [32u64, 48, 64, 80] {
             tree.insert(
