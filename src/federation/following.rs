@@ -5,7 +5,7 @@
 //! What comes back (`Accept`, `Reject`, and the news of what they follow)
 //! is the inbox's (`inbox::Federated::receive`).
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::remote;
 use super::Federated;
@@ -81,13 +81,13 @@ impl Federated {
             follow_id: follow_id.clone(),
             accepted: false,
         };
-        let activity = self.follow_activity(handle, &following);
+        let activity = activitypub::follow(&self.base_url, handle.as_str(), &follow_id, id);
         self.federation.start_following(handle, &following)?;
         self.federation.deliveries().queue(&[Delivery::new(
             inbox,
             handle.as_str(),
             &follow_id,
-            activity.to_string(),
+            activity,
             super::inbox::now_millis(),
         )])?;
         Ok(following)
@@ -99,33 +99,20 @@ impl Federated {
         let Some(following) = self.federation.stop_following(handle, object)? else {
             return Ok(false);
         };
-        let actor = activitypub::actor_url(&self.base_url, handle.as_str());
-        let undo_id = format!("{}/undo", following.follow_id);
-        let undo = json!({
-            "@context": activitypub::ACTIVITY_STREAMS,
-            "id": undo_id,
-            "type": "Undo",
-            "actor": actor,
-            "object": self.follow_activity(handle, &following),
-        });
+        let (undo_id, undo) = activitypub::follow_undone(
+            &self.base_url,
+            handle.as_str(),
+            &following.follow_id,
+            &following.object,
+        );
         self.federation.deliveries().queue(&[Delivery::new(
             &following.inbox,
             handle.as_str(),
             &undo_id,
-            undo.to_string(),
+            undo,
             super::inbox::now_millis(),
         )])?;
         Ok(true)
-    }
-
-    fn follow_activity(&self, handle: &Slug, following: &Following) -> Value {
-        json!({
-            "@context": activitypub::ACTIVITY_STREAMS,
-            "id": following.follow_id,
-            "type": "Follow",
-            "actor": activitypub::actor_url(&self.base_url, handle.as_str()),
-            "object": following.object,
-        })
     }
 
     /// The actor document of `document`'s author (fetched from `address`),

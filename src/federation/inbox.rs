@@ -306,7 +306,7 @@ impl Federated {
             .map(|r| r.chars().take(crate::domain::MAX_MESSAGE).collect());
         let answer = crate::domain::OfferAnswer {
             accepted,
-            closed: activity["closed"].as_bool().unwrap_or(false),
+            closed: activity["retired"].as_bool().unwrap_or(false),
             reply,
         };
         match self

@@ -67,8 +67,33 @@ fn document(context: Value, mut body: Value) -> String {
     body.to_string()
 }
 
+/// An actor's context: ActivityStreams, the security vocabulary's
+/// `publicKey`, and the two terms Mastodon reads of an actor that
+/// ActivityStreams' own context leaves out (as Mastodon defines them).
 fn actor_context() -> Value {
-    json!([ACTIVITY_STREAMS, SECURITY])
+    json!([
+        ACTIVITY_STREAMS,
+        SECURITY,
+        {
+            "manuallyApprovesFollowers": "as:manuallyApprovesFollowers",
+            "toot": "http://joinmastodon.org/ns#",
+            "discoverable": "toot:discoverable"
+        }
+    ])
+}
+
+/// The context of an answer to an offer: ActivityStreams, and forkful's
+/// own terms for what an accept or reject says beyond it. They are named
+/// by URN, not by an address: nothing is to be fetched there.
+fn answer_context() -> Value {
+    json!([
+        ACTIVITY_STREAMS,
+        {
+            "whole": {"@id": "urn:forkful:whole", "@type": "xsd:boolean"},
+            "keptOwn": {"@id": "urn:forkful:keptOwn", "@type": "xsd:nonNegativeInteger"},
+            "retired": {"@id": "urn:forkful:retired", "@type": "xsd:boolean"}
+        }
+    ])
 }
 
 /// The context of a recipe's documents: ActivityStreams, schema.org's
@@ -476,12 +501,12 @@ pub fn offer_answer(base_url: &str, handle: &str, answer: &OfferAnswer) -> (Stri
         activity["keptOwn"] = kept_own.into();
     }
     if answer.accepted.is_none() && answer.closed {
-        activity["closed"] = true.into();
+        activity["retired"] = true.into();
     }
     if let Some(reply) = answer.reply {
         activity["content"] = reply.into();
     }
-    (id, document(json!(ACTIVITY_STREAMS), activity))
+    (id, document(answer_context(), activity))
 }
 
 /// The `Delete` of a retired recipe (its page now says it was retired):
@@ -522,6 +547,42 @@ pub fn accept(
             "actor": follower,
             "object": followed,
         },
+    });
+    (id.clone(), document(json!(ACTIVITY_STREAMS), activity))
+}
+
+/// The `Follow`, by `handle`, of `object` (an actor or a recipe on
+/// another site), whose id is `follow_id`: the document.
+pub fn follow(base_url: &str, handle: &str, follow_id: &str, object: &str) -> String {
+    document(
+        json!(ACTIVITY_STREAMS),
+        follow_activity(base_url, handle, follow_id, object),
+    )
+}
+
+fn follow_activity(base_url: &str, handle: &str, follow_id: &str, object: &str) -> Value {
+    json!({
+        "id": follow_id,
+        "type": "Follow",
+        "actor": actor_url(base_url, handle),
+        "object": object,
+    })
+}
+
+/// The `Undo`, by `handle`, of their `Follow` `follow_id` of `object`: its
+/// id, and the document.
+pub fn follow_undone(
+    base_url: &str,
+    handle: &str,
+    follow_id: &str,
+    object: &str,
+) -> (String, String) {
+    let id = format!("{follow_id}/undo");
+    let activity = json!({
+        "id": id,
+        "type": "Undo",
+        "actor": actor_url(base_url, handle),
+        "object": follow_activity(base_url, handle, follow_id, object),
     });
     (id.clone(), document(json!(ACTIVITY_STREAMS), activity))
 }

@@ -40,14 +40,14 @@ struct Received {
 /// A stand-in for another site: two actors, `zoe` and `yan`, with one key
 /// pair (each their own key id), an
 /// inbox that keeps what it is sent, and documents the tests make up.
-struct Remote {
-    origin: String,
-    key: KeyPair,
+pub(crate) struct Remote {
+    pub(crate) origin: String,
+    pub(crate) key: KeyPair,
     received: Arc<Received>,
 }
 
 impl Remote {
-    fn start() -> Remote {
+    pub(crate) fn start() -> Remote {
         let key = KeyPair::generate().unwrap();
         let received = Arc::new(Received::default());
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -87,7 +87,7 @@ impl Remote {
         format!("{}/users/zoe", self.origin)
     }
 
-    fn key_id(&self) -> String {
+    pub(crate) fn key_id(&self) -> String {
         format!("{}#main-key", self.actor())
     }
 
@@ -109,7 +109,7 @@ impl Remote {
     }
 
     /// Waits up to ten seconds for a post of an activity of `kind`.
-    fn wait_for(&self, kind: &str, count: usize) -> Vec<(Headers, Value)> {
+    pub(crate) fn wait_for(&self, kind: &str, count: usize) -> Vec<(Headers, Value)> {
         self.wait_for_within(kind, count, Duration::from_secs(10))
     }
 
@@ -218,7 +218,7 @@ async fn remote_inbox(state: RemoteState, req: HttpRequest, body: web::Bytes) ->
 
 /// Starts the site over `recipes` on a port of its own, fetching from
 /// loopback (where the stand-in is), retrying deliveries quickly.
-fn serve(recipes: &Recipes, blocked: &[&str]) -> String {
+pub(crate) fn serve(recipes: &Recipes, blocked: &[&str]) -> String {
     let config = app::Config {
         addr: "127.0.0.1:0".to_owned(),
         workers: 1,
@@ -265,7 +265,7 @@ fn write(recipes: &Recipes, name: &str, title: &str) {
         .unwrap();
 }
 
-fn get_json(url: &str, accept: &str) -> (u16, String, Value) {
+pub(crate) fn get_json(url: &str, accept: &str) -> (u16, String, Value) {
     let response = ureq::get(url).set("accept", accept).call();
     let response = match response {
         Ok(r) => r,
@@ -296,7 +296,7 @@ fn post(inbox: &str, headers: &[(&str, String)], body: &[u8]) -> u16 {
 }
 
 /// POSTs `body` to `inbox`, signed by `key` as `key_id`; the status.
-fn send(key: &KeyPair, key_id: &str, inbox: &str, body: &[u8]) -> u16 {
+pub(crate) fn send(key: &KeyPair, key_id: &str, inbox: &str, body: &[u8]) -> u16 {
     post(inbox, &signed(key, key_id, inbox, body), body)
 }
 
@@ -315,7 +315,7 @@ fn follow(remote: &Remote, site: &str, id: &str) -> Vec<u8> {
 }
 
 /// A `Follow` of `object` by `actor`, with the id `id`.
-fn follow_by(actor: &str, id: &str, object: &str) -> Vec<u8> {
+pub(crate) fn follow_by(actor: &str, id: &str, object: &str) -> Vec<u8> {
     json!({
         "@context": "https://www.w3.org/ns/activitystreams",
         "id": id,
@@ -1710,6 +1710,41 @@ fn a_fork_across_sites_suggests_back_and_hears_the_answers() {
         "{}",
         bring_in.body
     );
+
+    // Offered once more, then ann retires her recipe: the offer is closed
+    // there, and here once its `Reject` (saying `retired`) comes.
+    suggest(&mut ben, &["2 eggs", "1 red pepper", "feta"], "Feta?");
+    suggestion(4);
+    let newest = a_recipes
+        .snapshot()
+        .recipe(&slug("shakshuka"))
+        .unwrap()
+        .newest();
+    a_recipes
+        .retire(&slug("shakshuka"), newest, &Change::by("ann", "gone"))
+        .unwrap();
+    assert_eq!(
+        suggestion(4).state,
+        forkful::domain::SuggestionState::Closed
+    );
+    let kept = b_recipes
+        .snapshot()
+        .recipe(&Slug::elsewhere(&address))
+        .unwrap()
+        .id;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let state = || {
+        b_recipes
+            .snapshot()
+            .suggestion(kept, 4)
+            .unwrap()
+            .unwrap()
+            .state
+    };
+    while state() == forkful::domain::SuggestionState::Open && Instant::now() < deadline {
+        thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(state(), forkful::domain::SuggestionState::Closed);
 }
 
 /// Issue 54, item 5: a peer that signs the RFC 9421 way (`Signature-Input`,

@@ -57,6 +57,8 @@
 //! - `writing`: accounts and forms over HTTP, as a browser uses them
 //! - `xss`: hostile text in every free-text field runs nowhere
 //! - `cli`: the binary's commands and their errors
+//! - `jsonld`: the ActivityStreams documents served and sent, expanded by a
+//!   JSON-LD processor (PyLD) with every term defined by their contexts
 //! - `browser`: Debian's Chromium, headless, signs up, writes, edits, forks and
 //!   previews, and no page breaks the Content Security Policy
 
@@ -84,6 +86,7 @@ mod http_client;
 mod import;
 mod import_corpus;
 mod import_shapes;
+mod jsonld;
 mod keyspace;
 mod layout;
 mod licences;
