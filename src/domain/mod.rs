@@ -58,7 +58,7 @@ pub use content::{
 pub use ids::{Basis, Instant, RecipeId, VersionNumber};
 pub use pages::{
     Apart, Blocked, Breadcrumb, BringIn, BringInShow, Comparison, CookPage, CookSuggestions, Crumb,
-    Family, History, InStep, LineageShow, Link, Origin, RecipeData, RecipeShow, Source,
+    Family, History, InStep, LineageShow, Link, OfferShow, Origin, RecipeData, RecipeShow, Source,
     SuggestShow, SuggestionLine, SuggestionShow, SuggestionsFeed, SuggestionsShow, TreeNode,
     VersionDiff, VersionShow, COOK_PAGE_LIMIT, CRUMB_HEAD, CRUMB_TAIL, FORKS_LISTED, HISTORY_PAGE,
 };
@@ -146,6 +146,9 @@ pub enum DomainError {
     /// No suggestion to the recipe has the number.
     #[error("{slug} has no suggestion {number}")]
     NoSuchSuggestion { slug: String, number: u32 },
+    /// A recipe that suggested nothing to a parent on another site.
+    #[error("{0} has suggested nothing to a recipe on another site.")]
+    NoOffer(String),
     /// A suggestion already accepted, declined or withdrawn.
     #[error("Suggestion {number} is {state}: it can change no more.")]
     SuggestionClosed { number: u32, state: &'static str },

@@ -20,8 +20,8 @@ use super::markdown::Memos;
 use super::{human_time, recipe_path, RecipePath};
 use crate::domain::merge::{Conflict, Origin, Place, Servings, Why};
 use crate::domain::{
-    Blocked, BringInShow, Content, InStep, SuggestShow, Suggestion, SuggestionLine, SuggestionShow,
-    SuggestionState, SuggestionsShow, MAX_MESSAGE,
+    Blocked, BringInShow, Content, InStep, OfferShow, SuggestShow, Suggestion, SuggestionLine,
+    SuggestionShow, SuggestionState, SuggestionsShow, MAX_MESSAGE,
 };
 
 /// The form's name for the choice of conflict `n`.
@@ -752,6 +752,52 @@ pub fn suggestion_page(
                 a href={ (recipe_path(r.slug.as_str())) "/suggestions" } { "Every suggestion to " (title) }
                 " · " a href=(recipe_path(r.slug.as_str())) { "Back to " (title) }
             }
+        },
+    )
+}
+
+/// Where a fork's suggestion to its parent on another site is seen here,
+/// and withdrawn (the other site's pages review it).
+pub fn offer_path(fork: &str) -> String {
+    format!("{}/offer", recipe_path(fork))
+}
+
+/// A fork's newest suggestion to its parent on another site, as its cook
+/// sees it here: what was offered, what became of it, and, while it is
+/// open, the form that withdraws it (carrying the suggestion it showed).
+pub fn offer_page(model: &OfferShow, suggester: bool, csrf: &str) -> Markup {
+    let (fork, parent, s) = (&model.fork, &model.parent, &model.suggestion);
+    let parent_slug = parent.slug.as_str();
+    let site = super::site_elsewhere(parent_slug).unwrap_or_default();
+    let heading = format!("Suggestion to {} on {site}", parent.content.title());
+    let mut head = Head::new(&heading, Section::Recipes);
+    head.noindex = true;
+    layout::page(
+        &head,
+        html! {
+            h1 { (heading) }
+            p class="lede" {
+                a href=(super::version_path(fork.slug.as_str(), s.from_version)) {
+                    "Version " (s.from_version) " of " (fork.content.title())
+                }
+                " was offered to " a href=(recipe_path(parent_slug)) { (parent.content.title()) }
+                " on " (site) ", " (human_time(s.made)) ". It is " (state(parent_slug, s)) "."
+            }
+            blockquote class="message" { (s.message) }
+            @if let Some(reply) = &s.reply {
+                p class="reply" { "The author's note: " (reply) }
+            }
+            @if s.state == SuggestionState::Open {
+                p { "Its author reviews it on " (site) "; their answer comes back here." }
+                @if suggester {
+                    form method="post" action=(offer_path(fork.slug.as_str())) class="withdraw" {
+                        (token(csrf))
+                        input type="hidden" name="number" value=(s.number);
+                        button type="submit" { "Withdraw this suggestion" }
+                    }
+                }
+            }
+            p { a href=(RecipePath(fork.slug.as_str())) { "Back to " (fork.content.title()) } }
         },
     )
 }

@@ -219,7 +219,7 @@ fn family(page: &RecipePage) -> Markup {
             @if let (Some(parent), Some(apart)) = (page.lineage.parent(), page.apart) {
                 (apart_notice(slug, parent, apart))
                 @if let Some(sent) = page.last_suggestion {
-                    (suggestion_outcome(parent, sent))
+                    (suggestion_outcome(slug, parent, sent))
                 }
                 @if page.can_suggest && page.last_suggestion.is_none_or(|s| s.state != SuggestionState::Open) {
                     p class="apart" {
@@ -307,12 +307,15 @@ fn apart_notice(slug: &str, parent: &Crumb, apart: Apart) -> Markup {
 }
 
 /// What became of a fork's newest suggestion to its parent.
-fn suggestion_outcome(parent: &Crumb, s: &Suggestion) -> Markup {
+fn suggestion_outcome(fork: &str, parent: &Crumb, s: &Suggestion) -> Markup {
     html! {
         p class="apart suggestion-outcome" {
             @match super::site_elsewhere(&parent.slug) {
-                // Offered to another site, which numbers it there.
-                Some(_) => { "Your suggestion of version " (s.from_version) }
+                // Offered to another site, which numbers it there: its page
+                // here says what became of it, and withdraws it.
+                Some(_) => {
+                    a href=(super::merges::offer_path(fork)) { "Your suggestion of version " (s.from_version) }
+                }
                 None => { a href=(super::merges::suggestion_path(&parent.slug, s.number)) { "Suggestion " (s.number) } }
             }
             @match (s.state, s.accepted_in, super::site_elsewhere(&parent.slug)) {

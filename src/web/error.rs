@@ -82,6 +82,7 @@ impl From<DomainError> for WebError {
             | DomainError::NoSuchVersion { .. }
             | DomainError::NoParent(_)
             | DomainError::NoSuchSuggestion { .. }
+            | DomainError::NoOffer(_)
             | DomainError::NoSuchCook(_)
             | DomainError::BadSlug(_) => WebError::NotFound(error.to_string()),
             DomainError::BadCursor(_)

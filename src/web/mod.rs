@@ -516,6 +516,11 @@ fn writing(cfg: &mut web::ServiceConfig) {
         "/recipes/{slug}/suggestions/{n}/preview",
         reviews::review_preview,
     ))
+    .service(get_post(
+        "/recipes/{slug}/offer",
+        reviews::offer,
+        reviews::withdraw_offer,
+    ))
     .service(form_post("/preview", recipe_writes::preview))
     .service(get_post(
         "/import",

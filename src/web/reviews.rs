@@ -124,6 +124,51 @@ pub(super) async fn review(
     reviewing.answer(written, declines)
 }
 
+/// `GET /recipes/{slug}/offer`: a fork's newest suggestion to its parent
+/// on another site, as its cook sees it here.
+pub(super) async fn offer(
+    site: web::Data<Site>,
+    visitor: Visitor,
+    slug: web::Path<String>,
+) -> Result<HttpResponse, WebError> {
+    let slug = parse_slug(&slug)?;
+    let model = pages::offer_show(&site.snapshot(), &slug)?;
+    let handle = visitor.cook.as_ref().map(|c| c.handle.as_str());
+    let suggester = handle.is_some() && model.suggestion.by.as_deref() == handle;
+    let page = merges::offer_page(&model, suggester, &visitor.form_token());
+    Ok(private_page(&site, &visitor, StatusCode::OK, page))
+}
+
+/// `POST /recipes/{slug}/offer`: its cook withdraws the suggestion the
+/// page showed (`number`), decided in the writer; the other site is told
+/// by the `Undo` the log then holds.
+pub(super) async fn withdraw_offer(
+    site: web::Data<Site>,
+    req: HttpRequest,
+    visitor: Visitor,
+    slug: web::Path<String>,
+    form: web::Form<Form>,
+) -> Result<HttpResponse, WebError> {
+    visitor.check_form(&req, form.get("csrf").map(String::as_str).unwrap_or(""))?;
+    let slug = parse_slug(&slug)?;
+    let number = form
+        .get("number")
+        .and_then(|n| n.trim().parse::<u32>().ok())
+        .filter(|&n| n >= 1)
+        .ok_or_else(|| WebError::BadRequest("the form's number is not a suggestion's".into()))?;
+    let cook = visitor.cook_or_login(&merges::offer_path(slug.as_str()))?;
+    // The fork's parent never changes: read here, the withdrawal itself
+    // is decided in the writer.
+    let parent = pages::offer_show(&site.snapshot(), &slug)?.parent.slug;
+    let change = Change::by(
+        cook.handle.as_str(),
+        &format!("withdrew suggestion {number}"),
+    );
+    site.write(move |recipes| recipes.withdraw_suggestion(&parent, number, &change))
+        .await??;
+    Ok(see_other(&crate::views::recipe_path(slug.as_str())).finish())
+}
+
 /// The review form's note to the suggester (`reply`), trimmed; refused
 /// when longer than a message may be.
 fn reply_of(form: &Form) -> Result<&str, WebError> {

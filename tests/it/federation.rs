@@ -1661,10 +1661,67 @@ fn a_fork_across_sites_suggests_back_and_hears_the_answers() {
     // changes, and his fork is in step with it once it hears of it.
     suggest(&mut ben, &["2 eggs", "1 pepper"], "A pepper, then?");
     suggestion(2);
-    // Withdrawn here, it is withdrawn there (an `Undo` of the offer).
-    b_recipes
-        .withdraw_suggestion(&Slug::elsewhere(&address), 2, &Change::by("ben", "not yet"))
+    // Withdrawn here, from the page the fork's says what became of it, it
+    // is withdrawn there (an `Undo` of the offer). Only by ben.
+    let fork_page = ben.get("/recipes/shakshuka").unwrap();
+    assert!(
+        fork_page
+            .attrs("a", "href")
+            .contains(&"/recipes/shakshuka/offer".to_owned()),
+        "{}",
+        fork_page.body
+    );
+    let mut cal = crate::http_client::Browser::new(&b);
+    cal.sign_up("cal").unwrap();
+    let seen_by_cal = cal.get("/recipes/shakshuka/offer").unwrap();
+    assert_eq!(seen_by_cal.status, 200, "{}", seen_by_cal.body);
+    assert!(
+        seen_by_cal.body.contains("A pepper, then?"),
+        "{}",
+        seen_by_cal.body
+    );
+    assert!(
+        !seen_by_cal.body.contains("Withdraw"),
+        "{}",
+        seen_by_cal.body
+    );
+    let offer_page = ben.get("/recipes/shakshuka/offer").unwrap();
+    assert!(
+        offer_page.body.contains("Withdraw this suggestion"),
+        "{}",
+        offer_page.body
+    );
+    // Cal's own token, on ben's suggestion's number: refused.
+    let csrf = cal
+        .get("/recipes/new")
+        .unwrap()
+        .attrs("input[name=csrf]", "value")[0]
+        .clone();
+    let forged = cal
+        .post(
+            "/recipes/shakshuka/offer",
+            &[("csrf", &csrf), ("number", "2")],
+        )
         .unwrap();
+    assert_eq!(forged.status, 403, "{}", forged.body);
+    let garbled = ben
+        .submit(
+            &offer_page,
+            "/recipes/shakshuka/offer",
+            &[("number", "two")],
+        )
+        .unwrap();
+    assert_eq!(garbled.status, 400, "{}", garbled.body);
+    let declined = ben
+        .submit(&offer_page, "/recipes/shakshuka/offer", &[("number", "1")])
+        .unwrap();
+    assert_eq!(declined.status, 409, "{}", declined.body);
+    assert_eq!(suggestion(2).state, forkful::domain::SuggestionState::Open);
+    let withdrawn = ben
+        .submit(&offer_page, "/recipes/shakshuka/offer", &[])
+        .unwrap();
+    assert_eq!(withdrawn.status, 303, "{}", withdrawn.body);
+    assert_eq!(withdrawn.header("location"), Some("/recipes/shakshuka"));
     let deadline = Instant::now() + Duration::from_secs(10);
     while suggestion(2).state == forkful::domain::SuggestionState::Open && Instant::now() < deadline
     {

@@ -41,9 +41,9 @@ pub use history::{history, History, Origin, HISTORY_PAGE};
 pub use lineage::{lineage_show, LineageShow};
 pub use recipe::{recipe_data, recipe_show, Apart, RecipeData, RecipeShow, FORKS_LISTED};
 pub use suggestions::{
-    cook_suggestions, suggest_show, suggestion_show, suggestions_feed, suggestions_show, Blocked,
-    CookSuggestions, FeedOf, SuggestShow, SuggestionLine, SuggestionShow, SuggestionsFeed,
-    SuggestionsShow, COOK_SUGGESTIONS_LISTED, SUGGESTIONS_PAGE,
+    cook_suggestions, offer_show, suggest_show, suggestion_show, suggestions_feed,
+    suggestions_show, Blocked, CookSuggestions, FeedOf, OfferShow, SuggestShow, SuggestionLine,
+    SuggestionShow, SuggestionsFeed, SuggestionsShow, COOK_SUGGESTIONS_LISTED, SUGGESTIONS_PAGE,
 };
 pub use version::{version_show, VersionShow};
 

@@ -313,3 +313,34 @@ pub fn suggestions_feed(
         updated,
     })
 }
+
+/// A fork's newest suggestion to its parent on another site, as its cook
+/// sees it here: the other site reviews it, on its own pages, and its
+/// answer comes back to this one.
+pub struct OfferShow {
+    pub fork: Recipe,
+    /// The parent, as kept here from its site.
+    pub parent: Recipe,
+    pub suggestion: Suggestion,
+}
+
+/// `fork`'s newest suggestion to its parent elsewhere; not found when its
+/// parent is on this site (its suggestion has a page of its own) or it
+/// never suggested.
+pub fn offer_show(snapshot: &Snapshot, fork: &Slug) -> Result<OfferShow, DomainError> {
+    let fork = snapshot.current(fork)?;
+    let none = || DomainError::NoOffer(fork.slug.to_string());
+    let parent = snapshot.kept_parent_of(&fork)?.ok_or_else(none)?;
+    let parent = snapshot.recipe(&Slug::elsewhere(&parent))?;
+    let (newest, _) = snapshot.newest_suggestions_from(fork.id, 1)?;
+    let suggestion = newest
+        .into_iter()
+        .next()
+        .filter(|s| s.to == parent.id)
+        .ok_or_else(none)?;
+    Ok(OfferShow {
+        fork,
+        parent,
+        suggestion,
+    })
+}
