@@ -308,13 +308,14 @@ impl Federated {
             }
         };
         let key_id = activitypub::key_id(&self.base_url, handle.as_str());
-        let sign = |url: &url::Url, body: Option<&[u8]>| {
-            signature::sign(&key, &key_id, "POST", url, body, SystemTime::now())
-        };
-        match self
-            .fetcher
-            .post_document(&delivery.inbox, delivery.body.as_bytes(), &sign)
-        {
+        let posted = self.signed_as_its_site_takes(&delivery.inbox, |form| {
+            let sign = |url: &url::Url, body: Option<&[u8]>| {
+                signature::sign_in(form, &key, &key_id, "POST", url, body, SystemTime::now())
+            };
+            self.fetcher
+                .post_document(&delivery.inbox, delivery.body.as_bytes(), &sign)
+        });
+        match posted {
             Ok(()) => Outcome::Delivered,
             Err(error) => {
                 tracing::info!(inbox = %delivery.inbox, %error, attempts = delivery.attempts + 1, "a delivery failed");

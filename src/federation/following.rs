@@ -189,13 +189,19 @@ impl Federated {
     /// The JSON document at `address`, fetched signed by the site: where it
     /// ended up, and the document.
     pub(super) fn fetch_json(&self, address: &str) -> Result<(String, Value), FollowError> {
-        let sign = self.sign_as_site()?;
+        let key = self.site_key()?;
         let (at, text) = self
-            .fetcher
-            .fetch_document(address, &sign)
+            .fetch_signed(&key, address)
             .map_err(|e| FollowError::Fetch(address.to_owned(), e))?;
-        let document = serde_json::from_str(&text)
+        let document: Value = serde_json::from_str(&text)
             .map_err(|_| FollowError::NotFollowable(address.to_owned(), "it is not JSON".into()))?;
+        // An actor says, of its own site, which signatures it takes.
+        if let Some(id) = document["id"].as_str() {
+            if document.get("inbox").is_some() && remote::same_site(id, &at) {
+                self.actors
+                    .note_signatures(id, remote::implements_rfc9421(&document));
+            }
+        }
         Ok((at, document))
     }
 }

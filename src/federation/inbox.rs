@@ -120,8 +120,8 @@ impl Federated {
     fn signer(&self, signed: &Signed, request: &Request) -> Result<RemoteActor, Refused> {
         // An RFC 9421 signature may cover the target's full address.
         let scheme = self.base_url.split("://").next().unwrap_or("https");
-        let sign = self.sign_as_site()?;
-        let fetch = remote::fetching(&self.fetcher, &sign);
+        let key = self.site_key()?;
+        let fetch = |address: &str| self.fetch_signed(&key, address);
         let actor = self.actors.get(signed.key_id(), false, &fetch)?;
         match signed.check_key(request, scheme, &actor.key) {
             Ok(()) => return Ok((*actor).clone()),

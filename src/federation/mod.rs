@@ -22,7 +22,7 @@ use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 
 use crate::domain::federation::{Federation, Followed, KeyPair};
 use crate::domain::{DomainError, Recipes, Slug};
-use crate::import::{Fetcher, SignRequest};
+use crate::import::{FetchError, Fetcher};
 use crate::views::activitypub;
 
 /// Activities a minute one other site may send, and so also its burst.
@@ -157,20 +157,64 @@ impl Federated {
         self.per_site.check_key(&host).is_ok()
     }
 
-    /// The headers that sign a fetch as the site's own actor.
-    fn sign_as_site(&self) -> Result<impl SignRequest, DomainError> {
-        // Read (and parsed) once: the site's pair, once made, never changes.
-        let key = match self.site_key.get() {
+    /// `attempt`, at `address`, signed in the form its site takes: RFC
+    /// 9421 where an actor of the site said it takes that (FEP-844e),
+    /// draft-cavage otherwise. A site that said so but refuses the request
+    /// (400, 401, 403) is asked again the older way, which every peer
+    /// reads, and asked that way from then on.
+    pub(super) fn signed_as_its_site_takes<T>(
+        &self,
+        address: &str,
+        attempt: impl Fn(signature::Form) -> Result<T, FetchError>,
+    ) -> Result<T, FetchError> {
+        if !self.actors.takes_rfc9421(address) {
+            return attempt(signature::Form::Cavage);
+        }
+        match attempt(signature::Form::Rfc9421) {
+            Err(FetchError::Status(400 | 401 | 403)) => {
+                tracing::info!(%address, "a site that says it takes RFC 9421 signatures refused one");
+                self.actors.refused_rfc9421(address);
+                attempt(signature::Form::Cavage)
+            }
+            other => other,
+        }
+    }
+
+    /// `address`, fetched signed by `site_key` as the site's own actor,
+    /// in the form its site takes: where the fetch ended up, and the
+    /// document.
+    pub(super) fn fetch_signed(
+        &self,
+        site_key: &KeyPair,
+        address: &str,
+    ) -> Result<(String, String), FetchError> {
+        let key_id = activitypub::site_key_id(&self.base_url);
+        self.signed_as_its_site_takes(address, |form| {
+            let sign = |url: &url::Url, body: Option<&[u8]>| {
+                let method = if body.is_some() { "POST" } else { "GET" };
+                signature::sign_in(
+                    form,
+                    site_key,
+                    &key_id,
+                    method,
+                    url,
+                    body,
+                    SystemTime::now(),
+                )
+            };
+            self.fetcher.fetch_document(address, &sign)
+        })
+    }
+
+    /// The site's own key pair, which signs its fetches: read (and parsed)
+    /// once, since once made it never changes.
+    fn site_key(&self) -> Result<KeyPair, DomainError> {
+        Ok(match self.site_key.get() {
             Some(key) => key.clone(),
             None => {
                 let key = self.federation.site_key_pair()?;
                 self.site_key.get_or_init(|| key).clone()
             }
-        };
-        let key_id = activitypub::site_key_id(&self.base_url);
-        Ok(move |url: &url::Url, body: Option<&[u8]>| {
-            let method = if body.is_some() { "POST" } else { "GET" };
-            signature::sign(&key, &key_id, method, url, body, SystemTime::now())
         })
     }
 

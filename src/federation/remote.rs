@@ -13,12 +13,15 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::domain::federation::PublicKey;
-use crate::import::{FetchError, Fetcher, SignRequest};
+use crate::import::FetchError;
+use crate::views::activitypub::RFC_9421;
 
 /// The longest name (`preferredUsername`) kept of an actor, in characters.
 const MAX_NAME: usize = 64;
 /// Actors kept at most.
 const KEPT_ACTORS: usize = 10_000;
+/// Sites whose signature form is kept, at most.
+const KEPT_SITES: usize = 10_000;
 /// How long a kept actor is believed before it is fetched again.
 const KEEP_FOR: Duration = Duration::from_secs(24 * 3_600);
 /// How soon after a fetch a key that failed is fetched again: not on every
@@ -35,6 +38,8 @@ pub struct RemoteActor {
     pub key: PublicKey,
     /// Its `preferredUsername`, if it gives one.
     pub name: Option<String>,
+    /// Whether its document says its site takes RFC 9421 signatures.
+    pub rfc9421: bool,
     fetched: Instant,
 }
 
@@ -54,15 +59,28 @@ pub enum ActorError {
     NotAnActor(String, String),
 }
 
-/// Actors by key id; see the module's documentation.
+/// Actors by key id, and which sites take RFC 9421 signatures; see the
+/// module's documentation.
 pub struct Actors {
     kept: quick_cache::sync::Cache<String, Arc<RemoteActor>>,
+    signatures: quick_cache::sync::Cache<String, Rfc9421>,
+}
+
+/// What is known of a site and RFC 9421 signatures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Rfc9421 {
+    /// An actor of the site says it takes them.
+    Offered,
+    /// It said so, but refused a request signed so: it is sent the older
+    /// form, whatever its actors say.
+    Refused,
 }
 
 impl Default for Actors {
     fn default() -> Actors {
         Actors {
             kept: quick_cache::sync::Cache::new(KEPT_ACTORS),
+            signatures: quick_cache::sync::Cache::new(KEPT_SITES),
         }
     }
 }
@@ -87,9 +105,55 @@ impl Actors {
             }
         }
         let actor = Arc::new(fetch_actor(key_id, fetch)?);
+        self.note_signatures(&actor.id, actor.rfc9421);
         self.kept.insert(key_id.to_owned(), actor.clone());
         Ok(actor)
     }
+
+    /// Notes whether an actor document read from the site of `actor` says
+    /// the site takes RFC 9421 signatures (not undoing a refusal).
+    pub fn note_signatures(&self, actor: &str, rfc9421: bool) {
+        let Some(site) = site_of(actor) else { return };
+        match (rfc9421, self.signatures.get(&site)) {
+            (_, Some(Rfc9421::Refused)) => {}
+            (true, _) => self.signatures.insert(site, Rfc9421::Offered),
+            (false, Some(_)) => {
+                self.signatures.remove(&site);
+            }
+            (false, None) => {}
+        }
+    }
+
+    /// Whether a request to `address` is signed the RFC 9421 way: its
+    /// site said it takes that, and has not refused it.
+    pub fn takes_rfc9421(&self, address: &str) -> bool {
+        site_of(address).is_some_and(|site| self.signatures.get(&site) == Some(Rfc9421::Offered))
+    }
+
+    /// Notes that the site of `address` refused a request signed the RFC
+    /// 9421 way: it is signed the older way from now on.
+    pub fn refused_rfc9421(&self, address: &str) {
+        if let Some(site) = site_of(address) {
+            self.signatures.insert(site, Rfc9421::Refused);
+        }
+    }
+}
+
+/// Whether an actor document says (FEP-844e) that its site implements RFC
+/// 9421 signatures: in its `generator`'s `implements`, or its own (the
+/// site's `Application` actor).
+pub fn implements_rfc9421(document: &Value) -> bool {
+    [
+        &document["generator"]["implements"],
+        &document["implements"],
+    ]
+    .into_iter()
+    .filter_map(Value::as_array)
+    .flatten()
+    .any(|entry| {
+        let href = entry["href"].as_str().or_else(|| entry["id"].as_str());
+        href.or_else(|| entry.as_str()) == Some(RFC_9421)
+    })
 }
 
 /// Whether two addresses are on one site (scheme, host and port).
@@ -173,14 +237,50 @@ pub fn actor_of(document: &Value, key_id: &str, fetched_at: &str) -> Result<Remo
         name: document["preferredUsername"]
             .as_str()
             .map(|name| name.chars().take(MAX_NAME).collect()),
+        rfc9421: implements_rfc9421(document),
         fetched: Instant::now(),
     })
 }
 
-/// The fetch of documents that `fetcher` makes, signed as `sign` says.
-pub fn fetching<'a>(
-    fetcher: &'a Fetcher,
-    sign: &'a dyn SignRequest,
-) -> impl Fn(&str) -> Result<(String, String), FetchError> + 'a {
-    move |address| fetcher.fetch_document(address, sign)
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_actor_says_its_site_takes_rfc_9421_in_its_generator_or_as_the_application() {
+        let entry = json!({"name": "RFC-9421: HTTP Message Signatures", "href": RFC_9421});
+        let by_generator = json!({"generator": {"type": "Application", "implements": [entry]}});
+        assert!(implements_rfc9421(&by_generator));
+        assert!(implements_rfc9421(
+            &json!({"implements": [{"id": RFC_9421}]})
+        ));
+        assert!(!implements_rfc9421(
+            &json!({"generator": {"implements": [{"href": "https://w3id.org/fep/844e"}]}})
+        ));
+        assert!(!implements_rfc9421(
+            &json!({"generator": {"implements": RFC_9421}})
+        ));
+        assert!(!implements_rfc9421(
+            &json!({"id": "https://a.example/users/zoe"})
+        ));
+    }
+
+    #[test]
+    fn a_site_that_refused_an_rfc_9421_signature_is_not_signed_so_again_whatever_its_actors_say() {
+        let actors = Actors::default();
+        let zoe = "https://a.example/users/zoe";
+        assert!(!actors.takes_rfc9421("https://a.example/inbox"));
+        actors.note_signatures(zoe, true);
+        assert!(actors.takes_rfc9421("https://a.example/inbox"));
+        assert!(!actors.takes_rfc9421("https://b.example/inbox"));
+        // An actor there that no longer says so: the site is asked the
+        // older way.
+        actors.note_signatures(zoe, false);
+        assert!(!actors.takes_rfc9421("https://a.example/inbox"));
+        actors.note_signatures(zoe, true);
+        actors.refused_rfc9421("https://a.example/inbox");
+        actors.note_signatures(zoe, true);
+        assert!(!actors.takes_rfc9421("https://a.example/inbox"));
+    }
 }

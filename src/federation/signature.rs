@@ -421,6 +421,31 @@ pub fn sign(
     headers
 }
 
+/// The two forms a request this site sends is signed in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// draft-cavage-http-signatures, which every peer reads.
+    Cavage,
+    /// RFC 9421, for sites that say they take it.
+    Rfc9421,
+}
+
+/// `sign`, or `rfc9421::sign`, as `form` says.
+pub fn sign_in(
+    form: Form,
+    key: &KeyPair,
+    key_id: &str,
+    method: &str,
+    url: &url::Url,
+    body: Option<&[u8]>,
+    now: SystemTime,
+) -> Vec<(&'static str, String)> {
+    match form {
+        Form::Cavage => sign(key, key_id, method, url, body, now),
+        Form::Rfc9421 => super::rfc9421::sign(key, key_id, method, url, body, now),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

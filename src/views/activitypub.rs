@@ -28,6 +28,9 @@ pub const ACTIVITY_STREAMS: &str = "https://www.w3.org/ns/activitystreams";
 pub const PUBLIC: &str = "https://www.w3.org/ns/activitystreams#Public";
 /// The context of `publicKey`.
 const SECURITY: &str = "https://w3id.org/security/v1";
+/// What an actor's `generator` implements, per FEP-844e, when its site
+/// takes RFC 9421 signatures.
+pub const RFC_9421: &str = "https://datatracker.ietf.org/doc/html/rfc9421";
 /// NodeInfo 2.1's schema, as its discovery document names it.
 pub const NODEINFO_21: &str = "http://nodeinfo.diaspora.software/ns/schema/2.1";
 
@@ -77,9 +80,24 @@ fn actor_context() -> Value {
         {
             "manuallyApprovesFollowers": "as:manuallyApprovesFollowers",
             "toot": "http://joinmastodon.org/ns#",
-            "discoverable": "toot:discoverable"
+            "discoverable": "toot:discoverable",
+            "implements": {
+                "@id": "https://w3id.org/fep/844e/implements",
+                "@type": "@id",
+                "@container": "@list"
+            }
         }
     ])
+}
+
+/// What an actor says of the software that serves it (FEP-844e): it takes
+/// RFC 9421 signatures, so that a peer that reads this signs that way.
+fn generator() -> Value {
+    json!({
+        "type": "Application",
+        "name": "forkful",
+        "implements": [{"name": "RFC-9421: HTTP Message Signatures", "href": RFC_9421}],
+    })
 }
 
 /// The context of an answer to an offer: ActivityStreams, and forkful's
@@ -136,6 +154,7 @@ pub fn actor(base_url: &str, cook: &Actor) -> String {
             "endpoints": {"sharedInbox": shared_inbox(base_url)},
             "manuallyApprovesFollowers": false,
             "discoverable": true,
+            "generator": generator(),
             "publicKey": {
                 "id": key_id(base_url, cook.handle),
                 "owner": id,
@@ -157,6 +176,7 @@ pub fn site_actor(base_url: &str, public_key_pem: &str) -> String {
             "name": "forkful",
             "url": base_url,
             "inbox": shared_inbox(base_url),
+            "generator": generator(),
             "publicKey": {
                 "id": site_key_id(base_url),
                 "owner": id,

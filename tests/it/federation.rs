@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 use forkful::app;
 use forkful::domain::federation::{Federation, Followed, KeyPair, PublicKey};
 use forkful::domain::{Change, ContentDraft, Recipes, Slug, VersionNumber};
-use forkful::federation::signature::{self, Request, Signature};
+use forkful::federation::signature::{self, Request, Signature, Signed};
 use forkful::store::Store;
 
 use crate::http_client::Server;
@@ -35,6 +35,11 @@ struct Received {
     posts: Mutex<Vec<(Headers, String)>>,
     /// Whether its inbox answers 503, as a site that is down.
     down: AtomicBool,
+    /// Whether its inbox answers 401 to a request signed the RFC 9421
+    /// way, though rhea's document says the site takes them.
+    refuses_rfc9421: AtomicBool,
+    /// How many requests it so refused.
+    refused: std::sync::atomic::AtomicUsize,
 }
 
 /// A stand-in for another site: two actors, `zoe` and `yan`, with one key
@@ -129,26 +134,31 @@ impl Remote {
 type RemoteState = web::Data<(String, String, Arc<Received>)>;
 
 /// An actor document: `id`, with its inbox at `inbox` and the key `key_id`.
+/// Rhea's says (FEP-844e) that her site takes RFC 9421 signatures.
 fn actor_document(id: &str, inbox: &str, key_id: &str, pem: &str) -> HttpResponse {
     let name = id.rsplit('/').next().unwrap_or_default();
+    let mut document = json!({
+        "@context": ["https://www.w3.org/ns/activitystreams", "https://w3id.org/security/v1"],
+        "id": id,
+        "type": "Person",
+        "preferredUsername": name,
+        "inbox": inbox,
+        "publicKey": {"id": key_id, "owner": id, "publicKeyPem": pem},
+    });
+    if name == "rhea" {
+        document["generator"] = json!({
+            "type": "Application",
+            "implements": [{"href": "https://datatracker.ietf.org/doc/html/rfc9421"}],
+        });
+    }
     HttpResponse::Ok()
         .content_type("application/activity+json")
-        .body(
-            json!({
-                "@context": ["https://www.w3.org/ns/activitystreams", "https://w3id.org/security/v1"],
-                "id": id,
-                "type": "Person",
-                "preferredUsername": name,
-                "inbox": inbox,
-                "publicKey": {"id": key_id, "owner": id, "publicKeyPem": pem},
-            })
-            .to_string(),
-        )
+        .body(document.to_string())
 }
 
 async fn remote_actor(state: RemoteState, name: web::Path<String>) -> HttpResponse {
     let (origin, pem, _) = state.get_ref();
-    if !["zoe", "yan"].contains(&name.as_str()) {
+    if !["zoe", "yan", "rhea"].contains(&name.as_str()) {
         return HttpResponse::NotFound().finish();
     }
     let id = format!("{origin}/users/{name}");
@@ -197,6 +207,12 @@ async fn remote_inbox(state: RemoteState, req: HttpRequest, body: web::Bytes) ->
     let received = &state.get_ref().2;
     if received.down.load(Ordering::SeqCst) {
         return HttpResponse::ServiceUnavailable().finish();
+    }
+    if received.refuses_rfc9421.load(Ordering::SeqCst)
+        && req.headers().contains_key("signature-input")
+    {
+        received.refused.fetch_add(1, Ordering::SeqCst);
+        return HttpResponse::Unauthorized().finish();
     }
     let headers = req
         .headers()
@@ -1863,4 +1879,94 @@ fn a_follow_signed_the_rfc_9421_way_is_taken_and_a_tampered_one_refused() {
     assert_eq!(followers(), 0);
     assert_eq!(post(&inbox, &headers, &body), 202);
     assert_eq!(followers(), 1);
+}
+
+/// Issue 54, item 5: a site whose actors say (FEP-844e) that it takes RFC
+/// 9421 signatures is sent deliveries signed that way, verified here with
+/// the cook's key; once it refuses one, the delivery goes again at once the
+/// older way, and later ones go that way too. forkful's own actors say it
+/// takes them.
+#[test]
+fn deliveries_are_signed_the_rfc_9421_way_where_a_site_takes_them_and_the_older_way_once_it_refuses(
+) {
+    let remote = Remote::start();
+    let recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
+    write(&recipes, "shakshuka", "Shakshuka");
+    let site = serve(&recipes, &[]);
+    let (_, _, ann) = get_json(&format!("{site}/cooks/ann"), "application/activity+json");
+    assert_eq!(
+        ann["generator"]["implements"][0]["href"],
+        "https://datatracker.ietf.org/doc/html/rfc9421"
+    );
+    let pem = ann["publicKey"]["publicKeyPem"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let key = PublicKey::from_pem(&pem).unwrap();
+    let raw = |kind: &str| -> Vec<(Headers, String)> {
+        let posts = remote.received.posts.lock().unwrap();
+        posts
+            .iter()
+            .filter(|(_, body)| serde_json::from_str::<Value>(body).unwrap()["type"] == kind)
+            .cloned()
+            .collect()
+    };
+
+    // Rhea follows ann: the Accept is signed the RFC 9421 way, by ann.
+    let rhea = format!("{}/users/rhea", remote.origin);
+    let follow = follow_by(
+        &rhea,
+        &format!("{}/activities/r1", remote.origin),
+        &format!("{site}/cooks/ann"),
+    );
+    let inbox = ann["inbox"].as_str().unwrap();
+    assert_eq!(
+        send(&remote.key, &format!("{rhea}#main-key"), inbox, &follow),
+        202
+    );
+    remote.wait_for("Accept", 1);
+    let (headers, body) = raw("Accept").pop().expect("an Accept came");
+    let request = Request {
+        method: "POST",
+        target: "/inbox",
+        headers: &headers,
+    };
+    let signed = Signed::read(&request, body.as_bytes()).unwrap();
+    assert!(matches!(signed, Signed::Message(_)), "{headers:?}");
+    assert_eq!(signed.key_id(), format!("{site}/cooks/ann#main-key"));
+    signed
+        .check_form(&request, true, SystemTime::now())
+        .unwrap();
+    signed.check_key(&request, "http", &key).unwrap();
+    assert_eq!(remote.received.refused.load(Ordering::SeqCst), 0);
+
+    // The site refuses that form: the Create is refused once, then sent
+    // the older way; the Update after it goes the older way at once.
+    remote
+        .received
+        .refuses_rfc9421
+        .store(true, Ordering::SeqCst);
+    write(&recipes, "dal", "Dal");
+    let creates = remote.wait_for("Create", 1);
+    assert_eq!(creates.len(), 1, "the Create did not come the older way");
+    let (headers, create) = &creates[0];
+    assert!(
+        !headers.iter().any(|(n, _)| n == "signature-input"),
+        "{headers:?}"
+    );
+    check_signed_by_ann(&site, headers, create, &pem);
+    assert_eq!(remote.received.refused.load(Ordering::SeqCst), 1);
+    let edited = ContentDraft {
+        title: "Dal".into(),
+        ingredients: vec!["200 g lentils".into()],
+        ..ContentDraft::default()
+    };
+    let first = VersionNumber::FIRST;
+    recipes
+        .edit(&slug("dal"), first, edited, &Change::by("ann", "lentils"))
+        .unwrap();
+    let updates = remote.wait_for("Update", 1);
+    assert_eq!(updates.len(), 1);
+    check_signed_by_ann(&site, &updates[0].0, &updates[0].1, &pem);
+    assert_eq!(remote.received.refused.load(Ordering::SeqCst), 1);
 }
