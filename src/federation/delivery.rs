@@ -185,7 +185,11 @@ impl Federated {
             &self.base_url,
             by,
             made.suggestion.id,
-            (&made.to, made.base.get()),
+            (
+                &made.to,
+                made.base.get(),
+                made.suggestion.base_fork_version.map(|v| v.get()),
+            ),
             fork,
             &made.suggestion.message,
         );

@@ -257,6 +257,9 @@ impl Federated {
             fork,
             to,
             base,
+            base_fork_version: activity["baseForkVersion"]
+                .as_u64()
+                .and_then(VersionNumber::new),
             message: activity["content"].as_str().unwrap_or_default().to_owned(),
             id: activity["id"].as_str().unwrap_or_default().to_owned(),
             by: format!("@{}@{site}", actor.name.as_deref().unwrap_or("someone")),

@@ -443,19 +443,22 @@ pub fn offer_of(base_url: &str, offer_id: &str) -> Option<u64> {
 /// The `Offer`, by `handle`, of `fork` (an `Article` of the fork at the
 /// version offered, `forkedFrom` the version of `target` it last agreed
 /// with) to `target`'s author, with `message`: its id, and the document.
+/// Where the recipe there took the fork's changes in an earlier version of
+/// the fork beside changes of its own, `baseForkVersion` names that
+/// version: the next review starts from it (`read::MergeBase`).
 /// ForgeFed offers a patch so; forkful offers the fork's recipe, and the
 /// other site merges it as it merges any suggestion.
 pub fn offer(
     base_url: &str,
     handle: &str,
     suggestion: u64,
-    (target, base): (&str, u32),
+    (target, base, base_fork_version): (&str, u32, Option<u32>),
     mut fork: Value,
     message: &str,
 ) -> (String, String) {
     let id = offer_url(base_url, suggestion);
     fork["forkedFrom"] = format!("{target}/versions/{base}").into();
-    let activity = json!({
+    let mut activity = json!({
         "id": id,
         "type": "Offer",
         "actor": actor_url(base_url, handle),
@@ -463,7 +466,15 @@ pub fn offer(
         "content": message,
         "object": fork,
     });
-    (id.clone(), document(object_context(), activity))
+    if let Some(v) = base_fork_version {
+        activity["baseForkVersion"] = v.into();
+    }
+    let mut context = object_context();
+    context[1]["baseForkVersion"] = json!({
+        "@id": "urn:forkful:baseForkVersion",
+        "@type": "xsd:nonNegativeInteger"
+    });
+    (id.clone(), document(context, activity))
 }
 
 /// What a suggestion offered from elsewhere came to, to answer it with.

@@ -1786,8 +1786,15 @@ fn a_fork_across_sites_suggests_back_and_hears_the_answers() {
 
     // Offered once more, then ann retires her recipe: the offer is closed
     // there, and here once its `Reject` (saying `retired`) comes.
+    // It starts from what ann took whole (its `baseForkVersion`): the
+    // review shows the feta alone, not the red pepper again.
     suggest(&mut ben, &["2 eggs", "1 red pepper", "feta"], "Feta?");
-    suggestion(4);
+    let fourth = suggestion(4);
+    assert_eq!(fourth.base_fork_version, Some(third.from_version));
+    let review =
+        forkful::domain::pages::suggestion_show(&a_recipes.snapshot(), &slug("shakshuka"), 4)
+            .unwrap();
+    assert_eq!(review.proposed.summary(), "1 ingredient");
     let newest = a_recipes
         .snapshot()
         .recipe(&slug("shakshuka"))

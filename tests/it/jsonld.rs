@@ -184,7 +184,7 @@ fn offer_documents(site: &str, handle: &str, fork: &Value) -> Vec<(String, Value
     let mut fork = fork.clone();
     fork.as_object_mut().unwrap().remove("@context");
     let target = "https://a.example/recipes/shakshuka";
-    let (_, offer) = activitypub::offer(site, handle, 7, (target, 2), fork, "Less cumin.");
+    let (_, offer) = activitypub::offer(site, handle, 7, (target, 2, Some(1)), fork, "Less cumin.");
     let answer = |accepted, closed, reply| {
         let answer = OfferAnswer {
             offer: "https://b.example/offers/7",

@@ -32,6 +32,10 @@ pub struct RemoteOffer {
     /// agreed with.
     pub to: Slug,
     pub base: VersionNumber,
+    /// The fork's version whose changes the recipe here took, suggested
+    /// on `base`, where the fork's site says its next merge starts from
+    /// it (`read::MergeBase`): believed only where this site took it.
+    pub base_fork_version: Option<VersionNumber>,
     pub message: String,
     /// The offer's id, on its site.
     pub id: String,
@@ -99,12 +103,20 @@ impl Recipes {
                 );
                 closed(&mut tx, &open, attrs);
             }
+            let base_fork_version = match offer.base_fork_version {
+                Some(v) => took_all_of(&view, fork.id, offer.base, v)?.then_some(v),
+                None => None,
+            };
             let made = view
                 .db()
                 .referrers(attrs.suggestion_to, parent.id.entity())?
                 .len();
             let number = u32::try_from(made + 1).unwrap_or(u32::MAX);
             let mut suggestion = EntityMap::new(EntityRef::temp("suggestion"));
+            if let Some(v) = base_fork_version {
+                suggestion =
+                    suggestion.with(attrs.suggestion_base_fork_version, i64::from(v.get()));
+            }
             if let Some(author) = view
                 .db()
                 .value(parent.id.entity(), attrs.author)?
@@ -215,6 +227,24 @@ impl Recipes {
     }
 }
 
+/// Whether the recipe here took every change of version `v` of the kept
+/// fork `fork`, offered on its version `base`: only then does the fork's
+/// next merge start from that version, as its site says (it is a version
+/// this site fetched, when it was offered).
+fn took_all_of(
+    view: &crate::domain::read::Snapshot,
+    fork: crate::domain::RecipeId,
+    base: VersionNumber,
+    v: VersionNumber,
+) -> Result<bool, DomainError> {
+    Ok(view.suggestions_from(fork)?.iter().any(|s| {
+        s.state == SuggestionState::Accepted
+            && s.from_version == v
+            && s.base_version == base
+            && (s.whole == Some(true) || s.kept_own == Some(0))
+    }))
+}
+
 /// Why `offer` is not taken: made to a version its recipe does not have.
 fn not_here(offer: &RemoteOffer) -> DomainError {
     DomainError::Invalid(format!(
@@ -228,7 +258,7 @@ mod tests {
     use super::super::elsewhere::fixtures::{soup_by, ADDRESS, ANN};
     use super::*;
     use crate::domain::scale::ScaleAsked;
-    use crate::domain::{pages, Change, ContentDraft, Snapshot};
+    use crate::domain::{pages, Change, ContentDraft, Review, Snapshot};
 
     /// Ann's soup on site A at `version`, with these ingredients.
     fn soup(version: u64, lines: &[&str]) -> RemoteParent {
@@ -281,6 +311,68 @@ mod tests {
         let fork = view.recipe(fork).unwrap();
         let changes = view.parent_changes(&fork, None).unwrap();
         changes.merge.resolved(&[]).unwrap().ingredients().to_vec()
+    }
+
+    /// An offer here of the soup kept from a.example (as a fork of
+    /// "stew"), at its `version` with `lines`, on stew's version 1.
+    fn offer_of(version: u64, lines: &[&str], base_fork_version: Option<u64>) -> RemoteOffer {
+        RemoteOffer {
+            fork: soup(version, lines),
+            to: Slug::parse("stew").unwrap(),
+            base: VersionNumber::FIRST,
+            base_fork_version: base_fork_version.and_then(VersionNumber::new),
+            message: "Mine.".into(),
+            id: format!("https://a.example/offers/{version}"),
+            by: "@ann@a.example".into(),
+        }
+    }
+
+    #[test]
+    fn an_offers_base_fork_version_is_believed_only_where_this_site_took_that_version() {
+        let recipes = Recipes::temporary().unwrap();
+        let stew = Slug::parse("stew").unwrap();
+        let draft = ContentDraft {
+            title: "Stew".into(),
+            ingredients: vec!["2 eggs".into()],
+            ..ContentDraft::default()
+        };
+        recipes
+            .create(&stew, draft, &Change::by("cal", "new"))
+            .unwrap();
+        let v = |n: u64| VersionNumber::new(n).unwrap();
+        let base_fork_version = |recipes: &Recipes, number: u32| {
+            let view = recipes.snapshot();
+            let id = view.recipe(&stew).unwrap().id;
+            view.suggestion(id, number)
+                .unwrap()
+                .unwrap()
+                .base_fork_version
+        };
+        // A version never taken here: not believed.
+        let n = recipes
+            .receive_offer(&offer_of(2, &["2 eggs", "1 chilli"], Some(1)))
+            .unwrap();
+        assert_eq!(base_fork_version(&recipes, n), None);
+        recipes
+            .accept_suggestion(
+                &stew,
+                n,
+                Review::of(v(1), v(2)),
+                &[],
+                "",
+                &Change::by("cal", "yes"),
+            )
+            .unwrap();
+        // The version taken whole, on the base it was offered on: believed.
+        let n = recipes
+            .receive_offer(&offer_of(3, &["2 eggs", "1 chilli", "feta"], Some(2)))
+            .unwrap();
+        assert_eq!(base_fork_version(&recipes, n), Some(v(2)));
+        // Any other version: not.
+        let n = recipes
+            .receive_offer(&offer_of(4, &["2 eggs", "1 chilli", "mint"], Some(3)))
+            .unwrap();
+        assert_eq!(base_fork_version(&recipes, n), None);
     }
 
     #[test]
