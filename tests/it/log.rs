@@ -1278,6 +1278,23 @@ fn a_shared_keyspace_answers_as_a_nodes_own_does() {
                 .collect();
             said.push(format!("{prefix:?}: {found:?}"));
         }
+        // A range, its end left out, at most so many: as the queue of
+        // deliveries reads what is due.
+        let ranges: [(&[u8], &[u8], usize); 6] = [
+            (b"", b"\xff\xff", 100),
+            (b"a", b"b", 1),
+            (b"a", b"a2", 5),
+            (b"a2", b"zz", 2),
+            (b"b", b"a", 5),
+            (b"a", b"zz", 0),
+        ];
+        for (start, end, most) in ranges {
+            let found: Vec<_> = keys
+                .scan_range(start, end, most)
+                .map(|entry| entry.map(|(k, v)| (k.to_vec(), v.to_vec())).unwrap())
+                .collect();
+            said.push(format!("{start:?}..{end:?} ({most}): {found:?}"));
+        }
         said.push(format!("{:?}", keys.remove_prefix(b"a")));
         said.push(format!("{:?}", keys.scan_prefix(b"").count()));
         said

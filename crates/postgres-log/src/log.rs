@@ -844,6 +844,33 @@ impl SharedKeyspaces for PgLog {
             .map_err(unavailable)?;
         Ok(rows.iter().map(|row| (row.get(0), row.get(1))).collect())
     }
+
+    fn scan_range(
+        &self,
+        space: &str,
+        start: &[u8],
+        end: &[u8],
+        most: usize,
+    ) -> Result<Vec<KeyValue>, LogError> {
+        let client = self.connection()?;
+        let (space, start, end) = (space.to_owned(), start.to_vec(), end.to_vec());
+        let most = i64::try_from(most).unwrap_or(i64::MAX);
+        let rows = self
+            .run_bulk(async move {
+                // The primary key (space, key) gives these in order, and
+                // stops at `most`: a read of what is wanted.
+                client
+                    .query(
+                        "SELECT key, value FROM forkful_keyspace
+                         WHERE space = $1 AND key >= $2 AND key < $3
+                         ORDER BY key LIMIT $4",
+                        &[&space, &start, &end, &most],
+                    )
+                    .await
+            })?
+            .map_err(unavailable)?;
+        Ok(rows.iter().map(|row| (row.get(0), row.get(1))).collect())
+    }
 }
 
 /// News of the log from PostgreSQL: a connection of its own that LISTENs

@@ -102,6 +102,8 @@ trait Keeper<'a> {
     fn remove(&self, keys: &[Vec<u8>]) -> Result<usize, TransactError>;
     /// Every key and value that starts with `prefix`, in key order.
     fn scan(&self, prefix: &[u8]) -> Scan<'a>;
+    /// `Keyspace::scan_range`.
+    fn scan_range(&self, start: &[u8], end: &[u8], most: usize) -> Scan<'a>;
 }
 
 /// What a keeper's scan yields.
@@ -291,6 +293,13 @@ impl Keyspace {
         self.keeper().scan(prefix)
     }
 
+    /// The first `most` keys from `start` (included) to `end` (not), with
+    /// their values, in key order: a read of what is wanted, not of a whole
+    /// prefix (a queue ordered by when each entry is due).
+    pub fn scan_range(&self, start: &[u8], end: &[u8], most: usize) -> Scan<'_> {
+        self.keeper().scan_range(start, end, most)
+    }
+
     /// After a failed flush, puts each `(key, written, old)` back to `old`,
     /// but only where it still holds what this write left there: a
     /// compare-and-swap that landed meanwhile is not overwritten.
@@ -371,6 +380,19 @@ impl<'a> Keeper<'a> for InSled<'a> {
                 .map(|item| item.map_err(StorageError::from)),
         )
     }
+
+    fn scan_range(&self, start: &[u8], end: &[u8], most: usize) -> Scan<'a> {
+        if start >= end {
+            return Box::new(std::iter::empty());
+        }
+        Box::new(
+            self.0
+                .tree
+                .range(start.to_vec()..end.to_vec())
+                .take(most)
+                .map(|item| item.map_err(StorageError::from)),
+        )
+    }
 }
 
 impl<'a> Keeper<'a> for InLog<'a> {
@@ -402,14 +424,26 @@ impl<'a> Keeper<'a> for InLog<'a> {
     }
 
     fn scan(&self, prefix: &[u8]) -> Scan<'a> {
-        match self.shared.scan(self.name, prefix) {
-            Ok(found) => Box::new(
-                found
-                    .into_iter()
-                    .map(|(key, value)| Ok((IVec::from(key), IVec::from(value)))),
-            ),
-            Err(e) => Box::new(std::iter::once(Err(shared_read(e)))),
+        scanned(self.shared.scan(self.name, prefix))
+    }
+
+    fn scan_range(&self, start: &[u8], end: &[u8], most: usize) -> Scan<'a> {
+        if start >= end || most == 0 {
+            return Box::new(std::iter::empty());
         }
+        scanned(self.shared.scan_range(self.name, start, end, most))
+    }
+}
+
+/// What a scan of the log's keyspaces found, as a keyspace's scan yields it.
+fn scanned<'a>(found: Result<Vec<crate::log::KeyValue>, LogError>) -> Scan<'a> {
+    match found {
+        Ok(found) => Box::new(
+            found
+                .into_iter()
+                .map(|(key, value)| Ok((IVec::from(key), IVec::from(value)))),
+        ),
+        Err(e) => Box::new(std::iter::once(Err(shared_read(e)))),
     }
 }
 

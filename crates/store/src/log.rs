@@ -215,6 +215,15 @@ pub trait SharedKeyspaces: Send + Sync {
     fn remove(&self, space: &str, keys: &[Vec<u8>]) -> Result<usize, LogError>;
     /// Every key and value starting with `prefix`, in key order.
     fn scan(&self, space: &str, prefix: &[u8]) -> Result<Vec<KeyValue>, LogError>;
+    /// The first `most` keys from `start` (included) to `end` (not), with
+    /// their values, in key order.
+    fn scan_range(
+        &self,
+        space: &str,
+        start: &[u8],
+        end: &[u8],
+        most: usize,
+    ) -> Result<Vec<KeyValue>, LogError>;
 }
 
 /// Word that a log has new entries.
