@@ -33,7 +33,8 @@ pub const TICK: Duration = Duration::from_millis(250);
 /// How long the thread waits after the queue could not be read or written.
 const AFTER_ERROR: Duration = Duration::from_secs(5);
 /// How long a node has a delivery it claimed before another may take it:
-/// past one send at its longest (10 s), so no lease runs out while its
+/// past one send at its longest (10 s, twice where a site refused an RFC
+/// 9421 signature and is asked the older way), so no lease runs out while its
 /// node is still sending, and short, so a node that died mid-send holds
 /// its delivery up for no longer.
 const LEASE_MILLIS: i64 = 30_000;

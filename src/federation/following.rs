@@ -195,9 +195,10 @@ impl Federated {
             .map_err(|e| FollowError::Fetch(address.to_owned(), e))?;
         let document: Value = serde_json::from_str(&text)
             .map_err(|_| FollowError::NotFollowable(address.to_owned(), "it is not JSON".into()))?;
-        // An actor says, of its own site, which signatures it takes.
+        // An actor, at its own address, says which signatures its site
+        // takes.
         if let Some(id) = document["id"].as_str() {
-            if document.get("inbox").is_some() && remote::same_site(id, &at) {
+            if document.get("inbox").is_some() && id == at {
                 self.actors
                     .note_signatures(id, remote::implements_rfc9421(&document));
             }

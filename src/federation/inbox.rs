@@ -290,27 +290,8 @@ impl Federated {
         suggestion: u64,
         actor: &RemoteActor,
     ) -> Result<Taken, Refused> {
-        let accepted = match kind {
-            "Accept" => {
-                let Some(result) = id_of(&activity["result"]) else {
-                    return Ok(Taken::SetAside(kind.to_owned()));
-                };
-                let kept_own = activity["keptOwn"].as_u64().unwrap_or(0);
-                Some((
-                    result.to_owned(),
-                    activity["whole"].as_bool().unwrap_or(false),
-                    u32::try_from(kept_own).unwrap_or(u32::MAX),
-                ))
-            }
-            _ => None,
-        };
-        let reply = activity["content"]
-            .as_str()
-            .map(|r| r.chars().take(crate::domain::MAX_MESSAGE).collect());
-        let answer = crate::domain::OfferAnswer {
-            accepted,
-            closed: activity["retired"].as_bool().unwrap_or(false),
-            reply,
+        let Some(answer) = answer_of(kind, activity) else {
+            return Ok(Taken::SetAside(kind.to_owned()));
         };
         match self
             .recipes
@@ -522,4 +503,56 @@ pub(super) fn now_millis() -> i64 {
     SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// What an `Accept` or `Reject` (`kind`) of an offer made from here says:
+/// none for an accept that names no version that took it.
+fn answer_of(kind: &str, activity: &Value) -> Option<crate::domain::OfferAnswer> {
+    let accepted = match kind {
+        "Accept" => {
+            let result = id_of(&activity["result"])?;
+            let kept_own = activity["keptOwn"].as_u64().unwrap_or(0);
+            Some((
+                result.to_owned(),
+                activity["whole"].as_bool().unwrap_or(false),
+                u32::try_from(kept_own).unwrap_or(u32::MAX),
+            ))
+        }
+        _ => None,
+    };
+    let reply = activity["content"]
+        .as_str()
+        .map(|r| r.chars().take(crate::domain::MAX_MESSAGE).collect());
+    Some(crate::domain::OfferAnswer {
+        accepted,
+        // `closed` is what forkful said before `retired`.
+        closed: activity["retired"]
+            .as_bool()
+            .or_else(|| activity["closed"].as_bool())
+            .unwrap_or(false),
+        reply,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_reject_says_its_recipe_was_retired_as_forkful_says_it_now_and_said_it_before() {
+        let closed = |activity: Value| answer_of("Reject", &activity).unwrap().closed;
+        assert!(closed(json!({"type": "Reject", "retired": true})));
+        assert!(closed(json!({"type": "Reject", "closed": true})));
+        assert!(!closed(json!({"type": "Reject", "content": "No."})));
+        let accept = json!({"type": "Accept", "result": "https://a.example/recipes/soup/versions/2",
+                            "whole": true, "keptOwn": 1, "content": "Yes."});
+        let answer = answer_of("Accept", &accept).unwrap();
+        assert_eq!(
+            answer.accepted,
+            Some(("https://a.example/recipes/soup/versions/2".into(), true, 1))
+        );
+        assert_eq!(answer.reply.as_deref(), Some("Yes."));
+        assert!(answer_of("Accept", &json!({"type": "Accept"})).is_none());
+    }
 }

@@ -161,7 +161,9 @@ impl Federated {
     /// 9421 where an actor of the site said it takes that (FEP-844e),
     /// draft-cavage otherwise. A site that said so but refuses the request
     /// (400, 401, 403) is asked again the older way, which every peer
-    /// reads, and asked that way from then on.
+    /// reads; where that is taken, it is asked that way from then on. (A
+    /// refusal of both forms says nothing of the form: an address that
+    /// refuses everyone, or a key it could not fetch just then.)
     pub(super) fn signed_as_its_site_takes<T>(
         &self,
         address: &str,
@@ -172,9 +174,12 @@ impl Federated {
         }
         match attempt(signature::Form::Rfc9421) {
             Err(FetchError::Status(400 | 401 | 403)) => {
-                tracing::info!(%address, "a site that says it takes RFC 9421 signatures refused one");
-                self.actors.refused_rfc9421(address);
-                attempt(signature::Form::Cavage)
+                let older = attempt(signature::Form::Cavage);
+                if older.is_ok() {
+                    tracing::info!(%address, "a site that says it takes RFC 9421 signatures refused one");
+                    self.actors.refused_rfc9421(address);
+                }
+                older
             }
             other => other,
         }

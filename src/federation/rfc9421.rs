@@ -9,7 +9,9 @@
 //! over the signature base. The Structured Fields they are written in are
 //! read by `sfv`; only the signature base is made here.
 //!
-//! Outgoing requests stay signed the older way, which every peer reads.
+//! Outgoing requests are signed this way (`sign`) to a site whose actors
+//! say they take it (`Federated::signed_as_its_site_takes`), the older way
+//! otherwise.
 
 use std::time::SystemTime;
 

@@ -157,9 +157,18 @@ pub(super) async fn withdraw_offer(
         .filter(|&n| n >= 1)
         .ok_or_else(|| WebError::BadRequest("the form's number is not a suggestion's".into()))?;
     let cook = visitor.cook_or_login(&merges::offer_path(slug.as_str()))?;
-    // The fork's parent never changes: read here, the withdrawal itself
-    // is decided in the writer.
-    let parent = pages::offer_show(&site.snapshot(), &slug)?.parent.slug;
+    // The fork's parent, and which fork a suggestion is from, never change:
+    // read here, the withdrawal itself is decided in the writer.
+    let snapshot = site.snapshot();
+    let shown = pages::offer_show(&snapshot, &slug)?;
+    let made = snapshot.suggestion(shown.parent.id, number)?;
+    if made.is_none_or(|s| s.from != shown.fork.id) {
+        return Err(WebError::NotFound(format!(
+            "{slug} made no suggestion {number} to {}",
+            shown.parent.content.title()
+        )));
+    }
+    let parent = shown.parent.slug;
     let change = Change::by(
         cook.handle.as_str(),
         &format!("withdrew suggestion {number}"),

@@ -72,6 +72,10 @@ impl Remote {
                         .route("/huge", web::get().to(huge_actor))
                         .route("/files/upload.json", web::get().to(impostor_key))
                         .route("/users/evil", web::get().to(elsewhere_inbox))
+                        .route(
+                            "/locked",
+                            web::get().to(|| async { HttpResponse::Unauthorized().finish() }),
+                        )
                         .route("/inbox", web::post().to(remote_inbox))
                 })
                 .workers(1)
@@ -1795,6 +1799,45 @@ fn a_fork_across_sites_suggests_back_and_hears_the_answers() {
         forkful::domain::pages::suggestion_show(&a_recipes.snapshot(), &slug("shakshuka"), 4)
             .unwrap();
     assert_eq!(review.proposed.summary(), "1 ingredient");
+
+    // A second fork of ben's (from another window) offers its own: the
+    // first fork's page withdraws the first fork's offers only.
+    let mut window = crate::http_client::Browser::new(&b);
+    let login = window.get("/login").unwrap();
+    let fields = [
+        ("handle", "ben"),
+        ("password", crate::http_client::PASSWORD),
+    ];
+    assert_eq!(
+        window.submit(&login, "/login", &fields).unwrap().status,
+        303
+    );
+    let form = window.get("/following").unwrap();
+    let forked = window
+        .submit(&form, "/following/fork", &[("recipe", &address)])
+        .unwrap();
+    let second = forked.header("location").unwrap().to_owned();
+    assert_ne!(second, "/recipes/shakshuka");
+    let other = Slug::parse(second.trim_start_matches("/recipes/")).unwrap();
+    let now = b_recipes.snapshot().recipe(&other).unwrap();
+    let mint = ContentDraft {
+        ingredients: vec!["2 eggs".into(), "1 red pepper".into(), "mint".into()],
+        ..now.content.to_draft()
+    };
+    b_recipes
+        .edit(&other, now.newest(), mint, &Change::by("ben", "mint"))
+        .unwrap();
+    let newest = b_recipes.snapshot().recipe(&other).unwrap().newest();
+    b_recipes
+        .suggest(&other, newest, "Mint?", &Change::by("ben", "suggest"))
+        .unwrap();
+    suggestion(5);
+    let first_fork = ben.get("/recipes/shakshuka/offer").unwrap();
+    let crossed = ben
+        .submit(&first_fork, "/recipes/shakshuka/offer", &[("number", "5")])
+        .unwrap();
+    assert_eq!(crossed.status, 404, "{}", crossed.body);
+    assert_eq!(suggestion(5).state, forkful::domain::SuggestionState::Open);
     let newest = a_recipes
         .snapshot()
         .recipe(&slug("shakshuka"))
@@ -1947,6 +1990,24 @@ fn deliveries_are_signed_the_rfc_9421_way_where_a_site_takes_them_and_the_older_
     signed.check_key(&request, "http", &key).unwrap();
     assert_eq!(remote.received.refused.load(Ordering::SeqCst), 0);
 
+    // A request naming a key at an address there that refuses everyone
+    // (fetched both ways, refused both ways) says nothing of the form: the
+    // next delivery there is still signed the RFC 9421 way.
+    let locked = format!("{}/locked#main-key", remote.origin);
+    let odd = follow_by(
+        &format!("{}/locked", remote.origin),
+        &format!("{}/activities/r2", remote.origin),
+        &format!("{site}/cooks/ann"),
+    );
+    assert_eq!(send(&remote.key, &locked, inbox, &odd), 401);
+    write(&recipes, "soup", "Soup");
+    remote.wait_for("Create", 1);
+    let (headers, _) = raw("Create").pop().expect("a Create came");
+    assert!(
+        headers.iter().any(|(n, _)| n == "signature-input"),
+        "{headers:?}"
+    );
+
     // The site refuses that form: the Create is refused once, then sent
     // the older way; the Update after it goes the older way at once.
     remote
@@ -1954,9 +2015,10 @@ fn deliveries_are_signed_the_rfc_9421_way_where_a_site_takes_them_and_the_older_
         .refuses_rfc9421
         .store(true, Ordering::SeqCst);
     write(&recipes, "dal", "Dal");
-    let creates = remote.wait_for("Create", 1);
-    assert_eq!(creates.len(), 1, "the Create did not come the older way");
-    let (headers, create) = &creates[0];
+    let creates = remote.wait_for("Create", 2);
+    assert_eq!(creates.len(), 2, "the Create did not come the older way");
+    let (headers, create) = &creates[1];
+    assert_eq!(create["object"]["name"], "Dal");
     assert!(
         !headers.iter().any(|(n, _)| n == "signature-input"),
         "{headers:?}"

@@ -40,7 +40,7 @@ const STDERR_LINES: usize = 200;
 /// How long one request may take before the test calls it lost.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 /// The password every test cook has.
-const PASSWORD: &str = "correct horse battery";
+pub(crate) const PASSWORD: &str = "correct horse battery";
 /// Versions a history page lists (`domain::HISTORY_PAGE`).
 const HISTORY_PAGE: usize = forkful::domain::HISTORY_PAGE;
 

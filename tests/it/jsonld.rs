@@ -252,29 +252,33 @@ fn every_document_served_or_sent_expands_with_each_term_defined_by_its_contexts(
         found.join("\n")
     );
 
-    // The check finds what it is for: an actor with a term of no context,
-    // and an offer's answer whose `published` is no date-time.
-    let (_, actor) = documents
-        .iter()
-        .find(|(n, _)| n.starts_with("actor "))
-        .unwrap();
-    let mut odd_actor = actor.clone();
+    // The check finds what it is for: an actor with a term of no context
+    // and one with a prefix of none, and an offer's answer whose
+    // `published` is no date-time and whose `retired` is no boolean.
+    let named = |name: &str| {
+        let found = documents.iter().find(|(n, _)| n.starts_with(name));
+        found.unwrap().1.clone()
+    };
+    let mut odd_actor = named("actor ");
     odd_actor["favouriteDish"] = "Kitchari".into();
-    let mut odd_answer = documents
-        .iter()
-        .find(|(n, _)| n == "Reject, retired")
-        .unwrap()
-        .1
-        .clone();
+    odd_actor["fedibird:quoteUri"] = "https://b.example/1".into();
+    let mut odd_answer = named("Reject, retired");
     odd_answer["published"] = "yesterday".into();
-    let found = findings(&[
+    odd_answer["retired"] = "yes".into();
+    let odd = [
         ("odd actor".into(), odd_actor),
         ("odd answer".into(), odd_answer),
-    ]);
-    assert_eq!(found.len(), 2, "{found:?}");
+    ];
+    let said = findings(&odd).join("\n");
+    assert_eq!(said.lines().count(), 4, "{said}");
     assert!(
-        found[0].contains("'favouriteDish' is defined by no context"),
-        "{found:?}"
+        said.contains("'favouriteDish' is defined by no context"),
+        "{said}"
     );
-    assert!(found[1].contains("is no date-time"), "{found:?}");
+    assert!(
+        said.contains("'fedibird:quoteUri' is defined by no context"),
+        "{said}"
+    );
+    assert!(said.contains("'yesterday' is typed xsd:dateTime"), "{said}");
+    assert!(said.contains("'yes' is typed xsd:boolean"), "{said}");
 }

@@ -1,10 +1,11 @@
 """Expands ActivityStreams documents with a JSON-LD processor (PyLD) and
 reports every place where a document says something its contexts do not
 define: a term no context defines (the ActivityStreams context maps those
-to blank-node properties, "_:term", rather than dropping them), a type
-or an id that is not an absolute IRI, or a value whose coerced type it
-cannot be (a `published` that is no date-time, a `totalItems` that is no
-count).
+to blank-node properties, "_:term", rather than dropping them), a compact
+IRI whose prefix none defines, a type or an id that is not a web address
+or a URN, or a value whose coerced type it cannot be (a `published` that
+is no date-time, a `totalItems` that is no count, a `whole` that is no
+boolean).
 
 Reads a JSON array of {"name": ..., "document": ...} on stdin; the contexts
 come from the folder given as the first argument, never from the network.
@@ -21,7 +22,10 @@ from pyld.jsonld import JsonLdError
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
-ABSOLUTE_IRI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$")
+# An IRI a term, type or id may expand to: a web address or a URN. A
+# compact IRI whose prefix no context defines ("fedibird:quoteUri") stays
+# as written and is caught here, as its "scheme" is none of these.
+ABSOLUTE_IRI = re.compile(r"^(https?://|urn:)[^\s]*$")
 
 # The contexts the documents name, by address (either scheme, with or
 # without a trailing slash), and the file each is read from.
@@ -67,6 +71,8 @@ def check_value(value, path, out):
         isinstance(literal, int) and not isinstance(literal, bool) and literal >= 0
     ):
         out.append(f"{path}: {literal!r} is typed xsd:nonNegativeInteger but is no count")
+    if kind == XSD + "boolean" and not isinstance(literal, bool):
+        out.append(f"{path}: {literal!r} is typed xsd:boolean but is no boolean")
     if kind == XSD + "float" and not (
         isinstance(literal, (int, float)) and not isinstance(literal, bool)
     ):

@@ -202,6 +202,9 @@ impl Recipes {
                 .add(id.entity(), attrs.version_count, next_count(&kept)?)
                 .tx_attr(attrs.tx_change, RETIRED)
                 .tx_attr(attrs.tx_note, "Deleted on its site");
+            // As a recipe here retired: no suggestion to or from it is
+            // left open, whether or not its site answers those to it.
+            super::suggestions::close_all_of(&view, id, &mut tx)?;
             Ok((tx, true))
         })?;
         Ok(retired)

@@ -23,7 +23,7 @@ use super::ids::VersionNumber;
 use super::ingredient::IngredientLine;
 use super::pictures::{self, Picture};
 use super::read::RETIRED;
-use super::read::{Recipe, Snapshot, SuggestionState};
+use super::read::{Recipe, Snapshot};
 use super::slug::Slug;
 use super::{site_schema, DomainError, Source};
 use crate::store::{
@@ -774,19 +774,7 @@ impl Recipes {
                 next_count(&recipe)?,
             );
             tx.tx_attr(attrs.tx_change, RETIRED);
-            // A retired fork suggests nothing any more, and a retired
-            // recipe takes no suggestion: none is left open either way.
-            let view = self.view_of(db);
-            let made = view.suggestions_from(recipe.id)?.into_iter();
-            let sent = view.suggestions_to(recipe.id)?.into_iter();
-            for (open, state) in made
-                .map(|s| (s, SuggestionState::Withdrawn))
-                .chain(sent.map(|s| (s, SuggestionState::Closed)))
-                .filter(|(s, _)| s.state == SuggestionState::Open)
-            {
-                tx.add(open.id, attrs.suggestion_state, state.as_str());
-                suggestions::closed(&mut tx, &open, attrs);
-            }
+            suggestions::close_all_of(&self.view_of(db), recipe.id, &mut tx)?;
             tx.extend(stamped.clone());
             Ok((tx, ()))
         })?;

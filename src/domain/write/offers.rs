@@ -376,6 +376,37 @@ mod tests {
     }
 
     #[test]
+    fn a_recipe_deleted_on_its_site_leaves_no_suggestion_to_or_from_it_open() {
+        // Ben's suggestion here to ann's soup, which a.example deletes.
+        let (recipes, fork) = suggested(&["2 eggs"], &["2 eggs", "1 chilli"]);
+        assert!(recipes.retire_remote(ADDRESS, ANN).unwrap());
+        let view = recipes.snapshot();
+        let id = view.recipe(&fork).unwrap().id;
+        let made = view.suggestions_from(id).unwrap().pop().unwrap();
+        assert_eq!(made.state, SuggestionState::Closed);
+        // Ann's offer here from her soup, which a.example deletes.
+        let recipes = Recipes::temporary().unwrap();
+        let stew = Slug::parse("stew").unwrap();
+        let draft = ContentDraft {
+            title: "Stew".into(),
+            ingredients: vec!["2 eggs".into()],
+            ..ContentDraft::default()
+        };
+        recipes
+            .create(&stew, draft, &Change::by("cal", "new"))
+            .unwrap();
+        let n = recipes
+            .receive_offer(&offer_of(2, &["2 eggs", "1 chilli"], None))
+            .unwrap();
+        assert!(recipes.retire_remote(ADDRESS, ANN).unwrap());
+        let view = recipes.snapshot();
+        let id = view.recipe(&stew).unwrap().id;
+        let offered = view.suggestion(id, n).unwrap().unwrap();
+        assert_eq!(offered.state, SuggestionState::Withdrawn);
+        assert_eq!(view.open_suggestions(id).unwrap(), 0);
+    }
+
+    #[test]
     fn an_accept_counts_once_its_version_is_kept_and_starts_from_what_was_suggested() {
         let (recipes, fork) = suggested(&["2 eggs"], &["2 eggs", "1 chilli"]);
         // Taken whole into ann's version 5, which this site has not yet.

@@ -506,6 +506,28 @@ pub(super) fn closed(tx: &mut Transaction, suggestion: &Suggestion, attrs: &Attr
     tx.retract_all(suggestion.id, attrs.suggestion_open_to);
 }
 
+/// The datoms that leave no suggestion of a recipe being retired open: a
+/// retired fork suggests nothing any more (its own are withdrawn), and a
+/// retired recipe takes no suggestion (those to it are closed).
+pub(super) fn close_all_of(
+    view: &Snapshot,
+    recipe: crate::domain::RecipeId,
+    tx: &mut Transaction,
+) -> Result<(), DomainError> {
+    let attrs = &view.attrs;
+    let made = view.suggestions_from(recipe)?.into_iter();
+    let sent = view.suggestions_to(recipe)?.into_iter();
+    for (open, state) in made
+        .map(|s| (s, SuggestionState::Withdrawn))
+        .chain(sent.map(|s| (s, SuggestionState::Closed)))
+        .filter(|(s, _)| s.state == SuggestionState::Open)
+    {
+        tx.add(open.id, attrs.suggestion_state, state.as_str());
+        closed(tx, &open, attrs);
+    }
+    Ok(())
+}
+
 /// The datoms that move a fork's open suggestion's base to its parent's
 /// version `base`, with no fork version beside it: for an agreement, which
 /// brings the parent's in without a version of the fork.
