@@ -103,40 +103,8 @@ impl Recipes {
                 );
                 closed(&mut tx, &open, attrs);
             }
-            let base_fork_version = match offer.base_fork_version {
-                Some(v) => took_all_of(&view, fork.id, offer.base, v)?.then_some(v),
-                None => None,
-            };
-            let made = view
-                .db()
-                .referrers(attrs.suggestion_to, parent.id.entity())?
-                .len();
-            let number = u32::try_from(made + 1).unwrap_or(u32::MAX);
-            let mut suggestion = EntityMap::new(EntityRef::temp("suggestion"));
-            if let Some(v) = base_fork_version {
-                suggestion =
-                    suggestion.with(attrs.suggestion_base_fork_version, i64::from(v.get()));
-            }
-            if let Some(author) = view
-                .db()
-                .value(parent.id.entity(), attrs.author)?
-                .and_then(|v| v.as_ref())
-            {
-                suggestion = suggestion.with(attrs.suggestion_to_author, EntityRef::Id(author));
-            }
-            tx.map(
-                suggestion
-                    .with(attrs.suggestion_from, EntityRef::Id(fork.id.entity()))
-                    .with(attrs.suggestion_from_version, i64::from(version.get()))
-                    .with(attrs.suggestion_to, EntityRef::Id(parent.id.entity()))
-                    .with(attrs.suggestion_open_to, EntityRef::Id(parent.id.entity()))
-                    .with(attrs.suggestion_base_version, i64::from(offer.base.get()))
-                    .with(attrs.suggestion_number, i64::from(number))
-                    .with(attrs.suggestion_remote_by, offer.by.as_str())
-                    .with(attrs.suggestion_message, message.as_str())
-                    .with(attrs.suggestion_state, SuggestionState::Open.as_str())
-                    .with(attrs.suggestion_offer, offer.id.as_str()),
-            );
+            let (suggestion, number) = offered(&view, offer, fork.id, parent.id, version)?;
+            tx.map(suggestion.with(attrs.suggestion_message, message.as_str()));
             tx.tx_attr(
                 attrs.tx_note,
                 format!("Offered from {}", offer.fork.address),
@@ -225,6 +193,48 @@ impl Recipes {
         })?;
         Ok(recorded)
     }
+}
+
+/// The suggestion `offer` is, from the kept fork `fork` at its `version`
+/// to `parent` (numbered after those made to it), but its message; and
+/// its number.
+fn offered(
+    view: &crate::domain::read::Snapshot,
+    offer: &RemoteOffer,
+    fork: crate::domain::RecipeId,
+    parent: crate::domain::RecipeId,
+    version: VersionNumber,
+) -> Result<(EntityMap, u32), DomainError> {
+    let attrs = &view.attrs;
+    let made = view
+        .db()
+        .referrers(attrs.suggestion_to, parent.entity())?
+        .len();
+    let number = u32::try_from(made + 1).unwrap_or(u32::MAX);
+    let mut suggestion = EntityMap::new(EntityRef::temp("suggestion"));
+    if let Some(v) = offer.base_fork_version {
+        if took_all_of(view, fork, offer.base, v)? {
+            suggestion = suggestion.with(attrs.suggestion_base_fork_version, i64::from(v.get()));
+        }
+    }
+    if let Some(author) = view
+        .db()
+        .value(parent.entity(), attrs.author)?
+        .and_then(|v| v.as_ref())
+    {
+        suggestion = suggestion.with(attrs.suggestion_to_author, EntityRef::Id(author));
+    }
+    let suggestion = suggestion
+        .with(attrs.suggestion_from, EntityRef::Id(fork.entity()))
+        .with(attrs.suggestion_from_version, i64::from(version.get()))
+        .with(attrs.suggestion_to, EntityRef::Id(parent.entity()))
+        .with(attrs.suggestion_open_to, EntityRef::Id(parent.entity()))
+        .with(attrs.suggestion_base_version, i64::from(offer.base.get()))
+        .with(attrs.suggestion_number, i64::from(number))
+        .with(attrs.suggestion_remote_by, offer.by.as_str())
+        .with(attrs.suggestion_state, SuggestionState::Open.as_str())
+        .with(attrs.suggestion_offer, offer.id.as_str());
+    Ok((suggestion, number))
 }
 
 /// Whether the recipe here took every change of version `v` of the kept
