@@ -161,6 +161,9 @@ impl Deliveries {
                 .queue
                 .compare_and_swap(&key, None, Some(&delivery.encode()))?
             {
+                // Again, after the record: a claim that met the entry before
+                // the record was written may have removed it (`unlist`).
+                self.queue.insert(&listed, b"")?;
                 continue;
             }
             // Queued already: its own entry lists it, unless it is this one.
@@ -237,14 +240,14 @@ impl Deliveries {
             return Ok(None);
         };
         let Some(record) = self.queue.get(key)? else {
-            self.queue.remove(listed)?;
+            self.unlist(listed, key, due)?;
             return Ok(None);
         };
         let Ok(mut delivery) = serde_json::from_slice::<Delivery>(&record) else {
             return Ok(None);
         };
         if due_bound(delivery.due) != due_bound(due) {
-            self.queue.remove(listed)?;
+            self.unlist(listed, key, due)?;
             return Ok(None);
         }
         if delivery.due > now || delivery.leased_until > now {
@@ -263,6 +266,22 @@ impl Deliveries {
             record: mine,
             delivery,
         }))
+    }
+
+    /// Removes the due list's entry `listed` (of the delivery at `key`, due
+    /// at `due`), which listed no delivery due then when it was read. A
+    /// writer lists a delivery before and after writing its record (so a
+    /// crash leaves no delivery unlisted, and a removal between the two is
+    /// undone); the record read again after the removal puts back an entry
+    /// that a writer made true meanwhile.
+    fn unlist(&self, listed: &[u8], key: &[u8], due: i64) -> Result<(), DomainError> {
+        self.queue.remove(listed)?;
+        let now = self.queue.get(key)?;
+        let now = now.and_then(|r| serde_json::from_slice::<Delivery>(&r).ok());
+        if now.is_some_and(|d| due_bound(d.due) == due_bound(due)) {
+            self.queue.insert(listed, b"")?;
+        }
+        Ok(())
     }
 
     /// Lists by when it is due each delivery kept before the due list was:
@@ -321,6 +340,10 @@ impl Deliveries {
         let settled = self
             .queue
             .compare_and_swap(&key, Some(&record), next.as_deref())?;
+        if settled && next.is_some() {
+            // Again, after the record (as `queue` does).
+            self.queue.insert(&due_entry(delivery.due, &key), b"")?;
+        }
         // The entry that listed it as claimed, unless it is due again then.
         if settled && (next.is_none() || delivery.due != was_due) {
             self.queue.remove(&listed)?;
@@ -438,6 +461,54 @@ mod tests {
         assert!(deliveries.claim_due(500, 1_000, 1).unwrap().is_empty());
         assert_eq!(listed(&deliveries), 1);
         assert_eq!(ids(&deliveries.claim_due(1_030, 1_000, 1).unwrap()), ["a"]);
+    }
+
+    #[test]
+    fn deliveries_queued_while_another_thread_claims_are_each_claimed_once() {
+        let (_store, deliveries) = queue();
+        deliveries.claim_due(0, 1_000, 1).unwrap();
+        const QUEUED: usize = 1_000;
+        let done = std::sync::atomic::AtomicBool::new(false);
+        let claimed = std::thread::scope(|scope| {
+            let claimer = scope.spawn(|| {
+                let mut claimed = Vec::new();
+                while !done.load(std::sync::atomic::Ordering::SeqCst) {
+                    let got = deliveries.claim_due(10, 1_000_000, 8).unwrap();
+                    claimed.extend(got.into_iter().map(|c| c.delivery.activity_id));
+                }
+                claimed
+            });
+            for n in 0..QUEUED {
+                deliveries.queue(&[due_at(&n.to_string(), 5)]).unwrap();
+            }
+            done.store(true, std::sync::atomic::Ordering::SeqCst);
+            claimer.join().unwrap()
+        });
+        // What the claiming thread did not get is listed still, and a
+        // claim now gets it: none was left off the list.
+        let rest = deliveries.claim_due(10, 1_000_000, QUEUED).unwrap();
+        let mut all: Vec<String> = claimed;
+        all.extend(rest.into_iter().map(|c| c.delivery.activity_id));
+        all.sort();
+        all.dedup();
+        assert_eq!(all.len(), QUEUED);
+    }
+
+    #[test]
+    fn a_claim_that_removes_an_entry_as_a_writer_makes_it_true_puts_it_back() {
+        let (_store, deliveries) = queue();
+        deliveries.claim_due(0, 1_000, 1).unwrap();
+        let a = due_at("a", 5);
+        let entry = due_entry(5, &a.key());
+        deliveries.queue.insert(&entry, b"").unwrap();
+        // The claim read no record; the writer writes it (and lists it
+        // again) before the claim removes the entry.
+        assert!(deliveries
+            .queue
+            .compare_and_swap(&a.key(), None, Some(&a.encode()))
+            .unwrap());
+        deliveries.unlist(&entry, &a.key(), 5).unwrap();
+        assert_eq!(ids(&deliveries.claim_due(20, 1_000, 1).unwrap()), ["a"]);
     }
 
     #[test]

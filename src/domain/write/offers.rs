@@ -213,7 +213,7 @@ fn offered(
     let number = u32::try_from(made + 1).unwrap_or(u32::MAX);
     let mut suggestion = EntityMap::new(EntityRef::temp("suggestion"));
     if let Some(v) = offer.base_fork_version {
-        if took_all_of(view, fork, offer.base, v)? {
+        if took_all_of(view, (fork, parent), offer.base, v)? {
             suggestion = suggestion.with(attrs.suggestion_base_fork_version, i64::from(v.get()));
         }
     }
@@ -237,18 +237,19 @@ fn offered(
     Ok((suggestion, number))
 }
 
-/// Whether the recipe here took every change of version `v` of the kept
-/// fork `fork`, offered on its version `base`: only then does the fork's
-/// next merge start from that version, as its site says (it is a version
-/// this site fetched, when it was offered).
+/// Whether the recipe `to` here took every change of version `v` of the
+/// kept fork `fork`, offered on its version `base`: only then does the
+/// fork's next merge start from that version, as its site says (it is a
+/// version this site fetched, when it was offered).
 fn took_all_of(
     view: &crate::domain::read::Snapshot,
-    fork: crate::domain::RecipeId,
+    (fork, to): (crate::domain::RecipeId, crate::domain::RecipeId),
     base: VersionNumber,
     v: VersionNumber,
 ) -> Result<bool, DomainError> {
     Ok(view.suggestions_from(fork)?.iter().any(|s| {
         s.state == SuggestionState::Accepted
+            && s.to == to
             && s.from_version == v
             && s.base_version == base
             && (s.whole == Some(true) || s.kept_own == Some(0))
@@ -383,6 +384,26 @@ mod tests {
             .receive_offer(&offer_of(4, &["2 eggs", "1 chilli", "mint"], Some(3)))
             .unwrap();
         assert_eq!(base_fork_version(&recipes, n), None);
+        // Nor the version taken, offered to another recipe here.
+        let broth = Slug::parse("broth").unwrap();
+        let draft = ContentDraft {
+            title: "Broth".into(),
+            ingredients: vec!["water".into()],
+            ..ContentDraft::default()
+        };
+        recipes
+            .create(&broth, draft, &Change::by("cal", "new"))
+            .unwrap();
+        let to_broth = RemoteOffer {
+            to: broth.clone(),
+            id: "https://a.example/offers/broth".into(),
+            ..offer_of(5, &["water", "1 chilli"], Some(2))
+        };
+        let n = recipes.receive_offer(&to_broth).unwrap();
+        let view = recipes.snapshot();
+        let id = view.recipe(&broth).unwrap().id;
+        let offered = view.suggestion(id, n).unwrap().unwrap();
+        assert_eq!(offered.base_fork_version, None);
     }
 
     #[test]
