@@ -338,8 +338,8 @@ mod tests {
         }
     }
 
-    #[test]
-    fn an_offers_base_fork_version_is_believed_only_where_this_site_took_that_version() {
+    /// Cal's stew here, at version 1 ("2 eggs"), which offers come to.
+    fn stew_here() -> (Recipes, Slug) {
         let recipes = Recipes::temporary().unwrap();
         let stew = Slug::parse("stew").unwrap();
         let draft = ContentDraft {
@@ -350,6 +350,12 @@ mod tests {
         recipes
             .create(&stew, draft, &Change::by("cal", "new"))
             .unwrap();
+        (recipes, stew)
+    }
+
+    #[test]
+    fn an_offers_base_fork_version_is_believed_only_where_this_site_took_that_version() {
+        let (recipes, stew) = stew_here();
         let v = |n: u64| VersionNumber::new(n).unwrap();
         let base_fork_version = |recipes: &Recipes, number: u32| {
             let view = recipes.snapshot();
@@ -416,16 +422,7 @@ mod tests {
         let made = view.suggestions_from(id).unwrap().pop().unwrap();
         assert_eq!(made.state, SuggestionState::Closed);
         // Ann's offer here from her soup, which a.example deletes.
-        let recipes = Recipes::temporary().unwrap();
-        let stew = Slug::parse("stew").unwrap();
-        let draft = ContentDraft {
-            title: "Stew".into(),
-            ingredients: vec!["2 eggs".into()],
-            ..ContentDraft::default()
-        };
-        recipes
-            .create(&stew, draft, &Change::by("cal", "new"))
-            .unwrap();
+        let (recipes, stew) = stew_here();
         let n = recipes
             .receive_offer(&offer_of(2, &["2 eggs", "1 chilli"], None))
             .unwrap();
