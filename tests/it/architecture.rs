@@ -1272,6 +1272,78 @@ fn the_architecture_and_benchmarking_docs_stay_under_400_lines() {
     }
 }
 
+/// Issue 55, item 4: every row of BENCHMARKING's figures names the machine
+/// it was measured on (one of its table of machines) and the commit
+/// measured, which the history holds: a figure is a claim about one
+/// machine and one commit, and a row that names neither claims nothing
+/// anyone can check.
+#[test]
+fn every_figure_names_its_machine_and_a_commit_in_the_history() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("docs/BENCHMARKING.md")).unwrap();
+    let rows = |header: &str| -> Vec<Vec<String>> {
+        let start = text
+            .find(header)
+            .unwrap_or_else(|| panic!("a table headed {header}"));
+        text[start..]
+            .lines()
+            .skip(2)
+            .take_while(|line| line.starts_with('|'))
+            .map(|line| {
+                line.trim_matches('|')
+                    .split(" | ")
+                    .map(|c| c.trim().to_owned())
+                    .collect()
+            })
+            .collect()
+    };
+    let machines: Vec<String> = rows("| machine | CPU says |")
+        .into_iter()
+        .map(|r| r[0].clone())
+        .collect();
+    assert!(machines.len() >= 5, "{machines:?}");
+    let figures = rows("| figure (bench or script) | value | target | machine | commit | date |");
+    assert!(figures.len() > 50, "only {} figures read", figures.len());
+    let mut wrong = Vec::new();
+    for row in &figures {
+        let [figure, _, _, machine, commit, date] = &row[..] else {
+            wrong.push(format!("not six columns: {row:?}"));
+            continue;
+        };
+        if !machines.contains(machine) {
+            wrong.push(format!(
+                "{figure}: no machine {machine:?} in the table of machines"
+            ));
+        }
+        let named: Vec<&str> = commit
+            .split(|c: char| !c.is_ascii_hexdigit())
+            .filter(|word| word.len() >= 7)
+            .collect();
+        if named.is_empty() {
+            wrong.push(format!("{figure}: no commit in {commit:?}"));
+        }
+        for hash in named {
+            let known = std::process::Command::new("git")
+                .args(["cat-file", "-e", &format!("{hash}^{{commit}}")])
+                .current_dir(root)
+                .status()
+                .is_ok_and(|s| s.success());
+            if !known {
+                wrong.push(format!("{figure}: {hash} is no commit of this history"));
+            }
+        }
+        let is_date = date.len() == 10
+            && date.char_indices().all(|(i, c)| match i {
+                4 | 7 => c == '-',
+                _ => c.is_ascii_digit(),
+            });
+        if !is_date {
+            wrong.push(format!("{figure}: no date in {date:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 #[test]
 fn the_purpose_check_finds_a_module_without_one() {
     assert!(purpose_of("//! Reading a page's elements within bounds.\n\nuse x;").is_some());
