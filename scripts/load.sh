@@ -8,23 +8,25 @@
 # It builds target/release/forkful, starts `forkful serve --demo` on a free
 # port, warms up, then drives it with wrk (installed with apt-get if missing):
 #
-#   recipe            the recipe page, keep-alive
-#   index             the catalog `/`, keep-alive
+#   every page type of the demo, keep-alive, as asked with no
+#   Accept-Encoding and as a browser asks (`gzip, deflate, br, zstd`,
+#   answered with brotli, compressed once and kept):
+#     recipe    the recipe page         catalog   `/`
+#     tag       /tags/vegan             search    /search?q=pancake
+#     history   shakshuka's history     diff      shakshuka's versions 1 to 11
+#     forks     the pancakes' 21 forks  cook      a cook's page
+#     feed      /feed.xml               sitemap   /sitemaps/1.xml
 #   recipe (close)    the recipe page with `Connection: close` (a new
 #                     TCP connection per request)
-#   recipe (br), index (br)
-#                     the same pages with a browser's
-#                     `Accept-Encoding: gzip, deflate, br, zstd` (answered
-#                     with brotli, compressed once and kept)
-#
 #   recipe (hammered) the recipe page (browser's header, 10 connections)
 #                     while another wrk hammers /search with queries never
 #                     asked before and the sitemap with 50 connections
 #
-# and, with NGINX=1, each of those four right after the same run against
-# nginx serving the very bytes forkful sent (saved with curl, plain and
-# brotli, served as static files with brotli_static), checked first to
-# answer 200 with the expected Content-Encoding.
+# and, with NGINX=1, each page type's two runs each right after the same
+# run against nginx serving the very bytes forkful sent (saved with curl,
+# plain and as a browser gets them, served as static files with
+# brotli_static), checked first to answer 200 with the same
+# Content-Encoding as forkful's. PAGES=recipe,catalog runs only those.
 #
 # and prints req/s, latency percentiles (p50, p99, p99.9), errors (socket
 # errors and responses with status >= 400), and the server's peak memory
@@ -44,6 +46,7 @@
 #                interleaved with forkful's, and print the ratio; 0: skip [1]
 #   BIN          the server binary [the release build of this tree]; another
 #                binary to compare one build with another in turn
+#   PAGES        the page types to run, by name, comma-separated [every one]
 
 set -euo pipefail
 
@@ -60,6 +63,27 @@ case $RECIPE in
     /*) recipe_path=$RECIPE ;;
     *) recipe_path=/recipes/$RECIPE ;;
 esac
+
+# Every page type of the demo: its name, and the path loaded.
+all_pages=(
+    "recipe $recipe_path"
+    "catalog /"
+    "tag /tags/vegan"
+    "search /search?q=pancake"
+    "history /recipes/shakshuka/history"
+    "diff /recipes/shakshuka/diff?from=1&to=11"
+    "forks /recipes/buttermilk-pancakes/forks"
+    "cook /cooks/mateo"
+    "feed /feed.xml"
+    "sitemap /sitemaps/1.xml"
+)
+pages=()
+for page in "${all_pages[@]}"; do
+    if [[ -z ${PAGES:-} || ,$PAGES, == *,${page%% *},* ]]; then
+        pages+=("$page")
+    fi
+done
+((${#pages[@]})) || { echo "load: error: no page type in PAGES=$PAGES" >&2; exit 1; }
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -228,15 +252,22 @@ http_encoding() {
 }
 
 # wrk counts only statuses >= 400 as errors, so make sure each page is a 200
-# (not a redirect) before loading it, and that a browser gets it in brotli
-# once it is kept (made for one request, it is gzipped fast).
-for path in "$recipe_path" /; do
+# (not a redirect) before loading it, and that a browser gets the recipe
+# page in brotli once it is kept (made for one request, it is gzipped
+# fast). What each page type comes as, to a browser, is printed.
+declare -A browser_coding
+for page in "${pages[@]}"; do
+    name=${page%% *} path=${page#* }
     status=$(http_status "$path")
     [[ $status == 200 ]] || die "GET $path answered ${status:-nothing}, not 200"
     http_encoding "$path" >/dev/null
     coding=$(http_encoding "$path")
-    [[ $coding == br ]] || die "GET $path with a browser's Accept-Encoding came as '${coding:-identity}', not br, once kept"
+    browser_coding[$name]=${coding:-identity}
+    log "$name: GET $path is 200; to a browser, once kept, ${coding:-identity}"
 done
+if [[ -n ${browser_coding[recipe]:-} && ${browser_coding[recipe]} != br ]]; then
+    die "the recipe page came to a browser as '${browser_coding[recipe]}', not br, once kept"
+fi
 
 # --- nginx, serving the same bytes ------------------------------------------
 
@@ -248,10 +279,15 @@ if [[ $NGINX != 0 ]]; then
     save() { # PATH FILE [ENCODING]
         curl -sS --fail -o "$2" ${3:+-H "Accept-Encoding: $3"} "$base$1"
     }
-    save "$recipe_path" "$www/recipe.html"
-    save "$recipe_path" "$www/recipe.html.br" br
-    save / "$www/index.html"
-    save / "$www/index.html.br" br
+    # Each page type as /NAME, its bytes as forkful sent them: plain, and
+    # (where forkful compressed it for a browser) as brotli beside them.
+    for page in "${pages[@]}"; do
+        name=${page%% *} path=${page#* }
+        save "$path" "$www/$name.page"
+        if [[ ${browser_coding[$name]} == br ]]; then
+            save "$path" "$www/$name.page.br" br
+        fi
+    done
     chmod 644 "$www"/*
     nginx_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
     cat >"$tmp/nginx.conf" <<NGINX
@@ -264,7 +300,7 @@ events { worker_connections 4096; }
 http {
     access_log off;
     sendfile on;
-    types { text/html html; }
+    default_type text/html;
     client_body_temp_path $tmp/nginx-body;
     proxy_temp_path $tmp/nginx-proxy;
     fastcgi_temp_path $tmp/nginx-fastcgi;
@@ -274,8 +310,7 @@ http {
         listen 127.0.0.1:$nginx_port;
         root $www;
         brotli_static on;
-        location = /recipe { try_files /recipe.html =404; }
-        location = / { try_files /index.html =404; }
+        location / { try_files \$uri.page =404; }
     }
 }
 NGINX
@@ -286,13 +321,15 @@ NGINX
         curl -s -o /dev/null "$nginx_base/" && break
         sleep 0.1
     done
-    for path in /recipe /; do
+    for page in "${pages[@]}"; do
+        name=${page%% *}
+        expected=${browser_coding[$name]/identity/}
         coding=$(curl -sS -o /dev/null -w '%{http_code} %header{content-encoding}' \
-            -H "Accept-Encoding: $BROWSER_ENCODINGS" "$nginx_base$path") ||
-            die "nginx did not answer $path: $(cat "$tmp/nginx.out" "$tmp/nginx.err" 2>/dev/null)"
-        [[ $coding == "200 br" ]] || die "nginx answered $path with '$coding', not '200 br'"
-        status=$(curl -sS -o /dev/null -w '%{http_code}' "$nginx_base$path")
-        [[ $status == 200 ]] || die "nginx answered $path with $status"
+            -H "Accept-Encoding: $BROWSER_ENCODINGS" "$nginx_base/$name") ||
+            die "nginx did not answer /$name: $(cat "$tmp/nginx.out" "$tmp/nginx.err" 2>/dev/null)"
+        [[ $coding == "200 $expected" ]] || die "nginx answered /$name with '$coding', not '200 $expected'"
+        status=$(curl -sS -o /dev/null -w '%{http_code}' "$nginx_base/$name")
+        [[ $status == 200 ]] || die "nginx answered /$name with $status"
     done
     log "nginx $(nginx -v 2>&1 | sed 's/^nginx version: //') serves the same bytes at $nginx_base"
 fi
@@ -315,7 +352,8 @@ done = function(summary, latency, requests)
 end
 LUA
 
-for path in "$recipe_path" /; do
+for page in "${pages[@]}"; do
+    path=${page#* }
     log "warming up $path for $WARMUP"
     wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" "$base$path" >/dev/null
     wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -H "Accept-Encoding: $BROWSER_ENCODINGS" \
@@ -363,11 +401,12 @@ pair() {
         'BEGIN { printf "%-16s %8.2f  (%.0f against %.0f req/s)", n, a / b, a, b }')")
 }
 
-pair "recipe" "$recipe_path" /recipe
-pair "index" / /
+for page in "${pages[@]}"; do
+    name=${page%% *} path=${page#* }
+    pair "$name" "$path" "/$name"
+    pair "$name (${browser_coding[$name]})" "$path" "/$name" -H "Accept-Encoding: $BROWSER_ENCODINGS"
+done
 run "recipe (close)" "$recipe_path" -H 'Connection: close'
-pair "recipe (br)" "$recipe_path" /recipe -H "Accept-Encoding: $BROWSER_ENCODINGS"
-pair "index (br)" / / -H "Accept-Encoding: $BROWSER_ENCODINGS"
 stop_nginx
 
 # --- a recipe page while 50 clients hammer search and the sitemap ------------
