@@ -290,28 +290,11 @@ pub fn sign(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::federation::signature::MAX_AGE;
+    use crate::federation::signature::{test_check, test_signed, Form, MAX_AGE};
     use std::time::Duration;
 
-    fn pair() -> &'static KeyPair {
-        super::super::signature::test_key_pair()
-    }
-
-    const URL: &str = "https://forkful.example/cooks/ann/inbox";
-
     fn signed(body: &[u8], now: SystemTime) -> Vec<(String, String)> {
-        let url = url::Url::parse(URL).unwrap();
-        sign(
-            pair(),
-            "https://b.example/cooks/ben#main-key",
-            "POST",
-            &url,
-            Some(body),
-            now,
-        )
-        .into_iter()
-        .map(|(n, v)| (n.to_owned(), v))
-        .collect()
+        test_signed(Form::Rfc9421, body, now)
     }
 
     /// Reads, checks and verifies `headers` for a POST of `body` at `now`.
@@ -320,28 +303,7 @@ mod tests {
         body: &[u8],
         now: SystemTime,
     ) -> Result<(), SignatureError> {
-        let header = |name: &str| {
-            headers
-                .iter()
-                .find(|(n, _)| n == name)
-                .map(|(_, v)| v.as_str())
-        };
-        check_content_digest(header("content-digest"), body)?;
-        let request = Request {
-            method: "POST",
-            target: "/cooks/ann/inbox",
-            headers,
-        };
-        let read = MessageSignature::parse(
-            header("signature-input").ok_or(SignatureError::Unsigned)?,
-            header("signature").ok_or(SignatureError::Unsigned)?,
-        )?;
-        read.check_form(&request, true, now)?;
-        read.check_key(
-            &request,
-            "https",
-            &PublicKey::from_pem(pair().public_pem()).unwrap(),
-        )
+        test_check(headers, body, now)
     }
 
     #[test]

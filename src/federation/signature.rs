@@ -356,6 +356,42 @@ pub(super) fn test_key_pair() -> &'static KeyPair {
     PAIR.get_or_init(|| KeyPair::generate().unwrap())
 }
 
+/// The tests' inbox, where their requests are signed for.
+#[cfg(test)]
+const TEST_INBOX: &str = "https://forkful.example/cooks/ann/inbox";
+
+/// The headers of a POST of `body` to the tests' inbox, signed in `form`
+/// by `test_key_pair` at `now`.
+#[cfg(test)]
+pub(super) fn test_signed(form: Form, body: &[u8], now: SystemTime) -> Vec<(String, String)> {
+    let url = url::Url::parse(TEST_INBOX).unwrap();
+    let key_id = "https://b.example/cooks/ben#main-key";
+    sign_in(form, test_key_pair(), key_id, "POST", &url, Some(body), now)
+        .into_iter()
+        .map(|(n, v)| (n.to_owned(), v))
+        .collect()
+}
+
+/// `headers` of a POST of `body` to the tests' inbox, read, checked and
+/// verified with `test_key_pair`'s public half at `now`, as an inbox does
+/// (`Signed`): either form.
+#[cfg(test)]
+pub(super) fn test_check(
+    headers: &[(String, String)],
+    body: &[u8],
+    now: SystemTime,
+) -> Result<(), SignatureError> {
+    let request = Request {
+        method: "POST",
+        target: "/cooks/ann/inbox",
+        headers,
+    };
+    let signed = Signed::read(&request, body)?;
+    signed.check_form(&request, true, now)?;
+    let key = PublicKey::from_pem(test_key_pair().public_pem()).unwrap();
+    signed.check_key(&request, "https", &key)
+}
+
 fn name_of(header: &str) -> &'static str {
     match header {
         "(request-target)" => "(request-target)",
@@ -450,23 +486,8 @@ pub fn sign_in(
 mod tests {
     use super::*;
 
-    fn pair() -> &'static KeyPair {
-        test_key_pair()
-    }
-
     fn signed_post(body: &[u8], now: SystemTime) -> Vec<(String, String)> {
-        let url = url::Url::parse("https://a.example/cooks/ann/inbox").unwrap();
-        sign(
-            pair(),
-            "https://b.example/cooks/ben#main-key",
-            "POST",
-            &url,
-            Some(body),
-            now,
-        )
-        .into_iter()
-        .map(|(n, v)| (n.to_owned(), v))
-        .collect()
+        test_signed(Form::Cavage, body, now)
     }
 
     fn check(
@@ -474,17 +495,7 @@ mod tests {
         body: &[u8],
         now: SystemTime,
     ) -> Result<(), SignatureError> {
-        let request = Request {
-            method: "POST",
-            target: "/cooks/ann/inbox",
-            headers,
-        };
-        let value = request
-            .header("signature")
-            .ok_or(SignatureError::Unsigned)?;
-        check_digest(request.header("digest").as_deref(), body)?;
-        let key = PublicKey::from_pem(pair().public_pem()).unwrap();
-        Signature::parse(&value)?.verify(&request, true, &key, now)
+        test_check(headers, body, now)
     }
 
     #[test]
@@ -530,7 +541,7 @@ mod tests {
         let date = httpdate::fmt_http_date(now);
         let text = format!("date: {date}");
         let signature =
-            base64::engine::general_purpose::STANDARD.encode(pair().sign(text.as_bytes()));
+            base64::engine::general_purpose::STANDARD.encode(test_key_pair().sign(text.as_bytes()));
         let headers = vec![
             ("date".to_owned(), date),
             ("host".to_owned(), "a.example".to_owned()),
@@ -544,7 +555,7 @@ mod tests {
             target: "/cooks/ann",
             headers: &headers,
         };
-        let key = PublicKey::from_pem(pair().public_pem()).unwrap();
+        let key = PublicKey::from_pem(test_key_pair().public_pem()).unwrap();
         let parsed = Signature::parse(&request.header("signature").unwrap()).unwrap();
         assert_eq!(
             parsed.verify(&request, false, &key, now),

@@ -269,6 +269,33 @@ pub(crate) fn serve(recipes: &Recipes, blocked: &[&str]) -> String {
     format!("http://{}", addr.recv().unwrap())
 }
 
+/// Two forkful sites on loopback, each with its own store: A, where ann
+/// wrote Shakshuka, and B, where ben signed up (his browser).
+struct TwoSites {
+    a_recipes: Recipes,
+    a: String,
+    b_recipes: Recipes,
+    b: String,
+    ben: crate::http_client::Browser,
+}
+
+fn two_sites() -> TwoSites {
+    let a_recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
+    write(&a_recipes, "shakshuka", "Shakshuka");
+    let a = serve(&a_recipes, &[]);
+    let b_recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
+    let b = serve(&b_recipes, &[]);
+    let mut ben = crate::http_client::Browser::new(&b);
+    ben.sign_up("ben").unwrap();
+    TwoSites {
+        a_recipes,
+        a,
+        b_recipes,
+        b,
+        ben,
+    }
+}
+
 fn slug(s: &str) -> Slug {
     Slug::parse(s).unwrap()
 }
@@ -729,14 +756,14 @@ fn wait_for_page(
 
 #[test]
 fn a_cook_on_one_forkful_follows_a_cook_and_a_recipe_on_another_and_reads_their_news() {
-    let a_recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
-    write(&a_recipes, "shakshuka", "Shakshuka");
-    let a = serve(&a_recipes, &[]);
-    let b_recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
-    let b = serve(&b_recipes, &[]);
+    let TwoSites {
+        a_recipes,
+        a,
+        b_recipes,
+        b,
+        mut ben,
+    } = two_sites();
     let a_host = a.trim_start_matches("http://");
-    let mut ben = crate::http_client::Browser::new(&b);
-    ben.sign_up("ben").unwrap();
 
     // What cannot be followed is said, and nothing is kept.
     let form = ben.get("/following").unwrap();
@@ -942,13 +969,13 @@ fn a_blocked_site_is_blocked_however_its_host_is_spelled() {
 
 #[test]
 fn a_cook_forks_a_recipe_from_another_forkful_whose_family_then_lists_the_fork() {
-    let a_recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
-    write(&a_recipes, "shakshuka", "Shakshuka");
-    let a = serve(&a_recipes, &[]);
-    let b_recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
-    let b = serve(&b_recipes, &[]);
-    let mut ben = crate::http_client::Browser::new(&b);
-    ben.sign_up("ben").unwrap();
+    let TwoSites {
+        a_recipes,
+        a,
+        b_recipes: _,
+        b,
+        mut ben,
+    } = two_sites();
 
     // A page that is no recipe document is refused, and nothing is saved.
     let form = ben.get("/following").unwrap();
@@ -1264,15 +1291,15 @@ fn ann_edits(recipes: &Recipes, based_on: u32, ingredients: &[&str], steps: &[&s
 /// conflict; its retirement there is said here.
 #[test]
 fn a_fork_across_sites_brings_in_its_parents_new_versions_clean_and_in_conflict() {
-    let a_recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
-    write(&a_recipes, "shakshuka", "Shakshuka");
+    let TwoSites {
+        a_recipes,
+        a,
+        b_recipes,
+        b,
+        mut ben,
+    } = two_sites();
     ann_edits(&a_recipes, 1, &["2 eggs", "1 onion"], &[]);
-    let a = serve(&a_recipes, &[]);
-    let b_recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
-    let b = serve(&b_recipes, &[]);
     let a_host = a.trim_start_matches("http://");
-    let mut ben = crate::http_client::Browser::new(&b);
-    ben.sign_up("ben").unwrap();
     let address = format!("{a}/recipes/shakshuka");
     let form = ben.get("/following").unwrap();
     let forked = ben
@@ -1591,13 +1618,13 @@ fn host_of(origin: &str) -> &str {
 /// leaves the fork in step with the version that took it.
 #[test]
 fn a_fork_across_sites_suggests_back_and_hears_the_answers() {
-    let a_recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
-    write(&a_recipes, "shakshuka", "Shakshuka");
-    let a = serve(&a_recipes, &[]);
-    let b_recipes = Recipes::open(Store::temporary().unwrap()).unwrap();
-    let b = serve(&b_recipes, &[]);
-    let mut ben = crate::http_client::Browser::new(&b);
-    ben.sign_up("ben").unwrap();
+    let TwoSites {
+        a_recipes,
+        a,
+        b_recipes,
+        b,
+        mut ben,
+    } = two_sites();
     let form = ben.get("/following").unwrap();
     let address = format!("{a}/recipes/shakshuka");
     let forked = ben
