@@ -25,7 +25,7 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use serde_json::{json, Value};
 
 use crate::cli::serve;
-use crate::helpers::apt_get;
+use crate::helpers::apt_install;
 
 /// The links of the site's header.
 const HEADER_LINKS: &str = "header.site-header nav a";
@@ -1137,12 +1137,7 @@ fn install_chromium_and_chromedriver() {
     }
     eprintln!("browser: {CHROMIUM} or {CHROMEDRIVER} is missing: installing Debian's chromium and chromium-driver");
     let started = Instant::now();
-    let install = ["install", "-y", "chromium", "chromium-driver"];
-    let outcome = apt_get(&install).or_else(|first| {
-        eprintln!("browser: {first}\nbrowser: running apt-get update and trying again");
-        apt_get(&["update"]).and_then(|()| apt_get(&install))
-    });
-    if let Err(why) = outcome {
+    if let Err(why) = apt_install(&["chromium", "chromium-driver"]) {
         panic!(
             "the browser test needs {CHROMIUM} and {CHROMEDRIVER} and could not install them \
              (`apt-get install -y chromium chromium-driver`, as root): {why}"

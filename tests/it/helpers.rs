@@ -481,6 +481,17 @@ pub(crate) fn apt_get(args: &[&str]) -> std::result::Result<(), String> {
     ))
 }
 
+/// Installs Debian's `packages` with apt-get, running `apt-get update`
+/// and trying again when the first try fails (a machine whose package
+/// lists are stale). `Err` says why neither try worked.
+pub(crate) fn apt_install(packages: &[&str]) -> std::result::Result<(), String> {
+    let install: Vec<&str> = ["install", "-y"].iter().chain(packages).copied().collect();
+    apt_get(&install).or_else(|first| {
+        eprintln!("apt-get: {first}\napt-get: running apt-get update and trying again");
+        apt_get(&["update"]).and_then(|()| apt_get(&install))
+    })
+}
+
 /// The sled database under a store, for tampering with it. A store dropped
 /// a moment ago may hold the file lock while sled's threads wind down.
 pub(crate) fn raw_sled(dir: &std::path::Path) -> sled::Db {

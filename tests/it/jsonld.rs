@@ -22,7 +22,7 @@ use forkful::store::Store;
 use forkful::views::activitypub::{self, OfferAnswer};
 
 use crate::federation::{follow_by, get_json, send, serve, Remote};
-use crate::helpers::apt_get;
+use crate::helpers::apt_install;
 
 const PYTHON: &str = "/usr/bin/python3";
 const ACTIVITY_JSON: &str = "application/activity+json";
@@ -42,12 +42,7 @@ fn install_pyld() {
     if present() {
         return;
     }
-    let install = ["install", "-y", "python3-pyld"];
-    let outcome = apt_get(&install).or_else(|first| {
-        eprintln!("jsonld: {first}\njsonld: running apt-get update and trying again");
-        apt_get(&["update"]).and_then(|()| apt_get(&install))
-    });
-    if let Err(why) = outcome {
+    if let Err(why) = apt_install(&["python3-pyld"]) {
         panic!("the JSON-LD test needs Debian's python3-pyld and could not install it: {why}");
     }
     assert!(

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use crate::helpers::apt_get;
+use crate::helpers::apt_install;
 
 /// Where the tests' databases are made: a server and a user that may
 /// create databases.
@@ -102,11 +102,9 @@ fn bin_dir() -> &'static Path {
             return dir;
         }
         eprintln!("postgres: no PostgreSQL under /usr/lib/postgresql: installing Debian's postgresql");
-        apt_get(&["install", "-y", "postgresql"])
-            .or_else(|_| apt_get(&["update"]).and_then(|()| apt_get(&["install", "-y", "postgresql"])))
-            .unwrap_or_else(|why| {
-                panic!("the log's tests need PostgreSQL and could not install it (`apt-get install -y postgresql`, as root): {why}")
-            });
+        apt_install(&["postgresql"]).unwrap_or_else(|why| {
+            panic!("the log's tests need PostgreSQL and could not install it (`apt-get install -y postgresql`, as root): {why}")
+        });
         find().expect("apt-get installed postgresql, yet no initdb is under /usr/lib/postgresql")
     })
 }
