@@ -39,7 +39,12 @@
 #   RECIPES      full synthetic recipes in the catalog [10000]
 #   DURATION     each run's length in seconds [20]
 #   ROUNDS       rounds of the three runs [3]
-#   RATE         writes a second [20]
+#   RATE         writes a second, shared by the cooks [20]; 0: as fast as
+#                the site acknowledges them (each cook writes as soon as
+#                its last write was answered)
+#   COOKS        cooks writing at once, each its own writer process and
+#                account [1]; with more than one, the first cook's writes
+#                are the ones whose lag is timed
 #   CONNECTIONS  wrk's connections [20]
 #   WORKERS      each node's worker threads [2]
 #   BIN          the forkful binary [the release build of this tree]; another
@@ -59,6 +64,7 @@ RECIPES=${RECIPES:-10000}
 DURATION=${DURATION:-20}
 ROUNDS=${ROUNDS:-3}
 RATE=${RATE:-20}
+COOKS=${COOKS:-1}
 CONNECTIONS=${CONNECTIONS:-20}
 WORKERS=${WORKERS:-2}
 server=${FORKFUL_PG_URL:-postgres://postgres@127.0.0.1:5432/postgres}
@@ -68,9 +74,14 @@ BROWSER_ENCODINGS='gzip, deflate, br, zstd'
 source scripts/run-header.sh
 # shellcheck source=scripts/install.sh
 source scripts/install.sh
-for number in RECIPES DURATION ROUNDS RATE CONNECTIONS WORKERS; do
+for number in RECIPES DURATION ROUNDS COOKS CONNECTIONS WORKERS; do
     whole_number cluster.sh "${!number}" "$number"
 done
+# RATE may be 0 (as fast as acknowledged), so it is checked on its own.
+[[ $RATE =~ ^[0-9]+$ ]] || {
+    printf 'cluster.sh: RATE must be a whole number (0: as fast as acknowledged), not %q\n' "$RATE" >&2
+    exit 2
+}
 
 log() { printf 'cluster: %s\n' "$*" >&2; }
 die() {
@@ -118,7 +129,9 @@ psql "$server" -qc "CREATE DATABASE $database" >/dev/null ||
 source scripts/binary.sh
 forkful_binary
 run_header "cluster" "$bin"
-echo "runs:     $ROUNDS rounds of $DURATION s each, $CONNECTIONS wrk connections, $WORKERS workers a node, $RATE writes/s"
+pace="$RATE writes/s"
+((RATE > 0)) || pace="as fast as acknowledged"
+echo "runs:     $ROUNDS rounds of $DURATION s each, $CONNECTIONS wrk connections, $WORKERS workers a node, $COOKS cooks writing, $pace"
 echo "catalog:  $RECIPES full synthetic recipes"
 echo "postgres: $(psql "$log_url" -Atc 'SHOW server_version'), synchronous_commit $(psql "$log_url" -Atc 'SHOW synchronous_commit')"
 echo
@@ -241,35 +254,64 @@ for origin in "http://127.0.0.1:$port_embedded" "$proxy"; do
     wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" -s "$tmp/catalog.lua" "$origin" >/dev/null
 done
 
+percentile() { # FILE P: nearest rank
+    sort -g "$1" | awk -v p="$2" '{ v[NR] = $1 } END {
+        r = int((NR * p + 99) / 100); if (r < 1) r = 1; printf "%.2f", v[r] }'
+}
+median() { percentile "$1" 50; }
+range() { sort -g "$1" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.0f-%.0f", lo, hi }'; }
+
 # measure NAME READ-ORIGIN WRITE-ORIGINS RUN [WRITER-OPTION]: wrk and the
-# writer at once; with no READ-ORIGIN, the writer alone.
+# writers at once; with no READ-ORIGIN, the writers alone. Each cook keeps
+# their account from one run to the next, one set on the embedded node and
+# one on the log.
 measure() {
-    local name=$1 reads=$2 writes=$3 run=$4 writer_status=0
-    # shellcheck disable=SC2086 # the option, when given, is one word
-    python3 scripts/cluster_writer.py --nodes "$writes" --slugs "$tmp/slugs" \
-        --rate "$RATE" --seconds "$DURATION" --run "$run" ${5:-} >"$tmp/writer.out" 2>"$tmp/writer.err" &
-    local writer=$!
+    local name=$1 reads=$2 writes=$3 run=$4 c status store=log writers=() per_cook
+    [[ $writes == *,* ]] || store=embedded
+    per_cook=$(awk -v r="$RATE" -v n="$COOKS" 'BEGIN { print r / n }')
+    for ((c = 1; c <= COOKS; c++)); do
+        local lag_option=${5:-}
+        ((c == 1)) || lag_option=--no-lag
+        # shellcheck disable=SC2086 # the option, when given, is one word
+        python3 scripts/cluster_writer.py --nodes "$writes" --slugs "$tmp/slugs" \
+            --rate "$per_cook" --seconds "$DURATION" --run "$run-$c" \
+            --cook "$tmp/cook-$store-$c.json" $lag_option >"$tmp/writer$c.out" 2>"$tmp/writer$c.err" &
+        writers+=($!)
+    done
     if [[ -n $reads ]]; then
         wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" -s "$tmp/catalog.lua" "$reads" >"$tmp/wrk.out"
     else
         echo "READS rps=0 p50=- p99=- errors=0" >"$tmp/wrk.out"
     fi
-    wait "$writer" || writer_status=$?
-    local read_line writer_line
+    for ((c = 1; c <= COOKS; c++)); do
+        status=0
+        wait "${writers[c - 1]}" || status=$?
+        grep -q '^WRITER ' "$tmp/writer$c.out" ||
+            die "writer $c printed no figures for $name: $(cat "$tmp/writer$c.err")"
+        ((status == 0)) ||
+            die "a write failed or never showed ($name, cook $c): $(grep '^WRITER ' "$tmp/writer$c.out") $(cat "$tmp/writer$c.err")"
+    done
+    local read_line rate
     read_line=$(grep '^READS ' "$tmp/wrk.out") || die "wrk printed no figures for $name"
-    writer_line=$(grep '^WRITER ' "$tmp/writer.out") ||
-        die "the writer printed no figures for $name: $(cat "$tmp/writer.err")"
-    ((writer_status == 0)) ||
-        die "a write failed or never showed ($name): $writer_line $(cat "$tmp/writer.err")"
     [[ $(field "$read_line" errors) == 0 ]] || die "wrk saw errors ($name): $read_line"
     field "$read_line" rps >>"$tmp/$name.rps"
-    sed -n 's/^WRITE //p' "$tmp/writer.out" >>"$tmp/$name.writes"
-    sed -n 's/^LAG //p' "$tmp/writer.out" >>"$tmp/$name.lags"
-    printf '%-14s round %s: %8.0f req/s (p50 %s ms, p99 %s ms); writes p50 %s ms, p99 %s ms; lag p50 %s ms, p99 %s ms\n' \
+    # Acknowledged writes a second: each cook's, summed.
+    rate=$(cat "$tmp"/writer*.out | sed -n 's/^WRITER .* rate=\([0-9.]*\) .*/\1/p' |
+        awk '{ s += $1 } END { printf "%.1f", s }')
+    echo "$rate" >>"$tmp/$name.rate"
+    cat "$tmp"/writer*.out | sed -n 's/^WRITE //p' >"$tmp/round.writes"
+    cat "$tmp"/writer*.out | sed -n 's/^LAG //p' >"$tmp/round.lags"
+    cat "$tmp/round.writes" >>"$tmp/$name.writes"
+    cat "$tmp/round.lags" >>"$tmp/$name.lags"
+    local lag50=- lag99=-
+    if [[ -s $tmp/round.lags ]]; then
+        lag50=$(percentile "$tmp/round.lags" 50) lag99=$(percentile "$tmp/round.lags" 99)
+    fi
+    printf '%-14s round %s: %8.0f req/s (p50 %s ms, p99 %s ms); %s writes/s, p50 %s ms, p99 %s ms; lag p50 %s ms, p99 %s ms\n' \
         "$name" "${run##*-}" "$(field "$read_line" rps)" "$(field "$read_line" p50)" \
-        "$(field "$read_line" p99)" "$(field "$writer_line" write_p50)" \
-        "$(field "$writer_line" write_p99)" "$(field "$writer_line" lag_p50)" \
-        "$(field "$writer_line" lag_p99)"
+        "$(field "$read_line" p99)" "$rate" "$(percentile "$tmp/round.writes" 50)" \
+        "$(percentile "$tmp/round.writes" 99)" "$lag50" "$lag99"
+    rm -f "$tmp"/writer*.out "$tmp"/writer*.err
 }
 
 for ((round = 1; round <= ROUNDS; round++)); do
@@ -282,13 +324,6 @@ done
 
 # --- the figures ---------------------------------------------------------------
 
-percentile() { # FILE P: nearest rank
-    sort -g "$1" | awk -v p="$2" '{ v[NR] = $1 } END {
-        r = int((NR * p + 99) / 100); if (r < 1) r = 1; printf "%.2f", v[r] }'
-}
-median() { percentile "$1" 50; }
-range() { sort -g "$1" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.0f-%.0f", lo, hi }'; }
-
 echo
 echo "== pooled over $ROUNDS rounds"
 printf '%-26s %10s %10s %10s\n' "" embedded node nginx
@@ -297,6 +332,8 @@ printf '%-26s %10s %10s %10s\n' "reads/s (median of rounds)" \
     "$(median "$tmp/nginx.rps" | cut -d. -f1)"
 printf '%-26s %10s %10s %10s\n' "  (range)" "$(range "$tmp/embedded.rps")" \
     "$(range "$tmp/node.rps")" "$(range "$tmp/nginx.rps")"
+printf '%-26s %10s %10s %10s\n' "writes/s (median of rounds)" "$(median "$tmp/embedded.rate")" \
+    "$(median "$tmp/node.rate")" "$(median "$tmp/nginx.rate")"
 for p in 50 99; do
     printf '%-26s %10s %10s %10s\n' "write p$p (ms)" "$(percentile "$tmp/embedded.writes" $p)" \
         "$(percentile "$tmp/node.writes" $p)" "$(percentile "$tmp/nginx.writes" $p)"
@@ -305,12 +342,17 @@ cat "$tmp/nginx.lags" "$tmp/quiet-nodes.lags" >"$tmp/all.lags"
 for p in 50 99; do
     printf '%-26s %10s %10s %10s\n' "lag p$p (ms)" - - "$(percentile "$tmp/nginx.lags" $p)"
 done
-echo "the writer alone, no reads (quiet): embedded write p50 $(percentile "$tmp/quiet-embedded.writes" 50) ms, p99 $(percentile "$tmp/quiet-embedded.writes" 99) ms;"
+echo "the writers alone, no reads (quiet): embedded $(median "$tmp/quiet-embedded.rate") writes/s (rounds $(range "$tmp/quiet-embedded.rate")), nodes $(median "$tmp/quiet-nodes.rate") (rounds $(range "$tmp/quiet-nodes.rate"));"
+echo "    embedded write p50 $(percentile "$tmp/quiet-embedded.writes" 50) ms, p99 $(percentile "$tmp/quiet-embedded.writes" 99) ms;"
 echo "    nodes write p50 $(percentile "$tmp/quiet-nodes.writes" 50) ms, p99 $(percentile "$tmp/quiet-nodes.writes" 99) ms, lag p50 $(percentile "$tmp/quiet-nodes.lags" 50) ms, p99 $(percentile "$tmp/quiet-nodes.lags" 99) ms"
 echo "writes: $(wc -l <"$tmp/embedded.writes") embedded, $(cat "$tmp/node.writes" "$tmp/nginx.writes" | wc -l) on the nodes; lags: $(wc -l <"$tmp/all.lags") (each write on each other node)"
 echo
 awk -v n="$(median "$tmp/node.rps")" -v e="$(median "$tmp/embedded.rps")" \
     'BEGIN { printf "a node'\''s reads against the embedded node'\''s: %.2f (target: at least 0.9)\n", n / e }'
+awk -v n="$(median "$tmp/quiet-nodes.rate")" -v e="$(median "$tmp/quiet-embedded.rate")" \
+    'BEGIN { printf "the log'\''s writes a second against embedded: %.2f, the writers alone (target: at least 0.8)\n", n / e }'
+awk -v n="$(median "$tmp/node.rate")" -v e="$(median "$tmp/embedded.rate")" \
+    'BEGIN { printf "                                           %.2f under read load\n", n / e }'
 awk -v n="$(percentile "$tmp/node.writes" 99)" -v e="$(percentile "$tmp/embedded.writes" 99)" \
     'BEGIN { printf "write p99 on the nodes against embedded:   %.2fx under load (target: at most 2x)\n", n / e }'
 awk -v n="$(percentile "$tmp/quiet-nodes.writes" 99)" -v e="$(percentile "$tmp/quiet-embedded.writes" 99)" \

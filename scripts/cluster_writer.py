@@ -17,6 +17,13 @@ is that node's lag: the time from PostgreSQL's commit to the write being
 shown there, plus the local apply before the 303, less whatever part of the
 answering request came after the write was shown.
 
+With --rate 0 the cook writes as fast as the site acknowledges: each write
+as soon as the one before was answered (scripts/cluster.sh runs several
+such cooks at once, each its own process, for a site's full write rate).
+With --cook FILE the cook is signed up and their recipe made once, and
+FILE keeps their cookies and recipe for the next runs: sign-ups are
+limited per address, and a run of many cooks would meet that limit.
+
 With --no-lag the other nodes are not asked: the asking is a client
 polling two nodes every millisecond, which takes a share of the CPUs that
 the node whose reads are measured shares with it, and that the embedded
@@ -28,6 +35,7 @@ failed or a node never showed one within 5 s. Standard library only.
 
 import argparse
 import html
+import json
 import http.client
 import random
 import re
@@ -140,6 +148,34 @@ def shows(node, path, title):
     return response.status == 200 and html.escape(title) in body
 
 
+def cook_up(node, jar, run, kept):
+    """Signs a cook up and makes their recipe, or reads both back from the
+    file `kept` where an earlier run left them; returns the recipe's slug."""
+    if kept:
+        try:
+            with open(kept) as f:
+                saved = json.load(f)
+            jar.update(saved["cookies"])
+            return saved["recipe"]
+        except FileNotFoundError:
+            pass
+    cook = f"writer{run}".replace("-", "")
+    status, _, _, _ = post_form(
+        node, "/signup", "/signup",
+        {"handle": cook, "name": cook, "password": "a long cluster password"},
+    )
+    if status != 303:
+        raise SystemExit(f"cluster_writer: signing {cook} up answered {status}")
+    own = f"cluster-{run}"
+    status, _, _, _ = post_form(node, "/recipes/new", "/recipes/new", dict(content(run, -1), slug=own))
+    if status != 303:
+        raise SystemExit(f"cluster_writer: creating {own} answered {status}")
+    if kept:
+        with open(kept, "w") as f:
+            json.dump({"cookies": jar, "recipe": own}, f)
+    return own
+
+
 def percentile(values, p):
     """Nearest rank: the smallest value with at least p% at or below it."""
     if not values:
@@ -153,9 +189,15 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--nodes", required=True, help="origins, comma-separated")
     parser.add_argument("--slugs", required=True, help="a file of catalog slugs, one a line")
-    parser.add_argument("--rate", type=float, default=20.0, help="writes a second")
+    parser.add_argument(
+        "--rate", type=float, default=20.0,
+        help="writes a second; 0: each as soon as the one before was acknowledged",
+    )
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--run", required=True, help="names this run's cook and recipes")
+    parser.add_argument(
+        "--cook", help="a file keeping the cook's cookies and recipe from one run to the next",
+    )
     parser.add_argument(
         "--no-lag", action="store_true",
         help="do not ask the other nodes for each write (a run measuring one node's reads)",
@@ -169,20 +211,7 @@ def main():
     with open(args.slugs) as f:
         slugs = [line.strip() for line in f if line.strip()]
     rng = random.Random(args.run)
-
-    cook = f"writer{args.run}".replace("-", "")
-    status, _, _, _ = post_form(
-        nodes[0], "/signup", "/signup",
-        {"handle": cook, "name": cook, "password": "a long cluster password"},
-    )
-    if status != 303:
-        raise SystemExit(f"cluster_writer: signing {cook} up answered {status}")
-    own = f"cluster-{args.run}"
-    status, _, _, _ = post_form(
-        nodes[0], "/recipes/new", "/recipes/new", dict(content(args.run, -1), slug=own)
-    )
-    if status != 303:
-        raise SystemExit(f"cluster_writer: creating {own} answered {status}")
+    own = cook_up(nodes[0], jar, args.run, args.cook)
 
     latencies, lags, failed, unseen = [], [], {}, 0
     started = time.perf_counter()
@@ -190,10 +219,11 @@ def main():
     while time.perf_counter() - started < args.seconds:
         # Writes on a fixed schedule: a slow one is not made up for by
         # sending the next ones closer together.
-        due = started + k / args.rate
-        pause = due - time.perf_counter()
-        if pause > 0:
-            time.sleep(pause)
+        if args.rate > 0:
+            due = started + k / args.rate
+            pause = due - time.perf_counter()
+            if pause > 0:
+                time.sleep(pause)
         node = nodes[k % len(nodes)]
         written = content(args.run, k)
         if k % 2 == 0:

@@ -1,19 +1,27 @@
 #!/usr/bin/env bash
 # A store at full size, as a new user meets it: seeds N full synthetic
 # recipes (default 100,000) into a fresh directory, exports it and imports
-# the export into another, then serves the seeded store and fetches the
-# catalog, the deepest recipe, a search (once its index is built: timed)
-# and the sitemap. Prints, for each
-# step, the wall time and peak RSS, and the size on disk of each store
-# beside its export file.
+# the export into another, then serves the seeded store and fetches, each
+# once and cold, the catalog, the deepest recipe, a tag, the sitemap index,
+# its last file and a common word's search (once its index is built:
+# timed), and crawls a sample of the recipe pages (scripts/crawl.sh).
+# Prints, for each step, the wall time and peak RSS, and the size on disk of
+# each store beside its export file; the last line, `SCALE ...`, holds them
+# all for scripts/scale-chart.py.
 #
 #   scripts/scale.sh [N]            (FORKFUL_SCALE_DIR keeps the stores)
 #   BIN=/path/to/forkful scripts/scale.sh [N]   (another build, to compare
 #                                     two: run each in turn, interleaved)
+#   CRAWL=200000 scripts/scale.sh [N]   (the crawl's sample [200,000, or
+#                                     every page of a smaller catalog];
+#                                     CRAWL=0 skips it)
+#
+# A cold page's time is the server's: curl's time from the request sent to
+# the first byte back (the connection's setup not counted).
 #
 # Installs GNU time from Debian's packages if it is missing. Takes several
-# minutes at 100,000 recipes on a 2-core machine; docs/BENCHMARKING.md has
-# the current figures, docs/journal/ every run.
+# minutes at 100,000 recipes on a 2-core machine, some 20 at 1,000,000;
+# docs/BENCHMARKING.md has the current figures, docs/journal/ every run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -73,13 +81,46 @@ done
 printf 'search   index built and answering %.1f s after the server served\n' \
     "$(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')"
 
-# The deepest recipe of the first tree is recipe `depth` (see synthetic.rs).
-for path in / /recipes/synthetic-12 '/search?q=golden' /sitemap.xml; do
-    read -r status seconds bytes < <(curl -s -o /dev/null \
+# The deepest recipe of the first tree is recipe `depth` (see synthetic.rs);
+# the last sitemap file is the one furthest into the catalog.
+files=$(curl -s "$address/sitemap.xml" | grep -c '<sitemap>')
+declare -A cold
+for path in / /recipes/synthetic-12 /tags/vegan /sitemap.xml "/sitemaps/$files.xml" '/search?q=oil'; do
+    read -r status sent first bytes < <(curl -s -o /dev/null \
         -H 'Accept-Encoding: gzip, deflate, br, zstd' \
-        -w '%{http_code} %{time_total} %{size_download}\n' "$address$path")
+        -w '%{http_code} %{time_pretransfer} %{time_starttransfer} %{size_download}\n' "$address$path")
     [ "$status" = 200 ] || { echo "GET $path answered $status"; exit 1; }
-    printf 'GET %-22s %s  %7.1f ms  %8d bytes (first request)\n' "$path" "$status" \
-        "$(awk -v s="$seconds" 'BEGIN { print s * 1000 }')" "$bytes"
+    cold[$path]=$(awk -v a="$sent" -v b="$first" 'BEGIN { printf "%.2f", (b - a) * 1000 }')
+    printf 'GET %-22s %s  %7s ms  %8d bytes (first request, server time)\n' "$path" "$status" \
+        "${cold[$path]}" "$bytes"
 done
-printf 'server   peak RSS %6d MiB\n' $(($(awk '/VmHWM/ { print $2 }' /proc/$server/status) / 1024))
+server_mib=$(($(awk '/VmHWM/ { print $2 }' /proc/$server/status) / 1024))
+printf 'server   peak RSS %6d MiB\n' "$server_mib"
+kill "$server"
+wait "$server" 2>/dev/null || true
+trap - EXIT
+
+crawl_rate=- crawl_p99=- crawl_mib=-
+sample=${CRAWL:-200000}
+if [ "$sample" != 0 ]; then
+    # On a copy: sled tidies its files while it serves, and the store's
+    # size above is the seed's.
+    rm -rf "$work/crawled"
+    cp -r "$work/store" "$work/crawled"
+    DATA=$work/crawled SAMPLE=$sample MIXED=0 BIN=$bin scripts/crawl.sh | tee "$work/crawl.out"
+    crawl_rate=$(sed -n 's/.*s: \([0-9]*\) pages\/s.*/\1/p' "$work/crawl.out")
+    crawl_p99=$(sed -n 's/.*p99 \([0-9.]*\) ms,.*/\1/p' "$work/crawl.out" | head -1)
+    crawl_mib=$(sed -n 's/^server peak memory (VmHWM): \([0-9]*\) MiB.*/\1/p' "$work/crawl.out")
+    rm -rf "$work/crawled"
+fi
+
+# One line for scripts/scale-chart.py: seconds and MiB of each step, MiB
+# on disk, the crawl, and each cold page's milliseconds.
+read -r seed_s seed_kib < <(awk '{ print $1, $2 }' "$work/seed.time")
+read -r import_s import_kib < <(awk '{ print $1, $2 }' "$work/import.time")
+echo "SCALE recipes=$recipes seed_s=$seed_s seed_mib=$((seed_kib / 1024))" \
+    "import_s=$import_s import_mib=$((import_kib / 1024))" \
+    "store_mib=$(mib "$work/store") export_mib=$export_mib" \
+    "crawl_pages_s=$crawl_rate crawl_p99_ms=$crawl_p99 crawl_mib=$crawl_mib server_mib=$server_mib" \
+    "catalog_ms=${cold[/]} recipe_ms=${cold[/recipes/synthetic-12]} tag_ms=${cold[/tags/vegan]}" \
+    "sitemap_ms=${cold[/sitemap.xml]} sitemap_file_ms=${cold[/sitemaps/$files.xml]} search_ms=${cold[/search?q=oil]}"

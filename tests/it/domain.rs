@@ -812,24 +812,32 @@ fn a_recipes_slug_and_title_come_in_one_read_and_agree_with_each_alone() {
 }
 
 #[test]
-fn sitemap_files_split_the_catalog_without_gaps_or_repeats() {
+fn sitemap_files_split_the_catalog_by_id_without_gaps_or_repeats() {
     let view = demo().snapshot();
-    let all: Vec<String> = crate::helpers::whole_catalog(&view)
+    let mut all: Vec<(u64, String)> = crate::helpers::whole_catalog(&view)
         .entries
         .iter()
-        .map(|e| e.slug.to_string())
+        .map(|e| (e.id.entity(), e.slug.to_string()))
         .collect();
-    assert_eq!(view.sitemap_files(50_000).unwrap(), 1);
-    let files = view.sitemap_files(10).unwrap();
-    assert_eq!(files, all.len().div_ceil(10));
+    all.sort();
+    assert_eq!(view.sitemap_files(1 << 40).unwrap(), 1);
+    let last = all.last().unwrap().0;
+    let per = (last / 5).max(1);
+    let files = view.sitemap_files(per).unwrap();
+    assert!(files >= 5, "{files} files");
+    assert_eq!(files as u64, last / per + 1);
     let mut listed = Vec::new();
     for file in 0..files {
-        let part = view.sitemap_file(file, 10).unwrap();
-        assert!(part.len() <= 10);
-        listed.extend(part.into_iter().map(|(slug, _)| slug.to_string()));
+        for (slug, changed) in view.sitemap_file(file, per).unwrap() {
+            let (id, _) = all.iter().find(|(_, s)| **s == *slug).unwrap();
+            assert_eq!(id / per, file as u64, "{slug} in file {file}");
+            assert!(changed.is_some(), "{slug} says when it last changed");
+            listed.push(slug.to_string());
+        }
     }
-    assert_eq!(listed, all, "every recipe once, by title");
-    assert!(view.sitemap_file(files, 10).unwrap().is_empty());
+    let slugs: Vec<String> = all.into_iter().map(|(_, slug)| slug).collect();
+    assert_eq!(listed, slugs, "every recipe once, by id, none retired");
+    assert!(view.sitemap_file(files, per).unwrap().is_empty());
 }
 
 #[test]
