@@ -584,6 +584,92 @@ impl Log for CountingLog {
     }
 }
 
+/// A log that refuses its next `losses` appends as one refuses a row
+/// another node's got in ahead of (`Moved`), as a node meets when others
+/// take writes as fast as it does: the rest is the log in PostgreSQL.
+struct LosingLog {
+    log: PgLog,
+    losses: std::sync::atomic::AtomicUsize,
+}
+
+impl Log for LosingLog {
+    fn identity(&self) -> &str {
+        self.log.identity()
+    }
+    fn append(&self, entry: &LogEntry) -> Result<(), LogError> {
+        use std::sync::atomic::Ordering::SeqCst;
+        let lost = self
+            .losses
+            .fetch_update(SeqCst, SeqCst, |n| n.checked_sub(1))
+            .is_ok();
+        if lost {
+            return Err(LogError::Moved { prev: entry.prev });
+        }
+        self.log.append(entry)
+    }
+    fn entries_after(&self, t: u64, limit: usize) -> Result<Vec<LogEntry>, LogError> {
+        self.log.entries_after(t, limit)
+    }
+    fn sum_at(&self, t: u64) -> Result<Option<[u8; 32]>, LogError> {
+        self.log.sum_at(t)
+    }
+    fn position(&self, t: u64) -> Result<(u64, u64), LogError> {
+        self.log.position(t)
+    }
+    fn listen(&self) -> Result<Box<dyn LogNews>, LogError> {
+        self.log.listen()
+    }
+    fn begin_copy(&self) -> Result<(), LogError> {
+        self.log.begin_copy()
+    }
+    fn append_copied(&self, entry: &LogEntry) -> Result<(), LogError> {
+        self.log.append_copied(entry)
+    }
+    fn end_copy(&self) -> Result<(), LogError> {
+        self.log.end_copy()
+    }
+    fn copying(&self) -> Result<bool, LogError> {
+        self.log.copying()
+    }
+    fn keyspaces(&self) -> &dyn SharedKeyspaces {
+        self.log.keyspaces()
+    }
+}
+
+/// Issue 55, item 3: a write that lost the log to other nodes several
+/// times in a row is saved all the same. With three tries, three nodes
+/// taking writes as fast as eight cooks sent them told cooks "busy" within
+/// a second (scripts/cluster.sh, docs/journal/55-million.md). Contention
+/// that does not end is still refused as busy, and soon.
+#[test]
+fn a_write_that_lost_the_log_six_times_in_a_row_is_saved_all_the_same() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let url = fresh_database();
+    let store = Store::temporary().unwrap();
+    let log = Arc::new(LosingLog {
+        log: PgLog::connect(&url).unwrap(),
+        losses: Default::default(),
+    });
+    forkful::store::testing::attach_log(&store, log.clone()).unwrap();
+    let recipes = Recipes::open(store.clone()).unwrap();
+    let before = (rows(&url).len(), store.stats().log_retries);
+    log.losses.store(6, SeqCst);
+    recipes
+        .create(&slug("dal"), content("Dal"), &Change::by("ann", "first"))
+        .unwrap();
+    assert_eq!(rows(&url).len(), before.0 + 1, "dal, once");
+    assert_eq!(store.stats().log_retries, before.1 + 6);
+    log.losses.store(usize::MAX, SeqCst);
+    let started = std::time::Instant::now();
+    let refused = recipes.create(&slug("soup"), content("Soup"), &Change::by("ann", "more"));
+    assert!(
+        matches!(refused, Err(DomainError::Unavailable(_))),
+        "{refused:?}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(1), "{:?}", started.elapsed());
+    assert_eq!(rows(&url).len(), before.0 + 1, "no soup");
+}
+
 /// News told by the test, one at a time; each wait says it is waiting,
 /// so the test knows the node is done with the news before.
 struct ToldNews {

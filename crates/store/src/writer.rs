@@ -34,10 +34,33 @@ use super::value::{EntityId, Value};
 pub const MAX_TX_DATOMS: usize = 20_000;
 
 /// How many times a transaction another node's write beat to the log is
-/// decided again before it is refused: each loss means another node wrote
-/// in the moment between catching up and appending, so three in a row is
-/// contention a client should back off from (503 and Retry-After).
-pub(crate) const LOG_RETRIES: usize = 3;
+/// decided again before it is refused (503 and Retry-After). Each loss
+/// means another node wrote in the moment between catching up and
+/// appending. Three nodes taking writes as fast as eight cooks sent them
+/// lost three in a row within a second when this was 3, so a cook was
+/// told "busy" at 30 writes a second (scripts/cluster.sh with `RATE=0
+/// COOKS=8`, docs/journal/55-million.md); with a pause between tries
+/// (`log_backoff`), twelve losses in a row is contention that lasted some
+/// 80 ms, which a client should back off from.
+pub(crate) const LOG_RETRIES: usize = 12;
+
+/// The longest pause before deciding a lost transaction again.
+const LOG_BACKOFF_MAX: std::time::Duration = std::time::Duration::from_millis(8);
+
+/// The pause before try `retry` (from 1) of a transaction that lost the
+/// log: up to 1, 2, 4, then 8 ms, drawn at random, so that nodes that lost
+/// to each other do not try again in step. The writer is not held: this
+/// node's other writes go on meanwhile.
+fn log_backoff(retry: usize) -> std::time::Duration {
+    let most = std::time::Duration::from_millis(1 << retry.min(3)).min(LOG_BACKOFF_MAX);
+    // Jitter from the clock's nanoseconds: nothing here needs a better
+    // random number than one that differs between nodes and tries.
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let most_micros = u32::try_from(most.as_micros()).unwrap_or(u32::MAX).max(1);
+    std::time::Duration::from_micros(u64::from(nanos % most_micros))
+}
 
 /// The most bytes of values one transaction may write (strings and
 /// keywords by their length, every other value as eight bytes): with values
@@ -145,11 +168,13 @@ impl Store {
                     // refused (503).
                     drop(writer);
                     self.inner.log_retries.fetch_add(1, Ordering::Relaxed);
-                    self.catch_up()?;
                     if retries == LOG_RETRIES {
+                        self.catch_up()?;
                         return Err(moved.into());
                     }
                     retries += 1;
+                    std::thread::sleep(log_backoff(retries));
+                    self.catch_up()?;
                 }
                 applied => return Ok((applied?, value)),
             }
