@@ -666,7 +666,11 @@ fn a_write_that_lost_the_log_six_times_in_a_row_is_saved_all_the_same() {
         matches!(refused, Err(DomainError::Unavailable(_))),
         "{refused:?}"
     );
-    assert!(started.elapsed() < Duration::from_secs(1), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
     assert_eq!(rows(&url).len(), before.0 + 1, "no soup");
 }
 
