@@ -101,7 +101,9 @@ def panel(out, x0, y0, runs, key, title, unit, healthy):
         out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" class="dot"/>')
         anchor = "end" if n == max(sizes) else "start"
         dx = -5 if anchor == "end" else 5
-        out.append(f'<text x="{x + dx:.1f}" y="{y - 5:.1f}" text-anchor="{anchor}" class="v">{nice(v)}</text>')
+        # Above the point, or below it at the top of the plot.
+        label_y = y + 14 if y < PLOT_Y + 14 else y - 5
+        out.append(f'<text x="{x + dx:.1f}" y="{label_y:.1f}" text-anchor="{anchor}" class="v">{nice(v)}</text>')
     for n in sizes:
         x, _ = at(n, v0)
         label = f"{n / 1e6:g}M" if n >= 1e6 else f"{n / 1e3:g}k"
@@ -126,12 +128,15 @@ def main():
     ]
     for i, (key, title, unit, healthy) in enumerate(FIGURES):
         panel(out, (i % COLUMNS) * PANEL_W, (i // COLUMNS) * PANEL_H, runs, key, title, unit, healthy)
-    legend_y = rows * PANEL_H + 20
+    legend_y = rows * PANEL_H + 14
     out.append(
-        f'<text x="10" y="{legend_y}" class="s">Recipes, log scale, against each figure, log scale. '
-        '<tspan fill="#2a8a3a">green dashes: flat from the smallest catalog</tspan>; '
-        '<tspan fill="#c0392b">red dashes: in proportion to the recipes</tspan>. '
-        "Drawn by scripts/scale-chart.py from scripts/scale.sh's output.</text>"
+        f'<text x="10" y="{legend_y}" class="s">Recipes (log scale) against each figure (log scale). '
+        '<tspan fill="#2a8a3a">Green dashes: flat from the smallest catalog</tspan>; '
+        '<tspan fill="#c0392b">red dashes: in proportion to the recipes</tspan>.</text>'
+    )
+    out.append(
+        f'<text x="10" y="{legend_y + 14}" class="s">Drawn by scripts/scale-chart.py from '
+        "scripts/scale.sh's SCALE lines, one run at each size.</text>"
     )
     out.append("</svg>")
     with open(sys.argv[1], "w") as f:
