@@ -113,6 +113,9 @@ pages=$(wc -l <"$tmp/paths")
 # recipes made together lie together, and a crawl in that order read 1.4x
 # the pages a second at 100,000 recipes, docs/journal/55-million.md).
 sample=$pages
+if [[ -n ${SAMPLE:-} ]]; then
+    [[ $SAMPLE =~ ^[0-9]+$ && $SAMPLE -gt 0 ]] || die "SAMPLE must be a positive whole number, not '$SAMPLE'"
+fi
 if [[ -n ${SAMPLE:-} ]] && ((SAMPLE < pages)); then
     sample=$SAMPLE
     log "crawling a sample of $SAMPLE of the $pages recipe pages"

@@ -81,11 +81,13 @@ done
 printf 'search   index built and answering %.1f s after the server served\n' \
     "$(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')"
 
-# The deepest recipe of the first tree is recipe `depth` (see synthetic.rs);
-# the last sitemap file is the one furthest into the catalog.
-files=$(curl -s "$address/sitemap.xml" | grep -c '<sitemap>')
+# Each page asked once, cold: the server's time from the request sent to
+# the first byte back. The deepest recipe of the first tree is recipe
+# `depth` (see synthetic.rs); the last sitemap file, the one furthest into
+# the catalog, is read from the index once the index was timed.
 declare -A cold
-for path in / /recipes/synthetic-12 /tags/vegan /sitemap.xml "/sitemaps/$files.xml" '/search?q=oil'; do
+time_cold() {
+    local path=$1 status sent first bytes
     read -r status sent first bytes < <(curl -s -o /dev/null \
         -H 'Accept-Encoding: gzip, deflate, br, zstd' \
         -w '%{http_code} %{time_pretransfer} %{time_starttransfer} %{size_download}\n' "$address$path")
@@ -93,7 +95,12 @@ for path in / /recipes/synthetic-12 /tags/vegan /sitemap.xml "/sitemaps/$files.x
     cold[$path]=$(awk -v a="$sent" -v b="$first" 'BEGIN { printf "%.2f", (b - a) * 1000 }')
     printf 'GET %-22s %s  %7s ms  %8d bytes (first request, server time)\n' "$path" "$status" \
         "${cold[$path]}" "$bytes"
+}
+for path in /sitemap.xml / /recipes/synthetic-12 /tags/vegan '/search?q=oil'; do
+    time_cold "$path"
 done
+files=$(curl -s "$address/sitemap.xml" | grep -c '<sitemap>')
+time_cold "/sitemaps/$files.xml"
 server_mib=$(($(awk '/VmHWM/ { print $2 }' /proc/$server/status) / 1024))
 printf 'server   peak RSS %6d MiB\n' "$server_mib"
 kill "$server"

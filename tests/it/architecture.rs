@@ -1303,17 +1303,23 @@ fn every_figure_names_its_machine_and_commit_and_says_met_in_one_place() {
         absolute.len()
     );
     let mut wrong = Vec::new();
-    for row in ratios.iter().chain(&absolute) {
-        // A ratio's row has no gauge: it is measured side by side.
-        let (gauge, rest) = match row.len() {
-            7 => (None, row.clone()),
-            8 => (Some(row[5].as_str()), [&row[..5], &row[6..]].concat()),
-            _ => {
-                wrong.push(format!("not seven or eight columns: {row:?}"));
-                continue;
+    // A ratio's row has no gauge: it is measured side by side.
+    for row in &ratios {
+        match row.len() {
+            7 => wrong.extend(figure_faults(row, None, &machines, root)),
+            _ => wrong.push(format!("a ratio's row not of seven columns: {row:?}")),
+        }
+    }
+    for row in &absolute {
+        match row.len() {
+            8 => {
+                let rest = [&row[..5], &row[6..]].concat();
+                wrong.extend(figure_faults(&rest, Some(row[5].as_str()), &machines, root));
             }
-        };
-        wrong.extend(figure_faults(&rest, gauge, &machines, root));
+            _ => wrong.push(format!(
+                "an absolute figure's row not of eight columns: {row:?}"
+            )),
+        }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
@@ -1355,19 +1361,29 @@ fn figure_faults(
     }
     if value
         .split(|c: char| !c.is_alphanumeric())
-        .any(|w| w == "met")
+        .any(|w| ["met", "unmet", "meets", "meet"].contains(&w.to_lowercase().as_str()))
+        || value.contains(['✓', '✗'])
     {
         wrong.push(format!(
             "{figure}: the value {value:?} says met; the met column does"
         ));
     }
+    // The gauge is the machines table's, up to its first note ("19.8 s"
+    // of "19.8 s (2026-12-05)", "not timed" of "not timed; ...").
+    let head = |its: &str| {
+        its.split([',', ';', '('])
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_owned()
+    };
     match machines.iter().find(|(name, _)| name == machine) {
         None => wrong.push(format!(
             "{figure}: no machine {machine:?} in the table of machines"
         )),
-        Some((_, its)) if gauge.is_some_and(|g| g.is_empty() || !its.starts_with(g)) => wrong.push(
-            format!("{figure}: gauge {gauge:?}, where {machine}'s is {its:?}"),
-        ),
+        Some((_, its)) if gauge.is_some_and(|g| head(its) != g) => wrong.push(format!(
+            "{figure}: gauge {gauge:?}, where {machine}'s is {its:?}"
+        )),
         Some(_) => {}
     }
     let named: Vec<&str> = commit
@@ -1387,11 +1403,13 @@ fn figure_faults(
             wrong.push(format!("{figure}: {hash} is no commit of this history"));
         }
     }
+    let part = |range: std::ops::Range<usize>| date.get(range).and_then(|p| p.parse::<u32>().ok());
     let is_date = date.len() == 10
-        && date.char_indices().all(|(i, c)| match i {
-            4 | 7 => c == '-',
-            _ => c.is_ascii_digit(),
-        });
+        && date.as_bytes()[4] == b'-'
+        && date.as_bytes()[7] == b'-'
+        && part(0..4).is_some_and(|y| (2026..=2100).contains(&y))
+        && part(5..7).is_some_and(|m| (1..=12).contains(&m))
+        && part(8..10).is_some_and(|d| (1..=31).contains(&d));
     if !is_date {
         wrong.push(format!("{figure}: no date in {date:?}"));
     }

@@ -52,7 +52,8 @@ const LOG_BACKOFF_MAX: std::time::Duration = std::time::Duration::from_millis(8)
 /// to each other do not try again in step. The writer is not held: this
 /// node's other writes go on meanwhile.
 fn log_backoff(retry: usize) -> std::time::Duration {
-    let most = std::time::Duration::from_millis(1 << retry.min(3)).min(LOG_BACKOFF_MAX);
+    let most =
+        std::time::Duration::from_millis(1 << retry.saturating_sub(1).min(3)).min(LOG_BACKOFF_MAX);
     // Jitter from the clock's nanoseconds: nothing here needs a better
     // random number than one that differs between nodes and tries.
     let nanos = std::time::SystemTime::now()
