@@ -535,10 +535,14 @@ fn a_following_node_shows_another_nodes_write_within_moments() {
 }
 
 /// A log that counts its reads of entries, for a node that must not read
-/// more than it needs: the rest is the log in PostgreSQL.
+/// more than it needs, and refuses its next `losses` appends as one
+/// refuses a row another node's got in ahead of (`Moved`), as a node meets
+/// when others take writes as fast as it does: the rest is the log in
+/// PostgreSQL.
 struct CountingLog {
     log: PgLog,
     reads: std::sync::atomic::AtomicUsize,
+    losses: std::sync::atomic::AtomicUsize,
 }
 
 impl CountingLog {
@@ -548,51 +552,6 @@ impl CountingLog {
 }
 
 impl Log for CountingLog {
-    fn identity(&self) -> &str {
-        self.log.identity()
-    }
-    fn append(&self, entry: &LogEntry) -> Result<(), LogError> {
-        self.log.append(entry)
-    }
-    fn entries_after(&self, t: u64, limit: usize) -> Result<Vec<LogEntry>, LogError> {
-        self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        self.log.entries_after(t, limit)
-    }
-    fn sum_at(&self, t: u64) -> Result<Option<[u8; 32]>, LogError> {
-        self.log.sum_at(t)
-    }
-    fn position(&self, t: u64) -> Result<(u64, u64), LogError> {
-        self.log.position(t)
-    }
-    fn listen(&self) -> Result<Box<dyn LogNews>, LogError> {
-        self.log.listen()
-    }
-    fn begin_copy(&self) -> Result<(), LogError> {
-        self.log.begin_copy()
-    }
-    fn append_copied(&self, entry: &LogEntry) -> Result<(), LogError> {
-        self.log.append_copied(entry)
-    }
-    fn end_copy(&self) -> Result<(), LogError> {
-        self.log.end_copy()
-    }
-    fn copying(&self) -> Result<bool, LogError> {
-        self.log.copying()
-    }
-    fn keyspaces(&self) -> &dyn SharedKeyspaces {
-        self.log.keyspaces()
-    }
-}
-
-/// A log that refuses its next `losses` appends as one refuses a row
-/// another node's got in ahead of (`Moved`), as a node meets when others
-/// take writes as fast as it does: the rest is the log in PostgreSQL.
-struct LosingLog {
-    log: PgLog,
-    losses: std::sync::atomic::AtomicUsize,
-}
-
-impl Log for LosingLog {
     fn identity(&self) -> &str {
         self.log.identity()
     }
@@ -608,6 +567,7 @@ impl Log for LosingLog {
         self.log.append(entry)
     }
     fn entries_after(&self, t: u64, limit: usize) -> Result<Vec<LogEntry>, LogError> {
+        self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         self.log.entries_after(t, limit)
     }
     fn sum_at(&self, t: u64) -> Result<Option<[u8; 32]>, LogError> {
@@ -646,8 +606,9 @@ fn a_write_that_lost_the_log_six_times_in_a_row_is_saved_all_the_same() {
     use std::sync::atomic::Ordering::SeqCst;
     let url = fresh_database();
     let store = Store::temporary().unwrap();
-    let log = Arc::new(LosingLog {
+    let log = Arc::new(CountingLog {
         log: PgLog::connect(&url).unwrap(),
+        reads: Default::default(),
         losses: Default::default(),
     });
     forkful::store::testing::attach_log(&store, log.clone()).unwrap();
@@ -701,6 +662,7 @@ fn a_node_told_of_a_write_reads_the_log_only_for_what_it_lacks() {
     let log = Arc::new(CountingLog {
         log: PgLog::connect(&url).unwrap(),
         reads: Default::default(),
+        losses: Default::default(),
     });
     forkful::store::testing::attach_log(&reader, log.clone()).unwrap();
     let (tell, news) = std::sync::mpsc::channel();
