@@ -546,6 +546,15 @@ struct CountingLog {
 }
 
 impl CountingLog {
+    /// The log at `url`, no read counted and no append to refuse yet.
+    fn on(url: &str) -> CountingLog {
+        CountingLog {
+            log: PgLog::connect(url).unwrap(),
+            reads: Default::default(),
+            losses: Default::default(),
+        }
+    }
+
     fn reads(&self) -> usize {
         self.reads.load(std::sync::atomic::Ordering::SeqCst)
     }
@@ -606,11 +615,7 @@ fn a_write_that_lost_the_log_six_times_in_a_row_is_saved_all_the_same() {
     use std::sync::atomic::Ordering::SeqCst;
     let url = fresh_database();
     let store = Store::temporary().unwrap();
-    let log = Arc::new(CountingLog {
-        log: PgLog::connect(&url).unwrap(),
-        reads: Default::default(),
-        losses: Default::default(),
-    });
+    let log = Arc::new(CountingLog::on(&url));
     forkful::store::testing::attach_log(&store, log.clone()).unwrap();
     let recipes = Recipes::open(store.clone()).unwrap();
     let before = (rows(&url).len(), store.stats().log_retries);
@@ -659,11 +664,7 @@ fn a_node_told_of_a_write_reads_the_log_only_for_what_it_lacks() {
     let url = fresh_database();
     let (writer, on_writer) = nodes_on(&url, 1).remove(0);
     let reader = Store::temporary().unwrap();
-    let log = Arc::new(CountingLog {
-        log: PgLog::connect(&url).unwrap(),
-        reads: Default::default(),
-        losses: Default::default(),
-    });
+    let log = Arc::new(CountingLog::on(&url));
     forkful::store::testing::attach_log(&reader, log.clone()).unwrap();
     let (tell, news) = std::sync::mpsc::channel();
     let (waiting, waits) = std::sync::mpsc::channel();

@@ -659,25 +659,6 @@ impl Db {
         Ok(out)
     }
 
-    /// Attribute `a`'s current facts in AVET order from position `start`,
-    /// at most `len` of them: an index into the order cache, whatever
-    /// `start` is. `None` when this value cannot use the cache.
-    pub fn ordered_slice(&self, a: EntityId, start: usize, len: usize) -> Option<Datoms> {
-        self.witness_range();
-        let order = self.order(a)?;
-        let end = start.saturating_add(len).min(order.len());
-        let start = start.min(end);
-        self.reads.fetch_add(1, Ordering::Relaxed);
-        Some(Datoms {
-            iter: Source::Ordered {
-                keys: order,
-                next: start,
-                end,
-            },
-            ..self.ready(Index::Avet, Vec::new())
-        })
-    }
-
     /// Attribute `a`'s order of current facts if the order cache holds it
     /// for this value, without filling it.
     fn filled_order(&self, a: EntityId) -> Option<Order> {

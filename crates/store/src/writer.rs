@@ -44,22 +44,17 @@ pub const MAX_TX_DATOMS: usize = 20_000;
 /// 80 ms, which a client should back off from.
 pub(crate) const LOG_RETRIES: usize = 12;
 
-/// The longest pause before deciding a lost transaction again.
-const LOG_BACKOFF_MAX: std::time::Duration = std::time::Duration::from_millis(8);
-
 /// The pause before try `retry` (from 1) of a transaction that lost the
 /// log: up to 1, 2, 4, then 8 ms, drawn at random, so that nodes that lost
 /// to each other do not try again in step. The writer is not held: this
 /// node's other writes go on meanwhile.
 fn log_backoff(retry: usize) -> std::time::Duration {
-    let most =
-        std::time::Duration::from_millis(1 << retry.saturating_sub(1).min(3)).min(LOG_BACKOFF_MAX);
+    let most_micros = 1_000u32 << retry.saturating_sub(1).min(3);
     // Jitter from the clock's nanoseconds: nothing here needs a better
     // random number than one that differs between nodes and tries.
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.subsec_nanos());
-    let most_micros = u32::try_from(most.as_micros()).unwrap_or(u32::MAX).max(1);
     std::time::Duration::from_micros(u64::from(nanos % most_micros))
 }
 

@@ -459,27 +459,33 @@ mod tests {
         }
     }
 
+    /// The reads `read` makes, the caches cold, after `warm_catalog` or not.
+    fn reads_of(recipes: &Recipes, warm: bool, read: impl Fn(&Snapshot)) -> u64 {
+        recipes.store().forget_caches();
+        if warm {
+            recipes.snapshot().warm_catalog().unwrap();
+        }
+        let snapshot = recipes.snapshot();
+        let before = snapshot.reads_so_far();
+        read(&snapshot);
+        snapshot.reads_so_far() - before
+    }
+
     #[test]
     fn a_warmed_catalog_reads_no_attribute_whole() {
         let recipes = soups();
-        // The reads of a first page in `sort`, the caches cold, after
-        // `warm_catalog` or not.
+        // The reads of a first page in `sort`.
         let first_page_reads = |sort: Sort, warm: bool| {
-            recipes.store().forget_caches();
-            if warm {
-                recipes.snapshot().warm_catalog().unwrap();
-            }
-            let snapshot = recipes.snapshot();
-            let before = snapshot.reads_so_far();
-            let page = snapshot
-                .catalog(&CatalogQuery {
-                    sort,
-                    limit: 5,
-                    ..CatalogQuery::default()
-                })
-                .unwrap();
-            assert_eq!(page.entries.len(), 5);
-            snapshot.reads_so_far() - before
+            reads_of(&recipes, warm, |snapshot| {
+                let page = snapshot
+                    .catalog(&CatalogQuery {
+                        sort,
+                        limit: 5,
+                        ..CatalogQuery::default()
+                    })
+                    .unwrap();
+                assert_eq!(page.entries.len(), 5);
+            })
         };
         for sort in [Sort::Title, Sort::Recent] {
             let (cold, warmed) = (first_page_reads(sort, false), first_page_reads(sort, true));
@@ -494,21 +500,16 @@ mod tests {
     #[test]
     fn a_warmed_catalog_counts_a_tag_without_reading_the_tags_whole() {
         let recipes = soups();
-        // The reads of counting a tag's recipes, as a tag page does first,
-        // the caches cold, after `warm_catalog` or not: the count's binary
-        // search, after the read of every tag that fills the order.
+        // The reads of counting a tag's recipes, as a tag page does first:
+        // the count's binary search, after the read of every tag that
+        // fills the order.
         let count_reads = |warm: bool| {
-            recipes.store().forget_caches();
-            if warm {
-                recipes.snapshot().warm_catalog().unwrap();
-            }
-            let snapshot = recipes.snapshot();
-            let before = snapshot.reads_so_far();
-            let count = snapshot
-                .db
-                .ordered_count(snapshot.attrs.tags, &Value::from("soup"));
-            assert_eq!(count, Some(12));
-            snapshot.reads_so_far() - before
+            reads_of(&recipes, warm, |snapshot| {
+                let count = snapshot
+                    .db
+                    .ordered_count(snapshot.attrs.tags, &Value::from("soup"));
+                assert_eq!(count, Some(12));
+            })
         };
         assert_eq!((count_reads(false), count_reads(true)), (2, 1));
     }

@@ -338,18 +338,24 @@ mod tests {
         }
     }
 
-    /// Cal's stew here, at version 1 ("2 eggs"), which offers come to.
-    fn stew_here() -> (Recipes, Slug) {
-        let recipes = Recipes::temporary().unwrap();
-        let stew = Slug::parse("stew").unwrap();
+    /// Cal's recipe `slug` here, at version 1: a title and one ingredient.
+    fn cals(recipes: &Recipes, slug: &str, title: &str, ingredient: &str) -> Slug {
+        let slug = Slug::parse(slug).unwrap();
         let draft = ContentDraft {
-            title: "Stew".into(),
-            ingredients: vec!["2 eggs".into()],
+            title: title.into(),
+            ingredients: vec![ingredient.into()],
             ..ContentDraft::default()
         };
         recipes
-            .create(&stew, draft, &Change::by("cal", "new"))
+            .create(&slug, draft, &Change::by("cal", "new"))
             .unwrap();
+        slug
+    }
+
+    /// Cal's stew here, at version 1 ("2 eggs"), which offers come to.
+    fn stew_here() -> (Recipes, Slug) {
+        let recipes = Recipes::temporary().unwrap();
+        let stew = cals(&recipes, "stew", "Stew", "2 eggs");
         (recipes, stew)
     }
 
@@ -391,15 +397,7 @@ mod tests {
             .unwrap();
         assert_eq!(base_fork_version(&recipes, n), None);
         // Nor the version taken, offered to another recipe here.
-        let broth = Slug::parse("broth").unwrap();
-        let draft = ContentDraft {
-            title: "Broth".into(),
-            ingredients: vec!["water".into()],
-            ..ContentDraft::default()
-        };
-        recipes
-            .create(&broth, draft, &Change::by("cal", "new"))
-            .unwrap();
+        let broth = cals(&recipes, "broth", "Broth", "water");
         let to_broth = RemoteOffer {
             to: broth.clone(),
             id: "https://a.example/offers/broth".into(),
