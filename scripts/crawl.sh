@@ -115,10 +115,10 @@ pages=$(wc -l <"$tmp/paths")
 sample=$pages
 if [[ -n ${SAMPLE:-} ]]; then
     [[ $SAMPLE =~ ^[0-9]+$ && $SAMPLE -gt 0 ]] || die "SAMPLE must be a positive whole number, not '$SAMPLE'"
-fi
-if [[ -n ${SAMPLE:-} ]] && ((SAMPLE < pages)); then
-    sample=$SAMPLE
-    log "crawling a sample of $SAMPLE of the $pages recipe pages"
+    if ((SAMPLE < pages)); then
+        sample=$SAMPLE
+        log "crawling a sample of $SAMPLE of the $pages recipe pages"
+    fi
 fi
 shuf -n "$sample" --random-source=<(yes forkful) "$tmp/paths" >"$tmp/sample"
 mv "$tmp/sample" "$tmp/paths"

@@ -412,27 +412,12 @@ stop_nginx
 # --- a recipe page while 50 clients hammer search and the sitemap ------------
 
 # Each hammering request is a search nobody asked before (a common word and
-# a random prefix, so the page cache cannot answer it) or the sitemap.
-cat >"$tmp/hammer.lua" <<'LUA'
-local words = { "egg", "oil", "flour", "butter", "garlic", "onion", "salt", "milk" }
-local letters = "abcdefghijklmnopqrstuvwxyz"
-local n = 0
-function request()
-  n = n + 1
-  if n % 4 == 0 then
-    return wrk.format("GET", (n % 8 == 0) and "/sitemap.xml" or "/sitemaps/1.xml")
-  end
-  local prefix = ""
-  for _ = 1, 3 do
-    local i = math.random(#letters)
-    prefix = prefix .. letters:sub(i, i)
-  end
-  return wrk.format("GET", "/search?q=" .. words[math.random(#words)] .. "+" .. prefix)
-end
-LUA
+# a random prefix, so the page cache cannot answer it) or, one in four, the
+# sitemap (scripts/new-searches.lua).
 hammer_seconds=$(( ${DURATION%s} + 4 ))
 echo "== hammer: $CONNECTIONS connections on /search (new queries) and the sitemap, ${hammer_seconds}s, in the background"
-wrk -t1 -c"$CONNECTIONS" -d"${hammer_seconds}s" -s "$tmp/hammer.lua" "$base/" >"$tmp/hammer.out" 2>&1 &
+SITEMAP_EVERY=4 wrk -t1 -c"$CONNECTIONS" -d"${hammer_seconds}s" -s scripts/new-searches.lua "$base/" \
+    >"$tmp/hammer.out" 2>&1 &
 hammer_pid=$!
 sleep 2
 CONNECTIONS_SAVED=$CONNECTIONS

@@ -12,8 +12,7 @@ source scripts/install.sh
 measure() {
     local label=$1
     shift
-    /usr/bin/time -f '%e %M' -o "$work/time" "$@" >"$work/$label.out"
-    read -r seconds kib <"$work/time"
-    cp "$work/time" "$work/$label.time"
+    /usr/bin/time -f '%e %M' -o "$work/$label.time" "$@" >"$work/$label.out"
+    read -r seconds kib <"$work/$label.time"
     printf '%-8s %8.1f s   peak RSS %6d MiB\n' "$label" "$seconds" $((kib / 1024))
 }

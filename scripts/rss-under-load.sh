@@ -24,18 +24,6 @@ else
 fi
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/forkful-rss.XXXXXX")
-cat >"$dir/search.lua" <<'LUA'
-local words = { "egg", "oil", "flour", "butter", "garlic", "onion", "salt", "milk" }
-local letters = "abcdefghijklmnopqrstuvwxyz"
-function request()
-  local prefix = ""
-  for _ = 1, 3 do
-    local i = math.random(#letters)
-    prefix = prefix .. letters:sub(i, i)
-  end
-  return wrk.format("GET", "/search?q=" .. words[math.random(#words)] .. "+" .. prefix)
-end
-LUA
 FORKFUL_LOG=warn "$bin" serve --demo --addr 127.0.0.1:0 --workers 2 >"$dir/out" 2>"$dir/err" &
 pid=$!
 trap 'kill $pid 2>/dev/null || true; rm -rf "$dir"' EXIT
@@ -51,7 +39,7 @@ rate() { awk '/Requests\/sec/ { printf "%.0f", $2 }'; }
 echo "binary: $bin; $(nproc) CPUs, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
 echo "serving:          $(rss) MiB"
 for i in 1 2 3; do
-    echo "searches $i:       $(wrk -t1 -c50 -d10s -s "$dir/search.lua" "http://127.0.0.1:$port/" | rate) req/s, $(rss) MiB"
+    echo "searches $i:       $(wrk -t1 -c50 -d10s -s scripts/new-searches.lua "http://127.0.0.1:$port/" | rate) req/s, $(rss) MiB"
 done
 for path in /recipes/shakshuka/history /recipes/shakshuka/history /feed.xml /feed.xml \
     /recipes/shakshuka/history /recipes/shakshuka/history; do

@@ -49,8 +49,10 @@ measure export "$bin" export --data "$work/store" "$work/export.edn"
 measure import "$bin" import --data "$work/imported" "$work/export.edn"
 
 export_mib=$(mib "$work/export.edn")
+declare -A size_mib
 for store in store imported; do
     size=$(mib "$work/$store")
+    size_mib[$store]=$size
     printf '%-8s %8d MiB on disk, %s x the export (%d MiB)\n' "$store" "$size" \
         "$(awk -v s="$size" -v e="$export_mib" 'BEGIN { printf "%.1f", s / (e ? e : 1) }')" "$export_mib"
 done
@@ -127,7 +129,7 @@ read -r seed_s seed_kib < <(awk '{ print $1, $2 }' "$work/seed.time")
 read -r import_s import_kib < <(awk '{ print $1, $2 }' "$work/import.time")
 echo "SCALE recipes=$recipes seed_s=$seed_s seed_mib=$((seed_kib / 1024))" \
     "import_s=$import_s import_mib=$((import_kib / 1024))" \
-    "store_mib=$(mib "$work/store") export_mib=$export_mib" \
+    "store_mib=${size_mib[store]} export_mib=$export_mib" \
     "crawl_pages_s=$crawl_rate crawl_p99_ms=$crawl_p99 crawl_mib=$crawl_mib server_mib=$server_mib" \
     "catalog_ms=${cold[/]} recipe_ms=${cold[/recipes/synthetic-12]} tag_ms=${cold[/tags/vegan]}" \
     "sitemap_ms=${cold[/sitemap.xml]} sitemap_file_ms=${cold[/sitemaps/$files.xml]} search_ms=${cold[/search?q=oil]}"
