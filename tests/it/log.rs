@@ -543,6 +543,14 @@ struct CountingLog {
     log: PgLog,
     reads: std::sync::atomic::AtomicUsize,
     losses: std::sync::atomic::AtomicUsize,
+    /// While set, an append waits (a slow commit, or a node stopped
+    /// between applying and the log's answer).
+    stall: std::sync::atomic::AtomicBool,
+    /// Once set, the first append of more than one entry is refused as
+    /// `Moved`.
+    lose_a_batch: std::sync::atomic::AtomicBool,
+    /// The most entries one append carried.
+    largest: std::sync::atomic::AtomicUsize,
 }
 
 impl CountingLog {
@@ -552,6 +560,9 @@ impl CountingLog {
             log: PgLog::connect(url).unwrap(),
             reads: Default::default(),
             losses: Default::default(),
+            stall: Default::default(),
+            lose_a_batch: Default::default(),
+            largest: Default::default(),
         }
     }
 
@@ -564,16 +575,23 @@ impl Log for CountingLog {
     fn identity(&self) -> &str {
         self.log.identity()
     }
-    fn append(&self, entry: &LogEntry) -> Result<(), LogError> {
+    fn append(&self, entries: &[LogEntry]) -> Result<(), LogError> {
         use std::sync::atomic::Ordering::SeqCst;
+        while self.stall.load(SeqCst) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        self.largest.fetch_max(entries.len(), SeqCst);
         let lost = self
             .losses
             .fetch_update(SeqCst, SeqCst, |n| n.checked_sub(1))
-            .is_ok();
+            .is_ok()
+            || (entries.len() > 1 && self.lose_a_batch.swap(false, SeqCst));
         if lost {
-            return Err(LogError::Moved { prev: entry.prev });
+            return Err(LogError::Moved {
+                prev: entries[0].prev,
+            });
         }
-        self.log.append(entry)
+        self.log.append(entries)
     }
     fn entries_after(&self, t: u64, limit: usize) -> Result<Vec<LogEntry>, LogError> {
         self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
@@ -1592,4 +1610,122 @@ fn a_named_picture_read_while_marked_for_collection_is_not_remembered_as_gone() 
         Some((picture.width, picture.height)),
         "the size put back is served"
     );
+}
+
+/// Issue 55, item 3: writes from many cooks on one node share commits to
+/// the log (as Datomic's transactor batches them): while one append is on
+/// its way, the writes decided meanwhile are applied and go in the next,
+/// together. Each is acknowledged once the log holds it, and a node that
+/// only follows ends up with the same store.
+#[test]
+fn writes_from_many_cooks_on_one_node_share_one_commit_to_the_log() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let url = fresh_database();
+    let store = Store::temporary().unwrap();
+    let log = Arc::new(CountingLog::on(&url));
+    forkful::store::testing::attach_log(&store, log.clone()).unwrap();
+    let recipes = Recipes::open(store.clone()).unwrap();
+    let before = rows(&url).len();
+    // The first append is slow: the other cooks' writes queue behind it.
+    log.stall.store(true, SeqCst);
+    let by = Change::by("ann", "new");
+    std::thread::scope(|scope| {
+        let cooks: Vec<_> = (0..8)
+            .map(|cook| {
+                let (recipes, by) = (&recipes, &by);
+                scope.spawn(move || {
+                    for n in 0..4 {
+                        let name = format!("dish-{cook}-{n}");
+                        recipes.create(&slug(&name), content(&name), by).unwrap();
+                    }
+                })
+            })
+            .collect();
+        std::thread::sleep(Duration::from_millis(300));
+        log.stall.store(false, SeqCst);
+        for cook in cooks {
+            cook.join().unwrap();
+        }
+    });
+    assert_eq!(rows(&url).len(), before + 32, "every write, once");
+    assert!(log.largest.load(SeqCst) > 1, "no append carried two writes");
+    let snapshot = recipes.snapshot();
+    assert_eq!(
+        snapshot.recipe(&slug("dish-7-3")).unwrap().content.title(),
+        "dish-7-3"
+    );
+    let follower = nodes_on(&url, 1).remove(0).0;
+    assert_eq!(everything(&follower), everything(&store));
+}
+
+/// A batch the log refuses (another node's entry came first) is taken
+/// back out whole, with what was decided on it, and every write in it is
+/// decided again and saved: none twice, none lost, none left applied.
+#[test]
+fn a_batch_the_log_refused_is_taken_out_whole_and_each_write_decided_again() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let url = fresh_database();
+    let store = Store::temporary().unwrap();
+    let log = Arc::new(CountingLog::on(&url));
+    forkful::store::testing::attach_log(&store, log.clone()).unwrap();
+    let recipes = Recipes::open(store.clone()).unwrap();
+    let before = (rows(&url).len(), store.stats().log_retries);
+    log.stall.store(true, SeqCst);
+    log.lose_a_batch.store(true, SeqCst);
+    std::thread::scope(|scope| {
+        let cooks: Vec<_> = (0..6)
+            .map(|cook| {
+                let recipes = &recipes;
+                scope.spawn(move || {
+                    let name = format!("soup-{cook}");
+                    let by = Change::by("ann", "new");
+                    recipes.create(&slug(&name), content(&name), &by).unwrap();
+                })
+            })
+            .collect();
+        std::thread::sleep(Duration::from_millis(300));
+        log.stall.store(false, SeqCst);
+        for cook in cooks {
+            cook.join().unwrap();
+        }
+    });
+    assert!(!log.lose_a_batch.load(SeqCst), "no batch was refused");
+    assert_eq!(rows(&url).len(), before.0 + 6, "every write, once");
+    assert!(store.stats().log_retries >= before.1 + 2);
+    let follower = nodes_on(&url, 1).remove(0).0;
+    assert_eq!(everything(&follower), everything(&store));
+}
+
+/// A node stopped after applying a write and before the log answered
+/// (its pages on disk, the write never in the log) takes the write back
+/// out when it next starts on the log, and catches up: it is not refused
+/// as a store changed behind its log's back.
+#[test]
+fn a_node_stopped_before_the_log_answered_takes_the_unlogged_write_out_when_it_starts() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let url = fresh_database();
+    let dir = tempfile::tempdir().unwrap();
+    let copy = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let log = Arc::new(CountingLog::on(&url));
+    forkful::store::testing::attach_log(&store, log.clone()).unwrap();
+    let recipes = Recipes::open(store.clone()).unwrap();
+    let by = Change::by("ann", "new");
+    recipes.create(&slug("dal"), content("Dal"), &by).unwrap();
+    // The write is applied and on disk, its append waiting: the copy is
+    // the node as a crash would leave it. The append is then refused, and
+    // the write decided again, later: the log's is not the copy's.
+    log.stall.store(true, SeqCst);
+    log.losses.store(1, SeqCst);
+    std::thread::scope(|scope| {
+        let soup = scope.spawn(|| recipes.create(&slug("soup"), content("Soup"), &by));
+        std::thread::sleep(Duration::from_millis(300));
+        store.flush().unwrap();
+        copy_store(dir.path(), copy.path());
+        log.stall.store(false, SeqCst);
+        soup.join().unwrap().unwrap();
+    });
+    let crashed = Store::open(copy.path()).unwrap();
+    follow(&crashed, &url).unwrap();
+    assert_eq!(everything(&crashed), everything(&store));
 }

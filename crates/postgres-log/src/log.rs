@@ -152,11 +152,16 @@ async fn connect(url: String, notices: Option<mpsc::Sender<News>>) -> Result<Cli
 /// Appends an entry after `prev` ($2): only after an entry the log has
 /// (or genesis), and only while a copy fills the log if it is the copy's
 /// ($8). The primary key on `t` and the unique `prev` are the fence.
+/// Appends a run of entries, each following the one before it, in one
+/// statement and so one commit: all of them or none. The first must follow
+/// `$7` (an entry the log has, or genesis); the unique index on `prev`
+/// refuses the run when another node's entry follows `$7` already.
 const APPEND: &str = "INSERT INTO forkful_log (t, prev, next_id, instant, datoms, sum)
-     SELECT $1::bigint, $2::bigint, $3::bigint, $4::bigint, $5::bytea, $6::bytea
-     WHERE ($2::bigint = $7::bigint
-            OR EXISTS (SELECT 1 FROM forkful_log WHERE t = $2::bigint))
-       AND (SELECT copying FROM forkful_log_identity) = $8";
+     SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[],
+                          $5::bytea[], $6::bytea[])
+     WHERE ($7::bigint = $8::bigint
+            OR EXISTS (SELECT 1 FROM forkful_log WHERE t = $7::bigint))
+       AND (SELECT copying FROM forkful_log_identity) = $9";
 
 /// A live connection, and the statements prepared on it. Each query is
 /// prepared once per connection: tokio-postgres prepares a statement given
@@ -429,22 +434,24 @@ impl PgLog {
         outcome
     }
 
-    /// Appends `entry` after `entry.prev`: by a node, only while no copy
-    /// fills the log; by the copy (`copied`), only while it does.
+    /// Appends `entries`, the first after its `prev` and each after the
+    /// one before, in one commit: by a node, only while no copy fills the
+    /// log; by the copy (`copied`), only while it does.
     ///
     /// An append whose answer was lost (the connection broke, or the server
     /// went quiet, after the statement was sent) may or may not have
     /// committed. It is sent again on a new connection until the log
-    /// answers, for at most `RESOLVE_WITHIN`: the row is either there with
-    /// this entry's sum (the first send committed: done), there with
+    /// answers, for at most `RESOLVE_WITHIN`: the first row is either there
+    /// with the first entry's sum (the first send committed, all of it:
+    /// done), there with
     /// another's (another node's won: `Moved`), or not there (this send
     /// puts it there). A first send still running on a half-dead
     /// connection cannot slip past the second: the second's insert waits
     /// on the unique index for the first's outcome. Only when the log stays
     /// out of reach for all that time is the outcome `Unknown`.
-    fn insert(&self, entry: &LogEntry, copied: bool) -> Result<(), LogError> {
+    fn insert(&self, entries: &[LogEntry], copied: bool) -> Result<(), LogError> {
         let client = self.connection()?;
-        let mut lost = match self.send_insert(client, entry, copied)? {
+        let mut lost = match self.send_insert(client, entries, copied)? {
             Sent::Answered(answer) => return answer,
             Sent::AnswerLost(why) => why,
         };
@@ -456,7 +463,7 @@ impl PgLog {
             let Ok(client) = self.connection() else {
                 continue;
             };
-            match self.send_insert(client, entry, copied) {
+            match self.send_insert(client, entries, copied) {
                 Ok(Sent::Answered(answer)) => return answer,
                 Ok(Sent::AnswerLost(why)) => lost = why,
                 Err(LogError::Unavailable(why)) => lost = why,
@@ -470,22 +477,30 @@ impl PgLog {
     fn send_insert(
         &self,
         client: Connection,
-        entry: &LogEntry,
+        entries: &[LogEntry],
         copied: bool,
     ) -> Result<Sent, LogError> {
-        let (t, prev, next_id) = (id(entry.t)?, id(entry.prev)?, id(entry.next_id)?);
-        let (instant, datoms, sum) = (entry.instant, entry.encoded_datoms(), entry.sum.to_vec());
+        let Some(first) = entries.first() else {
+            return Ok(Sent::Answered(Ok(())));
+        };
+        let mut columns = Columns::default();
+        for entry in entries {
+            columns.push(entry)?;
+        }
+        let (prev, count) = (id(first.prev)?, entries.len() as u64);
         let sent = client.clone();
         let inserted = match self.run(async move {
+            let c = &columns;
             sent.execute(
                 APPEND,
                 &[
-                    &t,
+                    &c.t,
+                    &c.prev,
+                    &c.next_id,
+                    &c.instant,
+                    &c.datoms,
+                    &c.sum,
                     &prev,
-                    &next_id,
-                    &instant,
-                    &datoms,
-                    &sum,
                     &GENESIS_TX,
                     &copied,
                 ],
@@ -497,8 +512,9 @@ impl PgLog {
             Err(LogError::Unavailable(why)) => return Ok(Sent::AnswerLost(why)),
             Err(other) => return Err(other),
         };
+        let entry = first;
         let answer = match inserted {
-            Ok(1) => Ok(()),
+            Ok(n) if n == count => Ok(()),
             Ok(_) if !copied && self.copying()? => Err(LogError::Mismatch(
                 "a store is being copied into the log (forkful log push): no node writes to it until the copy is done".into(),
             )),
@@ -570,12 +586,12 @@ impl Log for PgLog {
         &self.identity
     }
 
-    fn append(&self, entry: &LogEntry) -> Result<(), LogError> {
-        self.insert(entry, false)
+    fn append(&self, entries: &[LogEntry]) -> Result<(), LogError> {
+        self.insert(entries, false)
     }
 
     fn append_copied(&self, entry: &LogEntry) -> Result<(), LogError> {
-        self.insert(entry, true)
+        self.insert(std::slice::from_ref(entry), true)
     }
 
     fn begin_copy(&self) -> Result<(), LogError> {
@@ -944,6 +960,29 @@ fn prefix_end(prefix: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// An entity id as PostgreSQL's `bigint`.
+/// A run of entries as the append's columns, one array each.
+#[derive(Default)]
+struct Columns {
+    t: Vec<i64>,
+    prev: Vec<i64>,
+    next_id: Vec<i64>,
+    instant: Vec<i64>,
+    datoms: Vec<Vec<u8>>,
+    sum: Vec<Vec<u8>>,
+}
+
+impl Columns {
+    fn push(&mut self, entry: &LogEntry) -> Result<(), LogError> {
+        self.t.push(id(entry.t)?);
+        self.prev.push(id(entry.prev)?);
+        self.next_id.push(id(entry.next_id)?);
+        self.instant.push(entry.instant);
+        self.datoms.push(entry.encoded_datoms());
+        self.sum.push(entry.sum.to_vec());
+        Ok(())
+    }
+}
+
 fn id(t: EntityId) -> Result<i64, LogError> {
     i64::try_from(t).map_err(|_| LogError::Mismatch(format!("{t} is past a bigint")))
 }

@@ -19,14 +19,10 @@ use super::Store;
 /// What the store does with a transaction, and with a keyspace's write, to
 /// make it durable.
 pub(crate) trait Durability: Send + Sync {
-    /// Records a decided transaction wherever it must be before it is
-    /// applied here (`entry` builds it: only a log wants one): the sum the
-    /// log's entry chains on, or `None` where nothing comes first.
-    fn record(
-        &self,
-        store: &Store,
-        entry: &dyn Fn() -> LogEntry,
-    ) -> Result<Option<[u8; 32]>, TransactError>;
+    /// The log entry a decided transaction must be appended as before it
+    /// is acknowledged (`entry` builds it: only a log wants one), or the
+    /// refusal of a store that takes no write.
+    fn to_log(&self, entry: &dyn Fn() -> LogEntry) -> Result<Option<LogEntry>, TransactError>;
 
     /// Blocks until transaction `t`, applied here, is durable.
     fn wait_durable(&self, store: &Store, t: EntityId) -> Result<(), TransactError>;
@@ -73,11 +69,7 @@ pub(crate) trait Durability: Send + Sync {
 pub(crate) struct OwnFlush;
 
 impl Durability for OwnFlush {
-    fn record(
-        &self,
-        _: &Store,
-        _: &dyn Fn() -> LogEntry,
-    ) -> Result<Option<[u8; 32]>, TransactError> {
+    fn to_log(&self, _: &dyn Fn() -> LogEntry) -> Result<Option<LogEntry>, TransactError> {
         Ok(None)
     }
 
@@ -91,11 +83,7 @@ impl Durability for OwnFlush {
 pub(crate) struct Detached;
 
 impl Durability for Detached {
-    fn record(
-        &self,
-        _: &Store,
-        _: &dyn Fn() -> LogEntry,
-    ) -> Result<Option<[u8; 32]>, TransactError> {
+    fn to_log(&self, _: &dyn Fn() -> LogEntry) -> Result<Option<LogEntry>, TransactError> {
         Err(unfollowed().into())
     }
 
@@ -119,30 +107,21 @@ impl Durability for Detached {
     }
 }
 
-/// A store that follows a log: each transaction is the log's first,
-/// appended after the entry it was decided on (or refused if another
-/// node's came first), and durable once the log holds it.
+/// A store that follows a log: each transaction is applied here, appended
+/// to the log after the entry it was decided on with whatever else was
+/// applied meanwhile (`log_commit`), and durable once the log holds it; if
+/// another node's came first, it is taken back out and decided again.
 pub(crate) struct ThroughLog {
     pub(crate) log: Arc<dyn Log>,
 }
 
 impl Durability for ThroughLog {
-    fn record(
-        &self,
-        store: &Store,
-        entry: &dyn Fn() -> LogEntry,
-    ) -> Result<Option<[u8; 32]>, TransactError> {
-        // A crash after the append and before the batch loses nothing: the
-        // store catches up from the log when it next opens.
-        let entry = entry();
-        self.log.append(&entry)?;
-        // The log's head is this entry now, or past it.
-        store.inner.follow_health.appended(entry.t);
-        Ok(Some(entry.sum))
+    fn to_log(&self, entry: &dyn Fn() -> LogEntry) -> Result<Option<LogEntry>, TransactError> {
+        Ok(Some(entry()))
     }
 
     fn wait_durable(&self, store: &Store, t: EntityId) -> Result<(), TransactError> {
-        store.held_by_log(t)
+        store.until_t_logged(self.log.as_ref(), t)
     }
 
     fn takes_imports(&self) -> Result<(), TransactError> {

@@ -38,9 +38,8 @@ impl Store {
     /// the log's at the same `t` (another site's log, or a log that lost or
     /// changed entries).
     pub(super) fn attach_log(&self, log: Arc<dyn Log>) -> Result<usize, TransactError> {
-        let writer = self.lock_writer();
+        let mut writer = self.lock_writer();
         self.refuse_if_poisoned()?;
-        let basis = self.inner.applied.load(Ordering::Acquire);
         let mismatch = |why: String| TransactError::Log(LogError::Mismatch(why));
         if log.copying()? {
             return Err(mismatch(
@@ -55,14 +54,22 @@ impl Store {
                     log.identity()
                 )))
             }
-            Some(_) => {}
-            None if basis != GENESIS_TX => {
+            // What this node applied and crashed before the log held.
+            Some(_) => {
+                let taken = self.take_out_what_the_log_lacks(&mut writer, log.as_ref())?;
+                if taken > 0 {
+                    tracing::warn!(taken, "took out transactions this node applied that its log never held (it stopped before the log answered)");
+                }
+            }
+            None if self.inner.applied.load(Ordering::Acquire) != GENESIS_TX => {
                 return Err(mismatch(format!(
-                    "this store has transactions of its own (up to {basis}) that the log does not: copy them into an empty log with `forkful log push`"
+                    "this store has transactions of its own (up to {}) that the log does not: copy them into an empty log with `forkful log push`",
+                    self.inner.applied.load(Ordering::Acquire)
                 )))
             }
             None => {}
         }
+        let basis = self.inner.applied.load(Ordering::Acquire);
         if basis != GENESIS_TX {
             match log.sum_at(basis)? {
                 Some(sum) if sum == writer.log_sum => {
@@ -151,7 +158,9 @@ impl Store {
             // Read from the log without the writer: a write on this node
             // would otherwise wait out the round trip of every catch-up,
             // one per write on any node, most of them finding nothing.
-            let fetched_after = self.inner.applied.load(Ordering::Acquire);
+            // From what the log is known to hold of this store's: what
+            // this node applied beyond it may not be in the log.
+            let fetched_after = self.lock_flush().durable;
             if fetched_after >= until {
                 return Ok(applied);
             }
@@ -160,26 +169,56 @@ impl Store {
                 return Ok(applied);
             }
             let mut writer = self.lock_writer();
-            self.refuse_if_poisoned()?;
-            // Meanwhile this node may have written or caught up: what it
-            // applied is skipped, and entries read before its write, which
+            let mut state = self.lock_flush();
+            if state.appending {
+                // This node's own append may be what was read: wait for
+                // its outcome, then read again.
+                drop(writer);
+                while state.appending {
+                    state = self
+                        .inner
+                        .flushed
+                        .wait(state)
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                }
+                continue;
+            }
+            // Meanwhile this node may have appended or caught up: what the
+            // log holds of its is skipped, and entries read before, which
             // then cannot follow it, are read again. Entries that do not
             // follow an unmoved basis are the log's fault: apply_logged
             // refuses them.
-            let basis = self.inner.applied.load(Ordering::Acquire);
-            let next: Vec<&LogEntry> = entries.iter().filter(|e| e.t > basis).collect();
-            let moved = basis != fetched_after;
-            if moved && next.first().is_some_and(|first| first.prev != basis) {
+            let logged = state.durable;
+            let next: Vec<&LogEntry> = entries.iter().filter(|e| e.t > logged).collect();
+            let moved = logged != fetched_after;
+            if moved && next.first().is_none_or(|first| first.prev != logged) {
                 continue;
             }
+            if self.inner.applied.load(Ordering::Acquire) > logged {
+                // Another node's entries follow what the log holds of this
+                // one's: what this node applied on top cannot follow them.
+                let lost = LogError::Moved { prev: logged };
+                self.take_back_unlogged(&mut writer, &mut state, &lost, &[]);
+            }
+            drop(state);
+            let mut outcome = Ok(());
+            let mut last = None;
             for entry in &next {
-                self.apply_logged(&mut writer, entry)?;
-                applied += 1;
+                outcome = self.apply_logged(&mut writer, entry);
+                if outcome.is_err() {
+                    break;
+                }
+                (last, applied) = (Some(entry.t), applied + 1);
+            }
+            // What was applied from the log is in it: readers see it now.
+            if let Some(last) = last {
+                let mut state = self.lock_flush();
+                state.durable = state.durable.max(last);
+                self.publish(&mut state);
             }
             drop(writer);
-            if let Some(last) = next.last() {
-                self.wait_durable(last.t)?;
-            }
+            self.inner.flushed.notify_all();
+            outcome?;
         }
     }
 
@@ -456,6 +495,7 @@ impl Store {
             next_id: entry.next_id,
             instant: entry.instant,
             log_sum: Some(entry.sum),
+            unlogged: false,
         };
         self.write_batch(writer, &written, schema.as_ref().unwrap_or(&writer.schema))?;
         self.after_apply(writer, &written, schema);

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use super::error::{StorageError, TransactError};
 use super::handle::Store;
+use super::log::{LogEntry, LogError};
 use super::schema::Schema;
 use super::undo::Undo;
 use super::value::EntityId;
@@ -29,6 +30,15 @@ pub(super) struct FlushState {
     /// For each transaction applied but not yet durable, oldest first, how
     /// to take it back out of sled.
     pub(super) undo: Vec<Undo>,
+    /// With a log: the entries of transactions applied here and not yet
+    /// sent to the log, oldest first (`log_commit`).
+    pub(super) unlogged: Vec<LogEntry>,
+    /// Whether a batch of them is on its way to the log, or being taken
+    /// back out after the log refused it.
+    pub(super) appending: bool,
+    /// Why each transaction taken back out was, by its entry's sum, for
+    /// its writer to collect.
+    pub(super) lost: std::collections::HashMap<[u8; 32], LogError>,
 }
 
 impl Store {
@@ -37,36 +47,26 @@ impl Store {
         self.durability().wait_durable(self, t)
     }
 
-    /// With a log, a transaction is durable once the log holds it, which
-    /// every applied one does (the writer appends before it applies, and
-    /// catch-up applies what the log holds): it is published at once,
-    /// without waiting for a flush of sled. The store is then an index of
-    /// the log, flushed by sled's own timer and on shutdown; a crash loses
-    /// at most its unflushed tail (sled recovers a prefix of its batches,
-    /// each with its basis and log sum), which catch-up applies again from
-    /// the log when the store next opens. A flush of sled with every write
-    /// was most of a node's write time (docs/journal/30-log.md, "On disk,
-    /// and durable once the log holds it").
-    pub(super) fn held_by_log(&self, t: EntityId) -> Result<(), TransactError> {
-        let mut state = self.lock_flush();
-        if let Some(why) = &state.failed {
-            return Err(TransactError::Poisoned(why.clone()));
-        }
-        let held = t.min(self.inner.applied.load(Ordering::Acquire));
-        if held > state.durable {
-            state.durable = held;
-            self.publish(&mut state);
-        }
-        Ok(())
-    }
-
     /// Blocks until everything written before the call is durable: the
     /// datoms, and the keyspaces beside them (`Store::keyspace`). Always
     /// waits for a flush that starts after the call, through the same
     /// group flush as transactions, so a poisoned store refuses.
     pub fn sync(&self) -> Result<(), TransactError> {
-        let needed = self.lock_flush().started + 1;
-        self.flush_until(|state| state.finished >= needed)
+        let (needed, applied) = (
+            self.lock_flush().started + 1,
+            self.inner.applied.load(Ordering::Acquire),
+        );
+        self.flush_until(|state| state.finished >= needed)?;
+        // Through a log, what was applied is published once the log holds
+        // it, not by a flush: wait for that too (or for it to be taken
+        // back out, which publishes nothing).
+        match self.durability().log() {
+            Some(log) => match self.until_t_logged(log.as_ref(), applied) {
+                Err(TransactError::Log(LogError::Moved { .. })) => Ok(()),
+                other => other,
+            },
+            None => Ok(()),
+        }
     }
 
     /// Flushes (or waits for the running flush) until `done` holds.
@@ -109,8 +109,12 @@ impl Store {
                 Ok(()) => {
                     // Only a flush that succeeded covers the writes before it.
                     state.finished = state.finished.max(this_flush);
-                    state.durable = state.durable.max(target);
-                    self.publish(&mut state);
+                    // Through a log, a flush makes nothing durable: the
+                    // log's append does (`log_commit`).
+                    if self.durability().log().is_none() {
+                        state.durable = state.durable.max(target);
+                        self.publish(&mut state);
+                    }
                 }
                 Err(e) => {
                     state.failed = Some(e.to_string());

@@ -58,6 +58,9 @@
 //! - `durability`: how a transaction becomes durable, the one choice
 //!   between a store on its own and one that follows a log
 //! - `group_commit`: flushes shared by the writers waiting on them
+//! - `log_commit`: the same through a log: one append for every writer
+//!   waiting, and what the log refused taken back out; `journal`: how to
+//!   take out each transaction the log does not hold yet, kept on disk
 //! - `undo`: taking back what a failed flush did not make durable
 //! - `log`: a log beside the store that holds the truth when one is
 //!   attached (PostgreSQL's, the `forkful-postgres-log` crate), its entries and their sums
@@ -105,9 +108,11 @@ mod group_commit;
 mod grouped;
 mod handle;
 mod instant;
+mod journal;
 mod keyspace;
 mod lasting;
 mod log;
+mod log_commit;
 mod meta;
 mod open;
 mod ordered;

@@ -144,10 +144,13 @@ pub trait Log: Send + Sync {
     /// one log never follows another.
     fn identity(&self) -> &str;
 
-    /// Appends `entry` after `entry.prev`, durably, or refuses with
-    /// `Moved` when some entry follows `entry.prev` already. Nothing is
-    /// acknowledged to anyone before this returns.
-    fn append(&self, entry: &LogEntry) -> Result<(), LogError>;
+    /// Appends `entries` (the first after its `prev`, each after the one
+    /// before it) durably and together, all or none, or refuses with
+    /// `Moved` when some entry follows the first's `prev` already. One
+    /// commit for many transactions is what lets a node's writes keep up
+    /// with a store on its own (Datomic's transactor batches the same way).
+    /// Nothing is acknowledged to anyone before this returns.
+    fn append(&self, entries: &[LogEntry]) -> Result<(), LogError>;
 
     /// At most `limit` entries after transaction `t`, oldest first.
     fn entries_after(&self, t: EntityId, limit: usize) -> Result<Vec<LogEntry>, LogError>;

@@ -243,6 +243,9 @@ impl Store {
                     failed: None,
                     schemas: Vec::new(),
                     undo: Vec::new(),
+                    unlogged: Vec::new(),
+                    appending: false,
+                    lost: Default::default(),
                 }),
                 #[cfg(feature = "testing")]
                 next_flush_fault: std::sync::atomic::AtomicU8::new(0),
@@ -356,8 +359,8 @@ fn clear_uncleared_avet(sled: &sled::Db, basis: EntityId) -> Result<(), OpenErro
 }
 
 /// The chained sum of the last log entry applied, or the log's start.
-fn read_log_sum(sled: &sled::Db) -> Result<[u8; 32], OpenError> {
-    Ok(match sled.get(META_LOG_SUM)? {
+pub(super) fn read_log_sum(sled: &sled::Db) -> Result<[u8; 32], StorageError> {
+    Ok(match sled.get(META_LOG_SUM).map_err(StorageError::Sled)? {
         None => log::GENESIS_SUM,
         Some(sum) => sum.as_ref().try_into().map_err(|_| {
             StorageError::Corrupt("the last log entry's sum is not 32 bytes".into())

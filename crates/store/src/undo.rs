@@ -36,10 +36,30 @@ impl Store {
             let mut state = self.lock_flush();
             (state.durable, std::mem::take(&mut state.undo))
         };
-        // One batch for it all, so that sled's own flusher never writes
-        // out the old basis without the chunks cleared of what came after.
-        // Each key gets what it held before the oldest transaction that
-        // wrote it: the undos are folded newest first.
+        if let Err(e) = self.take_out(undo, durable) {
+            tracing::error!(error = %e, "could not undo the writes after a failed flush");
+        }
+        // sled's own flusher may have written out some of what was just
+        // undone: write the undoing out too, if the disk lets us.
+        if let Err(e) = self.inner.sled.flush() {
+            tracing::error!(error = %e, "could not flush the undo after a failed flush");
+        }
+        let schema = self
+            .inner
+            .published
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .schema
+            .clone();
+        self.rewind(&mut writer, durable, schema);
+    }
+
+    /// Takes the transactions `undo` holds (oldest first, every one after
+    /// `durable`) back out of sled, in one batch, so that sled's own
+    /// flusher never writes out the old basis without the chunks cleared
+    /// of what came after. Each key gets what it held before the oldest
+    /// transaction that wrote it: the undos are folded newest first.
+    pub(super) fn take_out(&self, undo: Vec<Undo>, durable: EntityId) -> Result<(), sled::Error> {
         let mut restore: BTreeMap<Vec<u8>, Option<IVec>> = BTreeMap::new();
         let mut chunks = Vec::new();
         for undo in undo.into_iter().rev() {
@@ -59,21 +79,6 @@ impl Store {
                 None => batch.remove(key),
             }
         }
-        if let Err(e) = self.inner.sled.apply_batch(batch) {
-            tracing::error!(error = %e, "could not undo the writes after a failed flush");
-        }
-        // sled's own flusher may have written out some of what was just
-        // undone: write the undoing out too, if the disk lets us.
-        if let Err(e) = self.inner.sled.flush() {
-            tracing::error!(error = %e, "could not flush the undo after a failed flush");
-        }
-        let schema = self
-            .inner
-            .published
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .schema
-            .clone();
-        self.rewind(&mut writer, durable, schema);
+        self.inner.sled.apply_batch(batch)
     }
 }

@@ -15,6 +15,7 @@ use super::error::{StorageError, TransactError};
 use super::grouped;
 use super::handle::{Published, Store};
 use super::instant;
+use super::journal;
 use super::log::{self, LogEntry, LogError};
 use super::meta::{
     bootstrap_schema, write_genesis, DerefTree, META_BASIS, META_IMPORTING, META_LAST_INSTANT,
@@ -78,12 +79,7 @@ impl Store {
     /// Applies `tx` atomically and returns once it is durable. On any error,
     /// nothing was written.
     pub fn transact(&self, tx: &Transaction) -> Result<TxReport, TransactError> {
-        let report = self
-            .apply_in_writer(|_| Ok::<_, TransactError>((tx, ())))?
-            .0;
-        self.wait_durable(report.basis_after)?;
-        self.inner.transactions.fetch_add(1, Ordering::Relaxed);
-        Ok(report)
+        Ok(self.transact_with(|_| Ok::<_, TransactError>((tx, ())))?.0)
     }
 
     /// Runs `decide` on the latest database value inside the single writer,
@@ -104,10 +100,7 @@ impl Store {
         &self,
         decide: impl FnMut(&Db) -> Result<(Tx, T), E>,
     ) -> Result<(TxReport, T), E> {
-        let (report, value) = self.apply_in_writer(decide)?;
-        self.wait_durable(report.basis_after)?;
-        self.inner.transactions.fetch_add(1, Ordering::Relaxed);
-        Ok((report, value))
+        self.decide_until_acknowledged(decide, true)
     }
 
     /// `transact_with` without waiting for the transaction to be durable,
@@ -123,46 +116,37 @@ impl Store {
         &self,
         decide: impl FnMut(&Db) -> Result<(Tx, T), E>,
     ) -> Result<(TxReport, T), E> {
-        let (report, value) = self.apply_in_writer(decide)?;
-        self.inner.transactions.fetch_add(1, Ordering::Relaxed);
-        Ok((report, value))
+        self.decide_until_acknowledged(decide, false)
     }
 
-    /// Takes the writer, lets `decide` choose a transaction on the latest
-    /// value, and applies it as one sled batch. Durability is the caller's.
-    /// A transaction another node's beat to the log is decided again on
-    /// the value caught up to it, at most `LOG_RETRIES` times.
-    pub(super) fn apply_in_writer<
+    /// Decides and applies a transaction (`apply_in_writer`) and, if
+    /// `wait`, waits until it is durable. Through a log it always waits,
+    /// deferred or not: a transaction another node's beat to the log is
+    /// taken back out, and decided again on the value caught up to it, at
+    /// most `LOG_RETRIES` times.
+    fn decide_until_acknowledged<
         T,
         E: From<TransactError>,
         Tx: std::borrow::Borrow<Transaction>,
     >(
         &self,
         mut decide: impl FnMut(&Db) -> Result<(Tx, T), E>,
+        wait: bool,
     ) -> Result<(TxReport, T), E> {
         let mut retries = 0;
         loop {
-            let mut writer = self.lock_writer();
-            self.refuse_if_poisoned()?;
-            let db = self.writer_db(&writer);
-            // A panic in `decide` must not poison the writer's mutex:
-            // nothing has been written yet, so the writer's state is
-            // intact. Let the guard go normally, then carry the panic on.
-            let decided =
-                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decide(&db))) {
-                    Ok(decided) => decided?,
-                    Err(panic) => {
-                        drop(writer);
-                        std::panic::resume_unwind(panic);
-                    }
-                };
-            let (tx, value) = decided;
-            match self.apply_locked(&mut writer, &db, tx.borrow()) {
+            let (report, value, sum) = self.apply_in_writer(&mut decide)?;
+            let t = report.basis_after;
+            let acknowledged = match (sum, self.durability().log()) {
+                (Some(sum), Some(log)) => self.until_mine_logged(log.as_ref(), t, sum),
+                _ if wait => self.wait_durable(t),
+                _ => Ok(()),
+            };
+            match acknowledged {
                 Err(moved @ TransactError::Log(LogError::Moved { .. })) => {
                     // Another node wrote first: catch up with it, and
                     // decide again on the value it made; lost every time,
                     // refused (503).
-                    drop(writer);
                     self.inner.log_retries.fetch_add(1, Ordering::Relaxed);
                     if retries == LOG_RETRIES {
                         self.catch_up()?;
@@ -172,8 +156,52 @@ impl Store {
                     std::thread::sleep(log_backoff(retries));
                     self.catch_up()?;
                 }
-                applied => return Ok((applied?, value)),
+                Err(other) => return Err(other.into()),
+                Ok(()) => {
+                    self.inner.transactions.fetch_add(1, Ordering::Relaxed);
+                    return Ok((report, value));
+                }
             }
+        }
+    }
+
+    /// Takes the writer, lets `decide` choose a transaction on the latest
+    /// value, and applies it as one sled batch; with a log, its entry's sum
+    /// (it is queued for the log). Durability is the caller's.
+    pub(super) fn apply_in_writer<
+        T,
+        E: From<TransactError>,
+        Tx: std::borrow::Borrow<Transaction>,
+    >(
+        &self,
+        decide: &mut impl FnMut(&Db) -> Result<(Tx, T), E>,
+    ) -> Result<(TxReport, T, Option<[u8; 32]>), E> {
+        loop {
+            let mut writer = self.lock_writer();
+            self.refuse_if_poisoned()?;
+            let db = self.writer_db(&writer);
+            // A panic in `decide` must not poison the writer's mutex:
+            // nothing has been written yet, so the writer's state is
+            // intact. Let the guard go normally, then carry the panic on.
+            let decided =
+                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decide(&db))) {
+                    Ok(Ok(decided)) => decided,
+                    Ok(Err(refused)) => {
+                        let seen = (db.basis(), writer.log_sum);
+                        drop(writer);
+                        if self.refused_on_what_was_taken_back(seen)? {
+                            continue;
+                        }
+                        return Err(refused);
+                    }
+                    Err(panic) => {
+                        drop(writer);
+                        std::panic::resume_unwind(panic);
+                    }
+                };
+            let (tx, value) = decided;
+            let (report, sum) = self.apply_locked(&mut writer, &db, tx.borrow())?;
+            return Ok((report, value, sum));
         }
     }
 
@@ -190,13 +218,14 @@ impl Store {
         )
     }
 
-    /// Checks `tx` against `db` (the writer's latest value) and applies it.
+    /// Checks `tx` against `db` (the writer's latest value) and applies it;
+    /// with a log, queues its entry for the log and returns the entry's sum.
     pub(super) fn apply_locked(
         &self,
         writer: &mut Writer,
         db: &Db,
         tx: &Transaction,
-    ) -> Result<TxReport, TransactError> {
+    ) -> Result<(TxReport, Option<[u8; 32]>), TransactError> {
         let clock = WriterClock {
             next_id: writer.next_id,
             last_instant: writer.last_instant,
@@ -213,9 +242,8 @@ impl Store {
                 max_bytes: MAX_TX_BYTES,
             });
         }
-        // Wherever the transaction must be before it is applied: nowhere
-        // for a store on its own, its log for one that follows a log.
-        let entry = || {
+        // What the log must hold before it is acknowledged, if anything.
+        let entry = self.durability().to_log(&|| {
             LogEntry::new(
                 self.inner.applied.load(Ordering::Acquire),
                 &writer.log_sum,
@@ -224,8 +252,8 @@ impl Store {
                 report.tx_instant,
                 report.datoms.clone(),
             )
-        };
-        let log_sum = self.durability().record(self, &entry)?;
+        })?;
+        let log_sum = entry.as_ref().map(|entry| entry.sum);
         let schema = prepared.schema.map(Arc::new);
         let written = Written {
             datoms: &report.datoms,
@@ -233,10 +261,14 @@ impl Store {
             next_id: prepared.next_id,
             instant: report.tx_instant,
             log_sum,
+            unlogged: entry.is_some(),
         };
         self.write_batch(writer, &written, schema.as_ref().unwrap_or(&writer.schema))?;
         self.after_apply(writer, &written, schema);
-        Ok(report)
+        if let Some(entry) = entry {
+            self.queue_for_log(entry);
+        }
+        Ok((report, log_sum))
     }
 
     /// Writes one transaction's datoms, their current-entity entries and
@@ -303,6 +335,12 @@ impl Store {
         if let Some(sum) = written.log_sum {
             undo.push((META_LOG_SUM.to_vec(), Some(IVec::from(&writer.log_sum[..]))));
             batch.insert(META_LOG_SUM, &sum[..]);
+        }
+        if written.unlogged {
+            // Kept on disk until the log holds it: see `log_commit`.
+            let key = journal::journal_key(written.tx);
+            undo.push((key.clone(), None));
+            batch.insert(key, journal::encode_journal(&undo, &chunks));
         }
         self.inner.sled.apply_batch(batch)?;
         self.lock_flush().undo.push(Undo {
@@ -427,6 +465,7 @@ impl Store {
             next_id: next_id.max(writer.next_id),
             instant,
             log_sum: None,
+            unlogged: false,
         };
         self.write_batch(&writer, &written, schema)?;
         let changed = !Arc::ptr_eq(schema, &writer.schema);
@@ -444,6 +483,9 @@ pub(super) struct Written<'a> {
     pub(super) instant: i64,
     /// The sum of its log entry, when the store follows a log.
     pub(super) log_sum: Option<[u8; 32]>,
+    /// Whether it is applied before the log holds it (this node decided
+    /// it), so that its undo is kept on disk until the log does.
+    pub(super) unlogged: bool,
 }
 
 /// The `(target, attribute)` pairs whose references `datoms` assert or
