@@ -551,6 +551,8 @@ struct CountingLog {
     lose_a_batch: std::sync::atomic::AtomicBool,
     /// The most entries one append carried.
     largest: std::sync::atomic::AtomicUsize,
+    /// Appends to refuse as a log out of reach does (`Unavailable`).
+    outages: std::sync::atomic::AtomicUsize,
 }
 
 impl CountingLog {
@@ -563,6 +565,7 @@ impl CountingLog {
             stall: Default::default(),
             lose_a_batch: Default::default(),
             largest: Default::default(),
+            outages: Default::default(),
         }
     }
 
@@ -581,6 +584,13 @@ impl Log for CountingLog {
             std::thread::sleep(Duration::from_millis(5));
         }
         self.largest.fetch_max(entries.len(), SeqCst);
+        if self
+            .outages
+            .fetch_update(SeqCst, SeqCst, |n| n.checked_sub(1))
+            .is_ok()
+        {
+            return Err(LogError::Unavailable("out of reach, for the test".into()));
+        }
         let lost = self
             .losses
             .fetch_update(SeqCst, SeqCst, |n| n.checked_sub(1))
@@ -1728,4 +1738,46 @@ fn a_node_stopped_before_the_log_answered_takes_the_unlogged_write_out_when_it_s
     let crashed = Store::open(copy.path()).unwrap();
     follow(&crashed, &url).unwrap();
     assert_eq!(everything(&crashed), everything(&store));
+}
+
+/// A refusal decided on a write this node applied and the log then
+/// refused is decided again, not given: a cook whose recipe's address
+/// looked taken by a write that failed gets it (and the cook who sent
+/// that write is told it failed).
+#[test]
+fn a_refusal_that_rested_on_a_write_the_log_refused_is_decided_again() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let url = fresh_database();
+    let store = Store::temporary().unwrap();
+    let log = Arc::new(CountingLog::on(&url));
+    forkful::store::testing::attach_log(&store, log.clone()).unwrap();
+    let recipes = Recipes::open(store.clone()).unwrap();
+    let before = rows(&url).len();
+    log.stall.store(true, SeqCst);
+    log.outages.store(1, SeqCst);
+    let (first, second) = std::thread::scope(|scope| {
+        let first = scope
+            .spawn(|| recipes.create(&slug("dal"), content("Dal"), &Change::by("ann", "first")));
+        // The first is applied, its append waiting; the second is
+        // decided on it: the address looks taken.
+        std::thread::sleep(Duration::from_millis(200));
+        let second = scope.spawn(|| {
+            recipes.create(
+                &slug("dal"),
+                content("Ben's dal"),
+                &Change::by("ben", "mine"),
+            )
+        });
+        std::thread::sleep(Duration::from_millis(200));
+        log.stall.store(false, SeqCst);
+        (first.join().unwrap(), second.join().unwrap())
+    });
+    assert!(
+        matches!(first, Err(DomainError::Unavailable(_))),
+        "{first:?}"
+    );
+    second.expect("the address was free: the write that took it failed");
+    assert_eq!(rows(&url).len(), before + 1);
+    let dal = recipes.snapshot().recipe(&slug("dal")).unwrap();
+    assert_eq!(dal.content.title(), "Ben's dal");
 }

@@ -170,6 +170,9 @@ impl Store {
             }
             let mut writer = self.lock_writer();
             let mut state = self.lock_flush();
+            if let Some(why) = &state.failed {
+                return Err(TransactError::Poisoned(why.clone()));
+            }
             if state.appending {
                 // This node's own append may be what was read: wait for
                 // its outcome, then read again.

@@ -39,6 +39,9 @@ pub(super) struct FlushState {
     /// Why each transaction taken back out was, by its entry's sum, for
     /// its writer to collect.
     pub(super) lost: std::collections::HashMap<[u8; 32], LogError>,
+    /// How many times what the log refused was taken back out: a refusal
+    /// decided before the last one is decided again (`Whose::Seen`).
+    pub(super) take_backs: u64,
 }
 
 impl Store {

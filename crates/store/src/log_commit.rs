@@ -50,8 +50,13 @@ impl Store {
             // Asked first: once taken out, `t` may be another's and logged.
             let lost = match whose {
                 Whose::Mine(sum) => state.lost.remove(&sum),
-                Whose::Seen(sum) => state.lost.get(&sum).map(told),
-                Whose::Any => None,
+                // Whatever was taken back since, `t` may have been in it.
+                Whose::Seen(take_backs) if take_backs != state.take_backs => {
+                    Some(LogError::Moved {
+                        prev: state.durable,
+                    })
+                }
+                Whose::Seen(_) | Whose::Any => None,
             };
             if let Some(lost) = lost {
                 return Err(lost.into());
@@ -78,7 +83,7 @@ impl Store {
                 }
                 .into());
             }
-            let batch = std::mem::take(&mut state.unlogged);
+            let batch = next_batch(&mut state.unlogged);
             state.appending = true;
             drop(state);
             self.append_batch(log, &batch);
@@ -102,19 +107,29 @@ impl Store {
         self.until_logged(log, t, Whose::Any)
     }
 
-    /// Whether a refusal decided on `seen` (a basis and its entry's sum)
-    /// was decided on transactions the log never took, now taken back out:
-    /// then it is decided again. Through a log, a refusal (a slug taken, a
-    /// form already saved) may rest on a transaction applied here and not
-    /// logged yet; it is given only once the log holds what it saw.
+    /// What a refusal decided now, under the writer, was decided on: the
+    /// basis, and how many take-backs there had been
+    /// (`refused_on_what_was_taken_back`).
+    pub(super) fn decided_on(&self, basis: EntityId) -> (EntityId, u64) {
+        (basis, self.lock_flush().take_backs)
+    }
+
+    /// Whether a refusal decided on `seen` (`decided_on`) was decided on
+    /// transactions the log never took, taken back out since: then it is
+    /// decided again. Through a log, a refusal (a slug taken, a form
+    /// already saved, a unique value held) may rest on a transaction
+    /// applied here and not logged yet; it is given only once the log
+    /// holds what it saw, with no take-back in between (a `t` taken back
+    /// is given to the next transaction, so the log holding `t` says
+    /// nothing of the one seen).
     pub(super) fn refused_on_what_was_taken_back(
         &self,
-        (basis, sum): (EntityId, [u8; 32]),
+        (basis, take_backs): (EntityId, u64),
     ) -> Result<bool, TransactError> {
         let Some(log) = self.durability().log() else {
             return Ok(false);
         };
-        match self.until_logged(log.as_ref(), basis, Whose::Seen(sum)) {
+        match self.until_logged(log.as_ref(), basis, Whose::Seen(take_backs)) {
             Ok(()) => Ok(false),
             Err(TransactError::Log(LogError::Moved { .. })) => Ok(true),
             Err(other) => Err(other),
@@ -131,9 +146,14 @@ impl Store {
         match outcome {
             Ok(()) => {
                 let mut state = self.lock_flush();
-                state.durable = state.durable.max(last);
                 state.appending = false;
-                self.publish(&mut state);
+                // A store poisoned meanwhile took the batch out of sled
+                // (`undo_unflushed`): the log has it, this store does not
+                // show it, and its writers are told the store refuses.
+                if state.failed.is_none() {
+                    state.durable = state.durable.max(last);
+                    self.publish(&mut state);
+                }
                 drop(state);
                 // The log's head is this entry now, or past it.
                 self.inner.follow_health.appended(last);
@@ -141,10 +161,17 @@ impl Store {
             }
             Err(error) => {
                 // `appending` stays set until the batch is out: no writer
-                // may append what was decided on it meanwhile.
-                let mut writer = self.lock_writer();
+                // may append what was decided on it meanwhile. A take-back
+                // that panicked leaves the store poisoned, never waiting.
+                let taken_back = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    let mut writer = self.lock_writer();
+                    let mut state = self.lock_flush();
+                    self.take_back_unlogged(&mut writer, &mut state, &error, batch);
+                }));
                 let mut state = self.lock_flush();
-                self.take_back_unlogged(&mut writer, &mut state, &error, batch);
+                if taken_back.is_err() {
+                    state.failed = Some("taking back what the log refused panicked".into());
+                }
                 state.appending = false;
             }
         }
@@ -175,10 +202,20 @@ impl Store {
         for entry in &queued {
             state.lost.insert(entry.sum, told_the_rest(error));
         }
+        state.take_backs += 1;
         let undo = std::mem::take(&mut state.undo);
         state.schemas.retain(|(tx, _)| *tx <= durable);
-        if let Err(e) = self.take_out(undo, durable) {
-            tracing::error!(error = %e, "could not take out writes the log refused");
+        // What could not be taken out would be built on, its `t` given
+        // again: the store refuses every write instead, until reopened.
+        match self.take_out(undo, durable) {
+            Ok(true) => {}
+            Ok(false) => {
+                state.failed = Some("could not clear AVET of writes the log refused".into());
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "could not take out writes the log refused");
+                state.failed = Some(format!("could not take out writes the log refused: {e}"));
+            }
         }
         // The writer's place is what the undo put back.
         let read_back = || -> Result<_, StorageError> {
@@ -246,7 +283,12 @@ impl Store {
                 keys,
                 chunks,
             };
-            self.take_out(vec![undo], basis - 1)?;
+            if !self.take_out(vec![undo], basis - 1)? {
+                return Err(StorageError::Corrupt(
+                    "could not clear AVET of a write its log lacks: open the store again".into(),
+                )
+                .into());
+            }
             let basis = read_meta_u64(&self.inner.sled, super::meta::META_BASIS)?;
             writer.next_id = read_meta_u64(&self.inner.sled, META_NEXT_ID)?;
             writer.last_instant = read_meta_u64(&self.inner.sled, META_LAST_INSTANT)? as i64;
@@ -281,16 +323,39 @@ impl Store {
     }
 }
 
-/// Whose transaction a caller waits for the log to hold, by its entry's
-/// sum: if it was taken back out, its writer collects why (`Mine`); one
-/// that decided on it sees why and leaves it to be collected (`Seen`). A
-/// caller without a sum (`Any`) learns only that `t` is not in the log, or
-/// that the transaction at `t` now is, whichever it was.
+/// Whose transaction a caller waits for the log to hold: its writer's, by
+/// its entry's sum, which collects why it was taken back out (`Mine`); a
+/// refusal's, decided on it (`Seen`); or a caller's with neither (`Any`),
+/// which learns only that `t` is not in the log, or that the transaction
+/// at `t` now is, whichever it was.
 #[derive(Clone, Copy)]
 enum Whose {
     Mine([u8; 32]),
-    Seen([u8; 32]),
+    /// Seen by a refusal decided when there had been this many
+    /// take-backs: one since, and it is decided again.
+    Seen(u64),
     Any,
+}
+
+/// The most entries, and datoms, one append carries: a statement under
+/// the log's time limit for a call, however large each transaction is.
+const MOST_PER_APPEND: usize = 256;
+const MOST_DATOMS_PER_APPEND: usize = super::writer::MAX_TX_DATOMS;
+
+/// The oldest of `unlogged`, taken out for one append: at least one, then
+/// as many as `MOST_PER_APPEND` and `MOST_DATOMS_PER_APPEND` allow.
+fn next_batch(unlogged: &mut Vec<LogEntry>) -> Vec<LogEntry> {
+    let mut datoms = 0;
+    let taken = unlogged
+        .iter()
+        .take(MOST_PER_APPEND)
+        .take_while(|entry| {
+            datoms += entry.datoms.len();
+            datoms <= MOST_DATOMS_PER_APPEND
+        })
+        .count()
+        .max(1);
+    unlogged.drain(..taken).collect()
 }
 
 /// The error a writer whose transaction was in a failed append is told.
@@ -310,5 +375,46 @@ fn told_the_rest(error: &LogError) -> LogError {
     match error {
         LogError::Unknown(why) => LogError::Unavailable(why.clone()),
         other => told(other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encoding::Datom;
+    use crate::log::GENESIS_SUM;
+    use crate::value::Value;
+
+    fn entry(t: EntityId, datoms: usize) -> LogEntry {
+        let datom = Datom {
+            e: t,
+            a: 1,
+            v: Value::Long(1),
+            tx: t,
+            added: true,
+        };
+        LogEntry::new(t - 1, &GENESIS_SUM, t, t + 1, 0, vec![datom; datoms])
+    }
+
+    /// An append carries at most `MOST_PER_APPEND` entries and
+    /// `MOST_DATOMS_PER_APPEND` datoms, and always the oldest entry, however
+    /// large: the rest wait for the next, in order.
+    #[test]
+    fn an_append_takes_the_oldest_entries_up_to_its_bounds() {
+        let mut unlogged: Vec<LogEntry> = (100..400).map(|t| entry(t, 1)).collect();
+        let first = next_batch(&mut unlogged);
+        assert_eq!(first.len(), MOST_PER_APPEND);
+        assert_eq!(first[0].t, 100);
+        assert_eq!(unlogged[0].t, 100 + MOST_PER_APPEND as EntityId);
+        let half = MOST_DATOMS_PER_APPEND / 2 + 1;
+        let mut unlogged = vec![entry(10, half), entry(11, half), entry(12, 1)];
+        assert_eq!(next_batch(&mut unlogged).len(), 1);
+        let mut unlogged = vec![entry(10, MOST_DATOMS_PER_APPEND + 5), entry(11, 1)];
+        assert_eq!(
+            next_batch(&mut unlogged).len(),
+            1,
+            "the oldest, however large"
+        );
+        assert_eq!(next_batch(&mut unlogged)[0].t, 11);
     }
 }

@@ -246,6 +246,7 @@ impl Store {
                     unlogged: Vec::new(),
                     appending: false,
                     lost: Default::default(),
+                    take_backs: 0,
                 }),
                 #[cfg(feature = "testing")]
                 next_flush_fault: std::sync::atomic::AtomicU8::new(0),

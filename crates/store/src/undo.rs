@@ -59,7 +59,9 @@ impl Store {
     /// flusher never writes out the old basis without the chunks cleared
     /// of what came after. Each key gets what it held before the oldest
     /// transaction that wrote it: the undos are folded newest first.
-    pub(super) fn take_out(&self, undo: Vec<Undo>, durable: EntityId) -> Result<(), sled::Error> {
+    /// Whether every AVET chunk was cleared (if not, the next open clears
+    /// them all, and nothing may be written before).
+    pub(super) fn take_out(&self, undo: Vec<Undo>, durable: EntityId) -> Result<bool, sled::Error> {
         let mut restore: BTreeMap<Vec<u8>, Option<IVec>> = BTreeMap::new();
         let mut chunks = Vec::new();
         for undo in undo.into_iter().rev() {
@@ -79,6 +81,7 @@ impl Store {
                 None => batch.remove(key),
             }
         }
-        self.inner.sled.apply_batch(batch)
+        self.inner.sled.apply_batch(batch)?;
+        Ok(all)
     }
 }

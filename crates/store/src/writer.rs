@@ -187,7 +187,7 @@ impl Store {
                 match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decide(&db))) {
                     Ok(Ok(decided)) => decided,
                     Ok(Err(refused)) => {
-                        let seen = (db.basis(), writer.log_sum);
+                        let seen = self.decided_on(db.basis());
                         drop(writer);
                         if self.refused_on_what_was_taken_back(seen)? {
                             continue;
@@ -200,8 +200,19 @@ impl Store {
                     }
                 };
             let (tx, value) = decided;
-            let (report, sum) = self.apply_locked(&mut writer, &db, tx.borrow())?;
-            return Ok((report, value, sum));
+            // The store's own refusals (a unique value held, a
+            // compare-and-swap that failed) are decided on `db` too.
+            let seen = self.decided_on(db.basis());
+            match self.apply_locked(&mut writer, &db, tx.borrow()) {
+                Ok((report, sum)) => return Ok((report, value, sum)),
+                Err(refused) => {
+                    drop(writer);
+                    if self.refused_on_what_was_taken_back(seen)? {
+                        continue;
+                    }
+                    return Err(refused.into());
+                }
+            }
         }
     }
 
