@@ -42,6 +42,9 @@
 #   RATE         writes a second, shared by the cooks [20]; 0: as fast as
 #                the site acknowledges them (each cook writes as soon as
 #                its last write was answered)
+#   ONE_NODE     1: a sixth run each round, the writers alone all on the
+#                first node: what the log's group append does without the
+#                other nodes contending for each row [0]
 #   COOKS        cooks writing at once, each its own writer process and
 #                account [1]; with more than one, the first cook's writes
 #                are the ones whose lag is timed
@@ -65,6 +68,7 @@ DURATION=${DURATION:-20}
 ROUNDS=${ROUNDS:-3}
 RATE=${RATE:-20}
 COOKS=${COOKS:-1}
+ONE_NODE=${ONE_NODE:-0}
 CONNECTIONS=${CONNECTIONS:-20}
 WORKERS=${WORKERS:-2}
 server=${FORKFUL_PG_URL:-postgres://postgres@127.0.0.1:5432/postgres}
@@ -268,7 +272,7 @@ range() { sort -g "$1" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.0f
 # one on the log.
 measure() {
     local name=$1 reads=$2 writes=$3 run=$4 c status store=log writers=() per_cook
-    [[ $writes == *,* ]] || store=embedded
+    [[ $writes == *,* || $name == *node* ]] || store=embedded
     per_cook=$(awk -v r="$RATE" -v n="$COOKS" 'BEGIN { print r / n }')
     for ((c = 1; c <= COOKS; c++)); do
         local lag_option=${5:-}
@@ -327,6 +331,9 @@ for ((round = 1; round <= ROUNDS; round++)); do
     ((COOKS == 1)) || quiet_lag=--no-lag
     # shellcheck disable=SC2086 # the option, when given, is one word
     measure quiet-nodes "" "$nodes" "qn-$round" $quiet_lag
+    if ((ONE_NODE)); then
+        measure quiet-node1 "" "http://127.0.0.1:$port_node1" "q1-$round" --no-lag
+    fi
 done
 
 # --- the figures ---------------------------------------------------------------
@@ -349,6 +356,11 @@ cat "$tmp/nginx.lags" "$tmp/quiet-nodes.lags" >"$tmp/all.lags"
 for p in 50 99; do
     printf '%-26s %10s %10s %10s\n' "lag p$p (ms)" - - "$(percentile "$tmp/nginx.lags" $p)"
 done
+if ((ONE_NODE)); then
+    awk -v n="$(median "$tmp/quiet-node1.rate")" -v e="$(median "$tmp/quiet-embedded.rate")" \
+        'BEGIN { printf "the writers alone on one node of three, through the log: %.2f writes/s, %.2f of embedded'"'"'s\n", n, n / e }'
+    echo "    write p50 $(percentile "$tmp/quiet-node1.writes" 50) ms, p99 $(percentile "$tmp/quiet-node1.writes" 99) ms"
+fi
 echo "the writers alone, no reads (quiet): embedded $(median "$tmp/quiet-embedded.rate") writes/s (rounds $(range "$tmp/quiet-embedded.rate")), nodes $(median "$tmp/quiet-nodes.rate") (rounds $(range "$tmp/quiet-nodes.rate"));"
 echo "    embedded write p50 $(percentile "$tmp/quiet-embedded.writes" 50) ms, p99 $(percentile "$tmp/quiet-embedded.writes" 99) ms;"
 echo "    nodes write p50 $(percentile "$tmp/quiet-nodes.writes" 50) ms, p99 $(percentile "$tmp/quiet-nodes.writes" 99) ms, lag p50 $(percentile "$tmp/quiet-nodes.lags" 50) ms, p99 $(percentile "$tmp/quiet-nodes.lags" 99) ms"

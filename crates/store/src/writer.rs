@@ -107,7 +107,11 @@ impl Store {
     /// for bulk loads, which write many bounded transactions and wait once
     /// per group (`wait_durable` on the last basis): one flush covers them
     /// all. Readers see a transaction only once it is durable; nothing is
-    /// acknowledged to anyone before that wait returns.
+    /// acknowledged to anyone before that wait returns. Through a log,
+    /// each waits for the log all the same (one append then carries it),
+    /// and readers may see the group's transactions one by one: a write
+    /// another node's beat to the log is decided again, which needs its
+    /// writer waiting.
     pub fn transact_deferred_with<
         T,
         E: From<TransactError>,

@@ -81,7 +81,8 @@ impl Recipes {
         }
         // The steps are made durable, and seen, together: no reader (a
         // bring-in's page) meets a version on the way as the newest, and
-        // one flush covers them all.
+        // one flush covers them all. Through a log each step waits for
+        // its append, and may be seen alone (`transact_deferred_with`).
         let (kept, last) = loop {
             let (report, kept) = self.store.transact_deferred_with(|db| {
                 let view = self.view_of(db);
