@@ -657,6 +657,11 @@ async fn unknown_addresses_are_404_pages_in_the_layout() {
     for uri in [
         "/recipes/no-such-recipe",
         "/recipes/Not%20A%20Slug",
+        // Inside a recipe's scope (`web::RECIPE`): no such address of a
+        // recipe, and one with a trailing slash, are the site's 404 too.
+        "/recipes/shakshuka/no-such-page",
+        "/recipes/shakshuka/",
+        "/recipes/no-such-recipe.json",
         "/no/such/page",
         "/static/style.000000000000.css",
     ] {
@@ -1349,6 +1354,9 @@ async fn metrics_count_requests_by_route_and_the_page_cache() {
         .to_string();
     for _ in 0..2 {
         assert_eq!(get(&site, &format!("/recipes/{slug}")).await.status, 200);
+        // Matched in the recipe's scope, named by its whole pattern.
+        let forks = get(&site, &format!("/recipes/{slug}/forks")).await;
+        assert_eq!(forks.status, 200);
         // A long page, made off the workers: counted apart.
         assert_eq!(get(&site, "/sitemap.xml").await.status, 200);
     }
@@ -1364,6 +1372,7 @@ async fn metrics_count_requests_by_route_and_the_page_cache() {
     };
     shows("forkful_requests_total{route=\"/recipes/{slug}\",method=\"GET\",status=\"200\"}");
     shows("forkful_request_seconds_bucket{route=\"/recipes/{slug}\",le=\"");
+    shows("forkful_requests_total{route=\"/recipes/{slug}/forks\",method=\"GET\",status=\"200\"}");
     shows("forkful_page_cache_total{outcome=\"hit\",page=\"other\"}");
     shows("forkful_page_cache_total{outcome=\"hit\",page=\"long\"}");
     shows(&format!(
