@@ -202,6 +202,11 @@ impl Store {
                 // one's: what this node applied on top cannot follow them.
                 let lost = LogError::Moved { prev: logged };
                 self.take_back_unlogged(&mut writer, &mut state, &lost, &[]);
+                // A take-back that failed poisoned the store: nothing is
+                // applied on top of what it left.
+                if let Some(why) = &state.failed {
+                    return Err(TransactError::Poisoned(why.clone()));
+                }
             }
             drop(state);
             let mut outcome = Ok(());

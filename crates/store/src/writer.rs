@@ -180,6 +180,7 @@ impl Store {
         &self,
         decide: &mut impl FnMut(&Db) -> Result<(Tx, T), E>,
     ) -> Result<(TxReport, T, Option<[u8; 32]>), E> {
+        let mut again = 0;
         loop {
             let mut writer = self.lock_writer();
             self.refuse_if_poisoned()?;
@@ -193,7 +194,8 @@ impl Store {
                     Ok(Err(refused)) => {
                         let seen = self.decided_on(db.basis());
                         drop(writer);
-                        if self.refused_on_what_was_taken_back(seen)? {
+                        self.decide_refusal_again(seen, &mut again)?;
+                        if again > 0 {
                             continue;
                         }
                         return Err(refused);
@@ -204,20 +206,43 @@ impl Store {
                     }
                 };
             let (tx, value) = decided;
-            // The store's own refusals (a unique value held, a
-            // compare-and-swap that failed) are decided on `db` too.
-            let seen = self.decided_on(db.basis());
             match self.apply_locked(&mut writer, &db, tx.borrow()) {
                 Ok((report, sum)) => return Ok((report, value, sum)),
+                // The store's own refusals (a unique value held, a
+                // compare-and-swap that failed) are decided on `db` too.
+                // The writer is still held: nothing was taken back since.
                 Err(refused) => {
+                    let seen = self.decided_on(db.basis());
                     drop(writer);
-                    if self.refused_on_what_was_taken_back(seen)? {
+                    self.decide_refusal_again(seen, &mut again)?;
+                    if again > 0 {
                         continue;
                     }
                     return Err(refused.into());
                 }
             }
         }
+    }
+
+    /// Sets `again` (the times a refusal was decided again) to 0 if the
+    /// refusal decided on `seen` stands, or counts one more if it must be
+    /// decided again (`refused_on_what_was_taken_back`); after
+    /// `LOG_RETRIES` of those, the write is refused as busy rather than
+    /// with a refusal the log may never have backed.
+    fn decide_refusal_again(
+        &self,
+        seen: (EntityId, u64),
+        again: &mut usize,
+    ) -> Result<(), TransactError> {
+        if !self.refused_on_what_was_taken_back(seen)? {
+            *again = 0;
+            return Ok(());
+        }
+        if *again == LOG_RETRIES {
+            return Err(LogError::Moved { prev: seen.0 }.into());
+        }
+        *again += 1;
+        Ok(())
     }
 
     /// The latest applied database value, as the writer sees it.
