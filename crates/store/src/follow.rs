@@ -209,25 +209,36 @@ impl Store {
                 }
             }
             drop(state);
-            let mut outcome = Ok(());
-            let mut last = None;
-            for entry in &next {
-                outcome = self.apply_logged(&mut writer, entry);
-                if outcome.is_err() {
-                    break;
-                }
-                (last, applied) = (Some(entry.t), applied + 1);
-            }
-            // What was applied from the log is in it: readers see it now.
-            if let Some(last) = last {
-                let mut state = self.lock_flush();
-                state.durable = state.durable.max(last);
-                self.publish(&mut state);
-            }
+            let (count, outcome) = self.apply_from_log(&mut writer, &next);
+            applied += count;
             drop(writer);
             self.inner.flushed.notify_all();
             outcome?;
         }
+    }
+
+    /// Applies `next`, in order, until one fails, and shows readers what
+    /// was applied (it is in the log): how many, and how it ended.
+    fn apply_from_log(
+        &self,
+        writer: &mut Writer,
+        next: &[&LogEntry],
+    ) -> (usize, Result<(), TransactError>) {
+        let (mut last, mut count) = (None, 0);
+        let mut outcome = Ok(());
+        for entry in next {
+            outcome = self.apply_logged(writer, entry);
+            if outcome.is_err() {
+                break;
+            }
+            (last, count) = (Some(entry.t), count + 1);
+        }
+        if let Some(last) = last {
+            let mut state = self.lock_flush();
+            state.durable = state.durable.max(last);
+            self.publish(&mut state);
+        }
+        (count, outcome)
     }
 
     /// Follows the log it is attached to until `stop` is set: catches up
