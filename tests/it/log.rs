@@ -574,6 +574,15 @@ impl CountingLog {
     }
 }
 
+/// `store` made a node on a `CountingLog` of the log at `url`, with the
+/// domain open on it.
+fn on_counting_log(url: &str, store: Store) -> (Store, Arc<CountingLog>, Recipes) {
+    let log = Arc::new(CountingLog::on(url));
+    forkful::store::testing::attach_log(&store, log.clone()).unwrap();
+    let recipes = Recipes::open(store.clone()).unwrap();
+    (store, log, recipes)
+}
+
 impl Log for CountingLog {
     fn identity(&self) -> &str {
         self.log.identity()
@@ -642,10 +651,7 @@ impl Log for CountingLog {
 fn a_write_that_lost_the_log_six_times_in_a_row_is_saved_all_the_same() {
     use std::sync::atomic::Ordering::SeqCst;
     let url = fresh_database();
-    let store = Store::temporary().unwrap();
-    let log = Arc::new(CountingLog::on(&url));
-    forkful::store::testing::attach_log(&store, log.clone()).unwrap();
-    let recipes = Recipes::open(store.clone()).unwrap();
+    let (store, log, recipes) = on_counting_log(&url, Store::temporary().unwrap());
     let before = (rows(&url).len(), store.stats().log_retries);
     log.losses.store(6, SeqCst);
     recipes
@@ -1631,10 +1637,7 @@ fn a_named_picture_read_while_marked_for_collection_is_not_remembered_as_gone() 
 fn writes_from_many_cooks_on_one_node_share_one_commit_to_the_log() {
     use std::sync::atomic::Ordering::SeqCst;
     let url = fresh_database();
-    let store = Store::temporary().unwrap();
-    let log = Arc::new(CountingLog::on(&url));
-    forkful::store::testing::attach_log(&store, log.clone()).unwrap();
-    let recipes = Recipes::open(store.clone()).unwrap();
+    let (store, log, recipes) = on_counting_log(&url, Store::temporary().unwrap());
     let before = rows(&url).len();
     // The first append is slow: the other cooks' writes queue behind it.
     log.stall.store(true, SeqCst);
@@ -1675,10 +1678,7 @@ fn writes_from_many_cooks_on_one_node_share_one_commit_to_the_log() {
 fn a_batch_the_log_refused_is_taken_out_whole_and_each_write_decided_again() {
     use std::sync::atomic::Ordering::SeqCst;
     let url = fresh_database();
-    let store = Store::temporary().unwrap();
-    let log = Arc::new(CountingLog::on(&url));
-    forkful::store::testing::attach_log(&store, log.clone()).unwrap();
-    let recipes = Recipes::open(store.clone()).unwrap();
+    let (store, log, recipes) = on_counting_log(&url, Store::temporary().unwrap());
     let before = (rows(&url).len(), store.stats().log_retries);
     log.stall.store(true, SeqCst);
     log.lose_a_batch.store(true, SeqCst);
@@ -1716,10 +1716,7 @@ fn a_node_stopped_before_the_log_answered_takes_the_unlogged_write_out_when_it_s
     let url = fresh_database();
     let dir = tempfile::tempdir().unwrap();
     let copy = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).unwrap();
-    let log = Arc::new(CountingLog::on(&url));
-    forkful::store::testing::attach_log(&store, log.clone()).unwrap();
-    let recipes = Recipes::open(store.clone()).unwrap();
+    let (store, log, recipes) = on_counting_log(&url, Store::open(dir.path()).unwrap());
     let by = Change::by("ann", "new");
     recipes.create(&slug("dal"), content("Dal"), &by).unwrap();
     // The write is applied and on disk, its append waiting: the copy is
@@ -1748,10 +1745,7 @@ fn a_node_stopped_before_the_log_answered_takes_the_unlogged_write_out_when_it_s
 fn a_refusal_that_rested_on_a_write_the_log_refused_is_decided_again() {
     use std::sync::atomic::Ordering::SeqCst;
     let url = fresh_database();
-    let store = Store::temporary().unwrap();
-    let log = Arc::new(CountingLog::on(&url));
-    forkful::store::testing::attach_log(&store, log.clone()).unwrap();
-    let recipes = Recipes::open(store.clone()).unwrap();
+    let (_store, log, recipes) = on_counting_log(&url, Store::temporary().unwrap());
     let before = rows(&url).len();
     log.stall.store(true, SeqCst);
     log.outages.store(1, SeqCst);

@@ -178,11 +178,7 @@ impl Store {
                 // its outcome, then read again.
                 drop(writer);
                 while state.appending {
-                    state = self
-                        .inner
-                        .flushed
-                        .wait(state)
-                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    state = self.wait_flushed(state);
                 }
                 continue;
             }
@@ -201,7 +197,12 @@ impl Store {
                 // Another node's entries follow what the log holds of this
                 // one's: what this node applied on top cannot follow them.
                 let lost = LogError::Moved { prev: logged };
-                self.take_back_unlogged(&mut writer, &mut state, &lost, &[]);
+                let taken_back = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    self.take_back_unlogged(&mut writer, &mut state, &lost, &[]);
+                }));
+                if taken_back.is_err() {
+                    state.failed = Some("taking back what the log lacks panicked".into());
+                }
                 // A take-back that failed poisoned the store: nothing is
                 // applied on top of what it left.
                 if let Some(why) = &state.failed {

@@ -87,10 +87,7 @@ impl Store {
                 return Err(TransactError::Poisoned(why.clone()));
             }
             if state.running {
-                state = inner
-                    .flushed
-                    .wait(state)
-                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                state = self.wait_flushed(state);
                 continue;
             }
             state.running = true;

@@ -114,6 +114,16 @@ impl Store {
         )
     }
 
+    /// The schema readers are shown, as of the published basis.
+    pub(super) fn published_schema(&self) -> Arc<Schema> {
+        self.inner
+            .published
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .schema
+            .clone()
+    }
+
     /// Whether the store follows a log (attached now, or when it was last
     /// open): then it writes only through that log. The question of the
     /// CLI's wiring, which opens a store with its log or refuses to serve
@@ -187,6 +197,19 @@ impl Store {
         self.inner
             .writer
             .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Waits, the flush state let go meanwhile, until a flush or an append
+    /// to the log ends (or the state changes otherwise): the callers check
+    /// again what they wait for.
+    pub(super) fn wait_flushed<'a>(
+        &self,
+        state: std::sync::MutexGuard<'a, FlushState>,
+    ) -> std::sync::MutexGuard<'a, FlushState> {
+        self.inner
+            .flushed
+            .wait(state)
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 

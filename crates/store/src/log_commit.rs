@@ -68,11 +68,7 @@ impl Store {
                 return Err(TransactError::Poisoned(why.clone()));
             }
             if state.appending {
-                state = self
-                    .inner
-                    .flushed
-                    .wait(state)
-                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                state = self.wait_flushed(state);
                 continue;
             }
             if state.unlogged.is_empty() {
@@ -235,13 +231,7 @@ impl Store {
                 state.failed = Some(format!("could not read back the writer's place: {e}"));
             }
         }
-        let schema = self
-            .inner
-            .published
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .schema
-            .clone();
+        let schema = self.published_schema();
         self.rewind(writer, durable, schema);
     }
 

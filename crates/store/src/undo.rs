@@ -44,13 +44,7 @@ impl Store {
         if let Err(e) = self.inner.sled.flush() {
             tracing::error!(error = %e, "could not flush the undo after a failed flush");
         }
-        let schema = self
-            .inner
-            .published
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .schema
-            .clone();
+        let schema = self.published_schema();
         self.rewind(&mut writer, durable, schema);
     }
 
