@@ -214,25 +214,22 @@ impl Store {
             }
         }
         // The writer's place is what the undo put back.
-        let read_back = || -> Result<_, StorageError> {
-            let next_id = read_meta_u64(&self.inner.sled, META_NEXT_ID)?;
-            let last_instant = read_meta_u64(&self.inner.sled, META_LAST_INSTANT)? as i64;
-            let log_sum = super::open::read_log_sum(&self.inner.sled)?;
-            Ok((next_id, last_instant, log_sum))
-        };
-        match read_back() {
-            Ok((next_id, last_instant, log_sum)) => {
-                writer.next_id = next_id;
-                writer.last_instant = last_instant;
-                writer.log_sum = log_sum;
-            }
-            Err(e) => {
-                // Nothing past this point can be trusted to chain right.
-                state.failed = Some(format!("could not read back the writer's place: {e}"));
-            }
+        if let Err(e) = self.read_back_writer_place(writer) {
+            // Nothing past this point can be trusted to chain right.
+            state.failed = Some(format!("could not read back the writer's place: {e}"));
         }
         let schema = self.published_schema();
         self.rewind(writer, durable, schema);
+    }
+
+    /// Sets the writer's next id, last instant and log sum to what sled's
+    /// meta keys hold: after an undo put back the ones before what it
+    /// took out.
+    fn read_back_writer_place(&self, writer: &mut Writer) -> Result<(), StorageError> {
+        writer.next_id = read_meta_u64(&self.inner.sled, META_NEXT_ID)?;
+        writer.last_instant = read_meta_u64(&self.inner.sled, META_LAST_INSTANT)? as i64;
+        writer.log_sum = super::open::read_log_sum(&self.inner.sled)?;
+        Ok(())
     }
 
     /// Removes the journal of transactions the log now holds.
@@ -280,9 +277,7 @@ impl Store {
                 .into());
             }
             let basis = read_meta_u64(&self.inner.sled, super::meta::META_BASIS)?;
-            writer.next_id = read_meta_u64(&self.inner.sled, META_NEXT_ID)?;
-            writer.last_instant = read_meta_u64(&self.inner.sled, META_LAST_INSTANT)? as i64;
-            writer.log_sum = super::open::read_log_sum(&self.inner.sled)?;
+            self.read_back_writer_place(writer)?;
             self.inner.applied.store(basis, Ordering::Release);
             let schema = super::open::load_schema(&self.writer_db(writer))
                 .map_err(|e| StorageError::Corrupt(e.to_string()))?;

@@ -188,61 +188,52 @@ impl Store {
             // A panic in `decide` must not poison the writer's mutex:
             // nothing has been written yet, so the writer's state is
             // intact. Let the guard go normally, then carry the panic on.
-            let decided =
+            let applied =
                 match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decide(&db))) {
-                    Ok(Ok(decided)) => decided,
-                    Ok(Err(refused)) => {
-                        let seen = self.decided_on(db.basis());
-                        drop(writer);
-                        self.decide_refusal_again(seen, &mut again)?;
-                        if again > 0 {
-                            continue;
-                        }
-                        return Err(refused);
-                    }
+                    Ok(Ok((tx, value))) => self
+                        .apply_locked(&mut writer, &db, tx.borrow())
+                        .map(|(report, sum)| (report, value, sum))
+                        .map_err(E::from),
+                    Ok(Err(refused)) => Err(refused),
                     Err(panic) => {
                         drop(writer);
                         std::panic::resume_unwind(panic);
                     }
                 };
-            let (tx, value) = decided;
-            match self.apply_locked(&mut writer, &db, tx.borrow()) {
-                Ok((report, sum)) => return Ok((report, value, sum)),
-                // The store's own refusals (a unique value held, a
-                // compare-and-swap that failed) are decided on `db` too.
-                // The writer is still held: nothing was taken back since.
+            match applied {
+                Ok(applied) => return Ok(applied),
+                // Refused, by `decide` or by the store's own checks (a
+                // unique value held, a compare-and-swap that failed), on
+                // `db`. The writer is still held: nothing was taken back
+                // since.
                 Err(refused) => {
                     let seen = self.decided_on(db.basis());
                     drop(writer);
-                    self.decide_refusal_again(seen, &mut again)?;
-                    if again > 0 {
-                        continue;
+                    if !self.decide_refusal_again(seen, &mut again)? {
+                        return Err(refused);
                     }
-                    return Err(refused.into());
                 }
             }
         }
     }
 
-    /// Sets `again` (the times a refusal was decided again) to 0 if the
-    /// refusal decided on `seen` stands, or counts one more if it must be
-    /// decided again (`refused_on_what_was_taken_back`); after
+    /// Whether a refusal decided on `seen` must be decided again
+    /// (`refused_on_what_was_taken_back`), counted in `again`; after
     /// `LOG_RETRIES` of those, the write is refused as busy rather than
     /// with a refusal the log may never have backed.
     fn decide_refusal_again(
         &self,
         seen: (EntityId, u64),
         again: &mut usize,
-    ) -> Result<(), TransactError> {
+    ) -> Result<bool, TransactError> {
         if !self.refused_on_what_was_taken_back(seen)? {
-            *again = 0;
-            return Ok(());
+            return Ok(false);
         }
         if *again == LOG_RETRIES {
             return Err(LogError::Moved { prev: seen.0 }.into());
         }
         *again += 1;
-        Ok(())
+        Ok(true)
     }
 
     /// The latest applied database value, as the writer sees it.
