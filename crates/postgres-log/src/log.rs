@@ -149,13 +149,12 @@ async fn connect(url: String, notices: Option<mpsc::Sender<News>>) -> Result<Cli
     Ok(client)
 }
 
-/// Appends an entry after `prev` ($2): only after an entry the log has
-/// (or genesis), and only while a copy fills the log if it is the copy's
-/// ($8). The primary key on `t` and the unique `prev` are the fence.
 /// Appends a run of entries, each following the one before it, in one
 /// statement and so one commit: all of them or none. The first must follow
-/// `$7` (an entry the log has, or genesis); the unique index on `prev`
-/// refuses the run when another node's entry follows `$7` already.
+/// `$7`, an entry the log has (or genesis, `$8`), and only while a copy
+/// fills the log if it is the copy's (`$9`). The primary key on `t` and
+/// the unique `prev` are the fence: they refuse the run when another
+/// node's entry follows `$7` already.
 const APPEND: &str = "INSERT INTO forkful_log (t, prev, next_id, instant, datoms, sum)
      SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[],
                           $5::bytea[], $6::bytea[])
@@ -450,8 +449,21 @@ impl PgLog {
     /// on the unique index for the first's outcome. Only when the log stays
     /// out of reach for all that time is the outcome `Unknown`.
     fn insert(&self, entries: &[LogEntry], copied: bool) -> Result<(), LogError> {
+        let Some(first) = entries.first() else {
+            return Ok(());
+        };
+        // Encoded once, sent as often as it takes.
+        let mut columns = Columns::default();
+        for entry in entries {
+            columns.push(entry)?;
+        }
+        let append = Append {
+            first,
+            columns: Arc::new(columns),
+            copied,
+        };
         let client = self.connection()?;
-        let mut lost = match self.send_insert(client, entries, copied)? {
+        let mut lost = match self.send_insert(client, &append)? {
             Sent::Answered(answer) => return answer,
             Sent::AnswerLost(why) => why,
         };
@@ -463,7 +475,7 @@ impl PgLog {
             let Ok(client) = self.connection() else {
                 continue;
             };
-            match self.send_insert(client, entries, copied) {
+            match self.send_insert(client, &append) {
                 Ok(Sent::Answered(answer)) => return answer,
                 Ok(Sent::AnswerLost(why)) => lost = why,
                 Err(LogError::Unavailable(why)) => lost = why,
@@ -474,21 +486,10 @@ impl PgLog {
     }
 
     /// Sends the append once on `client`; see `insert`.
-    fn send_insert(
-        &self,
-        client: Connection,
-        entries: &[LogEntry],
-        copied: bool,
-    ) -> Result<Sent, LogError> {
-        let Some(first) = entries.first() else {
-            return Ok(Sent::Answered(Ok(())));
-        };
-        let mut columns = Columns::default();
-        for entry in entries {
-            columns.push(entry)?;
-        }
-        let (prev, count) = (id(first.prev)?, entries.len() as u64);
-        let sent = client.clone();
+    fn send_insert(&self, client: Connection, append: &Append) -> Result<Sent, LogError> {
+        let (first, copied) = (append.first, append.copied);
+        let (prev, count) = (id(first.prev)?, append.columns.t.len() as u64);
+        let (sent, columns) = (client.clone(), append.columns.clone());
         let inserted = match self.run(async move {
             let c = &columns;
             sent.execute(
@@ -512,7 +513,6 @@ impl PgLog {
             Err(LogError::Unavailable(why)) => return Ok(Sent::AnswerLost(why)),
             Err(other) => return Err(other),
         };
-        let entry = first;
         let answer = match inserted {
             Ok(n) if n == count => Ok(()),
             Ok(_) if !copied && self.copying()? => Err(LogError::Mismatch(
@@ -520,14 +520,14 @@ impl PgLog {
             )),
             Ok(_) => Err(LogError::Mismatch(format!(
                 "the log has no transaction {}, which this node's store applied",
-                entry.prev
+                first.prev
             ))),
             Err(e) if e.code() == Some(&SqlState::UNIQUE_VIOLATION) => {
                 // Another node's entry, or this one's from a send whose
                 // answer was lost: the sum tells.
                 match self.sum_after(&client, prev) {
-                    Ok(sum) if sum.as_deref() == Some(&entry.sum[..]) => Ok(()),
-                    Ok(_) => Err(LogError::Moved { prev: entry.prev }),
+                    Ok(sum) if sum.as_deref() == Some(&first.sum[..]) => Ok(()),
+                    Ok(_) => Err(LogError::Moved { prev: first.prev }),
                     // Whose it is stays to be asked.
                     Err(LogError::Unavailable(why)) => return Ok(Sent::AnswerLost(why)),
                     Err(other) => Err(other),
@@ -960,6 +960,15 @@ fn prefix_end(prefix: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// An entity id as PostgreSQL's `bigint`.
+/// One append, as `insert` sends it (again, if an answer is lost).
+struct Append<'a> {
+    /// The first entry: what it follows, and its sum, tell whose the row
+    /// after `prev` is.
+    first: &'a LogEntry,
+    columns: Arc<Columns>,
+    copied: bool,
+}
+
 /// A run of entries as the append's columns, one array each.
 #[derive(Default)]
 struct Columns {
