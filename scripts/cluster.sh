@@ -31,7 +31,10 @@
 #              mode, without wrk and the nodes competing for the CPUs.
 #
 # and prints read throughput, write latency and replication lag, pooled
-# over the rounds, with the ratios the issue's targets are about. At the
+# over the rounds, with the ratios the issue's targets are about, and the
+# CPU each run took a write acknowledged: the servers' (each node's), the
+# PostgreSQL server's and the writers'. With every CPU in use, that CPU is
+# what decides how many writes a second a mode can take on this machine. At the
 # end the nodes are stopped and their exports compared: they must hold the
 # same datoms.
 #
@@ -124,6 +127,7 @@ trap 'exit 143' TERM
 command -v wrk >/dev/null || install_packages wrk
 command -v curl >/dev/null || install_packages curl
 command -v python3 >/dev/null || install_packages python3
+[[ -x /usr/bin/time ]] || install_packages time
 command -v nginx >/dev/null || install_packages nginx
 command -v psql >/dev/null || install_packages postgresql-client
 psql "$server" -qc "CREATE DATABASE $database" >/dev/null ||
@@ -166,6 +170,7 @@ start() {
         >>"$tmp/$name.out" 2>"$tmp/$name.err" &
     pid=$!
     pids+=("$pid")
+    printf -v "pid_$name" '%s' "$pid"
     while [[ -z $port ]]; do
         port=$(sed -n 's|^forkful: serving http://127\.0\.0\.1:\([0-9][0-9]*\)$|\1|p' "$tmp/$name.out")
         kill -0 "$pid" 2>/dev/null || die "$name exited before serving"
@@ -266,6 +271,33 @@ percentile() { # FILE P: nearest rank
 median() { percentile "$1" 50; }
 range() { sort -g "$1" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.0f-%.0f", lo, hi }'; }
 
+# cpu_ticks PID...: the CPU time, user and system, the processes have
+# used so far, in clock ticks (0 for one that is gone).
+cpu_ticks() {
+    local pid total=0
+    for pid in "$@"; do
+        # Fields 14 and 15 after the command's name, which may hold spaces.
+        total=$((total + $(sed 's/^.*) //' "/proc/$pid/stat" 2>/dev/null |
+            awk '{ t = $12 + $13 } END { print t + 0 }')))
+    done
+    echo "$total"
+}
+# The CPU every part of the site used: each server the run wrote to (the
+# embedded one, or the three nodes), and PostgreSQL (its processes at the
+# time: a connection opened and closed between two readings is not
+# counted; the nodes keep theirs open). Prints four numbers, the servers'
+# (the second and third 0 for the embedded one) and PostgreSQL's.
+cpu_now() { # SERVERS: embedded or log
+    if [[ $1 == embedded ]]; then
+        echo "$(cpu_ticks "$pid_embedded") 0 0"
+    else
+        echo "$(cpu_ticks "$pid_node1") $(cpu_ticks "$pid_node2") $(cpu_ticks "$pid_node3")"
+    fi
+    # shellcheck disable=SC2046 # one word a process
+    cpu_ticks $(pgrep -x postgres)
+}
+ticks_a_second=$(getconf CLK_TCK)
+
 # measure NAME READ-ORIGIN WRITE-ORIGINS RUN [WRITER-OPTION]: wrk and the
 # writers at once; with no READ-ORIGIN, the writers alone. Each cook keeps
 # their account from one run to the next, one set on the embedded node and
@@ -274,11 +306,14 @@ measure() {
     local name=$1 reads=$2 writes=$3 run=$4 c status store=log writers=() per_cook
     [[ $writes == *,* || $name == *node* ]] || store=embedded
     per_cook=$(awk -v r="$RATE" -v n="$COOKS" 'BEGIN { print r / n }')
+    local cpu_before
+    cpu_before=$(cpu_now "$store")
     for ((c = 1; c <= COOKS; c++)); do
         local lag_option=${5:-}
         ((c == 1)) || lag_option=--no-lag
         # shellcheck disable=SC2086 # the option, when given, is one word
-        python3 scripts/cluster_writer.py --nodes "$writes" --slugs "$tmp/slugs" \
+        /usr/bin/time -f '%U %S' -o "$tmp/writer$c.cpu" \
+            python3 scripts/cluster_writer.py --nodes "$writes" --slugs "$tmp/slugs" \
             --rate "$per_cook" --seconds "$DURATION" --run "$run-$c" \
             --cook "$tmp/cook-$store-$c.json" $lag_option >"$tmp/writer$c.out" 2>"$tmp/writer$c.err" &
         writers+=($!)
@@ -296,6 +331,25 @@ measure() {
         ((status == 0)) ||
             die "a write failed or never showed ($name, cook $c): $(grep '^WRITER ' "$tmp/writer$c.out") $(cat "$tmp/writer$c.err")"
     done
+    # CPU a write, in ms: the servers', PostgreSQL's and the writers'
+    # (the cooks' own clients, which the site does not pay for but which
+    # share the machine's CPUs with it). Where the CPUs are all in use,
+    # what the modes do a write is what decides their writes a second.
+    local cpu_after acknowledged cpu_line
+    cpu_after=$(cpu_now "$store")
+    acknowledged=$(cat "$tmp"/writer*.out | grep -c '^WRITE ' || true)
+    # Its columns: all servers, PostgreSQL, the writers, and each server.
+    cpu_line=$(cat "$tmp"/writer*.cpu | awk -v before="$cpu_before" -v after="$cpu_after" \
+        -v hz="$ticks_a_second" -v n="$acknowledged" '
+        { writers += $1 + $2 }
+        END {
+            split(before, b, /[ \n]+/); split(after, a, /[ \n]+/)
+            if (n == 0) n = 1
+            for (i = 1; i <= 4; i++) ms[i] = (a[i] - b[i]) * 1000 / hz / n
+            printf "%.2f %.2f %.2f %.2f %.2f %.2f", ms[1] + ms[2] + ms[3], ms[4],
+                writers * 1000 / n, ms[1], ms[2], ms[3]
+        }')
+    echo "$cpu_line" >>"$tmp/$name.cpu"
     local read_line rate
     read_line=$(grep '^READS ' "$tmp/wrk.out") || die "wrk printed no figures for $name"
     [[ $(field "$read_line" errors) == 0 ]] || die "wrk saw errors ($name): $read_line"
@@ -316,7 +370,12 @@ measure() {
         "$name" "${run##*-}" "$(field "$read_line" rps)" "$(field "$read_line" p50)" \
         "$(field "$read_line" p99)" "$rate" "$(percentile "$tmp/round.writes" 50)" \
         "$(percentile "$tmp/round.writes" 99)" "$lag50" "$lag99"
-    rm -f "$tmp"/writer*.out "$tmp"/writer*.err
+    local servers_ms postgres_ms writers_ms n1 n2 n3 each=
+    read -r servers_ms postgres_ms writers_ms n1 n2 n3 <<<"$cpu_line"
+    [[ $store == embedded ]] || each=" (node1 $n1, node2 $n2, node3 $n3)"
+    printf '%-14s          CPU a write: servers %s ms%s, postgres %s ms, writers %s ms\n' \
+        "" "$servers_ms" "$each" "$postgres_ms" "$writers_ms"
+    rm -f "$tmp"/writer*.out "$tmp"/writer*.err "$tmp"/writer*.cpu
 }
 
 for ((round = 1; round <= ROUNDS; round++)); do
@@ -365,6 +424,27 @@ echo "the writers alone, no reads (quiet): embedded $(median "$tmp/quiet-embedde
 echo "    embedded write p50 $(percentile "$tmp/quiet-embedded.writes" 50) ms, p99 $(percentile "$tmp/quiet-embedded.writes" 99) ms;"
 echo "    nodes write p50 $(percentile "$tmp/quiet-nodes.writes" 50) ms, p99 $(percentile "$tmp/quiet-nodes.writes" 99) ms, lag p50 $(percentile "$tmp/quiet-nodes.lags" 50) ms, p99 $(percentile "$tmp/quiet-nodes.lags" 99) ms"
 echo "writes: $(wc -l <"$tmp/embedded.writes") embedded, $(cat "$tmp/node.writes" "$tmp/nginx.writes" | wc -l) on the nodes; lags: $(wc -l <"$tmp/all.lags") (each write on each other node)"
+echo
+# column_median FILE K: the median of the K-th column of FILE's lines.
+column_median() {
+    awk -v k="$2" '{ print $k }' "$1" >"$tmp/column"
+    median "$tmp/column"
+}
+printf '%-26s %10s %10s %10s %10s %12s\n' "CPU a write, ms (median)" servers postgres writers total \
+    "first server"
+cpu_runs=(quiet-embedded quiet-nodes)
+((ONE_NODE)) && cpu_runs+=(quiet-node1)
+for run in "${cpu_runs[@]}" embedded node; do
+    printf '%-26s %10s %10s %10s %10s %12s\n' "$run" "$(column_median "$tmp/$run.cpu" 1)" \
+        "$(column_median "$tmp/$run.cpu" 2)" "$(column_median "$tmp/$run.cpu" 3)" \
+        "$(awk '{ print $1 + $2 + $3 }' "$tmp/$run.cpu" >"$tmp/total"; median "$tmp/total")" \
+        "$(column_median "$tmp/$run.cpu" 4)"
+done
+awk '{ print $1 + $2 + $3 }' "$tmp/quiet-embedded.cpu" >"$tmp/embedded.total"
+awk '{ print $1 + $2 + $3 }' "$tmp/quiet-nodes.cpu" >"$tmp/nodes.total"
+awk -v e="$(median "$tmp/embedded.total")" -v n="$(median "$tmp/nodes.total")" 'BEGIN {
+    printf "the writers alone: a write through three nodes takes %.2fx the CPU of an embedded one,\n", n / e
+    printf "    all on this machine; with its CPUs in use, the log'"'"'s writes a second come to about %.2f of embedded'"'"'s\n", e / n }'
 echo
 awk -v n="$(median "$tmp/node.rps")" -v e="$(median "$tmp/embedded.rps")" \
     'BEGIN { printf "a node'\''s reads against the embedded node'\''s: %.2f (target: at least 0.9)\n", n / e }'
