@@ -11,6 +11,7 @@ use super::encoding::{datom_key, Datom, Index};
 use super::error::TransactError;
 use super::follow_health::FollowReport;
 use super::handle::Store;
+use super::history_check::{history_checked_value, CHECK_AFTER_BATCH};
 use super::log::{Log, LogEntry, LogError, LogNews, LogPosition, News, GENESIS_SUM};
 use super::meta::{META_HISTORY_CHECKED, META_LOG_ID, META_LOG_SUM};
 use super::schema::{DB_TX_INSTANT, GENESIS_TX};
@@ -97,6 +98,8 @@ impl Store {
         drop(writer);
         self.sync()?;
         let applied = self.catch_up()?;
+        // What was caught up is summed now, not at the next start.
+        self.check_new_history(&self.lock_writer())?;
         // Caught up to the log's end, as of now.
         let basis = self.inner.applied.load(Ordering::Acquire);
         self.inner.follow_health.checked(basis, 0);
@@ -210,8 +213,11 @@ impl Store {
                 }
             }
             drop(state);
-            let (count, outcome) = self.apply_from_log(&mut writer, &next);
+            let (count, mut outcome) = self.apply_from_log(&mut writer, &next);
             applied += count;
+            if outcome.is_ok() && count >= CHECK_AFTER_BATCH {
+                outcome = self.check_new_history(&writer);
+            }
             drop(writer);
             self.inner.flushed.notify_all();
             outcome?;
@@ -288,6 +294,10 @@ impl Store {
     /// for health, so that `/healthz` asks the log nothing itself.
     fn read_log_to_end(&self) -> Result<(), TransactError> {
         self.catch_up()?;
+        // What this node applied since, from the log or its own writes, is
+        // summed now, while the writers wait (some 20 µs a transaction), so
+        // that its next start has little to sum.
+        self.check_new_history(&self.lock_writer())?;
         let position = self
             .log_position()
             .expect("read only while following a log")?;
@@ -398,6 +408,9 @@ impl Store {
         let mut batch = sled::Batch::default();
         batch.insert(META_LOG_ID, log.identity().as_bytes());
         batch.insert(META_LOG_SUM, &sum[..]);
+        // Its whole history was just read back and summed.
+        let basis = self.inner.applied.load(Ordering::Acquire);
+        batch.insert(META_HISTORY_CHECKED, history_checked_value(basis, &sum));
         self.inner.sled.apply_batch(batch)?;
         writer.log_sum = sum;
         if self.inner.attached.set(ThroughLog { log }).is_err() {
@@ -425,7 +438,7 @@ impl Store {
 
     /// `each_history_entry` for the transactions after `from`'s `t`, whose
     /// sum is `from`'s.
-    fn each_history_entry_after(
+    pub(super) fn each_history_entry_after(
         &self,
         writer: &Writer,
         from: (EntityId, [u8; 32]),
@@ -460,40 +473,6 @@ impl Store {
             hand_over(pending, writer.next_id)?;
         }
         Ok(sum)
-    }
-
-    /// Refuses a store whose history, summed again from its datoms as the
-    /// log sums its entries, does not come to the sum it recorded for its
-    /// newest transaction (which is the log's, checked before): a
-    /// transaction before it was changed in the store, its recorded sum
-    /// left as it was. One pass over the store's log index, from where the
-    /// last check that passed left off (`META_HISTORY_CHECKED`): each start
-    /// sums what the node applied since, not the whole history again (2 s
-    /// at 100,000 recipes, and growing). A transaction changed in the store
-    /// before that point is not found again; it was found then.
-    fn check_history_against_sum(&self, writer: &Writer) -> Result<(), TransactError> {
-        let basis = self.inner.applied.load(Ordering::Acquire);
-        let from = self
-            .inner
-            .sled
-            .get(META_HISTORY_CHECKED)?
-            .and_then(|checked| {
-                let t = EntityId::from_be_bytes(checked.get(..8)?.try_into().ok()?);
-                let sum: [u8; 32] = checked.get(8..40)?.try_into().ok()?;
-                (t <= basis).then_some((t, sum))
-            })
-            .unwrap_or((GENESIS_TX, GENESIS_SUM));
-        let summed = self.each_history_entry_after(writer, from, &mut |_| Ok(()))?;
-        if summed != writer.log_sum {
-            return Err(LogError::Mismatch(format!(
-                "this store's transactions up to {basis}, summed again, are not the log's: one of them was changed in the store. Move its directory aside: a node with an empty directory builds its store again from the log"
-            ))
-            .into());
-        }
-        let mut checked = basis.to_be_bytes().to_vec();
-        checked.extend_from_slice(&summed);
-        self.inner.sled.insert(META_HISTORY_CHECKED, checked)?;
-        Ok(())
     }
 
     /// Applies one log entry as it was first applied: its ids, its

@@ -107,6 +107,7 @@ mod fsync;
 mod group_commit;
 mod grouped;
 mod handle;
+mod history_check;
 mod instant;
 mod journal;
 mod keyspace;
