@@ -897,6 +897,51 @@ async fn a_write_the_log_cannot_take_is_refused_and_writes_nothing() {
     assert!(said["status"].as_str().unwrap().contains("log unreachable"));
 }
 
+/// sled 0.34 writes the snapshot an opening starts from only when it
+/// opens a store, so an opening reads back every message written since
+/// the last: a node that has just built its store from the log is opened
+/// again, and its next start begins from a snapshot (9.3 s against 1.6 s
+/// at 1,000,000 recipes).
+#[test]
+fn a_node_built_from_the_log_is_opened_again_so_its_next_start_reads_a_snapshot() {
+    let url = fresh_database();
+    let (writer, on_writer) = nodes_on(&url, 1).remove(0);
+    let by = Change::by("ann", "new");
+    for name in ["dal", "toast", "jam"] {
+        on_writer.create(&slug(name), content(name), &by).unwrap();
+    }
+    let snapshots = |dir: &std::path::Path| {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .filter(|entry| {
+                let name = entry.as_ref().unwrap().file_name();
+                name.to_string_lossy().starts_with("snap.")
+            })
+            .count()
+    };
+    let built = |reopen_after_applied: usize| {
+        let dir = tempfile::tempdir().unwrap();
+        let log: Arc<dyn Log> = Arc::new(PgLog::connect(&url).unwrap());
+        let mut config = StoreConfig::durable(dir.path()).following(log);
+        config.reopen_after_applied = reopen_after_applied;
+        let store = Store::open_with(config).unwrap();
+        assert_eq!(everything(&store), everything(&writer));
+        (dir, store)
+    };
+    let (dir, store) = built(usize::MAX);
+    assert_eq!(snapshots(dir.path()), 0, "built and not opened again");
+    drop(store);
+    let (dir, store) = built(3);
+    assert_eq!(snapshots(dir.path()), 1, "built and opened again");
+    // Opened again, it is a node as any other.
+    Recipes::open(store.clone())
+        .unwrap()
+        .create(&slug("soup"), content("Soup"), &by)
+        .unwrap();
+    writer.catch_up().unwrap();
+    assert_eq!(everything(&store), everything(&writer));
+}
+
 #[test]
 fn a_store_is_copied_into_an_empty_log_and_follows_it() {
     let url = fresh_database();
