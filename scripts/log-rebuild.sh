@@ -41,9 +41,10 @@ measure rebuild "$bin" query --data "$work/second" --database-url "$log_url" \
     '[:find (count ?e) :where [?e :recipe/slug]]'
 cat "$work/rebuild.out"
 # The same node started again on the store it built: attaching to the log
-# checks the store against it (its newest transaction's datoms, and its
-# whole history summed again), then the same query. Beside it, the query on
-# the store alone, which checks nothing: the difference is the check.
+# checks the store against it (its newest transaction's datoms, and the
+# history applied since it was last summed, which the build summed as it
+# went), then the same query. Beside it, the query on the store alone,
+# which checks nothing: the difference is the check.
 measure restart "$bin" query --data "$work/second" --database-url "$log_url" \
     '[:find (count ?e) :where [?e :recipe/slug]]'
 measure unchecked "$bin" query --data "$work/second" \
