@@ -75,9 +75,7 @@ pub fn announcements_since(
 /// Whether recipe `id` was there at `before`'s basis: whether it had its
 /// slug then. One attribute's history is read, not the whole recipe's: a
 /// recipe read as of a past basis is rebuilt from every version it has
-/// had, and with cooks editing one recipe over and over that was a third
-/// of a server's CPU by 30,000 writes, and growing (perf of a server under
-/// scripts/cluster.sh's writers, docs/journal/55-million.md).
+/// had (docs/journal/55-million.md, "What a write costs in CPU").
 fn existed(before: &Snapshot, id: RecipeId) -> Result<bool, DomainError> {
     Ok(!before.slug_of(id)?.is_empty())
 }
