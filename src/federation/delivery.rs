@@ -23,7 +23,7 @@ use crate::domain::federation::{
     OfferWithdrawn, Outcome,
 };
 use crate::domain::SuggestionState;
-use crate::domain::{DomainError, Slug};
+use crate::domain::{DomainError, RecipeId, Slug, Snapshot};
 use crate::import::FetchError;
 use crate::views::activitypub::{self, Article, Told};
 use crate::views::markdown::Memos;
@@ -106,6 +106,28 @@ fn deliver(federated: &Weak<Federated>, stopping: &AtomicBool) {
 }
 
 impl Federated {
+    /// Whether anyone is to be told of recipe `id`, asked before it is read
+    /// whole: its author's followers, its own, or the site of the recipe
+    /// it forked (`announcements_since`).
+    fn anyone_to_tell(&self, snapshot: &Snapshot, id: RecipeId) -> Result<bool, DomainError> {
+        if snapshot.source_inbox(id)?.is_some() {
+            return Ok(true);
+        }
+        let mut followed = Vec::new();
+        if let Some(Ok(cook)) = snapshot.author_of(id)?.as_deref().map(Slug::parse) {
+            followed.push(Followed::Cook(cook));
+        }
+        if let Ok(recipe) = Slug::stored(&snapshot.slug_of(id)?) {
+            followed.push(Followed::Recipe(recipe));
+        }
+        for followed in &followed {
+            if self.federation.follower_count(followed)? > 0 {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
     /// Queues the deliveries of the transactions after the cursor, and
     /// moves it on. The first time, the cursor starts at the newest
     /// transaction: followers hear of what happens from then on.
@@ -129,7 +151,8 @@ impl Federated {
         }
         let now = now_millis();
         let mut queued = Vec::new();
-        for news in announcements_since(&snapshot, cursor)? {
+        let mut anyone_to_tell = |id| self.anyone_to_tell(&snapshot, id);
+        for news in announcements_since(&snapshot, cursor, &mut anyone_to_tell)? {
             let Some(author) = news.recipe.author.as_deref() else {
                 continue;
             };

@@ -34,15 +34,24 @@ pub struct Announcement {
 
 /// The news of every recipe a transaction after `since` (through the
 /// snapshot's basis) changed: one per recipe however many versions it
-/// gained, made if it did not exist at `since`.
+/// gained, made if it did not exist at `since`. Only of the recipes
+/// `anyone_to_tell` says someone is to be told of, asked before a recipe
+/// is read: a recipe read whole at a basis just behind its newest edit is
+/// read from every version it has had, and with cooks editing recipes
+/// over and over that reading, for no one, was a third of a server's CPU
+/// (docs/journal/55-million.md, "What a write costs in CPU").
 pub fn announcements_since(
     snapshot: &Snapshot,
     since: u64,
+    anyone_to_tell: &mut dyn FnMut(RecipeId) -> Result<bool, DomainError>,
 ) -> Result<Vec<Announcement>, DomainError> {
     let since = Basis::new(since);
     let before = snapshot.as_of(since);
     let mut out = Vec::new();
     for id in snapshot.changed_since(since)? {
+        if !anyone_to_tell(id)? {
+            continue;
+        }
         let recipe = snapshot.recipe_by_id(id)?;
         let existed = existed(&before, id)?;
         let happened = match (recipe.retired, existed) {

@@ -83,6 +83,19 @@ impl Snapshot {
             .unwrap_or_default())
     }
 
+    /// The handle of recipe `id`'s author, if it has one: two attribute
+    /// reads, not the recipe's.
+    pub fn author_of(&self, id: RecipeId) -> Result<Option<String>, DomainError> {
+        match self
+            .db
+            .value(id.entity(), self.attrs.author)?
+            .and_then(|v| v.as_ref())
+        {
+            Some(user) => self.handle(user),
+            None => Ok(None),
+        }
+    }
+
     /// The title of recipe `id`.
     pub fn title_of(&self, id: RecipeId) -> Result<String, DomainError> {
         Ok(self
