@@ -959,7 +959,6 @@ fn prefix_end(prefix: &[u8]) -> Option<Vec<u8>> {
     None
 }
 
-/// An entity id as PostgreSQL's `bigint`.
 /// One append, as `insert` sends it (again, if an answer is lost).
 struct Append<'a> {
     /// The first entry: what it follows, and its sum, tell whose the row
@@ -992,6 +991,7 @@ impl Columns {
     }
 }
 
+/// An entity id as PostgreSQL's `bigint`.
 fn id(t: EntityId) -> Result<i64, LogError> {
     i64::try_from(t).map_err(|_| LogError::Mismatch(format!("{t} is past a bigint")))
 }
