@@ -36,9 +36,42 @@ impl Store {
     /// newest transaction the log holds: one applied here and not logged
     /// yet may be taken back out, and its `t` given to another.
     pub(super) fn check_history_against_sum(&self, writer: &Writer) -> Result<(), TransactError> {
-        let basis = self.inner.applied.load(Ordering::Acquire);
-        let logged = self.lock_flush().durable.min(basis);
+        let (basis, logged) = self.applied_and_logged();
+        self.sum_history_from(writer, basis, logged, self.history_checked(basis)?)
+    }
+
+    /// `check_history_against_sum` for what was applied since the last
+    /// check, if anything was; a store whose history was found changed
+    /// takes no more writes (it is poisoned), as one refused at its start.
+    pub(super) fn check_new_history(&self, writer: &Writer) -> Result<(), TransactError> {
+        let (basis, logged) = self.applied_and_logged();
         let from = self.history_checked(basis)?;
+        if from.0 >= logged {
+            return Ok(());
+        }
+        self.sum_history_from(writer, basis, logged, from)
+            .inspect_err(|error| {
+                if let TransactError::Log(LogError::Mismatch(why)) = error {
+                    self.lock_flush().failed.get_or_insert_with(|| why.clone());
+                }
+            })
+    }
+
+    /// The newest transaction applied, and the newest the log holds of it.
+    fn applied_and_logged(&self) -> (EntityId, EntityId) {
+        let basis = self.inner.applied.load(Ordering::Acquire);
+        (basis, self.lock_flush().durable.min(basis))
+    }
+
+    /// The check itself, from `from` (the last check's `t` and sum) to
+    /// `basis`, recording what agrees up to `logged`.
+    fn sum_history_from(
+        &self,
+        writer: &Writer,
+        basis: EntityId,
+        logged: EntityId,
+        from: (EntityId, [u8; 32]),
+    ) -> Result<(), TransactError> {
         let mut checked_to = None;
         let summed = self.each_history_entry_after(writer, from, &mut |entry| {
             if entry.t <= logged {
@@ -58,22 +91,6 @@ impl Store {
                 .insert(META_HISTORY_CHECKED, history_checked_value(t, &sum))?;
         }
         Ok(())
-    }
-
-    /// `check_history_against_sum` for what was applied since the last
-    /// check, if anything was; a store whose history was found changed
-    /// takes no more writes (it is poisoned), as one refused at its start.
-    pub(super) fn check_new_history(&self, writer: &Writer) -> Result<(), TransactError> {
-        let basis = self.inner.applied.load(Ordering::Acquire);
-        let logged = self.lock_flush().durable.min(basis);
-        if self.history_checked(basis)?.0 >= logged {
-            return Ok(());
-        }
-        self.check_history_against_sum(writer).inspect_err(|error| {
-            if let TransactError::Log(LogError::Mismatch(why)) = error {
-                self.lock_flush().failed.get_or_insert_with(|| why.clone());
-            }
-        })
     }
 
     /// Where the last check that passed left off, and the sum there: the
