@@ -53,10 +53,11 @@ pub fn page(query: &str, results: &SearchPage, memos: &Memos) -> Markup {
 fn summary(query: &str, results: &SearchPage) -> Markup {
     html! {
         p class="lede" {
-            @match results.total {
-                0 => "No recipe matches.",
-                1 => "One recipe matches, ",
-                n => { (n) " recipes match, " }
+            @match (results.total, results.total_estimated) {
+                (0, _) => "No recipe matches.",
+                (1, false) => "One recipe matches, ",
+                (n, false) => { (n) " recipes match, " }
+                (n, true) => { "About " (about(n)) " recipes match, " }
             }
             @if results.total > 0 { "best first." }
             @if results.tag.is_some() {
@@ -76,6 +77,25 @@ fn summary(query: &str, results: &SearchPage) -> Markup {
             }
         }
     }
+}
+
+/// An estimate to two figures (`1,700`, `530,000`): the figures past them
+/// would claim a precision it does not have.
+fn about(n: usize) -> String {
+    let mut unit = 1;
+    while n / unit >= 100 {
+        unit *= 10;
+    }
+    let rounded = (n + unit / 2) / unit * unit;
+    let digits = rounded.to_string();
+    let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    grouped
 }
 
 /// The tags of the matches, each a link that narrows the search to it;
@@ -163,4 +183,25 @@ fn snippet(hit: &Hit, results: &SearchPage) -> Option<Markup> {
         }
         @if best.after { " …" }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::about;
+
+    #[test]
+    fn an_estimate_is_written_to_two_figures_in_groups_of_three() {
+        for (n, written) in [
+            (7, "7"),
+            (99, "99"),
+            (1_667, "1,700"),
+            (1_649, "1,600"),
+            (52_572, "53,000"),
+            (525_123, "530,000"),
+            (995, "1,000"),
+            (1_234_567, "1,200,000"),
+        ] {
+            assert_eq!(about(n), written, "{n}");
+        }
+    }
 }

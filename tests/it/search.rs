@@ -473,3 +473,111 @@ async fn a_recipe_just_written_is_found_on_the_next_search() {
         assert_eq!(page.attrs("main h2 a", "href").len(), n + 1, "{n}");
     }
 }
+
+/// A catalog of 4,000 synthetic recipes (every one says "golden", about
+/// half "oil"), and five written after them titled with "oil" and with
+/// no "golden": the last of the index, and the best matches for "oil".
+/// Made once, for every test that reads it.
+fn common_words_catalog() -> &'static (Recipes, SearchIndex) {
+    static CATALOG: std::sync::OnceLock<(Recipes, SearchIndex)> = std::sync::OnceLock::new();
+    CATALOG.get_or_init(make_common_words_catalog)
+}
+
+fn make_common_words_catalog() -> (Recipes, SearchIndex) {
+    use forkful::seed::synthetic;
+    let store = forkful::store::Store::temporary().unwrap();
+    let shape = synthetic::Shape {
+        recipes: 4_000,
+        depth: 4,
+        fanout: 2,
+        rng: 11,
+        skeleton: false,
+    };
+    synthetic::generate(&store, shape, false).unwrap();
+    let recipes = Recipes::open(store).unwrap();
+    for n in 0..5 {
+        create(
+            &recipes,
+            &format!("oil-poached-fish-{n}"),
+            &format!("Oil poached fish {n}"),
+            "Poach gently.",
+        );
+    }
+    let index = SearchIndex::open(&recipes).unwrap();
+    assert!(index.wait_for(recipes.snapshot().basis(), Duration::from_secs(120)));
+    (recipes, index)
+}
+
+#[test]
+fn a_common_word_alone_is_ranked_without_counting_every_match_and_says_about() {
+    let (recipes, index) = common_words_catalog();
+    let ask = |text: &str| {
+        let query = SearchQuery {
+            text: text.into(),
+            ..SearchQuery::default()
+        };
+        search(recipes, index, query)
+    };
+    // Counted exactly: "golden" is in every synthetic recipe, so with it
+    // the search is of two words, which is counted match by match.
+    let counted = ask("oil golden ");
+    assert!(!counted.total_estimated);
+    let oil = ask("oil ");
+    assert!(oil.total_estimated, "{} matches", oil.total);
+    let exact = counted.total + 5;
+    assert!(exact > 1_000, "{exact}: more than a sample");
+    let off = oil.total.abs_diff(exact) as f64 / exact as f64;
+    assert!(off < 0.1, "estimated {} against {exact}", oil.total);
+    // Ranked over every match, though not every match was visited: the
+    // five titled with the word come first, though written last.
+    let first: Vec<String> = oil.hits[..5]
+        .iter()
+        .map(|hit| hit.entry.slug.to_string())
+        .collect();
+    assert!(
+        first
+            .iter()
+            .all(|slug| slug.starts_with("oil-poached-fish-")),
+        "{first:?}"
+    );
+    assert_eq!(oil.hits.len(), PER_PAGE);
+    assert!(oil.has_next);
+    let second = search(
+        recipes,
+        index,
+        SearchQuery {
+            text: "oil ".into(),
+            page: 1,
+            ..SearchQuery::default()
+        },
+    );
+    let ids: Vec<_> = oil.hits.iter().map(|h| h.entry.id).collect();
+    assert!(second.hits.iter().all(|h| !ids.contains(&h.entry.id)));
+    // The tags, read from the first matches, scaled to the estimate.
+    assert!(oil.tags_estimated && !oil.tags.is_empty());
+    let tagged: u64 = oil.tags.iter().map(|(_, n)| n).sum();
+    assert!(tagged as usize > oil.total, "two tags a recipe: {tagged}");
+    // A rare word is counted, whatever its company.
+    let poached = ask("poached ");
+    assert_eq!((poached.total, poached.total_estimated), (5, false));
+}
+
+#[actix_web::test]
+async fn an_estimated_count_is_written_as_about_to_two_figures() {
+    let (recipes, _) = common_words_catalog();
+    let site = site(recipes);
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    let page = loop {
+        let page = get(&site, "/search?q=golden").await;
+        if page.status != 503 || std::time::Instant::now() > deadline {
+            break page;
+        }
+        actix_web::rt::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(page.status, 200);
+    let lede = page.texts("p.lede").join(" ");
+    assert!(lede.starts_with("About 4,000 recipes match"), "{lede}");
+    let rare = get(&site, "/search?q=poached").await;
+    let lede = rare.texts("p.lede").join(" ");
+    assert!(lede.starts_with("5 recipes match"), "{lede}");
+}

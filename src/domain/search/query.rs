@@ -9,8 +9,11 @@
 //! - a stem one or two letters off (`words::MIN_TYPO`), in the title,
 //!   about and ingredients, at a small flat score times the field's weight;
 //! - the last word, while it is being typed, as the start of a word of the
-//!   title, tags or ingredients, at a small flat score (unless it is
-//!   already a word of `SAMPLED` recipes or more: `is_common`).
+//!   title, tags or ingredients, at a small flat score.
+//!
+//! A word of `SAMPLED` recipes or more (`frequencies`) has neither its
+//! typos nor its completions searched: they rank below its own matches, which
+//! alone fill every page a search shows.
 //!
 //! An exact word thus ranks over the typo it could also be, and a title
 //! that is the query over a recipe that only mentions it. The ways are
@@ -18,19 +21,34 @@
 //! plain term scorers is tantivy's fast union, and it halved a common
 //! word's ranking (the search bench's `search_common`, docs/journal/31-search.md).
 //!
-//! A common word matches half the catalog: the page and the count visit
-//! every match, but the tags are read from the first `SAMPLED` matches of
-//! each segment only (and their counts scaled to the whole), so that the
-//! work of a search's sidebar does not grow with the catalog.
+//! A common word matches half the catalog, and a search that visits every
+//! match grows with the catalog:
+//!
+//! - **The tags** are read from about `SAMPLED` matches only, their
+//!   counts scaled to the whole: each segment's first, as many as its
+//!   share of the index (`SampledTags`).
+//! - **A common word alone** (no tag, no other word) is a plain sum of
+//!   term scorers, which tantivy ranks by block-max WAND: it skips the
+//!   blocks of postings whose best score cannot reach the page. Its count
+//!   is then estimated from a sample of its matches (`Sample`), and the
+//!   page says "about". At 1,000,000 recipes `golden`, in every recipe,
+//!   took 2.7 ms rather than 16.2. How much WAND skips depends on how the
+//!   scores spread: `oil`, whose synthetic matches score alike, took 8.3
+//!   ms rather than 6.8 (scripts/search-cold.sh, docs/journal/55-million.md).
+//! - **Any other search** is ranked, counted and sampled in one pass over
+//!   its matches: a second walk would build a typo's or a prefix's
+//!   automaton again.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use tantivy::collector::{Collector, Count, SegmentCollector, TopDocs};
 use tantivy::fastfield::FacetReader;
-use tantivy::query::{AllQuery, BooleanQuery, BoostQuery, FuzzyTermQuery, Occur, Query, TermQuery};
+use tantivy::query::{
+    AllQuery, BooleanQuery, BoostQuery, EnableScoring, FuzzyTermQuery, Occur, Query, TermQuery,
+};
 use tantivy::schema::{Facet, IndexRecordOption, Term};
 use tantivy::tokenizer::Language;
-use tantivy::{DocAddress, DocId, Score, SegmentOrdinal, SegmentReader};
+use tantivy::{DocAddress, DocId, DocSet, Score, SegmentOrdinal, SegmentReader, TERMINATED};
 
 use super::document::WEIGHTED;
 use super::words::{language_of, Matcher, QueryWords};
@@ -55,11 +73,14 @@ const FACETS: usize = 12;
 const TYPO_SCORE: f32 = 0.3;
 const PREFIX_SCORE: f32 = 1.0;
 
-/// Matches a search reads its tags from, at most: past it the tags are
-/// those of the first `SAMPLED` matches in the index's order, their counts
-/// scaled to all the matches. (Measured: the exact tags of `oil`'s 52,572
-/// matches in 100,000 recipes cost 1.1 ms of its 1.9.)
+/// Matches a search reads its tags from, about: past it the tags are
+/// those of a sample of this many matches, their counts scaled to all the
+/// matches. (Measured: the exact tags of `oil`'s 52,572
+/// matches in 100,000 recipes cost 1.1 ms of its 1.9.) It is also the
+/// results a search shows at most (`MAX_PAGE` pages): a word with this
+/// many matches fills them all with its own.
 pub(super) const SAMPLED: u32 = 1_000;
+const _: () = assert!(SAMPLED as usize == MAX_PAGE * PER_PAGE);
 
 /// What was asked.
 #[derive(Debug, Clone, Default)]
@@ -94,14 +115,15 @@ pub struct SearchPage {
     pub words: QueryWords,
     pub tag: Option<String>,
     pub hits: Vec<Hit>,
-    /// How many recipes match in all.
+    /// How many recipes match in all: an estimate, from the first
+    /// matches, where `total_estimated`.
     pub total: usize,
+    pub total_estimated: bool,
     pub page: usize,
     pub has_next: bool,
     /// The tags of the matching recipes, most common first, with counts.
     pub tags: Vec<(String, u64)>,
-    /// Whether those counts are estimates, from the first `SAMPLED`
-    /// matches.
+    /// Whether those counts are estimates, from about `SAMPLED` matches.
     pub tags_estimated: bool,
     /// What marks the matched words in a snippet.
     pub matcher: Matcher,
@@ -134,29 +156,7 @@ impl SearchView {
             });
         }
         let languages = &self.current.languages;
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> = (0..words.words.len())
-            .map(|i| (Occur::Must, self.word_query(&words, i, languages)))
-            .collect();
-        if let Some(tag) = tag {
-            let term = Term::from_facet(self.fields.tag, &Facet::from_path([tag]));
-            clauses.push((
-                Occur::Must,
-                Box::new(TermQuery::new(term, IndexRecordOption::Basic)),
-            ));
-        }
-        if words.is_empty() {
-            clauses.push((Occur::Must, Box::new(AllQuery)));
-        }
-        let query_all = BooleanQuery::new(clauses);
-        let top = TopDocs::with_limit(PER_PAGE + 1)
-            .and_offset(query.page * PER_PAGE)
-            .order_by_score();
-        let searcher = &self.current.searcher;
-        // One pass: the ranked page, the count, and the tags of the first
-        // matches.
-        let (top, total, (mut tags, read)) = searcher
-            .search(&query_all, &(top, Count, SampledTags))
-            .map_err(search_error)?;
+        let (top, matched) = self.rank(&words, tag, query.page)?;
         let has_next = top.len() > PER_PAGE;
         let mut found = Vec::with_capacity(PER_PAGE);
         for (score, address) in top.into_iter().take(PER_PAGE) {
@@ -169,20 +169,15 @@ impl SearchView {
         for (_, id) in found {
             hits.push(hit(snapshot, id)?);
         }
-        let tags_estimated = read < total as u64;
-        if tags_estimated && read > 0 {
-            for (_, n) in &mut tags {
-                *n = (*n as f64 * total as f64 / read as f64).round() as u64;
-            }
-        }
-        tags.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        tags.truncate(FACETS);
+        let (total, total_estimated) = (matched.total, matched.estimated);
+        let (tags, tags_estimated) = matched.tags_scaled();
         Ok(SearchPage {
             matcher: words.matcher(languages),
             words,
             tag: tag.map(str::to_owned),
             hits,
             total,
+            total_estimated,
             page: query.page,
             has_next,
             tags,
@@ -190,21 +185,139 @@ impl SearchView {
         })
     }
 
+    /// The page `page` of the matches of `words` (and `tag`), ranked, and
+    /// what all the matches were found to be.
+    #[allow(clippy::type_complexity)]
+    fn rank(
+        &self,
+        words: &QueryWords,
+        tag: Option<&str>,
+        page: usize,
+    ) -> Result<(Vec<(Score, DocAddress)>, Sample), DomainError> {
+        let languages = &self.current.languages;
+        let stems: Vec<_> = (0..words.words.len())
+            .map(|i| words.stems(i, languages))
+            .collect();
+        let frequencies: Vec<Vec<u64>> = stems.iter().map(|s| self.frequencies(s)).collect();
+        let common: Vec<bool> = frequencies
+            .iter()
+            .map(|f| f.iter().any(|&n| n >= u64::from(SAMPLED)))
+            .collect();
+        let mut word_queries: Vec<Box<dyn Query>> = (0..words.words.len())
+            .map(|i| self.word_query(words, i, &stems[i], common[i]))
+            .collect();
+        let top = TopDocs::with_limit(PER_PAGE + 1)
+            .and_offset(page * PER_PAGE)
+            .order_by_score();
+        let searcher = &self.current.searcher;
+        let ranked = if tag.is_none() && common == [true] {
+            // A common word alone: its query as it is, not inside a
+            // one-clause boolean, whose scorer tantivy cannot prune.
+            let word = word_queries.remove(0);
+            let top = searcher.search(&*word, &top).map_err(search_error)?;
+            (top, self.sample(&*word)?)
+        } else {
+            let mut clauses: Vec<(Occur, Box<dyn Query>)> =
+                word_queries.into_iter().map(|q| (Occur::Must, q)).collect();
+            if let Some(tag) = tag {
+                let term = Term::from_facet(self.fields.tag, &Facet::from_path([tag]));
+                clauses.push((
+                    Occur::Must,
+                    Box::new(TermQuery::new(term, IndexRecordOption::Basic)),
+                ));
+            }
+            if words.is_empty() {
+                clauses.push((Occur::Must, Box::new(AllQuery)));
+            }
+            // One pass: the ranked page, the count, and the tags of the
+            // first matches.
+            let (top, total, (tags, read)) = searcher
+                .search(
+                    &BooleanQuery::new(clauses),
+                    &(top, Count, SampledTags::of(searcher)),
+                )
+                .map_err(search_error)?;
+            let sample = Sample {
+                tags,
+                read,
+                total,
+                estimated: false,
+            };
+            (top, sample)
+        };
+        Ok(ranked)
+    }
+
+    /// About `SAMPLED` matches of `query` (`SampledTags`), their tags, and
+    /// from them all its matches, estimated: where a segment has more than
+    /// were read of it, as many again as the share of it read so far
+    /// holds (the index holds recipes in the order they were written, so
+    /// the first are no likelier to match than the rest).
+    fn sample(&self, query: &dyn Query) -> Result<Sample, DomainError> {
+        let searcher = &self.current.searcher;
+        let weight = query
+            .weight(EnableScoring::disabled_from_searcher(searcher))
+            .map_err(search_error)?;
+        let sampled = SampledTags::of(searcher);
+        let mut fruits = Vec::new();
+        let (mut total, mut estimated) = (0.0, false);
+        for (ordinal, reader) in searcher.segment_readers().iter().enumerate() {
+            let mut scorer = weight.scorer(reader, 1.0).map_err(search_error)?;
+            let mut tags = sampled
+                .for_segment(ordinal as SegmentOrdinal, reader)
+                .map_err(search_error)?;
+            let alive = reader.alive_bitset();
+            let mut doc = scorer.doc();
+            while doc != TERMINATED && tags.read < tags.budget {
+                if alive.is_none_or(|alive| alive.is_alive(doc)) {
+                    tags.collect(doc, 0.0);
+                }
+                doc = scorer.advance();
+            }
+            if doc == TERMINATED {
+                total += tags.read as f64;
+            } else {
+                // `tags.read` matches among the segment's first `doc`.
+                estimated = true;
+                total += tags.read as f64 * f64::from(reader.max_doc()) / f64::from(doc);
+            }
+            fruits.push(tags.harvest());
+        }
+        let (tags, read) = sampled.merge_fruits(fruits).map_err(search_error)?;
+        let total = total.round() as usize;
+        Ok(Sample {
+            tags,
+            read,
+            total,
+            estimated,
+        })
+    }
+
     /// Every way word `i` of `words` may match, as one query whose score
     /// is the sum of theirs: a recipe titled with the word outranks one
     /// that only repeats it through a long method. Each stem in each field
     /// is a term query of its own, so that a word without typos or a
-    /// prefix is a plain union of term scorers.
-    fn word_query(&self, words: &QueryWords, i: usize, languages: &[Language]) -> Box<dyn Query> {
+    /// prefix is a plain union of term scorers; a `common` word is its
+    /// `stems` alone.
+    fn word_query(
+        &self,
+        words: &QueryWords,
+        i: usize,
+        stems: &BTreeSet<String>,
+        common: bool,
+    ) -> Box<dyn Query> {
         let fields = &self.fields;
         let mut ways: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-        let stems = words.stems(i, languages);
-        let typos = QueryWords::typos_allowed(&words.words[i]);
+        let typos = if common {
+            0
+        } else {
+            QueryWords::typos_allowed(&words.words[i])
+        };
         let mut way = |query: Box<dyn Query>, weight: f32| {
             ways.push((Occur::Should, Box::new(BoostQuery::new(query, weight))));
         };
         for (at, (field, weight)) in WEIGHTED.iter().enumerate() {
-            for stem in &stems {
+            for stem in stems {
                 let term = Term::from_field_text(field(fields), stem);
                 way(
                     Box::new(TermQuery::new(term, IndexRecordOption::WithFreqs)),
@@ -213,7 +326,7 @@ impl SearchView {
             }
             // Typos in the short fields people name a recipe by.
             if typos > 0 && at < 3 {
-                for stem in &stems {
+                for stem in stems {
                     let term = Term::from_field_text(field(fields), stem);
                     way(
                         Box::new(FuzzyTermQuery::new(term, typos, true)),
@@ -222,7 +335,7 @@ impl SearchView {
                 }
             }
         }
-        if words.prefix && i + 1 == words.words.len() && !self.is_common(&words.words[i]) {
+        if words.prefix && i + 1 == words.words.len() && !common {
             let term = Term::from_field_text(fields.words, &words.words[i]);
             way(
                 Box::new(FuzzyTermQuery::new_prefix(term, 0, false)),
@@ -232,18 +345,26 @@ impl SearchView {
         Box::new(BooleanQuery::new(ways))
     }
 
-    /// Whether `word`, as typed, is already a word of `SAMPLED` recipes or
-    /// more: its completions are then not searched for as it is typed.
-    /// They would rank below a thousand exact matches (more than the
-    /// pages a search shows), and walking them (a prefix's automaton
+    /// How many recipes hold each of these `stems` in each field searched,
+    /// field by field.
+    ///
+    /// A word in `SAMPLED` recipes or more in one field is common: it is
+    /// then taken as it is, and its completions and near spellings are not
+    /// searched for. A word that common is no typo, and its own matches
+    /// fill every page a search shows. Walking them (a prefix's automaton
     /// over every recipe with such a word) was most of a common word's
-    /// search: `oil`, 1.15 ms with them at 100,000 recipes.
-    fn is_common(&self, word: &str) -> bool {
-        let term = Term::from_field_text(self.fields.words, word);
-        self.current
-            .searcher
-            .doc_freq(&term)
-            .is_ok_and(|n| n >= u64::from(SAMPLED))
+    /// search (`oil`, 1.15 ms with them at 100,000 recipes); and a word
+    /// with them is no plain sum of term scorers, which WAND needs.
+    fn frequencies(&self, stems: &BTreeSet<String>) -> Vec<u64> {
+        let searcher = &self.current.searcher;
+        let mut found = Vec::with_capacity(WEIGHTED.len() * stems.len());
+        for (field, _) in WEIGHTED {
+            for stem in stems {
+                let term = Term::from_field_text(field(&self.fields), stem);
+                found.push(searcher.doc_freq(&term).unwrap_or(0));
+            }
+        }
+        found
     }
 
     /// The recipe a hit is.
@@ -258,17 +379,62 @@ impl SearchView {
     }
 }
 
-/// The tags of the first `SAMPLED` matches of each segment, in the
-/// index's order, each with its count among them; and how many matches
-/// were read. Fed every match of the page's own pass, it reads the tags
-/// of the first few and only counts the rest past them: a second walk of
-/// the matches would build a typo's or a prefix's automaton again.
-struct SampledTags;
+/// What a search's matches were found to be: how many (`estimated`, or
+/// counted), and the tags of the first `read` of them.
+struct Sample {
+    tags: Vec<(String, u64)>,
+    read: u64,
+    total: usize,
+    estimated: bool,
+}
+
+impl Sample {
+    /// The tags, most common first, their counts scaled from the matches
+    /// read to all of them; and whether they were.
+    fn tags_scaled(self) -> (Vec<(String, u64)>, bool) {
+        let mut tags = self.tags;
+        let scaled = self.read < self.total as u64;
+        if scaled && self.read > 0 {
+            for (_, n) in &mut tags {
+                *n = (*n as f64 * self.total as f64 / self.read as f64).round() as u64;
+            }
+        }
+        tags.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        tags.truncate(FACETS);
+        (tags, scaled)
+    }
+}
+
+/// The tags of about `SAMPLED` matches, each with its count among them;
+/// and how many matches were read. Each segment's first matches are read,
+/// as many as its share of the index's documents: the sample spans the
+/// catalog's whole history whatever its segments, and its size does not
+/// grow with their number. Fed every match of the page's own pass, it
+/// reads the tags of the first few and only passes over the rest: a second
+/// walk of the matches would build a typo's or a prefix's automaton again.
+struct SampledTags {
+    /// The documents of every segment.
+    documents: u64,
+}
+
+impl SampledTags {
+    fn of(searcher: &tantivy::Searcher) -> SampledTags {
+        SampledTags {
+            documents: searcher
+                .segment_readers()
+                .iter()
+                .map(|r| u64::from(r.max_doc()))
+                .sum(),
+        }
+    }
+}
 
 struct SegmentTags {
     facets: FacetReader,
     ords: Vec<u64>,
     read: u64,
+    /// The matches of this segment to read.
+    budget: u64,
 }
 
 impl Collector for SampledTags {
@@ -281,10 +447,12 @@ impl Collector for SampledTags {
         reader: &SegmentReader,
     ) -> tantivy::Result<SegmentTags> {
         let facets = reader.facet_reader("tag")?;
+        let share = u64::from(SAMPLED) * u64::from(reader.max_doc());
         Ok(SegmentTags {
             ords: vec![0; facets.num_facets()],
             facets,
             read: 0,
+            budget: share.div_ceil(self.documents.max(1)),
         })
     }
 
@@ -309,7 +477,7 @@ impl SegmentCollector for SegmentTags {
     type Fruit = (Vec<(String, u64)>, u64);
 
     fn collect(&mut self, doc: DocId, _: Score) {
-        if self.read < u64::from(SAMPLED) {
+        if self.read < self.budget {
             for ord in self.facets.facet_ords(doc) {
                 self.ords[ord as usize] += 1;
             }

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Searches on a served store, two builds side by side: each round serves
+# DATA with build A and then build B (a fresh server each time), waits for
+# its search index, and asks each query once cold (the server's first
+# search of it) and then again in other spellings (the page cache keeps a
+# page by its address, so each is searched again), printing the server's
+# time for each: curl's time from the request sent to the first byte back.
+#
+#   scripts/search-cold.sh DATA BIN_A BIN_B [ROUNDS] [QUERY...]
+#
+# DATA is a seeded store (`forkful seed --data DATA --synthetic N`); the
+# first server builds its index, which the others read if they share its
+# format. Each server is timed once it is idle: once what it reads ahead
+# when it starts is read. ROUNDS defaults to 3; the queries to `oil`, a word of about a
+# third of the synthetic recipes, `golden`, a word of every one, and
+# `olive oil`. The last lines give, per build and query, the median and
+# range over the rounds, cold and again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+data=${1:?usage: scripts/search-cold.sh DATA BIN_A BIN_B [ROUNDS] [QUERY...]}
+bins=("${2:?build A}" "${3:?build B}")
+rounds=${4:-3}
+shift 4 2>/dev/null || shift $#
+queries=("$@")
+[ ${#queries[@]} -gt 0 ] || queries=(oil golden "olive oil")
+again=10
+for bin in "${bins[@]}"; do
+    [ -x "$bin" ] || { echo "$bin is not an executable"; exit 1; }
+done
+work=$(mktemp -d /tmp/forkful-search.XXXXXX)
+echo "forkful search-cold: $data, $rounds rounds, $(nproc) CPUs, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
+
+server=
+trap '[ -n "$server" ] && kill "$server" 2>/dev/null || true' EXIT
+
+# Starts `$1` on DATA; sets `server` and `address`.
+serve() {
+    : >"$work/serve.out"
+    "$1" serve --data "$data" --addr 127.0.0.1:0 >>"$work/serve.out" 2>"$work/serve.err" &
+    server=$!
+    address=
+    for _ in $(seq 1 600); do
+        address=$(sed -n 's/^forkful: serving //p' "$work/serve.out")
+        [ -n "$address" ] && break
+        sleep 0.1
+    done
+    [ -n "$address" ] || { echo "the server did not start:"; cat "$work/serve.err"; exit 1; }
+    # A word no recipe has: answered once the index is built, without
+    # reading any recipe's postings.
+    local status
+    for _ in $(seq 1 6000); do
+        status=$(curl -s -o /dev/null -w '%{http_code}' "$address/search?q=zqxjv")
+        [ "$status" != 503 ] && break
+        sleep 0.1
+    done
+    [ "$status" = 200 ] || { echo "GET /search answered $status"; exit 1; }
+}
+
+# The server's milliseconds for GET /search?q=$1, which must answer 200.
+server_ms() {
+    local status sent first
+    read -r status sent first < <(curl -s -o /dev/null -G --data-urlencode "q=$1" \
+        -H 'Accept-Encoding: gzip, deflate, br, zstd' \
+        -w '%{http_code} %{time_pretransfer} %{time_starttransfer}\n' "$address/search")
+    [ "$status" = 200 ] || { echo "GET /search?q=$1 answered $status" >&2; exit 1; }
+    awk -v a="$sent" -v b="$first" 'BEGIN { printf "%.2f", (b - a) * 1000 }'
+}
+
+# `$1` in spelling `$2`: its letters' case flipped by the low bits of `$2`,
+# after as many full stops as its high bits say. A search reads neither,
+# but the page cache keeps a page under the query as typed (spaces
+# trimmed): each spelling is searched.
+spelled() {
+    local word=$1 n=$2 out= i c letters=${#1}
+    ((letters > 16)) && letters=16
+    for ((i = 0; i < n >> letters; i++)); do out+='.'; done
+    for ((i = 0; i < ${#word}; i++)); do
+        c=${word:i:1}
+        if ((i < letters && (n >> i) & 1)); then c=${c^^}; fi
+        out+=$c
+    done
+    printf '%s' "$out"
+}
+
+# Waits until the server has used no CPU for a second: what it reads ahead
+# when it starts (the catalog's orders: `Snapshot::warm_catalog`) is done, and
+# a search is timed alone.
+settle() {
+    local before after
+    after=$(awk '{ print $14 + $15 }' "/proc/$server/stat")
+    for _ in $(seq 1 600); do
+        sleep 1
+        before=$after
+        after=$(awk '{ print $14 + $15 }' "/proc/$server/stat")
+        [ "$after" = "$before" ] && return
+    done
+}
+
+: >"$work/times"
+for round in $(seq 1 "$rounds"); do
+    for b in 0 1; do
+        name=$([ "$b" = 0 ] && echo A || echo B)
+        serve "${bins[$b]}"
+        settle
+        for query in "${queries[@]}"; do
+            cold=$(server_ms "$query")
+            echo "$name|$query|cold|$cold" >>"$work/times"
+            warm=()
+            for n in $(seq 1 "$again"); do
+                ms=$(server_ms "$(spelled "$query" "$n")")
+                warm+=("$ms")
+                echo "$name|$query|again|$ms" >>"$work/times"
+            done
+            printf 'round %d %s %-12s cold %7s ms, again %s ms\n' "$round" "$name" "$query" \
+                "$cold" "$(printf '%s\n' "${warm[@]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')"
+        done
+        kill "$server"
+        wait "$server" 2>/dev/null || true
+        server=
+    done
+done
+
+echo "A = ${bins[0]}"
+echo "B = ${bins[1]}"
+echo "build|query|kind: median (min-max) ms over every run"
+sort -t'|' -k1,3 "$work/times" | awk -F'|' '
+    { key = $1 "|" $2 "|" $3; n[key]++; v[key, n[key]] = $4; if (!(key in seen)) { seen[key] = 1; keys[++k] = key } }
+    END {
+        for (i = 1; i <= k; i++) {
+            key = keys[i]; m = n[key]
+            for (x = 1; x <= m; x++) s[x] = v[key, x]
+            for (x = 1; x <= m; x++) for (y = x + 1; y <= m; y++) if (s[y] < s[x]) { t = s[x]; s[x] = s[y]; s[y] = t }
+            printf "%s: %.2f (%.2f-%.2f), %d runs\n", key, (m % 2 ? s[(m + 1) / 2] : (s[m / 2] + s[m / 2 + 1]) / 2), s[1], s[m], m
+        }
+    }'
+rm -rf "$work"
