@@ -23,7 +23,7 @@ use crate::domain::federation::{
     OfferWithdrawn, Outcome,
 };
 use crate::domain::SuggestionState;
-use crate::domain::{DomainError, RecipeId, Slug, Snapshot};
+use crate::domain::{DomainError, RecipeId, Slug};
 use crate::import::FetchError;
 use crate::views::activitypub::{self, Article, Told};
 use crate::views::markdown::Memos;
@@ -109,7 +109,18 @@ impl Federated {
     /// Whether anyone is to be told of recipe `id`, asked before it is read
     /// whole: its author's followers, its own, or the site of the recipe
     /// it forked (`announcements_since`).
-    fn anyone_to_tell(&self, snapshot: &Snapshot, id: RecipeId) -> Result<bool, DomainError> {
+    ///
+    /// The three are read from the latest value, not the queue's. They are
+    /// written in a recipe's first transaction and never after
+    /// (`new_recipe_map`, `fork_elsewhere`), so both say the same; but
+    /// the queue's value is a moment behind a busy recipe's newest edit,
+    /// which the current-entity index does not answer, and there each was
+    /// read from every version the recipe had had: 12.6% of a server's
+    /// CPU under eight cooks editing as fast as acknowledged, growing with
+    /// their edits (perf of scripts/write-growth.sh,
+    /// docs/journal/55-million.md).
+    fn anyone_to_tell(&self, id: RecipeId) -> Result<bool, DomainError> {
+        let snapshot = self.recipes.snapshot();
         if snapshot.source_inbox(id)?.is_some() {
             return Ok(true);
         }
@@ -151,7 +162,7 @@ impl Federated {
         }
         let now = now_millis();
         let mut queued = Vec::new();
-        let mut anyone_to_tell = |id| self.anyone_to_tell(&snapshot, id);
+        let mut anyone_to_tell = |id| self.anyone_to_tell(id);
         for news in announcements_since(&snapshot, cursor, &mut anyone_to_tell)? {
             let Some(author) = news.recipe.author.as_deref() else {
                 continue;
