@@ -57,6 +57,7 @@ fn summary(query: &str, results: &SearchPage) -> Markup {
                 (0, _) => "No recipe matches.",
                 (1, false) => "One recipe matches, ",
                 (n, false) => { (n) " recipes match, " }
+                (1, true) => "About one recipe matches, ",
                 (n, true) => { "About " (about(n)) " recipes match, " }
             }
             @if results.total > 0 { "best first." }

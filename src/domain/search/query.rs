@@ -11,9 +11,9 @@
 //! - the last word, while it is being typed, as the start of a word of the
 //!   title, tags or ingredients, at a small flat score.
 //!
-//! A word of `SAMPLED` recipes or more (`frequencies`) has neither its
-//! typos nor its completions searched: they rank below its own matches, which
-//! alone fill every page a search shows.
+//! A word of `SAMPLED` recipes or more in the title, tags or ingredients
+//! (`is_common`) has neither its typos nor its completions searched: they
+//! rank below its own matches, which alone fill every page a search shows.
 //!
 //! An exact word thus ranks over the typo it could also be, and a title
 //! that is the query over a recipe that only mentions it. The ways are
@@ -32,9 +32,10 @@
 //!   blocks of postings whose best score cannot reach the page. Its count
 //!   is then estimated from a sample of its matches (`Sample`), and the
 //!   page says "about". At 1,000,000 recipes `golden`, in every recipe,
-//!   took 2.7 ms rather than 16.2. How much WAND skips depends on how the
-//!   scores spread: `oil`, whose synthetic matches score alike, took 8.3
-//!   ms rather than 6.8 (scripts/search-cold.sh, docs/journal/55-million.md).
+//!   took 2.75 ms rather than 16.8. How much WAND skips depends on how
+//!   the scores spread: `oil`, whose synthetic matches score alike, took
+//!   9.0 ms rather than 7.2 (scripts/search-cold.sh,
+//!   docs/journal/55-million.md).
 //! - **Any other search** is ranked, counted and sampled in one pass over
 //!   its matches: a second walk would build a typo's or a prefix's
 //!   automaton again.
@@ -48,7 +49,7 @@ use tantivy::query::{
 };
 use tantivy::schema::{Facet, IndexRecordOption, Term};
 use tantivy::tokenizer::Language;
-use tantivy::{DocAddress, DocId, DocSet, Score, SegmentOrdinal, SegmentReader, TERMINATED};
+use tantivy::{DocAddress, DocId, Score, SegmentOrdinal, SegmentReader};
 
 use super::document::WEIGHTED;
 use super::words::{language_of, Matcher, QueryWords};
@@ -156,15 +157,21 @@ impl SearchView {
             });
         }
         let languages = &self.current.languages;
-        let (top, matched) = self.rank(&words, tag, query.page)?;
+        let (top, mut matched) = self.rank(&words, tag, query.page)?;
         let has_next = top.len() > PER_PAGE;
+        if matched.estimated {
+            // Never fewer than the matches read, or than this page and
+            // the next one it links to show.
+            let shown = query.page * PER_PAGE + top.len();
+            matched.total = matched.total.max(shown).max(matched.read as usize);
+        }
         let mut found = Vec::with_capacity(PER_PAGE);
         for (score, address) in top.into_iter().take(PER_PAGE) {
-            found.push((score, self.id_of(address)?));
+            found.push((tie(score), self.id_of(address)?));
         }
         // Equal scores (copies of one recipe in a family) in the order the
         // recipes were made: the original first.
-        found.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        found.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         let mut hits = Vec::with_capacity(found.len());
         for (_, id) in found {
             hits.push(hit(snapshot, id)?);
@@ -198,11 +205,7 @@ impl SearchView {
         let stems: Vec<_> = (0..words.words.len())
             .map(|i| words.stems(i, languages))
             .collect();
-        let frequencies: Vec<Vec<u64>> = stems.iter().map(|s| self.frequencies(s)).collect();
-        let common: Vec<bool> = frequencies
-            .iter()
-            .map(|f| f.iter().any(|&n| n >= u64::from(SAMPLED)))
-            .collect();
+        let common: Vec<bool> = words.words.iter().map(|w| self.is_common(w)).collect();
         let mut word_queries: Vec<Box<dyn Query>> = (0..words.words.len())
             .map(|i| self.word_query(words, i, &stems[i], common[i]))
             .collect();
@@ -249,10 +252,7 @@ impl SearchView {
     }
 
     /// About `SAMPLED` matches of `query` (`SampledTags`), their tags, and
-    /// from them all its matches, estimated: where a segment has more than
-    /// were read of it, as many again as the share of it read so far
-    /// holds (the index holds recipes in the order they were written, so
-    /// the first are no likelier to match than the rest).
+    /// from them all its matches, estimated (`sample_segment`).
     fn sample(&self, query: &dyn Query) -> Result<Sample, DomainError> {
         let searcher = &self.current.searcher;
         let weight = query
@@ -266,21 +266,9 @@ impl SearchView {
             let mut tags = sampled
                 .for_segment(ordinal as SegmentOrdinal, reader)
                 .map_err(search_error)?;
-            let alive = reader.alive_bitset();
-            let mut doc = scorer.doc();
-            while doc != TERMINATED && tags.read < tags.budget {
-                if alive.is_none_or(|alive| alive.is_alive(doc)) {
-                    tags.collect(doc, 0.0);
-                }
-                doc = scorer.advance();
-            }
-            if doc == TERMINATED {
-                total += tags.read as f64;
-            } else {
-                // `tags.read` matches among the segment's first `doc`.
-                estimated = true;
-                total += tags.read as f64 * f64::from(reader.max_doc()) / f64::from(doc);
-            }
+            let (matches, guessed) = sample_segment(scorer.as_mut(), reader, &mut tags);
+            total += matches;
+            estimated |= guessed;
             fruits.push(tags.harvest());
         }
         let (tags, read) = sampled.merge_fruits(fruits).map_err(search_error)?;
@@ -345,26 +333,23 @@ impl SearchView {
         Box::new(BooleanQuery::new(ways))
     }
 
-    /// How many recipes hold each of these `stems` in each field searched,
-    /// field by field.
-    ///
-    /// A word in `SAMPLED` recipes or more in one field is common: it is
-    /// then taken as it is, and its completions and near spellings are not
-    /// searched for. A word that common is no typo, and its own matches
-    /// fill every page a search shows. Walking them (a prefix's automaton
-    /// over every recipe with such a word) was most of a common word's
-    /// search (`oil`, 1.15 ms with them at 100,000 recipes); and a word
-    /// with them is no plain sum of term scorers, which WAND needs.
-    fn frequencies(&self, stems: &BTreeSet<String>) -> Vec<u64> {
-        let searcher = &self.current.searcher;
-        let mut found = Vec::with_capacity(WEIGHTED.len() * stems.len());
-        for (field, _) in WEIGHTED {
-            for stem in stems {
-                let term = Term::from_field_text(field(&self.fields), stem);
-                found.push(searcher.doc_freq(&term).unwrap_or(0));
-            }
-        }
-        found
+    /// Whether `word`, as typed, is a word of `SAMPLED` recipes or more in
+    /// the fields people name a recipe by (title, tags, ingredients: the
+    /// `words` field): it is then taken as it is, and its completions and
+    /// near spellings are not searched for. Those rank below its matches in
+    /// these fields, which alone fill every page a search shows. (A word
+    /// common only in methods, as "cook" is, keeps them: its completion
+    /// "cookies" in a title outranks a method's mention.) Walking them (a
+    /// prefix's automaton over every recipe with such a word) was most of
+    /// a common word's search (`oil`, 1.15 ms with them at 100,000
+    /// recipes); and a word with them is no plain sum of term scorers,
+    /// which WAND needs.
+    fn is_common(&self, word: &str) -> bool {
+        let term = Term::from_field_text(self.fields.words, word);
+        self.current
+            .searcher
+            .doc_freq(&term)
+            .is_ok_and(|n| n >= u64::from(SAMPLED))
     }
 
     /// The recipe a hit is.
@@ -407,15 +392,19 @@ impl Sample {
 
 /// The tags of about `SAMPLED` matches, each with its count among them;
 /// and how many matches were read. Each segment's first matches are read,
-/// as many as its share of the index's documents: the sample spans the
-/// catalog's whole history whatever its segments, and its size does not
-/// grow with their number. Fed every match of the page's own pass, it
+/// as many as its share of the index's documents (`SEGMENT_LEAST` at
+/// least): the sample spans the catalog's whole history whatever its
+/// segments. Fed every match of the page's own pass, it
 /// reads the tags of the first few and only passes over the rest: a second
 /// walk of the matches would build a typo's or a prefix's automaton again.
 struct SampledTags {
     /// The documents of every segment.
     documents: u64,
 }
+
+/// The matches of a segment read at least, however small its share: a
+/// segment of a few recent recipes is read whole, not scaled from one.
+const SEGMENT_LEAST: u64 = 64;
 
 impl SampledTags {
     fn of(searcher: &tantivy::Searcher) -> SampledTags {
@@ -448,11 +437,12 @@ impl Collector for SampledTags {
     ) -> tantivy::Result<SegmentTags> {
         let facets = reader.facet_reader("tag")?;
         let share = u64::from(SAMPLED) * u64::from(reader.max_doc());
+        let least = SEGMENT_LEAST.min(u64::from(reader.max_doc()));
         Ok(SegmentTags {
             ords: vec![0; facets.num_facets()],
             facets,
             read: 0,
-            budget: share.div_ceil(self.documents.max(1)),
+            budget: share.div_ceil(self.documents.max(1)).max(least),
         })
     }
 
@@ -473,15 +463,22 @@ impl Collector for SampledTags {
     }
 }
 
+impl SegmentTags {
+    /// Counts the tags of `doc`.
+    fn add(&mut self, doc: DocId) {
+        for ord in self.facets.facet_ords(doc) {
+            self.ords[ord as usize] += 1;
+        }
+        self.read += 1;
+    }
+}
+
 impl SegmentCollector for SegmentTags {
     type Fruit = (Vec<(String, u64)>, u64);
 
     fn collect(&mut self, doc: DocId, _: Score) {
         if self.read < self.budget {
-            for ord in self.facets.facet_ords(doc) {
-                self.ords[ord as usize] += 1;
-            }
-            self.read += 1;
+            self.add(doc);
         }
     }
 
@@ -497,6 +494,61 @@ impl SegmentCollector for SegmentTags {
         }
         (tags, self.read)
     }
+}
+
+/// A score as the page orders by it: to five figures, so that the copies
+/// of one text, whose term scores WAND may sum in another order than a
+/// plain union does, tie as they should.
+fn tie(score: Score) -> i64 {
+    (f64::from(score) * 1e4).round() as i64
+}
+
+/// The stretches of a segment's documents a sample is spread over: a
+/// segment holds recipes in the order they were indexed, and a run of
+/// them alike (an import, a merged commit) would sway a sample of its
+/// first matches alone.
+const STRIDES: u32 = 8;
+
+/// Reads the tags of up to `tags.budget` matches of `scorer` in one
+/// segment, the first of each of `STRIDES` equal stretches of its
+/// documents; and how many matches it has: counted where a stretch was
+/// read to its end, else as many again as the part of it read holds.
+/// Whether any stretch was estimated.
+fn sample_segment(
+    scorer: &mut dyn tantivy::query::Scorer,
+    reader: &SegmentReader,
+    tags: &mut SegmentTags,
+) -> (f64, bool) {
+    let documents = reader.max_doc();
+    let alive = reader.alive_bitset();
+    let strides = STRIDES.min(documents).max(1);
+    let each = tags.budget.div_ceil(u64::from(strides));
+    let (mut total, mut estimated) = (0.0, false);
+    let mut doc = scorer.doc();
+    for stride in 0..strides {
+        let edge = |n: u32| (u64::from(documents) * u64::from(n) / u64::from(strides)) as DocId;
+        let (start, end) = (edge(stride), edge(stride + 1));
+        if doc < start {
+            doc = scorer.seek(start);
+        }
+        let mut read = 0;
+        // TERMINATED is past every stretch's end.
+        while doc < end && read < each {
+            if alive.is_none_or(|alive| alive.is_alive(doc)) {
+                tags.add(doc);
+                read += 1;
+            }
+            doc = scorer.advance();
+        }
+        if doc >= end {
+            total += read as f64;
+        } else {
+            // `read` matches in `start..doc`, and `read` is at least one.
+            estimated = true;
+            total += read as f64 * f64::from(end - start) / f64::from(doc - start);
+        }
+    }
+    (total, estimated)
 }
 
 /// Recipe `id` as a result: its catalog line and the texts a snippet may
