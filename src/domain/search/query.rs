@@ -27,15 +27,11 @@
 //! - **The tags** are read from about `SAMPLED` matches only, their
 //!   counts scaled to the whole: each segment's first, as many as its
 //!   share of the index (`SampledTags`).
-//! - **A common word alone** (no tag, no other word) is a plain sum of
-//!   term scorers, which tantivy ranks by block-max WAND: it skips the
-//!   blocks of postings whose best score cannot reach the page. Its count
-//!   is then estimated from a sample of its matches (`Sample`), and the
-//!   page says "about". At 1,000,000 recipes `golden`, in every recipe,
-//!   took 2.75 ms rather than 16.8. How much WAND skips depends on how
-//!   the scores spread: `oil`, whose synthetic matches score alike, took
-//!   9.0 ms rather than 7.2 (scripts/search-cold.sh,
-//!   docs/journal/55-million.md).
+//! - **A common word alone** (no tag, no other word) whose titled recipes
+//!   fill the page is a plain sum of term scorers, which tantivy ranks by
+//!   block-max WAND: it skips the blocks of postings whose best score
+//!   cannot reach the page (`titles_fill`). Its count is then estimated
+//!   from a sample of its matches (`Sample`), and the page says "about".
 //! - **Any other search** is ranked, counted and sampled in one pass over
 //!   its matches: a second walk would build a typo's or a prefix's
 //!   automaton again.
@@ -213,7 +209,7 @@ impl SearchView {
             .and_offset(page * PER_PAGE)
             .order_by_score();
         let searcher = &self.current.searcher;
-        let ranked = if tag.is_none() && common == [true] {
+        let ranked = if tag.is_none() && common == [true] && self.titles_fill(&stems[0], page) {
             // A common word alone: its query as it is, not inside a
             // one-clause boolean, whose scorer tantivy cannot prune.
             let word = word_queries.remove(0);
@@ -350,6 +346,26 @@ impl SearchView {
             .searcher
             .doc_freq(&term)
             .is_ok_and(|n| n >= u64::from(SAMPLED))
+    }
+
+    /// Whether the recipes titled with a word of `stems` are enough to
+    /// fill page `page` and show the next: then WAND pays. Their scores
+    /// (the title weighs most) stand above the rest, which it skips block
+    /// by block: `golden` at 1,000,000 recipes, 2.75 ms rather than 16.8.
+    /// A word in no title scores alike in every match, no block's bound
+    /// falls below the page, and WAND visits them all with its own
+    /// overhead: `oil`, 9.0 ms rather than 7.2 in one pass
+    /// (docs/journal/55-million.md).
+    fn titles_fill(&self, stems: &BTreeSet<String>, page: usize) -> bool {
+        let searcher = &self.current.searcher;
+        let titled: u64 = stems
+            .iter()
+            .map(|stem| {
+                let term = Term::from_field_text(self.fields.title, stem);
+                searcher.doc_freq(&term).unwrap_or(0)
+            })
+            .sum();
+        titled > ((page + 1) * PER_PAGE) as u64
     }
 
     /// The recipe a hit is.
