@@ -32,6 +32,8 @@ rm -rf "$work/store" "$work/imported" "$work/export.edn"
 
 # shellcheck source=scripts/measure.sh
 source scripts/measure.sh
+# shellcheck source=scripts/serving.sh
+source scripts/serving.sh
 if [ -n "${BIN:-}" ]; then
     bin=$BIN
     [ -x "$bin" ] || { echo "BIN=$bin is not an executable"; exit 1; }
@@ -63,13 +65,7 @@ done
 "$bin" serve --data "$work/store" --addr 127.0.0.1:0 >>"$work/serve.out" 2>"$work/serve.err" &
 server=$!
 trap 'kill "$server" 2>/dev/null || true' EXIT
-address=
-for _ in $(seq 1 600); do
-    address=$(sed -n 's/^forkful: serving //p' "$work/serve.out")
-    [ -n "$address" ] && break
-    sleep 0.1
-done
-[ -n "$address" ] || { echo "the server did not start:"; cat "$work/serve.err"; exit 1; }
+address=$(serving_address "$work/serve.out" "$work/serve.err" "$server")
 
 # Search answers 503 until the server has built its index from the store
 # (in the background, from start): how long that takes is timed first.

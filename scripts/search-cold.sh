@@ -17,6 +17,8 @@
 # range over the rounds, cold and again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/serving.sh
+source scripts/serving.sh
 
 data=${1:?usage: scripts/search-cold.sh DATA BIN_A BIN_B [ROUNDS] [QUERY...]}
 bins=("${2:?build A}" "${3:?build B}")
@@ -39,13 +41,7 @@ serve() {
     : >"$work/serve.out"
     "$1" serve --data "$data" --addr 127.0.0.1:0 >>"$work/serve.out" 2>"$work/serve.err" &
     server=$!
-    address=
-    for _ in $(seq 1 600); do
-        address=$(sed -n 's/^forkful: serving //p' "$work/serve.out")
-        [ -n "$address" ] && break
-        sleep 0.1
-    done
-    [ -n "$address" ] || { echo "the server did not start:"; cat "$work/serve.err"; exit 1; }
+    address=$(serving_address "$work/serve.out" "$work/serve.err" "$server")
     # A word no recipe has: answered once the index is built, without
     # reading any recipe's postings.
     local status

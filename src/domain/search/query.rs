@@ -25,8 +25,8 @@
 //! match grows with the catalog:
 //!
 //! - **The tags** are read from about `SAMPLED` matches only, their
-//!   counts scaled to the whole: each segment's first, as many as its
-//!   share of the index (`SampledTags`).
+//!   counts scaled to the whole: from each segment as many as its share
+//!   of the index (`SampledTags`).
 //! - **A common word alone** (no tag, no other word) whose titled recipes
 //!   fill the page is a plain sum of term scorers, which tantivy ranks by
 //!   block-max WAND: it skips the blocks of postings whose best score
@@ -112,7 +112,7 @@ pub struct SearchPage {
     pub words: QueryWords,
     pub tag: Option<String>,
     pub hits: Vec<Hit>,
-    /// How many recipes match in all: an estimate, from the first
+    /// How many recipes match in all: an estimate, from a sample of the
     /// matches, where `total_estimated`.
     pub total: usize,
     pub total_estimated: bool,
@@ -407,12 +407,13 @@ impl Sample {
 }
 
 /// The tags of about `SAMPLED` matches, each with its count among them;
-/// and how many matches were read. Each segment's first matches are read,
-/// as many as its share of the index's documents (`SEGMENT_LEAST` at
-/// least): the sample spans the catalog's whole history whatever its
-/// segments. Fed every match of the page's own pass, it
-/// reads the tags of the first few and only passes over the rest: a second
-/// walk of the matches would build a typo's or a prefix's automaton again.
+/// and how many matches were read: from each segment as many as its share
+/// of the index's documents (`SEGMENT_LEAST` at least), so that the sample
+/// spans the catalog's whole history whatever its segments. Fed every
+/// match of the page's own pass, it reads the tags of each segment's first
+/// matches and only passes over the rest: a second walk of the matches
+/// would build a typo's or a prefix's automaton again. `sample_segment`
+/// spreads a segment's reads over its documents instead.
 struct SampledTags {
     /// The documents of every segment.
     documents: u64,
