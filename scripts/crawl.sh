@@ -68,6 +68,8 @@ done
 
 # shellcheck source=scripts/binary.sh
 source scripts/binary.sh
+# shellcheck source=scripts/serving.sh
+source scripts/serving.sh
 forkful_binary
 
 data=${DATA:-}
@@ -85,15 +87,8 @@ start() {
     FORKFUL_LOG=warn "$bin" serve --data "$data" --addr 127.0.0.1:0 --workers "$WORKERS" \
         >>"$tmp/server.out" 2>"$tmp/server.err" &
     server_pid=$!
-    local deadline=$((SECONDS + READY_TIMEOUT)) port=
-    while :; do
-        port=$(sed -n 's|^forkful: serving http://127\.0\.0\.1:\([0-9][0-9]*\)$|\1|p' "$tmp/server.out")
-        [[ -z $port ]] || break
-        kill -0 "$server_pid" 2>/dev/null || die "the server exited: $(cat "$tmp/server.err")"
-        ((SECONDS < deadline)) || die "the server did not start within $READY_TIMEOUT s"
-        sleep 0.2
-    done
-    base=http://127.0.0.1:$port
+    base=$(serving_address "$tmp/server.out" "$tmp/server.err" "$server_pid") ||
+        die "the server did not serve"
 }
 
 log "reading the recipe addresses from the sitemap"

@@ -44,6 +44,8 @@ trap 'exit 143' TERM
 
 # shellcheck source=scripts/install.sh
 source scripts/install.sh
+# shellcheck source=scripts/serving.sh
+source scripts/serving.sh
 command -v chromium >/dev/null || install_packages chromium
 command -v npm >/dev/null || install_packages nodejs npm
 tools=$root/target/lighthouse
@@ -68,15 +70,8 @@ bin=${CARGO_TARGET_DIR:-$root/target}/release/forkful
 : >"$tmp/server.out"
 FORKFUL_LOG=warn "$bin" serve --demo --addr 127.0.0.1:0 >>"$tmp/server.out" 2>"$tmp/server.err" &
 server_pid=$!
-deadline=$((SECONDS + READY_TIMEOUT))
-port=
-while [[ -z $port ]]; do
-    port=$(sed -n 's|^forkful: serving http://127\.0\.0\.1:\([0-9][0-9]*\)$|\1|p' "$tmp/server.out")
-    kill -0 "$server_pid" 2>/dev/null || die "the server exited: $(cat "$tmp/server.err")"
-    ((SECONDS < deadline)) || die "the server did not start within $READY_TIMEOUT s"
-    [[ -n $port ]] || sleep 0.2
-done
-base=http://127.0.0.1:$port
+base=$(serving_address "$tmp/server.out" "$tmp/server.err" "$server_pid") ||
+    die "the server did not serve"
 
 # One page of each indexable type: the catalog and its orders, tags, the
 # about and sign-up pages, recipes (the deepest lineage, the most forked,

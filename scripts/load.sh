@@ -188,6 +188,8 @@ echo
 
 # shellcheck source=scripts/binary.sh
 source scripts/binary.sh
+# shellcheck source=scripts/serving.sh
+source scripts/serving.sh
 forkful_binary
 if [[ -n ${BIN:-} ]]; then
     # The binary may be another commit's: say which ran.
@@ -204,16 +206,9 @@ FORKFUL_LOG=warn "$bin" serve --demo --addr 127.0.0.1:0 --workers "$WORKERS" \
 server_pid=$!
 started=$SECONDS
 
-port=
-deadline=$((started + READY_TIMEOUT))
-while :; do
-    port=$(sed -n 's|^forkful: serving http://127\.0\.0\.1:\([0-9][0-9]*\)$|\1|p' "$tmp/server.out")
-    [[ -z $port ]] || break
-    alive "$server_pid" || die "the server exited before serving: $(cat "$tmp/server.out" "$tmp/server.err")"
-    ((SECONDS < deadline)) || die "the server did not start serving within $READY_TIMEOUT s"
-    sleep 0.2
-done
-base=http://127.0.0.1:$port
+base=$(serving_address "$tmp/server.out" "$tmp/server.err" "$server_pid") ||
+    die "the server did not serve: $(cat "$tmp/server.out")"
+port=${base##*:}
 grep '^forkful: seeded' "$tmp/server.out" | sed 's/^/load: /' || true
 log "serving $base (pid $server_pid, ready after $((SECONDS - started)) s)"
 

@@ -15,6 +15,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 # shellcheck source=scripts/install.sh
 source scripts/install.sh
+# shellcheck source=scripts/serving.sh
+source scripts/serving.sh
 command -v wrk >/dev/null || install_packages wrk
 if [[ -n ${1:-} ]]; then
     bin=$1
@@ -27,13 +29,8 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/forkful-rss.XXXXXX")
 FORKFUL_LOG=warn "$bin" serve --demo --addr 127.0.0.1:0 --workers 2 >"$dir/out" 2>"$dir/err" &
 pid=$!
 trap 'kill $pid 2>/dev/null || true; rm -rf "$dir"' EXIT
-port=
-for ((i = 0; i < 600; i++)); do
-    port=$(sed -n 's|^forkful: serving http://127\.0\.0\.1:\([0-9][0-9]*\)$|\1|p' "$dir/out")
-    [[ -z $port ]] || break
-    sleep 0.1
-done
-[[ -n $port ]] || { echo "the server did not start" >&2; exit 1; }
+base=$(serving_address "$dir/out" "$dir/err" "$pid")
+port=${base##*:}
 rss() { awk '/^VmRSS:/ { printf "%.0f", $2 / 1024 }' "/proc/$pid/status"; }
 rate() { awk '/Requests\/sec/ { printf "%.0f", $2 }'; }
 echo "binary: $bin; $(nproc) CPUs, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"

@@ -40,6 +40,8 @@ command -v python3 >/dev/null || install_packages python3
 [[ -z ${PERF:-} ]] || command -v perf >/dev/null || install_packages linux-perf
 # shellcheck source=scripts/binary.sh
 source scripts/binary.sh
+# shellcheck source=scripts/serving.sh
+source scripts/serving.sh
 forkful_binary
 run_header "write-growth" "$bin"
 echo "runs:     $WINDOWS windows of $SECONDS_EACH s, $COOKS cooks, $RECIPES recipes"
@@ -60,12 +62,9 @@ trap cleanup EXIT
 FORKFUL_LOG=warn "$bin" serve --addr 127.0.0.1:0 --workers 2 --data "$tmp/store" \
     >>"$tmp/server.out" 2>"$tmp/server.err" &
 server=$!
-port=
-while [[ -z $port ]]; do
-    kill -0 "$server" 2>/dev/null || die "the server exited: $(cat "$tmp/server.err")"
-    port=$(sed -n 's|^forkful: serving http://127\.0\.0\.1:\([0-9][0-9]*\)$|\1|p' "$tmp/server.out")
-    sleep 0.1
-done
+base=$(serving_address "$tmp/server.out" "$tmp/server.err" "$server") ||
+    die "the server did not serve"
+port=${base##*:}
 
 # The server's CPU so far, user and system, in clock ticks.
 ticks() { sed 's/^.*) //' "/proc/$server/stat" | awk '{ print $12 + $13 }'; }
