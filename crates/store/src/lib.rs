@@ -158,7 +158,7 @@ pub use transfer::{
     Progress, TransferSummary,
 };
 pub use value::{kw, parse_uuid, BadKeyword, EntityId, Keyword, Value, ValueType};
-pub use witness::Dependencies;
+pub use witness::{Dependencies, Dependency};
 pub use writer::{MAX_TX_BYTES, MAX_TX_DATOMS};
 
 /// Hooks for tests that look inside a store or make it fail: only with the

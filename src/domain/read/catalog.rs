@@ -42,6 +42,19 @@ pub struct CatalogEntry {
     pub updated_at: Option<Instant>,
 }
 
+/// How a catalog line reads its recipe.
+#[derive(Debug, Clone, Copy)]
+enum Read {
+    /// Through the entity cache, loading the recipe into it: a line that
+    /// stands for a recipe the reader is about to see more of.
+    Whole,
+    /// From the entity cache if it holds the recipe, otherwise from its
+    /// datoms (`Db::visit_attributes_in_passing`): one of a page of lines
+    /// read after a range read of an index, which ties the page to every
+    /// write already.
+    InPassing,
+}
+
 /// A page of the catalog and the cursor of the next one.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CatalogPage {
@@ -105,14 +118,29 @@ impl Snapshot {
 
     /// The catalog line of recipe `id`.
     pub fn catalog_entry(&self, id: RecipeId) -> Result<CatalogEntry, DomainError> {
-        Ok(self.catalog_line(id)?.0)
+        Ok(self.catalog_line(id, Read::Whole)?.0)
     }
 
     /// The catalog line of recipe `id`, and whether it is retired: one read
     /// of the attributes from the slug to `:recipe/retired`, installed in
-    /// that order so that a catalog page reads each recipe once.
-    fn catalog_line(&self, id: RecipeId) -> Result<(CatalogEntry, bool), DomainError> {
+    /// that order so that a catalog page reads each recipe once; `read`
+    /// says whether the recipe is loaded into the entity cache to do it.
+    fn catalog_line(&self, id: RecipeId, read: Read) -> Result<(CatalogEntry, bool), DomainError> {
+        let (mut entry, left_out, _) = self.line_without_forks(id, read, None)?;
+        entry.fork_count = self.fork_count(id)?;
+        Ok((entry, left_out))
+    }
+
+    /// `catalog_line` but for its fork count (zero here: a further read),
+    /// with the recipe's value of `key`, an attribute of the line's range.
+    fn line_without_forks(
+        &self,
+        id: RecipeId,
+        read: Read,
+        key: Option<EntityId>,
+    ) -> Result<(CatalogEntry, bool, Option<Value>), DomainError> {
         let a = &self.attrs;
+        let mut key_value = None;
         // Every attribute of the line is in the range (`Attrs::resolve`).
         let mut retired = false;
         let mut entry = CatalogEntry {
@@ -125,29 +153,37 @@ impl Snapshot {
             version_count: 0,
             updated_at: None,
         };
-        self.db
-            .visit_attributes(id.entity(), a.slug, a.retired, |datom| {
-                let v = &datom.v;
-                match datom.a {
-                    x if x == a.slug => entry.slug = v.as_shared_str().cloned().unwrap_or_default(),
-                    x if x == a.title => {
-                        entry.title = v.as_shared_str().cloned().unwrap_or_default()
-                    }
-                    x if x == a.summary => entry.summary = v.as_shared_str().cloned(),
-                    x if x == a.tags => entry.tags.extend(v.as_shared_str().cloned()),
-                    x if x == a.version_count => entry.version_count = stored_count(v),
-                    x if x == a.updated_at => {
-                        entry.updated_at = v.as_instant().map(Instant::from_millis)
-                    }
-                    x if x == a.retired => retired = v.as_bool().unwrap_or(false),
-                    _ => {}
+        let visit = |datom: &Datom| {
+            let v = &datom.v;
+            if Some(datom.a) == key && key_value.is_none() {
+                key_value = Some(v.clone());
+            }
+            match datom.a {
+                x if x == a.slug => entry.slug = v.as_shared_str().cloned().unwrap_or_default(),
+                x if x == a.title => entry.title = v.as_shared_str().cloned().unwrap_or_default(),
+                x if x == a.summary => entry.summary = v.as_shared_str().cloned(),
+                x if x == a.tags => entry.tags.extend(v.as_shared_str().cloned()),
+                x if x == a.version_count => entry.version_count = stored_count(v),
+                x if x == a.updated_at => {
+                    entry.updated_at = v.as_instant().map(Instant::from_millis)
                 }
-            })?;
+                x if x == a.retired => retired = v.as_bool().unwrap_or(false),
+                _ => {}
+            }
+        };
+        match read {
+            Read::Whole => self
+                .db
+                .visit_attributes(id.entity(), a.slug, a.retired, visit)?,
+            Read::InPassing => {
+                self.db
+                    .visit_attributes_in_passing(id.entity(), a.slug, a.retired, visit)?
+            }
+        }
         // A recipe kept from another site (a remote fork's parent) is no
         // recipe of this site's: left out wherever retired ones are.
         retired |= crate::domain::slug::is_elsewhere(&entry.slug);
-        entry.fork_count = self.fork_count(id)?;
-        Ok((entry, retired))
+        Ok((entry, retired, key_value))
     }
 
     /// Reads the first line of the catalog in each of its orders, the
@@ -318,7 +354,7 @@ impl Snapshot {
         entries: &mut Vec<CatalogEntry>,
     ) -> Result<(), DomainError> {
         for datom in self.db.datoms_range(Index::Avet, within, cursor, reverse) {
-            let (entry, retired) = self.catalog_line(RecipeId::new(datom?.e))?;
+            let (entry, retired) = self.catalog_line(RecipeId::new(datom?.e), Read::InPassing)?;
             if !retired {
                 entries.push(entry);
                 if entries.len() > limit {
@@ -365,14 +401,18 @@ impl Snapshot {
             return Ok(true);
         }
         let (key_attr, reverse) = self.sort_key(query.sort);
-        let mut keyed = Vec::new();
+        // Each recipe's line read once, in passing: a tag's recipes are
+        // mostly read by no other page, and loading each whole was two
+        // thousand current-entity blocks for a page of a hundred.
+        let mut keyed = Vec::with_capacity(first.len());
         for id in first {
-            if !self.is_retired(id)? && !self.is_kept_from_elsewhere(id)? {
-                let key = self.db.value(id.entity(), key_attr)?;
-                keyed.push((key, id));
+            let (entry, left_out, key) =
+                self.line_without_forks(id, Read::InPassing, Some(key_attr))?;
+            if !left_out {
+                keyed.push((key, id, entry));
             }
         }
-        keyed.sort();
+        keyed.sort_by(|x, y| (&x.0, x.1).cmp(&(&y.0, y.1)));
         if reverse {
             keyed.reverse();
         }
@@ -380,14 +420,15 @@ impl Snapshot {
             Some(after) => {
                 keyed
                     .iter()
-                    .position(|(_, id)| *id == after)
+                    .position(|(_, id, _)| *id == after)
                     .ok_or_else(|| DomainError::BadCursor(after.to_string()))?
                     + 1
             }
             None => 0,
         };
-        for (_, id) in keyed.into_iter().skip(start).take(limit + 1) {
-            entries.push(self.catalog_entry(id)?);
+        for (_, id, mut entry) in keyed.into_iter().skip(start).take(limit + 1) {
+            entry.fork_count = self.fork_count(id)?;
+            entries.push(entry);
         }
         Ok(false)
     }
@@ -525,6 +566,122 @@ mod tests {
             })
         };
         assert_eq!((count_reads(false), count_reads(true)), (2, 1));
+    }
+
+    /// Every line of every page of the catalog (both orders) and of the
+    /// tag `soup`, as `snapshot` lists them.
+    fn every_line(snapshot: &Snapshot) -> Vec<CatalogEntry> {
+        let mut lines = Vec::new();
+        for tag in [None, Some("soup".to_owned())] {
+            for sort in [Sort::Title, Sort::Recent] {
+                let mut query = CatalogQuery {
+                    tag: tag.clone(),
+                    sort,
+                    limit: 5,
+                    ..CatalogQuery::default()
+                };
+                loop {
+                    let page = snapshot.catalog(&query).unwrap();
+                    lines.extend(page.entries);
+                    match page.next {
+                        Some(next) => query.after = Some(next),
+                        None => break,
+                    }
+                }
+            }
+        }
+        lines
+    }
+
+    #[test]
+    fn catalog_pages_read_their_lines_without_loading_their_recipes() {
+        let recipes = soups();
+        let ann = Change::by("ann", "fork");
+        let soup = |i: u8| Slug::parse(&format!("soup-{i}")).unwrap();
+        let fork = Slug::parse("soup-3-fork").unwrap();
+        recipes
+            .fork(&soup(3), None, Some(&fork), |draft| draft, &ann)
+            .unwrap();
+        let version = recipes.snapshot().current(&soup(5)).unwrap().newest();
+        recipes
+            .retire(&soup(5), version, &Change::by("ann", "gone"))
+            .unwrap();
+        recipes.store().forget_caches();
+
+        // The recipes a witnessed snapshot's reads loaded whole.
+        let loaded = |snapshot: &Snapshot| {
+            let dependencies = snapshot.db.dependencies().unwrap();
+            (dependencies.list.iter())
+                .filter(|d| matches!(d, crate::store::Dependency::Entity { .. }))
+                .count()
+        };
+        let before = recipes.snapshot().witnessed();
+        let by_title = before.catalog(&CatalogQuery {
+            limit: 20,
+            ..CatalogQuery::default()
+        });
+        assert_eq!(
+            by_title.unwrap().entries.len(),
+            12,
+            "thirteen soups, one retired"
+        );
+        assert_eq!(
+            loaded(&before),
+            0,
+            "a page of lines loads none of its recipes whole"
+        );
+
+        // Read again, by this reader or another (a page made again), a
+        // recipe is loaded whole: from the second reader on, the cache
+        // keeps it, and this reader's memo does.
+        let lines = every_line(&before);
+        assert_eq!(lines.len(), 4 * 12, "each list");
+        assert_eq!(loaded(&before), 13, "the thirteen soups");
+        assert_eq!(
+            recipes.store().cached_entity_count(),
+            0,
+            "one reader so far"
+        );
+        let again = recipes.snapshot().witnessed();
+        assert_eq!(every_line(&again), lines);
+        assert_eq!(recipes.store().cached_entity_count(), 13);
+        // The same lines as read whole, forks counted.
+        for line in &lines {
+            assert_eq!(*line, again.catalog_entry(line.id).unwrap());
+        }
+        assert!(lines
+            .iter()
+            .any(|line| line.slug.as_ref() == "soup-3" && line.fork_count == 1));
+    }
+
+    #[test]
+    fn a_newer_version_in_the_entity_cache_does_not_answer_for_an_older_value() {
+        let recipes = soups();
+        let ann = Change::by("ann", "rename");
+        let seven = Slug::parse("soup-7").unwrap();
+        let before = recipes.snapshot();
+        let lines = every_line(&before);
+        let version = recipes.snapshot().current(&seven).unwrap().newest();
+        let content = ContentDraft {
+            title: "Soup renamed".into(),
+            tags: vec!["soup".into()],
+            ..ContentDraft::default()
+        };
+        recipes.edit(&seven, version, content, &ann).unwrap();
+        let after = recipes.snapshot();
+        let id = after.current(&seven).unwrap().id;
+        assert_eq!(
+            after.catalog_entry(id).unwrap().title.as_ref(),
+            "Soup renamed"
+        );
+        assert!(recipes.store().cached_entity_count() > 0);
+        // A reader of its own, at the older value: its lines are that
+        // value's, read from its datoms.
+        let older = after.as_of(before.basis());
+        assert_eq!(every_line(&older), lines, "the older value's lines");
+        assert!(every_line(&after)
+            .iter()
+            .any(|line| line.title.as_ref() == "Soup renamed"));
     }
 
     #[test]

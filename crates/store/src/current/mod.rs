@@ -435,6 +435,19 @@ impl EntityCache {
         self.epoch.load(std::sync::atomic::Ordering::Acquire)
     }
 
+    /// Whether some reader read entity `e` from sled before, as far as
+    /// `SecondReader` remembers.
+    pub(crate) fn read_before(&self, e: EntityId) -> bool {
+        self.second_reader.seen(e)
+    }
+
+    /// Records that `reader` read entity `e` from sled without offering
+    /// it (`Db::visit_attributes_in_passing`): its next reader's copy is
+    /// taken, as if this one had been offered.
+    pub(crate) fn note_reader(&self, e: EntityId, reader: u64) {
+        self.second_reader.admits(e, reader);
+    }
+
     /// Keeps `cached`, read from sled, if another reader read it from
     /// sled last (`SecondReader`) and no write has happened since `epoch`
     /// was read.
@@ -492,6 +505,9 @@ impl EntityCache {
     pub(crate) fn clear(&self) {
         let _writes = self.writes();
         self.map.clear();
+        // Who read what before counts for nothing in a cache started over:
+        // as after a restart, each entity is kept from its second reader.
+        self.second_reader.forget();
         self.epoch.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
     }
 

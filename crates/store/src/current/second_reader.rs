@@ -60,6 +60,21 @@ impl SecondReader {
         }
         before >> 32 == record >> 32 && before != record
     }
+
+    /// Forgets every read recorded.
+    pub(super) fn forget(&self) {
+        for slot in self.slots.iter() {
+            slot.store(0, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether any reader read entity `e` from sled since its slot last
+    /// changed hands; records nothing.
+    pub(super) fn seen(&self, e: EntityId) -> bool {
+        let slot = (e.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.bits)) as usize;
+        let before = self.slots[slot].load(Ordering::Relaxed);
+        before != 0 && before >> 32 == (e << 32) >> 32
+    }
 }
 
 #[cfg(test)]
@@ -75,6 +90,11 @@ mod tests {
         assert!(record.admits(7, 2), "a second reader");
         assert!(record.admits(7, 3), "and a third");
         assert!(!record.admits(8, 3), "another entity is its own");
+        assert!(record.seen(7));
+        assert!(!record.seen(9), "never read");
+        assert!(!record.seen(9), "asking records nothing");
+        record.forget();
+        assert!(!record.seen(7), "forgotten");
     }
 
     #[test]

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Catalog and tag pages read cold, two builds side by side: each round
+# serves DATA with build A and then build B (a fresh server each time),
+# waits until it is idle, and walks PAGES pages of the catalog in title
+# order and PAGES pages of a tag, from page 1 by each page's "next" link.
+# Every page lists recipes no page before it read, so each is the
+# server's first read of its recipes (the files may be in the kernel's
+# cache after the first server: each build meets them alike). For each
+# page it records the store's time the server reports (`Server-Timing:
+# store;dur=`) and curl's, from the request sent to the first byte back.
+#
+#   scripts/catalog-cold.sh DATA BIN_A BIN_B [ROUNDS] [PAGES] [TAG]
+#
+# DATA is a seeded store (`forkful seed --data DATA --synthetic N`).
+# ROUNDS defaults to 3, PAGES to 10, TAG to `vegan`. The last lines give,
+# per build and kind, the median and range over every page of every round.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=scripts/serving.sh
+source scripts/serving.sh
+
+data=${1:?usage: scripts/catalog-cold.sh DATA BIN_A BIN_B [ROUNDS] [PAGES] [TAG]}
+bins=("${2:?build A}" "${3:?build B}")
+rounds=${4:-3}
+pages=${5:-10}
+tag=${6:-vegan}
+for bin in "${bins[@]}"; do
+    [ -x "$bin" ] || { echo "$bin is not an executable"; exit 1; }
+done
+work=$(mktemp -d /tmp/forkful-catalog.XXXXXX)
+echo "forkful catalog-cold: $data, $rounds rounds of $pages pages, $(nproc) CPUs, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
+
+server=
+trap '[ -n "$server" ] && kill "$server" 2>/dev/null || true' EXIT
+
+serve() {
+    : >"$work/serve.out"
+    "$1" serve --data "$data" --addr 127.0.0.1:0 >>"$work/serve.out" 2>"$work/serve.err" &
+    server=$!
+    address=$(serving_address "$work/serve.out" "$work/serve.err" "$server")
+}
+
+# Waits until the server has used under 2% of a CPU for two seconds:
+# what it reads ahead when it starts (the catalog's orders, the search
+# index) is done. Not nothing at all: sled's flusher wakes every half
+# second, and at a million recipes each wake costs a clock tick or so.
+settle() {
+    local before after
+    after=$(awk '{ print $14 + $15 }' "/proc/$server/stat")
+    for _ in $(seq 1 900); do
+        sleep 2
+        before=$after
+        after=$(awk '{ print $14 + $15 }' "/proc/$server/stat")
+        ((after - before <= 4)) && return
+    done
+}
+
+# Walks `$pages` pages from path `$2`, recording each under kind `$1`.
+walk() {
+    local kind=$1 path=$2 n status sent first store next
+    for n in $(seq 1 "$pages"); do
+        read -r status sent first < <(curl -s -D "$work/headers" -o "$work/page" \
+            -H 'Accept-Encoding: gzip, deflate, br, zstd' --compressed \
+            -w '%{http_code} %{time_pretransfer} %{time_starttransfer}\n' "$address$path")
+        [ "$status" = 200 ] || { echo "GET $path answered $status" >&2; exit 1; }
+        store=$(sed -n 's/^[Ss]erver-[Tt]iming: store;dur=\([0-9.]*\).*/\1/p' "$work/headers")
+        [ -n "$store" ] || { echo "GET $path: no store time in Server-Timing" >&2; exit 1; }
+        echo "$name|$kind store|$store" >>"$work/times"
+        echo "$name|$kind first byte|$(awk -v a="$sent" -v b="$first" 'BEGIN { printf "%.3f", (b - a) * 1000 }')" >>"$work/times"
+        next=$(grep -o 'rel="next" href="[^"]*"' "$work/page" | head -1 | sed 's/.*href="//; s/"$//; s/&amp;/\&/g')
+        [ -n "$next" ] || break
+        path=$next
+    done
+}
+
+: >"$work/times"
+for round in $(seq 1 "$rounds"); do
+    for b in 0 1; do
+        name=$([ "$b" = 0 ] && echo A || echo B)
+        serve "${bins[$b]}"
+        settle
+        walk catalog /
+        walk tag "/tags/$tag"
+        echo "round $round $name: done"
+        kill "$server"
+        wait "$server" 2>/dev/null || true
+        server=
+    done
+done
+
+echo "A = ${bins[0]}"
+echo "B = ${bins[1]}"
+echo "build|page|time: median (min-max) ms over every page of every round"
+sort -t'|' -k1,2 "$work/times" | awk -F'|' '
+    { key = $1 "|" $2; n[key]++; v[key, n[key]] = $3; if (!(key in seen)) { seen[key] = 1; keys[++k] = key } }
+    END {
+        for (i = 1; i <= k; i++) {
+            key = keys[i]; m = n[key]
+            for (x = 1; x <= m; x++) s[x] = v[key, x]
+            for (x = 1; x <= m; x++) for (y = x + 1; y <= m; y++) if (s[y] < s[x]) { t = s[x]; s[x] = s[y]; s[y] = t }
+            printf "%s: %.3f (%.3f-%.3f), %d pages\n", key, (m % 2 ? s[(m + 1) / 2] : (s[m / 2] + s[m / 2 + 1]) / 2), s[1], s[m], m
+        }
+    }'
+rm -rf "$work"
