@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Catalog and tag pages read cold, two builds side by side: each round
-# serves DATA with build A and then build B (a fresh server each time),
-# waits until it is idle, and walks PAGES pages of the catalog in title
-# order and PAGES pages of a tag, from page 1 by each page's "next" link.
-# Every page lists recipes no page before it read, so each is the
+# serves DATA with build A and build B (a fresh server each time; A first
+# in odd rounds, B first in even ones, so neither always meets the files
+# first), waits until it is idle, and walks PAGES pages of the catalog in
+# title order and PAGES pages of a tag, from page 1 by each page's "next"
+# link. Every page lists recipes no page before it read, so each is the
 # server's first read of its recipes (the files may be in the kernel's
-# cache after the first server: each build meets them alike). For each
-# page it records the store's time the server reports (`Server-Timing:
-# store;dur=`) and curl's, from the request sent to the first byte back.
+# cache after the first server). For each page it records the store's time
+# the server reports (`Server-Timing: store;dur=`) and curl's, from the
+# request sent to the first byte back.
 #
 #   scripts/catalog-cold.sh DATA BIN_A BIN_B [ROUNDS] [PAGES] [TAG]
 #
@@ -53,6 +54,8 @@ settle() {
         after=$(awk '{ print $14 + $15 }' "/proc/$server/stat")
         ((after - before <= 4)) && return
     done
+    echo "the server was still busy after 30 minutes" >&2
+    exit 1
 }
 
 # Walks `$pages` pages from path `$2`, recording each under kind `$1`.
@@ -75,7 +78,9 @@ walk() {
 
 : >"$work/times"
 for round in $(seq 1 "$rounds"); do
-    for b in 0 1; do
+    order=(0 1)
+    ((round % 2)) || order=(1 0)
+    for b in "${order[@]}"; do
         name=$([ "$b" = 0 ] && echo A || echo B)
         serve "${bins[$b]}"
         settle

@@ -361,7 +361,7 @@ impl Db {
     /// from sled's cache costs the whole sled leaf it sits in, up to
     /// sixteen blocks of about a recipe each, for the few hundred bytes a
     /// line shows: a catalog page of a million recipes read cold took
-    /// 6.1 ms that way against 4.4 ms (docs/journal/55-million.md).
+    /// 6.25 ms that way against 4.82 ms (docs/journal/55-million.md).
     /// EAVT's leaves hold sixteen datoms.
     ///
     /// An EAVT read is noted as a range (`witness_range`): the caller's
@@ -444,6 +444,29 @@ impl Db {
             witness.referrers(a, target, referrers.clone());
         }
         Ok(referrers)
+    }
+
+    /// How many entities refer to `target` through `a`, for a page that
+    /// lists many targets in passing (a catalog page's fork counts): at a
+    /// current basis, from the referrer cache's count of each target
+    /// (kept with the attribute's targets, whose lists may be too many to
+    /// keep), noted as a range read (`witness_range`), as the lines of
+    /// such a page are; otherwise `referrers`' length.
+    pub fn referrer_count_in_passing(
+        &self,
+        a: EntityId,
+        target: EntityId,
+    ) -> Result<usize, StorageError> {
+        if self.reads_caches() {
+            if self.referrers.wants_targets(a) {
+                self.read_targets(a)?;
+            }
+            if let Some(count) = self.referrers.count(target, a, self.basis) {
+                self.witness_range();
+                return Ok(count);
+            }
+        }
+        Ok(self.referrers(a, target)?.len())
     }
 
     fn read_referrers(

@@ -19,7 +19,7 @@
 
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 use super::value::EntityId;
 
@@ -47,11 +47,18 @@ struct State {
 /// a reader there needs no VAET scan to learn so: on a crawl, most recipes
 /// have no forks and no suggestion open, and each asking was a sled scan
 /// (perf: a sixth of a cold recipe page's time,
-/// docs/journal/33-close-to-the-limit.md).
+/// docs/journal/33-close-to-the-limit.md). Each target is kept with its
+/// referrers' count as read, which a catalog line shows (`count`), or
+/// `TOUCHED` once a transaction since referred to it or stopped: a
+/// third of a cold catalog page's time at 1,000,000 recipes went to
+/// counting its recipes' forks in VAET (docs/journal/55-million.md).
 struct Targets {
     read_at: EntityId,
-    set: FxHashSet<EntityId>,
+    counts: FxHashMap<EntityId, u32>,
 }
+
+/// A target's count in `Targets` once it may have changed since `read_at`.
+const TOUCHED: u32 = u32::MAX;
 
 /// Most targets an attribute's current facts may have for them to be kept
 /// whole (`Targets`): past it, each target is asked of VAET, as before.
@@ -127,7 +134,26 @@ impl ReferrerCache {
     ) -> Option<bool> {
         let state = self.read();
         let targets = state.targets.get(&a)?;
-        (targets.read_at <= basis).then(|| !targets.set.contains(&target))
+        (targets.read_at <= basis).then(|| !targets.counts.contains_key(&target))
+    }
+
+    /// How many entities refer to `target` through `a`, for a reader at
+    /// `basis`, if the cache knows: from its kept list, or from the
+    /// attribute's targets (`Targets`) unless a transaction touched it
+    /// since they were read.
+    pub(crate) fn count(&self, target: EntityId, a: EntityId, basis: EntityId) -> Option<usize> {
+        let state = self.read();
+        if let Some((read_at, referrers)) = state.entries.get(&(target, a)) {
+            if *read_at <= basis {
+                return Some(referrers.len());
+            }
+        }
+        let targets = state.targets.get(&a).filter(|t| t.read_at <= basis)?;
+        match targets.counts.get(&target) {
+            None => Some(0),
+            Some(&TOUCHED) => None,
+            Some(&n) => Some(n as usize),
+        }
     }
 
     /// Starts reading the targets of `a` at `basis`, if they are neither
@@ -148,7 +174,7 @@ impl ReferrerCache {
             a,
             Targets {
                 read_at: basis,
-                set: FxHashSet::default(),
+                counts: FxHashMap::default(),
             },
         );
         true
@@ -173,14 +199,18 @@ impl ReferrerCache {
         };
         match lists {
             Some(lists) => {
-                let mut set: FxHashSet<EntityId> = lists.keys().copied().collect();
-                set.extend(&noted.set);
+                let mut counts: FxHashMap<EntityId, u32> = (lists.iter())
+                    .map(|(target, referrers)| {
+                        (*target, referrers.len().min(TOUCHED as usize - 1) as u32)
+                    })
+                    .collect();
+                counts.extend(noted.counts.keys().map(|target| (*target, TOUCHED)));
                 if lists.len() <= self.capacity / 2 {
                     if state.entries.len() + lists.len() > self.capacity {
                         state.entries.clear();
                     }
                     for (target, referrers) in lists {
-                        if !noted.set.contains(&target) {
+                        if !noted.counts.contains_key(&target) {
                             state
                                 .entries
                                 .insert((target, a), (noted.read_at, referrers.into()));
@@ -191,7 +221,7 @@ impl ReferrerCache {
                     a,
                     Targets {
                         read_at: noted.read_at,
-                        set,
+                        counts,
                     },
                 );
             }
@@ -202,7 +232,7 @@ impl ReferrerCache {
                     a,
                     Targets {
                         read_at: EntityId::MAX,
-                        set: FxHashSet::default(),
+                        counts: FxHashMap::default(),
                     },
                 );
             }
@@ -272,7 +302,7 @@ impl ReferrerCache {
                 .into_iter()
                 .flatten()
             {
-                kept.set.insert(target);
+                kept.counts.insert(target, TOUCHED);
             }
         }
     }
@@ -374,6 +404,32 @@ mod tests {
         assert!(cache.get(1, 7, 100).is_none());
         assert_eq!(cache.surely_none(1, 7, 100), Some(false));
         assert_eq!(cache.surely_none(4, 7, 100), Some(true));
+    }
+
+    #[test]
+    fn each_target_is_counted_with_the_targets_unless_touched_since() {
+        // Lists too many to keep (capacity 4): the counts are kept.
+        let cache = ReferrerCache::new(4, 100);
+        assert_eq!(cache.count(1, 7, 100), None, "nothing read");
+        assert!(cache.begin_targets(7, 100));
+        // While the targets are read, a transaction refers to 3.
+        cache.commit(101, [(3, 7)]);
+        let lists = Lists::from_iter([(1, vec![4, 5]), (2, vec![6]), (3, vec![8])]);
+        cache.end_targets(7, Some(lists), false);
+        assert!(cache.get(1, 7, 101).is_none(), "no list kept");
+        assert_eq!(cache.count(1, 7, 101), Some(2));
+        assert_eq!(cache.count(2, 7, 100), Some(1));
+        assert_eq!(cache.count(9, 7, 101), Some(0), "no referrer");
+        assert_eq!(cache.count(3, 7, 101), None, "touched while read");
+        assert_eq!(cache.count(1, 7, 99), None, "an older reader scans");
+        cache.commit(102, [(1, 7), (9, 7)]);
+        assert_eq!(cache.count(1, 7, 102), None, "touched after");
+        assert_eq!(cache.count(9, 7, 102), None, "referred to after");
+        assert_eq!(cache.count(2, 7, 102), Some(1));
+        assert_eq!(cache.count(2, 8, 102), None, "another attribute");
+        // A kept list answers too.
+        cache.offer(1, 7, 102, list(&[4, 5, 6]));
+        assert_eq!(cache.count(1, 7, 102), Some(3));
     }
 
     #[test]

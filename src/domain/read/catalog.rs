@@ -127,8 +127,18 @@ impl Snapshot {
     /// says whether the recipe is loaded into the entity cache to do it.
     fn catalog_line(&self, id: RecipeId, read: Read) -> Result<(CatalogEntry, bool), DomainError> {
         let (mut entry, left_out, _) = self.line_without_forks(id, read, None)?;
-        entry.fork_count = self.fork_count(id)?;
+        entry.fork_count = self.line_fork_count(id, read)?;
         Ok((entry, left_out))
+    }
+
+    /// Recipe `id`'s fork count for its catalog line, read as `read` says.
+    fn line_fork_count(&self, id: RecipeId, read: Read) -> Result<usize, DomainError> {
+        match read {
+            Read::Whole => self.fork_count(id),
+            Read::InPassing => Ok(self
+                .db
+                .referrer_count_in_passing(self.attrs.forked_from, id.entity())?),
+        }
     }
 
     /// `catalog_line` but for its fork count (zero here: a further read),
@@ -427,7 +437,7 @@ impl Snapshot {
             None => 0,
         };
         for (_, id, mut entry) in keyed.into_iter().skip(start).take(limit + 1) {
-            entry.fork_count = self.fork_count(id)?;
+            entry.fork_count = self.line_fork_count(id, Read::InPassing)?;
             entries.push(entry);
         }
         Ok(false)
@@ -543,7 +553,7 @@ mod tests {
         };
         for sort in [Sort::Title, Sort::Recent] {
             let (cold, warmed) = (first_page_reads(sort, false), first_page_reads(sort, true));
-            // The order's range read (and the first line's recipe) done ahead.
+            // The order's range read (and the first line's fork count) done ahead.
             assert!(
                 warmed < cold,
                 "{sort:?}: {warmed} reads warmed, {cold} cold"
@@ -616,15 +626,14 @@ mod tests {
                 .count()
         };
         let before = recipes.snapshot().witnessed();
-        let by_title = before.catalog(&CatalogQuery {
-            limit: 20,
-            ..CatalogQuery::default()
-        });
-        assert_eq!(
-            by_title.unwrap().entries.len(),
-            12,
-            "thirteen soups, one retired"
-        );
+        let in_passing = before
+            .catalog(&CatalogQuery {
+                limit: 20,
+                ..CatalogQuery::default()
+            })
+            .unwrap()
+            .entries;
+        assert_eq!(in_passing.len(), 12, "thirteen soups, one retired");
         assert_eq!(
             loaded(&before),
             0,
@@ -645,8 +654,9 @@ mod tests {
         let again = recipes.snapshot().witnessed();
         assert_eq!(every_line(&again), lines);
         assert_eq!(recipes.store().cached_entity_count(), 13);
-        // The same lines as read whole, forks counted.
-        for line in &lines {
+        // The same lines as read whole, forks counted, whether read in
+        // passing (the first page) or whole (the lists after it).
+        for line in in_passing.iter().chain(&lines) {
             assert_eq!(*line, again.catalog_entry(line.id).unwrap());
         }
         assert!(lines
@@ -675,10 +685,14 @@ mod tests {
             "Soup renamed"
         );
         assert!(recipes.store().cached_entity_count() > 0);
-        // A reader of its own, at the older value: its lines are that
-        // value's, read from its datoms.
+        // At the older value, through `after`'s reader, which holds the
+        // newer version: the lines are that value's.
         let older = after.as_of(before.basis());
         assert_eq!(every_line(&older), lines, "the older value's lines");
+        // And read in passing at their first reading, the caches empty.
+        recipes.store().forget_caches();
+        let older = recipes.snapshot().as_of(before.basis());
+        assert_eq!(every_line(&older), lines, "read in passing");
         assert!(every_line(&after)
             .iter()
             .any(|line| line.title.as_ref() == "Soup renamed"));
