@@ -8,7 +8,7 @@
 # server's first read of its recipes (the files may be in the kernel's
 # cache after the first server). For each page it records the store's time
 # the server reports (`Server-Timing: store;dur=`) and curl's, from the
-# request sent to the first byte back.
+# connection made to the first byte back (scale.sh says why).
 #
 #   scripts/catalog-cold.sh DATA BIN_A BIN_B [ROUNDS] [PAGES] [TAG]
 #
@@ -60,17 +60,18 @@ settle() {
 
 # Walks `$pages` pages from path `$2`, recording each under kind `$1`.
 walk() {
-    local kind=$1 path=$2 n status sent first store next
+    local kind=$1 path=$2 n status connected first store next
     for n in $(seq 1 "$pages"); do
-        read -r status sent first < <(curl -s -D "$work/headers" -o "$work/page" \
+        read -r status connected first < <(curl -s -D "$work/headers" -o "$work/page" \
             -H 'Accept-Encoding: gzip, deflate, br, zstd' --compressed \
-            -w '%{http_code} %{time_pretransfer} %{time_starttransfer}\n' "$address$path")
+            -w '%{http_code} %{time_connect} %{time_starttransfer}\n' "$address$path")
         [ "$status" = 200 ] || { echo "GET $path answered $status" >&2; exit 1; }
         store=$(sed -n 's/^[Ss]erver-[Tt]iming: store;dur=\([0-9.]*\).*/\1/p' "$work/headers")
         [ -n "$store" ] || { echo "GET $path: no store time in Server-Timing" >&2; exit 1; }
         echo "$name|$kind store|$store" >>"$work/times"
-        echo "$name|$kind first byte|$(awk -v a="$sent" -v b="$first" 'BEGIN { printf "%.3f", (b - a) * 1000 }')" >>"$work/times"
-        next=$(grep -o 'rel="next" href="[^"]*"' "$work/page" | head -1 | sed 's/.*href="//; s/"$//; s/&amp;/\&/g')
+        echo "$name|$kind first byte|$(awk -v a="$connected" -v b="$first" 'BEGIN { printf "%.3f", (b - a) * 1000 }')" >>"$work/times"
+        # The last page has no "next" link: grep finds nothing.
+        next=$(grep -o 'rel="next" href="[^"]*"' "$work/page" | head -1 | sed 's/.*href="//; s/"$//; s/&amp;/\&/g' || true)
         [ -n "$next" ] || break
         path=$next
     done
