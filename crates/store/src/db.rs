@@ -459,7 +459,9 @@ impl Db {
     ) -> Result<usize, StorageError> {
         if self.reads_caches() {
             if self.referrers.wants_targets(a) {
-                self.read_targets(a)?;
+                // Read for the cache, not for this page: unwitnessed, as
+                // `read_referrers` reads it.
+                self.unwitnessed().read_targets(a)?;
             }
             if let Some(count) = self.referrers.count(target, a, self.basis) {
                 self.witness_range();

@@ -422,14 +422,19 @@ mod tests {
         assert_eq!(cache.count(9, 7, 101), Some(0), "no referrer");
         assert_eq!(cache.count(3, 7, 101), None, "touched while read");
         assert_eq!(cache.count(1, 7, 99), None, "an older reader scans");
+        assert_eq!(cache.count(9, 7, 99), None, "even for no referrer");
         cache.commit(102, [(1, 7), (9, 7)]);
         assert_eq!(cache.count(1, 7, 102), None, "touched after");
         assert_eq!(cache.count(9, 7, 102), None, "referred to after");
         assert_eq!(cache.count(2, 7, 102), Some(1));
         assert_eq!(cache.count(2, 8, 102), None, "another attribute");
-        // A kept list answers too.
+        // A kept list answers too, from its basis on.
         cache.offer(1, 7, 102, list(&[4, 5, 6]));
         assert_eq!(cache.count(1, 7, 102), Some(3));
+        assert_eq!(cache.count(1, 7, 101), None, "touched at 102");
+        // Forgotten with everything else when writes are undone.
+        cache.reset(100);
+        assert_eq!(cache.count(2, 7, 100), None);
     }
 
     #[test]

@@ -431,7 +431,9 @@ impl Snapshot {
             }
             None => 0,
         };
-        // Loaded above: from this reader's memo, its forks counted in passing.
+        // Loaded above: read again from this reader's memo or the entity
+        // cache (or, dropped from it since, its datoms), its forks counted
+        // in passing.
         for (_, id) in keyed.into_iter().skip(start).take(limit + 1) {
             entries.push(self.catalog_line(id, Read::InPassing)?.0);
         }
