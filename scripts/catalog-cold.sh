@@ -34,30 +34,6 @@ echo "forkful catalog-cold: $data, $rounds rounds of $pages pages, $(nproc) CPUs
 server=
 trap '[ -n "$server" ] && kill "$server" 2>/dev/null || true' EXIT
 
-serve() {
-    : >"$work/serve.out"
-    "$1" serve --data "$data" --addr 127.0.0.1:0 >>"$work/serve.out" 2>"$work/serve.err" &
-    server=$!
-    address=$(serving_address "$work/serve.out" "$work/serve.err" "$server")
-}
-
-# Waits until the server has used under 2% of a CPU for two seconds:
-# what it reads ahead when it starts (the catalog's orders, the search
-# index) is done. Not nothing at all: sled's flusher wakes every half
-# second, and at a million recipes each wake costs a clock tick or so.
-settle() {
-    local before after
-    after=$(awk '{ print $14 + $15 }' "/proc/$server/stat")
-    for _ in $(seq 1 900); do
-        sleep 2
-        before=$after
-        after=$(awk '{ print $14 + $15 }' "/proc/$server/stat")
-        ((after - before <= 4)) && return
-    done
-    echo "the server was still busy after 30 minutes" >&2
-    exit 1
-}
-
 # Walks `$pages` pages from path `$2`, recording each under kind `$1`.
 walk() {
     local kind=$1 path=$2 n status connected first store next
@@ -83,8 +59,8 @@ for round in $(seq 1 "$rounds"); do
     ((round % 2)) || order=(1 0)
     for b in "${order[@]}"; do
         name=$([ "$b" = 0 ] && echo A || echo B)
-        serve "${bins[$b]}"
-        settle
+        serve_store "${bins[$b]}" "$data" "$work"
+        server_settled "$server"
         walk catalog /
         walk tag "/tags/$tag"
         echo "round $round $name: done"

@@ -37,12 +37,10 @@ echo "forkful search-cold: $data, $rounds rounds, $(nproc) CPUs, $(awk -F': ' '/
 server=
 trap '[ -n "$server" ] && kill "$server" 2>/dev/null || true' EXIT
 
-# Starts `$1` on DATA; sets `server` and `address`.
+# Starts `$1` on DATA (`serve_store`: sets `server` and `address`) and
+# waits for its search index.
 serve() {
-    : >"$work/serve.out"
-    "$1" serve --data "$data" --addr 127.0.0.1:0 >>"$work/serve.out" 2>"$work/serve.err" &
-    server=$!
-    address=$(serving_address "$work/serve.out" "$work/serve.err" "$server")
+    serve_store "$1" "$data" "$work"
     # A word no recipe has: answered once the index is built, without
     # reading any recipe's postings.
     local status
@@ -80,26 +78,12 @@ spelled() {
     printf '%s' "$out"
 }
 
-# Waits until the server has used no CPU for a second: what it reads ahead
-# when it starts (the catalog's orders: `Snapshot::warm_catalog`) is done, and
-# a search is timed alone.
-settle() {
-    local before after
-    after=$(awk '{ print $14 + $15 }' "/proc/$server/stat")
-    for _ in $(seq 1 600); do
-        sleep 1
-        before=$after
-        after=$(awk '{ print $14 + $15 }' "/proc/$server/stat")
-        [ "$after" = "$before" ] && return
-    done
-}
-
 : >"$work/times"
 for round in $(seq 1 "$rounds"); do
     for b in 0 1; do
         name=$([ "$b" = 0 ] && echo A || echo B)
         serve "${bins[$b]}"
-        settle
+        server_settled "$server"
         for query in "${queries[@]}"; do
             cold=$(server_ms "$query")
             echo "$name|$query|cold|$cold" >>"$work/times"

@@ -1,4 +1,5 @@
-# Sourced by the scripts that start `forkful serve --addr 127.0.0.1:0`:
+# Sourced by the scripts that start `forkful serve --addr 127.0.0.1:0`.
+#
 # `serving_address OUT ERR PID` waits until the server PID, its standard
 # output in OUT and its errors in ERR, says where it serves, and prints
 # that address (`http://127.0.0.1:PORT`). It fails, saying why on standard
@@ -17,4 +18,34 @@ serving_address() {
         ((SECONDS < deadline)) || { echo "the server did not start within ${READY_TIMEOUT:-60} s" >&2; return 1; }
         sleep 0.1
     done
+}
+
+# `server_settled PID` waits until the server PID has used under 2% of a
+# CPU for two seconds (4 clock ticks at Linux's 100 a second), so that
+# what it reads ahead when it starts (the catalog's orders, the search
+# index) is done before anything is timed; it fails, saying so, after 30
+# minutes. Not nothing at all: sled's flusher wakes every half second, and
+# at 1,000,000 recipes each wake costs a tick or so, so a server never
+# used no CPU for a second there.
+server_settled() {
+    local pid=$1 before after
+    after=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+    for _ in $(seq 1 900); do
+        sleep 2
+        before=$after
+        after=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+        ((after - before <= 4)) && return 0
+    done
+    echo "the server was still busy after 30 minutes" >&2
+    return 1
+}
+
+# `serve_store BIN DATA DIR` starts BIN serving the store DATA on a port
+# of its own, its output in DIR/serve.out and DIR/serve.err, and sets
+# `server` (its pid) and `address` once it serves.
+serve_store() {
+    : >"$3/serve.out"
+    "$1" serve --data "$2" --addr 127.0.0.1:0 >>"$3/serve.out" 2>"$3/serve.err" &
+    server=$!
+    address=$(serving_address "$3/serve.out" "$3/serve.err" "$server")
 }
