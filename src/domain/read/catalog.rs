@@ -126,27 +126,6 @@ impl Snapshot {
     /// that order so that a catalog page reads each recipe once; `read`
     /// says whether the recipe is loaded into the entity cache to do it.
     fn catalog_line(&self, id: RecipeId, read: Read) -> Result<(CatalogEntry, bool), DomainError> {
-        let (mut entry, left_out) = self.line_without_forks(id, read)?;
-        entry.fork_count = self.line_fork_count(id, read)?;
-        Ok((entry, left_out))
-    }
-
-    /// Recipe `id`'s fork count for its catalog line, read as `read` says.
-    fn line_fork_count(&self, id: RecipeId, read: Read) -> Result<usize, DomainError> {
-        match read {
-            Read::Whole => self.fork_count(id),
-            Read::InPassing => Ok(self
-                .db
-                .referrer_count_in_passing(self.attrs.forked_from, id.entity())?),
-        }
-    }
-
-    /// `catalog_line` but for its fork count (zero here: a further read).
-    fn line_without_forks(
-        &self,
-        id: RecipeId,
-        read: Read,
-    ) -> Result<(CatalogEntry, bool), DomainError> {
         let a = &self.attrs;
         // Every attribute of the line is in the range (`Attrs::resolve`).
         let mut retired = false;
@@ -187,6 +166,10 @@ impl Snapshot {
         // A recipe kept from another site (a remote fork's parent) is no
         // recipe of this site's: left out wherever retired ones are.
         retired |= crate::domain::slug::is_elsewhere(&entry.slug);
+        entry.fork_count = match read {
+            Read::Whole => self.fork_count(id)?,
+            Read::InPassing => (self.db).referrer_count_in_passing(a.forked_from, id.entity())?,
+        };
         Ok((entry, retired))
     }
 
