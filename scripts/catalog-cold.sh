@@ -19,6 +19,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/serving.sh
 source scripts/serving.sh
+# shellcheck source=scripts/medians.sh
+source scripts/medians.sh
 
 data=${1:?usage: scripts/catalog-cold.sh DATA BIN_A BIN_B [ROUNDS] [PAGES] [TAG]}
 bins=("${2:?build A}" "${3:?build B}")
@@ -73,14 +75,5 @@ done
 echo "A = ${bins[0]}"
 echo "B = ${bins[1]}"
 echo "build|page|time: median (min-max) ms over every page of every round"
-sort -t'|' -k1,2 "$work/times" | awk -F'|' '
-    { key = $1 "|" $2; n[key]++; v[key, n[key]] = $3; if (!(key in seen)) { seen[key] = 1; keys[++k] = key } }
-    END {
-        for (i = 1; i <= k; i++) {
-            key = keys[i]; m = n[key]
-            for (x = 1; x <= m; x++) s[x] = v[key, x]
-            for (x = 1; x <= m; x++) for (y = x + 1; y <= m; y++) if (s[y] < s[x]) { t = s[x]; s[x] = s[y]; s[y] = t }
-            printf "%s: %.3f (%.3f-%.3f), %d pages\n", key, (m % 2 ? s[(m + 1) / 2] : (s[m / 2] + s[m / 2 + 1]) / 2), s[1], s[m], m
-        }
-    }'
+medians "$work/times" 3 pages
 rm -rf "$work"

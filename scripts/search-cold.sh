@@ -20,6 +20,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/serving.sh
 source scripts/serving.sh
+# shellcheck source=scripts/medians.sh
+source scripts/medians.sh
 
 data=${1:?usage: scripts/search-cold.sh DATA BIN_A BIN_B [ROUNDS] [QUERY...]}
 bins=("${2:?build A}" "${3:?build B}")
@@ -105,14 +107,5 @@ done
 echo "A = ${bins[0]}"
 echo "B = ${bins[1]}"
 echo "build|query|kind: median (min-max) ms over every run"
-sort -t'|' -k1,3 "$work/times" | awk -F'|' '
-    { key = $1 "|" $2 "|" $3; n[key]++; v[key, n[key]] = $4; if (!(key in seen)) { seen[key] = 1; keys[++k] = key } }
-    END {
-        for (i = 1; i <= k; i++) {
-            key = keys[i]; m = n[key]
-            for (x = 1; x <= m; x++) s[x] = v[key, x]
-            for (x = 1; x <= m; x++) for (y = x + 1; y <= m; y++) if (s[y] < s[x]) { t = s[x]; s[x] = s[y]; s[y] = t }
-            printf "%s: %.2f (%.2f-%.2f), %d runs\n", key, (m % 2 ? s[(m + 1) / 2] : (s[m / 2] + s[m / 2 + 1]) / 2), s[1], s[m], m
-        }
-    }'
+medians "$work/times" 2 runs
 rm -rf "$work"
