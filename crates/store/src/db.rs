@@ -506,14 +506,14 @@ impl Db {
     /// kept as if each had been read from VAET; an attribute with more than
     /// `MAX_TARGETS_READ` targets is marked as not kept.
     fn read_targets(&self, a: EntityId) -> Result<(), StorageError> {
-        if !self.referrers.begin_targets(a, self.basis) {
+        let Some(reading) = self.referrers.begin_targets(a, self.basis) else {
             return Ok(());
-        }
+        };
         let mut lists = super::referrers::Lists::default();
         // In entity order, as VAET lists a target's referrers.
         for datom in self.datoms(Index::Aevt, &Components::any().a(a)) {
             if lists.len() >= super::referrers::MAX_TARGETS_READ {
-                self.referrers.end_targets(a, None, false);
+                self.referrers.end_targets(reading, None, false);
                 return Ok(());
             }
             match datom {
@@ -523,12 +523,12 @@ impl Db {
                     }
                 }
                 Err(error) => {
-                    self.referrers.end_targets(a, None, true);
+                    self.referrers.end_targets(reading, None, true);
                     return Err(error);
                 }
             }
         }
-        self.referrers.end_targets(a, Some(lists), false);
+        self.referrers.end_targets(reading, Some(lists), false);
         Ok(())
     }
 

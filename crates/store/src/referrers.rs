@@ -35,8 +35,37 @@ struct State {
     /// did since the set was read (`Targets`).
     targets: FxHashMap<EntityId, Targets>,
     /// Attributes whose targets are being read, from a basis, and what
-    /// transactions since referred to (`begin_targets`).
-    reading: FxHashMap<EntityId, Targets>,
+    /// transactions since referred to (`begin_targets`), each with the
+    /// token of its reading.
+    reading: FxHashMap<EntityId, (u64, Targets)>,
+    /// The token of the next reading begun. Never reset: a reading that a
+    /// reset or a poisoned lock forgot must not end the one begun after it.
+    next_token: u64,
+}
+
+/// A reading of an attribute's targets that `begin_targets` began, for
+/// `end_targets` to end. Its token tells it from a later reading of the
+/// same attribute: if the store is rewound (`reset`) or the lock is taken
+/// back from a panic while it reads, and another reader begins again,
+/// this one's lists, read at a basis since undone or with the transactions
+/// noted meanwhile forgotten, are not kept under the other's basis.
+/// Dropped without being ended (its reader panicked, or returned early),
+/// it ends as a failed read, which may be tried again: a reading left open
+/// would keep the attribute from ever being read whole.
+#[must_use = "a reading begun is ended with `end_targets`"]
+pub(crate) struct TargetsReading<'a> {
+    cache: &'a ReferrerCache,
+    a: EntityId,
+    token: u64,
+    open: bool,
+}
+
+impl Drop for TargetsReading<'_> {
+    fn drop(&mut self) {
+        if self.open {
+            self.cache.end(self.a, self.token, None, true);
+        }
+    }
 }
 
 /// The entities an attribute's current facts refer to, read whole at
@@ -103,6 +132,7 @@ impl ReferrerCache {
                 entries: FxHashMap::default(),
                 targets: FxHashMap::default(),
                 reading: FxHashMap::default(),
+                next_token: 0,
             }),
             capacity,
         }
@@ -160,24 +190,29 @@ impl ReferrerCache {
     /// kept nor being read and `basis` is the newest state; from here on,
     /// each transaction's targets of `a` are noted, so that the set read at
     /// `basis` is made whole when given (`end_targets`) however many
-    /// transactions come between. False: the caller reads nothing.
-    pub(crate) fn begin_targets(&self, a: EntityId, basis: EntityId) -> bool {
+    /// transactions come between. `None`: the caller reads nothing.
+    pub(crate) fn begin_targets(&self, a: EntityId, basis: EntityId) -> Option<TargetsReading<'_>> {
         if self.capacity == 0 {
-            return false;
+            return None;
         }
         let mut state = self.write();
         if state.latest != basis || state.targets.contains_key(&a) || state.reading.contains_key(&a)
         {
-            return false;
+            return None;
         }
-        state.reading.insert(
+        let token = state.next_token;
+        state.next_token += 1;
+        let targets = Targets {
+            read_at: basis,
+            counts: FxHashMap::default(),
+        };
+        state.reading.insert(a, (token, targets));
+        Some(TargetsReading {
+            cache: self,
             a,
-            Targets {
-                read_at: basis,
-                counts: FxHashMap::default(),
-            },
-        );
-        true
+            token,
+            open: true,
+        })
     }
 
     /// Ends the reading `begin_targets` started: `Some(lists)`, each
@@ -186,17 +221,30 @@ impl ReferrerCache {
     /// unless a transaction since touched its target (it may be stale) or
     /// the lists would fill more than half the cache; `None` when there
     /// were too many (the attribute is then never read whole again) or the
-    /// read failed (`retry`: it may be tried again).
+    /// read failed (`retry`: it may be tried again). A reading forgotten
+    /// since it began (`TargetsReading`) keeps nothing.
     ///
     /// A crawler's pass asks every recipe for its forks: a third of the
     /// pages of a catalog of families have some, and each was a VAET scan
     /// (perf of `scripts/crawl.sh`: 8.5% of the server's time). The AEVT
     /// read that finds the targets has every list already.
-    pub(crate) fn end_targets(&self, a: EntityId, lists: Option<Lists>, retry: bool) {
+    pub(crate) fn end_targets(
+        &self,
+        mut reading: TargetsReading<'_>,
+        lists: Option<Lists>,
+        retry: bool,
+    ) {
+        reading.open = false;
+        self.end(reading.a, reading.token, lists, retry);
+    }
+
+    /// `end_targets`, for the reading of `a` with `token`.
+    fn end(&self, a: EntityId, token: u64, lists: Option<Lists>, retry: bool) {
         let mut state = self.write();
-        let Some(noted) = state.reading.remove(&a) else {
+        if state.reading.get(&a).is_none_or(|(t, _)| *t != token) {
             return;
-        };
+        }
+        let (_, noted) = state.reading.remove(&a).expect("found just above");
         match lists {
             Some(lists) => {
                 let mut counts: FxHashMap<EntityId, u32> = (lists.iter())
@@ -298,7 +346,7 @@ impl ReferrerCache {
         } = &mut *state;
         for key @ (target, a) in touched {
             entries.remove(&key);
-            for kept in [targets.get_mut(&a), reading.get_mut(&a)]
+            for kept in [targets.get_mut(&a), reading.get_mut(&a).map(|(_, r)| r)]
                 .into_iter()
                 .flatten()
             {
@@ -345,13 +393,19 @@ mod tests {
     fn a_target_outside_an_attributes_targets_has_none_from_their_read_on() {
         let cache = ReferrerCache::new(10, 100);
         assert_eq!(cache.surely_none(1, 7, 100), None, "not kept yet");
-        assert!(!cache.begin_targets(7, 99), "read before the newest");
-        assert!(cache.begin_targets(7, 100));
-        assert!(!cache.begin_targets(7, 100), "one reading at a time");
+        assert!(
+            cache.begin_targets(7, 99).is_none(),
+            "read before the newest"
+        );
+        let reading = cache.begin_targets(7, 100).unwrap();
+        assert!(
+            cache.begin_targets(7, 100).is_none(),
+            "one reading at a time"
+        );
         assert!(!cache.wants_targets(7));
         // A transaction lands while the targets are read: noted.
         cache.commit(101, [(2, 7)]);
-        cache.end_targets(7, Some(Lists::from_iter([(1, vec![4])])), false);
+        cache.end_targets(reading, Some(Lists::from_iter([(1, vec![4])])), false);
         assert_eq!(
             cache.surely_none(2, 7, 101),
             Some(false),
@@ -365,13 +419,18 @@ mod tests {
         assert_eq!(cache.surely_none(3, 7, 102), Some(false));
         // Too many to keep: never used, never read again; a failed read
         // may be tried again.
-        assert!(cache.begin_targets(8, 102));
-        cache.end_targets(8, None, false);
+        let reading = cache.begin_targets(8, 102).unwrap();
+        cache.end_targets(reading, None, false);
         assert!(!cache.wants_targets(8));
         assert_eq!(cache.surely_none(3, 8, 102), None);
-        assert!(cache.begin_targets(9, 102));
-        cache.end_targets(9, None, true);
+        let reading = cache.begin_targets(9, 102).unwrap();
+        cache.end_targets(reading, None, true);
         assert!(cache.wants_targets(9));
+        // A reading dropped unended (its reader panicked) is a failed one.
+        let reading = cache.begin_targets(9, 102).unwrap();
+        assert!(!cache.wants_targets(9));
+        drop(reading);
+        assert!(cache.wants_targets(9), "dropped: may be read again");
         cache.reset(90);
         assert!(cache.wants_targets(7), "undone writes forget them");
         assert!(
@@ -383,11 +442,11 @@ mod tests {
     #[test]
     fn the_lists_read_with_the_targets_are_kept_unless_touched_since() {
         let cache = ReferrerCache::new(10, 100);
-        assert!(cache.begin_targets(7, 100));
+        let reading = cache.begin_targets(7, 100).unwrap();
         // While the targets are read, a transaction gives 2 a referrer.
         cache.commit(101, [(2, 7)]);
         let lists = Lists::from_iter([(1, vec![4, 5]), (2, vec![6]), (3, vec![8])]);
-        cache.end_targets(7, Some(lists), false);
+        cache.end_targets(reading, Some(lists), false);
         assert_eq!(cache.get(1, 7, 101).as_deref(), Some(&[4, 5][..]));
         assert_eq!(cache.get(3, 7, 100).as_deref(), Some(&[8][..]));
         assert!(cache.get(1, 7, 99).is_none(), "an older reader scans");
@@ -398,9 +457,9 @@ mod tests {
 
         // More lists than half the cache holds: only the set is kept.
         let cache = ReferrerCache::new(4, 100);
-        assert!(cache.begin_targets(7, 100));
+        let reading = cache.begin_targets(7, 100).unwrap();
         let lists = Lists::from_iter((1..=3).map(|target| (target, vec![9])));
-        cache.end_targets(7, Some(lists), false);
+        cache.end_targets(reading, Some(lists), false);
         assert!(cache.get(1, 7, 100).is_none());
         assert_eq!(cache.surely_none(1, 7, 100), Some(false));
         assert_eq!(cache.surely_none(4, 7, 100), Some(true));
@@ -411,11 +470,11 @@ mod tests {
         // Lists too many to keep (capacity 4): the counts are kept.
         let cache = ReferrerCache::new(4, 100);
         assert_eq!(cache.count(1, 7, 100), None, "nothing read");
-        assert!(cache.begin_targets(7, 100));
+        let reading = cache.begin_targets(7, 100).unwrap();
         // While the targets are read, a transaction refers to 3.
         cache.commit(101, [(3, 7)]);
         let lists = Lists::from_iter([(1, vec![4, 5]), (2, vec![6]), (3, vec![8])]);
-        cache.end_targets(7, Some(lists), false);
+        cache.end_targets(reading, Some(lists), false);
         assert!(cache.get(1, 7, 101).is_none(), "no list kept");
         assert_eq!(cache.count(1, 7, 101), Some(2));
         assert_eq!(cache.count(2, 7, 100), Some(1));
@@ -435,6 +494,43 @@ mod tests {
         // Forgotten with everything else when writes are undone.
         cache.reset(100);
         assert_eq!(cache.count(2, 7, 100), None);
+    }
+
+    #[test]
+    fn a_reading_forgotten_while_it_read_keeps_nothing_under_the_next_ones_basis() {
+        let cache = ReferrerCache::new(10, 100);
+        let first = cache.begin_targets(7, 100).unwrap();
+        // Transactions 91 to 100 are undone, and a reader begins again at
+        // the store's basis now.
+        cache.reset(90);
+        let second = cache.begin_targets(7, 90).unwrap();
+        // The first reading saw a reference one of the undone transactions
+        // made: none of it is kept.
+        cache.end_targets(first, Some(Lists::from_iter([(1, vec![4])])), false);
+        assert_eq!(cache.count(1, 7, 90), None, "the first reading's count");
+        assert!(cache.get(1, 7, 90).is_none(), "the first reading's list");
+        assert_eq!(cache.surely_none(2, 7, 90), None);
+        assert!(!cache.wants_targets(7), "the second reading goes on");
+        cache.end_targets(second, Some(Lists::from_iter([(2, vec![5])])), false);
+        assert_eq!(cache.count(1, 7, 90), Some(0));
+        assert_eq!(cache.count(2, 7, 90), Some(1));
+
+        // The same when a panic took the lock back in between.
+        let cache = ReferrerCache::new(10, 100);
+        let first = cache.begin_targets(7, 100).unwrap();
+        let _ = std::thread::scope(|s| {
+            s.spawn(|| {
+                let _state = cache.state.write().unwrap();
+                panic!("a panic holding the referrer cache");
+            })
+            .join()
+        });
+        let second = cache.begin_targets(7, 100).unwrap();
+        cache.end_targets(first, Some(Lists::from_iter([(1, vec![4])])), false);
+        assert!(!cache.wants_targets(7), "the second reading goes on");
+        cache.end_targets(second, Some(Lists::from_iter([(2, vec![5])])), false);
+        assert_eq!(cache.count(1, 7, 100), Some(0));
+        assert_eq!(cache.count(2, 7, 100), Some(1));
     }
 
     #[test]
