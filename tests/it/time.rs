@@ -38,6 +38,49 @@ fn as_of_reads_the_database_as_it_was() {
 }
 
 #[test]
+fn a_reader_a_moment_behind_a_write_reads_the_entity_as_it_was_from_the_cache() {
+    let store = store();
+    let id = add_recipe(&store, "dal", "Dal");
+    let title = |db: &forkful::store::Db| db.entity(id).unwrap().get(&kw(":recipe/title")).cloned();
+    // Read by two readers, the entity is kept in the entity cache.
+    let cache_it = || {
+        for _ in 0..2 {
+            title(&store.db());
+        }
+    };
+    let retitle = |to: &str| {
+        let mut tx = Transaction::new();
+        tx.add(id, ":recipe/title", to);
+        store.transact(&tx).unwrap();
+    };
+    cache_it();
+    let behind = store.db();
+    retitle("Dal tadka");
+    // Behind the write: answered from the state the write replaced, as an
+    // entity the witness can vouch for, not from the datoms' history (a
+    // range it cannot).
+    let witnessed = behind.witnessed();
+    assert_eq!(title(&witnessed), Some(Value::from("Dal")));
+    let read = witnessed.dependencies().unwrap();
+    assert!(!read.ranged, "read from the datoms");
+    assert!(witnessed.still_holds(&read).unwrap());
+    assert!(!store.db().still_holds(&read).unwrap(), "changed since");
+    assert_eq!(title(&behind.uncached()), Some(Value::from("Dal")));
+    assert_eq!(title(&store.db()), Some(Value::from("Dal tadka")));
+
+    // Two writes behind: the state kept is the one the second write
+    // replaced, which did not hold yet at that basis.
+    cache_it();
+    let one_behind = store.db();
+    retitle("Dal makhani");
+    let witnessed = behind.witnessed();
+    assert_eq!(title(&witnessed), Some(Value::from("Dal")));
+    assert!(witnessed.dependencies().unwrap().ranged, "from the datoms");
+    assert_eq!(title(&one_behind), Some(Value::from("Dal tadka")));
+    assert_eq!(title(&store.db()), Some(Value::from("Dal makhani")));
+}
+
+#[test]
 fn since_shows_only_facts_asserted_after_a_basis() {
     let store = store();
     let id = add_recipe(&store, "dal", "Dal");

@@ -249,12 +249,15 @@ impl Db {
             Use::Read => self.memo.entity(e),
             Use::Check => None,
         };
-        let cached = match memo.map(Ok).or_else(|| self.shared_entity(e, use_))? {
+        let mut cached = match memo.map(Ok).or_else(|| self.shared_entity(e, use_))? {
             Ok(cached) => cached,
             Err(error) => return Some(Err(error)),
         };
         if cached.last_tx > self.basis {
-            return None;
+            // Changed since this value's basis: its state then, if the
+            // cache kept it (`current::EntityCache::previous_at`), or its
+            // datoms.
+            cached = self.entities.previous_at(e, self.basis)?;
         }
         if let Some(witness) = &self.witness {
             witness.entity(e, cached.last_tx);

@@ -10,7 +10,9 @@
 //! target. Anything else, a range over an index (a catalog page, search
 //! postings, a lookup that found nothing, a past value read from its
 //! datoms), cannot be checked this way: the read is marked `ranged`, and
-//! whoever keeps its result falls back to the basis.
+//! whoever keeps its result falls back to the basis. (A past value the
+//! entity cache answers from an entity's previous state is an entity read:
+//! that state, too, is the one of its `last_tx`.)
 
 use std::sync::{Arc, Mutex};
 

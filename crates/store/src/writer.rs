@@ -392,7 +392,9 @@ impl Store {
         schema: Option<Arc<Schema>>,
     ) {
         let (datoms, tx) = (written.datoms, written.tx);
-        self.inner.entities.invalidate(datoms.iter().map(|d| d.e));
+        self.inner
+            .entities
+            .invalidate(datoms.iter().map(|d| d.e), tx);
         self.inner.referrers.commit(tx, references(datoms));
         self.inner.orders.commit(tx, datoms);
         if let Some(schema) = schema {

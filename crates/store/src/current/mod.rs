@@ -27,9 +27,11 @@ use super::error::StorageError;
 use super::value::{EntityId, Value};
 
 pub(crate) mod blocks;
+mod previous;
 mod reader_memo;
 mod second_reader;
 
+use previous::PreviousStates;
 pub(crate) use reader_memo::ReaderMemo;
 use second_reader::SecondReader;
 
@@ -368,7 +370,9 @@ impl quick_cache::Weighter<EntityId, std::sync::Arc<Cached>> for Weigh {
 /// it touches and bumps `epoch`; a reader offers what it read from sled
 /// only if no write happened since it started reading. Offers and
 /// invalidations take `writes` (readers' `get` does not), so a stale entry
-/// can never be put back after its invalidation.
+/// can never be put back after its invalidation. What a write invalidates
+/// is kept a while longer as the entity's previous state (`previous`),
+/// for readers a moment behind the write.
 pub(crate) struct EntityCache {
     /// Fx-hashed: ids are handed out by the store, not chosen by a client,
     /// so SipHash's resistance to chosen keys would buy nothing.
@@ -378,11 +382,17 @@ pub(crate) struct EntityCache {
         Weigh,
         rustc_hash::FxBuildHasher,
     >,
+    /// A sixteenth of the budget.
+    previous: PreviousStates,
     writes: std::sync::Mutex<()>,
     epoch: std::sync::atomic::AtomicU64,
     second_reader: SecondReader,
     budget: u64,
 }
+
+/// The share of the entity cache's budget its previous states may hold,
+/// as a divisor.
+const PREVIOUS_SHARE: u64 = 16;
 
 /// A decoded entity's typical weight, for sizing the cache's map.
 const TYPICAL_ENTITY: u64 = 1024;
@@ -391,14 +401,16 @@ impl EntityCache {
     /// A cache of at most `budget` bytes of decoded entities (0: none).
     pub(crate) fn new(budget: u64) -> EntityCache {
         let items = (budget / TYPICAL_ENTITY).clamp(16, 1 << 22) as usize;
+        let previous = budget / PREVIOUS_SHARE;
         EntityCache {
             map: quick_cache::sync::Cache::with(
                 items,
-                budget.max(1),
+                (budget - previous).max(1),
                 Weigh,
                 rustc_hash::FxBuildHasher,
                 Default::default(),
             ),
+            previous: PreviousStates::new(items / PREVIOUS_SHARE as usize, previous),
             writes: std::sync::Mutex::new(()),
             epoch: Default::default(),
             // Twice the entities it may hold, at most a million slots (8 MiB).
@@ -411,14 +423,25 @@ impl EntityCache {
         self.map.get(&e)
     }
 
-    /// Entities held now.
+    /// The state of `e` at `basis`, if the cache keeps it as `e`'s
+    /// previous state (`previous`): for a reader whose basis is before the
+    /// entity's last change.
+    pub(crate) fn previous_at(
+        &self,
+        e: EntityId,
+        basis: EntityId,
+    ) -> Option<std::sync::Arc<Cached>> {
+        self.previous.at(e, basis)
+    }
+
+    /// Entities held now in their current state.
     pub(crate) fn len(&self) -> usize {
         self.map.len()
     }
 
     /// The bytes held now, as weighed.
     pub(crate) fn weight(&self) -> u64 {
-        self.map.weight()
+        self.map.weight() + self.previous.weight()
     }
 
     /// Its budget in bytes.
@@ -492,30 +515,41 @@ impl EntityCache {
     pub(crate) fn set_share(&self, share: f64) {
         if self.budget > 0 {
             let bytes = ((self.budget as f64 * share.clamp(0.0, 1.0)) as u64).max(1);
-            self.map.set_capacity(bytes);
+            let previous = bytes / PREVIOUS_SHARE;
+            self.map.set_capacity((bytes - previous).max(1));
+            self.previous.set_capacity(previous);
         }
     }
 
     /// The bytes it may hold now.
     pub(crate) fn capacity(&self) -> u64 {
-        self.map.capacity()
+        self.map.capacity() + self.previous.capacity()
     }
 
     /// Forgets everything (after writes were undone).
     pub(crate) fn clear(&self) {
         let _writes = self.writes();
         self.map.clear();
+        self.previous.clear();
         // Who read what before counts for nothing in a cache started over:
         // as after a restart, each entity is kept from its second reader.
         self.second_reader.forget();
         self.epoch.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
     }
 
-    /// Forgets the entities a write touched.
-    pub(crate) fn invalidate(&self, touched: impl IntoIterator<Item = EntityId>) {
+    /// Forgets the entities transaction `tx` touched, keeping what it held
+    /// of each as that entity's previous state, until `tx`.
+    pub(crate) fn invalidate(&self, touched: impl IntoIterator<Item = EntityId>, tx: EntityId) {
         let _writes = self.writes();
         for e in touched {
-            self.map.remove(&e);
+            // Held, it is the state `tx` changed: an entry read before an
+            // earlier write was never kept (`keep`), and that write removed
+            // what was held then.
+            if let Some((e, held)) = self.map.remove(&e) {
+                if held.last_tx < tx {
+                    self.previous.keep(e, held, tx);
+                }
+            }
         }
         self.epoch.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
     }
@@ -559,7 +593,7 @@ mod cache_tests {
         cache.replace(7, &first, second.clone());
         assert!(Arc::ptr_eq(&cache.get(7).unwrap(), &second));
         // Made from an entry a write has since invalidated: left out.
-        cache.invalidate([7]);
+        cache.invalidate([7], 2);
         cache.replace(7, &second, entity(300));
         assert!(cache.get(7).is_none());
         // Or from one that another reader's newer entry has replaced.
@@ -589,7 +623,7 @@ mod cache_tests {
     fn an_offer_read_before_a_write_is_not_kept() {
         let cache = EntityCache::new(1 << 20);
         let epoch = cache.epoch();
-        cache.invalidate([7]);
+        cache.invalidate([7], 2);
         cache.keep(7, epoch, entity(100));
         assert!(cache.get(7).is_none());
         cache.keep(7, cache.epoch(), entity(100));
