@@ -81,6 +81,49 @@ fn a_reader_a_moment_behind_a_write_reads_the_entity_as_it_was_from_the_cache() 
 }
 
 #[test]
+fn readers_behind_a_busy_entity_read_it_as_it_was_at_their_basis() {
+    let store = store();
+    let id = add_recipe(&store, "dal", "Dal 0");
+    let title =
+        move |db: &forkful::store::Db| db.entity(id).unwrap().get(&kw(":recipe/title")).cloned();
+    let done = Arc::new(AtomicBool::new(false));
+    // Each reader holds its last three values, so that most of its reads
+    // are a write or two behind the entity's newest change, and compares
+    // what the caches answer with what the datoms say.
+    let readers: Vec<_> = (0..2)
+        .map(|_| {
+            let (store, done) = (store.clone(), done.clone());
+            thread::spawn(move || {
+                let mut behind = std::collections::VecDeque::new();
+                let mut checked = 0;
+                while !done.load(Ordering::Acquire) {
+                    behind.push_back(store.db());
+                    if behind.len() > 3 {
+                        behind.pop_front();
+                    }
+                    for db in &behind {
+                        let at = db.basis();
+                        assert_eq!(title(db), title(&db.uncached()), "at basis {at}");
+                        checked += 1;
+                    }
+                }
+                checked
+            })
+        })
+        .collect();
+    for i in 1..=200 {
+        let mut tx = Transaction::new();
+        tx.add(id, ":recipe/title", format!("Dal {i}").as_str());
+        store.transact(&tx).unwrap();
+    }
+    done.store(true, Ordering::Release);
+    for reader in readers {
+        assert!(reader.join().unwrap() > 0);
+    }
+    assert_eq!(title(&store.db()), Some(Value::from("Dal 200")));
+}
+
+#[test]
 fn since_shows_only_facts_asserted_after_a_basis() {
     let store = store();
     let id = add_recipe(&store, "dal", "Dal");
