@@ -19,8 +19,8 @@ use super::Cached;
 use crate::value::EntityId;
 
 /// An entity's state that held from `cached.last_tx` until `until`, the
-/// next transaction that changed it.
-#[derive(Debug)]
+/// next transaction that changed it. Cloned for a reference count.
+#[derive(Debug, Clone)]
 pub(crate) struct Previous {
     cached: Arc<Cached>,
     until: EntityId,
@@ -29,8 +29,8 @@ pub(crate) struct Previous {
 #[derive(Debug, Clone)]
 struct Weigh;
 
-impl quick_cache::Weighter<EntityId, Arc<Previous>> for Weigh {
-    fn weight(&self, _: &EntityId, previous: &Arc<Previous>) -> u64 {
+impl quick_cache::Weighter<EntityId, Previous> for Weigh {
+    fn weight(&self, _: &EntityId, previous: &Previous) -> u64 {
         previous.cached.bytes + std::mem::size_of::<Previous>() as u64
     }
 }
@@ -38,7 +38,7 @@ impl quick_cache::Weighter<EntityId, Arc<Previous>> for Weigh {
 /// Each entity's latest previous state, bounded in bytes, evicting with
 /// quick_cache's CLOCK-Pro as the entity cache does.
 pub(crate) struct PreviousStates {
-    map: quick_cache::sync::Cache<EntityId, Arc<Previous>, Weigh, rustc_hash::FxBuildHasher>,
+    map: quick_cache::sync::Cache<EntityId, Previous, Weigh, rustc_hash::FxBuildHasher>,
 }
 
 impl PreviousStates {
@@ -61,14 +61,13 @@ impl PreviousStates {
     /// no transaction between the two changed `e`.
     pub(crate) fn keep(&self, e: EntityId, cached: Arc<Cached>, until: EntityId) {
         debug_assert!(cached.last_tx < until);
-        self.map.insert(e, Arc::new(Previous { cached, until }));
+        self.map.insert(e, Previous { cached, until });
     }
 
     /// The state of `e` at `basis`, if one kept here held then.
     pub(crate) fn at(&self, e: EntityId, basis: EntityId) -> Option<Arc<Cached>> {
         let previous = self.map.get(&e)?;
-        (previous.cached.last_tx <= basis && basis < previous.until)
-            .then(|| previous.cached.clone())
+        (previous.cached.last_tx <= basis && basis < previous.until).then_some(previous.cached)
     }
 
     pub(crate) fn weight(&self) -> u64 {
