@@ -27,14 +27,7 @@ bins=("${2:?build A}" "${3:?build B}")
 rounds=${4:-3}
 pages=${5:-10}
 tag=${6:-vegan}
-for bin in "${bins[@]}"; do
-    [ -x "$bin" ] || { echo "$bin is not an executable"; exit 1; }
-done
-work=$(mktemp -d /tmp/forkful-catalog.XXXXXX)
-echo "forkful catalog-cold: $data, $rounds rounds of $pages pages, $(nproc) CPUs, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
-
-server=
-trap '[ -n "$server" ] && kill "$server" 2>/dev/null || true' EXIT
+builds_in_turn catalog-cold "$data, $rounds rounds of $pages pages" "${bins[@]}"
 
 # Walks `$pages` pages from path `$2`, recording each under kind `$1`.
 walk() {

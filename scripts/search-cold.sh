@@ -30,14 +30,7 @@ shift 4 2>/dev/null || shift $#
 queries=("$@")
 [ ${#queries[@]} -gt 0 ] || queries=(oil golden "olive oil")
 again=10
-for bin in "${bins[@]}"; do
-    [ -x "$bin" ] || { echo "$bin is not an executable"; exit 1; }
-done
-work=$(mktemp -d /tmp/forkful-search.XXXXXX)
-echo "forkful search-cold: $data, $rounds rounds, $(nproc) CPUs, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
-
-server=
-trap '[ -n "$server" ] && kill "$server" 2>/dev/null || true' EXIT
+builds_in_turn search-cold "$data, $rounds rounds" "${bins[@]}"
 
 # Starts `$1` on DATA (`serve_store`: sets `server` and `address`) and
 # waits for its search index.

@@ -49,3 +49,20 @@ serve_store() {
     server=$!
     address=$(serving_address "$3/serve.out" "$3/serve.err" "$server")
 }
+
+# `builds_in_turn NAME WHAT BIN...` starts a script that serves one store
+# with each build in turn (catalog-cold.sh, search-cold.sh): exits unless
+# every BIN is an executable, sets `work` to a new temporary directory,
+# prints the run's header ("forkful NAME: WHAT" and the machine), and
+# stops `server`, if one runs, on exit.
+builds_in_turn() {
+    local name=$1 what=$2 bin
+    shift 2
+    for bin in "$@"; do
+        [ -x "$bin" ] || { echo "$bin is not an executable"; exit 1; }
+    done
+    work=$(mktemp -d "/tmp/forkful-$name.XXXXXX")
+    echo "forkful $name: $what, $(nproc) CPUs, $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
+    server=
+    trap '[ -n "$server" ] && kill "$server" 2>/dev/null || true' EXIT
+}
