@@ -59,9 +59,7 @@ for round in $(seq 1 "$rounds"); do
         walk catalog /
         walk tag "/tags/$tag"
         echo "round $round $name: done"
-        kill "$server"
-        wait "$server" 2>/dev/null || true
-        server=
+        stop_store
     done
 done
 

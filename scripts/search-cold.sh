@@ -91,9 +91,7 @@ for round in $(seq 1 "$rounds"); do
             printf 'round %d %s %-12s cold %7s ms, again %s ms\n' "$round" "$name" "$query" \
                 "$cold" "$(printf '%s\n' "${warm[@]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')"
         done
-        kill "$server"
-        wait "$server" 2>/dev/null || true
-        server=
+        stop_store
     done
 done
 

@@ -66,3 +66,10 @@ builds_in_turn() {
     server=
     trap '[ -n "$server" ] && kill "$server" 2>/dev/null || true' EXIT
 }
+
+# `stop_store` stops the server `serve_store` started, and waits for it.
+stop_store() {
+    kill "$server"
+    wait "$server" 2>/dev/null || true
+    server=
+}
