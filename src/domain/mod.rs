@@ -208,6 +208,14 @@ pub enum DomainError {
         "the site cannot save changes just now ({0}); nothing was saved, try again in a moment"
     )]
     Unavailable(String),
+    /// The search index is being built, from the store, after a start
+    /// without one: searches wait until it is.
+    #[error("the search index is being built ({done} of {of} recipes); try again in a moment")]
+    SearchBuilding { done: usize, of: usize },
+    /// The search index could not be opened, written or read (tantivy's
+    /// error, or its files'): the site's pages are fine, its search is not.
+    #[error("search is unavailable: {0}")]
+    SearchUnavailable(String),
     /// The log was sent the write and then could not be reached to say
     /// whether it kept it: it may be saved. Sending it again could save it
     /// twice, so the cook is told to look first.

@@ -66,6 +66,22 @@ pub enum WebError {
     Internal(#[source] Box<dyn std::error::Error + Send + Sync + 'static>),
 }
 
+/// A write the log's database could not take: nothing was written.
+const NOT_SAVED: &str =
+    "The site cannot save changes just now; nothing was saved. Try again in a moment.";
+
+/// A write sent to the log's database, which then could not be asked
+/// whether it kept it.
+const MAYBE_SAVED: &str = "The site could not tell whether your change was saved. Send it again in a moment: a change sent twice from one form is saved once.";
+
+/// A search the index could not answer (its files, or tantivy's error).
+const NO_SEARCH: &str =
+    "Search is not available just now; the site's pages are. Try again in a moment.";
+
+/// A read of the log's database (a session, a picture) that it did not
+/// answer.
+pub(super) const UNREACHED: &str = "The site cannot reach its database just now: pages already on this server are still shown, and changes wait. Try again in a moment.";
+
 impl From<AccountError> for WebError {
     fn from(error: AccountError) -> WebError {
         match error {
@@ -103,16 +119,33 @@ impl From<DomainError> for WebError {
             DomainError::NotAuthor { .. } | DomainError::NotSuggester { .. } => {
                 WebError::Forbidden(error.to_string())
             }
-            DomainError::Unavailable(_) | DomainError::OutcomeUnknown(_) => {
-                WebError::Busy(error.to_string())
+            // The log's database out of reach, or silent: the request is
+            // fine, the site is not yet; a 503 a browser or a proxy asks
+            // again. What PostgreSQL said (an address, a port, its own
+            // words) is for the operator: it goes to the log, and the page
+            // says what it means for the reader.
+            DomainError::SearchBuilding { .. } => {
+                WebError::Busy(super::form_handling::sentence(&error.to_string()))
             }
-            // A read of what the log's database keeps (sessions, pictures)
-            // that it did not answer: the request is fine, the site is not
-            // yet; a 503 a browser or a proxy asks again.
-            ref unreached if unreached.is_unavailable() => WebError::Busy(format!(
-                "The site cannot reach its database just now ({}): pages already on this server are still shown, and changes wait. Try again in a moment.",
-                unreached
-            )),
+            DomainError::SearchUnavailable(ref why) => {
+                tracing::warn!(error = %why, "a search failed");
+                WebError::Busy(NO_SEARCH.to_owned())
+            }
+            // Once a request while the log is away: health and the
+            // metrics say so to the operator, and this is the detail.
+            ref unreached if unreached.is_unavailable() => {
+                tracing::debug!(error = %unreached, "the log did not take or answer a request");
+                WebError::Busy(
+                    match unreached {
+                        DomainError::Unavailable(_) => NOT_SAVED,
+                        DomainError::OutcomeUnknown(_) => MAYBE_SAVED,
+                        // A read of what the log's database keeps
+                        // (sessions, pictures) that it did not answer.
+                        _ => UNREACHED,
+                    }
+                    .to_owned(),
+                )
+            }
             DomainError::AlreadySaved { slug } => WebError::SavedBefore {
                 to: views::recipe_path(&slug),
             },
@@ -213,5 +246,73 @@ impl std::fmt::Display for Chain<'_> {
             source = error.source();
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::StorageError;
+
+    /// What PostgreSQL says when it is out of reach: an address, a port.
+    const POSTGRES_SAID: &str =
+        "error connecting to server: Connection refused (os error 111) at 127.0.0.1:5432";
+
+    async fn page_of(error: DomainError) -> (StatusCode, bool, String) {
+        let response = WebError::from(error).error_response();
+        let retry = response.headers().contains_key(header::RETRY_AFTER);
+        let status = response.status();
+        let body = actix_web::body::to_bytes(response.into_body())
+            .await
+            .unwrap_or_default();
+        (status, retry, String::from_utf8_lossy(&body).into_owned())
+    }
+
+    #[actix_web::test]
+    async fn a_search_index_being_built_says_so_and_how_far_it_is() {
+        let (status, retry, body) =
+            page_of(DomainError::SearchBuilding { done: 40, of: 100 }).await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+        assert!(retry, "no Retry-After");
+        assert!(
+            body.contains("The search index is being built (40 of 100 recipes)"),
+            "{body}"
+        );
+        assert!(!body.contains("save"), "{body}");
+    }
+
+    #[actix_web::test]
+    async fn a_log_out_of_reach_is_a_503_that_says_what_it_means_not_what_postgresql_said() {
+        let said = format!("the log is unavailable: {POSTGRES_SAID}");
+        for (error, meaning) in [
+            (DomainError::Unavailable(said.clone()), "nothing was saved"),
+            (
+                DomainError::OutcomeUnknown(said.clone()),
+                "could not tell whether your change was saved",
+            ),
+            (
+                DomainError::Store(StorageError::Unavailable(said.clone()).into()),
+                "cannot reach its database",
+            ),
+            (
+                DomainError::SearchUnavailable(format!("the search index at /srv/forkful: {said}")),
+                "Search is not available just now",
+            ),
+        ] {
+            let shown = format!("{error:?}");
+            let (status, retry, body) = page_of(error).await;
+            assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{shown}");
+            assert!(retry, "{shown}: no Retry-After");
+            assert!(body.contains(meaning), "{shown}: {body}");
+            for private in [
+                "127.0.0.1",
+                "5432",
+                "Connection refused",
+                "os error",
+                "/srv",
+            ] {
+                assert!(!body.contains(private), "{shown} shows {private:?}: {body}");
+            }
+        }
     }
 }

@@ -212,9 +212,10 @@ enum Unchecked {
 impl From<AccountError> for Unchecked {
     fn from(error: AccountError) -> Unchecked {
         match &error {
-            AccountError::Domain(domain) if domain.is_unavailable() => Unchecked::Unreachable(format!(
-                "The site cannot reach its database just now ({error}): pages already on this server are still shown, and changes wait. Try again in a moment."
-            )),
+            AccountError::Domain(domain) if domain.is_unavailable() => {
+                tracing::debug!(%error, "the log's database did not answer a session's lookup");
+                Unchecked::Unreachable(super::error::UNREACHED.to_owned())
+            }
             _ => Unchecked::Failed(error.to_string()),
         }
     }

@@ -221,7 +221,7 @@ impl SearchIndex {
                     std::thread::sleep(POLL);
                 }
                 Err(e) => {
-                    return Err(DomainError::Unavailable(format!(
+                    return Err(DomainError::SearchUnavailable(format!(
                         "the search index cannot be written (is another forkful serving this store?): {e}"
                     )))
                 }
@@ -279,7 +279,7 @@ impl SearchIndex {
             .name("search-index".into())
             .spawn(move || follow(weak, &rest))
             .map_err(|e| {
-                DomainError::Unavailable(format!("no thread for the search index: {e}"))
+                DomainError::SearchUnavailable(format!("no thread for the search index: {e}"))
             })?;
         Ok(SearchIndex { inner })
     }
@@ -337,9 +337,7 @@ impl SearchIndex {
                 self.inner.built.load(Ordering::Relaxed),
                 self.inner.to_build.load(Ordering::Relaxed),
             );
-            return Err(DomainError::Unavailable(format!(
-                "the search index is being built ({done} of {of} recipes); try again in a moment"
-            )));
+            return Err(DomainError::SearchBuilding { done, of });
         };
         let snapshot = match current.basis.cmp(&latest.basis()) {
             std::cmp::Ordering::Less => latest.as_of(current.basis),
@@ -505,9 +503,9 @@ fn open_in(dir: &Path, schema: tantivy::schema::Schema) -> Result<Index, DomainE
 }
 
 fn search_error(error: impl std::fmt::Display) -> DomainError {
-    DomainError::Unavailable(format!("the search index failed: {error}"))
+    DomainError::SearchUnavailable(format!("the search index failed: {error}"))
 }
 
 fn search_io(dir: &Path, error: std::io::Error) -> DomainError {
-    DomainError::Unavailable(format!("the search index at {}: {error}", dir.display()))
+    DomainError::SearchUnavailable(format!("the search index at {}: {error}", dir.display()))
 }
