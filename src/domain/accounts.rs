@@ -115,6 +115,19 @@ pub struct Accounts {
     memo: Option<std::sync::Arc<SessionMemo>>,
 }
 
+/// A cook's name as typed, as one line: control characters (NUL,
+/// escape), which every page, feed and signed activity would otherwise
+/// carry raw, dropped; a line break or a tab, a space; runs of spaces, one;
+/// none about it. Tidied rather than refused, as a recipe's title is: a
+/// name of nothing else is then empty, and refused as empty.
+fn name_as_shown(typed: &str) -> String {
+    let visible: String = typed
+        .chars()
+        .filter(|c| !c.is_control() || c.is_whitespace())
+        .collect();
+    visible.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 fn key(kind: &str, handle: &Slug) -> Vec<u8> {
     format!("{kind}/{handle}").into_bytes()
 }
@@ -323,7 +336,7 @@ impl Accounts {
         password: &str,
         attempt: Option<&Attempt>,
     ) -> Result<Cook, AccountError> {
-        let name = name.trim();
+        let name = name_as_shown(name);
         if name.is_empty() || name.chars().count() > MAX_NAME {
             return Err(AccountError::Invalid {
                 field: "name",
@@ -338,7 +351,7 @@ impl Accounts {
         // the two leaves a cook with no password, whom `user passwd` gives
         // one; the other order left a password with no cook, which neither
         // a sign-up nor an administrator could take back.
-        match self.create_cook(handle, name, attempt) {
+        match self.create_cook(handle, &name, attempt) {
             Ok(()) => {}
             // The form's first send made the account. Its answer was lost
             // before or after the password was set: set it now if it was
@@ -355,7 +368,7 @@ impl Accounts {
                     }
                     return Ok(Cook {
                         handle: handle.clone(),
-                        name: name.to_owned(),
+                        name,
                     });
                 }
             }
@@ -365,7 +378,7 @@ impl Accounts {
             .insert(&key("password", handle), &record.encode())?;
         Ok(Cook {
             handle: handle.clone(),
-            name: name.to_owned(),
+            name,
         })
     }
 

@@ -81,12 +81,27 @@ fn a_taken_handle_is_refused_whether_a_cook_or_an_author_has_it() {
 }
 
 #[test]
+fn a_name_is_kept_without_the_control_characters_nobody_sees() {
+    let (_, accounts) = accounts();
+    let cook = accounts
+        .sign_up(&slug("ann"), "\u{0}Ann\u{1b}[31m Smith\n\u{7f}", PASSWORD)
+        .unwrap();
+    assert_eq!(cook.name, "Ann[31m Smith");
+    assert_eq!(accounts.cook(&slug("ann")).unwrap().name, "Ann[31m Smith");
+    let cook = accounts
+        .sign_up(&slug("bo"), "Bo\nLee\t\t Park", PASSWORD)
+        .unwrap();
+    assert_eq!(cook.name, "Bo Lee Park", "a line break or a tab is a space");
+}
+
+#[test]
 fn a_bad_sign_up_writes_nothing() {
     let (recipes, accounts) = accounts();
     let before = stored(recipes.store());
     for (name, password) in [
         ("Ann", "short"),
         ("", PASSWORD),
+        ("\u{1b}\u{7}\n", PASSWORD),
         ("Ann", &"x".repeat(2_000)),
     ] {
         let error = accounts.sign_up(&slug("ann"), name, password).unwrap_err();
