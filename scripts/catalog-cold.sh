@@ -15,6 +15,9 @@
 # DATA is a seeded store (`forkful seed --data DATA --synthetic N`).
 # ROUNDS defaults to 3, PAGES to 10, TAG to `vegan`. The last lines give,
 # per build and kind, the median and range over every page of every round.
+# With DROP_CACHES=1 (root only) the kernel's page cache is dropped before
+# each server starts, so that its pages' reads go to the disk, not to
+# what the round before left in memory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/serving.sh
@@ -27,7 +30,12 @@ bins=("${2:?build A}" "${3:?build B}")
 rounds=${4:-3}
 pages=${5:-10}
 tag=${6:-vegan}
-builds_in_turn catalog-cold "$data, $rounds rounds of $pages pages" "${bins[@]}"
+drop_caches=${DROP_CACHES:-0}
+if [ "$drop_caches" = 1 ] && [ ! -w /proc/sys/vm/drop_caches ]; then
+    echo "DROP_CACHES=1 needs root: /proc/sys/vm/drop_caches is not writable" >&2
+    exit 1
+fi
+builds_in_turn catalog-cold "$data, $rounds rounds of $pages pages, DROP_CACHES=$drop_caches" "${bins[@]}"
 
 # Walks `$pages` pages from path `$2`, recording each under kind `$1`.
 walk() {
@@ -54,6 +62,10 @@ for round in $(seq 1 "$rounds"); do
     ((round % 2)) || order=(1 0)
     for b in "${order[@]}"; do
         name=$([ "$b" = 0 ] && echo A || echo B)
+        if [ "$drop_caches" = 1 ]; then
+            sync
+            echo 3 >/proc/sys/vm/drop_caches
+        fi
         serve_store "${bins[$b]}" "$data" "$work"
         server_settled "$server"
         walk catalog /

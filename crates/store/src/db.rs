@@ -30,6 +30,8 @@ use super::schema::{Attribute, Schema, DB_TX_INSTANT};
 use super::value::{EntityId, Keyword, Value};
 use super::witness::{Dependencies, Dependency, Witness};
 
+mod read_ahead;
+
 /// How a `Db` presents the datoms at or before its basis.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum View {
@@ -376,11 +378,7 @@ impl Db {
         last: EntityId,
         mut visit: impl FnMut(&Datom),
     ) -> Result<(), StorageError> {
-        let first_reading = self.reads_caches()
-            && !self.entities.read_before(e)
-            && self.memo.entity(e).is_none()
-            && self.entities.get(e).is_none();
-        if !first_reading {
+        if !self.first_reading(e) {
             return self.visit_attributes(e, first, last, visit);
         }
         self.entities.note_reader(e, self.reader);
@@ -389,6 +387,18 @@ impl Db {
             visit(&datom?);
         }
         Ok(())
+    }
+
+    /// Whether reading `e` now, in passing, is its first reading from
+    /// sled: no reader read it from there before, as far as the entity
+    /// cache's doorkeeper remembers, and neither this reader's memo nor
+    /// the cache holds it. A look, not a read: a held entity is made no
+    /// hotter by it, only by the read that follows.
+    fn first_reading(&self, e: EntityId) -> bool {
+        self.reads_caches()
+            && !self.entities.read_before(e)
+            && self.memo.entity(e).is_none()
+            && !self.entities.holds(e)
     }
 
     fn failed(&self, index: Index, error: StorageError) -> Datoms {
@@ -783,18 +793,7 @@ impl Db {
 
     /// `entity_attributes` read from EAVT, whatever the caches hold.
     fn entity_attributes_read(&self, e: EntityId, first: EntityId, last: EntityId) -> Datoms {
-        let lower = [
-            &[Index::Eavt.prefix_byte()][..],
-            &e.to_be_bytes(),
-            &first.to_be_bytes(),
-        ]
-        .concat();
-        let upper = [
-            &[Index::Eavt.prefix_byte()][..],
-            &e.to_be_bytes(),
-            &last.saturating_add(1).to_be_bytes(),
-        ]
-        .concat();
+        let (lower, upper) = eavt_bounds(e, first, last);
         self.range_read(Index::Eavt, lower, upper)
     }
 
@@ -1007,6 +1006,19 @@ impl Entity {
     pub fn is_empty(&self) -> bool {
         self.attrs.is_empty()
     }
+}
+
+/// The keys of EAVT that hold entity `e`'s attributes `first..=last`.
+fn eavt_bounds(e: EntityId, first: EntityId, last: EntityId) -> (Vec<u8>, Vec<u8>) {
+    let prefix = [Index::Eavt.prefix_byte()];
+    let lower = [&prefix[..], &e.to_be_bytes(), &first.to_be_bytes()].concat();
+    let upper = [
+        &prefix[..],
+        &e.to_be_bytes(),
+        &last.saturating_add(1).to_be_bytes(),
+    ]
+    .concat();
+    (lower, upper)
 }
 
 /// Where the keys in `lower..upper` lie in `order` (sorted): two binary

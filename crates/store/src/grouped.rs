@@ -34,7 +34,7 @@
 //! per target), or one transaction.
 
 use std::collections::VecDeque;
-use std::ops::RangeInclusive;
+use std::ops::{Range, RangeInclusive};
 
 use sled::IVec;
 
@@ -65,6 +65,14 @@ fn entity_at(bound: &[u8]) -> EntityId {
     let len = bytes.len().min(8);
     id[..len].copy_from_slice(&bytes[..len]);
     u64::from_be_bytes(id)
+}
+
+/// The sled keys of the EAVT groups that a read of the per-datom keys
+/// `lo..hi` reads, as bounds of one raw range of the tree: what a read
+/// ahead of it reads (`Db::read_ahead_in_passing`). Empty where the
+/// bounds touch no group.
+pub(crate) fn eavt_group_bounds(lo: &[u8], hi: &[u8]) -> Range<Vec<u8>> {
+    Layout::Eavt.group_range(lo, hi).0
 }
 
 /// How one grouped index, or part of one, is laid out in sled.
@@ -154,6 +162,18 @@ impl Layout {
     /// (per-datom keys, or their prefixes): the groups of every unit the
     /// bounds touch, whole; and, for EAVT, the entities those keys can
     /// be of (a bound inside a unit is applied per key).
+    /// `group_bounds` as one range of sled's keys, empty where the bounds
+    /// touch no group: what a read of `lo..hi` reads of the tree.
+    fn group_range(self, lo: &[u8], hi: &[u8]) -> (Range<Vec<u8>>, RangeInclusive<EntityId>) {
+        let (group_lo, group_hi, entities) = self.group_bounds(lo, hi);
+        let range = if group_lo < group_hi {
+            group_lo..group_hi
+        } else {
+            group_hi.clone()..group_hi
+        };
+        (range, entities)
+    }
+
     fn group_bounds(self, lo: &[u8], hi: &[u8]) -> (Vec<u8>, Vec<u8>, RangeInclusive<EntityId>) {
         // Group keys carry the layout's prefix byte for the index's.
         let physical = |bound: &[u8]| {
@@ -503,12 +523,8 @@ impl Units {
         basis: EntityId,
         reverse: bool,
     ) -> Units {
-        let (group_lo, group_hi, entities) = layout.group_bounds(&lo, &hi);
-        let groups = if group_lo < group_hi {
-            tree.range(group_lo..group_hi)
-        } else {
-            tree.range(group_hi.clone()..group_hi)
-        };
+        let (groups, entities) = layout.group_range(&lo, &hi);
+        let groups = tree.range(groups);
         Units {
             layout,
             groups,
@@ -669,6 +685,42 @@ mod tests {
             assert_eq!(
                 read(&tree, index, &p, &prefix_end(&p), u64::MAX, true),
                 back
+            );
+        }
+    }
+
+    #[test]
+    fn an_entitys_eavt_groups_as_read_ahead_are_those_its_read_expands() {
+        let datoms = sample();
+        let tree = grouped_tree(&datoms);
+        let bounds = |e: EntityId, first: EntityId, last: EntityId| {
+            let p = Index::Eavt.prefix_byte();
+            let lo = [&[p][..], &e.to_be_bytes(), &first.to_be_bytes()].concat();
+            let hi = [&[p][..], &e.to_be_bytes(), &(last + 1).to_be_bytes()].concat();
+            (lo, hi)
+        };
+        // Entity 7's attributes 2 and 3: its block, 0..16, was written in
+        // three transactions, one group each; entity 300's, in one.
+        for (e, groups) in [(7, 3), (300, 1)] {
+            let (lo, hi) = bounds(e, 2, 3);
+            let ahead: Vec<IVec> = tree
+                .range(eavt_group_bounds(&lo, &hi))
+                .map(|group| group.unwrap().0)
+                .collect();
+            assert_eq!(ahead.len(), groups, "entity {e}");
+            let block = (e >> EAVT_BLOCK_BITS).to_be_bytes();
+            for key in &ahead {
+                assert_eq!(key[0], Layout::Eavt.prefix());
+                assert_eq!(key[1..9], block, "entity {e}: only its own block's groups");
+            }
+            // And the read of the same bounds expands those very groups.
+            let of_e: Vec<Datom> = (datoms.iter())
+                .filter(|d| d.e == e && (2..=3).contains(&d.a))
+                .cloned()
+                .collect();
+            assert_eq!(
+                read(&tree, Index::Eavt, &lo, &hi, u64::MAX, false),
+                per_datom(Index::Eavt, &of_e)
             );
         }
     }

@@ -331,7 +331,9 @@ impl Snapshot {
 
     /// The catalog lines of the recipes in an AVET range from `cursor`,
     /// retired ones left out, until `limit + 1` are in `entries`: one range
-    /// read, in the index's order.
+    /// read, in the index's order, taken as many recipes at a time as the
+    /// page still lacks, whose lines are read ahead side by side
+    /// (`Db::read_ahead_in_passing`) before they are read in turn.
     fn live_lines(
         &self,
         within: &Components,
@@ -340,12 +342,23 @@ impl Snapshot {
         limit: usize,
         entries: &mut Vec<CatalogEntry>,
     ) -> Result<(), DomainError> {
-        for datom in self.db.datoms_range(Index::Avet, within, cursor, reverse) {
-            let (entry, retired) = self.catalog_line(RecipeId::new(datom?.e), Read::InPassing)?;
-            if !retired {
-                entries.push(entry);
-                if entries.len() > limit {
-                    break;
+        let (first, last) = (self.attrs.slug, self.attrs.retired);
+        let mut range = self.db.datoms_range(Index::Avet, within, cursor, reverse);
+        while entries.len() <= limit {
+            let lacking = limit + 1 - entries.len();
+            let ids: Vec<EntityId> = range
+                .by_ref()
+                .take(lacking)
+                .map(|datom| datom.map(|d| d.e))
+                .collect::<Result<_, _>>()?;
+            if ids.is_empty() {
+                break;
+            }
+            self.db.read_ahead_in_passing(&ids, first, last);
+            for id in ids {
+                let (entry, retired) = self.catalog_line(RecipeId::new(id), Read::InPassing)?;
+                if !retired {
+                    entries.push(entry);
                 }
             }
         }
@@ -581,6 +594,69 @@ mod tests {
             }
         }
         lines
+    }
+
+    #[test]
+    fn a_page_read_ahead_loads_none_of_its_recipes_and_shows_them_as_read_whole() {
+        let recipes = Recipes::temporary().unwrap();
+        let ann = Change::by("ann", "new");
+        let mut live = Vec::new();
+        for i in 0..40 {
+            let slug = Slug::parse(&format!("stew-{i:02}")).unwrap();
+            let content = ContentDraft {
+                title: format!("Stew {i:02}"),
+                ..ContentDraft::default()
+            };
+            recipes.create(&slug, content, &ann).unwrap();
+            if i % 10 == 3 {
+                let version = recipes.snapshot().current(&slug).unwrap().newest();
+                recipes.retire(&slug, version, &ann).unwrap();
+            } else {
+                live.push(slug.to_string());
+            }
+        }
+        recipes.store().forget_caches();
+        let snapshot = recipes.snapshot().witnessed();
+        let (first, last) = (snapshot.attrs.slug, snapshot.attrs.retired);
+        let ids: Vec<EntityId> = (snapshot.db)
+            .datoms(Index::Aevt, &Components::any().a(first))
+            .map(|datom| datom.unwrap().e)
+            .collect();
+        assert_eq!(ids.len(), 40);
+        // Read ahead by the page's own reader, before its page: were the
+        // read ahead a reading (noted by the doorkeeper, or a load), the
+        // page would load its recipes whole.
+        snapshot.db.read_ahead_in_passing(&ids, first, last);
+        let page = snapshot
+            .catalog(&CatalogQuery {
+                limit: 30,
+                ..CatalogQuery::default()
+            })
+            .unwrap();
+        let slugs: Vec<&str> = page.entries.iter().map(|e| e.slug.as_ref()).collect();
+        assert_eq!(slugs, live[..30], "in title order, the retired left out");
+        assert!(page.next.is_some());
+        let dependencies = snapshot.db.dependencies().unwrap();
+        assert!(
+            !(dependencies.list.iter())
+                .any(|d| matches!(d, crate::store::Dependency::Entity { .. })),
+            "no recipe loaded whole"
+        );
+        assert_eq!(recipes.store().cached_entity_count(), 0);
+        let whole = recipes.snapshot();
+        for line in &page.entries {
+            assert_eq!(*line, whole.catalog_entry(line.id).unwrap());
+        }
+        let rest = snapshot
+            .catalog(&CatalogQuery {
+                limit: 30,
+                after: page.next,
+                ..CatalogQuery::default()
+            })
+            .unwrap();
+        let slugs: Vec<&str> = rest.entries.iter().map(|e| e.slug.as_ref()).collect();
+        assert_eq!(slugs, live[30..]);
+        assert_eq!(rest.next, None);
     }
 
     #[test]

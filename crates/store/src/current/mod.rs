@@ -423,6 +423,12 @@ impl EntityCache {
         self.map.get(&e)
     }
 
+    /// Whether `e` is held in its current state: a look that does not
+    /// make it any hotter, as `get` does.
+    pub(crate) fn holds(&self, e: EntityId) -> bool {
+        self.map.contains_key(&e)
+    }
+
     /// The state of `e` at `basis`, if the cache keeps it as `e`'s
     /// previous state (`previous`): for a reader whose basis is before the
     /// entity's last change.
