@@ -258,6 +258,16 @@ impl DomainError {
     }
 }
 
+#[cfg(test)]
+impl DomainError {
+    /// A read of what the log's database keeps that it did not answer, as
+    /// the store reports it: for the layers above, which may not name the
+    /// store, to test what they make of one.
+    pub(crate) fn unreached(why: &str) -> DomainError {
+        DomainError::Store(StorageError::Unavailable(why.to_owned()).into())
+    }
+}
+
 /// `bytes` in lower-case hex: the site's tokens, picture names and sums.
 pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()

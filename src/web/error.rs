@@ -252,7 +252,6 @@ impl std::fmt::Display for Chain<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::StorageError;
 
     /// What PostgreSQL says when it is out of reach: an address, a port.
     const POSTGRES_SAID: &str =
@@ -290,10 +289,7 @@ mod tests {
                 DomainError::OutcomeUnknown(said.clone()),
                 "could not tell whether your change was saved",
             ),
-            (
-                DomainError::Store(StorageError::Unavailable(said.clone()).into()),
-                "cannot reach its database",
-            ),
+            (DomainError::unreached(&said), "cannot reach its database"),
             (
                 DomainError::SearchUnavailable(format!("the search index at /srv/forkful: {said}")),
                 "Search is not available just now",
