@@ -34,21 +34,6 @@ pub enum FollowError {
 /// The longest name kept for what a cook follows, in characters.
 const MAX_NAME: usize = 200;
 
-/// What a followed recipe or cook is shown as: `name` without its control
-/// characters, at most `MAX_NAME` characters, or "a recipe" where nothing
-/// else is left of it.
-fn shown_name(name: &str) -> String {
-    let shown: String = (name.chars())
-        .filter(|c| !c.is_control())
-        .take(MAX_NAME)
-        .collect();
-    if shown.trim().is_empty() {
-        "a recipe".to_owned()
-    } else {
-        shown
-    }
-}
-
 /// The actor types a follow is sent to as themselves.
 const ACTORS: [&str; 5] = ["Person", "Service", "Application", "Group", "Organization"];
 
@@ -90,7 +75,8 @@ impl Federated {
         );
         let following = Following {
             object: id.to_owned(),
-            name: shown_name(&name),
+            // "a recipe" where nothing visible is left of its name.
+            name: super::shown_name(&name, MAX_NAME).unwrap_or_else(|| "a recipe".to_owned()),
             actor: actor_id.to_owned(),
             inbox: inbox.to_owned(),
             follow_id: follow_id.clone(),

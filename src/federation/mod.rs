@@ -68,6 +68,17 @@ impl Default for Settings {
     }
 }
 
+/// A name another site gave (an actor's, a recipe's) as this site keeps
+/// it: without its control characters, at most `max` characters; `None`
+/// where nothing visible is left of it.
+fn shown_name(name: &str, max: usize) -> Option<String> {
+    let shown: String = (name.chars())
+        .filter(|c| !c.is_control())
+        .take(max)
+        .collect();
+    (!shown.trim().is_empty()).then_some(shown)
+}
+
 /// A host as blocks compare it: lower case, without a trailing dot.
 fn normal_host(host: &str) -> String {
     host.trim_end_matches('.').to_ascii_lowercase()

@@ -16,8 +16,7 @@ use crate::domain::federation::PublicKey;
 use crate::import::FetchError;
 use crate::views::activitypub::RFC_9421;
 
-/// The longest name (`preferredUsername`) kept of an actor, in characters,
-/// its control characters dropped.
+/// The longest name (`preferredUsername`) kept of an actor, in characters.
 const MAX_NAME: usize = 64;
 /// Actors kept at most.
 const KEPT_ACTORS: usize = 10_000;
@@ -237,13 +236,7 @@ pub fn actor_of(document: &Value, key_id: &str, fetched_at: &str) -> Result<Remo
         key,
         name: document["preferredUsername"]
             .as_str()
-            .map(|name| -> String {
-                (name.chars())
-                    .filter(|c| !c.is_control())
-                    .take(MAX_NAME)
-                    .collect()
-            })
-            .filter(|name| !name.trim().is_empty()),
+            .and_then(|name| super::shown_name(name, MAX_NAME)),
         rfc9421: implements_rfc9421(document),
         fetched: Instant::now(),
     })

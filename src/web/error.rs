@@ -119,11 +119,11 @@ impl From<DomainError> for WebError {
             DomainError::NotAuthor { .. } | DomainError::NotSuggester { .. } => {
                 WebError::Forbidden(error.to_string())
             }
-            // The log's database out of reach, or silent: the request is
-            // fine, the site is not yet; a 503 a browser or a proxy asks
-            // again. What PostgreSQL said (an address, a port, its own
-            // words) is for the operator: it goes to the log, and the page
-            // says what it means for the reader.
+            // A 503, which a browser or a proxy asks again: the request is
+            // fine, the site is not yet. What the index or PostgreSQL said
+            // (a path, an address, their own words) is for the operator:
+            // it goes to the log, and the page says what it means for the
+            // reader.
             DomainError::SearchBuilding { .. } => {
                 WebError::Busy(super::form_handling::sentence(&error.to_string()))
             }
@@ -131,8 +131,9 @@ impl From<DomainError> for WebError {
                 tracing::warn!(error = %why, "a search failed");
                 WebError::Busy(NO_SEARCH.to_owned())
             }
-            // Once a request while the log is away: health and the
-            // metrics say so to the operator, and this is the detail.
+            // The log's database out of reach, or silent. Logged once a
+            // request while it is away, so at debug: health and the
+            // metrics already say so to the operator.
             ref unreached if unreached.is_unavailable() => {
                 tracing::debug!(error = %unreached, "the log did not take or answer a request");
                 WebError::Busy(

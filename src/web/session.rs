@@ -107,14 +107,11 @@ impl Visitor {
             // The sessions' keyspace is out of reach and this node has not
             // seen this session lately: a page is shown as to a visitor,
             // a change is refused (503) rather than made by nobody.
-            Err(Unchecked::Unreachable(why)) => {
+            Err(Unchecked::Unreachable) => {
                 if !matches!(*req.method(), Method::GET | Method::HEAD) {
-                    return Err(WebError::Busy(why));
+                    return Err(WebError::Busy(super::error::UNREACHED.to_owned()));
                 }
-                tracing::debug!(
-                    why,
-                    "a session that could not be checked: shown as a visitor"
-                );
+                tracing::debug!("a session that could not be checked: shown as a visitor");
                 None
             }
             Err(Unchecked::Failed(why)) => return Err(WebError::Internal(why.into())),
@@ -204,8 +201,8 @@ struct LookedUp(Result<Option<Cook>, Unchecked>);
 /// Why a session could not be checked, kept to be read again.
 #[derive(Clone)]
 enum Unchecked {
-    /// The sessions' keyspace is out of reach: the sentence for a 503.
-    Unreachable(String),
+    /// The sessions' keyspace is out of reach (a 503 for a change).
+    Unreachable,
     Failed(String),
 }
 
@@ -214,7 +211,7 @@ impl From<AccountError> for Unchecked {
         match &error {
             AccountError::Domain(domain) if domain.is_unavailable() => {
                 tracing::debug!(%error, "the log's database did not answer a session's lookup");
-                Unchecked::Unreachable(super::error::UNREACHED.to_owned())
+                Unchecked::Unreachable
             }
             _ => Unchecked::Failed(error.to_string()),
         }

@@ -102,12 +102,13 @@ impl Db {
     /// `visit_attributes_in_passing` decides it; `None` where memory
     /// answers.
     fn ahead_of(&self, e: EntityId) -> Option<Ahead> {
-        if self.first_reading(e) {
-            Some(Ahead::Datoms(e))
-        } else if self.reads_caches() && self.memo.entity(e).is_none() && !self.entities.holds(e) {
-            Some(Ahead::Block(e))
-        } else {
-            None
+        // `first_reading`'s looks, each taken once.
+        if !self.reads_caches() || self.memo.entity(e).is_some() || self.entities.holds(e) {
+            return None;
         }
+        Some(match self.entities.read_before(e) {
+            false => Ahead::Datoms(e),
+            true => Ahead::Block(e),
+        })
     }
 }
